@@ -1,0 +1,67 @@
+package dev.irisjvm.core;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Element types of symmetric tensors. The codes are shared with the kernels ({@code dtype.cuh}).
+ * Values cross between Java and the device as doubles where a conversion is needed; 16-bit floats
+ * round to nearest even, as the GPU's conversions do.
+ */
+public enum DType {
+    F32(0, 4, true),
+    F16(1, 2, true),
+    BF16(2, 2, true),
+    F64(3, 8, true),
+    I32(4, 4, false),
+    I64(5, 8, false),
+    U8(6, 1, false);
+
+    private final int code;
+    private final int byteSize;
+    private final boolean floating;
+
+    DType(int code, int byteSize, boolean floating) {
+        this.code = code;
+        this.byteSize = byteSize;
+        this.floating = floating;
+    }
+
+    /** The code the kernels use for this type. */
+    public int code() {
+        return code;
+    }
+
+    public int byteSize() {
+        return byteSize;
+    }
+
+    public boolean isFloatingPoint() {
+        return floating;
+    }
+
+    /** Writes {@code value} as this type at the buffer's position and advances it. */
+    void put(ByteBuffer buffer, double value) {
+        switch (this) {
+            case F32 -> buffer.putFloat((float) value);
+            case F16 -> buffer.putShort(HalfFloats.floatToF16((float) value));
+            case BF16 -> buffer.putShort(HalfFloats.floatToBf16((float) value));
+            case F64 -> buffer.putDouble(value);
+            case I32 -> buffer.putInt((int) value);
+            case I64 -> buffer.putLong((long) value);
+            case U8 -> buffer.put((byte) (int) value);
+        }
+    }
+
+    /** Reads one value of this type at the buffer's position and advances it. */
+    double get(ByteBuffer buffer) {
+        return switch (this) {
+            case F32 -> buffer.getFloat();
+            case F16 -> HalfFloats.f16ToFloat(buffer.getShort());
+            case BF16 -> HalfFloats.bf16ToFloat(buffer.getShort());
+            case F64 -> buffer.getDouble();
+            case I32 -> buffer.getInt();
+            case I64 -> buffer.getLong();
+            case U8 -> buffer.get() & 0xff;
+        };
+    }
+}

@@ -1,0 +1,157 @@
+package dev.irisjvm.core;
+
+import dev.irisjvm.core.env.RankEnvironment;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * How one rank joins a job and sizes its heap. Read from the environment by default; every field
+ * can be replaced with a {@code with...} call.
+ *
+ * <pre>{@code
+ * IrisConfig config = IrisConfig.fromEnvironment()
+ *         .withHeapSize(4L << 30)
+ *         .withDeviceTimeout(Duration.ofSeconds(10));
+ * try (Iris iris = Iris.init(config)) { ... }
+ * }</pre>
+ *
+ * <p>Variables: the rank, world and master address as {@link RankEnvironment} reads them;
+ * {@code IRIS_HEAP_SIZE} (bytes, or with a k/m/g suffix; default 1g); {@code IRIS_DEVICE} (GPU
+ * index; default the local rank); {@code IRIS_RENDEZVOUS_TIMEOUT_MS} (default 120000);
+ * {@code IRIS_DEVICE_TIMEOUT_MS} (bound on every device-side wait, default 30000);
+ * {@code IRIS_CHECK=1} (checked mode: ranks verify that they allocate identically);
+ * {@code IRIS_SEED} (base seed of the random factories, default 0).
+ *
+ * @param rankEnvironment    rank, world, local rank, master address and port, job token
+ * @param device             the GPU this rank drives
+ * @param heapSize           bytes of each rank's symmetric heap
+ * @param rendezvousTimeout  bound on joining and on each host-side collective step
+ * @param deviceTimeout      bound on each device-side wait (barrier, wait_until)
+ * @param checked            verify collective allocation across ranks
+ * @param seed               base seed of the random factories
+ */
+public record IrisConfig(
+        RankEnvironment rankEnvironment,
+        int device,
+        long heapSize,
+        Duration rendezvousTimeout,
+        Duration deviceTimeout,
+        boolean checked,
+        long seed) {
+
+    public static final long DEFAULT_HEAP_SIZE = 1L << 30;
+    /** The smallest heap: the reserved control block plus room for a tensor. */
+    public static final long MIN_HEAP_SIZE = 1L << 20;
+
+    public IrisConfig {
+        if (rankEnvironment == null) {
+            throw new IllegalArgumentException("rankEnvironment must not be null");
+        }
+        String who = "rank " + rankEnvironment.rank();
+        if (device < 0) {
+            throw new IllegalArgumentException(who + ": device must be >= 0, got " + device);
+        }
+        if (heapSize < MIN_HEAP_SIZE) {
+            throw new IllegalArgumentException(who + ": heapSize must be at least " + MIN_HEAP_SIZE + " bytes, got " + heapSize);
+        }
+        requirePositive(rendezvousTimeout, "rendezvousTimeout", who);
+        requirePositive(deviceTimeout, "deviceTimeout", who);
+    }
+
+    private static void requirePositive(Duration d, String name, String who) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(who + ": " + name + " must be a positive duration, got " + d);
+        }
+    }
+
+    /** The configuration this process's environment describes. */
+    public static IrisConfig fromEnvironment() {
+        return fromEnvironment(System.getenv());
+    }
+
+    public static IrisConfig fromEnvironment(Map<String, String> env) {
+        RankEnvironment rank = RankEnvironment.fromEnvironment(env);
+        return new IrisConfig(
+                rank,
+                (int) parseLong(env, "IRIS_DEVICE", rank.localRank()),
+                parseSize(env.get("IRIS_HEAP_SIZE"), DEFAULT_HEAP_SIZE),
+                Duration.ofMillis(parseLong(env, "IRIS_RENDEZVOUS_TIMEOUT_MS", 120_000)),
+                Duration.ofMillis(parseLong(env, "IRIS_DEVICE_TIMEOUT_MS", 30_000)),
+                isTrue(env.get("IRIS_CHECK")),
+                parseLong(env, "IRIS_SEED", 0));
+    }
+
+    public IrisConfig withHeapSize(long bytes) {
+        return new IrisConfig(rankEnvironment, device, bytes, rendezvousTimeout, deviceTimeout, checked, seed);
+    }
+
+    public IrisConfig withDevice(int gpu) {
+        return new IrisConfig(rankEnvironment, gpu, heapSize, rendezvousTimeout, deviceTimeout, checked, seed);
+    }
+
+    public IrisConfig withRendezvousTimeout(Duration timeout) {
+        return new IrisConfig(rankEnvironment, device, heapSize, timeout, deviceTimeout, checked, seed);
+    }
+
+    public IrisConfig withDeviceTimeout(Duration timeout) {
+        return new IrisConfig(rankEnvironment, device, heapSize, rendezvousTimeout, timeout, checked, seed);
+    }
+
+    public IrisConfig withChecked(boolean on) {
+        return new IrisConfig(rankEnvironment, device, heapSize, rendezvousTimeout, deviceTimeout, on, seed);
+    }
+
+    public IrisConfig withSeed(long baseSeed) {
+        return new IrisConfig(rankEnvironment, device, heapSize, rendezvousTimeout, deviceTimeout, checked, baseSeed);
+    }
+
+    public int rank() {
+        return rankEnvironment.rank();
+    }
+
+    public int worldSize() {
+        return rankEnvironment.worldSize();
+    }
+
+    /** Parses "1073741824", "64k", "512m", "1g" (binary units, case-insensitive). */
+    static long parseSize(String text, long defaultValue) {
+        if (text == null || text.isBlank()) {
+            return defaultValue;
+        }
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        long unit = 1;
+        char last = t.charAt(t.length() - 1);
+        if (last == 'k' || last == 'm' || last == 'g' || last == 't') {
+            unit = switch (last) {
+                case 'k' -> 1L << 10;
+                case 'm' -> 1L << 20;
+                case 'g' -> 1L << 30;
+                default -> 1L << 40;
+            };
+            t = t.substring(0, t.length() - 1);
+        }
+        try {
+            return Math.multiplyExact(Long.parseLong(t), unit);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException("IRIS_HEAP_SIZE must be a byte count with an optional k/m/g/t suffix, got '"
+                    + text + "'");
+        }
+    }
+
+    private static long parseLong(Map<String, String> env, String name, long defaultValue) {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) {
+            return defaultValue;
+        }
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be an integer, got '" + v + "'");
+        }
+    }
+
+    private static boolean isTrue(String v) {
+        return v != null && (v.equals("1") || v.equalsIgnoreCase("true") || v.equalsIgnoreCase("yes"));
+    }
+}

@@ -1,0 +1,64 @@
+package dev.irisjvm.core.gpu;
+
+import dev.irisjvm.runtime.global.IrisRuntime;
+import dev.irisjvm.runtime.iris_function_s;
+import org.bytedeco.javacpp.IntPointer;
+
+/**
+ * One kernel of a {@link KernelModule}. Launches are asynchronous on the given stream; argument
+ * and launch errors come back as exceptions naming the kernel.
+ */
+public final class Kernel {
+    private static final ThreadLocal<KernelArgs> SCRATCH = ThreadLocal.withInitial(KernelArgs::new);
+
+    private final KernelModule module;
+    private final iris_function_s handle;
+    private final String name;
+
+    Kernel(KernelModule module, iris_function_s handle, String name) {
+        this.module = module;
+        this.handle = handle;
+        this.name = name;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Launches with arguments packed in {@code args}. */
+    public void launch(LaunchShape shape, Stream stream, KernelArgs args) {
+        module.ensureOpen();
+        int status = IrisRuntime.iris_launch(handle, shape.gridX(), shape.gridY(), shape.gridZ(),
+                shape.blockX(), shape.blockY(), shape.blockZ(), shape.sharedBytes(), stream.handle(),
+                args.buffer(), args.offsets(), args.count());
+        if (status != IrisRuntime.IRIS_SUCCESS) {
+            throw NativeCalls.failure(status, "iris_launch(" + name + ")");
+        }
+    }
+
+    /** Launches with boxed arguments (see {@link KernelArgs#putAll}); convenient off the hot path. */
+    public void launch(LaunchShape shape, Stream stream, Object... args) {
+        KernelArgs scratch = SCRATCH.get();
+        launch(shape, stream, scratch.clear().putAll(args));
+    }
+
+    /** Allows more than 48 KiB of dynamic shared memory per block. */
+    public void setMaxDynamicSharedBytes(int bytes) {
+        module.ensureOpen();
+        NativeCalls.check(IrisRuntime.iris_function_set_max_dynamic_shared_memory(handle, bytes),
+                "iris_function_set_max_dynamic_shared_memory(" + name + ")");
+    }
+
+    /** Compiler facts about the kernel: registers, static shared memory, spill bytes, block limit. */
+    public record Attributes(int registers, int staticSharedBytes, int localBytes, int maxThreadsPerBlock) {}
+
+    public Attributes attributes() {
+        module.ensureOpen();
+        try (IntPointer regs = new IntPointer(1); IntPointer smem = new IntPointer(1);
+                IntPointer local = new IntPointer(1); IntPointer maxThreads = new IntPointer(1)) {
+            NativeCalls.check(IrisRuntime.iris_function_attributes(handle, regs, smem, local, maxThreads),
+                    "iris_function_attributes(" + name + ")");
+            return new Attributes(regs.get(), smem.get(), local.get(), maxThreads.get());
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package dev.irisjvm.core.gpu;
+
+import dev.irisjvm.runtime.global.IrisRuntime;
+import dev.irisjvm.runtime.iris_stream_s;
+
+/**
+ * A GPU stream: work enqueued on it runs in order. Operations in this library take a stream and
+ * return as soon as the work is enqueued.
+ *
+ * <pre>{@code
+ * try (Stream s = Stream.create()) {
+ *     tile.loadRemote(local, s);
+ *     s.synchronize();
+ * }
+ * }</pre>
+ */
+public final class Stream extends NativeResource {
+    private final iris_stream_s handle;
+
+    private Stream(iris_stream_s handle) {
+        this.handle = handle;
+    }
+
+    /** A non-blocking stream (it does not synchronize with the legacy default stream). */
+    public static Stream create() {
+        NativeLibrary.ensureAvailable();
+        iris_stream_s h = new iris_stream_s();
+        NativeCalls.check(IrisRuntime.iris_stream_create(h, 1), "iris_stream_create");
+        return new Stream(h);
+    }
+
+    /** The JavaCPP handle, for the native layer; do not close it yourself. */
+    public iris_stream_s handle() {
+        ensureOpen();
+        return handle;
+    }
+
+    /** Blocks until all work on this stream is done. */
+    public void synchronize() {
+        NativeCalls.check(IrisRuntime.iris_stream_synchronize(handle()), "iris_stream_synchronize");
+    }
+
+    /** True when all enqueued work has finished. */
+    public boolean isIdle() {
+        int status = IrisRuntime.iris_stream_query(handle());
+        if (status == IrisRuntime.IRIS_ERROR_NOT_READY) {
+            return false;
+        }
+        NativeCalls.check(status, "iris_stream_query");
+        return true;
+    }
+
+    /** Later work on this stream waits for the event. */
+    public void waitFor(Event event) {
+        NativeCalls.check(IrisRuntime.iris_stream_wait_event(handle(), event.handle()), "iris_stream_wait_event");
+    }
+
+    /** Starts recording this stream's work into a graph instead of running it. */
+    public void beginCapture() {
+        NativeCalls.check(IrisRuntime.iris_stream_begin_capture(handle()), "iris_stream_begin_capture");
+    }
+
+    /** Ends the capture begun by {@link #beginCapture()} and returns the replayable graph. */
+    public CudaGraph endCapture() {
+        return CudaGraph.endCapture(this);
+    }
+
+    @Override
+    protected String describe() {
+        return "stream 0x" + Long.toHexString(handle.address());
+    }
+
+    @Override
+    protected void release() {
+        NativeCalls.check(IrisRuntime.iris_stream_destroy(handle), "iris_stream_destroy");
+    }
+}

@@ -1,0 +1,261 @@
+package dev.irisjvm.core.launch;
+
+import dev.irisjvm.core.env.RankEnvironment;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What one launch starts: the {@code iris-run} command line, parsed.
+ *
+ * <pre>
+ * iris-run -n N [--master-addr A] [--master-port P] [--timeout SECONDS] [--dry-run] -- CMD ARGS...
+ * </pre>
+ *
+ * <p>From code, start with {@link #of} and adjust with the {@code with...} methods:
+ * <pre>{@code
+ * LaunchOptions opts = LaunchOptions.parse("-n", "2", "--timeout", "60", "--", "java", "-cp", cp, "Main");
+ * LaunchOptions same = LaunchOptions.of(2, "java", "-cp", cp, "Main").withTimeout(Duration.ofSeconds(60));
+ * }</pre>
+ *
+ * @param worldSize   number of ranks to start, at least 1
+ * @param masterAddr  address the rendezvous listens on (rank 0's host)
+ * @param masterPort  its port; 0 lets the launcher pick a free one
+ * @param timeout     wall-clock limit of the whole job, or null for none
+ * @param dryRun      print what would be started instead of starting it
+ * @param command     the program and its arguments, run once per rank
+ * @param extraEnv    more variables for every rank (not settable from the command line); may
+ *                    not name a variable the launcher sets itself
+ * @param gracePeriod how long a stopped rank gets between SIGTERM and SIGKILL
+ */
+public record LaunchOptions(
+        int worldSize,
+        String masterAddr,
+        int masterPort,
+        Duration timeout,
+        boolean dryRun,
+        List<String> command,
+        Map<String, String> extraEnv,
+        Duration gracePeriod) {
+
+    /** The one-line synopsis printed with every usage error. */
+    public static final String USAGE =
+            "usage: iris-run -n N [--master-addr A] [--master-port P] [--timeout SECONDS] [--dry-run] -- CMD [ARGS...]";
+
+    /** Where the rendezvous listens unless {@code --master-addr} says otherwise: this host. */
+    public static final String DEFAULT_MASTER_ADDR = RankEnvironment.DEFAULT_MASTER_ADDR;
+    /** Time a stopped rank gets to exit on SIGTERM before SIGKILL. */
+    public static final Duration DEFAULT_GRACE_PERIOD = Duration.ofSeconds(3);
+
+    /** Checks every component; see the class comment for their meaning. */
+    public LaunchOptions {
+        if (worldSize < 1) {
+            throw new IllegalArgumentException("worldSize must be >= 1, got " + worldSize);
+        }
+        if (masterAddr == null || masterAddr.isBlank()) {
+            throw new IllegalArgumentException("masterAddr must be a host name or address, got '" + masterAddr + "'");
+        }
+        if (masterPort < 0 || masterPort > 65535) {
+            throw new IllegalArgumentException("masterPort must be in 0..65535 (0: pick a free one), got " + masterPort);
+        }
+        if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+            throw new IllegalArgumentException("timeout must be positive or null (none), got " + timeout);
+        }
+        command = List.copyOf(Objects.requireNonNull(command, "command"));
+        if (command.isEmpty()) {
+            throw new IllegalArgumentException("command must name a program to run");
+        }
+        extraEnv = Map.copyOf(extraEnv == null ? Map.of() : extraEnv);
+        for (String name : extraEnv.keySet()) {
+            if (Launcher.MANAGED_VARIABLES.contains(name)) {
+                throw new IllegalArgumentException("extraEnv must not set " + name + ": the launcher sets it for each rank");
+            }
+        }
+        Objects.requireNonNull(gracePeriod, "gracePeriod");
+        if (gracePeriod.isNegative()) {
+            throw new IllegalArgumentException("gracePeriod must not be negative, got " + gracePeriod);
+        }
+    }
+
+    /** {@code worldSize} ranks of {@code command}, everything else at its default. */
+    public static LaunchOptions of(int worldSize, List<String> command) {
+        return new LaunchOptions(worldSize, DEFAULT_MASTER_ADDR, 0, null, false, command, Map.of(),
+                DEFAULT_GRACE_PERIOD);
+    }
+
+    /** {@code worldSize} ranks of {@code command}, everything else at its default. */
+    public static LaunchOptions of(int worldSize, String... command) {
+        return of(worldSize, List.of(command));
+    }
+
+    /** A copy with another master address. */
+    public LaunchOptions withMasterAddr(String addr) {
+        return new LaunchOptions(worldSize, addr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod);
+    }
+
+    /** A copy with another master port (0: pick a free one). */
+    public LaunchOptions withMasterPort(int port) {
+        return new LaunchOptions(worldSize, masterAddr, port, timeout, dryRun, command, extraEnv, gracePeriod);
+    }
+
+    /** A copy with another wall-clock limit for the whole job, or none when {@code limit} is null. */
+    public LaunchOptions withTimeout(Duration limit) {
+        return new LaunchOptions(worldSize, masterAddr, masterPort, limit, dryRun, command, extraEnv, gracePeriod);
+    }
+
+    /** A copy that only prints (true) or really starts (false). */
+    public LaunchOptions withDryRun(boolean dry) {
+        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dry, command, extraEnv, gracePeriod);
+    }
+
+    /** A copy with these extra variables for every rank, replacing earlier ones. */
+    public LaunchOptions withExtraEnv(Map<String, String> env) {
+        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, env, gracePeriod);
+    }
+
+    /** A copy with another SIGTERM-to-SIGKILL grace period. */
+    public LaunchOptions withGracePeriod(Duration grace) {
+        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, extraEnv, grace);
+    }
+
+    /** True when the arguments before {@code --} ask for help ({@code -h} or {@code --help}). */
+    public static boolean wantsHelp(List<String> args) {
+        for (String arg : args) {
+            if (arg.equals("--")) {
+                return false;
+            }
+            if (arg.equals("-h") || arg.equals("--help")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @see #parse(List) */
+    public static LaunchOptions parse(String... args) {
+        return parse(List.of(args));
+    }
+
+    /**
+     * Parses an {@code iris-run} command line. Everything after the first {@code --} is the
+     * command, verbatim. Long options also take the {@code --name=value} form.
+     *
+     * <pre>{@code
+     * LaunchOptions o = LaunchOptions.parse(List.of("-n", "4", "--master-port", "29500", "--", "./train"));
+     * }</pre>
+     *
+     * @throws IllegalArgumentException with a one-line message naming the offending option
+     */
+    public static LaunchOptions parse(List<String> args) {
+        Integer worldSize = null;
+        String addr = DEFAULT_MASTER_ADDR;
+        int port = 0;
+        Duration timeout = null;
+        boolean dryRun = false;
+        List<String> command = null;
+
+        for (int i = 0; i < args.size(); i++) {
+            String arg = Objects.requireNonNull(args.get(i), "argument");
+            if (arg.equals("--")) {
+                command = args.subList(i + 1, args.size());
+                break;
+            }
+            String name = arg;
+            String inline = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                name = arg.substring(0, eq);
+                inline = arg.substring(eq + 1);
+            }
+            String value = null;
+            if (VALUED.contains(name)) {
+                if (inline == null) {
+                    value = nextValue(args, i, name);
+                    i++;
+                } else {
+                    value = inline;
+                }
+            } else if (inline != null && name.equals("--dry-run")) {
+                throw new IllegalArgumentException("--dry-run takes no value, got '" + arg + "'");
+            }
+            switch (name) {
+                case "-n" -> worldSize = parseWorldSize(value);
+                case "--master-addr" -> addr = parseAddr(value);
+                case "--master-port" -> port = parsePort(value);
+                case "--timeout" -> timeout = parseTimeout(value);
+                case "--dry-run" -> dryRun = true;
+                default -> throw new IllegalArgumentException(arg.startsWith("-")
+                        ? "unknown option " + arg
+                        : "unexpected argument '" + arg + "': the command must follow '--'");
+            }
+        }
+
+        if (worldSize == null) {
+            throw new IllegalArgumentException("missing -n N (the number of ranks to start)");
+        }
+        if (command == null) {
+            throw new IllegalArgumentException("missing '--' followed by the command to run");
+        }
+        if (command.isEmpty()) {
+            throw new IllegalArgumentException("no command after '--'");
+        }
+        return new LaunchOptions(worldSize, addr, port, timeout, dryRun, new ArrayList<>(command),
+                new LinkedHashMap<>(), DEFAULT_GRACE_PERIOD);
+    }
+
+    private static final Set<String> VALUED = Set.of("-n", "--master-addr", "--master-port", "--timeout");
+
+    private static String nextValue(List<String> args, int i, String name) {
+        if (i + 1 >= args.size() || args.get(i + 1).equals("--")) {
+            throw new IllegalArgumentException(name + " needs a value");
+        }
+        return args.get(i + 1);
+    }
+
+    private static int parseWorldSize(String value) {
+        int n;
+        try {
+            n = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("-n expects a whole number of ranks >= 1, got '" + value + "'");
+        }
+        if (n < 1) {
+            throw new IllegalArgumentException("-n expects a number of ranks >= 1, got " + n);
+        }
+        return n;
+    }
+
+    private static String parseAddr(String value) {
+        if (value.isBlank()) {
+            throw new IllegalArgumentException("--master-addr expects a host name or address, got '" + value + "'");
+        }
+        return value;
+    }
+
+    private static int parsePort(String value) {
+        int port;
+        try {
+            port = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--master-port expects a port number in 1..65535, got '" + value + "'");
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("--master-port expects a port number in 1..65535, got " + port);
+        }
+        return port;
+    }
+
+    private static Duration parseTimeout(String value) {
+        // Plain decimals only: Double.parseDouble would also take "1e3", "0x1p3", "NaN" or "1d".
+        if (!value.matches("[0-9]+(\\.[0-9]*)?|\\.[0-9]+") || Double.parseDouble(value) <= 0) {
+            throw new IllegalArgumentException("--timeout expects a positive number of seconds, got '" + value + "'");
+        }
+        double seconds = Double.parseDouble(value);
+        return Duration.ofNanos(Math.max(1_000_000L, Math.round(Math.min(seconds, 1e9) * 1e9)));
+    }
+}

@@ -1,0 +1,658 @@
+package dev.irisjvm.core.launch;
+
+import dev.irisjvm.core.IrisException;
+import dev.irisjvm.core.env.RankEnvironment;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Starts the ranks of a multi-GPU job on this host, one process per GPU, and watches them:
+ * the JVM counterpart of {@code torchrun --standalone}. {@code bin/iris-run} runs {@link #main}.
+ *
+ * <pre>
+ * bin/iris-run -n 2 -- java -cp app.jar com.example.Train
+ * </pre>
+ *
+ * <p>Each rank r of N gets {@code IRIS_RANK=r}, {@code IRIS_WORLD_SIZE=N},
+ * {@code IRIS_LOCAL_RANK=r}, {@code IRIS_LOCAL_WORLD_SIZE=N}, {@code IRIS_MASTER_ADDR},
+ * {@code IRIS_MASTER_PORT} (a free port unless given) and {@code IRIS_JOB_TOKEN} (random, one per
+ * launch), on top of the launcher's own environment, and always {@link #SAFETY_ENV}. The rank
+ * picks GPU {@code IRIS_LOCAL_RANK} itself; {@code CUDA_VISIBLE_DEVICES} is left alone because
+ * peer IPC mappings need every device visible in every rank.
+ *
+ * <p>Each rank's stdout and stderr come back line by line with a {@code "[r] "} prefix. When a
+ * rank exits non-zero the others are stopped: SIGTERM to each one's process tree and to any
+ * process that still carries its {@code IRIS_RANK} and this launch's {@code IRIS_JOB_TOKEN} (a
+ * detached helper would otherwise keep a GPU busy), SIGKILL after the grace period. The launcher
+ * then exits with the failed rank's code. Past {@code --timeout} it stops everything and exits
+ * 124; on SIGINT/SIGTERM it stops everything too; bad usage exits 2.
+ *
+ * <p>From code (tests, GPU harnesses):
+ * <pre>{@code
+ * List<String> lines = new ArrayList<>();
+ * LaunchResult r = Launcher.run(LaunchOptions.of(2, "sh", "-c", "echo $IRIS_RANK"), lines::add);
+ * // r.exitCode() == 0; lines holds "[0] 0" and "[1] 1" in some order
+ * }</pre>
+ */
+public final class Launcher {
+
+    /** Exit code for a bad command line. */
+    public static final int EXIT_USAGE = 2;
+    /** Exit code when the job ran past {@code --timeout}, as with coreutils' {@code timeout}. */
+    public static final int EXIT_TIMEOUT = 124;
+    /** Exit code when a rank's program could not be started, as a shell reports "not found". */
+    public static final int EXIT_CANNOT_START = 127;
+    /** Exit code when the launcher itself was interrupted (128 + SIGINT). */
+    public static final int EXIT_INTERRUPTED = 130;
+
+    /**
+     * Set in every rank, over anything inherited. NVLink multicast (NVLS) on a shared host can
+     * wedge the fabric for every tenant, so no launch may turn it on.
+     */
+    public static final Map<String, String> SAFETY_ENV = orderedMap(
+            "NCCL_NVLS_ENABLE", "0",
+            "TORCH_SYMM_MEM_DISABLE_MULTICAST", "1",
+            "NVSHMEM_DISABLE_NVLS", "1");
+
+    /** Variables the launcher sets for each rank; {@link LaunchOptions#extraEnv()} may not name them. */
+    static final Set<String> MANAGED_VARIABLES = Set.of(
+            RankEnvironment.IRIS_RANK, RankEnvironment.IRIS_WORLD_SIZE,
+            RankEnvironment.IRIS_LOCAL_RANK, RankEnvironment.IRIS_LOCAL_WORLD_SIZE,
+            RankEnvironment.IRIS_MASTER_ADDR, RankEnvironment.IRIS_MASTER_PORT,
+            RankEnvironment.IRIS_JOB_TOKEN,
+            "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS");
+
+    private static final String PREFIX = "iris-run: ";
+    private static final String HELP = """
+            Starts N ranks of CMD on this host, one process per GPU; rank r uses GPU r.
+              -n N               number of ranks (required)
+              --master-addr A    rendezvous address (default 127.0.0.1)
+              --master-port P    rendezvous port (default: a free port)
+              --timeout SECONDS  stop every rank and exit 124 after this long
+              --dry-run          print each rank's environment and command; start nothing
+            Exits with the code of the first rank to fail, after stopping the others.""";
+
+    /** How long to wait for a rank's output to drain after every rank has exited. */
+    private static final Duration DRAIN_LIMIT = Duration.ofSeconds(2);
+    /** How long to wait for SIGKILLed processes to vanish, so callers see them gone. */
+    private static final Duration KILL_WAIT = Duration.ofSeconds(1);
+    private static final boolean HAS_PROC = Files.isDirectory(Path.of("/proc/self"));
+    private static final Pattern SHELL_SAFE = Pattern.compile("[A-Za-z0-9_@%+=:,./-]+");
+
+    private Launcher() {
+    }
+
+    /** Runs {@code iris-run}'s command line and exits the JVM with its code. */
+    public static void main(String[] args) {
+        System.exit(execute(args, System.out, System.err));
+    }
+
+    /**
+     * {@link #main} without {@code System.exit}: parses, runs, reports to the given streams and
+     * returns the exit code.
+     *
+     * <pre>{@code
+     * int code = Launcher.execute(new String[] {"-n", "2", "--", "./worker"}, System.out, System.err);
+     * }</pre>
+     */
+    public static int execute(String[] args, PrintStream out, PrintStream err) {
+        List<String> list = Arrays.asList(args);
+        if (LaunchOptions.wantsHelp(list)) {
+            out.println(LaunchOptions.USAGE);
+            out.println(HELP);
+            return 0;
+        }
+        LaunchOptions options;
+        try {
+            options = LaunchOptions.parse(list);
+        } catch (IllegalArgumentException e) {
+            err.println(PREFIX + e.getMessage());
+            err.println(LaunchOptions.USAGE);
+            return EXIT_USAGE;
+        }
+        try {
+            return run(options, out::println, err::println).exitCode();
+        } catch (RuntimeException e) {
+            err.println(PREFIX + e.getMessage());
+            return 1;
+        }
+    }
+
+    /**
+     * Runs a job, sending every rank's stdout and stderr lines (prefixed {@code "[r] "}) and the
+     * launcher's own messages (prefixed {@code "iris-run: "}) to one consumer. Calls to the
+     * consumer are serialized, one whole line at a time, so it need not be thread-safe.
+     *
+     * <pre>{@code
+     * List<String> lines = new ArrayList<>();
+     * LaunchResult r = Launcher.run(LaunchOptions.parse("-n", "2", "--", "./worker"), lines::add);
+     * }</pre>
+     *
+     * @throws IrisException if no master port could be picked
+     */
+    public static LaunchResult run(LaunchOptions options, Consumer<String> outputLines) {
+        return run(options, outputLines, outputLines);
+    }
+
+    /**
+     * Like {@link #run(LaunchOptions, Consumer)}, with the ranks' stdout lines (and dry-run lines)
+     * going to {@code stdoutLines} and their stderr lines and the launcher's messages to
+     * {@code stderrLines}. Calls to both consumers are serialized together.
+     */
+    public static LaunchResult run(LaunchOptions options, Consumer<String> stdoutLines, Consumer<String> stderrLines) {
+        return new Job(options, stdoutLines, stderrLines).run();
+    }
+
+    /**
+     * The variables the launcher sets for each rank, in the order a dry run prints them.
+     *
+     * @param port  the master port to hand out (already picked, not 0)
+     * @param token the job token shared by every rank
+     */
+    static List<Map<String, String>> rankEnvironments(LaunchOptions options, int port, String token) {
+        List<Map<String, String>> envs = new ArrayList<>();
+        int n = options.worldSize();
+        for (int rank = 0; rank < n; rank++) {
+            Map<String, String> env = new LinkedHashMap<>();
+            env.put(RankEnvironment.IRIS_RANK, Integer.toString(rank));
+            env.put(RankEnvironment.IRIS_WORLD_SIZE, Integer.toString(n));
+            // One host: local and global ranks coincide.
+            env.put(RankEnvironment.IRIS_LOCAL_RANK, Integer.toString(rank));
+            env.put(RankEnvironment.IRIS_LOCAL_WORLD_SIZE, Integer.toString(n));
+            env.put(RankEnvironment.IRIS_MASTER_ADDR, options.masterAddr());
+            env.put(RankEnvironment.IRIS_MASTER_PORT, Integer.toString(port));
+            env.put(RankEnvironment.IRIS_JOB_TOKEN, token);
+            env.putAll(SAFETY_ENV);
+            envs.add(env);
+        }
+        return envs;
+    }
+
+    /** A dry run's line for one rank: {@code [r] NAME=value ... -- cmd args}, shell-quoted. */
+    static String dryRunLine(int rank, Map<String, String> extraEnv, Map<String, String> rankEnv, List<String> command) {
+        StringBuilder line = new StringBuilder("[").append(rank).append(']');
+        Map<String, String> all = new LinkedHashMap<>(new TreeMap<>(extraEnv));
+        all.putAll(rankEnv);
+        all.forEach((name, value) -> line.append(' ').append(name).append('=').append(shellQuote(value)));
+        line.append(" --");
+        command.forEach(arg -> line.append(' ').append(shellQuote(arg)));
+        return line.toString();
+    }
+
+    /** Quotes a word for a POSIX shell, leaving words that need no quoting as they are. */
+    static String shellQuote(String word) {
+        if (SHELL_SAFE.matcher(word).matches()) {
+            return word;
+        }
+        return "'" + word.replace("'", "'\\''") + "'";
+    }
+
+    /**
+     * A port that was free on {@code addr} a moment ago. Rank 0 binds it shortly after; the
+     * small race with other programs is the price of not needing a coordinator.
+     */
+    static int pickFreePort(String addr) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.bind(new InetSocketAddress(InetAddress.getByName(addr), 0));
+            return socket.getLocalPort();
+        } catch (IOException notLocal) {
+            // The address may name another interface or host; a port free here is still a fair guess.
+            try (ServerSocket socket = new ServerSocket(0)) {
+                return socket.getLocalPort();
+            } catch (IOException e) {
+                throw new IrisException("could not pick a free port for " + RankEnvironment.IRIS_MASTER_PORT
+                        + " on " + addr + "; pass --master-port", e);
+            }
+        }
+    }
+
+    /** 128 random bits in hex: enough that a stray process cannot guess its way into a job. */
+    static String newJobToken() {
+        byte[] bytes = new byte[16];
+        new SecureRandom().nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    /**
+     * Whether a process still runs. {@link ProcessHandle#isAlive()} counts zombies, and a killed
+     * grandchild whose parent died stays one until PID 1 reaps it, which some container inits
+     * never do.
+     */
+    static boolean isRunning(ProcessHandle process) {
+        if (!process.isAlive()) {
+            return false;
+        }
+        if (!HAS_PROC) {
+            return true;
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+            // The command name in parentheses may hold spaces or ')'; the state follows the last ')'.
+            int close = stat.lastIndexOf(')');
+            char state = close >= 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : '?';
+            return state != 'Z' && state != 'X';
+        } catch (NoSuchFileException gone) {
+            return false;
+        } catch (IOException | UncheckedIOException e) {
+            return process.isAlive();
+        }
+    }
+
+    /**
+     * Stops process trees: SIGTERM to every root, its descendants and every process that
+     * {@code isStray} claims, then SIGKILL to whatever is left after {@code grace}.
+     *
+     * <p>Descendants alone are not enough: a process forked in the instant between listing a
+     * rank's children and the rank's death, or a daemon that detached, is re-parented away from
+     * the tree. {@code isStray} (see {@link #belongsToRanks}) finds those by the variables every
+     * process of a rank inherits.
+     */
+    static void terminate(List<ProcessHandle> roots, Predicate<ProcessHandle> isStray, Duration grace) {
+        long deadline = System.nanoTime() + grace.toNanos();
+        Set<ProcessHandle> signalled = new LinkedHashSet<>();
+        boolean interrupted = false;
+        // The second round catches what was forked while the first was being delivered.
+        for (int round = 0; round < 2 && !interrupted; round++) {
+            Set<ProcessHandle> found = gather(roots, isStray);
+            found.removeAll(signalled);
+            found.forEach(ProcessHandle::destroy);
+            signalled.addAll(found);
+            interrupted = !waitUntilGone(signalled, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        }
+        Set<ProcessHandle> left = gather(roots, isStray);
+        left.addAll(signalled);
+        left.stream().filter(Launcher::isRunning).forEach(ProcessHandle::destroyForcibly);
+        interrupted |= !waitUntilGone(left, KILL_WAIT);
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The running roots, their descendants and the strays; roots first, so they are signalled first. */
+    private static Set<ProcessHandle> gather(List<ProcessHandle> roots, Predicate<ProcessHandle> isStray) {
+        Set<ProcessHandle> found = new LinkedHashSet<>();
+        for (ProcessHandle root : roots) {
+            if (isRunning(root)) {
+                found.add(root);
+            }
+        }
+        for (ProcessHandle root : roots) {
+            root.descendants().filter(Launcher::isRunning).forEach(found::add);
+        }
+        long self = ProcessHandle.current().pid();
+        ProcessHandle.allProcesses()
+                .filter(h -> h.pid() != self && isStray.test(h) && isRunning(h))
+                .forEach(found::add);
+        return found;
+    }
+
+    /**
+     * Recognizes any process started by one of {@code ranks} of the launch with {@code token}: its
+     * environment, inherited down the tree, carries both. Linux only ({@code /proc/PID/environ});
+     * elsewhere it claims nothing.
+     */
+    static Predicate<ProcessHandle> belongsToRanks(String token, Collection<Integer> ranks) {
+        if (!HAS_PROC || ranks.isEmpty()) {
+            return process -> false;
+        }
+        String tokenEntry = RankEnvironment.IRIS_JOB_TOKEN + "=" + token;
+        Set<String> rankEntries = ranks.stream()
+                .map(rank -> RankEnvironment.IRIS_RANK + "=" + rank)
+                .collect(Collectors.toSet());
+        return process -> {
+            byte[] environ;
+            try {
+                environ = Files.readAllBytes(Path.of("/proc", Long.toString(process.pid()), "environ"));
+            } catch (IOException | SecurityException | UncheckedIOException e) {
+                return false; // another user's process, or already gone
+            }
+            boolean hasToken = false;
+            boolean hasRank = false;
+            int from = 0;
+            for (int i = 0; i <= environ.length; i++) {
+                if (i == environ.length || environ[i] == 0) {
+                    String entry = new String(environ, from, i - from, StandardCharsets.UTF_8);
+                    hasToken |= entry.equals(tokenEntry);
+                    hasRank |= rankEntries.contains(entry);
+                    from = i + 1;
+                }
+            }
+            return hasToken && hasRank;
+        };
+    }
+
+    /** Polls until every process is gone or the time is up; false if interrupted. */
+    private static boolean waitUntilGone(Set<ProcessHandle> processes, Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (processes.stream().anyMatch(Launcher::isRunning)) {
+            if (System.nanoTime() - deadline >= 0) {
+                return true;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Names the likely signal behind a shell-style exit code such as 137. */
+    static String describeExitCode(int code) {
+        String text = "exit code " + code;
+        if (code > 128 && code <= 128 + 64) {
+            int signal = code - 128;
+            String name = switch (signal) {
+                case 1 -> " (SIGHUP)";
+                case 2 -> " (SIGINT)";
+                case 6 -> " (SIGABRT)";
+                case 9 -> " (SIGKILL)";
+                case 11 -> " (SIGSEGV)";
+                case 15 -> " (SIGTERM)";
+                default -> "";
+            };
+            text += ", likely killed by signal " + signal + name;
+        }
+        return text;
+    }
+
+    static String formatSeconds(Duration duration) {
+        return BigDecimal.valueOf(duration.toMillis(), 3).stripTrailingZeros().toPlainString() + " s";
+    }
+
+    private static Map<String, String> orderedMap(String... keysAndValues) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            map.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return Collections.unmodifiableMap(map);
+    }
+
+    private record RankExit(int rank, int code) {
+    }
+
+    /** One launch: its processes, their output pumps and the bookkeeping to stop them. */
+    private static final class Job {
+        private final LaunchOptions options;
+        private final Consumer<String> out;
+        private final Consumer<String> err;
+        private final Process[] processes;
+        private final List<Thread> pumps = new ArrayList<>();
+        private final BlockingQueue<RankExit> exits = new LinkedBlockingQueue<>();
+        private final Object stopLock = new Object();
+        private final SortedSet<Integer> stopped = new TreeSet<>(); // guarded by stopLock
+        private boolean shuttingDown;                                // guarded by stopLock
+        private volatile String token = "";
+
+        Job(LaunchOptions options, Consumer<String> stdoutLines, Consumer<String> stderrLines) {
+            this.options = options;
+            Object outputLock = new Object();
+            // One lock for both streams: callers often pass the same consumer or print to one terminal.
+            this.out = line -> {
+                synchronized (outputLock) {
+                    stdoutLines.accept(line);
+                }
+            };
+            this.err = line -> {
+                synchronized (outputLock) {
+                    stderrLines.accept(line);
+                }
+            };
+            this.processes = new Process[options.worldSize()];
+        }
+
+        LaunchResult run() {
+            token = newJobToken();
+            int port = options.masterPort() != 0 ? options.masterPort() : pickFreePort(options.masterAddr());
+            List<Map<String, String>> envs = rankEnvironments(options, port, token);
+            if (options.dryRun()) {
+                for (int rank = 0; rank < envs.size(); rank++) {
+                    out.accept(dryRunLine(rank, options.extraEnv(), envs.get(rank), options.command()));
+                }
+                return new LaunchResult(0, LaunchResult.NO_RANK, 0, List.of(), List.of(), false);
+            }
+            Thread hook = new Thread(this::onShutdown, "iris-run-shutdown");
+            Runtime.getRuntime().addShutdownHook(hook);
+            try {
+                return supervise(envs);
+            } finally {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException shutdownUnderWay) {
+                    // The hook is running or has run; it stops whatever is left.
+                }
+            }
+        }
+
+        private LaunchResult supervise(List<Map<String, String>> envs) {
+            int n = options.worldSize();
+            int[] codes = new int[n];
+            Arrays.fill(codes, LaunchResult.NOT_STARTED);
+            int failedRank = LaunchResult.NO_RANK;
+            int failedCode = 0;
+            String startError = null;
+            boolean timedOut = false;
+            boolean interrupted = false;
+            List<Integer> stillRunningAtTimeout = List.of();
+            long deadline = options.timeout() == null ? Long.MAX_VALUE
+                    : System.nanoTime() + options.timeout().toNanos();
+
+            int running = 0;
+            for (int rank = 0; rank < n; rank++) {
+                try {
+                    if (!start(rank, envs.get(rank))) {
+                        break; // shutting down
+                    }
+                    running++;
+                } catch (IOException e) {
+                    failedRank = rank;
+                    failedCode = EXIT_CANNOT_START;
+                    startError = e.getMessage();
+                    stopRunning();
+                    break;
+                }
+            }
+
+            while (running > 0) {
+                RankExit exit;
+                try {
+                    exit = deadline == Long.MAX_VALUE ? exits.take()
+                            : exits.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    deadline = Long.MAX_VALUE;
+                    stopRunning();
+                    continue;
+                }
+                if (exit == null) {
+                    timedOut = true;
+                    deadline = Long.MAX_VALUE;
+                    stillRunningAtTimeout = stopRunning();
+                    continue;
+                }
+                codes[exit.rank()] = exit.code();
+                running--;
+                if (exit.code() != 0 && failedRank == LaunchResult.NO_RANK && !timedOut && !interrupted
+                        && !isShuttingDown()) {
+                    failedRank = exit.rank();
+                    failedCode = exit.code();
+                    deadline = Long.MAX_VALUE; // the stop below ends the job; no timeout on top
+                    stopRunning();
+                }
+            }
+            drainOutput();
+
+            List<Integer> stoppedRanks;
+            synchronized (stopLock) {
+                stoppedRanks = List.copyOf(stopped);
+            }
+            int exitCode = 0;
+            if (failedRank != LaunchResult.NO_RANK) {
+                // A code outside 1..255 cannot be a process's exit status; report plain failure.
+                exitCode = failedCode >= 1 && failedCode <= 255 ? failedCode : 1;
+                String how = startError != null
+                        ? "could not be started (" + startError + ")"
+                        : "failed first with " + describeExitCode(failedCode);
+                err.accept(PREFIX + "rank " + failedRank + " " + how + "; stopped ranks " + stoppedRanks);
+            } else if (timedOut) {
+                exitCode = EXIT_TIMEOUT;
+                err.accept(PREFIX + "job ran past --timeout " + formatSeconds(options.timeout())
+                        + "; stopped ranks still running " + stillRunningAtTimeout);
+            } else if (interrupted || isShuttingDown()) {
+                exitCode = EXIT_INTERRUPTED;
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return new LaunchResult(exitCode, failedRank, failedCode,
+                    Arrays.stream(codes).boxed().toList(), stoppedRanks, timedOut);
+        }
+
+        /** Starts one rank and its pumps; false if the launcher is shutting down instead. */
+        private boolean start(int rank, Map<String, String> rankEnv) throws IOException {
+            ProcessBuilder builder = new ProcessBuilder(options.command());
+            builder.environment().putAll(options.extraEnv());
+            builder.environment().putAll(rankEnv);
+            Process process;
+            // Under the lock so that a shutdown hook sees every process that was started.
+            synchronized (stopLock) {
+                if (shuttingDown) {
+                    return false;
+                }
+                process = builder.start();
+                processes[rank] = process;
+            }
+            // Ranks are not interactive; an open stdin would hang a rank that reads it.
+            process.getOutputStream().close();
+            pump(rank, process.getInputStream(), out, "out");
+            pump(rank, process.getErrorStream(), err, "err");
+            process.onExit().thenAccept(done -> exits.add(new RankExit(rank, done.exitValue())));
+            return true;
+        }
+
+        private void pump(int rank, InputStream stream, Consumer<String> sink, String kind) {
+            String prefix = "[" + rank + "] ";
+            Thread thread = new Thread(() -> {
+                try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, Charset.defaultCharset()))) {
+                    String line;
+                    while ((line = reader.readLine()) != null) {
+                        try {
+                            sink.accept(prefix + line);
+                        } catch (RuntimeException e) {
+                            // Keep draining: a rank whose pipe fills up blocks forever.
+                        }
+                    }
+                } catch (IOException closed) {
+                    // The stream closes under us when the process is torn down; nothing left to forward.
+                }
+            }, "iris-run-rank" + rank + "-" + kind);
+            // A grandchild that outlives its rank can hold the pipe open forever; that must not
+            // keep the JVM alive.
+            thread.setDaemon(true);
+            thread.start();
+            pumps.add(thread);
+        }
+
+        /** Waits, boundedly, for the ranks' last lines to be forwarded. */
+        private void drainOutput() {
+            long deadline = System.nanoTime() + DRAIN_LIMIT.toNanos();
+            List<String> stuck = new ArrayList<>();
+            for (Thread pump : pumps) {
+                try {
+                    long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+                    pump.join(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                if (pump.isAlive()) {
+                    stuck.add(pump.getName());
+                }
+            }
+            if (!stuck.isEmpty()) {
+                err.accept(PREFIX + "not waiting for more output on " + String.join(", ", stuck)
+                        + ": a process the rank started still holds the stream open");
+            }
+        }
+
+        /** Stops every rank still running; returns those ranks. */
+        private List<Integer> stopRunning() {
+            synchronized (stopLock) {
+                List<Integer> ranks = new ArrayList<>();
+                List<ProcessHandle> roots = new ArrayList<>();
+                for (int rank = 0; rank < processes.length; rank++) {
+                    Process process = processes[rank];
+                    if (process != null && process.isAlive()) {
+                        ranks.add(rank);
+                        roots.add(process.toHandle());
+                    }
+                }
+                if (!ranks.isEmpty()) {
+                    stopped.addAll(ranks);
+                    terminate(roots, belongsToRanks(token, ranks), options.gracePeriod());
+                }
+                return ranks;
+            }
+        }
+
+        private boolean isShuttingDown() {
+            synchronized (stopLock) {
+                return shuttingDown;
+            }
+        }
+
+        /** Shutdown hook: the launcher got SIGINT/SIGTERM (or the JVM is exiting) mid-job. */
+        private void onShutdown() {
+            List<Integer> alive;
+            synchronized (stopLock) {
+                shuttingDown = true;
+                alive = new ArrayList<>();
+                for (int rank = 0; rank < processes.length; rank++) {
+                    if (processes[rank] != null && processes[rank].isAlive()) {
+                        alive.add(rank);
+                    }
+                }
+            }
+            if (!alive.isEmpty()) {
+                err.accept(PREFIX + "interrupted; stopping ranks " + alive);
+                stopRunning();
+            }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package dev.irisjvm.core.launch;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class LaunchOptionsTest {
+
+    @Test
+    void defaultsWithOnlyRanksAndCommand() {
+        LaunchOptions o = LaunchOptions.parse("-n", "4", "--", "java", "-cp", "x", "Main");
+        assertEquals(4, o.worldSize());
+        assertEquals("127.0.0.1", o.masterAddr());
+        assertEquals(0, o.masterPort(), "0 means the launcher picks a free port");
+        assertNull(o.timeout());
+        assertFalse(o.dryRun());
+        assertEquals(List.of("java", "-cp", "x", "Main"), o.command());
+        assertEquals(Map.of(), o.extraEnv());
+        assertEquals(LaunchOptions.DEFAULT_GRACE_PERIOD, o.gracePeriod());
+    }
+
+    @Test
+    void allOptions() {
+        LaunchOptions o = LaunchOptions.parse("--dry-run", "--master-addr", "10.0.0.5", "--master-port", "29500",
+                "--timeout", "1.5", "-n", "8", "--", "./train");
+        assertEquals(8, o.worldSize());
+        assertEquals("10.0.0.5", o.masterAddr());
+        assertEquals(29500, o.masterPort());
+        assertEquals(Duration.ofMillis(1500), o.timeout());
+        assertTrue(o.dryRun());
+        assertEquals(List.of("./train"), o.command());
+    }
+
+    @Test
+    void longOptionsTakeEqualsForm() {
+        LaunchOptions o = LaunchOptions.parse("-n", "2", "--master-addr=host1", "--master-port=1234", "--timeout=60",
+                "--", "cmd");
+        assertEquals("host1", o.masterAddr());
+        assertEquals(1234, o.masterPort());
+        assertEquals(Duration.ofSeconds(60), o.timeout());
+    }
+
+    @Test
+    void everythingAfterTheFirstDoubleDashIsTheCommandVerbatim() {
+        LaunchOptions o = LaunchOptions.parse("-n", "1", "--", "sh", "-n", "--dry-run", "--", "--bogus");
+        assertEquals(List.of("sh", "-n", "--dry-run", "--", "--bogus"), o.command());
+        assertFalse(o.dryRun());
+    }
+
+    @Test
+    void lastRepeatedOptionWins() {
+        assertEquals(3, LaunchOptions.parse("-n", "2", "-n", "3", "--", "x").worldSize());
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+            "--                            | missing -n N (the number of ranks to start)",
+            "-n 2                          | missing '--' followed by the command to run",
+            "-n 2 --                       | no command after '--'",
+            "-n 0 -- x                     | -n expects a number of ranks >= 1, got 0",
+            "-n -3 -- x                    | -n expects a number of ranks >= 1, got -3",
+            "-n two -- x                   | -n expects a whole number of ranks >= 1, got 'two'",
+            "-n                            | -n needs a value",
+            "-n -- x                       | -n needs a value",
+            "-n 2 --bogus -- x             | unknown option --bogus",
+            "-n 2 -x -- x                  | unknown option -x",
+            "-n 2 --bogus=1 -- x           | unknown option --bogus=1",
+            "-n 2 cmd                      | unexpected argument 'cmd': the command must follow '--'",
+            "-n 2 --master-port abc -- x   | --master-port expects a port number in 1..65535, got 'abc'",
+            "-n 2 --master-port 0 -- x     | --master-port expects a port number in 1..65535, got 0",
+            "-n 2 --master-port 65536 -- x | --master-port expects a port number in 1..65535, got 65536",
+            "-n 2 --master-port -- x       | --master-port needs a value",
+            "-n 2 --master-addr= -- x      | --master-addr expects a host name or address, got ''",
+            "-n 2 --timeout 0 -- x         | --timeout expects a positive number of seconds, got '0'",
+            "-n 2 --timeout -1 -- x        | --timeout expects a positive number of seconds, got '-1'",
+            "-n 2 --timeout soon -- x      | --timeout expects a positive number of seconds, got 'soon'",
+            "-n 2 --timeout NaN -- x       | --timeout expects a positive number of seconds, got 'NaN'",
+            "-n 2 --timeout 1e3 -- x       | --timeout expects a positive number of seconds, got '1e3'",
+            "-n 2 --dry-run=yes -- x       | --dry-run takes no value, got '--dry-run=yes'",
+    })
+    void usageErrorsNameTheProblem(String commandLine, String message) {
+        List<String> args = List.of(commandLine.trim().split("\\s+"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse(args));
+        assertEquals(message, e.getMessage());
+    }
+
+    @Test
+    void helpIsOnlyRecognizedBeforeTheCommand() {
+        assertTrue(LaunchOptions.wantsHelp(List.of("-n", "2", "--help")));
+        assertTrue(LaunchOptions.wantsHelp(List.of("-h")));
+        assertFalse(LaunchOptions.wantsHelp(List.of("-n", "2", "--", "ls", "--help")));
+    }
+
+    @Test
+    void programmaticConstructionValidatesToo() {
+        LaunchOptions o = LaunchOptions.of(2, "x").withMasterPort(80).withTimeout(Duration.ofSeconds(5))
+                .withDryRun(true).withMasterAddr("h").withGracePeriod(Duration.ZERO)
+                .withExtraEnv(Map.of("FOO", "bar"));
+        assertEquals(new LaunchOptions(2, "h", 80, Duration.ofSeconds(5), true, List.of("x"), Map.of("FOO", "bar"),
+                Duration.ZERO), o);
+
+        assertEquals("worldSize must be >= 1, got 0",
+                assertThrows(IllegalArgumentException.class, () -> LaunchOptions.of(0, "x")).getMessage());
+        assertEquals("command must name a program to run",
+                assertThrows(IllegalArgumentException.class, () -> LaunchOptions.of(1)).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> LaunchOptions.of(1, "x").withMasterPort(70000));
+        assertThrows(IllegalArgumentException.class, () -> LaunchOptions.of(1, "x").withTimeout(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> LaunchOptions.of(1, "x").withMasterAddr(" "));
+        assertThrows(IllegalArgumentException.class,
+                () -> LaunchOptions.of(1, "x").withGracePeriod(Duration.ofSeconds(-1)));
+    }
+
+    @Test
+    void extraEnvCannotOverrideLauncherVariables() {
+        for (String name : List.of("IRIS_RANK", "IRIS_JOB_TOKEN", "NCCL_NVLS_ENABLE", "NVSHMEM_DISABLE_NVLS",
+                "TORCH_SYMM_MEM_DISABLE_MULTICAST")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> LaunchOptions.of(1, "x").withExtraEnv(Map.of(name, "1")));
+            assertEquals("extraEnv must not set " + name + ": the launcher sets it for each rank", e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package dev.irisjvm.core.testing;
+
+import dev.irisjvm.core.launch.LaunchOptions;
+import dev.irisjvm.core.launch.LaunchResult;
+import dev.irisjvm.core.launch.Launcher;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Runs a scenario class as an N-rank job through the launcher (one child JVM per rank, the same
+ * class path as this JVM) and collects what each rank reported with {@link ScenarioRunner}.
+ */
+public final class MultiRankJob {
+    private static final Pattern RESULT = Pattern.compile("^\\[(\\d+)\\] SCENARIO (\\S+) (PASS|FAIL)(?: (.*))?$");
+
+    /** One scenario's outcome on one rank. */
+    public record Outcome(int rank, String scenario, boolean passed, String detail) {}
+
+    private final LaunchResult result;
+    private final List<String> output;
+    private final Map<String, List<Outcome>> outcomes;
+
+    private MultiRankJob(LaunchResult result, List<String> output, Map<String, List<Outcome>> outcomes) {
+        this.result = result;
+        this.output = output;
+        this.outcomes = outcomes;
+    }
+
+    public static MultiRankJob run(int ranks, Duration limit, Class<?> mainClass, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
+        command.add(mainClass.getName());
+        command.addAll(List.of(args));
+        List<String> lines = Collections.synchronizedList(new ArrayList<>());
+        LaunchResult r = Launcher.run(LaunchOptions.of(ranks, command).withTimeout(limit), line -> {
+            lines.add(line);
+            System.out.println(line);
+        });
+        Map<String, List<Outcome>> byScenario = new LinkedHashMap<>();
+        synchronized (lines) {
+            for (String line : lines) {
+                Matcher m = RESULT.matcher(line);
+                if (m.matches()) {
+                    byScenario.computeIfAbsent(m.group(2), k -> new ArrayList<>()).add(new Outcome(
+                            Integer.parseInt(m.group(1)), m.group(2), m.group(3).equals("PASS"), m.group(4)));
+                }
+            }
+        }
+        return new MultiRankJob(r, List.copyOf(lines), byScenario);
+    }
+
+    public LaunchResult result() {
+        return result;
+    }
+
+    public List<String> output() {
+        return output;
+    }
+
+    /** Scenario name to the outcomes every rank reported, in the order they were first seen. */
+    public Map<String, List<Outcome>> outcomes() {
+        return outcomes;
+    }
+
+    /** The last lines of output, for failure messages. */
+    public String tail(int n) {
+        return String.join("\n", output.subList(Math.max(0, output.size() - n), output.size()));
+    }
+}

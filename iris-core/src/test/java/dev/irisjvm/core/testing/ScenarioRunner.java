@@ -1,0 +1,46 @@
+package dev.irisjvm.core.testing;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Rank side of a GPU test job: runs named scenarios in the same order on every rank and prints
+ * one {@code SCENARIO <name> PASS|FAIL <detail>} line per scenario. The process exits non-zero if
+ * any scenario failed, so the launcher reports it.
+ */
+public final class ScenarioRunner {
+    /** A check that throws on failure. */
+    @FunctionalInterface
+    public interface Scenario {
+        void run() throws Exception;
+    }
+
+    private final Map<String, Scenario> scenarios = new LinkedHashMap<>();
+
+    public ScenarioRunner add(String name, Scenario scenario) {
+        scenarios.put(name, scenario);
+        return this;
+    }
+
+    /** Runs all scenarios; returns the number that failed. */
+    public int runAll() {
+        int failed = 0;
+        for (Map.Entry<String, Scenario> e : scenarios.entrySet()) {
+            long start = System.nanoTime();
+            try {
+                e.getValue().run();
+                System.out.printf("SCENARIO %s PASS %.0f ms%n", e.getKey(), (System.nanoTime() - start) / 1e6);
+            } catch (Throwable t) {
+                failed++;
+                StringWriter trace = new StringWriter();
+                t.printStackTrace(new PrintWriter(trace));
+                System.out.println(trace.toString().strip());
+                System.out.println("SCENARIO " + e.getKey() + " FAIL " + String.valueOf(t).replace('\n', ' '));
+            }
+            System.out.flush();
+        }
+        return failed;
+    }
+}

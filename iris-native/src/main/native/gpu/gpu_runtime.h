@@ -1,0 +1,200 @@
+// gpu_runtime.h: the one place where CUDA and HIP runtime names meet.
+//
+// Sources use the neutral gpu* names below; building with IRIS_PLATFORM_HIP (hipcc) maps them
+// to HIP, otherwise to CUDA. Names are mapped with the preprocessor because that is what a
+// name mapping is; anything with behaviour lives in the small inline functions at the end.
+#ifndef IRIS_GPU_RUNTIME_H
+#define IRIS_GPU_RUNTIME_H
+
+#if defined(IRIS_PLATFORM_HIP)
+#include <hip/hip_runtime.h>
+#define IRIS_GPU_PLATFORM "HIP"
+#define IRIS_GPU_PREFIX "hip"
+#define gpuSuccess hipSuccess
+#define gpuErrorNotReady hipErrorNotReady
+#define gpuErrorPeerAccessAlreadyEnabled hipErrorPeerAccessAlreadyEnabled
+#define gpuError_t hipError_t
+#define gpuStream_t hipStream_t
+#define gpuEvent_t hipEvent_t
+#define gpuGraph_t hipGraph_t
+#define gpuGraphExec_t hipGraphExec_t
+#define gpuIpcMemHandle_t hipIpcMemHandle_t
+#define gpuDeviceProp hipDeviceProp_t
+#define gpuGetErrorName hipGetErrorName
+#define gpuGetErrorString hipGetErrorString
+#define gpuGetLastError hipGetLastError
+#define gpuRuntimeGetVersion hipRuntimeGetVersion
+#define gpuDriverGetVersion hipDriverGetVersion
+#define gpuGetDeviceCount hipGetDeviceCount
+#define gpuSetDevice hipSetDevice
+#define gpuGetDevice hipGetDevice
+#define gpuGetDeviceProperties hipGetDeviceProperties
+#define gpuDeviceCanAccessPeer hipDeviceCanAccessPeer
+#define gpuDeviceEnablePeerAccess hipDeviceEnablePeerAccess
+#define gpuDeviceSynchronize hipDeviceSynchronize
+#define gpuMemGetInfo hipMemGetInfo
+#define gpuMalloc hipMalloc
+#define gpuFree hipFree
+#define gpuHostAlloc hipHostMalloc
+#define gpuHostAllocMapped hipHostMallocMapped
+#define gpuFreeHost hipHostFree
+#define gpuIpcGetMemHandle hipIpcGetMemHandle
+#define gpuIpcOpenMemHandle hipIpcOpenMemHandle
+#define gpuIpcCloseMemHandle hipIpcCloseMemHandle
+#define gpuIpcMemLazyEnablePeerAccess hipIpcMemLazyEnablePeerAccess
+#define gpuMemcpyAsync hipMemcpyAsync
+#define gpuMemcpyPeerAsync hipMemcpyPeerAsync
+#define gpuMemcpyHostToDevice hipMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
+#define gpuMemsetAsync hipMemsetAsync
+#define gpuStreamCreateWithFlags hipStreamCreateWithFlags
+#define gpuStreamNonBlocking hipStreamNonBlocking
+#define gpuStreamDefault hipStreamDefault
+#define gpuStreamDestroy hipStreamDestroy
+#define gpuStreamSynchronize hipStreamSynchronize
+#define gpuStreamQuery hipStreamQuery
+#define gpuStreamWaitEvent hipStreamWaitEvent
+#define gpuStreamBeginCapture hipStreamBeginCapture
+#define gpuStreamEndCapture hipStreamEndCapture
+#define gpuStreamCaptureModeThreadLocal hipStreamCaptureModeThreadLocal
+#define gpuGraphInstantiate(exec, graph) hipGraphInstantiate(exec, graph, nullptr, nullptr, 0)
+#define gpuGraphLaunch hipGraphLaunch
+#define gpuGraphExecDestroy hipGraphExecDestroy
+#define gpuGraphDestroy hipGraphDestroy
+#define gpuEventCreateWithFlags hipEventCreateWithFlags
+#define gpuEventDefault hipEventDefault
+#define gpuEventDisableTiming hipEventDisableTiming
+#define gpuEventDestroy hipEventDestroy
+#define gpuEventRecord hipEventRecord
+#define gpuEventSynchronize hipEventSynchronize
+#define gpuEventElapsedTime hipEventElapsedTime
+#else
+#include <cuda_runtime.h>
+#define IRIS_GPU_PLATFORM "CUDA"
+#define IRIS_GPU_PREFIX "cuda"
+#define gpuSuccess cudaSuccess
+#define gpuErrorNotReady cudaErrorNotReady
+#define gpuErrorPeerAccessAlreadyEnabled cudaErrorPeerAccessAlreadyEnabled
+#define gpuError_t cudaError_t
+#define gpuStream_t cudaStream_t
+#define gpuEvent_t cudaEvent_t
+#define gpuGraph_t cudaGraph_t
+#define gpuGraphExec_t cudaGraphExec_t
+#define gpuIpcMemHandle_t cudaIpcMemHandle_t
+#define gpuDeviceProp cudaDeviceProp
+#define gpuGetErrorName cudaGetErrorName
+#define gpuGetErrorString cudaGetErrorString
+#define gpuGetLastError cudaGetLastError
+#define gpuRuntimeGetVersion cudaRuntimeGetVersion
+#define gpuDriverGetVersion cudaDriverGetVersion
+#define gpuGetDeviceCount cudaGetDeviceCount
+#define gpuSetDevice cudaSetDevice
+#define gpuGetDevice cudaGetDevice
+#define gpuGetDeviceProperties cudaGetDeviceProperties
+#define gpuDeviceCanAccessPeer cudaDeviceCanAccessPeer
+#define gpuDeviceEnablePeerAccess cudaDeviceEnablePeerAccess
+#define gpuDeviceSynchronize cudaDeviceSynchronize
+#define gpuMemGetInfo cudaMemGetInfo
+#define gpuMalloc cudaMalloc
+#define gpuFree cudaFree
+#define gpuHostAlloc cudaHostAlloc
+#define gpuHostAllocMapped cudaHostAllocMapped
+#define gpuFreeHost cudaFreeHost
+#define gpuIpcGetMemHandle cudaIpcGetMemHandle
+#define gpuIpcOpenMemHandle cudaIpcOpenMemHandle
+#define gpuIpcCloseMemHandle cudaIpcCloseMemHandle
+#define gpuIpcMemLazyEnablePeerAccess cudaIpcMemLazyEnablePeerAccess
+#define gpuMemcpyAsync cudaMemcpyAsync
+#define gpuMemcpyPeerAsync cudaMemcpyPeerAsync
+#define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#define gpuMemsetAsync cudaMemsetAsync
+#define gpuStreamCreateWithFlags cudaStreamCreateWithFlags
+#define gpuStreamNonBlocking cudaStreamNonBlocking
+#define gpuStreamDefault cudaStreamDefault
+#define gpuStreamDestroy cudaStreamDestroy
+#define gpuStreamSynchronize cudaStreamSynchronize
+#define gpuStreamQuery cudaStreamQuery
+#define gpuStreamWaitEvent cudaStreamWaitEvent
+#define gpuStreamBeginCapture cudaStreamBeginCapture
+#define gpuStreamEndCapture cudaStreamEndCapture
+#define gpuStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
+#define gpuGraphInstantiate(exec, graph) cudaGraphInstantiate(exec, graph, 0)
+#define gpuGraphLaunch cudaGraphLaunch
+#define gpuGraphExecDestroy cudaGraphExecDestroy
+#define gpuGraphDestroy cudaGraphDestroy
+#define gpuEventCreateWithFlags cudaEventCreateWithFlags
+#define gpuEventDefault cudaEventDefault
+#define gpuEventDisableTiming cudaEventDisableTiming
+#define gpuEventDestroy cudaEventDestroy
+#define gpuEventRecord cudaEventRecord
+#define gpuEventSynchronize cudaEventSynchronize
+#define gpuEventElapsedTime cudaEventElapsedTime
+#endif
+
+// Loading compiled device code and launching from it. CUDA's runtime "library" API needs no
+// libcuda at link time (this library links the static runtime only); HIP's module API is the
+// counterpart there.
+namespace gpu {
+#if defined(IRIS_PLATFORM_HIP)
+using Library = hipModule_t;
+using Kernel = hipFunction_t;
+inline gpuError_t library_load(Library* lib, const void* image) { return hipModuleLoadData(lib, image); }
+inline gpuError_t library_unload(Library lib) { return hipModuleUnload(lib); }
+inline gpuError_t library_get_kernel(Kernel* k, Library lib, const char* name) {
+    return hipModuleGetFunction(k, lib, name);
+}
+inline gpuError_t kernel_set_max_dynamic_smem(Kernel k, int bytes) {
+    return hipFuncSetAttribute(reinterpret_cast<const void*>(k),
+                               hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+inline gpuError_t kernel_attributes(Kernel k, int* regs, int* smem, int* local, int* max_threads) {
+    hipFuncAttributes a{};
+    gpuError_t e = hipFuncGetAttributes(&a, reinterpret_cast<const void*>(k));
+    *regs = a.numRegs; *smem = static_cast<int>(a.sharedSizeBytes);
+    *local = static_cast<int>(a.localSizeBytes); *max_threads = a.maxThreadsPerBlock;
+    return e;
+}
+inline gpuError_t launch_kernel(Kernel k, dim3 grid, dim3 block, void** args, size_t smem,
+                                gpuStream_t stream) {
+    return hipModuleLaunchKernel(k, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                 static_cast<unsigned>(smem), stream, args, nullptr);
+}
+#define IRIS_LIBRARY_LOAD_NAME "hipModuleLoadData"
+#define IRIS_LIBRARY_GET_NAME "hipModuleGetFunction"
+#define IRIS_LAUNCH_NAME "hipModuleLaunchKernel"
+#else
+using Library = cudaLibrary_t;
+using Kernel = cudaKernel_t;
+inline gpuError_t library_load(Library* lib, const void* image) {
+    return cudaLibraryLoadData(lib, image, nullptr, nullptr, 0, nullptr, nullptr, 0);
+}
+inline gpuError_t library_unload(Library lib) { return cudaLibraryUnload(lib); }
+inline gpuError_t library_get_kernel(Kernel* k, Library lib, const char* name) {
+    return cudaLibraryGetKernel(k, lib, name);
+}
+// A cudaKernel_t may stand wherever the runtime takes a kernel's address.
+inline gpuError_t kernel_set_max_dynamic_smem(Kernel k, int bytes) {
+    return cudaFuncSetAttribute(reinterpret_cast<const void*>(k),
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+inline gpuError_t kernel_attributes(Kernel k, int* regs, int* smem, int* local, int* max_threads) {
+    cudaFuncAttributes a{};
+    gpuError_t e = cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(k));
+    *regs = a.numRegs; *smem = static_cast<int>(a.sharedSizeBytes);
+    *local = static_cast<int>(a.localSizeBytes); *max_threads = a.maxThreadsPerBlock;
+    return e;
+}
+inline gpuError_t launch_kernel(Kernel k, dim3 grid, dim3 block, void** args, size_t smem,
+                                gpuStream_t stream) {
+    return cudaLaunchKernel(reinterpret_cast<const void*>(k), grid, block, args, smem, stream);
+}
+#define IRIS_LIBRARY_LOAD_NAME "cudaLibraryLoadData"
+#define IRIS_LIBRARY_GET_NAME "cudaLibraryGetKernel"
+#define IRIS_LAUNCH_NAME "cudaLaunchKernel"
+#endif
+}  // namespace gpu
+
+#endif  // IRIS_GPU_RUNTIME_H

@@ -1,0 +1,116 @@
+// sync.cuh: flags between ranks, bounded waits, and the cross-rank barrier.
+//
+// No wait here can spin forever: each gives up at the context's deadline (Ctx::timeout_ns),
+// records what it waited for in the rank's DeviceStatus, and returns false. The host turns that
+// record into an exception that names the rank, the peer and the wait. Once a rank has recorded
+// an error its other waits give up at once, so one lost peer does not cost a deadline per wait.
+//
+//   // producer: data first, then the flag with release semantics
+//   iris::put(ctx, buf, local, n, peer);
+//   __syncthreads();
+//   if (threadIdx.x == 0) iris::signal(ctx, flag, 1, peer);
+//   // consumer
+//   if (threadIdx.x == 0 && !iris::wait_until(ctx, flag, iris::Cmp::ge, 1, /*site=*/7)) return;
+#pragma once
+
+#include "ctx.cuh"
+
+namespace iris {
+
+enum class Cmp { eq, ne, ge, gt, le, lt };
+
+enum class SignalOp { set, add };
+
+namespace impl {
+
+__device__ __forceinline__ bool compare(uint64_t a, Cmp cmp, uint64_t b) {
+    switch (cmp) {
+        case Cmp::eq: return a == b;
+        case Cmp::ne: return a != b;
+        case Cmp::ge: return a >= b;
+        case Cmp::gt: return a > b;
+        case Cmp::le: return a <= b;
+        default: return a < b;
+    }
+}
+
+__device__ __forceinline__ bool has_error(const Ctx& ctx) {
+    return arch::load<Order::relaxed, Scope::system>(&ctx.status->code) != 0;
+}
+
+/// First error wins; later ones are dropped so the record describes the root cause.
+__device__ inline void record_error(const Ctx& ctx, ErrorCode code, int site, int peer, uint64_t observed,
+                                    uint64_t expected, uint64_t elapsed_ns) {
+    DeviceStatus* s = ctx.status;
+    if (arch::compare_exchange<Order::relaxed, Scope::system>(&s->code, 0u, static_cast<uint32_t>(code)) != 0u) return;
+    s->site = site;
+    s->rank = ctx.rank;
+    s->peer = peer;
+    s->observed = observed;
+    s->expected = expected;
+    s->elapsed_ns = elapsed_ns;
+    arch::fence_system();
+}
+
+}  // namespace impl
+
+/// Sets (or adds to) rank `to_rank`'s copy of the flag with release semantics at system scope:
+/// every write this thread made before, to any rank, is visible to whoever acquires the flag.
+__device__ __forceinline__ void signal(const Ctx& ctx, uint64_t* flag, uint64_t value, int to_rank,
+                                       SignalOp op = SignalOp::set) {
+    uint64_t* target = translate(ctx, flag, to_rank);
+    if (op == SignalOp::set) arch::store<Order::release, Scope::system>(target, value);
+    else arch::fetch_add<Order::release, Scope::system>(target, value);
+}
+
+/// Spins (one thread) until this rank's `*flag` compares true against `value`, with acquire
+/// semantics. Returns false if the deadline passed or the rank already holds an error; the
+/// failure is recorded with `site` and `peer` for the host's message.
+__device__ inline bool wait_until(const Ctx& ctx, const uint64_t* flag, Cmp cmp, uint64_t value, int site = 0,
+                                  int peer = -1, ErrorCode code = ErrorCode::wait_timeout) {
+    uint64_t seen = arch::load<Order::acquire, Scope::system>(flag);
+    if (impl::compare(seen, cmp, value)) return true;
+    const uint64_t start = arch::now_ns();
+    for (uint32_t spin = 1;; ++spin) {
+        seen = arch::load<Order::acquire, Scope::system>(flag);
+        if (impl::compare(seen, cmp, value)) return true;
+        if ((spin & 255u) == 0) {  // the timer and the status word are checked every 256 spins
+            const uint64_t waited = arch::now_ns() - start;
+            if (impl::has_error(ctx)) return false;
+            if (waited > ctx.timeout_ns) {
+                impl::record_error(ctx, code, site, peer, seen, value, waited);
+                return false;
+            }
+        }
+    }
+}
+
+/// All ranks meet: every rank's block returns only after every rank's block has arrived, and
+/// writes made before the barrier (to any rank) are visible after it. Call it from every thread
+/// of exactly one block per rank, the same number of times on each rank, e.g. from a one-block
+/// kernel or after a grid-wide sync. Returns false (on every thread) if a peer did not arrive
+/// before the deadline; the status record names it.
+__device__ inline bool barrier(const Ctx& ctx, int site = 0) {
+    __shared__ uint64_t epoch;
+    __shared__ int ok;
+    const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    __syncthreads();  // the block's own writes come before the arrival
+    if (t == 0) {
+        epoch = *ctx.barrier_epoch + 1;
+        *ctx.barrier_epoch = epoch;
+        ok = 1;
+    }
+    __syncthreads();
+    if (t < static_cast<unsigned>(ctx.world)) {
+        // Arrive: slot [my rank] in rank t's pad. Epochs only grow, so a late reader never
+        // mistakes an old arrival for this one.
+        signal(ctx, ctx.barrier_flags + ctx.rank, epoch, static_cast<int>(t));
+        if (!wait_until(ctx, ctx.barrier_flags + t, Cmp::ge, epoch, site, static_cast<int>(t),
+                        ErrorCode::barrier_timeout))
+            ok = 0;
+    }
+    __syncthreads();
+    return ok != 0;
+}
+
+}  // namespace iris

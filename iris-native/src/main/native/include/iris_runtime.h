@@ -1,0 +1,156 @@
+/*
+ * iris_runtime.h: the C API that Java (through JavaCPP) calls on the host side.
+ *
+ * Conventions, as in NCCL's public header:
+ *  - every function returns an iris_status; outputs come back through pointer arguments;
+ *  - on failure, iris_last_error() returns a one-line message for the calling thread that
+ *    names the failing GPU runtime call and its error ("cudaMalloc(...) failed: out of memory
+ *    (cudaErrorMemoryAllocation)"), and iris_last_gpu_error() the numeric runtime error;
+ *  - device memory is addressed by uint64_t device addresses (unified virtual addressing), so
+ *    offsets and translation are plain integer arithmetic on the Java side;
+ *  - streams, events and modules are opaque handles; a NULL stream is the legacy default stream.
+ * Nothing here ever calls exit() or abort(): this code runs inside a JVM.
+ */
+#ifndef IRIS_RUNTIME_H
+#define IRIS_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum iris_status {
+    IRIS_SUCCESS = 0,
+    IRIS_ERROR_GPU = 1,              /* a CUDA/HIP runtime call failed */
+    IRIS_ERROR_INVALID_ARGUMENT = 2, /* an argument was out of range or NULL */
+    IRIS_ERROR_NOT_FOUND = 3,        /* e.g. no kernel of that name in the module */
+    IRIS_ERROR_NOT_READY = 4         /* a query found work still pending (not a failure) */
+} iris_status;
+
+/* Bytes in an exported IPC memory handle (cudaIpcMemHandle_t / hipIpcMemHandle_t). */
+#define IRIS_IPC_HANDLE_BYTES 64
+
+typedef struct iris_stream_s* iris_stream;
+typedef struct iris_event_s* iris_event;
+typedef struct iris_module_s* iris_module;
+typedef struct iris_function_s* iris_function;
+typedef struct iris_graph_s* iris_graph;
+
+/* Device properties that callers size work from. */
+typedef struct iris_device_properties {
+    char name[256];
+    int major;
+    int minor;
+    int multiprocessor_count;
+    int warp_size;
+    int max_threads_per_block;
+    int pci_domain_id;
+    int pci_bus_id;
+    int pci_device_id;
+    uint64_t total_global_memory;
+    uint64_t l2_cache_bytes;
+    uint64_t shared_memory_per_block_optin;
+} iris_device_properties;
+
+/* ---- errors and versions ------------------------------------------------------------- */
+
+/* The last failure's message on this thread; empty when none. Valid until the next call. */
+const char* iris_last_error(void);
+/* The last failure's GPU runtime error code on this thread (0 when the failure was not one). */
+int iris_last_gpu_error(void);
+/* "CUDA" or "HIP": which runtime this library was built against. */
+const char* iris_platform_name(void);
+/* Runtime and driver versions as the GPU runtime encodes them (e.g. 13000). */
+int iris_runtime_version(int* runtime_version, int* driver_version);
+
+/* ---- devices -------------------------------------------------------------------------- */
+
+/* Number of visible GPUs. Fails (with the runtime's reason) where no driver is present. */
+int iris_device_count(int* count);
+int iris_device_set(int device);
+int iris_device_get(int* device);
+int iris_device_properties_get(int device, iris_device_properties* properties);
+int iris_device_can_access_peer(int device, int peer_device, int* can_access);
+/* Enables access from the current device to peer_device; already enabled is not an error. */
+int iris_device_enable_peer_access(int peer_device);
+int iris_device_synchronize(void);
+int iris_mem_get_info(uint64_t* free_bytes, uint64_t* total_bytes);
+
+/* ---- memory --------------------------------------------------------------------------- */
+
+int iris_malloc(uint64_t* device_address, uint64_t bytes);
+int iris_free(uint64_t device_address);
+/* Page-locked host memory mapped into the device address space: with unified addressing the
+ * same address works on host and device, so small status words can be read without a copy. */
+int iris_host_alloc_mapped(void** host_address, uint64_t bytes);
+int iris_host_free(void* host_address);
+
+/* ---- IPC: share device allocations between processes ----------------------------------- */
+
+/* Writes IRIS_IPC_HANDLE_BYTES bytes describing the allocation that starts at device_address. */
+int iris_ipc_export(uint64_t device_address, uint8_t* handle);
+/* Maps a peer's exported allocation into this process (peer access enabled lazily). */
+int iris_ipc_open(const uint8_t* handle, uint64_t* device_address);
+int iris_ipc_close(uint64_t device_address);
+
+/* ---- copies and memset (stream-ordered; host memory may be pageable) ------------------- */
+
+int iris_memcpy_htod(uint64_t dst, const void* src, uint64_t bytes, iris_stream stream);
+int iris_memcpy_dtoh(void* dst, uint64_t src, uint64_t bytes, iris_stream stream);
+int iris_memcpy_dtod(uint64_t dst, uint64_t src, uint64_t bytes, iris_stream stream);
+/* Copy-engine copy between devices (the baseline that SM-driven remote access is judged by). */
+int iris_memcpy_peer(uint64_t dst, int dst_device, uint64_t src, int src_device, uint64_t bytes,
+                     iris_stream stream);
+int iris_memset_d8(uint64_t dst, uint8_t value, uint64_t bytes, iris_stream stream);
+
+/* ---- streams and events ---------------------------------------------------------------- */
+
+int iris_stream_create(iris_stream* stream, int non_blocking);
+int iris_stream_destroy(iris_stream stream);
+int iris_stream_synchronize(iris_stream stream);
+/* IRIS_SUCCESS when all work is done, IRIS_ERROR_NOT_READY while some is pending. */
+int iris_stream_query(iris_stream stream);
+int iris_stream_wait_event(iris_stream stream, iris_event event);
+
+int iris_event_create(iris_event* event, int enable_timing);
+int iris_event_destroy(iris_event event);
+int iris_event_record(iris_event event, iris_stream stream);
+int iris_event_synchronize(iris_event event);
+int iris_event_elapsed_ms(float* milliseconds, iris_event start, iris_event end);
+
+/* ---- CUDA graphs: capture stream work once, replay it cheaply --------------------------- */
+
+int iris_stream_begin_capture(iris_stream stream);
+/* Ends the capture and instantiates it; the graph is ready to launch. */
+int iris_stream_end_capture(iris_stream stream, iris_graph* graph);
+int iris_graph_launch(iris_graph graph, iris_stream stream);
+int iris_graph_destroy(iris_graph graph);
+
+/* ---- modules and kernels ---------------------------------------------------------------- */
+
+/* Loads a fatbin, cubin or PTX image (the bytes are copied; the caller may free them). */
+int iris_module_load_data(iris_module* module, const void* image, uint64_t image_bytes);
+int iris_module_unload(iris_module module);
+/* Looks up an extern "C" kernel; IRIS_ERROR_NOT_FOUND when the module has none of that name. */
+int iris_module_get_function(iris_function* function, iris_module module, const char* name);
+/* Raises the kernel's dynamic shared memory limit (needed above 48 KiB). */
+int iris_function_set_max_dynamic_shared_memory(iris_function function, int bytes);
+/* Registers per thread, static shared memory bytes, local (spill) bytes per thread, and the
+ * largest block the kernel can be launched with. */
+int iris_function_attributes(iris_function function, int* registers, int* static_shared_bytes,
+                             int* local_bytes, int* max_threads_per_block);
+
+/* Launches function. The kernel's arguments are packed in arg_buffer: argument i starts at
+ * arg_offsets[i] and is passed by value (its size is whatever the kernel declares). */
+int iris_launch(iris_function function, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
+                uint32_t block_x, uint32_t block_y, uint32_t block_z, uint32_t dynamic_shared_bytes,
+                iris_stream stream, const void* arg_buffer, const uint32_t* arg_offsets,
+                uint32_t arg_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IRIS_RUNTIME_H */

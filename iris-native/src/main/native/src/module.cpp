@@ -1,0 +1,86 @@
+// module.cpp: loading compiled device code at run time and launching its kernels.
+
+#include "check.h"
+
+using iris::handle_cast;
+
+namespace {
+// Kernel parameter space is 32 KiB on current GPUs; more arguments than this is a caller bug.
+constexpr uint32_t kMaxKernelArgs = 256;
+}  // namespace
+
+extern "C" {
+
+int iris_module_load_data(iris_module* module, const void* image, uint64_t image_bytes) {
+    iris::clear_error();
+    IRIS_REQUIRE(module && image && image_bytes > 0, "iris_module_load_data", "NULL or empty image");
+    gpu::Library lib{};
+    gpuError_t e = gpu::library_load(&lib, image);
+    if (e != gpuSuccess) return iris::fail_gpu(IRIS_LIBRARY_LOAD_NAME "(&library, image)", e);
+    *module = handle_cast<iris_module>(lib);
+    return IRIS_SUCCESS;
+}
+
+int iris_module_unload(iris_module module) {
+    iris::clear_error();
+    gpuError_t e = gpu::library_unload(handle_cast<gpu::Library>(module));
+    if (e != gpuSuccess) return iris::fail_gpu("library unload", e);
+    return IRIS_SUCCESS;
+}
+
+int iris_module_get_function(iris_function* function, iris_module module, const char* name) {
+    iris::clear_error();
+    IRIS_REQUIRE(function && module && name, "iris_module_get_function", "NULL argument");
+    gpu::Kernel k{};
+    gpuError_t e = gpu::library_get_kernel(&k, handle_cast<gpu::Library>(module), name);
+    if (e != gpuSuccess) {
+        iris::fail_gpu(IRIS_LIBRARY_GET_NAME "(&kernel, library, name)", e);
+        return IRIS_ERROR_NOT_FOUND;
+    }
+    *function = handle_cast<iris_function>(k);
+    return IRIS_SUCCESS;
+}
+
+int iris_function_set_max_dynamic_shared_memory(iris_function function, int bytes) {
+    iris::clear_error();
+    IRIS_REQUIRE(function && bytes >= 0, "iris_function_set_max_dynamic_shared_memory", "bad argument");
+    gpuError_t e = gpu::kernel_set_max_dynamic_smem(handle_cast<gpu::Kernel>(function), bytes);
+    if (e != gpuSuccess) return iris::fail_gpu(IRIS_GPU_PREFIX "FuncSetAttribute(kernel, MaxDynamicSharedMemorySize)", e);
+    return IRIS_SUCCESS;
+}
+
+int iris_function_attributes(iris_function function, int* registers, int* static_shared_bytes,
+                             int* local_bytes, int* max_threads_per_block) {
+    iris::clear_error();
+    IRIS_REQUIRE(function && registers && static_shared_bytes && local_bytes && max_threads_per_block,
+                 "iris_function_attributes", "NULL argument");
+    gpuError_t e = gpu::kernel_attributes(handle_cast<gpu::Kernel>(function), registers,
+                                          static_shared_bytes, local_bytes, max_threads_per_block);
+    if (e != gpuSuccess) return iris::fail_gpu(IRIS_GPU_PREFIX "FuncGetAttributes(&attributes, kernel)", e);
+    return IRIS_SUCCESS;
+}
+
+int iris_launch(iris_function function, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
+                uint32_t block_x, uint32_t block_y, uint32_t block_z, uint32_t dynamic_shared_bytes,
+                iris_stream stream, const void* arg_buffer, const uint32_t* arg_offsets,
+                uint32_t arg_count) {
+    iris::clear_error();
+    IRIS_REQUIRE(function, "iris_launch", "NULL function");
+    IRIS_REQUIRE(arg_count <= kMaxKernelArgs, "iris_launch", "more than 256 kernel arguments");
+    IRIS_REQUIRE(arg_count == 0 || (arg_buffer && arg_offsets), "iris_launch", "NULL argument buffer");
+    // The runtime copies argument values at launch, so pointers into arg_buffer need only live
+    // for the duration of this call.
+    void* args[kMaxKernelArgs];
+    const char* base = static_cast<const char*>(arg_buffer);
+    for (uint32_t i = 0; i < arg_count; ++i) args[i] = const_cast<char*>(base + arg_offsets[i]);
+    gpuError_t e = gpu::launch_kernel(handle_cast<gpu::Kernel>(function), dim3(grid_x, grid_y, grid_z),
+                                      dim3(block_x, block_y, block_z), arg_count ? args : nullptr,
+                                      dynamic_shared_bytes, handle_cast<gpuStream_t>(stream));
+    if (e != gpuSuccess) return iris::fail_gpu(IRIS_LAUNCH_NAME "(kernel, grid, block, args, shared, stream)", e);
+    // Launch-configuration errors surface here on some runtimes rather than from the launch.
+    e = gpuGetLastError();
+    if (e != gpuSuccess) return iris::fail_gpu(IRIS_LAUNCH_NAME " (deferred launch error)", e);
+    return IRIS_SUCCESS;
+}
+
+}  // extern "C"
