@@ -14,15 +14,17 @@ public record Tile(SymTensor tensor, long row0, long col0, long rows, long cols)
         if (tensor == null) {
             throw new IllegalArgumentException("tile: tensor must not be null");
         }
-        long tr = tensor.matrixRows();
-        long tc = tensor.matrixCols();
+        checkBounds(tensor.rankLabel(), tensor.matrixRows(), tensor.matrixCols(), row0, col0, rows, cols);
+    }
+
+    /** Throws unless the window lies inside a tensorRows x tensorCols matrix. */
+    static void checkBounds(String who, long tensorRows, long tensorCols, long row0, long col0, long rows, long cols) {
         if (rows < 1 || cols < 1) {
-            throw new IllegalArgumentException(tensor.rankLabel() + ": tile size must be at least 1 x 1, got "
-                    + rows + " x " + cols);
+            throw new IllegalArgumentException(who + ": tile size must be at least 1 x 1, got " + rows + " x " + cols);
         }
-        if (row0 < 0 || col0 < 0 || row0 > tr - rows || col0 > tc - cols) {
-            throw new IndexOutOfBoundsException(tensor.rankLabel() + ": tile rows [" + row0 + ", " + (row0 + rows)
-                    + ") x cols [" + col0 + ", " + (col0 + cols) + ") lies outside the tensor's " + tr + " x " + tc + " matrix");
+        if (row0 < 0 || col0 < 0 || row0 > tensorRows - rows || col0 > tensorCols - cols) {
+            throw new IndexOutOfBoundsException(who + ": tile rows [" + row0 + ", " + (row0 + rows) + ") x cols [" + col0
+                    + ", " + (col0 + cols) + ") lies outside the tensor's " + tensorRows + " x " + tensorCols + " matrix");
         }
     }
 

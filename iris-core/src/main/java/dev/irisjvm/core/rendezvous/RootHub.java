@@ -341,7 +341,7 @@ final class RootHub implements Transport {
      */
     private <E extends IrisException> E fail(E e) {
         if (!closed) {
-            LOG.debug("rendezvous at {} failed: {}", where, e.getMessage());
+            LOG.debug("rank 0 gives up on the rendezvous at {}: {}", where, e.getMessage());
             ByteBuffer notice = FrameCodec.encodeFailure(e instanceof IrisTimeoutException, e.getMessage(),
                     config.maxFrameBytes());
             for (FrameChannel member : members) {

@@ -1,0 +1,44 @@
+package dev.irisjvm.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.junit.jupiter.api.Test;
+
+/** The packed context must match iris::Ctx field by field (ctx.cuh pins the C side with static_asserts). */
+class DeviceContextTest {
+    @Test
+    void layoutMatchesTheDeviceStruct() {
+        long[] bases = {0x7000_0000_0000L, 0x7100_0000_0000L, 0x7200_0000_0000L};
+        DeviceContext c = new DeviceContext(1, 3, 1L << 30, 5_000_000_000L, 0x1111L, 0x2222L, 0x3333L, bases);
+        ByteBuffer b = ByteBuffer.wrap(c.bytes()).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(DeviceContext.BYTES, b.capacity());
+        assertEquals(1, b.getInt(0));
+        assertEquals(3, b.getInt(4));
+        assertEquals(1L << 30, b.getLong(8));
+        assertEquals(5_000_000_000L, b.getLong(16));
+        assertEquals(0x1111L, b.getLong(24));
+        assertEquals(0x2222L, b.getLong(32));
+        assertEquals(0x3333L, b.getLong(40));
+        for (int r = 0; r < DeviceContext.MAX_RANKS; r++) {
+            assertEquals(r < 3 ? bases[r] : 0L, b.getLong(48 + 8 * r), "bases[" + r + "]");
+        }
+    }
+
+    @Test
+    void translateMovesBetweenHeaps() {
+        long[] bases = {1000, 50_000};
+        DeviceContext c = new DeviceContext(0, 2, 4096, 1, 0, 0, 0, bases);
+        assertEquals(50_123, c.translate(1123, 1));
+        assertEquals(1123, c.translate(1123, 0));
+    }
+
+    @Test
+    void rejectsWorldsBeyondEightRanks() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new DeviceContext(0, 9, 4096, 1, 0, 0, 0, new long[9]));
+        assertEquals(true, e.getMessage().contains("world size 9"), e.getMessage());
+    }
+}

@@ -1,0 +1,62 @@
+package dev.irisjvm.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class IrisConfigTest {
+    @Test
+    void defaultsForASingleProcess() {
+        IrisConfig c = IrisConfig.fromEnvironment(Map.of());
+        assertEquals(0, c.rank());
+        assertEquals(1, c.worldSize());
+        assertEquals(0, c.device());
+        assertEquals(1L << 30, c.heapSize());
+        assertFalse(c.checked());
+        assertEquals(Duration.ofSeconds(30), c.deviceTimeout());
+    }
+
+    @Test
+    void readsIrisVariables() {
+        IrisConfig c = IrisConfig.fromEnvironment(Map.of("IRIS_RANK", "1", "IRIS_WORLD_SIZE", "2", "IRIS_LOCAL_RANK", "1",
+                "IRIS_LOCAL_WORLD_SIZE", "2", "IRIS_HEAP_SIZE", "512m", "IRIS_CHECK", "1", "IRIS_DEVICE_TIMEOUT_MS", "1500",
+                "IRIS_SEED", "42"));
+        assertEquals(1, c.rank());
+        assertEquals(1, c.device());
+        assertEquals(512L << 20, c.heapSize());
+        assertTrue(c.checked());
+        assertEquals(Duration.ofMillis(1500), c.deviceTimeout());
+        assertEquals(42, c.seed());
+        assertEquals(3, IrisConfig.fromEnvironment(Map.of("IRIS_DEVICE", "3")).device());
+    }
+
+    @Test
+    void sizesParseWithUnits() {
+        assertEquals(64L << 10, IrisConfig.parseSize("64k", 0));
+        assertEquals(2L << 30, IrisConfig.parseSize("2G", 0));
+        assertEquals(123, IrisConfig.parseSize(" 123 ", 0));
+        assertEquals(9, IrisConfig.parseSize(null, 9));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> IrisConfig.parseSize("1.5g", 0));
+        assertTrue(e.getMessage().contains("IRIS_HEAP_SIZE") && e.getMessage().contains("1.5g"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> IrisConfig.parseSize("99999999999t", 0));
+    }
+
+    @Test
+    void badValuesNameTheVariableOrArgument() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> IrisConfig.fromEnvironment(Map.of("IRIS_DEVICE_TIMEOUT_MS", "soon")));
+        assertTrue(e.getMessage().contains("IRIS_DEVICE_TIMEOUT_MS"), e.getMessage());
+        IrisConfig c = IrisConfig.fromEnvironment(Map.of());
+        e = assertThrows(IllegalArgumentException.class, () -> c.withHeapSize(4096));
+        assertTrue(e.getMessage().contains("heapSize") && e.getMessage().contains("rank 0"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> c.withDeviceTimeout(Duration.ZERO));
+        assertTrue(e.getMessage().contains("deviceTimeout"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> c.withDevice(-1));
+        assertTrue(e.getMessage().contains("device"), e.getMessage());
+    }
+}

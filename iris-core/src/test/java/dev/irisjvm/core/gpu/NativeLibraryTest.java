@@ -1,0 +1,36 @@
+package dev.irisjvm.core.gpu;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** The native runtime loads from the jar on any machine; without a GPU it reports why, naming the call. */
+class NativeLibraryTest {
+    @Test
+    void loadsAndProbesWithoutThrowing() {
+        assertTrue(NativeLibrary.isAvailable(), () -> "native runtime did not load: " + NativeLibrary.unavailabilityCause());
+        Gpu.GpuProbe probe = Gpu.probe();
+        System.out.println("GPU probe: " + probe);
+        if (probe.deviceCount() == 0) {
+            assertTrue(probe.reason().contains("cudaGetDeviceCount"), probe.reason());
+        }
+    }
+
+    @Test
+    void failuresNameTheRankTheFunctionAndTheGpuCall() {
+        Gpu.GpuProbe probe = Gpu.probe();
+        if (probe.deviceCount() > 0) {
+            return;  // the failure path below needs a machine without a usable GPU
+        }
+        NativeCalls.setRank(3);
+        try {
+            Gpu.deviceCount();
+            throw new AssertionError("deviceCount succeeded without a GPU");
+        } catch (dev.irisjvm.core.IrisNativeException e) {
+            assertTrue(e.getMessage().startsWith("rank 3: iris_device_count: cudaGetDeviceCount"), e.getMessage());
+            assertTrue(e.gpuError() != 0, "gpu error code");
+        } finally {
+            NativeCalls.setRank(-1);
+        }
+    }
+}
