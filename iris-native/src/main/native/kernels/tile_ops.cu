@@ -7,7 +7,7 @@
 namespace {
 
 template <class T>
-__device__ void tile_copy(const iris::Ctx& ctx, T* dst, uint64_t ld_dst, int dst_rank, const T* src,
+__device__ __forceinline__ void tile_copy(const iris::Ctx& ctx, T* dst, uint64_t ld_dst, int dst_rank, const T* src,
                           uint64_t ld_src, int src_rank, uint64_t rows, uint64_t cols) {
     const iris::GridGroup grid;
     iris::impl::copy_tile(iris::translate(ctx, dst, dst_rank), ld_dst, iris::translate(ctx, src, src_rank),
@@ -16,7 +16,7 @@ __device__ void tile_copy(const iris::Ctx& ctx, T* dst, uint64_t ld_dst, int dst
 
 // dst (on dst_rank) += src (local), element by element, each add one relaxed system-scope atomic.
 template <class T>
-__device__ void tile_atomic_add(const iris::Ctx& ctx, T* dst, uint64_t ld_dst, int dst_rank, const T* src,
+__device__ __forceinline__ void tile_atomic_add(const iris::Ctx& ctx, T* dst, uint64_t ld_dst, int dst_rank, const T* src,
                                 uint64_t ld_src, uint64_t rows, uint64_t cols) {
     const iris::GridGroup grid;
     const uint64_t n = rows * cols;
@@ -30,7 +30,7 @@ __device__ void tile_atomic_add(const iris::Ctx& ctx, T* dst, uint64_t ld_dst, i
 
 // Element width only matters for alignment, so copies are instantiated per width, not per type.
 #define IRIS_TILE_COPY(NAME, T)                                                                      \
-    extern "C" __global__ void NAME(iris::Ctx ctx, T* dst, uint64_t ld_dst, int dst_rank, const T* src, \
+    extern "C" __global__ void NAME(const IRIS_GRID_CONSTANT iris::Ctx ctx, T* dst, uint64_t ld_dst, int dst_rank, const T* src, \
                                     uint64_t ld_src, int src_rank, uint64_t rows, uint64_t cols) {     \
         tile_copy(ctx, dst, ld_dst, dst_rank, src, ld_src, src_rank, rows, cols);                      \
     }
@@ -41,7 +41,7 @@ IRIS_TILE_COPY(iris_tile_copy_b8, uint64_t)
 #undef IRIS_TILE_COPY
 
 #define IRIS_TILE_ATOMIC_ADD(NAME, T)                                                                \
-    extern "C" __global__ void NAME(iris::Ctx ctx, T* dst, uint64_t ld_dst, int dst_rank, const T* src, \
+    extern "C" __global__ void NAME(const IRIS_GRID_CONSTANT iris::Ctx ctx, T* dst, uint64_t ld_dst, int dst_rank, const T* src, \
                                     uint64_t ld_src, uint64_t rows, uint64_t cols) {                   \
         tile_atomic_add(ctx, dst, ld_dst, dst_rank, src, ld_src, rows, cols);                          \
     }

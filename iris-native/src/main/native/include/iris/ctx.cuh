@@ -4,6 +4,12 @@
 // to kernels by value, so it lives in the kernel parameter space: reading bases[] is a constant
 // bank load, not a trip to global memory. The layout is part of the ABI; the static_asserts
 // below pin it.
+//
+// Declare it in a kernel as `const IRIS_GRID_CONSTANT iris::Ctx ctx`. The device functions take
+// the context by reference; without __grid_constant__ taking that reference makes the compiler
+// copy all 112 bytes to local memory in every thread (seen in the SASS as STL/LDL).
+//
+//   extern "C" __global__ void my_kernel(const IRIS_GRID_CONSTANT iris::Ctx ctx, float* buf) { ... }
 #pragma once
 
 #include <cstddef>
@@ -44,8 +50,6 @@ struct Ctx {
     uint64_t* barrier_epoch;  ///< this rank's barrier counter (never accessed remotely)
     uint64_t bases[kMaxRanks];  ///< each rank's heap base as mapped in this process
 
-    /// This rank's heap base; every symmetric pointer handed to a kernel lies in [base, base + heap_size).
-    __device__ __host__ uint64_t heap_base() const { return bases[rank]; }
 };
 
 static_assert(sizeof(Ctx) == 112, "Ctx layout is shared with Java (DeviceContext.BYTES)");

@@ -1,7 +1,7 @@
 // iris.cuh: the device API in one include.
 //
 //   #include <iris/iris.cuh>
-//   extern "C" __global__ void hello(iris::Ctx ctx, int* buf) {
+//   extern "C" __global__ void hello(const IRIS_GRID_CONSTANT iris::Ctx ctx, int* buf) {
 //       if (ctx.rank == 0) iris::store(ctx, buf + threadIdx.x, int(threadIdx.x), 1);
 //   }
 //

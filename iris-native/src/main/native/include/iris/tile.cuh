@@ -4,7 +4,7 @@
 // both sides are 16-byte aligned the body moves 16 bytes per thread per step and the masked tail
 // finishes element by element; otherwise the whole copy goes element by element.
 //
-//   __global__ void pull(iris::Ctx ctx, float* buf, float* local, size_t n) {
+//   __global__ void pull(const IRIS_GRID_CONSTANT iris::Ctx ctx, float* buf, float* local, size_t n) {
 //       iris::get(ctx, local, buf, n, (ctx.rank + 1) % ctx.world);   // block-cooperative
 //   }
 #pragma once

@@ -192,7 +192,7 @@ public final class CoreScenarios {
                      SymTensor srcT = cast(src, t)) {
                     long[] seeds = gatherLongs(seed);
                     iris.barrier();
-                    srcT.tile(r0, c0, tr, tc).on(next).storeRemote(srcT.tile(r0, c0, tr, tc));
+                    dst.tile(r0, c0, tr, tc).on(next).storeRemote(srcT.tile(r0, c0, tr, tc));
                     iris.barrier();
                     iris.synchronize();
                     // What prev wrote into this rank: prev's source, regenerated here from its seed.

@@ -20,6 +20,14 @@
 #include <cuda_fp16.h>
 #endif
 
+// Kernel parameters whose address device code takes, without a copy to local memory (CUDA's
+// __grid_constant__; HIP reads parameters from memory already).
+#if defined(IRIS_PLATFORM_HIP)
+#define IRIS_GRID_CONSTANT
+#else
+#define IRIS_GRID_CONSTANT __grid_constant__
+#endif
+
 namespace iris {
 
 /// Memory order of an atomic or a flag operation (C++ semantics).

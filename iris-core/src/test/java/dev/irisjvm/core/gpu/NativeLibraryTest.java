@@ -16,6 +16,15 @@ class NativeLibraryTest {
         }
     }
 
+    /** The JNI library covers the generated structs too, not only the global functions. */
+    @Test
+    void generatedStructsHaveTheirNativeMethods() {
+        try (dev.irisjvm.runtime.iris_device_properties p = new dev.irisjvm.runtime.iris_device_properties()) {
+            p.major(9).minor(0);
+            assertTrue(p.major() == 9 && p.minor() == 0 && !p.isNull(), "struct round trip");
+        }
+    }
+
     @Test
     void failuresNameTheRankTheFunctionAndTheGpuCall() {
         Gpu.GpuProbe probe = Gpu.probe();
