@@ -32,7 +32,7 @@ __device__ __forceinline__ uint64_t grid_threads() { return uint64_t(gridDim.x) 
 // Thread r (< world) reports where rank r's copy of *sym lives in this process and what it holds.
 // The host compares the address with its own translation and the value with the tag rank r put
 // there, so a wrong base or offset shows either as a wrong address or as a wrong value.
-extern "C" __global__ void dat_translate(Ctx ctx, const uint64_t* sym, uint64_t* addresses, uint64_t* values) {
+extern "C" __global__ void dat_translate(const IRIS_GRID_CONSTANT Ctx ctx, const uint64_t* sym, uint64_t* addresses, uint64_t* values) {
     const int r = static_cast<int>(threadIdx.x);
     if (r >= ctx.world) return;
     const uint64_t* there = iris::translate(ctx, sym, r);
@@ -56,11 +56,11 @@ __device__ void store_n(const Ctx& ctx, T* dst, const T* src, uint64_t n, int to
 
 #define DAT_LOAD_STORE(SUFFIX, T)                                                                         \
     /* out[i] = rank from_rank's src[i] (src symmetric, out local) */                                    \
-    extern "C" __global__ void dat_load_##SUFFIX(Ctx ctx, T* out, const T* src, uint64_t n, int from_rank) { \
+    extern "C" __global__ void dat_load_##SUFFIX(const IRIS_GRID_CONSTANT Ctx ctx, T* out, const T* src, uint64_t n, int from_rank) { \
         load_n(ctx, out, src, n, from_rank);                                                              \
     }                                                                                                     \
     /* rank to_rank's dst[i] = src[i] (dst symmetric, src local) */                                      \
-    extern "C" __global__ void dat_store_##SUFFIX(Ctx ctx, T* dst, const T* src, uint64_t n, int to_rank) { \
+    extern "C" __global__ void dat_store_##SUFFIX(const IRIS_GRID_CONSTANT Ctx ctx, T* dst, const T* src, uint64_t n, int to_rank) { \
         store_n(ctx, dst, src, n, to_rank);                                                               \
     }
 DAT_LOAD_STORE(f32, float)
@@ -90,21 +90,21 @@ __device__ void for_chunk(T* dst, const T* src, uint64_t count, uint64_t chunk, 
 
 #define DAT_MOVE_1D(SUFFIX, T)                                                                                  \
     /* local dst = rank from_rank's src */                                                                      \
-    extern "C" __global__ void dat_get_##SUFFIX(Ctx ctx, T* dst, const T* src, uint64_t count, int from_rank,     \
+    extern "C" __global__ void dat_get_##SUFFIX(const IRIS_GRID_CONSTANT Ctx ctx, T* dst, const T* src, uint64_t count, int from_rank,     \
                                                 uint64_t chunk) {                                               \
         for_chunk(dst, src, count, chunk, [&](T* d, const T* s, uint64_t n, auto g) {                           \
             iris::get(ctx, d, s, n, from_rank, g);                                                              \
         });                                                                                                     \
     }                                                                                                           \
     /* rank to_rank's dst = local src */                                                                        \
-    extern "C" __global__ void dat_put_##SUFFIX(Ctx ctx, T* dst, const T* src, uint64_t count, int to_rank,       \
+    extern "C" __global__ void dat_put_##SUFFIX(const IRIS_GRID_CONSTANT Ctx ctx, T* dst, const T* src, uint64_t count, int to_rank,       \
                                                 uint64_t chunk) {                                               \
         for_chunk(dst, src, count, chunk, [&](T* d, const T* s, uint64_t n, auto g) {                           \
             iris::put(ctx, d, s, n, to_rank, g);                                                                \
         });                                                                                                     \
     }                                                                                                           \
     /* rank to_rank's dst = rank from_rank's src; neither needs to be this rank */                             \
-    extern "C" __global__ void dat_copy_##SUFFIX(Ctx ctx, T* dst, const T* src, uint64_t count, int from_rank,    \
+    extern "C" __global__ void dat_copy_##SUFFIX(const IRIS_GRID_CONSTANT Ctx ctx, T* dst, const T* src, uint64_t count, int from_rank,    \
                                                  int to_rank, uint64_t chunk) {                                 \
         for_chunk(dst, src, count, chunk, [&](T* d, const T* s, uint64_t n, auto g) {                           \
             iris::copy(ctx, d, s, n, from_rank, to_rank, g);                                                    \
@@ -132,7 +132,7 @@ __device__ void for_band(uint64_t rows, uint64_t rows_per_block, Op op) {
 }  // namespace
 
 // local dst tile = rank from_rank's src tile
-extern "C" __global__ void dat_get_tile_f32(Ctx ctx, float* dst, uint64_t ld_dst, const float* src, uint64_t ld_src,
+extern "C" __global__ void dat_get_tile_f32(const IRIS_GRID_CONSTANT Ctx ctx, float* dst, uint64_t ld_dst, const float* src, uint64_t ld_src,
                                             uint64_t rows, uint64_t cols, int from_rank, uint64_t rows_per_block) {
     for_band(rows, rows_per_block, [&](uint64_t r0, uint64_t n, auto g) {
         iris::get_tile(ctx, dst + r0 * ld_dst, ld_dst, src + r0 * ld_src, ld_src, n, cols, from_rank, g);
@@ -140,7 +140,7 @@ extern "C" __global__ void dat_get_tile_f32(Ctx ctx, float* dst, uint64_t ld_dst
 }
 
 // rank to_rank's dst tile = local src tile
-extern "C" __global__ void dat_put_tile_f32(Ctx ctx, float* dst, uint64_t ld_dst, const float* src, uint64_t ld_src,
+extern "C" __global__ void dat_put_tile_f32(const IRIS_GRID_CONSTANT Ctx ctx, float* dst, uint64_t ld_dst, const float* src, uint64_t ld_src,
                                             uint64_t rows, uint64_t cols, int to_rank, uint64_t rows_per_block) {
     for_band(rows, rows_per_block, [&](uint64_t r0, uint64_t n, auto g) {
         iris::put_tile(ctx, dst + r0 * ld_dst, ld_dst, src + r0 * ld_src, ld_src, n, cols, to_rank, g);
@@ -233,7 +233,7 @@ __device__ void atomics_body(const Ctx& ctx, const int32_t* combos, T* slots, co
 }  // namespace
 
 #define DAT_ATOMICS(SUFFIX, T)                                                                                 \
-    extern "C" __global__ void dat_atomics_##SUFFIX(Ctx ctx, const int32_t* combos, T* slots, const T* operands, \
+    extern "C" __global__ void dat_atomics_##SUFFIX(const IRIS_GRID_CONSTANT Ctx ctx, const int32_t* combos, T* slots, const T* operands, \
                                                     const T* compares, T* olds, uint64_t n_slots, uint64_t n_ops, \
                                                     int target0, int target1) {                                \
         atomics_body(ctx, combos, slots, operands, compares, olds, n_slots, n_ops, target0, target1);          \
@@ -272,7 +272,7 @@ __device__ bool pingpong_wait(const Ctx& ctx, const uint64_t* flag, uint64_t rou
 }
 }  // namespace
 
-extern "C" __global__ void dat_pingpong(Ctx ctx, uint64_t* flag, uint64_t* data, uint64_t rounds, int peer,
+extern "C" __global__ void dat_pingpong(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* flag, uint64_t* data, uint64_t rounds, int peer,
                                         int initiator, int signal_add, uint64_t seed, uint64_t* received,
                                         uint64_t* completed) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
@@ -303,7 +303,7 @@ extern "C" __global__ void dat_pingpong(Ctx ctx, uint64_t* flag, uint64_t* data,
 // the short deadline timeout_ns (Ctx is passed by value; only this kernel sees the change), so a
 // false case fails fast: the first one records a wait_timeout at site site_base + k, and every
 // later wait gives up at once because the rank already holds an error.
-extern "C" __global__ void dat_wait_cmp(Ctx ctx, const uint64_t* flag, const uint64_t* cases, int32_t* results,
+extern "C" __global__ void dat_wait_cmp(const IRIS_GRID_CONSTANT Ctx ctx, const uint64_t* flag, const uint64_t* cases, int32_t* results,
                                         uint64_t n, uint64_t timeout_ns, int site_base) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     Ctx c = ctx;
@@ -317,7 +317,7 @@ extern "C" __global__ void dat_wait_cmp(Ctx ctx, const uint64_t* flag, const uin
 // ---- wait_until that must time out ----------------------------------------------------------
 // Waits for *flag >= expected with the context's own deadline; nobody sets the flag, so the wait
 // records a wait_timeout (site, peer) and returns false; *result gets 1 or 0 for true or false.
-extern "C" __global__ void dat_wait_timeout(Ctx ctx, const uint64_t* flag, uint64_t expected, int site, int peer,
+extern "C" __global__ void dat_wait_timeout(const IRIS_GRID_CONSTANT Ctx ctx, const uint64_t* flag, uint64_t expected, int site, int peer,
                                             int32_t* result) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     *result = iris::wait_until(ctx, flag, iris::Cmp::ge, expected, site, peer) ? 1 : 0;
@@ -342,7 +342,7 @@ __device__ __forceinline__ uint64_t barrier_word(uint64_t seed, uint64_t round, 
 }
 }  // namespace
 
-extern "C" __global__ void dat_barrier_loop(Ctx ctx, uint64_t* mailbox, uint64_t iterations, uint64_t seed, int site,
+extern "C" __global__ void dat_barrier_loop(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* mailbox, uint64_t iterations, uint64_t seed, int site,
                                             uint64_t* sums, int32_t* errors, int32_t* ok) {
     __shared__ unsigned long long sum;
     __shared__ int wrong;
