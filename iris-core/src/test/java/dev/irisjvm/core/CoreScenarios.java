@@ -21,6 +21,11 @@ import java.util.Random;
  * output is poisoned first. Run by {@link CoreGpuTest} through the launcher.
  */
 public final class CoreScenarios {
+    /** Every scenario, in the order each rank runs them. */
+    public static final List<String> SCENARIOS = List.of("init_identity", "factories", "copies", "store_remote",
+            "load_remote", "atomic_add", "barrier_orders_rounds", "broadcast_and_allgather", "heap_reuse",
+            "graph_capture", "misuse", "device_barrier_timeout", "init_close_cycles");
+
     private static final List<DType> ALL = List.of(DType.values());
     private static final EnumSet<DType> ATOMIC = EnumSet.of(DType.F32, DType.F64, DType.I32, DType.I64, DType.F16, DType.BF16);
 

@@ -429,7 +429,6 @@ public final class DeviceApiScenarios {
         for (int ci = 0; ci < TILE_CASES.size(); ci++) {
             TileCase c = TILE_CASES.get(ci);
             int srcLen = c.srcRowsTotal * c.ldSrc;
-            int dstLen = c.dstRowsTotal * c.ldDst;
             long[] ownSource = randomBits(Kind.F32, seed("tiles_2d", ci, rank), srcLen);
             long[] prevSource = randomBits(Kind.F32, seed("tiles_2d", ci, prev), srcLen);
             try (SymTensor src = heap.empty(DType.F32, c.srcRowsTotal, c.ldSrc); SymTensor dst = heap.empty(DType.F32, c.dstRowsTotal, c.ldDst)) {
@@ -454,17 +453,12 @@ public final class DeviceApiScenarios {
                             long g = got[r * c.ldDst + col];
                             int tr = r - c.dstRow0, tc = col - c.dstCol0;
                             boolean inside = tr >= 0 && tr < c.rows && tc >= 0 && tc < c.cols;
-                            boolean ok;
-                            String why;
-                            if (inside) {
-                                long e = prevSource[(c.srcRow0 + tr) * c.ldSrc + c.srcCol0 + tc];
-                                ok = g == e;
-                                why = Kind.F32.isPoison(g) ? "unwritten (poison)" : "is " + Kind.F32.show(g) + ", expected " + Kind.F32.show(e);
-                            } else {
-                                ok = Kind.F32.isPoison(g);
-                                why = "outside the tile, overwritten with " + Kind.F32.show(g);
+                            long e = inside ? prevSource[(c.srcRow0 + tr) * c.ldSrc + c.srcCol0 + tc] : 0;
+                            boolean ok = inside ? g == e : Kind.F32.isPoison(g);
+                            if (!ok && wrong++ == 0) {
+                                first = "(" + r + ", " + col + ") " + (!inside ? "outside the tile, overwritten with " + Kind.F32.show(g)
+                                        : Kind.F32.isPoison(g) ? "unwritten (poison)" : "is " + Kind.F32.show(g) + ", expected " + Kind.F32.show(e));
                             }
-                            if (!ok && wrong++ == 0) first = "(" + r + ", " + col + ") " + why;
                         }
                     }
                     final int w = wrong;
@@ -609,11 +603,32 @@ public final class DeviceApiScenarios {
             };
         }
 
-        /** Initial value of a slot. CAS: odd integers / negative floats, never a desired value. */
-        long initial(int op, Random r) {
+        /**
+         * The bits AND / OR operations may touch on one slot (see {@link #operand}): 32-bit
+         * types bits 0..15 (pair) or 0..31 (contended), 64-bit types bits 0..31 or 0..63.
+         */
+        long touchable(boolean contended) {
+            int bits = (width == 4 ? 16 : 32) * (contended ? 2 : 1);
+            return bits == 64 ? -1L : (1L << bits) - 1;
+        }
+
+        /**
+         * Initial value of a slot. Integers are never the poison. CAS: odd integers / negative
+         * floats, never a desired value. AND: every bit an operation may clear is set; OR: every
+         * bit an operation may set is clear; so every AND / OR really changes the slot.
+         */
+        long initial(int op, Random r, boolean contended) {
             if (!floating) {
-                long v = r.nextLong() & mask();
-                return op == CAS ? v | 1 : v;
+                long v;
+                do {
+                    v = r.nextLong() & mask();
+                } while (v == poison() || (v | 1) == poison());
+                return switch (op) {
+                    case CAS -> v | 1;
+                    case AND -> v | touchable(contended);
+                    case OR -> v & ~touchable(contended);
+                    default -> v;
+                };
             }
             return switch (op) {
                 case ADD, SUB -> this == F16 ? roundBits(1 + r.nextInt(256) / 256.0)
@@ -625,17 +640,32 @@ public final class DeviceApiScenarios {
         }
 
         /**
-         * Operand of one operation. CAS: the desired value, unique per operation (id) and never
-         * an initial value. AND clears one bit, OR sets one, so the final value is not trivial.
+         * Operand of operation i (of OPS) for target index z. Integers are never the poison. CAS:
+         * the desired value, unique per operation (id), even, so never an initial value. AND
+         * clears one bit, OR sets one, and the operations on one slot all use different bits:
+         * operation i is the (i / SLOTS)-th of its slot, so with target index z it owns bit
+         * i / SLOTS + 16 z (64-bit types: twice that, or the bit above, at random). Every one of
+         * them changes the slot, so a lost update always shows in the final value.
          */
-        long operand(int op, Random r, long id) {
+        long operand(int op, Random r, long id, int z, int i) {
             if (!floating) {
-                return switch (op) {
-                    case AND -> ~(1L << r.nextInt(8 * width)) & mask();
-                    case OR -> (1L << r.nextInt(8 * width)) & mask();
-                    case CAS -> (id << 1) & mask();
-                    default -> r.nextLong() & mask();
-                };
+                switch (op) {
+                    case AND, OR -> {
+                        int m = i / SLOTS + 16 * z;
+                        int bit = width == 4 ? m : 2 * m + r.nextInt(2);
+                        return op == AND ? ~(1L << bit) & mask() : 1L << bit;
+                    }
+                    case CAS -> {
+                        return (id << 1) & mask();
+                    }
+                    default -> {
+                        long v;
+                        do {
+                            v = r.nextLong() & mask();
+                        } while (v == poison());
+                        return v;
+                    }
+                }
             }
             return switch (op) {
                 // 16-bit floats: multiples of 2^-8 (f16) / 2^-6 (bf16) in [0.5, 2), exact in the type
@@ -667,7 +697,13 @@ public final class DeviceApiScenarios {
      * add/sub and all bitwise, min and max exact; float add/sub within (k + 1) * eps * (|init| + sum
      * |v_i|) of the double-precision sum; xchg: the final value is one of the exchanged values;
      * cas: exactly one operation saw the initial value, every other one saw that winner's desired
-     * value, and the slot holds it.
+     * value, and the slot holds it; (3) for xchg, cas, min, max, and, or: every old value is one the
+     * slot can have held (the initial value or an operand; for and / or, the initial value with
+     * some of the operands' bits cleared / set), so an unwritten (poisoned) old always fails;
+     * (4) floats: no old value is NaN (the poison). And / or operations on one slot each own a
+     * different bit that the initial value has set / clear, so every one of them changes the slot.
+     * These checks were exercised on the CPU against simulated histories with injected lost
+     * updates, unwritten, wrong and duplicated olds and a corrupted final value.
      */
     private void atomics(AType t) {
         Failures f = new Failures();
@@ -761,7 +797,7 @@ public final class DeviceApiScenarios {
         }
     }
 
-    private void checkSlot(Failures f, AType t, int op, String where, long init, long fin, List<long[]> ops) {
+    static void checkSlot(Failures f, AType t, int op, String where, long init, long fin, List<long[]> ops) {
         int unwritten = 0;
         Map<Long, Integer> bag = new HashMap<>();
         bag.merge(init, 1, Integer::sum);
@@ -772,6 +808,33 @@ public final class DeviceApiScenarios {
             bag.merge(o[1], -1, Integer::sum);
         }
         boolean chain = bag.values().stream().allMatch(x -> x == 0);
+        // Every old value must be one the slot can have held. xchg, min, max, cas only ever store
+        // the initial value or an operand; and / or only clear / set the operands' bits. The
+        // poison is none of these, so an old value that was never written fails here for sure.
+        long unreachable = 0;
+        long firstUnreachable = 0;
+        if (op == XCHG || op == MIN || op == MAX || op == CAS || op == AND || op == OR) {
+            Set<Long> held = new HashSet<>();
+            held.add(init);
+            long touched = 0;
+            for (long[] o : ops) {
+                held.add(o[0]);
+                touched |= op == AND ? ~o[0] & t.mask() : o[0];
+            }
+            for (long[] o : ops) {
+                long old = o[1];
+                boolean ok = switch (op) {
+                    case AND -> (old & ~init) == 0 && (old | touched) == (init | touched);
+                    case OR -> (old & init) == init && (old & ~(init | touched)) == 0;
+                    default -> held.contains(old);
+                };
+                if (!ok && unreachable++ == 0) firstUnreachable = old;
+            }
+        }
+        final long nu = unreachable;
+        final long fu = firstUnreachable;
+        f.check(nu == 0, () -> where + ": " + nu + " returned old values are values the slot never held, first " + t.show(fu)
+                + (fu == t.poison() ? " (the poison: never written)" : ""));
         final int u = unwritten;
         f.check(chain, () -> where + ": the " + ops.size() + " returned old values do not chain from " + t.show(init) + " to final "
                 + t.show(fin) + (u > 0 ? " (" + u + " old values still hold the poison: never written)" : ""));
@@ -826,7 +889,7 @@ public final class DeviceApiScenarios {
         Random r = new Random(seed("atomics/init", t.ordinal(), contended ? 1 : 0, owner));
         long[] out = new long[combos.size() * SLOTS];
         for (int ci = 0; ci < combos.size(); ci++) {
-            for (int s = 0; s < SLOTS; s++) out[ci * SLOTS + s] = t.initial(combos.get(ci)[0], r);
+            for (int s = 0; s < SLOTS; s++) out[ci * SLOTS + s] = t.initial(combos.get(ci)[0], r, contended);
         }
         return out;
     }
@@ -838,7 +901,7 @@ public final class DeviceApiScenarios {
         for (int ci = 0; ci < combos.size(); ci++) {
             for (int i = 0; i < OPS; i++) {
                 long id = ((long) (p * 2 + z) * combos.size() + ci) * OPS + i;  // < 16 * 72 * 512 < 2^20
-                out[ci * OPS + i] = t.operand(combos.get(ci)[0], r, id);
+                out[ci * OPS + i] = t.operand(combos.get(ci)[0], r, id, z, i);
             }
         }
         return out;

@@ -120,10 +120,12 @@ __device__ inline T fetch_add(T* p, T v) {
     constexpr bool is_bf16 = cuda::std::is_same_v<T, __nv_bfloat16>;
     if constexpr (is_f16 || is_bf16) {
         if constexpr (O == Order::release || O == Order::acq_rel) fence<S>();
-        const auto bits = __builtin_bit_cast(unsigned short, v);
-        const unsigned short old = is_f16 ? relaxed_add_f16<S>(p, bits) : relaxed_add_bf16<S>(p, bits);
+        unsigned short old;
+        if constexpr (is_f16) old = relaxed_add_f16<S>(p, __half_as_ushort(v));
+        else old = relaxed_add_bf16<S>(p, __bfloat16_as_ushort(v));
         if constexpr (O == Order::acquire || O == Order::acq_rel) fence<S>();
-        return __builtin_bit_cast(T, old);
+        if constexpr (is_f16) return __ushort_as_half(old);
+        else return __ushort_as_bfloat16(old);
     } else {
         return ref<S, T>(*p).fetch_add(v, order<O>());
     }
