@@ -1,0 +1,508 @@
+// rma_bench.cu: remote-memory-access microbenchmarks over the device API (iris/iris.cuh), driven
+// by dev.irisjvm.kernels.rma.RmaKernels and the sweep in iris-bench (dev.irisjvm.bench.rma).
+//
+// What each kernel measures (the host picks every launch shape, so nothing here needs
+// recompiling to tune):
+//   rma_load / rma_store           this rank's SMs pull from / push to one peer, 16-byte words
+//   rma_all_load / rma_all_store   the same with every other rank at once, the grid split by peer
+//   rma_local_copy                 the same copy loop on local memory only (the baseline)
+//   rma_atomic                     relaxed system-scope atomics on a peer, distinct slots
+//   rma_mp_producer / _consumer    message passing: put + signal(release), wait_until(acquire) +
+//                                  consume + ack, one message in flight per channel
+//   rma_ping_pong                  one thread per rank bouncing a flag
+// and the helpers the host needs around them: rma_pair_sync (two ranks meet before a timed rep),
+// rma_gate (holds a stream until the host has queued every rep), rma_compare, rma_atomic_init,
+// rma_atomic_check and rma_check_allreduce_bf16 (verification after the timed reps).
+//
+// Conventions: the context comes first as `const IRIS_GRID_CONSTANT iris::Ctx ctx` (no local copy);
+// "symmetric" pointers point into this rank's heap and are translated to the rank named; "local"
+// pointers are any device memory of this rank and are never translated; byte counts need not be
+// multiples of 16 (a masked tail finishes them) but pointers must be 16-byte aligned (the host
+// checks). Every wait is iris::wait_until, so a lost peer becomes a recorded error, not a hang.
+#include <iris/iris.cuh>
+
+namespace rma {
+
+using iris::Ctx;
+using iris::vec16;
+
+// ---- tuning constants ------------------------------------------------------------------------
+
+/// Independent 16-byte loads each thread issues before its first store. A remote load takes about
+/// 1-2 us over NVLink; at ~400 GB/s the link's bandwidth-delay product is under 1 MB, and 8 words x
+/// 16 B x 2048 threads x 132 SMs keeps ~34 MB in flight, so the copy is never latency-bound, at
+/// the price of 32 data registers per thread.
+constexpr int kVecsInFlight = 8;
+
+/// Atomics each thread issues per pass before it needs any result (distinct slots, so none of them
+/// waits for another). Four keep the fetch-and-op forms (xchg, cas) from serializing on their round
+/// trip while the per-thread state stays in a few registers.
+constexpr int kAtomicsInFlight = 4;
+
+/// Wait sites, so that a timeout names the wait (DeviceStatus::site; the host has the same table).
+constexpr int kSiteGate = 101;
+constexpr int kSitePairSync = 102;
+constexpr int kSiteProducerAck = 103;
+constexpr int kSiteConsumerFlag = 104;
+constexpr int kSitePingInitiator = 105;
+constexpr int kSitePingResponder = 106;
+
+/// Atomic operation codes, shared with RmaKernels.AtomicOp.
+enum AtomicOp : int { kAddU64 = 0, kXchgU64 = 1, kCasU64 = 2, kAddF32 = 3 };
+
+// ---- thread partitions -----------------------------------------------------------------------
+
+/// One thread's place in a copy that `count` threads share.
+struct Lanes {
+    uint64_t lane;
+    uint64_t count;
+};
+
+/// Every thread of the launch (1-D grid of 1-D blocks).
+__device__ __forceinline__ Lanes grid_lanes() {
+    return {blockIdx.x * uint64_t(blockDim.x) + threadIdx.x, uint64_t(gridDim.x) * blockDim.x};
+}
+
+/// The threads of this block.
+__device__ __forceinline__ Lanes block_lanes() { return {threadIdx.x, blockDim.x}; }
+
+/// The grid split into `parts` interleaved teams: block b belongs to team b % parts, so every SM
+/// carries a share of every team. Needs gridDim.x >= parts (the host checks).
+struct Team {
+    int index;
+    Lanes lanes;
+};
+__device__ __forceinline__ Team grid_team(int parts) {
+    const int index = static_cast<int>(blockIdx.x % unsigned(parts));
+    const uint64_t member = blockIdx.x / unsigned(parts);
+    const uint64_t members = (gridDim.x - 1u - unsigned(index)) / unsigned(parts) + 1u;
+    return {index, {member * blockDim.x + threadIdx.x, members * blockDim.x}};
+}
+
+/// The k-th peer of this rank (k in [0, world - 1)), skipping the rank itself.
+__device__ __forceinline__ int kth_peer(const Ctx& ctx, int k) { return k < ctx.rank ? k : k + 1; }
+
+// ---- word transforms -------------------------------------------------------------------------
+
+/// A plain copy.
+struct Identity {
+    __device__ __forceinline__ vec16 operator()(vec16 v) const { return v; }
+    __device__ __forceinline__ uint8_t byte(uint8_t b, uint64_t) const { return b; }
+};
+
+/// XOR with a per-message tag, so that every message of a run differs and a stale word shows.
+/// The tag repeats in each 32-bit lane; a tail byte at offset o takes byte (o % 4) of it, which is
+/// what the vector path gives that byte (little endian, offsets counted from a 16-aligned start).
+struct XorTag {
+    uint32_t tag;
+    __device__ __forceinline__ vec16 operator()(vec16 v) const {
+        return {v.x ^ tag, v.y ^ tag, v.z ^ tag, v.w ^ tag};
+    }
+    __device__ __forceinline__ uint8_t byte(uint8_t b, uint64_t offset) const {
+        return static_cast<uint8_t>(b ^ (tag >> (8u * (offset & 3u))));
+    }
+};
+
+__device__ __forceinline__ bool same(vec16 a, vec16 b) { return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w; }
+
+// splitmix64 finalizer: slot values for the atomics, regenerated by the check kernel.
+__device__ __forceinline__ uint64_t mix64(uint64_t x) {
+    uint64_t z = x + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// ---- the copy loop ---------------------------------------------------------------------------
+
+/// dst[0, bytes) = fn(src[0, bytes)). Either side may be a peer's memory (already translated).
+/// Each pass a thread loads kVecsInFlight words spaced one grid-width apart (each load
+/// instruction of a warp covers 512 contiguous bytes), then stores them; a short loop takes the
+/// words that do not fill a pass, and a byte loop the last bytes % 16.
+template <class Fn>
+__device__ __forceinline__ void copy_bytes(uint8_t* dst, const uint8_t* src, uint64_t bytes, Lanes l, Fn fn) {
+    const uint64_t words = bytes / 16;
+    auto* d = reinterpret_cast<vec16*>(dst);
+    const auto* s = reinterpret_cast<const vec16*>(src);
+    uint64_t i = l.lane;
+    for (; i + (kVecsInFlight - 1) * l.count < words; i += kVecsInFlight * l.count) {
+        vec16 v[kVecsInFlight];
+#pragma unroll
+        for (int u = 0; u < kVecsInFlight; ++u) v[u] = s[i + u * l.count];
+#pragma unroll
+        for (int u = 0; u < kVecsInFlight; ++u) d[i + u * l.count] = fn(v[u]);
+    }
+    for (; i < words; i += l.count) d[i] = fn(s[i]);
+    for (uint64_t b = words * 16 + l.lane; b < bytes; b += l.count) dst[b] = fn.byte(src[b], b);
+}
+
+/// Message consumption: out = fn(in) like copy_bytes, and, when `check` is set, counts the words
+/// whose new value differs from what `out` held (every message decodes to the same payload, so any
+/// difference is a stale or torn word).
+template <class Fn>
+__device__ __forceinline__ uint32_t consume_bytes(uint8_t* out, const uint8_t* in, uint64_t bytes, Lanes l, Fn fn,
+                                                  bool check) {
+    const uint64_t words = bytes / 16;
+    auto* o = reinterpret_cast<vec16*>(out);
+    const auto* s = reinterpret_cast<const vec16*>(in);
+    uint32_t wrong = 0;
+    uint64_t i = l.lane;
+    for (; i + (kVecsInFlight - 1) * l.count < words; i += kVecsInFlight * l.count) {
+        vec16 v[kVecsInFlight];
+#pragma unroll
+        for (int u = 0; u < kVecsInFlight; ++u) v[u] = s[i + u * l.count];
+#pragma unroll
+        for (int u = 0; u < kVecsInFlight; ++u) {
+            const vec16 decoded = fn(v[u]);
+            if (check && !same(o[i + u * l.count], decoded)) ++wrong;
+            o[i + u * l.count] = decoded;
+        }
+    }
+    for (; i < words; i += l.count) {
+        const vec16 decoded = fn(s[i]);
+        if (check && !same(o[i], decoded)) ++wrong;
+        o[i] = decoded;
+    }
+    for (uint64_t b = words * 16 + l.lane; b < bytes; b += l.count) {
+        const uint8_t decoded = fn.byte(in[b], b);
+        if (check && out[b] != decoded) ++wrong;
+        out[b] = decoded;
+    }
+    return wrong;
+}
+
+/// The [begin, end) byte range of channel c when `bytes` are split over `channels`, each chunk a
+/// multiple of 16 bytes so that every channel's words stay 16-byte aligned.
+struct Range {
+    uint64_t begin;
+    uint64_t end;
+};
+__device__ __forceinline__ Range channel_range(uint64_t bytes, unsigned c, unsigned channels) {
+    const uint64_t chunk = ((bytes + channels - 1) / channels + 15) / 16 * 16;
+    const uint64_t begin = c * chunk < bytes ? c * chunk : bytes;
+    const uint64_t end = begin + chunk < bytes ? begin + chunk : bytes;
+    return {begin, end};
+}
+
+// ---- atomics ---------------------------------------------------------------------------------
+
+/// One atomic on slot i. Every op leaves slot i at init(i) + g after generation g (add: +1 per
+/// launch; xchg: stores init + g; cas: init + g - 1 -> init + g), so one check serves all. The
+/// fetch forms count a wrong old value as a failure, which also keeps their results live.
+template <int Op>
+__device__ __forceinline__ uint32_t atomic_once(const Ctx& ctx, void* slots, uint64_t i, uint64_t seed, uint64_t g,
+                                                int peer) {
+    if constexpr (Op == kAddU64) {
+        iris::atomic_add(ctx, static_cast<unsigned long long*>(slots) + i, 1ull, peer);
+        return 0;
+    } else if constexpr (Op == kAddF32) {
+        iris::atomic_add(ctx, static_cast<float*>(slots) + i, 1.0f, peer);
+        return 0;
+    } else {
+        auto* slot = static_cast<unsigned long long*>(slots) + i;
+        const unsigned long long before = mix64(seed + i) + g - 1;
+        unsigned long long old;
+        if constexpr (Op == kXchgU64) old = iris::atomic_xchg(ctx, slot, before + 1, peer);
+        else old = iris::atomic_cas(ctx, slot, before, before + 1, peer);
+        return old != before ? 1u : 0u;
+    }
+}
+
+/// Slot i's value before the first launch.
+__device__ __forceinline__ uint64_t slot_init_u64(uint64_t seed, uint64_t i) { return mix64(seed + i); }
+/// Small integers, so that adding 1.0f per launch stays exact.
+__device__ __forceinline__ float slot_init_f32(uint64_t i) { return float(i & 1023u); }
+
+/// n operations; operation i hits slot i, so consecutive threads of a warp hit consecutive slots.
+template <int Op>
+__device__ __forceinline__ void atomics(const Ctx& ctx, void* slots, uint64_t n, uint64_t seed, uint64_t g, int peer,
+                                        unsigned long long* failures) {
+    const Lanes l = grid_lanes();
+    uint32_t failed = 0;
+    for (uint64_t i = l.lane; i < n; i += kAtomicsInFlight * l.count) {
+#pragma unroll
+        for (int k = 0; k < kAtomicsInFlight; ++k) {
+            const uint64_t j = i + k * l.count;
+            if (j < n) failed += atomic_once<Op>(ctx, slots, j, seed, g, peer);
+        }
+    }
+    if (failed) atomicAdd(failures, static_cast<unsigned long long>(failed));
+}
+
+// ---- verification ----------------------------------------------------------------------------
+
+/// result[0] += mismatches, result[1] = min(first mismatching byte offset); the host zeroes
+/// result[0] and sets result[1] to all ones before the launch.
+__device__ __forceinline__ void report(unsigned long long* result, uint32_t wrong, uint64_t first) {
+    if (wrong) {
+        atomicAdd(result, static_cast<unsigned long long>(wrong));
+        atomicMin(result + 1, static_cast<unsigned long long>(first));
+    }
+}
+
+}  // namespace rma
+
+using rma::Ctx;
+using iris::vec16;
+
+// ---- bandwidth --------------------------------------------------------------------------------
+// Launch: 1-D grid of 1-D blocks; the whole grid shares the copy (grid-stride over 16-byte words).
+// The host sizes the grid to the payload: up to 4 blocks of 512 threads per SM for large copies.
+
+/// dst (local) = rank peer's src (symmetric): the SMs of this rank pull.
+extern "C" __global__ void rma_load(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* dst, const uint8_t* src, uint64_t bytes,
+                                    int peer) {
+    rma::copy_bytes(dst, iris::translate(ctx, src, peer), bytes, rma::grid_lanes(), rma::Identity{});
+}
+
+/// rank peer's dst (symmetric) = src (local): the SMs of this rank push.
+extern "C" __global__ void rma_store(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* dst, const uint8_t* src, uint64_t bytes,
+                                     int peer) {
+    rma::copy_bytes(iris::translate(ctx, dst, peer), src, bytes, rma::grid_lanes(), rma::Identity{});
+}
+
+/// For every peer p: dst (local) + p * stride = rank p's src (symmetric), bytes each. The grid is
+/// split into world - 1 interleaved teams, one per peer, so every link is busy at once.
+extern "C" __global__ void rma_all_load(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* dst, const uint8_t* src, uint64_t bytes,
+                                        uint64_t stride) {
+    const rma::Team team = rma::grid_team(ctx.world - 1);
+    const int peer = rma::kth_peer(ctx, team.index);
+    rma::copy_bytes(dst + peer * stride, iris::translate(ctx, src, peer), bytes, team.lanes, rma::Identity{});
+}
+
+/// For every peer p: rank p's dst (symmetric) + rank * stride = src (local), bytes each: every
+/// rank's slot in a peer's buffer is its own rank, so all ranks may run this at once.
+extern "C" __global__ void rma_all_store(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* dst, const uint8_t* src,
+                                         uint64_t bytes, uint64_t stride) {
+    const rma::Team team = rma::grid_team(ctx.world - 1);
+    const int peer = rma::kth_peer(ctx, team.index);
+    rma::copy_bytes(iris::translate(ctx, dst + ctx.rank * stride, peer), src, bytes, team.lanes, rma::Identity{});
+}
+
+/// dst = src, both local: the SM copy baseline (same loop, no link).
+extern "C" __global__ void rma_local_copy(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
+    rma::copy_bytes(dst, src, bytes, rma::grid_lanes(), rma::Identity{});
+}
+
+// ---- atomics ------------------------------------------------------------------------------------
+// n operations of kind op on rank peer's slots (symmetric; uint64 or float by op), generation g
+// (1, 2, ... per launch). Launch: 1-D grid, each thread kAtomicsInFlight slots per pass. Failed
+// fetch results (xchg, cas) are counted into failures (local).
+
+extern "C" __global__ void rma_atomic(const IRIS_GRID_CONSTANT Ctx ctx, void* slots, uint64_t n, int op, uint64_t seed,
+                                      uint64_t generation, int peer, unsigned long long* failures) {
+    switch (op) {
+        case rma::kAddU64: rma::atomics<rma::kAddU64>(ctx, slots, n, seed, generation, peer, failures); break;
+        case rma::kXchgU64: rma::atomics<rma::kXchgU64>(ctx, slots, n, seed, generation, peer, failures); break;
+        case rma::kCasU64: rma::atomics<rma::kCasU64>(ctx, slots, n, seed, generation, peer, failures); break;
+        case rma::kAddF32: rma::atomics<rma::kAddF32>(ctx, slots, n, seed, generation, peer, failures); break;
+        default: break;
+    }
+}
+
+/// Writes every slot's starting value into rank peer's slots.
+extern "C" __global__ void rma_atomic_init(const IRIS_GRID_CONSTANT Ctx ctx, void* slots, uint64_t n, int op,
+                                           uint64_t seed, int peer) {
+    const rma::Lanes l = rma::grid_lanes();
+    void* there = iris::translate(ctx, static_cast<uint8_t*>(slots), peer);
+    for (uint64_t i = l.lane; i < n; i += l.count) {
+        if (op == rma::kAddF32) static_cast<float*>(there)[i] = rma::slot_init_f32(i);
+        else static_cast<unsigned long long*>(there)[i] = rma::slot_init_u64(seed, i);
+    }
+}
+
+/// Counts rank peer's slots that do not hold init + generations (result as in rma_compare, the
+/// offset being the slot index).
+extern "C" __global__ void rma_atomic_check(const IRIS_GRID_CONSTANT Ctx ctx, const void* slots, uint64_t n, int op,
+                                            uint64_t seed, uint64_t generations, int peer, unsigned long long* result) {
+    const rma::Lanes l = rma::grid_lanes();
+    const void* there = iris::translate(ctx, static_cast<const uint8_t*>(slots), peer);
+    uint32_t wrong = 0;
+    uint64_t first = ~0ull;
+    for (uint64_t i = l.lane; i < n; i += l.count) {
+        const bool ok = op == rma::kAddF32
+                            ? static_cast<const float*>(there)[i] == rma::slot_init_f32(i) + float(generations)
+                            : static_cast<const unsigned long long*>(there)[i] == rma::slot_init_u64(seed, i) + generations;
+        if (!ok) {
+            ++wrong;
+            first = first < i ? first : i;
+        }
+    }
+    rma::report(result, wrong, first);
+}
+
+// ---- message passing ----------------------------------------------------------------------------
+// A producer rank sends `iterations` messages of `bytes` to a consumer rank, one in flight per
+// channel. Channel c = blockIdx.x owns its own byte range, flag and ack, so channels never wait
+// for each other; both kernels must be launched with the same grid (the host does). Messages are
+// numbered seq0 + 1 ... seq0 + iterations across launches, so flags need no reset.
+//
+//   producer, message s:  wait ack[c] >= s - 1 (the consumer is done with s - 1)
+//                         put range c of (src ^ tag(s)) into the consumer's landing buffer
+//                         __syncthreads; thread 0: signal flag[c] = s (release, system scope)
+//   consumer, message s:  thread 0: wait_until flag[c] >= s (acquire); __syncthreads
+//                         out = landing ^ tag(s) (the payload again), counting words that differ
+//                         from the previous message's; __syncthreads; thread 0: signal ack[c] = s
+//
+// The producer ends by waiting for the last ack, so one launch is `iterations` complete
+// message + consume + ack cycles and the time per message is the launch time / iterations.
+
+namespace rma {
+__device__ __forceinline__ uint32_t message_tag(uint64_t s) { return static_cast<uint32_t>(mix64(s)) | 1u; }
+}  // namespace rma
+
+/// landing (symmetric, on peer), flags (symmetric, the consumer's) and acks (symmetric, this
+/// rank's) hold one slot per channel; src is local. done (local) += completed messages.
+extern "C" __global__ void rma_mp_producer(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* landing, const uint8_t* src,
+                                           uint64_t bytes, uint64_t* flags, uint64_t* acks, uint64_t seq0,
+                                           uint64_t iterations, int peer, unsigned long long* done) {
+    __shared__ int ok;
+    const unsigned c = blockIdx.x;
+    const rma::Range r = rma::channel_range(bytes, c, gridDim.x);
+    uint8_t* there = iris::translate(ctx, landing, peer);
+    uint64_t sent = 0;
+    for (uint64_t s = seq0 + 1; s <= seq0 + iterations; ++s) {
+        if (threadIdx.x == 0)
+            ok = s == 1 || iris::wait_until(ctx, acks + c, iris::Cmp::ge, s - 1, rma::kSiteProducerAck, peer);
+        __syncthreads();
+        if (!ok) break;
+        rma::copy_bytes(there + r.begin, src + r.begin, r.end - r.begin, rma::block_lanes(), rma::XorTag{rma::message_tag(s)});
+        __syncthreads();  // the whole range is written before thread 0 publishes it
+        if (threadIdx.x == 0) iris::signal(ctx, flags + c, s, peer);
+        sent = s - seq0;
+    }
+    if (threadIdx.x == 0) {
+        if (sent == iterations && !iris::wait_until(ctx, acks + c, iris::Cmp::ge, seq0 + iterations, rma::kSiteProducerAck, peer))
+            --sent;  // the last message was sent but never acknowledged
+        atomicAdd(done, static_cast<unsigned long long>(sent));
+    }
+}
+
+/// landing and flags are this rank's (symmetric); acks and errors are the producer's (symmetric);
+/// out is local and ends holding the payload. Words that differ between consecutive messages are
+/// added to the producer's errors, so the producer's rank can report them.
+extern "C" __global__ void rma_mp_consumer(const IRIS_GRID_CONSTANT Ctx ctx, const uint8_t* landing, uint8_t* out,
+                                           uint64_t bytes, uint64_t* flags, uint64_t* acks, uint64_t seq0,
+                                           uint64_t iterations, int peer, unsigned long long* errors) {
+    __shared__ int ok;
+    const unsigned c = blockIdx.x;
+    const rma::Range r = rma::channel_range(bytes, c, gridDim.x);
+    uint32_t wrong = 0;
+    for (uint64_t s = seq0 + 1; s <= seq0 + iterations; ++s) {
+        if (threadIdx.x == 0) ok = iris::wait_until(ctx, flags + c, iris::Cmp::ge, s, rma::kSiteConsumerFlag, peer);
+        __syncthreads();
+        if (!ok) break;
+        wrong += rma::consume_bytes(out + r.begin, landing + r.begin, r.end - r.begin, rma::block_lanes(),
+                                    rma::XorTag{rma::message_tag(s)}, /*check=*/s > 1);
+        __syncthreads();  // every thread has read its words before the producer may overwrite them
+        if (threadIdx.x == 0) iris::signal(ctx, acks + c, s, peer);
+    }
+    if (wrong) iris::atomic_add(ctx, errors, static_cast<unsigned long long>(wrong), peer);
+}
+
+// ---- ping-pong ---------------------------------------------------------------------------------
+// One thread per rank. Round s (seq0 + 1 ... seq0 + rounds): the initiator raises the peer's flag
+// to s and waits for its own to reach s; the responder waits, then answers. Round trip = launch
+// time / rounds. done (local) += completed rounds.
+
+extern "C" __global__ void rma_ping_pong(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* flag, uint64_t seq0, uint64_t rounds,
+                                         int peer, int initiator, unsigned long long* done) {
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    uint64_t completed = 0;
+    for (uint64_t s = seq0 + 1; s <= seq0 + rounds; ++s) {
+        if (initiator) {
+            iris::signal(ctx, flag, s, peer);
+            if (!iris::wait_until(ctx, flag, iris::Cmp::ge, s, rma::kSitePingInitiator, peer)) break;
+        } else {
+            if (!iris::wait_until(ctx, flag, iris::Cmp::ge, s, rma::kSitePingResponder, peer)) break;
+            iris::signal(ctx, flag, s, peer);
+        }
+        ++completed;
+    }
+    atomicAdd(done, static_cast<unsigned long long>(completed));
+}
+
+// ---- helpers around the timed reps --------------------------------------------------------------
+
+/// Two ranks meet: this rank raises slot [rank] of the peer's flags (symmetric, kMaxRanks slots)
+/// to value and waits for its own slot [peer] to reach it. Both ranks call it with the same value
+/// sequence; the work queued after it on either rank starts only once both have arrived, which
+/// keeps host launch skew between the two processes out of the timed region.
+extern "C" __global__ void rma_pair_sync(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* flags, uint64_t value, int peer) {
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    iris::signal(ctx, flags + ctx.rank, value, peer);
+    iris::wait_until(ctx, flags + peer, iris::Cmp::ge, value, rma::kSitePairSync, peer);
+}
+
+/// Holds the stream until the host raises *host_word (mapped host memory) to value. The host
+/// queues the gate, then every timed rep, then opens it: the reps then run back to back and no rep's
+/// events include the host's launch overhead.
+extern "C" __global__ void rma_gate(const IRIS_GRID_CONSTANT Ctx ctx, const uint64_t* host_word, uint64_t value) {
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    iris::wait_until(ctx, host_word, iris::Cmp::ge, value, rma::kSiteGate, -1);
+}
+
+/// Compares bytes of a and b (either may be a peer's memory as mapped here); result as in
+/// rma::report, offsets in bytes (of the first differing 16-byte word).
+extern "C" __global__ void rma_compare(const uint8_t* a, const uint8_t* b, uint64_t bytes, unsigned long long* result) {
+    const rma::Lanes l = rma::grid_lanes();
+    const uint64_t words = bytes / 16;
+    const auto* va = reinterpret_cast<const vec16*>(a);
+    const auto* vb = reinterpret_cast<const vec16*>(b);
+    uint32_t wrong = 0;
+    uint64_t first = ~0ull;
+    uint64_t i = l.lane;
+    for (; i + (rma::kVecsInFlight - 1) * l.count < words; i += rma::kVecsInFlight * l.count) {
+        vec16 x[rma::kVecsInFlight], y[rma::kVecsInFlight];
+#pragma unroll
+        for (int u = 0; u < rma::kVecsInFlight; ++u) {
+            x[u] = va[i + u * l.count];
+            y[u] = vb[i + u * l.count];
+        }
+#pragma unroll
+        for (int u = 0; u < rma::kVecsInFlight; ++u) {
+            if (!rma::same(x[u], y[u])) {
+                ++wrong;
+                const uint64_t at = (i + u * l.count) * 16;
+                first = first < at ? first : at;
+            }
+        }
+    }
+    for (; i < words; i += l.count) {
+        if (!rma::same(va[i], vb[i])) {
+            ++wrong;
+            first = first < i * 16 ? first : i * 16;
+        }
+    }
+    for (uint64_t k = words * 16 + l.lane; k < bytes; k += l.count) {
+        if (a[k] != b[k]) {
+            ++wrong;
+            first = first < k ? first : k;
+        }
+    }
+    rma::report(result, wrong, first);
+}
+
+/// Checks an all-reduce (sum) of bf16: out (local) against the sum of every rank's in (symmetric),
+/// summed here in float. Allowed error: world x 2^-8 x sum |in| per element (bf16 rounding of
+/// each partial sum in any order); NaN never passes. Result as in rma::report, offsets in elements.
+extern "C" __global__ void rma_check_allreduce_bf16(const IRIS_GRID_CONSTANT Ctx ctx, const __nv_bfloat16* in,
+                                                    const __nv_bfloat16* out, uint64_t n, unsigned long long* result) {
+    const rma::Lanes l = rma::grid_lanes();
+    uint32_t wrong = 0;
+    uint64_t first = ~0ull;
+    for (uint64_t i = l.lane; i < n; i += l.count) {
+        float sum = 0.0f, magnitude = 0.0f;
+        for (int r = 0; r < ctx.world; ++r) {
+            const float v = __bfloat162float(iris::translate(ctx, in, r)[i]);
+            sum += v;
+            magnitude += fabsf(v);
+        }
+        const float error = fabsf(__bfloat162float(out[i]) - sum);
+        if (!(error <= float(ctx.world) * 0.00390625f * magnitude)) {
+            ++wrong;
+            first = first < i ? first : i;
+        }
+    }
+    rma::report(result, wrong, first);
+}
