@@ -16,6 +16,8 @@ final class CoreKernels implements AutoCloseable {
     /** Bytes one block should have in flight before another block is worth launching. */
     private static final long BYTES_PER_BLOCK = THREADS * 64L;
 
+    private static final LaunchShape BARRIER_SHAPE = LaunchShape.of(1, 32);
+
     /** Sites of device waits, so that a timeout names the operation (see DeviceStatusRecord). */
     static final int SITE_BARRIER = 1;
 
@@ -24,6 +26,9 @@ final class CoreKernels implements AutoCloseable {
     private final KernelModule barrier;
     private final int maxBlocks;
     private final KernelArgs args = new KernelArgs();
+    /** Looked up once: a launch on the hot path does no string building or map lookup. */
+    private final Kernel[] copyByWidth = new Kernel[9];
+    private final Kernel barrierKernel;
 
     CoreKernels(int multiprocessors) {
         this.maxBlocks = Math.max(1, multiprocessors * 4);
@@ -39,6 +44,10 @@ final class CoreKernels implements AutoCloseable {
         }
         this.tileOps = t;
         this.fill = f;
+        for (int width : new int[] {1, 2, 4, 8}) {
+            copyByWidth[width] = tileOps.kernel("iris_tile_copy_b" + width);
+        }
+        this.barrierKernel = barrier.kernel("iris_barrier");
     }
 
     private static KernelModule load(String name) {
@@ -53,7 +62,7 @@ final class CoreKernels implements AutoCloseable {
     /** dst (on dstRank) = src (on srcRank), both rows x cols windows with leading dimensions in elements. */
     synchronized void tileCopy(DeviceContext ctx, int elementBytes, long dst, long ldDst, int dstRank, long src, long ldSrc,
                                int srcRank, long rows, long cols, Stream stream) {
-        Kernel k = tileOps.kernel("iris_tile_copy_b" + elementBytes);
+        Kernel k = copyByWidth[elementBytes];
         args.clear().putBytes(ctx.bytesUnsafe(), DeviceContext.ALIGNMENT)
                 .putLong(dst).putLong(ldDst).putInt(dstRank).putLong(src).putLong(ldSrc).putInt(srcRank)
                 .putLong(rows).putLong(cols);
@@ -102,7 +111,7 @@ final class CoreKernels implements AutoCloseable {
 
     synchronized void barrier(DeviceContext ctx, Stream stream) {
         args.clear().putBytes(ctx.bytesUnsafe(), DeviceContext.ALIGNMENT).putInt(SITE_BARRIER);
-        barrier.kernel("iris_barrier").launch(LaunchShape.of(1, 32), stream, args);
+        barrierKernel.launch(BARRIER_SHAPE, stream, args);
     }
 
     @Override
