@@ -6,6 +6,7 @@
 //   rma_load / rma_store           this rank's SMs pull from / push to one peer, 16-byte words
 //   rma_all_load / rma_all_store   the same with every other rank at once, the grid split by peer
 //   rma_local_copy                 the same copy loop on local memory only (the baseline)
+//   rma_store_tiles                a GEMM epilogue's pattern: tile-by-tile iris::put_tile stores
 //   rma_atomic                     relaxed system-scope atomics on a peer, distinct slots
 //   rma_mp_producer / _consumer    message passing: put + signal(release), wait_until(acquire) +
 //                                  consume + ack, one message in flight per channel
@@ -284,6 +285,22 @@ extern "C" __global__ void rma_local_copy(uint8_t* dst, const uint8_t* src, uint
     rma::copy_bytes(dst, src, bytes, rma::grid_lanes(), rma::Identity{});
 }
 
+/// Rank peer's dst matrix (symmetric) = src (local), both row-major rows x ld 2-byte elements
+/// (bf16-sized), stored tile by tile the way a GEMM epilogue does it: a persistent grid where block
+/// b takes tiles b, b + gridDim.x, ... (row-major over the tile grid) and stores each
+/// tile_rows x tile_cols tile with iris::put_tile (one warp per row, 16-byte words). This is the
+/// pattern that ran far below link bandwidth inside Iris's fused GEMM kernels; timed in isolation
+/// here against rma_store on the same bytes. rows % tile_rows == 0 and ld % tile_cols == 0.
+extern "C" __global__ void rma_store_tiles(const IRIS_GRID_CONSTANT Ctx ctx, uint16_t* dst, const uint16_t* src,
+                                           uint64_t rows, uint64_t ld, uint32_t tile_rows, uint32_t tile_cols, int peer) {
+    const uint64_t tiles_per_row = ld / tile_cols;
+    const uint64_t tiles = rows / tile_rows * tiles_per_row;
+    for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const uint64_t offset = t / tiles_per_row * tile_rows * ld + t % tiles_per_row * tile_cols;
+        iris::put_tile(ctx, dst + offset, ld, src + offset, ld, tile_rows, tile_cols, peer);
+    }
+}
+
 // ---- atomics ------------------------------------------------------------------------------------
 // n operations of kind op on rank peer's slots (symmetric; uint64 or float by op), generation g
 // (1, 2, ... per launch). Launch: 1-D grid, each thread kAtomicsInFlight slots per pass. Failed
@@ -400,26 +417,125 @@ extern "C" __global__ void rma_mp_consumer(const IRIS_GRID_CONSTANT Ctx ctx, con
     if (wrong) iris::atomic_add(ctx, errors, static_cast<unsigned long long>(wrong), peer);
 }
 
+// ---- message passing, flags inline (LL) ----------------------------------------------------------
+// The same exchange without a separate flag: every 4 bytes of payload travel in one 8-byte word
+// whose upper half is the message's sequence number. An aligned 8-byte store arrives whole, so the
+// consumer knows a word is this message's as soon as it sees the sequence number, and neither side
+// needs a system-scope fence: one NVLink trip each way per message. The landing area holds
+// 2 x bytes (bytes a multiple of 4); it starts zeroed, and sequence numbers start at 1.
+//   producer, message s: thread 0 waits for ack >= s - 1; __syncthreads; every thread stores its
+//                        words (s << 32 | payload)
+//   consumer, message s: every thread waits for each of its words to reach s << 32, checks the
+//                        sequence number and keeps the payload; __syncthreads; thread 0 acks s
+
+extern "C" __global__ void rma_mp_ll_producer(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* landing, const uint32_t* src,
+                                              uint64_t bytes, uint64_t* acks, uint64_t seq0, uint64_t iterations, int peer,
+                                              unsigned long long* done) {
+    __shared__ int ok;
+    const unsigned c = blockIdx.x;
+    const rma::Range r = rma::channel_range(bytes, c, gridDim.x);
+    uint64_t* there = iris::translate(ctx, landing, peer);
+    uint64_t sent = 0;
+    for (uint64_t s = seq0 + 1; s <= seq0 + iterations; ++s) {
+        if (threadIdx.x == 0)
+            ok = s == 1 || iris::wait_until<iris::Order::relaxed>(ctx, acks + c, iris::Cmp::ge, s - 1,
+                                                                   rma::kSiteProducerAck, peer);
+        __syncthreads();
+        if (!ok) break;
+        for (uint64_t w = r.begin / 4 + threadIdx.x; w < r.end / 4; w += blockDim.x)
+            there[w] = (s << 32) | src[w];
+        sent = s - seq0;
+    }
+    if (threadIdx.x == 0) {
+        if (sent == iterations &&
+            !iris::wait_until<iris::Order::relaxed>(ctx, acks + c, iris::Cmp::ge, seq0 + iterations, rma::kSiteProducerAck,
+                                                    peer))
+            --sent;
+        atomicAdd(done, static_cast<unsigned long long>(sent));
+    }
+}
+
+extern "C" __global__ void rma_mp_ll_consumer(const IRIS_GRID_CONSTANT Ctx ctx, const uint64_t* landing, uint32_t* out,
+                                              uint64_t bytes, uint64_t* acks, uint64_t seq0, uint64_t iterations, int peer,
+                                              unsigned long long* errors) {
+    __shared__ int ok;
+    const unsigned c = blockIdx.x;
+    const rma::Range r = rma::channel_range(bytes, c, gridDim.x);
+    uint32_t wrong = 0;
+    for (uint64_t s = seq0 + 1; s <= seq0 + iterations; ++s) {
+        if (threadIdx.x == 0) ok = 1;
+        __syncthreads();
+        for (uint64_t w = r.begin / 4 + threadIdx.x; w < r.end / 4; w += blockDim.x) {
+            if (!iris::wait_until<iris::Order::relaxed>(ctx, landing + w, iris::Cmp::ge, s << 32, rma::kSiteConsumerFlag,
+                                                        peer)) {
+                ok = 0;
+                break;
+            }
+            const uint64_t v = iris::arch::load<iris::Order::relaxed, iris::Scope::system>(landing + w);
+            wrong += (v >> 32) != s;
+            out[w] = static_cast<uint32_t>(v);
+        }
+        __syncthreads();  // every word of this message is read before the producer may overwrite it
+        if (!ok) break;
+        if (threadIdx.x == 0) iris::signal<iris::Order::relaxed>(ctx, acks + c, s, peer);
+    }
+    if (wrong) iris::atomic_add(ctx, errors, static_cast<unsigned long long>(wrong), peer);
+}
+
 // ---- ping-pong ---------------------------------------------------------------------------------
 // One thread per rank. Round s (seq0 + 1 ... seq0 + rounds): the initiator raises the peer's flag
 // to s and waits for its own to reach s; the responder waits, then answers. Round trip = launch
 // time / rounds. done (local) += completed rounds.
 
-extern "C" __global__ void rma_ping_pong(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* flag, uint64_t seq0, uint64_t rounds,
-                                         int peer, int initiator, unsigned long long* done) {
+namespace rma {
+/// Release/acquire flags (the data-publishing handshake) or relaxed ones (a pure handshake).
+template <iris::Order Signal, iris::Order Wait>
+__device__ __forceinline__ void ping_pong(const Ctx& ctx, uint64_t* flag, uint64_t seq0, uint64_t rounds, int peer,
+                                          int initiator, unsigned long long* done) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     uint64_t completed = 0;
     for (uint64_t s = seq0 + 1; s <= seq0 + rounds; ++s) {
         if (initiator) {
-            iris::signal(ctx, flag, s, peer);
-            if (!iris::wait_until(ctx, flag, iris::Cmp::ge, s, rma::kSitePingInitiator, peer)) break;
+            iris::signal<Signal>(ctx, flag, s, peer);
+            if (!iris::wait_until<Wait>(ctx, flag, iris::Cmp::ge, s, kSitePingInitiator, peer)) break;
         } else {
-            if (!iris::wait_until(ctx, flag, iris::Cmp::ge, s, rma::kSitePingResponder, peer)) break;
-            iris::signal(ctx, flag, s, peer);
+            if (!iris::wait_until<Wait>(ctx, flag, iris::Cmp::ge, s, kSitePingResponder, peer)) break;
+            iris::signal<Signal>(ctx, flag, s, peer);
         }
         ++completed;
     }
     atomicAdd(done, static_cast<unsigned long long>(completed));
+}
+}  // namespace rma
+
+extern "C" __global__ void rma_ping_pong(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* flag, uint64_t seq0, uint64_t rounds,
+                                         int peer, int initiator, unsigned long long* done) {
+    rma::ping_pong<iris::Order::release, iris::Order::acquire>(ctx, flag, seq0, rounds, peer, initiator, done);
+}
+
+extern "C" __global__ void rma_ping_pong_relaxed(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* flag, uint64_t seq0,
+                                                 uint64_t rounds, int peer, int initiator, unsigned long long* done) {
+    rma::ping_pong<iris::Order::relaxed, iris::Order::relaxed>(ctx, flag, seq0, rounds, peer, initiator, done);
+}
+
+// ---- bulk copies (cp.async.bulk through shared memory) ------------------------------------------
+// One thread per block drives a 4-stage pipeline of 16 KiB chunks: 64 KiB of shared memory, so
+// several blocks share an SM. Whether bulk transfers beat 16-byte loads over NVLink is what the
+// load_bulk / store_bulk points measure.
+
+namespace rma {
+constexpr int kBulkStages = 4;
+constexpr int kBulkChunk = 16384;
+}  // namespace rma
+
+extern "C" __global__ void rma_load_bulk(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* dst, const uint8_t* src,
+                                         uint64_t bytes, int from_rank) {
+    iris::bulk_get<rma::kBulkStages, rma::kBulkChunk>(ctx, dst, src, bytes, from_rank);
+}
+
+extern "C" __global__ void rma_store_bulk(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* dst, const uint8_t* src,
+                                          uint64_t bytes, int to_rank) {
+    iris::bulk_put<rma::kBulkStages, rma::kBulkChunk>(ctx, dst, src, bytes, to_rank);
 }
 
 // ---- helpers around the timed reps --------------------------------------------------------------

@@ -10,9 +10,11 @@
 // tile.cuh     cooperative get / put / copy, 1-D and 2-D, vectorized with a masked tail
 // atomics.cuh  add, sub, xchg, cas, and, or, xor, min, max with Order and Scope
 // sync.cuh     signal, wait_until (bounded), barrier
+// bulk.cuh     bulk_get / bulk_put / bulk_copy staged through shared memory (Hopper bulk copies)
 #pragma once
 
 #include "atomics.cuh"
+#include "bulk.cuh"
 #include "ctx.cuh"
 #include "rma.cuh"
 #include "sync.cuh"

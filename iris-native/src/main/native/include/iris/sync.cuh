@@ -54,25 +54,32 @@ __device__ inline void record_error(const Ctx& ctx, ErrorCode code, int site, in
 
 }  // namespace impl
 
-/// Sets (or adds to) rank `to_rank`'s copy of the flag with release semantics at system scope:
-/// every write this thread made before, to any rank, is visible to whoever acquires the flag.
+/// Sets (or adds to) rank `to_rank`'s copy of the flag at system scope. With the default release
+/// order every write this thread made before, to any rank, is visible to whoever acquires the
+/// flag; Order::relaxed skips that fence (about a microsecond on NVLink) for flags that carry no
+/// data, such as a pure handshake.
+template <Order O = Order::release>
 __device__ __forceinline__ void signal(const Ctx& ctx, uint64_t* flag, uint64_t value, int to_rank,
                                        SignalOp op = SignalOp::set) {
+    static_assert(O == Order::release || O == Order::relaxed, "signal: release or relaxed");
     uint64_t* target = translate(ctx, flag, to_rank);
-    if (op == SignalOp::set) arch::store<Order::release, Scope::system>(target, value);
-    else arch::fetch_add<Order::release, Scope::system>(target, value);
+    if (op == SignalOp::set) arch::store<O, Scope::system>(target, value);
+    else arch::fetch_add<O, Scope::system>(target, value);
 }
 
 /// Spins (one thread) until this rank's `*flag` compares true against `value`, with acquire
-/// semantics. Returns false if the deadline passed or the rank already holds an error; the
-/// failure is recorded with `site` and `peer` for the host's message.
+/// semantics (Order::relaxed to pair with a relaxed signal). Returns false if the deadline passed
+/// or the rank already holds an error; the failure is recorded with `site` and `peer` for the
+/// host's message.
+template <Order O = Order::acquire>
 __device__ inline bool wait_until(const Ctx& ctx, const uint64_t* flag, Cmp cmp, uint64_t value, int site = 0,
                                   int peer = -1, ErrorCode code = ErrorCode::wait_timeout) {
-    uint64_t seen = arch::load<Order::acquire, Scope::system>(flag);
+    static_assert(O == Order::acquire || O == Order::relaxed, "wait_until: acquire or relaxed");
+    uint64_t seen = arch::load<O, Scope::system>(flag);
     if (impl::compare(seen, cmp, value)) return true;
     const uint64_t start = arch::now_ns();
     for (uint32_t spin = 1;; ++spin) {
-        seen = arch::load<Order::acquire, Scope::system>(flag);
+        seen = arch::load<O, Scope::system>(flag);
         if (impl::compare(seen, cmp, value)) return true;
         if ((spin & 255u) == 0) {  // the timer and the status word are checked every 256 spins
             const uint64_t waited = arch::now_ns() - start;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "ctx.cuh"
+#include "rma.cuh"
 
 namespace iris {
 

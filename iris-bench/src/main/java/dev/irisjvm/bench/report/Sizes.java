@@ -1,0 +1,63 @@
+package dev.irisjvm.bench.report;
+
+import java.util.Locale;
+
+/**
+ * Human-readable byte counts and numbers for tables and chart axes.
+ *
+ * <pre>{@code
+ * Sizes.bytes(4096);        // "4 KiB"
+ * Sizes.bytes(1L << 30);    // "1 GiB"
+ * Sizes.bytes(1536);        // "1.5 KiB"
+ * Sizes.number(478.08);     // "478"
+ * Sizes.number(1.3456);     // "1.35"
+ * }</pre>
+ */
+public final class Sizes {
+    /** One KiB, MiB, GiB. */
+    public static final long KIB = 1L << 10;
+    public static final long MIB = 1L << 20;
+    public static final long GIB = 1L << 30;
+
+    private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB"};
+
+    private Sizes() {}
+
+    /** Binary units, whole numbers where the size is a multiple of the unit. */
+    public static String bytes(long bytes) {
+        if (bytes < KIB) {
+            return bytes + " B";
+        }
+        int unit = 0;
+        double value = bytes;
+        while (value >= 1024 && unit < UNITS.length - 1) {
+            value /= 1024;
+            unit++;
+        }
+        if (value == Math.rint(value)) {
+            return String.format(Locale.ROOT, "%d %s", (long) value, UNITS[unit]);
+        }
+        return String.format(Locale.ROOT, "%.1f %s", value, UNITS[unit]);
+    }
+
+    /**
+     * About three significant digits, never scientific notation: measurements are good to a
+     * few percent, so more digits would only suggest precision that is not there.
+     */
+    public static String number(double value) {
+        if (Double.isNaN(value) || Double.isInfinite(value)) {
+            return "—";
+        }
+        double a = Math.abs(value);
+        String pattern = a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : a >= 0.01 ? "%.3f" : "%.2g";
+        return String.format(Locale.ROOT, pattern, value);
+    }
+
+    /** A ratio such as {@code 0.97×}. */
+    public static String ratio(double value) {
+        if (Double.isNaN(value) || Double.isInfinite(value)) {
+            return "—";
+        }
+        return String.format(Locale.ROOT, "%.2f×", value);
+    }
+}

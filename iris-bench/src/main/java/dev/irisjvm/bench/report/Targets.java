@@ -1,0 +1,200 @@
+package dev.irisjvm.bench.report;
+
+import dev.irisjvm.bench.report.TargetResult.Status;
+import dev.irisjvm.bench.results.Measurement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.function.Predicate;
+
+/**
+ * The project's performance targets, computed from one run's data. A target whose data is
+ * absent is "not measured": no figure is ever borrowed from another run or assumed.
+ *
+ * <p>Medians use only points whose data verified.
+ *
+ * <ul>
+ *   <li>(a) SM-driven remote load and store at 1 GiB reach at least 0.95 x the copy engine's peer
+ *       bandwidth of the same run, in the same direction where the sweep records directions
+ *       (medians over pairs of ranks); ratio = iris ÷ copy engine.</li>
+ *   <li>(b) message-passing round trip (put + flag) at most 2.0 µs: ping_pong (time per round
+ *       trip) at its smallest size; without ping_pong, message_passing (time per message), said
+ *       so in the row; ratio = measured ÷ 2.0 µs.</li>
+ *   <li>(c) Java-side cost of one host-initiated tile operation (launch, no sync) at most 5 µs
+ *       median: every launch benchmark of the JMH files, judged by the slowest benchmark on its
+ *       slowest rank; ratio = measured ÷ 5 µs.</li>
+ *   <li>(d) {@code barrier()} across ranks at most 10 µs median: BarrierBenchmark.barrierPipelined
+ *       (back-to-back barriers, per barrier), slowest rank.</li>
+ * </ul>
+ *
+ * <pre>{@code
+ * List<TargetResult> rows = Targets.evaluate(new SweepIndex(sweep.measurements()), jmhResults);
+ * String md = Targets.section(rows);
+ * }</pre>
+ */
+public final class Targets {
+    public static final double CE_FRACTION = 0.95;
+    public static final double ROUND_TRIP_US = 2.0;
+    public static final double LAUNCH_US = 5.0;
+    public static final double BARRIER_US = 10.0;
+    /** The size target (a) is stated at. */
+    public static final long BANDWIDTH_TARGET_BYTES = Sizes.GIB;
+
+    /** JMH classes that time one launch without waiting for the GPU. */
+    static final Set<String> LAUNCH_BENCHMARKS = Set.of("LaunchBenchmark");
+    static final String BARRIER_BENCHMARK = "BarrierBenchmark";
+    static final String PIPELINED_BARRIER = "barrierPipelined";
+
+    private Targets() {}
+
+    public static List<TargetResult> evaluate(SweepIndex sweep, List<JmhResult> jmh) {
+        List<TargetResult> out = new ArrayList<>();
+        out.add(bandwidth(sweep, "load"));
+        out.add(bandwidth(sweep, "store"));
+        out.add(bandwidth(sweep, "load_bulk"));
+        out.add(bandwidth(sweep, "store_bulk"));
+        out.addAll(roundTrips(sweep));
+        out.add(jmhTarget(jmh, "c", "Java-side cost of one host-initiated tile operation (launch, no sync), median",
+                LAUNCH_US, r -> LAUNCH_BENCHMARKS.contains(r.className()),
+                "no LaunchBenchmark in the JMH files"));
+        // barrier() is asynchronous: its cost is the device time of one barrier in the stream, which
+        // back-to-back barriers measure; barrier + synchronize adds the host's wake-up and stays in
+        // the JMH table for reference.
+        out.add(jmhTarget(jmh, "d", "`barrier()` across ranks (100 back-to-back, then synchronize), median per barrier",
+                BARRIER_US, r -> BARRIER_BENCHMARK.equals(r.className()) && PIPELINED_BARRIER.equals(r.method()),
+                "no BarrierBenchmark.barrierPipelined in the JMH files"));
+        return out;
+    }
+
+    /** (a): iris load or store against the copy engine, both at 1 GiB. */
+    static TargetResult bandwidth(SweepIndex sweep, String op) {
+        String id = "a (" + op + ")";
+        String target = "SM-driven remote " + op + " at " + Sizes.bytes(BANDWIDTH_TARGET_BYTES);
+        String bound = "≥ " + CE_FRACTION + " × copy engine (same run)";
+        Optional<Series> iris = sweep.find(op, "iris");
+        Optional<Series> ce = Floors.copyEngineFor(sweep, op);
+        if (iris.isEmpty() || ce.isEmpty()) {
+            return TargetResult.notMeasured(id, target, bound,
+                    iris.isEmpty() ? op + " [iris] is not in the sweep" : "no copy-engine op is in the sweep");
+        }
+        OptionalDouble mine = sweep.medianOverPairs(iris.get(), BANDWIDTH_TARGET_BYTES, Measurement::gbps);
+        OptionalDouble base = sweep.medianOverPairs(ce.get(), BANDWIDTH_TARGET_BYTES, Measurement::gbps);
+        if (mine.isEmpty() || base.isEmpty() || base.getAsDouble() <= 0) {
+            return TargetResult.notMeasured(id, target, bound, noPointReason(sweep, iris.get(), ce.get()));
+        }
+        double ratio = mine.getAsDouble() / base.getAsDouble();
+        String measured = Sizes.number(mine.getAsDouble()) + " GB/s vs copy engine " + Sizes.number(base.getAsDouble()) + " GB/s";
+        String source = op + " [iris] and " + ce.get().label() + " at " + Sizes.bytes(BANDWIDTH_TARGET_BYTES)
+                + ", medians over " + sweep.verifiedPoints(iris.get(), BANDWIDTH_TARGET_BYTES).size() + " pair(s)";
+        return new TargetResult(id, target, bound, measured, ratio, ratio >= CE_FRACTION ? Status.PASS : Status.FAIL, source);
+    }
+
+    /** Says which 1 GiB point is missing and, for orientation only, the ratio at the largest common size. */
+    private static String noPointReason(SweepIndex sweep, Series iris, Series ce) {
+        SortedSet<Long> common = new TreeSet<>(sweep.sizes(iris));
+        common.retainAll(sweep.sizes(ce));
+        boolean present = sweep.sizes(iris).contains(BANDWIDTH_TARGET_BYTES) && sweep.sizes(ce).contains(BANDWIDTH_TARGET_BYTES);
+        String why = present ? "the " + Sizes.bytes(BANDWIDTH_TARGET_BYTES) + " points failed their data check"
+                : "no " + Sizes.bytes(BANDWIDTH_TARGET_BYTES) + " point in the sweep";
+        if (!common.isEmpty()) {
+            long largest = common.last();
+            OptionalDouble a = sweep.medianOverPairs(iris, largest, Measurement::gbps);
+            OptionalDouble b = sweep.medianOverPairs(ce, largest, Measurement::gbps);
+            if (a.isPresent() && b.isPresent() && b.getAsDouble() > 0) {
+                why += " (for orientation, not judged: " + Sizes.ratio(a.getAsDouble() / b.getAsDouble()) + " at "
+                        + Sizes.bytes(largest) + ")";
+            }
+        }
+        return why;
+    }
+
+    /**
+     * (b): a message's round trip at the smallest size, for both protocols: put + release flag
+     * (consumer acquires, then acks) and put with the flag inline in every 8-byte word.
+     */
+    static List<TargetResult> roundTrips(SweepIndex sweep) {
+        return List.of(roundTrip(sweep, "b (put + release flag)", "message_passing"),
+                roundTrip(sweep, "b (put, flags inline)", "message_passing_ll"));
+    }
+
+    static TargetResult roundTrip(SweepIndex sweep, String id, String op) {
+        String target = "message-passing round trip (producer put + flag, consumer wait + ack), smallest message";
+        String bound = "≤ " + Sizes.number(ROUND_TRIP_US) + " µs";
+        Optional<Series> s = sweep.find(op, "iris").or(() -> sweep.only(op));
+        if (s.isEmpty() || sweep.sizes(s.get()).isEmpty()) {
+            return TargetResult.notMeasured(id, target, bound, op + " is not in the sweep");
+        }
+        long smallest = sweep.sizes(s.get()).first();
+        OptionalDouble us = sweep.medianOverPairs(s.get(), smallest, Measurement::medianUs);
+        if (us.isEmpty()) {
+            return TargetResult.notMeasured(id, target, bound, op + " has no verified point at " + Sizes.bytes(smallest));
+        }
+        double v = us.getAsDouble();
+        return new TargetResult(id, target, bound, Sizes.number(v) + " µs", v / ROUND_TRIP_US,
+                v <= ROUND_TRIP_US ? Status.PASS : Status.FAIL,
+                s.get().label() + " at " + Sizes.bytes(smallest) + ", median over "
+                        + sweep.verifiedPoints(s.get(), smallest).size() + " pair(s)");
+    }
+
+    /**
+     * (c) and (d): per benchmark entry (name + params), the median per operation on each rank;
+     * judged by the slowest entry on its slowest rank, because a rank that lags holds every
+     * other rank up at the next barrier.
+     */
+    static TargetResult jmhTarget(List<JmhResult> jmh, String id, String target, double limitUs,
+                                  Predicate<JmhResult> select, String whyMissing) {
+        String bound = "≤ " + Sizes.number(limitUs) + " µs";
+        Map<String, JmhResult> worstPerEntry = new LinkedHashMap<>();
+        Map<String, Double> worstValue = new LinkedHashMap<>();
+        for (JmhResult r : jmh) {
+            if (!select.test(r)) {
+                continue;
+            }
+            OptionalDouble us = r.microsPerOp(r.median());
+            if (us.isEmpty()) {
+                continue;
+            }
+            String key = r.benchmark() + " " + r.paramsText();
+            if (!worstValue.containsKey(key) || us.getAsDouble() > worstValue.get(key)) {
+                worstValue.put(key, us.getAsDouble());
+                worstPerEntry.put(key, r);
+            }
+        }
+        if (worstValue.isEmpty()) {
+            return TargetResult.notMeasured(id, target, bound, whyMissing);
+        }
+        String worstKey = worstValue.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        double v = worstValue.get(worstKey);
+        JmhResult r = worstPerEntry.get(worstKey);
+        String source = r.simpleName() + (r.params().isEmpty() ? "" : " (" + r.paramsText() + ")")
+                + (r.rank() >= 0 ? ", rank " + r.rank() : "") + "; slowest of " + worstValue.size() + " entr"
+                + (worstValue.size() == 1 ? "y" : "ies") + " × " + ranksOf(jmh, select) + " rank(s)";
+        return new TargetResult(id, target, bound, Sizes.number(v) + " µs", v / limitUs,
+                v <= limitUs ? Status.PASS : Status.FAIL, source);
+    }
+
+    private static long ranksOf(List<JmhResult> jmh, Predicate<JmhResult> select) {
+        return jmh.stream().filter(select).map(JmhResult::rank).distinct().count();
+    }
+
+    /** Three decimals: 0.9496 must not read as a passing "0.95×". */
+    private static String ratio(double r) {
+        return Double.isNaN(r) ? "—" : String.format(java.util.Locale.ROOT, "%.3f×", r);
+    }
+
+    public static String section(List<TargetResult> rows) {
+        MarkdownTable t = new MarkdownTable("target", "what", "bound", "measured", "ratio", "status", "from");
+        rows.stream().sorted(Comparator.comparing(TargetResult::id)).forEach(r -> t.row(r.id(), r.target(), r.bound(),
+                r.measured(), ratio(r.ratio()), r.status().text(), r.source()));
+        return "## Targets\n\n" + t.render() + "\nRatio: (a) iris ÷ copy engine, passes at ≥ " + CE_FRACTION
+                + "; (b)–(d) measured ÷ limit, passes at ≤ 1. JMH figures are per operation (single-shot "
+                + "batches divided by their size), median over measurement iterations, slowest rank.\n\n";
+    }
+}

@@ -1,0 +1,224 @@
+package dev.irisjvm.bench.rma;
+
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.core.gpu.Memcpy;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.rma.RmaKernels;
+
+/**
+ * Bandwidth points: load, store, all_load, all_store, store_tiles (iris kernels), and the baselines
+ * copy_engine (cudaMemcpyPeerAsync both ways) and local_copy (cudaMemcpyAsync device to device and
+ * the same SM copy loop on local memory). For every size, every ordered pair (issuer i, peer j),
+ * i != j, runs on i alone; the data is fresh random floats per size, the destination is poisoned
+ * before each pair and compared in full afterwards.
+ *
+ * <pre>{@code
+ * new BandwidthBench(ctx).run(RmaOp.LOAD);
+ * }</pre>
+ */
+public final class BandwidthBench {
+    private final SweepContext ctx;
+    private final Iris iris;
+    private final RmaKernels kernels;
+    private final SweepOptions options;
+    private final int rank;
+    private final int world;
+
+    public BandwidthBench(SweepContext ctx) {
+        this.ctx = ctx;
+        this.iris = ctx.iris();
+        this.kernels = ctx.kernels();
+        this.options = ctx.options();
+        this.rank = ctx.rank();
+        this.world = ctx.world();
+    }
+
+    public void run(RmaOp op) {
+        for (long bytes : options.sizes()) {
+            switch (op) {
+                case LOAD, STORE, LOAD_BULK, STORE_BULK, COPY_ENGINE -> pairs(op, bytes);
+                case ALL_LOAD, ALL_STORE -> allPeers(op, bytes);
+                case STORE_TILES -> storeTiles(bytes);
+                case LOCAL_COPY -> local(bytes);
+                default -> throw new IllegalArgumentException("not a bandwidth op: " + op);
+            }
+        }
+    }
+
+    /** load / store / copy_engine for every ordered pair. */
+    private void pairs(RmaOp op, long bytes) {
+        int reps = options.repsFor(bytes);
+        long sizePoint = ctx.nextPoint();
+        try (SymTensor src = ctx.randomData(bytes, ctx.seed(sizePoint, rank)); SymTensor dst = ctx.buffer(bytes)) {
+            for (int i = 0; i < world; i++) {
+                for (int j = 0; j < world; j++) {
+                    if (i == j) {
+                        continue;
+                    }
+                    if (op == RmaOp.LOAD) {
+                        int peer = j;
+                        LaunchShape shape = kernels.copyShape("rma_load", bytes, options.blocks(), options.threads());
+                        point("load", "iris", bytes, i, j, dst,
+                                () -> kernels.load(dst.deviceAddress(), src, bytes, peer, shape, ctx.stream()),
+                                () -> ctx.verifier().sameBytes(src.deviceAddress(peer), dst.deviceAddress(), bytes,
+                                        "dst vs rank " + peer + "'s src"), reps);
+                    } else if (op == RmaOp.STORE) {
+                        int peer = j;
+                        LaunchShape shape = kernels.copyShape("rma_store", bytes, options.blocks(), options.threads());
+                        point("store", "iris", bytes, i, j, dst,
+                                () -> kernels.store(dst, src.deviceAddress(), bytes, peer, shape, ctx.stream()),
+                                () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(peer), bytes,
+                                        "rank " + peer + "'s dst vs src"), reps);
+                    } else if (op == RmaOp.LOAD_BULK) {
+                        int peer = j;
+                        LaunchShape shape = kernels.bulkShape(bytes, options.blocks());
+                        point("load_bulk", "iris", bytes, i, j, dst,
+                                () -> kernels.loadBulk(dst.deviceAddress(), src, bytes, peer, shape, ctx.stream()),
+                                () -> ctx.verifier().sameBytes(src.deviceAddress(peer), dst.deviceAddress(), bytes,
+                                        "dst vs rank " + peer + "'s src"), reps);
+                    } else if (op == RmaOp.STORE_BULK) {
+                        int peer = j;
+                        LaunchShape shape = kernels.bulkShape(bytes, options.blocks());
+                        point("store_bulk", "iris", bytes, i, j, dst,
+                                () -> kernels.storeBulk(dst, src.deviceAddress(), bytes, peer, shape, ctx.stream()),
+                                () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(peer), bytes,
+                                        "rank " + peer + "'s dst vs src"), reps);
+                    } else {
+                        copyEngine(bytes, i, j, src, dst, reps);
+                    }
+                }
+            }
+        }
+    }
+
+    /** cudaMemcpyPeerAsync on the issuer's stream: pull (peer's src into the issuer's dst), then push. */
+    private void copyEngine(long bytes, int i, int j, SymTensor src, SymTensor dst, int reps) {
+        Stream s = ctx.stream();
+        point("copy_engine_pull", "copy_engine", bytes, i, j, dst,
+                () -> Memcpy.peer(dst.deviceAddress(), iris.device(), src.deviceAddress(j), iris.deviceOf(j), bytes, s),
+                () -> ctx.verifier().sameBytes(src.deviceAddress(j), dst.deviceAddress(), bytes, "dst vs rank " + j + "'s src"),
+                reps);
+        point("copy_engine_push", "copy_engine", bytes, i, j, dst,
+                () -> Memcpy.peer(dst.deviceAddress(j), iris.deviceOf(j), src.deviceAddress(), iris.device(), bytes, s),
+                () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(j), bytes, "rank " + j + "'s dst vs src"),
+                reps);
+    }
+
+    /** all_load / all_store: issuer i with every other rank at once; bytes counts all peers' data. */
+    private void allPeers(RmaOp op, long bytes) {
+        if (world < 2) {
+            return;
+        }
+        int reps = options.repsFor(bytes);
+        long stride = RmaKernels.slotStride(bytes);
+        long sizePoint = ctx.nextPoint();
+        String kernel = op == RmaOp.ALL_LOAD ? "rma_all_load" : "rma_all_store";
+        try (SymTensor src = ctx.randomData(bytes, ctx.seed(sizePoint, rank)); SymTensor dst = ctx.buffer(stride * world)) {
+            LaunchShape shape = kernels.allPeersShape(kernel, bytes, options.blocks(), options.threads());
+            long total = bytes * (world - 1);
+            for (int i = 0; i < world; i++) {
+                int issuer = i;
+                if (op == RmaOp.ALL_LOAD) {
+                    point("all_load", "iris", total, i, -1, dst,
+                            () -> kernels.allLoad(dst.deviceAddress(), src, bytes, shape, ctx.stream()),
+                            () -> {
+                                for (int p = 0; p < world; p++) {
+                                    if (p == issuer) {
+                                        continue;
+                                    }
+                                    String c = ctx.verifier().sameBytes(src.deviceAddress(p), dst.deviceAddress() + p * stride,
+                                            bytes, "slot " + p + " vs rank " + p + "'s src");
+                                    if (!Verifier.OK.equals(c)) {
+                                        return c;
+                                    }
+                                }
+                                return Verifier.OK;
+                            }, reps);
+                } else {
+                    point("all_store", "iris", total, i, -1, dst,
+                            () -> kernels.allStore(dst, src.deviceAddress(), bytes, shape, ctx.stream()),
+                            () -> {
+                                for (int p = 0; p < world; p++) {
+                                    if (p == issuer) {
+                                        continue;
+                                    }
+                                    String c = ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(p) + issuer * stride,
+                                            bytes, "rank " + p + "'s slot " + issuer + " vs src");
+                                    if (!Verifier.OK.equals(c)) {
+                                        return c;
+                                    }
+                                }
+                                return Verifier.OK;
+                            }, reps);
+                }
+            }
+        }
+    }
+
+    /**
+     * store_tiles: the issuer stores a rows x ld matrix of 2-byte elements into the peer tile by tile
+     * (a GEMM epilogue's pattern), rows = bytes / (2 x ld) rounded down to whole tile rows; sizes
+     * below one row of tiles are skipped. Compare with store at the same size.
+     */
+    private void storeTiles(long bytes) {
+        long ld = options.tileLd();
+        long rows = bytes / (2 * ld) / options.tileRows() * options.tileRows();
+        if (rows == 0) {
+            return;
+        }
+        long moved = rows * ld * 2;
+        int reps = options.repsFor(moved);
+        long sizePoint = ctx.nextPoint();
+        int blocks = options.tileBlocks() > 0 ? options.tileBlocks() : kernels.multiprocessors();
+        LaunchShape shape = LaunchShape.of(blocks, options.tileThreads());
+        try (SymTensor src = ctx.randomData(moved, ctx.seed(sizePoint, rank)); SymTensor dst = ctx.buffer(moved)) {
+            for (int i = 0; i < world; i++) {
+                for (int j = 0; j < world; j++) {
+                    if (i == j) {
+                        continue;
+                    }
+                    int peer = j;
+                    point("store_tiles", "iris", moved, i, j, dst,
+                            () -> kernels.storeTiles(dst, src.deviceAddress(), rows, ld, options.tileRows(), options.tileCols(),
+                                    peer, shape, ctx.stream()),
+                            () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(peer), moved,
+                                    "rank " + peer + "'s matrix vs src"), reps);
+                }
+            }
+        }
+    }
+
+    /** local_copy (cudaMemcpyAsync) and local_copy_sm (rma_local_copy) on each rank in turn. */
+    private void local(long bytes) {
+        int reps = options.repsFor(bytes);
+        long sizePoint = ctx.nextPoint();
+        try (SymTensor src = ctx.randomData(bytes, ctx.seed(sizePoint, rank)); SymTensor dst = ctx.buffer(bytes)) {
+            LaunchShape shape = kernels.copyShape("rma_local_copy", bytes, options.blocks(), options.threads());
+            for (int i = 0; i < world; i++) {
+                Lockstep.Check same = () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(), bytes, "dst vs src");
+                point("local_copy", "local", bytes, i, i, dst,
+                        () -> Memcpy.deviceToDevice(dst.deviceAddress(), src.deviceAddress(), bytes, ctx.stream()), same, reps);
+                point("local_copy_sm", "local", bytes, i, i, dst,
+                        () -> kernels.localCopy(dst.deviceAddress(), src.deviceAddress(), bytes, shape, ctx.stream()), same, reps);
+            }
+        }
+    }
+
+    /** One timed point run by the issuer alone; every rank poisons its copy of dst first. */
+    private void point(String op, String impl, long bytes, int issuer, int peer, SymTensor dst, Runnable body,
+                       Lockstep.Check verify, int reps) {
+        long number = ctx.nextPoint();
+        Lockstep.Outcome o = ctx.lockstep().pair(issuer, peer, false,
+                () -> {
+                    ctx.poison(dst);
+                    iris.synchronize();
+                },
+                () -> ctx.timer().run(options.warmup(), reps, r -> {}, r -> body.run(), true),
+                null, verify);
+        if (o != null) {
+            ctx.record(number, Points.bandwidth(op, impl, bytes, issuer, peer, o));
+        }
+    }
+}

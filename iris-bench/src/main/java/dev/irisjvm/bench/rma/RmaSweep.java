@@ -1,0 +1,170 @@
+package dev.irisjvm.bench.rma;
+
+import dev.irisjvm.bench.results.Measurement;
+import dev.irisjvm.bench.results.SweepResult;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.IrisConfig;
+import dev.irisjvm.core.gpu.DeviceProperties;
+import dev.irisjvm.core.gpu.Gpu;
+import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.rma.RmaKernels;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/**
+ * The remote-memory-access sweep: for every op, size and ordered pair of ranks, times the
+ * operation with CUDA events (median, min, max over repetitions after warm-up), verifies the data,
+ * and writes one {@link SweepResult} (rank 0) plus a console table. Baselines in the same run: the
+ * copy engine, local copies and NCCL.
+ *
+ * <pre>
+ * mvn -q install -DskipTests
+ * bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.rma.RmaSweep --out rma-sweep.json
+ * bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.rma.RmaSweep \
+ *     --ops load,store,ping_pong --max-bytes 64m --reps 10
+ * </pre>
+ *
+ * <p>Every rank runs the same loop; during a point only its issuer runs (both ranks of the pair for
+ * message passing, ping-pong and send/recv, every rank for all-reduce), and the ranks meet on the
+ * host between points. A point that fails (a mismatch, a device timeout, a CUDA error) records
+ * why in its {@code check} and the sweep goes on. Exit code: 0, or 3 if any check failed.
+ */
+@Command(name = "RmaSweep", mixinStandardHelpOptions = true,
+        description = "Remote-memory-access microbenchmarks of Iris for the JVM, with copy-engine, local and NCCL baselines.")
+public final class RmaSweep implements Callable<Integer> {
+    static final String MAIN = "dev.irisjvm.bench.rma.RmaSweep";
+
+    @Mixin
+    SweepOptions options = new SweepOptions();
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new RmaSweep()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        try {
+            options.validate();
+        } catch (IllegalArgumentException e) {
+            System.err.println("RmaSweep: " + e.getMessage());
+            return 2;
+        }
+        IrisConfig env = IrisConfig.fromEnvironment();
+        IrisConfig config = env.withHeapSize(options.heapBytes(env.worldSize()))
+                .withDeviceTimeout(Duration.ofMillis(options.deviceTimeoutMs()));
+        List<Measurement> results;
+        SweepResult sweep;
+        try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
+             RmaKernels kernels = new RmaKernels(iris, library)) {
+            if (iris.worldSize() < 2) {
+                throw new IllegalStateException("run with at least two ranks: bin/iris-run -n 2 -- java ... " + MAIN);
+            }
+            long runSeed = iris.broadcast(options.seed() != null ? options.seed() : System.nanoTime(), 0);
+            options.seed = runSeed;
+            if (iris.rank() == 0) {
+                System.out.println("RmaSweep: " + iris.worldSize() + " ranks, heap " + SizeList.format(config.heapSize())
+                        + " per rank, ops " + options.ops + ", sizes " + SizeList.format(options.sizes().get(0)) + " .. "
+                        + SizeList.format(options.sizes().get(options.sizes().size() - 1)) + ", seed " + runSeed);
+            }
+            String ncclVersion;
+            try (SweepContext ctx = new SweepContext(iris, options, kernels, runSeed); NcclBench ncclBench = new NcclBench(ctx)) {
+                for (RmaOp op : options.ops()) {
+                    long start = System.nanoTime();
+                    switch (op.family()) {
+                        case BANDWIDTH -> new BandwidthBench(ctx).run(op);
+                        case ATOMIC -> new AtomicBench(ctx).run(op);
+                        case MESSAGE -> new MessageBench(ctx).run(op);
+                        case NCCL -> ncclBench.run(op);
+                    }
+                    if (iris.rank() == 0) {
+                        System.out.printf(Locale.ROOT, "RmaSweep: %s done in %.1f s%n", op.id(), (System.nanoTime() - start) / 1e9);
+                    }
+                }
+                iris.synchronize();
+                ncclVersion = ncclBench.openedVersion();
+                results = ctx.log().gather(iris);
+            }
+            if (ncclVersion == null) {
+                ncclVersion = Nccl.loadedVersion();
+            }
+            sweep = new SweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware(iris),
+                    software(ncclVersion), command(iris.worldSize(), options), iris.worldSize(), results);
+            if (iris.rank() == 0) {
+                write(sweep, options.out());
+                System.out.print(ResultTable.format(results));
+                System.out.println("RmaSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
+            }
+        }
+        long failed = results.stream().filter(RmaSweep::failedCheck).count();
+        if (failed > 0) {
+            System.out.println("RmaSweep: " + failed + " measurement(s) failed their check");
+            return 3;
+        }
+        return 0;
+    }
+
+    static boolean failedCheck(Measurement m) {
+        return !Verifier.OK.equals(m.check()) && !m.check().startsWith("nccl unavailable");
+    }
+
+    private static void write(SweepResult sweep, Path out) throws Exception {
+        Path parent = out.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        sweep.write(out);
+    }
+
+    /** "2 x NVIDIA H200 (132 SMs, 140 GiB, CC 9.0)", from every rank's device. */
+    static String hardware(Iris iris) {
+        DeviceProperties p = iris.deviceProperties();
+        String mine = p.name() + " (" + p.multiprocessorCount() + " SMs, " + SizeList.format(p.totalGlobalMemory())
+                + ", CC " + p.computeCapability() + ")";
+        byte[][] all = iris.allGather(mine.getBytes(StandardCharsets.UTF_8));
+        List<String> names = new ArrayList<>();
+        for (byte[] b : all) {
+            names.add(new String(b, StandardCharsets.UTF_8));
+        }
+        return describeDevices(names);
+    }
+
+    /** "2 x A" when every rank has the same device, else "A + B". */
+    static String describeDevices(List<String> perRank) {
+        boolean same = perRank.stream().allMatch(perRank.get(0)::equals);
+        return same ? perRank.size() + " x " + perRank.get(0) : String.join(" + ", perRank);
+    }
+
+    /** "CUDA 13.0 (driver 13.0), NCCL 2.28.3, Java 17.0.15". */
+    static String software(String ncclVersion) {
+        return Gpu.runtimeDescription() + ", " + (ncclVersion == null ? "NCCL unavailable" : ncclVersion) + ", Java "
+                + System.getProperty("java.version");
+    }
+
+    /** The launcher command that reproduces this run, with every option spelled out. */
+    static String command(int world, SweepOptions options) {
+        StringBuilder b = new StringBuilder("bin/iris-run -n ").append(world)
+                .append(" -- java -cp 'iris-bench/target/lib/*' ").append(MAIN);
+        for (String arg : options.toArgs()) {
+            b.append(' ').append(quote(arg));
+        }
+        return b.toString();
+    }
+
+    static String quote(String arg) {
+        if (!arg.isEmpty() && arg.chars().allMatch(c -> Character.isLetterOrDigit(c) || "-_.,/=:+".indexOf(c) >= 0)) {
+            return arg;
+        }
+        return "'" + arg.replace("'", "'\\''") + "'";
+    }
+}

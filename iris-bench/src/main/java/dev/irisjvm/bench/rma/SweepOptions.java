@@ -1,0 +1,296 @@
+package dev.irisjvm.bench.rma;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+
+/**
+ * The command-line options of {@link RmaSweep}. Sizes take binary suffixes (4096, 64k, 1m, 1g).
+ *
+ * <pre>{@code
+ * SweepOptions o = new SweepOptions();
+ * new CommandLine(o).parseArgs("--max-bytes", "64m", "--ops", "load,store");
+ * o.sizes();   // 4 KiB, 16 KiB, ..., 64 MiB
+ * }</pre>
+ */
+public final class SweepOptions {
+    /** Bytes of heap headroom beyond the largest buffers (flags, counters, allocator rounding). */
+    static final long HEAP_HEADROOM = 64L << 20;
+
+    @Option(names = "--min-bytes", converter = SizeConverter.class, defaultValue = "4096",
+            description = "Smallest payload of the bandwidth, atomic and NCCL points (default: ${DEFAULT-VALUE}).")
+    long minBytes;
+
+    @Option(names = "--max-bytes", converter = SizeConverter.class, defaultValue = "1g",
+            description = "Largest payload (default: 1 GiB).")
+    long maxBytes;
+
+    @Option(names = "--factor", defaultValue = "4", description = "Ratio between successive sizes (default: ${DEFAULT-VALUE}).")
+    int factor;
+
+    @Option(names = "--warmup", defaultValue = "3", description = "Untimed repetitions before the timed ones (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--reps", defaultValue = "20", description = "Timed repetitions per point (default: ${DEFAULT-VALUE}).")
+    int reps;
+
+    @Option(names = "--large-reps", defaultValue = "5",
+            description = "Timed repetitions for payloads of --large-bytes and more (default: ${DEFAULT-VALUE}).")
+    int largeReps;
+
+    @Option(names = "--large-bytes", converter = SizeConverter.class, defaultValue = "256m",
+            description = "Payload from which --large-reps applies (default: 256 MiB).")
+    long largeBytes;
+
+    @Option(names = "--ops", defaultValue = "all", description = "Comma-separated ops, or all (default). Known: "
+            + "load, store, all_load, all_store, store_tiles, atomic_add, atomic_add_f32, atomic_xchg, atomic_cas, message_passing, "
+            + "ping_pong, copy_engine, local_copy, send_recv, all_reduce.")
+    String ops;
+
+    @Option(names = "--out", defaultValue = "rma-sweep.json", description = "JSON results, written by rank 0 (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    @Option(names = "--heap", defaultValue = "auto",
+            description = "Symmetric heap per rank: a size, or auto = (world + 1) x max-bytes + 64 MiB (default: ${DEFAULT-VALUE}).")
+    String heap;
+
+    @Option(names = "--blocks", defaultValue = "0", description = "Blocks of the copy kernels; 0 derives them from the size and the SM count.")
+    int blocks;
+
+    @Option(names = "--threads", defaultValue = "512", description = "Threads per block of the copy kernels (default: ${DEFAULT-VALUE}).")
+    int threads;
+
+    @Option(names = "--tile-rows", defaultValue = "128", description = "Rows of a store_tiles tile (default: ${DEFAULT-VALUE}).")
+    int tileRows;
+
+    @Option(names = "--tile-cols", defaultValue = "256", description = "Columns (2-byte elements) of a store_tiles tile (default: ${DEFAULT-VALUE}).")
+    int tileCols;
+
+    @Option(names = "--tile-ld", defaultValue = "8192",
+            description = "Row length (2-byte elements) of the store_tiles matrix; rows = size / (2 x ld) (default: ${DEFAULT-VALUE}).")
+    int tileLd;
+
+    @Option(names = "--tile-blocks", defaultValue = "0", description = "Persistent blocks of store_tiles; 0 = one per SM.")
+    int tileBlocks;
+
+    @Option(names = "--tile-threads", defaultValue = "256", description = "Threads per store_tiles block (default: ${DEFAULT-VALUE}).")
+    int tileThreads;
+
+    @Option(names = "--atomic-blocks", defaultValue = "0", description = "Blocks of rma_atomic; 0 derives them from the op count.")
+    int atomicBlocks;
+
+    @Option(names = "--atomic-threads", defaultValue = "512", description = "Threads per block of rma_atomic (default: ${DEFAULT-VALUE}).")
+    int atomicThreads;
+
+    @Option(names = "--mp-min-bytes", converter = SizeConverter.class, defaultValue = "8",
+            description = "Smallest message of message_passing (default: ${DEFAULT-VALUE}).")
+    long mpMinBytes;
+
+    @Option(names = "--mp-max-bytes", converter = SizeConverter.class, defaultValue = "1m",
+            description = "Largest message of message_passing (default: 1 MiB).")
+    long mpMaxBytes;
+
+    @Option(names = "--mp-iterations", defaultValue = "0",
+            description = "Messages per launch; 0 = 64 MiB / size, clamped to [50, 1000].")
+    int mpIterations;
+
+    @Option(names = "--mp-blocks", defaultValue = "0", description = "Channels (blocks) of message passing; 0 = one per 64 KiB, at most one per SM.")
+    int mpBlocks;
+
+    @Option(names = "--mp-threads", defaultValue = "0", description = "Threads per channel; 0 = as many as the message has 16-byte words, 32 to 512.")
+    int mpThreads;
+
+    @Option(names = "--pp-rounds", defaultValue = "2000", description = "Round trips per ping_pong launch (default: ${DEFAULT-VALUE}).")
+    int ppRounds;
+
+    @Option(names = "--device-timeout-ms", defaultValue = "10000",
+            description = "Bound on every device-side wait; a peer silent this long fails the point (default: ${DEFAULT-VALUE}).")
+    long deviceTimeoutMs;
+
+    @Option(names = "--seed", description = "Seed of the random data and atomic slot values (default: chosen by rank 0 and printed).")
+    Long seed;
+
+    @Option(names = "--no-gate", description = "Do not hold the stream while the reps are queued (then each rep's time includes launch gaps).")
+    boolean noGate;
+
+    /** Turns "64k"-style sizes into bytes for picocli. */
+    public static final class SizeConverter implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            return SizeList.parse(value);
+        }
+    }
+
+    /** Throws IllegalArgumentException naming the first option that is out of range. */
+    public void validate() {
+        require(minBytes >= 8, "--min-bytes must be at least 8, got " + minBytes);
+        require(maxBytes >= minBytes, "--max-bytes " + maxBytes + " is below --min-bytes " + minBytes);
+        require(factor >= 2, "--factor must be >= 2, got " + factor);
+        require(warmup >= 0, "--warmup must be >= 0, got " + warmup);
+        require(reps >= 1, "--reps must be >= 1, got " + reps);
+        require(largeReps >= 1, "--large-reps must be >= 1, got " + largeReps);
+        require(blocks >= 0 && atomicBlocks >= 0 && mpBlocks >= 0, "--blocks, --atomic-blocks and --mp-blocks must be >= 0");
+        requireThreads(threads, "--threads", false);
+        requireThreads(atomicThreads, "--atomic-threads", false);
+        requireThreads(tileThreads, "--tile-threads", false);
+        require(tileRows >= 1 && tileCols >= 8 && tileCols % 8 == 0 && tileLd >= tileCols && tileLd % tileCols == 0
+                && tileBlocks >= 0, "--tile-rows must be >= 1, --tile-cols a multiple of 8, --tile-ld a multiple of --tile-cols, "
+                + "--tile-blocks >= 0; got " + tileRows + ", " + tileCols + ", " + tileLd + ", " + tileBlocks);
+        requireThreads(mpThreads, "--mp-threads", true);
+        require(mpMinBytes >= 1 && mpMaxBytes >= mpMinBytes, "--mp-min-bytes must be >= 1 and <= --mp-max-bytes, got "
+                + mpMinBytes + " and " + mpMaxBytes);
+        require(mpIterations >= 0, "--mp-iterations must be >= 0, got " + mpIterations);
+        require(ppRounds >= 1, "--pp-rounds must be >= 1, got " + ppRounds);
+        require(deviceTimeoutMs >= 100, "--device-timeout-ms must be >= 100, got " + deviceTimeoutMs);
+        ops();
+        if (!heap.trim().equalsIgnoreCase("auto")) {
+            SizeList.parse(heap);
+        }
+    }
+
+    private static void requireThreads(int t, String name, boolean zeroAllowed) {
+        require((zeroAllowed && t == 0) || (t >= 32 && t <= 1024 && t % 32 == 0),
+                name + " must be a multiple of 32 in [32, 1024]" + (zeroAllowed ? " or 0" : "") + ", got " + t);
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    public List<RmaOp> ops() {
+        return RmaOp.parseList(ops);
+    }
+
+    /** Sizes of the bandwidth, atomic and NCCL points. */
+    public List<Long> sizes() {
+        return SizeList.geometric(minBytes, maxBytes, factor);
+    }
+
+    /** Message sizes of message_passing. */
+    public List<Long> messageSizes() {
+        return SizeList.geometric(mpMinBytes, mpMaxBytes, factor);
+    }
+
+    /** Timed repetitions for a payload. */
+    public int repsFor(long bytes) {
+        return bytes >= largeBytes ? Math.min(reps, largeReps) : reps;
+    }
+
+    /** Messages per message_passing launch for a message size. */
+    public long messageIterations(long bytes) {
+        if (mpIterations > 0) {
+            return mpIterations;
+        }
+        return Math.max(50, Math.min(1000, (64L << 20) / Math.max(1, bytes)));
+    }
+
+    /** Heap bytes per rank for a world: --heap, or room for the largest all-peer point. */
+    public long heapBytes(int world) {
+        if (!heap.trim().equalsIgnoreCase("auto")) {
+            return SizeList.parse(heap);
+        }
+        long largest = Math.max(maxBytes, mpMaxBytes);
+        long slot = (largest + 15) / 16 * 16;
+        long bytes = Math.addExact(Math.multiplyExact(slot, (long) world + 1), HEAP_HEADROOM);
+        return (bytes + (1L << 20) - 1) >> 20 << 20;
+    }
+
+    /** Every option with its value, in a form this class parses back to the same values. */
+    public List<String> toArgs() {
+        List<String> a = new ArrayList<>(List.of(
+                "--min-bytes", Long.toString(minBytes), "--max-bytes", Long.toString(maxBytes),
+                "--factor", Integer.toString(factor), "--warmup", Integer.toString(warmup),
+                "--reps", Integer.toString(reps), "--large-reps", Integer.toString(largeReps),
+                "--large-bytes", Long.toString(largeBytes), "--ops", ops.trim(), "--out", out.toString(),
+                "--heap", heap.trim(), "--blocks", Integer.toString(blocks), "--threads", Integer.toString(threads),
+                "--atomic-blocks", Integer.toString(atomicBlocks), "--atomic-threads", Integer.toString(atomicThreads),
+                "--tile-rows", Integer.toString(tileRows), "--tile-cols", Integer.toString(tileCols),
+                "--tile-ld", Integer.toString(tileLd), "--tile-blocks", Integer.toString(tileBlocks),
+                "--tile-threads", Integer.toString(tileThreads),
+                "--mp-min-bytes", Long.toString(mpMinBytes), "--mp-max-bytes", Long.toString(mpMaxBytes),
+                "--mp-iterations", Integer.toString(mpIterations), "--mp-blocks", Integer.toString(mpBlocks),
+                "--mp-threads", Integer.toString(mpThreads), "--pp-rounds", Integer.toString(ppRounds),
+                "--device-timeout-ms", Long.toString(deviceTimeoutMs)));
+        if (seed != null) {
+            a.add("--seed");
+            a.add(Long.toString(seed));
+        }
+        if (noGate) {
+            a.add("--no-gate");
+        }
+        return a;
+    }
+
+    public int warmup() {
+        return warmup;
+    }
+
+    public Path out() {
+        return out;
+    }
+
+    public int blocks() {
+        return blocks;
+    }
+
+    public int threads() {
+        return threads;
+    }
+
+    public int tileRows() {
+        return tileRows;
+    }
+
+    public int tileCols() {
+        return tileCols;
+    }
+
+    public int tileLd() {
+        return tileLd;
+    }
+
+    public int tileBlocks() {
+        return tileBlocks;
+    }
+
+    public int tileThreads() {
+        return tileThreads;
+    }
+
+    public int atomicBlocks() {
+        return atomicBlocks;
+    }
+
+    public int atomicThreads() {
+        return atomicThreads;
+    }
+
+    public int mpBlocks() {
+        return mpBlocks;
+    }
+
+    public int mpThreads() {
+        return mpThreads;
+    }
+
+    public int ppRounds() {
+        return ppRounds;
+    }
+
+    public long deviceTimeoutMs() {
+        return deviceTimeoutMs;
+    }
+
+    /** The --seed given, or null. */
+    public Long seed() {
+        return seed;
+    }
+
+    public boolean gate() {
+        return !noGate;
+    }
+}

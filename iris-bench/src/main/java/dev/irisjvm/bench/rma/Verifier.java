@@ -1,0 +1,84 @@
+package dev.irisjvm.bench.rma;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.Memcpy;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.rma.RmaKernels;
+
+/**
+ * Checks a point's data on the GPU after its timed repetitions and says what was wrong, if anything,
+ * in the words that go into {@link dev.irisjvm.bench.results.Measurement#check()}.
+ *
+ * <pre>{@code
+ * String check = verifier.sameBytes(src.deviceAddress(), dst.deviceAddress(peer), bytes, "peer's dst");
+ * // "ok", or "peer's dst: 3 of 65536 16-byte words differ, first at byte 4096"
+ * }</pre>
+ *
+ * <p>Its two-word result buffer is a symmetric tensor, so construct it on every rank at the same
+ * point (allocation is collective).
+ */
+public final class Verifier implements AutoCloseable {
+    /** What a check returns when all was right. */
+    public static final String OK = "ok";
+
+    private final RmaKernels kernels;
+    private final Stream stream;
+    private final SymTensor result;
+
+    public Verifier(Iris iris, RmaKernels kernels, Stream stream) {
+        this.kernels = kernels;
+        this.stream = stream;
+        this.result = iris.heap().zeros(DType.I64, 2);
+    }
+
+    /** Compares {@code bytes} at {@code expected} and {@code actual} (either may be a peer's copy as mapped here). */
+    public String sameBytes(long expected, long actual, long bytes, String what) {
+        reset();
+        kernels.compare(expected, actual, bytes, result.deviceAddress(), stream);
+        long[] r = result.toLongArray();
+        if (r[0] == 0) {
+            return OK;
+        }
+        return what + ": " + r[0] + " of " + (bytes + 15) / 16 + " 16-byte words differ, first at byte " + r[1];
+    }
+
+    /** Whether rank peer's atomic slots hold their values after {@code generations} launches. */
+    public String atomicSlots(RmaKernels.AtomicOp op, SymTensor slots, long ops, long seed, long generations, int peer) {
+        reset();
+        kernels.atomicCheck(op, slots, ops, seed, generations, peer, result.deviceAddress(), stream);
+        long[] r = result.toLongArray();
+        if (r[0] == 0) {
+            return OK;
+        }
+        return "rank " + peer + "'s slots: " + r[0] + " of " + ops + " hold a wrong value after " + generations
+                + " launches, first slot " + r[1];
+    }
+
+    /** Whether out (local bf16) is the sum over ranks of {@code in}, {@code count} elements. */
+    public String allReduceBf16(SymTensor in, long out, long count) {
+        reset();
+        kernels.checkAllReduceBf16(in, out, count, result.deviceAddress(), stream);
+        long[] r = result.toLongArray();
+        if (r[0] == 0) {
+            return OK;
+        }
+        return "all_reduce output: " + r[0] + " of " + count + " elements off the float sum of the inputs, first at element " + r[1];
+    }
+
+    /** A counter's value (an I64 tensor of this rank). */
+    public static long counter(SymTensor t) {
+        return t.toLongArray()[0];
+    }
+
+    private void reset() {
+        Memcpy.memset(result.deviceAddress(), 0, 8, stream);
+        Memcpy.memset(result.deviceAddress() + 8, 0xFF, 8, stream);
+    }
+
+    @Override
+    public void close() {
+        result.close();
+    }
+}
