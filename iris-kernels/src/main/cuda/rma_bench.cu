@@ -602,19 +602,19 @@ extern "C" __global__ void rma_compare(const uint8_t* a, const uint8_t* b, uint6
 /// Checks an all-reduce (sum) of bf16: out (local) against the sum of every rank's in (symmetric),
 /// summed here in float. Allowed error: world x 2^-8 x sum |in| per element (bf16 rounding of
 /// each partial sum in any order); NaN never passes. Result as in rma::report, offsets in elements.
-extern "C" __global__ void rma_check_allreduce_bf16(const IRIS_GRID_CONSTANT Ctx ctx, const __nv_bfloat16* in,
-                                                    const __nv_bfloat16* out, uint64_t n, unsigned long long* result) {
+extern "C" __global__ void rma_check_allreduce_bf16(const IRIS_GRID_CONSTANT Ctx ctx, const iris::bf16* in,
+                                                    const iris::bf16* out, uint64_t n, unsigned long long* result) {
     const rma::Lanes l = rma::grid_lanes();
     uint32_t wrong = 0;
     uint64_t first = ~0ull;
     for (uint64_t i = l.lane; i < n; i += l.count) {
         float sum = 0.0f, magnitude = 0.0f;
         for (int r = 0; r < ctx.world; ++r) {
-            const float v = __bfloat162float(iris::translate(ctx, in, r)[i]);
+            const float v = iris::to_float(iris::translate(ctx, in, r)[i]);
             sum += v;
             magnitude += fabsf(v);
         }
-        const float error = fabsf(__bfloat162float(out[i]) - sum);
+        const float error = fabsf(iris::to_float(out[i]) - sum);
         if (!(error <= float(ctx.world) * 0.00390625f * magnitude)) {
             ++wrong;
             first = first < i ? first : i;

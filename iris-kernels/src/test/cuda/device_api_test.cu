@@ -7,7 +7,9 @@
 //     heap; "local" pointers are any device memory of this rank;
 //   - every output is written unconditionally, so the host's poison tells written from skipped;
 //   - kernels do not judge results themselves unless the data is too large to bring back; the
-//     host compares with its own reference.
+//     host compares with its own reference;
+//   - portable: only the device API and iris::f16 / iris::bf16, so the HIP build compiles this
+//     file for gfx90a and gfx940 too (compile-only: no AMD GPU runs it).
 #include <iris/iris.cuh>
 
 namespace {
@@ -74,17 +76,20 @@ DAT_LOAD_STORE(v16, iris::vec16)
 //             iris::BlockGroup, the usual way to compose block-cooperative copies. An odd chunk
 //             gives blocks of every alignment, so vector and element paths meet in one launch.
 // Which path a copy takes depends on the pointers: the host picks offsets that hit each.
+// The context reaches the lambdas as an argument, never as a captured reference: on AMD a lambda
+// that captures the kernel's Ctx by reference makes clang copy all 112 bytes to scratch (the HIP
+// build fails on scratch use, as the CUDA build does on local memory).
 namespace {
 template <class T, class Op>
-__device__ void for_chunk(T* dst, const T* src, uint64_t count, uint64_t chunk, Op op) {
+__device__ void for_chunk(const Ctx& ctx, T* dst, const T* src, uint64_t count, uint64_t chunk, Op op) {
     if (chunk == 0) {
-        op(dst, src, count, iris::GridGroup{});
+        op(ctx, dst, src, count, iris::GridGroup{});
         return;
     }
     const uint64_t begin = blockIdx.x * chunk;
     if (begin >= count) return;  // the whole block leaves together
     const uint64_t n = count - begin < chunk ? count - begin : chunk;
-    op(dst + begin, src + begin, n, iris::BlockGroup{});
+    op(ctx, dst + begin, src + begin, n, iris::BlockGroup{});
 }
 }  // namespace
 
@@ -92,22 +97,22 @@ __device__ void for_chunk(T* dst, const T* src, uint64_t count, uint64_t chunk, 
     /* local dst = rank from_rank's src */                                                                      \
     extern "C" __global__ void dat_get_##SUFFIX(const IRIS_GRID_CONSTANT Ctx ctx, T* dst, const T* src, uint64_t count, int from_rank,     \
                                                 uint64_t chunk) {                                               \
-        for_chunk(dst, src, count, chunk, [&](T* d, const T* s, uint64_t n, auto g) {                           \
-            iris::get(ctx, d, s, n, from_rank, g);                                                              \
+        for_chunk(ctx, dst, src, count, chunk, [&](const Ctx& c, T* d, const T* s, uint64_t n, auto g) {        \
+            iris::get(c, d, s, n, from_rank, g);                                                                \
         });                                                                                                     \
     }                                                                                                           \
     /* rank to_rank's dst = local src */                                                                        \
     extern "C" __global__ void dat_put_##SUFFIX(const IRIS_GRID_CONSTANT Ctx ctx, T* dst, const T* src, uint64_t count, int to_rank,       \
                                                 uint64_t chunk) {                                               \
-        for_chunk(dst, src, count, chunk, [&](T* d, const T* s, uint64_t n, auto g) {                           \
-            iris::put(ctx, d, s, n, to_rank, g);                                                                \
+        for_chunk(ctx, dst, src, count, chunk, [&](const Ctx& c, T* d, const T* s, uint64_t n, auto g) {        \
+            iris::put(c, d, s, n, to_rank, g);                                                                  \
         });                                                                                                     \
     }                                                                                                           \
     /* rank to_rank's dst = rank from_rank's src; neither needs to be this rank */                             \
     extern "C" __global__ void dat_copy_##SUFFIX(const IRIS_GRID_CONSTANT Ctx ctx, T* dst, const T* src, uint64_t count, int from_rank,    \
                                                  int to_rank, uint64_t chunk) {                                 \
-        for_chunk(dst, src, count, chunk, [&](T* d, const T* s, uint64_t n, auto g) {                           \
-            iris::copy(ctx, d, s, n, from_rank, to_rank, g);                                                    \
+        for_chunk(ctx, dst, src, count, chunk, [&](const Ctx& c, T* d, const T* s, uint64_t n, auto g) {        \
+            iris::copy(c, d, s, n, from_rank, to_rank, g);                                                      \
         });                                                                                                     \
     }
 DAT_MOVE_1D(f32, float)
@@ -120,30 +125,30 @@ DAT_MOVE_1D(u8, uint8_t)
 // band [b * rows_per_block, ...) with BlockGroup. A band of one row takes the rows == 1 path.
 namespace {
 template <class Op>
-__device__ void for_band(uint64_t rows, uint64_t rows_per_block, Op op) {
+__device__ void for_band(const Ctx& ctx, uint64_t rows, uint64_t rows_per_block, Op op) {
     if (rows_per_block == 0) {
-        op(uint64_t(0), rows, iris::GridGroup{});
+        op(ctx, uint64_t(0), rows, iris::GridGroup{});
         return;
     }
     const uint64_t r0 = blockIdx.x * rows_per_block;
     if (r0 >= rows) return;
-    op(r0, rows - r0 < rows_per_block ? rows - r0 : rows_per_block, iris::BlockGroup{});
+    op(ctx, r0, rows - r0 < rows_per_block ? rows - r0 : rows_per_block, iris::BlockGroup{});
 }
 }  // namespace
 
 // local dst tile = rank from_rank's src tile
 extern "C" __global__ void dat_get_tile_f32(const IRIS_GRID_CONSTANT Ctx ctx, float* dst, uint64_t ld_dst, const float* src, uint64_t ld_src,
                                             uint64_t rows, uint64_t cols, int from_rank, uint64_t rows_per_block) {
-    for_band(rows, rows_per_block, [&](uint64_t r0, uint64_t n, auto g) {
-        iris::get_tile(ctx, dst + r0 * ld_dst, ld_dst, src + r0 * ld_src, ld_src, n, cols, from_rank, g);
+    for_band(ctx, rows, rows_per_block, [&](const Ctx& c, uint64_t r0, uint64_t n, auto g) {
+        iris::get_tile(c, dst + r0 * ld_dst, ld_dst, src + r0 * ld_src, ld_src, n, cols, from_rank, g);
     });
 }
 
 // rank to_rank's dst tile = local src tile
 extern "C" __global__ void dat_put_tile_f32(const IRIS_GRID_CONSTANT Ctx ctx, float* dst, uint64_t ld_dst, const float* src, uint64_t ld_src,
                                             uint64_t rows, uint64_t cols, int to_rank, uint64_t rows_per_block) {
-    for_band(rows, rows_per_block, [&](uint64_t r0, uint64_t n, auto g) {
-        iris::put_tile(ctx, dst + r0 * ld_dst, ld_dst, src + r0 * ld_src, ld_src, n, cols, to_rank, g);
+    for_band(ctx, rows, rows_per_block, [&](const Ctx& c, uint64_t r0, uint64_t n, auto g) {
+        iris::put_tile(c, dst + r0 * ld_dst, ld_dst, src + r0 * ld_src, ld_src, n, cols, to_rank, g);
     });
 }
 
@@ -164,7 +169,7 @@ namespace {
 enum : int { kAdd, kSub, kXchg, kCas, kAnd, kOr, kXor, kMin, kMax };
 
 template <class T>
-inline constexpr bool kHalfType = cuda::std::is_same_v<T, __half> || cuda::std::is_same_v<T, __nv_bfloat16>;
+inline constexpr bool kHalfType = iris::arch::is_16bit_float_v<T>;
 
 template <class T, iris::Order O, iris::Scope S>
 __device__ bool apply_op(int op, const Ctx& ctx, T* slot, T operand, T compare, int rank, T& old) {
@@ -182,7 +187,7 @@ __device__ bool apply_op(int op, const Ctx& ctx, T* slot, T operand, T compare, 
             case kMax: old = iris::atomic_max<O, S>(ctx, slot, operand, rank); return true;
             default: break;
         }
-        if constexpr (cuda::std::is_integral_v<T>) {  // bitwise: integers only
+        if constexpr (std::is_integral_v<T>) {  // bitwise: integers only
             switch (op) {
                 case kAnd: old = iris::atomic_and<O, S>(ctx, slot, operand, rank); return true;
                 case kOr: old = iris::atomic_or<O, S>(ctx, slot, operand, rank); return true;
@@ -244,8 +249,8 @@ DAT_ATOMICS(i64, long long)
 DAT_ATOMICS(u64, unsigned long long)
 DAT_ATOMICS(f32, float)
 DAT_ATOMICS(f64, double)
-DAT_ATOMICS(f16, __half)
-DAT_ATOMICS(bf16, __nv_bfloat16)
+DAT_ATOMICS(f16, iris::f16)
+DAT_ATOMICS(bf16, iris::bf16)
 #undef DAT_ATOMICS
 
 // ---- signal / wait_until: ping-pong ---------------------------------------------------------
@@ -276,21 +281,21 @@ extern "C" __global__ void dat_pingpong(const IRIS_GRID_CONSTANT Ctx ctx, uint64
                                         int initiator, int signal_add, uint64_t seed, uint64_t* received,
                                         uint64_t* completed) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
-    auto send = [&](uint64_t round) {
-        iris::store(ctx, data, pingpong_msg(seed, ctx.rank, round), peer);
-        if (signal_add) iris::signal(ctx, flag, 1, peer, iris::SignalOp::add);
-        else iris::signal(ctx, flag, round, peer, iris::SignalOp::set);
+    auto send = [&](const Ctx& c, uint64_t round) {  // c, not a captured ctx: see for_chunk
+        iris::store(c, data, pingpong_msg(seed, c.rank, round), peer);
+        if (signal_add) iris::signal(c, flag, 1, peer, iris::SignalOp::add);
+        else iris::signal(c, flag, round, peer, iris::SignalOp::set);
     };
     uint64_t done = 0;
     for (uint64_t round = 1; round <= rounds; ++round) {
         if (initiator) {
-            send(round);
+            send(ctx, round);
             if (!pingpong_wait(ctx, flag, round, peer, 11)) break;
             received[round - 1] = iris::load(ctx, data, ctx.rank);
         } else {
             if (!pingpong_wait(ctx, flag, round, peer, 12)) break;
             received[round - 1] = iris::load(ctx, data, ctx.rank);
-            send(round);
+            send(ctx, round);
         }
         done = round;
     }

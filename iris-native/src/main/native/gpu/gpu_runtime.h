@@ -1,10 +1,15 @@
 // gpu_runtime.h: the one place where CUDA and HIP runtime names meet.
 //
-// Sources use the neutral gpu* names below; building with IRIS_PLATFORM_HIP (hipcc) maps them
-// to HIP, otherwise to CUDA. Names are mapped with the preprocessor because that is what a
-// name mapping is; anything with behaviour lives in the small inline functions at the end.
+// Sources use the neutral gpu* names below; building with IRIS_PLATFORM_HIP maps them to HIP,
+// otherwise to CUDA. Names are mapped with the preprocessor because that is what a name mapping
+// is; anything with behaviour lives in the small inline functions at the end. The HIP branch is
+// host code for g++ with __HIP_PLATFORM_AMD__ (CMake: -DIRIS_GPU_PLATFORM=HIP); it is compiled
+// and linked in CI against Debian's HIP 5.2, never run (no AMD GPU there).
 #ifndef IRIS_GPU_RUNTIME_H
 #define IRIS_GPU_RUNTIME_H
+
+#include <cstddef>
+#include <cstdint>
 
 #if defined(IRIS_PLATFORM_HIP)
 #include <hip/hip_runtime.h>
@@ -146,15 +151,23 @@ inline gpuError_t library_unload(Library lib) { return hipModuleUnload(lib); }
 inline gpuError_t library_get_kernel(Kernel* k, Library lib, const char* name) {
     return hipModuleGetFunction(k, lib, name);
 }
+// hipFuncSetAttribute / hipFuncGetAttributes take a host stub of a kernel compiled into the
+// program, not a hipFunction_t from a loaded module: module kernels use hipFuncGetAttribute. AMD
+// has no opt-in for dynamic shared memory (LDS): every block may use the device's whole LDS, so
+// "raising the limit" is checking the request against it.
 inline gpuError_t kernel_set_max_dynamic_smem(Kernel k, int bytes) {
-    return hipFuncSetAttribute(reinterpret_cast<const void*>(k),
-                               hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    int static_bytes = 0, device = 0, limit = 0;
+    gpuError_t e = hipFuncGetAttribute(&static_bytes, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k);
+    if (e == hipSuccess) e = hipGetDevice(&device);
+    if (e == hipSuccess) e = hipDeviceGetAttribute(&limit, hipDeviceAttributeMaxSharedMemoryPerBlock, device);
+    if (e != hipSuccess) return e;
+    return static_cast<long>(bytes) + static_bytes <= limit ? hipSuccess : hipErrorInvalidValue;
 }
 inline gpuError_t kernel_attributes(Kernel k, int* regs, int* smem, int* local, int* max_threads) {
-    hipFuncAttributes a{};
-    gpuError_t e = hipFuncGetAttributes(&a, reinterpret_cast<const void*>(k));
-    *regs = a.numRegs; *smem = static_cast<int>(a.sharedSizeBytes);
-    *local = static_cast<int>(a.localSizeBytes); *max_threads = a.maxThreadsPerBlock;
+    gpuError_t e = hipFuncGetAttribute(regs, HIP_FUNC_ATTRIBUTE_NUM_REGS, k);
+    if (e == hipSuccess) e = hipFuncGetAttribute(smem, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k);
+    if (e == hipSuccess) e = hipFuncGetAttribute(local, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k);
+    if (e == hipSuccess) e = hipFuncGetAttribute(max_threads, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k);
     return e;
 }
 inline gpuError_t launch_kernel(Kernel k, dim3 grid, dim3 block, void** args, size_t smem,
@@ -162,6 +175,14 @@ inline gpuError_t launch_kernel(Kernel k, dim3 grid, dim3 block, void** args, si
     return hipModuleLaunchKernel(k, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                  static_cast<unsigned>(smem), stream, args, nullptr);
 }
+/// Largest shared memory (LDS) one block may have: CUDA's opt-in limit; on AMD every block may
+/// use the whole LDS, which HIP reports as sharedMemPerBlock.
+inline uint64_t shared_memory_per_block_optin(const gpuDeviceProp& p) { return p.sharedMemPerBlock; }
+/// The heap's allocation (see iris_malloc_heap in memory.cpp for the choice).
+inline gpuError_t malloc_fine_grained(void** p, size_t bytes) {
+    return hipExtMallocWithFlags(p, bytes, hipDeviceMallocFinegrained);
+}
+#define IRIS_MALLOC_FINE_GRAINED_NAME "hipExtMallocWithFlags(&p, bytes, hipDeviceMallocFinegrained)"
 #define IRIS_LIBRARY_LOAD_NAME "hipModuleLoadData"
 #define IRIS_LIBRARY_GET_NAME "hipModuleGetFunction"
 #define IRIS_LAUNCH_NAME "hipModuleLaunchKernel"
@@ -191,6 +212,10 @@ inline gpuError_t launch_kernel(Kernel k, dim3 grid, dim3 block, void** args, si
                                 gpuStream_t stream) {
     return cudaLaunchKernel(reinterpret_cast<const void*>(k), grid, block, args, smem, stream);
 }
+inline uint64_t shared_memory_per_block_optin(const gpuDeviceProp& p) { return p.sharedMemPerBlockOptin; }
+/// CUDA has one kind of device memory: system-scope fences cover peer stores (memory.cpp).
+inline gpuError_t malloc_fine_grained(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
+#define IRIS_MALLOC_FINE_GRAINED_NAME "cudaMalloc(&p, bytes)"
 #define IRIS_LIBRARY_LOAD_NAME "cudaLibraryLoadData"
 #define IRIS_LIBRARY_GET_NAME "cudaLibraryGetKernel"
 #define IRIS_LAUNCH_NAME "cudaLaunchKernel"

@@ -62,7 +62,8 @@ const char* iris_last_error(void);
 int iris_last_gpu_error(void);
 /* "CUDA" or "HIP": which runtime this library was built against. */
 const char* iris_platform_name(void);
-/* Runtime and driver versions as the GPU runtime encodes them (e.g. 13000). */
+/* Runtime and driver versions as the GPU runtime encodes them (CUDA: 1000 * major + 10 * minor,
+ * e.g. 13000; HIP: 10000000 * major + 100000 * minor + patch, e.g. 50221153). */
 int iris_runtime_version(int* runtime_version, int* driver_version);
 
 /* ---- devices -------------------------------------------------------------------------- */
@@ -82,6 +83,14 @@ int iris_mem_get_info(uint64_t* free_bytes, uint64_t* total_bytes);
 
 int iris_malloc(uint64_t* device_address, uint64_t bytes);
 int iris_free(uint64_t device_address);
+
+/* Kinds of symmetric-heap memory (iris_malloc_heap's flags). */
+#define IRIS_HEAP_DEFAULT 0      /* plain device memory (cudaMalloc / coarse-grained hipMalloc) */
+#define IRIS_HEAP_FINE_GRAINED 1 /* AMD: hipExtMallocWithFlags(hipDeviceMallocFinegrained);
+                                    CUDA: the same as IRIS_HEAP_DEFAULT */
+/* Allocates a symmetric heap (freed with iris_free). Why the default is plain device memory on
+ * AMD too, and what makes peers' stores visible, is described in memory.cpp and arch.cuh. */
+int iris_malloc_heap(uint64_t* device_address, uint64_t bytes, int flags);
 /* Page-locked host memory mapped into the device address space: with unified addressing the
  * same address works on host and device, so small status words can be read without a copy. */
 int iris_host_alloc_mapped(void** host_address, uint64_t bytes);
@@ -130,7 +139,8 @@ int iris_graph_destroy(iris_graph graph);
 
 /* ---- modules and kernels ---------------------------------------------------------------- */
 
-/* Loads a fatbin, cubin or PTX image (the bytes are copied; the caller may free them). */
+/* Loads compiled device code: CUDA a fatbin, cubin or PTX image; HIP a code object or a code-object
+ * bundle (.hsaco). The bytes are copied; the caller may free them. */
 int iris_module_load_data(iris_module* module, const void* image, uint64_t image_bytes);
 int iris_module_unload(iris_module module);
 /* Looks up an extern "C" kernel; IRIS_ERROR_NOT_FOUND when the module has none of that name. */

@@ -49,6 +49,6 @@ IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_f32, float)
 IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_f64, double)
 IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_i32, int32_t)
 IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_i64, unsigned long long)
-IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_f16, __half)
-IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_bf16, __nv_bfloat16)
+IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_f16, iris::f16)
+IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_bf16, iris::bf16)
 #undef IRIS_TILE_ATOMIC_ADD

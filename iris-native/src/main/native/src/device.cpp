@@ -45,7 +45,7 @@ int iris_device_properties_get(int device, iris_device_properties* out) {
     out->pci_device_id = p.pciDeviceID;
     out->total_global_memory = p.totalGlobalMem;
     out->l2_cache_bytes = static_cast<uint64_t>(p.l2CacheSize);
-    out->shared_memory_per_block_optin = p.sharedMemPerBlockOptin;
+    out->shared_memory_per_block_optin = gpu::shared_memory_per_block_optin(p);
     return IRIS_SUCCESS;
 }
 

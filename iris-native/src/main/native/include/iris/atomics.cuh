@@ -6,7 +6,8 @@
 //   int old = iris::atomic_add<iris::Order::release>(ctx, counter, 1, peer);
 //
 // Types: add/sub/xchg/cas/min/max on int32/uint32/int64/uint64/float/double; add also on
-// __half and __nv_bfloat16; and/or/xor on the integer types.
+// iris::f16 and iris::bf16 (__half and __nv_bfloat16 on CUDA, __half and hip_bfloat16 on HIP);
+// and/or/xor on the integer types.
 #pragma once
 
 #include "ctx.cuh"
@@ -36,19 +37,19 @@ __device__ __forceinline__ T atomic_cas(const Ctx& ctx, T* ptr, T expected, T de
 
 template <Order O = Order::relaxed, Scope S = Scope::system, class T>
 __device__ __forceinline__ T atomic_and(const Ctx& ctx, T* ptr, T value, int to_rank) {
-    static_assert(cuda::std::is_integral_v<T>, "atomic_and: integer types only");
+    static_assert(std::is_integral_v<T>, "atomic_and: integer types only");
     return arch::fetch_and<O, S>(translate(ctx, ptr, to_rank), value);
 }
 
 template <Order O = Order::relaxed, Scope S = Scope::system, class T>
 __device__ __forceinline__ T atomic_or(const Ctx& ctx, T* ptr, T value, int to_rank) {
-    static_assert(cuda::std::is_integral_v<T>, "atomic_or: integer types only");
+    static_assert(std::is_integral_v<T>, "atomic_or: integer types only");
     return arch::fetch_or<O, S>(translate(ctx, ptr, to_rank), value);
 }
 
 template <Order O = Order::relaxed, Scope S = Scope::system, class T>
 __device__ __forceinline__ T atomic_xor(const Ctx& ctx, T* ptr, T value, int to_rank) {
-    static_assert(cuda::std::is_integral_v<T>, "atomic_xor: integer types only");
+    static_assert(std::is_integral_v<T>, "atomic_xor: integer types only");
     return arch::fetch_xor<O, S>(translate(ctx, ptr, to_rank), value);
 }
 

@@ -10,6 +10,11 @@
 // copy all 112 bytes to local memory in every thread (seen in the SASS as STL/LDL).
 //
 //   extern "C" __global__ void my_kernel(const IRIS_GRID_CONSTANT iris::Ctx ctx, float* buf) { ... }
+//
+// On AMD (HIP) the macro is empty: kernel aggregates are passed by reference into the kernarg
+// segment already. There, do not capture the kernel's ctx by reference in a lambda; pass it as an
+// argument instead. A captured reference makes clang copy the 112 bytes to scratch memory, which
+// the HIP build rejects as the CUDA build rejects local memory.
 #pragma once
 
 #include <cstddef>

@@ -7,6 +7,7 @@ import dev.irisjvm.core.gpu.MappedHostMemory;
 import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.NativeCalls;
 import dev.irisjvm.core.gpu.NativeLibrary;
+import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import dev.irisjvm.core.rendezvous.Rendezvous;
@@ -107,7 +108,9 @@ public final class Iris implements AutoCloseable {
         status = track(MappedHostMemory.allocate(DeviceStatusRecord.BYTES));
 
         try (LongPointer p = new LongPointer(1)) {
-            NativeCalls.check(IrisRuntime.iris_malloc(p, config.heapSize()), "iris_malloc(heap of " + config.heapSize() + " bytes)");
+            // Plain device memory unless IRIS_HEAP_FINE_GRAINED=1 (AMD); the choice: memory.cpp, iris_malloc_heap.
+            NativeCalls.check(IrisRuntime.iris_malloc_heap(p, config.heapSize(), Platform.heapFlags(System.getenv())),
+                    "iris_malloc_heap(heap of " + config.heapSize() + " bytes)");
             heapBase = p.get();
         }
         toRelease.add(() -> NativeCalls.check(IrisRuntime.iris_free(heapBase), "iris_free(heap)"));

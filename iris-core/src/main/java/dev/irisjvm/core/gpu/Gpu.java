@@ -24,17 +24,22 @@ public final class Gpu {
         }
     }
 
-    /** Counts GPUs; where there is no driver or no native library, count 0 and say why. */
+    /**
+     * Counts GPUs; where there is no driver or no native library, count 0 and say why. The reason
+     * names the native build in use, e.g. "0 GPU(s) visible [CUDA build (iris-native linux-x86_64):
+     * NVIDIA driver found (/dev/nvidiactl)]".
+     */
     public static GpuProbe probe() {
         if (!NativeLibrary.isAvailable()) {
-            return new GpuProbe(0, "native runtime not loadable: " + NativeLibrary.unavailabilityCause());
+            return new GpuProbe(0, "native runtime not loadable: " + NativeLibrary.unavailabilityCause()
+                    + " [" + NativeLibrary.description() + "]");
         }
         try (IntPointer count = new IntPointer(1)) {
             int status = IrisRuntime.iris_device_count(count);
             if (status != IrisRuntime.IRIS_SUCCESS) {
-                return new GpuProbe(0, IrisRuntime.iris_last_error().getString());
+                return new GpuProbe(0, IrisRuntime.iris_last_error().getString() + " [" + NativeLibrary.description() + "]");
             }
-            return new GpuProbe(count.get(), count.get() + " GPU(s) visible");
+            return new GpuProbe(count.get(), count.get() + " GPU(s) visible [" + NativeLibrary.description() + "]");
         }
     }
 
@@ -80,7 +85,7 @@ public final class Gpu {
         NativeCalls.check(IrisRuntime.iris_device_synchronize(), "iris_device_synchronize");
     }
 
-    /** Free and total bytes of the current device, as {@code cudaMemGetInfo} reports them. */
+    /** Free and total bytes of the current device, as {@code cudaMemGetInfo} / {@code hipMemGetInfo} report them. */
     public static long[] memoryInfo() {
         try (LongPointer free = new LongPointer(1); LongPointer total = new LongPointer(1)) {
             NativeCalls.check(IrisRuntime.iris_mem_get_info(free, total), "iris_mem_get_info");
@@ -88,15 +93,18 @@ public final class Gpu {
         }
     }
 
-    /** "CUDA 13.0 (driver 13.0)". */
-    public static String runtimeDescription() {
-        try (IntPointer rt = new IntPointer(1); IntPointer drv = new IntPointer(1)) {
-            NativeCalls.check(IrisRuntime.iris_runtime_version(rt, drv), "iris_runtime_version");
-            return IrisRuntime.iris_platform_name().getString() + " " + version(rt.get()) + " (driver " + version(drv.get()) + ")";
-        }
+    /** The GPU platform of the loaded runtime: {@link Platform#CUDA} or {@link Platform#HIP}. */
+    public static Platform platform() {
+        return NativeLibrary.platform();
     }
 
-    private static String version(int v) {
-        return (v / 1000) + "." + (v % 1000) / 10;
+    /** "CUDA 13.0 (driver 13.0)" or "HIP 6.2.41133 (driver 6.2.41133)". */
+    public static String runtimeDescription() {
+        Platform platform = platform();
+        try (IntPointer rt = new IntPointer(1); IntPointer drv = new IntPointer(1)) {
+            NativeCalls.check(IrisRuntime.iris_runtime_version(rt, drv), "iris_runtime_version");
+            return platform.displayName() + " " + platform.formatVersion(rt.get()) + " (driver "
+                    + platform.formatVersion(drv.get()) + ")";
+        }
     }
 }

@@ -1,18 +1,21 @@
 package dev.irisjvm.core.gpu;
 
 import dev.irisjvm.core.IrisException;
+import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import dev.irisjvm.runtime.iris_function_s;
 import dev.irisjvm.runtime.iris_module_s;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bytedeco.javacpp.BytePointer;
 
 /**
- * Compiled device code (fatbin, cubin or PTX) loaded into the current device at run time; kernels
- * are looked up by their {@code extern "C"} names.
+ * Compiled device code (CUDA: fatbin, cubin or PTX; HIP: a code object or code-object bundle,
+ * {@code .hsaco}) loaded into the current device at run time; kernels are looked up by their
+ * {@code extern "C"} names.
  *
  * <pre>{@code
  * try (KernelModule m = KernelModule.fromResource(MyKernels.class, "my_kernels.fatbin")) {
@@ -45,17 +48,55 @@ public final class KernelModule extends NativeResource {
         return new KernelModule(h, name);
     }
 
-    /** Loads a module shipped as a class-path resource next to {@code anchor}. */
+    /**
+     * Loads a module shipped as a class-path resource next to {@code anchor}, in the form the loaded
+     * platform runs: {@code name.fatbin} is read as {@code name.hsaco} on HIP (and a name without a
+     * suffix gets the platform's). A module that does not exist for this platform raises
+     * {@link IrisPlatformException}: "not available on this platform (HIP): name needs ..." with
+     * the requirement the build recorded ({@code name.unavailable-hip}), or saying which platform
+     * it was built for.
+     */
     public static KernelModule fromResource(Class<?> anchor, String resource) {
-        try (InputStream in = anchor.getResourceAsStream(resource)) {
+        NativeLibrary.ensureAvailable();
+        Platform platform = NativeLibrary.platform();
+        return load(readImage(anchor, resource, platform), platform.codeObjectResource(resource));
+    }
+
+    /** The bytes of {@code resource} for {@code platform}, or the exception that says why there are none. */
+    static byte[] readImage(Class<?> anchor, String resource, Platform platform) {
+        String resolved = platform.codeObjectResource(resource);
+        try (InputStream in = anchor.getResourceAsStream(resolved)) {
             if (in == null) {
-                throw new IrisException(NativeCalls.rankLabel() + ": kernel module resource '" + resource
-                        + "' not found next to " + anchor.getName() + " (is the native build part of the class path?)");
+                throw missing(anchor, resource, resolved, platform);
             }
-            return load(in.readAllBytes(), resource);
+            return in.readAllBytes();
         } catch (IOException e) {
-            throw new IrisException(NativeCalls.rankLabel() + ": cannot read kernel module '" + resource + "'", e);
+            throw new IrisException(NativeCalls.rankLabel() + ": cannot read kernel module '" + resolved + "'", e);
         }
+    }
+
+    private static IrisException missing(Class<?> anchor, String resource, String resolved, Platform platform) {
+        String base = resolved.endsWith(platform.codeObjectSuffix())
+                ? resolved.substring(0, resolved.length() - platform.codeObjectSuffix().length()) : resolved;
+        String module = base.substring(base.lastIndexOf('/') + 1);
+        try (InputStream marker = anchor.getResourceAsStream(base + platform.unavailableSuffix())) {
+            if (marker != null) {
+                return platform.unavailable(module, new String(marker.readAllBytes(), StandardCharsets.UTF_8).trim());
+            }
+        } catch (IOException e) {
+            // fall through to the general messages
+        }
+        for (Platform other : Platform.values()) {
+            if (other != platform && anchor.getResource(base + other.codeObjectSuffix()) != null) {
+                return platform.unavailable(module, "its " + platform + " code object " + module + platform.codeObjectSuffix()
+                        + ", which is not on the class path (only " + module + other.codeObjectSuffix() + ", built for "
+                        + other + ", is; the " + platform + " jar of its artifact has it)");
+            }
+        }
+        String what = resolved.equals(resource) ? "'" + resource + "'"
+                : "'" + resolved + "' (for '" + resource + "' on " + platform + ")";
+        return new IrisException(NativeCalls.rankLabel() + ": kernel module resource " + what + " not found next to "
+                + anchor.getName() + " (is the native build part of the class path?)");
     }
 
     /** The kernel of that {@code extern "C"} name; looked up once, then cached. */

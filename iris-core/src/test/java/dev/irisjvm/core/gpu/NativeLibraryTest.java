@@ -4,7 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** The native runtime loads from the jar on any machine; without a GPU it reports why, naming the call. */
+/**
+ * The native runtime loads from the jar on any machine; without a GPU it reports why, naming the
+ * call. Run with the HIP jar on the class path (IRIS_PLATFORM=hip), the same tests cover the HIP
+ * build's loading and its hipGetDeviceCount failure.
+ */
 class NativeLibraryTest {
     @Test
     void loadsAndProbesWithoutThrowing() {
@@ -12,8 +16,10 @@ class NativeLibraryTest {
         Gpu.GpuProbe probe = Gpu.probe();
         System.out.println("GPU probe: " + probe);
         if (probe.deviceCount() == 0) {
-            assertTrue(probe.reason().contains("cudaGetDeviceCount"), probe.reason());
+            // cudaGetDeviceCount or hipGetDeviceCount, by the build that loaded
+            assertTrue(probe.reason().contains(NativeLibrary.platform().apiPrefix() + "GetDeviceCount"), probe.reason());
         }
+        assertTrue(probe.reason().contains("[" + NativeLibrary.description() + "]"), "the probe names the build: " + probe.reason());
     }
 
     /** The JNI library covers the generated structs too, not only the global functions. */
@@ -36,7 +42,8 @@ class NativeLibraryTest {
             Gpu.deviceCount();
             throw new AssertionError("deviceCount succeeded without a GPU");
         } catch (dev.irisjvm.core.IrisNativeException e) {
-            assertTrue(e.getMessage().startsWith("rank 3: iris_device_count: cudaGetDeviceCount"), e.getMessage());
+            assertTrue(e.getMessage().startsWith("rank 3: iris_device_count: " + NativeLibrary.platform().apiPrefix()
+                    + "GetDeviceCount"), e.getMessage());
             assertTrue(e.gpuError() != 0, "gpu error code");
         } finally {
             NativeCalls.setRank(-1);
