@@ -1,0 +1,33 @@
+// ccl_all_gather.cu: all-gather of raw bytes (any element type): ccl_all_gather_push.
+//
+//   (const Ctx ctx, uint8_t* ws, uint64_t staging_bytes, const void* in, void* out, uint64_t bytes)
+// in holds `bytes` bytes per rank, out world * bytes; out[r * bytes ...] on every rank = rank r's in.
+//
+//   push  once every peer has arrived (its output is free), each block writes its piece of the
+//         input into slot [rank] of every rank's output (its own included), then flags every
+//         peer; a rank ends once every peer's pieces have arrived. 16-byte stores when the slot
+//         offset allows (bytes a multiple of 16), else the widest width it allows.
+#include "ccl_common.cuh"
+
+#ifdef IRIS_NVIDIA_ONLY
+IRIS_NVIDIA_ONLY("ld.global.cg and the PTX of ccl_common.cuh");
+#endif
+
+extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_gather_push(
+    const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws, uint64_t, const void* in_v, void* out_v, uint64_t bytes) {
+    using namespace ccl;
+    constexpr int kSite = kSiteAllGather;
+    const auto* in = static_cast<const uint8_t*>(in_v);
+    auto* out = static_cast<uint8_t*>(out_v);
+    const uint64_t e = begin(ctx, ws);
+    const Range r = split(0, bytes, blockIdx.x, gridDim.x, 16);
+    if (wait_all(ctx, arrive_slot(ws, 0), 1, e, kSite + kWaitArrive)) {
+        for (int k = 0; k < ctx.world; ++k) {
+            const int p = (ctx.rank + k) % ctx.world;
+            copy_block(iris::translate(ctx, out + uint64_t(ctx.rank) * bytes + r.begin, p), in + r.begin, r.size());
+        }
+        signal_all(ctx, data_slot(ws, blockIdx.x, ctx.rank), phase(e, 1));
+        wait_all(ctx, data_slot(ws, blockIdx.x, 0), 1, phase(e, 1), kSite + kWaitData);
+    }
+    end(ctx, ws, e, kSite);
+}

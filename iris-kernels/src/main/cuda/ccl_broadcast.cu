@@ -1,0 +1,34 @@
+// ccl_broadcast.cu: broadcast of raw bytes (any element type), in place: ccl_broadcast_push.
+//
+//   (const Ctx ctx, uint8_t* ws, uint64_t staging_bytes, void* buf, uint64_t bytes, int root)
+// After the call every rank's buf holds root's.
+//
+//   push  the root waits until every peer has arrived (its buffer is free), writes each block's
+//         piece into every peer's buffer and flags it per block; the others wait for the root's
+//         flags. One arrive plus one flag latency.
+#include "ccl_common.cuh"
+
+#ifdef IRIS_NVIDIA_ONLY
+IRIS_NVIDIA_ONLY("ld.global.cg and the PTX of ccl_common.cuh");
+#endif
+
+extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_broadcast_push(
+    const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws, uint64_t, void* buf_v, uint64_t bytes, int root) {
+    using namespace ccl;
+    constexpr int kSite = kSiteBroadcast;
+    auto* buf = static_cast<uint8_t*>(buf_v);
+    const uint64_t e = begin(ctx, ws);
+    const Range r = split(0, bytes, blockIdx.x, gridDim.x, 16);
+    if (ctx.rank == root) {
+        if (wait_all(ctx, arrive_slot(ws, 0), 1, e, kSite + kWaitArrive)) {
+            for (int k = 1; k < ctx.world; ++k) {
+                const int p = (root + k) % ctx.world;
+                copy_block(iris::translate(ctx, buf + r.begin, p), buf + r.begin, r.size());
+            }
+            signal_all(ctx, data_slot(ws, blockIdx.x, root), phase(e, 1));
+        }
+    } else {
+        wait_one(ctx, data_slot(ws, blockIdx.x, root), phase(e, 1), kSite + kWaitData, root);
+    }
+    end(ctx, ws, e, kSite);
+}

@@ -1,0 +1,574 @@
+// ccl_common.cuh: what every device-initiated collective (ccl_*.cu) shares: the workspace layout,
+// the call epoch, the flag handshakes, block partitions, 16-byte copies, and 16-byte
+// load-reduce-store of bf16 / f16 / f32 lanes in float accumulation.
+//
+// The contract every collective kernel keeps (Java: dev.irisjvm.kernels.ccl.Collectives):
+//
+//   * One workspace per Collectives instance, on the symmetric heap, zeroed once at creation and
+//     never reset by the host. It holds (per rank):
+//        epoch, finished     this rank's call counter and a block counter (local only)
+//        arrive[src]         set to the call's epoch by rank src's block 0 when its call starts
+//        meta[src]           all-to-all-v: this rank's receive displacement and count for src
+//        data[block][src]    per-block data flags, set by rank src's block `block`
+//        ack[block][src]     per-block acknowledgements (ring)
+//        staging[2]          two parities of push buffers (one-shot all-reduce)
+//   * Epochs. Every block reads epoch + 1 from the local counter when the kernel starts; the last
+//     block to finish stores it back. Every rank makes the same calls on an instance, so the
+//     epoch of a call is the same everywhere without any host involvement, and a CUDA graph that
+//     replays a call gets a fresh epoch each time.
+//   * Flags only grow: arrive = epoch, data/ack = epoch * kPhases + phase (phase 1..15), and every
+//     wait is `>=`. A value from a later call implies the earlier one, so no flag is ever reset.
+//   * Entry: block 0 of every call signals arrive to every peer. A rank writes into a peer's user
+//     buffer (out of all-gather, broadcast, all-to-all, two-shot) or reads a peer's input only
+//     after it has seen that peer's arrive of this call: the peer's stream has reached the call,
+//     so its input is ready and its output no longer in use.
+//   * Exit: a rank's kernel ends only after everything peers write into it has arrived and every
+//     peer has finished reading its input (each algorithm's last wait), and after block 0 has seen
+//     every peer's arrive of this call. The latter makes "rank q finished call e+1" imply "every
+//     rank finished call e", which is what makes two staging parities enough: a peer writes
+//     parity e&1 again only in call e+2.
+//   * Bounded waits only (iris::wait_until), each with a site id: site base of the collective
+//     (kSite*) + the phase offset (kWait*), so a timeout names the collective and the wait.
+//   * Ranks must call the same collectives in the same order with the same sizes, one at a time
+//     per instance (stream-ordered); blocks of one call must be co-resident (the grid is at most
+//     one block per SM).
+#pragma once
+
+#include <type_traits>
+
+#include <iris/iris.cuh>
+
+namespace ccl {
+
+// ---- launch constants (Java: Collectives.THREADS, Collectives.MAX_BLOCKS) ---------------------
+
+/// Threads of every collective block.
+inline constexpr int kThreads = 512;
+/// Most blocks of one collective launch (the flag arrays are sized for this many).
+inline constexpr int kMaxBlocks = 256;
+/// data/ack flag values are epoch * kPhases + phase, phase in [1, kPhases).
+inline constexpr uint64_t kPhases = 16;
+
+// ---- workspace layout (Java: Workspace.HEADER_BYTES) --------------------------------------------
+
+namespace layout {
+inline constexpr size_t kEpoch = 0;      // uint64_t, local
+inline constexpr size_t kFinished = 8;   // uint32_t, local
+inline constexpr size_t kArrive = 64;    // uint64_t[kMaxRanks]
+inline constexpr size_t kMeta = 128;     // Meta[kMaxRanks]
+inline constexpr size_t kData = 256;     // uint64_t[kMaxBlocks][kMaxRanks]
+inline constexpr size_t kAck = kData + size_t(kMaxBlocks) * iris::kMaxRanks * 8;  // same shape
+/// Bytes before the staging buffers; the staging parities follow, each staging_bytes long.
+inline constexpr size_t kHeaderBytes = 65536;
+static_assert(kAck + size_t(kMaxBlocks) * iris::kMaxRanks * 8 <= kHeaderBytes, "workspace header overflows");
+static_assert(kMeta + 16 * iris::kMaxRanks <= kData, "meta overflows");
+}  // namespace layout
+
+/// all-to-all-v: where a sender's elements go in the receiver's output (elements).
+struct Meta {
+    uint64_t displ;
+    uint64_t count;
+};
+
+// ---- wait sites (Java: CclSites) ----------------------------------------------------------------
+
+inline constexpr int kSiteAllReduceOneShot = 7100;
+inline constexpr int kSiteAllReduceTwoShot = 7200;
+inline constexpr int kSiteAllReduceRing = 7300;
+inline constexpr int kSiteAllReduceAtomic = 7400;
+inline constexpr int kSiteAllGather = 7500;
+inline constexpr int kSiteReduceScatter = 7600;
+inline constexpr int kSiteBroadcast = 7700;
+inline constexpr int kSiteAllToAll = 7800;
+inline constexpr int kSiteAllToAllV = 7900;
+
+inline constexpr int kWaitArrive = 1;     // a peer's arrive of this call (entry)
+inline constexpr int kWaitData = 2;       // a peer's data flag, first phase
+inline constexpr int kWaitData2 = 3;      // a peer's data flag, second phase
+inline constexpr int kWaitAck = 4;        // a peer's acknowledgement (ring)
+inline constexpr int kCountMismatch = 8;  // all-to-all-v: send count != the peer's receive count
+inline constexpr int kWaitExit = 9;       // block 0's exit check of every peer's arrive
+
+/// DeviceStatus code for a count mismatch (ctx.cuh uses 1 and 2 for timeouts).
+inline constexpr uint32_t kErrorCountMismatch = 3;
+
+// ---- workspace slots ----------------------------------------------------------------------------
+
+__device__ __forceinline__ uint64_t* epoch_slot(uint8_t* ws) { return reinterpret_cast<uint64_t*>(ws + layout::kEpoch); }
+__device__ __forceinline__ uint32_t* finished_slot(uint8_t* ws) { return reinterpret_cast<uint32_t*>(ws + layout::kFinished); }
+__device__ __forceinline__ uint64_t* arrive_slot(uint8_t* ws, int src) {
+    return reinterpret_cast<uint64_t*>(ws + layout::kArrive) + src;
+}
+__device__ __forceinline__ Meta* meta_slot(uint8_t* ws, int src) { return reinterpret_cast<Meta*>(ws + layout::kMeta) + src; }
+__device__ __forceinline__ uint64_t* data_slot(uint8_t* ws, int block, int src) {
+    return reinterpret_cast<uint64_t*>(ws + layout::kData) + size_t(block) * iris::kMaxRanks + src;
+}
+__device__ __forceinline__ uint64_t* ack_slot(uint8_t* ws, int block, int src) {
+    return reinterpret_cast<uint64_t*>(ws + layout::kAck) + size_t(block) * iris::kMaxRanks + src;
+}
+__device__ __forceinline__ uint8_t* staging(uint8_t* ws, uint64_t staging_bytes, uint64_t epoch) {
+    return ws + layout::kHeaderBytes + (epoch & 1) * staging_bytes;
+}
+__device__ __forceinline__ uint64_t phase(uint64_t epoch, int p) { return epoch * kPhases + uint64_t(p); }
+
+// ---- call begin / end ---------------------------------------------------------------------------
+
+/// Every thread calls it first. Returns this call's epoch; block 0 tells every peer that this
+/// rank has arrived. Writes this block made before (e.g. all-to-all-v's meta) are published with it.
+__device__ inline uint64_t begin(const iris::Ctx& ctx, uint8_t* ws) {
+    __shared__ uint64_t s_epoch;
+    if (threadIdx.x == 0) s_epoch = *reinterpret_cast<volatile uint64_t*>(epoch_slot(ws)) + 1;
+    __syncthreads();
+    const uint64_t e = s_epoch;
+    const int t = static_cast<int>(threadIdx.x);
+    if (blockIdx.x == 0 && t < ctx.world && t != ctx.rank) iris::signal(ctx, arrive_slot(ws, ctx.rank), e, t);
+    return e;
+}
+
+/// Every thread of the block calls it (block-uniformly). Threads 0..world-1 other than this
+/// rank's wait until this rank's slot `slots + src * stride` is >= value. Returns true on every
+/// thread when every wait succeeded; the block is synchronized either way.
+__device__ inline bool wait_all(const iris::Ctx& ctx, const uint64_t* slots, size_t stride, uint64_t value, int site) {
+    const int t = static_cast<int>(threadIdx.x);
+    bool ok = true;
+    if (t < ctx.world && t != ctx.rank) ok = iris::wait_until(ctx, slots + size_t(t) * stride, iris::Cmp::ge, value, site, t);
+    return __syncthreads_and(ok ? 1 : 0) != 0;
+}
+
+/// One wait by thread `who`, seen by the whole block (block-uniform call).
+__device__ inline bool wait_one(const iris::Ctx& ctx, const uint64_t* slot, uint64_t value, int site, int peer,
+                                unsigned who = 0) {
+    bool ok = true;
+    if (threadIdx.x == who) ok = iris::wait_until(ctx, slot, iris::Cmp::ge, value, site, peer);
+    return __syncthreads_and(ok ? 1 : 0) != 0;
+}
+
+/// After the block's writes: threads 0..world-1 other than this rank's set `my_slot` (a symmetric
+/// address: this rank's slot in every peer's workspace) to value in every peer, with release.
+__device__ inline void signal_all(const iris::Ctx& ctx, uint64_t* my_slot, uint64_t value) {
+    __syncthreads();  // the whole block's writes come before the flag (release is cumulative)
+    const int t = static_cast<int>(threadIdx.x);
+    if (t < ctx.world && t != ctx.rank) iris::signal(ctx, my_slot, value, t);
+}
+
+/// Thread `who` sets `my_slot` in rank `to` (after a __syncthreads the caller made).
+__device__ inline void signal_one(const iris::Ctx& ctx, uint64_t* my_slot, uint64_t value, int to, unsigned who) {
+    if (threadIdx.x == who) iris::signal(ctx, my_slot, value, to);
+}
+
+/// Every thread calls it last. Block 0 checks that every peer arrived in this call (see the
+/// contract above); the last block to get here advances the epoch for the next call.
+__device__ inline void end(const iris::Ctx& ctx, uint8_t* ws, uint64_t epoch, int site) {
+    if (blockIdx.x == 0) wait_all(ctx, arrive_slot(ws, 0), 1, epoch, site + kWaitExit);
+    if (threadIdx.x == 0) {
+        __threadfence();
+        if (atomicAdd(finished_slot(ws), 1u) == gridDim.x - 1) {
+            // Every block has read the epoch (each did before its own increment): the next call,
+            // which starts after this kernel, sees the new value.
+            *finished_slot(ws) = 0;
+            *reinterpret_cast<volatile uint64_t*>(epoch_slot(ws)) = epoch;
+        }
+    }
+}
+
+// ---- partitions ---------------------------------------------------------------------------------
+
+struct Range {
+    uint64_t begin;
+    uint64_t end;
+    __device__ uint64_t size() const { return end > begin ? end - begin : 0; }
+};
+
+__device__ __forceinline__ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+__device__ __forceinline__ uint64_t align_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
+
+/// Block `b` of `blocks`' piece of [begin, end): contiguous, a multiple of `grain` long (except
+/// the last), so pieces keep the 16-byte alignment of `begin`. Java mirror: Partition.split.
+__device__ __forceinline__ Range split(uint64_t begin, uint64_t end, unsigned b, unsigned blocks, uint64_t grain) {
+    const uint64_t n = end > begin ? end - begin : 0;
+    const uint64_t per = align_up(ceil_div(n, blocks), grain);
+    const uint64_t lo = min(n, uint64_t(b) * per);
+    const uint64_t hi = min(n, lo + per);
+    return {begin + lo, begin + hi};
+}
+
+/// Shard c of n elements cut into `parts` shards of a multiple of `grain` (the last ones shorter
+/// or empty). Java mirror: Partition.shard.
+__device__ __forceinline__ Range shard(uint64_t n, int c, int parts, uint64_t grain) {
+    const uint64_t size = align_up(ceil_div(n, uint64_t(parts)), grain);
+    return {min(n, uint64_t(c) * size), min(n, uint64_t(c + 1) * size)};
+}
+
+// ---- memory access ------------------------------------------------------------------------------
+// Data another rank wrote during this call is read with ld.global.cg (L2, never a stale L1 line),
+// after the flag that published it was acquired.
+
+__device__ __forceinline__ uint4 load16(const void* p) { return __ldcg(reinterpret_cast<const uint4*>(p)); }
+__device__ __forceinline__ void store16(void* p, const uint4& v) { *reinterpret_cast<uint4*>(p) = v; }
+
+template <class U>
+__device__ __forceinline__ U load_cg(const U* p) { return __ldcg(p); }
+
+/// Copies `count` units of U with the block's threads, four independent loads in flight each.
+template <class U>
+__device__ inline void copy_units(U* dst, const U* src, uint64_t count) {
+    const uint64_t lanes = blockDim.x;
+    uint64_t i = threadIdx.x;
+    for (; i + 3 * lanes < count; i += 4 * lanes) {
+        const U a = load_cg(src + i), b = load_cg(src + i + lanes), c = load_cg(src + i + 2 * lanes),
+                d = load_cg(src + i + 3 * lanes);
+        dst[i] = a;
+        dst[i + lanes] = b;
+        dst[i + 2 * lanes] = c;
+        dst[i + 3 * lanes] = d;
+    }
+    for (; i < count; i += lanes) dst[i] = load_cg(src + i);
+}
+
+/// Block-cooperative copy of `bytes` bytes between any two device addresses (local or a peer's):
+/// 16-byte accesses when both are 16-byte aligned, else the widest width both allow.
+__device__ inline void copy_block(void* dst, const void* src, uint64_t bytes) {
+    auto* d = static_cast<uint8_t*>(dst);
+    const auto* s = static_cast<const uint8_t*>(src);
+    const uintptr_t mix = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
+    uint64_t done = 0;
+    if ((mix & 15) == 0) {
+        done = bytes & ~uint64_t(15);
+        copy_units(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), bytes >> 4);
+    } else if ((mix & 7) == 0) {
+        done = bytes & ~uint64_t(7);
+        copy_units(reinterpret_cast<uint2*>(d), reinterpret_cast<const uint2*>(s), bytes >> 3);
+    } else if ((mix & 3) == 0) {
+        done = bytes & ~uint64_t(3);
+        copy_units(reinterpret_cast<unsigned*>(d), reinterpret_cast<const unsigned*>(s), bytes >> 2);
+    } else if ((mix & 1) == 0) {
+        done = bytes & ~uint64_t(1);
+        copy_units(reinterpret_cast<unsigned short*>(d), reinterpret_cast<const unsigned short*>(s), bytes >> 1);
+    }
+    copy_units(d + done, s + done, bytes - done);
+}
+
+// ---- element types: 16 bytes of lanes <-> floats ------------------------------------------------
+// Kernels handle elements as raw bits (Bits) and convert to float only to reduce. bf16 -> float is
+// exact; float -> bf16 / f16 rounds to nearest even (what NCCL does after reducing in float).
+
+struct F32 {
+    using Bits = uint32_t;
+    static constexpr int kLanes = 4;
+    __device__ static float to_float(Bits b) { return __uint_as_float(b); }
+    __device__ static Bits from_float(float f) { return __float_as_uint(f); }
+};
+struct BF16 {
+    using Bits = uint16_t;
+    static constexpr int kLanes = 8;
+    __device__ static float to_float(Bits b) { return __uint_as_float(uint32_t(b) << 16); }
+    __device__ static Bits from_float(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
+};
+struct F16 {
+    using Bits = uint16_t;
+    static constexpr int kLanes = 8;
+    __device__ static float to_float(Bits b) { return __half2float(__ushort_as_half(b)); }
+    __device__ static Bits from_float(float f) { return __half_as_ushort(__float2half_rn(f)); }
+};
+
+__device__ __forceinline__ uint32_t word(const uint4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
+__device__ __forceinline__ void set_word(uint4& v, int j, uint32_t w) {
+    if (j == 0) v.x = w;
+    else if (j == 1) v.y = w;
+    else if (j == 2) v.z = w;
+    else v.w = w;
+}
+
+template <class T>
+__device__ __forceinline__ void unpack(const uint4& v, float (&f)[T::kLanes]) {
+    if constexpr (T::kLanes == 4) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) f[j] = T::to_float(word(v, j));
+    } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const uint32_t w = word(v, j);
+            f[2 * j] = T::to_float(static_cast<uint16_t>(w & 0xffffu));
+            f[2 * j + 1] = T::to_float(static_cast<uint16_t>(w >> 16));
+        }
+    }
+}
+
+template <class T>
+__device__ __forceinline__ uint4 pack(const float (&f)[T::kLanes]) {
+    uint4 v;
+    if constexpr (T::kLanes == 4) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) set_word(v, j, T::from_float(f[j]));
+    } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            set_word(v, j, uint32_t(T::from_float(f[2 * j])) | (uint32_t(T::from_float(f[2 * j + 1])) << 16));
+    }
+    return v;
+}
+
+// ---- reduction operators ------------------------------------------------------------------------
+// apply() combines two partial results in float; kAverage ops scale by 1/world once at the end.
+
+struct OpSum {
+    static constexpr bool kAverage = false;
+    __device__ static float apply(float a, float b) { return a + b; }
+};
+struct OpMax {
+    static constexpr bool kAverage = false;
+    __device__ static float apply(float a, float b) { return fmaxf(a, b); }
+};
+struct OpMin {
+    static constexpr bool kAverage = false;
+    __device__ static float apply(float a, float b) { return fminf(a, b); }
+};
+struct OpAvg {
+    static constexpr bool kAverage = true;
+    __device__ static float apply(float a, float b) { return a + b; }
+};
+
+// ---- load-reduce-store over ranks ---------------------------------------------------------------
+
+/// Where a reduction reads rank p's operand: `base + p * rank_stride` translated to rank
+/// `translate ? p : this rank`, plus `offset` elements. Covers peers' symmetric inputs
+/// (translate, stride 0) and this rank's staging slots (no translation, stride = slot).
+template <class T>
+struct Sources {
+    using Bits = typename T::Bits;
+    const Bits* own;       // this rank's operand (used for p == rank)
+    const Bits* base;      // symmetric base of the others' operands
+    uint64_t rank_stride;  // elements between operands of consecutive ranks (staging slots)
+    bool translate;        // read peer p's copy of base (true) or this rank's (false)
+    __device__ const Bits* of(const iris::Ctx& ctx, int p) const {
+        if (p == ctx.rank) return own;
+        const Bits* b = base + uint64_t(p) * rank_stride;
+        return translate ? iris::translate(ctx, b, p) : b;
+    }
+};
+
+/// out[i] for every rank (all_ranks) or this rank only, i in [begin, end), is the reduction in
+/// rank order 0..world-1 of the sources' element i, accumulated in float and rounded once.
+/// Every rank reduces in the same order, so every rank's result is bit-identical.
+template <class T, class Op>
+__device__ inline void reduce_range(const iris::Ctx& ctx, const Sources<T>& src, typename T::Bits* out,
+                                    bool all_ranks, uint64_t begin, uint64_t end) {
+    using Bits = typename T::Bits;
+    constexpr int L = T::kLanes;
+    if (end <= begin) return;
+    const float inv_world = 1.0f / static_cast<float>(ctx.world);
+    const uint64_t lanes = blockDim.x;
+    bool aligned = ((reinterpret_cast<uintptr_t>(out + begin)) & 15) == 0;
+#pragma unroll
+    for (int p = 0; p < iris::kMaxRanks; ++p)
+        if (p < ctx.world) aligned = aligned && ((reinterpret_cast<uintptr_t>(src.of(ctx, p) + begin) & 15) == 0);
+    uint64_t done = begin;
+    if (aligned) {
+        const uint64_t nvec = (end - begin) / L;
+        for (uint64_t v = threadIdx.x; v < nvec; v += lanes) {
+            const uint64_t i = begin + v * L;
+            uint4 x[iris::kMaxRanks];
+#pragma unroll
+            for (int p = 0; p < iris::kMaxRanks; ++p)
+                if (p < ctx.world) x[p] = load16(src.of(ctx, p) + i);
+            float acc[L];
+            unpack<T>(x[0], acc);
+#pragma unroll
+            for (int p = 1; p < iris::kMaxRanks; ++p) {
+                if (p < ctx.world) {
+                    float f[L];
+                    unpack<T>(x[p], f);
+#pragma unroll
+                    for (int l = 0; l < L; ++l) acc[l] = Op::apply(acc[l], f[l]);
+                }
+            }
+            if constexpr (Op::kAverage) {
+#pragma unroll
+                for (int l = 0; l < L; ++l) acc[l] *= inv_world;
+            }
+            const uint4 r = pack<T>(acc);
+            if (all_ranks) {
+#pragma unroll
+                for (int k = 0; k < iris::kMaxRanks; ++k) {
+                    if (k < ctx.world) {
+                        const int p = (ctx.rank + k) % ctx.world;  // own copy first, then the peers in turn
+                        store16(iris::translate(ctx, out + i, p), r);
+                    }
+                }
+            } else {
+                store16(out + i, r);
+            }
+        }
+        done = begin + nvec * L;
+    }
+    for (uint64_t i = done + threadIdx.x; i < end; i += lanes) {  // tail, or everything when unaligned
+        float acc = T::to_float(load_cg(src.of(ctx, 0) + i));
+#pragma unroll
+        for (int p = 1; p < iris::kMaxRanks; ++p)
+            if (p < ctx.world) acc = Op::apply(acc, T::to_float(load_cg(src.of(ctx, p) + i)));
+        if constexpr (Op::kAverage) acc *= inv_world;
+        const Bits r = T::from_float(acc);
+        if (all_ranks) {
+            for (int k = 0; k < ctx.world; ++k) *iris::translate(ctx, out + i, (ctx.rank + k) % ctx.world) = r;
+        } else {
+            out[i] = r;
+        }
+    }
+}
+
+/// out[i] = a[i] (op) b[i] for i in [begin, end), rounded to T; scaled by 1/world if `finish` and
+/// the op averages. The ring's step: a is the previous rank's partial, b this rank's input.
+template <class T, class Op>
+__device__ inline void combine_range(const iris::Ctx& ctx, const typename T::Bits* a, const typename T::Bits* b,
+                                     typename T::Bits* out, uint64_t begin, uint64_t end, bool finish) {
+    constexpr int L = T::kLanes;
+    if (end <= begin) return;
+    const float scale = (Op::kAverage && finish) ? 1.0f / static_cast<float>(ctx.world) : 1.0f;
+    const uint64_t lanes = blockDim.x;
+    const bool aligned = ((reinterpret_cast<uintptr_t>(a + begin) | reinterpret_cast<uintptr_t>(b + begin) |
+                           reinterpret_cast<uintptr_t>(out + begin)) & 15) == 0;
+    uint64_t done = begin;
+    if (aligned) {
+        const uint64_t nvec = (end - begin) / L;
+        for (uint64_t v = threadIdx.x; v < nvec; v += lanes) {
+            const uint64_t i = begin + v * L;
+            const uint4 xa = load16(a + i);
+            const uint4 xb = load16(b + i);
+            float fa[L], fb[L];
+            unpack<T>(xa, fa);
+            unpack<T>(xb, fb);
+#pragma unroll
+            for (int l = 0; l < L; ++l) {
+                fa[l] = Op::apply(fa[l], fb[l]);
+                if constexpr (Op::kAverage) fa[l] *= scale;
+            }
+            store16(out + i, pack<T>(fa));
+        }
+        done = begin + nvec * L;
+    }
+    for (uint64_t i = done + threadIdx.x; i < end; i += lanes) {
+        float r = Op::apply(T::to_float(load_cg(a + i)), T::to_float(load_cg(b + i)));
+        if constexpr (Op::kAverage) r *= scale;
+        out[i] = T::from_float(r);
+    }
+}
+
+/// out[i] *= 1/world for i in [begin, end) (the atomic all-reduce's average), rounded to T.
+template <class T>
+__device__ inline void scale_range(const iris::Ctx& ctx, typename T::Bits* out, uint64_t begin, uint64_t end) {
+    constexpr int L = T::kLanes;
+    if (end <= begin) return;
+    const float inv_world = 1.0f / static_cast<float>(ctx.world);
+    const uint64_t lanes = blockDim.x;
+    uint64_t done = begin;
+    if ((reinterpret_cast<uintptr_t>(out + begin) & 15) == 0) {
+        const uint64_t nvec = (end - begin) / L;
+        for (uint64_t v = threadIdx.x; v < nvec; v += lanes) {
+            const uint64_t i = begin + v * L;
+            float f[L];
+            unpack<T>(load16(out + i), f);
+#pragma unroll
+            for (int l = 0; l < L; ++l) f[l] *= inv_world;
+            store16(out + i, pack<T>(f));
+        }
+        done = begin + nvec * L;
+    }
+    for (uint64_t i = done + threadIdx.x; i < end; i += lanes) out[i] = T::from_float(T::to_float(load_cg(out + i)) * inv_world);
+}
+
+// ---- remote reductions (atomic all-reduce) ------------------------------------------------------
+// red = an atomic without a result, relaxed, system scope; published by the release of a later
+// signal. 16 bytes at a time where PTX has a vector form (f32 add, bf16x2 / f16x2 add, min, max);
+// f32 min / max through the integer order of IEEE floats; a 16-bit CAS loop for a lone 16-bit
+// min / max.
+
+template <class T, class Op>
+struct Red;
+
+template <class Op>
+struct Red<F32, Op> {
+    __device__ static void one(uint32_t* p, uint32_t bits) {
+        if constexpr (Op::kAverage || std::is_same_v<Op, OpSum>) {
+            asm volatile("red.relaxed.sys.global.add.f32 [%0], %1;" ::"l"(p), "f"(__uint_as_float(bits)) : "memory");
+        } else {
+            // Non-negative floats order like signed ints; negative ones like unsigned ints, reversed.
+            constexpr bool kMax = std::is_same_v<Op, OpMax>;
+            const bool negative = (bits >> 31) != 0;
+            if (kMax != negative) {  // max of a non-negative value, or min of a negative one
+                if (kMax) asm volatile("red.relaxed.sys.global.max.s32 [%0], %1;" ::"l"(p), "r"(bits) : "memory");
+                else asm volatile("red.relaxed.sys.global.max.u32 [%0], %1;" ::"l"(p), "r"(bits) : "memory");
+            } else {
+                if (kMax) asm volatile("red.relaxed.sys.global.min.u32 [%0], %1;" ::"l"(p), "r"(bits) : "memory");
+                else asm volatile("red.relaxed.sys.global.min.s32 [%0], %1;" ::"l"(p), "r"(bits) : "memory");
+            }
+        }
+    }
+    __device__ static void vec(uint32_t* p, const uint4& v) {
+        if constexpr (Op::kAverage || std::is_same_v<Op, OpSum>) {
+            asm volatile("red.relaxed.sys.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(__uint_as_float(v.x)),
+                         "f"(__uint_as_float(v.y)), "f"(__uint_as_float(v.z)), "f"(__uint_as_float(v.w))
+                         : "memory");
+        } else {
+            one(p, v.x);
+            one(p + 1, v.y);
+            one(p + 2, v.z);
+            one(p + 3, v.w);
+        }
+    }
+};
+
+#define CCL_RED16(TYPE, PTX_TYPE)                                                                                     \
+    template <class Op>                                                                                              \
+    struct Red<TYPE, Op> {                                                                                           \
+        __device__ static void one(uint16_t* p, uint16_t bits) {                                                     \
+            if constexpr (Op::kAverage || std::is_same_v<Op, OpSum>) {                                               \
+                asm volatile("red.relaxed.sys.global.add.noftz." PTX_TYPE " [%0], %1;" ::"l"(p), "h"(bits) : "memory"); \
+            } else {                                                                                                 \
+                uint16_t seen = *reinterpret_cast<volatile uint16_t*>(p);                                            \
+                for (;;) {                                                                                           \
+                    const uint16_t want = TYPE::from_float(Op::apply(TYPE::to_float(seen), TYPE::to_float(bits)));   \
+                    if (want == seen) break;                                                                         \
+                    uint16_t old;                                                                                    \
+                    asm volatile("atom.relaxed.sys.global.cas.b16 %0, [%1], %2, %3;"                                 \
+                                 : "=h"(old) : "l"(p), "h"(seen), "h"(want) : "memory");                             \
+                    if (old == seen) break;                                                                          \
+                    seen = old;                                                                                      \
+                }                                                                                                    \
+            }                                                                                                        \
+        }                                                                                                            \
+        __device__ static void vec(uint16_t* p, const uint4& v) {                                                    \
+            if constexpr (Op::kAverage || std::is_same_v<Op, OpSum>) {                                               \
+                asm volatile("red.relaxed.sys.global.add.noftz.v4." PTX_TYPE "x2 [%0], {%1, %2, %3, %4};" ::"l"(p),   \
+                             "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");                                     \
+            } else if constexpr (std::is_same_v<Op, OpMax>) {                                                        \
+                asm volatile("red.relaxed.sys.global.max.noftz.v4." PTX_TYPE "x2 [%0], {%1, %2, %3, %4};" ::"l"(p),   \
+                             "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");                                     \
+            } else {                                                                                                 \
+                asm volatile("red.relaxed.sys.global.min.noftz.v4." PTX_TYPE "x2 [%0], {%1, %2, %3, %4};" ::"l"(p),   \
+                             "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");                                     \
+            }                                                                                                        \
+        }                                                                                                            \
+    };
+CCL_RED16(BF16, "bf16")
+CCL_RED16(F16, "f16")
+#undef CCL_RED16
+
+/// dst[i] (op)= src[i] for i in [begin, end) with remote reductions; dst is a peer's memory.
+template <class T, class Op>
+__device__ inline void red_range(typename T::Bits* dst, const typename T::Bits* src, uint64_t begin, uint64_t end) {
+    constexpr int L = T::kLanes;
+    if (end <= begin) return;
+    const uint64_t lanes = blockDim.x;
+    uint64_t done = begin;
+    if (((reinterpret_cast<uintptr_t>(dst + begin) | reinterpret_cast<uintptr_t>(src + begin)) & 15) == 0) {
+        const uint64_t nvec = (end - begin) / L;
+        for (uint64_t v = threadIdx.x; v < nvec; v += lanes) {
+            const uint64_t i = begin + v * L;
+            Red<T, Op>::vec(dst + i, load16(src + i));
+        }
+        done = begin + nvec * L;
+    }
+    for (uint64_t i = done + threadIdx.x; i < end; i += lanes) Red<T, Op>::one(dst + i, src[i]);
+}
+
+}  // namespace ccl

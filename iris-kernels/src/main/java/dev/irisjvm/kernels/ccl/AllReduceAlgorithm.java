@@ -1,0 +1,75 @@
+package dev.irisjvm.kernels.ccl;
+
+/**
+ * How {@link Collectives#allReduce} moves data. Every algorithm is stream-ordered, takes no host
+ * synchronization and can be captured in a CUDA graph; all ranks must pass the same algorithm (or
+ * AUTO, which resolves the same way everywhere).
+ *
+ * <table>
+ * <caption>Algorithms</caption>
+ * <tr><th>algorithm</th><th>data movement</th><th>in place</th><th>rounding</th><th>size limit</th></tr>
+ * <tr><td>ONE_SHOT</td><td>push: each rank writes its input into every peer's staging buffer,
+ *     then reduces all W operands locally</td><td>yes</td><td>once, rank order</td>
+ *     <td>W x bytes of staging ({@link Collectives#oneShotCapacityBytes()})</td></tr>
+ * <tr><td>TWO_SHOT</td><td>pull reduce-scatter of shard r by rank r, then push of the result into
+ *     every rank's output</td><td>yes</td><td>once, rank order</td><td>none</td></tr>
+ * <tr><td>RING</td><td>W-1 pull steps of reduce-scatter around the ring, then W-1 of all-gather</td>
+ *     <td>yes</td><td>at every step</td><td>none</td></tr>
+ * <tr><td>ATOMIC</td><td>each rank copies its input to its output, then reduces its input into
+ *     every peer's output with system-scope atomics (red.v4)</td><td>no</td>
+ *     <td>at every addition, in arrival order</td><td>none</td></tr>
+ * </table>
+ *
+ * <p>ONE_SHOT and TWO_SHOT give bit-identical results on every rank (the same float accumulation in
+ * rank order); so does RING (every rank copies the same final chunks). ATOMIC's result depends on
+ * the order the additions arrive in, so with more than two ranks the ranks' results may differ in
+ * the last bits for SUM and AVG.
+ */
+public enum AllReduceAlgorithm {
+    /** {@link #choose} by size and world size (provisional; to be tuned from measurements). */
+    AUTO(null, true),
+    ONE_SHOT("one_shot", true),
+    TWO_SHOT("two_shot", true),
+    RING("ring", true),
+    ATOMIC("atomic", false);
+
+    /** AUTO picks ONE_SHOT up to this many bytes for world sizes up to 4 (provisional). */
+    public static final long ONE_SHOT_LIMIT_SMALL_WORLD = 512L << 10;
+    /** ... and up to this many bytes for larger worlds, where one-shot moves W-1 copies per rank (provisional). */
+    public static final long ONE_SHOT_LIMIT_LARGE_WORLD = 256L << 10;
+
+    private final String kernelName;
+    private final boolean inPlace;
+
+    AllReduceAlgorithm(String kernelName, boolean inPlace) {
+        this.kernelName = kernelName;
+        this.inPlace = inPlace;
+    }
+
+    /** The algorithm part of the kernel names ({@code ccl_all_reduce_<this>_<type>_<op>}); null for AUTO. */
+    public String kernelName() {
+        return kernelName;
+    }
+
+    /** Whether {@code in} and {@code out} may be the same tensor. */
+    public boolean allowsInPlace() {
+        return inPlace;
+    }
+
+    /**
+     * The provisional rule AUTO follows: ONE_SHOT for messages up to {@link
+     * #ONE_SHOT_LIMIT_SMALL_WORLD} (worlds of up to 4 ranks) or {@link #ONE_SHOT_LIMIT_LARGE_WORLD}
+     * (larger worlds) when the staging buffers hold them, TWO_SHOT otherwise. It rests on the
+     * reference figures of 2 x H200 (a plain one-shot kernel beat NCCL's graph replay at 4 and
+     * 64 KiB and lost at 1 MiB); the lead engineer tunes it from measurements of these kernels.
+     * RING and ATOMIC are never chosen.
+     *
+     * @param bytes             bytes of one rank's input
+     * @param world             number of ranks
+     * @param oneShotCapacity   the largest input ONE_SHOT can take ({@link Collectives#oneShotCapacityBytes(int, long)})
+     */
+    public static AllReduceAlgorithm choose(long bytes, int world, long oneShotCapacity) {
+        long limit = world <= 4 ? ONE_SHOT_LIMIT_SMALL_WORLD : ONE_SHOT_LIMIT_LARGE_WORLD;
+        return bytes <= limit && bytes <= oneShotCapacity ? ONE_SHOT : TWO_SHOT;
+    }
+}

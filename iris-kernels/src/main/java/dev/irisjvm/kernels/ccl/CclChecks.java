@@ -1,0 +1,122 @@
+package dev.irisjvm.kernels.ccl;
+
+import dev.irisjvm.core.DType;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Argument checks of {@link Collectives}, done before anything is launched. Each failure is an
+ * {@link IllegalArgumentException} whose message starts with the rank and the call and names the
+ * argument, what it is and what was expected, e.g. {@code "rank 1: allReduce: out has 999 elements;
+ * expected 1000 (the element count of in)"}. Pure functions over {@link Operand}s, so that they are
+ * tested without a GPU.
+ */
+final class CclChecks {
+    /** Element types of the reductions. */
+    static final Set<DType> REDUCIBLE = EnumSet.of(DType.BF16, DType.F16, DType.F32);
+
+    private CclChecks() {}
+
+    /** What the checks need to know about a tensor argument. */
+    record Operand(String name, DType dtype, long numel, boolean live, boolean onThisHeap, long heapOffset, String describe) {
+        long byteSize() {
+            return numel * dtype.byteSize();
+        }
+
+        boolean sameTensor(Operand other) {
+            return heapOffset == other.heapOffset;
+        }
+    }
+
+    static IllegalArgumentException fail(int rank, String call, String message) {
+        return new IllegalArgumentException("rank " + rank + ": " + call + ": " + message);
+    }
+
+    static void notNull(int rank, String call, String name, Object value) {
+        if (value == null) throw fail(rank, call, name + " must not be null");
+    }
+
+    /** A live tensor of this Iris instance's heap. */
+    static void usable(int rank, String call, Operand t) {
+        if (!t.live()) {
+            throw fail(rank, call, t.name() + " " + t.describe() + " was freed");
+        }
+        if (!t.onThisHeap()) {
+            throw fail(rank, call, t.name() + " " + t.describe() + " is not on this Iris instance's symmetric heap "
+                    + "(collectives work on tensors of the heap their Collectives was created from)");
+        }
+    }
+
+    static void reducible(int rank, String call, Operand t) {
+        if (!REDUCIBLE.contains(t.dtype())) {
+            throw fail(rank, call, t.name() + " has dtype " + t.dtype() + "; expected BF16, F16 or F32");
+        }
+    }
+
+    static void sameDType(int rank, String call, Operand in, Operand out) {
+        if (in.dtype() != out.dtype()) {
+            throw fail(rank, call, out.name() + " has dtype " + out.dtype() + "; expected " + in.dtype() + " (the dtype of "
+                    + in.name() + ")");
+        }
+    }
+
+    static void numel(int rank, String call, Operand t, long expected, String why) {
+        if (t.numel() != expected) {
+            throw fail(rank, call, t.name() + " has " + t.numel() + " elements; expected " + expected + " (" + why + ")");
+        }
+    }
+
+    static void divisible(int rank, String call, Operand t, int world) {
+        if (t.numel() % world != 0) {
+            throw fail(rank, call, t.name() + " has " + t.numel() + " elements, which the world size " + world
+                    + " does not divide");
+        }
+    }
+
+    static void distinct(int rank, String call, Operand in, Operand out, String why) {
+        if (in.sameTensor(out)) {
+            throw fail(rank, call, in.name() + " and " + out.name() + " are the same tensor " + in.describe() + "; " + why);
+        }
+    }
+
+    static void root(int rank, String call, int root, int world) {
+        if (root < 0 || root >= world) {
+            throw fail(rank, call, "root " + root + " is out of range [0, " + world + ")");
+        }
+    }
+
+    /**
+     * Per-peer counts of all-to-all-v: one non-negative count per rank whose sum fits the tensor.
+     * Returns the displacements (exclusive prefix sums).
+     */
+    static long[] counts(int rank, String call, String name, long[] counts, int world, Operand t) {
+        notNull(rank, call, name, counts);
+        if (counts.length != world) {
+            throw fail(rank, call, name + " has " + counts.length + " entries; expected " + world + " (one per rank)");
+        }
+        long[] displs = new long[world];
+        long sum = 0;
+        for (int p = 0; p < world; p++) {
+            if (counts[p] < 0) {
+                throw fail(rank, call, name + "[" + p + "] is " + counts[p] + "; counts must be >= 0");
+            }
+            displs[p] = sum;
+            try {
+                sum = Math.addExact(sum, counts[p]);
+            } catch (ArithmeticException e) {
+                throw fail(rank, call, name + " " + Arrays.toString(counts) + " overflows 64 bits");
+            }
+        }
+        if (sum > t.numel()) {
+            throw fail(rank, call, name + " " + Arrays.toString(counts) + " add up to " + sum + " elements; " + t.name()
+                    + " has only " + t.numel());
+        }
+        return displs;
+    }
+
+    /** ONE_SHOT's staging need for an input of that many bytes: one 16-byte-aligned slot per rank. */
+    static long oneShotStagingBytes(long bytes, int world) {
+        return world * Partition.alignUp(bytes, 16);
+    }
+}

@@ -1,0 +1,501 @@
+package dev.irisjvm.kernels.ccl;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.DeviceContext;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.Kernel;
+import dev.irisjvm.core.gpu.KernelArgs;
+import dev.irisjvm.core.gpu.KernelModule;
+import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.ccl.CclChecks.Operand;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Device-initiated collectives over the symmetric heap: all-reduce (four algorithms), all-gather,
+ * reduce-scatter, broadcast, all-to-all and all-to-all-v, on symmetric tensors, enqueued on a
+ * stream.
+ *
+ * <pre>{@code
+ * try (Iris iris = Iris.init(); Collectives ccl = Collectives.create(iris)) {   // collective
+ *     SymTensor grad = iris.heap().randn(DType.BF16, 4096, 1024);
+ *     SymTensor sum = iris.heap().empty(DType.BF16, 4096, 1024);
+ *     Stream s = iris.stream();
+ *     ccl.allReduce(grad, sum, ReduceOp.SUM, s);                        // AUTO: one- or two-shot by size
+ *     ccl.allReduce(grad, grad, ReduceOp.AVG, AllReduceAlgorithm.TWO_SHOT, s);  // in place
+ *     SymTensor all = iris.heap().empty(DType.BF16, iris.worldSize() * 4096L, 1024);
+ *     ccl.allGather(sum, all, s);
+ *     iris.synchronize(s);                                               // raises device errors, if any
+ *
+ *     s.beginCapture();                                                  // graphs replay them as they are
+ *     ccl.allReduce(grad, sum, ReduceOp.SUM, AllReduceAlgorithm.ONE_SHOT, s);
+ *     try (CudaGraph g = s.endCapture()) {
+ *         for (int step = 0; step < 100; step++) g.launch(s);            // a fresh call each time
+ *     }
+ * }
+ * }</pre>
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ * <li>Creation and {@link #close()} are collective (the workspace is a symmetric allocation).</li>
+ * <li>Every rank makes the same calls on an instance in the same order, with tensors of the same
+ *     shapes and the same arguments (op, algorithm, root); all-to-all-v's counts differ by rank but
+ *     must agree pairwise (rank p's {@code sendCounts[q]} = rank q's {@code recvCounts[p]}).</li>
+ * <li>Tensors are symmetric: allocated collectively, so each has the same shape and heap offset
+ *     on every rank (the kernels address a peer's copy at this rank's offset). All-to-all-v's
+ *     tensors too, whatever the counts: size them for the largest exchange.</li>
+ * <li>Calls on one instance run one after another: enqueue them on one stream, or order the
+ *     streams with events. Collectives that should run concurrently need an instance each.</li>
+ * <li>Every method only enqueues work: no host synchronization, no allocation, nothing that a CUDA
+ *     graph capture forbids. The kernels keep a call counter (epoch) in the workspace, so a
+ *     captured call replays correctly any number of times. Errors on the device (a peer that
+ *     never arrives: every wait is bounded by the Iris device timeout; an all-to-all-v count
+ *     mismatch) surface at the next {@link Iris#synchronize}, naming the rank and a wait site
+ *     that {@link CclSites#describe(int)} explains.</li>
+ * <li>The kernels of one call spin on flags of other ranks, so all their blocks must be resident
+ *     at once: the grid is at most one block per SM of the smallest GPU. Work that keeps SMs busy
+ *     on other streams meanwhile can delay a collective (never break it, until the timeout).</li>
+ * <li>Arguments are checked before anything is launched; a failed check throws {@link
+ *     IllegalArgumentException} naming the rank, the call, the argument and what was expected,
+ *     and leaves the instance usable.</li>
+ * </ul>
+ *
+ * <p>Reductions take BF16, F16 and F32 and accumulate in float; data movement (all-gather,
+ * broadcast, all-to-all, all-to-all-v) takes tensors of any dtype. In-place: {@link #broadcast}
+ * always, {@link #allReduce} with algorithms that say so ({@link AllReduceAlgorithm#allowsInPlace()});
+ * the other collectives need distinct tensors.
+ */
+public final class Collectives implements AutoCloseable {
+    /** Threads per block of every collective kernel (ccl::kThreads). */
+    public static final int THREADS = 512;
+    /** Most blocks of one launch (ccl::kMaxBlocks: the flag arrays are sized for it). */
+    public static final int MAX_BLOCKS = 256;
+    /** Bytes of the workspace before the staging buffers (ccl::layout::kHeaderBytes). */
+    public static final long HEADER_BYTES = 65536;
+    /** sizeof(ccl::Counts) of ccl_all_to_all.cu. */
+    static final int COUNTS_BYTES = 264;
+
+    /**
+     * Tuning of an instance; every rank must pass the same options.
+     *
+     * @param stagingBytes      bytes of each of the two staging buffers (rounded up to 256); ONE_SHOT
+     *                          all-reduce takes inputs of up to stagingBytes / world bytes. 0 disables ONE_SHOT.
+     * @param maxBlocks         most blocks per launch; 0 = one per SM of the smallest GPU of the job
+     *                          (more is never used: the blocks of a call must be co-resident)
+     * @param bytesPerBlock     a launch gets one block per this many bytes of work per rank
+     * @param allToAllVBlocks   the grid of all-to-all-v, which cannot depend on the counts (they differ by rank)
+     */
+    public record Options(long stagingBytes, int maxBlocks, long bytesPerBlock, int allToAllVBlocks) {
+        public static final long DEFAULT_STAGING_BYTES = 16L << 20;
+        public static final long DEFAULT_BYTES_PER_BLOCK = 16L << 10;
+        public static final int DEFAULT_ALL_TO_ALL_V_BLOCKS = 64;
+
+        public Options {
+            if (stagingBytes < 0) {
+                throw new IllegalArgumentException("stagingBytes must be >= 0, got " + stagingBytes);
+            }
+            if (maxBlocks < 0 || maxBlocks > MAX_BLOCKS) {
+                throw new IllegalArgumentException("maxBlocks must be in [0, " + MAX_BLOCKS + "] (0: one per SM), got " + maxBlocks);
+            }
+            if (bytesPerBlock < 1) {
+                throw new IllegalArgumentException("bytesPerBlock must be >= 1, got " + bytesPerBlock);
+            }
+            if (allToAllVBlocks < 1 || allToAllVBlocks > MAX_BLOCKS) {
+                throw new IllegalArgumentException("allToAllVBlocks must be in [1, " + MAX_BLOCKS + "], got " + allToAllVBlocks);
+            }
+        }
+
+        public static Options defaults() {
+            return new Options(DEFAULT_STAGING_BYTES, 0, DEFAULT_BYTES_PER_BLOCK, DEFAULT_ALL_TO_ALL_V_BLOCKS);
+        }
+
+        public Options withStagingBytes(long bytes) {
+            return new Options(bytes, maxBlocks, bytesPerBlock, allToAllVBlocks);
+        }
+
+        public Options withMaxBlocks(int blocks) {
+            return new Options(stagingBytes, blocks, bytesPerBlock, allToAllVBlocks);
+        }
+
+        public Options withBytesPerBlock(long bytes) {
+            return new Options(stagingBytes, maxBlocks, bytes, allToAllVBlocks);
+        }
+
+        public Options withAllToAllVBlocks(int blocks) {
+            return new Options(stagingBytes, maxBlocks, bytesPerBlock, blocks);
+        }
+    }
+
+    /** The kernel modules (ccl_*.cu). */
+    static final String[] MODULES = {"ccl_all_reduce", "ccl_reduce_scatter", "ccl_all_gather", "ccl_broadcast", "ccl_all_to_all"};
+
+    private static final DType[] REDUCIBLE_ORDER = {DType.BF16, DType.F16, DType.F32};
+    private static final String[] TYPE_SUFFIX = {"bf16", "f16", "f32"};
+    private static final AllReduceAlgorithm[] ALGORITHMS = {
+            AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING, AllReduceAlgorithm.ATOMIC};
+
+    private final Iris iris;
+    private final int rank;
+    private final int world;
+    private final Options options;
+    private final long stagingBytes;
+    private final int maxBlocks;
+    private final byte[] ctx;
+    private final KernelLibrary library;
+    private final SymTensor workspace;
+    private final long workspaceAddress;
+    private final KernelArgs args = new KernelArgs();
+    private final ByteBuffer counts = ByteBuffer.allocate(COUNTS_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /** [algorithm][type][op] */
+    private final Kernel[][][] allReduceKernels = new Kernel[ALGORITHMS.length][REDUCIBLE_ORDER.length][ReduceOp.values().length];
+    /** [type][op] */
+    private final Kernel[][] reduceScatterKernels = new Kernel[REDUCIBLE_ORDER.length][ReduceOp.values().length];
+    private final Kernel allGatherKernel;
+    private final Kernel broadcastKernel;
+    private final Kernel allToAllKernel;
+    private final Kernel allToAllVKernel;
+
+    private Collectives(Iris iris, Options options, KernelLibrary library, SymTensor workspace, int maxBlocks) {
+        this.iris = iris;
+        this.rank = iris.rank();
+        this.world = iris.worldSize();
+        this.options = options;
+        this.stagingBytes = Partition.alignUp(options.stagingBytes(), 256);
+        this.maxBlocks = maxBlocks;
+        this.ctx = iris.deviceContext().bytes();
+        this.library = library;
+        this.workspace = workspace;
+        this.workspaceAddress = workspace.deviceAddress();
+        KernelModule allReduce = library.module("ccl_all_reduce");
+        for (int a = 0; a < ALGORITHMS.length; a++) {
+            for (int t = 0; t < REDUCIBLE_ORDER.length; t++) {
+                for (ReduceOp op : ReduceOp.values()) {
+                    allReduceKernels[a][t][op.ordinal()] = allReduce.kernel(
+                            "ccl_all_reduce_" + ALGORITHMS[a].kernelName() + "_" + TYPE_SUFFIX[t] + "_" + op.kernelSuffix());
+                }
+            }
+        }
+        KernelModule reduceScatter = library.module("ccl_reduce_scatter");
+        for (int t = 0; t < REDUCIBLE_ORDER.length; t++) {
+            for (ReduceOp op : ReduceOp.values()) {
+                reduceScatterKernels[t][op.ordinal()] = reduceScatter.kernel(
+                        "ccl_reduce_scatter_pull_" + TYPE_SUFFIX[t] + "_" + op.kernelSuffix());
+            }
+        }
+        this.allGatherKernel = library.module("ccl_all_gather").kernel("ccl_all_gather_push");
+        this.broadcastKernel = library.module("ccl_broadcast").kernel("ccl_broadcast_push");
+        KernelModule allToAll = library.module("ccl_all_to_all");
+        this.allToAllKernel = allToAll.kernel("ccl_all_to_all_push");
+        this.allToAllVKernel = allToAll.kernel("ccl_all_to_all_v_push");
+    }
+
+    /** {@link #create(Iris, Options)} with {@link Options#defaults()}. Collective. */
+    public static Collectives create(Iris iris) {
+        return create(iris, Options.defaults());
+    }
+
+    /**
+     * Collective: loads the kernels, allocates and zeroes the workspace ({@link #workspaceBytes()}
+     * of the symmetric heap), checks that every rank passed the same options and agrees on the
+     * grid limit, and meets the other ranks (no peer signals into a workspace before it is zeroed).
+     */
+    public static Collectives create(Iris iris, Options options) {
+        if (iris == null) throw new IllegalArgumentException("Collectives.create: iris must not be null");
+        int rank = iris.rank();
+        if (options == null) throw new IllegalArgumentException("rank " + rank + ": Collectives.create: options must not be null");
+        KernelLibrary library = KernelLibrary.forClasspath();
+        SymTensor workspace = null;
+        try {
+            for (String module : MODULES) {
+                library.module(module);  // a missing module fails here, before anything is allocated
+            }
+            long staging = Partition.alignUp(options.stagingBytes(), 256);
+            workspace = iris.heap().zeros(DType.U8, HEADER_BYTES + 2 * staging);
+            int sms = iris.deviceProperties().multiprocessorCount();
+            ByteBuffer mine = ByteBuffer.allocate(28).putLong(options.stagingBytes()).putInt(options.maxBlocks())
+                    .putLong(options.bytesPerBlock()).putInt(options.allToAllVBlocks()).putInt(sms);
+            byte[][] all = iris.allGather(mine.array());  // also the meeting: every workspace is zeroed now
+            int minSms = Integer.MAX_VALUE;
+            for (int r = 0; r < all.length; r++) {
+                ByteBuffer theirs = ByteBuffer.wrap(all[r]);
+                Options o = new Options(theirs.getLong(), theirs.getInt(), theirs.getLong(), theirs.getInt());
+                minSms = Math.min(minSms, theirs.getInt());
+                if (!o.equals(options)) {
+                    throw new IllegalArgumentException("rank " + rank + ": Collectives.create: rank " + r + " passed " + o
+                            + ", this rank " + options + "; every rank must pass the same options");
+                }
+            }
+            int limit = Math.min(MAX_BLOCKS, minSms);
+            int maxBlocks = options.maxBlocks() == 0 ? limit : Math.min(options.maxBlocks(), limit);
+            return new Collectives(iris, options, library, workspace, maxBlocks);
+        } catch (RuntimeException | Error e) {
+            try {
+                if (workspace != null) {
+                    workspace.close();  // every rank gets here alike when the options disagree
+                }
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            } finally {
+                library.close();
+            }
+            throw e;
+        }
+    }
+
+    // ---- facts ---------------------------------------------------------------------------------
+
+    public Options options() {
+        return options;
+    }
+
+    /** Most blocks one launch uses. */
+    public int maxBlocks() {
+        return maxBlocks;
+    }
+
+    /** Bytes of the symmetric heap this instance holds on every rank. */
+    public long workspaceBytes() {
+        return HEADER_BYTES + 2 * stagingBytes;
+    }
+
+    /** The largest all-reduce input (bytes per rank) that ONE_SHOT takes with this instance's staging. */
+    public long oneShotCapacityBytes() {
+        return oneShotCapacityBytes(world, stagingBytes);
+    }
+
+    /** The largest input of ONE_SHOT: world slots of the input rounded up to 16 bytes fit the staging buffer. */
+    public static long oneShotCapacityBytes(int world, long stagingBytes) {
+        return stagingBytes / world / 16 * 16;
+    }
+
+    /** The algorithm {@code algorithm} stands for with an input of that many bytes (resolves AUTO). */
+    public AllReduceAlgorithm resolve(AllReduceAlgorithm algorithm, long bytes) {
+        return algorithm == AllReduceAlgorithm.AUTO ? AllReduceAlgorithm.choose(bytes, world, oneShotCapacityBytes()) : algorithm;
+    }
+
+    // ---- all-reduce ------------------------------------------------------------------------------
+
+    /** {@link #allReduce(SymTensor, SymTensor, ReduceOp, AllReduceAlgorithm, Stream)} with AUTO. */
+    public void allReduce(SymTensor in, SymTensor out, ReduceOp op, Stream stream) {
+        allReduce(in, out, op, AllReduceAlgorithm.AUTO, stream);
+    }
+
+    /**
+     * {@code out} on every rank = the reduction over ranks of {@code in}, element by element.
+     * {@code in} and {@code out}: BF16, F16 or F32, the same dtype and element count (shapes may
+     * differ). {@code out} may be {@code in} where the algorithm allows it (all but ATOMIC).
+     * ONE_SHOT takes inputs of up to {@link #oneShotCapacityBytes()}.
+     */
+    public synchronized void allReduce(SymTensor in, SymTensor out, ReduceOp op, AllReduceAlgorithm algorithm, Stream stream) {
+        final String call = "allReduce";
+        ensureOpen(call);
+        Operand i = operand(call, "in", in);
+        Operand o = operand(call, "out", out);
+        CclChecks.notNull(rank, call, "op", op);
+        CclChecks.notNull(rank, call, "algorithm", algorithm);
+        CclChecks.notNull(rank, call, "stream", stream);
+        CclChecks.reducible(rank, call, i);
+        CclChecks.sameDType(rank, call, i, o);
+        CclChecks.numel(rank, call, o, i.numel(), "the element count of in");
+        long bytes = i.byteSize();
+        AllReduceAlgorithm alg = resolve(algorithm, bytes);
+        if (i.sameTensor(o) && !alg.allowsInPlace()) {
+            throw CclChecks.fail(rank, call, "in and out are the same tensor " + i.describe() + "; " + alg
+                    + " is out-of-place only (use ONE_SHOT, TWO_SHOT or RING in place)");
+        }
+        if (alg == AllReduceAlgorithm.ONE_SHOT && CclChecks.oneShotStagingBytes(bytes, world) > stagingBytes) {
+            throw CclChecks.fail(rank, call, "ONE_SHOT needs " + CclChecks.oneShotStagingBytes(bytes, world) + " bytes of staging for "
+                    + bytes + " bytes on " + world + " ranks; this Collectives has " + stagingBytes + " (inputs of up to "
+                    + oneShotCapacityBytes() + " bytes); use TWO_SHOT or Options.withStagingBytes");
+        }
+        long work = switch (alg) {
+            case TWO_SHOT, RING -> Partition.ceilDiv(bytes, world);
+            default -> bytes;
+        };
+        Kernel k = allReduceKernels[alg.ordinal() - 1][typeIndex(i.dtype())][op.ordinal()];
+        k.launch(shape(work), stream, args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(i.numel()));
+    }
+
+    // ---- reduce-scatter --------------------------------------------------------------------------
+
+    /**
+     * {@code out} on rank r = the reduction over ranks of elements [r m, (r+1) m) of {@code in},
+     * where m is {@code out}'s element count and {@code in} has world m elements. BF16, F16 or F32;
+     * distinct tensors of one dtype. Rounded once, in rank order, like ONE_SHOT / TWO_SHOT all-reduce.
+     */
+    public synchronized void reduceScatter(SymTensor in, SymTensor out, ReduceOp op, Stream stream) {
+        final String call = "reduceScatter";
+        ensureOpen(call);
+        Operand i = operand(call, "in", in);
+        Operand o = operand(call, "out", out);
+        CclChecks.notNull(rank, call, "op", op);
+        CclChecks.notNull(rank, call, "stream", stream);
+        CclChecks.reducible(rank, call, i);
+        CclChecks.sameDType(rank, call, i, o);
+        CclChecks.divisible(rank, call, i, world);
+        CclChecks.numel(rank, call, o, i.numel() / world, "in's element count / world size " + world);
+        CclChecks.distinct(rank, call, i, o, "reduceScatter is out-of-place");
+        reduceScatterKernels[typeIndex(i.dtype())][op.ordinal()].launch(shape(o.byteSize()), stream,
+                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(o.numel()));
+    }
+
+    // ---- all-gather ------------------------------------------------------------------------------
+
+    /**
+     * {@code out} on every rank = the ranks' {@code in} one after another: elements [r n, (r+1) n)
+     * are rank r's, n being {@code in}'s element count. Any dtype; distinct tensors of one dtype.
+     */
+    public synchronized void allGather(SymTensor in, SymTensor out, Stream stream) {
+        final String call = "allGather";
+        ensureOpen(call);
+        Operand i = operand(call, "in", in);
+        Operand o = operand(call, "out", out);
+        CclChecks.notNull(rank, call, "stream", stream);
+        CclChecks.sameDType(rank, call, i, o);
+        CclChecks.numel(rank, call, o, i.numel() * world, "world size " + world + " x in's element count");
+        CclChecks.distinct(rank, call, i, o, "allGather is out-of-place");
+        allGatherKernel.launch(shape(i.byteSize()), stream,
+                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(i.byteSize()));
+    }
+
+    // ---- broadcast -------------------------------------------------------------------------------
+
+    /** {@code tensor} on every rank = rank {@code root}'s {@code tensor}. Any dtype; in place. */
+    public synchronized void broadcast(SymTensor tensor, int root, Stream stream) {
+        final String call = "broadcast";
+        ensureOpen(call);
+        Operand t = operand(call, "tensor", tensor);
+        CclChecks.notNull(rank, call, "stream", stream);
+        CclChecks.root(rank, call, root, world);
+        broadcastKernel.launch(shape(t.byteSize()), stream,
+                args().putLong(tensor.deviceAddress()).putLong(t.byteSize()).putInt(root));
+    }
+
+    // ---- all-to-all ------------------------------------------------------------------------------
+
+    /**
+     * Block p of {@code in} (elements [p m, (p+1) m), m = element count / world) goes to rank p,
+     * where it lands in block r of {@code out} (r: this rank). Any dtype; distinct tensors of one
+     * dtype and element count, divisible by the world size.
+     */
+    public synchronized void allToAll(SymTensor in, SymTensor out, Stream stream) {
+        final String call = "allToAll";
+        ensureOpen(call);
+        Operand i = operand(call, "in", in);
+        Operand o = operand(call, "out", out);
+        CclChecks.notNull(rank, call, "stream", stream);
+        CclChecks.sameDType(rank, call, i, o);
+        CclChecks.divisible(rank, call, i, world);
+        CclChecks.numel(rank, call, o, i.numel(), "the element count of in");
+        CclChecks.distinct(rank, call, i, o, "allToAll is out-of-place");
+        long block = i.byteSize() / world;
+        allToAllKernel.launch(shape(block), stream,
+                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(block));
+    }
+
+    /**
+     * All-to-all with per-peer counts (MoE token exchange). This rank sends {@code sendCounts[p]}
+     * elements to rank p, taken from {@code in} one peer after another (peer p's at the sum of
+     * {@code sendCounts[0..p)}), and receives {@code recvCounts[q]} elements from rank q, stored in
+     * {@code out} one peer after another (at the sum of {@code recvCounts[0..q)}); elements of
+     * {@code out} beyond the sum of {@code recvCounts} are left alone. Counts are in elements, one
+     * per rank, non-negative, and must fit the tensors; {@code sendCounts[q]} here must equal
+     * {@code recvCounts[this rank]} on rank q: a disagreement is found on the device, recorded as
+     * device error 3 at site 7908 (raised by the next {@link Iris#synchronize}), and the smaller
+     * count is moved. Any dtype; distinct tensors of one dtype.
+     *
+     * <p>The counts are kernel arguments: a captured graph replays the counts it was captured with.
+     */
+    public synchronized void allToAllV(SymTensor in, long[] sendCounts, SymTensor out, long[] recvCounts, Stream stream) {
+        final String call = "allToAllV";
+        ensureOpen(call);
+        Operand i = operand(call, "in", in);
+        Operand o = operand(call, "out", out);
+        CclChecks.notNull(rank, call, "stream", stream);
+        CclChecks.sameDType(rank, call, i, o);
+        CclChecks.distinct(rank, call, i, o, "allToAllV is out-of-place");
+        long[] sendDispls = CclChecks.counts(rank, call, "sendCounts", sendCounts, world, i);
+        long[] recvDispls = CclChecks.counts(rank, call, "recvCounts", recvCounts, world, o);
+        counts.clear();
+        putPerRank(sendCounts);
+        putPerRank(sendDispls);
+        putPerRank(recvCounts);
+        putPerRank(recvDispls);
+        counts.putLong(i.dtype().byteSize());
+        int blocks = Math.min(options.allToAllVBlocks(), maxBlocks);
+        allToAllVKernel.launch(LaunchShape.of(blocks, THREADS), stream,
+                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putBytes(counts.array(), 8));
+    }
+
+    private void putPerRank(long[] values) {
+        for (int r = 0; r < DeviceContext.MAX_RANKS; r++) {
+            counts.putLong(r < values.length ? values[r] : 0L);
+        }
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------------
+
+    /** The arguments every kernel starts with: (ctx, workspace, staging bytes). */
+    private KernelArgs args() {
+        return args.clear().putBytes(ctx, DeviceContext.ALIGNMENT).putLong(workspaceAddress).putLong(stagingBytes);
+    }
+
+    private LaunchShape shape(long workBytes) {
+        return LaunchShape.of(Partition.blocks(workBytes, options.bytesPerBlock(), maxBlocks), THREADS);
+    }
+
+    private Operand operand(String call, String name, SymTensor t) {
+        CclChecks.notNull(rank, call, name, t);
+        Operand o = new Operand(name, t.dtype(), t.numel(), t.isLive(), t.heap() == iris.heap(), t.heapOffset(), t.toString());
+        CclChecks.usable(rank, call, o);
+        return o;
+    }
+
+    private static int typeIndex(DType t) {
+        return switch (t) {
+            case BF16 -> 0;
+            case F16 -> 1;
+            case F32 -> 2;
+            default -> throw new IllegalStateException("not a reducible dtype: " + t);  // checked before
+        };
+    }
+
+    private void ensureOpen(String call) {
+        if (closed.get()) {
+            throw new IllegalStateException("rank " + rank + ": " + call + " called after Collectives.close()");
+        }
+    }
+
+    /**
+     * Collective: frees the workspace (after this rank's default stream is idle; synchronize the
+     * streams the collectives ran on first) and unloads the kernels. Safe to call twice. Close it
+     * before its Iris instance.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            workspace.close();
+        } finally {
+            try {
+                library.close();
+            } finally {
+                args.close();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Collectives(rank " + rank + "/" + world + ", " + maxBlocks + " blocks max, staging 2 x " + stagingBytes
+                + " bytes" + (closed.get() ? ", closed" : "") + ")";
+    }
+}

@@ -1,0 +1,90 @@
+package dev.irisjvm.kernels.ccl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The constants Java shares with the CUDA sources (ccl_common.cuh, ccl_all_to_all.cu) agree, and
+ * every kernel Collectives looks up is instantiated there; read from the sources, so it runs
+ * without nvcc or a GPU.
+ */
+class DeviceSourcesTest {
+    private static final Path CUDA = Path.of("src/main/cuda");
+
+    private static String read(String file) throws IOException {
+        return Files.readString(CUDA.resolve(file));
+    }
+
+    private static long constant(String text, String name) {
+        Matcher m = Pattern.compile("inline constexpr (?:int|size_t|uint32_t|uint64_t) " + name + " = (\\d+);").matcher(text);
+        assertTrue(m.find(), name + " not found");
+        return Long.parseLong(m.group(1));
+    }
+
+    @Test
+    void launchAndLayoutConstantsAgree() throws IOException {
+        String common = read("ccl_common.cuh");
+        assertEquals(Collectives.THREADS, constant(common, "kThreads"));
+        assertEquals(Collectives.MAX_BLOCKS, constant(common, "kMaxBlocks"));
+        assertEquals(Collectives.HEADER_BYTES, constant(common, "kHeaderBytes"));
+        assertEquals(CclSites.ERROR_COUNT_MISMATCH, constant(common, "kErrorCountMismatch"));
+        String a2a = read("ccl_all_to_all.cu");
+        Matcher m = Pattern.compile("static_assert\\(sizeof\\(Counts\\) == (\\d+)").matcher(a2a);
+        assertTrue(m.find());
+        assertEquals(Collectives.COUNTS_BYTES, Long.parseLong(m.group(1)));
+    }
+
+    @Test
+    void waitSitesAgree() throws IOException {
+        String common = read("ccl_common.cuh");
+        assertEquals(CclSites.ALL_REDUCE_ONE_SHOT, constant(common, "kSiteAllReduceOneShot"));
+        assertEquals(CclSites.ALL_REDUCE_TWO_SHOT, constant(common, "kSiteAllReduceTwoShot"));
+        assertEquals(CclSites.ALL_REDUCE_RING, constant(common, "kSiteAllReduceRing"));
+        assertEquals(CclSites.ALL_REDUCE_ATOMIC, constant(common, "kSiteAllReduceAtomic"));
+        assertEquals(CclSites.ALL_GATHER, constant(common, "kSiteAllGather"));
+        assertEquals(CclSites.REDUCE_SCATTER, constant(common, "kSiteReduceScatter"));
+        assertEquals(CclSites.BROADCAST, constant(common, "kSiteBroadcast"));
+        assertEquals(CclSites.ALL_TO_ALL, constant(common, "kSiteAllToAll"));
+        assertEquals(CclSites.ALL_TO_ALL_V, constant(common, "kSiteAllToAllV"));
+        assertEquals(CclSites.WAIT_ARRIVE, constant(common, "kWaitArrive"));
+        assertEquals(CclSites.WAIT_DATA, constant(common, "kWaitData"));
+        assertEquals(CclSites.WAIT_DATA_2, constant(common, "kWaitData2"));
+        assertEquals(CclSites.WAIT_ACK, constant(common, "kWaitAck"));
+        assertEquals(CclSites.COUNT_MISMATCH, constant(common, "kCountMismatch"));
+        assertEquals(CclSites.WAIT_EXIT, constant(common, "kWaitExit"));
+    }
+
+    @Test
+    void everyKernelCollectivesLaunchesIsInstantiated() throws IOException {
+        String ar = read("ccl_all_reduce.cu");
+        for (AllReduceAlgorithm a : AllReduceAlgorithm.values()) {
+            if (a == AllReduceAlgorithm.AUTO) continue;
+            assertTrue(ar.contains("CCL_ALL_REDUCE_TYPES(" + a.kernelName() + ")"), a + " not instantiated");
+            assertTrue(ar.contains("all_reduce_" + a.kernelName() + "("), a + " has no device function");
+        }
+        for (String[] typeAndOps : new String[][] {{"CCL_ALL_REDUCE_OPS(ALG, bf16,", "CCL_ALL_REDUCE_OPS(ALG, f16,",
+                "CCL_ALL_REDUCE_OPS(ALG, f32,"}}) {
+            for (String s : typeAndOps) assertTrue(ar.contains(s), s);
+        }
+        for (ReduceOp op : ReduceOp.values()) {
+            assertTrue(ar.contains("CCL_ALL_REDUCE(ALG, TNAME, T, " + op.kernelSuffix() + ", "), op + " (all-reduce)");
+            assertTrue(read("ccl_reduce_scatter.cu").contains("CCL_REDUCE_SCATTER(TNAME, T, " + op.kernelSuffix() + ", "),
+                    op + " (reduce-scatter)");
+        }
+        assertTrue(read("ccl_all_gather.cu").contains("void __launch_bounds__(ccl::kThreads, 1) ccl_all_gather_push("));
+        assertTrue(read("ccl_broadcast.cu").contains("void __launch_bounds__(ccl::kThreads, 1) ccl_broadcast_push("));
+        String a2a = read("ccl_all_to_all.cu");
+        assertTrue(a2a.contains("ccl_all_to_all_push("));
+        assertTrue(a2a.contains("ccl_all_to_all_v_push("));
+        for (String module : Collectives.MODULES) {
+            assertTrue(Files.exists(CUDA.resolve(module + ".cu")), module + ".cu");
+        }
+    }
+}
