@@ -119,10 +119,12 @@ public final class Floors {
             return "reported only (no hardware floor measured)";
         }
         return switch (op) {
-            case "load", "store" -> "copy engine in the same direction, same run (target ≥ 0.95×); NVLink4 theoretical";
+            case "load", "store", "load_bulk", "store_bulk" -> "copy engine in the same direction, same run (target ≥ 0.95×); NVLink4 theoretical";
             case "all_load", "all_store" -> "NVLink4 per-GPU line (all peers share the GPU's 18 links)";
-            case "ping_pong" -> "round-trip target (put + flag)";
-            case "message_passing" -> "time per message (one way); the round-trip target applies to ping_pong";
+            case "ping_pong" -> "flag round trip with release/acquire (no data)";
+            case "ping_pong_relaxed" -> "flag round trip with relaxed flags (no data): the link's latency floor";
+            case "message_passing" -> "round-trip target: put + release flag, wait + ack";
+            case "message_passing_ll" -> "round-trip target: put with the flag inline, wait + ack";
             case "send_recv", "all_reduce" -> "NCCL baseline; copy engine peer bandwidth";
             default -> "—";
         };
@@ -133,9 +135,9 @@ public final class Floors {
             return Sizes.number(NVLINK_GBPS) + " GB/s";
         }
         return switch (op) {
-            case "load", "store" -> Targets.CE_FRACTION + " × " + ceText(index, op) + "; " + Sizes.number(NVLINK_GBPS) + " GB/s";
+            case "load", "store", "load_bulk", "store_bulk" -> Targets.CE_FRACTION + " × " + ceText(index, op) + "; " + Sizes.number(NVLINK_GBPS) + " GB/s";
             case "send_recv", "all_reduce" -> ceText(index, op);
-            case "ping_pong" -> "≤ " + Sizes.number(Targets.ROUND_TRIP_US) + " µs";
+            case "message_passing", "message_passing_ll" -> "≤ " + Sizes.number(Targets.ROUND_TRIP_US) + " µs";
             default -> "—";
         };
     }

@@ -49,6 +49,14 @@ public final class RmaDocument {
         this.extraCommands = List.copyOf(extraCommands);
     }
 
+    private String findings = "";
+
+    /** Hand-written analysis (Markdown) placed right after the targets: what the misses mean, what was tried. */
+    public RmaDocument withFindings(String markdown) {
+        this.findings = markdown == null || markdown.isBlank() ? "" : "## Findings\n\n" + markdown.strip() + "\n\n";
+        return this;
+    }
+
     /** Writes the Markdown and the charts; returns why charts could not be written (empty if all were). */
     public List<String> write(Path outDir) throws IOException {
         Files.createDirectories(outDir);
@@ -56,6 +64,7 @@ public final class RmaDocument {
         SizeTables sizes = new SizeTables(index, outDir);
         String md = header(index)
                 + Targets.section(Targets.evaluate(index, jmh))
+                + findings
                 + Floors.section(index)
                 + sizes.bandwidthSection()
                 + sizes.latencySection()

@@ -47,6 +47,9 @@ public final class RmaReport implements Callable<Integer> {
     @Option(names = "--jmh-command", description = "the command that produced the JMH files, for the header")
     String jmhCommand;
 
+    @Option(names = "--findings", description = "Markdown with the analysis of this run, included after the targets")
+    Path findings;
+
     @Option(names = "--run-command", description = "the command that ran everything (e.g. bin/bench-rma -n 2), for the header")
     String runCommand;
 
@@ -102,7 +105,9 @@ public final class RmaReport implements Callable<Integer> {
         if (jmhCommand != null && !jmhCommand.isBlank()) {
             commands.add(jmhCommand);
         }
-        List<String> chartErrors = new RmaDocument(result, jmhResults, jmhProblems, raw, runCommand, commands).write(out);
+        String findingsText = findings == null ? "" : Files.readString(findings);
+        List<String> chartErrors = new RmaDocument(result, jmhResults, jmhProblems, raw, runCommand, commands)
+                .withFindings(findingsText).write(out);
         PrintWriter err = new PrintWriter(System.err, true);
         System.out.println("rma-report: wrote " + out.resolve(RmaDocument.MARKDOWN));
         if (!chartErrors.isEmpty()) {
