@@ -9,9 +9,6 @@
 //         offset allows (bytes a multiple of 16), else the widest width it allows.
 #include "ccl_common.cuh"
 
-#ifdef IRIS_NVIDIA_ONLY
-IRIS_NVIDIA_ONLY("ld.global.cg and the PTX of ccl_common.cuh");
-#endif
 
 extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_gather_push(
     const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws, uint64_t, const void* in_v, void* out_v, uint64_t bytes) {

@@ -23,9 +23,6 @@
 //             scales afterwards. Peers' additions land in any order. Out-of-place only.
 #include "ccl_common.cuh"
 
-#ifdef IRIS_NVIDIA_ONLY
-IRIS_NVIDIA_ONLY("PTX vector reductions (red.global.v4) and ld.global.cg in ccl_common.cuh");
-#endif
 
 namespace ccl {
 

@@ -18,9 +18,6 @@
 //         count); the smaller count is moved.
 #include "ccl_common.cuh"
 
-#ifdef IRIS_NVIDIA_ONLY
-IRIS_NVIDIA_ONLY("ld.global.cg and the PTX of ccl_common.cuh");
-#endif
 
 extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_to_all_push(
     const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws, uint64_t, const void* in_v, void* out_v, uint64_t bytes) {
@@ -79,8 +76,8 @@ extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_to_all_v_
             } else {
                 // The peer wrote it before its arrive, which this thread acquired in wait_all.
                 const Meta* there = iris::translate(ctx, meta_slot(ws, ctx.rank), t);
-                to.displ = __ldcg(&there->displ);
-                to.count = __ldcg(&there->count);
+                to.displ = ccl::load_cg(&there->displ);
+                to.count = ccl::load_cg(&there->count);
             }
             if (to.count != counts.send_count[t]) {
                 if (blockIdx.x == 0)

@@ -8,9 +8,6 @@
 //         flags. One arrive plus one flag latency.
 #include "ccl_common.cuh"
 
-#ifdef IRIS_NVIDIA_ONLY
-IRIS_NVIDIA_ONLY("ld.global.cg and the PTX of ccl_common.cuh");
-#endif
 
 extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_broadcast_push(
     const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws, uint64_t, void* buf_v, uint64_t bytes, int root) {

@@ -203,11 +203,18 @@ __device__ __forceinline__ Range shard(uint64_t n, int c, int parts, uint64_t gr
 // Data another rank wrote during this call is read with ld.global.cg (L2, never a stale L1 line),
 // after the flag that published it was acquired.
 
+#if IRIS_PLATFORM_HIP
+// AMD: the system-scope acquire that precedes these reads already invalidated the caches that could
+// hold stale lines, so plain loads see the peer's data.
+__device__ __forceinline__ uint4 load16(const void* p) { return *reinterpret_cast<const uint4*>(p); }
+template <class U>
+__device__ __forceinline__ U load_cg(const U* p) { return *p; }
+#else
 __device__ __forceinline__ uint4 load16(const void* p) { return __ldcg(reinterpret_cast<const uint4*>(p)); }
-__device__ __forceinline__ void store16(void* p, const uint4& v) { *reinterpret_cast<uint4*>(p) = v; }
-
 template <class U>
 __device__ __forceinline__ U load_cg(const U* p) { return __ldcg(p); }
+#endif
+__device__ __forceinline__ void store16(void* p, const uint4& v) { *reinterpret_cast<uint4*>(p) = v; }
 
 /// Copies `count` units of U with the block's threads, four independent loads in flight each.
 template <class U>
@@ -262,7 +269,7 @@ struct BF16 {
     using Bits = uint16_t;
     static constexpr int kLanes = 8;
     __device__ static float to_float(Bits b) { return __uint_as_float(uint32_t(b) << 16); }
-    __device__ static Bits from_float(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
+    __device__ static Bits from_float(float f) { return iris::arch::bits_of(iris::arch::from_float<iris::bf16>(f)); }
 };
 struct F16 {
     using Bits = uint16_t;
@@ -485,6 +492,43 @@ __device__ inline void scale_range(const iris::Ctx& ctx, typename T::Bits* out, 
 template <class T, class Op>
 struct Red;
 
+#if IRIS_PLATFORM_HIP
+
+// AMD has no vector reductions and no 16-bit float atomics: every lane is a compare-exchange loop
+// on the aligned 32-bit word that holds it, combining in float and rounding once (as the NVIDIA
+// path's hardware does). A concurrent update of the other half of the word only makes it retry.
+template <class T, class Op>
+__device__ inline void cas_apply(typename T::Bits* p, typename T::Bits bits) {
+    using Bits = typename T::Bits;
+    const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+    auto* word = reinterpret_cast<uint32_t*>(address & ~uintptr_t(3));
+    const unsigned shift = sizeof(Bits) == 2 && (address & 2u) ? 16u : 0u;
+    const uint32_t mask = sizeof(Bits) == 2 ? (0xffffu << shift) : 0xffffffffu;
+    uint32_t old = iris::arch::load<iris::Order::relaxed, iris::Scope::system>(word);
+    for (;;) {
+        const auto current = static_cast<Bits>((old & mask) >> shift);
+        const Bits next = T::from_float(Op::apply(T::to_float(current), T::to_float(bits)));
+        if (next == current) return;
+        const uint32_t desired = (old & ~mask) | (uint32_t(next) << shift);
+        const uint32_t seen = iris::arch::compare_exchange<iris::Order::relaxed, iris::Scope::system>(word, old, desired);
+        if (seen == old) return;
+        old = seen;
+    }
+}
+
+template <class T, class Op>
+struct Red {
+    using Bits = typename T::Bits;
+    __device__ static void one(Bits* p, Bits bits) { cas_apply<T, Op>(p, bits); }
+    __device__ static void vec(Bits* p, const uint4& v) {
+        const auto* lanes = reinterpret_cast<const Bits*>(&v);
+#pragma unroll
+        for (int l = 0; l < T::kLanes; ++l) cas_apply<T, Op>(p + l, lanes[l]);
+    }
+};
+
+#else
+
 template <class Op>
 struct Red<F32, Op> {
     __device__ static void one(uint32_t* p, uint32_t bits) {
@@ -552,6 +596,8 @@ struct Red<F32, Op> {
 CCL_RED16(BF16, "bf16")
 CCL_RED16(F16, "f16")
 #undef CCL_RED16
+
+#endif  // IRIS_PLATFORM_HIP
 
 /// dst[i] (op)= src[i] for i in [begin, end) with remote reductions; dst is a peer's memory.
 template <class T, class Op>

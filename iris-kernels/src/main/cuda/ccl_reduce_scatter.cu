@@ -11,9 +11,6 @@
 //         16-byte accesses when m * element size is a multiple of 16, else element by element.
 #include "ccl_common.cuh"
 
-#ifdef IRIS_NVIDIA_ONLY
-IRIS_NVIDIA_ONLY("ld.global.cg and the PTX of ccl_common.cuh");
-#endif
 
 namespace ccl {
 
