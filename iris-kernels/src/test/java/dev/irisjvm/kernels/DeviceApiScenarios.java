@@ -127,30 +127,10 @@ public final class DeviceApiScenarios {
                 throw new IllegalStateException("scenario table and SCENARIOS disagree: " + bodies.keySet());
             }
             ScenarioRunner runner = new ScenarioRunner();
-            bodies.forEach((name, body) -> runner.add(name, s.inStep(body)));
+            bodies.forEach((name, body) -> runner.add(name, ScenarioRunner.thenMeet(body, s.iris::hostBarrier)));
             failed = runner.runAll();
         }
         System.exit(failed);
-    }
-
-    /** Runs the body, then meets the other ranks on the host whatever happened, then rethrows. */
-    private ScenarioRunner.Scenario inStep(ScenarioRunner.Scenario body) {
-        return () -> {
-            Throwable failure = null;
-            try {
-                body.run();
-            } catch (Throwable t) {
-                failure = t;
-            }
-            try {
-                iris.hostBarrier();
-            } catch (RuntimeException e) {
-                if (failure == null) failure = e;
-                else failure.addSuppressed(e);
-            }
-            if (failure instanceof Exception e) throw e;
-            if (failure instanceof Error e) throw e;
-        };
     }
 
     // =============================================================================================

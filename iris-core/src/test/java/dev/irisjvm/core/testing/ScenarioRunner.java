@@ -24,6 +24,29 @@ public final class ScenarioRunner {
         return this;
     }
 
+    /**
+     * Wraps a scenario so that {@code meet} (e.g. {@code iris::hostBarrier}) runs after it whatever
+     * happened, keeping the ranks in step when one rank's scenario fails; the first failure wins.
+     */
+    public static Scenario thenMeet(Scenario body, Runnable meet) {
+        return () -> {
+            Throwable failure = null;
+            try {
+                body.run();
+            } catch (Throwable t) {
+                failure = t;
+            }
+            try {
+                meet.run();
+            } catch (RuntimeException e) {
+                if (failure == null) failure = e;
+                else failure.addSuppressed(e);
+            }
+            if (failure instanceof Exception e) throw e;
+            if (failure instanceof Error e) throw e;
+        };
+    }
+
     /** Runs all scenarios; returns the number that failed. */
     public int runAll() {
         int failed = 0;

@@ -132,7 +132,7 @@ public final class CollectivesScenarios {
                     throw new IllegalStateException("scenario table and SCENARIOS disagree: " + bodies.keySet());
                 }
                 ScenarioRunner runner = new ScenarioRunner();
-                bodies.forEach((name, body) -> runner.add(name, s.inStep(body)));
+                bodies.forEach((name, body) -> runner.add(name, ScenarioRunner.thenMeet(body, s.iris::hostBarrier)));
                 failed = runner.runAll();
                 iris.synchronize();
             } finally {
@@ -140,26 +140,6 @@ public final class CollectivesScenarios {
             }
         }
         System.exit(failed);
-    }
-
-    /** Runs the body, then meets the other ranks on the host whatever happened, then rethrows. */
-    private ScenarioRunner.Scenario inStep(ScenarioRunner.Scenario body) {
-        return () -> {
-            Throwable failure = null;
-            try {
-                body.run();
-            } catch (Throwable t) {
-                failure = t;
-            }
-            try {
-                iris.hostBarrier();
-            } catch (RuntimeException e) {
-                if (failure == null) failure = e;
-                else failure.addSuppressed(e);
-            }
-            if (failure instanceof Exception e) throw e;
-            if (failure instanceof Error e) throw e;
-        };
     }
 
     // =============================================================================================
