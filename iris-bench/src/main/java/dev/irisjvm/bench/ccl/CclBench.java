@@ -1,0 +1,325 @@
+package dev.irisjvm.bench.ccl;
+
+import dev.irisjvm.bench.ccl.Tolerance.Rounding;
+import dev.irisjvm.bench.report.BusBandwidth;
+import dev.irisjvm.bench.results.Measurement;
+import dev.irisjvm.bench.rma.Lockstep;
+import dev.irisjvm.bench.rma.MeasurementLog;
+import dev.irisjvm.bench.rma.Points;
+import dev.irisjvm.bench.rma.RepTimer;
+import dev.irisjvm.bench.rma.SizeList;
+import dev.irisjvm.bench.rma.TimingStats;
+import dev.irisjvm.bench.rma.Verifier;
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.CudaGraph;
+import dev.irisjvm.core.gpu.Memcpy;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
+import dev.irisjvm.kernels.ccl.Collectives;
+import dev.irisjvm.kernels.ccl.ReduceOp;
+import dev.irisjvm.kernels.rma.RmaKernels;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Times the collectives of one op over the sweep's sizes on this rank; every rank runs the same
+ * calls in the same order. Per size:
+ *
+ * <ol>
+ *   <li>fresh random inputs (seeded per point and rank), an output and a reference buffer;</li>
+ *   <li>the reference output: one untimed NCCL call into the reference buffer, or, without NCCL,
+ *       {@link HostReference};</li>
+ *   <li>per implementation (nccl, then iris: each all-reduce algorithm, or the op's one kernel):
+ *       the output is poisoned, then <em>eager</em>: warm-up calls, then the timed repetitions queued
+ *       behind {@link RepTimer}'s gate, each a device barrier of all ranks (untimed), a CUDA event,
+ *       the call, a CUDA event; then the output is checked against the reference;</li>
+ *   <li><em>graph</em> ({@code impl_graph}): the output is poisoned, one eager call, then
+ *       {@code --graph-calls} calls captured back to back into one CUDA graph, replayed like an
+ *       eager call (barrier, event, replay, event); time per call = replay ÷ calls; then the check.</li>
+ * </ol>
+ *
+ * Every step goes through {@link Lockstep#everyone}: a failure on any rank becomes the point's
+ * check text on every rank and the sweep goes on. Each rank records its own measurement (issuer =
+ * rank, peer = -1); the report takes the slowest rank.
+ *
+ * <pre>{@code
+ * try (CclBench bench = new CclBench(iris, options, ccl, rmaKernels, nccl, runSeed)) {
+ *     bench.run(CclOp.ALL_REDUCE);
+ *     List<Measurement> all = bench.log().gather(iris);
+ * }
+ * }</pre>
+ */
+public final class CclBench implements AutoCloseable {
+    /** One call of an implementation, enqueued on a stream (capturable). */
+    @FunctionalInterface
+    interface Call {
+        void enqueue(Stream s);
+    }
+
+    /** An implementation of the op at one size. */
+    record Variant(String impl, Rounding rounding, Call call) {}
+
+    private final Iris iris;
+    private final CclOptions options;
+    private final Collectives ccl;
+    private final NcclCollectives nccl;
+    private final Stream stream;
+    private final RepTimer timer;
+    private final Verifier verifier;
+    private final OutputCheck outputs;
+    private final HostReference host;
+    private final Lockstep lockstep;
+    private final MeasurementLog log = new MeasurementLog();
+    private final long runSeed;
+    private final int rank;
+    private final int world;
+    private final DType dtype;
+    private final ReduceOp reduceOp;
+    private final Set<String> notices = new HashSet<>();
+    private long point;
+
+    public CclBench(Iris iris, CclOptions options, Collectives ccl, RmaKernels kernels, NcclCollectives nccl, long runSeed) {
+        this.iris = iris;
+        this.options = options;
+        this.ccl = ccl;
+        this.nccl = nccl;
+        this.runSeed = runSeed;
+        this.rank = iris.rank();
+        this.world = iris.worldSize();
+        this.stream = iris.stream();
+        this.dtype = options.dtype();
+        this.reduceOp = options.reduceOp();
+        this.timer = new RepTimer(iris, kernels, stream, options.gate());
+        this.verifier = new Verifier(iris, kernels, stream);
+        this.outputs = new OutputCheck(iris, verifier, stream);
+        this.host = new HostReference(iris, stream);
+        this.lockstep = new Lockstep(iris);
+    }
+
+    public MeasurementLog log() {
+        return log;
+    }
+
+    /** Every size of {@code op}. */
+    public void run(CclOp op) {
+        if (options.nccl() && !nccl.available()) {
+            long number = ++point;
+            if (rank == 0) {
+                record(number, Points.failed(op.id(), "nccl", 0, 0, -1, "nccl unavailable: " + nccl.reason()));
+            }
+        }
+        for (long bytes : options.sizes()) {
+            point(op, bytes);
+        }
+    }
+
+    private void point(CclOp op, long nominal) {
+        CclOp.Shape shape = op.shape(nominal, dtype.byteSize(), world);
+        if (shape == null) {
+            notice(op.id() + " " + nominal, op.id() + ": " + SizeList.format(nominal) + " holds less than one " + dtype
+                    + " element per rank; skipped");
+            return;
+        }
+        long number = ++point;
+        int reps = options.repsFor(shape.bytes());
+        try (SymTensor in = iris.heap().uniform(seed(number, rank), -1.0, 1.0, dtype, shape.inCount());
+             SymTensor out = op == CclOp.BROADCAST ? null : iris.heap().empty(dtype, shape.outCount());
+             SymTensor ref = iris.heap().empty(dtype, shape.outCount())) {
+            SymTensor result = op == CclOp.BROADCAST ? in : out;
+            List<Variant> variants = variants(op, shape, in, out);
+            Lockstep.Outcome reference = lockstep.everyone(
+                    () -> {
+                        poison(ref);
+                        iris.synchronize();
+                    },
+                    () -> {
+                        buildReference(op, shape, in, ref);
+                        return null;
+                    },
+                    null);
+            if (!reference.ok()) {
+                for (Variant v : variants) {
+                    String why = "not run: the reference output failed: " + reference.check();
+                    record(++point, Points.failed(op.id(), v.impl(), shape.bytes(), rank, -1, why));
+                    if (options.graph()) {
+                        record(++point, Points.failed(op.id(), v.impl() + "_graph", shape.bytes(), rank, -1, why));
+                    }
+                }
+                return;
+            }
+            for (Variant v : variants) {
+                eager(op, shape, v, result, ref, reps);
+                if (options.graph()) {
+                    graph(op, shape, v, result, ref, reps);
+                }
+            }
+        }
+    }
+
+    private List<Variant> variants(CclOp op, CclOp.Shape shape, SymTensor in, SymTensor out) {
+        List<Variant> v = new ArrayList<>();
+        SymTensor result = op == CclOp.BROADCAST ? in : out;
+        if (nccl.available()) {
+            v.add(new Variant("nccl", Rounding.NCCL, ncclCall(op, shape, in.deviceAddress(), result.deviceAddress())));
+        }
+        switch (op) {
+            case ALL_REDUCE -> {
+                for (AllReduceAlgorithm a : options.algorithms()) {
+                    if (a == AllReduceAlgorithm.ONE_SHOT && shape.bytes() > ccl.oneShotCapacityBytes()) {
+                        notice("one_shot capacity", "all_reduce iris_one_shot: skipped above " + SizeList.format(ccl.oneShotCapacityBytes())
+                                + " per rank (staging " + SizeList.format(options.stagingBytes()) + " / " + world + " ranks; --staging-bytes)");
+                        continue;
+                    }
+                    Rounding r = Tolerance.of(ccl.resolve(a, shape.bytes()));
+                    v.add(new Variant(CclOptions.implName(a), r, s -> ccl.allReduce(in, out, reduceOp, a, s)));
+                }
+            }
+            case REDUCE_SCATTER -> v.add(new Variant("iris", Rounding.ONCE, s -> ccl.reduceScatter(in, out, reduceOp, s)));
+            case ALL_GATHER -> v.add(new Variant("iris", Rounding.ONCE, s -> ccl.allGather(in, out, s)));
+            case ALL_TO_ALL -> v.add(new Variant("iris", Rounding.ONCE, s -> ccl.allToAll(in, out, s)));
+            case BROADCAST -> v.add(new Variant("iris", Rounding.ONCE, s -> ccl.broadcast(in, options.root(), s)));
+        }
+        return v;
+    }
+
+    /** NCCL's call for this op from {@code in} into {@code out} (broadcast: from the root's {@code in}). */
+    private Call ncclCall(CclOp op, CclOp.Shape shape, long in, long out) {
+        return switch (op) {
+            case ALL_REDUCE -> s -> nccl.allReduce(in, out, shape.outCount(), dtype, reduceOp, s);
+            case REDUCE_SCATTER -> s -> nccl.reduceScatter(in, out, shape.outCount(), dtype, reduceOp, s);
+            case ALL_GATHER -> s -> nccl.allGather(in, out, shape.inCount(), dtype, s);
+            case ALL_TO_ALL -> s -> nccl.allToAll(in, out, shape.inCount() / world, dtype, s);
+            case BROADCAST -> s -> nccl.broadcast(in, out, shape.inCount(), dtype, options.root(), s);
+        };
+    }
+
+    private void buildReference(CclOp op, CclOp.Shape shape, SymTensor in, SymTensor ref) {
+        if (nccl.available()) {
+            ncclCall(op, shape, in.deviceAddress(), ref.deviceAddress()).enqueue(stream);
+            iris.synchronize(stream);
+        } else {
+            host.build(op, shape, in, ref.deviceAddress(), dtype, reduceOp, options.root());
+        }
+    }
+
+    private Rounding referenceRounding() {
+        return nccl.available() ? Rounding.NCCL : Rounding.ONCE;
+    }
+
+    private void eager(CclOp op, CclOp.Shape shape, Variant v, SymTensor result, SymTensor ref, int reps) {
+        long number = ++point;
+        Lockstep.Outcome o = lockstep.everyone(
+                () -> prepare(op, result),
+                () -> timer.run(options.warmup(), reps, r -> iris.barrier(stream), r -> v.call().enqueue(stream), true),
+                () -> verify(op, shape, v, result, ref));
+        record(number, measurement(op.id(), v.impl(), shape.bytes(), rank, o, 1));
+    }
+
+    private void graph(CclOp op, CclOp.Shape shape, Variant v, SymTensor result, SymTensor ref, int reps) {
+        long number = ++point;
+        int calls = options.graphCalls();
+        Lockstep.Outcome o = lockstep.everyone(
+                () -> prepare(op, result),
+                () -> {
+                    v.call().enqueue(stream);   // whatever a first call sets up happens here, not in the capture
+                    iris.synchronize(stream);
+                    CudaGraph g = capture(v.call(), calls);
+                    try {
+                        return timer.run(options.graphWarmup(), reps, r -> iris.barrier(stream), r -> g.launch(stream), true);
+                    } finally {
+                        try {
+                            stream.synchronize();   // no replay may still be queued when the graph goes
+                        } catch (RuntimeException ignored) {
+                            // the run already failed; Lockstep reports that failure
+                        }
+                        g.close();
+                    }
+                },
+                () -> verify(op, shape, v, result, ref));
+        record(number, measurement(op.id(), v.impl() + "_graph", shape.bytes(), rank, o, calls));
+    }
+
+    /** {@code calls} calls captured back to back on the sweep's stream. */
+    private CudaGraph capture(Call call, int calls) {
+        stream.beginCapture();
+        try {
+            for (int i = 0; i < calls; i++) {
+                call.enqueue(stream);
+            }
+        } catch (RuntimeException | Error e) {
+            try {
+                stream.endCapture().close();   // leaves the stream usable
+            } catch (RuntimeException again) {
+                e.addSuppressed(again);
+            }
+            throw e;
+        }
+        return stream.endCapture();
+    }
+
+    /** Poisons the output (broadcast: the buffer of every rank but the root). */
+    private void prepare(CclOp op, SymTensor result) {
+        if (op != CclOp.BROADCAST || rank != options.root()) {
+            poison(result);
+        }
+        iris.synchronize();
+    }
+
+    private String verify(CclOp op, CclOp.Shape shape, Variant v, SymTensor result, SymTensor ref) {
+        double bound = op.reduction() ? Tolerance.bound(reduceOp, dtype, world, v.rounding(), referenceRounding()) : Double.NaN;
+        String what = "rank " + rank + "'s output vs " + (nccl.available() ? "NCCL's" : "the host reference");
+        return outputs.compare(ref.deviceAddress(), result.deviceAddress(), shape.outCount(), dtype, bound, what);
+    }
+
+    private void poison(SymTensor t) {
+        Memcpy.memset(t.deviceAddress(), 0xFF, t.byteSize(), stream);
+    }
+
+    /** A measurement of this rank: per-call times; zeros and the reason where nothing was timed. */
+    static Measurement measurement(String op, String impl, long bytes, int rank, Lockstep.Outcome o, long perRep) {
+        if (o.millis() == null || o.millis().length == 0) {
+            return Points.failed(op, impl, bytes, rank, -1, o.check());
+        }
+        TimingStats t = TimingStats.ofMillis(o.millis(), perRep);
+        return new Measurement(op, impl, bytes, rank, -1, t.reps(), t.medianUs(), t.minUs(), t.maxUs(), t.gbps(bytes), 0.0, o.check());
+    }
+
+    private void record(long number, Measurement m) {
+        log.add(number, m);
+        boolean ok = Verifier.OK.equals(m.check());
+        if (!ok) {
+            System.out.println("rank " + rank + ": CHECK FAILED " + m.op() + " " + m.impl() + " " + SizeList.format(m.bytes()) + ": "
+                    + m.check());
+        } else if (rank == 0) {
+            double bus = BusBandwidth.busGbps(m.op(), world, m.gbps());
+            System.out.printf(Locale.ROOT, "  %-15s %-22s %10s %12.2f us %9.1f GB/s bus (rank 0)%n", m.op(), m.impl(),
+                    SizeList.format(m.bytes()), m.medianUs(), bus);
+        }
+    }
+
+    private void notice(String key, String text) {
+        if (notices.add(key) && rank == 0) {
+            System.out.println("CclSweep: " + text);
+        }
+    }
+
+    /** A seed for the data rank {@code owner} generates at a point: differs per run seed, point and owner. */
+    long seed(long pointNumber, int owner) {
+        long z = runSeed + pointNumber * 0x9E3779B97F4A7C15L + (owner + 1L) * 0xD6E8FEB86659FD93L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /** Collective: frees the verifier's buffer and the timer's events. */
+    @Override
+    public void close() {
+        verifier.close();
+        timer.close();
+    }
+}

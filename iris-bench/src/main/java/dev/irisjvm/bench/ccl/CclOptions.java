@@ -1,0 +1,324 @@
+package dev.irisjvm.bench.ccl;
+
+import dev.irisjvm.bench.rma.SizeList;
+import dev.irisjvm.bench.rma.SweepOptions.SizeConverter;
+import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
+import dev.irisjvm.kernels.ccl.Collectives;
+import dev.irisjvm.kernels.ccl.ReduceOp;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Option;
+
+/**
+ * The command-line options of {@link CclSweep}. Sizes take binary suffixes (4096, 64k, 1m, 1g).
+ *
+ * <pre>{@code
+ * CclOptions o = new CclOptions();
+ * new CommandLine(o).parseArgs("--max-bytes", "64m", "--ops", "all_reduce", "--algorithms", "one_shot,auto");
+ * o.validate();
+ * o.sizes();        // 1 KiB, 4 KiB, ..., 64 MiB
+ * o.heapBytes();    // 3 x 64 MiB + the collectives' workspace + headroom
+ * }</pre>
+ */
+public final class CclOptions {
+    /** Bytes of heap headroom beyond the point's buffers and the workspace (verifier, allocator rounding). */
+    static final long HEAP_HEADROOM = 64L << 20;
+    /** Tensors of one point at most: input, output and the reference output (each at most --max-bytes). */
+    static final int BUFFERS_PER_POINT = 3;
+
+    @Option(names = "--min-bytes", converter = SizeConverter.class, defaultValue = "1k",
+            description = "Smallest size (per-rank buffer bytes as nccl-tests count them; default: 1 KiB).")
+    long minBytes;
+
+    @Option(names = "--max-bytes", converter = SizeConverter.class, defaultValue = "1g", description = "Largest size (default: 1 GiB).")
+    long maxBytes;
+
+    @Option(names = "--factor", defaultValue = "4", description = "Ratio between successive sizes (default: ${DEFAULT-VALUE}).")
+    int factor;
+
+    @Option(names = "--warmup", defaultValue = "3", description = "Untimed calls before the timed eager ones (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--reps", defaultValue = "20",
+            description = "Timed repetitions per point: eager calls, or graph replays (default: ${DEFAULT-VALUE}).")
+    int reps;
+
+    @Option(names = "--large-reps", defaultValue = "5",
+            description = "Timed repetitions for sizes of --large-bytes and more (default: ${DEFAULT-VALUE}).")
+    int largeReps;
+
+    @Option(names = "--large-bytes", converter = SizeConverter.class, defaultValue = "256m",
+            description = "Size from which --large-reps applies (default: 256 MiB).")
+    long largeBytes;
+
+    @Option(names = "--graph-calls", defaultValue = "10",
+            description = "Calls captured back to back into one CUDA graph; time per call = replay time / this (default: ${DEFAULT-VALUE}).")
+    int graphCalls;
+
+    @Option(names = "--graph-warmup", defaultValue = "2", description = "Untimed graph replays before the timed ones (default: ${DEFAULT-VALUE}).")
+    int graphWarmup;
+
+    @Option(names = "--no-graph", description = "Skip the graph-replay variants (*_graph).")
+    boolean noGraph;
+
+    @Option(names = "--dtype", defaultValue = "bf16", converter = DTypeConverter.class,
+            description = "Element type: bf16, f16 or f32 (default: ${DEFAULT-VALUE}).")
+    DType dtype;
+
+    @Option(names = "--reduce-op", defaultValue = "sum", converter = ReduceOpConverter.class,
+            description = "Reduction of all_reduce and reduce_scatter: sum, max, min, avg (default: ${DEFAULT-VALUE}).")
+    ReduceOp reduceOp;
+
+    @Option(names = "--ops", defaultValue = "all",
+            description = "Comma-separated ops, or all (default). Known: all_reduce, all_gather, reduce_scatter, all_to_all, broadcast.")
+    String ops;
+
+    @Option(names = "--algorithms", defaultValue = "all",
+            description = "All-reduce algorithms, or all (default). Known: one_shot, two_shot, ring, atomic, auto.")
+    String algorithms;
+
+    @Option(names = "--root", defaultValue = "0", description = "Root rank of broadcast (default: ${DEFAULT-VALUE}).")
+    int root;
+
+    @Option(names = "--out", defaultValue = "ccl-sweep.json", description = "JSON results, written by rank 0 (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    @Option(names = "--heap", defaultValue = "auto",
+            description = "Symmetric heap per rank: a size, or auto = 3 x max-bytes + the collectives' workspace + 64 MiB (default: ${DEFAULT-VALUE}).")
+    String heap;
+
+    @Option(names = "--staging-bytes", converter = SizeConverter.class, defaultValue = "16m",
+            description = "Collectives.Options.stagingBytes (ONE_SHOT takes inputs up to staging / world; AUTO depends on it; default: 16 MiB, the library's default).")
+    long stagingBytes;
+
+    @Option(names = "--device-timeout-ms", defaultValue = "10000",
+            description = "Bound on every device-side wait; a peer silent this long fails the point (default: ${DEFAULT-VALUE}).")
+    long deviceTimeoutMs;
+
+    @Option(names = "--seed", description = "Seed of the random inputs (default: chosen by rank 0 and printed).")
+    Long seed;
+
+    @Option(names = "--no-gate", description = "Do not hold the stream while the reps are queued (then each rep's time includes launch gaps).")
+    boolean noGate;
+
+    @Option(names = "--no-nccl", description = "Leave NCCL out: no nccl variants; outputs are checked against a reference computed on the host.")
+    boolean noNccl;
+
+    /** picocli converter: bf16, f16 (fp16, half), f32 (fp32, float). */
+    public static final class DTypeConverter implements picocli.CommandLine.ITypeConverter<DType> {
+        @Override
+        public DType convert(String value) {
+            return parseDType(value);
+        }
+    }
+
+    /** picocli converter: sum, max, min, avg, any case. */
+    public static final class ReduceOpConverter implements picocli.CommandLine.ITypeConverter<ReduceOp> {
+        @Override
+        public ReduceOp convert(String value) {
+            try {
+                return ReduceOp.valueOf(value.trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("unknown reduce op '" + value + "'; known: sum, max, min, avg");
+            }
+        }
+    }
+
+    static DType parseDType(String value) {
+        return switch (value.trim().toLowerCase(Locale.ROOT)) {
+            case "bf16", "bfloat16" -> DType.BF16;
+            case "f16", "fp16", "half", "float16" -> DType.F16;
+            case "f32", "fp32", "float", "float32" -> DType.F32;
+            default -> throw new IllegalArgumentException("unsupported dtype '" + value + "'; use bf16, f16 or f32");
+        };
+    }
+
+    /** bf16, f16, f32: the name the command line and the report use. */
+    public static String dtypeName(DType t) {
+        return t.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Throws IllegalArgumentException naming the first option that is out of range. */
+    public void validate() {
+        require(minBytes >= 1, "--min-bytes must be at least 1, got " + minBytes);
+        require(maxBytes >= minBytes, "--max-bytes " + maxBytes + " is below --min-bytes " + minBytes);
+        require(factor >= 2, "--factor must be >= 2, got " + factor);
+        require(warmup >= 1, "--warmup must be >= 1 (the first call of a size sets NCCL up; it must not be timed or captured), got " + warmup);
+        require(reps >= 1, "--reps must be >= 1, got " + reps);
+        require(largeReps >= 1, "--large-reps must be >= 1, got " + largeReps);
+        require(graphCalls >= 1, "--graph-calls must be >= 1, got " + graphCalls);
+        require(graphWarmup >= 0, "--graph-warmup must be >= 0, got " + graphWarmup);
+        require(root >= 0, "--root must be >= 0, got " + root);
+        require(stagingBytes >= 0, "--staging-bytes must be >= 0, got " + stagingBytes);
+        require(deviceTimeoutMs >= 100, "--device-timeout-ms must be >= 100, got " + deviceTimeoutMs);
+        ops();
+        algorithms();
+        if (!heap.trim().equalsIgnoreCase("auto")) {
+            SizeList.parse(heap);
+        }
+    }
+
+    /** The checks that need the world size. */
+    public void validateFor(int world) {
+        require(root < world, "--root " + root + " is not a rank of this job of " + world);
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    public List<CclOp> ops() {
+        return CclOp.parseList(ops);
+    }
+
+    /** The all-reduce algorithms to time, in the order given (AUTO included when asked for). */
+    public List<AllReduceAlgorithm> algorithms() {
+        if (algorithms == null || algorithms.isBlank()) {
+            throw new IllegalArgumentException("--algorithms needs at least one algorithm; known: one_shot, two_shot, ring, atomic, auto");
+        }
+        List<AllReduceAlgorithm> out = new ArrayList<>();
+        for (String part : algorithms.split(",")) {
+            if (part.isBlank()) {
+                continue;
+            }
+            List<AllReduceAlgorithm> next;
+            if (part.trim().equalsIgnoreCase("all")) {
+                next = List.of(AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING,
+                        AllReduceAlgorithm.ATOMIC, AllReduceAlgorithm.AUTO);
+            } else {
+                try {
+                    next = List.of(AllReduceAlgorithm.valueOf(part.trim().toUpperCase(Locale.ROOT).replace('-', '_')));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("unknown all-reduce algorithm '" + part.trim()
+                            + "'; known: one_shot, two_shot, ring, atomic, auto");
+                }
+            }
+            for (AllReduceAlgorithm a : next) {
+                if (!out.contains(a)) {
+                    out.add(a);
+                }
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("--algorithms needs at least one algorithm; known: one_shot, two_shot, ring, atomic, auto");
+        }
+        return out;
+    }
+
+    /** The impl name a measurement of this algorithm records: iris_one_shot, ..., iris_auto. */
+    public static String implName(AllReduceAlgorithm a) {
+        return "iris_" + a.name().toLowerCase(Locale.ROOT);
+    }
+
+    public List<Long> sizes() {
+        return SizeList.geometric(minBytes, maxBytes, factor);
+    }
+
+    /** Timed repetitions for a size. */
+    public int repsFor(long bytes) {
+        return bytes >= largeBytes ? Math.min(reps, largeReps) : reps;
+    }
+
+    /** The options of the Collectives instance the sweep measures. */
+    public Collectives.Options collectivesOptions() {
+        return Collectives.Options.defaults().withStagingBytes(stagingBytes);
+    }
+
+    /** Heap bytes per rank: --heap, or room for one point's three buffers plus the workspace. */
+    public long heapBytes() {
+        if (!heap.trim().equalsIgnoreCase("auto")) {
+            return SizeList.parse(heap);
+        }
+        long slot = (maxBytes + 255) / 256 * 256;
+        long staging = (stagingBytes + 255) / 256 * 256;
+        long bytes = Math.addExact(Math.addExact(Math.multiplyExact(slot, BUFFERS_PER_POINT),
+                Collectives.HEADER_BYTES + 2 * staging), HEAP_HEADROOM);
+        return (bytes + (1L << 20) - 1) >> 20 << 20;
+    }
+
+    /** Every option with its value, in a form this class parses back to the same values. */
+    public List<String> toArgs() {
+        List<String> a = new ArrayList<>(List.of(
+                "--min-bytes", Long.toString(minBytes), "--max-bytes", Long.toString(maxBytes),
+                "--factor", Integer.toString(factor), "--warmup", Integer.toString(warmup),
+                "--reps", Integer.toString(reps), "--large-reps", Integer.toString(largeReps),
+                "--large-bytes", Long.toString(largeBytes), "--graph-calls", Integer.toString(graphCalls),
+                "--graph-warmup", Integer.toString(graphWarmup), "--dtype", dtypeName(dtype),
+                "--reduce-op", reduceOp.name().toLowerCase(Locale.ROOT), "--ops", ops.trim().replace(" ", ""),
+                "--algorithms", algorithms.trim().replace(" ", ""), "--root", Integer.toString(root),
+                "--out", out.toString(), "--heap", heap.trim(), "--staging-bytes", Long.toString(stagingBytes),
+                "--device-timeout-ms", Long.toString(deviceTimeoutMs)));
+        if (seed != null) {
+            a.add("--seed");
+            a.add(Long.toString(seed));
+        }
+        if (noGraph) {
+            a.add("--no-graph");
+        }
+        if (noGate) {
+            a.add("--no-gate");
+        }
+        if (noNccl) {
+            a.add("--no-nccl");
+        }
+        return a;
+    }
+
+    public int warmup() {
+        return warmup;
+    }
+
+    public int graphCalls() {
+        return graphCalls;
+    }
+
+    public int graphWarmup() {
+        return graphWarmup;
+    }
+
+    public boolean graph() {
+        return !noGraph;
+    }
+
+    public boolean gate() {
+        return !noGate;
+    }
+
+    public boolean nccl() {
+        return !noNccl;
+    }
+
+    public DType dtype() {
+        return dtype;
+    }
+
+    public ReduceOp reduceOp() {
+        return reduceOp;
+    }
+
+    public int root() {
+        return root;
+    }
+
+    public Path out() {
+        return out;
+    }
+
+    public long stagingBytes() {
+        return stagingBytes;
+    }
+
+    public long deviceTimeoutMs() {
+        return deviceTimeoutMs;
+    }
+
+    /** The --seed given (or the run's seed once CclSweep has chosen one), or null. */
+    public Long seed() {
+        return seed;
+    }
+}

@@ -1,0 +1,176 @@
+package dev.irisjvm.bench.ccl;
+
+import dev.irisjvm.bench.results.Measurement;
+import dev.irisjvm.bench.results.SweepResult;
+import dev.irisjvm.bench.rma.SizeList;
+import dev.irisjvm.bench.rma.Verifier;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.IrisConfig;
+import dev.irisjvm.core.gpu.DeviceProperties;
+import dev.irisjvm.core.gpu.Gpu;
+import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.ccl.Collectives;
+import dev.irisjvm.kernels.rma.RmaKernels;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/**
+ * The collectives sweep: for every op, size and implementation (each iris all-reduce algorithm,
+ * the other collectives' kernels, NCCL), the time per call launched eagerly and replayed from a
+ * CUDA graph, measured with CUDA events (see {@link CclBench}); every output is checked against
+ * NCCL's output on the same input. Rank 0 writes one {@link SweepResult} and a console table.
+ *
+ * <pre>
+ * mvn -q install -DskipTests
+ * bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.ccl.CclSweep --out ccl-sweep.json
+ * bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.ccl.CclSweep \
+ *     --ops all_reduce --algorithms one_shot,two_shot,auto --max-bytes 16m --reps 10
+ * </pre>
+ *
+ * <p>Measurements: op = all_reduce, all_gather, reduce_scatter, all_to_all, broadcast; impl =
+ * iris_one_shot, iris_two_shot, iris_ring, iris_atomic, iris_auto (all-reduce), iris (the others),
+ * nccl, and the same with {@code _graph}; issuer = the rank that timed it, peer = -1; bytes = the
+ * per-rank buffer as nccl-tests counts it; gbps = algorithm bandwidth (bytes ÷ median). Exit code:
+ * 0, 2 for bad options, or 3 if any check failed.
+ */
+@Command(name = "CclSweep", mixinStandardHelpOptions = true,
+        description = "Collectives of Iris for the JVM against NCCL: latency and bus bandwidth, eager and from CUDA graphs.")
+public final class CclSweep implements Callable<Integer> {
+    static final String MAIN = "dev.irisjvm.bench.ccl.CclSweep";
+
+    @Mixin
+    CclOptions options = new CclOptions();
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new CclSweep()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        try {
+            options.validate();
+        } catch (IllegalArgumentException e) {
+            System.err.println("CclSweep: " + e.getMessage());
+            return 2;
+        }
+        IrisConfig env = IrisConfig.fromEnvironment();
+        IrisConfig config = env.withHeapSize(options.heapBytes())
+                .withDeviceTimeout(Duration.ofMillis(options.deviceTimeoutMs()));
+        List<Measurement> results;
+        try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
+             RmaKernels kernels = new RmaKernels(iris, library);
+             Collectives ccl = Collectives.create(iris, options.collectivesOptions())) {
+            if (iris.worldSize() < 2) {
+                throw new IllegalStateException("run with at least two ranks: bin/iris-run -n 2 -- java ... " + MAIN);
+            }
+            try {
+                options.validateFor(iris.worldSize());
+            } catch (IllegalArgumentException e) {
+                if (iris.rank() == 0) {
+                    System.err.println("CclSweep: " + e.getMessage());
+                }
+                return 2;
+            }
+            long runSeed = iris.broadcast(options.seed() != null ? options.seed() : System.nanoTime(), 0);
+            options.seed = runSeed;
+            if (iris.rank() == 0) {
+                System.out.println("CclSweep: " + iris.worldSize() + " ranks, heap " + SizeList.format(config.heapSize())
+                        + " per rank, " + CclOptions.dtypeName(options.dtype()) + ", ops " + options.ops + ", sizes "
+                        + SizeList.format(options.sizes().get(0)) + " .. " + SizeList.format(options.sizes().get(options.sizes().size() - 1))
+                        + ", " + ccl + ", seed " + runSeed);
+            }
+            NcclCollectives nccl = options.nccl() ? NcclCollectives.open(iris) : NcclCollectives.disabled(iris, "--no-nccl");
+            if (iris.rank() == 0) {
+                System.out.println("CclSweep: " + (nccl.available() ? nccl.version() + ": outputs are checked against NCCL's"
+                        : "NCCL unavailable (" + nccl.reason() + "): outputs are checked against a host reference"));
+            }
+            String ncclVersion = nccl.version();
+            try (CclBench bench = new CclBench(iris, options, ccl, kernels, nccl, runSeed)) {
+                for (CclOp op : options.ops()) {
+                    long start = System.nanoTime();
+                    bench.run(op);
+                    if (iris.rank() == 0) {
+                        System.out.printf(Locale.ROOT, "CclSweep: %s done in %.1f s%n", op.id(), (System.nanoTime() - start) / 1e9);
+                    }
+                }
+                iris.synchronize();
+                results = bench.log().gather(iris);
+            } finally {
+                try {
+                    iris.synchronize();
+                } finally {
+                    nccl.close();
+                }
+            }
+            SweepResult sweep = new SweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware(iris),
+                    software(options.nccl() ? ncclVersion : null, options.nccl()), command(iris.worldSize(), options), iris.worldSize(), results);
+            if (iris.rank() == 0) {
+                Path parent = options.out().toAbsolutePath().getParent();
+                if (parent != null) {
+                    Files.createDirectories(parent);
+                }
+                sweep.write(options.out());
+                System.out.print(CclConsole.format(results, iris.worldSize()));
+                System.out.println("CclSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
+            }
+        }
+        long failed = results.stream().filter(CclSweep::failedCheck).count();
+        if (failed > 0) {
+            System.out.println("CclSweep: " + failed + " measurement(s) failed their check");
+            return 3;
+        }
+        return 0;
+    }
+
+    static boolean failedCheck(Measurement m) {
+        return !Verifier.OK.equals(m.check()) && !m.check().startsWith("nccl unavailable");
+    }
+
+    /** "2 x NVIDIA H200 (132 SMs, 140 GiB, CC 9.0)", from every rank's device. */
+    static String hardware(Iris iris) {
+        DeviceProperties p = iris.deviceProperties();
+        String mine = p.name() + " (" + p.multiprocessorCount() + " SMs, " + SizeList.format(p.totalGlobalMemory())
+                + ", CC " + p.computeCapability() + ")";
+        byte[][] all = iris.allGather(mine.getBytes(StandardCharsets.UTF_8));
+        List<String> names = new ArrayList<>();
+        for (byte[] b : all) {
+            names.add(new String(b, StandardCharsets.UTF_8));
+        }
+        boolean same = names.stream().allMatch(names.get(0)::equals);
+        return same ? names.size() + " x " + names.get(0) : String.join(" + ", names);
+    }
+
+    static String software(String ncclVersion, boolean ncclWanted) {
+        String nccl = !ncclWanted ? "NCCL not used (--no-nccl)" : ncclVersion == null ? "NCCL unavailable" : ncclVersion;
+        return Gpu.runtimeDescription() + ", " + nccl + ", Java "
+                + System.getProperty("java.version");
+    }
+
+    /** The launcher command that reproduces this run, with every option spelled out. */
+    static String command(int world, CclOptions options) {
+        StringBuilder b = new StringBuilder("bin/iris-run -n ").append(world)
+                .append(" -- java -cp 'iris-bench/target/lib/*' ").append(MAIN);
+        for (String arg : options.toArgs()) {
+            b.append(' ').append(quote(arg));
+        }
+        return b.toString();
+    }
+
+    static String quote(String arg) {
+        if (!arg.isEmpty() && arg.chars().allMatch(c -> Character.isLetterOrDigit(c) || "-_.,/=:+".indexOf(c) >= 0)) {
+            return arg;
+        }
+        return "'" + arg.replace("'", "'\\''") + "'";
+    }
+}

@@ -1,0 +1,346 @@
+package dev.irisjvm.bench.report;
+
+import dev.irisjvm.bench.ccl.Tolerance;
+import dev.irisjvm.bench.ccl.Tolerance.Rounding;
+import dev.irisjvm.bench.report.CclFigures.Figure;
+import dev.irisjvm.bench.results.Measurement;
+import dev.irisjvm.bench.results.SweepResult;
+import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.ccl.ReduceOp;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Writes {@value #MARKDOWN} and its charts ({@value #LATENCY_PNG}, {@value #BUSBW_PNG}) into a
+ * folder from one collectives sweep and the JMH results of the same run. The raw files it links to
+ * must already be in that folder ({@link CclReport} copies them there).
+ *
+ * <pre>{@code
+ * List<String> chartErrors = new CclDocument(sweep, jmh, List.of(), List.of("ccl-sweep.json"), "bin/bench-ccl -n 2", List.of())
+ *         .write(Path.of("docs/benchmarks"));
+ * }</pre>
+ */
+public final class CclDocument {
+    public static final String MARKDOWN = "collectives.md";
+    public static final String LATENCY_PNG = "ccl-allreduce-latency.png";
+    public static final String BUSBW_PNG = "ccl-busbw.png";
+    /** The ops of the bus-bandwidth chart. */
+    static final List<String> BUSBW_OPS = List.of("all_reduce", "all_gather", "reduce_scatter", "all_to_all");
+
+    private final SweepResult sweep;
+    private final List<JmhResult> jmh;
+    private final List<String> jmhProblems;
+    private final List<String> rawFiles;
+    private final String runCommand;
+    private final List<String> extraCommands;
+    private final List<String> chartErrors = new ArrayList<>();
+
+    public CclDocument(SweepResult sweep, List<JmhResult> jmh, List<String> jmhProblems, List<String> rawFiles,
+                       String runCommand, List<String> extraCommands) {
+        this.sweep = sweep;
+        this.jmh = List.copyOf(jmh);
+        this.jmhProblems = List.copyOf(jmhProblems);
+        this.rawFiles = List.copyOf(rawFiles);
+        this.runCommand = runCommand;
+        this.extraCommands = List.copyOf(extraCommands);
+    }
+
+    /** Writes the Markdown and the charts; returns why charts could not be written (empty if all were). */
+    public List<String> write(Path outDir) throws IOException {
+        Files.createDirectories(outDir);
+        chartErrors.clear();
+        int world = Math.max(1, sweep.worldSize());
+        CclFigures figures = new CclFigures(sweep.measurements(), world);
+        CclSettings settings = CclSettings.fromCommand(sweep.command());
+        String md = header(figures, settings)
+                + CclTargets.evaluate(figures, settings).section()
+                + AutoChoice.section(figures, settings)
+                + charts(figures, outDir)
+                + opSections(figures, settings)
+                + method(figures, settings)
+                + jmhSection()
+                + checks(figures);
+        Files.writeString(outDir.resolve(MARKDOWN), md, StandardCharsets.UTF_8);
+        return List.copyOf(chartErrors);
+    }
+
+    private String header(CclFigures figures, CclSettings settings) {
+        StringBuilder sb = new StringBuilder("# Iris collectives benchmarks\n\n");
+        sb.append("Device-initiated collectives of `dev.irisjvm.kernels.ccl.Collectives` (all-reduce with each algorithm, "
+                + "all-gather, reduce-scatter, all-to-all, broadcast) against NCCL measured in the same run, launched "
+                + "eagerly and replayed from CUDA graphs, from the sweep's smallest to its largest size.\n\n");
+        item(sb, "date (UTC)", orDash(sweep.date()));
+        item(sb, "hardware", orDash(sweep.hardware()));
+        item(sb, "software", orDash(sweep.software()));
+        item(sb, "world size", sweep.worldSize() + " rank(s)");
+        item(sb, "data", settings.dtype() + ", reduce op " + settings.reduceOp() + ", inputs uniform in [-1, 1)");
+        item(sb, "measurements", String.valueOf(figures.index().all().size()));
+        item(sb, "raw data", rawFiles.isEmpty() ? "—"
+                : rawFiles.stream().map(f -> "[" + f + "](" + f + ")").collect(Collectors.joining(", ")));
+        item(sb, "report written", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        sb.append("\nCommands, in the order they ran:\n\n```\n");
+        if (runCommand != null && !runCommand.isBlank()) {
+            sb.append(runCommand).append("\n# which ran:\n");
+        }
+        List<String> commands = new ArrayList<>();
+        if (sweep.command() != null && !sweep.command().isBlank()) {
+            commands.add(sweep.command());
+        }
+        commands.addAll(extraCommands);
+        sb.append(commands.isEmpty() ? "(not recorded)" : String.join("\n", commands)).append("\n```\n\n");
+        return sb.toString();
+    }
+
+    // ---- charts ----------------------------------------------------------------------------------
+
+    private String charts(CclFigures figures, Path outDir) {
+        StringBuilder sb = new StringBuilder("## Charts\n\n");
+        SizeChart latency = new SizeChart("All-reduce latency vs size (slowest rank's median per call)", "µs", true);
+        for (String impl : figures.impls("all_reduce")) {
+            String name = impl + (CclFigures.isGraph(impl) ? "" : " (eager)");
+            TreeMap<Long, Double> curve = figures.curve("all_reduce", impl, Figure::us);
+            if (CclFigures.isNccl(impl)) {
+                latency.referenceSeries(name, curve);
+            } else {
+                latency.series(name, curve);
+            }
+        }
+        sb.append(chartLink(latency, outDir, LATENCY_PNG, "All-reduce latency vs size"));
+
+        SizeChart bus = new SizeChart("Bus bandwidth vs size (iris: best eager implementation per size; NCCL dashed)", "bus GB/s", true);
+        for (String op : BUSBW_OPS) {
+            TreeMap<Long, Double> best = new TreeMap<>();
+            for (String impl : figures.irisImpls(op, false)) {
+                figures.curve(op, impl, Figure::busGbps).forEach((k, v) -> best.merge(k, v, Math::max));
+            }
+            if (!best.isEmpty()) {
+                bus.series(op + " iris" + (op.equals("all_reduce") ? " (best algorithm)" : ""), best);
+            }
+            TreeMap<Long, Double> nccl = figures.curve(op, CclFigures.NCCL, Figure::busGbps);
+            if (!nccl.isEmpty()) {
+                bus.referenceSeries(op + " nccl", nccl);
+            }
+        }
+        sb.append(chartLink(bus, outDir, BUSBW_PNG, "Bus bandwidth vs size"));
+        return sb.toString();
+    }
+
+    private String chartLink(SizeChart chart, Path outDir, String file, String alt) {
+        if (chart.isEmpty()) {
+            return "No data for " + file + ".\n\n";
+        }
+        try {
+            chart.writePng(outDir.resolve(file));
+            return "![" + alt + "](" + file + ")\n\n";
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Exception | Error e) {
+            // No java.desktop module or no fonts (a jlink'd runtime): the tables still stand, and the
+            // copied raw JSON redraws the charts elsewhere.
+            String why = file + ": " + e;
+            chartErrors.add(why);
+            return "Chart not written (" + why.replace('\n', ' ') + "); the raw JSON next to this file can redraw it: "
+                    + "`bin/bench-ccl --report-only`.\n\n";
+        }
+    }
+
+    // ---- tables per op ---------------------------------------------------------------------------
+
+    private String opSections(CclFigures figures, CclSettings settings) {
+        StringBuilder sb = new StringBuilder();
+        for (String op : figures.ops()) {
+            sb.append("## ").append(op).append("\n\n");
+            double factor = BusBandwidth.factor(op, figures.world());
+            sb.append("Size: per-rank ").append(sizeMeaning(op)).append(". Bus bandwidth = bytes ÷ time × ")
+                    .append(BusBandwidth.formula(op, figures.world())).append(" (n = ").append(figures.world()).append(").");
+            if (Double.isNaN(factor)) {
+                sb.append(" (no nccl-tests factor for this op: bus GB/s not shown)");
+            }
+            sb.append("\n\n");
+            for (boolean graph : new boolean[] {false, true}) {
+                List<String> impls = figures.impls(op).stream().filter(i -> CclFigures.isGraph(i) == graph).collect(Collectors.toList());
+                if (impls.isEmpty()) {
+                    continue;
+                }
+                String mode = graph ? "replayed from a CUDA graph (" + settings.graphCalls() + " calls per graph; time per call)"
+                        : "launched eagerly";
+                sb.append("### ").append(op).append(", ").append(mode).append("\n\n");
+                sb.append(latencyTable(figures, op, impls, graph)).append('\n');
+                sb.append(bandwidthTable(figures, op, impls)).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    static String sizeMeaning(String op) {
+        return switch (op) {
+            case "all_reduce" -> "input (= output) bytes";
+            case "all_gather" -> "output bytes (world × input), as nccl-tests counts them";
+            case "reduce_scatter" -> "input bytes (world × output), as nccl-tests counts them";
+            case "all_to_all" -> "input (= output) bytes, world blocks";
+            case "broadcast" -> "buffer bytes";
+            default -> "bytes";
+        };
+    }
+
+    private static String latencyTable(CclFigures figures, String op, List<String> impls, boolean graph) {
+        String nccl = CclFigures.ncclImpl(graph);
+        boolean withRatio = impls.contains(nccl);
+        List<String> header = new ArrayList<>(List.of("size"));
+        impls.forEach(i -> header.add(i + " µs"));
+        List<String> iris = impls.stream().filter(i -> !CclFigures.isNccl(i)).collect(Collectors.toList());
+        if (withRatio) {
+            iris.forEach(i -> header.add(i + " vs NCCL"));
+        }
+        MarkdownTable t = new MarkdownTable(header);
+        for (long bytes : figures.sizes(op)) {
+            List<Object> row = new ArrayList<>(List.of(CclFigures.sizeLabel(bytes)));
+            impls.forEach(i -> row.add(cell(figures, op, i, bytes, Figure::us)));
+            if (withRatio) {
+                Optional<Figure> n = figures.figure(op, nccl, bytes);
+                for (String i : iris) {
+                    Optional<Figure> f = figures.figure(op, i, bytes);
+                    row.add(f.isPresent() && n.isPresent() ? Sizes.ratio(n.get().us() / f.get().us()) : "—");
+                }
+            }
+            t.row(row);
+        }
+        return "Time per call, µs (slowest rank's median)" + (withRatio ? "; \"vs NCCL\" = NCCL's time ÷ iris's (> 1: iris faster)" : "")
+                + ":\n\n" + t.render();
+    }
+
+    private static String bandwidthTable(CclFigures figures, String op, List<String> impls) {
+        List<String> header = new ArrayList<>(List.of("size"));
+        impls.forEach(i -> header.add(i + " bus GB/s"));
+        impls.forEach(i -> header.add(i + " alg GB/s"));
+        MarkdownTable t = new MarkdownTable(header);
+        for (long bytes : figures.sizes(op)) {
+            List<Object> row = new ArrayList<>(List.of(CclFigures.sizeLabel(bytes)));
+            impls.forEach(i -> row.add(cell(figures, op, i, bytes, Figure::busGbps)));
+            impls.forEach(i -> row.add(cell(figures, op, i, bytes, Figure::algGbps)));
+            t.row(row);
+        }
+        return "Bandwidth, GB/s (1e9 bytes per second; bus = algorithm × the nccl-tests factor):\n\n" + t.render();
+    }
+
+    private static String cell(CclFigures figures, String op, String impl, long bytes, java.util.function.ToDoubleFunction<Figure> v) {
+        Optional<Figure> f = figures.figure(op, impl, bytes);
+        if (f.isPresent()) {
+            return Sizes.number(v.applyAsDouble(f.get()));
+        }
+        return figures.failed(op, impl, bytes) ? "failed" + RankMatrix.BAD_CHECK : "—";
+    }
+
+    // ---- method ----------------------------------------------------------------------------------
+
+    private String method(CclFigures figures, CclSettings settings) {
+        StringBuilder sb = new StringBuilder("## Method\n\n");
+        sb.append("- **Eager**: for every op, size and implementation, every rank runs the warm-up calls, then queues ")
+                .append("the timed repetitions behind a gate kernel (so the host's launch overhead is in no timing): each repetition ")
+                .append("is a device barrier of all ranks (outside the timing, so launch skew between processes does not count), ")
+                .append("a CUDA event, one call, a CUDA event. Each rank records the median of its repetitions; the figure is the ")
+                .append("slowest rank's median, as nccl-tests reports the slowest rank.\n");
+        sb.append("- **Graph**: ").append(settings.graphCalls()).append(" calls are captured back to back into one CUDA graph ")
+                .append("(after eager warm-up calls), which is replayed like an eager call (device barrier, event, replay, event); ")
+                .append("time per call = replay time ÷ ").append(settings.graphCalls()).append(". Variants end in `_graph`.\n");
+        sb.append("- **Inputs**: fresh random values per size (uniform in [-1, 1), seeded per point and rank); every ")
+                .append("implementation of a size reads the same input, and its output is poisoned (all bits set) before it runs.\n");
+        sb.append("- **Checks**: after its timing, every variant's output is compared with a reference output on the same input: ")
+                .append("NCCL's, or, when NCCL is unavailable, one the host computes from every rank's input (float sum in rank ")
+                .append("order, rounded once). Data movement (all-gather, all-to-all, broadcast) must match bit for bit; reductions ")
+                .append("bit for bit, or else within a bound (below). A figure whose check failed on any rank is left out of every ")
+                .append("table, chart and target and listed under \"Data checks\".\n");
+        sb.append("- **Bus bandwidth**: algorithm bandwidth (bytes ÷ time) × nccl-tests' factor, n = ").append(figures.world()).append(": ");
+        List<String> factors = new ArrayList<>();
+        for (String op : CclFigures.OP_ORDER) {
+            factors.add(op + " " + BusBandwidth.formula(op, figures.world()));
+        }
+        sb.append(String.join(", ", factors)).append(".\n\n");
+        sb.append(toleranceText(figures.world(), settings)).append("\n\n");
+        return sb.toString();
+    }
+
+    /** The reduction bounds of this run's type, op and world, in words and numbers. */
+    static String toleranceText(int world, CclSettings settings) {
+        DType t;
+        ReduceOp op;
+        try {
+            t = switch (settings.dtype()) {
+                case "bf16" -> DType.BF16;
+                case "f16" -> DType.F16;
+                case "f32" -> DType.F32;
+                default -> throw new IllegalArgumentException(settings.dtype());
+            };
+            op = ReduceOp.valueOf(settings.reduceOp().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            return "Reduction bounds: unknown type or op in the sweep's command (" + settings.dtype() + ", " + settings.reduceOp() + ").";
+        }
+        Rounding reference = settings.nccl() ? Rounding.NCCL : Rounding.ONCE;
+        double once = Tolerance.bound(op, t, world, Rounding.ONCE, reference);
+        if (once == 0) {
+            return "Reduction bound for this run (" + settings.dtype() + ", " + settings.reduceOp() + ", " + world
+                    + " ranks): exact. Every implementation computes each element with one rounding of the same value "
+                    + "(MAX/MIN pick an input; a two-rank sum rounds a + b once), so outputs must equal the reference as numbers "
+                    + "(+0 = -0).";
+        }
+        double step = Tolerance.bound(op, t, world, Rounding.EVERY_STEP, reference);
+        double nccl = Tolerance.bound(op, t, world, Rounding.NCCL, reference);
+        return "Reduction bounds for this run (" + settings.dtype() + ", " + settings.reduceOp() + ", " + world + " ranks, reference "
+                + (settings.nccl() ? "NCCL" : "host, rounded once") + "): |output − reference| ≤ "
+                + String.format(Locale.ROOT, "%.3g", once) + " for outputs rounded once (ONE_SHOT, TWO_SHOT, AUTO, reduce-scatter), "
+                + String.format(Locale.ROOT, "%.3g", step) + " for outputs rounded at every step (RING, ATOMIC), "
+                + String.format(Locale.ROOT, "%.3g", nccl) + " for NCCL's own timed runs: each side's worst-case error with "
+                + "|inputs| ≤ 1 (see `dev.irisjvm.bench.ccl.Tolerance`).";
+    }
+
+    /** JMH's own table, or why there is none (this report has no JMH targets). */
+    private String jmhSection() {
+        if (!jmh.isEmpty()) {
+            return JmhTable.section(jmh, jmhProblems);
+        }
+        StringBuilder sb = new StringBuilder("## JMH\n\n");
+        jmhProblems.forEach(p -> sb.append("- not used: ").append(p).append('\n'));
+        return sb.append(jmhProblems.isEmpty() ? "" : "\n").append("No JMH results were given.\n\n").toString();
+    }
+
+    // ---- checks ----------------------------------------------------------------------------------
+
+    private static String checks(CclFigures figures) {
+        StringBuilder sb = new StringBuilder("## Data checks\n\n");
+        List<Measurement> bad = figures.index().all().stream().filter(m -> !SweepIndex.verified(m) || m.medianUs() <= 0)
+                .collect(Collectors.toList());
+        if (bad.isEmpty()) {
+            return sb.append("Every one of the ").append(figures.index().all().size())
+                    .append(" measurements verified its output after the timed runs (check = ok).\n\n").toString();
+        }
+        Map<String, Long> byImpl = new TreeMap<>();
+        bad.forEach(m -> byImpl.merge(m.op() + " " + m.impl(), 1L, Long::sum));
+        MarkdownTable t = new MarkdownTable("op", "impl", "size", "rank", "check");
+        bad.forEach(m -> t.row(m.op(), m.impl(), m.bytes() > 0 ? CclFigures.sizeLabel(m.bytes()) : "—", m.issuer(),
+                m.check() == null ? "(no timing recorded)" : m.check()));
+        return sb.append(bad.size()).append(" measurement(s) have no verified figure (their check failed, or the point could "
+                        + "not run); they are marked").append(RankMatrix.BAD_CHECK).append(" in the tables and left out of every "
+                        + "chart and target. By series: ")
+                .append(byImpl.entrySet().stream().map(e -> e.getKey() + " × " + e.getValue()).collect(Collectors.joining(", ")))
+                .append(".\n\n").append(t.render()).append('\n').toString();
+    }
+
+    private static void item(StringBuilder sb, String name, String value) {
+        sb.append("- **").append(name).append("**: ").append(value).append('\n');
+    }
+
+    private static String orDash(String s) {
+        return s == null || s.isBlank() ? "—" : s;
+    }
+}

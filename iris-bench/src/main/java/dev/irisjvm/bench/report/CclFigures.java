@@ -1,0 +1,180 @@
+package dev.irisjvm.bench.report;
+
+import dev.irisjvm.bench.results.Measurement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
+
+/**
+ * One figure per collective, implementation and size, from the per-rank measurements of a
+ * collectives sweep. As nccl-tests does, a collective takes as long as its slowest rank: the time
+ * is the largest of the ranks' medians; algorithm bandwidth = bytes ÷ time, bus bandwidth = that
+ * times {@link BusBandwidth#factor}. A figure exists only when every point recorded there
+ * verified its output: one failed rank makes the whole figure "failed", never a faster one.
+ *
+ * <pre>{@code
+ * CclFigures f = new CclFigures(sweep.measurements(), sweep.worldSize());
+ * f.figure("all_reduce", "nccl", 1 << 20).map(Figure::busGbps);   // Optional[...]
+ * f.impls("all_reduce");   // [iris_one_shot, ..., iris_auto, nccl, iris_one_shot_graph, ..., nccl_graph]
+ * }</pre>
+ */
+public final class CclFigures {
+    /** Suffix of the graph-replay variants. */
+    public static final String GRAPH = "_graph";
+    public static final String NCCL = "nccl";
+    /** The iris all-reduce algorithms, in the order tables show them. */
+    public static final List<String> ALL_REDUCE_ALGORITHMS = List.of("iris_one_shot", "iris_two_shot", "iris_ring", "iris_atomic");
+    public static final String AUTO = "iris_auto";
+    static final List<String> IMPL_ORDER = List.of("iris_one_shot", "iris_two_shot", "iris_ring", "iris_atomic", "iris_auto",
+            "iris", "nccl");
+    static final List<String> OP_ORDER = List.of("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast");
+
+    /**
+     * @param us       the slowest rank's median time per call, µs
+     * @param algGbps  bytes ÷ us, GB/s (1e9 bytes per second)
+     * @param busGbps  algGbps × the bus factor of the op and world size
+     * @param ranks    how many ranks' points it rests on
+     */
+    public record Figure(double us, double algGbps, double busGbps, int ranks) {}
+
+    private final SweepIndex index;
+    private final int world;
+
+    public CclFigures(List<Measurement> measurements, int world) {
+        this.index = new SweepIndex(measurements == null ? List.of() : measurements);
+        this.world = world;
+    }
+
+    public int world() {
+        return world;
+    }
+
+    public SweepIndex index() {
+        return index;
+    }
+
+    /** The ops of the sweep, in report order. */
+    public List<String> ops() {
+        return index.series().stream().map(Series::op).distinct()
+                .sorted(Comparator.comparingInt((String op) -> rankOf(OP_ORDER, op)).thenComparing(op -> op))
+                .collect(Collectors.toList());
+    }
+
+    /** The implementations of {@code op}: eager ones first, then the graph replays, each in {@link #IMPL_ORDER}. */
+    public List<String> impls(String op) {
+        return index.seriesOf(op).stream().map(Series::impl).distinct().sorted(IMPLS).collect(Collectors.toList());
+    }
+
+    static final Comparator<String> IMPLS = Comparator
+            .comparing((String impl) -> impl.endsWith(GRAPH))
+            .thenComparingInt(impl -> rankOf(IMPL_ORDER, eagerOf(impl)))
+            .thenComparing(impl -> impl);
+
+    /** The eager implementation a graph variant replays: iris_ring_graph -> iris_ring. */
+    public static String eagerOf(String impl) {
+        return impl.endsWith(GRAPH) ? impl.substring(0, impl.length() - GRAPH.length()) : impl;
+    }
+
+    public static boolean isGraph(String impl) {
+        return impl.endsWith(GRAPH);
+    }
+
+    public static boolean isNccl(String impl) {
+        return eagerOf(impl).equals(NCCL);
+    }
+
+    private static int rankOf(List<String> order, String s) {
+        int i = order.indexOf(s);
+        return i < 0 ? order.size() : i;
+    }
+
+    /** Every size any implementation of {@code op} has (a point of 0 bytes only says why nothing ran). */
+    public SortedSet<Long> sizes(String op) {
+        SortedSet<Long> sizes = new TreeSet<>();
+        index.seriesOf(op).forEach(s -> sizes.addAll(index.sizes(s).tailSet(1L)));
+        return sizes;
+    }
+
+    /**
+     * A size as the tables show it: "4 KiB", or, for a size the sweep rounded down to whole elements
+     * per rank (world sizes that do not divide a power of two), "1 MiB − 4 B".
+     */
+    public static String sizeLabel(long bytes) {
+        long p = Long.highestOneBit(Math.max(1, bytes));
+        if (p != bytes) {
+            long up = p << 1;
+            if (up - bytes < CclTargets.ROUNDING_SLACK) {
+                return Sizes.bytes(up) + " − " + (up - bytes) + " B";
+            }
+        }
+        return Sizes.bytes(bytes);
+    }
+
+    /** The figure, when every point there verified; empty when there is no point or one failed. */
+    public Optional<Figure> figure(String op, String impl, long bytes) {
+        List<Measurement> points = index.points(new Series(op, impl), bytes);
+        if (bytes <= 0 || points.isEmpty() || points.stream().anyMatch(m -> !SweepIndex.verified(m) || m.medianUs() <= 0)) {
+            return Optional.empty();
+        }
+        OptionalDouble slowest = Stats.max(points.stream().map(Measurement::medianUs).collect(Collectors.toList()));
+        if (slowest.isEmpty()) {
+            return Optional.empty();
+        }
+        double us = slowest.getAsDouble();
+        double alg = bytes / (us * 1e3);
+        double factor = BusBandwidth.factor(op, world);
+        return Optional.of(new Figure(us, alg, Double.isNaN(factor) ? Double.NaN : alg * factor, points.size()));
+    }
+
+    /** Whether a point was recorded here but some rank's check failed (or it could not run). */
+    public boolean failed(String op, String impl, long bytes) {
+        List<Measurement> points = index.points(new Series(op, impl), bytes);
+        return !points.isEmpty() && points.stream().anyMatch(m -> !SweepIndex.verified(m) || m.medianUs() <= 0);
+    }
+
+    /** One value of the figure for every size where the figure exists. */
+    public TreeMap<Long, Double> curve(String op, String impl, ToDoubleFunction<Figure> value) {
+        TreeMap<Long, Double> out = new TreeMap<>();
+        for (long bytes : sizes(op)) {
+            figure(op, impl, bytes).ifPresent(f -> out.put(bytes, value.applyAsDouble(f)));
+        }
+        return out;
+    }
+
+    /** The fastest of {@code impls} at this size (only those with a figure), or empty. */
+    public Optional<String> fastest(String op, List<String> impls, long bytes) {
+        String best = null;
+        double bestUs = Double.MAX_VALUE;
+        for (String impl : impls) {
+            Optional<Figure> f = figure(op, impl, bytes);
+            if (f.isPresent() && f.get().us() < bestUs) {
+                bestUs = f.get().us();
+                best = impl;
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    /** The iris implementations of {@code op} among its eager (or graph) ones. */
+    public List<String> irisImpls(String op, boolean graph) {
+        List<String> out = new ArrayList<>();
+        for (String impl : impls(op)) {
+            if (isGraph(impl) == graph && !isNccl(impl)) {
+                out.add(impl);
+            }
+        }
+        return out;
+    }
+
+    /** "nccl" or "nccl_graph". */
+    public static String ncclImpl(boolean graph) {
+        return graph ? NCCL + GRAPH : NCCL;
+    }
+}

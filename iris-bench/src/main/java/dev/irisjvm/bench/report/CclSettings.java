@@ -1,0 +1,116 @@
+package dev.irisjvm.bench.report;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The settings of a collectives sweep that the report needs, read back from the command the sweep
+ * recorded (CclSweep spells out every option). Options the command does not name keep CclSweep's
+ * defaults.
+ *
+ * <pre>{@code
+ * CclSettings s = CclSettings.fromCommand("bin/iris-run -n 2 -- java ... CclSweep --dtype f32 --graph-calls 10");
+ * s.dtype();        // "f32"
+ * s.graphCalls();   // 10
+ * }</pre>
+ *
+ * @param dtype        bf16, f16 or f32
+ * @param reduceOp     sum, max, min or avg
+ * @param stagingBytes Collectives staging bytes (decides ONE_SHOT's capacity and AUTO's choice)
+ * @param graphCalls   calls captured per graph
+ * @param nccl         false when the sweep ran with --no-nccl
+ */
+public record CclSettings(String dtype, String reduceOp, long stagingBytes, int graphCalls, boolean nccl) {
+    public static final long DEFAULT_STAGING_BYTES = 16L << 20;
+
+    public static CclSettings defaults() {
+        return new CclSettings("bf16", "sum", DEFAULT_STAGING_BYTES, 10, true);
+    }
+
+    public static CclSettings fromCommand(String command) {
+        CclSettings s = defaults();
+        if (command == null) {
+            return s;
+        }
+        List<String> words = words(command);
+        String dtype = s.dtype;
+        String op = s.reduceOp;
+        long staging = s.stagingBytes;
+        int calls = s.graphCalls;
+        boolean nccl = true;
+        for (int i = 0; i < words.size(); i++) {
+            String w = words.get(i);
+            String value = i + 1 < words.size() ? words.get(i + 1) : null;
+            String inline = w.contains("=") ? w.substring(w.indexOf('=') + 1) : null;
+            String name = w.contains("=") ? w.substring(0, w.indexOf('=')) : w;
+            String v = inline != null ? inline : value;
+            try {
+                switch (name) {
+                    case "--dtype" -> dtype = canonicalType(v);
+                    case "--reduce-op" -> op = v.toLowerCase(Locale.ROOT);
+                    case "--staging-bytes" -> staging = dev.irisjvm.bench.rma.SizeList.parse(v);
+                    case "--graph-calls" -> calls = Integer.parseInt(v.trim());
+                    case "--no-nccl" -> nccl = false;
+                    default -> { }
+                }
+            } catch (RuntimeException e) {
+                // a malformed value keeps the default: the report says what it assumed
+            }
+        }
+        return new CclSettings(dtype, op, staging, calls, nccl);
+    }
+
+    private static String canonicalType(String v) {
+        return switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "bfloat16", "bf16" -> "bf16";
+            case "f16", "fp16", "half", "float16" -> "f16";
+            case "f32", "fp32", "float", "float32" -> "f32";
+            default -> v.trim().toLowerCase(Locale.ROOT);
+        };
+    }
+
+    /** Shell-like words: single and double quotes group, backslash escapes outside single quotes. */
+    static List<String> words(String command) {
+        List<String> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        boolean any = false;
+        char quote = 0;
+        for (int i = 0; i < command.length(); i++) {
+            char c = command.charAt(i);
+            if (quote == '\'') {
+                if (c == '\'') {
+                    quote = 0;
+                } else {
+                    cur.append(c);
+                }
+            } else if (quote == '"') {
+                if (c == '"') {
+                    quote = 0;
+                } else if (c == '\\' && i + 1 < command.length()) {
+                    cur.append(command.charAt(++i));
+                } else {
+                    cur.append(c);
+                }
+            } else if (c == '\'' || c == '"') {
+                quote = c;
+                any = true;
+            } else if (c == '\\' && i + 1 < command.length()) {
+                cur.append(command.charAt(++i));
+                any = true;
+            } else if (Character.isWhitespace(c)) {
+                if (any || cur.length() > 0) {
+                    out.add(cur.toString());
+                    cur.setLength(0);
+                    any = false;
+                }
+            } else {
+                cur.append(c);
+            }
+        }
+        if (any || cur.length() > 0) {
+            out.add(cur.toString());
+        }
+        return out;
+    }
+}

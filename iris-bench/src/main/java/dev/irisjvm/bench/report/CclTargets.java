@@ -1,0 +1,220 @@
+package dev.irisjvm.bench.report;
+
+import dev.irisjvm.bench.report.CclFigures.Figure;
+import dev.irisjvm.bench.report.TargetResult.Status;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The collectives' performance targets, judged from one run's data against NCCL measured in the
+ * same run. Every ratio is "how many times faster than NCCL": NCCL's time ÷ iris's time, which at
+ * equal bytes is also iris's bus bandwidth ÷ NCCL's. A target is judged at every size of its range
+ * that the sweep has: it passes when every one of them passes; it fails when one measured size
+ * fails or an iris output there failed its check; it is "not measured" when the range has no size,
+ * or NCCL (or iris) has no figure at some size and nothing failed. No figure is ever assumed.
+ *
+ * <ul>
+ *   <li>A: all-reduce (bf16, sum), 4 KiB – 256 KiB, both launched eagerly: iris_auto ≥ 2× faster than nccl.</li>
+ *   <li>B: the same sizes, both replayed from a CUDA graph: iris_auto_graph at least as fast as nccl_graph (≥ 1×).</li>
+ *   <li>C: all-reduce (sum), 8 MiB and above: iris_auto's bus bandwidth ≥ 1.1 × nccl's.</li>
+ *   <li>D: all-gather, 8 MiB and above: ≥ 1.1 × nccl's bus bandwidth.</li>
+ *   <li>E: reduce-scatter (sum), 1 MiB and above: ≥ 1.0 × nccl's.</li>
+ *   <li>F: all-to-all, 1 MiB and above: ≥ 1.0 × nccl's.</li>
+ * </ul>
+ *
+ * <p>All-reduce is judged by {@code iris_auto}, the algorithm a caller gets by default; the detail
+ * table also shows the fastest iris algorithm at each size, which is what AUTO could reach. Sizes
+ * that the sweep rounded down to a multiple of the world size (less than 64 bytes off) count as
+ * their nominal size.
+ *
+ * <pre>{@code
+ * CclTargets t = CclTargets.evaluate(new CclFigures(sweep.measurements(), 2), CclSettings.fromCommand(sweep.command()));
+ * String md = t.section();
+ * }</pre>
+ */
+public final class CclTargets {
+    /** Rounding of sizes to whole elements per rank loses less than this (8 ranks x 4-byte elements). */
+    static final long ROUNDING_SLACK = 64;
+
+    /** One target. */
+    public record Spec(String id, String op, boolean graph, long lo, long hi, double bound, String what,
+                       boolean latency, boolean bf16Only, boolean sumOnly) {
+        String iris() {
+            String base = op.equals("all_reduce") ? CclFigures.AUTO : "iris";
+            return graph ? base + CclFigures.GRAPH : base;
+        }
+
+        String nccl() {
+            return CclFigures.ncclImpl(graph);
+        }
+
+        boolean contains(long bytes) {
+            return bytes + ROUNDING_SLACK >= lo && bytes <= hi;
+        }
+
+        String range() {
+            return hi == Long.MAX_VALUE ? "≥ " + Sizes.bytes(lo) : Sizes.bytes(lo) + " – " + Sizes.bytes(hi);
+        }
+    }
+
+    public static final List<Spec> SPECS = List.of(
+            new Spec("A", "all_reduce", false, 4 * Sizes.KIB, 256 * Sizes.KIB, 2.0,
+                    "all-reduce latency, both launched eagerly", true, true, true),
+            new Spec("B", "all_reduce", true, 4 * Sizes.KIB, 256 * Sizes.KIB, 1.0,
+                    "all-reduce latency, both replayed from a CUDA graph", true, true, true),
+            new Spec("C", "all_reduce", false, 8 * Sizes.MIB, Long.MAX_VALUE, 1.1, "all-reduce bus bandwidth", false, false, true),
+            new Spec("D", "all_gather", false, 8 * Sizes.MIB, Long.MAX_VALUE, 1.1, "all-gather bus bandwidth", false, false, false),
+            new Spec("E", "reduce_scatter", false, Sizes.MIB, Long.MAX_VALUE, 1.0, "reduce-scatter bus bandwidth", false, false, true),
+            new Spec("F", "all_to_all", false, Sizes.MIB, Long.MAX_VALUE, 1.0, "all-to-all bus bandwidth", false, false, false));
+
+    /** One size of one target. */
+    public record Row(Spec spec, long bytes, Optional<Figure> iris, Optional<Figure> nccl, double ratio, Status status,
+                      String note, String bestAlgorithm, double bestRatio) {}
+
+    private final List<TargetResult> results;
+    private final List<Row> rows;
+    private final CclSettings settings;
+    private final int world;
+
+    private CclTargets(List<TargetResult> results, List<Row> rows, CclSettings settings, int world) {
+        this.results = List.copyOf(results);
+        this.rows = List.copyOf(rows);
+        this.settings = settings;
+        this.world = world;
+    }
+
+    public List<TargetResult> results() {
+        return results;
+    }
+
+    public List<Row> rows() {
+        return rows;
+    }
+
+    public static CclTargets evaluate(CclFigures figures, CclSettings settings) {
+        List<TargetResult> results = new ArrayList<>();
+        List<Row> rows = new ArrayList<>();
+        for (Spec spec : SPECS) {
+            results.add(evaluate(figures, settings, spec, rows));
+        }
+        return new CclTargets(results, rows, settings, figures.world());
+    }
+
+    static TargetResult evaluate(CclFigures figures, CclSettings settings, Spec spec, List<Row> rows) {
+        String bound = (spec.latency() ? "NCCL time ÷ iris time ≥ " : "iris bus GB/s ÷ NCCL bus GB/s ≥ ")
+                + Sizes.number(spec.bound());
+        String target = spec.what() + ", " + spec.range() + (spec.bf16Only() ? " (bf16)" : "");
+        if (spec.bf16Only() && !settings.dtype().equals("bf16")) {
+            return TargetResult.notMeasured(spec.id(), target, bound, "the sweep ran " + settings.dtype() + "; the target is stated for bf16");
+        }
+        if (spec.sumOnly() && !settings.reduceOp().equals("sum")) {
+            return TargetResult.notMeasured(spec.id(), target, bound, "the sweep reduced with " + settings.reduceOp()
+                    + "; the target is stated for sum");
+        }
+        if (!settings.nccl()) {
+            return TargetResult.notMeasured(spec.id(), target, bound, "the sweep ran with --no-nccl");
+        }
+        List<Long> sizes = figures.sizes(spec.op()).stream().filter(spec::contains).toList();
+        if (sizes.isEmpty()) {
+            return TargetResult.notMeasured(spec.id(), target, bound, "no " + spec.op() + " size in " + spec.range() + " in the sweep");
+        }
+        int measured = 0;
+        int failed = 0;
+        List<String> missing = new ArrayList<>();
+        double worst = Double.NaN;
+        long worstBytes = -1;
+        Row worstRow = null;
+        for (long bytes : sizes) {
+            Optional<Figure> iris = figures.figure(spec.op(), spec.iris(), bytes);
+            Optional<Figure> nccl = figures.figure(spec.op(), spec.nccl(), bytes);
+            String best = null;
+            double bestRatio = Double.NaN;
+            if (spec.op().equals("all_reduce")) {
+                List<String> algorithms = new ArrayList<>();
+                for (String a : CclFigures.ALL_REDUCE_ALGORITHMS) {
+                    algorithms.add(spec.graph() ? a + CclFigures.GRAPH : a);
+                }
+                Optional<String> fastest = figures.fastest(spec.op(), algorithms, bytes);
+                if (fastest.isPresent()) {
+                    best = CclFigures.eagerOf(fastest.get());
+                    Figure f = figures.figure(spec.op(), fastest.get(), bytes).orElseThrow();
+                    bestRatio = nccl.map(n -> n.us() / f.us()).orElse(Double.NaN);
+                }
+            }
+            Row row;
+            if (iris.isEmpty() && figures.failed(spec.op(), spec.iris(), bytes)) {
+                failed++;
+                row = new Row(spec, bytes, iris, nccl, Double.NaN, Status.FAIL, spec.iris() + " failed its check (or did not run)",
+                        best, bestRatio);
+            } else if (iris.isEmpty() || nccl.isEmpty()) {
+                missing.add(CclFigures.sizeLabel(bytes));
+                String why = iris.isEmpty() ? "no " + spec.iris() + " figure" : (figures.failed(spec.op(), spec.nccl(), bytes)
+                        ? spec.nccl() + " failed its check" : "no " + spec.nccl() + " figure");
+                row = new Row(spec, bytes, iris, nccl, Double.NaN, Status.NOT_MEASURED, why, best, bestRatio);
+            } else {
+                measured++;
+                double ratio = nccl.get().us() / iris.get().us();
+                boolean pass = ratio >= spec.bound();
+                if (!pass) {
+                    failed++;
+                }
+                row = new Row(spec, bytes, iris, nccl, ratio, pass ? Status.PASS : Status.FAIL, "", best, bestRatio);
+                if (Double.isNaN(worst) || ratio < worst) {
+                    worst = ratio;
+                    worstBytes = bytes;
+                    worstRow = row;
+                }
+            }
+            rows.add(row);
+        }
+        String source = spec.iris() + " vs " + spec.nccl() + ", " + measured + " of " + sizes.size() + " size(s) in range measured ("
+                + CclFigures.sizeLabel(sizes.get(0)) + (sizes.size() > 1 ? " … " + CclFigures.sizeLabel(sizes.get(sizes.size() - 1)) : "") + ")"
+                + (missing.isEmpty() ? "" : "; not measured at " + String.join(", ", missing));
+        if (measured == 0 && failed == 0) {
+            return TargetResult.notMeasured(spec.id(), target, bound, source);
+        }
+        String measuredText = worstRow == null ? "iris output failed its check"
+                : "worst " + ratio(worst) + " at " + CclFigures.sizeLabel(worstBytes) + " (iris " + Sizes.number(worstRow.iris().get().us())
+                        + " µs, NCCL " + Sizes.number(worstRow.nccl().get().us()) + " µs)";
+        Status status = failed > 0 ? Status.FAIL : missing.isEmpty() ? Status.PASS : Status.NOT_MEASURED;
+        return new TargetResult(spec.id(), target, bound, measuredText, worst, status, source);
+    }
+
+    /** Three decimals, so that 1.0996 never reads as a passing "1.10×". */
+    static String ratio(double r) {
+        return Double.isNaN(r) ? "—" : String.format(Locale.ROOT, "%.3f×", r);
+    }
+
+    /** The Targets section: the verdicts, then every size each verdict rests on. */
+    public String section() {
+        StringBuilder sb = new StringBuilder("## Targets\n\n");
+        sb.append("Judged from this run only, against NCCL in the same run");
+        if (world != 2) {
+            sb.append(" (the targets are stated for two H200s; this run has ").append(world).append(" ranks)");
+        }
+        sb.append(". Ratio = NCCL's time ÷ iris's time = iris's bus bandwidth ÷ NCCL's (> 1: iris is faster); "
+                + "times are the slowest rank's median per call. A target passes when every size of its range passes.\n\n");
+        MarkdownTable t = new MarkdownTable("target", "what", "bound", "measured", "worst ratio", "status", "from");
+        for (TargetResult r : results) {
+            t.row(r.id(), r.target(), r.bound(), r.measured(), ratio(r.ratio()), r.status().text(), r.source());
+        }
+        sb.append(t.render()).append('\n');
+        if (!rows.isEmpty()) {
+            MarkdownTable d = new MarkdownTable("target", "size", "iris", "iris µs", "iris bus GB/s", "NCCL µs", "NCCL bus GB/s",
+                    "ratio", "status", "fastest iris algorithm (ratio)");
+            for (Row r : rows) {
+                d.row(r.spec().id(), CclFigures.sizeLabel(r.bytes()), r.spec().iris(),
+                        r.iris().map(f -> Sizes.number(f.us())).orElse("—"), r.iris().map(f -> Sizes.number(f.busGbps())).orElse("—"),
+                        r.nccl().map(f -> Sizes.number(f.us())).orElse("—"), r.nccl().map(f -> Sizes.number(f.busGbps())).orElse("—"),
+                        ratio(r.ratio()), r.status().text() + (r.note().isEmpty() ? "" : " (" + r.note() + ")"),
+                        r.bestAlgorithm() == null ? "—" : r.bestAlgorithm() + " (" + ratio(r.bestRatio()) + ")");
+            }
+            sb.append("Per size:\n\n").append(d.render()).append('\n');
+        }
+        sb.append("Settings of this run: ").append(settings.dtype()).append(", reduce op ").append(settings.reduceOp())
+                .append(", ").append(settings.graphCalls()).append(" calls per captured graph.\n\n");
+        return sb.toString();
+    }
+}

@@ -1,0 +1,140 @@
+package dev.irisjvm.bench.ccl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
+import dev.irisjvm.kernels.ccl.Collectives;
+import dev.irisjvm.kernels.ccl.ReduceOp;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class CclOptionsTest {
+    private static CclOptions parse(String... args) {
+        CclOptions o = new CclOptions();
+        new CommandLine(o).parseArgs(args);
+        return o;
+    }
+
+    @Test
+    void defaults() {
+        CclOptions o = parse();
+        o.validate();
+        assertEquals(1024, o.minBytes);
+        assertEquals(1L << 30, o.maxBytes);
+        assertEquals(11, o.sizes().size());   // 1 KiB, 4 KiB, ..., 256 MiB, 1 GiB
+        assertEquals(1024L, o.sizes().get(0));
+        assertEquals(1L << 30, o.sizes().get(10));
+        assertEquals(20, o.repsFor(4096));
+        assertEquals(5, o.repsFor(256L << 20));
+        assertEquals(DType.BF16, o.dtype());
+        assertEquals(ReduceOp.SUM, o.reduceOp());
+        assertEquals(List.of(CclOp.values()), o.ops());
+        assertEquals(List.of(AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING,
+                AllReduceAlgorithm.ATOMIC, AllReduceAlgorithm.AUTO), o.algorithms());
+        assertEquals(10, o.graphCalls());
+        assertTrue(o.graph());
+        assertTrue(o.gate());
+        assertTrue(o.nccl());
+        assertEquals(0, o.root());
+        assertEquals(Path.of("ccl-sweep.json"), o.out());
+        assertEquals(Collectives.Options.DEFAULT_STAGING_BYTES, o.stagingBytes());
+        assertEquals(Collectives.Options.defaults(), o.collectivesOptions());
+        assertNull(o.seed());
+    }
+
+    @Test
+    void listsSizesAndTypesParse() {
+        CclOptions o = parse("--min-bytes", "4k", "--max-bytes", "64m", "--factor", "8", "--ops", "all_gather, all_reduce,all_gather",
+                "--algorithms", "auto,one-shot", "--dtype", "f32", "--reduce-op", "AVG", "--graph-calls", "16", "--no-graph",
+                "--no-nccl", "--no-gate", "--seed", "7", "--root", "1", "--staging-bytes", "64m");
+        o.validate();
+        assertEquals(List.of(4096L, 32768L, 262144L, 2097152L, 16777216L, 67108864L), o.sizes());
+        assertEquals(List.of(CclOp.ALL_GATHER, CclOp.ALL_REDUCE), o.ops());
+        assertEquals(List.of(AllReduceAlgorithm.AUTO, AllReduceAlgorithm.ONE_SHOT), o.algorithms());
+        assertEquals(DType.F32, o.dtype());
+        assertEquals(ReduceOp.AVG, o.reduceOp());
+        assertEquals(16, o.graphCalls());
+        assertFalse(o.graph());
+        assertFalse(o.nccl());
+        assertFalse(o.gate());
+        assertEquals(7L, o.seed());
+        assertEquals(1, o.root());
+        assertEquals(64L << 20, o.collectivesOptions().stagingBytes());
+        assertEquals(DType.F16, parse("--dtype", "fp16").dtype());
+        assertEquals(DType.BF16, parse("--dtype", "BF16").dtype());
+    }
+
+    @Test
+    void badValuesAreRejected() {
+        assertThrows(CommandLine.ParameterException.class, () -> parse("--dtype", "i32"));
+        assertThrows(CommandLine.ParameterException.class, () -> parse("--reduce-op", "prod"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--ops", "all_reduce,gather").validate());
+        assertThrows(IllegalArgumentException.class, () -> parse("--algorithms", "tree").validate());
+        assertThrows(IllegalArgumentException.class, () -> parse("--algorithms", " , ").validate());
+        assertThrows(IllegalArgumentException.class, () -> parse("--max-bytes", "512", "--min-bytes", "1k").validate());
+        assertThrows(IllegalArgumentException.class, () -> parse("--graph-calls", "0").validate());
+        assertThrows(IllegalArgumentException.class, () -> parse("--warmup", "0").validate());
+        assertThrows(IllegalArgumentException.class, () -> parse("--heap", "lots").validate());
+        CclOptions root = parse("--root", "2");
+        root.validate();
+        assertThrows(IllegalArgumentException.class, () -> root.validateFor(2));
+        root.validateFor(3);
+    }
+
+    @Test
+    void autoHeapHoldsThreeBuffersAndTheWorkspace() {
+        long workspace = Collectives.HEADER_BYTES + 2 * (16L << 20);
+        long expected = (3L * (1L << 30) + workspace + (64L << 20) + (1L << 20) - 1) >> 20 << 20;
+        assertEquals(expected, parse().heapBytes());
+        assertEquals(2L << 30, parse("--heap", "2g").heapBytes());
+        long small = parse("--max-bytes", "1m", "--staging-bytes", "0").heapBytes();
+        assertTrue(small >= 3 * (1L << 20) + Collectives.HEADER_BYTES + (64L << 20), "heap " + small);
+    }
+
+    @Test
+    void argsRoundTrip() {
+        CclOptions o = parse("--max-bytes", "16m", "--ops", "all_reduce,broadcast", "--algorithms", "ring", "--dtype", "f16",
+                "--seed", "42", "--no-graph", "--no-nccl");
+        CclOptions back = parse(o.toArgs().toArray(new String[0]));
+        assertEquals(o.toArgs(), back.toArgs());
+        assertEquals(o.sizes(), back.sizes());
+        assertEquals(o.algorithms(), back.algorithms());
+        assertTrue(o.toArgs().contains("--no-nccl"));
+        assertEquals("f16", o.toArgs().get(o.toArgs().indexOf("--dtype") + 1));
+        assertEquals("bin/iris-run -n 4 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.ccl.CclSweep "
+                + String.join(" ", o.toArgs()).replace("'", ""), CclSweep.command(4, o));
+    }
+
+    @Test
+    void shapesRoundDownToWholeElementsPerRank() {
+        assertEquals(new CclOp.Shape(2048, 2048, 4096), CclOp.ALL_REDUCE.shape(4096, 2, 3));
+        assertEquals(new CclOp.Shape(682, 2046, 4092), CclOp.ALL_GATHER.shape(4096, 2, 3));
+        assertEquals(new CclOp.Shape(2046, 682, 4092), CclOp.REDUCE_SCATTER.shape(4096, 2, 3));
+        assertEquals(new CclOp.Shape(2046, 2046, 4092), CclOp.ALL_TO_ALL.shape(4096, 2, 3));
+        assertEquals(new CclOp.Shape(1024, 2048, 4096), CclOp.ALL_GATHER.shape(4096, 2, 2));
+        assertEquals(new CclOp.Shape(1024, 1024, 4096), CclOp.BROADCAST.shape(4096, 4, 8));
+        assertNull(CclOp.ALL_GATHER.shape(8, 2, 8));
+        for (int world = 2; world <= 8; world++) {
+            for (CclOp op : CclOp.values()) {
+                CclOp.Shape s = op.shape(1024, 2, world);
+                assertTrue(s.bytes() <= 1024 && s.bytes() > 1024 - 2 * world, op + " on " + world + ": " + s);
+            }
+        }
+    }
+
+    @Test
+    void implNames() {
+        assertEquals("iris_one_shot", CclOptions.implName(AllReduceAlgorithm.ONE_SHOT));
+        assertEquals("iris_auto", CclOptions.implName(AllReduceAlgorithm.AUTO));
+        assertEquals("all_to_all", CclOp.ALL_TO_ALL.id());
+        assertTrue(CclOp.REDUCE_SCATTER.reduction());
+        assertFalse(CclOp.BROADCAST.reduction());
+    }
+}
