@@ -60,6 +60,9 @@ inline constexpr size_t kData = 256;     // uint64_t[kMaxBlocks][kMaxRanks]
 inline constexpr size_t kAck = kData + size_t(kMaxBlocks) * iris::kMaxRanks * 8;  // same shape
 /// Bytes before the staging buffers; the staging parities follow, each staging_bytes long.
 inline constexpr size_t kHeaderBytes = 65536;
+// After the two staging buffers: the inline-flag (LL) area of small one-shot all-reduces,
+// 2 parities x kMaxRanks slots x 2 x kLlMaxBytes (each 4 payload bytes travel in 8).
+inline constexpr uint64_t kLlMaxBytes = 65536;
 static_assert(kAck + size_t(kMaxBlocks) * iris::kMaxRanks * 8 <= kHeaderBytes, "workspace header overflows");
 static_assert(kMeta + 16 * iris::kMaxRanks <= kData, "meta overflows");
 }  // namespace layout
@@ -156,10 +159,8 @@ __device__ inline void signal_one(const iris::Ctx& ctx, uint64_t* my_slot, uint6
     if (threadIdx.x == who) iris::signal(ctx, my_slot, value, to);
 }
 
-/// Every thread calls it last. Block 0 checks that every peer arrived in this call (see the
-/// contract above); the last block to get here advances the epoch for the next call.
-__device__ inline void end(const iris::Ctx& ctx, uint8_t* ws, uint64_t epoch, int site) {
-    if (blockIdx.x == 0) wait_all(ctx, arrive_slot(ws, 0), 1, epoch, site + kWaitExit);
+/// Advances the call counter once every block of this call is done (the last block writes it).
+__device__ inline void advance(uint8_t* ws, uint64_t epoch) {
     if (threadIdx.x == 0) {
         __threadfence();
         if (atomicAdd(finished_slot(ws), 1u) == gridDim.x - 1) {
@@ -169,6 +170,13 @@ __device__ inline void end(const iris::Ctx& ctx, uint8_t* ws, uint64_t epoch, in
             *reinterpret_cast<volatile uint64_t*>(epoch_slot(ws)) = epoch;
         }
     }
+}
+
+/// Every thread calls it last. Block 0 checks that every peer arrived in this call (see the
+/// contract above); the last block to get here advances the epoch for the next call.
+__device__ inline void end(const iris::Ctx& ctx, uint8_t* ws, uint64_t epoch, int site) {
+    if (blockIdx.x == 0) wait_all(ctx, arrive_slot(ws, 0), 1, epoch, site + kWaitExit);
+    advance(ws, epoch);
 }
 
 // ---- partitions ---------------------------------------------------------------------------------

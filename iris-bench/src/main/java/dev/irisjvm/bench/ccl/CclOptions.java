@@ -235,9 +235,8 @@ public final class CclOptions {
             return SizeList.parse(heap);
         }
         long slot = (maxBytes + 255) / 256 * 256;
-        long staging = (stagingBytes + 255) / 256 * 256;
         long bytes = Math.addExact(Math.addExact(Math.multiplyExact(slot, BUFFERS_PER_POINT),
-                Collectives.HEADER_BYTES + 2 * staging), HEAP_HEADROOM);
+                Collectives.workspaceBytes(stagingBytes)), HEAP_HEADROOM);
         return (bytes + (1L << 20) - 1) >> 20 << 20;
     }
 

@@ -90,7 +90,7 @@ class CclOptionsTest {
 
     @Test
     void autoHeapHoldsThreeBuffersAndTheWorkspace() {
-        long workspace = Collectives.HEADER_BYTES + 2 * (16L << 20);
+        long workspace = Collectives.workspaceBytes(16L << 20);
         long expected = (3L * (1L << 30) + workspace + (64L << 20) + (1L << 20) - 1) >> 20 << 20;
         assertEquals(expected, parse().heapBytes());
         assertEquals(2L << 30, parse("--heap", "2g").heapBytes());

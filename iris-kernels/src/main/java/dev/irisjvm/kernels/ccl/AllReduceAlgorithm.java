@@ -26,16 +26,22 @@ package dev.irisjvm.kernels.ccl;
  * the last bits for SUM and AVG.
  */
 public enum AllReduceAlgorithm {
-    /** {@link #choose} by size and world size (provisional; to be tuned from measurements). */
+    /** {@link #choose} by size and world size, from the measurements in docs/benchmarks/collectives.md. */
     AUTO(null, true),
     ONE_SHOT("one_shot", true),
     TWO_SHOT("two_shot", true),
     RING("ring", true),
     ATOMIC("atomic", false);
 
-    /** AUTO picks ONE_SHOT up to this many bytes for world sizes up to 4 (provisional). */
-    public static final long ONE_SHOT_LIMIT_SMALL_WORLD = 512L << 10;
-    /** ... and up to this many bytes for larger worlds, where one-shot moves W-1 copies per rank (provisional). */
+    /**
+     * AUTO picks ONE_SHOT up to this many bytes for world sizes up to 4: on 2 x H200 it was the
+     * fastest algorithm, eager and replayed, up to 1 MiB, and TWO_SHOT from 4 MiB on.
+     */
+    public static final long ONE_SHOT_LIMIT_SMALL_WORLD = 1L << 20;
+    /**
+     * ... and up to this many bytes for larger worlds, where one-shot moves W-1 copies per rank
+     * (not measured yet: no machine with more than two GPUs was available).
+     */
     public static final long ONE_SHOT_LIMIT_LARGE_WORLD = 256L << 10;
 
     private final String kernelName;
@@ -57,12 +63,11 @@ public enum AllReduceAlgorithm {
     }
 
     /**
-     * The provisional rule AUTO follows: ONE_SHOT for messages up to {@link
-     * #ONE_SHOT_LIMIT_SMALL_WORLD} (worlds of up to 4 ranks) or {@link #ONE_SHOT_LIMIT_LARGE_WORLD}
-     * (larger worlds) when the staging buffers hold them, TWO_SHOT otherwise. It rests on the
-     * reference figures of 2 x H200 (a plain one-shot kernel beat NCCL's graph replay at 4 and
-     * 64 KiB and lost at 1 MiB); the lead engineer tunes it from measurements of these kernels.
-     * RING and ATOMIC are never chosen.
+     * The rule AUTO follows: ONE_SHOT for messages up to {@link #ONE_SHOT_LIMIT_SMALL_WORLD}
+     * (worlds of up to 4 ranks) or {@link #ONE_SHOT_LIMIT_LARGE_WORLD} (larger worlds) when the
+     * staging buffers hold them, TWO_SHOT otherwise. On 2 x H200 (docs/benchmarks/collectives.md,
+     * "Automatic choice") one-shot won up to 1 MiB and two-shot from 4 MiB; RING and ATOMIC were
+     * never the fastest at any size, so they are never chosen.
      *
      * @param bytes             bytes of one rank's input
      * @param world             number of ranks

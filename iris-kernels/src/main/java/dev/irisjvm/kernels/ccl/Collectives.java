@@ -76,6 +76,10 @@ public final class Collectives implements AutoCloseable {
     public static final int MAX_BLOCKS = 256;
     /** Bytes of the workspace before the staging buffers (ccl::layout::kHeaderBytes). */
     public static final long HEADER_BYTES = 65536;
+    /** One-shot inputs up to this many bytes travel with inline flags (ccl::layout::kLlMaxBytes). */
+    public static final long LL_MAX_BYTES = 65536;
+    /** The inline-flag area after the staging buffers: 2 parities x 8 ranks x 2 x LL_MAX_BYTES. */
+    public static final long LL_AREA_BYTES = 2L * 8 * 2 * LL_MAX_BYTES;
     /** sizeof(ccl::Counts) of ccl_all_to_all.cu. */
     static final int COUNTS_BYTES = 264;
 
@@ -216,7 +220,7 @@ public final class Collectives implements AutoCloseable {
                 library.module(module);  // a missing module fails here, before anything is allocated
             }
             long staging = Partition.alignUp(options.stagingBytes(), 256);
-            workspace = iris.heap().zeros(DType.U8, HEADER_BYTES + 2 * staging);
+            workspace = iris.heap().zeros(DType.U8, workspaceBytes(staging));
             int sms = iris.deviceProperties().multiprocessorCount();
             ByteBuffer mine = ByteBuffer.allocate(28).putLong(options.stagingBytes()).putInt(options.maxBlocks())
                     .putLong(options.bytesPerBlock()).putInt(options.allToAllVBlocks()).putInt(sms);
@@ -261,7 +265,12 @@ public final class Collectives implements AutoCloseable {
 
     /** Bytes of the symmetric heap this instance holds on every rank. */
     public long workspaceBytes() {
-        return HEADER_BYTES + 2 * stagingBytes;
+        return workspaceBytes(stagingBytes);
+    }
+
+    /** Workspace bytes for staging buffers of {@code stagingBytes} (rounded up to 256) each. */
+    public static long workspaceBytes(long stagingBytes) {
+        return HEADER_BYTES + 2 * Partition.alignUp(stagingBytes, 256) + LL_AREA_BYTES;
     }
 
     /** The largest all-reduce input (bytes per rank) that ONE_SHOT takes with this instance's staging. */
