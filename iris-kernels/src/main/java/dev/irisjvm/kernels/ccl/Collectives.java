@@ -328,7 +328,8 @@ public final class Collectives implements AutoCloseable {
             default -> bytes;
         };
         Kernel k = allReduceKernels[alg.ordinal() - 1][typeIndex(i.dtype())][op.ordinal()];
-        k.launch(shape(work), stream, args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(i.numel()));
+        k.launch(inlineFlags(alg, bytes) ? inlineFlagShape(bytes) : shape(work), stream,
+                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(i.numel()));
     }
 
     // ---- reduce-scatter --------------------------------------------------------------------------
@@ -453,6 +454,16 @@ public final class Collectives implements AutoCloseable {
     /** The arguments every kernel starts with: (ctx, workspace, staging bytes). */
     private KernelArgs args() {
         return args.clear().putBytes(ctx, DeviceContext.ALIGNMENT).putLong(workspaceAddress).putLong(stagingBytes);
+    }
+
+    /** Whether the one-shot kernel takes its inline-flag path (ccl_all_reduce.cu: whole words, small). */
+    static boolean inlineFlags(AllReduceAlgorithm alg, long bytes) {
+        return alg == AllReduceAlgorithm.ONE_SHOT && bytes % 4 == 0 && bytes <= LL_MAX_BYTES;
+    }
+
+    /** A thread per 32-bit word: every word waits for its peers' copies, so parallel waits hide each other. */
+    private LaunchShape inlineFlagShape(long bytes) {
+        return LaunchShape.of((int) Math.min(maxBlocks, Math.max(1, Partition.ceilDiv(bytes / 4, THREADS))), THREADS);
     }
 
     private LaunchShape shape(long workBytes) {
