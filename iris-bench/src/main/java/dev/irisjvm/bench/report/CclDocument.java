@@ -57,6 +57,14 @@ public final class CclDocument {
     }
 
     /** Writes the Markdown and the charts; returns why charts could not be written (empty if all were). */
+    private String findings = "";
+
+    /** Hand-written analysis (Markdown) placed right after the targets: what the misses mean, what was tried. */
+    public CclDocument withFindings(String markdown) {
+        this.findings = markdown == null || markdown.isBlank() ? "" : "## Findings\n\n" + markdown.strip() + "\n\n";
+        return this;
+    }
+
     public List<String> write(Path outDir) throws IOException {
         Files.createDirectories(outDir);
         chartErrors.clear();
@@ -65,6 +73,7 @@ public final class CclDocument {
         CclSettings settings = CclSettings.fromCommand(sweep.command());
         String md = header(figures, settings)
                 + CclTargets.evaluate(figures, settings).section()
+                + findings
                 + AutoChoice.section(figures, settings)
                 + charts(figures, outDir)
                 + opSections(figures, settings)

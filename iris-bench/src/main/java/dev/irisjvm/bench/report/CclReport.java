@@ -45,6 +45,9 @@ public final class CclReport implements Callable<Integer> {
     @Option(names = "--jmh-command", description = "the command that produced the JMH files, for the header")
     String jmhCommand;
 
+    @Option(names = "--findings", description = "Markdown with the analysis of this run, included after the targets")
+    Path findings;
+
     @Option(names = "--run-command", description = "the command that ran everything (e.g. bin/bench-ccl -n 2), for the header")
     String runCommand;
 
@@ -97,7 +100,9 @@ public final class CclReport implements Callable<Integer> {
         if (jmhCommand != null && !jmhCommand.isBlank()) {
             commands.add(jmhCommand);
         }
-        List<String> chartErrors = new CclDocument(result, jmhResults, jmhProblems, raw, runCommand, commands).write(out);
+        String findingsText = findings == null ? "" : Files.readString(findings);
+        List<String> chartErrors = new CclDocument(result, jmhResults, jmhProblems, raw, runCommand, commands)
+                .withFindings(findingsText).write(out);
         System.out.println("ccl-report: wrote " + out.resolve(CclDocument.MARKDOWN));
         if (!chartErrors.isEmpty()) {
             chartErrors.forEach(e -> System.err.println("ccl-report: chart not written: " + e));
