@@ -1,8 +1,10 @@
 package dev.irisjvm.bench.rma;
 
+import dev.irisjvm.bench.nccl.Nccl;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceContext;
+import dev.irisjvm.kernels.ccl.ReduceOp;
 import dev.irisjvm.core.SymTensor;
 
 /**
@@ -115,7 +117,8 @@ public final class NcclBench implements AutoCloseable {
                         ctx.iris().synchronize();
                     },
                     () -> ctx.timer().run(options.warmup(), reps, r -> ctx.iris().barrier(ctx.stream()),
-                            r -> n.allReduceBf16(in.deviceAddress(), out.deviceAddress(), count, ctx.stream()), true),
+                            r -> n.allReduce(in.deviceAddress(), out.deviceAddress(), count, DType.BF16, ReduceOp.SUM,
+                                    ctx.stream()), true),
                     () -> ctx.verifier().allReduceBf16(in, out.deviceAddress(), count));
             Measurement m = Points.bandwidth("all_reduce", "nccl", count * 2, rank, -1, o);
             ctx.record(number, m);

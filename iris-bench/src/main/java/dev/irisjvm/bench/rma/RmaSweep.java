@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.rma;
 
+import dev.irisjvm.bench.nccl.Nccl;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
 import dev.irisjvm.core.Iris;

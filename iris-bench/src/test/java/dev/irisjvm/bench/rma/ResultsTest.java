@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.rma;
 
+import dev.irisjvm.bench.nccl.Nccl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

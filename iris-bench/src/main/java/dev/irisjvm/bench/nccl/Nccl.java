@@ -1,4 +1,4 @@
-package dev.irisjvm.bench.ccl;
+package dev.irisjvm.bench.nccl;
 
 import dev.irisjvm.bench.rma.DevicePointer;
 import dev.irisjvm.core.DType;
@@ -14,8 +14,8 @@ import org.bytedeco.cuda.nccl.ncclUniqueId;
 import org.bytedeco.javacpp.Loader;
 
 /**
- * The NCCL baseline of the collectives sweep: one communicator over all ranks (JavaCPP CUDA
- * presets), with the five collectives on device addresses, enqueued on this library's stream so
+ * The NCCL baseline of the sweeps: one communicator over all ranks (JavaCPP CUDA presets), with
+ * point-to-point send/recv and the five collectives on device addresses, enqueued on this library's stream so
  * that CUDA events and graph capture treat them like the iris kernels. All-to-all is a group of
  * ncclSend/ncclRecv to every rank, itself included, as nccl-tests does it.
  *
@@ -24,12 +24,12 @@ import org.bytedeco.javacpp.Loader;
  * stays off: the communicator is only created when {@code NCCL_NVLS_ENABLE=0} (bin/iris-run sets it).
  *
  * <pre>{@code
- * try (NcclCollectives n = NcclCollectives.open(iris)) {
+ * try (Nccl n = Nccl.open(iris)) {
  *     if (n.available()) n.allReduce(in, out, count, DType.BF16, ReduceOp.SUM, iris.stream());
  * }
  * }</pre>
  */
-public final class NcclCollectives implements AutoCloseable {
+public final class Nccl implements AutoCloseable {
     private static final int UNIQUE_ID_BYTES = 128;
 
     private final ncclComm comm;
@@ -38,7 +38,7 @@ public final class NcclCollectives implements AutoCloseable {
     private final int rank;
     private final int world;
 
-    private NcclCollectives(ncclComm comm, String reason, String version, int rank, int world) {
+    private Nccl(ncclComm comm, String reason, String version, int rank, int world) {
         this.comm = comm;
         this.reason = reason;
         this.version = version;
@@ -47,12 +47,12 @@ public final class NcclCollectives implements AutoCloseable {
     }
 
     /** An instance that was never opened (--no-nccl). */
-    public static NcclCollectives disabled(Iris iris, String why) {
-        return new NcclCollectives(null, why, null, iris.rank(), iris.worldSize());
+    public static Nccl disabled(Iris iris, String why) {
+        return new Nccl(null, why, null, iris.rank(), iris.worldSize());
     }
 
     /** Collective: loads NCCL on every rank and creates one communicator of all ranks. */
-    public static NcclCollectives open(Iris iris) {
+    public static Nccl open(Iris iris) {
         int rank = iris.rank();
         int world = iris.worldSize();
         String mine = null;
@@ -73,7 +73,7 @@ public final class NcclCollectives implements AutoCloseable {
         }
         String reason = firstReason(iris, mine);
         if (reason != null) {
-            return new NcclCollectives(null, reason, version, rank, world);
+            return new Nccl(null, reason, version, rank, world);
         }
         byte[] message;
         if (rank == 0) {
@@ -94,7 +94,7 @@ public final class NcclCollectives implements AutoCloseable {
         }
         message = iris.broadcast(message, 0);
         if (message[0] == 0) {
-            return new NcclCollectives(null, new String(message, 1, message.length - 1, StandardCharsets.UTF_8), version, rank, world);
+            return new Nccl(null, new String(message, 1, message.length - 1, StandardCharsets.UTF_8), version, rank, world);
         }
         ncclUniqueId id = new ncclUniqueId();
         for (int k = 0; k < UNIQUE_ID_BYTES; k++) {
@@ -108,9 +108,9 @@ public final class NcclCollectives implements AutoCloseable {
             if (failed == null) {
                 nccl.ncclCommDestroy(comm);
             }
-            return new NcclCollectives(null, reason, version, rank, world);
+            return new Nccl(null, reason, version, rank, world);
         }
-        return new NcclCollectives(comm, null, version, rank, world);
+        return new Nccl(comm, null, version, rank, world);
     }
 
     private static String firstReason(Iris iris, String mine) {
@@ -135,6 +135,42 @@ public final class NcclCollectives implements AutoCloseable {
     /** "NCCL 2.28.3", or null if it was not loaded. */
     public String version() {
         return version;
+    }
+
+    /** 22803 -> "NCCL 2.28.3" (versions from 2.9 on encode major * 10000 + minor * 100 + patch). */
+    public static String formatVersion(int code) {
+        return "NCCL " + code / 10000 + "." + (code % 10000) / 100 + "." + code % 100;
+    }
+
+    /** The NCCL version without a communicator, or null if it cannot be loaded here. */
+    public static String loadedVersion() {
+        try {
+            Loader.load(nccl.class);
+            int[] v = new int[1];
+            return nccl.ncclGetVersion(v) == nccl.ncclSuccess ? formatVersion(v[0]) : null;
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+
+    /** ncclSend of bytes (ncclUint8) to peer, in a group of one. */
+    public void send(long buffer, long bytes, int peer, Stream s) {
+        requireOpen();
+        check(nccl.ncclGroupStart(), "ncclGroupStart");
+        int status = nccl.ncclSend(new DevicePointer(buffer), bytes, nccl.ncclUint8, peer, comm, cuda(s));
+        int end = nccl.ncclGroupEnd();
+        check(status, "ncclSend");
+        check(end, "ncclGroupEnd");
+    }
+
+    /** ncclRecv of bytes (ncclUint8) from peer, in a group of one. */
+    public void recv(long buffer, long bytes, int peer, Stream s) {
+        requireOpen();
+        check(nccl.ncclGroupStart(), "ncclGroupStart");
+        int status = nccl.ncclRecv(new DevicePointer(buffer), bytes, nccl.ncclUint8, peer, comm, cuda(s));
+        int end = nccl.ncclGroupEnd();
+        check(status, "ncclRecv");
+        check(end, "ncclGroupEnd");
     }
 
     /** ncclAllReduce of count elements. */
