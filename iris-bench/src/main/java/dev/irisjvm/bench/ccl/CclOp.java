@@ -1,9 +1,7 @@
 package dev.irisjvm.bench.ccl;
 
-import java.util.ArrayList;
-import java.util.Arrays;
+import dev.irisjvm.bench.OpNames;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The collectives the sweep measures, by the names {@code --ops} takes and
@@ -29,7 +27,7 @@ public enum CclOp {
 
     /** all_reduce, all_gather, ... */
     public String id() {
-        return name().toLowerCase(Locale.ROOT);
+        return OpNames.id(this);
     }
 
     /** Whether the op combines values (then the output check allows for rounding); else it moves bytes. */
@@ -71,44 +69,17 @@ public enum CclOp {
      */
     public record Shape(long inCount, long outCount, long bytes) {}
 
+    /** The op of that name ({@code all_load} or {@code ALL_LOAD}). */
     public static CclOp parse(String name) {
-        String n = name.trim().toUpperCase(Locale.ROOT).replace('-', '_');
-        for (CclOp op : values()) {
-            if (op.name().equals(n)) {
-                return op;
-            }
-        }
-        throw new IllegalArgumentException("unknown op '" + name.trim() + "'; known: " + allIds());
+        return OpNames.parse(CclOp.class, name);
     }
 
     /** A comma-separated list, in the order given, without repeats; "all" is every op. */
     public static List<CclOp> parseList(String text) {
-        if (text == null || text.isBlank()) {
-            throw new IllegalArgumentException("--ops needs at least one op; known: " + allIds());
-        }
-        List<CclOp> ops = new ArrayList<>();
-        for (String part : text.split(",")) {
-            if (part.isBlank()) {
-                continue;
-            }
-            List<CclOp> next = part.trim().equalsIgnoreCase("all") ? Arrays.asList(values()) : List.of(parse(part));
-            for (CclOp op : next) {
-                if (!ops.contains(op)) {
-                    ops.add(op);
-                }
-            }
-        }
-        if (ops.isEmpty()) {
-            throw new IllegalArgumentException("--ops needs at least one op; known: " + allIds());
-        }
-        return ops;
+        return OpNames.parseList(CclOp.class, text);
     }
 
     static String allIds() {
-        StringBuilder b = new StringBuilder();
-        for (CclOp op : values()) {
-            b.append(b.length() == 0 ? "" : ",").append(op.id());
-        }
-        return b.toString();
+        return OpNames.ids(CclOp.class);
     }
 }

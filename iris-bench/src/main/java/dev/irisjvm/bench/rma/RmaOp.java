@@ -1,9 +1,7 @@
 package dev.irisjvm.bench.rma;
 
-import java.util.ArrayList;
-import java.util.Arrays;
+import dev.irisjvm.bench.OpNames;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The operations a sweep can measure, by the names {@code --ops} takes. Most map one to one onto
@@ -48,7 +46,7 @@ public enum RmaOp {
 
     /** The name on the command line and (mostly) in the results: {@code all_load}. */
     public String id() {
-        return name().toLowerCase(Locale.ROOT);
+        return OpNames.id(this);
     }
 
     /**
@@ -68,43 +66,15 @@ public enum RmaOp {
 
     /** The op of that name ({@code all_load} or {@code ALL_LOAD}). */
     public static RmaOp parse(String name) {
-        String n = name.trim().toUpperCase(Locale.ROOT).replace('-', '_');
-        for (RmaOp op : values()) {
-            if (op.name().equals(n)) {
-                return op;
-            }
-        }
-        throw new IllegalArgumentException("unknown op '" + name.trim() + "'; known: " + allIds());
+        return OpNames.parse(RmaOp.class, name);
     }
 
     /** A comma-separated list, in the order given, without repeats; "all" is every op. */
     public static List<RmaOp> parseList(String text) {
-        if (text == null || text.isBlank()) {
-            throw new IllegalArgumentException("--ops needs at least one op; known: " + allIds());
-        }
-        List<RmaOp> ops = new ArrayList<>();
-        for (String part : text.split(",")) {
-            if (part.isBlank()) {
-                continue;
-            }
-            List<RmaOp> next = part.trim().equalsIgnoreCase("all") ? Arrays.asList(values()) : List.of(parse(part));
-            for (RmaOp op : next) {
-                if (!ops.contains(op)) {
-                    ops.add(op);
-                }
-            }
-        }
-        if (ops.isEmpty()) {
-            throw new IllegalArgumentException("--ops needs at least one op; known: " + allIds());
-        }
-        return ops;
+        return OpNames.parseList(RmaOp.class, text);
     }
 
     static String allIds() {
-        StringBuilder b = new StringBuilder();
-        for (RmaOp op : values()) {
-            b.append(b.length() == 0 ? "" : ",").append(op.id());
-        }
-        return b.toString();
+        return OpNames.ids(RmaOp.class);
     }
 }

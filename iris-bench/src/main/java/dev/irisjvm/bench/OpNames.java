@@ -1,0 +1,62 @@
+package dev.irisjvm.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The op names of a sweep's command line: an enum constant in lower case ({@code all_load}),
+ * case-insensitive, '-' for '_', and comma-separated lists where "all" is every constant.
+ *
+ * <pre>{@code
+ * List<RmaOp> ops = OpNames.parseList(RmaOp.class, "load,store,all");
+ * }</pre>
+ */
+public final class OpNames {
+    private OpNames() {}
+
+    /** {@code ALL_LOAD} -> "all_load". */
+    public static String id(Enum<?> op) {
+        return op.name().toLowerCase(Locale.ROOT);
+    }
+
+    public static <E extends Enum<E>> E parse(Class<E> type, String name) {
+        String n = name.trim().toUpperCase(Locale.ROOT).replace('-', '_');
+        for (E op : type.getEnumConstants()) {
+            if (op.name().equals(n)) {
+                return op;
+            }
+        }
+        throw new IllegalArgumentException("unknown op '" + name.trim() + "'; known: " + ids(type));
+    }
+
+    /** A comma-separated list, in the order given, without repeats; "all" is every op. */
+    public static <E extends Enum<E>> List<E> parseList(Class<E> type, String text) {
+        if (text == null || text.isBlank()) {
+            throw new IllegalArgumentException("--ops needs at least one op; known: " + ids(type));
+        }
+        List<E> ops = new ArrayList<>();
+        for (String part : text.split(",")) {
+            if (part.isBlank()) {
+                continue;
+            }
+            List<E> next = part.trim().equalsIgnoreCase("all") ? List.of(type.getEnumConstants()) : List.of(parse(type, part));
+            for (E op : next) {
+                if (!ops.contains(op)) {
+                    ops.add(op);
+                }
+            }
+        }
+        if (ops.isEmpty()) {
+            throw new IllegalArgumentException("--ops needs at least one op; known: " + ids(type));
+        }
+        return ops;
+    }
+
+    /** "load,store,..." */
+    public static <E extends Enum<E>> String ids(Class<E> type) {
+        return Stream.of(type.getEnumConstants()).map(OpNames::id).collect(Collectors.joining(","));
+    }
+}
