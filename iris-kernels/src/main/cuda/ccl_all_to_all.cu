@@ -28,8 +28,10 @@ extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_to_all_pu
     const uint64_t e = begin(ctx, ws);
     const Range r = split(0, bytes, blockIdx.x, gridDim.x, 16);
     if (wait_all(ctx, arrive_slot(ws, 0), 1, e, kSite + kWaitArrive)) {
+        // Blocks start at different destinations, so the local copy overlaps the remote ones
+        // instead of every block doing it first.
         for (int k = 0; k < ctx.world; ++k) {
-            const int p = (ctx.rank + k) % ctx.world;
+            const int p = (ctx.rank + k + static_cast<int>(blockIdx.x)) % ctx.world;
             copy_block(iris::translate(ctx, out + uint64_t(ctx.rank) * bytes + r.begin, p),
                        in + uint64_t(p) * bytes + r.begin, r.size());
         }
