@@ -391,6 +391,34 @@ class RendezvousTest {
     }
 
     @Test
+    void aPortAlreadyInUseIsReportedWithTheAddress() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket()) {
+            taken.bind(new java.net.InetSocketAddress(HOST, 0));
+            int port = taken.getLocalPort();
+            RendezvousException e = assertThrows(RendezvousException.class,
+                    () -> Rendezvous.listen(new RendezvousConfig(0, 2, HOST, port, TOKEN, LONG, MAX_FRAME)));
+            assertContains(e, "rank 0 cannot listen on");
+            assertContains(e, String.valueOf(port));
+        }
+    }
+
+    @Test
+    void rankZeroListensOnlyOnTheConfiguredAddress() throws Exception {
+        try (Rendezvous.Listener listener = Rendezvous.listen(rootConfig(2, LONG, MAX_FRAME))) {
+            int port = listener.boundPort();
+            // 127.0.0.2 is this host too (loopback is 127/8), but nothing listens there.
+            try (java.net.Socket other = new java.net.Socket()) {
+                assertThrows(java.net.ConnectException.class,
+                        () -> other.connect(new java.net.InetSocketAddress("127.0.0.2", port), 2000));
+            }
+            try (java.net.Socket configured = new java.net.Socket()) {
+                configured.connect(new java.net.InetSocketAddress(HOST, port), 2000);
+                assertTrue(configured.isConnected());
+            }
+        }
+    }
+
+    @Test
     void closeFromAnotherThreadAbortsAWaitingCall() throws Exception {
         CountDownLatch memberAborted = new CountDownLatch(1);
         List<Outcome<Void>> outcomes = runWorld(rootConfig(2, LONG, MAX_FRAME), rdv -> {
