@@ -231,7 +231,14 @@ public final class SymmetricHeap {
             allocationCount++;
         }
         if (iris.config().checked()) {
-            verifyAcrossRanks("allocate #" + allocationCount + " of " + bytes + " bytes", offset, bytes);
+            try {
+                verifyAcrossRanks("allocate #" + allocationCount + " of " + bytes + " bytes", offset, bytes);
+            } catch (RuntimeException e) {
+                synchronized (this) {
+                    allocator.free(offset);  // the diverged allocation is not handed out
+                }
+                throw e;
+            }
         }
         SymTensor t = new SymTensor(this, dtype, shape, offset);
         live.put(offset, t);

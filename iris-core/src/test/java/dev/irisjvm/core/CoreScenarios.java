@@ -24,7 +24,7 @@ public final class CoreScenarios {
     /** Every scenario, in the order each rank runs them. */
     public static final List<String> SCENARIOS = List.of("init_identity", "factories", "copies", "store_remote",
             "load_remote", "atomic_add", "barrier_orders_rounds", "broadcast_and_allgather", "heap_reuse",
-            "graph_capture", "misuse", "device_barrier_timeout", "init_close_cycles");
+            "graph_capture", "misuse", "device_barrier_timeout", "checked_mode_divergence", "init_close_cycles");
 
     private static final List<DType> ALL = List.of(DType.values());
     private static final EnumSet<DType> ATOMIC = EnumSet.of(DType.F32, DType.F64, DType.I32, DType.I64, DType.F16, DType.BF16);
@@ -66,6 +66,7 @@ public final class CoreScenarios {
         }
         failed += new ScenarioRunner()
                 .add("device_barrier_timeout", () -> barrierTimeout(config))
+                .add("checked_mode_divergence", () -> checkedModeDivergence(config))
                 .add("init_close_cycles", () -> initCloseCycles(config))
                 .runAll();
         System.exit(failed);
@@ -417,6 +418,28 @@ public final class CoreScenarios {
                             && e.getMessage().contains("waiting for rank "), "message: " + e.getMessage());
                 }
             }
+            iris.hostBarrier();
+        }
+    }
+
+    /** Checked mode: ranks that allocate differently learn it at the first diverging call, which is named. */
+    private static void checkedModeDivergence(IrisConfig base) {
+        try (Iris iris = Iris.init(base.withHeapSize(64L << 20).withChecked(true))) {
+            SymmetricHeap heap = iris.heap();
+            try (SymTensor same = heap.zeros(DType.F32, 256)) {
+                check(same.numel() == 256, "agreeing allocation");
+            }
+            long used = heap.usedBytes();
+            long n = iris.rank() == 0 ? 1024 : 2048;  // rank 0 asks for less than the others
+            try {
+                heap.empty(DType.U8, n);
+                throw new AssertionError("diverging allocations were not detected");
+            } catch (IrisException e) {
+                String m = e.getMessage();
+                check(m.contains("checked mode: ranks diverged at allocate #") && m.contains("size 1024")
+                        && m.contains("size 2048"), "message: " + m);
+            }
+            check(heap.usedBytes() == used, "the diverged allocation was kept: used " + heap.usedBytes() + ", was " + used);
             iris.hostBarrier();
         }
     }
