@@ -39,6 +39,28 @@ public enum DType {
         return floating;
     }
 
+    /** Unit roundoff u of a floating-point type: |round(x) - x| <= u |x| (2^-24 for F32, 2^-8 for BF16). */
+    public double unitRoundoff() {
+        return switch (this) {
+            case F32 -> 0x1p-24;
+            case F16 -> 0x1p-11;
+            case BF16 -> 0x1p-8;
+            case F64 -> 0x1p-53;
+            default -> throw new IllegalArgumentException(this + " is not a floating-point type");
+        };
+    }
+
+    /** Half the smallest subnormal: the absolute rounding error near zero, where u |x| does not hold. */
+    public double halfSmallestSubnormal() {
+        return switch (this) {
+            case F32 -> 0x1p-150;
+            case F16 -> 0x1p-25;
+            case BF16 -> 0x1p-134;
+            case F64 -> Double.MIN_VALUE;  // half of it is not a double: the smallest subnormal bounds it
+            default -> throw new IllegalArgumentException(this + " is not a floating-point type");
+        };
+    }
+
     /** Writes {@code value} as this type at the buffer's position and advances it. */
     void put(ByteBuffer buffer, double value) {
         switch (this) {

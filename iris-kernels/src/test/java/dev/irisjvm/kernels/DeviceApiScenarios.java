@@ -1,5 +1,7 @@
 package dev.irisjvm.kernels;
 
+import dev.irisjvm.core.testing.ExpectedDeviceError;
+import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.HalfFloats;
@@ -1076,13 +1078,9 @@ public final class DeviceApiScenarios {
             long start = System.nanoTime();
             launch("dat_wait_cmp", LaunchShape.of(1, 32), args().putLong(flag.deviceAddress()).putLong(caseT.deviceAddress())
                     .putLong(results.deviceAddress()).putLong(n).putLong(SHORT_TIMEOUT_NS).putInt(CMP_SITE_BASE));
-            IrisDeviceException caught = null;
-            try {
-                iris.synchronize();
-            } catch (IrisDeviceException e) {
-                caught = e;
-            }
-            double seconds = (System.nanoTime() - start) / 1e9;
+            ExpectedDeviceError waited = ExpectedDeviceError.synchronize(iris, start);
+            IrisDeviceException caught = waited.error();
+            double seconds = waited.seconds();
             if (caught == null) {
                 f.fail("synchronize returned normally although " + falseCases.length + " waits could never succeed");
             } else {
@@ -1131,13 +1129,9 @@ public final class DeviceApiScenarios {
             long start = System.nanoTime();
             launch("dat_wait_timeout", LaunchShape.of(1, 32), args().putLong(flag.deviceAddress()).putLong(1L)
                     .putInt(TIMEOUT_SITE).putInt(next).putLong(result.deviceAddress()));
-            IrisDeviceException caught = null;
-            try {
-                iris.synchronize();
-            } catch (IrisDeviceException e) {
-                caught = e;
-            }
-            double seconds = (System.nanoTime() - start) / 1e9;
+            ExpectedDeviceError waited = ExpectedDeviceError.synchronize(iris, start);
+            IrisDeviceException caught = waited.error();
+            double seconds = waited.seconds();
             if (caught == null) {
                 f.fail("synchronize returned normally after waiting for a flag nobody sets");
             } else {
@@ -1400,26 +1394,5 @@ public final class DeviceApiScenarios {
             out[i] = v;
         }
         return out;
-    }
-
-    /** Collects failed checks so a scenario finishes its collective steps before it fails. */
-    static final class Failures {
-        private final List<String> first = new ArrayList<>();
-        private long count;
-
-        void check(boolean ok, Supplier<String> message) {
-            if (!ok) fail(message.get());
-        }
-
-        void fail(String message) {
-            count++;
-            if (first.size() < 10) first.add(message);
-        }
-
-        void throwIfAny() {
-            if (count > 0) {
-                throw new AssertionError(count + " check(s) failed: " + String.join(" | ", first) + (count > first.size() ? " | ..." : ""));
-            }
-        }
     }
 }

@@ -69,34 +69,16 @@ public final class Tolerance {
 
     /** The largest error from the exact result of one implementation. */
     static double error(ReduceOp op, DType t, int world, Rounding r) {
-        double u = unitRoundoff(t);
+        double u = t.unitRoundoff();
         double w = world;
         double s = w;                                   // Σ|x| with |x| ≤ 1
         double e = op == ReduceOp.AVG ? 1.0 : w;        // |exact|
         double scale = op == ReduceOp.AVG ? 1.0 / w : 1.0;
         double base = u * e + w * UF * s;
         return switch (r) {
-            case ONCE -> base + tiny(t);
-            case EVERY_STEP -> (w - 1) * u * s * scale + base + w * tiny(t);
-            case NCCL -> w * u * s * scale + base + w * tiny(t);
-        };
-    }
-
-    public static double unitRoundoff(DType t) {
-        return switch (t) {
-            case BF16 -> 0x1p-8;
-            case F16 -> 0x1p-11;
-            case F32 -> 0x1p-24;
-            default -> throw new IllegalArgumentException("not a reducible dtype: " + t);
-        };
-    }
-
-    static double tiny(DType t) {
-        return switch (t) {
-            case BF16 -> 0x1p-134;
-            case F16 -> 0x1p-25;
-            case F32 -> 0x1p-150;
-            default -> throw new IllegalArgumentException("not a reducible dtype: " + t);
+            case ONCE -> base + t.halfSmallestSubnormal();
+            case EVERY_STEP -> (w - 1) * u * s * scale + base + w * t.halfSmallestSubnormal();
+            case NCCL -> w * u * s * scale + base + w * t.halfSmallestSubnormal();
         };
     }
 }

@@ -31,40 +31,21 @@ import java.util.stream.Collectors;
  *         .write(Path.of("docs/benchmarks"));
  * }</pre>
  */
-public final class CclDocument {
+public final class CclDocument extends SweepDocument {
     public static final String MARKDOWN = "collectives.md";
     public static final String LATENCY_PNG = "ccl-allreduce-latency.png";
     public static final String BUSBW_PNG = "ccl-busbw.png";
     /** The ops of the bus-bandwidth chart. */
     static final List<String> BUSBW_OPS = List.of("all_reduce", "all_gather", "reduce_scatter", "all_to_all");
 
-    private final SweepResult sweep;
-    private final List<JmhResult> jmh;
-    private final List<String> jmhProblems;
-    private final List<String> rawFiles;
-    private final String runCommand;
-    private final List<String> extraCommands;
     private final List<String> chartErrors = new ArrayList<>();
 
     public CclDocument(SweepResult sweep, List<JmhResult> jmh, List<String> jmhProblems, List<String> rawFiles,
                        String runCommand, List<String> extraCommands) {
-        this.sweep = sweep;
-        this.jmh = List.copyOf(jmh);
-        this.jmhProblems = List.copyOf(jmhProblems);
-        this.rawFiles = List.copyOf(rawFiles);
-        this.runCommand = runCommand;
-        this.extraCommands = List.copyOf(extraCommands);
+        super(sweep, jmh, jmhProblems, rawFiles, runCommand, extraCommands);
     }
 
-    /** Writes the Markdown and the charts; returns why charts could not be written (empty if all were). */
-    private String findings = "";
-
-    /** Hand-written analysis (Markdown) placed right after the targets: what the misses mean, what was tried. */
-    public CclDocument withFindings(String markdown) {
-        this.findings = markdown == null || markdown.isBlank() ? "" : "## Findings\n\n" + markdown.strip() + "\n\n";
-        return this;
-    }
-
+    @Override
     public List<String> write(Path outDir) throws IOException {
         Files.createDirectories(outDir);
         chartErrors.clear();
@@ -343,13 +324,5 @@ public final class CclDocument {
                         + "chart and target. By series: ")
                 .append(byImpl.entrySet().stream().map(e -> e.getKey() + " × " + e.getValue()).collect(Collectors.joining(", ")))
                 .append(".\n\n").append(t.render()).append('\n').toString();
-    }
-
-    private static void item(StringBuilder sb, String name, String value) {
-        sb.append("- **").append(name).append("**: ").append(value).append('\n');
-    }
-
-    private static String orDash(String s) {
-        return s == null || s.isBlank() ? "—" : s;
     }
 }

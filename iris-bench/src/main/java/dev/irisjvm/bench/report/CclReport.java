@@ -1,7 +1,6 @@
 package dev.irisjvm.bench.report;
 
 import dev.irisjvm.bench.results.SweepResult;
-import java.io.IOException;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -40,8 +39,8 @@ public final class CclReport extends ReportCommand {
     }
 
     @Override
-    protected List<String> write(SweepResult result, List<JmhResult> jmhResults, List<String> jmhProblems, List<String> raw,
-                                 List<String> commands, String findingsText) throws IOException {
-        return new CclDocument(result, jmhResults, jmhProblems, raw, runCommand, commands).withFindings(findingsText).write(out);
+    protected SweepDocument document(SweepResult result, List<JmhResult> jmhResults, List<String> jmhProblems, List<String> raw,
+                                     List<String> commands) {
+        return new CclDocument(result, jmhResults, jmhProblems, raw, runCommand, commands);
     }
 }

@@ -49,9 +49,9 @@ public abstract class ReportCommand implements Callable<Integer> {
     /** The report's file name in the output folder. */
     protected abstract String markdown();
 
-    /** Writes the document; returns why charts could not be written (empty if all were). */
-    protected abstract List<String> write(SweepResult result, List<JmhResult> jmhResults, List<String> jmhProblems,
-                                          List<String> raw, List<String> commands, String findingsText) throws IOException;
+    /** The report of one run: the sweep, the usable JMH results, the copied raw files and the commands. */
+    protected abstract SweepDocument document(SweepResult result, List<JmhResult> jmhResults, List<String> jmhProblems,
+                                              List<String> raw, List<String> commands);
 
     /** The file name the sweep JSON is copied to. */
     protected String sweepFile() {
@@ -107,7 +107,7 @@ public abstract class ReportCommand implements Callable<Integer> {
             commands.add(jmhCommand);
         }
         String findingsText = findings == null ? "" : Files.readString(findings);
-        List<String> chartErrors = write(result, jmhResults, jmhProblems, raw, commands, findingsText);
+        List<String> chartErrors = document(result, jmhResults, jmhProblems, raw, commands).withFindings(findingsText).write(out);
         System.out.println(prefix() + "-report: wrote " + out.resolve(markdown()));
         if (!chartErrors.isEmpty()) {
             chartErrors.forEach(e -> System.err.println(prefix() + "-report: chart not written: " + e));

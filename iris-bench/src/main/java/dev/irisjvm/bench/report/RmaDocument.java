@@ -23,41 +23,15 @@ import java.util.stream.Collectors;
  * List<String> chartErrors = doc.write(Path.of("docs/benchmarks"));
  * }</pre>
  */
-public final class RmaDocument {
+public final class RmaDocument extends SweepDocument {
     public static final String MARKDOWN = "rma.md";
 
-    private final SweepResult sweep;
-    private final List<JmhResult> jmh;
-    private final List<String> jmhProblems;
-    private final List<String> rawFiles;
-    private final String runCommand;
-    private final List<String> extraCommands;
-
-    /**
-     * @param jmhProblems   JMH files that could not be used, and why (shown in the JMH section)
-     * @param rawFiles      names (relative to the output folder) of the raw JSON files to link
-     * @param runCommand    the one command that ran everything (bin/bench-rma ...), or null
-     * @param extraCommands commands besides the sweep's own, in the order they ran (e.g. the JMH one)
-     */
     public RmaDocument(SweepResult sweep, List<JmhResult> jmh, List<String> jmhProblems, List<String> rawFiles,
                        String runCommand, List<String> extraCommands) {
-        this.sweep = sweep;
-        this.jmh = List.copyOf(jmh);
-        this.jmhProblems = List.copyOf(jmhProblems);
-        this.rawFiles = List.copyOf(rawFiles);
-        this.runCommand = runCommand;
-        this.extraCommands = List.copyOf(extraCommands);
+        super(sweep, jmh, jmhProblems, rawFiles, runCommand, extraCommands);
     }
 
-    private String findings = "";
-
-    /** Hand-written analysis (Markdown) placed right after the targets: what the misses mean, what was tried. */
-    public RmaDocument withFindings(String markdown) {
-        this.findings = markdown == null || markdown.isBlank() ? "" : "## Findings\n\n" + markdown.strip() + "\n\n";
-        return this;
-    }
-
-    /** Writes the Markdown and the charts; returns why charts could not be written (empty if all were). */
+    @Override
     public List<String> write(Path outDir) throws IOException {
         Files.createDirectories(outDir);
         SweepIndex index = new SweepIndex(sweep.measurements() == null ? List.of() : sweep.measurements());
@@ -120,13 +94,5 @@ public final class RmaDocument {
                 .append(RankMatrix.BAD_CHECK).append(" in the matrices and left out of every median and target)")
                 .append(unchecked > 0 ? "; " + unchecked + " recorded no check (counted, but unverified)" : "")
                 .append(".\n\n").append(t.render()).append('\n').toString();
-    }
-
-    private static void item(StringBuilder sb, String name, String value) {
-        sb.append("- **").append(name).append("**: ").append(value).append('\n');
-    }
-
-    private static String orDash(String s) {
-        return s == null || s.isBlank() ? "—" : s;
     }
 }

@@ -40,40 +40,22 @@ final class CclReference {
         return a == AllReduceAlgorithm.RING || a == AllReduceAlgorithm.ATOMIC ? Rounding.EVERY_STEP : Rounding.ONCE;
     }
 
-    static double unitRoundoff(DType t) {
-        return switch (t) {
-            case BF16 -> 0x1p-8;
-            case F16 -> 0x1p-11;
-            case F32 -> 0x1p-24;
-            default -> throw new IllegalArgumentException("not a reducible dtype: " + t);
-        };
-    }
-
-    static double tiny(DType t) {
-        return switch (t) {
-            case BF16 -> 0x1p-134;
-            case F16 -> 0x1p-25;
-            case F32 -> 0x1p-150;
-            default -> throw new IllegalArgumentException("not a reducible dtype: " + t);
-        };
-    }
-
     /** Bound on |result - exact| of our kernels (see the class comment). */
     static double bound(ReduceOp op, Rounding r, DType t, int world, double exact, double absSum) {
         if (op == ReduceOp.MAX || op == ReduceOp.MIN) return 0;
-        double u = unitRoundoff(t);
+        double u = t.unitRoundoff();
         double e = Math.abs(exact);
         if (r == Rounding.EVERY_STEP) {
-            return (world - 1) * u * absSum + u * e + world * UF * absSum + world * tiny(t);
+            return (world - 1) * u * absSum + u * e + world * UF * absSum + world * t.halfSmallestSubnormal();
         }
-        return op == ReduceOp.AVG ? u * e + 3 * UF * absSum + tiny(t) : u * e + world * UF * absSum + tiny(t);
+        return op == ReduceOp.AVG ? u * e + 3 * UF * absSum + t.halfSmallestSubnormal() : u * e + world * UF * absSum + t.halfSmallestSubnormal();
     }
 
     /** Bound on |NCCL - exact|. */
     static double ncclBound(ReduceOp op, DType t, int world, double exact, double absSum) {
         if (op == ReduceOp.MAX || op == ReduceOp.MIN) return 0;
-        double u = unitRoundoff(t);
-        return world * u * absSum + u * Math.abs(exact) + world * UF * absSum + world * tiny(t);
+        double u = t.unitRoundoff();
+        return world * u * absSum + u * Math.abs(exact) + world * UF * absSum + world * t.halfSmallestSubnormal();
     }
 
     /** Where our result must equal NCCL's bit for bit. */

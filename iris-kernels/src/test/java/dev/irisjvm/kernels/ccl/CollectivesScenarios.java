@@ -1,5 +1,7 @@
 package dev.irisjvm.kernels.ccl;
 
+import dev.irisjvm.core.testing.ExpectedDeviceError;
+import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.HalfFloats;
 import dev.irisjvm.core.Iris;
@@ -815,13 +817,9 @@ public final class CollectivesScenarios {
             if (rank == 0) {
                 long start = System.nanoTime();
                 lone.broadcast(t, 0, stream);
-                IrisDeviceException caught = null;
-                try {
-                    iris.synchronize();
-                } catch (IrisDeviceException e) {
-                    caught = e;
-                }
-                double seconds = (System.nanoTime() - start) / 1e9;
+                ExpectedDeviceError waited = ExpectedDeviceError.synchronize(iris, start);
+                IrisDeviceException caught = waited.error();
+                double seconds = waited.seconds();
                 if (caught == null) {
                     f.fail("synchronize returned normally although no peer joined the broadcast");
                 } else {
@@ -942,31 +940,5 @@ public final class CollectivesScenarios {
 
     private static void closeAll(List<SymTensor> tensors) {
         for (int i = tensors.size() - 1; i >= 0; i--) tensors.get(i).close();
-    }
-
-    /** Collected check failures, thrown together at the end of a scenario. */
-    static final class Failures {
-        private final List<String> first = new ArrayList<>();
-        private long count;
-
-        void check(boolean ok, Supplier<String> message) {
-            if (!ok) fail(message.get());
-        }
-
-        /** A check's result: null when it passed, else its message. */
-        void add(String failure) {
-            if (failure != null) fail(failure);
-        }
-
-        void fail(String message) {
-            count++;
-            if (first.size() < 10) first.add(message);
-        }
-
-        void throwIfAny() {
-            if (count > 0) {
-                throw new AssertionError(count + " check(s) failed: " + String.join(" | ", first) + (count > first.size() ? " | ..." : ""));
-            }
-        }
     }
 }
