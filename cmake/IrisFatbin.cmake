@@ -25,8 +25,22 @@
 # for HIP: NAME.unavailable-hip, holding the requirement, is installed instead, and Java reports
 # "not available on this platform (HIP): NAME needs <requirement>".
 #
+# Checked variants (CHECKED): NAME.checked.fatbin / NAME.checked.hsaco as well, compiled with
+# -DIRIS_CHECKED=1, which bounds-checks every translated remote address (iris/ctx.cuh). Java loads
+# them in checked mode (IRIS_CHECK=1). They are debugging builds: the spill / local-memory /
+# scratch rule does not apply to them, and on HIP the memory-model check runs on the plain variant
+# only. Which modules get one: IRIS_CHECKED_MODULES=
+#   PORTABLE (default)  every portable module; not the NVIDIA-only ones (the wgmma/TMA GEMM
+#                       family), where ptxas spends most of the build already and a checked variant
+#                       costs about twice as much again (measured on gemm_reduce.cu: 101 s plain,
+#                       218 s checked, on a 2-core machine);
+#   ALL                 every module;
+#   NONE                none.
+# A module without its checked variant ships NAME.checked.skipped saying why; in checked mode Java
+# loads the plain module instead and warns that its addresses are not checked.
+#
 # iris_add_fatbin(NAME SOURCE DESTINATION [INCLUDES dir...] [DEPENDS file...]
-#                 [HIP_CHECK_MEMORY_MODEL] [HIP_UNAVAILABLE "reason"])
+#                 [HIP_CHECK_MEMORY_MODEL] [HIP_UNAVAILABLE "reason"] [CHECKED])
 # CMake 3.25 can emit neither fatbins nor code-object bundles by itself, so these are custom
 # commands around the compilers.
 set(IRIS_GPU_PLATFORM "CUDA" CACHE STRING "GPU platform of the native build: CUDA (default) or HIP")
@@ -38,6 +52,12 @@ endif()
 set(IRIS_CUDA_GENCODE "-gencode=arch=compute_90a,code=sm_90a;-gencode=arch=compute_90a,code=compute_90a"
     CACHE STRING "nvcc -gencode flags for every fatbin")
 set(IRIS_HIP_ARCHS "gfx90a;gfx940" CACHE STRING "AMD GPU architectures of every HIP code object")
+set(IRIS_CHECKED_MODULES "PORTABLE" CACHE STRING
+    "Which modules marked CHECKED also get a NAME.checked variant (-DIRIS_CHECKED=1): PORTABLE, ALL or NONE")
+set_property(CACHE IRIS_CHECKED_MODULES PROPERTY STRINGS PORTABLE ALL NONE)
+if(NOT IRIS_CHECKED_MODULES MATCHES "^(PORTABLE|ALL|NONE)$")
+  message(FATAL_ERROR "IRIS_CHECKED_MODULES must be PORTABLE, ALL or NONE, not '${IRIS_CHECKED_MODULES}'")
+endif()
 
 set(IRIS_HIP_CODE_OBJECT_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/IrisHipCodeObject.cmake")
 
@@ -80,6 +100,43 @@ function(iris_nvidia_only_requirement source out_var)
 endfunction()
 
 function(iris_add_fatbin name source destination)
+  cmake_parse_arguments(ARG "HIP_CHECK_MEMORY_MODEL;CHECKED" "HIP_UNAVAILABLE" "INCLUDES;DEPENDS" ${ARGN})
+  set(forwarded "")
+  if(ARG_HIP_CHECK_MEMORY_MODEL)
+    list(APPEND forwarded HIP_CHECK_MEMORY_MODEL)
+  endif()
+  if(ARG_HIP_UNAVAILABLE)
+    list(APPEND forwarded HIP_UNAVAILABLE "${ARG_HIP_UNAVAILABLE}")
+  endif()
+  _iris_add_device_code("${name}" "${source}" "${destination}" OFF ${forwarded}
+                        INCLUDES ${ARG_INCLUDES} DEPENDS ${ARG_DEPENDS})
+  if(NOT ARG_CHECKED)
+    return()
+  endif()
+  set(skipped "")
+  if(IRIS_CHECKED_MODULES STREQUAL "NONE")
+    set(skipped "the build was configured with -DIRIS_CHECKED_MODULES=NONE")
+  elseif(IRIS_CHECKED_MODULES STREQUAL "PORTABLE")
+    iris_nvidia_only_requirement("${source}" requirement)
+    if(NOT requirement STREQUAL "")
+      set(skipped "it is an NVIDIA-only module, whose checked variant is built only with -DIRIS_CHECKED_MODULES=ALL (it about doubles its ptxas time)")
+    endif()
+  endif()
+  if(skipped STREQUAL "")
+    list(REMOVE_ITEM forwarded HIP_CHECK_MEMORY_MODEL)
+    _iris_add_device_code("${name}.checked" "${source}" "${destination}" ON ${forwarded}
+                          INCLUDES ${ARG_INCLUDES} DEPENDS ${ARG_DEPENDS})
+  else()
+    set(marker "${CMAKE_CURRENT_BINARY_DIR}/device-code/${name}.checked.skipped")
+    file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/device-code")
+    file(CONFIGURE OUTPUT "${marker}" CONTENT "${skipped}\n" @ONLY)
+    install(FILES "${marker}" DESTINATION "${destination}")
+  endif()
+endfunction()
+
+# One module: the plain variant (checked OFF) or the checked one (ON: -DIRIS_CHECKED=1, no
+# spill / local-memory / scratch rule).
+function(_iris_add_device_code name source destination checked)
   cmake_parse_arguments(ARG "HIP_CHECK_MEMORY_MODEL" "HIP_UNAVAILABLE" "INCLUDES;DEPENDS" ${ARGN})
   set(include_flags "")
   foreach(dir IN LISTS ARG_INCLUDES)
@@ -87,13 +144,18 @@ function(iris_add_fatbin name source destination)
   endforeach()
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/device-code")
 
+  if(checked)
+    set(variant_flags -DIRIS_CHECKED=1)
+  else()
+    set(variant_flags -Xptxas=-warn-spills,-warn-lmem-usage)
+  endif()
   if(IRIS_GPU_PLATFORM STREQUAL "CUDA")
     set(out "${dir}/${name}.fatbin")
     add_custom_command(
       OUTPUT "${out}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${dir}"
       COMMAND "${CUDAToolkit_NVCC_EXECUTABLE}" -fatbin -std=c++17 -O3 --expt-relaxed-constexpr
-              ${IRIS_CUDA_GENCODE} ${include_flags} -Xptxas=-warn-spills,-warn-lmem-usage -Werror=all-warnings -o "${out}" "${source}"
+              ${IRIS_CUDA_GENCODE} ${include_flags} ${variant_flags} -Werror=all-warnings -o "${out}" "${source}"
       DEPENDS "${source}" ${ARG_DEPENDS}
       COMMENT "nvcc -fatbin ${name}"
       VERBATIM COMMAND_EXPAND_LISTS)
@@ -122,7 +184,7 @@ function(iris_add_fatbin name source destination)
       OUTPUT "${out}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${dir}"
       COMMAND "${CMAKE_COMMAND}" "-DHIPCC=${IRIS_HIPCC}" "-DSOURCE=${source}" "-DOUTPUT=${out}"
-              "-DARCHS=${archs}" "-DINCLUDES=${includes}" "-DCHECK_MEMORY_MODEL=${check}"
+              "-DARCHS=${archs}" "-DINCLUDES=${includes}" "-DCHECK_MEMORY_MODEL=${check}" "-DCHECKED=${checked}"
               "-DBUNDLER=${IRIS_OFFLOAD_BUNDLER}" "-DOBJDUMP=${IRIS_LLVM_OBJDUMP}"
               -P "${IRIS_HIP_CODE_OBJECT_SCRIPT}"
       DEPENDS "${source}" "${IRIS_HIP_CODE_OBJECT_SCRIPT}" ${ARG_DEPENDS}

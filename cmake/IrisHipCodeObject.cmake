@@ -3,6 +3,7 @@
 #
 #   -DHIPCC=... -DSOURCE=x.cu -DOUTPUT=x.hsaco -DARCHS=gfx90a|gfx940 -DINCLUDES=dir|dir
 #   -DCHECK_MEMORY_MODEL=ON|OFF -DBUNDLER=clang-offload-bundler -DOBJDUMP=llvm-objdump
+#   -DCHECKED=ON|OFF   the checked variant: -DIRIS_CHECKED=1, scratch memory allowed
 cmake_minimum_required(VERSION 3.25)
 
 string(REPLACE "|" ";" archs "${ARCHS}")
@@ -15,6 +16,9 @@ endforeach()
 foreach(dir IN LISTS includes)
   list(APPEND flags "-I${dir}")
 endforeach()
+if(CHECKED)
+  list(APPEND flags -DIRIS_CHECKED=1)
+endif()
 
 execute_process(
   COMMAND "${CMAKE_COMMAND}" -E env HIP_PLATFORM=amd "${HIPCC}" ${flags} "${SOURCE}" -o "${OUTPUT}"
@@ -43,7 +47,7 @@ if(NOT rc EQUAL 0)
   file(REMOVE "${OUTPUT}")
   message(FATAL_ERROR "hipcc failed (${rc}) on ${SOURCE}")
 endif()
-if(scratch_users)
+if(scratch_users AND NOT CHECKED)
   list(REMOVE_DUPLICATES scratch_users)
   list(JOIN scratch_users ", " which)
   file(REMOVE "${OUTPUT}")

@@ -216,6 +216,16 @@ inline uint64_t shared_memory_per_block_optin(const gpuDeviceProp& p) { return p
 /// CUDA has one kind of device memory: system-scope fences cover peer stores (memory.cpp).
 inline gpuError_t malloc_fine_grained(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
 #define IRIS_MALLOC_FINE_GRAINED_NAME "cudaMalloc(&p, bytes)"
+/// A driver API function (e.g. cuTensorMapEncodeTiled) as of CUDA version cuda_version, fetched
+/// through the runtime, so that libiris never links libcuda; *found says whether the driver has
+/// it. CUDA only: HIP callers report IRIS_ERROR_UNSUPPORTED instead.
+inline gpuError_t driver_entry_point(const char* symbol, void** fn, unsigned cuda_version, bool* found) {
+    cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
+    gpuError_t e = cudaGetDriverEntryPointByVersion(symbol, fn, cuda_version, cudaEnableDefault, &query);
+    *found = e == cudaSuccess && query == cudaDriverEntryPointSuccess && *fn != nullptr;
+    return e;
+}
+#define IRIS_DRIVER_ENTRY_POINT_NAME "cudaGetDriverEntryPointByVersion"
 #define IRIS_LIBRARY_LOAD_NAME "cudaLibraryLoadData"
 #define IRIS_LIBRARY_GET_NAME "cudaLibraryGetKernel"
 #define IRIS_LAUNCH_NAME "cudaLaunchKernel"

@@ -26,7 +26,8 @@ typedef enum iris_status {
     IRIS_ERROR_GPU = 1,              /* a CUDA/HIP runtime call failed */
     IRIS_ERROR_INVALID_ARGUMENT = 2, /* an argument was out of range or NULL */
     IRIS_ERROR_NOT_FOUND = 3,        /* e.g. no kernel of that name in the module */
-    IRIS_ERROR_NOT_READY = 4         /* a query found work still pending (not a failure) */
+    IRIS_ERROR_NOT_READY = 4,        /* a query found work still pending (not a failure) */
+    IRIS_ERROR_UNSUPPORTED = 5       /* not available on this platform (e.g. TMA descriptors on HIP) */
 } iris_status;
 
 /* Bytes in an exported IPC memory handle (cudaIpcMemHandle_t / hipIpcMemHandle_t). */
@@ -158,6 +159,33 @@ int iris_launch(iris_function function, uint32_t grid_x, uint32_t grid_y, uint32
                 uint32_t block_x, uint32_t block_y, uint32_t block_z, uint32_t dynamic_shared_bytes,
                 iris_stream stream, const void* arg_buffer, const uint32_t* arg_offsets,
                 uint32_t arg_count);
+
+/* ---- TMA descriptors (NVIDIA sm_90: the tensor memory accelerator) ---------------------- */
+
+/* Bytes of a tensor map (CUtensorMap); kernels take it by value as a 64-byte aligned
+ * __grid_constant__ parameter. */
+#define IRIS_TENSOR_MAP_BYTES 128
+/* Element types of iris_tensor_map_2d: the codes of Java's DType (and dtype.cuh). */
+#define IRIS_TMA_F32 0
+#define IRIS_TMA_F16 1
+#define IRIS_TMA_BF16 2
+
+/* Encodes a tiled 2-D tensor map over a row-major matrix at device address base: outer_elements
+ * rows of inner_elements contiguous elements, rows outer_stride_bytes apart; each copy moves a box
+ * of box_outer rows x box_inner elements, swizzled in shared memory by swizzle_bytes (0, 32, 64 or
+ * 128). No interleave, element strides 1, L2 promotion 256 bytes, out-of-bounds elements read as
+ * zeros. Writes IRIS_TENSOR_MAP_BYTES bytes to descriptor. Host-only: nothing is enqueued or
+ * allocated, so it may be called during stream capture. The driver encodes for the calling
+ * thread's context; on a thread without one, the current device's primary context is initialized
+ * first (cudaSetDevice). Requirements (else IRIS_ERROR_INVALID_ARGUMENT naming the argument):
+ * base non-zero and 16-byte aligned; 1 <=
+ * inner, outer <= 2^32; outer_stride_bytes a multiple of 16, at least a row's bytes, below 2^40;
+ * 1 <= box_inner, box_outer <= 256; box_inner * element bytes a multiple of 16 and, when swizzled,
+ * at most swizzle_bytes. CUDA: cuTensorMapEncodeTiled, reached through the runtime's driver
+ * entry-point query (libiris does not link libcuda). HIP: IRIS_ERROR_UNSUPPORTED. */
+int iris_tensor_map_2d(uint8_t* descriptor, int element_type, uint64_t base, uint64_t inner_elements,
+                       uint64_t outer_elements, uint64_t outer_stride_bytes, uint32_t box_inner,
+                       uint32_t box_outer, int swizzle_bytes);
 
 #ifdef __cplusplus
 }

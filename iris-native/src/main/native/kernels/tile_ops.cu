@@ -10,8 +10,11 @@ template <class T>
 __device__ __forceinline__ void tile_copy(const iris::Ctx& ctx, T* dst, uint64_t ld_dst, int dst_rank, const T* src,
                           uint64_t ld_src, int src_rank, uint64_t rows, uint64_t cols) {
     const iris::GridGroup grid;
-    iris::impl::copy_tile(iris::translate(ctx, dst, dst_rank), ld_dst, iris::translate(ctx, src, src_rank),
-                          ld_src, rows, cols, grid.lane(), grid.size());
+    const iris::Site here = iris::Site::here();
+    iris::impl::copy_tile(
+        iris::impl::translate_range(ctx, dst, iris::impl::tile_bytes<T>(rows, cols, ld_dst), dst_rank, here), ld_dst,
+        iris::impl::translate_range(ctx, src, iris::impl::tile_bytes<T>(rows, cols, ld_src), src_rank, here), ld_src,
+        rows, cols, grid.lane(), grid.size());
 }
 
 // dst (on dst_rank) += src (local), element by element, each add one relaxed system-scope atomic.

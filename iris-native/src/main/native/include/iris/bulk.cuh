@@ -138,14 +138,16 @@ __device__ void bulk_copy(void* dst, const void* src, uint64_t bytes) {
 
 /// Group-cooperative bulk get: rank from_rank's src into local dst (see bulk_copy).
 template <int Stages, int ChunkBytes, class T>
-__device__ void bulk_get(const Ctx& ctx, T* dst, const T* src, uint64_t count, int from_rank) {
-    bulk_copy<Stages, ChunkBytes>(dst, translate(ctx, src, from_rank), count * sizeof(T));
+__device__ void bulk_get(const Ctx& ctx, T* dst, const T* src, uint64_t count, int from_rank, Site where = Site::here()) {
+    bulk_copy<Stages, ChunkBytes>(dst, impl::translate_range(ctx, src, count * sizeof(T), from_rank, where),
+                                  count * sizeof(T));
 }
 
 /// Bulk put: local src into rank to_rank's dst (see bulk_copy).
 template <int Stages, int ChunkBytes, class T>
-__device__ void bulk_put(const Ctx& ctx, T* dst, const T* src, uint64_t count, int to_rank) {
-    bulk_copy<Stages, ChunkBytes>(translate(ctx, dst, to_rank), src, count * sizeof(T));
+__device__ void bulk_put(const Ctx& ctx, T* dst, const T* src, uint64_t count, int to_rank, Site where = Site::here()) {
+    bulk_copy<Stages, ChunkBytes>(impl::translate_range(ctx, dst, count * sizeof(T), to_rank, where), src,
+                                  count * sizeof(T));
 }
 
 }  // namespace iris

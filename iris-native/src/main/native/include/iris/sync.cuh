@@ -4,6 +4,9 @@
 // records what it waited for in the rank's DeviceStatus, and returns false. The host turns that
 // record into an exception that names the rank, the peer and the wait. Once a rank has recorded
 // an error its other waits give up at once, so one lost peer does not cost a deadline per wait.
+// They also give up, within microseconds, once the host sets DeviceStatus::abort: its watchdog
+// saw a peer process end (or fall silent), and nobody should wait out a deadline for a dead rank;
+// the record then says ErrorCode::aborted, and the host names the rank that was lost.
 //
 //   // producer: data first, then the flag with release semantics
 //   iris::put(ctx, buf, local, n, peer);
@@ -34,24 +37,6 @@ __device__ __forceinline__ bool compare(uint64_t a, Cmp cmp, uint64_t b) {
     }
 }
 
-__device__ __forceinline__ bool has_error(const Ctx& ctx) {
-    return arch::load<Order::relaxed, Scope::system>(&ctx.status->code) != 0;
-}
-
-/// First error wins; later ones are dropped so the record describes the root cause.
-__device__ inline void record_error(const Ctx& ctx, ErrorCode code, int site, int peer, uint64_t observed,
-                                    uint64_t expected, uint64_t elapsed_ns) {
-    DeviceStatus* s = ctx.status;
-    if (arch::compare_exchange<Order::relaxed, Scope::system>(&s->code, 0u, static_cast<uint32_t>(code)) != 0u) return;
-    s->site = site;
-    s->rank = ctx.rank;
-    s->peer = peer;
-    s->observed = observed;
-    s->expected = expected;
-    s->elapsed_ns = elapsed_ns;
-    arch::fence_system();
-}
-
 }  // namespace impl
 
 /// Sets (or adds to) rank `to_rank`'s copy of the flag at system scope. With the default release
@@ -60,17 +45,17 @@ __device__ inline void record_error(const Ctx& ctx, ErrorCode code, int site, in
 /// data, such as a pure handshake.
 template <Order O = Order::release>
 __device__ __forceinline__ void signal(const Ctx& ctx, uint64_t* flag, uint64_t value, int to_rank,
-                                       SignalOp op = SignalOp::set) {
+                                       SignalOp op = SignalOp::set, Site where = Site::here()) {
     static_assert(O == Order::release || O == Order::relaxed, "signal: release or relaxed");
-    uint64_t* target = translate(ctx, flag, to_rank);
+    uint64_t* target = translate(ctx, flag, to_rank, where);
     if (op == SignalOp::set) arch::store<O, Scope::system>(target, value);
     else arch::fetch_add<O, Scope::system>(target, value);
 }
 
 /// Spins (one thread) until this rank's `*flag` compares true against `value`, with acquire
-/// semantics (Order::relaxed to pair with a relaxed signal). Returns false if the deadline passed
-/// or the rank already holds an error; the failure is recorded with `site` and `peer` for the
-/// host's message.
+/// semantics (Order::relaxed to pair with a relaxed signal). Returns false if the deadline passed,
+/// the rank already holds an error, or the host aborted this rank's waits (a peer was lost); the
+/// failure is recorded with `site` and `peer` for the host's message.
 template <Order O = Order::acquire>
 __device__ inline bool wait_until(const Ctx& ctx, const uint64_t* flag, Cmp cmp, uint64_t value, int site = 0,
                                   int peer = -1, ErrorCode code = ErrorCode::wait_timeout) {
@@ -84,6 +69,10 @@ __device__ inline bool wait_until(const Ctx& ctx, const uint64_t* flag, Cmp cmp,
         if ((spin & 255u) == 0) {  // the timer and the status word are checked every 256 spins
             const uint64_t waited = arch::now_ns() - start;
             if (impl::has_error(ctx)) return false;
+            if (impl::aborted(ctx)) {
+                impl::record_error(ctx, ErrorCode::aborted, site, peer, seen, value, waited);
+                return false;
+            }
             if (waited > ctx.timeout_ns) {
                 impl::record_error(ctx, code, site, peer, seen, value, waited);
                 return false;
@@ -96,8 +85,8 @@ __device__ inline bool wait_until(const Ctx& ctx, const uint64_t* flag, Cmp cmp,
 /// writes made before the barrier (to any rank) are visible after it. Call it from every thread
 /// of exactly one block per rank, the same number of times on each rank, e.g. from a one-block
 /// kernel or after a grid-wide sync. Returns false (on every thread) if a peer did not arrive
-/// before the deadline; the status record names it.
-__device__ inline bool barrier(const Ctx& ctx, int site = 0) {
+/// before the deadline (or the host aborted the wait); the status record names it.
+__device__ inline bool barrier(const Ctx& ctx, int site = 0, Site where = Site::here()) {
     __shared__ uint64_t epoch;
     __shared__ int ok;
     const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -111,7 +100,7 @@ __device__ inline bool barrier(const Ctx& ctx, int site = 0) {
     if (t < static_cast<unsigned>(ctx.world)) {
         // Arrive: slot [my rank] in rank t's pad. Epochs only grow, so a late reader never
         // mistakes an old arrival for this one.
-        signal(ctx, ctx.barrier_flags + ctx.rank, epoch, static_cast<int>(t));
+        signal(ctx, ctx.barrier_flags + ctx.rank, epoch, static_cast<int>(t), SignalOp::set, where);
         if (!wait_until(ctx, ctx.barrier_flags + t, Cmp::ge, epoch, site, static_cast<int>(t),
                         ErrorCode::barrier_timeout))
             ok = 0;

@@ -78,35 +78,45 @@ __device__ __forceinline__ void copy_tile(T* dst, size_t ld_dst, const T* src, s
 /// Group-cooperative copy of `count` elements from rank `from_rank`'s copy of `src` into the
 /// local buffer `dst` (dst may be any device memory of this rank, not only the heap).
 template <class T, class Group = BlockGroup>
-__device__ void get(const Ctx& ctx, T* dst, const T* src, size_t count, int from_rank, Group g = {}) {
-    impl::copy_elements(dst, translate(ctx, src, from_rank), count, g.lane(), g.size());
+__device__ void get(const Ctx& ctx, T* dst, const T* src, size_t count, int from_rank, Group g = {},
+                    Site where = Site::here()) {
+    impl::copy_elements(dst, impl::translate_range(ctx, src, count * sizeof(T), from_rank, where), count, g.lane(),
+                        g.size());
 }
 
 /// Group-cooperative copy of `count` local elements at `src` into rank `to_rank`'s copy of `dst`.
 template <class T, class Group = BlockGroup>
-__device__ void put(const Ctx& ctx, T* dst, const T* src, size_t count, int to_rank, Group g = {}) {
-    impl::copy_elements(translate(ctx, dst, to_rank), src, count, g.lane(), g.size());
+__device__ void put(const Ctx& ctx, T* dst, const T* src, size_t count, int to_rank, Group g = {},
+                    Site where = Site::here()) {
+    impl::copy_elements(impl::translate_range(ctx, dst, count * sizeof(T), to_rank, where), src, count, g.lane(),
+                        g.size());
 }
 
 /// Group-cooperative copy from rank `from_rank`'s `src` to rank `to_rank`'s `dst` (both symmetric);
 /// neither rank needs to be this one.
 template <class T, class Group = BlockGroup>
-__device__ void copy(const Ctx& ctx, T* dst, const T* src, size_t count, int from_rank, int to_rank, Group g = {}) {
-    impl::copy_elements(translate(ctx, dst, to_rank), translate(ctx, src, from_rank), count, g.lane(), g.size());
+__device__ void copy(const Ctx& ctx, T* dst, const T* src, size_t count, int from_rank, int to_rank, Group g = {},
+                     Site where = Site::here()) {
+    impl::copy_elements(impl::translate_range(ctx, dst, count * sizeof(T), to_rank, where),
+                        impl::translate_range(ctx, src, count * sizeof(T), from_rank, where), count, g.lane(),
+                        g.size());
 }
 
 /// 2-D form of get: a rows x cols tile, leading dimensions in elements.
 template <class T, class Group = BlockGroup>
 __device__ void get_tile(const Ctx& ctx, T* dst, size_t ld_dst, const T* src, size_t ld_src, size_t rows,
-                         size_t cols, int from_rank, Group g = {}) {
-    impl::copy_tile(dst, ld_dst, translate(ctx, src, from_rank), ld_src, rows, cols, g.lane(), g.size());
+                         size_t cols, int from_rank, Group g = {}, Site where = Site::here()) {
+    impl::copy_tile(dst, ld_dst,
+                    impl::translate_range(ctx, src, impl::tile_bytes<T>(rows, cols, ld_src), from_rank, where), ld_src,
+                    rows, cols, g.lane(), g.size());
 }
 
 /// 2-D form of put.
 template <class T, class Group = BlockGroup>
 __device__ void put_tile(const Ctx& ctx, T* dst, size_t ld_dst, const T* src, size_t ld_src, size_t rows,
-                         size_t cols, int to_rank, Group g = {}) {
-    impl::copy_tile(translate(ctx, dst, to_rank), ld_dst, src, ld_src, rows, cols, g.lane(), g.size());
+                         size_t cols, int to_rank, Group g = {}, Site where = Site::here()) {
+    impl::copy_tile(impl::translate_range(ctx, dst, impl::tile_bytes<T>(rows, cols, ld_dst), to_rank, where), ld_dst,
+                    src, ld_src, rows, cols, g.lane(), g.size());
 }
 
 }  // namespace iris

@@ -9,7 +9,9 @@ import dev.irisjvm.runtime.global.IrisRuntime;
 
 /**
  * The kernels behind the host API (tile operations, factories, barrier), loaded from the fatbins
- * that iris-native ships, and the launch shapes they use.
+ * that iris-native ships, and the launch shapes they use. In checked mode the modules that reach
+ * peers' heaps (tile operations, barrier) load in their bounds-checked variants
+ * ({@code NAME.checked.fatbin}, built with {@code -DIRIS_CHECKED=1}).
  */
 final class CoreKernels implements AutoCloseable {
     private static final int THREADS = 512;
@@ -30,13 +32,13 @@ final class CoreKernels implements AutoCloseable {
     private final Kernel[] copyByWidth = new Kernel[9];
     private final Kernel barrierKernel;
 
-    CoreKernels(int multiprocessors) {
+    CoreKernels(int multiprocessors, boolean checked) {
         this.maxBlocks = Math.max(1, multiprocessors * 4);
         KernelModule t = null, f = null;
         try {
-            t = load("iris_tile_ops");
-            f = load("iris_fill");
-            this.barrier = load("iris_barrier");
+            t = load("iris_tile_ops", checked);
+            f = load("iris_fill", false);  // touches only this rank's memory: no checked variant
+            this.barrier = load("iris_barrier", checked);
         } catch (RuntimeException e) {
             if (t != null) t.close();
             if (f != null) f.close();
@@ -50,8 +52,8 @@ final class CoreKernels implements AutoCloseable {
         this.barrierKernel = barrier.kernel("iris_barrier");
     }
 
-    private static KernelModule load(String name) {
-        return KernelModule.fromResource(IrisRuntime.class, "/dev/irisjvm/runtime/kernels/" + name + ".fatbin");
+    private static KernelModule load(String name, boolean checked) {
+        return KernelModule.fromResource(IrisRuntime.class, "/dev/irisjvm/runtime/kernels/" + name + ".fatbin", checked);
     }
 
     private LaunchShape shapeFor(long bytes) {

@@ -1,46 +1,154 @@
 package dev.irisjvm.core;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * Reads the rank's {@code iris::DeviceStatus} (ctx.cuh) from mapped host memory and turns a
- * recorded failure into an exception that names the rank, the wait and the peer.
+ * recorded failure into an exception that names the rank, the wait and the peer, or for a bad
+ * address in checked mode the kernel, the source line, the target rank and the offset. It also
+ * writes the record's abort word, which every bounded device wait polls: set once a peer rank is
+ * lost, so that spinning kernels stop within microseconds.
  */
 final class DeviceStatusRecord {
     /** sizeof(iris::DeviceStatus). */
-    static final int BYTES = 40;
+    static final int BYTES = 64;
+
+    static final int CODE = 0;
+    static final int SITE = 4;
+    static final int RANK = 8;
+    static final int PEER = 12;
+    static final int OBSERVED = 16;
+    static final int EXPECTED = 24;
+    static final int ELAPSED = 32;
+    static final int ABORT = 40;
+    static final int LOST_RANK = 44;
+    static final int FILE = 48;
+    static final int FUNCTION = 56;
+
+    /** iris::ErrorCode values. */
+    static final int WAIT_TIMEOUT = 1;
+    static final int BARRIER_TIMEOUT = 2;
+    static final int ABORTED = 4;
+    static final int BAD_ADDRESS = 5;
+
+    private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
+    /** Longest file or function name read back from device memory. */
+    private static final int MAX_NAME_CHARS = 256;
+
+    /** Reads a NUL-terminated string the device recorded (checked mode's file and function names). */
+    @FunctionalInterface
+    interface DeviceStrings {
+        /** The string at that device address, at most {@code maxChars} long, or null if it cannot be read. */
+        String read(long address, int maxChars);
+    }
 
     private DeviceStatusRecord() {}
 
-    /** Throws if the record holds an error, after clearing it so the next operation starts clean. */
-    static void check(ByteBuffer status, long deviceTimeoutMillis) {
-        int code = status.getInt(0);
+    /**
+     * Throws if the record holds an error, after clearing it so the next operation starts clean.
+     * The abort word stays set.
+     *
+     * @param lossReason how the watchdog noticed the lost rank, for an aborted wait (null if unknown)
+     */
+    static void check(ByteBuffer status, int world, long deviceTimeoutMillis, DeviceStrings strings, String lossReason) {
+        int code = status.getInt(CODE);
         if (code == 0) {
             return;
         }
-        int site = status.getInt(4);
-        int rank = status.getInt(8);
-        int peer = status.getInt(12);
-        long observed = status.getLong(16);
-        long expected = status.getLong(24);
-        long elapsedNanos = status.getLong(32);
-        for (int i = 0; i < BYTES; i += 4) {
-            status.putInt(i, 0);
-        }
-        String what = switch (code) {
-            case 1 -> "a device wait (wait_until) timed out";
-            case 2 -> "a device barrier timed out";
-            default -> "device error code " + code;
-        };
+        int site = status.getInt(SITE);
+        int rank = status.getInt(RANK);
+        int peer = status.getInt(PEER);
+        long observed = status.getLong(OBSERVED);
+        long expected = status.getLong(EXPECTED);
+        long elapsed = status.getLong(ELAPSED);
+        int lostRank = status.getInt(LOST_RANK);
+        long file = status.getLong(FILE);
+        long function = status.getLong(FUNCTION);
+        clear(status);
         String where = switch (site) {
             case CoreKernels.SITE_BARRIER -> "Iris.barrier()";
             case 0 -> "a kernel's wait";
             default -> "wait site " + site;
         };
-        String peerText = peer >= 0 ? "waiting for rank " + peer : "waiting for a flag";
-        throw new IrisDeviceException("rank " + rank + ": " + what + " in " + where + " after "
-                + elapsedNanos / 1_000_000 + " ms (deadline " + deviceTimeoutMillis + " ms), " + peerText
-                + ": flag was " + observed + ", expected " + expected
-                + (peer >= 0 ? "; rank " + peer + " may have failed or stopped calling the same operations" : ""), code, peer);
+        switch (code) {
+            case ABORTED -> throw new IrisRankLostException("rank " + rank + ": " + where + " stopped after "
+                    + elapsed / 1_000_000 + " ms" + (peer >= 0 ? " waiting for rank " + peer : "") + " because rank "
+                    + lostRank + " was lost" + (lossReason == null ? "" : ": " + lossReason)
+                    + "; the job cannot go on without it", rank, lostRank);
+            case BAD_ADDRESS -> throw new IrisDeviceException(badAddress(rank, world, site, peer, observed, expected, elapsed,
+                    name(strings, function, "a kernel"), name(strings, file, null)), code, peer);
+            default -> {
+                String what = switch (code) {
+                    case WAIT_TIMEOUT -> "a device wait (wait_until) timed out";
+                    case BARRIER_TIMEOUT -> "a device barrier timed out";
+                    default -> "device error code " + code;
+                };
+                String peerText = peer >= 0 ? "waiting for rank " + peer : "waiting for a flag";
+                throw new IrisDeviceException("rank " + rank + ": " + what + " in " + where + " after "
+                        + elapsed / 1_000_000 + " ms (deadline " + deviceTimeoutMillis + " ms), " + peerText
+                        + ": flag was " + observed + ", expected " + expected
+                        + (peer >= 0 ? "; rank " + peer + " may have failed or stopped calling the same operations" : ""),
+                        code, peer);
+            }
+        }
+    }
+
+    /** "rank 0: checked mode: my_kernel (my_kernels.cu:42) translated an address for target rank 1: ...". */
+    static String badAddress(int rank, int world, int line, int targetRank, long offset, long heapSize, long bytes,
+                             String function, String file) {
+        String at = function + (file == null ? "" : " (" + baseName(file) + (line > 0 ? ":" + line : "") + ")");
+        String problem;
+        if (targetRank < 0 || targetRank >= world) {
+            problem = "target rank " + targetRank + " is out of range [0, " + world + ")";
+        } else if (offset < 0 || offset > heapSize) {
+            problem = "offset " + offsetText(offset) + " lies outside the heap of " + heapSize + " bytes";
+        } else if (bytes > heapSize - offset) {
+            problem = "an access of " + bytes + " bytes at offset " + offset + " runs past the end of the heap of "
+                    + heapSize + " bytes";
+        } else {
+            problem = "an access of " + bytes + " bytes at offset " + offset + " of the heap of " + heapSize + " bytes";
+        }
+        return "rank " + rank + ": checked mode: " + at + " translated an address for target rank " + targetRank
+                + ": " + problem + "; the thread that made the call stopped and the kernel's waits gave up";
+    }
+
+    /** Sets the abort word: every bounded device wait of this rank gives up from now on. */
+    static void abort(ByteBuffer status, int lostRank) {
+        INTS.setVolatile(status, LOST_RANK, lostRank);
+        INTS.setVolatile(status, ABORT, 1);
+    }
+
+    static boolean aborted(ByteBuffer status) {
+        return (int) INTS.getVolatile(status, ABORT) != 0;
+    }
+
+    /** Clears everything but the abort word. */
+    private static void clear(ByteBuffer status) {
+        for (int i = 0; i < ABORT; i += 4) {
+            status.putInt(i, 0);
+        }
+        status.putLong(FILE, 0L);
+        status.putLong(FUNCTION, 0L);
+    }
+
+    private static String name(DeviceStrings strings, long address, String fallback) {
+        if (address == 0) {
+            return fallback;
+        }
+        String s = strings.read(address, MAX_NAME_CHARS);
+        return s == null || s.isEmpty() ? fallback : s;
+    }
+
+    private static String baseName(String path) {
+        int slash = path.lastIndexOf('/');
+        return slash >= 0 ? path.substring(slash + 1) : path;
+    }
+
+    /** Offsets below the heap's start come back as huge unsigned numbers: show them as negative. */
+    private static String offsetText(long offset) {
+        return offset < 0 ? offset + " (before the heap's start)" : Long.toString(offset);
     }
 }

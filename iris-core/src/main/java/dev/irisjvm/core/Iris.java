@@ -10,13 +10,18 @@ import dev.irisjvm.core.gpu.NativeLibrary;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.runtime.global.IrisRuntime;
+import dev.irisjvm.core.rendezvous.RankWatchdog;
 import dev.irisjvm.core.rendezvous.Rendezvous;
 import dev.irisjvm.core.rendezvous.RendezvousConfig;
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.LongPointer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,16 +46,31 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Init and close are collective. Close releases every mapping and allocation, and a process may
  * init again afterwards.
+ *
+ * <p>A watchdog connects the ranks (see {@link RankWatchdog}). When another rank's process ends
+ * without closing (killed, crashed, exited) or stops answering for {@link IrisConfig#watchdogTimeout()},
+ * this rank's device waits stop within microseconds instead of at their deadline, host-side waits
+ * end, and {@link #synchronize}, the barriers and the host-side collectives raise
+ * {@link IrisRankLostException} naming the lost rank. After that the instance can only be closed.
  */
 public final class Iris implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Iris.class);
     private static final int HANDSHAKE_BYTES = IpcHandles.HANDLE_BYTES + 8 + 4 + 64;
+    /**
+     * A dead peer breaks the rendezvous at about the moment the watchdog notices it; a failed
+     * host-side step waits this long for the watchdog's verdict, which names the rank.
+     */
+    private static final Duration LOSS_VERDICT_WAIT = Duration.ofSeconds(1);
 
     private final IrisConfig config;
     private final int rank;
     private final int world;
+    private final RendezvousConfig rendezvousConfig;
     private final Rendezvous rendezvous;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final Object statusLock = new Object();  // the watchdog's thread writes the abort word
+    private boolean statusReleased;                  // guarded by statusLock
+    private volatile RankWatchdog watchdog;
     private final List<AutoCloseable> toRelease = new ArrayList<>();  // closed in reverse order
     private DeviceProperties deviceProperties;
     private Stream stream;
@@ -72,9 +92,10 @@ public final class Iris implements AutoCloseable {
             throw new IllegalArgumentException("rank " + rank + ": world size " + world + " exceeds "
                     + DeviceContext.MAX_RANKS + ", the most ranks one node supports");
         }
-        this.rendezvous = Rendezvous.connect(new RendezvousConfig(rank, world,
+        this.rendezvousConfig = new RendezvousConfig(rank, world,
                 config.rankEnvironment().masterAddr(), config.rankEnvironment().masterPort(),
-                config.rankEnvironment().jobToken(), config.rendezvousTimeout(), 16 << 20));
+                config.rankEnvironment().jobToken(), config.rendezvousTimeout(), 16 << 20);
+        this.rendezvous = Rendezvous.connect(rendezvousConfig);
     }
 
     /** Joins the job this process's environment describes (see {@link IrisConfig#fromEnvironment()}). */
@@ -105,7 +126,13 @@ public final class Iris implements AutoCloseable {
     private void start() {
         deviceProperties = Gpu.properties(config.device());
         stream = track(Stream.create());
-        status = track(MappedHostMemory.allocate(DeviceStatusRecord.BYTES));
+        status = MappedHostMemory.allocate(DeviceStatusRecord.BYTES);
+        toRelease.add(() -> {
+            synchronized (statusLock) {
+                statusReleased = true;
+                status.close();
+            }
+        });
 
         try (LongPointer p = new LongPointer(1)) {
             // Plain device memory unless IRIS_HEAP_FINE_GRAINED=1 (AMD); the choice: memory.cpp, iris_malloc_heap.
@@ -126,13 +153,15 @@ public final class Iris implements AutoCloseable {
         deviceContext = new DeviceContext(rank, world, config.heapSize(), config.deviceTimeout().toNanos(),
                 status.address(), heapBase + SymmetricHeap.BARRIER_FLAGS_OFFSET,
                 heapBase + SymmetricHeap.BARRIER_EPOCH_OFFSET, bases);
-        kernels = track(new CoreKernels(deviceProperties.multiprocessorCount()));
+        kernels = track(new CoreKernels(deviceProperties.multiprocessorCount(), config.checked()));
         heap = new SymmetricHeap(this, heapBase, config.heapSize());
+        watchdog = track(RankWatchdog.start(rendezvous, rendezvousConfig, config.watchdogTimeout(), this::onRankLost));
         // Nobody touches a peer's heap before every rank has mapped every heap.
         rendezvous.barrier();
-        LOG.info("rank {}/{}: {} on GPU {} ({}, {} SMs), heap {} MiB, {}", rank, world, Gpu.runtimeDescription(),
+        LOG.info("rank {}/{}: {} on GPU {} ({}, {} SMs), heap {} MiB, {}{}", rank, world, Gpu.runtimeDescription(),
                 config.device(), deviceProperties.name(), deviceProperties.multiprocessorCount(),
-                config.heapSize() >> 20, config.rankEnvironment().source());
+                config.heapSize() >> 20, config.rankEnvironment().source(),
+                config.checked() ? ", checked mode (allocations compared across ranks, bounds-checked device code)" : "");
     }
 
     /** Every rank exports its heap, all-gathers the handles and maps every peer's heap. */
@@ -227,11 +256,57 @@ public final class Iris implements AutoCloseable {
         return rendezvous;
     }
 
+    // ---- lost ranks ------------------------------------------------------------------------------
+
+    /** The watchdog's thread: a peer is gone. Stop this rank's device waits and host-side waits. */
+    private void onRankLost(RankWatchdog.Loss loss) {
+        synchronized (statusLock) {
+            if (!statusReleased) {
+                DeviceStatusRecord.abort(status.buffer(), loss.rank());
+            }
+        }
+        rendezvous.close();  // a host-side step waiting for the lost rank ends now, not at its timeout
+    }
+
+    /** The first rank this rank's watchdog found gone, or null. */
+    public RankWatchdog.Loss lostRank() {
+        RankWatchdog w = watchdog;
+        return w == null ? null : w.loss();
+    }
+
+    private IrisRankLostException lossException(String op, RankWatchdog.Loss loss, Throwable cause) {
+        return new IrisRankLostException("rank " + rank + ": " + op + ": " + loss.describe()
+                + "; the job cannot go on without it", rank, loss.rank(), cause);
+    }
+
+    private void ensureNoLoss(String op) {
+        RankWatchdog.Loss loss = lostRank();
+        if (loss != null) {
+            throw lossException(op, loss, null);
+        }
+    }
+
+    /** A host-side collective step; a failure caused by a lost rank is reported as that loss. */
+    private <T> T overRendezvous(String op, Supplier<T> step) {
+        ensureOpen(op);
+        ensureNoLoss(op);
+        try {
+            return step.get();
+        } catch (IrisException e) {
+            RankWatchdog.Loss loss = watchdog == null ? null : watchdog.awaitLoss(LOSS_VERDICT_WAIT);
+            if (loss != null) {
+                throw lossException(op, loss, e);
+            }
+            throw e;
+        }
+    }
+
     // ---- synchronization ------------------------------------------------------------------------
 
     /** Device-side barrier of all ranks, enqueued on the default stream (returns at once). */
     public void barrier() {
-        barrier(stream());
+        ensureOpen("barrier");
+        barrier(stream);
     }
 
     /**
@@ -241,36 +316,68 @@ public final class Iris implements AutoCloseable {
      */
     public void barrier(Stream s) {
         ensureOpen("barrier");
+        ensureNoLoss("barrier");
         kernels.barrier(deviceContext, s);
     }
 
-    /** Waits for the default stream and raises any error a kernel recorded. */
+    /**
+     * Waits for the default stream and raises any error a kernel recorded; raises
+     * {@link IrisRankLostException} once a peer rank is lost.
+     */
     public void synchronize() {
-        synchronize(stream());
+        ensureOpen("synchronize");
+        synchronize(stream);
     }
 
     public void synchronize(Stream s) {
         ensureOpen("synchronize");
         s.synchronize();
         checkDeviceStatus();
+        ensureNoLoss("synchronize");
     }
 
     /** Raises what a kernel recorded in this rank's status (e.g. a wait that timed out). */
     public void checkDeviceStatus() {
-        DeviceStatusRecord.check(status.buffer(), config.deviceTimeout().toMillis());
+        RankWatchdog.Loss loss = lostRank();
+        DeviceStatusRecord.check(status.buffer(), world, config.deviceTimeout().toMillis(), Iris::readDeviceString,
+                loss == null ? null : loss.reason() + " (noticed by rank " + loss.reportedBy() + ")");
+    }
+
+    /**
+     * A NUL-terminated string in device memory (a checked kernel's file and function name), read a
+     * byte at a time so that nothing past its end is touched; null if it cannot be read.
+     */
+    private static String readDeviceString(long address, int maxChars) {
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        try (Stream s = Stream.create(); BytePointer one = new BytePointer(1)) {
+            for (int i = 0; i < maxChars; i++) {
+                Memcpy.deviceToHost(one, address + i, 1, s);
+                s.synchronize();
+                byte b = one.get(0);
+                if (b == 0) {
+                    break;
+                }
+                text.write(b);
+            }
+        } catch (RuntimeException unreadable) {
+            return null;
+        }
+        return text.toString(StandardCharsets.UTF_8);
     }
 
     /** Host-side barrier over the rendezvous (no GPU work involved). */
     public void hostBarrier() {
-        ensureOpen("hostBarrier");
-        rendezvous.barrier();
+        overRendezvous("hostBarrier", () -> {
+            rendezvous.barrier();
+            return null;
+        });
     }
 
     /** Host-side broadcast of bytes from {@code root}; other ranks' arguments are ignored. */
     public byte[] broadcast(byte[] value, int root) {
         ensureOpen("broadcast");
         checkRank(root, "root");
-        return rendezvous.broadcast(value, root);
+        return overRendezvous("broadcast", () -> rendezvous.broadcast(value, root));
     }
 
     public long broadcast(long value, int root) {
@@ -289,8 +396,7 @@ public final class Iris implements AutoCloseable {
 
     /** Host-side all-gather of bytes: element r is rank r's value. */
     public byte[][] allGather(byte[] value) {
-        ensureOpen("allGather");
-        return rendezvous.allGather(value);
+        return overRendezvous("allGather", () -> rendezvous.allGather(value));
     }
 
     void checkRank(int r, String argument) {
@@ -310,7 +416,9 @@ public final class Iris implements AutoCloseable {
     /**
      * Collective: waits for this rank's work, meets the other ranks (so none still touches this
      * heap), then unmaps the peers' heaps and frees everything this instance allocated. Resources
-     * are released even when the meeting fails (a peer died); that failure is then rethrown.
+     * are released even when the meeting fails; that failure is then rethrown, unless a lost rank
+     * caused it (a lost rank was raised by the operation that noticed it, and logged by the watchdog:
+     * after it, close only releases).
      */
     @Override
     public void close() {
@@ -321,9 +429,16 @@ public final class Iris implements AutoCloseable {
         try {
             stream.synchronize();
             checkDeviceStatus();
-            rendezvous.barrier();
+            if (lostRank() == null) {
+                rendezvous.barrier();
+            }
+        } catch (IrisRankLostException lost) {
+            // reported where it was noticed; nothing to meet
         } catch (RuntimeException e) {
-            failure = e;
+            RankWatchdog.Loss loss = watchdog == null ? null : watchdog.awaitLoss(LOSS_VERDICT_WAIT);
+            if (loss == null) {
+                failure = e;
+            }
         }
         heap.closeAll();
         failure = combine(failure, releaseAll());

@@ -20,7 +20,10 @@ import java.util.Map;
  * {@code IRIS_HEAP_SIZE} (bytes, or with a k/m/g suffix; default 1g); {@code IRIS_DEVICE} (GPU
  * index; default the local rank); {@code IRIS_RENDEZVOUS_TIMEOUT_MS} (default 120000);
  * {@code IRIS_DEVICE_TIMEOUT_MS} (bound on every device-side wait, default 30000);
- * {@code IRIS_CHECK=1} (checked mode: ranks verify that they allocate identically);
+ * {@code IRIS_WATCHDOG_TIMEOUT_MS} (a rank that sends no heartbeat for this long counts as lost,
+ * default 30000; a rank whose process ends is noticed at once);
+ * {@code IRIS_CHECK=1} (checked mode: ranks verify that they allocate identically, and kernels load
+ * in their bounds-checked variants, which check every translated remote address);
  * {@code IRIS_SEED} (base seed of the random factories, default 0).
  *
  * @param rankEnvironment    rank, world, local rank, master address and port, job token
@@ -28,7 +31,9 @@ import java.util.Map;
  * @param heapSize           bytes of each rank's symmetric heap
  * @param rendezvousTimeout  bound on joining and on each host-side collective step
  * @param deviceTimeout      bound on each device-side wait (barrier, wait_until)
- * @param checked            verify collective allocation across ranks
+ * @param watchdogTimeout    how long a rank may stay silent before the others take it for lost
+ * @param checked            verify collective allocation across ranks, and load the bounds-checked
+ *                           variants of the kernels
  * @param seed               base seed of the random factories
  */
 public record IrisConfig(
@@ -37,6 +42,7 @@ public record IrisConfig(
         long heapSize,
         Duration rendezvousTimeout,
         Duration deviceTimeout,
+        Duration watchdogTimeout,
         boolean checked,
         long seed) {
 
@@ -57,6 +63,7 @@ public record IrisConfig(
         }
         requirePositive(rendezvousTimeout, "rendezvousTimeout", who);
         requirePositive(deviceTimeout, "deviceTimeout", who);
+        requirePositive(watchdogTimeout, "watchdogTimeout", who);
     }
 
     private static void requirePositive(Duration d, String name, String who) {
@@ -78,32 +85,38 @@ public record IrisConfig(
                 parseSize(env.get("IRIS_HEAP_SIZE"), DEFAULT_HEAP_SIZE),
                 Duration.ofMillis(parseLong(env, "IRIS_RENDEZVOUS_TIMEOUT_MS", 120_000)),
                 Duration.ofMillis(parseLong(env, "IRIS_DEVICE_TIMEOUT_MS", 30_000)),
+                Duration.ofMillis(parseLong(env, "IRIS_WATCHDOG_TIMEOUT_MS", 30_000)),
                 isTrue(env.get("IRIS_CHECK")),
                 parseLong(env, "IRIS_SEED", 0));
     }
 
     public IrisConfig withHeapSize(long bytes) {
-        return new IrisConfig(rankEnvironment, device, bytes, rendezvousTimeout, deviceTimeout, checked, seed);
+        return new IrisConfig(rankEnvironment, device, bytes, rendezvousTimeout, deviceTimeout, watchdogTimeout, checked, seed);
     }
 
     public IrisConfig withDevice(int gpu) {
-        return new IrisConfig(rankEnvironment, gpu, heapSize, rendezvousTimeout, deviceTimeout, checked, seed);
+        return new IrisConfig(rankEnvironment, gpu, heapSize, rendezvousTimeout, deviceTimeout, watchdogTimeout, checked, seed);
     }
 
     public IrisConfig withRendezvousTimeout(Duration timeout) {
-        return new IrisConfig(rankEnvironment, device, heapSize, timeout, deviceTimeout, checked, seed);
+        return new IrisConfig(rankEnvironment, device, heapSize, timeout, deviceTimeout, watchdogTimeout, checked, seed);
     }
 
     public IrisConfig withDeviceTimeout(Duration timeout) {
-        return new IrisConfig(rankEnvironment, device, heapSize, rendezvousTimeout, timeout, checked, seed);
+        return new IrisConfig(rankEnvironment, device, heapSize, rendezvousTimeout, timeout, watchdogTimeout, checked, seed);
+    }
+
+    /** A rank silent for this long counts as lost (a rank whose process ends is noticed at once). */
+    public IrisConfig withWatchdogTimeout(Duration timeout) {
+        return new IrisConfig(rankEnvironment, device, heapSize, rendezvousTimeout, deviceTimeout, timeout, checked, seed);
     }
 
     public IrisConfig withChecked(boolean on) {
-        return new IrisConfig(rankEnvironment, device, heapSize, rendezvousTimeout, deviceTimeout, on, seed);
+        return new IrisConfig(rankEnvironment, device, heapSize, rendezvousTimeout, deviceTimeout, watchdogTimeout, on, seed);
     }
 
     public IrisConfig withSeed(long baseSeed) {
-        return new IrisConfig(rankEnvironment, device, heapSize, rendezvousTimeout, deviceTimeout, checked, baseSeed);
+        return new IrisConfig(rankEnvironment, device, heapSize, rendezvousTimeout, deviceTimeout, watchdogTimeout, checked, baseSeed);
     }
 
     public int rank() {

@@ -14,12 +14,16 @@ public class IrisDeviceException extends IrisException {
         this.peer = peer;
     }
 
-    /** The device error code (1: wait timeout, 2: barrier timeout). */
+    /**
+     * The device error code: 1 a wait timed out, 2 a barrier timed out, 3 a collective's counts
+     * disagree (iris-kernels), 5 checked mode: an address outside the heap or the ranks. (4, a wait
+     * aborted because a rank was lost, is raised as {@link IrisRankLostException}.)
+     */
     public int code() {
         return code;
     }
 
-    /** The rank that was waited for, or -1. */
+    /** The rank that was waited for (code 5: the target rank of the bad address), or -1. */
     public int peer() {
         return peer;
     }

@@ -5,6 +5,7 @@ import dev.irisjvm.core.gpu.Stream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
 
@@ -13,7 +14,8 @@ import org.bytedeco.javacpp.Pointer;
  * one rank can address any rank's copy. Row-major with explicit strides (in elements).
  *
  * <p>Allocation and {@link #close()} are collective: every rank creates and closes the same
- * tensors in the same order.
+ * tensors in the same order. A tensor is freed once: using it afterwards, or closing it again,
+ * raises {@link IllegalStateException} naming the tensor and the rank.
  *
  * <pre>{@code
  * try (SymTensor x = heap.zeros(DType.F32, 4, 1024)) {
@@ -30,7 +32,8 @@ public final class SymTensor implements AutoCloseable {
     private final long[] strides;
     private final long offset;
     private final long numel;
-    private volatile boolean live = true;
+    /** null while live; then who freed it: "close()" or "Iris.close()". */
+    private final AtomicReference<String> freedBy = new AtomicReference<>();
 
     SymTensor(SymmetricHeap heap, DType dtype, long[] shape, long offset) {
         this.heap = heap;
@@ -101,7 +104,7 @@ public final class SymTensor implements AutoCloseable {
     }
 
     public boolean isLive() {
-        return live;
+        return freedBy.get() == null;
     }
 
     /** The window rows [row0, row0+rows) x cols [col0, col0+cols) of this tensor's matrix view. */
@@ -281,23 +284,31 @@ public final class SymTensor implements AutoCloseable {
 
     // ---- lifetime ----------------------------------------------------------------------------
 
-    /** Frees this tensor's heap block. Collective: every rank closes the same tensors in the same order. */
+    /**
+     * Frees this tensor's heap block. Collective: every rank closes the same tensors in the same order.
+     *
+     * @throws IllegalStateException if it was freed already (by an earlier close, or by
+     *                               {@link Iris#close()}): a double free names the tensor and the rank
+     */
     @Override
     public void close() {
-        if (live) {
-            live = false;
-            heap.release(this);
+        if (!freedBy.compareAndSet(null, "close()")) {
+            throw new IllegalStateException(rankLabel() + ": close: tensor " + describe() + " was already freed by "
+                    + freedBy.get() + "; a tensor is freed exactly once (a double free)");
         }
+        heap.release(this);
     }
 
     /** The heap is going away with its Iris instance: this tensor is gone without a collective free. */
     void markFreedAtClose() {
-        live = false;
+        freedBy.compareAndSet(null, "Iris.close()");
     }
 
     void ensureLive(String op) {
-        if (!live) {
-            throw new IllegalStateException(rankLabel() + ": " + op + ": tensor " + describe() + " was freed");
+        String by = freedBy.get();
+        if (by != null) {
+            throw new IllegalStateException(rankLabel() + ": " + op + ": tensor " + describe() + " was freed"
+                    + (by.equals("Iris.close()") ? " by Iris.close()" : ""));
         }
         heap.iris().ensureOpen(op);
     }
@@ -312,6 +323,6 @@ public final class SymTensor implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "SymTensor(" + describe() + (live ? "" : ", freed") + ")";
+        return "SymTensor(" + describe() + (isLive() ? "" : ", freed") + ")";
     }
 }

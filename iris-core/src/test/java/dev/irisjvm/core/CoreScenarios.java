@@ -24,7 +24,8 @@ public final class CoreScenarios {
     /** Every scenario, in the order each rank runs them. */
     public static final List<String> SCENARIOS = List.of("init_identity", "factories", "copies", "store_remote",
             "load_remote", "atomic_add", "barrier_orders_rounds", "broadcast_and_allgather", "heap_reuse",
-            "graph_capture", "misuse", "device_barrier_timeout", "checked_mode_divergence", "init_close_cycles");
+            "graph_capture", "misuse", "device_barrier_timeout", "checked_mode_divergence", "init_close_cycles",
+            "use_after_close", "foreign_heap");
 
     private static final List<DType> ALL = List.of(DType.values());
     private static final EnumSet<DType> ATOMIC = EnumSet.of(DType.F32, DType.F64, DType.I32, DType.I64, DType.F16, DType.BF16);
@@ -68,6 +69,8 @@ public final class CoreScenarios {
                 .add("device_barrier_timeout", () -> barrierTimeout(config))
                 .add("checked_mode_divergence", () -> checkedModeDivergence(config))
                 .add("init_close_cycles", () -> initCloseCycles(config))
+                .add("use_after_close", () -> useAfterClose(config))
+                .add("foreign_heap", () -> foreignHeap(config))
                 .runAll();
         System.exit(failed);
     }
@@ -397,6 +400,11 @@ public final class CoreScenarios {
         freed.close();
         expect(IllegalStateException.class, "freed", () -> freed.toFloatArray());
         expect(IllegalStateException.class, "freed", () -> freed.tile(0, 0, 1, 1));
+        // A double free names the tensor and the rank; the heap is unchanged by the second call.
+        long used = heap.usedBytes();
+        expect(IllegalStateException.class, "rank " + rank + ": close: tensor F32[16]@" + freed.heapOffset()
+                + " was already freed by close(); a tensor is freed exactly once", freed::close);
+        check(heap.usedBytes() == used, "a double free changed the heap: used " + heap.usedBytes() + ", was " + used);
         expect(IllegalArgumentException.class, "shape[1]", () -> heap.zeros(DType.F32, 4, 0));
         expect(IllegalArgumentException.class, "root", () -> iris.broadcast(1L, world));
         iris.hostBarrier();
@@ -465,6 +473,53 @@ public final class CoreScenarios {
         }
     }
 
+    /** Everything of a closed instance refuses to work, naming the call; a tensor it held is freed already. */
+    private static void useAfterClose(IrisConfig base) {
+        IrisConfig config = base.withHeapSize(64L << 20);
+        Iris first = Iris.init(config);
+        int rank = first.rank();
+        SymTensor old = first.heap().arange(DType.F32, 64);
+        first.close();
+        first.close();  // idempotent
+        expect(IllegalStateException.class, "rank " + rank + ": heap called after Iris.close()", first::heap);
+        expect(IllegalStateException.class, "rank " + rank + ": barrier called after Iris.close()", first::barrier);
+        expect(IllegalStateException.class, "rank " + rank + ": synchronize called after Iris.close()", first::synchronize);
+        expect(IllegalStateException.class, "rank " + rank + ": hostBarrier called after Iris.close()", first::hostBarrier);
+        expect(IllegalStateException.class, "rank " + rank + ": stream called after Iris.close()", first::stream);
+        expect(IllegalStateException.class, "was freed by Iris.close()", old::toFloatArray);
+        expect(IllegalStateException.class, "was already freed by Iris.close()", old::close);
+        try (Iris second = Iris.init(config); SymTensor fresh = second.heap().zeros(DType.F32, 64)) {
+            int next = (second.rank() + 1) % second.worldSize();
+            expect(IllegalStateException.class, "was freed by Iris.close()", () -> fresh.whole().on(next).storeRemote(old.whole()));
+            expect(IllegalStateException.class, "was freed by Iris.close()", () -> old.whole());
+            second.hostBarrier();
+        }
+    }
+
+    /**
+     * A tensor of another Iris instance's heap is refused before anything launches. Each rank opens
+     * two one-rank instances on two GPUs in its own process (host-side checks only: the second init
+     * makes its GPU current), then closes them.
+     */
+    private static void foreignHeap(IrisConfig base) {
+        int devices = dev.irisjvm.core.gpu.Gpu.deviceCount();
+        int mine = base.device();
+        int other = (mine + 1) % devices;
+        IrisConfig single = IrisConfig.fromEnvironment(java.util.Map.of()).withHeapSize(64L << 20);
+        Iris a = Iris.init(single.withDevice(mine));
+        SymTensor onA = a.heap().zeros(DType.F32, 64);
+        try (Iris b = Iris.init(single.withDevice(other)); SymTensor onB = b.heap().zeros(DType.F32, 64)) {
+            expect(IllegalArgumentException.class, "rank 0: storeRemote: src belongs to another Iris instance's heap",
+                    () -> onB.whole().on(0).storeRemote(onA.whole()));
+            expect(IllegalArgumentException.class, "rank 0: loadRemote: dst belongs to another Iris instance's heap",
+                    () -> onA.whole().on(0).loadRemote(onB.whole()));
+        } finally {
+            dev.irisjvm.core.gpu.Gpu.setDevice(mine);
+            onA.close();
+            a.close();
+        }
+    }
+
     // ---- helpers ----------------------------------------------------------------------------------
 
     /** {rows, cols, row0, col0, tileRows, tileCols}: aligned, odd-sized, single-row and large windows. */
@@ -490,7 +545,11 @@ public final class CoreScenarios {
 
     private SymTensor cast(SymTensor src, DType t) {
         if (src.dtype() == t) {
-            return src;  // closing it twice is harmless: close is idempotent
+            // A copy, not src itself: the caller closes both, and a tensor is freed once.
+            SymTensor copy = iris.heap().empty(t, src.shape());
+            src.whole().on(rank).loadRemote(copy.whole());
+            iris.synchronize();
+            return copy;
         }
         double[] v = src.toDoubleArray();
         for (int i = 0; i < v.length; i++) v[i] = Math.floor(v[i]) + (t == DType.U8 ? 100 : 0);

@@ -19,6 +19,22 @@ class IrisConfigTest {
         assertEquals(1L << 30, c.heapSize());
         assertFalse(c.checked());
         assertEquals(Duration.ofSeconds(30), c.deviceTimeout());
+        assertEquals(Duration.ofSeconds(30), c.watchdogTimeout());
+    }
+
+    @Test
+    void watchdogTimeoutFromTheEnvironmentOrAWither() {
+        assertEquals(Duration.ofMillis(2500),
+                IrisConfig.fromEnvironment(Map.of("IRIS_WATCHDOG_TIMEOUT_MS", "2500")).watchdogTimeout());
+        IrisConfig c = IrisConfig.fromEnvironment(Map.of()).withWatchdogTimeout(Duration.ofSeconds(3));
+        assertEquals(Duration.ofSeconds(3), c.watchdogTimeout());
+        assertEquals(Duration.ofSeconds(3), c.withChecked(true).withSeed(5).withHeapSize(1L << 21).watchdogTimeout(),
+                "the other withers keep it");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.withWatchdogTimeout(Duration.ZERO));
+        assertTrue(e.getMessage().contains("rank 0: watchdogTimeout must be a positive duration"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> IrisConfig.fromEnvironment(Map.of("IRIS_WATCHDOG_TIMEOUT_MS", "later")));
+        assertTrue(e.getMessage().contains("IRIS_WATCHDOG_TIMEOUT_MS"), e.getMessage());
     }
 
     @Test

@@ -16,6 +16,7 @@
 //   16-bit float types     __half, __nv_bfloat16               __half, hip_bfloat16 (iris::f16, iris::bf16)
 //   wgmma, TMA             IRIS_HAS_WGMMA / IRIS_HAS_TMA = 1   0; such kernels are IRIS_NVIDIA_ONLY
 //                          when compiling for sm_90a
+//   exit_thread (checked)  PTX exit: the thread                s_endpgm: the wavefront
 //
 // NVIDIA-only kernels. A kernel source that needs NVIDIA hardware (wgmma/TMA GEMM and attention
 // mainloops, %globaltimer-based profiling, ...) says so on a line of its own:
@@ -353,6 +354,19 @@ __device__ inline uint64_t now_ns() {
 /// Orders this thread's prior writes, including writes into peer memory, before later ones
 /// as seen by every GPU and the host (both vendors provide __threadfence_system).
 __device__ inline void fence_system() { __threadfence_system(); }
+
+/// Ends the calling thread (checked builds, after recording a bad address). NVIDIA: PTX `exit`,
+/// only this thread stops; threads that exited count as arrived at later __syncthreads. AMD:
+/// s_endpgm ends the whole wavefront. Never __trap / abort: they take down the context, and a
+/// rank's context cannot be recovered inside a JVM.
+[[noreturn]] __device__ inline void exit_thread() {
+#if IRIS_PLATFORM_NVIDIA
+    asm volatile("exit;" ::: "memory");
+    __builtin_unreachable();
+#else
+    __builtin_amdgcn_endpgm();
+#endif
+}
 
 }  // namespace arch
 

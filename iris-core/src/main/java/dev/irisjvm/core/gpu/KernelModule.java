@@ -9,8 +9,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bytedeco.javacpp.BytePointer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Compiled device code (CUDA: fatbin, cubin or PTX; HIP: a code object or code-object bundle,
@@ -25,6 +28,10 @@ import org.bytedeco.javacpp.BytePointer;
  * }</pre>
  */
 public final class KernelModule extends NativeResource {
+    private static final Logger LOG = LoggerFactory.getLogger(KernelModule.class);
+    /** Modules whose missing checked variant was reported already (once per process). */
+    private static final Set<String> WARNED_UNCHECKED = ConcurrentHashMap.newKeySet();
+
     private final iris_module_s handle;
     private final String name;
     private final Map<String, Kernel> kernels = new ConcurrentHashMap<>();
@@ -60,6 +67,54 @@ public final class KernelModule extends NativeResource {
         NativeLibrary.ensureAvailable();
         Platform platform = NativeLibrary.platform();
         return load(readImage(anchor, resource, platform), platform.codeObjectResource(resource));
+    }
+
+    /**
+     * Like {@link #fromResource(Class, String)}, in the checked variant when {@code checked}: for
+     * {@code name.fatbin} that is {@code name.checked.fatbin} ({@code .hsaco} on HIP), built with
+     * {@code -DIRIS_CHECKED=1}, in which every translated remote address is bounds-checked. A module
+     * the build made no checked variant of ships {@code name.checked.skipped} with the reason; it
+     * loads plain then, with a warning (once per module) that its addresses go unchecked.
+     */
+    public static KernelModule fromResource(Class<?> anchor, String resource, boolean checked) {
+        if (!checked) {
+            return fromResource(anchor, resource);
+        }
+        NativeLibrary.ensureAvailable();
+        return fromResource(anchor, checkedVariant(anchor, resource, NativeLibrary.platform()));
+    }
+
+    /**
+     * The resource checked mode loads for {@code resource} on {@code platform}: its checked variant
+     * ({@code x.fatbin} -> {@code x.checked.fatbin}), or the plain one, with a warning, where the build
+     * skipped the variant ({@code x.checked.skipped}). A variant that is simply missing is returned
+     * as is, so that loading it says so.
+     */
+    static String checkedVariant(Class<?> anchor, String resource, Platform platform) {
+        String plain = platform.codeObjectResource(resource);
+        int dot = plain.lastIndexOf('.');
+        String base = dot > plain.lastIndexOf('/') ? plain.substring(0, dot) : plain;
+        String checkedResource = base + ".checked" + plain.substring(base.length());
+        if (anchor.getResource(checkedResource) == null) {
+            String skipped = readText(anchor, base + ".checked.skipped");
+            if (skipped != null) {
+                if (WARNED_UNCHECKED.add(anchor.getName() + "/" + base)) {
+                    LOG.warn("{}: checked mode: module {} has no checked variant ({}); loading it unchecked, so its "
+                            + "remote addresses are not bounds-checked", NativeCalls.rankLabel(),
+                            base.substring(base.lastIndexOf('/') + 1), skipped);
+                }
+                return resource;
+            }
+        }
+        return checkedResource;
+    }
+
+    private static String readText(Class<?> anchor, String resource) {
+        try (InputStream in = anchor.getResourceAsStream(resource)) {
+            return in == null ? null : new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** The bytes of {@code resource} for {@code platform}, or the exception that says why there are none. */

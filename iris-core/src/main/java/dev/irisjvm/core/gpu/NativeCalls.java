@@ -42,6 +42,7 @@ public final class NativeCalls {
             case IrisRuntime.IRIS_ERROR_INVALID_ARGUMENT -> "invalid argument";
             case IrisRuntime.IRIS_ERROR_NOT_FOUND -> "not found";
             case IrisRuntime.IRIS_ERROR_NOT_READY -> "not ready";
+            case IrisRuntime.IRIS_ERROR_UNSUPPORTED -> "not available on this platform";
             default -> "status " + status;
         };
     }

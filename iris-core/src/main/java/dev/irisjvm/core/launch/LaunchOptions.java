@@ -14,7 +14,7 @@ import java.util.Set;
  * What one launch starts: the {@code iris-run} command line, parsed.
  *
  * <pre>
- * iris-run -n N [--master-addr A] [--master-port P] [--timeout SECONDS] [--dry-run] -- CMD ARGS...
+ * iris-run -n N [--master-addr A] [--master-port P] [--timeout SECONDS] [--stop-delay SECONDS] [--dry-run] -- CMD ARGS...
  * </pre>
  *
  * <p>From code, start with {@link #of} and adjust with the {@code with...} methods:
@@ -32,6 +32,9 @@ import java.util.Set;
  * @param extraEnv    more variables for every rank (not settable from the command line); may
  *                    not name a variable the launcher sets itself
  * @param gracePeriod how long a stopped rank gets between SIGTERM and SIGKILL
+ * @param stopDelay   after the first rank fails, how long the others get to notice (their
+ *                    watchdog sees the lost rank) and exit on their own, reporting what they saw,
+ *                    before they are stopped; zero stops them at once
  */
 public record LaunchOptions(
         int worldSize,
@@ -41,16 +44,23 @@ public record LaunchOptions(
         boolean dryRun,
         List<String> command,
         Map<String, String> extraEnv,
-        Duration gracePeriod) {
+        Duration gracePeriod,
+        Duration stopDelay) {
 
     /** The one-line synopsis printed with every usage error. */
     public static final String USAGE =
-            "usage: iris-run -n N [--master-addr A] [--master-port P] [--timeout SECONDS] [--dry-run] -- CMD [ARGS...]";
+            "usage: iris-run -n N [--master-addr A] [--master-port P] [--timeout SECONDS] [--stop-delay SECONDS] [--dry-run]"
+                    + " -- CMD [ARGS...]";
 
     /** Where the rendezvous listens unless {@code --master-addr} says otherwise: this host. */
     public static final String DEFAULT_MASTER_ADDR = RankEnvironment.DEFAULT_MASTER_ADDR;
     /** Time a stopped rank gets to exit on SIGTERM before SIGKILL. */
     public static final Duration DEFAULT_GRACE_PERIOD = Duration.ofSeconds(3);
+    /**
+     * Time the other ranks get, after the first failure, to exit on their own: enough for a rank's
+     * watchdog to notice the lost rank (at once when its process ended) and for the rank to say so.
+     */
+    public static final Duration DEFAULT_STOP_DELAY = Duration.ofSeconds(2);
 
     /** Checks every component; see the class comment for their meaning. */
     public LaunchOptions {
@@ -80,12 +90,16 @@ public record LaunchOptions(
         if (gracePeriod.isNegative()) {
             throw new IllegalArgumentException("gracePeriod must not be negative, got " + gracePeriod);
         }
+        Objects.requireNonNull(stopDelay, "stopDelay");
+        if (stopDelay.isNegative()) {
+            throw new IllegalArgumentException("stopDelay must not be negative, got " + stopDelay);
+        }
     }
 
     /** {@code worldSize} ranks of {@code command}, everything else at its default. */
     public static LaunchOptions of(int worldSize, List<String> command) {
         return new LaunchOptions(worldSize, DEFAULT_MASTER_ADDR, 0, null, false, command, Map.of(),
-                DEFAULT_GRACE_PERIOD);
+                DEFAULT_GRACE_PERIOD, DEFAULT_STOP_DELAY);
     }
 
     /** {@code worldSize} ranks of {@code command}, everything else at its default. */
@@ -95,32 +109,37 @@ public record LaunchOptions(
 
     /** A copy with another master address. */
     public LaunchOptions withMasterAddr(String addr) {
-        return new LaunchOptions(worldSize, addr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod);
+        return new LaunchOptions(worldSize, addr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay);
     }
 
     /** A copy with another master port (0: pick a free one). */
     public LaunchOptions withMasterPort(int port) {
-        return new LaunchOptions(worldSize, masterAddr, port, timeout, dryRun, command, extraEnv, gracePeriod);
+        return new LaunchOptions(worldSize, masterAddr, port, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay);
     }
 
     /** A copy with another wall-clock limit for the whole job, or none when {@code limit} is null. */
     public LaunchOptions withTimeout(Duration limit) {
-        return new LaunchOptions(worldSize, masterAddr, masterPort, limit, dryRun, command, extraEnv, gracePeriod);
+        return new LaunchOptions(worldSize, masterAddr, masterPort, limit, dryRun, command, extraEnv, gracePeriod, stopDelay);
     }
 
     /** A copy that only prints (true) or really starts (false). */
     public LaunchOptions withDryRun(boolean dry) {
-        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dry, command, extraEnv, gracePeriod);
+        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dry, command, extraEnv, gracePeriod, stopDelay);
     }
 
     /** A copy with these extra variables for every rank, replacing earlier ones. */
     public LaunchOptions withExtraEnv(Map<String, String> env) {
-        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, env, gracePeriod);
+        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, env, gracePeriod, stopDelay);
     }
 
     /** A copy with another SIGTERM-to-SIGKILL grace period. */
     public LaunchOptions withGracePeriod(Duration grace) {
-        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, extraEnv, grace);
+        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, extraEnv, grace, stopDelay);
+    }
+
+    /** A copy in which the other ranks get {@code delay} to exit on their own after the first failure. */
+    public LaunchOptions withStopDelay(Duration delay) {
+        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, delay);
     }
 
     /** True when the arguments before {@code --} ask for help ({@code -h} or {@code --help}). */
@@ -156,6 +175,7 @@ public record LaunchOptions(
         String addr = DEFAULT_MASTER_ADDR;
         int port = 0;
         Duration timeout = null;
+        Duration stopDelay = DEFAULT_STOP_DELAY;
         boolean dryRun = false;
         List<String> command = null;
 
@@ -188,6 +208,7 @@ public record LaunchOptions(
                 case "--master-addr" -> addr = parseAddr(value);
                 case "--master-port" -> port = parsePort(value);
                 case "--timeout" -> timeout = parseTimeout(value);
+                case "--stop-delay" -> stopDelay = parseStopDelay(value);
                 case "--dry-run" -> dryRun = true;
                 default -> throw new IllegalArgumentException(arg.startsWith("-")
                         ? "unknown option " + arg
@@ -205,10 +226,10 @@ public record LaunchOptions(
             throw new IllegalArgumentException("no command after '--'");
         }
         return new LaunchOptions(worldSize, addr, port, timeout, dryRun, new ArrayList<>(command),
-                new LinkedHashMap<>(), DEFAULT_GRACE_PERIOD);
+                new LinkedHashMap<>(), DEFAULT_GRACE_PERIOD, stopDelay);
     }
 
-    private static final Set<String> VALUED = Set.of("-n", "--master-addr", "--master-port", "--timeout");
+    private static final Set<String> VALUED = Set.of("-n", "--master-addr", "--master-port", "--timeout", "--stop-delay");
 
     private static String nextValue(List<String> args, int i, String name) {
         if (i + 1 >= args.size() || args.get(i + 1).equals("--")) {
@@ -248,6 +269,13 @@ public record LaunchOptions(
             throw new IllegalArgumentException("--master-port expects a port number in 1..65535, got " + port);
         }
         return port;
+    }
+
+    private static Duration parseStopDelay(String value) {
+        if (!value.matches("[0-9]+(\\.[0-9]*)?|\\.[0-9]+")) {
+            throw new IllegalArgumentException("--stop-delay expects a number of seconds >= 0, got '" + value + "'");
+        }
+        return Duration.ofNanos(Math.round(Math.min(Double.parseDouble(value), 1e6) * 1e9));
     }
 
     private static Duration parseTimeout(String value) {

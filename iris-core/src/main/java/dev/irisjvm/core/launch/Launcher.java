@@ -57,7 +57,9 @@ import java.util.stream.Collectors;
  * peer IPC mappings need every device visible in every rank.
  *
  * <p>Each rank's stdout and stderr come back line by line with a {@code "[r] "} prefix. When a
- * rank exits non-zero the others are stopped: SIGTERM to each one's process tree and to any
+ * rank exits non-zero the others get {@code --stop-delay} (default 2 s) to notice (Iris's watchdog
+ * sees a lost rank at once) and exit on their own, saying what they saw; then the ones still
+ * running are stopped: SIGTERM to each one's process tree and to any
  * process that still carries its {@code IRIS_RANK} and this launch's {@code IRIS_JOB_TOKEN} (a
  * detached helper would otherwise keep a GPU busy), SIGKILL after the grace period. The launcher
  * then exits with the failed rank's code. Past {@code --timeout} it stops everything and exits
@@ -105,6 +107,8 @@ public final class Launcher {
               --master-addr A    rendezvous address (default 127.0.0.1)
               --master-port P    rendezvous port (default: a free port)
               --timeout SECONDS  stop every rank and exit 124 after this long
+              --stop-delay SECONDS  after a rank fails, give the others this long to exit on
+                                 their own before stopping them (default 2; 0: at once)
               --dry-run          print each rank's environment and command; start nothing
             Exits with the code of the first rank to fail, after stopping the others.""";
 
@@ -472,6 +476,7 @@ public final class Launcher {
             List<Integer> stillRunningAtTimeout = List.of();
             long deadline = options.timeout() == null ? Long.MAX_VALUE
                     : System.nanoTime() + options.timeout().toNanos();
+            long stopAt = Long.MAX_VALUE;  // after a failure: when the ranks still running are stopped
 
             int running = 0;
             for (int rank = 0; rank < n; rank++) {
@@ -491,16 +496,23 @@ public final class Launcher {
 
             while (running > 0) {
                 RankExit exit;
+                long until = Math.min(deadline, stopAt);
                 try {
-                    exit = deadline == Long.MAX_VALUE ? exits.take()
-                            : exits.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                    exit = until == Long.MAX_VALUE ? exits.take()
+                            : exits.poll(until - System.nanoTime(), TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     interrupted = true;
                     deadline = Long.MAX_VALUE;
+                    stopAt = Long.MAX_VALUE;
                     stopRunning();
                     continue;
                 }
                 if (exit == null) {
+                    if (stopAt != Long.MAX_VALUE) {
+                        stopAt = Long.MAX_VALUE;  // the others had their time to exit on their own
+                        stopRunning();
+                        continue;
+                    }
                     timedOut = true;
                     deadline = Long.MAX_VALUE;
                     stillRunningAtTimeout = stopRunning();
@@ -513,7 +525,14 @@ public final class Launcher {
                     failedRank = exit.rank();
                     failedCode = exit.code();
                     deadline = Long.MAX_VALUE; // the stop below ends the job; no timeout on top
-                    stopRunning();
+                    if (options.stopDelay().isZero() || running == 0) {
+                        stopRunning();
+                    } else {
+                        err.accept(PREFIX + "rank " + failedRank + " failed with " + describeExitCode(failedCode)
+                                + "; stopping the other ranks in " + formatSeconds(options.stopDelay())
+                                + " unless they exit first");
+                        stopAt = System.nanoTime() + options.stopDelay().toNanos();
+                    }
                 }
             }
             drainOutput();

@@ -27,6 +27,17 @@ class LaunchOptionsTest {
         assertEquals(List.of("java", "-cp", "x", "Main"), o.command());
         assertEquals(Map.of(), o.extraEnv());
         assertEquals(LaunchOptions.DEFAULT_GRACE_PERIOD, o.gracePeriod());
+        assertEquals(LaunchOptions.DEFAULT_STOP_DELAY, o.stopDelay());
+    }
+
+    @Test
+    void stopDelayIsSecondsAndMayBeZero() {
+        assertEquals(Duration.ofMillis(2500), LaunchOptions.parse("-n", "2", "--stop-delay", "2.5", "--", "x").stopDelay());
+        assertEquals(Duration.ZERO, LaunchOptions.parse("-n", "2", "--stop-delay=0", "--", "x").stopDelay());
+        assertEquals("--stop-delay expects a number of seconds >= 0, got '-1'", assertThrows(IllegalArgumentException.class,
+                () -> LaunchOptions.parse("-n", "2", "--stop-delay", "-1", "--", "x")).getMessage());
+        assertEquals("--stop-delay needs a value", assertThrows(IllegalArgumentException.class,
+                () -> LaunchOptions.parse("-n", "2", "--stop-delay", "--", "x")).getMessage());
     }
 
     @Test
@@ -105,9 +116,11 @@ class LaunchOptionsTest {
     void programmaticConstructionValidatesToo() {
         LaunchOptions o = LaunchOptions.of(2, "x").withMasterPort(80).withTimeout(Duration.ofSeconds(5))
                 .withDryRun(true).withMasterAddr("h").withGracePeriod(Duration.ZERO)
-                .withExtraEnv(Map.of("FOO", "bar"));
+                .withExtraEnv(Map.of("FOO", "bar")).withStopDelay(Duration.ofMillis(1500));
         assertEquals(new LaunchOptions(2, "h", 80, Duration.ofSeconds(5), true, List.of("x"), Map.of("FOO", "bar"),
-                Duration.ZERO), o);
+                Duration.ZERO, Duration.ofMillis(1500)), o);
+        assertEquals("stopDelay must not be negative, got PT-1S", assertThrows(IllegalArgumentException.class,
+                () -> LaunchOptions.of(1, "x").withStopDelay(Duration.ofSeconds(-1))).getMessage());
 
         assertEquals("worldSize must be >= 1, got 0",
                 assertThrows(IllegalArgumentException.class, () -> LaunchOptions.of(0, "x")).getMessage());

@@ -172,6 +172,31 @@ class LauncherTest {
     }
 
     @Test
+    void afterAFailureTheOtherRanksMayFinishOnTheirOwnWithinTheStopDelay() {
+        // Rank 1 fails at once; rank 0 notices (here: simply takes a moment) and exits by itself.
+        LaunchResult result = launch(sh(2, "if [ \"$IRIS_RANK\" = 1 ]; then exit 3; else sleep 0.5; echo noticed; exit 1; fi")
+                .withStopDelay(Duration.ofSeconds(10)));
+        assertEquals(3, result.exitCode(), "the first failure decides");
+        assertEquals(1, result.failedRank());
+        assertEquals(List.of(), result.stoppedRanks(), "nobody left to stop");
+        assertEquals(1, result.rankExitCodes().get(0));
+        assertTrue(lines.contains("[0] noticed"), lines::toString);
+        assertTrue(lines.contains("iris-run: rank 1 failed with exit code 3; stopping the other ranks in 10 s unless they exit"
+                + " first"), lines::toString);
+        assertTrue(lines.contains("iris-run: rank 1 failed first with exit code 3; stopped ranks []"), lines::toString);
+    }
+
+    @Test
+    void aZeroStopDelayStopsTheOthersAtOnce() {
+        long start = System.nanoTime();
+        LaunchResult result = launch(sh(2, "if [ \"$IRIS_RANK\" = 1 ]; then exit 3; else sleep 60; fi")
+                .withStopDelay(Duration.ZERO));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertEquals(List.of(0), result.stoppedRanks());
+        assertTrue(took.compareTo(Duration.ofMillis(1500)) < 0, "took " + took);
+    }
+
+    @Test
     void rankIgnoringSigtermIsKilledAfterTheGracePeriod() throws Exception {
         Path pidFile = tmp.resolve("stubborn.pid");
         String script = "if [ \"$IRIS_RANK\" = 0 ]; then trap '' TERM; sleep 60 & echo $! > " + pidFile + "; wait; "

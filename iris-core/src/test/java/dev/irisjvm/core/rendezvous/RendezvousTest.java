@@ -360,6 +360,94 @@ class RendezvousTest {
         }
     }
 
+    // ---- late ranks, strangers and broken frames --------------------------------------
+
+    @Test
+    void ranksLateWithinTheDeadlineAreWaitedFor() throws Exception {
+        // Rank 2 joins 800 ms late and rank 1 comes 800 ms late to step 1; the 3 s deadline covers both.
+        Duration timeout = Duration.ofSeconds(3);
+        try (Rendezvous.Listener listener = Rendezvous.listen(rootConfig(3, timeout, MAX_FRAME))) {
+            int port = listener.boundPort();
+            Future<byte[][]> zero = pool.submit(() -> {
+                try (Rendezvous rdv = listener.awaitMembers()) {
+                    return rdv.allGather(new byte[] {0});
+                }
+            });
+            Future<byte[][]> one = pool.submit(() -> {
+                try (Rendezvous rdv = Rendezvous.connect(memberConfig(1, 3, port, timeout))) {
+                    Thread.sleep(800);
+                    return rdv.allGather(new byte[] {1});
+                }
+            });
+            Thread.sleep(800);
+            try (Rendezvous two = Rendezvous.connect(memberConfig(2, 3, port, timeout))) {
+                assertArrayEquals(new byte[][] {{0}, {1}, {2}}, two.allGather(new byte[] {2}));
+            }
+            assertArrayEquals(new byte[][] {{0}, {1}, {2}}, zero.get(10, TimeUnit.SECONDS));
+            assertArrayEquals(new byte[][] {{0}, {1}, {2}}, one.get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void silentAndTruncatedStrangersDoNotKeepTheRealRanksOut() throws Exception {
+        try (Rendezvous.Listener listener = Rendezvous.listen(rootConfig(2, LONG, MAX_FRAME))) {
+            int port = listener.boundPort();
+            Future<Rendezvous> root = pool.submit(listener::awaitMembers);
+            try (Socket silent = new Socket(HOST, port)) {
+                // Half a header, then gone; half a join body, then gone.
+                try (Socket s = new Socket(HOST, port)) {
+                    s.getOutputStream().write(new byte[] {0, 0});
+                }
+                ByteBuffer join = FrameCodec.encode(new Frame.Join(FrameCodec.MAGIC, FrameCodec.PROTOCOL_VERSION, 1, 2, TOKEN),
+                        MAX_FRAME);
+                try (Socket s = new Socket(HOST, port)) {
+                    s.getOutputStream().write(join.array(), 0, join.limit() - 3);
+                }
+                assertFalse(root.isDone(), "rank 0 must keep waiting for the real rank 1");
+                try (Rendezvous one = Rendezvous.connect(memberConfig(1, 2, port, LONG));
+                     Rendezvous zero = root.get(10, TimeUnit.SECONDS)) {
+                    Future<byte[]> b = pool.submit(() -> zero.broadcast(bytes("in"), 0));
+                    assertArrayEquals(bytes("in"), one.broadcast(null, 0));
+                    assertArrayEquals(bytes("in"), b.get(10, TimeUnit.SECONDS));
+                }
+                assertTrue(silent.isConnected());
+            }
+        }
+    }
+
+    @Test
+    void aMemberWhoseFrameIsCutOffMidwayMakesEveryoneFailNamingIt() throws Exception {
+        // Rank 2 is played by hand: it joins properly, then sends half of its request for step 1 and dies.
+        try (Rendezvous.Listener listener = Rendezvous.listen(rootConfig(3, LONG, MAX_FRAME))) {
+            int port = listener.boundPort();
+            Future<Rendezvous> root = pool.submit(listener::awaitMembers);
+            Future<Rendezvous> oneJoin = pool.submit(() -> Rendezvous.connect(memberConfig(1, 3, port, LONG)));
+            try (Socket two = new Socket(HOST, port)) {
+                two.setSoTimeout(5000);
+                two.getOutputStream().write(FrameCodec.encode(
+                        new Frame.Join(FrameCodec.MAGIC, FrameCodec.PROTOCOL_VERSION, 2, 3, TOKEN), MAX_FRAME).array());
+                Frame welcome = new FrameReader(MAX_FRAME).read(Channels.newChannel(two.getInputStream()));
+                assertInstanceOf(Frame.Welcome.class, welcome);
+                try (Rendezvous zero = root.get(10, TimeUnit.SECONDS); Rendezvous one = oneJoin.get(10, TimeUnit.SECONDS)) {
+                    Future<Void> z = pool.submit(() -> {
+                        zero.barrier();
+                        return null;
+                    });
+                    Future<Void> o = pool.submit(() -> {
+                        one.barrier();
+                        return null;
+                    });
+                    ByteBuffer request = FrameCodec.encode(new Frame.Request(1, Collective.BARRIER, 0, new byte[0]), MAX_FRAME);
+                    two.getOutputStream().write(request.array(), 0, request.limit() - 4);
+                    two.close();
+                    assertContains(causeOf(z, RendezvousException.class), "rank 2 dropped out of the rendezvous at step 1"
+                            + " (barrier): truncated request frame: connection closed after");
+                    assertContains(causeOf(o, RendezvousException.class), "rank 2 dropped out");
+                }
+            }
+        }
+    }
+
     // ---- lifecycle ---------------------------------------------------------------------
 
     @Test

@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -34,6 +35,15 @@ public final class MultiRankJob {
     }
 
     public static MultiRankJob run(int ranks, Duration limit, Class<?> mainClass, String... args) {
+        return run(ranks, limit, UnaryOperator.identity(), mainClass, args);
+    }
+
+    /**
+     * Like {@link #run(int, Duration, Class, String...)}, with the launch adjusted by {@code adjust},
+     * e.g. {@code o -> o.withStopDelay(Duration.ofSeconds(20)).withExtraEnv(Map.of("IRIS_CHECK", "1"))}.
+     */
+    public static MultiRankJob run(int ranks, Duration limit, UnaryOperator<LaunchOptions> adjust, Class<?> mainClass,
+                                   String... args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-cp");
@@ -42,7 +52,7 @@ public final class MultiRankJob {
         command.add(mainClass.getName());
         command.addAll(List.of(args));
         List<String> lines = Collections.synchronizedList(new ArrayList<>());
-        LaunchResult r = Launcher.run(LaunchOptions.of(ranks, command).withTimeout(limit), line -> {
+        LaunchResult r = Launcher.run(adjust.apply(LaunchOptions.of(ranks, command).withTimeout(limit)), line -> {
             lines.add(line);
             System.out.println(line);
         });

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -38,21 +39,29 @@ public final class ScenarioSuite {
     private final Class<?> mainClass;
     private final List<String> scenarios;
     private final Duration limit;
+    private final Map<String, String> env;
     private MultiRankJob job;
     private RuntimeException jobFailure;
     private int world;
 
     public ScenarioSuite(Class<?> mainClass, List<String> scenarios, Duration limit) {
+        this(mainClass, scenarios, limit, Map.of());
+    }
+
+    /** With extra variables for every rank, e.g. {@code Map.of("IRIS_CHECK", "1")}. */
+    public ScenarioSuite(Class<?> mainClass, List<String> scenarios, Duration limit, Map<String, String> env) {
         this.mainClass = mainClass;
         this.scenarios = List.copyOf(scenarios);
         this.limit = limit;
+        this.env = Map.copyOf(env);
     }
 
     private synchronized MultiRankJob job() {
         if (job == null && jobFailure == null) {
             world = GpuTestSupport.worldSize();
             try {
-                job = MultiRankJob.run(world, limit, mainClass);
+                UnaryOperator<dev.irisjvm.core.launch.LaunchOptions> withEnv = o -> env.isEmpty() ? o : o.withExtraEnv(env);
+                job = MultiRankJob.run(world, limit, withEnv, mainClass);
             } catch (RuntimeException e) {
                 jobFailure = e;  // every test reports it; the job is not started again
             }

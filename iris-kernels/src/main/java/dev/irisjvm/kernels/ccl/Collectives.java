@@ -213,7 +213,7 @@ public final class Collectives implements AutoCloseable {
         if (iris == null) throw new IllegalArgumentException("Collectives.create: iris must not be null");
         int rank = iris.rank();
         if (options == null) throw new IllegalArgumentException("rank " + rank + ": Collectives.create: options must not be null");
-        KernelLibrary library = KernelLibrary.forClasspath();
+        KernelLibrary library = KernelLibrary.forIris(iris);  // checked variants in checked mode
         SymTensor workspace = null;
         try {
             for (String module : MODULES) {

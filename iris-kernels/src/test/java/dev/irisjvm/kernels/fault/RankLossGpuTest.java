@@ -1,0 +1,62 @@
+package dev.irisjvm.kernels.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.core.launch.LaunchResult;
+import dev.irisjvm.core.testing.GpuTestSupport;
+import dev.irisjvm.core.testing.MultiRankJob;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A rank killed with SIGKILL during a device barrier, an all-reduce and a kernel that waits on its
+ * peers (the last rank, and rank 0, which hosts the rendezvous): every other rank raises
+ * IrisRankLostException naming it within seconds, with no kernel left running, and ends by
+ * itself; the launcher reports the killed rank as the first failure and exits 137. One job per
+ * case, {@link RankLossScenarios} on every rank.
+ */
+@Tag("gpu")
+class RankLossGpuTest {
+    private static final int TAIL = 60;
+
+    @ParameterizedTest(name = "{0}, rank {1} killed (-1: the last rank)")
+    @CsvSource({"barrier, -1", "barrier, 0", "all_reduce, -1", "all_reduce, 0", "peer_flag_kernel, -1", "peer_flag_kernel, 0"})
+    void everyOtherRankNamesTheKilledRankAndTheJobStops(String op, int victimSpec) {
+        GpuTestSupport.assumeGpus(2);
+        int world = GpuTestSupport.worldSize();
+        int victim = Math.floorMod(victimSpec, world);
+        MultiRankJob job = MultiRankJob.run(world, Duration.ofMinutes(3), o -> o.withStopDelay(Duration.ofSeconds(60)),
+                RankLossScenarios.class, op, Integer.toString(victim));
+        LaunchResult r = job.result();
+        String tail = "\n--- output tail ---\n" + job.tail(TAIL);
+        assertFalse(r.timedOut(), "the job ran past its limit" + tail);
+        assertEquals(victim, r.failedRank(), "the rank that failed first" + tail);
+        assertEquals(137, r.failedRankExitCode(), "the victim dies by SIGKILL" + tail);
+        assertEquals(137, r.exitCode(), "the launcher exits with the first failure's code" + tail);
+        assertEquals(List.of(), r.stoppedRanks(), "the other ranks should have ended by themselves" + tail);
+        assertTrue(job.output().stream().anyMatch(l -> l.startsWith("iris-run: rank " + victim + " failed first with exit code 137")),
+                "the launcher names the rank that failed first" + tail);
+        List<String> problems = new ArrayList<>();
+        List<MultiRankJob.Outcome> outcomes = job.outcomes().getOrDefault("rank_loss_" + op, List.of());
+        for (int rank = 0; rank < world; rank++) {
+            if (rank == victim) continue;
+            int rr = rank;
+            List<MultiRankJob.Outcome> mine = outcomes.stream().filter(o -> o.rank() == rr).toList();
+            if (mine.size() != 1) {
+                problems.add("rank " + rank + ": " + mine.size() + " results");
+            } else if (!mine.get(0).passed()) {
+                problems.add("rank " + rank + ": FAIL " + mine.get(0).detail());
+            }
+            if (r.rankExitCodes().get(rank) != 0) {
+                problems.add("rank " + rank + " exited with " + r.rankExitCodes().get(rank));
+            }
+        }
+        assertTrue(problems.isEmpty(), String.join("\n", problems) + tail);
+    }
+}

@@ -1,0 +1,172 @@
+package dev.irisjvm.kernels.fault;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.DeviceContext;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.IrisConfig;
+import dev.irisjvm.core.IrisRankLostException;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.Kernel;
+import dev.irisjvm.core.gpu.KernelArgs;
+import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.core.testing.ScenarioRunner;
+import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.ccl.Collectives;
+import dev.irisjvm.kernels.ccl.ReduceOp;
+import java.time.Duration;
+
+/**
+ * One rank dies with SIGKILL while the others are inside a collective operation; run by
+ * {@link RankLossGpuTest} through the launcher, one job per (operation, victim):
+ * <pre>
+ *   java ... RankLossScenarios barrier|all_reduce|peer_flag_kernel VICTIM
+ * </pre>
+ * Every rank first runs the operation once normally, then the ranks meet on the host; the victim
+ * then sleeps {@value #VICTIM_SLEEP_MS} ms (so that the others are spinning inside the operation)
+ * and kills itself with SIGKILL, while the others run the operation again and synchronize:
+ * <ul>
+ * <li>{@code barrier}: {@link Iris#barrier()}, a one-block device barrier;</li>
+ * <li>{@code all_reduce}: {@link Collectives#allReduce} (AUTO) of 4 Mi bf16;</li>
+ * <li>{@code peer_flag_kernel}: a kernel in which every block signals every peer and waits for every
+ *     peer's flag ({@code ft_wait_peer_flags}, fault_test.cu). It stands in for a fused kernel:
+ *     none exists yet, and what matters here is what one does, wait on peers inside the kernel.</li>
+ * </ul>
+ * Each survivor must raise {@link IrisRankLostException} naming the victim within
+ * {@value #DEADLINE_SECONDS} s of starting the wait (the victim's sleep plus the
+ * {@value #WATCHDOG_TIMEOUT_MS} ms watchdog timeout plus slack; the device timeout is
+ * {@value #DEVICE_TIMEOUT_MS} ms, so only the watchdog can be that fast), with its stream idle
+ * afterwards (no kernel left spinning), refuse further collective calls at once with the same
+ * exception, and close within {@value #CLOSE_SECONDS} s. Survivors then exit 0 by themselves; the
+ * launcher reports the victim (exit 137) as the rank that failed first.
+ */
+public final class RankLossScenarios {
+    static final long WATCHDOG_TIMEOUT_MS = 3_000;
+    static final long DEVICE_TIMEOUT_MS = 60_000;
+    static final long VICTIM_SLEEP_MS = 500;
+    static final double DEADLINE_SECONDS = 5.0;
+    static final double CLOSE_SECONDS = 10.0;
+    static final int FLAG_BLOCKS = 132;
+    static final int FLAG_SITE = 4242;
+
+    private RankLossScenarios() {}
+
+    public static void main(String[] args) throws Exception {
+        String op = args[0];
+        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(256L << 20)
+                .withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS)).withWatchdogTimeout(Duration.ofMillis(WATCHDOG_TIMEOUT_MS));
+        Iris iris = Iris.init(config);
+        int world = iris.worldSize();
+        int victim = Math.floorMod(Integer.parseInt(args[1]), world);
+        Collectives ccl = op.equals("all_reduce") ? Collectives.create(iris) : null;
+        KernelLibrary library = KernelLibrary.forIris(iris);
+        KernelArgs args2 = new KernelArgs();
+        Kernel waitKernel = library.module("fault_test").kernel("ft_wait_peer_flags");
+        SymTensor flags = iris.heap().zeros(DType.I64, (long) FLAG_BLOCKS * DeviceContext.MAX_RANKS);
+        SymTensor x = iris.heap().ones(DType.BF16, 4L << 20);
+        SymTensor y = iris.heap().zeros(DType.BF16, 4L << 20);
+        Runnable operation = switch (op) {
+            case "barrier" -> iris::barrier;
+            case "all_reduce" -> () -> ccl.allReduce(x, y, ReduceOp.SUM, iris.stream());
+            case "peer_flag_kernel" -> new Runnable() {
+                long epoch;
+
+                @Override
+                public void run() {
+                    waitKernel.launch(LaunchShape.of(FLAG_BLOCKS, 32), iris.stream(), args2.clear()
+                            .putBytes(iris.deviceContext().bytes(), DeviceContext.ALIGNMENT).putLong(flags.deviceAddress())
+                            .putLong(++epoch).putInt(FLAG_SITE));
+                }
+            };
+            default -> throw new IllegalArgumentException("operation must be barrier, all_reduce or peer_flag_kernel, got " + op);
+        };
+
+        iris.hostBarrier();  // every rank's flags are zeroed before any peer signals into them
+        operation.run();     // once normally: everything is loaded and works
+        iris.synchronize();
+        iris.hostBarrier();
+
+        if (iris.rank() == victim) {
+            System.out.println("rank-loss: rank " + victim + " (pid " + ProcessHandle.current().pid()
+                    + ") kills itself with SIGKILL while the others are in " + op);
+            System.out.flush();
+            Thread.sleep(VICTIM_SLEEP_MS);
+            new ProcessBuilder("kill", "-KILL", Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
+            Thread.sleep(60_000);
+            System.exit(99);  // not reached
+        }
+        int failed = new ScenarioRunner().add("rank_loss_" + op, () -> survive(iris, ccl, library, args2, operation, victim, op))
+                .runAll();
+        System.exit(failed);
+    }
+
+    private static void survive(Iris iris, Collectives ccl, KernelLibrary library, KernelArgs args, Runnable operation,
+                                int victim, String op) {
+        Failures f = new Failures();
+        int rank = iris.rank();
+        long start = System.nanoTime();
+        operation.run();
+        IrisRankLostException lost = null;
+        Throwable other = null;
+        try {
+            iris.synchronize();
+        } catch (IrisRankLostException e) {
+            lost = e;
+        } catch (Throwable t) {
+            other = t;
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.printf("rank-loss: rank %d: %s ended after %.3f s: %s%n", rank, op, seconds,
+                lost != null ? lost.getMessage() : String.valueOf(other));
+        if (lost == null) {
+            f.fail(other == null ? "synchronize returned normally although rank " + victim + " is dead"
+                    : "expected IrisRankLostException, got " + other);
+        } else {
+            IrisRankLostException e = lost;
+            String m = String.valueOf(e.getMessage());
+            f.check(e.lostRank() == victim, () -> "lost rank " + e.lostRank() + ", expected " + victim + ": " + m);
+            f.check(e.rank() == rank && m.startsWith("rank " + rank + ":"), () -> "does not start with this rank: " + m);
+            f.check(m.contains("rank " + victim + " was lost"), () -> "does not name the lost rank " + victim + ": " + m);
+        }
+        f.check(seconds < DEADLINE_SECONDS, () -> "took " + seconds + " s, deadline " + DEADLINE_SECONDS + " s (watchdog timeout "
+                + WATCHDOG_TIMEOUT_MS + " ms, device timeout " + DEVICE_TIMEOUT_MS + " ms)");
+        boolean idle = iris.stream().isIdle();
+        f.check(idle, () -> "a kernel is still running on the stream after the exception");
+        f.check(iris.lostRank() != null && iris.lostRank().rank() == victim, () -> "Iris.lostRank() is " + iris.lostRank());
+
+        // Every collective call fails at once now, naming the lost rank.
+        for (Runnable call : new Runnable[] {iris::barrier, iris::hostBarrier, () -> iris.broadcast(1L, 0), operation}) {
+            long t0 = System.nanoTime();
+            try {
+                call.run();
+                iris.synchronize();
+                f.fail("a collective call after the loss returned normally");
+            } catch (IrisRankLostException e) {
+                f.check(e.lostRank() == victim, () -> "later call names rank " + e.lostRank() + ": " + e.getMessage());
+            } catch (RuntimeException e) {
+                f.fail("a collective call after the loss raised " + e);
+            }
+            double s = (System.nanoTime() - t0) / 1e9;
+            f.check(s < 2, () -> "a call after the loss took " + s + " s");
+        }
+
+        long c0 = System.nanoTime();
+        if (ccl != null) {
+            try {
+                ccl.close();
+            } catch (IrisRankLostException expected) {
+                // freeing its workspace synchronizes, which reports the loss; the kernels are unloaded anyway
+            }
+        }
+        library.close();
+        args.close();
+        try {
+            iris.close();
+        } catch (RuntimeException e) {
+            f.fail("Iris.close after the loss raised " + e);
+        }
+        double closeSeconds = (System.nanoTime() - c0) / 1e9;
+        f.check(closeSeconds < CLOSE_SECONDS, () -> "close took " + closeSeconds + " s");
+        f.throwIfAny();
+    }
+}
