@@ -1,0 +1,184 @@
+package dev.irisjvm.bench.gemm;
+
+import dev.irisjvm.core.DType;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Option;
+
+/**
+ * The command-line options of {@link GemmSweep}.
+ *
+ * <pre>{@code
+ * GemmOptions o = new GemmOptions();
+ * new CommandLine(o).parseArgs("--shapes", "4096x4096x4096:nk,4096x4096x4096:kn", "--reps", "50");
+ * o.validate();
+ * o.shapes();        // [4096x4096x4096:nk, 4096x4096x4096:kn]
+ * }</pre>
+ */
+public final class GemmOptions {
+    /**
+     * The shapes of issue 5: square 8192 (both layouts), half-K 8192, a long-K MLP projection
+     * (8192 x 4608 x 36864), square 4096 (both layouts), a short-M one (1024 x 8192 x 8192).
+     */
+    public static final String DEFAULT_SHAPES = "8192x8192x8192:nk,8192x8192x8192:kn,8192x8192x4096:nk,"
+            + "8192x4608x36864:nk,4096x4096x4096:nk,4096x4096x4096:kn,1024x8192x8192:nk";
+    /** Fewest timed repetitions a point may have (medians of fewer are too noisy to publish). */
+    public static final int MIN_REPS = 20;
+
+    @Option(names = "--shapes", defaultValue = DEFAULT_SHAPES,
+            description = "Comma-separated MxNxK[:nk|kn] (default: the issue's seven: ${DEFAULT-VALUE}).")
+    String shapes;
+
+    @Option(names = "--dtype", defaultValue = "bf16", description = "Input type: bf16 or f16 (default: ${DEFAULT-VALUE}).")
+    String dtype;
+
+    @Option(names = "--out-dtype", defaultValue = "same",
+            description = "Output type: same (as the input) or f32 (default: ${DEFAULT-VALUE}).")
+    String outDtype;
+
+    @Option(names = "--warmup", defaultValue = "5", description = "Untimed calls per implementation and shape (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--reps", defaultValue = "30",
+            description = "Timed calls per implementation and shape, at least " + MIN_REPS + " (default: ${DEFAULT-VALUE}).")
+    int reps;
+
+    @Option(names = "--l2-factor", defaultValue = "2",
+            description = "Rotate through input sets until they hold at least this many times the GPU's L2 (default: ${DEFAULT-VALUE}).")
+    double l2Factor;
+
+    @Option(names = "--group-m", defaultValue = "8", description = "Gemm.Options.groupM (default: ${DEFAULT-VALUE}).")
+    int groupM;
+
+    @Option(names = "--no-cublas", description = "Leave cuBLAS out (no baseline, no output check).")
+    boolean noCublas;
+
+    @Option(names = "--no-gate", description = "Do not hold the stream while the reps are queued.")
+    boolean noGate;
+
+    @Option(names = "--seed", description = "Seed of the random inputs (default: chosen and printed).")
+    Long seed;
+
+    @Option(names = "--out", defaultValue = "gemm-sweep.json", description = "JSON results (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    /** Throws IllegalArgumentException naming the first option that is out of range. */
+    public void validate() {
+        shapes();
+        inputType();
+        outputType();
+        require(warmup >= 1, "--warmup must be >= 1 (the first call loads and tunes), got " + warmup);
+        require(reps >= MIN_REPS, "--reps must be >= " + MIN_REPS + ", got " + reps);
+        require(l2Factor >= 0, "--l2-factor must be >= 0, got " + l2Factor);
+        require(groupM >= 1, "--group-m must be >= 1, got " + groupM);
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    public List<GemmShape> shapes() {
+        return GemmShape.parseList(shapes);
+    }
+
+    public DType inputType() {
+        DType t = sixteenBit(dtype);
+        if (t == null) {
+            throw new IllegalArgumentException("--dtype '" + dtype + "' is not bf16 or f16");
+        }
+        return t;
+    }
+
+    public DType outputType() {
+        String o = outDtype.trim().toLowerCase(Locale.ROOT);
+        if (o.equals("same")) {
+            return inputType();
+        }
+        if (o.equals("f32") || o.equals("fp32") || o.equals("float")) {
+            return DType.F32;
+        }
+        DType t = sixteenBit(o);
+        if (t == null) {
+            throw new IllegalArgumentException("--out-dtype '" + outDtype + "' is not same or f32");
+        }
+        if (t != inputType()) {
+            throw new IllegalArgumentException("--out-dtype '" + outDtype + "': the output is the input type (same) or f32");
+        }
+        return t;
+    }
+
+    private static DType sixteenBit(String name) {
+        return switch (name.trim().toLowerCase(Locale.ROOT)) {
+            case "bf16", "bfloat16" -> DType.BF16;
+            case "f16", "fp16", "half", "float16" -> DType.F16;
+            default -> null;
+        };
+    }
+
+    /** Input sets to rotate through so that together they hold at least l2Factor x the L2. */
+    public int sets(GemmShape s, long l2Bytes) {
+        long one = s.inputBytes(inputType().byteSize());
+        double want = l2Factor * l2Bytes;
+        return (int) Math.max(1, Math.ceil(want / one));
+    }
+
+    public int warmup() {
+        return warmup;
+    }
+
+    public int reps() {
+        return reps;
+    }
+
+    public double l2Factor() {
+        return l2Factor;
+    }
+
+    public int groupM() {
+        return groupM;
+    }
+
+    public boolean cublas() {
+        return !noCublas;
+    }
+
+    public boolean gate() {
+        return !noGate;
+    }
+
+    public Long seed() {
+        return seed;
+    }
+
+    public Path out() {
+        return out;
+    }
+
+    /** Every option with its value, in a form this class parses back to the same values. */
+    public List<String> toArgs() {
+        List<String> a = new ArrayList<>(List.of("--shapes", String.join(",", shapes().stream().map(GemmShape::id).toList()),
+                "--dtype", inputType().name().toLowerCase(Locale.ROOT), "--out-dtype",
+                outputType() == inputType() ? "same" : "f32", "--warmup", Integer.toString(warmup), "--reps",
+                Integer.toString(reps), "--l2-factor", trim(l2Factor), "--group-m", Integer.toString(groupM),
+                "--out", out.toString()));
+        if (seed != null) {
+            a.add("--seed");
+            a.add(Long.toString(seed));
+        }
+        if (noCublas) {
+            a.add("--no-cublas");
+        }
+        if (noGate) {
+            a.add("--no-gate");
+        }
+        return a;
+    }
+
+    private static String trim(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+    }
+}

@@ -1,0 +1,100 @@
+package dev.irisjvm.bench.gemm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The sweep's command line: shapes, types, rotation, and the round trip through toArgs. */
+class GemmOptionsTest {
+    private static GemmOptions parse(String... args) {
+        GemmOptions o = new GemmOptions();
+        new CommandLine(o).parseArgs(args);
+        return o;
+    }
+
+    private static void invalid(String expected, String... args) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(args).validate());
+        assertTrue(e.getMessage().contains(expected), () -> "'" + e.getMessage() + "' should say '" + expected + "'");
+    }
+
+    @Test
+    void defaultsAreTheIssuesShapes() {
+        GemmOptions o = parse();
+        o.validate();
+        assertEquals(List.of(new GemmShape(8192, 8192, 8192, GemmLayout.NK), new GemmShape(8192, 8192, 8192, GemmLayout.KN),
+                new GemmShape(8192, 8192, 4096, GemmLayout.NK), new GemmShape(8192, 4608, 36864, GemmLayout.NK),
+                new GemmShape(4096, 4096, 4096, GemmLayout.NK), new GemmShape(4096, 4096, 4096, GemmLayout.KN),
+                new GemmShape(1024, 8192, 8192, GemmLayout.NK)), o.shapes());
+        assertEquals(DType.BF16, o.inputType());
+        assertEquals(DType.BF16, o.outputType());
+        assertEquals(30, o.reps());
+        assertTrue(o.reps() >= GemmOptions.MIN_REPS);
+    }
+
+    @Test
+    void shapes() {
+        GemmShape s = GemmShape.parse(" 8192X4608x36864 : KN ");
+        assertEquals(new GemmShape(8192, 4608, 36864, GemmLayout.KN), s);
+        assertEquals("8192x4608x36864:kn", s.id());
+        assertEquals(2.0 * 8192 * 4608 * 36864, s.flops());
+        assertEquals(36864, s.bRows());
+        assertEquals(GemmLayout.NK, GemmShape.parse("64x64x64").layout(), "nk unless said otherwise");
+        assertEquals(2, GemmShape.parseList("64x64x64,64x64x64:nk,64x64x64:kn").size(), "duplicates dropped");
+        assertThrows(IllegalArgumentException.class, () -> GemmShape.parse("64x64"));
+        assertThrows(IllegalArgumentException.class, () -> GemmShape.parse("64x64x64:tn"));
+        assertThrows(IllegalArgumentException.class, () -> GemmShape.parse("64xAx64"));
+        assertThrows(IllegalArgumentException.class, () -> GemmShape.parse("0x64x64"));
+        assertThrows(IllegalArgumentException.class, () -> GemmShape.parseList(" , "));
+    }
+
+    @Test
+    void outOfRange() {
+        invalid("--reps must be >= 20, got 5", "--reps", "5");
+        invalid("--warmup must be >= 1", "--warmup", "0");
+        invalid("--group-m must be >= 1", "--group-m", "0");
+        invalid("--l2-factor must be >= 0", "--l2-factor", "-1");
+        invalid("--dtype 'f32' is not bf16 or f16", "--dtype", "f32");
+        invalid("--out-dtype 'f16': the output is the input type (same) or f32", "--out-dtype", "f16");
+        invalid("is not MxNxK", "--shapes", "64x64");
+    }
+
+    @Test
+    void types() {
+        GemmOptions o = parse("--dtype", "f16", "--out-dtype", "f32");
+        o.validate();
+        assertEquals(DType.F16, o.inputType());
+        assertEquals(DType.F32, o.outputType());
+        assertEquals(DType.F16, parse("--dtype", "fp16", "--out-dtype", "f16").outputType());
+    }
+
+    /** Enough sets to hold twice the L2 together; one when a set is already larger. */
+    @Test
+    void rotation() {
+        GemmOptions o = parse();
+        long l2 = 60L << 20;
+        assertEquals(2, o.sets(new GemmShape(4096, 4096, 4096, GemmLayout.NK), l2), "64 MiB per set, 120 MiB wanted");
+        assertEquals(1, o.sets(new GemmShape(8192, 8192, 8192, GemmLayout.NK), l2));
+        assertEquals(30, o.sets(new GemmShape(1024, 1024, 1024, GemmLayout.NK), l2), "4 MiB per set");
+        assertEquals(1, parse("--l2-factor", "0").sets(new GemmShape(1024, 1024, 1024, GemmLayout.NK), l2));
+        long heap = GemmSweep.heapBytes(o, l2);
+        assertTrue(heap > 604L * 1024 * 1024 + 340L * 1024 * 1024, "room for 8192 x 4608 x 36864: " + heap);
+        assertEquals(0, heap % (1 << 20));
+    }
+
+    @Test
+    void argsRoundTrip() {
+        GemmOptions o = parse("--shapes", "64x64x64:kn,128x256x64", "--dtype", "f16", "--out-dtype", "f32", "--reps", "25",
+                "--seed", "42", "--no-cublas", "--l2-factor", "1.5");
+        GemmOptions back = parse(o.toArgs().toArray(String[]::new));
+        assertEquals(o.toArgs(), back.toArgs());
+        assertEquals(o.shapes(), back.shapes());
+        assertTrue(GemmSweep.command(o).startsWith("java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --shapes "
+                + "64x64x64:kn,128x256x64:nk --dtype f16 --out-dtype f32"), GemmSweep.command(o));
+    }
+}

@@ -1,0 +1,71 @@
+// config.cuh: the GEMM's tile shape, pipeline depth, thread roles and shared-memory layout, in one
+// place. Every other part of the kernel reads its sizes from here.
+//
+// One CTA computes a 128 x 256 output tile with three warpgroups: warpgroup 0 is the producer (one
+// thread issues the TMA loads), warpgroups 1 and 2 are consumers, each owning 64 rows of the tile
+// (one wgmma m64n256k16 accumulator, 128 f32 registers per thread). K advances 64 at a time through
+// a 4-stage ring of shared-memory buffers.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "iris/impl/arch.cuh"
+
+namespace gemm {
+
+/// How B is stored in global memory: nk = N x K row-major (K contiguous, a Linear layer's weight),
+/// kn = K x N row-major (N contiguous).
+enum class BLayout { nk, kn };
+
+/// ProducerRegisters: what the producer warpgroup keeps after setmaxnreg; kernels whose spare
+/// producer warps do work of their own (all-gather + GEMM copies A) need more than the TMA thread.
+template <class In_, BLayout B_, class Out_, int ProducerRegisters = 40>
+struct Config {
+    using In = In_;
+    using Out = Out_;
+    static constexpr BLayout kBLayout = B_;
+    static_assert(std::is_same_v<In, iris::bf16> || std::is_same_v<In, iris::f16>, "inputs are bf16 or f16");
+    static_assert(std::is_same_v<Out, In> || std::is_same_v<Out, float>, "output is the input type or f32");
+
+    static constexpr int kTileM = 128;
+    static constexpr int kTileN = 256;
+    static constexpr int kTileK = 64;  // one 128-byte swizzle row of 16-bit elements
+    static constexpr int kWgmmaK = 16;
+    static constexpr int kStages = 4;
+    static constexpr int kConsumers = 2;
+    static constexpr int kConsumerRows = kTileM / kConsumers;  // 64: one wgmma M
+    static constexpr int kThreads = 128 * (1 + kConsumers);
+
+    // setmaxnreg budgets. The CTA is launched with kLaunchRegisters per thread (65536 / 384, rounded
+    // down to a multiple of 8, by __launch_bounds__(384, 1)); setmaxnreg only moves registers between
+    // the warpgroups of that allocation, and an increase that the others' decreases do not cover
+    // waits forever. So the consumers, holding 128 accumulators each, get what the producer frees.
+    static constexpr int kLaunchRegisters = 65536 / kThreads / 8 * 8;
+    static constexpr int kProducerRegisters = ProducerRegisters;
+    static constexpr int kConsumerRegisters =
+        (kLaunchRegisters * kThreads - kProducerRegisters * 128) / (128 * kConsumers) / 8 * 8;
+    static_assert(kProducerRegisters * 128 + kConsumerRegisters * 128 * kConsumers <= kLaunchRegisters * kThreads,
+                  "setmaxnreg must stay inside the launch allocation");
+
+    // Box sizes of the tensor maps the host builds (see dev.irisjvm.kernels.gemm.Gemm).
+    static constexpr int kBoxA = kTileM;                                   // {64, 128}
+    static constexpr int kBoxB = kBLayout == BLayout::nk ? kTileN : 64;   // {64, 256} or {64, 64} x 4
+
+    static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
+    static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);
+    static constexpr uint32_t kStageBytes = kABytes + kBBytes;
+
+    // The epilogue stages 64 rows x 128 bytes of output per consumer at a time; rows are padded by
+    // 16 bytes so that the fragment writes and the 16-byte row reads hit distinct banks.
+    static constexpr int kChunkCols = 128 / sizeof(Out);
+    static constexpr int kChunks = kTileN / kChunkCols;
+    static constexpr uint32_t kChunkPitch = 128 + 16;
+    static constexpr uint32_t kChunkBytes = kConsumerRows * kChunkPitch;
+
+    static constexpr uint32_t kEpilogueOffset = kStages * kStageBytes;
+    static constexpr uint32_t kSmemBytes = kEpilogueOffset + kConsumers * kChunkBytes + 1024;  // + alignment slack
+    static_assert(kSmemBytes <= 227 * 1024, "shared memory of one sm_90 CTA");
+};
+
+}  // namespace gemm

@@ -1,0 +1,149 @@
+// fused_common.cuh: what the fused GEMM + communication kernels share: who owns which rows, the
+// tile order that follows from it, and the spare producer warps that move finished tiles.
+//
+// Rows are owned in contiguous blocks of whole tiles: owner o holds tile rows
+// [o * tiles_m / world, (o + 1) * tiles_m / world). Reduce-scatter and all-gather need
+// M % (128 * world) == 0 so that these blocks are exactly the ranks' shards; the host checks.
+//
+// Spare warps. Warps 1..3 of the producer warpgroup have nothing to do in a plain GEMM. The fused
+// kernels give them the communication: the consumers store a finished tile locally (fast) and
+// publish a per-tile handoff flag; the spare warps, walking the same tile sequence, wait for it
+// and copy the tile to other ranks. The consumers go back to the tensor cores at once, so remote
+// stores never stall the mainloop.
+#pragma once
+
+#include "gemm/config.cuh"
+#include "gemm/epilogue.cuh"
+#include "gemm/hopper.cuh"
+#include "gemm/tile_scheduler.cuh"
+#include "gemm/trace.cuh"
+#include "iris/iris.cuh"
+
+namespace gemm {
+
+/// Wait sites the host names in a timeout message (DeviceStatus::site).
+enum FusedSite : int { kSitePartialFlag = 9001, kSiteGatheredRows = 9002, kSiteHandoff = 9003 };
+
+/// Registers the producer warpgroup keeps when its spare warps copy (see config.cuh).
+inline constexpr int kSpareWarpRegisters = 64;
+
+struct RowOwners {
+    int tiles_m;
+    int world;
+
+    __device__ int first_row(int owner) const { return owner * tiles_m / world; }
+    __device__ int owner_of(int tile_row) const {
+        int o = tile_row * world / tiles_m;  // a first guess; blocks differ in size by at most one row
+        while (o + 1 < world && tile_row >= first_row(o + 1)) ++o;
+        while (tile_row < first_row(o)) --o;
+        return o;
+    }
+};
+
+/// Grouped order inside each owner's block of tile rows, the blocks visited from this rank's own
+/// (self_first: all-gather, whose local rows need no communication) or ending with it (self last:
+/// the reductions, so that the partials other ranks wait for are computed first).
+template <int TileM, int TileN>
+struct OwnerOrderedScheduler {
+    int tiles_n;
+    int group_m;
+    int rank;
+    bool self_first;
+    RowOwners owners;
+
+    __device__ OwnerOrderedScheduler(int m, int n, int group, int rank_, int world, bool self_first_)
+        : tiles_n((n + TileN - 1) / TileN), group_m(group < 1 ? 1 : group), rank(rank_), self_first(self_first_),
+          owners{(m + TileM - 1) / TileM, world} {}
+
+    __device__ int count() const { return owners.tiles_m * tiles_n; }
+    __device__ int first() const { return static_cast<int>(blockIdx.x); }
+    __device__ int next(int tile) const { return tile + static_cast<int>(gridDim.x); }
+
+    __device__ TileCoord coord(int s) const {
+        for (int j = 0; j < owners.world; ++j) {
+            const int o = (rank + (self_first ? j : j + 1)) % owners.world;
+            const int row0 = owners.first_row(o);
+            const int rows = owners.first_row(o + 1) - row0;
+            if (s < rows * tiles_n) {
+                const int per_group = group_m * tiles_n;
+                const int first_m = (s / per_group) * group_m;
+                const int group_rows = min(rows - first_m, group_m);
+                const int r = s % per_group;
+                return {row0 + first_m + r % group_rows, r / group_rows};
+            }
+            s -= rows * tiles_n;
+        }
+        return {0, 0};  // unreachable for s < count()
+    }
+};
+
+template <class Out>
+__device__ inline uint4 add_vectors(const uint4& a, const uint4& b) {
+    uint4 r;
+    const auto* x = reinterpret_cast<const Out*>(&a);
+    const auto* y = reinterpret_cast<const Out*>(&b);
+    auto* z = reinterpret_cast<Out*>(&r);
+#pragma unroll
+    for (int i = 0; i < 16 / int(sizeof(Out)); ++i) {
+        if constexpr (std::is_same_v<Out, float>) {
+            z[i] = x[i] + y[i];
+        } else {
+            z[i] = iris::arch::from_float<Out>(iris::arch::to_float(x[i]) + iris::arch::to_float(y[i]));
+        }
+    }
+    return r;
+}
+
+/// The spare warps of the producer warpgroup as one team of 96 threads.
+struct SpareWarps {
+    static constexpr int kWarps = 3;
+    static constexpr int kThreads = 32 * kWarps;
+    static constexpr int kBarrier = 3;  // named barriers 1 and 2 belong to the consumers
+
+    __device__ static int thread() { return static_cast<int>(threadIdx.x) - 32; }
+    __device__ static bool leader() { return threadIdx.x == 32; }
+    __device__ static void sync() { sm90::named_barrier_sync(kBarrier, kThreads); }
+
+    /// Copies rows x cols (cols % 8 == 0) 16-bit elements, 16 bytes per access, four in flight per
+    /// thread; consecutive threads take consecutive pieces of a row.
+    __device__ static void copy(uint16_t* dst, int64_t ld_dst, const uint16_t* src, int64_t ld_src, int rows, int cols) {
+        const int per_row = cols / 8;
+        const int total = rows * per_row;
+        for (int v0 = thread(); v0 < total; v0 += 4 * kThreads) {
+            uint4 x[4];
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                const int v = v0 + u * kThreads;
+                if (v < total) x[u] = *reinterpret_cast<const uint4*>(src + (v / per_row) * ld_src + (v % per_row) * 8);
+            }
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                const int v = v0 + u * kThreads;
+                if (v < total) *reinterpret_cast<uint4*>(dst + (v / per_row) * ld_dst + (v % per_row) * 8) = x[u];
+            }
+        }
+    }
+};
+
+/// The consumers' side of the handoff: after a warpgroup's last chunk of a tile (tile_done runs
+/// after a warpgroup barrier) its leader publishes the tile to the spare warps of this CTA.
+struct Handoff {
+    uint64_t* flags;  // this rank's, [tiles][2], values are epochs
+    uint64_t epoch;
+
+    __device__ uint64_t* slot(int sequence, int consumer) const { return flags + int64_t(sequence) * 2 + consumer; }
+    __device__ void publish(int sequence, int consumer) const {
+        if (threadIdx.x % 128 == 0) {
+            iris::arch::store<iris::Order::release, iris::Scope::gpu>(slot(sequence, consumer), epoch);
+        }
+    }
+    /// Spare-warp leader waits, then the team syncs so that every thread sees the tile.
+    __device__ void await(const iris::Ctx& ctx, int sequence, int consumer) const {
+        if (SpareWarps::leader()) {
+            iris::wait_until(ctx, slot(sequence, consumer), iris::Cmp::ge, epoch, kSiteHandoff, ctx.rank);
+        }
+        SpareWarps::sync();
+    }
+};
+
+}  // namespace gemm

@@ -1,0 +1,129 @@
+// hopper.cuh: the sm_90a instructions the GEMM and attention kernels are built from, one small
+// function each: shared-memory mbarriers, TMA tile loads, wgmma descriptors and fences (the wgmma
+// instructions themselves are generated into wgmma.cuh), register reallocation and warpgroup-local
+// named barriers. Nothing here knows about tiles or pipelines.
+#pragma once
+
+#include <cstdint>
+
+#include "gemm/wgmma.cuh"
+#include "iris/impl/arch.cuh"
+
+namespace gemm::sm90 {
+
+/// A CUtensorMap as the host encodes it (iris_tensor_map_2d): opaque, 128 bytes, 64-aligned. Kernels
+/// take it as a __grid_constant__ parameter so that TMA reads it from the parameter space.
+struct alignas(64) TmaDescriptor {
+    uint64_t opaque[16];
+};
+
+__device__ inline uint32_t smem_address(const void* p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// ---- mbarriers ------------------------------------------------------------------------------
+
+__device__ inline void mbarrier_init(uint64_t* bar, int arrivals) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bar)), "r"(arrivals));
+}
+
+/// The producer's arrival on a full-barrier, announcing how many bytes TMA will deliver.
+__device__ inline void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes)
+                 : "memory");
+}
+
+__device__ inline void mbarrier_arrive(uint64_t* bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_address(bar)) : "memory");
+}
+
+__device__ inline bool mbarrier_try_wait(uint64_t* bar, uint32_t parity) {
+    uint32_t done;
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(smem_address(bar)), "r"(parity)
+        : "memory");
+    return done != 0;
+}
+
+/// Waits until the barrier's phase of the given parity has completed. Only threads of this CTA
+/// arrive on these barriers, so a wait that never ends is a bug in the pipeline, not a peer fault.
+__device__ inline void mbarrier_wait(uint64_t* bar, uint32_t parity) {
+    while (!mbarrier_try_wait(bar, parity)) {
+    }
+}
+
+// ---- TMA --------------------------------------------------------------------------------------
+
+/// Loads the box at (inner, outer) of a 2-D tensor map into shared memory; completion is counted
+/// in bytes on `bar`. Coordinates past the tensor's edge read as zeros.
+__device__ inline void tma_load_2d(void* smem_dst, const TmaDescriptor* map, uint64_t* bar, int inner, int outer) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
+        ::"r"(smem_address(smem_dst)), "l"(map), "r"(smem_address(bar)), "r"(inner), "r"(outer)
+        : "memory");
+}
+
+__device__ inline void tma_prefetch_descriptor(const TmaDescriptor* map) {
+    asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+}
+
+// ---- wgmma ----------------------------------------------------------------------------------
+
+/// A shared-memory matrix descriptor for a 128-byte-swizzled operand. start: the operand's
+/// address (its 1024-byte swizzle atom aligned, or offset inside the atom along K);
+/// leading/stride: the byte offsets between 8x(128 B) core-matrix groups (see the callers).
+__device__ inline uint64_t smem_descriptor_sw128(const void* start, uint32_t leading_bytes, uint32_t stride_bytes) {
+    uint64_t d = 0;
+    d |= uint64_t((smem_address(start) & 0x3FFFF) >> 4);
+    d |= uint64_t((leading_bytes & 0x3FFFF) >> 4) << 16;
+    d |= uint64_t((stride_bytes & 0x3FFFF) >> 4) << 32;
+    d |= uint64_t(1) << 62;  // 128-byte swizzle
+    return d;
+}
+
+/// Orders this warpgroup's register accesses before the wgmma that follow.
+__device__ inline void wgmma_fence() {
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+
+__device__ inline void wgmma_commit_group() {
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+/// Waits until at most `Pending` committed wgmma groups of this warpgroup are still running.
+template <int Pending>
+__device__ inline void wgmma_wait_group() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
+}
+
+// ---- warp roles -------------------------------------------------------------------------------
+
+/// Gives this warpgroup's registers back (producer) or takes more (consumers); every warp of the
+/// warpgroup executes it. Needs a register cap at entry (__launch_bounds__(threads, 1)).
+template <int Registers>
+__device__ inline void warpgroup_release_registers() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Registers));
+}
+
+template <int Registers>
+__device__ inline void warpgroup_claim_registers() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Registers));
+}
+
+/// A barrier among the `threads` threads that use hardware barrier `id` (1..15; 0 is __syncthreads).
+__device__ inline void named_barrier_sync(int id, int threads) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+/// Bytes of dynamic shared memory this launch was given.
+__device__ inline uint32_t dynamic_smem_bytes() {
+    uint32_t bytes;
+    asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+    return bytes;
+}
+
+}  // namespace gemm::sm90

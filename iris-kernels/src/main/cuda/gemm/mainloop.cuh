@@ -1,0 +1,118 @@
+// mainloop.cuh: the producer and consumer halves of the K loop, joined by a ring of shared-memory
+// stages. Stage s has two mbarriers: full[s] completes when TMA has delivered the stage's bytes,
+// empty[s] when both consumer warpgroups have finished reading it.
+#pragma once
+
+#include "gemm/config.cuh"
+#include "gemm/hopper.cuh"
+#include "gemm/tile_scheduler.cuh"
+
+namespace gemm {
+
+/// Position in the stage ring; the parity flips each time the ring wraps.
+template <int Stages>
+struct RingPosition {
+    int stage = 0;
+    uint32_t parity = 0;
+
+    __device__ void advance() {
+        if (++stage == Stages) {
+            stage = 0;
+            parity ^= 1;
+        }
+    }
+};
+
+template <class Cfg>
+struct Stages {
+    uint8_t* base;  // 1024-byte aligned
+    uint64_t* full;
+    uint64_t* empty;
+
+    __device__ uint8_t* a(int s) const { return base + s * Cfg::kStageBytes; }
+    __device__ uint8_t* b(int s) const { return a(s) + Cfg::kABytes; }
+};
+
+/// One thread loads every stage of every tile this CTA computes, running up to kStages stages
+/// ahead of the consumers (into the next tile while they run the epilogue).
+template <class Cfg, class Scheduler, class Hooks>
+__device__ void produce(const Stages<Cfg>& st, const sm90::TmaDescriptor* a_map, const sm90::TmaDescriptor* b_map,
+                        const Scheduler& sched, int k_blocks, Hooks& hooks) {
+    RingPosition<Cfg::kStages> pos;
+    for (int t = sched.first(); t < sched.count(); t = sched.next(t)) {
+        const TileCoord tile = sched.coord(t);
+        const int row = tile.m * Cfg::kTileM;
+        const int col = tile.n * Cfg::kTileN;
+        hooks.before_loads(tile);
+        for (int kb = 0; kb < k_blocks; ++kb, pos.advance()) {
+            sm90::mbarrier_wait(&st.empty[pos.stage], pos.parity ^ 1);
+            uint64_t* full = &st.full[pos.stage];
+            sm90::mbarrier_arrive_expect_tx(full, Cfg::kStageBytes);
+            const int k0 = kb * Cfg::kTileK;
+            sm90::tma_load_2d(st.a(pos.stage), a_map, full, k0, row);
+            if constexpr (Cfg::kBLayout == BLayout::nk) {
+                sm90::tma_load_2d(st.b(pos.stage), b_map, full, k0, col);
+            } else {
+                // N-major B: four 64-column boxes, each 64 K-rows of 128 bytes.
+#pragma unroll
+                for (int j = 0; j < Cfg::kTileN / 64; ++j) {
+                    sm90::tma_load_2d(st.b(pos.stage) + j * 64 * Cfg::kTileK * sizeof(typename Cfg::In), b_map, full,
+                                      col + j * 64, k0);
+                }
+            }
+        }
+    }
+}
+
+/// Descriptors of the wgmma operands for K-step `kk` (0..3) of a stage: this consumer's 64 rows
+/// of A, and all 256 columns of B.
+template <class Cfg>
+struct OperandDescriptors {
+    __device__ static uint64_t a(const uint8_t* stage_a, int consumer, int kk) {
+        // K-major rows of 128 bytes; 8-row swizzle atoms 1024 bytes apart. A K-step moves 32 bytes
+        // inside the atom, which the hardware swizzles like the TMA did.
+        return sm90::smem_descriptor_sw128(stage_a + consumer * Cfg::kConsumerRows * 128 + kk * 32, 16, 1024);
+    }
+    __device__ static uint64_t b(const uint8_t* stage_b, int kk) {
+        if constexpr (Cfg::kBLayout == BLayout::nk) {
+            return sm90::smem_descriptor_sw128(stage_b + kk * 32, 16, 1024);
+        } else {
+            // N-major: 64-column blocks 8 KiB apart (leading), 8-row K groups 1 KiB apart (stride);
+            // a K-step is 16 rows.
+            return sm90::smem_descriptor_sw128(stage_b + kk * Cfg::kWgmmaK * 128, 64 * Cfg::kTileK * 2, 1024);
+        }
+    }
+};
+
+/// One consumer warpgroup's K loop for one tile: acc = A(rows) x B. Keeps one wgmma group in
+/// flight and frees a stage as soon as the group that read it has retired.
+template <class Cfg>
+__device__ void consume(const Stages<Cfg>& st, RingPosition<Cfg::kStages>& pos, float (&acc)[128], int consumer,
+                        int k_blocks) {
+    constexpr int kTransB = Cfg::kBLayout == BLayout::kn ? 1 : 0;
+    const bool leader = threadIdx.x % 128 == 0;
+    int previous = -1;
+    for (int kb = 0; kb < k_blocks; ++kb) {
+        sm90::mbarrier_wait(&st.full[pos.stage], pos.parity);
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < Cfg::kTileK / Cfg::kWgmmaK; ++kk) {
+            sm90::wgmma_ss<typename Cfg::In, Cfg::kTileN, kTransB>(
+                acc, OperandDescriptors<Cfg>::a(st.a(pos.stage), consumer, kk),
+                OperandDescriptors<Cfg>::b(st.b(pos.stage), kk), kb > 0 || kk > 0);
+        }
+        sm90::wgmma_commit_group();
+        sm90::wgmma_wait_group<1>();
+        if (previous >= 0 && leader) {
+            sm90::mbarrier_arrive(&st.empty[previous]);
+        }
+        previous = pos.stage;
+        pos.advance();
+    }
+    sm90::wgmma_wait_group<0>();
+    if (leader) {
+        sm90::mbarrier_arrive(&st.empty[previous]);
+    }
+}
+
+}  // namespace gemm

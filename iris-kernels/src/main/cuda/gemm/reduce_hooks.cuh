@@ -1,0 +1,170 @@
+// reduce_hooks.cuh: GEMM + all-reduce and GEMM + reduce-scatter (row-parallel layer: K split over
+// ranks). Each rank computes its partial of every tile. A tile whose rows another rank owns goes to
+// that owner as a partial, with a per-tile flag; the owner waits for the flags, adds the partials
+// to its own and stores the sum (all-reduce: into every rank's C; reduce-scatter: into its shard).
+// Tiles are visited with the other ranks' rows first (OwnerOrderedScheduler, self last), so the
+// partials an owner waits for are computed early.
+//
+//   ReduceHooks           the epilogue itself stores partials and sums to other ranks
+//   ReduceSpareWarpHooks  the epilogue stores partials and sums locally; the spare warps
+//                         (fused_common.cuh) send them and raise the flags
+//
+// Buffers (symmetric; the host sizes them, see dev.irisjvm.kernels.fused):
+//   ws     [world][rows_per_owner][n] partials received, ws[src] written by rank src; the spare-
+//          warp variant adds [world][rows_per_owner][n] of local staging, [world + o] for owner o
+//   flags  [world][tiles][2] per (source rank, tile, consumer half), set to `epoch`; the spare-warp
+//          variant adds [tiles][2] local handoff flags
+//   c      all-reduce: symmetric M x ldc; reduce-scatter: this rank's rows, (M / world) x ldc
+#pragma once
+
+#include "gemm/fused_common.cuh"
+
+namespace gemm {
+
+/// What both variants share: the buffers and their indexing.
+template <class Out>
+struct ReduceBuffers {
+    const iris::Ctx& ctx;
+    Out* c;
+    int ldc;
+    Out* ws;
+    uint64_t* flags;
+    uint64_t epoch;
+    int n;
+    int tiles_n;
+    RowOwners owners;
+
+    __device__ int tiles() const { return owners.tiles_m * tiles_n; }
+    __device__ uint64_t* flag(int src, TileCoord t, int consumer) const {
+        return flags + (int64_t(src) * tiles() + int64_t(t.m) * tiles_n + t.n) * 2 + consumer;
+    }
+    __device__ int rows_per_owner() const { return (owners.tiles_m + owners.world - 1) / owners.world * 128; }
+    /// Slot `slot` of ws at global (row, col): slots 0..world-1 receive, world + o stage for owner o.
+    __device__ Out* at(int slot, int owner, int row, int col) const {
+        const int local_row = row - owners.first_row(owner) * 128;
+        return ws + (int64_t(slot) * rows_per_owner() + local_row) * n + col;
+    }
+    __device__ Out* result(int owner, int row, int col, bool all_gather) const {
+        const int r = all_gather ? row : row - owners.first_row(owner) * 128;
+        return c + static_cast<int64_t>(r) * ldc + col;
+    }
+
+    /// Owner side, before the first chunk of an owned tile: wait for every peer's partial.
+    __device__ void await_partials(TileCoord t, int consumer) const {
+        if (owners.owner_of(t.m) != ctx.rank || threadIdx.x % 128 != 0) return;
+        for (int j = 1; j < ctx.world; ++j) {
+            const int src = (ctx.rank + j) % ctx.world;
+            iris::wait_until(ctx, flag(src, t, consumer), iris::Cmp::ge, epoch, kSitePartialFlag, src);
+        }
+        // run_epilogue's next warpgroup barrier passes the acquired partials on to the other threads.
+    }
+
+    __device__ uint4 sum(const uint4& own, int owner, int row, int col) const {
+        uint4 s = own;
+        for (int j = 1; j < ctx.world; ++j) {
+            const int src = (ctx.rank + j) % ctx.world;
+            s = add_vectors<Out>(s, *reinterpret_cast<const uint4*>(at(src, owner, row, col)));
+        }
+        return s;
+    }
+};
+
+template <class Out, bool AllGatherSum>
+struct ReduceHooks : NoHooks {
+    ReduceBuffers<Out> b;
+
+    __device__ void begin_tile(TileCoord t, int consumer) const { b.await_partials(t, consumer); }
+
+    __device__ void store_chunk(const OutputChunk<Out>& chunk) const {
+        const iris::Ctx& ctx = b.ctx;
+        const int owner = b.owners.owner_of(chunk.row0 / 128);
+        if (owner != ctx.rank) {
+            chunk.for_each_vector([&](int row, int col, const uint4& v) {
+                *reinterpret_cast<uint4*>(iris::translate(ctx, b.at(ctx.rank, owner, row, col), owner)) = v;
+            });
+            return;
+        }
+        chunk.for_each_vector([&](int row, int col, const uint4& v) {
+            const uint4 s = b.sum(v, owner, row, col);
+            Out* local = b.result(owner, row, col, AllGatherSum);
+            if constexpr (AllGatherSum) {
+                for (int j = 1; j <= ctx.world; ++j) {
+                    *reinterpret_cast<uint4*>(iris::translate(ctx, local, (ctx.rank + j) % ctx.world)) = s;
+                }
+            } else {
+                *reinterpret_cast<uint4*>(local) = s;
+            }
+        });
+    }
+
+    __device__ void tile_done(TileCoord t, int consumer) const {
+        const int owner = b.owners.owner_of(t.m);
+        if (owner != b.ctx.rank && threadIdx.x % 128 == 0) {
+            // Release at system scope after the warpgroup barrier: covers every thread's partial.
+            iris::signal(b.ctx, b.flag(b.ctx.rank, t, consumer), b.epoch, owner);
+        }
+    }
+};
+
+template <class Out, bool AllGatherSum, class Scheduler, bool Trace>
+struct ReduceSpareWarpHooks : NoHooks {
+    ReduceBuffers<Out> b;
+    Handoff handoff;
+    Scheduler sched;
+    int m;
+    Tracer<Trace> tracer;
+
+    __device__ void begin_tile(TileCoord t, int consumer) const { b.await_partials(t, consumer); }
+
+    __device__ void store_chunk(const OutputChunk<Out>& chunk) const {
+        const int owner = b.owners.owner_of(chunk.row0 / 128);
+        const bool own = owner == b.ctx.rank;
+        chunk.for_each_vector([&](int row, int col, const uint4& v) {
+            if (own) {
+                *reinterpret_cast<uint4*>(b.result(owner, row, col, AllGatherSum)) = b.sum(v, owner, row, col);
+            } else {
+                *reinterpret_cast<uint4*>(b.at(b.ctx.world + owner, owner, row, col)) = v;
+            }
+        });
+    }
+
+    __device__ void tile_done(TileCoord t, int consumer) const {
+        if (AllGatherSum || b.owners.owner_of(t.m) != b.ctx.rank) handoff.publish(t.index, consumer);
+    }
+
+    __device__ void spare_warps(int) const {
+        static_assert(sizeof(Out) == 2, "spare-warp copies move 16-bit elements");
+        const iris::Ctx& ctx = b.ctx;
+        for (int t = sched.first(); t < sched.count(); t = sched.next(t)) {
+            const TileCoord tile = sched.coord(t);
+            const int owner = b.owners.owner_of(tile.m);
+            if (owner == ctx.rank && !AllGatherSum) continue;
+            for (int consumer = 0; consumer < 2; ++consumer) {
+                handoff.await(ctx, t, consumer);
+                const uint64_t start = tracer.now();
+                const int row0 = tile.m * 128 + consumer * 64;
+                const int col0 = tile.n * 256;
+                const int rows = min(64, m - row0);
+                const int cols = min(256, b.n - col0);
+                if (owner != ctx.rank) {
+                    if (rows > 0 && cols > 0) {
+                        auto* staged = reinterpret_cast<uint16_t*>(b.at(ctx.world + owner, owner, row0, col0));
+                        auto* remote = reinterpret_cast<uint16_t*>(b.at(ctx.rank, owner, row0, col0));
+                        SpareWarps::copy(iris::translate(ctx, remote, owner), b.n, staged, b.n, rows, cols);
+                    }
+                    SpareWarps::sync();
+                    if (SpareWarps::leader()) iris::signal(ctx, b.flag(ctx.rank, tile, consumer), b.epoch, owner);
+                } else if (rows > 0 && cols > 0) {
+                    auto* local = reinterpret_cast<uint16_t*>(b.result(owner, row0, col0, true));
+                    for (int j = 1; j < ctx.world; ++j) {
+                        SpareWarps::copy(iris::translate(ctx, local, (ctx.rank + j) % ctx.world), b.ldc, local, b.ldc,
+                                         rows, cols);
+                    }
+                }
+                if (SpareWarps::leader()) tracer.spare_copy(sched.count(), t, consumer, start);
+            }
+        }
+    }
+};
+
+}  // namespace gemm

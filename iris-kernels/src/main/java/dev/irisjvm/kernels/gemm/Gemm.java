@@ -1,0 +1,335 @@
+package dev.irisjvm.kernels.gemm;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.IrisPlatformException;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.DeviceProperties;
+import dev.irisjvm.core.gpu.Gpu;
+import dev.irisjvm.core.gpu.Kernel;
+import dev.irisjvm.core.gpu.KernelArgs;
+import dev.irisjvm.core.gpu.KernelModule;
+import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.core.gpu.Platform;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.gpu.TensorMap;
+import dev.irisjvm.kernels.KernelLibrary;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The library's GEMM on one GPU: {@code C = A B (+ bias)} in BF16 or F16 with F32 accumulation,
+ * for Hopper (a persistent warp-specialized wgmma kernel fed by TMA, {@code gemm.cu}), enqueued on
+ * a stream.
+ *
+ * <pre>{@code
+ * try (Iris iris = Iris.init(); Gemm gemm = Gemm.create()) {
+ *     SymmetricHeap heap = iris.heap();
+ *     SymTensor x = heap.randn(DType.BF16, 4096, 8192);        // A: M x K
+ *     SymTensor w = heap.randn(DType.BF16, 2048, 8192);        // B: N x K, a Linear layer's weight
+ *     SymTensor b = heap.zeros(DType.BF16, 2048);              // bias: N
+ *     SymTensor y = heap.empty(DType.BF16, 4096, 2048);        // C: M x N
+ *     gemm.linear(x, w, b, y, iris.stream());                  // y = x w^T + b
+ *
+ *     SymTensor v = heap.randn(DType.BF16, 8192, 2048);        // B: K x N
+ *     SymTensor z = heap.empty(DType.F32, 4096, 2048);         // F32 output
+ *     gemm.matmul(x, v, GemmLayout.KN, z, iris.stream());      // z = x v
+ *     iris.synchronize();
+ *
+ *     // Plain device memory, windows of larger matrices, a leading dimension of C: rows 0..1023
+ *     // of x times w^T into columns 0..2047 of a 1024 x 4096 F32 buffer.
+ *     try (DeviceMemory out = DeviceMemory.allocate(1024L * 4096 * 4)) {
+ *         gemm.matmul(DeviceMatrix.of(x.tile(0, 0, 1024, 8192)), DeviceMatrix.of(w), GemmLayout.NK, 0,
+ *                 new DeviceMatrix(out.address(), DType.F32, 1024, 2048, 4096), iris.stream());
+ *         iris.synchronize();
+ *     }
+ * }
+ * }</pre>
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ * <li>{@code C[m][n] = sum_k A[m][k] * B(k, n) + bias[n]}, accumulated in F32 and rounded once to
+ *     C's dtype (to nearest, ties to even). A is M x K row-major; B is N x K ({@link GemmLayout#NK},
+ *     a PyTorch {@code Linear} weight) or K x N ({@link GemmLayout#KN}), row-major; C is M x N
+ *     row-major with leading dimension ldc; the bias (optional) has N elements of C's dtype.</li>
+ * <li>dtypes: A and B both BF16 or both F16; C of the same type or F32. Eight kernels,
+ *     {@code iris_gemm_<bf16|f16>_<nk|kn>_<in|f32>}.</li>
+ * <li>Shapes: M, N, K >= 1; K and N multiples of 8; every leading dimension at least its row and
+ *     a multiple of 8 elements; every pointer 16-byte aligned; C must not overlap A, B or the bias.
+ *     Rows of C beyond M and columns beyond N (up to ldc) are not written. Edges need no padding:
+ *     TMA reads out-of-range elements of A and B as zeros.</li>
+ * <li>NVIDIA Hopper only: compute capability 9.0 and 216064 bytes of shared memory per block.
+ *     Elsewhere {@link #create} throws {@link IrisPlatformException} (on HIP the module is shipped
+ *     as {@code gemm.unavailable-hip}).</li>
+ * <li>Every call only enqueues work on the given stream: no host synchronization, no device
+ *     allocation. The TMA descriptors a call needs are built on the host the first time a given
+ *     (address, shape) is seen and cached, so a call may be captured into a CUDA graph and the graph
+ *     replayed: it reads whatever the addresses hold at replay time.</li>
+ * <li>Arguments are checked before anything is launched; a failed check throws {@link
+ *     IllegalArgumentException} naming the rank, the operand and what was expected, and leaves the
+ *     instance usable. Calls on one instance are serialized (they share an argument buffer).</li>
+ * </ul>
+ *
+ * <p>Launch: a persistent grid of min(SMs, tiles) blocks of {@value #THREADS} threads, each taking
+ * {@value #TILE_M} x {@value #TILE_N} output tiles in grouped order ({@link Options#groupM()} tile
+ * rows per group, for L2 reuse), with {@value #SHARED_BYTES} bytes of dynamic shared memory.
+ */
+public final class Gemm implements AutoCloseable {
+    /** The kernel module ({@code gemm.cu}). */
+    public static final String MODULE = "gemm";
+    /** What the kernels need, as gemm.cu's IRIS_NVIDIA_ONLY says it. */
+    public static final String REQUIREMENT = "sm_90a (wgmma, TMA)";
+    /** Output rows per tile. */
+    public static final int TILE_M = 128;
+    /** Output columns per tile. */
+    public static final int TILE_N = 256;
+    /** K per pipeline stage (one 128-byte swizzle row of 16-bit elements). */
+    public static final int TILE_K = 64;
+    /** Threads per block: a producer warpgroup and two consumer warpgroups. */
+    public static final int THREADS = 384;
+    /** Dynamic shared memory per block, in bytes. */
+    public static final int SHARED_BYTES = 216064;
+    /** Shared-memory swizzle of every tensor map, in bytes. */
+    public static final int SWIZZLE_BYTES = 128;
+    /** Tile rows per group of the grouped tile order, unless {@link Options} say otherwise. */
+    public static final int DEFAULT_GROUP_M = 8;
+    /** Box of A's map: 64 elements of K x 128 rows of M. */
+    static final int A_BOX_INNER = TILE_K;
+    static final int A_BOX_OUTER = TILE_M;
+    /** Box of an NK B's map: 64 elements of K x 256 rows of N. */
+    static final int B_NK_BOX_INNER = TILE_K;
+    static final int B_NK_BOX_OUTER = TILE_N;
+    /** Box of a KN B's map: 64 elements of N x 64 rows of K (four boxes cover a tile's 256 columns). */
+    static final int B_KN_BOX_INNER = 64;
+    static final int B_KN_BOX_OUTER = TILE_K;
+    /** Tensor maps kept per instance (least recently used ones are dropped). */
+    static final int MAP_CACHE_ENTRIES = 256;
+
+    private static final DType[] INPUTS = {DType.BF16, DType.F16};
+
+    /**
+     * Tuning of an instance.
+     *
+     * @param groupM tile rows per group of the grouped tile order (>= 1): a group's tiles are walked
+     *               column by column, so that the blocks running together share rows of A and
+     *               columns of B in L2
+     */
+    public record Options(int groupM) {
+        public Options {
+            GemmChecks.groupM(groupM);
+        }
+
+        public static Options defaults() {
+            return new Options(DEFAULT_GROUP_M);
+        }
+
+        public Options withGroupM(int rows) {
+            return new Options(rows);
+        }
+    }
+
+    /** What identifies a tensor map: everything that goes into its encoding. */
+    private record MapKey(DType type, long base, long inner, long outer, long strideBytes, int boxInner, int boxOuter) {}
+
+    private final Options options;
+    private final DeviceProperties device;
+    private final KernelLibrary library;
+    /** [input: bf16, f16][layout: nk, kn][output: input type, f32] */
+    private final Kernel[][][] kernels = new Kernel[INPUTS.length][GemmLayout.values().length][2];
+    private final KernelArgs args = new KernelArgs();
+    private final Map<MapKey, TensorMap> maps = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<MapKey, TensorMap> eldest) {
+            return size() > MAP_CACHE_ENTRIES;
+        }
+    };
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Gemm(Options options, DeviceProperties device, KernelLibrary library) {
+        this.options = options;
+        this.device = device;
+        this.library = library;
+        KernelModule module = library.module(MODULE);
+        for (int i = 0; i < INPUTS.length; i++) {
+            for (GemmLayout layout : GemmLayout.values()) {
+                for (int o = 0; o < 2; o++) {
+                    Kernel k = module.kernel(GemmProblem.kernelName(INPUTS[i], layout, o == 0 ? INPUTS[i] : DType.F32));
+                    k.setMaxDynamicSharedBytes(SHARED_BYTES);
+                    kernels[i][layout.ordinal()][o] = k;
+                }
+            }
+        }
+    }
+
+    /** {@link #create(Options)} with {@link Options#defaults()}. */
+    public static Gemm create() {
+        return create(Options.defaults());
+    }
+
+    /**
+     * Loads the kernels into the calling thread's current device ({@code Iris.init} makes the rank's
+     * GPU current for the thread that called it). Throws {@link IrisPlatformException} on HIP or on a
+     * GPU other than compute capability 9.0.
+     */
+    public static Gemm create(Options options) {
+        if (options == null) {
+            throw new IllegalArgumentException(GemmChecks.who() + ": options must not be null");
+        }
+        Platform.require(Platform.CUDA, MODULE, REQUIREMENT);
+        DeviceProperties device = Gpu.properties(Gpu.currentDevice());
+        GemmChecks.device(Platform.current(), device);
+        KernelLibrary library = KernelLibrary.forClasspath();
+        try {
+            return new Gemm(options, device, library);
+        } catch (RuntimeException | Error e) {
+            library.close();
+            throw e;
+        }
+    }
+
+    // ---- facts ---------------------------------------------------------------------------------
+
+    public Options options() {
+        return options;
+    }
+
+    /** The GPU the kernels were loaded for. */
+    public DeviceProperties device() {
+        return device;
+    }
+
+    /** Tensor maps cached now (at most {@value #MAP_CACHE_ENTRIES}). */
+    public synchronized int cachedTensorMaps() {
+        return maps.size();
+    }
+
+    // ---- symmetric tensors -------------------------------------------------------------------------
+
+    /** {@code c = a b}: see {@link #matmul(SymTensor, SymTensor, GemmLayout, SymTensor, SymTensor, Stream)}. */
+    public void matmul(SymTensor a, SymTensor b, GemmLayout layout, SymTensor c, Stream stream) {
+        matmul(a, b, layout, null, c, stream);
+    }
+
+    /**
+     * {@code c = a b + bias} on this rank's copies of symmetric tensors: {@code a} [M, K]; {@code b}
+     * [N, K] for {@link GemmLayout#NK} or [K, N] for {@link GemmLayout#KN}; {@code bias} [N] of
+     * {@code c}'s dtype, or null; {@code c} [M, N].
+     */
+    public void matmul(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream) {
+        GemmChecks.tensors(operand("A", a), operand("B", b), layout, bias == null ? null : operand("bias", bias), operand("C", c));
+        launch(new GemmProblem(DeviceMatrix.of(a), DeviceMatrix.of(b), layout, bias == null ? 0 : bias.deviceAddress(),
+                DeviceMatrix.of(c)), stream);
+    }
+
+    /**
+     * A linear layer, {@code y = x weight^T + bias}: {@code x} [M, K], {@code weight} [N, K] (PyTorch's
+     * {@code Linear.weight}), {@code bias} [N] or null, {@code y} [M, N].
+     */
+    public void linear(SymTensor x, SymTensor weight, SymTensor bias, SymTensor y, Stream stream) {
+        matmul(x, weight, GemmLayout.NK, bias, y, stream);
+    }
+
+    private static GemmChecks.Operand operand(String name, SymTensor t) {
+        return t == null ? null : new GemmChecks.Operand(name, t.dtype(), t.shape(), t.isLive(), t.toString());
+    }
+
+    // ---- device matrices ---------------------------------------------------------------------------
+
+    /** {@code c = a b + bias} on device matrices; {@code bias} is a device address of N elements of C's dtype, or 0. */
+    public void matmul(DeviceMatrix a, DeviceMatrix b, GemmLayout layout, long bias, DeviceMatrix c, Stream stream) {
+        launch(new GemmProblem(a, b, layout, bias, c), stream);
+    }
+
+    /** Enqueues the GEMM of a checked problem on {@code stream}. */
+    public synchronized void launch(GemmProblem p, Stream stream) {
+        ensureOpen();
+        if (p == null) {
+            throw new IllegalArgumentException(GemmChecks.who() + ": problem must not be null");
+        }
+        if (stream == null) {
+            throw new IllegalArgumentException(GemmChecks.who() + ": stream must not be null");
+        }
+        Kernel kernel = kernel(p);
+        TensorMap a = tensorMapA(p);
+        TensorMap b = tensorMapB(p);
+        args.clear();
+        a.putInto(args);
+        b.putInto(args);
+        args.putLong(p.c().address()).putLong(p.bias()).putInt(p.m()).putInt(p.n()).putInt(p.k()).putInt(p.ldc())
+                .putInt(options.groupM());
+        kernel.launch(launchShape(p), stream, args);
+    }
+
+    // ---- parts, for kernels that reuse the GEMM's mainloop -----------------------------------------
+
+    /** A's tensor map: K elements per row, M rows, lda apart; boxes of 128 rows x 64 elements, 128-byte swizzle. */
+    public synchronized TensorMap tensorMapA(GemmProblem p) {
+        DeviceMatrix a = p.a();
+        return map(new MapKey(a.dtype(), a.address(), a.cols(), a.rows(), a.rowStrideBytes(), A_BOX_INNER, A_BOX_OUTER));
+    }
+
+    /**
+     * B's tensor map: for NK, K elements per row and N rows, boxes of 256 rows x 64 elements; for KN,
+     * N elements per row and K rows, boxes of 64 rows x 64 elements. 128-byte swizzle.
+     */
+    public synchronized TensorMap tensorMapB(GemmProblem p) {
+        DeviceMatrix b = p.b();
+        boolean nk = p.layout() == GemmLayout.NK;
+        return map(new MapKey(b.dtype(), b.address(), b.cols(), b.rows(), b.rowStrideBytes(),
+                nk ? B_NK_BOX_INNER : B_KN_BOX_INNER, nk ? B_NK_BOX_OUTER : B_KN_BOX_OUTER));
+    }
+
+    /** min(SMs, tiles) blocks of {@value #THREADS} threads with {@value #SHARED_BYTES} bytes of shared memory. */
+    public LaunchShape launchShape(GemmProblem p) {
+        return launchShape(p, device.multiprocessorCount());
+    }
+
+    static LaunchShape launchShape(GemmProblem p, int multiprocessors) {
+        return LaunchShape.of(Math.max(1, Math.min(multiprocessors, p.tiles())), THREADS).withSharedBytes(SHARED_BYTES);
+    }
+
+    private TensorMap map(MapKey key) {
+        ensureOpen();
+        TensorMap m = maps.get(key);
+        if (m == null) {
+            m = TensorMap.tiled2d(key.type(), key.base(), key.inner(), key.outer(), key.strideBytes(), key.boxInner(),
+                    key.boxOuter(), SWIZZLE_BYTES);
+            maps.put(key, m);
+        }
+        return m;
+    }
+
+    private Kernel kernel(GemmProblem p) {
+        int in = p.inputType() == DType.BF16 ? 0 : 1;
+        int out = p.outputType() == DType.F32 ? 1 : 0;
+        return kernels[in][p.layout().ordinal()][out];
+    }
+
+    private void ensureOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException(GemmChecks.who() + ": Gemm used after close()");
+        }
+    }
+
+    /** Unloads the kernels (synchronize the streams they ran on first). Safe to call twice. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            library.close();
+        } finally {
+            synchronized (this) {
+                maps.clear();
+                args.close();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Gemm(GPU " + device.device() + " " + device.name() + ", " + device.multiprocessorCount() + " SMs, groupM "
+                + options.groupM() + (closed.get() ? ", closed" : "") + ")";
+    }
+}

@@ -1,0 +1,109 @@
+package dev.irisjvm.kernels.gemm;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.gpu.Stream;
+import org.bytedeco.cuda.cublas.cublasContext;
+import org.bytedeco.cuda.cudart.CUstream_st;
+import org.bytedeco.cuda.global.cublas;
+import org.bytedeco.cuda.global.cudart;
+import org.bytedeco.javacpp.FloatPointer;
+import org.bytedeco.javacpp.Loader;
+import org.bytedeco.javacpp.Pointer;
+
+/**
+ * cuBLAS's GEMM on the same row-major operands, the reference the large GPU tests compare with
+ * (JavaCPP CUDA presets; libcublas comes from the GPU host). {@code cublasGemmEx} with F32
+ * compute ({@code CUBLAS_COMPUTE_32F}), the default algorithm, default math mode, enqueued on this
+ * library's stream.
+ *
+ * <p>Row-major through column-major cuBLAS: a row-major M x N C is a column-major N x M matrix, C^T
+ * = B^T A^T. Row-major A (M x K, ld K) is column-major A^T (K x M); a KN B (K x N, ld N) is
+ * column-major B^T (N x K), used as it is; an NK B (N x K, ld K) is column-major K x N, transposed.
+ */
+final class CublasGemm implements AutoCloseable {
+    private final cublasContext handle;
+    private final FloatPointer one = new FloatPointer(1f);
+    private final FloatPointer zero = new FloatPointer(0f);
+    private final String version;
+
+    private CublasGemm(cublasContext handle, String version) {
+        this.handle = handle;
+        this.version = version;
+    }
+
+    /** A JavaCPP pointer at a device address; owns and frees nothing. */
+    static final class DevicePointer extends Pointer {
+        DevicePointer(long address) {
+            this.address = address;
+        }
+    }
+
+    /** Loads cuBLAS and creates a handle bound to {@code stream}; throws IllegalStateException saying why it cannot. */
+    static CublasGemm open(Stream stream) {
+        try {
+            Loader.load(cublas.class);
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot load cuBLAS (libcublas.so.13 on LD_LIBRARY_PATH?): " + t, t);
+        }
+        cublasContext h = new cublasContext();
+        check(cublas.cublasCreate_v2(h), "cublasCreate");
+        try {
+            check(cublas.cublasSetStream_v2(h, new CUstream_st(stream.handle())), "cublasSetStream");
+            int[] v = new int[1];
+            check(cublas.cublasGetVersion_v2(h, v), "cublasGetVersion");
+            return new CublasGemm(h, "cuBLAS " + v[0] / 10000 + "." + (v[0] % 10000) / 100 + "." + v[0] % 100);
+        } catch (RuntimeException e) {
+            cublas.cublasDestroy_v2(h);
+            throw e;
+        }
+    }
+
+    String version() {
+        return version;
+    }
+
+    static int type(DType t) {
+        return switch (t) {
+            case BF16 -> cudart.CUDA_R_16BF;
+            case F16 -> cudart.CUDA_R_16F;
+            case F32 -> cudart.CUDA_R_32F;
+            default -> throw new IllegalArgumentException("no cuBLAS GEMM type for " + t);
+        };
+    }
+
+    /**
+     * {@code C = A B (+ C when accumulate)} on row-major operands: A M x K (ld lda), B per layout
+     * (ld ldb), C M x N (ld ldc); A and B of type {@code in}, C of type {@code out}.
+     */
+    void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, int lda, long b, int ldb, long c, int ldc,
+              boolean accumulate) {
+        int transB = layout == GemmLayout.NK ? cublas.CUBLAS_OP_T : cublas.CUBLAS_OP_N;
+        check(cublas.cublasGemmEx(handle, transB, cublas.CUBLAS_OP_N, n, m, k, one, new DevicePointer(b), type(in), ldb,
+                new DevicePointer(a), type(in), lda, accumulate ? one : zero, new DevicePointer(c), type(out), ldc,
+                cublas.CUBLAS_COMPUTE_32F, cublas.CUBLAS_GEMM_DEFAULT), "cublasGemmEx");
+    }
+
+    /** Contiguous operands: lda = K, ldb = B's columns, ldc = N. */
+    void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, long b, long c, boolean accumulate) {
+        gemm(layout, in, out, m, n, k, a, k, b, (int) layout.bCols(n, k), c, n, accumulate);
+    }
+
+    private static void check(int status, String call) {
+        if (status != cublas.CUBLAS_STATUS_SUCCESS) {
+            String text;
+            try {
+                text = cublas.cublasGetStatusString(status).getString();
+            } catch (RuntimeException e) {
+                text = "status " + status;
+            }
+            throw new IllegalStateException(call + " failed: " + text + " (" + status + ")");
+        }
+    }
+
+    @Override
+    public void close() {
+        check(cublas.cublasDestroy_v2(handle), "cublasDestroy");
+        one.close();
+        zero.close();
+    }
+}

@@ -1,0 +1,589 @@
+package dev.irisjvm.kernels.gemm;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.IrisConfig;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.SymmetricHeap;
+import dev.irisjvm.core.gpu.CudaGraph;
+import dev.irisjvm.core.gpu.Memcpy;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.core.testing.ScenarioRunner;
+import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
+import dev.irisjvm.kernels.gemm.GemmReference.Reference;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * The GEMM ({@link Gemm}) on every rank of a GPU job, run by {@link GemmGpuTest} through the
+ * launcher; each rank runs every scenario on its own GPU, on its own inputs. The exit code is the
+ * number of failed scenarios.
+ *
+ * <p>Rules every scenario follows:
+ * <ul>
+ * <li>Inputs are fresh uniform values in [-1, 1), rounded to the input dtype, from seeds that mix
+ *     the run seed (broadcast from rank 0, printed, repeatable with {@code IRIS_TEST_SEED}), the
+ *     case and the rank.</li>
+ * <li>Outputs are poisoned first (all bytes 0xFF, a NaN in every output dtype), so an unwritten
+ *     element never passes; elements outside the M x N output (the padding columns up to ldc, a
+ *     row beyond M) must still be poison afterwards.</li>
+ * <li>Small shapes are compared element by element with a double-precision CPU reference within
+ *     {@link GemmErrorBound#element} (plus the reference's own error): {@code |c - ref| <= u_out
+ *     |ref| + (1 + u_out) K 2^-22 (S + |bias|) + eta_out}, S = sum |a b|; the derivation is in
+ *     {@link GemmErrorBound}. Also, the output in the input dtype must be the F32 output of the
+ *     same inputs rounded to nearest even, bit for bit: the eight kernels share one F32 mainloop,
+ *     so "rounded once" is checked exactly.</li>
+ * <li>Large shapes are compared with cuBLAS ({@code cublasGemmEx}, F32 compute) on the same
+ *     inputs: every element within {@link GemmErrorBound#pairBound} (S bounded by an F32 cuBLAS
+ *     GEMM of |A| and |B|); on 1024 sampled elements plus the corners, within the element bound
+ *     against the exact reference, and no less accurate than cuBLAS: rms(c - ref) <= 2 rms(cublas
+ *     - ref) + u_out rms(ref). cuBLAS is required unless {@code IRIS_TEST_CUBLAS=off}.</li>
+ * <li>Checks are collected and thrown at the end of a scenario; every scenario ends with {@code
+ *     iris.hostBarrier()}, and every rank allocates the same heap tensors in the same order.</li>
+ * </ul>
+ */
+public final class GemmScenarios {
+    /** Every scenario, in run order; the JUnit side expects exactly these names. */
+    public static final List<String> SCENARIOS = List.of(
+            "gemm_small_shapes",
+            "gemm_group_m",
+            "gemm_back_to_back",
+            "gemm_graph_replay",
+            "gemm_large_vs_cublas",
+            "gemm_misuse");
+
+    static final long HEAP_BYTES = 2L << 30;
+    /** (M, N, K): one element row, ragged edges in every dimension, more than one tile each way. */
+    static final int[][] SMALL_SHAPES = {{1, 8, 8}, {200, 136, 72}, {129, 264, 520}, {300, 520, 1000}};
+    static final DType[] INPUTS = {DType.BF16, DType.F16};
+    /** Padding of the strided operands, in elements; the padding holds a value that would show if it were read. */
+    static final int PAD = 8;
+    static final float PAD_VALUE = 1024f;
+
+    private final Iris iris;
+    private final SymmetricHeap heap;
+    private final Stream stream;
+    private final Gemm gemm;
+    private final CublasGemm cublas;
+    private final String cublasReason;
+    private final int rank;
+    private final long runSeed;
+
+    private GemmScenarios(Iris iris, Gemm gemm, CublasGemm cublas, String cublasReason, long runSeed) {
+        this.iris = iris;
+        this.heap = iris.heap();
+        this.stream = iris.stream();
+        this.gemm = gemm;
+        this.cublas = cublas;
+        this.cublasReason = cublasReason;
+        this.rank = iris.rank();
+        this.runSeed = runSeed;
+    }
+
+    public static void main(String[] argv) throws Exception {
+        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES);
+        int failed;
+        try (Iris iris = Iris.init(config)) {
+            String fixed = System.getenv("IRIS_TEST_SEED");
+            long proposed = fixed != null && !fixed.isBlank() ? Long.parseLong(fixed.trim()) : System.nanoTime();
+            long runSeed = iris.broadcast(proposed, 0);
+            CublasGemm cublas = null;
+            String reason = null;
+            if ("off".equalsIgnoreCase(String.valueOf(System.getenv("IRIS_TEST_CUBLAS")).trim())) {
+                reason = "IRIS_TEST_CUBLAS=off";
+            } else {
+                try {
+                    cublas = CublasGemm.open(iris.stream());
+                } catch (RuntimeException | LinkageError e) {
+                    reason = String.valueOf(e.getMessage());
+                }
+            }
+            System.out.println("gemm: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed
+                    + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs), "
+                    + (cublas != null ? cublas.version() : "cuBLAS unavailable: " + reason));
+            try (Gemm gemm = Gemm.create()) {
+                System.out.println("gemm: " + gemm);
+                GemmScenarios s = new GemmScenarios(iris, gemm, cublas, reason, runSeed);
+                Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
+                bodies.put("gemm_small_shapes", s::smallShapes);
+                bodies.put("gemm_group_m", s::groupM);
+                bodies.put("gemm_back_to_back", s::backToBack);
+                bodies.put("gemm_graph_replay", s::graphReplay);
+                bodies.put("gemm_large_vs_cublas", s::largeVsCublas);
+                bodies.put("gemm_misuse", s::misuse);
+                if (!new ArrayList<>(bodies.keySet()).equals(SCENARIOS)) {
+                    throw new IllegalStateException("scenario table and SCENARIOS disagree: " + bodies.keySet());
+                }
+                ScenarioRunner runner = new ScenarioRunner();
+                bodies.forEach((name, body) -> runner.add(name, ScenarioRunner.thenMeet(body, s.iris::hostBarrier)));
+                failed = runner.runAll();
+                iris.synchronize();
+            } finally {
+                if (cublas != null) {
+                    cublas.close();
+                }
+            }
+        }
+        System.exit(failed);
+    }
+
+    // =============================================================================================
+    // small shapes against the CPU reference
+    // =============================================================================================
+
+    /**
+     * Every small shape x input dtype x B layout x output dtype x bias or not, through both entry
+     * points: symmetric tensors ({@link Gemm#matmul(SymTensor, SymTensor, GemmLayout, SymTensor,
+     * SymTensor, Stream)}, contiguous) and device matrices with padded rows (lda = K + 8, ldb = B's
+     * columns + 8, ldc = N + 8, and a row of C beyond M), whose padding must be neither read nor
+     * written.
+     */
+    private void smallShapes() {
+        Failures f = new Failures();
+        for (int[] shape : SMALL_SHAPES) {
+            for (DType in : INPUTS) {
+                for (GemmLayout layout : GemmLayout.values()) {
+                    smallCase(f, shape[0], shape[1], shape[2], in, layout);
+                }
+            }
+        }
+        f.throwIfAny();
+    }
+
+    private void smallCase(Failures f, int m, int n, int k, DType in, GemmLayout layout) {
+        long seed = seed("small", m, n, k, in.ordinal(), layout.ordinal());
+        int bRows = (int) layout.bRows(n, k);
+        int bCols = (int) layout.bCols(n, k);
+        HostMatrix a = HostMatrix.random(seed, in, m, k);
+        HostMatrix b = HostMatrix.random(seed + 1, in, bRows, bCols);
+        HostMatrix biasIn = HostMatrix.random(seed + 2, in, 1, n);
+        Reference ref = GemmReference.full(a, b, layout);
+        String shape = m + " x " + n + " x " + k + " " + in + " " + layout.kernelSuffix();
+        try (SymTensor ta = upload(a, k, 0, m, k); SymTensor tb = upload(b, bCols, 0, bRows, bCols);
+             SymTensor pa = upload(a, k + PAD, PAD_VALUE, m, k + PAD); SymTensor pb = upload(b, bCols + PAD, PAD_VALUE, bRows, bCols + PAD);
+             SymTensor biasSame = upload(biasIn, n, 0, n); SymTensor biasF32 = upload(biasIn.as(DType.F32), n, 0, n)) {
+            for (boolean withBias : new boolean[] {false, true}) {
+                for (boolean padded : new boolean[] {false, true}) {
+                    ByteBuffer f32 = null;
+                    for (DType out : new DType[] {DType.F32, in}) {
+                        SymTensor bias = withBias ? (out == DType.F32 ? biasF32 : biasSame) : null;
+                        String what = shape + " -> " + out + (withBias ? " + bias" : "") + (padded ? ", padded rows" : ", tensors");
+                        int ldc = padded ? n + PAD : n;
+                        int rows = padded ? m + 1 : m;
+                        try (SymTensor c = heap.empty(out, rows, ldc)) {
+                            poison(c);
+                            if (padded) {
+                                gemm.matmul(new DeviceMatrix(pa.deviceAddress(), in, m, k, k + PAD),
+                                        new DeviceMatrix(pb.deviceAddress(), in, bRows, bCols, bCols + PAD), layout,
+                                        bias == null ? 0 : bias.deviceAddress(), new DeviceMatrix(c.deviceAddress(), out, m, n, ldc), stream);
+                            } else {
+                                gemm.matmul(ta, tb, layout, bias, c, stream);
+                            }
+                            iris.synchronize();
+                            ByteBuffer got = download(c);
+                            f.add(GemmReference.check(what, got, out, ldc, rows, ref, withBias ? biasIn.values() : null));
+                            if (out == DType.F32) {
+                                f32 = got;
+                            } else {
+                                f.add(roundedOnce(what, got, f32, out, m, n, ldc));
+                            }
+                        }
+                    }
+                }
+            }
+            // The inputs are read only.
+            f.add(sameBits(shape + ": A after the calls", download(ta), a.bytes()));
+            f.add(sameBits(shape + ": B after the calls", download(tb), b.bytes()));
+        }
+    }
+
+    /** The 16-bit output equals the F32 output of the same call rounded to nearest even, bit for bit. */
+    private static String roundedOnce(String what, ByteBuffer got, ByteBuffer f32, DType out, int m, int n, int ldc) {
+        int wrong = 0;
+        String first = null;
+        for (int i = 0; i < m; i++) {
+            for (int j = 0; j < n; j++) {
+                long index = (long) i * ldc + j;
+                float wide = GemmReference.get(f32, DType.F32, index);
+                int expected = GemmReference.roundedBits(out, wide);
+                int bits = GemmReference.bits(got, out, index);
+                if (bits != expected) {
+                    if (first == null) {
+                        first = String.format(Locale.ROOT, "(%d, %d) is 0x%04x, the F32 result %s rounds to 0x%04x", i, j, bits,
+                                wide, expected);
+                    }
+                    wrong++;
+                }
+            }
+        }
+        return wrong == 0 ? null : what + ": " + wrong + " element(s) are not the F32 result rounded once to nearest even: " + first;
+    }
+
+    private static String sameBits(String what, ByteBuffer got, ByteBuffer expected) {
+        int mismatch = got.mismatch(expected);
+        return mismatch < 0 ? null : what + ": byte " + mismatch + " changed";
+    }
+
+    // =============================================================================================
+    // the tile order: many tiles per block, every group width
+    // =============================================================================================
+
+    /**
+     * 2000 x 2312 x 64 makes 16 x 10 = 160 tiles, more than one per SM: blocks take several tiles,
+     * and the last group of tile rows is ragged for most widths. Every groupM gives the same bits
+     * (the order of tiles cannot change an element's arithmetic) and passes the CPU check.
+     */
+    private void groupM() {
+        Failures f = new Failures();
+        int m = 2000, n = 2312, k = 64;
+        long seed = seed("group_m", m, n, k);
+        HostMatrix a = HostMatrix.random(seed, DType.BF16, m, k);
+        HostMatrix b = HostMatrix.random(seed + 1, DType.BF16, n, k);
+        HostMatrix bias = HostMatrix.random(seed + 2, DType.BF16, 1, n);
+        Reference ref = GemmReference.full(a, b, GemmLayout.NK);
+        ByteBuffer first = null;
+        try (SymTensor ta = upload(a, k, 0, m, k); SymTensor tb = upload(b, k, 0, n, k); SymTensor tbias = upload(bias, n, 0, n);
+             SymTensor c = heap.empty(DType.BF16, m, n)) {
+            for (int groupM : new int[] {8, 1, 3, 16, 1000}) {
+                try (Gemm g = Gemm.create(Gemm.Options.defaults().withGroupM(groupM))) {
+                    poison(c);
+                    g.linear(ta, tb, tbias, c, stream);
+                    iris.synchronize();
+                    ByteBuffer got = download(c);
+                    String what = m + " x " + n + " x " + k + " (" + GemmChecks.tiles(m, n) + " tiles, "
+                            + gemm.device().multiprocessorCount() + " SMs), groupM " + groupM;
+                    f.add(GemmReference.check(what, got, DType.BF16, n, m, ref, bias.values()));
+                    if (first == null) {
+                        first = got;
+                    } else {
+                        f.add(sameBits(what + " vs groupM 8", got, first));
+                    }
+                }
+            }
+        }
+        f.throwIfAny();
+    }
+
+    // =============================================================================================
+    // stream order, graphs
+    // =============================================================================================
+
+    /**
+     * Two GEMMs back to back with no host synchronization, the second reading the first's output:
+     * C1 = A1 B1^T (bf16), C2 = C1 B2 + bias (f32). C2 is checked against a reference built from
+     * the downloaded C1, so a second GEMM that ran early (on poison) fails.
+     */
+    private void backToBack() {
+        Failures f = new Failures();
+        int m = 512, n1 = 384, k1 = 256, n2 = 264;
+        long seed = seed("back_to_back", m, n1, k1, n2);
+        HostMatrix a1 = HostMatrix.random(seed, DType.BF16, m, k1);
+        HostMatrix b1 = HostMatrix.random(seed + 1, DType.BF16, n1, k1);
+        HostMatrix b2 = HostMatrix.random(seed + 2, DType.BF16, n1, n2);
+        HostMatrix bias = HostMatrix.random(seed + 3, DType.BF16, 1, n2).as(DType.F32);
+        try (SymTensor ta1 = upload(a1, k1, 0, m, k1); SymTensor tb1 = upload(b1, k1, 0, n1, k1);
+             SymTensor tb2 = upload(b2, n2, 0, n1, n2); SymTensor tbias = upload(bias, n2, 0, n2);
+             SymTensor c1 = heap.empty(DType.BF16, m, n1); SymTensor c2 = heap.empty(DType.F32, m, n2)) {
+            poison(c1);
+            poison(c2);
+            gemm.matmul(ta1, tb1, GemmLayout.NK, c1, stream);
+            gemm.matmul(c1, tb2, GemmLayout.KN, tbias, c2, stream);
+            iris.synchronize();
+            ByteBuffer got1 = download(c1);
+            f.add(GemmReference.check("C1 = A1 B1^T", got1, DType.BF16, n1, m, GemmReference.full(a1, b1, GemmLayout.NK), null));
+            float[] c1Values = new float[m * n1];
+            for (int i = 0; i < c1Values.length; i++) {
+                c1Values[i] = GemmReference.get(got1, DType.BF16, i);
+            }
+            HostMatrix c1Host = new HostMatrix(DType.BF16, m, n1, c1Values);
+            f.add(GemmReference.check("C2 = C1 B2 + bias, enqueued right after C1", download(c2), DType.F32, n2, m,
+                    GemmReference.full(c1Host, b2, GemmLayout.KN), bias.values()));
+        }
+        f.throwIfAny();
+    }
+
+    /**
+     * linear() captured into a CUDA graph on another stream (its tensor maps built during the
+     * capture), then replayed with new inputs in the same tensors: every replay computes from what
+     * the tensors hold at replay time.
+     */
+    private void graphReplay() throws Exception {
+        Failures f = new Failures();
+        int m = 256, n = 512, k = 128;
+        try (Stream s = Stream.create(); SymTensor x = heap.empty(DType.BF16, m, k); SymTensor w = heap.empty(DType.BF16, n, k);
+             SymTensor bias = heap.empty(DType.BF16, n); SymTensor y = heap.empty(DType.BF16, m, n)) {
+            CudaGraph graph;
+            s.beginCapture();
+            try {
+                gemm.linear(x, w, bias, y, s);
+            } finally {
+                graph = s.endCapture();
+            }
+            try (CudaGraph g = graph) {
+                for (int rep = 0; rep < 3; rep++) {
+                    long seed = seed("graph", rep);
+                    HostMatrix hx = HostMatrix.random(seed, DType.BF16, m, k);
+                    HostMatrix hw = HostMatrix.random(seed + 1, DType.BF16, n, k);
+                    HostMatrix hb = HostMatrix.random(seed + 2, DType.BF16, 1, n);
+                    x.copyFrom(hx.bytes());
+                    w.copyFrom(hw.bytes());
+                    bias.copyFrom(hb.bytes());
+                    poison(y);
+                    g.launch(s);
+                    s.synchronize();
+                    iris.checkDeviceStatus();
+                    f.add(GemmReference.check("replay " + rep, download(y), DType.BF16, n, m, GemmReference.full(hx, hw, GemmLayout.NK),
+                            hb.values()));
+                }
+            }
+            s.synchronize();
+        }
+        f.throwIfAny();
+    }
+
+    // =============================================================================================
+    // large shapes against cuBLAS
+    // =============================================================================================
+
+    private record LargeCase(int m, int n, int k, DType in, GemmLayout layout, DType out, boolean bias) {
+        @Override
+        public String toString() {
+            return m + " x " + n + " x " + k + " " + in + " " + layout.kernelSuffix() + " -> " + out + (bias ? " + bias" : "");
+        }
+    }
+
+    static final int SAMPLES = 1024;
+
+    /** 4096^3 in both layouts, and 8192 x 1024 x 2048 with a bias into F16 and F32 (see the class comment for the checks). */
+    private void largeVsCublas() {
+        Failures f = new Failures();
+        if (cublas == null) {
+            if (!"IRIS_TEST_CUBLAS=off".equals(cublasReason)) {
+                f.fail("cuBLAS is unavailable (" + cublasReason + "); set IRIS_TEST_CUBLAS=off to skip this comparison");
+            }
+            f.throwIfAny();
+            return;
+        }
+        for (LargeCase c : new LargeCase[] {
+                new LargeCase(4096, 4096, 4096, DType.BF16, GemmLayout.NK, DType.BF16, false),
+                new LargeCase(4096, 4096, 4096, DType.BF16, GemmLayout.KN, DType.BF16, false),
+                new LargeCase(8192, 1024, 2048, DType.F16, GemmLayout.NK, DType.F16, true),
+                new LargeCase(8192, 1024, 2048, DType.BF16, GemmLayout.KN, DType.F32, true)}) {
+            largeCase(f, c);
+        }
+        f.throwIfAny();
+    }
+
+    private void largeCase(Failures f, LargeCase lc) {
+        int m = lc.m(), n = lc.n(), k = lc.k();
+        int bRows = (int) lc.layout().bRows(n, k);
+        int bCols = (int) lc.layout().bCols(n, k);
+        long seed = seed("large", m, n, k, lc.in().ordinal(), lc.layout().ordinal(), lc.out().ordinal());
+        HostMatrix a = HostMatrix.random(seed, lc.in(), m, k);
+        HostMatrix b = HostMatrix.random(seed + 1, lc.in(), bRows, bCols);
+        HostMatrix bias = lc.bias() ? HostMatrix.random(seed + 2, lc.in(), 1, n).as(lc.out()) : null;
+        DType out = lc.out();
+        try (SymTensor ta = upload(a, k, 0, m, k); SymTensor tb = upload(b, bCols, 0, bRows, bCols);
+             SymTensor absA = upload(a.abs(), k, 0, m, k); SymTensor absB = upload(b.abs(), bCols, 0, bRows, bCols);
+             SymTensor tbias = bias == null ? null : upload(bias, n, 0, n);
+             SymTensor c = heap.empty(out, m, n); SymTensor cRef = heap.empty(out, m, n); SymTensor absSum = heap.empty(DType.F32, m, n)) {
+            poison(c);
+            if (bias != null) {
+                cRef.copyFrom(broadcastRows(bias, m));   // cuBLAS adds it: C = A B + 1 x C
+            } else {
+                poison(cRef);
+            }
+            gemm.matmul(ta, tb, lc.layout(), tbias, c, stream);
+            cublas.gemm(lc.layout(), lc.in(), out, m, n, k, ta.deviceAddress(), tb.deviceAddress(), cRef.deviceAddress(), bias != null);
+            cublas.gemm(lc.layout(), lc.in(), DType.F32, m, n, k, absA.deviceAddress(), absB.deviceAddress(), absSum.deviceAddress(), false);
+            iris.synchronize();
+            ByteBuffer got = download(c);
+            ByteBuffer theirs = download(cRef);
+            ByteBuffer sums = download(absSum);
+
+            // Every element against cuBLAS.
+            int wrong = 0;
+            String first = null;
+            double worstRatio = 0;
+            for (long i = 0; i < (long) m * n; i++) {
+                double mine = GemmReference.get(got, out, i);
+                double other = GemmReference.get(theirs, out, i);
+                double beta = bias == null ? 0 : Math.abs(bias.values()[(int) (i % n)]);
+                double bound = GemmErrorBound.pairBound(out, k, other,
+                        GemmErrorBound.absSumUpper(k, GemmReference.get(sums, DType.F32, i)), beta);
+                double diff = Math.abs(mine - other);
+                if (!(diff <= bound)) {
+                    if (first == null) {
+                        first = String.format(Locale.ROOT, "(%d, %d) = %s, cuBLAS %s, bound %.3g", i / n, i % n,
+                                GemmReference.isPoison(got, out, i) ? "poison (never written)" : String.valueOf(mine), other, bound);
+                    }
+                    wrong++;
+                } else if (bound > 0) {
+                    worstRatio = Math.max(worstRatio, diff / bound);
+                }
+            }
+            if (wrong > 0) {
+                f.fail(lc + " vs cuBLAS: " + wrong + " of " + (long) m * n + " elements beyond the pair bound; first " + first);
+            }
+
+            // Sampled elements against the exact reference, and the error next to cuBLAS's.
+            Random r = new Random(seed + 3);
+            double errMine = 0, errTheirs = 0, refSq = 0;
+            int sampleWrong = 0;
+            String sampleFirst = null;
+            for (int s = 0; s < SAMPLES + 4; s++) {
+                int i = s < 4 ? (s % 2 == 0 ? 0 : m - 1) : r.nextInt(m);
+                int j = s < 4 ? (s < 2 ? 0 : n - 1) : r.nextInt(n);
+                double[] e = GemmReference.element(a, b, lc.layout(), i, j);
+                double beta = bias == null ? 0 : bias.values()[j];
+                double exact = e[0] + beta;
+                long index = (long) i * n + j;
+                double mine = GemmReference.get(got, out, index);
+                double other = GemmReference.get(theirs, out, index);
+                double bound = GemmErrorBound.element(out, k, exact, e[1], Math.abs(beta)) + GemmErrorBound.referenceError(k, e[1]);
+                if (!(Math.abs(mine - exact) <= bound)) {
+                    if (sampleFirst == null) {
+                        sampleFirst = String.format(Locale.ROOT, "(%d, %d) = %s, exact %.9g ± %.3g", i, j, mine, exact, bound);
+                    }
+                    sampleWrong++;
+                }
+                errMine += (mine - exact) * (mine - exact);
+                errTheirs += (other - exact) * (other - exact);
+                refSq += exact * exact;
+            }
+            if (sampleWrong > 0) {
+                f.fail(lc + ": " + sampleWrong + " of " + (SAMPLES + 4) + " sampled elements beyond the element bound; first " + sampleFirst);
+            }
+            double rmsMine = Math.sqrt(errMine / (SAMPLES + 4));
+            double rmsTheirs = Math.sqrt(errTheirs / (SAMPLES + 4));
+            double rmsRef = Math.sqrt(refSq / (SAMPLES + 4));
+            double limit = 2 * rmsTheirs + out.unitRoundoff() * rmsRef;
+            System.out.printf(Locale.ROOT, "gemm: %s: rms error %.3g (cuBLAS %.3g, |ref| rms %.3g), worst |c - cuBLAS| / pair bound %.3f%n",
+                    lc, rmsMine, rmsTheirs, rmsRef, worstRatio);
+            if (!(rmsMine <= limit)) {
+                f.fail(String.format(Locale.ROOT, "%s: rms error %.3g on %d sampled elements exceeds 2 x cuBLAS's %.3g + u_out x rms(ref) %.3g",
+                        lc, rmsMine, SAMPLES + 4, rmsTheirs, out.unitRoundoff() * rmsRef));
+            }
+        }
+    }
+
+    private static ByteBuffer broadcastRows(HostMatrix row, int rows) {
+        ByteBuffer one = row.bytes();
+        ByteBuffer b = ByteBuffer.allocateDirect(one.remaining() * rows).order(ByteOrder.nativeOrder());
+        for (int r = 0; r < rows; r++) {
+            b.put(one.duplicate());
+        }
+        return b.flip();
+    }
+
+    // =============================================================================================
+    // misuse
+    // =============================================================================================
+
+    /**
+     * Argument checks on live tensors: IllegalArgumentException naming the rank, gemm, the operand
+     * and what was expected; nothing launched, and the instance still computes correctly
+     * afterwards. Use after close is an IllegalStateException, and close is idempotent.
+     */
+    private void misuse() throws Exception {
+        Failures f = new Failures();
+        String prefix = "rank " + rank + ": gemm: ";
+        try (SymTensor a = heap.empty(DType.BF16, 64, 64); SymTensor b = heap.empty(DType.BF16, 64, 64);
+             SymTensor a100 = heap.empty(DType.BF16, 64, 100); SymTensor b100 = heap.empty(DType.BF16, 64, 100);
+             SymTensor c = heap.empty(DType.BF16, 64, 64); SymTensor c32 = heap.empty(DType.F32, 64, 64);
+             SymTensor f32 = heap.empty(DType.F32, 64, 64); SymTensor biasF32 = heap.empty(DType.F32, 64)) {
+            expect(f, prefix + "unsupported dtype combination A F32 x B BF16 -> C F32",
+                    () -> gemm.matmul(f32, b, GemmLayout.NK, c32, stream));
+            expect(f, prefix + "K = 100 (A's columns) is not a multiple of 8", () -> gemm.matmul(a100, b100, GemmLayout.NK, c, stream));
+            expect(f, prefix + "bias has dtype F32; expected BF16 (C's dtype)", () -> gemm.matmul(a, b, GemmLayout.NK, biasF32, c, stream));
+            expect(f, "overlaps A", () -> gemm.matmul(a, b, GemmLayout.NK, a, stream));
+            expect(f, prefix + "stream must not be null", () -> gemm.matmul(a, b, GemmLayout.KN, c, null));
+            expect(f, prefix + "C must not be null", () -> gemm.matmul(a, b, GemmLayout.KN, null, stream));
+            expect(f, "A's address 0x" + Long.toHexString(a.deviceAddress() + 8) + " is not 16-byte aligned",
+                    () -> gemm.matmul(new DeviceMatrix(a.deviceAddress() + 8, DType.BF16, 8, 64, 64), DeviceMatrix.of(b),
+                            GemmLayout.KN, 0, new DeviceMatrix(c.deviceAddress(), DType.BF16, 8, 64, 64), stream));
+            SymTensor freed = heap.empty(DType.BF16, 64, 64);
+            freed.close();
+            expect(f, prefix + "B " + freed + " was freed", () -> gemm.matmul(a, freed, GemmLayout.NK, c, stream));
+        }
+        // Still works: a small GEMM checked against the CPU.
+        int m = 64, n = 64, k = 64;
+        HostMatrix ha = HostMatrix.random(seed("misuse"), DType.BF16, m, k);
+        HostMatrix hb = HostMatrix.random(seed("misuse") + 1, DType.BF16, k, n);
+        try (SymTensor a = upload(ha, k, 0, m, k); SymTensor b = upload(hb, n, 0, k, n); SymTensor c = heap.empty(DType.BF16, m, n)) {
+            poison(c);
+            gemm.matmul(a, b, GemmLayout.KN, c, stream);
+            iris.synchronize();
+            f.add(GemmReference.check("after the misuse", download(c), DType.BF16, n, m, GemmReference.full(ha, hb, GemmLayout.KN), null));
+            Gemm closed = Gemm.create();
+            closed.close();
+            closed.close();
+            try {
+                closed.matmul(a, b, GemmLayout.KN, c, stream);
+                f.fail("matmul after close did not throw");
+            } catch (IllegalStateException e) {
+                f.check(e.getMessage().equals("rank " + rank + ": gemm: Gemm used after close()"), () -> "after close: " + e.getMessage());
+            }
+        }
+        f.throwIfAny();
+    }
+
+    private static void expect(Failures f, String expected, Runnable call) {
+        try {
+            call.run();
+            f.fail("no exception; expected one saying '" + expected + "'");
+        } catch (IllegalArgumentException e) {
+            f.check(e.getMessage().contains(expected), () -> "'" + e.getMessage() + "' should say '" + expected + "'");
+            f.check(e.getMessage().startsWith("rank "), () -> "'" + e.getMessage() + "' should name the rank");
+        }
+    }
+
+    // =============================================================================================
+    // helpers
+    // =============================================================================================
+
+    /** A [shape] tensor holding the matrix with rows {@code ld} elements apart, the padding set to {@code pad}. */
+    private SymTensor upload(HostMatrix x, int ld, float pad, long... shape) {
+        SymTensor t = heap.empty(x.dtype(), shape);
+        try {
+            t.copyFrom(x.bytes(ld, pad));
+            return t;
+        } catch (RuntimeException e) {
+            t.close();
+            throw e;
+        }
+    }
+
+    private static ByteBuffer download(SymTensor t) {
+        ByteBuffer b = ByteBuffer.allocateDirect(Math.toIntExact(t.byteSize())).order(ByteOrder.nativeOrder());
+        t.copyTo(b);
+        return b.flip();
+    }
+
+    private void poison(SymTensor t) {
+        Memcpy.memset(t.deviceAddress(), 0xFF, t.byteSize(), stream);
+        iris.synchronize();
+    }
+
+    private long seed(String what, long... parts) {
+        long h = mix64(runSeed ^ what.hashCode());
+        for (long p : parts) {
+            h = mix64(h ^ p);
+        }
+        return mix64(h ^ rank);
+    }
+
+    static long mix64(long x) {
+        long z = x + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}
