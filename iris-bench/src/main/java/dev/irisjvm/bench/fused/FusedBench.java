@@ -1,0 +1,318 @@
+package dev.irisjvm.bench.fused;
+
+import dev.irisjvm.bench.gemm.CublasGemm;
+import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.bench.results.FusedMeasurement;
+import dev.irisjvm.bench.results.FusedSweepResult;
+import dev.irisjvm.bench.rma.Lockstep;
+import dev.irisjvm.bench.rma.RepTimer;
+import dev.irisjvm.bench.rma.TimingStats;
+import dev.irisjvm.bench.rma.Verifier;
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.Memcpy;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.fused.FusedConfig;
+import dev.irisjvm.kernels.fused.FusedGemm;
+import dev.irisjvm.kernels.fused.FusedOp;
+import dev.irisjvm.kernels.fused.FusedVariant;
+import dev.irisjvm.kernels.fused.TileTrace;
+import dev.irisjvm.kernels.gemm.Gemm;
+import dev.irisjvm.kernels.rma.RmaKernels;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * One shape of the fused sweep on this rank; every rank runs the same calls in the same order. Per
+ * shape: the inputs (uniform in [-1, 1), BF16, generated on the GPU; A replicated for all-scatter,
+ * every other operand a shard of its own), then, each timed with CUDA events ({@link RepTimer}:
+ * warm-up calls, then the timed calls queued behind a gate, each preceded by an untimed device
+ * barrier of all ranks and framed by its own pair of events):
+ *
+ * <ol>
+ *   <li>{@code cublas}: the rank's GEMM alone (the compute floor);</li>
+ *   <li>{@code iris_gemm}: the same GEMM with the library's {@link Gemm};</li>
+ *   <li>{@code nccl}: the collective alone;</li>
+ *   <li>{@code baseline}: cuBLAS then NCCL in sequence, the figure the fused kernels must beat; its
+ *       output is the reference of the check;</li>
+ *   <li>{@code fused}, once per variant: a fresh instance (collective), timed, then one more call
+ *       into a poisoned output, compared with the baseline's ({@link FusedOutputCheck}).</li>
+ * </ol>
+ *
+ * Per repetition the slowest rank's time counts (every rank's times are gathered); a failure on any
+ * rank becomes the point's check text on every rank ({@link Lockstep}). With tracing, the first
+ * shape of each operation also runs every variant once more with {@code FusedConfig.withTracing},
+ * and rank 0 writes all ranks' timelines into one Chrome trace.
+ */
+final class FusedBench implements AutoCloseable {
+    static final DType TYPE = FusedWorkload.TYPE;
+
+    private final Iris iris;
+    private final FusedOptions options;
+    private final Gemm gemm;
+    private final CublasGemm cublas;
+    private final Nccl nccl;
+    private final Stream stream;
+    private final RepTimer timer;
+    private final Lockstep lockstep;
+    private final long runSeed;
+    private final int rank;
+    private final int world;
+    private final List<FusedMeasurement> measurements = new ArrayList<>();
+    private final List<FusedSweepResult.Trace> traces = new ArrayList<>();
+    private final Set<FusedOp> traced = EnumSet.noneOf(FusedOp.class);
+
+    FusedBench(Iris iris, FusedOptions options, Gemm gemm, CublasGemm cublas, Nccl nccl, RmaKernels kernels, long runSeed) {
+        this.iris = iris;
+        this.options = options;
+        this.gemm = gemm;
+        this.cublas = cublas;
+        this.nccl = nccl;
+        this.stream = iris.stream();
+        this.timer = new RepTimer(iris, kernels, stream, true);
+        this.lockstep = new Lockstep(iris);
+        this.runSeed = runSeed;
+        this.rank = iris.rank();
+        this.world = iris.worldSize();
+    }
+
+    List<FusedMeasurement> measurements() {
+        return List.copyOf(measurements);
+    }
+
+    List<FusedSweepResult.Trace> traces() {
+        return List.copyOf(traces);
+    }
+
+    private boolean baselines() {
+        return cublas != null && nccl.available();
+    }
+
+    /** Everything about one shape. */
+    void run(FusedShape s, int index) {
+        String unsplittable = s.unsplittable(world);
+        if (unsplittable != null) {
+            if (rank == 0) {
+                System.out.println("FusedSweep: " + s + " skipped: " + unsplittable);
+            }
+            measurements.add(FusedMeasurement.failed(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, FusedMeasurement.FUSED, "",
+                    "not run: " + unsplittable));
+            return;
+        }
+        try (FusedWorkload buf = FusedWorkload.allocate(iris, s, runSeed + 1000L * index)) {
+            if (baselines()) {
+                point(s, FusedMeasurement.CUBLAS, "", () -> buf.cublasGemm(cublas), null);
+            } else {
+                skipped(s, FusedMeasurement.CUBLAS, "not measured (" + baselineReason() + ")");
+            }
+            point(s, FusedMeasurement.IRIS_GEMM, "", () -> buf.irisGemm(gemm), null);
+            if (baselines()) {
+                point(s, FusedMeasurement.NCCL, "", () -> buf.collective(nccl), null);
+                point(s, FusedMeasurement.BASELINE, "", () -> buf.baseline(cublas, nccl), null);
+            } else {
+                skipped(s, FusedMeasurement.NCCL, "not measured (" + baselineReason() + ")");
+                skipped(s, FusedMeasurement.BASELINE, "not measured (" + baselineReason() + ")");
+            }
+            ByteBuffer reference = baselines() ? download(buf.baselineOutput()) : null;
+            for (FusedVariant v : s.op().variants()) {
+                fused(s, buf, v, reference);
+            }
+            if (options.trace() && traced.add(s.op())) {
+                for (FusedVariant v : s.op().variants()) {
+                    trace(s, buf, v);
+                }
+            }
+        }
+    }
+
+    private String baselineReason() {
+        if (!options.baseline()) {
+            return "--no-baseline";
+        }
+        return cublas == null ? "cuBLAS unavailable" : "NCCL unavailable: " + nccl.reason();
+    }
+
+    // ---- the fused kernels ------------------------------------------------------------------------
+
+    private void fused(FusedShape s, FusedWorkload buf, FusedVariant v, ByteBuffer reference) {
+        FusedConfig config = FusedConfig.defaults().withGroupM(options.groupM()).withVariant(v);
+        FusedGemm g;
+        try {
+            g = buf.create(config);
+        } catch (RuntimeException e) {
+            String why = "not run: creation failed: " + oneLine(e);
+            measurements.add(FusedMeasurement.failed(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, FusedMeasurement.FUSED,
+                    v.kernelName(s.op()), why));
+            report(measurements.get(measurements.size() - 1));
+            return;
+        }
+        try {
+            point(s, FusedMeasurement.FUSED, v.kernelName(s.op()), () -> buf.fused(g),
+                    () -> check(s, buf, g, reference));
+        } finally {
+            iris.synchronize();
+            g.close();
+        }
+    }
+
+    /** One more call into a poisoned output, compared with the baseline's output. */
+    private String check(FusedShape s, FusedWorkload buf, FusedGemm g, ByteBuffer reference) {
+        if (reference == null) {
+            return "not checked (" + baselineReason() + ")";
+        }
+        SymTensor c = buf.fusedOutput();
+        Memcpy.memset(c.deviceAddress(), 0xFF, c.byteSize(), stream);
+        iris.synchronize();
+        iris.hostBarrier();  // every rank poisoned before any peer stores into its output
+        buf.fused(g);
+        iris.synchronize();
+        ByteBuffer got = download(c);
+        return FusedOutputCheck.compare(s, world, got, reference, TYPE);
+    }
+
+    // ---- timing ------------------------------------------------------------------------------------
+
+    private void point(FusedShape s, String impl, String variant, Runnable call, Lockstep.Check verify) {
+        Lockstep.Outcome o = lockstep.everyone(null,
+                () -> timer.run(options.warmup(), options.reps(), r -> iris.barrier(stream), r -> call.run(), true), verify);
+        String check = agree(o.check() == null ? "" : o.check());
+        if (verify == null && Verifier.OK.equals(check)) {
+            check = FusedMeasurement.BASELINE.equals(impl) ? FusedMeasurement.REFERENCE : "";
+        }
+        FusedMeasurement m;
+        if (o.millis() == null) {
+            m = FusedMeasurement.failed(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, impl, variant, check);
+        } else {
+            float[][] all = gatherMillis(o.millis());
+            float[] slowest = new float[o.millis().length];
+            List<Double> rankMedians = new ArrayList<>();
+            for (int r = 0; r < all.length; r++) {
+                rankMedians.add(TimingStats.ofMillis(all[r], 1).medianUs());
+                for (int i = 0; i < slowest.length; i++) {
+                    slowest[i] = Math.max(slowest[i], all[r][i]);
+                }
+            }
+            TimingStats t = TimingStats.ofMillis(slowest, 1);
+            boolean auto = FusedMeasurement.FUSED.equals(impl)
+                    && FusedVariant.choose(s.op(), s.m(), s.localN(world), s.localK(world), world).kernelName(s.op()).equals(variant);
+            m = new FusedMeasurement(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, impl, variant, auto, t.reps(), t.medianUs(),
+                    t.minUs(), t.maxUs(), rankMedians, s.flopsPerRank(world), s.nvlinkBytes(world, TYPE.byteSize()), check);
+        }
+        measurements.add(m);
+        report(m);
+    }
+
+    private void skipped(FusedShape s, String impl, String why) {
+        FusedMeasurement m = FusedMeasurement.failed(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, impl, "", why);
+        measurements.add(m);
+    }
+
+    /** Every rank's check text: "ok" if all are, else the failing ranks' texts (a text every rank shares, once). */
+    private String agree(String mine) {
+        byte[][] all = iris.allGather(mine.getBytes(StandardCharsets.UTF_8));
+        List<String> bad = new ArrayList<>();
+        for (int r = 0; r < all.length; r++) {
+            String t = new String(all[r], StandardCharsets.UTF_8);
+            String text = t.startsWith("rank ") ? t : "rank " + r + ": " + t;
+            if (!Verifier.OK.equals(t) && !bad.contains(t) && !bad.contains(text)) {
+                bad.add(t.startsWith("rank ") ? t : text);
+            }
+        }
+        return bad.isEmpty() ? Verifier.OK : String.join("; ", bad);
+    }
+
+    private float[][] gatherMillis(float[] mine) {
+        ByteBuffer b = ByteBuffer.allocate(4 * mine.length).order(ByteOrder.LITTLE_ENDIAN);
+        for (float x : mine) b.putFloat(x);
+        byte[][] all = iris.allGather(b.array());
+        float[][] out = new float[all.length][];
+        for (int r = 0; r < all.length; r++) {
+            ByteBuffer theirs = ByteBuffer.wrap(all[r]).order(ByteOrder.LITTLE_ENDIAN);
+            out[r] = new float[all[r].length / 4];
+            for (int i = 0; i < out[r].length; i++) out[r][i] = theirs.getFloat();
+        }
+        return out;
+    }
+
+    private void report(FusedMeasurement m) {
+        if (rank != 0) {
+            return;
+        }
+        String what = m.impl() + (m.variant().isEmpty() ? "" : " " + m.variant());
+        if (m.reps() == 0) {
+            System.out.printf(Locale.ROOT, "  %-15s %-18s %-24s %s%n", m.op(), m.shape(), what, m.check());
+        } else {
+            System.out.printf(Locale.ROOT, "  %-15s %-18s %-24s %10.1f us (max over ranks per rep; min %.1f, max %.1f) %s%n", m.op(),
+                    m.shape(), what, m.medianUs(), m.minUs(), m.maxUs(), m.check().isEmpty() ? "" : "check: " + m.check());
+        }
+    }
+
+    // ---- traces ------------------------------------------------------------------------------------
+
+    /** A traced instance of that variant: two calls, the second's timeline written by rank 0 (all ranks in one file). */
+    private void trace(FusedShape s, FusedWorkload buf, FusedVariant v) {
+        String file = "fused-trace-" + s.op().id() + "-" + v.kernelName(s.op()) + ".json";
+        try (FusedGemm g = buf.create(FusedConfig.defaults().withGroupM(options.groupM()).withVariant(v).withTracing(true))) {
+            for (int i = 0; i < 2; i++) {
+                iris.barrier(stream);
+                buf.fused(g);
+            }
+            TileTrace t = g.readTrace(stream);
+            byte[][] all = iris.allGather(t.toBytes());
+            List<TileTrace> ranks = new ArrayList<>();
+            List<FusedSweepResult.RankSummary> summaries = new ArrayList<>();
+            for (byte[] one : all) {
+                TileTrace tr = TileTrace.fromBytes(one);
+                ranks.add(tr);
+                TileTrace.Summary sum = tr.summary();
+                summaries.add(new FusedSweepResult.RankSummary(tr.rank(), sum.computeEvents(), sum.epilogueEvents(), sum.copyEvents(),
+                        sum.spanUs(), sum.computeUs(), sum.communicationUs(), sum.overlappedUs()));
+            }
+            if (rank == 0) {
+                Path path = options.traces().resolve(file);
+                TileTrace.writeChromeJson(ranks, path);
+                System.out.println("FusedSweep: trace " + path + ": " + t);
+            }
+            traces.add(new FusedSweepResult.Trace(s.op().id(), s.id(), v.kernelName(s.op()), file, summaries));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        } catch (RuntimeException e) {
+            if (rank == 0) {
+                System.out.println("FusedSweep: trace of " + s + " " + v.kernelName(s.op()) + " failed: " + oneLine(e));
+            }
+            try {
+                iris.synchronize();
+            } catch (RuntimeException ignored) {
+                // reported above
+            }
+        }
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------------
+
+    static ByteBuffer download(SymTensor t) {
+        ByteBuffer b = ByteBuffer.allocateDirect(Math.toIntExact(t.byteSize())).order(ByteOrder.nativeOrder());
+        t.copyTo(b);
+        return b.flip();
+    }
+
+    static String oneLine(Throwable t) {
+        String m = t.getMessage();
+        return (t.getClass().getSimpleName() + (m == null ? "" : ": " + m)).replace('\n', ' ');
+    }
+
+    @Override
+    public void close() {
+        timer.close();
+    }
+}

@@ -1,0 +1,187 @@
+package dev.irisjvm.bench.fused;
+
+import dev.irisjvm.kernels.fused.FusedOp;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Option;
+
+/**
+ * The command-line options of {@link FusedSweep}.
+ *
+ * <pre>{@code
+ * FusedOptions o = new FusedOptions();
+ * new CommandLine(o).parseArgs("--ops", "all_reduce", "--shapes", "all_reduce:4096x4096x4096", "--reps", "50");
+ * o.validate();
+ * o.shapes();       // [all_reduce 4096x4096x4096]
+ * }</pre>
+ */
+public final class FusedOptions {
+    /**
+     * Issue 9's shapes (global M x N x K, TP = world size), two per operation, in the order the
+     * report shows them.
+     */
+    public static final String DEFAULT_SHAPES = "all_scatter:8192x8192x8192,all_scatter:8192x4608x36864,"
+            + "all_reduce:8192x8192x8192,all_reduce:4096x4096x4096,"
+            + "all_gather:8192x8192x8192,all_gather:1024x3584x8192,"
+            + "reduce_scatter:8192x8192x8192,reduce_scatter:8192x4096x12288";
+    /** --quick: one mid-sized shape per operation, for a smoke run. */
+    public static final String QUICK_SHAPES = "all_scatter:4096x4096x4096,all_reduce:4096x4096x4096,"
+            + "all_gather:4096x4096x4096,reduce_scatter:4096x4096x4096";
+    /** Fewest timed repetitions a point may have. */
+    public static final int MIN_REPS = 20;
+
+    @Option(names = "--out", defaultValue = "fused-sweep.json", description = "Result JSON, written by rank 0 (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    @Option(names = "--traces", description = "Folder for the Chrome traces (default: the result JSON's folder).")
+    Path traces;
+
+    @Option(names = "--shapes", defaultValue = DEFAULT_SHAPES,
+            description = "Comma-separated op:MxNxK, op one of all_scatter, all_reduce, reduce_scatter, all_gather "
+                    + "(default: issue 9's eight: ${DEFAULT-VALUE}).")
+    String shapes;
+
+    @Option(names = "--quick", description = "One 4096^3 shape per operation instead of --shapes, for a smoke run.")
+    boolean quick;
+
+    @Option(names = "--warmup", defaultValue = "5", description = "Untimed calls per implementation and shape (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--reps", defaultValue = "30",
+            description = "Timed calls per implementation and shape, at least " + MIN_REPS + " (default: ${DEFAULT-VALUE}).")
+    int reps;
+
+    @Option(names = "--group-m", defaultValue = "8", description = "FusedConfig.groupM of every fused instance (default: ${DEFAULT-VALUE}).")
+    int groupM;
+
+    @Option(names = "--no-trace", description = "Skip the traced run of each operation.")
+    boolean noTrace;
+
+    @Option(names = "--no-baseline", description = "Leave cuBLAS and NCCL out (no baseline, no speedups, no output check).")
+    boolean noBaseline;
+
+    @Option(names = "--heap-gib", defaultValue = "6", description = "Symmetric heap per rank in GiB (default: ${DEFAULT-VALUE}).")
+    int heapGib;
+
+    @Option(names = "--device-timeout-ms", defaultValue = "30000", description = "Device wait timeout (default: ${DEFAULT-VALUE}).")
+    long deviceTimeoutMs;
+
+    @Option(names = "--seed", description = "Seed of the inputs (default: from the clock, broadcast from rank 0).")
+    Long seed;
+
+    /** Throws IllegalArgumentException naming the bad option. */
+    public void validate() {
+        if (reps < MIN_REPS) {
+            throw new IllegalArgumentException("--reps " + reps + " is below " + MIN_REPS);
+        }
+        if (warmup < 0) {
+            throw new IllegalArgumentException("--warmup must be >= 0, got " + warmup);
+        }
+        if (groupM < 1) {
+            throw new IllegalArgumentException("--group-m must be >= 1, got " + groupM);
+        }
+        if (heapGib < 1) {
+            throw new IllegalArgumentException("--heap-gib must be >= 1, got " + heapGib);
+        }
+        if (deviceTimeoutMs < 1) {
+            throw new IllegalArgumentException("--device-timeout-ms must be >= 1, got " + deviceTimeoutMs);
+        }
+        shapes();
+    }
+
+    /** The shapes, in order. */
+    public List<FusedShape> shapes() {
+        List<FusedShape> out = new ArrayList<>();
+        for (String item : (quick ? QUICK_SHAPES : shapes).split(",")) {
+            String s = item.trim();
+            if (s.isEmpty()) {
+                continue;
+            }
+            int colon = s.indexOf(':');
+            if (colon < 0) {
+                throw new IllegalArgumentException("--shapes: '" + s + "' is not op:MxNxK");
+            }
+            out.add(FusedShape.parse(op(s.substring(0, colon)), s.substring(colon + 1)));
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("--shapes names no shape");
+        }
+        return out;
+    }
+
+    static FusedOp op(String id) {
+        String t = id.trim().toLowerCase(Locale.ROOT);
+        for (FusedOp op : FusedOp.values()) {
+            if (op.id().equals(t)) {
+                return op;
+            }
+        }
+        throw new IllegalArgumentException("unknown operation '" + id + "'; expected all_scatter, all_reduce, reduce_scatter or all_gather");
+    }
+
+    public Path out() {
+        return out;
+    }
+
+    /** Where the traces go. */
+    public Path traces() {
+        if (traces != null) {
+            return traces;
+        }
+        Path parent = out.toAbsolutePath().getParent();
+        return parent == null ? Path.of(".") : parent;
+    }
+
+    public int warmup() {
+        return warmup;
+    }
+
+    public int reps() {
+        return reps;
+    }
+
+    public int groupM() {
+        return groupM;
+    }
+
+    public boolean trace() {
+        return !noTrace;
+    }
+
+    public boolean baseline() {
+        return !noBaseline;
+    }
+
+    public long heapBytes() {
+        return (long) heapGib << 30;
+    }
+
+    public long deviceTimeoutMs() {
+        return deviceTimeoutMs;
+    }
+
+    public Long seed() {
+        return seed;
+    }
+
+    /** The options spelled out, for the command that reproduces a run. */
+    public List<String> toArgs() {
+        List<String> a = new ArrayList<>(List.of("--out", out.toString()));
+        if (traces != null) {
+            a.addAll(List.of("--traces", traces.toString()));
+        }
+        if (quick) {
+            a.add("--quick");
+        } else {
+            a.addAll(List.of("--shapes", shapes));
+        }
+        a.addAll(List.of("--warmup", Integer.toString(warmup), "--reps", Integer.toString(reps), "--group-m", Integer.toString(groupM),
+                "--heap-gib", Integer.toString(heapGib), "--device-timeout-ms", Long.toString(deviceTimeoutMs)));
+        if (noTrace) a.add("--no-trace");
+        if (noBaseline) a.add("--no-baseline");
+        if (seed != null) a.addAll(List.of("--seed", Long.toString(seed)));
+        return a;
+    }
+}

@@ -1,0 +1,76 @@
+package dev.irisjvm.bench.fused;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.HalfFloats;
+import dev.irisjvm.kernels.fused.FusedOp;
+import java.nio.ByteBuffer;
+import java.util.Locale;
+
+/**
+ * The sweep's one check of a fused output against the baseline's (cuBLAS then NCCL) on the same
+ * inputs: no element unwritten or not finite, and the relative Frobenius difference {@code ||c -
+ * c_baseline|| / ||c_baseline||} at most the tolerance below. The GPU tests check element by
+ * element (FusedScenarios); this guards the timed kernels only.
+ *
+ * <ul>
+ * <li>all-scatter, all-gather + GEMM: each element is one GEMM's result rounded once: {@code 2 u +
+ *     K 2^-23} (two F32 summation orders differ by less than K 2^-23 relative even if every
+ *     addition truncated).</li>
+ * <li>all-reduce, reduce-scatter: w partials, each rounded once, summed and rounded again: {@code
+ *     2 (w + 1) u + w K_local 2^-23} (the partials' errors are relative to their own size, which
+ *     random data keeps within sqrt(w) of the sum's).</li>
+ * </ul>
+ *
+ * A lost tile, a wrong owner or a stale partial is far beyond either. NCCL's all-gather output is
+ * rank-major ([w][M][N/w]); for all-scatter the fused M x N output is compared element by element
+ * with the block of the rank that computed it.
+ */
+final class FusedOutputCheck {
+    private FusedOutputCheck() {}
+
+    static double tolerance(FusedShape s, int world, DType t) {
+        double u = t.unitRoundoff();
+        return switch (s.op()) {
+            case ALL_SCATTER, ALL_GATHER -> 2 * u + s.localK(world) * 0x1p-23;
+            case ALL_REDUCE, REDUCE_SCATTER -> 2 * (world + 1) * u + world * (double) s.localK(world) * 0x1p-23;
+        };
+    }
+
+    /** "ok", or what differs. */
+    static String compare(FusedShape s, int world, ByteBuffer got, ByteBuffer reference, DType t) {
+        int m = s.m();
+        int nLocal = s.localN(world);
+        long count = got.capacity() / t.byteSize();
+        double diff = 0;
+        double norm = 0;
+        long bad = 0;
+        long firstBad = -1;
+        for (long i = 0; i < count; i++) {
+            double a = get(got, t, i);
+            long j = i;
+            if (s.op() == FusedOp.ALL_SCATTER) {
+                long row = i / s.n();
+                long col = i % s.n();
+                j = ((col / nLocal) * m + row) * nLocal + col % nLocal;
+            }
+            double b = get(reference, t, j);
+            if (!Double.isFinite(a)) {
+                if (bad++ == 0) firstBad = i;
+                continue;
+            }
+            diff += (a - b) * (a - b);
+            norm += b * b;
+        }
+        if (bad > 0) {
+            return bad + " of " + count + " elements are not finite (unwritten?), first at index " + firstBad;
+        }
+        double rel = Math.sqrt(diff) / Math.max(Math.sqrt(norm), Double.MIN_NORMAL);
+        double tol = tolerance(s, world, t);
+        return rel <= tol ? "ok" : String.format(Locale.ROOT, "relative difference to cuBLAS + NCCL %.3g exceeds %.3g", rel, tol);
+    }
+
+    private static double get(ByteBuffer b, DType t, long index) {
+        int at = Math.toIntExact(index * t.byteSize());
+        return t == DType.BF16 ? HalfFloats.bf16ToFloat(b.getShort(at)) : HalfFloats.f16ToFloat(b.getShort(at));
+    }
+}

@@ -1,0 +1,181 @@
+package dev.irisjvm.bench.fused;
+
+import dev.irisjvm.bench.gemm.CublasGemm;
+import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.bench.results.FusedMeasurement;
+import dev.irisjvm.bench.results.FusedSweepResult;
+import dev.irisjvm.bench.rma.SizeList;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.IrisConfig;
+import dev.irisjvm.core.gpu.DeviceProperties;
+import dev.irisjvm.core.gpu.Gpu;
+import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.gemm.Gemm;
+import dev.irisjvm.kernels.rma.RmaKernels;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/**
+ * The fused sweep: for every operation and global shape of issue 9, the fused GEMM + communication
+ * kernels (every variant) against cuBLAS then NCCL in sequence, plus the GEMM alone (the floor),
+ * the Iris GEMM alone and the collective alone, all timed with CUDA events in the same run on every
+ * rank (see {@link FusedBench}); one traced call per operation and variant written as a Chrome
+ * trace. Rank 0 writes one {@link FusedSweepResult}. One process per GPU:
+ *
+ * <pre>
+ * mvn -q install -DskipTests
+ * bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.fused.FusedSweep --out /tmp/f/fused-sweep.json
+ * bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.fused.FusedSweep --shapes all_reduce:4096x4096x4096 --reps 50
+ * </pre>
+ *
+ * Exit code: 0; 2 for bad options; 3 if a fused output failed its check against the baseline.
+ */
+@Command(name = "FusedSweep", mixinStandardHelpOptions = true,
+        description = "Fused GEMM + communication kernels against cuBLAS then NCCL, with CUDA events, on every rank.")
+public final class FusedSweep implements Callable<Integer> {
+    static final String MAIN = "dev.irisjvm.bench.fused.FusedSweep";
+
+    @Mixin
+    FusedOptions options = new FusedOptions();
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new FusedSweep()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        try {
+            options.validate();
+        } catch (IllegalArgumentException e) {
+            System.err.println("FusedSweep: " + e.getMessage());
+            return 2;
+        }
+        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(options.heapBytes())
+                .withDeviceTimeout(Duration.ofMillis(options.deviceTimeoutMs()));
+        List<FusedMeasurement> results;
+        List<FusedSweepResult.Trace> traces;
+        String software;
+        String hardware;
+        try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
+             RmaKernels kernels = new RmaKernels(iris, library);
+             Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()))) {
+            if (iris.worldSize() < 2) {
+                throw new IllegalStateException("run with at least two ranks: bin/iris-run -n 2 -- java ... " + MAIN);
+            }
+            long runSeed = iris.broadcast(options.seed() != null ? options.seed() : System.nanoTime(), 0);
+            options.seed = runSeed;
+            hardware = hardware(iris);
+            CublasGemm cublas = options.baseline() ? openCublas(iris) : null;
+            Nccl nccl = options.baseline() ? Nccl.open(iris) : Nccl.disabled(iris, "--no-baseline");
+            software = Gpu.runtimeDescription() + ", " + (cublas != null ? cublas.version() : "cuBLAS not used") + ", "
+                    + (nccl.available() ? nccl.version() : "NCCL not used (" + nccl.reason() + ")") + ", Java "
+                    + System.getProperty("java.version");
+            if (iris.rank() == 0) {
+                Files.createDirectories(options.traces());
+                System.out.println("FusedSweep: " + iris.worldSize() + " ranks (TP " + iris.worldSize() + "), " + hardware + ", "
+                        + software + ", heap " + SizeList.format(config.heapSize()) + " per rank, seed " + runSeed);
+            }
+            try (FusedBench bench = new FusedBench(iris, options, gemm, cublas, nccl, kernels, runSeed)) {
+                int index = 0;
+                for (FusedShape s : options.shapes()) {
+                    long start = System.nanoTime();
+                    bench.run(s, index++);
+                    if (iris.rank() == 0) {
+                        System.out.printf(Locale.ROOT, "FusedSweep: %s done in %.1f s%n", s, (System.nanoTime() - start) / 1e9);
+                    }
+                }
+                results = bench.measurements();
+                traces = bench.traces();
+            } finally {
+                try {
+                    iris.synchronize();
+                } finally {
+                    try {
+                        nccl.close();
+                    } finally {
+                        if (cublas != null) cublas.close();
+                    }
+                }
+            }
+            if (iris.rank() == 0) {
+                FusedSweepResult sweep = new FusedSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware,
+                        software, command(iris.worldSize(), options), iris.worldSize(), options.warmup(), options.reps(),
+                        options.groupM(), results, traces);
+                Path parent = options.out().toAbsolutePath().getParent();
+                if (parent != null) {
+                    Files.createDirectories(parent);
+                }
+                sweep.write(options.out());
+                System.out.println("FusedSweep: " + results.size() + " measurements, " + traces.size() + " traces written to "
+                        + options.out().toAbsolutePath());
+            }
+        }
+        long failed = results.stream().filter(m -> FusedMeasurement.FUSED.equals(m.impl()) && m.checkFailed()).count();
+        if (failed > 0) {
+            System.out.println("FusedSweep: " + failed + " fused point(s) failed their check");
+            return 3;
+        }
+        return 0;
+    }
+
+    /** cuBLAS on every rank, or on none (every rank learns why). */
+    private static CublasGemm openCublas(Iris iris) {
+        CublasGemm cublas = null;
+        String why = null;
+        try {
+            cublas = CublasGemm.open(iris.stream());
+        } catch (RuntimeException | LinkageError e) {
+            why = String.valueOf(e.getMessage());
+        }
+        byte[][] all = iris.allGather(why == null ? new byte[0] : why.getBytes(StandardCharsets.UTF_8));
+        for (int r = 0; r < all.length; r++) {
+            if (all[r].length > 0) {
+                if (iris.rank() == 0) {
+                    System.out.println("FusedSweep: cuBLAS unavailable on rank " + r + ": " + new String(all[r], StandardCharsets.UTF_8)
+                            + "; no baseline");
+                }
+                if (cublas != null) cublas.close();
+                return null;
+            }
+        }
+        return cublas;
+    }
+
+    /** "2 x NVIDIA H200 (132 SMs, 140 GiB, CC 9.0)", from every rank's device. */
+    static String hardware(Iris iris) {
+        DeviceProperties p = iris.deviceProperties();
+        String mine = p.name() + " (" + p.multiprocessorCount() + " SMs, " + SizeList.format(p.totalGlobalMemory()) + ", CC "
+                + p.computeCapability() + ")";
+        byte[][] all = iris.allGather(mine.getBytes(StandardCharsets.UTF_8));
+        List<String> names = new ArrayList<>();
+        for (byte[] b : all) names.add(new String(b, StandardCharsets.UTF_8));
+        return names.stream().allMatch(names.get(0)::equals) ? names.size() + " x " + names.get(0) : String.join(" + ", names);
+    }
+
+    /** The launcher command that reproduces this run, every option spelled out. */
+    static String command(int world, FusedOptions options) {
+        StringBuilder b = new StringBuilder("bin/iris-run -n ").append(world).append(" -- java -cp 'iris-bench/target/lib/*' ").append(MAIN);
+        for (String arg : options.toArgs()) {
+            b.append(' ').append(quote(arg));
+        }
+        return b.toString();
+    }
+
+    static String quote(String arg) {
+        if (!arg.isEmpty() && arg.chars().allMatch(c -> Character.isLetterOrDigit(c) || "-_.,/=:+".indexOf(c) >= 0)) {
+            return arg;
+        }
+        return "'" + arg.replace("'", "'\\''") + "'";
+    }
+}

@@ -1,0 +1,212 @@
+package dev.irisjvm.bench.fused;
+
+import dev.irisjvm.bench.gemm.CublasGemm;
+import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.SymmetricHeap;
+import dev.irisjvm.core.gpu.Memcpy;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.ccl.ReduceOp;
+import dev.irisjvm.kernels.fused.AllGatherGemm;
+import dev.irisjvm.kernels.fused.FusedConfig;
+import dev.irisjvm.kernels.fused.FusedGemm;
+import dev.irisjvm.kernels.fused.FusedOp;
+import dev.irisjvm.kernels.fused.GemmAllReduce;
+import dev.irisjvm.kernels.fused.GemmAllScatter;
+import dev.irisjvm.kernels.fused.GemmReduceScatter;
+import dev.irisjvm.kernels.gemm.Gemm;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One shape's tensors on this rank and the calls the fused benchmarks time on them: the fused
+ * kernel, the rank's GEMM (cuBLAS or the Iris GEMM), the NCCL collective, and both in sequence
+ * (the baseline). BF16, B stored N x K (a Linear layer's weight), inputs uniform in [-1, 1)
+ * generated on the GPU: A replicated for all-scatter (the same seed on every rank), every other
+ * operand a shard of its own. Allocation is collective.
+ *
+ * <pre>{@code
+ * try (FusedWorkload w = FusedWorkload.allocate(iris, FusedShape.parse(FusedOp.ALL_REDUCE, "4096x4096x4096"), seed);
+ *      FusedGemm g = w.create(FusedConfig.defaults())) {
+ *     w.fused(g);                    // the fused kernel into fusedOutput()
+ *     w.baseline(cublas, nccl);      // cuBLAS then NCCL into baselineOutput()
+ * }
+ * }</pre>
+ */
+public final class FusedWorkload implements AutoCloseable {
+    /** B is stored as a Linear layer's weight: N x K. */
+    public static final GemmLayout LAYOUT = GemmLayout.NK;
+    public static final DType TYPE = DType.BF16;
+
+    private final Iris iris;
+    private final FusedShape shape;
+    private final int world;
+    private final Stream stream;
+    private final List<SymTensor> all = new ArrayList<>();
+    private SymTensor a;        // the fused kernel's A (all-gather: the gathered A)
+    private SymTensor aRows;    // all-gather: this rank's rows of A
+    private SymTensor b;
+    private SymTensor c;        // the fused output
+    private SymTensor local;    // the rank's GEMM output (all-scatter and all-gather: M x N/w; reductions: the M x N partial)
+    private SymTensor gathered; // all-scatter: NCCL's gathered output [w][M][N/w]; all-gather: NCCL's gathered A
+    private SymTensor out;      // reductions: NCCL's result
+
+    private FusedWorkload(Iris iris, FusedShape shape) {
+        this.iris = iris;
+        this.shape = shape;
+        this.world = iris.worldSize();
+        this.stream = iris.stream();
+    }
+
+    /** Collective: every tensor of {@code s} on this rank, inputs filled from {@code seed}. */
+    public static FusedWorkload allocate(Iris iris, FusedShape s, long seed) {
+        String why = s.unsplittable(iris.worldSize());
+        if (why != null) {
+            throw new IllegalArgumentException("rank " + iris.rank() + ": " + s + ": " + why);
+        }
+        FusedWorkload w = new FusedWorkload(iris, s);
+        try {
+            w.fill(seed);
+            return w;
+        } catch (RuntimeException | Error e) {
+            w.close();
+            throw e;
+        }
+    }
+
+    private SymTensor add(SymTensor t) {
+        all.add(t);
+        return t;
+    }
+
+    private void fill(long seed) {
+        SymmetricHeap heap = iris.heap();
+        int rank = iris.rank();
+        int m = shape.m();
+        int n = shape.localN(world);
+        int k = shape.localK(world);
+        switch (shape.op()) {
+            case ALL_SCATTER -> {
+                a = add(heap.uniform(seed, -1, 1, TYPE, m, k));  // replicated: the same seed on every rank
+                b = add(heap.uniform(mix(seed + 1, rank), -1, 1, TYPE, n, k));
+                c = add(heap.empty(TYPE, m, shape.n()));
+                local = add(heap.empty(TYPE, m, n));
+                gathered = add(heap.empty(TYPE, (long) world * m, n));
+            }
+            case ALL_REDUCE, REDUCE_SCATTER -> {
+                a = add(heap.uniform(mix(seed, rank), -1, 1, TYPE, m, k));
+                b = add(heap.uniform(mix(seed + 1, rank), -1, 1, TYPE, n, k));
+                int rows = shape.op() == FusedOp.ALL_REDUCE ? m : m / world;
+                c = add(heap.empty(TYPE, rows, n));
+                local = add(heap.empty(TYPE, m, n));
+                out = add(heap.empty(TYPE, rows, n));
+            }
+            case ALL_GATHER -> {
+                int rows = m / world;
+                aRows = add(heap.uniform(mix(seed, rank), -1, 1, TYPE, rows, k));
+                a = add(heap.empty(TYPE, m, k));
+                Memcpy.deviceToDevice(a.deviceAddress() + (long) rank * rows * k * TYPE.byteSize(), aRows.deviceAddress(),
+                        aRows.byteSize(), stream);
+                b = add(heap.uniform(mix(seed + 1, rank), -1, 1, TYPE, n, k));
+                c = add(heap.empty(TYPE, m, n));
+                local = add(heap.empty(TYPE, m, n));
+                gathered = add(heap.empty(TYPE, m, k));
+                Memcpy.deviceToDevice(gathered.deviceAddress(), a.deviceAddress(), a.byteSize(), stream);
+                iris.synchronize();
+            }
+        }
+    }
+
+    public FusedShape shape() {
+        return shape;
+    }
+
+    /** Collective: the fused operation of this shape, in this rank's terms. */
+    public FusedGemm create(FusedConfig config) {
+        int m = shape.m();
+        int n = shape.localN(world);
+        int k = shape.localK(world);
+        return switch (shape.op()) {
+            case ALL_SCATTER -> GemmAllScatter.create(iris, m, n, k, config);
+            case ALL_REDUCE -> GemmAllReduce.create(iris, m, n, k, config);
+            case REDUCE_SCATTER -> GemmReduceScatter.create(iris, m, n, k, config);
+            case ALL_GATHER -> AllGatherGemm.create(iris, m, n, k, config);
+        };
+    }
+
+    /** Enqueues the fused kernel (and its closing barrier) into {@link #fusedOutput()}. */
+    public void fused(FusedGemm g) {
+        g.run(a, b, LAYOUT, null, c, stream);
+    }
+
+    /** Enqueues the rank's GEMM with cuBLAS (all-gather: on NCCL's gathered A). */
+    public void cublasGemm(CublasGemm cublas) {
+        SymTensor in = shape.op() == FusedOp.ALL_GATHER ? gathered : a;
+        cublas.gemm(LAYOUT, TYPE, TYPE, shape.m(), shape.localN(world), shape.localK(world), in.deviceAddress(), b.deviceAddress(),
+                local.deviceAddress());
+    }
+
+    /** Enqueues the same GEMM with the library's {@link Gemm}. */
+    public void irisGemm(Gemm gemm) {
+        gemm.matmul(shape.op() == FusedOp.ALL_GATHER ? gathered : a, b, LAYOUT, local, stream);
+    }
+
+    /** Enqueues the operation's NCCL collective on the baseline's buffers. */
+    public void collective(Nccl nccl) {
+        int m = shape.m();
+        int n = shape.localN(world);
+        int k = shape.localK(world);
+        switch (shape.op()) {
+            case ALL_SCATTER -> nccl.allGather(local.deviceAddress(), gathered.deviceAddress(), (long) m * n, TYPE, stream);
+            case ALL_REDUCE -> nccl.allReduce(local.deviceAddress(), out.deviceAddress(), (long) m * n, TYPE, ReduceOp.SUM, stream);
+            case REDUCE_SCATTER -> nccl.reduceScatter(local.deviceAddress(), out.deviceAddress(), (long) (m / world) * n, TYPE,
+                    ReduceOp.SUM, stream);
+            case ALL_GATHER -> nccl.allGather(aRows.deviceAddress(), gathered.deviceAddress(), (long) (m / world) * k, TYPE, stream);
+        }
+    }
+
+    /** The baseline: cuBLAS then NCCL in sequence (all-gather: NCCL then cuBLAS). */
+    public void baseline(CublasGemm cublas, Nccl nccl) {
+        if (shape.op() == FusedOp.ALL_GATHER) {
+            collective(nccl);
+            cublasGemm(cublas);
+        } else {
+            cublasGemm(cublas);
+            collective(nccl);
+        }
+    }
+
+    /** The fused kernel's output. */
+    public SymTensor fusedOutput() {
+        return c;
+    }
+
+    /** Where the baseline leaves its result: all-scatter [w][M][N/w] (rank-major), the others as the fused output. */
+    public SymTensor baselineOutput() {
+        return switch (shape.op()) {
+            case ALL_SCATTER -> gathered;
+            case ALL_GATHER -> local;
+            case ALL_REDUCE, REDUCE_SCATTER -> out;
+        };
+    }
+
+    static long mix(long seed, int rank) {
+        long z = seed + (rank + 1L) * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /** Collective: waits for this rank's stream and frees every tensor. */
+    @Override
+    public void close() {
+        iris.synchronize();
+        for (int i = all.size() - 1; i >= 0; i--) {
+            if (all.get(i).isLive()) all.get(i).close();
+        }
+        all.clear();
+    }
+}

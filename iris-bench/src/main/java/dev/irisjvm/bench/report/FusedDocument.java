@@ -1,0 +1,467 @@
+package dev.irisjvm.bench.report;
+
+import dev.irisjvm.bench.results.FusedMeasurement;
+import dev.irisjvm.bench.results.FusedSweepResult;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.BitmapEncoder.BitmapFormat;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.style.Styler.LegendPosition;
+
+/**
+ * Writes {@value #MARKDOWN}, its chart ({@value #SPEEDUP_PNG}) and one timeline picture per traced
+ * call ({@code fused-trace-<op>-<variant>.png}, from the Chrome traces next to it) from one fused
+ * sweep ({@link dev.irisjvm.bench.fused.FusedSweep}): per operation and shape, the floors (the GEMM
+ * alone with cuBLAS, and the bytes one rank sends at {@value #NVLINK_GBPS} GB/s), each fused
+ * variant, cuBLAS then NCCL, the speedup against issue 9's target ({@link FusedTargets}), and what
+ * the AUTO rule picks against what measured best. Only what the sweep measured is shown; a missing
+ * figure is a dash, never borrowed from another run.
+ *
+ * <pre>{@code
+ * List<String> chartErrors = new FusedDocument(sweep, List.of("fused-sweep.json"), "bin/bench-fused -n 2", "").write(Path.of("docs/benchmarks"));
+ * }</pre>
+ */
+public final class FusedDocument {
+    public static final String MARKDOWN = "fused.md";
+    public static final String SPEEDUP_PNG = "fused-speedup.png";
+    /**
+     * NVLink bandwidth one rank's SMs reach storing into a peer: 370 GB/s, the SM-driven remote
+     * store at 1 GiB measured on the same machines (docs/benchmarks/rma.md).
+     */
+    public static final double NVLINK_GBPS = 370;
+
+    private final FusedSweepResult sweep;
+    private final List<String> rawFiles;
+    private final String runCommand;
+    private final String findings;
+    private final List<String> chartErrors = new ArrayList<>();
+    private List<JmhResult> jmh = List.of();
+    private List<String> jmhProblems = List.of();
+    private String jmhCommand;
+
+    /** One operation at one shape: every implementation's measurement. */
+    record Row(String op, String shape, Map<String, FusedMeasurement> fused, FusedMeasurement baseline, FusedMeasurement cublas,
+               FusedMeasurement irisGemm, FusedMeasurement nccl) {
+        FusedMeasurement any() {
+            for (FusedMeasurement m : fused.values()) return m;
+            return baseline != null ? baseline : cublas;
+        }
+
+        static boolean timed(FusedMeasurement m) {
+            return m != null && m.reps() > 0 && m.medianUs() > 0;
+        }
+
+        /** The fastest timed fused variant whose output check did not fail, or null. */
+        FusedMeasurement best() {
+            FusedMeasurement best = null;
+            for (FusedMeasurement m : fused.values()) {
+                if (timed(m) && !m.checkFailed() && (best == null || m.medianUs() < best.medianUs())) best = m;
+            }
+            return best;
+        }
+
+        FusedMeasurement auto() {
+            return fused.values().stream().filter(FusedMeasurement::auto).findFirst().orElse(null);
+        }
+
+        double speedup(FusedMeasurement m) {
+            return timed(m) && timed(baseline) ? baseline.medianUs() / m.medianUs() : Double.NaN;
+        }
+
+        double target() {
+            return FusedTargets.speedup(op, shape);
+        }
+
+        /** max(GEMM alone, NVLink bytes at NVLINK_GBPS), in µs; NaN without the GEMM. */
+        double floorUs() {
+            return timed(cublas) ? Math.max(cublas.medianUs(), nvlinkUs()) : Double.NaN;
+        }
+
+        double nvlinkUs() {
+            FusedMeasurement m = any();
+            return m == null ? Double.NaN : m.nvlinkBytes() / (NVLINK_GBPS * 1e3);
+        }
+    }
+
+    public FusedDocument(FusedSweepResult sweep, List<String> rawFiles, String runCommand, String findings) {
+        this.sweep = sweep;
+        this.rawFiles = List.copyOf(rawFiles);
+        this.runCommand = runCommand;
+        this.findings = findings == null || findings.isBlank() ? "" : "## Findings\n\n" + findings.strip() + "\n\n";
+    }
+
+    /**
+     * The JMH results of the same run ({@code FusedBenchmark}, one file per rank), the files that
+     * could not be used and why, and the command that produced them.
+     */
+    public FusedDocument withJmh(List<JmhResult> results, List<String> problems, String command) {
+        this.jmh = List.copyOf(results);
+        this.jmhProblems = List.copyOf(problems);
+        this.jmhCommand = command;
+        return this;
+    }
+
+    /** The shapes in sweep order. */
+    List<Row> rows() {
+        Map<String, List<FusedMeasurement>> byShape = new LinkedHashMap<>();
+        for (FusedMeasurement m : sweep.measurements()) {
+            byShape.computeIfAbsent(m.op() + " " + m.shape(), key -> new ArrayList<>()).add(m);
+        }
+        List<Row> rows = new ArrayList<>();
+        for (var e : byShape.entrySet()) {
+            Map<String, FusedMeasurement> fused = new LinkedHashMap<>();
+            FusedMeasurement baseline = null, cublas = null, irisGemm = null, nccl = null;
+            for (FusedMeasurement m : e.getValue()) {
+                switch (m.impl()) {
+                    case FusedMeasurement.FUSED -> fused.put(m.variant().isEmpty() ? "?" : m.variant(), m);
+                    case FusedMeasurement.BASELINE -> baseline = m;
+                    case FusedMeasurement.CUBLAS -> cublas = m;
+                    case FusedMeasurement.IRIS_GEMM -> irisGemm = m;
+                    case FusedMeasurement.NCCL -> nccl = m;
+                    default -> { }
+                }
+            }
+            FusedMeasurement first = e.getValue().get(0);
+            rows.add(new Row(first.op(), first.shape(), fused, baseline, cublas, irisGemm, nccl));
+        }
+        return rows;
+    }
+
+    /** Writes the Markdown, the chart and the timelines; returns why pictures could not be drawn (empty if all were). */
+    public List<String> write(Path outDir) throws IOException {
+        Files.createDirectories(outDir);
+        chartErrors.clear();
+        List<Row> rows = rows();
+        String md = header(rows) + targets(rows) + findings + chart(rows, outDir) + times(rows) + timelines(outDir) + auto(rows)
+                + jmhSection() + method() + checks(rows);
+        Files.writeString(outDir.resolve(MARKDOWN), md, StandardCharsets.UTF_8);
+        return List.copyOf(chartErrors);
+    }
+
+    // ---- sections ----------------------------------------------------------------------------------
+
+    private String header(List<Row> rows) {
+        StringBuilder sb = new StringBuilder("# Fused GEMM + communication benchmarks\n\n");
+        sb.append("The fused kernels of `dev.irisjvm.kernels.fused` (`GemmAllScatter`, `GemmAllReduce`, `GemmReduceScatter`, "
+                + "`AllGatherGemm`: one persistent wgmma/TMA kernel that computes the tiles and moves them to the other ranks "
+                + "over the symmetric heap) against cuBLAS then NCCL in sequence on the same inputs, measured in the same run, "
+                + "one process per GPU.\n\n");
+        item(sb, "date (UTC)", orDash(sweep.date()));
+        item(sb, "hardware", orDash(sweep.hardware()));
+        item(sb, "software", orDash(sweep.software()));
+        item(sb, "ranks", sweep.worldSize() + " (tensor parallelism " + sweep.worldSize() + "; shapes are the layer's global M × N × K)");
+        item(sb, "data", "BF16 in and out, F32 accumulation; inputs uniform in [-1, 1), generated on the GPU; B stored N × K "
+                + "(a Linear layer's weight)");
+        item(sb, "points", rows.size() + " (operation × shape), " + sweep.warmup() + " warm-up and " + sweep.reps()
+                + " timed calls per implementation");
+        item(sb, "raw data", rawFiles.isEmpty() ? "—"
+                : rawFiles.stream().map(f -> "[" + f + "](" + f + ")").collect(Collectors.joining(", ")));
+        item(sb, "report written", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        sb.append("\nCommands:\n\n```\n");
+        if (runCommand != null && !runCommand.isBlank()) {
+            sb.append(runCommand).append("\n# which ran:\n");
+        }
+        sb.append(sweep.command() == null || sweep.command().isBlank() ? "(not recorded)" : sweep.command()).append("\n");
+        if (jmhCommand != null && !jmhCommand.isBlank()) {
+            sb.append(jmhCommand).append('\n');
+        }
+        sb.append("```\n\n");
+        return sb.toString();
+    }
+
+    private String targets(List<Row> rows) {
+        MarkdownTable t = new MarkdownTable("operation", "M × N × K", "target", "best fused µs (variant)", "cuBLAS → NCCL µs",
+                "speedup", "status", "AUTO picks", "AUTO speedup", "output check");
+        int judged = 0;
+        int pass = 0;
+        for (Row r : rows) {
+            FusedMeasurement best = r.best();
+            FusedMeasurement auto = r.auto();
+            double speedup = r.speedup(best);
+            double target = r.target();
+            String status;
+            if (Double.isNaN(target)) {
+                status = "no target";
+            } else if (Double.isNaN(speedup)) {
+                status = "not measured";
+            } else {
+                judged++;
+                boolean ok = speedup >= target;
+                pass += ok ? 1 : 0;
+                status = ok ? "PASS" : "**FAIL**";
+            }
+            String checks = r.fused().values().stream().map(m -> m.variant() + ": " + (m.check().isEmpty() ? "—" : m.check()))
+                    .collect(Collectors.joining("; "));
+            t.row(title(r.op()), label(r.shape()), Double.isNaN(target) ? null : "≥ " + Sizes.ratio(target),
+                    best == null ? null : Sizes.number(best.medianUs()) + " (" + best.variant() + ")",
+                    Row.timed(r.baseline()) ? Sizes.number(r.baseline().medianUs()) : null, ratio3(speedup), status,
+                    auto == null ? null : auto.variant(), ratio3(r.speedup(auto)), checks);
+        }
+        String world = sweep.worldSize() == FusedTargets.WORLD ? ""
+                : " The targets are stated for " + FusedTargets.WORLD + " ranks; this run had " + sweep.worldSize() + ".";
+        String summary = judged == 0 ? "No target could be judged in this run." : pass + " of " + judged + " targets met.";
+        return "## Targets\n\nIssue 9: speedup of the fused kernel over cuBLAS then NCCL in sequence (both measured in this run), "
+                + "speedup = baseline median ÷ fused median, judged on the fastest variant whose output check passed. "
+                + summary + world + "\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
+                + "\nSpeedups to three decimals, so that 1.249 does not read as a passing 1.25.\n\n";
+    }
+
+    private String chart(List<Row> rows, Path outDir) {
+        List<Row> shown = rows.stream().filter(r -> Row.timed(r.baseline())).toList();
+        if (shown.isEmpty()) {
+            return "";
+        }
+        try {
+            CategoryChart chart = new CategoryChartBuilder().width(1200).height(620)
+                    .title("Speedup over cuBLAS then NCCL (higher is better)").xAxisTitle("operation, global M × N × K")
+                    .yAxisTitle("baseline time ÷ time").build();
+            chart.getStyler().setLegendPosition(LegendPosition.OutsideS);
+            chart.getStyler().setYAxisMin(0.0);
+            chart.getStyler().setXAxisLabelRotation(20);
+            List<String> labels = shown.stream().map(r -> r.op() + " " + r.shape()).toList();
+            // Two series: the variant whose epilogue stores to peers (all-scatter's "sequential", the reductions'
+            // "epilogue") and the spare-warp variant.
+            chart.addSeries("fused: epilogue stores to peers", labels,
+                    shown.stream().map(r -> (Number) zero(r.speedup(epilogueVariant(r)))).toList());
+            chart.addSeries("fused: spare warps", labels, shown.stream().map(r -> (Number) zero(r.speedup(r.fused().get("spare_warps"))))
+                    .toList());
+            chart.addSeries("target", labels, shown.stream().map(r -> (Number) zero(r.target())).toList());
+            chart.addSeries("bound: baseline ÷ max(GEMM alone, NVLink bytes at " + Sizes.number(NVLINK_GBPS) + " GB/s)", labels,
+                    shown.stream().map(r -> (Number) zero(r.baseline().medianUs() / r.floorUs())).toList());
+            BitmapEncoder.saveBitmap(chart, outDir.resolve(SPEEDUP_PNG).toString(), BitmapFormat.PNG);
+            return "## Chart\n\n![speedup of each fused variant over cuBLAS then NCCL, with the target and the floor's bound](" + SPEEDUP_PNG
+                    + ")\n\n";
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Exception | Error e) {
+            String why = SPEEDUP_PNG + ": " + e;
+            chartErrors.add(why);
+            return "## Chart\n\nChart not written (" + why.replace('\n', ' ') + "); `bin/bench-fused --report-only` redraws it from the "
+                    + "raw JSON on a machine with a full JDK.\n\n";
+        }
+    }
+
+    private String times(List<Row> rows) {
+        MarkdownTable t = new MarkdownTable("operation", "M × N × K", "GEMM alone (cuBLAS) µs", "NVLink bytes per rank",
+                "NVLink floor µs", "fused: epilogue stores µs", "fused: spare warps µs", "cuBLAS → NCCL µs", "NCCL alone µs",
+                "Iris GEMM alone µs", "best fused ÷ floor");
+        for (Row r : rows) {
+            FusedMeasurement epilogue = epilogueVariant(r);
+            FusedMeasurement spare = r.fused().get("spare_warps");
+            FusedMeasurement best = r.best();
+            FusedMeasurement any = r.any();
+            t.row(title(r.op()), label(r.shape()), us(r.cublas()), any == null ? null : Sizes.bytes((long) any.nvlinkBytes()),
+                    Sizes.number(r.nvlinkUs()), usWithSpeedup(r, epilogue), usWithSpeedup(r, spare), us(r.baseline()), us(r.nccl()),
+                    us(r.irisGemm()), best == null || Double.isNaN(r.floorUs()) ? null : Sizes.ratio(best.medianUs() / r.floorUs()));
+        }
+        return "## Times and floors\n\nMedian time per call; per repetition the slowest rank counts. The floor of a fused call is "
+                + "max(the rank's GEMM alone with cuBLAS, the bytes one rank sends ÷ " + Sizes.number(NVLINK_GBPS) + " GB/s, the "
+                + "SM-driven NVLink store bandwidth of [rma.md](rma.md)). Fused columns show the time and, in parentheses, the "
+                + "speedup over cuBLAS → NCCL; \"epilogue stores\" is the kernel `sequential` for all-scatter and `epilogue` for "
+                + "the reductions (all-gather + GEMM has only the spare-warp variant).\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
+                + "\n";
+    }
+
+    private String timelines(Path outDir) {
+        List<FusedSweepResult.Trace> traces = sweep.traces() == null ? List.of() : sweep.traces();
+        if (traces.isEmpty()) {
+            return "## Tile timelines\n\nNo traced runs in this sweep.\n\n";
+        }
+        StringBuilder sb = new StringBuilder("## Tile timelines\n\nOne traced call per operation and variant (the `_traced` kernels, "
+                + "`FusedConfig.withTracing(true)`), at the operation's first shape: one row per SM and role, each tile's mainloop "
+                + "and epilogue and the spare warps' copies, from `%globaltimer`, each rank from its first record. The Chrome / "
+                + "Perfetto traces open in ui.perfetto.dev. \"Hidden\" is the share of communication time (spare-warp copies, and "
+                + "epilogues that store to peers) during which some SM was computing.\n\n");
+        MarkdownTable t = new MarkdownTable("operation", "variant", "rank", "span µs", "compute busy µs", "communication busy µs",
+                "hidden", "records (mainloop / epilogue / copy)", "trace");
+        Map<String, String> pictures = new LinkedHashMap<>();
+        for (FusedSweepResult.Trace tr : traces) {
+            String png = tr.file().replaceAll("\\.json$", "") + ".png";
+            Path json = outDir.resolve(tr.file());
+            boolean drawn = false;
+            if (Files.exists(json)) {
+                try {
+                    TraceTimeline.draw(json, outDir.resolve(png), title(tr.op()) + " " + label(tr.shape()) + ", " + tr.variant() + " ("
+                            + sweep.worldSize() + " ranks)");
+                    drawn = true;
+                } catch (VirtualMachineError e) {
+                    throw e;
+                } catch (Exception | Error e) {
+                    chartErrors.add(png + ": " + e);
+                }
+            } else {
+                chartErrors.add(png + ": " + tr.file() + " is not in " + outDir);
+            }
+            pictures.putIfAbsent(tr.op(), null);
+            if (drawn && pictures.get(tr.op()) == null) {
+                pictures.put(tr.op(), "![" + title(tr.op()) + " " + tr.variant() + " timeline](" + png + ")");
+            }
+            for (FusedSweepResult.RankSummary s : tr.ranks()) {
+                t.row(title(tr.op()), tr.variant(), s.rank(), Sizes.number(s.spanUs()), Sizes.number(s.computeUs()),
+                        Sizes.number(s.communicationUs()), Double.isNaN(s.hiddenFraction()) ? null
+                                : String.format(Locale.ROOT, "%.0f%%", 100 * s.hiddenFraction()),
+                        s.computeEvents() + " / " + s.epilogueEvents() + " / " + s.copyEvents(),
+                        "[json](" + tr.file() + ")" + (drawn ? ", [png](" + png + ")" : ""));
+            }
+        }
+        for (var p : pictures.entrySet()) {
+            sb.append("### ").append(title(p.getKey())).append("\n\n")
+                    .append(p.getValue() == null ? "Timeline not drawn (see the chart errors of the report command).\n\n" : p.getValue() + "\n\n");
+        }
+        return sb.append(t.render()).append('\n').toString();
+    }
+
+    private String auto(List<Row> rows) {
+        MarkdownTable t = new MarkdownTable("operation", "M × N × K", "fastest variant", "AUTO picks", "AUTO ÷ fastest");
+        int agree = 0;
+        int judged = 0;
+        for (Row r : rows) {
+            FusedMeasurement best = r.best();
+            FusedMeasurement auto = r.auto();
+            if (best == null || r.fused().size() < 2) {
+                continue;
+            }
+            judged++;
+            boolean same = auto != null && auto.variant().equals(best.variant());
+            agree += same ? 1 : 0;
+            t.row(title(r.op()), label(r.shape()), best.variant(), auto == null ? null : auto.variant(),
+                    auto == null || !Row.timed(auto) ? null : String.format(Locale.ROOT, "%.3f×", auto.medianUs() / best.medianUs()));
+        }
+        if (judged == 0) {
+            return "";
+        }
+        return "## The AUTO rule\n\n`FusedVariant.choose`, the rule behind `FusedVariant.AUTO`, picks the fastest measured variant "
+                + "at " + agree + " of " + judged + " shapes with more than one variant. "
+                + "A time ratio above 1 is what AUTO costs there.\n\n" + t.render() + "\n";
+    }
+
+    /** FusedBenchmark: the call plus synchronize, per call, on the slowest rank, fused against the baseline. */
+    private String jmhSection() {
+        List<JmhResult> fused = jmh.stream().filter(r -> r.className().equals("FusedBenchmark")).toList();
+        if (fused.isEmpty() && jmhProblems.isEmpty()) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder("## JMH: the host's view\n\n`FusedBenchmark` inside every rank: one call plus "
+                + "`iris.synchronize()`, SingleShotTime batches, the ranks aligned before every iteration; µs per call (median over "
+                + "iterations), the slowest rank. The AUTO variant against cuBLAS then NCCL on the same tensors.\n\n");
+        Map<String, double[]> byKey = new LinkedHashMap<>();  // "op shape" -> {fused, baseline}
+        for (JmhResult r : fused) {
+            String key = r.params().getOrDefault("op", "?") + " " + r.params().getOrDefault("shape", "?");
+            double us = r.microsPerOp(r.median()).orElse(Double.NaN);
+            double[] v = byKey.computeIfAbsent(key, k -> new double[] {Double.NaN, Double.NaN});
+            int i = r.method().equals("fused") ? 0 : r.method().equals("baseline") ? 1 : -1;
+            if (i >= 0 && !Double.isNaN(us)) {
+                v[i] = Double.isNaN(v[i]) ? us : Math.max(v[i], us);
+            }
+        }
+        MarkdownTable t = new MarkdownTable("operation", "M × N × K", "fused µs per call", "cuBLAS → NCCL µs per call", "speedup");
+        for (var e : byKey.entrySet()) {
+            String[] k = e.getKey().split(" ", 2);
+            double[] v = e.getValue();
+            t.row(title(k[0]), label(k[1]), Sizes.number(v[0]), Sizes.number(v[1]), ratio3(v[1] / v[0]));
+        }
+        sb.append(t.isEmpty() ? "No FusedBenchmark results.\n" : t.render());
+        if (!jmhProblems.isEmpty()) {
+            sb.append("\nNot used: ").append(String.join("; ", jmhProblems)).append('\n');
+        }
+        return sb.append('\n').toString();
+    }
+
+    private String method() {
+        return "## Method\n\n"
+                + "- Per rank, with w ranks: all-scatter runs M × N/w × K and stores every tile into every rank's M × N output "
+                + "(baseline: cuBLAS M × N/w × K, then `ncclAllGather`, whose output is rank-major [w][M][N/w]: the same bytes, "
+                + "a different layout); all-reduce and reduce-scatter run M × N × K/w and reduce tile by tile (baseline: cuBLAS, "
+                + "then `ncclAllReduce` / `ncclReduceScatter`); all-gather + GEMM pulls the peers' M/w rows of A while it computes "
+                + "M × N/w × K (baseline: `ncclAllGather` of A, then cuBLAS).\n"
+                + "- Timing: " + sweep.warmup() + " untimed calls, then " + sweep.reps() + " calls queued behind a gate (a kernel "
+                + "waiting for a host flag, opened once all are queued), each preceded by an untimed device barrier of all ranks "
+                + "and framed by its own pair of CUDA events; the fused call includes its closing barrier. Every rank's times are "
+                + "gathered; per repetition the slowest rank counts; the median of those is reported.\n"
+                + "- cuBLAS: `cublasGemmEx`, F32 compute, default algorithm; NCCL with NVLS off (`NCCL_NVLS_ENABLE=0`). The GEMM "
+                + "alone and the collective alone are measured the same way; \"Iris GEMM alone\" is `dev.irisjvm.kernels.gemm.Gemm` "
+                + "on the same per-rank problem. One input set per shape: at the large shapes the operands exceed the 60 MiB L2, "
+                + "at the small ones every implementation enjoys the same warm L2.\n"
+                + "- Each fused variant is a fresh instance (`FusedConfig` group width " + sweep.groupM() + ", one block per SM), "
+                + "called with `run` (eager; epochs grow, no flag resets).\n"
+                + "- Output check, once per variant, on an output poisoned with NaN: every element finite and ‖C − C_baseline‖ ÷ "
+                + "‖C_baseline‖ ≤ 2u + K 2^-23 (plain elements) or 2(w + 1)u + w K_local 2^-23 (reduced ones). The GPU tests "
+                + "(`FusedGpuTest`) check element by element against a double-precision reference and cuBLAS + NCCL.\n\n";
+    }
+
+    private static String checks(List<Row> rows) {
+        List<String> failed = new ArrayList<>();
+        for (Row r : rows) {
+            for (FusedMeasurement m : r.fused().values()) {
+                if (m.checkFailed() || m.reps() == 0) {
+                    failed.add("- " + r.op() + " " + r.shape() + " " + m.variant() + ": " + m.check());
+                }
+            }
+        }
+        return "## Output checks\n\n" + (failed.isEmpty() ? "Every fused output matched cuBLAS → NCCL within the tolerance.\n"
+                : String.join("\n", failed) + "\n");
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------------
+
+    /** The variant whose epilogue stores to peers ("sequential" or "epilogue"), or null. */
+    private static FusedMeasurement epilogueVariant(Row r) {
+        return r.fused().entrySet().stream().filter(e -> !e.getKey().equals("spare_warps")).map(Map.Entry::getValue).findFirst()
+                .orElse(null);
+    }
+
+    static String title(String op) {
+        return switch (op) {
+            case "all_scatter" -> "GEMM + all-scatter";
+            case "all_reduce" -> "GEMM + all-reduce";
+            case "reduce_scatter" -> "GEMM + reduce-scatter";
+            case "all_gather" -> "all-gather + GEMM";
+            default -> op;
+        };
+    }
+
+    static String label(String shape) {
+        return shape.replace("x", " × ");
+    }
+
+    private static String us(FusedMeasurement m) {
+        return Row.timed(m) ? Sizes.number(m.medianUs()) : null;
+    }
+
+    private static String usWithSpeedup(Row r, FusedMeasurement m) {
+        if (!Row.timed(m)) {
+            return m == null ? null : "not run";
+        }
+        double s = r.speedup(m);
+        return Sizes.number(m.medianUs()) + (Double.isNaN(s) ? "" : String.format(Locale.ROOT, " (%.3f×)", s))
+                + (m.checkFailed() ? " check failed" : "");
+    }
+
+    private static String ratio3(double r) {
+        return Double.isNaN(r) ? null : String.format(Locale.ROOT, "%.3f×", r);
+    }
+
+    private static double zero(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? 0.0 : v;
+    }
+
+    private static void item(StringBuilder sb, String name, String value) {
+        sb.append("- **").append(name).append("**: ").append(value).append('\n');
+    }
+
+    private static String orDash(String s) {
+        return s == null || s.isBlank() ? "—" : s;
+    }
+}

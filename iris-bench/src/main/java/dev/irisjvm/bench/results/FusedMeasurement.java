@@ -1,0 +1,46 @@
+package dev.irisjvm.bench.results;
+
+import java.util.List;
+
+/**
+ * One timed point of the fused sweep: an operation at a global shape, one implementation, the time
+ * per call over {@code reps} timed calls after warm-up, measured with CUDA events on every rank:
+ * per repetition the slowest rank counts (a collective is done when its last rank is), and
+ * {@code medianUs} is the median of those maxima.
+ *
+ * @param op            all_scatter, all_reduce, reduce_scatter, all_gather
+ * @param shape         the global "MxNxK" (TP = world)
+ * @param impl          {@link #FUSED} (the fused kernel, {@code variant} says which), {@link #BASELINE}
+ *                      (cuBLAS then NCCL in sequence), {@link #CUBLAS} (the rank's GEMM alone: the floor),
+ *                      {@link #IRIS_GEMM} (the same GEMM with dev.irisjvm.kernels.gemm.Gemm), {@link #NCCL}
+ *                      (the collective alone)
+ * @param variant       the fused kernel's variant ("sequential", "epilogue", "spare_warps"), "" otherwise
+ * @param auto          whether FusedVariant.AUTO picks this variant for this shape (fused only)
+ * @param rankMedianUs  each rank's own median, in rank order
+ * @param flopsPerRank  2 M N_local K_local
+ * @param nvlinkBytes   bytes one rank sends over NVLink per call (see dev.irisjvm.bench.fused.FusedShape)
+ * @param check         "ok" when the output matched the baseline's, "reference" for the baseline, "" where
+ *                      there is nothing to check, "not checked (...)", else what was wrong
+ */
+public record FusedMeasurement(String op, String shape, int m, int n, int k, int world, String impl, String variant, boolean auto,
+                               int reps, double medianUs, double minUs, double maxUs, List<Double> rankMedianUs,
+                               double flopsPerRank, double nvlinkBytes, String check) {
+    public static final String FUSED = "fused";
+    public static final String BASELINE = "baseline";
+    public static final String CUBLAS = "cublas";
+    public static final String IRIS_GEMM = "iris_gemm";
+    public static final String NCCL = "nccl";
+    public static final String OK = "ok";
+    public static final String REFERENCE = "reference";
+
+    /** Whether the output check failed (not merely skipped). */
+    public boolean checkFailed() {
+        return check != null && !check.isEmpty() && !OK.equals(check) && !REFERENCE.equals(check) && !check.startsWith("not checked");
+    }
+
+    /** A measurement with nothing timed and the reason in {@code check}. */
+    public static FusedMeasurement failed(String op, String shape, int m, int n, int k, int world, String impl, String variant,
+                                          String why) {
+        return new FusedMeasurement(op, shape, m, n, k, world, impl, variant, false, 0, 0, 0, 0, List.of(), 0, 0, why);
+    }
+}

@@ -1,0 +1,82 @@
+package dev.irisjvm.bench.fused;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.fused.FusedOp;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** Shapes, their per-rank split and NVLink bytes, the options, and the sweep's output check. */
+class FusedShapeTest {
+    @Test
+    void split() {
+        FusedShape as = FusedShape.parse(FusedOp.ALL_SCATTER, "8192x4608x36864");
+        assertEquals(2304, as.localN(2));
+        assertEquals(36864, as.localK(2));
+        assertEquals(2.0 * 8192 * 2304 * 36864, as.flopsPerRank(2));
+        assertEquals(8192.0 * 2304 * 2, as.nvlinkBytes(2, 2));
+        FusedShape ar = FusedShape.parse(FusedOp.ALL_REDUCE, "4096x4096x4096");
+        assertEquals(4096, ar.localN(2));
+        assertEquals(2048, ar.localK(2));
+        assertEquals(2 * 0.5 * 4096 * 4096 * 2, ar.nvlinkBytes(2, 2));
+        FusedShape rs = FusedShape.parse(FusedOp.REDUCE_SCATTER, "8192x4096x12288");
+        assertEquals(0.5 * 8192 * 4096 * 2, rs.nvlinkBytes(2, 2));
+        FusedShape ag = FusedShape.parse(FusedOp.ALL_GATHER, "1024x3584x8192");
+        assertEquals(1792, ag.localN(2));
+        assertEquals(512.0 * 8192 * 2, ag.nvlinkBytes(2, 2));
+        assertNull(ag.unsplittable(2));
+        assertTrue(ag.unsplittable(16).contains("M = 1024 is not a multiple of 128 x 16"));
+        assertTrue(FusedShape.parse(FusedOp.ALL_REDUCE, "256x256x264").unsplittable(2).contains("per-rank N 256 and K 132"));
+        assertThrows(IllegalArgumentException.class, () -> FusedShape.parse(FusedOp.ALL_REDUCE, "8x8"));
+    }
+
+    @Test
+    void options() {
+        FusedOptions o = new FusedOptions();
+        new CommandLine(o).parseArgs();
+        o.validate();
+        List<FusedShape> shapes = o.shapes();
+        assertEquals(8, shapes.size());
+        assertEquals(FusedOp.ALL_SCATTER, shapes.get(0).op());
+        assertEquals("8192x4096x12288", shapes.get(7).id());
+        FusedOptions q = new FusedOptions();
+        new CommandLine(q).parseArgs("--quick", "--reps", "25", "--no-trace");
+        q.validate();
+        assertEquals(4, q.shapes().size());
+        assertTrue(q.toArgs().containsAll(List.of("--quick", "--reps", "25", "--no-trace")));
+        FusedOptions bad = new FusedOptions();
+        new CommandLine(bad).parseArgs("--reps", "5");
+        assertTrue(assertThrows(IllegalArgumentException.class, bad::validate).getMessage().contains("--reps 5 is below 20"));
+        FusedOptions op = new FusedOptions();
+        new CommandLine(op).parseArgs("--shapes", "all_sum:8x8x8");
+        assertTrue(assertThrows(IllegalArgumentException.class, op::validate).getMessage().contains("unknown operation 'all_sum'"));
+    }
+
+    private static ByteBuffer bf16(float... v) {
+        ByteBuffer b = ByteBuffer.allocateDirect(2 * v.length).order(ByteOrder.nativeOrder());
+        for (float x : v) b.putShort(dev.irisjvm.core.HalfFloats.floatToBf16(x));
+        return b.flip();
+    }
+
+    @Test
+    void outputCheck() {
+        // All-scatter, M = 2, N = 4 on 2 ranks: NCCL's output is [rank][M][N/2].
+        FusedShape s = new FusedShape(FusedOp.ALL_SCATTER, 2, 4, 8);
+        ByteBuffer fused = bf16(1, 2, 5, 6, 3, 4, 7, 8);
+        ByteBuffer nccl = bf16(1, 2, 3, 4, 5, 6, 7, 8);
+        assertEquals("ok", FusedOutputCheck.compare(s, 2, fused, nccl, DType.BF16));
+        assertTrue(FusedOutputCheck.compare(s, 2, bf16(1, 2, 3, 4, 5, 6, 7, 8), nccl, DType.BF16).startsWith("relative difference"));
+        assertTrue(FusedOutputCheck.compare(s, 2, bf16(1, 2, 5, Float.NaN, 3, 4, 7, 8), nccl, DType.BF16)
+                .startsWith("1 of 8 elements are not finite"));
+        FusedShape ar = new FusedShape(FusedOp.ALL_REDUCE, 2, 2, 16);
+        assertEquals("ok", FusedOutputCheck.compare(ar, 2, bf16(1, 2, 3, 4), bf16(1, 2, 3, 4), DType.BF16));
+        assertEquals(2 * 3 * 0x1p-8 + 2 * 8 * 0x1p-23, FusedOutputCheck.tolerance(ar, 2, DType.BF16), 1e-15);
+    }
+}

@@ -1,0 +1,155 @@
+package dev.irisjvm.bench.report;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.bench.results.FusedMeasurement;
+import dev.irisjvm.bench.results.FusedSweepResult;
+import dev.irisjvm.kernels.fused.FusedOp;
+import dev.irisjvm.kernels.fused.FusedVariant;
+import dev.irisjvm.kernels.fused.TileTrace;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The fused report from a synthetic sweep with known answers: speedups, verdicts, floors, AUTO, pictures, the JSON round trip. */
+class FusedReportTest {
+    private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+    @TempDir
+    Path dir;
+
+    private static FusedMeasurement m(String op, String shape, String impl, String variant, boolean auto, double us, String check) {
+        String[] p = shape.split("x");
+        return new FusedMeasurement(op, shape, Integer.parseInt(p[0]), Integer.parseInt(p[1]), Integer.parseInt(p[2]), 2, impl, variant,
+                auto, 30, us, us * 0.98, us * 1.05, List.of(us * 0.99, us), 1e12, 64.0 * (1 << 20), check);
+    }
+
+    /**
+     * all-reduce 4096^3: baseline 600 µs, epilogue 420 (1.429×), spare warps 380 (1.579×, AUTO) → PASS
+     * against 1.5; all-scatter 8192^3: baseline 1000, sequential 900 (AUTO, 1.111×), spare warps 850
+     * (1.176×) → FAIL against 1.25, AUTO not the fastest; all-gather 1024x3584x8192: no baseline.
+     */
+    static FusedSweepResult sweep() {
+        List<FusedMeasurement> ms = new ArrayList<>();
+        String ar = "all_reduce";
+        ms.add(m(ar, "4096x4096x4096", FusedMeasurement.CUBLAS, "", false, 300, ""));
+        ms.add(m(ar, "4096x4096x4096", FusedMeasurement.IRIS_GEMM, "", false, 310, ""));
+        ms.add(m(ar, "4096x4096x4096", FusedMeasurement.NCCL, "", false, 290, ""));
+        ms.add(m(ar, "4096x4096x4096", FusedMeasurement.BASELINE, "", false, 600, FusedMeasurement.REFERENCE));
+        ms.add(m(ar, "4096x4096x4096", FusedMeasurement.FUSED, "epilogue", false, 420, "ok"));
+        ms.add(m(ar, "4096x4096x4096", FusedMeasurement.FUSED, "spare_warps", true, 380, "ok"));
+        String as = "all_scatter";
+        ms.add(m(as, "8192x8192x8192", FusedMeasurement.CUBLAS, "", false, 700, ""));
+        ms.add(m(as, "8192x8192x8192", FusedMeasurement.BASELINE, "", false, 1000, FusedMeasurement.REFERENCE));
+        ms.add(m(as, "8192x8192x8192", FusedMeasurement.FUSED, "sequential", true, 900, "ok"));
+        ms.add(m(as, "8192x8192x8192", FusedMeasurement.FUSED, "spare_warps", false, 850, "ok"));
+        String ag = "all_gather";
+        ms.add(FusedMeasurement.failed(ag, "1024x3584x8192", 1024, 3584, 8192, 2, FusedMeasurement.BASELINE, "", "not measured (--no-baseline)"));
+        ms.add(m(ag, "1024x3584x8192", FusedMeasurement.FUSED, "spare_warps", true, 60, "not checked (--no-baseline)"));
+        List<FusedSweepResult.Trace> traces = List.of(new FusedSweepResult.Trace(ar, "4096x4096x4096", "spare_warps",
+                "fused-trace-all_reduce-spare_warps.json", List.of(new FusedSweepResult.RankSummary(0, 8, 8, 4, 100, 80, 40, 30),
+                new FusedSweepResult.RankSummary(1, 8, 8, 4, 101, 81, 41, 31))));
+        return new FusedSweepResult("2026-12-01T10:00:00Z", "2 x NVIDIA H200 (132 SMs, 140 GiB, CC 9.0)", "CUDA 13.0, Java 17",
+                "bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.fused.FusedSweep", 2, 5, 30, 8, ms, traces);
+    }
+
+    /** A small synthetic trace of two ranks (as the kernels lay records out), written where the report expects it. */
+    private void writeTrace(Path folder) throws IOException {
+        int tiles = 2;
+        List<TileTrace> ranks = new ArrayList<>();
+        for (int rank = 0; rank < 2; rank++) {
+            long[] r = new long[tiles * 6 * 4];
+            for (int t = 0; t < tiles; t++) {
+                for (int c = 0; c < 2; c++) {
+                    for (int kind = 0; kind < 2; kind++) {
+                        int slot = ((t * 2 + c) * 2 + kind) * 4;
+                        r[slot] = 1_000_000 + t * 10_000 + kind * 5_000;
+                        r[slot + 1] = r[slot] + 5_000;
+                        r[slot + 2] = t | (long) (t + 3) << 32;
+                        r[slot + 3] = kind | (long) c << 8;
+                    }
+                }
+            }
+            int slot = (tiles * 4) * 4;
+            r[slot] = 1_006_000;
+            r[slot + 1] = 1_012_000;
+            r[slot + 2] = 3L << 32;
+            r[slot + 3] = 2;
+            ranks.add(new TileTrace(FusedOp.ALL_REDUCE, FusedVariant.SPARE_WARPS, rank, 2, 4096, 4096, 2048, tiles, 0, 132, r));
+        }
+        TileTrace.writeChromeJson(ranks, folder.resolve("fused-trace-all_reduce-spare_warps.json"));
+    }
+
+    @Test
+    void rowsSpeedupsAndVerdicts() {
+        FusedDocument d = new FusedDocument(sweep(), List.of(), null, null);
+        List<FusedDocument.Row> rows = d.rows();
+        assertEquals(3, rows.size());
+        FusedDocument.Row ar = rows.get(0);
+        assertEquals("spare_warps", ar.best().variant());
+        assertEquals(600.0 / 380, ar.speedup(ar.best()), 1e-12);
+        assertEquals(1.5, ar.target());
+        assertEquals(Math.max(300, 64.0 * (1 << 20) / (370 * 1e3)), ar.floorUs(), 1e-9);
+        FusedDocument.Row as = rows.get(1);
+        assertEquals("spare_warps", as.best().variant());
+        assertEquals("sequential", as.auto().variant());
+        assertTrue(Double.isNaN(rows.get(2).speedup(rows.get(2).best())));
+    }
+
+    @Test
+    void writesMarkdownChartsAndTimelines() throws IOException {
+        writeTrace(dir);
+        Path sweepFile = dir.resolve("in.json");
+        sweep().write(sweepFile);
+        Path out = dir.resolve("out");
+        int code = FusedReport.command().execute("--sweep", sweepFile.toString(), "--out", out.toString(), "--run-command", "bin/bench-fused -n 2");
+        String md = Files.readString(out.resolve(FusedDocument.MARKDOWN));
+        assertTrue(md.contains("| GEMM + all-reduce | 4096 × 4096 × 4096 | ≥ 1.50× | 380 (spare_warps) | 600 | 1.579× | PASS | spare_warps | 1.579× |"), md);
+        assertTrue(md.contains("| GEMM + all-scatter | 8192 × 8192 × 8192 | ≥ 1.25× | 850 (spare_warps) | 1000 | 1.176× | **FAIL** | sequential | 1.111× |"), md);
+        assertTrue(md.contains("| all-gather + GEMM | 1024 × 3584 × 8192 | ≥ 1.30× | 60.0 (spare_warps) | — | — | not measured |"), md);
+        assertTrue(md.contains("1 of 2 targets met."), md);
+        assertTrue(md.contains("picks the fastest measured variant at 1 of 2 shapes"), md);
+        assertTrue(md.contains("[json](fused-trace-all_reduce-spare_warps.json)"), md);
+        assertTrue(Files.exists(out.resolve("fused-trace-all_reduce-spare_warps.json")), "trace copied next to the report");
+        assertTrue(Files.exists(out.resolve(FusedReport.SWEEP_FILE)));
+        if (code == 0) {
+            for (String png : new String[] {FusedDocument.SPEEDUP_PNG, "fused-trace-all_reduce-spare_warps.png"}) {
+                try (InputStream in = Files.newInputStream(out.resolve(png))) {
+                    assertArrayEquals(PNG_SIGNATURE, in.readNBytes(8), png);
+                }
+            }
+            assertTrue(md.contains("![GEMM + all-reduce spare_warps timeline](fused-trace-all_reduce-spare_warps.png)"), md);
+        } else {
+            assertEquals(ReportCommand.EXIT_NO_CHARTS, code, "only a missing java.desktop may keep the pictures out");
+        }
+        assertFalse(md.contains("NaN |") || md.contains("| NaN") || md.contains("NaN×") || md.contains("NaN%"), md);
+    }
+
+    @Test
+    void jsonRoundTrip() throws IOException {
+        Path f = dir.resolve("s.json");
+        sweep().write(f);
+        FusedSweepResult back = FusedSweepResult.read(f);
+        assertEquals(sweep().measurements(), back.measurements());
+        assertEquals(sweep().traces(), back.traces());
+    }
+
+    @Test
+    void timelineReadsTheKernelsTrace() throws IOException {
+        writeTrace(dir);
+        TraceTimeline.Trace t = TraceTimeline.read(dir.resolve("fused-trace-all_reduce-spare_warps.json"));
+        assertEquals(2, t.processes().size());
+        assertEquals(2 * (8 + 1), t.bars().size());
+        assertEquals(20.0, t.end(), 1e-9);  // 1_000_000 .. 1_020_000 ns per rank, each from its first record
+        assertEquals(5.0, TraceTimeline.niceStep(4.2));
+        assertEquals(0.2, TraceTimeline.niceStep(0.15), 1e-12);
+    }
+}

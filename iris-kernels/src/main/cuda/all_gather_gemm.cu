@@ -1,0 +1,62 @@
+// all_gather_gemm.cu: all-gather + GEMM, pull (sequence-parallel input into a column-parallel
+// layer). A is split by rows over ranks; each rank computes C_rank = A_gathered x B_rank while the
+// spare producer warps pull the peers' rows of A (gemm/all_gather_hooks.cuh).
+//
+//   iris_all_gather_gemm_<in>_<b>[_traced]   in: bf16 | f16 (C has the same type)   b: nk | kn
+//   (const Ctx ctx, TmaDescriptor a_map, TmaDescriptor b_map, void* a, void* c, const void* bias,
+//    uint64_t* ready, uint64_t epoch, int m, int n, int k, int ldc, int group_m, uint64_t* trace)
+//
+// a: symmetric gathered A, M x K, with this rank's M / world rows filled (M % (128 * world) == 0);
+// a_map covers it. ready: this rank's tiles_m counters (u64, zeroed once when allocated); epoch
+// grows by one per call. c: M x ldc, local. The host ends with a barrier, because the next call
+// overwrites the rows that peers are reading now.
+#include "gemm/all_gather_hooks.cuh"
+#include "gemm/gemm_kernel.cuh"
+
+IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
+
+namespace {
+
+template <class In, gemm::BLayout B, bool Trace>
+__device__ void all_gather_gemm(const iris::Ctx& ctx, const gemm::sm90::TmaDescriptor& a_map,
+                                const gemm::sm90::TmaDescriptor& b_map, void* a, void* c, const void* bias,
+                                uint64_t* ready, uint64_t epoch, int m, int n, int k, int ldc, int group_m,
+                                uint64_t* trace) {
+#if IRIS_HAS_WGMMA
+    using Cfg = gemm::Config<In, B, In, gemm::kSpareWarpRegisters>;  // the spare producer warps copy A
+    const gemm::OwnerOrderedScheduler<Cfg::kTileM, Cfg::kTileN> sched(m, n, group_m, ctx.rank, ctx.world, true);
+    const gemm::Tracer<Trace> tracer{trace};
+    gemm::AllGatherHooks<Trace> hooks{{}, ctx, static_cast<uint16_t*>(a), ready, epoch, m, k, sched.tiles_n,
+                                      sched.owners, tracer};
+    gemm::StoreEpilogue<In> store(static_cast<In*>(c), ldc);
+    struct Hooks : gemm::AllGatherHooks<Trace> {
+        gemm::StoreEpilogue<In> out;
+        __device__ void store_chunk(const gemm::OutputChunk<In>& chunk) const { out.store_chunk(chunk); }
+    } both{hooks, store};
+    gemm::persistent<Cfg>(&a_map, &b_map, static_cast<const In*>(bias), m, n, k, sched, both, tracer);
+#endif
+}
+
+}  // namespace
+
+using gemm::BLayout;
+using gemm::sm90::TmaDescriptor;
+using iris::bf16;
+using iris::f16;
+
+#define IRIS_ALL_GATHER_GEMM_KERNEL(name, In, B, Trace)                                                              \
+    extern "C" __global__ void __launch_bounds__(384, 1)                                                            \
+        name(const IRIS_GRID_CONSTANT iris::Ctx ctx, const __grid_constant__ TmaDescriptor a_map,                    \
+             const __grid_constant__ TmaDescriptor b_map, void* a, void* c, const void* bias, uint64_t* ready,       \
+             uint64_t epoch, int m, int n, int k, int ldc, int group_m, uint64_t* trace) {                           \
+        all_gather_gemm<In, B, Trace>(ctx, a_map, b_map, a, c, bias, ready, epoch, m, n, k, ldc, group_m, trace);   \
+    }
+
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_bf16_nk, bf16, BLayout::nk, false)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_bf16_kn, bf16, BLayout::kn, false)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_f16_nk, f16, BLayout::nk, false)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_f16_kn, f16, BLayout::kn, false)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_bf16_nk_traced, bf16, BLayout::nk, true)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_bf16_kn_traced, bf16, BLayout::kn, true)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_f16_nk_traced, f16, BLayout::nk, true)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_f16_kn_traced, f16, BLayout::kn, true)

@@ -1,0 +1,135 @@
+package dev.irisjvm.kernels.fused;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.Tile;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.gpu.TensorMap;
+import dev.irisjvm.kernels.fused.FusedChecks.Operand;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+
+/**
+ * All-gather + GEMM, a sequence-parallel input into a column-parallel layer: A is split by rows
+ * over the ranks; every rank computes {@code C_rank = A_gathered B_rank} while the spare producer
+ * warps pull the peers' rows of A into the local gathered A, tile row by tile row, the tiles of
+ * local rows first, so that the all-gather hides behind the GEMM ({@code all_gather_gemm.cu}).
+ *
+ * <pre>{@code
+ * // M = 8192 gathered (4096 rows per rank), N = 8192 split over 2 ranks, K = 8192
+ * try (AllGatherGemm op = AllGatherGemm.create(iris, 8192, 4096, 8192, FusedConfig.defaults())) {  // collective
+ *     SymTensor a = heap.empty(DType.BF16, 8192, 8192);           // the gathered A: M x K, symmetric
+ *     // fill this rank's rows [r M / world, (r + 1) M / world): op.localRows(a) is that window, at
+ *     // a.deviceAddress() + op.firstRow(rank) * K * 2 bytes (a copy, a kernel, a RemoteTile store, ...)
+ *     SymTensor w = heap.randn(DType.BF16, 4096, 8192);           // this rank's B: N x K (nk)
+ *     SymTensor y = heap.empty(DType.BF16, 8192, 4096);           // C: M x N, this rank's columns
+ *     op.run(a, w, GemmLayout.NK, null, y, iris.stream());        // also fills a's other rows from the peers
+ * }
+ * }</pre>
+ *
+ * <h2>Arguments</h2>
+ * <ul>
+ * <li>A the gathered [M, K], <b>symmetric</b>: before the call, rows [r M / world, (r + 1) M /
+ *     world) hold rank r's rows on rank r (enqueued on the call's stream, or finished before it);
+ *     the call fills the other rows from the peers (so the tensor must be the same heap tensor on
+ *     every rank). The next call may overwrite the local rows once it is enqueued after this one
+ *     on the same stream: the closing barrier has made sure no peer still reads them.</li>
+ * <li>B this rank's [N, K] (NK) or [K, N] (KN); BF16 or F16 like A.</li>
+ * <li>bias (optional) [N] of the input type.</li>
+ * <li>C [M, ldc] of the input type, this rank's output (need not be symmetric); ldc >= N, a
+ *     multiple of 8. C must not overlap A, B or the bias.</li>
+ * <li>M a multiple of 128 x world; K and N multiples of 8.</li>
+ * </ul>
+ * Results: {@code C = A_gathered B + bias}, F32 accumulation rounded once (the plain GEMM's).
+ *
+ * <p>One variant, {@link FusedVariant#SPARE_WARPS}. Workspace ({@link FusedWorkspace}): one
+ * counter per tile row. The rest of the contract is {@link FusedGemm}'s.
+ */
+public final class AllGatherGemm extends FusedGemm {
+    /** The shape this instance was created for, for messages. */
+    private final String created;
+
+    private AllGatherGemm(Parts p) {
+        super(p);
+        this.created = "this instance was created for M = " + m + " (gathered), N = " + n + ", K = " + k;
+    }
+
+    /** {@link #create(Iris, int, int, int, FusedConfig)} with {@link FusedConfig#defaults()}. Collective. */
+    public static AllGatherGemm create(Iris iris, int m, int n, int k) {
+        return create(iris, m, n, k, FusedConfig.defaults());
+    }
+
+    /** Collective: an instance for the gathered M x K A times this rank's N columns of B. */
+    public static AllGatherGemm create(Iris iris, int m, int n, int k, FusedConfig config) {
+        return new AllGatherGemm(prepare(iris, FusedOp.ALL_GATHER, m, n, k, config));
+    }
+
+    /** Rows of the gathered A and of C. */
+    public int m() {
+        return m;
+    }
+
+    /** This rank's columns of the layer's output. */
+    public int n() {
+        return n;
+    }
+
+    public int k() {
+        return k;
+    }
+
+    /** Rows of A each rank contributes: M / world. */
+    public int rowsPerRank() {
+        return m / world;
+    }
+
+    /** The first row of the gathered A that rank {@code r} contributes. */
+    public long firstRow(int r) {
+        return (long) r * (m / world);
+    }
+
+    /** This rank's rows of a gathered A [M, K]: the window the caller fills before a call. */
+    public Tile localRows(SymTensor gatheredA) {
+        FusedChecks.notNull(who, "gatheredA", gatheredA);
+        return gatheredA.tile(firstRow(rank), 0, rowsPerRank(), k);
+    }
+
+    /** Enqueues one call (see the class comment); not for graph capture, use {@link #runReplayable}. */
+    @Override
+    public synchronized void run(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream) {
+        call(a, b, layout, bias, c, stream, false);
+    }
+
+    /** As {@link #run}, in the form that stays correct when captured into a CUDA graph and replayed (see {@link FusedGemm}). */
+    @Override
+    public synchronized void runReplayable(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c,
+                                           Stream stream) {
+        call(a, b, layout, bias, c, stream, true);
+    }
+
+    private void call(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream, boolean replayable) {
+        ensureOpen();
+        Operand oa = operand("A", a);
+        Operand ob = operand("B", b);
+        Operand obias = operand("bias", bias);
+        Operand oc = operand("C", c);
+        DType in = common(oa, ob, layout, obias, oc, stream);
+        FusedChecks.shape(who, oa, "[M, K]", new long[] {m, k}, "the gathered A; " + created);
+        FusedChecks.symmetric(who, oa, "the peers pull this rank's rows of the gathered A from the same heap offset");
+        FusedChecks.b(who, ob, layout, n, k, "N", "K", created);
+        if (obias != null) {
+            FusedChecks.bias(who, obias, n, "N", in);
+        }
+        int ldc = FusedChecks.output(who, oc, m, n, "[M, ldc]", "ldc >= N = " + n + "; " + created);
+        disjoint(oc, oa, ob, obias);
+
+        TensorMap am = mapA(in, oa.address(), m, k);
+        TensorMap bm = mapB(in, ob.address(), layout, n, k);
+        long epoch = begin(replayable, stream);
+        args(am, bm).putLong(oa.address()).putLong(oc.address()).putLong(obias == null ? 0 : obias.address())
+                .putLong(workspacePrimary()).putLong(epoch).putInt(m).putInt(n).putInt(k).putInt(ldc).putInt(config.groupM())
+                .putLong(traceAddress());
+        launch(in, layout, stream);
+        end(stream);
+    }
+}

@@ -1,0 +1,67 @@
+package dev.irisjvm.kernels.fused;
+
+import dev.irisjvm.core.gpu.NativeCalls;
+import dev.irisjvm.kernels.gemm.Gemm;
+
+/**
+ * Tuning of a fused GEMM + communication instance; every rank must pass the same one (creation
+ * checks that). The tile shape is fixed by the kernels: {@link Gemm#TILE_M} x {@link Gemm#TILE_N}
+ * output tiles, K in steps of {@link Gemm#TILE_K}, one block of {@link Gemm#THREADS} threads per
+ * SM (a producer warpgroup and two consumer warpgroups).
+ *
+ * <pre>{@code
+ * FusedConfig c = FusedConfig.defaults()                 // groupM 8, AUTO, no tracing, one block per SM
+ *         .withVariant(FusedVariant.SPARE_WARPS)
+ *         .withTracing(true);                            // the _traced kernels; read with traceRecords()
+ * }</pre>
+ *
+ * @param groupM    tile rows per group of the tile order (>= 1): a group's tiles are walked column
+ *                  by column so that blocks running together share rows of A and columns of B in L2
+ * @param variant   who moves finished tiles ({@link FusedVariant}); AUTO resolves per operation and
+ *                  shape when the instance is created
+ * @param tracing   run the {@code _traced} kernels, which record when every tile was computed and
+ *                  communicated ({@link TileTrace}); off by default, and the untraced kernels
+ *                  contain no tracing code at all
+ * @param maxBlocks the most blocks (SMs) a call uses, 0 for one per SM; the SM split between this
+ *                  operation and other work on the GPU
+ */
+public record FusedConfig(int groupM, FusedVariant variant, boolean tracing, int maxBlocks) {
+    /** The grouped tile order's default width, the GEMM's. */
+    public static final int DEFAULT_GROUP_M = Gemm.DEFAULT_GROUP_M;
+
+    public FusedConfig {
+        if (groupM < 1) {
+            throw new IllegalArgumentException(NativeCalls.rankLabel() + ": FusedConfig: groupM must be >= 1 (tile rows per "
+                    + "group of the tile order), got " + groupM);
+        }
+        if (variant == null) {
+            throw new IllegalArgumentException(NativeCalls.rankLabel() + ": FusedConfig: variant must not be null (AUTO, "
+                    + "EPILOGUE or SPARE_WARPS)");
+        }
+        if (maxBlocks < 0) {
+            throw new IllegalArgumentException(NativeCalls.rankLabel() + ": FusedConfig: maxBlocks must be >= 0 (0: one block "
+                    + "per SM), got " + maxBlocks);
+        }
+    }
+
+    /** groupM {@value #DEFAULT_GROUP_M}, AUTO, tracing off, one block per SM. */
+    public static FusedConfig defaults() {
+        return new FusedConfig(DEFAULT_GROUP_M, FusedVariant.AUTO, false, 0);
+    }
+
+    public FusedConfig withGroupM(int rows) {
+        return new FusedConfig(rows, variant, tracing, maxBlocks);
+    }
+
+    public FusedConfig withVariant(FusedVariant v) {
+        return new FusedConfig(groupM, v, tracing, maxBlocks);
+    }
+
+    public FusedConfig withTracing(boolean on) {
+        return new FusedConfig(groupM, variant, on, maxBlocks);
+    }
+
+    public FusedConfig withMaxBlocks(int blocks) {
+        return new FusedConfig(groupM, variant, tracing, blocks);
+    }
+}

@@ -1,0 +1,509 @@
+package dev.irisjvm.kernels.fused;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.DeviceContext;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.IrisException;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.DeviceMemory;
+import dev.irisjvm.core.gpu.DeviceProperties;
+import dev.irisjvm.core.gpu.Kernel;
+import dev.irisjvm.core.gpu.KernelArgs;
+import dev.irisjvm.core.gpu.KernelModule;
+import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.core.gpu.Memcpy;
+import dev.irisjvm.core.gpu.Platform;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.gpu.TensorMap;
+import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.fused.FusedChecks.Operand;
+import dev.irisjvm.kernels.gemm.Gemm;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.bytedeco.javacpp.LongPointer;
+
+/**
+ * What the four fused GEMM + communication operations share: creation (collective: checks, kernel
+ * loading, the workspace on the symmetric heap), the tensor maps, the call protocol (epochs,
+ * resets, the closing barrier), tracing and close. See {@link GemmAllScatter}, {@link
+ * GemmAllReduce}, {@link GemmReduceScatter} and {@link AllGatherGemm}.
+ *
+ * <h2>Contract shared by every operation</h2>
+ * <ul>
+ * <li><b>Collective.</b> Creation and {@link #close()} are collective: every rank creates the
+ *     instance with the same shape and {@link FusedConfig} (checked), in the same order relative to
+ *     its other symmetric allocations. Every rank then makes the same calls in the same order, in
+ *     the same form ({@code run} or {@code runReplayable}), with tensors of the same shapes;
+ *     tensors that peers reach (named per operation) are symmetric: the same heap tensor on every
+ *     rank.</li>
+ * <li><b>Stream-ordered.</b> A call only enqueues work on the given stream: the kernel, then a
+ *     device barrier of all ranks on the same stream ({@link Iris#barrier(Stream)}), which
+ *     publishes the stores into peers and keeps the next call from overwriting buffers a peer still
+ *     reads. No host synchronization and no device allocation: a call may be captured into a CUDA
+ *     graph (see the next point). The TMA descriptors of a call's tensors are encoded on the host
+ *     the first time they are seen and cached (up to {@value #MAP_CACHE_ENTRIES}).</li>
+ * <li><b>Epochs and CUDA graphs.</b> The kernels' flags are compared with a call counter (the
+ *     epoch) that is a kernel argument. {@code run} passes a new epoch each call, so back-to-back
+ *     calls need no reset. A CUDA graph replays the epoch it captured, so a call that is to be
+ *     captured must be made with {@code runReplayable}: it zeroes the operation's flags first (and,
+ *     where peers write them, meets the other ranks with one more barrier) and runs with epoch 1.
+ *     Its replays stay correct, in any interleaving with {@code run} calls. Calling {@code run}
+ *     while capturing would replay a stale epoch: the waits would pass at once and the output
+ *     would be wrong.</li>
+ * <li><b>Errors.</b> Arguments are checked before anything is enqueued; a failure throws {@link
+ *     IllegalArgumentException} naming the rank, the class, the argument and what was expected, and
+ *     leaves the instance usable. Device-side errors (a peer that never makes the matching call:
+ *     every wait is bounded by the Iris device timeout) surface at the next {@link
+ *     Iris#synchronize}, naming a wait site that {@link FusedSites#describe} explains.</li>
+ * <li><b>Residency.</b> At most one block per SM ({@link FusedConfig#maxBlocks()} caps it
+ *     further), {@value Gemm#THREADS} threads and {@value Gemm#SHARED_BYTES} bytes of shared memory
+ *     each. Blocks wait for peers, for their own warps and (all-gather) for rows another block of
+ *     the same GPU pulls; since the grid never exceeds the SM count, every block gets an SM once
+ *     other work drains, but work that occupies SMs on other streams meanwhile slows the call
+ *     down (never breaks it, until the device timeout).</li>
+ * <li><b>World size 1</b> is accepted: every loop over peers is empty, so a call is the plain GEMM
+ *     plus a barrier. (The GPU tests run two ranks.)</li>
+ * <li>NVIDIA Hopper only (compute capability 9.0): creation elsewhere throws
+ *     {@link dev.irisjvm.core.IrisPlatformException}.</li>
+ * <li>Calls on one instance are serialized (they share an argument buffer and the epoch).</li>
+ * </ul>
+ */
+public abstract sealed class FusedGemm implements AutoCloseable
+        permits GemmAllScatter, GemmAllReduce, GemmReduceScatter, AllGatherGemm {
+    /** Tensor maps kept per instance (least recently used ones are dropped). */
+    public static final int MAP_CACHE_ENTRIES = 64;
+    /** The epoch of a replayable call: its flags were zeroed just before. Eager epochs of flag-setting kernels start above it. */
+    static final long REPLAY_EPOCH = 1;
+
+    private static final DType[] INPUTS = {DType.BF16, DType.F16};
+
+    final Iris iris;
+    final int rank;
+    final int world;
+    final FusedOp op;
+    final FusedConfig config;
+    final FusedVariant variant;
+    /** The kernel's M, N and K (all-scatter: N is this rank's columns; the reductions: K is this rank's share). */
+    final int m;
+    final int n;
+    final int k;
+    /** "rank 0: GemmAllReduce", the start of every message. */
+    final String who;
+
+    private final DeviceProperties device;
+    private final int blocks;
+    private final KernelLibrary library;
+    /** [input: bf16, f16][layout: nk, kn], of the configured variant, traced or not as configured. */
+    private final Kernel[][] kernels;
+    private final FusedWorkspace workspace;
+    private final DeviceMemory traceBuffer;
+    private final long traceRecords;
+    private final byte[] ctx;
+    private final KernelArgs args = new KernelArgs();
+    private final Map<MapKey, TensorMap> maps = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<MapKey, TensorMap> eldest) {
+            return size() > MAP_CACHE_ENTRIES;
+        }
+    };
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** The last eager epoch (see {@link #begin}). */
+    private long epoch;
+    /** Whether a replayable call was made: a graph may replay it at any time from now on. */
+    private boolean replayableIssued;
+    private long calls;
+
+    /** What creation gathered, handed to the constructor. */
+    record Parts(Iris iris, FusedOp op, FusedConfig config, FusedVariant variant, int m, int n, int k, DeviceProperties device,
+                 int blocks, KernelLibrary library, Kernel[][] kernels, FusedWorkspace workspace, DeviceMemory traceBuffer,
+                 long traceRecords) {}
+
+    /** What identifies a tensor map: everything that goes into its encoding. */
+    private record MapKey(DType type, long base, long inner, long outer, long strideBytes, int boxInner, int boxOuter) {}
+
+    FusedGemm(Parts p) {
+        this.iris = p.iris();
+        this.rank = p.iris().rank();
+        this.world = p.iris().worldSize();
+        this.op = p.op();
+        this.config = p.config();
+        this.variant = p.variant();
+        this.m = p.m();
+        this.n = p.n();
+        this.k = p.k();
+        this.who = FusedChecks.who(rank, op);
+        this.device = p.device();
+        this.blocks = p.blocks();
+        this.library = p.library();
+        this.kernels = p.kernels();
+        this.workspace = p.workspace();
+        this.traceBuffer = p.traceBuffer();
+        this.traceRecords = p.traceRecords();
+        this.ctx = p.iris().deviceContext().bytes();
+        // Counter-based waits (all-gather) start at epoch 1 on zeroed counters; flag-setting kernels
+        // start above REPLAY_EPOCH, the value a replayed call leaves in the flags.
+        this.epoch = op == FusedOp.ALL_GATHER ? 0 : REPLAY_EPOCH;
+    }
+
+    // ---- creation (collective) ---------------------------------------------------------------------
+
+    /**
+     * Collective: checks the problem and the GPU, loads the kernels, meets the other ranks (every
+     * rank learns whether any failed, and that all passed the same shape and config), allocates and
+     * zeroes the workspace on the symmetric heap, allocates the trace buffer when tracing, and meets
+     * again so that no peer signals into a workspace before it is zeroed.
+     */
+    static Parts prepare(Iris iris, FusedOp op, long m, long n, long k, FusedConfig config) {
+        if (iris == null) {
+            throw new IllegalArgumentException(op.className() + ".create: iris must not be null");
+        }
+        int rank = iris.rank();
+        int world = iris.worldSize();
+        String who = FusedChecks.who(rank, op);
+        KernelLibrary library = null;
+        Kernel[][] kernels = null;
+        FusedVariant variant = null;
+        RuntimeException local = null;
+        DeviceProperties device = iris.deviceProperties();
+        try {
+            FusedChecks.notNull(who, "config", config);
+            FusedChecks.problem(who, op, m, n, k, world);
+            variant = config.variant().resolve(op, m, n, k, world);
+            FusedChecks.variant(who, op, variant);
+            FusedChecks.device(who, op, Platform.current(), device);
+            library = KernelLibrary.forIris(iris);  // checked variants in checked mode
+            kernels = load(library, op, variant, config.tracing());
+        } catch (RuntimeException e) {
+            local = e;
+        }
+        // The meeting: whoever failed says why, everyone compares what they were asked to create.
+        String mine = describe(op, m, n, k, config);
+        byte[][] all;
+        try {
+            all = iris.allGather(((local == null ? "ok " : "failed ") + mine + "\n"
+                    + (local == null ? "" : String.valueOf(local.getMessage()))).getBytes(StandardCharsets.UTF_8));
+        } catch (RuntimeException e) {
+            if (library != null) library.close();
+            if (local != null) e.addSuppressed(local);
+            throw e;
+        }
+        RuntimeException failure = local;
+        for (int r = 0; r < all.length && failure == null; r++) {
+            String[] theirs = new String(all[r], StandardCharsets.UTF_8).split("\n", 2);
+            if (theirs[0].startsWith("failed ")) {
+                failure = new IrisException(who + ": not created because rank " + r + " could not create it: " + theirs[1]);
+            } else if (!theirs[0].equals("ok " + mine)) {
+                failure = FusedChecks.fail(who, "rank " + r + " creates " + theirs[0].substring(3) + ", this rank " + mine
+                        + "; every rank must create it with the same shape and config");
+            }
+        }
+        if (failure != null) {
+            if (library != null) library.close();
+            throw failure;
+        }
+        FusedWorkspace workspace = null;
+        DeviceMemory trace = null;
+        try {
+            workspace = FusedWorkspace.allocate(iris.heap(), op, variant, m, n, k, world);
+            long records = FusedWorkspace.traceRecords(op, m, n, k, world);
+            if (config.tracing()) {
+                trace = DeviceMemory.allocate(records * FusedWorkspace.TRACE_RECORD_BYTES);
+            }
+            iris.hostBarrier();  // every rank's flags are zero before any kernel can signal into them
+            long tiles = FusedWorkspace.tiles(m, n);
+            int limit = config.maxBlocks() == 0 ? device.multiprocessorCount()
+                    : Math.min(config.maxBlocks(), device.multiprocessorCount());
+            int blocks = (int) Math.max(1, Math.min(limit, tiles));
+            return new Parts(iris, op, config, variant, (int) m, (int) n, (int) k, device, blocks, library, kernels, workspace,
+                    trace, records);
+        } catch (RuntimeException | Error e) {
+            try {
+                if (trace != null) trace.close();
+                if (workspace != null) workspace.close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            } finally {
+                library.close();
+            }
+            throw e;
+        }
+    }
+
+    /** "GemmAllReduce M 4096 N 4096 K 2048 groupM 8 SPARE_WARPS untraced maxBlocks 0": what ranks must agree on. */
+    static String describe(FusedOp op, long m, long n, long k, FusedConfig c) {
+        return op.className() + " M " + m + " N " + n + " K " + k + (c == null ? " (no config)"
+                : " groupM " + c.groupM() + " " + c.variant() + (c.tracing() ? " traced" : " untraced") + " maxBlocks " + c.maxBlocks());
+    }
+
+    private static Kernel[][] load(KernelLibrary library, FusedOp op, FusedVariant variant, boolean traced) {
+        KernelModule module = library.module(op.module());
+        Kernel[][] k = new Kernel[INPUTS.length][GemmLayout.values().length];
+        for (int i = 0; i < INPUTS.length; i++) {
+            for (GemmLayout layout : GemmLayout.values()) {
+                Kernel kernel = module.kernel(op.kernelName(variant, INPUTS[i], layout, traced));
+                kernel.setMaxDynamicSharedBytes(Gemm.SHARED_BYTES);
+                k[i][layout.ordinal()] = kernel;
+            }
+        }
+        return k;
+    }
+
+    // ---- facts -------------------------------------------------------------------------------------
+
+    public FusedOp op() {
+        return op;
+    }
+
+    public FusedConfig config() {
+        return config;
+    }
+
+    /** The variant the kernels run (AUTO resolved for this shape). */
+    public FusedVariant variant() {
+        return variant;
+    }
+
+    /** Output tiles per call: ceil(M / 128) x ceil(N / 256) of the kernel's M x N. */
+    public int tiles() {
+        return (int) FusedWorkspace.tiles(m, n);
+    }
+
+    /** Blocks per launch: min(SMs or {@link FusedConfig#maxBlocks()}, tiles). */
+    public int blocks() {
+        return blocks;
+    }
+
+    /** The launch: {@link #blocks()} blocks of {@value Gemm#THREADS} threads, {@value Gemm#SHARED_BYTES} bytes of shared memory. */
+    public LaunchShape launchShape() {
+        return LaunchShape.of(blocks, Gemm.THREADS).withSharedBytes(Gemm.SHARED_BYTES);
+    }
+
+    /** Bytes of the symmetric heap this instance holds on this rank. */
+    public long workspaceBytes() {
+        return workspace.bytes();
+    }
+
+    /** Calls enqueued so far (eager and replayable). */
+    public synchronized long calls() {
+        return calls;
+    }
+
+    /** The GPU the kernels were loaded for. */
+    public DeviceProperties device() {
+        return device;
+    }
+
+    /** Tensor maps cached now. */
+    public synchronized int cachedTensorMaps() {
+        return maps.size();
+    }
+
+    // ---- calls -------------------------------------------------------------------------------------
+
+    /**
+     * Enqueues one call on {@code stream}: the kernel, then a device barrier of all ranks. A, B (as
+     * {@code layout} says), the optional bias and C as the operation's class documents them. Not for
+     * graph capture: use {@link #runReplayable}.
+     *
+     * @throws IllegalArgumentException an argument does not fit (nothing was enqueued)
+     */
+    public abstract void run(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream);
+
+    /**
+     * As {@link #run}, in the form whose CUDA-graph replays stay correct: zeroes the operation's flags
+     * first (and, where peers write them, meets them with one more barrier), then runs with the
+     * fixed epoch 1. Usable eagerly too; every rank must choose the same form for the same call.
+     */
+    public abstract void runReplayable(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream);
+
+    // ---- the call protocol -------------------------------------------------------------------------
+
+    /**
+     * Starts a call on {@code s}: zeroes the trace buffer when tracing; for a replayable call (and,
+     * for all-gather's counters, any call after one) zeroes the flags, meets the peers first where
+     * they write them, and returns {@link #REPLAY_EPOCH}; otherwise returns the next eager epoch.
+     */
+    final long begin(boolean replayable, Stream s) {
+        if (traceBuffer != null) {
+            Memcpy.memset(traceBuffer.address(), 0, traceBuffer.bytes(), s);
+        }
+        calls++;
+        boolean counters = op == FusedOp.ALL_GATHER;  // ready counters only grow: no epoch survives a reset
+        if (replayable) {
+            replayableIssued = true;
+        }
+        if (replayable || (counters && replayableIssued)) {
+            workspace.zeroFlags(s);
+            if (op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER) {
+                iris.barrier(s);  // peers signal into these flags: nobody starts before everyone has zeroed them
+            }
+            return REPLAY_EPOCH;
+        }
+        return ++epoch;
+    }
+
+    /** Ends a call: the device barrier that publishes the stores and protects the buffers the next call reuses. */
+    final void end(Stream s) {
+        iris.barrier(s);
+    }
+
+    /** The kernel for these inputs, launched with the arguments {@link #args} started. */
+    final void launch(DType in, GemmLayout layout, Stream s) {
+        kernels[in == DType.BF16 ? 0 : 1][layout.ordinal()].launch(launchShape(), s, args);
+    }
+
+    /** The kernel arguments every fused kernel starts with: (ctx, a_map, b_map). */
+    final KernelArgs args(TensorMap a, TensorMap b) {
+        args.clear().putBytes(ctx, DeviceContext.ALIGNMENT);
+        a.putInto(args);
+        b.putInto(args);
+        return args;
+    }
+
+    /** The trace buffer's address, 0 when tracing is off (the last kernel argument). */
+    final long traceAddress() {
+        return traceBuffer == null ? 0 : traceBuffer.address();
+    }
+
+    final long workspacePrimary() {
+        return workspace.primaryAddress();
+    }
+
+    final long workspaceSecondary() {
+        return workspace.secondaryAddress();
+    }
+
+    // ---- checks and maps ---------------------------------------------------------------------------
+
+    final void ensureOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException(who + ": used after close()");
+        }
+    }
+
+    /** A tensor argument as the checks see it; null stays null. */
+    final Operand operand(String name, SymTensor t) {
+        if (t == null) {
+            return null;
+        }
+        boolean live = t.isLive();
+        return new Operand(name, t.dtype(), t.shape(), live, t.heap() == iris.heap(), live ? t.deviceAddress() : 0,
+                t.byteSize(), t.toString());
+    }
+
+    /** What every call checks about A, B (layout), the bias and C, before the operation's own checks; returns the input type. */
+    final DType common(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, Stream stream) {
+        FusedChecks.notNull(who, "A", a);
+        FusedChecks.notNull(who, "B", b);
+        FusedChecks.notNull(who, "layout", layout);
+        FusedChecks.notNull(who, "C", c);
+        FusedChecks.notNull(who, "stream", stream);
+        for (Operand t : bias == null ? new Operand[] {a, b, c} : new Operand[] {a, b, c, bias}) {
+            FusedChecks.live(who, t);
+            FusedChecks.aligned(who, t);
+        }
+        FusedChecks.inputs(who, a, b);
+        FusedChecks.sameType(who, c, a.dtype());
+        return a.dtype();
+    }
+
+    /** C must not alias what the kernel reads. */
+    final void disjoint(Operand c, Operand... inputs) {
+        for (Operand in : inputs) {
+            if (in != null) {
+                FusedChecks.disjoint(who, c, in);
+            }
+        }
+    }
+
+    /** A's map: K elements per row, M rows; boxes of 128 rows x 64 elements, 128-byte swizzle (as the GEMM's). */
+    final TensorMap mapA(DType type, long address, long rows, long cols) {
+        return map(new MapKey(type, address, cols, rows, cols * type.byteSize(), Gemm.TILE_K, Gemm.TILE_M));
+    }
+
+    /** B's map: NK: K per row, N rows, boxes 256 x 64; KN: N per row, K rows, boxes 64 x 64 (as the GEMM's). */
+    final TensorMap mapB(DType type, long address, GemmLayout layout, long n, long k) {
+        boolean nk = layout == GemmLayout.NK;
+        long inner = nk ? k : n;
+        long outer = nk ? n : k;
+        return map(new MapKey(type, address, inner, outer, inner * type.byteSize(), Gemm.TILE_K, nk ? Gemm.TILE_N : Gemm.TILE_K));
+    }
+
+    private TensorMap map(MapKey key) {
+        TensorMap t = maps.get(key);
+        if (t == null) {
+            t = TensorMap.tiled2d(key.type(), key.base(), key.inner(), key.outer(), key.strideBytes(), key.boxInner(),
+                    key.boxOuter(), Gemm.SWIZZLE_BYTES);
+            maps.put(key, t);
+        }
+        return t;
+    }
+
+    // ---- tracing -----------------------------------------------------------------------------------
+
+    /** Whether this instance runs the traced kernels. */
+    public boolean tracing() {
+        return traceBuffer != null;
+    }
+
+    /**
+     * The timeline the last call recorded (tracing on): copies the records back on {@code stream}
+     * after everything enqueued on it, waits, and raises what a kernel recorded (as {@link
+     * Iris#synchronize(Stream)}). Host work: not for use during a capture.
+     */
+    public synchronized TileTrace readTrace(Stream stream) {
+        ensureOpen();
+        if (traceBuffer == null) {
+            throw new IllegalStateException(who + ": tracing is off; create it with FusedConfig.withTracing(true)");
+        }
+        FusedChecks.notNull(who, "stream", stream);
+        long[] records = new long[Math.toIntExact(traceRecords * 4)];
+        try (LongPointer host = new LongPointer(records.length)) {
+            Memcpy.deviceToHost(host, traceBuffer.address(), traceRecords * FusedWorkspace.TRACE_RECORD_BYTES, stream);
+            iris.synchronize(stream);
+            host.get(records);
+        }
+        long pieces = op == FusedOp.ALL_GATHER ? FusedWorkspace.gatherPieces(m, k, world) : 0;
+        return new TileTrace(op, variant, rank, world, m, n, k, tiles(), pieces, device.multiprocessorCount(), records);
+    }
+
+    // ---- close -------------------------------------------------------------------------------------
+
+    /**
+     * Collective: frees the workspace and the trace buffer and unloads the kernels. Synchronize the
+     * streams the calls ran on first (a call's closing barrier means that once this rank's stream
+     * is idle, no peer still touches the workspace). Safe to call twice; close it before its Iris.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            workspace.close();
+        } finally {
+            try {
+                if (traceBuffer != null) traceBuffer.close();
+            } finally {
+                try {
+                    library.close();
+                } finally {
+                    synchronized (this) {
+                        maps.clear();
+                        args.close();
+                    }
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return op.className() + "(rank " + rank + "/" + world + ", M " + m + ", N " + n + ", K " + k + " per rank, "
+                + variant.kernelName(op) + ", groupM " + config.groupM() + ", " + blocks + " blocks" + (tracing() ? ", traced" : "")
+                + (closed.get() ? ", closed" : "") + ")";
+    }
+}

@@ -1,0 +1,102 @@
+package dev.irisjvm.kernels.fused;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The four fused GEMM + communication operations, with what the Java side needs to know about their
+ * kernels: the module ({@code .cu} file), the kernel names and the variants each one has.
+ *
+ * <pre>{@code
+ * FusedOp.ALL_REDUCE.kernelName(FusedVariant.SPARE_WARPS, DType.BF16, GemmLayout.NK, false);
+ * // "iris_gemm_all_reduce_spare_warps_bf16_nk"
+ * }</pre>
+ */
+public enum FusedOp {
+    /** {@link GemmAllScatter}: column-parallel GEMM, every rank ends with all of C ({@code gemm_all_scatter.cu}). */
+    ALL_SCATTER("all_scatter", "gemm_all_scatter", "GemmAllScatter", "GEMM + all-scatter",
+            EnumSet.of(FusedVariant.EPILOGUE, FusedVariant.SPARE_WARPS)),
+    /** {@link GemmAllReduce}: row-parallel GEMM (K split), the sum on every rank ({@code gemm_reduce.cu}). */
+    ALL_REDUCE("all_reduce", "gemm_reduce", "GemmAllReduce", "GEMM + all-reduce",
+            EnumSet.of(FusedVariant.EPILOGUE, FusedVariant.SPARE_WARPS)),
+    /** {@link GemmReduceScatter}: row-parallel GEMM, each rank its block of rows of the sum ({@code gemm_reduce.cu}). */
+    REDUCE_SCATTER("reduce_scatter", "gemm_reduce", "GemmReduceScatter", "GEMM + reduce-scatter",
+            EnumSet.of(FusedVariant.EPILOGUE, FusedVariant.SPARE_WARPS)),
+    /** {@link AllGatherGemm}: A split by rows is gathered while the GEMM runs ({@code all_gather_gemm.cu}). */
+    ALL_GATHER("all_gather", "all_gather_gemm", "AllGatherGemm", "all-gather + GEMM", EnumSet.of(FusedVariant.SPARE_WARPS));
+
+    /** What every fused kernel needs, as the sources' IRIS_NVIDIA_ONLY say it. */
+    public static final String REQUIREMENT = "sm_90a (wgmma, TMA)";
+
+    private final String id;
+    private final String module;
+    private final String className;
+    private final String title;
+    private final Set<FusedVariant> variants;
+
+    FusedOp(String id, String module, String className, String title, Set<FusedVariant> variants) {
+        this.id = id;
+        this.module = module;
+        this.className = className;
+        this.title = title;
+        this.variants = variants;
+    }
+
+    /** "all_scatter", "all_reduce", "reduce_scatter", "all_gather": the name in benchmark results and traces. */
+    public String id() {
+        return id;
+    }
+
+    /** The kernel module, i.e. the {@code .cu} file's name. */
+    public String module() {
+        return module;
+    }
+
+    /** The Java class that launches it, for messages ("rank 0: GemmAllReduce: ..."). */
+    public String className() {
+        return className;
+    }
+
+    /** "GEMM + all-reduce". */
+    public String title() {
+        return title;
+    }
+
+    /** The variants this operation's kernels come in (never AUTO). */
+    public Set<FusedVariant> variants() {
+        return EnumSet.copyOf(variants);
+    }
+
+    /**
+     * Whether the rows of A (all-gather) or of C (reduce-scatter) are split over the ranks in
+     * blocks of whole 128-row tiles, so that M must be a multiple of 128 x world size.
+     */
+    public boolean splitsRows() {
+        return this == REDUCE_SCATTER || this == ALL_GATHER;
+    }
+
+    /**
+     * The kernel's name, e.g. {@code iris_gemm_all_scatter_sequential_bf16_nk_traced}: the variant
+     * as its source names it ({@link FusedVariant#kernelName(FusedOp)}), the input type, B's layout,
+     * and {@code _traced} for the kernel that records the tile timeline.
+     */
+    public String kernelName(FusedVariant variant, DType in, GemmLayout layout, boolean traced) {
+        if (variant == null || !variants.contains(variant)) {
+            throw new IllegalArgumentException(title + " has no variant " + variant + "; it has " + variants);
+        }
+        if (in != DType.BF16 && in != DType.F16) {
+            throw new IllegalArgumentException(title + " kernels take BF16 or F16, not " + in);
+        }
+        String type = in.name().toLowerCase(Locale.ROOT);
+        String suffix = "_" + type + "_" + layout.kernelSuffix() + (traced ? "_traced" : "");
+        return switch (this) {
+            case ALL_SCATTER -> "iris_gemm_all_scatter_" + variant.kernelName(this) + suffix;
+            case ALL_REDUCE -> "iris_gemm_all_reduce_" + variant.kernelName(this) + suffix;
+            case REDUCE_SCATTER -> "iris_gemm_reduce_scatter_" + variant.kernelName(this) + suffix;
+            case ALL_GATHER -> "iris_all_gather_gemm" + suffix;
+        };
+    }
+}

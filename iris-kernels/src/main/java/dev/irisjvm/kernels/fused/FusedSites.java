@@ -1,0 +1,30 @@
+package dev.irisjvm.kernels.fused;
+
+/**
+ * Wait sites of the fused GEMM + communication kernels ({@code gemm/fused_common.cuh},
+ * {@code FusedSite}): a device timeout's message says "wait site N", and {@link #describe(int)}
+ * turns N into the operation and the wait, as {@link dev.irisjvm.kernels.ccl.CclSites} does for
+ * the collectives.
+ */
+public final class FusedSites {
+    /** GEMM + all-reduce / reduce-scatter: a tile's owner waits for a peer's partial of that tile. */
+    public static final int PARTIAL_FLAG = 9001;
+    /** All-gather + GEMM: the producer waits until the spare warps have pulled a peer's block of rows of A. */
+    public static final int GATHERED_ROWS = 9002;
+    /** Spare-warp variants: the spare warps wait for the consumers to hand over a finished tile (same GPU). */
+    public static final int HANDOFF = 9003;
+
+    private FusedSites() {}
+
+    /** E.g. "GEMM + all-reduce / reduce-scatter: waiting for a peer's partial tile", or null for another site. */
+    public static String describe(int site) {
+        return switch (site) {
+            case PARTIAL_FLAG -> "GEMM + all-reduce / reduce-scatter: waiting for a peer's partial tile (the peer's flag "
+                    + "for that tile and consumer half)";
+            case GATHERED_ROWS -> "all-gather + GEMM: waiting for a peer's rows of A to be pulled into the gathered A";
+            case HANDOFF -> "fused GEMM, spare-warp variant: the spare warps waiting for the consumers to hand over a finished "
+                    + "tile (on this GPU; a stall here means the consumers stopped, e.g. waiting on a peer)";
+            default -> null;
+        };
+    }
+}

@@ -1,0 +1,195 @@
+package dev.irisjvm.kernels.fused;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.SymmetricHeap;
+import dev.irisjvm.core.gpu.Memcpy;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.gemm.Gemm;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The symmetric-heap buffers a fused operation keeps between calls, and their sizes as the kernels'
+ * sources define them (in the kernel's terms: M x N output, K products per element; all-scatter's N
+ * is this rank's columns, the reductions' K this rank's share):
+ *
+ * <table>
+ * <caption>workspace per operation and variant</caption>
+ * <tr><th>operation</th><th>buffer</th><th>size</th><th>source</th></tr>
+ * <tr><td>all-scatter, SPARE_WARPS</td><td>handoff</td><td>tiles x 2 u64 (zeroed)</td><td>fused_common.cuh Handoff</td></tr>
+ * <tr><td>all-reduce, reduce-scatter</td><td>ws</td><td>world x rowsPerOwner x N 16-bit elements (x 2 with
+ *     SPARE_WARPS: local staging)</td><td>reduce_hooks.cuh</td></tr>
+ * <tr><td></td><td>flags</td><td>world x tiles x 2 u64 (+ tiles x 2 handoff with SPARE_WARPS; zeroed)</td><td></td></tr>
+ * <tr><td>all-gather</td><td>ready</td><td>tiles_m u64 (zeroed)</td><td>all_gather_hooks.cuh</td></tr>
+ * </table>
+ *
+ * with tiles = ceil(M / 128) x ceil(N / 256), tiles_m = ceil(M / 128) and rowsPerOwner = ceil(tiles_m /
+ * world) x 128. Allocation is collective (every rank allocates the same sizes in the same order).
+ */
+public final class FusedWorkspace implements AutoCloseable {
+    /** Bytes of one trace record: {start_ns, end_ns, what | sm << 32, kind | who << 8}. */
+    public static final int TRACE_RECORD_BYTES = 32;
+    /**
+     * The narrowest all-gather piece (columns of A; all_gather_hooks.cuh's kPieceCols, which its
+     * author tunes) the trace buffer has room for: the buffer holds a record per piece of this width,
+     * so any kPieceCols >= this fits (FusedSourcesTest checks it).
+     */
+    public static final int MIN_PIECE_COLS = 64;
+
+    private final List<SymTensor> tensors;
+    /** Zeroed before a call that must not see flags of earlier calls (see FusedGemm's epochs). */
+    private final List<SymTensor> flagBuffers;
+    private final SymTensor primary;
+    private final SymTensor secondary;
+
+    private FusedWorkspace(List<SymTensor> tensors, List<SymTensor> flagBuffers, SymTensor primary, SymTensor secondary) {
+        this.tensors = tensors;
+        this.flagBuffers = flagBuffers;
+        this.primary = primary;
+        this.secondary = secondary;
+    }
+
+    // ---- sizes -------------------------------------------------------------------------------------
+
+    public static long tilesM(long m) {
+        return (m + Gemm.TILE_M - 1) / Gemm.TILE_M;
+    }
+
+    public static long tilesN(long n) {
+        return (n + Gemm.TILE_N - 1) / Gemm.TILE_N;
+    }
+
+    /** Output tiles of the kernel: ceil(M / 128) x ceil(N / 256). */
+    public static long tiles(long m, long n) {
+        return tilesM(m) * tilesN(n);
+    }
+
+    /** Rows of one owner's block in the reductions' ws: ceil(tiles_m / world) x 128. */
+    public static long rowsPerOwner(long m, int world) {
+        return (tilesM(m) + world - 1) / world * Gemm.TILE_M;
+    }
+
+    /** 16-bit elements of the reductions' ws: world (x 2 with SPARE_WARPS) x rowsPerOwner x N. */
+    public static long reduceElements(FusedVariant variant, long m, long n, int world) {
+        long slots = variant == FusedVariant.SPARE_WARPS ? 2L * world : world;
+        return slots * rowsPerOwner(m, world) * n;
+    }
+
+    /** u64 flags of the reductions: world x tiles x 2 (+ tiles x 2 handoff flags with SPARE_WARPS). */
+    public static long reduceFlags(FusedVariant variant, long m, long n, int world) {
+        long sets = variant == FusedVariant.SPARE_WARPS ? world + 1L : world;
+        return sets * tiles(m, n) * 2;
+    }
+
+    /**
+     * The most all-gather pieces a rank pulls: the peers' tile rows x ceil(K / {@link
+     * #MIN_PIECE_COLS}), the most over ranks (each rank owns tiles_m / world tile rows when M is a
+     * multiple of 128 x world).
+     */
+    public static long gatherPieces(long m, long k, int world) {
+        long tilesM = tilesM(m);
+        long peerBlocks = tilesM - tilesM / world;
+        return peerBlocks * ((k + MIN_PIECE_COLS - 1) / MIN_PIECE_COLS);
+    }
+
+    /** Trace records of one traced call: tiles x 6 (+ room for the all-gather's pieces); gemm/trace.cuh. */
+    public static long traceRecords(FusedOp op, long m, long n, long k, int world) {
+        return tiles(m, n) * 6 + (op == FusedOp.ALL_GATHER ? gatherPieces(m, k, world) : 0);
+    }
+
+    /** Bytes of the symmetric heap an instance of that operation, variant (not AUTO) and shape keeps per rank. */
+    public static long bytes(FusedOp op, FusedVariant variant, long m, long n, long k, int world) {
+        return switch (op) {
+            case ALL_SCATTER -> variant == FusedVariant.SPARE_WARPS ? tiles(m, n) * 2 * 8 : 0;
+            case ALL_REDUCE, REDUCE_SCATTER -> reduceElements(variant, m, n, world) * 2 + reduceFlags(variant, m, n, world) * 8;
+            case ALL_GATHER -> tilesM(m) * 8;
+        };
+    }
+
+    // ---- allocation --------------------------------------------------------------------------------
+
+    /** Collective: allocates (and zeroes the flags of) what {@code op} with {@code variant} needs for that shape. */
+    static FusedWorkspace allocate(SymmetricHeap heap, FusedOp op, FusedVariant variant, long m, long n, long k, int world) {
+        List<SymTensor> all = new ArrayList<>();
+        try {
+            return switch (op) {
+                case ALL_SCATTER -> {
+                    if (variant != FusedVariant.SPARE_WARPS) {
+                        yield new FusedWorkspace(all, List.of(), null, null);
+                    }
+                    SymTensor handoff = track(all, heap.zeros(DType.I64, tiles(m, n) * 2));
+                    yield new FusedWorkspace(all, List.of(handoff), handoff, null);
+                }
+                case ALL_REDUCE, REDUCE_SCATTER -> {
+                    SymTensor ws = track(all, heap.empty(DType.BF16, reduceElements(variant, m, n, world)));
+                    SymTensor flags = track(all, heap.zeros(DType.I64, reduceFlags(variant, m, n, world)));
+                    yield new FusedWorkspace(all, List.of(flags), ws, flags);
+                }
+                case ALL_GATHER -> {
+                    SymTensor ready = track(all, heap.zeros(DType.I64, tilesM(m)));
+                    yield new FusedWorkspace(all, List.of(ready), ready, null);
+                }
+            };
+        } catch (RuntimeException | Error e) {
+            closeAll(all, e);
+            throw e;
+        }
+    }
+
+    private static SymTensor track(List<SymTensor> all, SymTensor t) {
+        all.add(t);
+        return t;
+    }
+
+    /** The first buffer: handoff (all-scatter), ws (the reductions), ready (all-gather); 0 if none. */
+    long primaryAddress() {
+        return primary == null ? 0 : primary.deviceAddress();
+    }
+
+    /** The reductions' flags; 0 otherwise. */
+    long secondaryAddress() {
+        return secondary == null ? 0 : secondary.deviceAddress();
+    }
+
+    /** Enqueues zeroing every flag and counter on {@code stream} (capturable). */
+    void zeroFlags(Stream stream) {
+        for (SymTensor t : flagBuffers) {
+            Memcpy.memset(t.deviceAddress(), 0, t.byteSize(), stream);
+        }
+    }
+
+    /** Bytes held on this rank's heap. */
+    public long bytes() {
+        return tensors.stream().mapToLong(SymTensor::byteSize).sum();
+    }
+
+    /** Collective: frees the buffers (in reverse order of allocation). */
+    @Override
+    public void close() {
+        closeAll(tensors, null);
+    }
+
+    private static void closeAll(List<SymTensor> all, Throwable failure) {
+        RuntimeException first = null;
+        for (int i = all.size() - 1; i >= 0; i--) {
+            try {
+                if (all.get(i).isLive()) {  // Iris.close() may have freed it already
+                    all.get(i).close();
+                }
+            } catch (RuntimeException e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                } else if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        all.clear();
+        if (first != null) {
+            throw first;
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dev.irisjvm.kernels.fused;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.gpu.TensorMap;
+import dev.irisjvm.kernels.fused.FusedChecks.Operand;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+
+/**
+ * GEMM + all-reduce, a row-parallel layer: K is split over the ranks, every rank computes its
+ * partial product of every tile, and the tiles are reduced by their owners as they finish (rows
+ * are owned in blocks of whole tiles; a peer's partials go to the owner with a per-tile flag, the
+ * owner adds them to its own and stores the sum into every rank's C), so that each rank ends with
+ * {@code C = sum_r A_r B_r} without a separate all-reduce ({@code gemm_reduce.cu}).
+ *
+ * <pre>{@code
+ * // M = 4096, N = 4096, K = 8192 split over 2 ranks
+ * try (GemmAllReduce op = GemmAllReduce.create(iris, 4096, 4096, 4096, FusedConfig.defaults())) {  // collective
+ *     SymTensor x = heap.randn(DType.BF16, 4096, 4096);      // this rank's A columns: M x K_local
+ *     SymTensor w = heap.randn(DType.BF16, 4096, 4096);      // this rank's B rows: N x K_local (nk)
+ *     SymTensor y = heap.empty(DType.BF16, 4096, 4096);      // C: M x N, symmetric
+ *     op.run(x, w, GemmLayout.NK, null, y, iris.stream());   // y = sum over ranks of x w^T, on every rank
+ * }
+ * }</pre>
+ *
+ * <h2>Arguments</h2>
+ * <ul>
+ * <li>A this rank's [M, K_local]; B this rank's [N, K_local] (NK) or [K_local, N] (KN); BF16 or F16.</li>
+ * <li>bias (optional) [N] of the input type, added once: rank 0's is used (the kernel adds it to
+ *     rank 0's partial); other ranks' bias arguments are checked but not read. Pass one on every
+ *     rank or on none.</li>
+ * <li>C [M, ldc] of the input type, <b>symmetric</b> (owners store the sums into every rank's C),
+ *     ldc >= N, a multiple of 8; columns from N on are not written.</li>
+ * <li>Shapes as created; K_local and N multiples of 8; C must not overlap A, B or the bias.</li>
+ * </ul>
+ * Results: every rank's partial is rounded once to the input type (partials travel in it), the
+ * owner adds the partials in F32 and rounds the sum once: on two ranks, exactly how GEMM-then-NCCL
+ * rounds it.
+ *
+ * <p>Variants: {@link FusedVariant#EPILOGUE} (the epilogue sends partials and sums) and {@link
+ * FusedVariant#SPARE_WARPS} (the epilogue stores locally, the spare producer warps send). Workspace
+ * ({@link FusedWorkspace}): the partials received (plus local staging with SPARE_WARPS) and the
+ * per-tile flags, symmetric. The rest of the contract is {@link FusedGemm}'s.
+ */
+public final class GemmAllReduce extends FusedGemm {
+    /** The shape this instance was created for, for messages. */
+    private final String created;
+
+    private GemmAllReduce(Parts p) {
+        super(p);
+        this.created = "this instance was created for M = " + m + ", N = " + n + ", K_local = " + k;
+    }
+
+    /** {@link #create(Iris, int, int, int, FusedConfig)} with {@link FusedConfig#defaults()}. Collective. */
+    public static GemmAllReduce create(Iris iris, int m, int n, int kLocal) {
+        return create(iris, m, n, kLocal, FusedConfig.defaults());
+    }
+
+    /** Collective: an instance for M x N outputs with K_local products per rank (see {@link FusedGemm#prepare}). */
+    public static GemmAllReduce create(Iris iris, int m, int n, int kLocal, FusedConfig config) {
+        return new GemmAllReduce(prepare(iris, FusedOp.ALL_REDUCE, m, n, kLocal, config));
+    }
+
+    public int m() {
+        return m;
+    }
+
+    public int n() {
+        return n;
+    }
+
+    /** This rank's share of K. */
+    public int kLocal() {
+        return k;
+    }
+
+    /** Enqueues one call (see the class comment); not for graph capture, use {@link #runReplayable}. */
+    @Override
+    public synchronized void run(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream) {
+        call(a, b, layout, bias, c, stream, false);
+    }
+
+    /** As {@link #run}, in the form that stays correct when captured into a CUDA graph and replayed (see {@link FusedGemm}). */
+    @Override
+    public synchronized void runReplayable(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c,
+                                           Stream stream) {
+        call(a, b, layout, bias, c, stream, true);
+    }
+
+    private void call(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream, boolean replayable) {
+        ensureOpen();
+        Operand oa = operand("A", a);
+        Operand ob = operand("B", b);
+        Operand obias = operand("bias", bias);
+        Operand oc = operand("C", c);
+        DType in = common(oa, ob, layout, obias, oc, stream);
+        FusedChecks.shape(who, oa, "[M, K_local]", new long[] {m, k}, created);
+        FusedChecks.b(who, ob, layout, n, k, "N", "K_local", created);
+        if (obias != null) {
+            FusedChecks.bias(who, obias, n, "N", in);
+        }
+        int ldc = FusedChecks.output(who, oc, m, n, "[M, ldc]", "ldc >= N = " + n + "; " + created);
+        FusedChecks.symmetric(who, oc, "tile owners store the sums into every rank's C at the same heap offset");
+        disjoint(oc, oa, ob, obias);
+        launchReduce(this, in, layout, oa, ob, rank == 0 ? obias : null, oc, ldc, stream, replayable);
+    }
+
+    /** The reductions' launch (gemm_reduce.cu's arguments), shared with {@link GemmReduceScatter}. */
+    static void launchReduce(FusedGemm g, DType in, GemmLayout layout, Operand a, Operand b, Operand bias, Operand c, int ldc,
+                             Stream stream, boolean replayable) {
+        TensorMap am = g.mapA(in, a.address(), g.m, g.k);
+        TensorMap bm = g.mapB(in, b.address(), layout, g.n, g.k);
+        long epoch = g.begin(replayable, stream);
+        g.args(am, bm).putLong(c.address()).putLong(bias == null ? 0 : bias.address()).putLong(g.workspacePrimary())
+                .putLong(g.workspaceSecondary()).putLong(epoch).putInt(g.m).putInt(g.n).putInt(g.k).putInt(ldc)
+                .putInt(g.config.groupM()).putLong(g.traceAddress());
+        g.launch(in, layout, stream);
+        g.end(stream);
+    }
+}

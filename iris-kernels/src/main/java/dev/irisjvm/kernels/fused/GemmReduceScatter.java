@@ -1,0 +1,113 @@
+package dev.irisjvm.kernels.fused;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.fused.FusedChecks.Operand;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+
+/**
+ * GEMM + reduce-scatter, a row-parallel layer whose output stays split by rows (sequence
+ * parallelism): K is split over the ranks, every rank computes its partial of every tile, and the
+ * owner of each block of rows receives the peers' partials as they finish, adds them and stores
+ * the sum into its own C, so that rank r ends with rows [r M / world, (r + 1) M / world) of
+ * {@code sum_r A_r B_r} without a separate reduce-scatter ({@code gemm_reduce.cu}).
+ *
+ * <pre>{@code
+ * // M = 8192 (4096 rows per rank out), N = 4096, K = 12288 split over 2 ranks
+ * try (GemmReduceScatter op = GemmReduceScatter.create(iris, 8192, 4096, 6144, FusedConfig.defaults())) {
+ *     SymTensor x = heap.randn(DType.BF16, 8192, 6144);      // this rank's A columns: M x K_local
+ *     SymTensor w = heap.randn(DType.BF16, 4096, 6144);      // this rank's B rows: N x K_local (nk)
+ *     SymTensor y = heap.empty(DType.BF16, 4096, 4096);      // C: this rank's M / world rows x N
+ *     op.run(x, w, GemmLayout.NK, null, y, iris.stream());
+ * }
+ * }</pre>
+ *
+ * <h2>Arguments</h2>
+ * <ul>
+ * <li>A this rank's [M, K_local]; B this rank's [N, K_local] (NK) or [K_local, N] (KN); BF16 or F16.</li>
+ * <li>bias (optional) [N] of the input type, added once: rank 0's is used, other ranks' are
+ *     checked but not read.</li>
+ * <li>C [M / world, ldc] of the input type: this rank's rows; ldc >= N, a multiple of 8. Only
+ *     this rank writes it, so it need not be symmetric (any live heap tensor).</li>
+ * <li>M a multiple of 128 x world (the row blocks are whole tiles); K_local and N multiples of 8.</li>
+ * </ul>
+ * Rounding as {@link GemmAllReduce}. Variants {@link FusedVariant#EPILOGUE} and {@link
+ * FusedVariant#SPARE_WARPS}; workspace as {@link GemmAllReduce}'s. The rest of the contract is
+ * {@link FusedGemm}'s.
+ */
+public final class GemmReduceScatter extends FusedGemm {
+    /** The shape this instance was created for, for messages. */
+    private final String created;
+
+    private GemmReduceScatter(Parts p) {
+        super(p);
+        this.created = "this instance was created for M = " + m + ", N = " + n + ", K_local = " + k;
+    }
+
+    /** {@link #create(Iris, int, int, int, FusedConfig)} with {@link FusedConfig#defaults()}. Collective. */
+    public static GemmReduceScatter create(Iris iris, int m, int n, int kLocal) {
+        return create(iris, m, n, kLocal, FusedConfig.defaults());
+    }
+
+    /** Collective: an instance for M x N outputs (M / world rows per rank) with K_local products per rank. */
+    public static GemmReduceScatter create(Iris iris, int m, int n, int kLocal, FusedConfig config) {
+        return new GemmReduceScatter(prepare(iris, FusedOp.REDUCE_SCATTER, m, n, kLocal, config));
+    }
+
+    /** Rows of the whole output. */
+    public int m() {
+        return m;
+    }
+
+    /** This rank's rows of C: M / world. */
+    public int rowsPerRank() {
+        return m / world;
+    }
+
+    /** The first row of the whole output that rank {@code r} holds. */
+    public long firstRow(int r) {
+        return (long) r * (m / world);
+    }
+
+    public int n() {
+        return n;
+    }
+
+    /** This rank's share of K. */
+    public int kLocal() {
+        return k;
+    }
+
+    /** Enqueues one call (see the class comment); not for graph capture, use {@link #runReplayable}. */
+    @Override
+    public synchronized void run(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream) {
+        call(a, b, layout, bias, c, stream, false);
+    }
+
+    /** As {@link #run}, in the form that stays correct when captured into a CUDA graph and replayed (see {@link FusedGemm}). */
+    @Override
+    public synchronized void runReplayable(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c,
+                                           Stream stream) {
+        call(a, b, layout, bias, c, stream, true);
+    }
+
+    private void call(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream, boolean replayable) {
+        ensureOpen();
+        Operand oa = operand("A", a);
+        Operand ob = operand("B", b);
+        Operand obias = operand("bias", bias);
+        Operand oc = operand("C", c);
+        DType in = common(oa, ob, layout, obias, oc, stream);
+        FusedChecks.shape(who, oa, "[M, K_local]", new long[] {m, k}, created);
+        FusedChecks.b(who, ob, layout, n, k, "N", "K_local", created);
+        if (obias != null) {
+            FusedChecks.bias(who, obias, n, "N", in);
+        }
+        int ldc = FusedChecks.output(who, oc, m / world, n, "[M / world, ldc]",
+                "this rank's " + (m / world) + " rows, ldc >= N = " + n + "; " + created);
+        disjoint(oc, oa, ob, obias);
+        GemmAllReduce.launchReduce(this, in, layout, oa, ob, rank == 0 ? obias : null, oc, ldc, stream, replayable);
+    }
+}

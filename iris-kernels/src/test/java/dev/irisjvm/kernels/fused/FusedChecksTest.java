@@ -1,0 +1,131 @@
+package dev.irisjvm.kernels.fused;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.IrisPlatformException;
+import dev.irisjvm.core.gpu.DeviceProperties;
+import dev.irisjvm.core.gpu.Platform;
+import dev.irisjvm.kernels.fused.FusedChecks.Operand;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/** Every argument check of the fused operations, without a GPU: the message names the rank, the class, the argument and what was expected. */
+class FusedChecksTest {
+    private static final String AR = FusedChecks.who(1, FusedOp.ALL_REDUCE);
+
+    private static Operand t(String name, DType d, long address, long... shape) {
+        long n = 1;
+        for (long s : shape) n *= s;
+        return new Operand(name, d, shape, true, true, address, n * d.byteSize(), "T" + java.util.Arrays.toString(shape));
+    }
+
+    private static void rejects(String expected, Executable check) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, check);
+        assertEquals(expected, e.getMessage());
+    }
+
+    private static void rejectsWith(String fragment, Executable check) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, check);
+        assertTrue(e.getMessage().contains(fragment), e.getMessage());
+        assertTrue(e.getMessage().startsWith("rank "), e.getMessage());
+    }
+
+    @Test
+    void whoNamesRankAndClass() {
+        assertEquals("rank 1: GemmAllReduce", AR);
+        assertEquals("rank 0: AllGatherGemm", FusedChecks.who(0, FusedOp.ALL_GATHER));
+    }
+
+    @Test
+    void problemShapes() {
+        FusedChecks.problem(AR, FusedOp.ALL_REDUCE, 300, 264, 520, 2);
+        FusedChecks.problem(AR, FusedOp.ALL_SCATTER, 200, 136, 72, 2);
+        FusedChecks.problem(AR, FusedOp.ALL_REDUCE, 1, 8, 8, 1);  // world 1 is accepted
+        rejects("rank 1: GemmAllReduce: K_local = 100 is not a multiple of 8 (TMA copies rows of A in 16-byte units)",
+                () -> FusedChecks.problem(AR, FusedOp.ALL_REDUCE, 256, 256, 100, 2));
+        rejects("rank 1: GemmAllReduce: N_local = 12 is not a multiple of 8 (tiles are stored and sent in 16-byte vectors)",
+                () -> FusedChecks.problem(AR, FusedOp.ALL_SCATTER, 256, 12, 64, 2));
+        rejects("rank 1: GemmAllReduce: M = 300 is not a multiple of 128 x world size 2 = 256 (the rows of C are split over "
+                + "the ranks in blocks of whole 128-row tiles)", () -> FusedChecks.problem(AR, FusedOp.REDUCE_SCATTER, 300, 256, 64, 2));
+        rejectsWith("the rows of A are split", () -> FusedChecks.problem(AR, FusedOp.ALL_GATHER, 128, 256, 64, 2));
+        FusedChecks.problem(AR, FusedOp.ALL_GATHER, 256, 256, 64, 2);
+        rejects("rank 1: GemmAllReduce: M, N and K_local must be >= 1, got M = 0, N = 8, K_local = 8",
+                () -> FusedChecks.problem(AR, FusedOp.ALL_REDUCE, 0, 8, 8, 2));
+        rejectsWith("M = 4294967296 exceeds 2^31 - 1", () -> FusedChecks.problem(AR, FusedOp.ALL_REDUCE, 1L << 32, 8, 8, 2));
+        rejectsWith("world size x N_local = 4294967296 exceeds",
+                () -> FusedChecks.problem(AR, FusedOp.ALL_SCATTER, 128, 1L << 30, 8, 4));
+    }
+
+    @Test
+    void variants() {
+        FusedChecks.variant(AR, FusedOp.ALL_REDUCE, FusedVariant.EPILOGUE);
+        FusedChecks.variant(AR, FusedOp.ALL_GATHER, FusedVariant.SPARE_WARPS);
+        rejectsWith("variant EPILOGUE does not exist for all-gather + GEMM; it has [SPARE_WARPS] (the spare producer warps pull",
+                () -> FusedChecks.variant(AR, FusedOp.ALL_GATHER, FusedVariant.EPILOGUE));
+        rejectsWith("variant AUTO does not exist", () -> FusedChecks.variant(AR, FusedOp.ALL_SCATTER, FusedVariant.AUTO));
+    }
+
+    @Test
+    void device() {
+        DeviceProperties h200 = new DeviceProperties(0, "NVIDIA H200", 9, 0, 132, 32, 1024, 0, 0x1b, 0, 141L << 30, 60L << 20, 232448);
+        FusedChecks.device(AR, FusedOp.ALL_REDUCE, Platform.CUDA, h200);
+        DeviceProperties a100 = new DeviceProperties(0, "NVIDIA A100", 8, 0, 108, 32, 1024, 0, 0x1b, 0, 80L << 30, 40L << 20, 166912);
+        IrisPlatformException e = assertThrows(IrisPlatformException.class,
+                () -> FusedChecks.device(AR, FusedOp.ALL_REDUCE, Platform.CUDA, a100));
+        assertTrue(e.getMessage().contains("gemm_reduce needs compute capability 9.0 (sm_90a (wgmma, TMA)); GPU 0 (NVIDIA A100) has 8.0"),
+                e.getMessage());
+        assertThrows(IrisPlatformException.class, () -> FusedChecks.device(AR, FusedOp.ALL_REDUCE, Platform.HIP, h200));
+    }
+
+    @Test
+    void tensors() {
+        Operand a = t("A", DType.BF16, 1 << 20, 300, 520);
+        Operand freed = new Operand("B", DType.BF16, new long[] {264, 520}, false, true, 0, 0, "T[264, 520], freed");
+        rejects("rank 1: GemmAllReduce: B T[264, 520], freed was freed", () -> FusedChecks.live(AR, freed));
+        rejects("rank 1: GemmAllReduce: A has dtype F32; expected BF16 or F16",
+                () -> FusedChecks.inputs(AR, t("A", DType.F32, 4096, 8, 8), a));
+        rejects("rank 1: GemmAllReduce: B has dtype F16; expected BF16 (A's dtype)",
+                () -> FusedChecks.inputs(AR, a, t("B", DType.F16, 4096, 8, 8)));
+        rejects("rank 1: GemmAllReduce: C has dtype F32; expected BF16 (the fused kernels compute in F32 and store C and read the "
+                + "bias in the input type)", () -> FusedChecks.sameType(AR, t("C", DType.F32, 4096, 8, 8), DType.BF16));
+        rejects("rank 1: GemmAllReduce: A T[300, 520] has shape [300, 520]; expected [M, K_local] = [300, 512] (created for ...)",
+                () -> FusedChecks.shape(AR, a, "[M, K_local]", new long[] {300, 512}, "created for ..."));
+        FusedChecks.shape(AR, a, "[M, K_local]", new long[] {300, 520}, "x");
+        rejects("rank 1: GemmAllReduce: B T[520, 264] has shape [520, 264]; expected [N, K_local] = [264, 520] for layout NK "
+                + "(N x K; ctx)", () -> FusedChecks.b(AR, t("B", DType.BF16, 4096, 520, 264), GemmLayout.NK, 264, 520, "N", "K_local", "ctx"));
+        FusedChecks.b(AR, t("B", DType.BF16, 4096, 520, 264), GemmLayout.KN, 264, 520, "N", "K_local", "ctx");
+        rejects("rank 1: GemmAllReduce: bias T[263] has shape [263]; expected [N] = [264]",
+                () -> FusedChecks.bias(AR, t("bias", DType.BF16, 4096, 263), 264, "N", DType.BF16));
+        rejectsWith("bias has dtype F32", () -> FusedChecks.bias(AR, t("bias", DType.F32, 4096, 264), 264, "N", DType.BF16));
+    }
+
+    @Test
+    void outputs() {
+        assertEquals(272, FusedChecks.output(AR, t("C", DType.BF16, 4096, 200, 272), 200, 272, "[M, ldc]", "ctx"));
+        assertEquals(280, FusedChecks.output(AR, t("C", DType.BF16, 4096, 200, 280), 200, 272, "[M, ldc]", "ctx"));
+        rejects("rank 1: GemmAllReduce: C T[200, 264] has shape [200, 264]; expected [M, ldc] with 200 rows and ldc >= 272 (ctx)",
+                () -> FusedChecks.output(AR, t("C", DType.BF16, 4096, 200, 264), 200, 272, "[M, ldc]", "ctx"));
+        rejects("rank 1: GemmAllReduce: C's leading dimension 276 is not a multiple of 8 (every row must start 16-byte aligned)",
+                () -> FusedChecks.output(AR, t("C", DType.BF16, 4096, 200, 276), 200, 272, "[M, ldc]", "ctx"));
+        rejectsWith("has rank 1; expected a rank-2 tensor [M, ldc]",
+                () -> FusedChecks.output(AR, t("C", DType.BF16, 4096, 200), 200, 8, "[M, ldc]", "ctx"));
+        Operand local = new Operand("C", DType.BF16, new long[] {8, 8}, true, false, 4096, 128, "T[8, 8]");
+        rejects("rank 1: GemmAllReduce: C T[8, 8] is not on the symmetric heap of the Iris instance this operation was created "
+                + "from; peers store into it", () -> FusedChecks.symmetric(AR, local, "peers store into it"));
+    }
+
+    @Test
+    void addresses() {
+        rejects("rank 1: GemmAllReduce: A's address 0x1008 is not 16-byte aligned",
+                () -> FusedChecks.aligned(AR, t("A", DType.BF16, 0x1008, 8, 8)));
+        rejects("rank 1: GemmAllReduce: A's address is 0 (NULL)", () -> FusedChecks.aligned(AR, t("A", DType.BF16, 0, 8, 8)));
+        Operand c = t("C", DType.BF16, 0x10000, 64, 64);
+        Operand a = t("A", DType.BF16, 0x10000 + 64 * 64 * 2 - 16, 8, 8);
+        rejectsWith("C T[64, 64] overlaps A T[8, 8]; the output must not alias an input", () -> FusedChecks.disjoint(AR, c, a));
+        FusedChecks.disjoint(AR, c, t("A", DType.BF16, 0x10000 + 64 * 64 * 2, 8, 8));
+    }
+}

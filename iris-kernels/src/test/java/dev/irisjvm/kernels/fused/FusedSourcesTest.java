@@ -1,0 +1,124 @@
+package dev.irisjvm.kernels.fused;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the Java side shares with the fused kernels' sources (gemm_all_scatter.cu, gemm_reduce.cu,
+ * all_gather_gemm.cu, gemm/*.cuh) agrees; read from the sources, so it runs without nvcc or a GPU.
+ */
+class FusedSourcesTest {
+    private static final Path CUDA = Path.of("src/main/cuda");
+
+    private static String read(String file) throws IOException {
+        return Files.readString(CUDA.resolve(file));
+    }
+
+    @Test
+    void waitSites() throws IOException {
+        String common = read("gemm/fused_common.cuh");
+        Matcher m = Pattern.compile("kSitePartialFlag = (\\d+), kSiteGatheredRows = (\\d+), kSiteHandoff = (\\d+)").matcher(common);
+        assertTrue(m.find(), "FusedSite enum not found in fused_common.cuh");
+        assertEquals(FusedSites.PARTIAL_FLAG, Integer.parseInt(m.group(1)));
+        assertEquals(FusedSites.GATHERED_ROWS, Integer.parseInt(m.group(2)));
+        assertEquals(FusedSites.HANDOFF, Integer.parseInt(m.group(3)));
+    }
+
+    @Test
+    void pieceAndTraceLayout() throws IOException {
+        Matcher piece = Pattern.compile("static constexpr int kPieceCols = (\\d+);").matcher(read("gemm/all_gather_hooks.cuh"));
+        assertTrue(piece.find(), "kPieceCols not found in all_gather_hooks.cuh");
+        assertTrue(Integer.parseInt(piece.group(1)) >= FusedWorkspace.MIN_PIECE_COLS,
+                "kPieceCols " + piece.group(1) + " is below FusedWorkspace.MIN_PIECE_COLS: the trace buffer would be too small");
+        String trace = read("gemm/trace.cuh");
+        assertTrue(trace.contains("enum class TraceKind : uint32_t { compute = 0, communicate = 1, copy = 2 };"));
+        assertTrue(trace.contains("record((int64_t(tile) * 2 + consumer) * 2, TraceKind::compute"));
+        assertTrue(trace.contains("record(int64_t(tiles) * 4 + tile * 2 + consumer, TraceKind::copy"));
+        assertTrue(trace.contains("r[2] = static_cast<uint32_t>(what) | uint64_t(sm) << 32;"));
+        assertTrue(trace.contains("r[3] = static_cast<uint32_t>(kind) | uint64_t(who) << 8;"));
+    }
+
+    @Test
+    void everyKernelTheClassesLoadIsInstantiated() throws IOException {
+        for (FusedOp op : FusedOp.values()) {
+            String source = read(op.module() + ".cu");
+            for (FusedVariant v : op.variants()) {
+                for (DType in : new DType[] {DType.BF16, DType.F16}) {
+                    for (GemmLayout layout : GemmLayout.values()) {
+                        for (boolean traced : new boolean[] {false, true}) {
+                            String name = op.kernelName(v, in, layout, traced);
+                            assertTrue(instantiated(source, name), name + " is not instantiated in " + op.module() + ".cu");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** The sources build names with macros: iris_gemm_##op##_##variant##_bf16_nk and friends. */
+    private static boolean instantiated(String source, String name) {
+        if (source.contains(name + ",")) {
+            return true;  // spelled out (all_gather_gemm.cu)
+        }
+        String suffix = name.replaceAll("^.*?_(bf16|f16)_", "_$1_");
+        for (String op : new String[] {"all_reduce", "reduce_scatter"}) {
+            for (String variant : new String[] {"epilogue", "spare_warps"}) {
+                if (name.equals("iris_gemm_" + op + "_" + variant + suffix)) {
+                    return source.contains("iris_gemm_##op##_##variant##" + suffix + ",")
+                            && source.contains("IRIS_REDUCE_KERNELS(" + op + ", ") && source.contains(", " + variant + ", ");
+                }
+            }
+        }
+        for (String variant : new String[] {"sequential", "spare_warps"}) {
+            if (name.equals("iris_gemm_all_scatter_" + variant + suffix)) {
+                return source.contains("iris_gemm_all_scatter_##variant##" + suffix + ",")
+                        && source.contains("IRIS_ALL_SCATTER_KERNELS(" + variant + ", ");
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The kernels' parameter lists, which FusedGemm's subclasses pack argument by argument: a change
+     * here must be mirrored in GemmAllScatter, GemmAllReduce (launchReduce) and AllGatherGemm.
+     */
+    @Test
+    void kernelParameterListsAreTheOnesPacked() throws IOException {
+        String head = "name(const IRIS_GRID_CONSTANT iris::Ctx ctx, const __grid_constant__ TmaDescriptor a_map, "
+                + "const __grid_constant__ TmaDescriptor b_map, ";
+        assertTrue(normalized("gemm_all_scatter.cu").contains(head + "void* c, const void* bias, uint64_t* handoff, uint64_t epoch, "
+                + "int m, int n_local, int k, int ldc, int group_m, uint64_t* trace)"), "gemm_all_scatter.cu");
+        assertTrue(normalized("gemm_reduce.cu").contains(head + "void* c, const void* bias, void* ws, uint64_t* flags, uint64_t epoch, "
+                + "int m, int n, int k, int ldc, int group_m, uint64_t* trace)"), "gemm_reduce.cu");
+        assertTrue(normalized("all_gather_gemm.cu").contains(head + "void* a, void* c, const void* bias, uint64_t* ready, uint64_t epoch, "
+                + "int m, int n, int k, int ldc, int group_m, uint64_t* trace)"), "all_gather_gemm.cu");
+        // The reductions' spare-warp handoff flags follow world x tiles x 2 partial flags (FusedWorkspace.reduceFlags).
+        assertTrue(normalized("gemm_reduce.cu").contains("const gemm::Handoff handoff{flags + int64_t(ctx.world) * sched.count() * 2, epoch};"));
+        assertTrue(normalized("gemm/reduce_hooks.cuh").contains(
+                "int rows_per_owner() const { return (owners.tiles_m + owners.world - 1) / owners.world * 128; }"));
+    }
+
+    /** A source with macro line continuations removed and whitespace runs collapsed. */
+    private static String normalized(String file) throws IOException {
+        return read(file).replace("\\\n", " ").replaceAll("\\s+", " ");
+    }
+
+    @Test
+    void launchConstantsAgree() throws IOException {
+        String config = read("gemm/config.cuh");
+        assertTrue(config.contains("static constexpr int kTileM = 128;"));
+        assertTrue(config.contains("static constexpr int kTileN = 256;"));
+        for (String f : new String[] {"gemm_all_scatter.cu", "gemm_reduce.cu", "all_gather_gemm.cu"}) {
+            assertTrue(read(f).contains("__launch_bounds__(384, 1)"), f);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package dev.irisjvm.kernels.fused;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/** The workspace and trace sizes, as the kernels' sources define them (reduce_hooks.cuh, fused_common.cuh, trace.cuh). */
+class FusedWorkspaceTest {
+    @Test
+    void tiles() {
+        assertEquals(2 * 1, FusedWorkspace.tiles(200, 136));
+        assertEquals(3 * 2, FusedWorkspace.tiles(300, 264));
+        assertEquals(64 * 32, FusedWorkspace.tiles(8192, 8192));
+    }
+
+    @Test
+    void reductions() {
+        // 300 rows: 3 tile rows, 2 owners: ceil(3 / 2) = 2 tile rows = 256 rows per owner.
+        assertEquals(256, FusedWorkspace.rowsPerOwner(300, 2));
+        assertEquals(2L * 256 * 264, FusedWorkspace.reduceElements(FusedVariant.EPILOGUE, 300, 264, 2));
+        assertEquals(4L * 256 * 264, FusedWorkspace.reduceElements(FusedVariant.SPARE_WARPS, 300, 264, 2));
+        assertEquals(2L * 6 * 2, FusedWorkspace.reduceFlags(FusedVariant.EPILOGUE, 300, 264, 2));
+        assertEquals(3L * 6 * 2, FusedWorkspace.reduceFlags(FusedVariant.SPARE_WARPS, 300, 264, 2));
+        // 8192^2 on 2 ranks with spare warps: 2 x 2 x 4096 x 8192 bf16 = 256 MiB, plus 3 x 2048 x 2 flags.
+        assertEquals(4L * 4096 * 8192 * 2 + 3L * 2048 * 2 * 8,
+                FusedWorkspace.bytes(FusedOp.ALL_REDUCE, FusedVariant.SPARE_WARPS, 8192, 8192, 4096, 2));
+    }
+
+    @Test
+    void others() {
+        assertEquals(0, FusedWorkspace.bytes(FusedOp.ALL_SCATTER, FusedVariant.EPILOGUE, 8192, 4096, 8192, 2));
+        assertEquals(2048L * 2 * 8, FusedWorkspace.bytes(FusedOp.ALL_SCATTER, FusedVariant.SPARE_WARPS, 8192, 8192, 8192, 2));
+        assertEquals(64L * 8, FusedWorkspace.bytes(FusedOp.ALL_GATHER, FusedVariant.SPARE_WARPS, 8192, 4096, 8192, 2));
+    }
+
+    @Test
+    void trace() {
+        // all-gather 512 x 136 x 520 on 2 ranks: 4 tile rows, 2 of them a peer's, room for ceil(520 / 64) = 9 pieces each.
+        assertEquals(18, FusedWorkspace.gatherPieces(512, 520, 2));
+        assertEquals(4L * 6 + 18, FusedWorkspace.traceRecords(FusedOp.ALL_GATHER, 512, 136, 520, 2));
+        assertEquals(6L * 6, FusedWorkspace.traceRecords(FusedOp.ALL_REDUCE, 300, 264, 520, 2));
+        assertEquals(0, FusedWorkspace.gatherPieces(512, 520, 1));
+    }
+}
