@@ -194,6 +194,29 @@ public final class Nccl implements AutoCloseable {
                 "ncclAllGather");
     }
 
+    /**
+     * Several ncclAllGather calls in one NCCL group (fused into one launch by NCCL): call i gathers
+     * {@code sendCount} elements at {@code in[i]} of every rank into {@code out[i]}, rank r's at
+     * {@code out[i] + r x sendCount} elements. With {@code out[i]} strided, this gathers into a
+     * layout other than rank-major (e.g. one call per attention head).
+     */
+    public void groupAllGather(long[] in, long[] out, long sendCount, DType t, Stream s) {
+        requireOpen();
+        if (in.length != out.length) {
+            throw new IllegalArgumentException("groupAllGather: " + in.length + " inputs but " + out.length + " outputs");
+        }
+        int dt = type(t);
+        CUstream_st stream = cuda(s);
+        check(nccl.ncclGroupStart(), "ncclGroupStart");
+        int status = nccl.ncclSuccess;
+        for (int i = 0; i < in.length && status == nccl.ncclSuccess; i++) {
+            status = nccl.ncclAllGather(new DevicePointer(in[i]), new DevicePointer(out[i]), sendCount, dt, comm, stream);
+        }
+        int end = nccl.ncclGroupEnd();
+        check(status, "ncclAllGather (grouped)");
+        check(end, "ncclGroupEnd");
+    }
+
     /** ncclBroadcast of count elements from root's send buffer into every rank's out (in place when they are equal). */
     public void broadcast(long send, long out, long count, DType t, int root, Stream s) {
         requireOpen();

@@ -1,0 +1,558 @@
+package dev.irisjvm.bench.attention;
+
+import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.bench.results.AttentionBenchResult;
+import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
+import dev.irisjvm.bench.rma.RepTimer;
+import dev.irisjvm.bench.rma.SizeList;
+import dev.irisjvm.bench.rma.TimingStats;
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.HalfFloats;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.IrisConfig;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.SymmetricHeap;
+import dev.irisjvm.core.gpu.DeviceMemory;
+import dev.irisjvm.core.gpu.DeviceProperties;
+import dev.irisjvm.core.gpu.Gpu;
+import dev.irisjvm.core.gpu.Memcpy;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.attention.Attention;
+import dev.irisjvm.kernels.attention.AttentionProblem;
+import dev.irisjvm.kernels.attention.Chunks;
+import dev.irisjvm.kernels.attention.FlashDecode;
+import dev.irisjvm.kernels.attention.FlashDecodeProblem;
+import dev.irisjvm.kernels.attention.RingAttention;
+import dev.irisjvm.kernels.attention.RingStep;
+import dev.irisjvm.kernels.attention.Sharding;
+import dev.irisjvm.kernels.rma.RmaKernels;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.bytedeco.javacpp.BytePointer;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/**
+ * The attention benchmark, one JVM per rank ({@code bin/iris-run -n 2}); {@code bin/bench-attention}
+ * runs it after PyTorch's SDPA ({@code attention_sdpa.py}) and before the report. Three parts, all
+ * BF16, B 1 unless said, 32 query heads, 8 K/V heads, head size 128:
+ *
+ * <ol>
+ * <li><b>local</b>: {@link Attention#forward} on one GPU, S = 4K and 16K, causal and not (rank 0's
+ *     figures; every rank runs it on its own GPU).</li>
+ * <li><b>ring</b>: {@link RingAttention} over all ranks at S = 32K and 128K in all (zig-zag when
+ *     causal, contiguous otherwise), against (i) the same ring-step kernels on local buffers with no
+ *     communication, (ii) one local launch of the same per-rank work (Sq = S / W against Skv = S; for
+ *     causal, the causal kernel on the whole sequence divided by W), and (iii) NCCL all-gather of K
+ *     and V followed by the local computation on the gathered K/V (not causal: grouped per-head
+ *     all-gathers into [B, Hkv, S, D] and one local launch; causal zig-zag: one all-gather into
+ *     [W][B, Hkv, S/W, D] and the ring-step kernel on each gathered shard, which carries the global
+ *     positions the plain causal kernel cannot express). Also the K/V bytes per rank of both.</li>
+ * <li><b>decode</b>: {@link FlashDecode}, batch 1 and 8, 32K to 512K KV tokens per sequence split over
+ *     the ranks: the fused kernel (with its trailing device barrier) against partial kernel + NCCL
+ *     all-gather of the partials + combine kernel, and the three steps alone.</li>
+ * </ol>
+ *
+ * <p>Method: inputs standard normal, generated on the GPU; per point {@code --warmup} untimed calls,
+ * then {@code --reps} calls queued behind a gate (a kernel waiting on a host flag, so the host's
+ * launch cost is not timed), each between its own pair of CUDA events; the median per call counts,
+ * and for work spanning ranks the largest of the ranks' medians. Rank 0 writes the JSON. Exit code
+ * 0, 2 for bad options, 3 when an output comparison failed (the JSON is complete and says which).
+ *
+ * <pre>
+ * bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.attention.AttentionBench --out attention-bench.json
+ * </pre>
+ */
+@Command(name = "AttentionBench", mixinStandardHelpOptions = true,
+        description = "Local attention, ring attention and flash-decode against their baselines, timed with CUDA events.")
+public final class AttentionBench implements Callable<Integer> {
+    static final String MAIN = "dev.irisjvm.bench.attention.AttentionBench";
+    static final DType TYPE = DType.BF16;
+    static final long HEAP_HEADROOM = 256L << 20;
+    static final String OK = "ok";
+
+    @Mixin
+    AttentionBenchOptions options = new AttentionBenchOptions();
+
+    private Iris iris;
+    private SymmetricHeap heap;
+    private Stream stream;
+    private RepTimer timer;
+    private Attention attention;
+    private Nccl nccl;
+    private int world;
+    private int rank;
+    private long seed;
+    private int failedChecks;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new AttentionBench()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        IrisConfig env = IrisConfig.fromEnvironment();
+        try {
+            options.validate(env.worldSize());
+        } catch (IllegalArgumentException e) {
+            System.err.println("AttentionBench: " + e.getMessage());
+            return 2;
+        }
+        Gpu.setDevice(env.device());
+        DeviceProperties device = Gpu.properties(env.device());
+        long heapBytes = heapBytes(options, env.worldSize(), device.multiprocessorCount());
+        List<LocalPoint> local = new ArrayList<>();
+        List<RingPoint> ring = new ArrayList<>();
+        List<DecodePoint> decode = new ArrayList<>();
+        String software;
+        try (Iris i = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
+             RmaKernels kernels = new RmaKernels(i, library); Attention a = Attention.create()) {
+            iris = i;
+            heap = i.heap();
+            stream = i.stream();
+            attention = a;
+            world = i.worldSize();
+            rank = i.rank();
+            seed = i.broadcast(options.seed != null ? options.seed : System.nanoTime(), 0);
+            options.seed = seed;
+            boolean needsNccl = options.parts().contains("ring") || options.parts().contains("decode");
+            try (Nccl n = needsNccl ? Nccl.open(i) : Nccl.disabled(i, "not needed"); RepTimer t = new RepTimer(i, kernels, stream, true)) {
+                nccl = n;
+                timer = t;
+                software = Gpu.runtimeDescription() + ", " + (n.available() ? n.version() : "NCCL unavailable (" + n.reason() + ")")
+                        + ", Java " + System.getProperty("java.version");
+                say("%s ranks, %s, %s, heap %s, seed %d", world, device.name(), software, SizeList.format(heapBytes), seed);
+                if (options.parts().contains("local")) {
+                    for (int s : options.localSeqs()) {
+                        for (boolean causal : new boolean[] {false, true}) {
+                            local.add(local(s, causal));
+                        }
+                    }
+                }
+                if (options.parts().contains("ring")) {
+                    for (int s : options.ringSeqs()) {
+                        for (boolean causal : new boolean[] {false, true}) {
+                            ring.add(ring(s, causal));
+                        }
+                    }
+                }
+                if (options.parts().contains("decode")) {
+                    for (int b : options.decodeBatches()) {
+                        for (int len : options.decodeLens()) {
+                            decode.add(decode(b, len, device.multiprocessorCount()));
+                        }
+                    }
+                }
+            } finally {
+                i.synchronize();
+            }
+        }
+        AttentionBenchResult.Sdpa sdpa = null;
+        if (options.sdpa != null) {
+            try {
+                sdpa = AttentionBenchResult.readSdpa(options.sdpa);
+            } catch (Exception e) {
+                System.err.println("AttentionBench: cannot read " + options.sdpa + ": " + e.getMessage());
+            }
+        }
+        if (rank == 0) {
+            AttentionBenchResult result = new AttentionBenchResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
+                    world + " x " + device.name() + " (" + device.multiprocessorCount() + " SMs, " + SizeList.format(device.totalGlobalMemory())
+                            + ", CC " + device.computeCapability() + ")", software, command(options, world), world, options.warmup, sdpa, local,
+                    ring, decode);
+            Path parent = options.out.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            result.write(options.out);
+            System.out.println("AttentionBench: wrote " + options.out.toAbsolutePath());
+        }
+        return failedChecks > 0 ? 3 : 0;
+    }
+
+    // ---- local -------------------------------------------------------------------------------------
+
+    private LocalPoint local(int s, boolean causal) {
+        AttentionProblem p = AttentionProblem.of(TYPE, 1, options.qHeads, options.kvHeads, s, s, options.headDim, causal);
+        List<SymTensor> made = new ArrayList<>();
+        try {
+            SymTensor q = track(made, heap.randn(seed + s, TYPE, 1, p.qHeads(), s, p.headDim()));
+            SymTensor k = track(made, heap.randn(seed + s + 1, TYPE, 1, p.kvHeads(), s, p.headDim()));
+            SymTensor v = track(made, heap.randn(seed + s + 2, TYPE, 1, p.kvHeads(), s, p.headDim()));
+            SymTensor o = track(made, heap.empty(TYPE, 1, p.qHeads(), s, p.headDim()));
+            SymTensor lse = track(made, heap.empty(DType.F32, 1, p.qHeads(), s));
+            TimingStats t = time(options.reps, () -> attention.forward(q, k, v, o, lse, causal, stream));
+            LocalPoint point = new LocalPoint("bf16", 1, p.qHeads(), p.kvHeads(), s, p.headDim(), causal, t.reps(), t.medianUs(), t.minUs(),
+                    t.maxUs(), p.flops() / (t.medianUs() * 1e6));
+            say("local S %d%s: %.1f us, %.1f TFLOP/s", s, causal ? " causal" : "", t.medianUs(), point.tflops());
+            return point;
+        } finally {
+            iris.synchronize();
+            closeAll(made);
+        }
+    }
+
+    // ---- ring --------------------------------------------------------------------------------------
+
+    private RingPoint ring(int total, boolean causal) {
+        int shard = total / world;
+        Sharding sharding = causal ? Sharding.ZIG_ZAG : Sharding.CONTIGUOUS;
+        int hq = options.qHeads;
+        int hkv = options.kvHeads;
+        int d = options.headDim;
+        AttentionProblem p = AttentionProblem.of(TYPE, 1, hq, hkv, shard, shard, d, causal);
+        long kvBytes = p.kvBytes();
+        List<SymTensor> made = new ArrayList<>();
+        List<AutoCloseable> other = new ArrayList<>();
+        try {
+            SymTensor q = track(made, heap.randn(seed + 11L * total, TYPE, 1, hq, shard, d));
+            SymTensor k = track(made, heap.randn(seed + 11L * total + 1, TYPE, 1, hkv, shard, d));
+            SymTensor v = track(made, heap.randn(seed + 11L * total + 2, TYPE, 1, hkv, shard, d));
+            SymTensor o = track(made, heap.empty(TYPE, 1, hq, shard, d));
+            SymTensor lse = track(made, heap.empty(DType.F32, 1, hq, shard));
+            SymTensor o2 = track(made, heap.empty(TYPE, 1, hq, shard, d));
+            SymTensor lse2 = track(made, heap.empty(DType.F32, 1, hq, shard));
+            SymTensor gk = track(made, heap.empty(TYPE, 1, hkv, total, d));
+            SymTensor gv = track(made, heap.empty(TYPE, 1, hkv, total, d));
+            RingAttention ringAttention = RingAttention.create(iris, attention, p, sharding);
+            other.add(ringAttention);
+            DeviceMemory state = DeviceMemory.allocate(p.qRows() * d * 4 + 2 * p.qRows() * 4 + 512);
+            other.add(state);
+            long acc = state.address();
+            long rowMax = align(acc + p.qRows() * d * 4);
+            long rowSum = align(rowMax + p.qRows() * 4);
+            Chunks mine = sharding.chunks(rank, world, shard);
+
+            // 1. Ring attention.
+            TimingStats ringT = time(options.reps, () -> ringAttention.forward(q, k, v, o, lse, stream));
+            // 2. The same step kernels on local buffers (this rank's K/V stand in for every source).
+            RingStep[] local = new RingStep[world];
+            for (int s = 0; s < world; s++) {
+                int src = Math.floorMod(rank - s, world);
+                local[s] = new RingStep(p, q.deviceAddress(), k.deviceAddress(), v.deviceAddress(), o2.deviceAddress(), lse2.deviceAddress(),
+                        acc, rowMax, rowSum, s > 0, s == world - 1, mine, sharding.chunks(src, world, shard));
+            }
+            TimingStats stepsT = time(options.reps, () -> {
+                for (RingStep step : local) {
+                    attention.ringStep(step, stream);
+                }
+            });
+            // 3. All-gather of K and V with NCCL, then the local computation on the gathered K/V.
+            double gatherUs = 0;
+            double allGatherUs = 0;
+            double localUs = 0;
+            String check = "not checked (NCCL unavailable: " + nccl.reason() + ")";
+            if (nccl.available()) {
+                long[] in;
+                long[] out;
+                long count;
+                Runnable compute;
+                if (!causal) {
+                    // One all-gather per (sequence, head): rank r's rows land at r x shard of that head's [S, D].
+                    int heads = hkv;
+                    in = new long[2 * heads];
+                    out = new long[2 * heads];
+                    long headIn = (long) shard * d * 2;
+                    long headOut = (long) total * d * 2;
+                    for (int h = 0; h < heads; h++) {
+                        in[h] = k.deviceAddress() + h * headIn;
+                        out[h] = gk.deviceAddress() + h * headOut;
+                        in[heads + h] = v.deviceAddress() + h * headIn;
+                        out[heads + h] = gv.deviceAddress() + h * headOut;
+                    }
+                    count = (long) shard * d;
+                    AttentionProblem whole = p.withKvLen(total);
+                    compute = () -> attention.forward(whole, q.deviceAddress(), gk.deviceAddress(), gv.deviceAddress(), o2.deviceAddress(),
+                            lse2.deviceAddress(), stream);
+                } else {
+                    // One all-gather each of K and V: [W][B, Hkv, S/W, D]; then the step kernel on each gathered shard.
+                    in = new long[] {k.deviceAddress(), v.deviceAddress()};
+                    out = new long[] {gk.deviceAddress(), gv.deviceAddress()};
+                    count = p.kvRows() * d;
+                    RingStep[] gathered = new RingStep[world];
+                    for (int s = 0; s < world; s++) {
+                        int src = Math.floorMod(rank - s, world);
+                        gathered[s] = new RingStep(p, q.deviceAddress(), gk.deviceAddress() + src * kvBytes, gv.deviceAddress() + src * kvBytes,
+                                o2.deviceAddress(), lse2.deviceAddress(), acc, rowMax, rowSum, s > 0, s == world - 1, mine,
+                                sharding.chunks(src, world, shard));
+                    }
+                    compute = () -> {
+                        for (RingStep step : gathered) {
+                            attention.ringStep(step, stream);
+                        }
+                    };
+                }
+                TimingStats agT = time(options.reps, () -> {
+                    nccl.groupAllGather(in, out, count, TYPE, stream);
+                    compute.run();
+                });
+                TimingStats gT = time(options.reps, () -> nccl.groupAllGather(in, out, count, TYPE, stream));
+                allGatherUs = maxOverRanks(agT.medianUs());
+                gatherUs = maxOverRanks(gT.medianUs());
+                // The single local launch of the same per-rank work (the gathered buffers hold S rows per head).
+                if (!causal) {
+                    localUs = maxOverRanks(time(options.reps, compute).medianUs());
+                } else {
+                    localUs = maxOverRanks(wholeCausalOverWorld(total, gk, gv));
+                }
+                // Ring attention's output against the all-gather path's, on the same inputs.
+                Memcpy.memset(o.deviceAddress(), 0xFF, o.byteSize(), stream);
+                Memcpy.memset(o2.deviceAddress(), 0xFF, o2.byteSize(), stream);
+                ringAttention.forward(q, k, v, o, lse, stream);
+                nccl.groupAllGather(in, out, count, TYPE, stream);
+                compute.run();
+                iris.synchronize();
+                check = compare(o, o2);
+                if (!check.startsWith(OK)) {
+                    failedChecks++;
+                }
+            }
+            long ringKv = ringAttention.kvBytesPerRank();
+            long agKv = 2 * kvBytes + 2 * world * kvBytes;
+            double ringUs = maxOverRanks(ringT.medianUs());
+            double stepsUs = maxOverRanks(stepsT.medianUs());
+            double perRankFlops = AttentionProblem.of(TYPE, 1, hq, hkv, total, total, d, causal).flops() / world;
+            RingPoint point = new RingPoint("bf16", 1, hq, hkv, d, causal, total, shard, sharding.name(), ringT.reps(), ringUs, stepsUs, localUs,
+                    allGatherUs, gatherUs, ringKv, agKv, perRankFlops / (ringUs * 1e6), check);
+            say("ring S %d%s: ring %.0f us, steps %.0f us, local %.0f us, all-gather + local %.0f us (gather %.0f us); %s", total,
+                    causal ? " causal" : "", ringUs, stepsUs, localUs, allGatherUs, gatherUs, check);
+            return point;
+        } finally {
+            iris.synchronize();
+            for (int i = other.size() - 1; i >= 0; i--) {
+                try {
+                    other.get(i).close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            closeAll(made);
+        }
+    }
+
+    /** The causal kernel on the whole sequence (Sq = Skv = S) divided by world: the same FLOPs as one rank's share. */
+    private double wholeCausalOverWorld(int total, SymTensor kWhole, SymTensor vWhole) {
+        int hq = options.qHeads;
+        int d = options.headDim;
+        try (SymTensor q = heap.randn(seed + 7, TYPE, 1, hq, total, d); SymTensor o = heap.empty(TYPE, 1, hq, total, d)) {
+            AttentionProblem whole = AttentionProblem.of(TYPE, 1, hq, options.kvHeads, total, total, d, true);
+            double us = time(options.reps, () -> attention.forward(whole, q.deviceAddress(), kWhole.deviceAddress(), vWhole.deviceAddress(),
+                    o.deviceAddress(), 0, stream)).medianUs() / world;
+            iris.synchronize();
+            return us;
+        }
+    }
+
+    /** Largest |a - b| over a sample of both outputs against a bound of 2^-6 max |b|. */
+    private String compare(SymTensor a, SymTensor b) {
+        long n = a.numel();
+        int window = (int) Math.min(n, 1 << 18);
+        double maxDiff = 0;
+        double maxAbs = 0;
+        long sampled = 0;
+        boolean nan = false;
+        for (long start : new long[] {0, (n - window) / 2, n - window}) {
+            float[] x = window(a, start, window);
+            float[] y = window(b, start, window);
+            for (int i = 0; i < window; i++) {
+                if (Float.isNaN(x[i]) || Float.isNaN(y[i])) {
+                    nan = true;
+                }
+                maxDiff = Math.max(maxDiff, Math.abs(x[i] - y[i]));
+                maxAbs = Math.max(maxAbs, Math.abs(y[i]));
+            }
+            sampled += window;
+        }
+        String text = String.format(Locale.ROOT, "max |ring - all-gather| %.3g, max |o| %.3g over %d sampled elements", maxDiff, maxAbs,
+                sampled);
+        if (nan) {
+            return "FAIL: NaN (unwritten output); " + text;
+        }
+        return (maxDiff <= 0x1p-6 * maxAbs ? OK + ": " : "FAIL: ") + text;
+    }
+
+    /** {@code count} BF16 elements of {@code t} from element {@code start}, as floats. */
+    private float[] window(SymTensor t, long start, int count) {
+        try (BytePointer p = new BytePointer((long) count * 2)) {
+            Memcpy.deviceToHost(p, t.deviceAddress() + start * 2, (long) count * 2, stream);
+            iris.synchronize();
+            ByteBuffer b = p.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+            float[] out = new float[count];
+            for (int i = 0; i < count; i++) {
+                out[i] = HalfFloats.bf16ToFloat(b.getShort(2 * i));
+            }
+            return out;
+        }
+    }
+
+    // ---- decode ------------------------------------------------------------------------------------
+
+    private DecodePoint decode(int batch, int totalLen, int multiprocessors) {
+        int len = totalLen / world;
+        int hq = options.qHeads;
+        int hkv = options.kvHeads;
+        int d = options.headDim;
+        int chunkLen = FlashDecodeProblem.defaultChunkLen(batch, hkv, len, multiprocessors);
+        FlashDecodeProblem p = FlashDecodeProblem.of(TYPE, batch, hq, hkv, d, len, chunkLen);
+        List<SymTensor> made = new ArrayList<>();
+        try (FlashDecode decode = FlashDecode.create(iris, p)) {
+            try {
+                SymTensor q = track(made, heap.randn(seed + 31L * totalLen + batch, TYPE, batch, hq, d));
+                SymTensor k = track(made, heap.randn(seed + 31L * totalLen + batch + 1, TYPE, batch, hkv, len, d));
+                SymTensor v = track(made, heap.randn(seed + 31L * totalLen + batch + 2, TYPE, batch, hkv, len, d));
+                SymTensor fused = track(made, heap.empty(TYPE, batch, hq, d));
+                SymTensor base = track(made, heap.empty(TYPE, batch, hq, d));
+                long qa = q.deviceAddress();
+                long ka = k.deviceAddress();
+                long va = v.deviceAddress();
+                long floats = p.slotFloats();
+                long send = decode.sendBuffer().deviceAddress();
+                long gathered = decode.gatheredBuffer().deviceAddress();
+                FlashDecode.PartialsGather gather = nccl.available()
+                        ? (s, r, f, st) -> nccl.allGather(s, r, f, DType.F32, st)
+                        : null;  // without NCCL: the copy-engine gather (said in the check column)
+                int reps = options.decodeReps;
+                TimingStats fusedT = time(reps, () -> decode.forward(p, qa, ka, va, fused.deviceAddress(), stream));
+                iris.barrier(stream);
+                TimingStats baseT = time(reps, () -> decode.baseline(p, qa, ka, va, base.deviceAddress(), gather, stream));
+                TimingStats partialT = time(reps, () -> decode.partial(p, qa, ka, va, send, stream));
+                TimingStats gatherT = nccl.available() ? time(reps, () -> nccl.allGather(send, gathered, floats, DType.F32, stream)) : null;
+                TimingStats combineT = time(reps, () -> decode.combine(p, gathered, world, base.deviceAddress(), stream));
+                // The check: both paths once more into poisoned outputs, compared bit for bit.
+                iris.barrier(stream);
+                Memcpy.memset(fused.deviceAddress(), 0xFF, fused.byteSize(), stream);
+                Memcpy.memset(base.deviceAddress(), 0xFF, base.byteSize(), stream);
+                decode.forward(p, qa, ka, va, fused.deviceAddress(), stream);
+                decode.baseline(p, qa, ka, va, base.deviceAddress(), gather, stream);
+                iris.synchronize();
+                String check = sameBits(fused.toFloatArray(), base.toFloatArray());
+                if (gather == null) {
+                    check += " (baseline gathered with the copy engine: NCCL unavailable, " + nccl.reason() + ")";
+                }
+                if (!check.startsWith(OK)) {
+                    failedChecks++;
+                }
+                DecodePoint point = new DecodePoint("bf16", batch, hq, hkv, d, totalLen, len, chunkLen, p.chunks(), fusedT.reps(),
+                        maxOverRanks(fusedT.medianUs()), maxOverRanks(baseT.medianUs()), maxOverRanks(partialT.medianUs()),
+                        gatherT == null ? 0 : maxOverRanks(gatherT.medianUs()), maxOverRanks(combineT.medianUs()), check);
+                say("decode B %d, %d tokens (%d per rank, chunks of %d): fused %.1f us, baseline %.1f us (%.2fx); %s", batch, totalLen, len,
+                        chunkLen, point.fusedUs(), point.baselineUs(), point.speedup(), check);
+                return point;
+            } finally {
+                iris.synchronize();
+                closeAll(made);
+            }
+        }
+    }
+
+    private static String sameBits(float[] a, float[] b) {
+        for (int i = 0; i < a.length; i++) {
+            if (Float.isNaN(a[i]) || Float.floatToRawIntBits(a[i]) != Float.floatToRawIntBits(b[i])) {
+                return String.format(Locale.ROOT, "FAIL: element %d: fused %s, baseline %s", i, a[i], b[i]);
+            }
+        }
+        return OK + ": fused equals the baseline bit for bit (" + a.length + " elements)";
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------------
+
+    /** Times {@code reps} calls after the warm-up ones; this rank's statistics. */
+    private TimingStats time(int reps, Runnable call) {
+        float[] ms = timer.run(options.warmup, reps, r -> {}, r -> call.run(), true);
+        return TimingStats.ofMillis(ms, 1);
+    }
+
+    /** The largest of every rank's value (a collective over the rendezvous). */
+    private double maxOverRanks(double value) {
+        byte[][] all = iris.allGather(ByteBuffer.allocate(8).putDouble(value).array());
+        double max = value;
+        for (byte[] b : all) {
+            max = Math.max(max, ByteBuffer.wrap(b).getDouble());
+        }
+        return max;
+    }
+
+    private void say(String format, Object... args) {
+        if (rank == 0) {
+            System.out.printf(Locale.ROOT, "AttentionBench: " + format + "%n", args);
+        }
+    }
+
+    private static SymTensor track(List<SymTensor> made, SymTensor t) {
+        made.add(t);
+        return t;
+    }
+
+    private static void closeAll(List<SymTensor> made) {
+        for (int i = made.size() - 1; i >= 0; i--) {
+            if (made.get(i).isLive()) {
+                made.get(i).close();
+            }
+        }
+        made.clear();
+    }
+
+    private static long align(long address) {
+        return (address + 255) & ~255L;
+    }
+
+    /** Heap for the largest part: its tensors, plus headroom for the allocator and the workspaces. */
+    static long heapBytes(AttentionBenchOptions o, int world, int multiprocessors) {
+        long most = 0;
+        long e = 2;  // BF16
+        long d = o.headDim;
+        java.util.Set<String> parts = o.parts();
+        if (parts.contains("local")) {
+            for (int s : o.localSeqs()) {
+                long q = o.qHeads * s * d * e;
+                long kv = o.kvHeads * s * d * e;
+                most = Math.max(most, 2 * q + 2 * kv + (long) o.qHeads * s * 4);
+            }
+        }
+        if (parts.contains("ring")) {
+            for (int total : o.ringSeqs()) {
+                long shard = total / world;
+                long q = o.qHeads * shard * d * e;
+                long kv = o.kvHeads * shard * d * e;
+                long lse = o.qHeads * shard * 4;
+                long whole = o.qHeads * (long) total * d * e;
+                most = Math.max(most, 3 * q + 2 * kv + 2 * lse + 2 * world * kv + 2 * whole);
+            }
+        }
+        if (parts.contains("decode")) {
+            for (int b : o.decodeBatches()) {
+                for (int total : o.decodeLens()) {
+                    long len = total / world;
+                    long kv = b * o.kvHeads * len * d * e;
+                    int chunkLen = FlashDecodeProblem.defaultChunkLen(b, o.kvHeads, (int) len, multiprocessors);
+                    long chunks = (len + chunkLen - 1) / chunkLen;
+                    long slot = b * o.kvHeads * chunks * (o.qHeads / o.kvHeads) * (d + 2) * 4;
+                    most = Math.max(most, 2 * kv + (2L * world + 1) * slot + 3L * b * o.qHeads * d * e);
+                }
+            }
+        }
+        long bytes = most + most / 16 + HEAP_HEADROOM;
+        return (bytes + (1L << 20) - 1) >> 20 << 20;
+    }
+
+    /** The command that reproduces this run, with every option spelled out. */
+    static String command(AttentionBenchOptions o, int world) {
+        StringBuilder b = new StringBuilder("bin/iris-run -n ").append(world).append(" -- java -cp 'iris-bench/target/lib/*' ").append(MAIN);
+        for (String arg : o.toArgs()) {
+            b.append(' ').append(arg.matches("[A-Za-z0-9_.,/=:+-]+") ? arg : "'" + arg.replace("'", "'\\''") + "'");
+        }
+        return b.toString();
+    }
+}

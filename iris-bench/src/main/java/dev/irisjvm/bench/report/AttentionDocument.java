@@ -1,0 +1,379 @@
+package dev.irisjvm.bench.report;
+
+import dev.irisjvm.bench.results.AttentionBenchResult;
+import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.SdpaPoint;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Writes {@value #MARKDOWN} and its charts into a folder from one attention benchmark run ({@link
+ * dev.irisjvm.bench.attention.AttentionBench}): a PASS/FAIL table per target of issue 6 with the
+ * measured numbers it was judged on, then the tables of every measurement. Everything comes from
+ * the run's JSON; a figure the run did not measure shows as "not measured" and its target as not
+ * judged. The raw JSON it links must be in that folder ({@link AttentionReport} copies it there).
+ *
+ * <pre>{@code
+ * List<String> chartErrors = new AttentionDocument(result, List.of("attention-bench.json"), "bin/bench-attention", "")
+ *         .write(Path.of("docs/benchmarks"));
+ * }</pre>
+ */
+public final class AttentionDocument {
+    public static final String MARKDOWN = "attention.md";
+    public static final String LOCAL_PNG = "attention-local.png";
+    public static final String RING_PNG = "attention-ring.png";
+    public static final String DECODE_PNG = "attention-decode.png";
+    /** Issue 6: local kernel at least this fraction of SDPA's default throughput. */
+    public static final double LOCAL_TARGET = 0.75;
+    /** Issue 6: ring attention at most this many times the no-communication time. */
+    public static final double RING_TARGET = 1.05;
+    /** Issue 6: fused flash-decode at least this many times faster than the baseline. */
+    public static final double DECODE_TARGET = 1.2;
+    /** Ring K/V bytes per rank may be at most this many shards' K and V (own + two receive buffers). */
+    public static final int RING_KV_SHARDS = 3;
+
+    static final String PASS = "PASS";
+    static final String FAIL = "**FAIL**";
+    static final String NOT_JUDGED = "not judged";
+
+    private final AttentionBenchResult run;
+    private final List<String> rawFiles;
+    private final String runCommand;
+    private final String findings;
+    private final List<String> chartErrors = new ArrayList<>();
+
+    public AttentionDocument(AttentionBenchResult run, List<String> rawFiles, String runCommand, String findings) {
+        this.run = run;
+        this.rawFiles = List.copyOf(rawFiles);
+        this.runCommand = runCommand;
+        this.findings = findings == null ? "" : findings;
+    }
+
+    /** Writes the Markdown and the charts; returns why a chart could not be written (empty if all were). */
+    public List<String> write(Path outDir) throws IOException {
+        Files.createDirectories(outDir);
+        chartErrors.clear();
+        String md = header() + targets() + findings + (findings.isBlank() ? "" : "\n") + localSection(outDir) + ringSection(outDir)
+                + decodeSection(outDir) + method();
+        Files.writeString(outDir.resolve(MARKDOWN), md, StandardCharsets.UTF_8);
+        return List.copyOf(chartErrors);
+    }
+
+    // ---- targets -----------------------------------------------------------------------------------
+
+    /** One target judged on one configuration. */
+    record Verdict(String target, String config, String measured, String status) {}
+
+    List<Verdict> verdicts() {
+        List<Verdict> out = new ArrayList<>();
+        for (LocalPoint p : local()) {
+            SdpaPoint ref = sdpa("default", p.seq(), p.causal());
+            String config = "S " + tokens(p.seq()) + (p.causal() ? " causal" : "");
+            if (ref == null || ref.tflops() == null || ref.tflops() <= 0) {
+                out.add(new Verdict("local ≥ " + LOCAL_TARGET + " × SDPA default", config, Sizes.number(p.tflops()) + " TFLOP/s; SDPA "
+                        + (ref == null ? "not measured" : "failed: " + ref.error()), NOT_JUDGED));
+            } else {
+                double r = p.tflops() / ref.tflops();
+                out.add(new Verdict("local ≥ " + LOCAL_TARGET + " × SDPA default", config, Sizes.number(p.tflops()) + " vs "
+                        + Sizes.number(ref.tflops()) + " TFLOP/s = " + ratio(r), r >= LOCAL_TARGET ? PASS : FAIL));
+            }
+        }
+        for (RingPoint p : ring()) {
+            String config = "S " + tokens(p.totalSeq()) + (p.causal() ? " causal" : "") + ", " + run.world() + " ranks";
+            double noComm = p.noCommUs();
+            double r = p.ringUs() / noComm;
+            out.add(new Verdict("ring ≤ " + RING_TARGET + " × no-communication", config, ms(p.ringUs()) + " vs " + ms(noComm) + " ms = "
+                    + ratio(r), r <= RING_TARGET ? PASS : FAIL));
+            if (p.allGatherUs() > 0) {
+                double g = p.ringUs() / p.allGatherUs();
+                out.add(new Verdict("ring ≤ all-gather K/V + local", config, ms(p.ringUs()) + " vs " + ms(p.allGatherUs()) + " ms = "
+                        + ratio(g), g <= 1 ? PASS : FAIL));
+            } else {
+                out.add(new Verdict("ring ≤ all-gather K/V + local", config, "all-gather not measured", NOT_JUDGED));
+            }
+            long shardKv = shardKvBytes(p);
+            double shards = (double) p.ringKvBytes() / shardKv;
+            out.add(new Verdict("K/V per rank O(S / world)", config, Sizes.bytes(p.ringKvBytes()) + " = " + Sizes.number(shards)
+                    + " × one shard's K+V (all-gather: " + Sizes.bytes(p.allGatherKvBytes()) + ")",
+                    shards <= RING_KV_SHARDS + 1e-9 ? PASS : FAIL));
+            if (!p.check().startsWith("ok")) {
+                out.add(new Verdict("ring output = all-gather output", config, p.check(), p.check().startsWith("not checked") ? NOT_JUDGED : FAIL));
+            }
+        }
+        for (DecodePoint p : decode()) {
+            String config = "B " + p.batch() + ", KV " + tokens(p.totalLen()) + " (" + tokens(p.lenPerRank()) + " per rank)";
+            double s = p.speedup();
+            out.add(new Verdict("flash-decode ≥ " + DECODE_TARGET + "× over partial + all-gather + combine", config,
+                    Sizes.number(p.fusedUs()) + " vs " + Sizes.number(p.baselineUs()) + " µs = " + ratio(s),
+                    !p.check().startsWith("ok") ? FAIL + " (output check)" : s >= DECODE_TARGET ? PASS : FAIL));
+        }
+        return out;
+    }
+
+    private String targets() {
+        List<Verdict> verdicts = verdicts();
+        MarkdownTable t = new MarkdownTable("target", "configuration", "measured", "status");
+        verdicts.forEach(v -> t.row(v.target(), v.config(), v.measured(), v.status()));
+        long pass = verdicts.stream().filter(v -> v.status().equals(PASS)).count();
+        long judged = verdicts.stream().filter(v -> !v.status().equals(NOT_JUDGED)).count();
+        return "## Targets\n\nIssue 6, on " + orDash(run.hardware()) + ": " + pass + " of " + judged + " judged target(s) met"
+                + (judged < verdicts.size() ? ", " + (verdicts.size() - judged) + " not judged (a figure was not measured)" : "")
+                + ". Ratios to three decimals.\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render()) + "\n";
+    }
+
+    // ---- sections ----------------------------------------------------------------------------------
+
+    private String localSection(Path outDir) {
+        List<LocalPoint> points = local();
+        if (points.isEmpty()) {
+            return "## Local kernel\n\nNot run.\n\n";
+        }
+        MarkdownTable t = new MarkdownTable("S", "mask", "Iris µs (min–max)", "Iris TFLOP/s", "SDPA default TFLOP/s", "SDPA flash TFLOP/s",
+                "SDPA cuDNN TFLOP/s", "Iris ÷ default");
+        List<String> labels = new ArrayList<>();
+        Map<String, List<Double>> bars = new LinkedHashMap<>();
+        for (String name : List.of("Iris", "SDPA default", "SDPA flash", "SDPA cuDNN")) {
+            bars.put(name, new ArrayList<>());
+        }
+        for (LocalPoint p : points) {
+            SdpaPoint def = sdpa("default", p.seq(), p.causal());
+            SdpaPoint flash = sdpa("flash", p.seq(), p.causal());
+            SdpaPoint cudnn = sdpa("cudnn", p.seq(), p.causal());
+            t.row(tokens(p.seq()), p.causal() ? "causal" : "none", Sizes.number(p.medianUs()) + " (" + Sizes.number(p.minUs()) + "–"
+                    + Sizes.number(p.maxUs()) + ")", Sizes.number(p.tflops()), sdpaCell(def), sdpaCell(flash), sdpaCell(cudnn),
+                    def == null || def.tflops() == null ? null : ratio(p.tflops() / def.tflops()));
+            labels.add(tokens(p.seq()) + (p.causal() ? " causal" : ""));
+            bars.get("Iris").add(p.tflops());
+            bars.get("SDPA default").add(tflops(def));
+            bars.get("SDPA flash").add(tflops(flash));
+            bars.get("SDPA cuDNN").add(tflops(cudnn));
+        }
+        LocalPoint first = points.get(0);
+        String sdpaLine = run.sdpa() == null ? "PyTorch SDPA was not measured in this run.\n\n"
+                : "PyTorch " + run.sdpa().torch() + " (CUDA " + run.sdpa().cuda() + ") on " + run.sdpa().device() + ", "
+                        + run.sdpa().warmup() + " warm-up and " + run.sdpa().reps() + " timed calls per point" + expandedNote() + ".\n\n";
+        return "## Local kernel\n\n`Attention.forward` on one GPU: B " + first.batch() + ", " + first.qHeads() + " query heads, "
+                + first.kvHeads() + " K/V heads, head size " + first.headDim() + ", " + first.dtype() + ". TFLOP/s = 4 B Hq S² D ÷ time, "
+                + "halved when causal.\n\n" + sdpaLine + t.render() + "\n" + chart(LOCAL_PNG, "local kernel TFLOP/s against PyTorch SDPA",
+                () -> AttentionCharts.bars("Attention forward on one GPU, TFLOP/s", "TFLOP/s", labels, withoutEmpty(bars),
+                        outDir.resolve(LOCAL_PNG)));
+    }
+
+    private String ringSection(Path outDir) {
+        List<RingPoint> points = ring();
+        if (points.isEmpty()) {
+            return "## Ring attention\n\nNot run (it needs at least 2 ranks).\n\n";
+        }
+        MarkdownTable t = new MarkdownTable("S (per rank)", "mask, sharding", "ring ms", "steps, no comm ms", "one local launch ms",
+                "ring ÷ no comm", "all-gather + local ms", "of which all-gather ms", "ring ÷ all-gather", "per-rank TFLOP/s",
+                "K/V per rank: ring", "K/V per rank: all-gather", "check");
+        List<String> labels = new ArrayList<>();
+        Map<String, List<Double>> bars = new LinkedHashMap<>();
+        for (String name : List.of("ring", "no communication", "all-gather K/V + local")) {
+            bars.put(name, new ArrayList<>());
+        }
+        for (RingPoint p : points) {
+            t.row(tokens(p.totalSeq()) + " (" + tokens(p.shard()) + ")", (p.causal() ? "causal, " : "none, ") + p.sharding().toLowerCase(Locale.ROOT),
+                    ms(p.ringUs()), ms(p.stepsUs()), p.localUs() > 0 ? ms(p.localUs()) : null, ratio(p.ringUs() / p.noCommUs()),
+                    p.allGatherUs() > 0 ? ms(p.allGatherUs()) : null, p.gatherOnlyUs() > 0 ? ms(p.gatherOnlyUs()) : null,
+                    p.allGatherUs() > 0 ? ratio(p.ringUs() / p.allGatherUs()) : null, Sizes.number(p.perRankTflops()),
+                    Sizes.bytes(p.ringKvBytes()), Sizes.bytes(p.allGatherKvBytes()), p.check());
+            labels.add(tokens(p.totalSeq()) + (p.causal() ? " causal" : ""));
+            bars.get("ring").add(p.ringUs() / 1000);
+            bars.get("no communication").add(p.noCommUs() / 1000);
+            bars.get("all-gather K/V + local").add(p.allGatherUs() / 1000);
+        }
+        RingPoint first = points.get(0);
+        return "## Ring attention\n\n`RingAttention.forward` over " + run.world() + " ranks: B " + first.batch() + ", " + first.qHeads()
+                + " query heads, " + first.kvHeads() + " K/V heads, head size " + first.headDim() + ", " + first.dtype()
+                + "; zig-zag sharding when causal, contiguous otherwise. \"steps, no comm\": the same ring-step kernels on this rank's "
+                + "buffers, nothing copied. \"one local launch\": not causal, `Attention.forward` of the rank's queries against all S "
+                + "keys; causal, the causal kernel on the whole sequence ÷ world (the same FLOPs per rank). The no-communication "
+                + "reference of the target is the faster of the two. \"all-gather + local\": NCCL all-gather of K and V, then, not "
+                + "causal, one local launch on the gathered [B, Hkv, S, D] (grouped per-head all-gathers); causal, the ring-step "
+                + "kernel on each gathered zig-zag shard (the plain causal kernel cannot follow zig-zag positions). K/V per rank: "
+                + "ring, the own shard and two receive buffers; all-gather, the own shard and the gathered K and V.\n\n" + t.render()
+                + "\n" + chart(RING_PNG, "ring attention against its references",
+                () -> AttentionCharts.bars("Ring attention over " + run.world() + " GPUs, ms per call", "ms", labels, bars,
+                        outDir.resolve(RING_PNG)));
+    }
+
+    private String decodeSection(Path outDir) {
+        List<DecodePoint> points = decode();
+        if (points.isEmpty()) {
+            return "## Flash-decode\n\nNot run.\n\n";
+        }
+        MarkdownTable t = new MarkdownTable("batch", "KV tokens (per rank)", "chunks × len", "fused µs", "baseline µs", "speedup",
+                "partial µs", "all-gather µs", "combine µs", "check");
+        Map<String, double[][]> lines = new LinkedHashMap<>();
+        Map<Integer, List<DecodePoint>> byBatch = new TreeMap<>(points.stream().collect(Collectors.groupingBy(DecodePoint::batch)));
+        for (DecodePoint p : points) {
+            t.row(p.batch(), tokens(p.totalLen()) + " (" + tokens(p.lenPerRank()) + ")", p.chunks() + " × " + p.chunkLen(),
+                    Sizes.number(p.fusedUs()), Sizes.number(p.baselineUs()), ratio(p.speedup()), Sizes.number(p.partialUs()),
+                    p.gatherUs() > 0 ? Sizes.number(p.gatherUs()) : null, Sizes.number(p.combineUs()), p.check());
+        }
+        byBatch.forEach((b, list) -> lines.put("batch " + b, new double[][] {
+                list.stream().mapToDouble(DecodePoint::totalLen).toArray(), list.stream().mapToDouble(DecodePoint::speedup).toArray()}));
+        DecodePoint first = points.get(0);
+        return "## Flash-decode\n\n`FlashDecode.forward` over " + run.world() + " ranks (the fused kernel and its trailing device "
+                + "barrier) against the baseline `partial` kernel + NCCL all-gather of the partials + `combine` kernel: "
+                + first.qHeads() + " query heads, " + first.kvHeads() + " K/V heads, head size " + first.headDim() + ", " + first.dtype()
+                + ", one new token per sequence, the KV cache of each sequence split evenly over the ranks.\n\n" + t.render() + "\n"
+                + chart(DECODE_PNG, "flash-decode speedup over the baseline",
+                () -> AttentionCharts.lines("Flash-decode: fused ÷ (partial + NCCL all-gather + combine)", "KV tokens per sequence (all ranks)",
+                        "speedup", lines, DECODE_TARGET, "target " + DECODE_TARGET + "×", outDir.resolve(DECODE_PNG)));
+    }
+
+    private String header() {
+        StringBuilder sb = new StringBuilder("# Attention benchmarks\n\n");
+        sb.append("Issue 6: the single-GPU attention kernel against PyTorch SDPA, sequence-parallel ring attention against NCCL "
+                + "all-gather of K/V plus the same local kernel, and distributed flash-decode against partial + NCCL all-gather + "
+                + "combine, all measured in one run.\n\n");
+        item(sb, "date (UTC)", orDash(run.date()));
+        item(sb, "hardware", orDash(run.hardware()));
+        item(sb, "software", orDash(run.software()));
+        item(sb, "ranks", Integer.toString(run.world()));
+        item(sb, "raw data", rawFiles.isEmpty() ? "—" : rawFiles.stream().map(f -> "[" + f + "](" + f + ")").collect(Collectors.joining(", ")));
+        item(sb, "report written", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        sb.append("\nCommands:\n\n```\n");
+        if (runCommand != null && !runCommand.isBlank()) {
+            sb.append(runCommand).append("\n# which ran:\n");
+        }
+        sb.append(orDash(run.command())).append("\n```\n\n");
+        return sb.toString();
+    }
+
+    private String method() {
+        return "## Method\n\n"
+                + "- Inputs standard normal, generated on the GPU. Per point " + run.warmup() + " untimed call(s), then the timed calls "
+                + "queued behind a gate (a kernel that waits for a host flag, opened once every call is queued), each between its own "
+                + "pair of CUDA events; the median counts. Work that spans ranks counts its slowest rank's median.\n"
+                + "- Ring attention includes its opening and closing device barriers and the copy-engine transfers of the next K/V "
+                + "shard, which run on a second stream while the current step computes.\n"
+                + "- Flash-decode's fused call includes its trailing device barrier (it keeps the next call from overwriting partials "
+                + "a slower rank has not combined).\n"
+                + "- Correctness is the GPU tests' job (`AttentionGpuTest`: double-precision CPU references, poisoned outputs); the "
+                + "\"check\" columns compare the paths of this run with each other once, on fresh poisoned outputs.\n";
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------------
+
+    @FunctionalInterface
+    private interface ChartWriter {
+        void write() throws Exception;
+    }
+
+    private String chart(String file, String alt, ChartWriter writer) {
+        try {
+            writer.write();
+            return "![" + alt + "](" + file + ")\n\n";
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Exception | Error e) {
+            // No java.desktop module or no fonts (a jlink'd runtime): the tables stand; the copied raw
+            // JSON redraws the chart elsewhere.
+            String why = file + ": " + e;
+            chartErrors.add(why);
+            return "Chart not written (" + why.replace('\n', ' ') + "); `bin/bench-attention --report-only` redraws it from the raw "
+                    + "JSON.\n\n";
+        }
+    }
+
+    private List<LocalPoint> local() {
+        return run.local() == null ? List.of() : run.local();
+    }
+
+    private List<RingPoint> ring() {
+        return run.ring() == null ? List.of() : run.ring();
+    }
+
+    private List<DecodePoint> decode() {
+        return run.decode() == null ? List.of() : run.decode();
+    }
+
+    /**
+     * SDPA's figure for a backend and shape: the faster of its GQA forms (enable_gqa, K/V expanded)
+     * that ran; when none ran, a point carrying their errors; null when not measured.
+     */
+    SdpaPoint sdpa(String backend, int seq, boolean causal) {
+        if (run.sdpa() == null || run.sdpa().points() == null) {
+            return null;
+        }
+        List<SdpaPoint> forms = run.sdpa().points().stream().filter(p -> backend.equals(p.backend()) && p.seq() == seq
+                && p.causal() == causal).toList();
+        if (forms.isEmpty()) {
+            return null;
+        }
+        return forms.stream().filter(p -> p.tflops() != null && p.tflops() > 0).max(java.util.Comparator.comparingDouble(SdpaPoint::tflops))
+                .orElseGet(() -> new SdpaPoint(backend, seq, causal, null, 0, null, null, null, null, forms.stream()
+                        .map(p -> (p.gqa() == null ? "" : p.gqa() + ": ") + p.error()).collect(Collectors.joining("; "))));
+    }
+
+    private String expandedNote() {
+        return "; grouped-query attention measured both through `enable_gqa=True` and with K and V expanded to the query heads "
+                + "beforehand (not timed), the faster of the two counting (marked \"K/V expanded\" when that was the faster)";
+    }
+
+    private static String sdpaCell(SdpaPoint p) {
+        if (p == null) {
+            return null;
+        }
+        if (p.tflops() == null) {
+            return "failed: " + String.valueOf(p.error()).replace('|', '/');
+        }
+        return Sizes.number(p.tflops()) + ("expanded".equals(p.gqa()) ? " (K/V expanded)" : "");
+    }
+
+    private static double tflops(SdpaPoint p) {
+        return p == null || p.tflops() == null ? 0.0 : p.tflops();
+    }
+
+    private static Map<String, List<Double>> withoutEmpty(Map<String, List<Double>> bars) {
+        Map<String, List<Double>> out = new LinkedHashMap<>();
+        bars.forEach((k, v) -> {
+            if (v.stream().anyMatch(x -> x > 0)) {
+                out.put(k, v);
+            }
+        });
+        return out;
+    }
+
+    /** One shard's K and V bytes: 2 B Hkv (S / W) D x 2 bytes. */
+    static long shardKvBytes(RingPoint p) {
+        return 2L * p.batch() * p.kvHeads() * p.shard() * p.headDim() * 2;
+    }
+
+    /** 4096 -> "4K", 131072 -> "128K", 1000 -> "1000". */
+    static String tokens(long n) {
+        return n % 1024 == 0 ? (n / 1024) + "K" : Long.toString(n);
+    }
+
+    static String ratio(double r) {
+        return Double.isNaN(r) || Double.isInfinite(r) ? "—" : String.format(Locale.ROOT, "%.3f×", r);
+    }
+
+    static String ms(double us) {
+        return Sizes.number(us / 1000);
+    }
+
+    private static void item(StringBuilder sb, String name, String value) {
+        sb.append("- **").append(name).append("**: ").append(value).append('\n');
+    }
+
+    private static String orDash(String s) {
+        return s == null || s.isBlank() ? "—" : s;
+    }
+}

@@ -1,0 +1,120 @@
+package dev.irisjvm.bench.results;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * One run of the attention benchmark ({@code dev.irisjvm.bench.attention.AttentionBench}) as it is
+ * stored next to its report (raw JSON): where, with which command, and every measurement of its
+ * three parts. Times are microseconds per call, the median of the timed calls; for work that spans
+ * ranks, the largest of the ranks' medians (the job is as slow as its slowest rank).
+ *
+ * @param date     ISO date-time of the run (UTC)
+ * @param hardware e.g. "2 x NVIDIA H200 (132 SMs, 140 GiB, CC 9.0)"
+ * @param software e.g. "CUDA 13.0 (driver 13.0), NCCL 2.28.3, Java 17.0.15"
+ * @param command  the exact command that produced it
+ * @param world    ranks (one GPU each)
+ * @param warmup   untimed calls per point
+ * @param sdpa     PyTorch SDPA on one GPU (the JSON of attention_sdpa.py, as read), or null
+ * @param local    the single-GPU kernel
+ * @param ring     ring attention and its references
+ * @param decode   flash-decode, fused and baseline
+ */
+public record AttentionBenchResult(String date, String hardware, String software, String command, int world, int warmup,
+                                   Sdpa sdpa, List<LocalPoint> local, List<RingPoint> ring, List<DecodePoint> decode) {
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    public void write(Path file) throws IOException {
+        JSON.writeValue(file.toFile(), this);
+    }
+
+    public static AttentionBenchResult read(Path file) throws IOException {
+        return JSON.readValue(file.toFile(), AttentionBenchResult.class);
+    }
+
+    /** The SDPA file of attention_sdpa.py. */
+    public static Sdpa readSdpa(Path file) throws IOException {
+        return JSON.readValue(file.toFile(), Sdpa.class);
+    }
+
+    /** PyTorch's SDPA run (field names as attention_sdpa.py writes them). */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Sdpa(String torch, String cuda, String device, String dtype, int batch,
+                       @JsonProperty("q_heads") int qHeads, @JsonProperty("kv_heads") int kvHeads,
+                       @JsonProperty("head_dim") int headDim, int warmup, int reps, List<SdpaPoint> points) {}
+
+    /**
+     * One SDPA point: {@code backend} "default" (PyTorch's choice), "flash" or "cudnn"; {@code gqa}
+     * "enable_gqa" or "expanded" (K and V repeated to the query heads); an error instead of a time
+     * when the backend refused the shape.
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record SdpaPoint(String backend, int seq, boolean causal, String gqa, int reps,
+                            @JsonProperty("median_us") Double medianUs, @JsonProperty("min_us") Double minUs,
+                            @JsonProperty("max_us") Double maxUs, Double tflops, String error) {}
+
+    /**
+     * The single-GPU kernel ({@code Attention.forward}) on one shape, on rank 0.
+     *
+     * @param tflops 4 B Hq S^2 D (halved when causal) / median
+     */
+    public record LocalPoint(String dtype, int batch, int qHeads, int kvHeads, int seq, int headDim, boolean causal, int reps,
+                             double medianUs, double minUs, double maxUs, double tflops) {}
+
+    /**
+     * Ring attention on one total length and mask, with everything it is compared with.
+     *
+     * @param totalSeq         S, the whole sequence
+     * @param shard            S / world, each rank's tokens
+     * @param sharding         "ZIG_ZAG" or "CONTIGUOUS"
+     * @param ringUs           RingAttention.forward, barriers and copies included
+     * @param stepsUs          the same step kernels on local buffers, no communication
+     * @param localUs          one local launch of the same per-rank work: Sq = S/W against Skv = S
+     *                         (not causal), or the causal kernel on the whole sequence divided by world; 0 when not measured
+     * @param allGatherUs      NCCL all-gather of K and V plus the local computation on the gathered K/V
+     * @param gatherOnlyUs     the NCCL all-gather of K and V alone
+     * @param ringKvBytes      K/V bytes per rank during ring attention (own shard + two receive buffers)
+     * @param allGatherKvBytes K/V bytes per rank with the all-gather (own shard + the gathered K and V)
+     * @param perRankTflops    per-rank FLOPs (the whole problem's / world) at the ring's time
+     * @param check            how ring attention's output compared with the all-gather path's
+     */
+    public record RingPoint(String dtype, int batch, int qHeads, int kvHeads, int headDim, boolean causal, int totalSeq, int shard,
+                            String sharding, int reps, double ringUs, double stepsUs, double localUs, double allGatherUs,
+                            double gatherOnlyUs, long ringKvBytes, long allGatherKvBytes, double perRankTflops, String check) {
+        /** The no-communication reference: the faster of the step kernels alone and the single launch. */
+        public double noCommUs() {
+            if (!(localUs > 0)) {
+                return stepsUs;
+            }
+            return Math.min(stepsUs, localUs);
+        }
+    }
+
+    /**
+     * Flash-decode on one batch and KV length.
+     *
+     * @param totalLen   KV tokens per sequence over all ranks
+     * @param lenPerRank this rank's tokens per sequence (totalLen / world)
+     * @param fusedUs    FlashDecode.forward: the fused kernel and its trailing device barrier
+     * @param baselineUs partial kernel, NCCL all-gather of the partials, combine kernel
+     * @param partialUs  the partial kernel alone
+     * @param gatherUs   the NCCL all-gather of the partials alone
+     * @param combineUs  the combine kernel alone
+     * @param check      "ok" when the fused output equalled the baseline's bit for bit, else what differed
+     */
+    public record DecodePoint(String dtype, int batch, int qHeads, int kvHeads, int headDim, long totalLen, int lenPerRank,
+                              int chunkLen, int chunks, int reps, double fusedUs, double baselineUs, double partialUs,
+                              double gatherUs, double combineUs, String check) {
+        public double speedup() {
+            return fusedUs > 0 ? baselineUs / fusedUs : Double.NaN;
+        }
+    }
+}

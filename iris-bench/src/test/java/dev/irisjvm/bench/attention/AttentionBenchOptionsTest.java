@@ -1,0 +1,60 @@
+package dev.irisjvm.bench.attention;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The attention benchmark's options: defaults are issue 6's shapes, bad values are named, heap sizing. */
+class AttentionBenchOptionsTest {
+    private static AttentionBenchOptions parse(String... args) {
+        AttentionBenchOptions o = new AttentionBenchOptions();
+        new CommandLine(o).parseArgs(args);
+        return o;
+    }
+
+    @Test
+    void defaultsAreTheIssuesShapes() {
+        AttentionBenchOptions o = parse();
+        o.validate(2);
+        assertEquals(List.of(4096, 16384), o.localSeqs());
+        assertEquals(List.of(32768, 131072), o.ringSeqs());
+        assertEquals(List.of(32768, 65536, 131072, 262144, 524288), o.decodeLens());
+        assertEquals(List.of(1, 8), o.decodeBatches());
+        assertEquals(List.of("local", "ring", "decode"), List.copyOf(o.parts()));
+    }
+
+    @Test
+    void rejectsWhatTheKernelsCannotRun() {
+        AttentionBenchOptions bad = parse("--ring-seqs", "1000");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> bad.validate(2));
+        assertTrue(e.getMessage().contains("--ring-seqs: 1000 is not a multiple of 256 x 2"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> parse("--parts", "ring,nothing").validate(2));
+        assertThrows(IllegalArgumentException.class, () -> parse("--head-dim", "96").validate(2));
+        assertThrows(IllegalArgumentException.class, () -> parse("--decode-lens", "1001").validate(2));
+        assertThrows(IllegalArgumentException.class, () -> parse("--local-seqs", "100").validate(2));
+        parse("--decode-lens", "1001").validate(1);
+    }
+
+    @Test
+    void heapHoldsTheLargestPart() {
+        AttentionBenchOptions o = parse();
+        long heap = AttentionBench.heapBytes(o, 2, 132);
+        long decodeKv = 2L * 8 * 8 * 262144 * 128 * 2;   // B 8, 256K tokens per rank: K and V
+        assertTrue(heap > decodeKv, "heap " + heap);
+        assertTrue(heap < decodeKv * 3 / 2, "heap " + heap);
+        assertEquals(0, heap % (1 << 20));
+    }
+
+    @Test
+    void theRecordedCommandRepeatsTheRun() {
+        AttentionBenchOptions o = parse("--parts", "decode", "--seed", "7");
+        String c = AttentionBench.command(o, 2);
+        assertTrue(c.startsWith("bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.attention.AttentionBench"), c);
+        assertTrue(c.contains("--parts decode"), c);
+        assertTrue(c.contains("--seed 7"), c);
+    }
+}

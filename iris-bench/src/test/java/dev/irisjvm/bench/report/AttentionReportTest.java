@@ -1,0 +1,134 @@
+package dev.irisjvm.bench.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.bench.results.AttentionBenchResult;
+import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.Sdpa;
+import dev.irisjvm.bench.results.AttentionBenchResult.SdpaPoint;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The attention report from a synthetic run with known answers (the numbers below are made up for
+ * the test, never published): each target's verdict, the not-judged cases, the SDPA file as
+ * attention_sdpa.py writes it, and the JSON round trip.
+ */
+class AttentionReportTest {
+    @TempDir
+    Path dir;
+
+    /**
+     * Local: 4K Iris 600 vs SDPA 700 TFLOP/s (0.857, pass), 4K causal 400 vs 600 (0.667, fail), 16K
+     * without SDPA (not judged). Ring: 32K ring 10.2 ms vs steps 10.0 / local 9.9 (1.030, pass) and
+     * all-gather 11 (pass); 128K causal ring 110 vs steps 100 (1.10, fail) and all-gather 105 (fail).
+     * Decode: 1.5x (pass), 1.1x (fail), and one with a failed output check.
+     */
+    static AttentionBenchResult run() {
+        Sdpa sdpa = new Sdpa("2.11.0+cu130", "13.0", "NVIDIA H200", "bf16", 1, 32, 8, 128, 3, 10, List.of(
+                new SdpaPoint("default", 4096, false, "enable_gqa", 10, 100.0, 99.0, 101.0, 700.0, null),
+                new SdpaPoint("default", 4096, false, "expanded", 10, 140.0, 139.0, 141.0, 500.0, null),
+                new SdpaPoint("flash", 4096, false, null, 0, null, null, null, null, "enable_gqa: RuntimeError: no; expanded: RuntimeError: no"),
+                new SdpaPoint("default", 4096, true, "expanded", 10, 100.0, 99.0, 101.0, 600.0, null)));
+        List<LocalPoint> local = List.of(new LocalPoint("bf16", 1, 32, 8, 4096, 128, false, 10, 100, 99, 101, 600),
+                new LocalPoint("bf16", 1, 32, 8, 4096, 128, true, 10, 100, 99, 101, 400),
+                new LocalPoint("bf16", 1, 32, 8, 16384, 128, false, 10, 100, 99, 101, 650));
+        long shardKv = 8L * 16384 * 128 * 2;
+        List<RingPoint> ring = List.of(
+                new RingPoint("bf16", 1, 32, 8, 128, false, 32768, 16384, "CONTIGUOUS", 10, 10_200, 10_000, 9_900, 11_000, 500,
+                        6 * shardKv, 6 * shardKv, 500, "ok: max |ring - all-gather| 0.001"),
+                new RingPoint("bf16", 1, 32, 8, 128, true, 131072, 65536, "ZIG_ZAG", 10, 110_000, 100_000, 0, 105_000, 2_000,
+                        6 * 4 * shardKv, 6 * 4 * shardKv, 300, "FAIL: max |ring - all-gather| 3"));
+        List<DecodePoint> decode = List.of(
+                new DecodePoint("bf16", 1, 32, 8, 128, 32768, 16384, 256, 64, 50, 20, 30, 12, 10, 5, "ok"),
+                new DecodePoint("bf16", 8, 32, 8, 128, 524288, 262144, 1024, 256, 50, 1000, 1100, 900, 100, 50, "ok"),
+                new DecodePoint("bf16", 8, 32, 8, 128, 65536, 32768, 1024, 32, 50, 10, 100, 9, 50, 5, "FAIL: element 3"));
+        return new AttentionBenchResult("2026-12-01T10:00:00Z", "2 x NVIDIA H200 (132 SMs, 140 GiB, CC 9.0)", "CUDA 13.0, NCCL 2.28.3, Java 17",
+                "bin/iris-run -n 2 -- java ... AttentionBench", 2, 2, sdpa, local, ring, decode);
+    }
+
+    private static String status(List<AttentionDocument.Verdict> vs, String target, String config) {
+        return vs.stream().filter(v -> v.target().startsWith(target) && v.config().equals(config)).map(AttentionDocument.Verdict::status)
+                .findFirst().orElseThrow(() -> new AssertionError("no verdict for " + target + " / " + config + " in " + vs));
+    }
+
+    @Test
+    void verdicts() {
+        List<AttentionDocument.Verdict> vs = new AttentionDocument(run(), List.of(), null, null).verdicts();
+        assertEquals("PASS", status(vs, "local", "S 4K"));
+        assertEquals("**FAIL**", status(vs, "local", "S 4K causal"));
+        assertEquals("not judged", status(vs, "local", "S 16K"));
+        assertEquals("PASS", status(vs, "ring ≤ 1.05", "S 32K, 2 ranks"));
+        assertEquals("PASS", status(vs, "ring ≤ all-gather", "S 32K, 2 ranks"));
+        assertEquals("**FAIL**", status(vs, "ring ≤ 1.05", "S 128K causal, 2 ranks"));
+        assertEquals("**FAIL**", status(vs, "ring ≤ all-gather", "S 128K causal, 2 ranks"));
+        assertEquals("PASS", status(vs, "K/V per rank", "S 128K causal, 2 ranks"));
+        assertEquals("**FAIL**", status(vs, "ring output", "S 128K causal, 2 ranks"));
+        assertEquals("PASS", status(vs, "flash-decode", "B 1, KV 32K (16K per rank)"));
+        assertEquals("**FAIL**", status(vs, "flash-decode", "B 8, KV 512K (256K per rank)"));
+        assertEquals("**FAIL** (output check)", status(vs, "flash-decode", "B 8, KV 64K (32K per rank)"));
+    }
+
+    @Test
+    void sdpaCountsItsFasterGqaForm() {
+        AttentionDocument d = new AttentionDocument(run(), List.of(), null, null);
+        assertEquals(700.0, d.sdpa("default", 4096, false).tflops());
+        assertEquals("expanded", d.sdpa("default", 4096, true).gqa());
+        assertEquals(null, d.sdpa("flash", 4096, false).tflops());
+        assertEquals(null, d.sdpa("cudnn", 4096, false));
+    }
+
+    @Test
+    void noCommReferenceIsTheFasterOne() {
+        RingPoint p = run().ring().get(0);
+        assertEquals(9_900, p.noCommUs());
+        assertEquals(100_000, run().ring().get(1).noCommUs(), "no single launch measured: the steps");
+    }
+
+    @Test
+    void writesTheReportAndReadsBackTheJson() throws Exception {
+        Path json = dir.resolve("in.json");
+        run().write(json);
+        assertEquals(run(), AttentionBenchResult.read(json));
+        int rc = AttentionReport.command().execute("--result", json.toString(), "--out", dir.resolve("out").toString(),
+                "--run-command", "bin/bench-attention -n 2");
+        assertTrue(rc == 0 || rc == ReportCommand.EXIT_NO_CHARTS, "exit " + rc);
+        String md = Files.readString(dir.resolve("out").resolve(AttentionDocument.MARKDOWN));
+        assertTrue(md.contains("## Targets"), md);
+        assertTrue(md.contains("bin/bench-attention -n 2"), md);
+        assertTrue(md.contains("| S 4K causal |"), md);
+        assertTrue(md.contains("0.857×"), md);
+        assertTrue(md.contains("failed: enable_gqa: RuntimeError"), md);
+        assertTrue(md.contains("[attention-bench.json](attention-bench.json)"), md);
+        assertTrue(Files.exists(dir.resolve("out").resolve(AttentionReport.RESULT_FILE)));
+        if (rc == 0) {
+            for (String png : List.of(AttentionDocument.LOCAL_PNG, AttentionDocument.RING_PNG, AttentionDocument.DECODE_PNG)) {
+                assertTrue(Files.size(dir.resolve("out").resolve(png)) > 1000, png);
+            }
+        }
+    }
+
+    @Test
+    void readsTheSdpaFileAsThePythonScriptWritesIt() throws Exception {
+        Path f = dir.resolve("sdpa.json");
+        Files.writeString(f, """
+                {"torch": "2.11.0+cu130", "cuda": "13.0", "device": "NVIDIA H200", "dtype": "bf16", "batch": 1, "q_heads": 32,
+                 "kv_heads": 8, "head_dim": 128, "warmup": 3, "reps": 10,
+                 "points": [{"backend": "default", "seq": 4096, "causal": false, "gqa": "enable_gqa", "reps": 10,
+                             "median_us": 250.5, "min_us": 249.0, "max_us": 260.0, "tflops": 548.6, "error": null},
+                            {"backend": "cudnn", "seq": 4096, "causal": true, "gqa": null, "reps": 0, "median_us": null,
+                             "min_us": null, "max_us": null, "tflops": null, "error": "enable_gqa: RuntimeError: x"}]}
+                """);
+        Sdpa s = AttentionBenchResult.readSdpa(f);
+        assertEquals(32, s.qHeads());
+        assertEquals(2, s.points().size());
+        assertEquals(250.5, s.points().get(0).medianUs());
+        assertEquals(null, s.points().get(1).tflops());
+    }
+}

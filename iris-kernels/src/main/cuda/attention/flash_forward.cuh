@@ -1,0 +1,322 @@
+// flash_forward.cuh: single-GPU attention forward for sm_90a (FlashAttention-style: one pass over
+// K/V with an online softmax, nothing of size S x S in memory).
+//
+// One CTA computes 128 query rows of one (batch, head): warpgroup 0 loads Q once and K/V tiles of
+// 128 keys with TMA into a two-stage ring; warpgroups 1 and 2 each own 64 query rows and, per K/V
+// tile, compute S = Q K^T with wgmma (both operands in shared memory), update the running max and
+// sum, rescale O, and add P V with wgmma taking P straight from registers (the accumulator layout
+// of S is the register-operand layout of the next wgmma, so P never touches shared memory).
+//
+// Layouts: Q [B, Hq, Sq, D], K and V [B, Hkv, Skv, D], O like Q, all row-major 16-bit; the host's
+// tensor maps see each as a [rows, D] matrix with boxes of {64, 128}. Grouped-query attention:
+// query head h reads K/V head h / (Hq / Hkv). Sq and Skv are multiples of 128.
+//
+// Ring attention runs this once per K/V shard (its own, then each peer's copy) and carries the
+// online-softmax state between launches: un-normalized O in f32, the running max and sum per row
+// (Params::o_acc, row_max, row_sum; kLoadState, kFinalize). Causal masking compares global
+// positions: local row i of a shard lies in chunk i / chunk_len, whose global chunk id the host
+// passes (two chunks per shard, for zig-zag sharding); a key is visible when its position is at
+// most the query's. The single-GPU causal kernel is the case of one chunk with id 0 (top-left
+// aligned, Sq == Skv). Chunk lengths are multiples of 128, so a tile is visible, diagonal or hidden
+// as a whole; hidden tiles are never loaded.
+#pragma once
+
+#include <cmath>
+
+#include "gemm/hopper.cuh"
+
+namespace attention {
+
+namespace sm90 = gemm::sm90;
+
+template <class In_, int HeadDim, bool Causal_>
+struct Config {
+    using In = In_;
+    static_assert(HeadDim == 64 || HeadDim == 128, "head_dim 64 or 128");
+    static constexpr int kHeadDim = HeadDim;
+    static constexpr bool kCausal = Causal_;
+    static constexpr int kTileQ = 128;
+    static constexpr int kTileKv = 128;
+    static constexpr int kStages = 2;
+    static constexpr int kConsumers = 2;
+    static constexpr int kThreads = 128 * (1 + kConsumers);
+    static constexpr int kColumnBlocks = HeadDim / 64;           // 128-byte swizzle spans 64 columns
+    static constexpr uint32_t kBlockBytes = 128 * 128;           // 128 rows x 128 bytes
+    static constexpr uint32_t kTileBytes = kColumnBlocks * kBlockBytes;  // Q, K or V tile
+    static constexpr uint32_t kStageBytes = 2 * kTileBytes;       // K and V
+    static constexpr uint32_t kSmemBytes = kTileBytes + kStages * kStageBytes + 1024;
+    static constexpr int kProducerRegisters = 40;
+    static constexpr int kConsumerRegisters = 232;
+};
+
+/// Params::mode bits.
+inline constexpr int kLoadState = 1;  // start from o_acc / row_max / row_sum instead of zero
+inline constexpr int kFinalize = 2;   // write O and the log-sum-exp; otherwise write the state back
+
+/// Global positions of a shard's rows: row i is in chunk i / len (0 or 1), whose global chunk id is
+/// first or second.
+struct Chunks {
+    int len;
+    int first;
+    int second;
+    __device__ int position(int row) const { return (row < len ? first : second) * len + row % len; }
+};
+
+struct Params {
+    void* o;
+    float* lse;     // natural log of the softmax denominator per query row, or null
+    float* o_acc;   // state: un-normalized O, f32, like O (ring steps only)
+    float* row_max; // state: running max per query row, log2 units, scaled
+    float* row_sum; // state: running sum per query row
+    int mode;
+    int sq;
+    int skv;
+    int hq;
+    int hkv;
+    float scale_log2;  // softmax scale * log2(e)
+    Chunks q_chunks;
+    Chunks kv_chunks;
+};
+
+enum class TileVisibility { hidden, diagonal, full };
+
+/// Whether K/V tile j is visible to query tile q_tile (both 128 rows, inside one chunk each).
+template <bool Causal>
+__device__ inline TileVisibility visibility(const Params& p, int q_tile, int j) {
+    if constexpr (!Causal) {
+        return TileVisibility::full;
+    } else {
+        const int q0 = p.q_chunks.position(q_tile * 128);
+        const int k0 = p.kv_chunks.position(j * 128);
+        return k0 > q0 ? TileVisibility::hidden : k0 == q0 ? TileVisibility::diagonal : TileVisibility::full;
+    }
+}
+
+/// Loads the [128 rows, D] tile starting at `row` as D / 64 boxes of 64 columns.
+template <class Cfg>
+__device__ inline void load_tile(uint8_t* dst, const sm90::TmaDescriptor* map, uint64_t* bar, int row) {
+#pragma unroll
+    for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
+        sm90::tma_load_2d(dst + c * Cfg::kBlockBytes, map, bar, c * 64, row);
+    }
+}
+
+template <class Cfg>
+struct Smem {
+    uint8_t* base;
+    __device__ uint8_t* q() const { return base; }
+    __device__ uint8_t* k(int s) const { return base + Cfg::kTileBytes + s * Cfg::kStageBytes; }
+    __device__ uint8_t* v(int s) const { return k(s) + Cfg::kTileBytes; }
+};
+
+__device__ inline uint32_t pack(float a, float b, iris::bf16) {
+    __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<uint32_t*>(&h);
+}
+__device__ inline uint32_t pack(float a, float b, iris::f16) {
+    __half2 h = __floats2half2_rn(a, b);
+    return *reinterpret_cast<uint32_t*>(&h);
+}
+
+__device__ inline float quad_max(float v) {
+    v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 1));
+    return fmaxf(v, __shfl_xor_sync(0xffffffff, v, 2));
+}
+__device__ inline float quad_sum(float v) {
+    v += __shfl_xor_sync(0xffffffff, v, 1);
+    return v + __shfl_xor_sync(0xffffffff, v, 2);
+}
+
+/// One consumer warpgroup: 64 query rows against every visible K/V tile.
+///
+/// Accumulator layout (m64nNk16): in warp w, lane l, element i is row 16w + l/4 + 8*((i/2)%2), column
+/// 8*(i/4) + 2*(l%4) + i%2; "half" below is (i/2)%2, i.e. which of the thread's two rows.
+template <class Cfg>
+__device__ void consume(const Smem<Cfg>& sm, uint64_t* full, uint64_t* empty, uint64_t* q_full, const Params& p,
+                        int consumer, int q_tile, int kv_tiles, int64_t o_row0) {
+    // Rows of this thread: r[h] for h = 0, 1; element i of a fragment belongs to r[(i / 2) % 2].
+    using In = typename Cfg::In;
+    constexpr int D = Cfg::kHeadDim;
+    const int t = threadIdx.x % 128;
+    const int warp = t / 32;
+    const int lane = t % 32;
+    const int r[2] = {consumer * 64 + 16 * warp + lane / 4, consumer * 64 + 16 * warp + lane / 4 + 8};
+    float o[D / 2];
+    float row_max[2] = {-INFINITY, -INFINITY};
+    float row_sum[2] = {0.f, 0.f};  // this thread's share; summed over the quad at the end
+    if (p.mode & kLoadState) {
+#pragma unroll
+        for (int i = 0; i < D / 2; i += 2) {
+            const float2 v = *reinterpret_cast<const float2*>(p.o_acc + (o_row0 + r[(i / 2) % 2]) * D + 8 * (i / 4) +
+                                                              2 * (lane % 4));
+            o[i] = v.x;
+            o[i + 1] = v.y;
+        }
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            row_max[h] = p.row_max[o_row0 + r[h]];
+            row_sum[h] = lane % 4 == 0 ? p.row_sum[o_row0 + r[h]] : 0.f;
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
+    }
+
+    sm90::mbarrier_wait(q_full, 0);
+    int stage = 0;
+    uint32_t parity = 0;
+    for (int j = 0; j < kv_tiles; ++j) {
+        const TileVisibility vis = visibility<Cfg::kCausal>(p, q_tile, j);
+        if (vis == TileVisibility::hidden) continue;
+        sm90::mbarrier_wait(&full[stage], parity);
+        float s[Cfg::kTileKv / 2];
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk) {
+            const uint32_t offset = (kk / 4) * Cfg::kBlockBytes + (kk % 4) * 32;
+            const uint64_t dq = sm90::smem_descriptor_sw128(sm.q() + offset + consumer * 64 * 128, 16, 1024);
+            const uint64_t dk = sm90::smem_descriptor_sw128(sm.k(stage) + offset, 16, 1024);
+            sm90::wgmma_ss<In, Cfg::kTileKv, 0>(s, dq, dk, kk > 0);
+        }
+        sm90::wgmma_commit_group();
+        sm90::wgmma_wait_group<0>();
+
+        if (vis == TileVisibility::diagonal) {  // hide keys after the query
+#pragma unroll
+            for (int i = 0; i < Cfg::kTileKv / 2; ++i) {
+                const int col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+                if (col > r[(i / 2) % 2]) s[i] = -INFINITY;
+            }
+        }
+        float tile_max[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+        for (int i = 0; i < Cfg::kTileKv / 2; ++i) tile_max[(i / 2) % 2] = fmaxf(tile_max[(i / 2) % 2], s[i]);
+        float alpha[2];
+        float shift[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const float next = fmaxf(row_max[h], quad_max(tile_max[h]) * p.scale_log2);
+            alpha[h] = exp2f(row_max[h] - next);
+            row_max[h] = next;
+            shift[h] = next;
+            row_sum[h] *= alpha[h];
+        }
+#pragma unroll
+        for (int i = 0; i < D / 2; ++i) o[i] *= alpha[(i / 2) % 2];
+        uint32_t pa[Cfg::kTileKv / 16][4];
+#pragma unroll
+        for (int i = 0; i < Cfg::kTileKv / 2; i += 2) {
+            const int h = (i / 2) % 2;
+            const float e0 = exp2f(s[i] * p.scale_log2 - shift[h]);
+            const float e1 = exp2f(s[i + 1] * p.scale_log2 - shift[h]);
+            row_sum[h] += e0 + e1;
+            // Keys 16k..16k+15 are accumulator elements 8k..8k+7: registers a0..a3 in that order.
+            pa[i / 8][(i % 8) / 2] = pack(e0, e1, In{});
+        }
+
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < Cfg::kTileKv / 16; ++kk) {
+            const uint64_t dv = sm90::smem_descriptor_sw128(sm.v(stage) + kk * 16 * 128, Cfg::kBlockBytes, 1024);
+            sm90::wgmma_rs<In, D, 1>(o, pa[kk], dv, 1);
+        }
+        sm90::wgmma_commit_group();
+        sm90::wgmma_wait_group<0>();
+        if (t == 0) sm90::mbarrier_arrive(&empty[stage]);
+        if (++stage == Cfg::kStages) {
+            stage = 0;
+            parity ^= 1;
+        }
+    }
+
+    if (!(p.mode & kFinalize)) {  // hand the state to the next step
+#pragma unroll
+        for (int i = 0; i < D / 2; i += 2) {
+            *reinterpret_cast<float2*>(p.o_acc + (o_row0 + r[(i / 2) % 2]) * D + 8 * (i / 4) + 2 * (lane % 4)) =
+                make_float2(o[i], o[i + 1]);
+        }
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const float sum = quad_sum(row_sum[h]);
+            if (lane % 4 == 0) {
+                p.row_max[o_row0 + r[h]] = row_max[h];
+                p.row_sum[o_row0 + r[h]] = sum;
+            }
+        }
+        return;
+    }
+    // O / l, rounded once; the log-sum-exp in natural log.
+    In* out = static_cast<In*>(p.o);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) row_sum[h] = quad_sum(row_sum[h]);
+#pragma unroll
+    for (int i = 0; i < D / 2; i += 2) {
+        const float inv = 1.f / row_sum[(i / 2) % 2];
+        *reinterpret_cast<uint32_t*>(out + (o_row0 + r[(i / 2) % 2]) * D + 8 * (i / 4) + 2 * (lane % 4)) =
+            pack(o[i] * inv, o[i + 1] * inv, In{});
+    }
+    if (p.lse != nullptr && lane % 4 == 0) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            p.lse[o_row0 + r[h]] = (row_max[h] + log2f(row_sum[h])) * 0.69314718055994531f;
+        }
+    }
+}
+
+template <class Cfg>
+__device__ void forward(const sm90::TmaDescriptor* q_map, const sm90::TmaDescriptor* k_map,
+                        const sm90::TmaDescriptor* v_map, const Params& p) {
+    extern __shared__ uint8_t smem_raw[];
+    __shared__ uint64_t full[Cfg::kStages];
+    __shared__ uint64_t empty[Cfg::kStages];
+    __shared__ uint64_t q_full;
+    if (sm90::dynamic_smem_bytes() < Cfg::kSmemBytes) __trap();
+    const Smem<Cfg> sm{reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023))};
+
+    const int q_tiles = p.sq / Cfg::kTileQ;
+    // Causal: later query tiles (usually more visible keys) first, so that short ones fill the tail.
+    const int q_tile = Cfg::kCausal ? q_tiles - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x);
+    const int head = blockIdx.y;
+    const int batch = blockIdx.z;
+    const int kv_head = head / (p.hq / p.hkv);
+    const int kv_tiles = p.skv / Cfg::kTileKv;
+    const int64_t q_row0 = (int64_t(batch) * p.hq + head) * p.sq + int64_t(q_tile) * Cfg::kTileQ;
+    const int64_t kv_row0 = (int64_t(batch) * p.hkv + kv_head) * p.skv;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < Cfg::kStages; ++s) {
+            sm90::mbarrier_init(&full[s], 1);
+            sm90::mbarrier_init(&empty[s], Cfg::kConsumers);
+        }
+        sm90::mbarrier_init(&q_full, 1);
+    }
+    __syncthreads();
+
+    const int warpgroup = threadIdx.x / 128;
+    if (warpgroup == 0) {
+        sm90::warpgroup_release_registers<Cfg::kProducerRegisters>();
+        if (threadIdx.x == 0) {
+            sm90::mbarrier_arrive_expect_tx(&q_full, Cfg::kTileBytes);
+            load_tile<Cfg>(sm.q(), q_map, &q_full, static_cast<int>(q_row0));
+            int stage = 0;
+            uint32_t parity = 0;
+            for (int j = 0; j < kv_tiles; ++j) {
+                if (visibility<Cfg::kCausal>(p, q_tile, j) == TileVisibility::hidden) continue;
+                sm90::mbarrier_wait(&empty[stage], parity ^ 1);
+                sm90::mbarrier_arrive_expect_tx(&full[stage], Cfg::kStageBytes);
+                const int row = static_cast<int>(kv_row0 + int64_t(j) * Cfg::kTileKv);
+                load_tile<Cfg>(sm.k(stage), k_map, &full[stage], row);
+                load_tile<Cfg>(sm.v(stage), v_map, &full[stage], row);
+                if (++stage == Cfg::kStages) {
+                    stage = 0;
+                    parity ^= 1;
+                }
+            }
+        }
+    } else {
+        sm90::warpgroup_claim_registers<Cfg::kConsumerRegisters>();
+        consume<Cfg>(sm, full, empty, &q_full, p, warpgroup - 1, q_tile, kv_tiles, q_row0);
+    }
+}
+
+}  // namespace attention

@@ -1,0 +1,284 @@
+package dev.irisjvm.kernels.attention;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.IrisException;
+import dev.irisjvm.core.IrisPlatformException;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.DeviceProperties;
+import dev.irisjvm.core.gpu.Gpu;
+import dev.irisjvm.core.gpu.Kernel;
+import dev.irisjvm.core.gpu.KernelArgs;
+import dev.irisjvm.core.gpu.KernelModule;
+import dev.irisjvm.core.gpu.Platform;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.gpu.TensorMap;
+import dev.irisjvm.kernels.KernelLibrary;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Attention forward on one GPU (FlashAttention-style, for Hopper: TMA loads, wgmma, an online
+ * softmax, nothing of size S x S in memory; {@code attention.cu}), enqueued on a stream. Usable on
+ * its own, with or without a symmetric heap; {@link RingAttention} runs its ring-step kernel once
+ * per K/V shard.
+ *
+ * <pre>{@code
+ * try (Iris iris = Iris.init(); Attention attention = Attention.create()) {
+ *     SymmetricHeap heap = iris.heap();
+ *     SymTensor q = heap.randn(DType.BF16, 1, 32, 4096, 128);   // [batch, qHeads, qLen, headDim]
+ *     SymTensor k = heap.randn(DType.BF16, 1, 8, 4096, 128);    // [batch, kvHeads, kvLen, headDim]
+ *     SymTensor v = heap.randn(DType.BF16, 1, 8, 4096, 128);
+ *     SymTensor o = heap.empty(DType.BF16, 1, 32, 4096, 128);
+ *     SymTensor lse = heap.empty(DType.F32, 1, 32, 4096);       // or null
+ *     attention.forward(q, k, v, o, lse, true, iris.stream());   // causal, scale 1 / sqrt(128)
+ *     iris.synchronize();
+ *
+ *     // Plain device memory (no Iris needed): the same through addresses and a problem.
+ *     AttentionProblem p = AttentionProblem.of(DType.BF16, 1, 32, 8, 4096, 4096, 128, false);
+ *     attention.forward(p, qAddress, kAddress, vAddress, oAddress, 0, stream);
+ * }
+ * }</pre>
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ * <li>{@code O[b,h,i] = sum_j softmax_j(scale Q[b,h,i] . K[b,h/G,j]) V[b,h/G,j]}, G = qHeads /
+ *     kvHeads, with {@code j <= i} when causal (top-left aligned); {@code lse[b,h,i]} = the natural
+ *     log of the softmax denominator, {@code log sum_j exp(scale Q.K)}. Scores, the running max and
+ *     sum and O are F32; the probabilities are rounded to the input type before the P V product (as
+ *     FlashAttention does); O is rounded once.</li>
+ * <li>Shapes and dtypes as {@link AttentionProblem} checks them: BF16 or F16, headDim 64 or 128,
+ *     lengths multiples of 128, qHeads a multiple of kvHeads, causal with qLen == kvLen. Tensors are
+ *     contiguous row-major; pointers 16-byte aligned; outputs must not overlap inputs.</li>
+ * <li>NVIDIA Hopper only (compute capability 9.0 and {@value #MAX_SHARED_BYTES} bytes of shared memory
+ *     per block); elsewhere {@link #create} throws {@link IrisPlatformException}.</li>
+ * <li>Every call only enqueues work: no host synchronization, no allocation on the device. Tensor
+ *     maps are encoded on the host the first time an (address, shape) is seen and cached, so calls
+ *     may be captured into a CUDA graph and replayed.</li>
+ * <li>Arguments are checked before anything is launched ({@link IllegalArgumentException} naming
+ *     the rank, the argument and what was expected); calls on one instance are serialized.</li>
+ * </ul>
+ *
+ * <p>Launch: grid (qLen / 128, qHeads, batch) of {@value #THREADS} threads (a TMA producer
+ * warpgroup and two consumer warpgroups of 64 query rows each), {@link AttentionProblem#sharedBytes()}
+ * of dynamic shared memory (164864 bytes for headDim 128, 82944 for 64).
+ */
+public final class Attention implements AutoCloseable {
+    /** The kernel module ({@code attention.cu}). */
+    public static final String MODULE = "attention";
+    /** What the kernels need, as attention.cu's IRIS_NVIDIA_ONLY says it. */
+    public static final String REQUIREMENT = "sm_90a (wgmma, TMA)";
+    /** Threads per block: one producer and two consumer warpgroups. */
+    public static final int THREADS = 384;
+    /** Shared memory per block of the headDim-128 kernels, the largest. */
+    public static final int MAX_SHARED_BYTES = 164864;
+    /** Box of every tensor map: 64 elements (128 bytes) x 128 rows. */
+    static final int BOX_INNER = 64;
+    static final int BOX_OUTER = AttentionChecks.TILE;
+    /** Shared-memory swizzle of every tensor map, in bytes. */
+    public static final int SWIZZLE_BYTES = 128;
+    /** Tensor maps kept per instance (least recently used ones are dropped). */
+    static final int MAP_CACHE_ENTRIES = 512;
+
+    private static final DType[] TYPES = {DType.BF16, DType.F16};
+    private static final int[] HEAD_DIMS = {64, 128};
+
+    private record MapKey(DType type, long base, long rows, int headDim) {}
+
+    private final DeviceProperties device;
+    private final KernelLibrary library;
+    private final Map<String, Kernel> forwardKernels = new HashMap<>();
+    private final Map<String, Kernel> stepKernels = new HashMap<>();
+    /** Why the ring-step kernels could not be loaded (null when they were). */
+    private final String stepUnavailable;
+    private final KernelArgs args = new KernelArgs();
+    private final Map<MapKey, TensorMap> maps = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<MapKey, TensorMap> eldest) {
+            return size() > MAP_CACHE_ENTRIES;
+        }
+    };
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Attention(DeviceProperties device, KernelLibrary library) {
+        this.device = device;
+        this.library = library;
+        KernelModule module = library.module(MODULE);
+        String missing = null;
+        for (DType t : TYPES) {
+            for (int d : HEAD_DIMS) {
+                for (boolean causal : new boolean[] {false, true}) {
+                    String name = AttentionProblem.kernelName("iris_attention_fwd_", t, d, causal);
+                    Kernel k = module.kernel(name);
+                    k.setMaxDynamicSharedBytes(AttentionProblem.sharedBytes(d));
+                    forwardKernels.put(name, k);
+                    String step = AttentionProblem.kernelName("iris_ring_attention_step_", t, d, causal);
+                    if (missing == null) {
+                        try {
+                            Kernel s = module.kernel(step);
+                            s.setMaxDynamicSharedBytes(AttentionProblem.sharedBytes(d));
+                            stepKernels.put(step, s);
+                        } catch (IrisException e) {
+                            missing = step + ": " + e.getMessage();
+                        }
+                    }
+                }
+            }
+        }
+        this.stepUnavailable = missing;
+    }
+
+    /**
+     * Loads the kernels into the calling thread's current device ({@code Iris.init} makes the rank's
+     * GPU current). Throws {@link IrisPlatformException} on HIP or on a GPU other than compute
+     * capability 9.0.
+     */
+    public static Attention create() {
+        Platform.require(Platform.CUDA, MODULE, REQUIREMENT);
+        DeviceProperties device = Gpu.properties(Gpu.currentDevice());
+        AttentionChecks.device(Platform.current(), device, MODULE, REQUIREMENT, MAX_SHARED_BYTES);
+        KernelLibrary library = KernelLibrary.forClasspath();
+        try {
+            return new Attention(device, library);
+        } catch (RuntimeException | Error e) {
+            library.close();
+            throw e;
+        }
+    }
+
+    /** The GPU the kernels were loaded for. */
+    public DeviceProperties device() {
+        return device;
+    }
+
+    /** Tensor maps cached now. */
+    public synchronized int cachedTensorMaps() {
+        return maps.size();
+    }
+
+    /** Whether this build's module has the ring-step kernels ({@link #ringStep}). */
+    public boolean hasRingStep() {
+        return stepUnavailable == null;
+    }
+
+    // ---- symmetric tensors -------------------------------------------------------------------------
+
+    /** {@link #forward(SymTensor, SymTensor, SymTensor, SymTensor, SymTensor, boolean, double, Stream)} with scale 1 / sqrt(headDim). */
+    public void forward(SymTensor q, SymTensor k, SymTensor v, SymTensor o, SymTensor lse, boolean causal, Stream stream) {
+        long[] shape = q == null ? null : q.shape();
+        double scale = shape != null && shape.length == 4 ? AttentionProblem.defaultScale((int) shape[3]) : 1;
+        forward(q, k, v, o, lse, causal, scale, stream);
+    }
+
+    /**
+     * Attention on this rank's copies of symmetric tensors: {@code q} [B, Hq, Sq, D], {@code k} and
+     * {@code v} [B, Hkv, Skv, D], {@code o} like q, {@code lse} [B, Hq, Sq] F32 or null.
+     */
+    public void forward(SymTensor q, SymTensor k, SymTensor v, SymTensor o, SymTensor lse, boolean causal, double scale,
+                        Stream stream) {
+        AttentionProblem p = AttentionChecks.tensors(operand("q", q), operand("k", k), operand("v", v), operand("o", o),
+                operand("lse", lse), causal, scale);
+        forward(p, q.deviceAddress(), k.deviceAddress(), v.deviceAddress(), o.deviceAddress(),
+                lse == null ? 0 : lse.deviceAddress(), stream);
+    }
+
+    static AttentionChecks.Operand operand(String name, SymTensor t) {
+        return t == null ? null : new AttentionChecks.Operand(name, t.dtype(), t.shape(), t.isLive(), t.toString());
+    }
+
+    // ---- device addresses --------------------------------------------------------------------------
+
+    /**
+     * Attention on device addresses laid out as {@code p} says (contiguous); {@code lse} may be 0.
+     * The addresses may be any device memory of this process (a {@code DeviceMemory}, a symmetric
+     * tensor, a peer's mapped heap).
+     */
+    public synchronized void forward(AttentionProblem p, long q, long k, long v, long o, long lse, Stream stream) {
+        ensureOpen();
+        AttentionChecks.notNull("attention", "problem", p);
+        AttentionChecks.notNull("attention", "stream", stream);
+        AttentionChecks.buffers(p, q, k, v, o, lse);
+        Kernel kernel = forwardKernels.get(p.kernelName());
+        TensorMap qm = tensorMap(p.dtype(), q, p.qRows(), p.headDim());
+        TensorMap km = tensorMap(p.dtype(), k, p.kvRows(), p.headDim());
+        TensorMap vm = tensorMap(p.dtype(), v, p.kvRows(), p.headDim());
+        args.clear();
+        qm.putInto(args);
+        km.putInto(args);
+        vm.putInto(args);
+        args.putLong(o).putLong(lse).putInt(p.qLen()).putInt(p.kvLen()).putInt(p.qHeads()).putInt(p.kvHeads())
+                .putFloat(p.scaleLog2());
+        kernel.launch(p.launchShape(), stream, args);
+    }
+
+    /** Enqueues one ring-attention step (see {@link RingStep}). */
+    public synchronized void ringStep(RingStep step, Stream stream) {
+        ensureOpen();
+        if (stepUnavailable != null) {
+            throw new IrisException(AttentionChecks.who("ring attention step") + ": the attention module has no ring-step kernel ("
+                    + stepUnavailable + ")");
+        }
+        AttentionChecks.notNull("ring attention step", "step", step);
+        AttentionChecks.notNull("ring attention step", "stream", stream);
+        AttentionProblem p = step.problem();
+        Kernel kernel = stepKernels.get(p.ringStepKernelName());
+        TensorMap qm = tensorMap(p.dtype(), step.q(), p.qRows(), p.headDim());
+        TensorMap km = tensorMap(p.dtype(), step.k(), p.kvRows(), p.headDim());
+        TensorMap vm = tensorMap(p.dtype(), step.v(), p.kvRows(), p.headDim());
+        Chunks qc = step.qChunks();
+        Chunks kc = step.kvChunks();
+        args.clear();
+        qm.putInto(args);
+        km.putInto(args);
+        vm.putInto(args);
+        args.putLong(step.o()).putLong(step.lse()).putLong(step.oAcc()).putLong(step.rowMax()).putLong(step.rowSum())
+                .putInt(step.mode()).putInt(p.qLen()).putInt(p.kvLen()).putInt(p.qHeads()).putInt(p.kvHeads())
+                .putFloat(p.scaleLog2()).putInt(qc.length()).putInt(qc.first()).putInt(qc.second()).putInt(kc.length())
+                .putInt(kc.first()).putInt(kc.second());
+        kernel.launch(p.launchShape(), stream, args);
+    }
+
+    /**
+     * The tensor map the kernels read a [rows, headDim] 16-bit matrix at {@code address} through:
+     * boxes of 64 elements x 128 rows, 128-byte swizzle. Cached per (dtype, address, rows, headDim).
+     */
+    public synchronized TensorMap tensorMap(DType dtype, long address, long rows, int headDim) {
+        ensureOpen();
+        MapKey key = new MapKey(dtype, address, rows, headDim);
+        TensorMap m = maps.get(key);
+        if (m == null) {
+            m = TensorMap.tiled2d(dtype, address, headDim, rows, headDim * 2L, BOX_INNER, BOX_OUTER, SWIZZLE_BYTES);
+            maps.put(key, m);
+        }
+        return m;
+    }
+
+    private void ensureOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException(AttentionChecks.who("attention") + ": Attention used after close()");
+        }
+    }
+
+    /** Unloads the kernels (synchronize the streams they ran on first). Safe to call twice. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            library.close();
+        } finally {
+            synchronized (this) {
+                maps.clear();
+                args.close();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Attention(GPU " + device.device() + " " + device.name() + ", " + device.multiprocessorCount() + " SMs"
+                + (stepUnavailable != null ? ", no ring step" : "") + (closed.get() ? ", closed" : "") + ")";
+    }
+}

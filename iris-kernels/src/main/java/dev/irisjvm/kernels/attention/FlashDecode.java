@@ -1,0 +1,395 @@
+package dev.irisjvm.kernels.attention;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.Kernel;
+import dev.irisjvm.core.gpu.KernelArgs;
+import dev.irisjvm.core.gpu.KernelModule;
+import dev.irisjvm.core.gpu.Memcpy;
+import dev.irisjvm.core.gpu.Platform;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.KernelLibrary;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Distributed flash-decode: attention of one new token per sequence against a KV cache whose
+ * tokens are split across the ranks ({@code flash_decode.cu}). Each rank computes partials over its
+ * part of every sequence; the fused kernel stores each partial straight into every rank's symmetric
+ * partials buffer, counts arrivals with a system-scope flag per (sequence, K/V head), and on every
+ * rank the CTA of chunk 0 waits for all ranks' partials of its (sequence, head) and combines them:
+ * every rank ends with the full output, in one launch.
+ *
+ * <pre>{@code
+ * try (Iris iris = Iris.init()) {
+ *     int len = 65536 / iris.worldSize();                              // 64K tokens per sequence in all
+ *     FlashDecodeProblem max = FlashDecodeProblem.of(DType.BF16, 8, 32, 8, 128, len,
+ *             FlashDecodeProblem.defaultChunkLen(8, 8, len, iris.deviceProperties().multiprocessorCount()));
+ *     try (FlashDecode decode = FlashDecode.create(iris, max)) {     // collective: symmetric workspace
+ *         SymTensor q = heap.randn(DType.BF16, 8, 32, 128);              // [batch, qHeads, headDim]
+ *         SymTensor k = heap.randn(DType.BF16, 8, 8, len, 128);          // this rank's tokens
+ *         SymTensor v = heap.randn(DType.BF16, 8, 8, len, 128);
+ *         SymTensor o = heap.empty(DType.BF16, 8, 32, 128);              // the full result, on every rank
+ *         decode.forward(q, k, v, o, iris.stream());                     // fused
+ *         decode.baseline(q, k, v, o, iris.stream());                    // partial, all-gather, combine
+ *         iris.synchronize();
+ *     }
+ * }
+ * }</pre>
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ * <li>{@code o[b, h] = sum_j softmax_j(scale q[b,h] . k[b,h/G,j]) v[b,h/G,j]} over the tokens of
+ *     every rank (rank order does not matter); scores, partials and the combination are F32, o is
+ *     rounded once.</li>
+ * <li>Collective: every rank calls {@code forward} (or {@code baseline}) the same number of times,
+ *     in the same order, with the same shapes and the same {@code len}; the arguments are checked as
+ *     {@link FlashDecodeProblem} says. q, k and v may be any device memory of this process; the
+ *     workspace is this instance's.</li>
+ * <li>{@link #forward} is one kernel plus a device barrier (so that the next call cannot overwrite a
+ *     partial that a slower rank has not combined yet); stream-ordered, no host synchronization. Each
+ *     call passes its call number ({@code epoch}) by value, so a CUDA graph of a call replays that
+ *     number: capture and replay are not supported for {@link #forward} (they are for {@link
+ *     #baseline} with a gather that supports them).</li>
+ * <li>{@link #baseline} is the reference path: the partial kernel, an all-gather of the partials
+ *     (by default copy-engine reads of every peer's partials between two device barriers; the
+ *     benchmarks pass NCCL), then the combine kernel.</li>
+ * </ul>
+ */
+public final class FlashDecode implements AutoCloseable {
+    /** The kernel module ({@code flash_decode.cu}). */
+    public static final String MODULE = "flash_decode";
+    /** What the kernels need (flash_decode.cu's IRIS_NVIDIA_ONLY). */
+    public static final String REQUIREMENT = "32-lane warp shuffles";
+    /** Threads per CTA of all three kernels. */
+    public static final int THREADS = 128;
+
+    /**
+     * Gathers every rank's partials: {@code floats} F32 values at {@code send} on each rank into
+     * {@code recv} on every rank, rank r's at {@code recv + r x floats x 4}, stream-ordered on {@code
+     * stream}. {@code send} is this rank's symmetric address; {@code recv} holds world slots.
+     */
+    @FunctionalInterface
+    public interface PartialsGather {
+        void allGather(long send, long recv, long floats, Stream stream);
+    }
+
+    private final Iris iris;
+    private final FlashDecodeProblem max;
+    private final KernelLibrary library;
+    private final Map<String, Kernel> kernels = new HashMap<>();
+    private final SymTensor partials;
+    private final SymTensor send;
+    private final SymTensor gathered;
+    private final SymTensor arrived;
+    private final KernelArgs args = new KernelArgs();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** What every arrival counter holds after the calls so far (the same on every rank). */
+    private long arrivals;
+    private long calls;
+    private long resets;
+
+    private FlashDecode(Iris iris, FlashDecodeProblem max, KernelLibrary library) {
+        this.iris = iris;
+        this.max = max;
+        this.library = library;
+        KernelModule module = library.module(MODULE);
+        for (DType t : new DType[] {DType.BF16, DType.F16}) {
+            for (int d : new int[] {64, 128}) {
+                for (String prefix : new String[] {"iris_flash_decode_", "iris_flash_decode_partial_", "iris_flash_decode_combine_"}) {
+                    String name = FlashDecodeProblem.kernelName(prefix, t, d);
+                    kernels.put(name, module.kernel(name));
+                }
+            }
+        }
+        long slot = max.slotFloats();
+        int world = iris.worldSize();
+        SymTensor p = null;
+        SymTensor s = null;
+        SymTensor g = null;
+        SymTensor a = null;
+        try {
+            p = iris.heap().empty(DType.F32, world * slot);
+            s = iris.heap().empty(DType.F32, slot);
+            g = iris.heap().empty(DType.F32, world * slot);
+            a = iris.heap().zeros(DType.I64, (long) max.batch() * max.kvHeads());
+        } catch (RuntimeException | Error e) {
+            for (SymTensor t : new SymTensor[] {a, g, s, p}) {
+                if (t != null) {
+                    t.close();
+                }
+            }
+            throw e;
+        }
+        partials = p;
+        send = s;
+        gathered = g;
+        arrived = a;
+    }
+
+    /**
+     * Collective: loads the kernels and allocates the symmetric workspace for calls up to {@code
+     * max} (its batch, heads and head size, and at most {@code max.len()} tokens per rank with its
+     * chunk length): the partials of every rank ({@code world x max.slotFloats()} F32) and the
+     * arrival counters (zeroed, before every rank is told to go on) of the fused kernel, and the
+     * baseline's own send slot and gathered partials (so that the two paths never share a buffer a
+     * slower peer may still read).
+     */
+    public static FlashDecode create(Iris iris, FlashDecodeProblem max) {
+        AttentionChecks.notNull("flash decode", "iris", iris);
+        AttentionChecks.notNull("flash decode", "max", max);
+        Platform.require(Platform.CUDA, MODULE, REQUIREMENT);
+        KernelLibrary library = KernelLibrary.forIris(iris);
+        FlashDecode decode;
+        try {
+            decode = new FlashDecode(iris, max, library);
+        } catch (RuntimeException | Error e) {
+            library.close();
+            throw e;
+        }
+        // No peer may signal this rank's counters before they are zero.
+        iris.synchronize();
+        iris.hostBarrier();
+        return decode;
+    }
+
+    /** The largest problem this instance serves. */
+    public FlashDecodeProblem max() {
+        return max;
+    }
+
+    /** Calls of {@link #forward} so far. */
+    public synchronized long calls() {
+        return calls;
+    }
+
+    /** Times the arrival counters had to be zeroed again because the number of chunks changed. */
+    public synchronized long counterResets() {
+        return resets;
+    }
+
+    /** Bytes of this rank's symmetric workspace. */
+    public long workspaceBytes() {
+        return partials.byteSize() + send.byteSize() + gathered.byteSize() + arrived.byteSize();
+    }
+
+    // ---- the fused kernel --------------------------------------------------------------------------
+
+    /** Fused flash-decode on tensors: q [B, Hq, D], k and v [B, Hkv, len, D], o [B, Hq, D]. */
+    public void forward(SymTensor q, SymTensor k, SymTensor v, SymTensor o, Stream stream) {
+        FlashDecodeProblem p = problemOf(q, k, v, o);
+        forward(p, q.deviceAddress(), k.deviceAddress(), v.deviceAddress(), o.deviceAddress(), stream);
+    }
+
+    /**
+     * Fused flash-decode on device addresses laid out as {@code p} says; {@code p} must fit this
+     * instance ({@link #max()}: the same dtype, batch, heads, head size and chunk length, and at most
+     * its len). Enqueues the kernel and a device barrier.
+     */
+    public synchronized void forward(FlashDecodeProblem p, long q, long k, long v, long o, Stream stream) {
+        ensureOpen();
+        check(p, q, k, v, o, stream);
+        int world = iris.worldSize();
+        long perCall = (long) world * p.chunks();
+        if (arrivals % perCall != 0) {
+            // The counters only grow and the kernel waits for epoch x world x chunks: when the
+            // number of chunks changes, start them again from zero. Every rank does the same, and
+            // the barrier keeps the peers' next signals behind this rank's reset.
+            Memcpy.memset(arrived.deviceAddress(), 0, arrived.byteSize(), stream);
+            iris.barrier(stream);
+            arrivals = 0;
+            resets++;
+        }
+        long epoch = arrivals / perCall + 1;
+        Kernel kernel = kernels.get(p.kernelName());
+        args.clear();
+        args.putBytes(iris.deviceContext().bytes(), dev.irisjvm.core.DeviceContext.ALIGNMENT);
+        args.putLong(q).putLong(k).putLong(v).putLong(o).putLong(partials.deviceAddress()).putLong(arrived.deviceAddress())
+                .putLong(epoch).putInt(p.batch()).putInt(p.qHeads()).putInt(p.kvHeads()).putInt(p.len()).putInt(p.chunkLen())
+                .putFloat(p.scaleLog2());
+        kernel.launch(p.launchShape(), stream, args);
+        arrivals += perCall;
+        calls++;
+        iris.barrier(stream);   // no rank overwrites partials that a slower rank has not combined yet
+    }
+
+    // ---- the baseline ------------------------------------------------------------------------------
+
+    /** {@link #baseline(FlashDecodeProblem, long, long, long, long, PartialsGather, Stream)} on tensors, gathering with the copy engine. */
+    public void baseline(SymTensor q, SymTensor k, SymTensor v, SymTensor o, Stream stream) {
+        FlashDecodeProblem p = problemOf(q, k, v, o);
+        baseline(p, q.deviceAddress(), k.deviceAddress(), v.deviceAddress(), o.deviceAddress(), null, stream);
+    }
+
+    /**
+     * The unfused reference path: {@link #partial} into this rank's send slot, {@code gather} of
+     * every rank's slot into the gathered buffer (null: {@link #copyEngineGather}), {@link #combine}.
+     */
+    public synchronized void baseline(FlashDecodeProblem p, long q, long k, long v, long o, PartialsGather gather, Stream stream) {
+        ensureOpen();
+        check(p, q, k, v, o, stream);
+        partial(p, q, k, v, send.deviceAddress(), stream);
+        long floats = p.slotFloats();
+        if (gather == null) {
+            copyEngineGather(send.deviceAddress(), gathered.deviceAddress(), floats, stream);
+        } else {
+            gather.allGather(send.deviceAddress(), gathered.deviceAddress(), floats, stream);
+        }
+        combine(p, gathered.deviceAddress(), iris.worldSize(), o, stream);
+    }
+
+    /**
+     * The default all-gather of {@link #baseline}: a device barrier (every rank's partials are
+     * written), copy-engine reads of each rank's slot, and a barrier (nobody overwrites a slot that a
+     * peer still reads).
+     */
+    public void copyEngineGather(long sendAddress, long recv, long floats, Stream stream) {
+        long bytes = floats * 4;
+        iris.barrier(stream);
+        int me = iris.rank();
+        for (int r = 0; r < iris.worldSize(); r++) {
+            long from = iris.deviceContext().translate(sendAddress, r);
+            long to = recv + r * bytes;
+            if (r == me) {
+                Memcpy.deviceToDevice(to, from, bytes, stream);
+            } else {
+                Memcpy.peer(to, iris.device(), from, iris.deviceOf(r), bytes, stream);
+            }
+        }
+        iris.barrier(stream);
+    }
+
+    /** This rank's partials ({@code p.slotFloats()} F32 at {@code out}, layout [B][Hkv][chunks][G][D + 2]). */
+    public synchronized void partial(FlashDecodeProblem p, long q, long k, long v, long out, Stream stream) {
+        ensureOpen();
+        AttentionChecks.address("flash decode", "partials", out, 4);
+        Kernel kernel = kernels.get(p.partialKernelName());
+        args.clear();
+        args.putLong(q).putLong(k).putLong(v).putLong(out).putInt(p.batch()).putInt(p.qHeads()).putInt(p.kvHeads()).putInt(p.len())
+                .putInt(p.chunkLen()).putFloat(p.scaleLog2());
+        kernel.launch(p.launchShape(), stream, args);
+    }
+
+    /** o from {@code world} ranks' gathered partials at {@code gathered} ([world][B][Hkv][chunks][G][D + 2]). */
+    public synchronized void combine(FlashDecodeProblem p, long gathered, int world, long o, Stream stream) {
+        ensureOpen();
+        AttentionChecks.address("flash decode", "gathered partials", gathered, 4);
+        AttentionChecks.address("flash decode", "O", o, 2);
+        AttentionChecks.positive("flash decode", "world", world);
+        Kernel kernel = kernels.get(p.combineKernelName());
+        args.clear();
+        args.putLong(gathered).putLong(o).putInt(world).putInt(p.batch()).putInt(p.qHeads()).putInt(p.kvHeads()).putInt(p.chunks());
+        kernel.launch(p.combineLaunchShape(), stream, args);
+    }
+
+    /** This rank's symmetric partials buffer (world slots of {@link #max()}'s size). */
+    public SymTensor partialsBuffer() {
+        return partials;
+    }
+
+    /** This rank's send slot of the baseline. */
+    public SymTensor sendBuffer() {
+        return send;
+    }
+
+    /** The baseline's gathered partials (world slots of {@link #max()}'s size). */
+    public SymTensor gatheredBuffer() {
+        return gathered;
+    }
+
+    // ---- checks ------------------------------------------------------------------------------------
+
+    private FlashDecodeProblem problemOf(SymTensor q, SymTensor k, SymTensor v, SymTensor o) {
+        String op = "flash decode";
+        AttentionChecks.notNull(op, "k", k);
+        AttentionChecks.live(op, Attention.operand("k", k));
+        long[] ks = k.shape();
+        if (ks.length != 4) {
+            throw AttentionChecks.fail(op, "k " + k + " has rank " + ks.length + "; expected [batch, kvHeads, len, headDim]");
+        }
+        AttentionChecks.fitsInt(op, "k's len", ks[2]);
+        FlashDecodeProblem p = max.withLen((int) ks[2]);
+        checkTensors(p, Attention.operand("q", q), Attention.operand("k", k), Attention.operand("v", v), Attention.operand("o", o));
+        return p;
+    }
+
+    /** q [B, Hq, D], k and v [B, Hkv, len, D], o [B, Hq, D], all of the problem's dtype. */
+    static void checkTensors(FlashDecodeProblem p, AttentionChecks.Operand q, AttentionChecks.Operand k, AttentionChecks.Operand v,
+                             AttentionChecks.Operand o) {
+        String op = "flash decode";
+        AttentionChecks.notNull(op, "q", q);
+        AttentionChecks.notNull(op, "k", k);
+        AttentionChecks.notNull(op, "v", v);
+        AttentionChecks.notNull(op, "o", o);
+        AttentionChecks.shape(op, q, p.dtype(), p.batch(), p.qHeads(), p.headDim());
+        AttentionChecks.shape(op, k, p.dtype(), p.batch(), p.kvHeads(), p.len(), p.headDim());
+        AttentionChecks.shape(op, v, p.dtype(), p.batch(), p.kvHeads(), p.len(), p.headDim());
+        AttentionChecks.shape(op, o, p.dtype(), p.batch(), p.qHeads(), p.headDim());
+    }
+
+    /** A call's problem must fit the workspace; addresses aligned; o apart from the inputs. */
+    void check(FlashDecodeProblem p, long q, long k, long v, long o, Stream stream) {
+        checkFits(max, p);
+        String op = "flash decode";
+        AttentionChecks.notNull(op, "stream", stream);
+        AttentionChecks.address(op, "q", q, 2);
+        AttentionChecks.address(op, "k", k, AttentionChecks.POINTER_ALIGNMENT);
+        AttentionChecks.address(op, "v", v, AttentionChecks.POINTER_ALIGNMENT);
+        AttentionChecks.address(op, "o", o, 2);
+        AttentionChecks.disjoint(op, "o", o, p.qBytes(), "q", q, p.qBytes());
+        AttentionChecks.disjoint(op, "o", o, p.qBytes(), "k", k, p.kvBytes());
+        AttentionChecks.disjoint(op, "o", o, p.qBytes(), "v", v, p.kvBytes());
+    }
+
+    /** {@code p} may use a workspace made for {@code max}: the same shapes but len, and len at most max's. */
+    static void checkFits(FlashDecodeProblem max, FlashDecodeProblem p) {
+        String op = "flash decode";
+        AttentionChecks.notNull(op, "problem", p);
+        if (p.dtype() != max.dtype() || p.batch() != max.batch() || p.qHeads() != max.qHeads() || p.kvHeads() != max.kvHeads()
+                || p.headDim() != max.headDim() || p.chunkLen() != max.chunkLen()) {
+            throw AttentionChecks.fail(op, p + " does not fit this instance, made for " + max
+                    + " (dtype, batch, heads, headDim and chunkLen must match)");
+        }
+        if (p.len() > max.len()) {
+            throw AttentionChecks.fail(op, "len = " + p.len() + " exceeds this instance's " + max.len()
+                    + " tokens per rank (the partials buffer is sized for it)");
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException(AttentionChecks.who("flash decode") + ": FlashDecode used after close()");
+        }
+    }
+
+    /**
+     * Frees the workspace (collective, like every heap free) and unloads the kernels; synchronize
+     * first. Safe to call twice.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            for (SymTensor t : Arrays.asList(arrived, gathered, send, partials)) {
+                if (t.isLive()) {
+                    t.close();
+                }
+            }
+        } finally {
+            library.close();
+            synchronized (this) {
+                args.close();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FlashDecode(rank " + iris.rank() + " of " + iris.worldSize() + ", up to " + max + (closed.get() ? ", closed" : "") + ")";
+    }
+}
