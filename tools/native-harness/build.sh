@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the native harnesses (standalone CUDA programs, not part of the library) that measured the
+# sm_90a kernels against cuBLAS and NCCL before the Java benchmarks could run them; see README.md.
+#   tools/native-harness/build.sh OUT_DIR      then, on the GPU host: OUT_DIR/run.sh
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=${1:?usage: build.sh OUT_DIR}
+mkdir -p "$out"
+flags=(-std=c++17 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a
+       -I"$root/iris-native/src/main/native/include" -I"$root/iris-kernels/src/main/cuda")
+for h in gemm fused attention ring_decode; do
+  nvcc "${flags[@]}" -o "$out/${h}_harness" "$here/${h}_harness.cu" -ldl &
+done
+wait
+cp "$here/sdpa.py" "$here/run.sh" "$out/"
