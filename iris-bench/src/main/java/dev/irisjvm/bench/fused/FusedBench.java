@@ -1,6 +1,5 @@
 package dev.irisjvm.bench.fused;
 
-import dev.irisjvm.bench.gemm.CublasGemm;
 import dev.irisjvm.bench.nccl.Nccl;
 import dev.irisjvm.bench.results.FusedMeasurement;
 import dev.irisjvm.bench.results.FusedSweepResult;
@@ -18,6 +17,7 @@ import dev.irisjvm.kernels.fused.FusedGemm;
 import dev.irisjvm.kernels.fused.FusedOp;
 import dev.irisjvm.kernels.fused.FusedVariant;
 import dev.irisjvm.kernels.fused.TileTrace;
+import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.rma.RmaKernels;
 import java.io.IOException;

@@ -1,6 +1,5 @@
 package dev.irisjvm.bench.fused;
 
-import dev.irisjvm.bench.gemm.CublasGemm;
 import dev.irisjvm.bench.nccl.Nccl;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
@@ -16,6 +15,7 @@ import dev.irisjvm.kernels.fused.FusedOp;
 import dev.irisjvm.kernels.fused.GemmAllReduce;
 import dev.irisjvm.kernels.fused.GemmAllScatter;
 import dev.irisjvm.kernels.fused.GemmReduceScatter;
+import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import java.util.ArrayList;
@@ -146,7 +146,7 @@ public final class FusedWorkload implements AutoCloseable {
     public void cublasGemm(CublasGemm cublas) {
         SymTensor in = shape.op() == FusedOp.ALL_GATHER ? gathered : a;
         cublas.gemm(LAYOUT, TYPE, TYPE, shape.m(), shape.localN(world), shape.localK(world), in.deviceAddress(), b.deviceAddress(),
-                local.deviceAddress());
+                local.deviceAddress(), false);
     }
 
     /** Enqueues the same GEMM with the library's {@link Gemm}. */

@@ -15,6 +15,7 @@ import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.rma.RmaKernels;
 import java.nio.ByteBuffer;
@@ -158,7 +159,7 @@ public final class GemmSweep implements Callable<Integer> {
                     r -> gemm.matmul(a[r % sets], b[r % sets], s.layout(), c[r % sets], stream), true);
             float[] cublasMs = cublas == null ? null : timer.run(options.warmup(), options.reps(), r -> {},
                     r -> cublas.gemm(s.layout(), in, out, s.m(), s.n(), s.k(), a[r % sets].deviceAddress(), b[r % sets].deviceAddress(),
-                            c[r % sets].deviceAddress()), true);
+                            c[r % sets].deviceAddress(), false), true);
 
             // The check: set 0 once more, both implementations into poisoned outputs.
             String check;
@@ -168,7 +169,8 @@ public final class GemmSweep implements Callable<Integer> {
                 Memcpy.memset(c[0].deviceAddress(), 0xFF, c[0].byteSize(), stream);
                 Memcpy.memset(reference.deviceAddress(), 0xFF, reference.byteSize(), stream);
                 gemm.matmul(a[0], b[0], s.layout(), c[0], stream);
-                cublas.gemm(s.layout(), in, out, s.m(), s.n(), s.k(), a[0].deviceAddress(), b[0].deviceAddress(), reference.deviceAddress());
+                cublas.gemm(s.layout(), in, out, s.m(), s.n(), s.k(), a[0].deviceAddress(), b[0].deviceAddress(), reference.deviceAddress(),
+                        false);
                 iris.synchronize();
                 check = OutputCheck.compare(download(c[0]), download(reference), out, (long) s.m() * s.n(), s.k());
             }

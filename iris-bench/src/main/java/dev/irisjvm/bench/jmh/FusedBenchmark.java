@@ -2,13 +2,13 @@ package dev.irisjvm.bench.jmh;
 
 import dev.irisjvm.bench.fused.FusedShape;
 import dev.irisjvm.bench.fused.FusedWorkload;
-import dev.irisjvm.bench.gemm.CublasGemm;
 import dev.irisjvm.bench.nccl.Nccl;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.kernels.fused.FusedConfig;
 import dev.irisjvm.kernels.fused.FusedGemm;
 import dev.irisjvm.kernels.fused.FusedOp;
+import dev.irisjvm.kernels.gemm.CublasGemm;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

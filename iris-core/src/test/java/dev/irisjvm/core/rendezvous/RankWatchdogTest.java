@@ -122,13 +122,12 @@ class RankWatchdogTest {
         assertEquals(List.of(), liveThreads("iris-watchdog"));
     }
 
-    /**
-     * Rank 1 played by hand: the port and nonce come through the rendezvous; rank 0 listens only on
-     * the configured address, drops connections without the nonce or with a bad rank, sends
-     * heartbeats, and takes anything but the watchdog's messages for a lost rank.
-     */
-    @Test
-    void strangersAreDroppedAndGarbageCountsAsLoss() throws Exception {
+    /** Rank 0's watchdog starting (its losses collected) and rank 1 played by hand: its rendezvous and the watchdog's port and nonce. */
+    private record RankOneByHand(List<RankWatchdog.Loss> losses, Future<RankWatchdog> zero, Rendezvous one, int watchdogPort,
+                                 byte[] nonce) {}
+
+    /** Starts rank 0's watchdog in the pool and connects rank 1's rendezvous; rank 1's watchdog connection is the test's to make. */
+    private RankOneByHand rankOneByHand() throws Exception {
         List<RankWatchdog.Loss> losses = new CopyOnWriteArrayList<>();
         Rendezvous.Listener listener = Rendezvous.listen(config(0, 2, 0, LONG));
         toClose.add(listener);
@@ -144,6 +143,22 @@ class RankWatchdogTest {
         int watchdogPort = where.getInt();
         byte[] nonce = new byte[RankWatchdog.NONCE_BYTES];
         where.get(nonce);
+        return new RankOneByHand(losses, zero, one, watchdogPort, nonce);
+    }
+
+    /**
+     * Rank 1 played by hand: the port and nonce come through the rendezvous; rank 0 listens only on
+     * the configured address, drops connections without the nonce or with a bad rank, sends
+     * heartbeats, and takes anything but the watchdog's messages for a lost rank.
+     */
+    @Test
+    void strangersAreDroppedAndGarbageCountsAsLoss() throws Exception {
+        RankOneByHand rank1 = rankOneByHand();
+        List<RankWatchdog.Loss> losses = rank1.losses();
+        Future<RankWatchdog> zero = rank1.zero();
+        Rendezvous one = rank1.one();
+        int watchdogPort = rank1.watchdogPort();
+        byte[] nonce = rank1.nonce();
 
         try (Socket other = new Socket()) {
             assertThrows(ConnectException.class, () -> other.connect(new InetSocketAddress("127.0.0.2", watchdogPort), 2000),
@@ -179,21 +194,12 @@ class RankWatchdogTest {
 
     @Test
     void aGoodbyeBeforeTheConnectionEndsIsNoLoss() throws Exception {
-        List<RankWatchdog.Loss> losses = new CopyOnWriteArrayList<>();
-        Rendezvous.Listener listener = Rendezvous.listen(config(0, 2, 0, LONG));
-        toClose.add(listener);
-        int port = listener.boundPort();
-        Future<RankWatchdog> zero = pool.submit(() -> {
-            Rendezvous rdv = listener.awaitMembers();
-            toClose.add(rdv);
-            return RankWatchdog.start(rdv, config(0, 2, port, LONG), LONG, losses::add);
-        });
-        Rendezvous one = Rendezvous.connect(config(1, 2, port, LONG));
-        toClose.add(one);
-        ByteBuffer where = ByteBuffer.wrap(one.broadcast(null, 0));
-        int watchdogPort = where.getInt();
-        byte[] nonce = new byte[RankWatchdog.NONCE_BYTES];
-        where.get(nonce);
+        RankOneByHand rank1 = rankOneByHand();
+        List<RankWatchdog.Loss> losses = rank1.losses();
+        Future<RankWatchdog> zero = rank1.zero();
+        Rendezvous one = rank1.one();
+        int watchdogPort = rank1.watchdogPort();
+        byte[] nonce = rank1.nonce();
         try (Socket real = new Socket(HOST, watchdogPort)) {
             real.getOutputStream().write(hello(1, nonce));
             one.barrier();

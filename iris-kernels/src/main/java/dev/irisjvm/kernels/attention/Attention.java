@@ -13,8 +13,8 @@ import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.gpu.TensorMap;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.TensorMapCache;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -84,8 +84,6 @@ public final class Attention implements AutoCloseable {
     private static final DType[] TYPES = {DType.BF16, DType.F16};
     private static final int[] HEAD_DIMS = {64, 128};
 
-    private record MapKey(DType type, long base, long rows, int headDim) {}
-
     private final DeviceProperties device;
     private final KernelLibrary library;
     private final Map<String, Kernel> forwardKernels = new HashMap<>();
@@ -93,12 +91,7 @@ public final class Attention implements AutoCloseable {
     /** Why the ring-step kernels could not be loaded (null when they were). */
     private final String stepUnavailable;
     private final KernelArgs args = new KernelArgs();
-    private final Map<MapKey, TensorMap> maps = new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<MapKey, TensorMap> eldest) {
-            return size() > MAP_CACHE_ENTRIES;
-        }
-    };
+    private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private Attention(DeviceProperties device, KernelLibrary library) {
@@ -245,13 +238,7 @@ public final class Attention implements AutoCloseable {
      */
     public synchronized TensorMap tensorMap(DType dtype, long address, long rows, int headDim) {
         ensureOpen();
-        MapKey key = new MapKey(dtype, address, rows, headDim);
-        TensorMap m = maps.get(key);
-        if (m == null) {
-            m = TensorMap.tiled2d(dtype, address, headDim, rows, headDim * 2L, BOX_INNER, BOX_OUTER, SWIZZLE_BYTES);
-            maps.put(key, m);
-        }
-        return m;
+        return maps.tiled2d(dtype, address, headDim, rows, headDim * 2L, BOX_INNER, BOX_OUTER);
     }
 
     private void ensureOpen() {

@@ -4,8 +4,6 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.Tile;
-import dev.irisjvm.core.gpu.Stream;
-import dev.irisjvm.core.gpu.TensorMap;
 import dev.irisjvm.kernels.fused.FusedChecks.Operand;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 
@@ -94,42 +92,14 @@ public final class AllGatherGemm extends FusedGemm {
         return gatheredA.tile(firstRow(rank), 0, rowsPerRank(), k);
     }
 
-    /** Enqueues one call (see the class comment); not for graph capture, use {@link #runReplayable}. */
     @Override
-    public synchronized void run(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream) {
-        call(a, b, layout, bias, c, stream, false);
-    }
-
-    /** As {@link #run}, in the form that stays correct when captured into a CUDA graph and replayed (see {@link FusedGemm}). */
-    @Override
-    public synchronized void runReplayable(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c,
-                                           Stream stream) {
-        call(a, b, layout, bias, c, stream, true);
-    }
-
-    private void call(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream, boolean replayable) {
-        ensureOpen();
-        Operand oa = operand("A", a);
-        Operand ob = operand("B", b);
-        Operand obias = operand("bias", bias);
-        Operand oc = operand("C", c);
-        DType in = common(oa, ob, layout, obias, oc, stream);
-        FusedChecks.shape(who, oa, "[M, K]", new long[] {m, k}, "the gathered A; " + created);
-        FusedChecks.symmetric(who, oa, "the peers pull this rank's rows of the gathered A from the same heap offset");
-        FusedChecks.b(who, ob, layout, n, k, "N", "K", created);
-        if (obias != null) {
-            FusedChecks.bias(who, obias, n, "N", in);
+    int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in) {
+        FusedChecks.shape(who, a, "[M, K]", new long[] {m, k}, "the gathered A; " + created);
+        FusedChecks.symmetric(who, a, "the peers pull this rank's rows of the gathered A from the same heap offset");
+        FusedChecks.b(who, b, layout, n, k, "N", "K", created);
+        if (bias != null) {
+            FusedChecks.bias(who, bias, n, "N", in);
         }
-        int ldc = FusedChecks.output(who, oc, m, n, "[M, ldc]", "ldc >= N = " + n + "; " + created);
-        disjoint(oc, oa, ob, obias);
-
-        TensorMap am = mapA(in, oa.address(), m, k);
-        TensorMap bm = mapB(in, ob.address(), layout, n, k);
-        long epoch = begin(replayable, stream);
-        args(am, bm).putLong(oa.address()).putLong(oc.address()).putLong(obias == null ? 0 : obias.address())
-                .putLong(workspacePrimary()).putLong(epoch).putInt(m).putInt(n).putInt(k).putInt(ldc).putInt(config.groupM())
-                .putLong(traceAddress());
-        launch(in, layout, stream);
-        end(stream);
+        return FusedChecks.output(who, c, m, n, "[M, ldc]", "ldc >= N = " + n + "; " + created);
     }
 }

@@ -16,12 +16,11 @@ import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.gpu.TensorMap;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.TensorMapCache;
 import dev.irisjvm.kernels.fused.FusedChecks.Operand;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.bytedeco.javacpp.LongPointer;
 
@@ -103,12 +102,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
     private final long traceRecords;
     private final byte[] ctx;
     private final KernelArgs args = new KernelArgs();
-    private final Map<MapKey, TensorMap> maps = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<MapKey, TensorMap> eldest) {
-            return size() > MAP_CACHE_ENTRIES;
-        }
-    };
+    private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, Gemm.SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The last eager epoch (see {@link #begin}). */
     private long epoch;
@@ -120,9 +114,6 @@ public abstract sealed class FusedGemm implements AutoCloseable
     record Parts(Iris iris, FusedOp op, FusedConfig config, FusedVariant variant, int m, int n, int k, DeviceProperties device,
                  int blocks, KernelLibrary library, Kernel[][] kernels, FusedWorkspace workspace, DeviceMemory traceBuffer,
                  long traceRecords) {}
-
-    /** What identifies a tensor map: everything that goes into its encoding. */
-    private record MapKey(DType type, long base, long inner, long outer, long strideBytes, int boxInner, int boxOuter) {}
 
     FusedGemm(Parts p) {
         this.iris = p.iris();
@@ -310,14 +301,63 @@ public abstract sealed class FusedGemm implements AutoCloseable
      *
      * @throws IllegalArgumentException an argument does not fit (nothing was enqueued)
      */
-    public abstract void run(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream);
+    public final synchronized void run(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream) {
+        call(a, b, layout, bias, c, stream, false);
+    }
 
     /**
      * As {@link #run}, in the form whose CUDA-graph replays stay correct: zeroes the operation's flags
      * first (and, where peers write them, meets them with one more barrier), then runs with the
      * fixed epoch 1. Usable eagerly too; every rank must choose the same form for the same call.
      */
-    public abstract void runReplayable(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream);
+    public final synchronized void runReplayable(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c,
+                                                 Stream stream) {
+        call(a, b, layout, bias, c, stream, true);
+    }
+
+    /**
+     * The operation's own checks of a call's arguments, after {@link #common} and before {@link
+     * #disjoint}; returns C's leading dimension (ldc).
+     */
+    abstract int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in);
+
+    /** One call: the checks (nothing is enqueued when one fails), the maps, then the protocol around the launch. */
+    private void call(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream, boolean replayable) {
+        ensureOpen();
+        Operand oa = operand("A", a);
+        Operand ob = operand("B", b);
+        Operand obias = operand("bias", bias);
+        Operand oc = operand("C", c);
+        DType in = common(oa, ob, layout, obias, oc, stream);
+        int ldc = check(oa, ob, layout, obias, oc, in);
+        disjoint(oc, oa, ob, obias);
+
+        TensorMap am = mapA(in, oa.address(), m, k);
+        TensorMap bm = mapB(in, ob.address(), layout, n, k);
+        long epoch = begin(replayable, stream);
+        kernelArgs(am, bm, oa, obias, oc, ldc, epoch);
+        launch(in, layout, stream);
+        end(stream);
+    }
+
+    /**
+     * Packs the kernel's parameter list (FusedSourcesTest checks it against the sources): (ctx, a_map,
+     * b_map), all-gather's gathered A, C, the bias (the reductions add it once: rank 0's), the
+     * workspace (the reductions: partials and flags), the epoch, M, N, K, ldc, groupM, the trace.
+     */
+    private void kernelArgs(TensorMap am, TensorMap bm, Operand a, Operand bias, Operand c, int ldc, long epoch) {
+        boolean reduces = op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER;
+        Operand added = reduces && rank != 0 ? null : bias;
+        KernelArgs packed = args(am, bm);
+        if (op == FusedOp.ALL_GATHER) {
+            packed.putLong(a.address());
+        }
+        packed.putLong(c.address()).putLong(added == null ? 0 : added.address()).putLong(workspace.primaryAddress());
+        if (reduces) {
+            packed.putLong(workspace.secondaryAddress());
+        }
+        packed.putLong(epoch).putInt(m).putInt(n).putInt(k).putInt(ldc).putInt(config.groupM()).putLong(traceAddress());
+    }
 
     // ---- the call protocol -------------------------------------------------------------------------
 
@@ -326,7 +366,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
      * for all-gather's counters, any call after one) zeroes the flags, meets the peers first where
      * they write them, and returns {@link #REPLAY_EPOCH}; otherwise returns the next eager epoch.
      */
-    final long begin(boolean replayable, Stream s) {
+    private long begin(boolean replayable, Stream s) {
         if (traceBuffer != null) {
             Memcpy.memset(traceBuffer.address(), 0, traceBuffer.bytes(), s);
         }
@@ -346,17 +386,17 @@ public abstract sealed class FusedGemm implements AutoCloseable
     }
 
     /** Ends a call: the device barrier that publishes the stores and protects the buffers the next call reuses. */
-    final void end(Stream s) {
+    private void end(Stream s) {
         iris.barrier(s);
     }
 
     /** The kernel for these inputs, launched with the arguments {@link #args} started. */
-    final void launch(DType in, GemmLayout layout, Stream s) {
+    private void launch(DType in, GemmLayout layout, Stream s) {
         kernels[in == DType.BF16 ? 0 : 1][layout.ordinal()].launch(launchShape(), s, args);
     }
 
     /** The kernel arguments every fused kernel starts with: (ctx, a_map, b_map). */
-    final KernelArgs args(TensorMap a, TensorMap b) {
+    private KernelArgs args(TensorMap a, TensorMap b) {
         args.clear().putBytes(ctx, DeviceContext.ALIGNMENT);
         a.putInto(args);
         b.putInto(args);
@@ -364,28 +404,20 @@ public abstract sealed class FusedGemm implements AutoCloseable
     }
 
     /** The trace buffer's address, 0 when tracing is off (the last kernel argument). */
-    final long traceAddress() {
+    private long traceAddress() {
         return traceBuffer == null ? 0 : traceBuffer.address();
-    }
-
-    final long workspacePrimary() {
-        return workspace.primaryAddress();
-    }
-
-    final long workspaceSecondary() {
-        return workspace.secondaryAddress();
     }
 
     // ---- checks and maps ---------------------------------------------------------------------------
 
-    final void ensureOpen() {
+    private void ensureOpen() {
         if (closed.get()) {
             throw new IllegalStateException(who + ": used after close()");
         }
     }
 
     /** A tensor argument as the checks see it; null stays null. */
-    final Operand operand(String name, SymTensor t) {
+    private Operand operand(String name, SymTensor t) {
         if (t == null) {
             return null;
         }
@@ -395,7 +427,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
     }
 
     /** What every call checks about A, B (layout), the bias and C, before the operation's own checks; returns the input type. */
-    final DType common(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, Stream stream) {
+    private DType common(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, Stream stream) {
         FusedChecks.notNull(who, "A", a);
         FusedChecks.notNull(who, "B", b);
         FusedChecks.notNull(who, "layout", layout);
@@ -411,7 +443,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
     }
 
     /** C must not alias what the kernel reads. */
-    final void disjoint(Operand c, Operand... inputs) {
+    private void disjoint(Operand c, Operand... inputs) {
         for (Operand in : inputs) {
             if (in != null) {
                 FusedChecks.disjoint(who, c, in);
@@ -420,26 +452,16 @@ public abstract sealed class FusedGemm implements AutoCloseable
     }
 
     /** A's map: K elements per row, M rows; boxes of 128 rows x 64 elements, 128-byte swizzle (as the GEMM's). */
-    final TensorMap mapA(DType type, long address, long rows, long cols) {
-        return map(new MapKey(type, address, cols, rows, cols * type.byteSize(), Gemm.TILE_K, Gemm.TILE_M));
+    private TensorMap mapA(DType type, long address, long rows, long cols) {
+        return maps.tiled2d(type, address, cols, rows, cols * type.byteSize(), Gemm.TILE_K, Gemm.TILE_M);
     }
 
     /** B's map: NK: K per row, N rows, boxes 256 x 64; KN: N per row, K rows, boxes 64 x 64 (as the GEMM's). */
-    final TensorMap mapB(DType type, long address, GemmLayout layout, long n, long k) {
+    private TensorMap mapB(DType type, long address, GemmLayout layout, long n, long k) {
         boolean nk = layout == GemmLayout.NK;
         long inner = nk ? k : n;
         long outer = nk ? n : k;
-        return map(new MapKey(type, address, inner, outer, inner * type.byteSize(), Gemm.TILE_K, nk ? Gemm.TILE_N : Gemm.TILE_K));
-    }
-
-    private TensorMap map(MapKey key) {
-        TensorMap t = maps.get(key);
-        if (t == null) {
-            t = TensorMap.tiled2d(key.type(), key.base(), key.inner(), key.outer(), key.strideBytes(), key.boxInner(),
-                    key.boxOuter(), Gemm.SWIZZLE_BYTES);
-            maps.put(key, t);
-        }
-        return t;
+        return maps.tiled2d(type, address, inner, outer, inner * type.byteSize(), Gemm.TILE_K, nk ? Gemm.TILE_N : Gemm.TILE_K);
     }
 
     // ---- tracing -----------------------------------------------------------------------------------

@@ -2,9 +2,6 @@ package dev.irisjvm.kernels.fused;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
-import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.gpu.Stream;
-import dev.irisjvm.core.gpu.TensorMap;
 import dev.irisjvm.kernels.fused.FusedChecks.Operand;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 
@@ -76,47 +73,15 @@ public final class GemmAllReduce extends FusedGemm {
         return k;
     }
 
-    /** Enqueues one call (see the class comment); not for graph capture, use {@link #runReplayable}. */
     @Override
-    public synchronized void run(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream) {
-        call(a, b, layout, bias, c, stream, false);
-    }
-
-    /** As {@link #run}, in the form that stays correct when captured into a CUDA graph and replayed (see {@link FusedGemm}). */
-    @Override
-    public synchronized void runReplayable(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c,
-                                           Stream stream) {
-        call(a, b, layout, bias, c, stream, true);
-    }
-
-    private void call(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream, boolean replayable) {
-        ensureOpen();
-        Operand oa = operand("A", a);
-        Operand ob = operand("B", b);
-        Operand obias = operand("bias", bias);
-        Operand oc = operand("C", c);
-        DType in = common(oa, ob, layout, obias, oc, stream);
-        FusedChecks.shape(who, oa, "[M, K_local]", new long[] {m, k}, created);
-        FusedChecks.b(who, ob, layout, n, k, "N", "K_local", created);
-        if (obias != null) {
-            FusedChecks.bias(who, obias, n, "N", in);
+    int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in) {
+        FusedChecks.shape(who, a, "[M, K_local]", new long[] {m, k}, created);
+        FusedChecks.b(who, b, layout, n, k, "N", "K_local", created);
+        if (bias != null) {
+            FusedChecks.bias(who, bias, n, "N", in);
         }
-        int ldc = FusedChecks.output(who, oc, m, n, "[M, ldc]", "ldc >= N = " + n + "; " + created);
-        FusedChecks.symmetric(who, oc, "tile owners store the sums into every rank's C at the same heap offset");
-        disjoint(oc, oa, ob, obias);
-        launchReduce(this, in, layout, oa, ob, rank == 0 ? obias : null, oc, ldc, stream, replayable);
-    }
-
-    /** The reductions' launch (gemm_reduce.cu's arguments), shared with {@link GemmReduceScatter}. */
-    static void launchReduce(FusedGemm g, DType in, GemmLayout layout, Operand a, Operand b, Operand bias, Operand c, int ldc,
-                             Stream stream, boolean replayable) {
-        TensorMap am = g.mapA(in, a.address(), g.m, g.k);
-        TensorMap bm = g.mapB(in, b.address(), layout, g.n, g.k);
-        long epoch = g.begin(replayable, stream);
-        g.args(am, bm).putLong(c.address()).putLong(bias == null ? 0 : bias.address()).putLong(g.workspacePrimary())
-                .putLong(g.workspaceSecondary()).putLong(epoch).putInt(g.m).putInt(g.n).putInt(g.k).putInt(ldc)
-                .putInt(g.config.groupM()).putLong(g.traceAddress());
-        g.launch(in, layout, stream);
-        g.end(stream);
+        int ldc = FusedChecks.output(who, c, m, n, "[M, ldc]", "ldc >= N = " + n + "; " + created);
+        FusedChecks.symmetric(who, c, "tile owners store the sums into every rank's C at the same heap offset");
+        return ldc;
     }
 }

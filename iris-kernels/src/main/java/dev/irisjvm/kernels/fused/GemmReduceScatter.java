@@ -2,8 +2,6 @@ package dev.irisjvm.kernels.fused;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
-import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.kernels.fused.FusedChecks.Operand;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 
@@ -80,34 +78,14 @@ public final class GemmReduceScatter extends FusedGemm {
         return k;
     }
 
-    /** Enqueues one call (see the class comment); not for graph capture, use {@link #runReplayable}. */
     @Override
-    public synchronized void run(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream) {
-        call(a, b, layout, bias, c, stream, false);
-    }
-
-    /** As {@link #run}, in the form that stays correct when captured into a CUDA graph and replayed (see {@link FusedGemm}). */
-    @Override
-    public synchronized void runReplayable(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c,
-                                           Stream stream) {
-        call(a, b, layout, bias, c, stream, true);
-    }
-
-    private void call(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream, boolean replayable) {
-        ensureOpen();
-        Operand oa = operand("A", a);
-        Operand ob = operand("B", b);
-        Operand obias = operand("bias", bias);
-        Operand oc = operand("C", c);
-        DType in = common(oa, ob, layout, obias, oc, stream);
-        FusedChecks.shape(who, oa, "[M, K_local]", new long[] {m, k}, created);
-        FusedChecks.b(who, ob, layout, n, k, "N", "K_local", created);
-        if (obias != null) {
-            FusedChecks.bias(who, obias, n, "N", in);
+    int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in) {
+        FusedChecks.shape(who, a, "[M, K_local]", new long[] {m, k}, created);
+        FusedChecks.b(who, b, layout, n, k, "N", "K_local", created);
+        if (bias != null) {
+            FusedChecks.bias(who, bias, n, "N", in);
         }
-        int ldc = FusedChecks.output(who, oc, m / world, n, "[M / world, ldc]",
+        return FusedChecks.output(who, c, m / world, n, "[M / world, ldc]",
                 "this rank's " + (m / world) + " rows, ldc >= N = " + n + "; " + created);
-        disjoint(oc, oa, ob, obias);
-        GemmAllReduce.launchReduce(this, in, layout, oa, ob, rank == 0 ? obias : null, oc, ldc, stream, replayable);
     }
 }

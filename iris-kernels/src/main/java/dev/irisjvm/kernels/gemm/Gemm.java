@@ -13,8 +13,7 @@ import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.gpu.TensorMap;
 import dev.irisjvm.kernels.KernelLibrary;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import dev.irisjvm.kernels.TensorMapCache;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -128,21 +127,13 @@ public final class Gemm implements AutoCloseable {
         }
     }
 
-    /** What identifies a tensor map: everything that goes into its encoding. */
-    private record MapKey(DType type, long base, long inner, long outer, long strideBytes, int boxInner, int boxOuter) {}
-
     private final Options options;
     private final DeviceProperties device;
     private final KernelLibrary library;
     /** [input: bf16, f16][layout: nk, kn][output: input type, f32] */
     private final Kernel[][][] kernels = new Kernel[INPUTS.length][GemmLayout.values().length][2];
     private final KernelArgs args = new KernelArgs();
-    private final Map<MapKey, TensorMap> maps = new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<MapKey, TensorMap> eldest) {
-            return size() > MAP_CACHE_ENTRIES;
-        }
-    };
+    private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private Gemm(Options options, DeviceProperties device, KernelLibrary library) {
@@ -265,7 +256,7 @@ public final class Gemm implements AutoCloseable {
     /** A's tensor map: K elements per row, M rows, lda apart; boxes of 128 rows x 64 elements, 128-byte swizzle. */
     public synchronized TensorMap tensorMapA(GemmProblem p) {
         DeviceMatrix a = p.a();
-        return map(new MapKey(a.dtype(), a.address(), a.cols(), a.rows(), a.rowStrideBytes(), A_BOX_INNER, A_BOX_OUTER));
+        return map(a.dtype(), a.address(), a.cols(), a.rows(), a.rowStrideBytes(), A_BOX_INNER, A_BOX_OUTER);
     }
 
     /**
@@ -275,8 +266,8 @@ public final class Gemm implements AutoCloseable {
     public synchronized TensorMap tensorMapB(GemmProblem p) {
         DeviceMatrix b = p.b();
         boolean nk = p.layout() == GemmLayout.NK;
-        return map(new MapKey(b.dtype(), b.address(), b.cols(), b.rows(), b.rowStrideBytes(),
-                nk ? B_NK_BOX_INNER : B_KN_BOX_INNER, nk ? B_NK_BOX_OUTER : B_KN_BOX_OUTER));
+        return map(b.dtype(), b.address(), b.cols(), b.rows(), b.rowStrideBytes(), nk ? B_NK_BOX_INNER : B_KN_BOX_INNER,
+                nk ? B_NK_BOX_OUTER : B_KN_BOX_OUTER);
     }
 
     /** min(SMs, tiles) blocks of {@value #THREADS} threads with {@value #SHARED_BYTES} bytes of shared memory. */
@@ -288,15 +279,9 @@ public final class Gemm implements AutoCloseable {
         return LaunchShape.of(Math.max(1, Math.min(multiprocessors, p.tiles())), THREADS).withSharedBytes(SHARED_BYTES);
     }
 
-    private TensorMap map(MapKey key) {
+    private TensorMap map(DType type, long base, long inner, long outer, long strideBytes, int boxInner, int boxOuter) {
         ensureOpen();
-        TensorMap m = maps.get(key);
-        if (m == null) {
-            m = TensorMap.tiled2d(key.type(), key.base(), key.inner(), key.outer(), key.strideBytes(), key.boxInner(),
-                    key.boxOuter(), SWIZZLE_BYTES);
-            maps.put(key, m);
-        }
-        return m;
+        return maps.tiled2d(type, base, inner, outer, strideBytes, boxInner, boxOuter);
     }
 
     private Kernel kernel(GemmProblem p) {

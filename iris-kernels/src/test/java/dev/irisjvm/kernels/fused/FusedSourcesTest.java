@@ -88,8 +88,8 @@ class FusedSourcesTest {
     }
 
     /**
-     * The kernels' parameter lists, which FusedGemm's subclasses pack argument by argument: a change
-     * here must be mirrored in GemmAllScatter, GemmAllReduce (launchReduce) and AllGatherGemm.
+     * The kernels' parameter lists, which FusedGemm packs argument by argument: a change
+     * here must be mirrored in FusedGemm.kernelArgs.
      */
     @Test
     void kernelParameterListsAreTheOnesPacked() throws IOException {

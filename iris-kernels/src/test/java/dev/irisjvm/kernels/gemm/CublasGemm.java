@@ -19,8 +19,17 @@ import org.bytedeco.javacpp.Pointer;
  * <p>Row-major through column-major cuBLAS: a row-major M x N C is a column-major N x M matrix, C^T
  * = B^T A^T. Row-major A (M x K, ld K) is column-major A^T (K x M); a KN B (K x N, ld N) is
  * column-major B^T (N x K), used as it is; an NK B (N x K, ld K) is column-major K x N, transposed.
+ *
+ * <p>Also the cuBLAS baseline of iris-bench's GEMM and fused sweeps, which use it from this module's
+ * test-jar.
+ *
+ * <pre>{@code
+ * try (CublasGemm cublas = CublasGemm.open(stream)) {
+ *     cublas.gemm(GemmLayout.NK, DType.BF16, DType.BF16, m, n, k, a, b, c, false);
+ * }
+ * }</pre>
  */
-final class CublasGemm implements AutoCloseable {
+public final class CublasGemm implements AutoCloseable {
     private final cublasContext handle;
     private final FloatPointer one = new FloatPointer(1f);
     private final FloatPointer zero = new FloatPointer(0f);
@@ -39,11 +48,12 @@ final class CublasGemm implements AutoCloseable {
     }
 
     /** Loads cuBLAS and creates a handle bound to {@code stream}; throws IllegalStateException saying why it cannot. */
-    static CublasGemm open(Stream stream) {
+    public static CublasGemm open(Stream stream) {
         try {
             Loader.load(cublas.class);
         } catch (Throwable t) {
-            throw new IllegalStateException("cannot load cuBLAS (libcublas.so.13 on LD_LIBRARY_PATH?): " + t, t);
+            throw new IllegalStateException("cannot load cuBLAS (is libcublas.so.13 on LD_LIBRARY_PATH? bin/gpu-bundle's env.sh "
+                    + "looks for it): " + t, t);
         }
         cublasContext h = new cublasContext();
         check(cublas.cublasCreate_v2(h), "cublasCreate");
@@ -58,7 +68,8 @@ final class CublasGemm implements AutoCloseable {
         }
     }
 
-    String version() {
+    /** "cuBLAS 13.0.2". */
+    public String version() {
         return version;
     }
 
@@ -75,8 +86,8 @@ final class CublasGemm implements AutoCloseable {
      * {@code C = A B (+ C when accumulate)} on row-major operands: A M x K (ld lda), B per layout
      * (ld ldb), C M x N (ld ldc); A and B of type {@code in}, C of type {@code out}.
      */
-    void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, int lda, long b, int ldb, long c, int ldc,
-              boolean accumulate) {
+    public void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, int lda, long b, int ldb, long c, int ldc,
+                     boolean accumulate) {
         int transB = layout == GemmLayout.NK ? cublas.CUBLAS_OP_T : cublas.CUBLAS_OP_N;
         check(cublas.cublasGemmEx(handle, transB, cublas.CUBLAS_OP_N, n, m, k, one, new DevicePointer(b), type(in), ldb,
                 new DevicePointer(a), type(in), lda, accumulate ? one : zero, new DevicePointer(c), type(out), ldc,
@@ -84,7 +95,7 @@ final class CublasGemm implements AutoCloseable {
     }
 
     /** Contiguous operands: lda = K, ldb = B's columns, ldc = N. */
-    void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, long b, long c, boolean accumulate) {
+    public void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, long b, long c, boolean accumulate) {
         gemm(layout, in, out, m, n, k, a, k, b, (int) layout.bCols(n, k), c, n, accumulate);
     }
 
