@@ -29,7 +29,7 @@ __device__ void reduce(const iris::Ctx& ctx, const gemm::sm90::TmaDescriptor& a_
                        const gemm::sm90::TmaDescriptor& b_map, void* c, const void* bias, void* ws, uint64_t* flags,
                        uint64_t epoch, int m, int n, int k, int ldc, int group_m, uint64_t* trace) {
 #if IRIS_HAS_WGMMA
-    using Cfg = gemm::Config<In, B, In, SpareWarps ? gemm::kSpareWarpRegisters : 40>;
+    using Cfg = gemm::Config<In, B, In, SpareWarps ? gemm::kSpareWarpRegisters : gemm::kTmaProducerRegisters>;
     using Scheduler = gemm::OwnerOrderedScheduler<Cfg::kTileM, Cfg::kTileN>;
     const Scheduler sched(m, n, group_m, ctx.rank, ctx.world, false);
     const gemm::Tracer<Trace> tracer{trace};

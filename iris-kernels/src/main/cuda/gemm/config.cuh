@@ -18,9 +18,12 @@ namespace gemm {
 /// kn = K x N row-major (N contiguous).
 enum class BLayout { nk, kn };
 
+/// What the producer warpgroup keeps after setmaxnreg when only its TMA thread works.
+inline constexpr int kTmaProducerRegisters = 40;
+
 /// ProducerRegisters: what the producer warpgroup keeps after setmaxnreg; kernels whose spare
-/// producer warps do work of their own (all-gather + GEMM copies A) need more than the TMA thread.
-template <class In_, BLayout B_, class Out_, int ProducerRegisters = 40>
+/// producer warps do work of their own (the fused kernels' copies) need more than the TMA thread.
+template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters>
 struct Config {
     using In = In_;
     using Out = Out_;

@@ -11,7 +11,8 @@
 //       // Producer thread, before it loads the operands of `tile` (e.g. wait until a peer's rows
 //       // of A have arrived).
 //       __device__ void before_loads(TileCoord tile);
-//       // Warps 1..3 of the producer warpgroup, once per CTA, beside the mainloop (40 registers).
+//       // Warps 1..3 of the producer warpgroup, once per CTA, beside the mainloop, with the
+//       // producer's register budget (Config's ProducerRegisters).
 //       __device__ void spare_warps(int warp);
 //       // All 128 threads of a consumer warpgroup, before the first chunk of `tile` (e.g. wait for
 //       // a peer's partial of this tile).
@@ -24,7 +25,8 @@
 //       __device__ void tile_done(TileCoord tile, int consumer);
 //   };
 //
-// StoreEpilogue below writes C; the fused kernels' hooks are in fused_hooks.cuh.
+// StoreEpilogue below writes C; the fused kernels' hooks are in all_scatter_hooks.cuh, reduce_hooks.cuh
+// and all_gather_hooks.cuh.
 #pragma once
 
 #include "gemm/config.cuh"
