@@ -1,6 +1,4 @@
 // Native harness: single-GPU attention forward against a CPU double reference; TFLOP/s on large shapes.
-#include <cuda.h>
-#include <cuda_runtime.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,22 +7,8 @@
 #include <random>
 #include <vector>
 #include "attention.cu"
+#include "harness_common.cuh"
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %s:%d: %s\n", #x, __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
-typedef CUresult (*EncodeFn)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
-                             const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                             CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-static EncodeFn encode;
-static TmaDescriptor map2d(const void* base, uint64_t inner, uint64_t outer) {
-  CUtensorMap m; cuuint64_t dims[2] = {inner, outer}; cuuint64_t strides[1] = {inner * 2};
-  cuuint32_t box[2] = {64, 128}; cuuint32_t es[2] = {1, 1};
-  CUresult r = encode(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box, es,
-                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) { printf("encode failed %d\n", r); exit(1); }
-  TmaDescriptor d; memcpy(&d, &m, 128); return d;
-}
-static uint16_t f2bf(float f) { uint32_t u; memcpy(&u, &f, 4); u += 0x7FFF + ((u >> 16) & 1); return u >> 16; }
-static float bf2f(uint16_t h) { uint32_t u = uint32_t(h) << 16; float f; memcpy(&f, &u, 4); return f; }
 typedef void (*Kern)(TmaDescriptor, TmaDescriptor, TmaDescriptor, void*, float*, int, int, int, int, float);
 
 template <int D, bool C> static Kern pick() {
@@ -44,7 +28,7 @@ static void run(int B, int Hq, int Hkv, int S, bool check, std::mt19937& rng) {
   CK(cudaMalloc(&dq, nq * 2)); CK(cudaMalloc(&dk, nk * 2)); CK(cudaMalloc(&dv, nk * 2)); CK(cudaMalloc(&dO, nq * 2)); CK(cudaMalloc(&dl, size_t(B) * Hq * S * 4));
   CK(cudaMemcpy(dq, q.data(), nq * 2, cudaMemcpyHostToDevice)); CK(cudaMemcpy(dk, kk.data(), nk * 2, cudaMemcpyHostToDevice)); CK(cudaMemcpy(dv, v.data(), nk * 2, cudaMemcpyHostToDevice));
   CK(cudaMemset(dO, 0xFF, nq * 2)); CK(cudaMemset(dl, 0xFF, size_t(B) * Hq * S * 4));
-  TmaDescriptor qm = map2d(dq, D, nq / D), km = map2d(dk, D, nk / D), vm = map2d(dv, D, nk / D);
+  TmaDescriptor qm = map_rows(dq, D, nq / D), km = map_rows(dk, D, nk / D), vm = map_rows(dv, D, nk / D);
   float scale = 1.f / std::sqrt(float(D)), sl2 = scale * 1.4426950408889634f;
   dim3 grid(S / 128, Hq, B);
   k<<<grid, 384, Cfg::kSmemBytes>>>(qm, km, vm, dO, dl, S, S, Hq, Hkv, sl2); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
@@ -72,8 +56,6 @@ static void run(int B, int Hq, int Hkv, int S, bool check, std::mt19937& rng) {
   cudaFree(dq); cudaFree(dk); cudaFree(dv); cudaFree(dO); cudaFree(dl);
 }
 int main() {
-  cudaDriverEntryPointQueryResult qr;
-  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void**)&encode, 12000, cudaEnableDefault, &qr));
   std::mt19937 rng(7);
   run<128, false>(1, 4, 2, 256, true, rng); run<128, true>(1, 4, 2, 256, true, rng);
   run<64, false>(2, 2, 1, 384, true, rng); run<64, true>(2, 2, 1, 384, true, rng);

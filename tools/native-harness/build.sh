@@ -9,8 +9,12 @@ out=${1:?usage: build.sh OUT_DIR}
 mkdir -p "$out"
 flags=(-std=c++17 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a
        -I"$root/iris-native/src/main/native/include" -I"$root/iris-kernels/src/main/cuda")
+pids=()
 for h in gemm fused attention ring_decode; do
   nvcc "${flags[@]}" -o "$out/${h}_harness" "$here/${h}_harness.cu" -ldl &
+  pids+=($!)
 done
-wait
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+((failed == 0)) || { echo "build.sh: a harness failed to compile (see above)" >&2; exit 1; }
 cp "$here/sdpa.py" "$here/run.sh" "$out/"

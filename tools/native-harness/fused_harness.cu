@@ -1,7 +1,5 @@
 // Native harness: two GPUs in one process with peer access; each fused GEMM + communication kernel
 // against cuBLAS then NCCL on the same inputs (bits compared), timed in the same run.
-#include <cuda.h>
-#include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <algorithm>
 #include <array>
@@ -15,28 +13,14 @@
 #include "gemm_all_scatter.cu"
 #include "gemm_reduce.cu"
 #include "all_gather_gemm.cu"
+#include "harness_common.cuh"
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %s:%d: %s\n", #x, __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
-typedef CUresult (*EncodeFn)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
-                             const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                             CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-static EncodeFn encode;
-static TmaDescriptor map2d(const void* base, uint64_t inner, uint64_t outer, uint64_t stride_bytes, uint32_t bi, uint32_t bo) {
-  CUtensorMap m; cuuint64_t dims[2] = {inner, outer}; cuuint64_t strides[1] = {stride_bytes};
-  cuuint32_t box[2] = {bi, bo}; cuuint32_t es[2] = {1, 1};
-  CUresult r = encode(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box, es,
-                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) { printf("encode failed %d\n", r); exit(1); }
-  TmaDescriptor d; memcpy(&d, &m, 128); return d;
-}
 typedef int (*CublasGemmEx)(void*, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int, const void*, void*, int, int, int, int);
 static CublasGemmEx gemmEx;
 typedef int (*NcclAG)(const void*, void*, size_t, int, void*, cudaStream_t);
 typedef int (*NcclAR)(const void*, void*, size_t, int, int, void*, cudaStream_t);
 static NcclAG ncclAllGather; static NcclAR ncclAllReduce, ncclReduceScatter; static int (*ncclGroupStart)(); static int (*ncclGroupEnd)();
 
-static uint16_t f2bf(float f) { uint32_t u; memcpy(&u, &f, 4); u += 0x7FFF + ((u >> 16) & 1); return u >> 16; }
-static float bf2f(uint16_t h) { uint32_t u = uint32_t(h) << 16; float f; memcpy(&f, &u, 4); return f; }
 
 constexpr int W = 2;
 struct Rank {
@@ -170,8 +154,6 @@ static void all_gather_gemm(int M, int N, int K) {
 
 int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IONBF, 0);
-  cudaDriverEntryPointQueryResult q;
-  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void**)&encode, 12000, cudaEnableDefault, &q));
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   void* cb = dlopen("libcublas.so.13", RTLD_NOW); void* nc = dlopen("libnccl.so.2", RTLD_NOW);
   if (!cb || !nc) { printf("dlopen: %s\n", dlerror()); return 1; }

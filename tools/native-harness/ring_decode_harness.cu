@@ -1,8 +1,6 @@
 // Native harness: ring attention steps (two ranks simulated on one GPU, checked against the single-GPU
 // kernel on the gathered input and a CPU double reference) and flash-decode (world 1: fused vs
 // partial + combine, CPU reference; bandwidth of the partial pass).
-#include <cuda.h>
-#include <cuda_runtime.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,16 +10,7 @@
 #include <vector>
 #include "attention.cu"
 #include "flash_decode.cu"
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %s:%d: %s\n", #x, __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
-typedef CUresult (*EncodeFn)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-static EncodeFn encode;
-static TmaDescriptor map2d(const void* base, uint64_t inner, uint64_t outer) {
-  CUtensorMap m; cuuint64_t dims[2] = {inner, outer}; cuuint64_t strides[1] = {inner * 2}; cuuint32_t box[2] = {64, 128}; cuuint32_t es[2] = {1, 1};
-  if (encode(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) { printf("encode\n"); exit(1); }
-  TmaDescriptor d; memcpy(&d, &m, 128); return d;
-}
-static uint16_t f2bf(float f) { uint32_t u; memcpy(&u, &f, 4); u += 0x7FFF + ((u >> 16) & 1); return u >> 16; }
-static float bf2f(uint16_t h) { uint32_t u = uint32_t(h) << 16; float f; memcpy(&f, &u, 4); return f; }
+#include "harness_common.cuh"
 static std::mt19937 rng(11);
 static std::vector<uint16_t> randv(size_t n) { std::normal_distribution<float> N(0, 1); std::vector<uint16_t> v(n); for (auto& x : v) x = f2bf(N(rng)); return v; }
 static void* up(const std::vector<uint16_t>& v) { void* d; CK(cudaMalloc(&d, v.size() * 2)); CK(cudaMemcpy(d, v.data(), v.size() * 2, cudaMemcpyHostToDevice)); return d; }
@@ -48,19 +37,19 @@ static void ring(int Hq, int Hkv, int S, bool cpu) {
   float sl2 = 1.f / std::sqrt(128.f) * 1.4426950408889634f;
   auto steps = [&](int r) {
     for (int s = 0; s < W; ++s) { int src = ((r - s) % W + W) % W; int mode = (s > 0 ? attention::kLoadState : 0) | (s == W - 1 ? attention::kFinalize : 0);
-      TmaDescriptor qm = map2d(dq[r], D, size_t(Hq) * Sl), km = map2d(dk[src], D, size_t(Hkv) * Sl), vm = map2d(dv[src], D, size_t(Hkv) * Sl);
+      TmaDescriptor qm = map_rows(dq[r], D, size_t(Hq) * Sl), km = map_rows(dk[src], D, size_t(Hkv) * Sl), vm = map_rows(dv[src], D, size_t(Hkv) * Sl);
       kern<<<dim3(Sl / 128, Hq, 1), 384, Cfg::kSmemBytes>>>(qm, km, vm, dO[r], lse[r], acc[r], mx[r], sm[r], mode, Sl, Sl, Hq, Hkv, sl2, C ? cl : Sl, r, 2 * W - 1 - r, C ? cl : Sl, src, 2 * W - 1 - src); CK(cudaGetLastError()); } };
   for (int r = 0; r < W; ++r) steps(r);
   CK(cudaDeviceSynchronize());
   // reference: local kernel on the gathered natural-order inputs (GPU), and CPU double on a sample of rows
   void *gq = up(q), *gk = up(k), *gv = up(v), *gO; CK(cudaMalloc(&gO, q.size() * 2));
-  local<<<dim3(S / 128, Hq, 1), 384, Cfg::kSmemBytes>>>(map2d(gq, D, size_t(Hq) * S), map2d(gk, D, size_t(Hkv) * S), map2d(gv, D, size_t(Hkv) * S), gO, nullptr, S, S, Hq, Hkv, sl2);
+  local<<<dim3(S / 128, Hq, 1), 384, Cfg::kSmemBytes>>>(map_rows(gq, D, size_t(Hq) * S), map_rows(gk, D, size_t(Hkv) * S), map_rows(gv, D, size_t(Hkv) * S), gO, nullptr, S, S, Hq, Hkv, sl2);
   CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
   auto g = down(gO, q.size());
   long bad = 0, diff = 0; double worst = 0;
   for (int r = 0; r < W; ++r) { auto o = down(dO[r], size_t(Hq) * Sl * D);
     for (int h = 0; h < Hq; ++h) for (int i = 0; i < Sl; ++i) { int p = pos(r, i);
-      for (int d = 0; d < D; ++d) { double x = bf2f(o[(size_t(h) * Sl + i) * D + d]), y = bf2f(g[(size_t(h) * S + p) * D + d]); if (x != y) ++diff; double tol = std::ldexp(1.0, -5) * (std::fabs(y) + 0.05);  // P in bf16: ~1e-3 apart on O ~ 0.05 (tools/native-harness/README.md) double e = std::fabs(x - y); worst = std::max(worst, e / tol); if (!(e <= tol)) { if (bad < 3) printf("  ring vs local (r%d h%d i%d d%d) %g vs %g\n", r, h, i, d, x, y); ++bad; } }
+      for (int d = 0; d < D; ++d) { double x = bf2f(o[(size_t(h) * Sl + i) * D + d]), y = bf2f(g[(size_t(h) * S + p) * D + d]); if (x != y) ++diff; double tol = std::ldexp(1.0, -5) * (std::fabs(y) + 0.05); /* P in bf16: about 1e-3 apart on O of about 0.05, see README.md */ double e = std::fabs(x - y); worst = std::max(worst, e / tol); if (!(e <= tol)) { if (bad < 3) printf("  ring vs local (r%d h%d i%d d%d) %g vs %g\n", r, h, i, d, x, y); ++bad; } }
       if (cpu && (i % 37 == 0) && h < 2) { // CPU double on sampled rows
         int hk = h / (Hq / Hkv); std::vector<double> sc(S); double m = -1e300;
         for (int j = 0; j < S; ++j) { if (C && j > p) { sc[j] = -1e300; continue; } double a = 0; for (int d = 0; d < D; ++d) a += (double)bf2f(q[(size_t(h) * S + p) * D + d]) * bf2f(k[(size_t(hk) * S + j) * D + d]); sc[j] = a / std::sqrt(128.0); m = std::max(m, sc[j]); }
@@ -71,7 +60,7 @@ static void ring(int Hq, int Hkv, int S, bool cpu) {
   // timing: both ranks' steps (run back to back on this GPU) vs the local kernel over the same work
   cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1)); std::vector<float> t1, t2;
   for (int rep = 0; rep < 8; ++rep) { float ms; CK(cudaEventRecord(e0)); steps(0); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ms, e0, e1)); t1.push_back(ms);
-    CK(cudaEventRecord(e0)); local<<<dim3(S / 128, Hq, 1), 384, Cfg::kSmemBytes>>>(map2d(gq, D, size_t(Hq) * S), map2d(gk, D, size_t(Hkv) * S), map2d(gv, D, size_t(Hkv) * S), gO, nullptr, S, S, Hq, Hkv, sl2); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ms, e0, e1)); t2.push_back(ms / W); }
+    CK(cudaEventRecord(e0)); local<<<dim3(S / 128, Hq, 1), 384, Cfg::kSmemBytes>>>(map_rows(gq, D, size_t(Hq) * S), map_rows(gk, D, size_t(Hkv) * S), map_rows(gv, D, size_t(Hkv) * S), gO, nullptr, S, S, Hq, Hkv, sl2); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ms, e0, e1)); t2.push_back(ms / W); }
   std::sort(t1.begin(), t1.end()); std::sort(t2.begin(), t2.end());
   printf("   rank 0's steps %.3f ms; local kernel on everything / W %.3f ms\n", t1[4], t2[4]);
   for (int r = 0; r < W; ++r) { cudaFree(dq[r]); cudaFree(dk[r]); cudaFree(dv[r]); cudaFree(dO[r]); cudaFree(acc[r]); cudaFree(mx[r]); cudaFree(sm[r]); cudaFree(lse[r]); }
@@ -113,7 +102,6 @@ static void decode(int B, int Hq, int Hkv, int L, int chunk, bool cpu) {
 }
 
 int main() {
-  cudaDriverEntryPointQueryResult qr; CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void**)&encode, 12000, cudaEnableDefault, &qr));
   ring<false>(4, 2, 1024, true); ring<true>(4, 2, 1024, true);
   ring<false>(32, 8, 16384, false); ring<true>(32, 8, 16384, false);
   decode(2, 8, 2, 3000, 512, true); decode(1, 32, 8, 8192, 1024, true);

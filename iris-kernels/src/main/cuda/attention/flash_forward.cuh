@@ -23,6 +23,7 @@
 
 #include <cmath>
 
+#include "gemm/config.cuh"
 #include "gemm/hopper.cuh"
 
 namespace attention {
@@ -45,8 +46,8 @@ struct Config {
     static constexpr uint32_t kTileBytes = kColumnBlocks * kBlockBytes;  // Q, K or V tile
     static constexpr uint32_t kStageBytes = 2 * kTileBytes;       // K and V
     static constexpr uint32_t kSmemBytes = kTileBytes + kStages * kStageBytes + 1024;
-    static constexpr int kProducerRegisters = 40;
-    static constexpr int kConsumerRegisters = 232;
+    static constexpr int kProducerRegisters = gemm::kTmaProducerRegisters;
+    static constexpr int kConsumerRegisters = gemm::consumer_registers(kConsumers, kProducerRegisters);
 };
 
 /// Params::mode bits.

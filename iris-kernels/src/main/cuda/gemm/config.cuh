@@ -21,6 +21,17 @@ enum class BLayout { nk, kn };
 /// What the producer warpgroup keeps after setmaxnreg when only its TMA thread works.
 inline constexpr int kTmaProducerRegisters = 40;
 
+/// The registers each of `consumers` warpgroups may claim with setmaxnreg once the producer
+/// warpgroup has dropped to `producer`. The CTA is launched with 65536 / threads per thread,
+/// rounded down to a multiple of 8, by __launch_bounds__(threads, 1); setmaxnreg only moves
+/// registers between the warpgroups of that allocation, and an increase that the others' decreases
+/// do not cover waits forever. The result is a multiple of 8, as setmaxnreg requires.
+constexpr int consumer_registers(int consumers, int producer) {
+    const int threads = 128 * (1 + consumers);
+    const int launch = 65536 / threads / 8 * 8;
+    return (launch * threads - producer * 128) / (128 * consumers) / 8 * 8;
+}
+
 /// ProducerRegisters: what the producer warpgroup keeps after setmaxnreg; kernels whose spare
 /// producer warps do work of their own (the fused kernels' copies) need more than the TMA thread.
 template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters>
@@ -40,20 +51,12 @@ struct Config {
     static constexpr int kConsumerRows = kTileM / kConsumers;  // 64: one wgmma M
     static constexpr int kThreads = 128 * (1 + kConsumers);
 
-    // setmaxnreg budgets. The CTA is launched with kLaunchRegisters per thread (65536 / 384, rounded
-    // down to a multiple of 8, by __launch_bounds__(384, 1)); setmaxnreg only moves registers between
-    // the warpgroups of that allocation, and an increase that the others' decreases do not cover
-    // waits forever. So the consumers, holding 128 accumulators each, get what the producer frees.
-    static constexpr int kLaunchRegisters = 65536 / kThreads / 8 * 8;
+    // setmaxnreg budgets: the consumers, holding 128 accumulators each, get what the producer frees.
     static constexpr int kProducerRegisters = ProducerRegisters;
-    static constexpr int kConsumerRegisters =
-        (kLaunchRegisters * kThreads - kProducerRegisters * 128) / (128 * kConsumers) / 8 * 8;
-    static_assert(kProducerRegisters * 128 + kConsumerRegisters * 128 * kConsumers <= kLaunchRegisters * kThreads,
-                  "setmaxnreg must stay inside the launch allocation");
+    static constexpr int kConsumerRegisters = consumer_registers(kConsumers, kProducerRegisters);
 
-    // Box sizes of the tensor maps the host builds (see dev.irisjvm.kernels.gemm.Gemm).
-    static constexpr int kBoxA = kTileM;                                   // {64, 128}
-    static constexpr int kBoxB = kBLayout == BLayout::nk ? kTileN : 64;   // {64, 256} or {64, 64} x 4
+    // The host's tensor maps (dev.irisjvm.kernels.gemm.Gemm.operandMapA/B) have boxes of {64, 128} for
+    // A and {64, 256} (N x K) or four {64, 64} (K x N) for B, matching the loads in mainloop.cuh.
 
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
     static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);

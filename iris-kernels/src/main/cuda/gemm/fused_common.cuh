@@ -12,6 +12,7 @@
 // stores never stall the mainloop.
 #pragma once
 
+#include "ccl_common.cuh"
 #include "gemm/config.cuh"
 #include "gemm/epilogue.cuh"
 #include "gemm/hopper.cuh"
@@ -77,21 +78,22 @@ struct OwnerOrderedScheduler {
     }
 };
 
+/// 16 bytes of Out as the collectives' lane type (ccl_common.cuh), whose float conversions they share.
+template <class Out>
+using Lanes = std::conditional_t<std::is_same_v<Out, float>, ccl::F32,
+                                 std::conditional_t<std::is_same_v<Out, iris::bf16>, ccl::BF16, ccl::F16>>;
+
+/// a + b lane by lane, added in f32 and rounded back to Out (as NCCL adds two 16-bit partials).
 template <class Out>
 __device__ inline uint4 add_vectors(const uint4& a, const uint4& b) {
-    uint4 r;
-    const auto* x = reinterpret_cast<const Out*>(&a);
-    const auto* y = reinterpret_cast<const Out*>(&b);
-    auto* z = reinterpret_cast<Out*>(&r);
+    using L = Lanes<Out>;
+    float x[L::kLanes];
+    float y[L::kLanes];
+    ccl::unpack<L>(a, x);
+    ccl::unpack<L>(b, y);
 #pragma unroll
-    for (int i = 0; i < 16 / int(sizeof(Out)); ++i) {
-        if constexpr (std::is_same_v<Out, float>) {
-            z[i] = x[i] + y[i];
-        } else {
-            z[i] = iris::arch::from_float<Out>(iris::arch::to_float(x[i]) + iris::arch::to_float(y[i]));
-        }
-    }
-    return r;
+    for (int i = 0; i < L::kLanes; ++i) x[i] = ccl::OpSum::apply(x[i], y[i]);
+    return ccl::pack<L>(x);
 }
 
 /// The spare warps of the producer warpgroup as one team of 96 threads.

@@ -451,17 +451,16 @@ public abstract sealed class FusedGemm implements AutoCloseable
         }
     }
 
-    /** A's map: K elements per row, M rows; boxes of 128 rows x 64 elements, 128-byte swizzle (as the GEMM's). */
+    /** A's map (contiguous M x K), as the GEMM builds it. */
     private TensorMap mapA(DType type, long address, long rows, long cols) {
-        return maps.tiled2d(type, address, cols, rows, cols * type.byteSize(), Gemm.TILE_K, Gemm.TILE_M);
+        return Gemm.operandMapA(maps, type, address, rows, cols, cols * type.byteSize());
     }
 
-    /** B's map: NK: K per row, N rows, boxes 256 x 64; KN: N per row, K rows, boxes 64 x 64 (as the GEMM's). */
+    /** B's map (contiguous; N x K for NK, K x N for KN), as the GEMM builds it. */
     private TensorMap mapB(DType type, long address, GemmLayout layout, long n, long k) {
         boolean nk = layout == GemmLayout.NK;
-        long inner = nk ? k : n;
-        long outer = nk ? n : k;
-        return maps.tiled2d(type, address, inner, outer, inner * type.byteSize(), Gemm.TILE_K, nk ? Gemm.TILE_N : Gemm.TILE_K);
+        long cols = nk ? k : n;
+        return Gemm.operandMapB(maps, type, address, layout, nk ? n : k, cols, cols * type.byteSize());
     }
 
     // ---- tracing -----------------------------------------------------------------------------------

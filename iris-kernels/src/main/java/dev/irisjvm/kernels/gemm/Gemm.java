@@ -255,8 +255,9 @@ public final class Gemm implements AutoCloseable {
 
     /** A's tensor map: K elements per row, M rows, lda apart; boxes of 128 rows x 64 elements, 128-byte swizzle. */
     public synchronized TensorMap tensorMapA(GemmProblem p) {
+        ensureOpen();
         DeviceMatrix a = p.a();
-        return map(a.dtype(), a.address(), a.cols(), a.rows(), a.rowStrideBytes(), A_BOX_INNER, A_BOX_OUTER);
+        return operandMapA(maps, a.dtype(), a.address(), a.rows(), a.cols(), a.rowStrideBytes());
     }
 
     /**
@@ -264,9 +265,29 @@ public final class Gemm implements AutoCloseable {
      * N elements per row and K rows, boxes of 64 rows x 64 elements. 128-byte swizzle.
      */
     public synchronized TensorMap tensorMapB(GemmProblem p) {
+        ensureOpen();
         DeviceMatrix b = p.b();
-        boolean nk = p.layout() == GemmLayout.NK;
-        return map(b.dtype(), b.address(), b.cols(), b.rows(), b.rowStrideBytes(), nk ? B_NK_BOX_INNER : B_KN_BOX_INNER,
+        return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes());
+    }
+
+    /**
+     * A's tensor map for the GEMM mainloop (gemm/config.cuh), from {@code maps}: an M x K matrix
+     * ({@code rows} x {@code cols}), boxes of 128 rows x 64 elements. Kernels that reuse the mainloop
+     * (the fused ones) build their maps here too.
+     */
+    public static TensorMap operandMapA(TensorMapCache maps, DType type, long address, long rows, long cols,
+                                        long rowStrideBytes) {
+        return maps.tiled2d(type, address, cols, rows, rowStrideBytes, A_BOX_INNER, A_BOX_OUTER);
+    }
+
+    /**
+     * B's tensor map for the GEMM mainloop, from {@code maps}: for NK an N x K matrix with boxes of 256
+     * rows x 64 elements, for KN a K x N matrix with boxes of 64 rows x 64 elements.
+     */
+    public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
+                                        long cols, long rowStrideBytes) {
+        boolean nk = layout == GemmLayout.NK;
+        return maps.tiled2d(type, address, cols, rows, rowStrideBytes, nk ? B_NK_BOX_INNER : B_KN_BOX_INNER,
                 nk ? B_NK_BOX_OUTER : B_KN_BOX_OUTER);
     }
 
@@ -277,11 +298,6 @@ public final class Gemm implements AutoCloseable {
 
     static LaunchShape launchShape(GemmProblem p, int multiprocessors) {
         return LaunchShape.of(Math.max(1, Math.min(multiprocessors, p.tiles())), THREADS).withSharedBytes(SHARED_BYTES);
-    }
-
-    private TensorMap map(DType type, long base, long inner, long outer, long strideBytes, int boxInner, int boxOuter) {
-        ensureOpen();
-        return maps.tiled2d(type, base, inner, outer, strideBytes, boxInner, boxOuter);
     }
 
     private Kernel kernel(GemmProblem p) {

@@ -23,7 +23,7 @@ import org.bytedeco.javacpp.Pointer;
  * <p>Buffers are device addresses (symmetric tensors' {@code deviceAddress()}); the stream is this
  * library's, handed over as {@code new CUstream_st(stream.handle())}.
  */
-final class NcclComm implements AutoCloseable {
+public final class NcclComm implements AutoCloseable {
     private static final int UNIQUE_ID_BYTES = 128;
 
     private final ncclComm comm;
@@ -37,8 +37,8 @@ final class NcclComm implements AutoCloseable {
     }
 
     /** A JavaCPP pointer at a device address; owns and frees nothing. */
-    static final class DevicePointer extends Pointer {
-        DevicePointer(long address) {
+    public static final class DevicePointer extends Pointer {
+        public DevicePointer(long address) {
             this.address = address;
         }
     }
@@ -93,7 +93,11 @@ final class NcclComm implements AutoCloseable {
         return new NcclComm(c, null, version);
     }
 
-    private static String firstReason(Iris iris, String mine) {
+    /**
+     * Collective: every rank's reason to give up (or null), gathered; the first one with its rank
+     * ("rank r: ..."), or null where no rank has one.
+     */
+    public static String firstReason(Iris iris, String mine) {
         byte[][] all = iris.allGather(mine == null ? new byte[0] : mine.getBytes(StandardCharsets.UTF_8));
         for (int r = 0; r < all.length; r++) {
             if (all[r].length > 0) return "rank " + r + ": " + new String(all[r], StandardCharsets.UTF_8);

@@ -3,8 +3,9 @@ package dev.irisjvm.kernels.fused;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.ccl.NcclComm;
+import dev.irisjvm.kernels.ccl.NcclComm.DevicePointer;
 import dev.irisjvm.kernels.gemm.GemmLayout;
-import java.nio.charset.StandardCharsets;
 import org.bytedeco.cuda.cublas.cublasContext;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.global.cublas;
@@ -14,7 +15,6 @@ import org.bytedeco.cuda.nccl.ncclComm;
 import org.bytedeco.cuda.nccl.ncclUniqueId;
 import org.bytedeco.javacpp.FloatPointer;
 import org.bytedeco.javacpp.Loader;
-import org.bytedeco.javacpp.Pointer;
 
 /**
  * What the fused operations are compared with in the large GPU tests: cuBLAS's GEMM
@@ -39,13 +39,6 @@ final class Baselines implements AutoCloseable {
         this.comm = comm;
         this.reason = reason;
         this.versions = versions;
-    }
-
-    /** A JavaCPP pointer at a device address; owns and frees nothing. */
-    private static final class At extends Pointer {
-        At(long address) {
-            this.address = address;
-        }
     }
 
     /** Collective. {@code off}: the caller was told not to use them (IRIS_TEST_NCCL=off / IRIS_TEST_CUBLAS=off). */
@@ -77,7 +70,7 @@ final class Baselines implements AutoCloseable {
                 }
             }
         }
-        String reason = firstReason(iris, mine);
+        String reason = NcclComm.firstReason(iris, mine);
         if (reason != null) {
             if (h != null) cublas.cublasDestroy_v2(h);
             return new Baselines(null, null, reason, versions);
@@ -103,21 +96,13 @@ final class Baselines implements AutoCloseable {
                 c = null;
             }
         }
-        reason = firstReason(iris, failed);
+        reason = NcclComm.firstReason(iris, failed);
         if (reason != null) {
             if (c != null) nccl.ncclCommDestroy(c);
             cublas.cublasDestroy_v2(h);
             return new Baselines(null, null, reason, versions);
         }
         return new Baselines(h, c, null, versions);
-    }
-
-    private static String firstReason(Iris iris, String mine) {
-        byte[][] all = iris.allGather(mine == null ? new byte[0] : mine.getBytes(StandardCharsets.UTF_8));
-        for (int r = 0; r < all.length; r++) {
-            if (all[r].length > 0) return "rank " + r + ": " + new String(all[r], StandardCharsets.UTF_8);
-        }
-        return null;
     }
 
     boolean available() {
@@ -139,23 +124,26 @@ final class Baselines implements AutoCloseable {
     void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, long b, long c, boolean accumulate) {
         int transB = layout == GemmLayout.NK ? cublas.CUBLAS_OP_T : cublas.CUBLAS_OP_N;
         int ldb = (int) layout.bCols(n, k);
-        int status = cublas.cublasGemmEx(handle(), transB, cublas.CUBLAS_OP_N, n, m, k, one, new At(b), type(in), ldb, new At(a),
-                type(in), k, accumulate ? one : zero, new At(c), type(out), n, cublas.CUBLAS_COMPUTE_32F, cublas.CUBLAS_GEMM_DEFAULT);
+        int status = cublas.cublasGemmEx(handle(), transB, cublas.CUBLAS_OP_N, n, m, k, one, new DevicePointer(b), type(in), ldb,
+                new DevicePointer(a), type(in), k, accumulate ? one : zero, new DevicePointer(c), type(out), n,
+                cublas.CUBLAS_COMPUTE_32F, cublas.CUBLAS_GEMM_DEFAULT);
         check(status == cublas.CUBLAS_STATUS_SUCCESS, "cublasGemmEx: status " + status);
     }
 
     void allGather(long in, long out, long sendCount, DType t, Stream s) {
-        int status = nccl.ncclAllGather(new At(in), new At(out), sendCount, ncclType(t), comm(), cuda(s));
+        int status = nccl.ncclAllGather(new DevicePointer(in), new DevicePointer(out), sendCount, ncclType(t), comm(), cuda(s));
         check(status == nccl.ncclSuccess, "ncclAllGather: status " + status);
     }
 
     void allReduce(long in, long out, long count, DType t, Stream s) {
-        int status = nccl.ncclAllReduce(new At(in), new At(out), count, ncclType(t), nccl.ncclSum, comm(), cuda(s));
+        int status = nccl.ncclAllReduce(new DevicePointer(in), new DevicePointer(out), count, ncclType(t), nccl.ncclSum, comm(),
+                cuda(s));
         check(status == nccl.ncclSuccess, "ncclAllReduce: status " + status);
     }
 
     void reduceScatter(long in, long out, long recvCount, DType t, Stream s) {
-        int status = nccl.ncclReduceScatter(new At(in), new At(out), recvCount, ncclType(t), nccl.ncclSum, comm(), cuda(s));
+        int status = nccl.ncclReduceScatter(new DevicePointer(in), new DevicePointer(out), recvCount, ncclType(t), nccl.ncclSum,
+                comm(), cuda(s));
         check(status == nccl.ncclSuccess, "ncclReduceScatter: status " + status);
     }
 

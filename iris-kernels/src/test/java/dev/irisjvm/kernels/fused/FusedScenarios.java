@@ -14,9 +14,11 @@ import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.kernels.fused.FusedReference.Expected;
-import dev.irisjvm.kernels.fused.FusedReference.Matrix;
 import dev.irisjvm.kernels.gemm.GemmErrorBound;
 import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.kernels.gemm.GemmReference;
+import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
+import dev.irisjvm.kernels.gemm.GemmReference.Reference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -154,8 +156,8 @@ public final class FusedScenarios {
         final GemmLayout layout;
         final boolean withBias;
         final int pad;
-        final Matrix[] a = new Matrix[world];
-        final Matrix[] b = new Matrix[world];
+        final HostMatrix[] a = new HostMatrix[world];
+        final HostMatrix[] b = new HostMatrix[world];
         final float[][] bias = new float[world][];
         final SymTensor ta;
         final SymTensor tb;
@@ -199,12 +201,12 @@ public final class FusedScenarios {
         private void generate(String tag) {
             for (int r = 0; r < world; r++) {
                 a[r] = switch (op) {
-                    case ALL_SCATTER -> r == 0 ? Matrix.random(seed(tag, 1), dtype, m, k) : a[0];
-                    case ALL_GATHER -> Matrix.random(seed(tag, 1, r), dtype, m / world, k);
-                    default -> Matrix.random(seed(tag, 1, r), dtype, m, k);
+                    case ALL_SCATTER -> r == 0 ? HostMatrix.random(seed(tag, 1), dtype, m, k) : a[0];
+                    case ALL_GATHER -> HostMatrix.random(seed(tag, 1, r), dtype, m / world, k);
+                    default -> HostMatrix.random(seed(tag, 1, r), dtype, m, k);
                 };
-                b[r] = Matrix.random(seed(tag, 2, r), dtype, (int) layout.bRows(n, k), (int) layout.bCols(n, k));
-                bias[r] = withBias ? Matrix.random(seed(tag, 3, r), dtype, 1, n).values() : null;
+                b[r] = HostMatrix.random(seed(tag, 2, r), dtype, (int) layout.bRows(n, k), (int) layout.bCols(n, k));
+                bias[r] = withBias ? HostMatrix.random(seed(tag, 3, r), dtype, 1, n).values() : null;
             }
         }
 
@@ -213,7 +215,7 @@ public final class FusedScenarios {
             if (op == FusedOp.ALL_GATHER) {
                 int rows = m / world;
                 if (wholeA) {
-                    ta.copyFrom(a[rank].bytes(k, m, rank * rows));
+                    ta.copyFrom(FusedReference.bytes(a[rank], k, m, rank * rows));
                 } else {
                     Memcpy.hostToDevice(ta.deviceAddress() + (long) rank * rows * k * 2, new org.bytedeco.javacpp.BytePointer(
                             a[rank].bytes()), (long) rows * k * 2, stream);
@@ -224,7 +226,7 @@ public final class FusedScenarios {
             }
             tb.copyFrom(b[rank].bytes());
             if (tbias != null) {
-                tbias.copyFrom(new Matrix(dtype, 1, n, bias[rank]).bytes());
+                tbias.copyFrom(new HostMatrix(dtype, 1, n, bias[rank]).bytes());
             }
             poison(tc);
         }
@@ -256,8 +258,8 @@ public final class FusedScenarios {
         }
 
         /** The gathered A of all-gather: every rank's rows stacked. */
-        Matrix gathered() {
-            return Matrix.stack(a);
+        HostMatrix gathered() {
+            return HostMatrix.stack(a);
         }
 
         /** Every element of this rank's output, with its bound. */
@@ -269,35 +271,35 @@ public final class FusedScenarios {
             switch (op) {
                 case ALL_SCATTER -> {
                     for (int p = 0; p < world; p++) {
-                        double[][] e = FusedReference.products(a[0], 0, m, b[p], layout, bias[p]);
+                        Reference e = GemmReference.products(a[0], b[p], layout, 0, m, bias[p]);
                         for (int i = 0; i < m; i++) {
                             for (int j = 0; j < n; j++) {
                                 int at = i * cols + p * n + j;
-                                values[at] = e[0][i * n + j];
-                                bounds[at] = FusedReference.plainBound(dtype, k, values[at], e[1][i * n + j]);
+                                values[at] = e.sum(i, j);
+                                bounds[at] = FusedReference.plainBound(dtype, k, values[at], e.absSum(i, j));
                             }
                         }
                     }
                 }
                 case ALL_GATHER -> {
-                    double[][] e = FusedReference.products(gathered(), 0, m, b[rank], layout, bias[rank]);
+                    Reference e = GemmReference.products(gathered(), b[rank], layout, 0, m, bias[rank]);
                     for (int i = 0; i < values.length; i++) {
-                        values[i] = e[0][i];
-                        bounds[i] = FusedReference.plainBound(dtype, k, values[i], e[1][i]);
+                        values[i] = e.sum()[i];
+                        bounds[i] = FusedReference.plainBound(dtype, k, values[i], e.absSum()[i]);
                     }
                 }
                 case ALL_REDUCE, REDUCE_SCATTER -> {
                     int row0 = op == FusedOp.REDUCE_SCATTER ? rank * rows : 0;
-                    double[][][] parts = new double[world][][];
+                    Reference[] parts = new Reference[world];
                     for (int p = 0; p < world; p++) {
-                        parts[p] = FusedReference.products(a[p], row0, rows, b[p], layout, p == 0 ? bias[0] : null);
+                        parts[p] = GemmReference.products(a[p], b[p], layout, row0, rows, p == 0 ? bias[0] : null);
                     }
                     double[] partials = new double[world];
                     double[] sums = new double[world];
                     for (int i = 0; i < values.length; i++) {
                         for (int p = 0; p < world; p++) {
-                            partials[p] = parts[p][0][i];
-                            sums[p] = parts[p][1][i];
+                            partials[p] = parts[p].sum()[i];
+                            sums[p] = parts[p].absSum()[i];
                             values[i] += partials[p];
                         }
                         bounds[i] = FusedReference.reducedBound(dtype, k, partials, sums);
@@ -317,7 +319,7 @@ public final class FusedScenarios {
                 if (mismatch >= 0) {
                     long element = mismatch / 2;
                     out = what + ": the gathered A differs from every rank's rows at (" + element / k + ", " + element % k + ")"
-                            + (FusedReference.poison(got, dtype, element) ? ": poison (never pulled)" : "");
+                            + (GemmReference.isPoison(got, dtype, element) ? ": poison (never pulled)" : "");
                 }
             }
             return out;
@@ -703,20 +705,20 @@ public final class FusedScenarios {
         double worst = 0;
         for (int i = 0; i < rows; i++) {
             for (int j = 0; j < cols; j++) {
-                double mine = FusedReference.get(got, t, (long) i * ldc + j);
+                double mine = GemmReference.get(got, t, (long) i * ldc + j);
                 double other;
                 double sF32;
                 if (p.op == FusedOp.ALL_SCATTER) {
                     int owner = j / p.n;
                     long at = ((long) owner * p.m + i) * p.n + (j % p.n);
-                    other = FusedReference.get(theirs, t, at);
-                    sF32 = FusedReference.get(sums, DType.F32, at);
+                    other = GemmReference.get(theirs, t, at);
+                    sF32 = GemmReference.get(sums, DType.F32, at);
                 } else if (p.op == FusedOp.REDUCE_SCATTER) {
-                    other = FusedReference.get(theirs, t, (long) i * cols + j);
-                    sF32 = FusedReference.get(sums, DType.F32, (long) (rank * rows + i) * cols + j);
+                    other = GemmReference.get(theirs, t, (long) i * cols + j);
+                    sF32 = GemmReference.get(sums, DType.F32, (long) (rank * rows + i) * cols + j);
                 } else {
-                    other = FusedReference.get(theirs, t, (long) i * cols + j);
-                    sF32 = FusedReference.get(sums, DType.F32, (long) i * cols + j);
+                    other = GemmReference.get(theirs, t, (long) i * cols + j);
+                    sF32 = GemmReference.get(sums, DType.F32, (long) i * cols + j);
                 }
                 double bound;
                 if (p.op == FusedOp.ALL_SCATTER || p.op == FusedOp.ALL_GATHER) {
@@ -734,7 +736,7 @@ public final class FusedScenarios {
                 if (!(diff <= bound)) {
                     if (first == null) {
                         first = String.format(Locale.ROOT, "(%d, %d) = %s, baseline %s, bound %.3g", i, j,
-                                FusedReference.poison(got, t, (long) i * ldc + j) ? "poison (never written)" : String.valueOf(mine), other,
+                                GemmReference.isPoison(got, t, (long) i * ldc + j) ? "poison (never written)" : String.valueOf(mine), other,
                                 bound);
                     }
                     wrong++;
@@ -754,7 +756,7 @@ public final class FusedScenarios {
         Random r = new Random(seed(what, 9, rank));
         int rows = p.outRows();
         int cols = p.outCols();
-        Matrix gathered = p.op == FusedOp.ALL_GATHER ? p.gathered() : null;
+        HostMatrix gathered = p.op == FusedOp.ALL_GATHER ? p.gathered() : null;
         int wrong = 0;
         String first = null;
         for (int s = 0; s < SAMPLES + 4; s++) {
@@ -765,12 +767,12 @@ public final class FusedScenarios {
             switch (p.op) {
                 case ALL_SCATTER -> {
                     int owner = j / p.n;
-                    double[] e = FusedReference.element(p.a[0], i, p.b[owner], p.layout, j % p.n, p.bias[owner]);
+                    double[] e = GemmReference.element(p.a[0], p.b[owner], p.layout, i, j % p.n, p.bias[owner]);
                     exact = e[0];
                     bound = FusedReference.plainBound(p.dtype, p.k, e[0], e[1]);
                 }
                 case ALL_GATHER -> {
-                    double[] e = FusedReference.element(gathered, i, p.b[rank], p.layout, j, p.bias[rank]);
+                    double[] e = GemmReference.element(gathered, p.b[rank], p.layout, i, j, p.bias[rank]);
                     exact = e[0];
                     bound = FusedReference.plainBound(p.dtype, p.k, e[0], e[1]);
                 }
@@ -780,7 +782,7 @@ public final class FusedScenarios {
                     double[] sums = new double[world];
                     exact = 0;
                     for (int q = 0; q < world; q++) {
-                        double[] e = FusedReference.element(p.a[q], row, p.b[q], p.layout, j, q == 0 ? p.bias[0] : null);
+                        double[] e = GemmReference.element(p.a[q], p.b[q], p.layout, row, j, q == 0 ? p.bias[0] : null);
                         partials[q] = e[0];
                         sums[q] = e[1];
                         exact += e[0];
@@ -788,7 +790,7 @@ public final class FusedScenarios {
                     bound = FusedReference.reducedBound(p.dtype, p.k, partials, sums);
                 }
             }
-            double mine = FusedReference.get(got, p.dtype, (long) i * p.ldc() + j);
+            double mine = GemmReference.get(got, p.dtype, (long) i * p.ldc() + j);
             if (!(Math.abs(mine - exact) <= bound)) {
                 if (first == null) {
                     first = String.format(Locale.ROOT, "(%d, %d) = %s, exact %.9g ± %.3g", i, j, mine, exact, bound);
@@ -802,7 +804,7 @@ public final class FusedScenarios {
     }
 
     private static ByteBuffer biasRows(Problem p, int rows) {
-        ByteBuffer one = new Matrix(p.dtype, 1, p.n, p.bias[0]).bytes();
+        ByteBuffer one = new HostMatrix(p.dtype, 1, p.n, p.bias[0]).bytes();
         ByteBuffer b = ByteBuffer.allocateDirect(one.remaining() * rows).order(ByteOrder.nativeOrder());
         for (int r = 0; r < rows; r++) b.put(one.duplicate());
         return b.flip();

@@ -11,19 +11,20 @@ import java.util.stream.IntStream;
 /**
  * The GEMM tests' host side: random matrices whose values the input dtype holds exactly, their
  * byte images (with padded rows), reading results back bit-exactly, and the double-precision
- * reference with the element-wise bound of {@link GemmErrorBound}.
+ * reference with the element-wise bound of {@link GemmErrorBound}, and the element-by-element check
+ * (poison outside the output, the bound inside) that the fused tests' reference shares.
  */
-final class GemmReference {
+public final class GemmReference {
     private GemmReference() {}
 
     /** A rows x cols row-major matrix of values exactly representable in {@code dtype}. */
-    record HostMatrix(DType dtype, int rows, int cols, float[] values) {
-        float at(int r, int c) {
+    public record HostMatrix(DType dtype, int rows, int cols, float[] values) {
+        public float at(int r, int c) {
             return values[r * cols + c];
         }
 
         /** Uniform in [-1, 1), rounded to the dtype (to nearest even, as the device's conversions round). */
-        static HostMatrix random(long seed, DType dtype, int rows, int cols) {
+        public static HostMatrix random(long seed, DType dtype, int rows, int cols) {
             Random r = new Random(seed);
             float[] v = new float[Math.multiplyExact(rows, cols)];
             for (int i = 0; i < v.length; i++) {
@@ -32,7 +33,7 @@ final class GemmReference {
             return new HostMatrix(dtype, rows, cols, v);
         }
 
-        HostMatrix abs() {
+        public HostMatrix abs() {
             float[] v = values.clone();
             for (int i = 0; i < v.length; i++) {
                 v[i] = Math.abs(v[i]);
@@ -40,8 +41,23 @@ final class GemmReference {
             return new HostMatrix(dtype, rows, cols, v);
         }
 
+        /** The matrices one above the other (all of the same width). */
+        public static HostMatrix stack(HostMatrix[] parts) {
+            int rows = 0;
+            for (HostMatrix p : parts) {
+                rows += p.rows();
+            }
+            float[] v = new float[rows * parts[0].cols()];
+            int at = 0;
+            for (HostMatrix p : parts) {
+                System.arraycopy(p.values(), 0, v, at, p.values().length);
+                at += p.values().length;
+            }
+            return new HostMatrix(parts[0].dtype(), rows, parts[0].cols(), v);
+        }
+
         /** The same values in another dtype that holds them exactly (e.g. a BF16 bias as F32). */
-        HostMatrix as(DType other) {
+        public HostMatrix as(DType other) {
             for (float x : values) {
                 if (representable(other, x) != x) {
                     throw new IllegalArgumentException(x + " is not exact in " + other);
@@ -51,7 +67,7 @@ final class GemmReference {
         }
 
         /** The device image with rows {@code ld} elements apart; the padding holds {@code pad}. */
-        ByteBuffer bytes(int ld, float pad) {
+        public ByteBuffer bytes(int ld, float pad) {
             ByteBuffer b = ByteBuffer.allocateDirect(Math.multiplyExact(Math.multiplyExact(rows, ld), dtype.byteSize()))
                     .order(ByteOrder.nativeOrder());
             for (int r = 0; r < rows; r++) {
@@ -62,13 +78,13 @@ final class GemmReference {
             return b.flip();
         }
 
-        ByteBuffer bytes() {
+        public ByteBuffer bytes() {
             return bytes(cols, 0f);
         }
     }
 
     /** {@code x} rounded to {@code t} and back. */
-    static float representable(DType t, float x) {
+    public static float representable(DType t, float x) {
         return switch (t) {
             case BF16 -> HalfFloats.bf16ToFloat(HalfFloats.floatToBf16(x));
             case F16 -> HalfFloats.f16ToFloat(HalfFloats.floatToF16(x));
@@ -87,7 +103,7 @@ final class GemmReference {
     }
 
     /** Element {@code index} of a downloaded buffer of dtype {@code t}, as a float. */
-    static float get(ByteBuffer b, DType t, long index) {
+    public static float get(ByteBuffer b, DType t, long index) {
         int at = Math.toIntExact(index * t.byteSize());
         return switch (t) {
             case BF16 -> HalfFloats.bf16ToFloat(b.getShort(at));
@@ -98,18 +114,18 @@ final class GemmReference {
     }
 
     /** The raw bits of element {@code index} (16 or 32 bits, zero-extended). */
-    static int bits(ByteBuffer b, DType t, long index) {
+    public static int bits(ByteBuffer b, DType t, long index) {
         int at = Math.toIntExact(index * t.byteSize());
         return t.byteSize() == 2 ? b.getShort(at) & 0xffff : b.getInt(at);
     }
 
     /** All bytes 0xFF: what a poisoned (never written) element reads as. */
-    static boolean isPoison(ByteBuffer b, DType t, long index) {
+    public static boolean isPoison(ByteBuffer b, DType t, long index) {
         return t.byteSize() == 2 ? bits(b, t, index) == 0xffff : bits(b, t, index) == -1;
     }
 
     /** The bits a float has once rounded to {@code t} (to nearest even). */
-    static int roundedBits(DType t, float v) {
+    public static int roundedBits(DType t, float v) {
         return switch (t) {
             case BF16 -> HalfFloats.floatToBf16(v) & 0xffff;
             case F16 -> HalfFloats.floatToF16(v) & 0xffff;
@@ -121,24 +137,34 @@ final class GemmReference {
     // ---- the reference -----------------------------------------------------------------------------
 
     /** B(k, n) for either layout. */
-    static float b(HostMatrix b, GemmLayout layout, int k, int n) {
+    public static float b(HostMatrix b, GemmLayout layout, int k, int n) {
         return layout == GemmLayout.NK ? b.at(n, k) : b.at(k, n);
     }
 
-    /** Exact {@code sum_k A[i][k] B(k, j)} (without the bias) and {@code S = sum_k |A[i][k] B(k, j)|}, M x N each. */
-    record Reference(int m, int n, int k, double[] sum, double[] absSum) {
-        double sum(int i, int j) {
+    /**
+     * Exact {@code sum_k A[i][k] B(k, j)} (plus {@code bias[j]} where the bias was given: see
+     * {@link #products}) and {@code S = sum_k |A[i][k] B(k, j)|} (plus {@code |bias[j]|}), M x N each.
+     */
+    public record Reference(int m, int n, int k, double[] sum, double[] absSum) {
+        public double sum(int i, int j) {
             return sum[i * n + j];
         }
 
-        double absSum(int i, int j) {
+        public double absSum(int i, int j) {
             return absSum[i * n + j];
         }
     }
 
-    /** Every element, in double (products of 16-bit floats are exact in double; sums off by at most K 2^-53 S). */
-    static Reference full(HostMatrix a, HostMatrix b, GemmLayout layout) {
-        int m = a.rows();
+    /** Every element, without a bias, in double (products of 16-bit floats are exact in double; sums off by at most K 2^-53 S). */
+    public static Reference full(HostMatrix a, HostMatrix b, GemmLayout layout) {
+        return products(a, b, layout, 0, a.rows(), null);
+    }
+
+    /**
+     * Rows [row0, row0 + rows) of A times every column of B, plus {@code bias} (or none): a
+     * {@code rows} x N reference whose sums include {@code bias[j]} and whose S include {@code |bias[j]|}.
+     */
+    public static Reference products(HostMatrix a, HostMatrix b, GemmLayout layout, int row0, int rows, float[] bias) {
         int k = a.cols();
         int n = layout == GemmLayout.NK ? b.rows() : b.cols();
         double[] bt = new double[Math.multiplyExact(n, k)];  // B(k, j) at bt[j * k + kk]
@@ -147,12 +173,12 @@ final class GemmReference {
                 bt[j * k + kk] = b(b, layout, kk, j);
             }
         }
-        double[] sum = new double[Math.multiplyExact(m, n)];
+        double[] sum = new double[Math.multiplyExact(rows, n)];
         double[] abs = new double[sum.length];
-        IntStream.range(0, m).parallel().forEach(i -> {
+        IntStream.range(0, rows).parallel().forEach(i -> {
             double[] row = new double[k];
             for (int kk = 0; kk < k; kk++) {
-                row[kk] = a.at(i, kk);
+                row[kk] = a.at(row0 + i, kk);
             }
             for (int j = 0; j < n; j++) {
                 double s = 0;
@@ -163,15 +189,16 @@ final class GemmReference {
                     s += p;
                     sa += Math.abs(p);
                 }
-                sum[i * n + j] = s;
-                abs[i * n + j] = sa;
+                double beta = bias == null ? 0 : bias[j];
+                sum[i * n + j] = s + beta;
+                abs[i * n + j] = sa + Math.abs(beta);
             }
         });
-        return new Reference(m, n, k, sum, abs);
+        return new Reference(rows, n, k, sum, abs);
     }
 
-    /** One element: {sum, S}. */
-    static double[] element(HostMatrix a, HostMatrix b, GemmLayout layout, int i, int j) {
+    /** One element: {sum, S}, {@code bias[j]} (or none) included as in {@link #products}. */
+    public static double[] element(HostMatrix a, HostMatrix b, GemmLayout layout, int i, int j, float[] bias) {
         double s = 0;
         double sa = 0;
         for (int kk = 0; kk < a.cols(); kk++) {
@@ -179,38 +206,55 @@ final class GemmReference {
             s += p;
             sa += Math.abs(p);
         }
-        return new double[] {s, sa};
+        double beta = bias == null ? 0 : bias[j];
+        return new double[] {s + beta, sa + Math.abs(beta)};
+    }
+
+    // ---- the check ---------------------------------------------------------------------------------
+
+    /** What the rows x cols window of an output should hold: each element's value and bound. */
+    public interface Window {
+        int rows();
+
+        int cols();
+
+        double expected(int i, int j);
+
+        double bound(int i, int j);
+
+        /** Appended to a failure's message about element (i, j): "" for nothing. */
+        default String detail(int i, int j) {
+            return "";
+        }
     }
 
     /**
-     * Checks C (downloaded: {@code allocatedRows} rows of {@code ldc} elements) against the
-     * reference plus bias: every element of the M x N window within {@link GemmErrorBound#element},
-     * every other element still poison. Returns null, or the count and the first few failures.
+     * Checks a downloaded output ({@code allocatedRows} rows of {@code ldc} elements) against
+     * {@code w}: every element of its window within its bound, every other element still poison.
+     * Returns null, or the count and the first few failures.
      */
-    static String check(String what, ByteBuffer c, DType out, int ldc, int allocatedRows, Reference ref, float[] bias) {
+    public static String checkElements(String what, ByteBuffer c, DType out, int ldc, int allocatedRows, Window w) {
         int failures = 0;
         StringBuilder first = new StringBuilder();
         for (int i = 0; i < allocatedRows; i++) {
             for (int j = 0; j < ldc; j++) {
                 long index = (long) i * ldc + j;
-                boolean inside = i < ref.m() && j < ref.n();
+                boolean inside = i < w.rows() && j < w.cols();
                 String problem = null;
                 if (!inside) {
                     if (!isPoison(c, out, index)) {
-                        problem = "(" + i + ", " + j + ") outside the " + ref.m() + " x " + ref.n() + " output was written: "
+                        problem = "(" + i + ", " + j + ") outside the " + w.rows() + " x " + w.cols() + " output was written: "
                                 + get(c, out, index);
                     }
                 } else {
-                    double beta = bias == null ? 0 : bias[j];
-                    double expected = ref.sum(i, j) + beta;
+                    double expected = w.expected(i, j);
+                    double bound = w.bound(i, j);
                     double got = get(c, out, index);
-                    double bound = GemmErrorBound.element(out, ref.k(), expected, ref.absSum(i, j), Math.abs(beta))
-                            + GemmErrorBound.referenceError(ref.k(), ref.absSum(i, j));
                     double err = Math.abs(got - expected);
                     if (!(err <= bound)) {  // NaN (unwritten) fails too
-                        problem = String.format(Locale.ROOT, "(%d, %d) = %s, expected %.9g ± %.3g (S = %.6g)", i, j,
+                        problem = String.format(Locale.ROOT, "(%d, %d) = %s, expected %.9g ± %.3g", i, j,
                                 Double.isNaN(got) && isPoison(c, out, index) ? "poison (never written)" : String.valueOf(got),
-                                expected, bound, ref.absSum(i, j));
+                                expected, bound) + w.detail(i, j);
                     }
                 }
                 if (problem != null) {
@@ -226,5 +270,41 @@ final class GemmReference {
         }
         return what + ": " + failures + " of " + (long) allocatedRows * ldc + " elements wrong: " + first
                 + (failures > 4 ? "; ..." : "");
+    }
+
+    /**
+     * Checks C (downloaded: {@code allocatedRows} rows of {@code ldc} elements) against the
+     * reference plus bias: every element of the M x N window within {@link GemmErrorBound#element},
+     * every other element still poison. Returns null, or the count and the first few failures.
+     */
+    static String check(String what, ByteBuffer c, DType out, int ldc, int allocatedRows, Reference ref, float[] bias) {
+        return checkElements(what, c, out, ldc, allocatedRows, new Window() {
+            @Override
+            public int rows() {
+                return ref.m();
+            }
+
+            @Override
+            public int cols() {
+                return ref.n();
+            }
+
+            @Override
+            public double expected(int i, int j) {
+                return ref.sum(i, j) + (bias == null ? 0 : bias[j]);
+            }
+
+            @Override
+            public double bound(int i, int j) {
+                double beta = bias == null ? 0 : bias[j];
+                return GemmErrorBound.element(out, ref.k(), expected(i, j), ref.absSum(i, j), Math.abs(beta))
+                        + GemmErrorBound.referenceError(ref.k(), ref.absSum(i, j));
+            }
+
+            @Override
+            public String detail(int i, int j) {
+                return String.format(Locale.ROOT, " (S = %.6g)", ref.absSum(i, j));
+            }
+        });
     }
 }

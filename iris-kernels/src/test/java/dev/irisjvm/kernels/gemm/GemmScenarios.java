@@ -441,7 +441,7 @@ public final class GemmScenarios {
             for (int s = 0; s < SAMPLES + 4; s++) {
                 int i = s < 4 ? (s % 2 == 0 ? 0 : m - 1) : r.nextInt(m);
                 int j = s < 4 ? (s < 2 ? 0 : n - 1) : r.nextInt(n);
-                double[] e = GemmReference.element(a, b, lc.layout(), i, j);
+                double[] e = GemmReference.element(a, b, lc.layout(), i, j, null);
                 double beta = bias == null ? 0 : bias.values()[j];
                 double exact = e[0] + beta;
                 long index = (long) i * n + j;
