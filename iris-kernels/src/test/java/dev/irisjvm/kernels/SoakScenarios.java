@@ -8,6 +8,7 @@ import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.ReduceOp;
+import dev.irisjvm.kernels.fused.FusedScenarios;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,7 +21,7 @@ import java.util.Random;
  * A long mixed run on every rank (default {@value #DEFAULT_SECONDS} s; first argument or
  * IRIS_SOAK_SECONDS to change): iteration after iteration, the ranks pick the same random operation
  * from a shared seed (RMA tile stores, loads and atomic adds into a neighbour, rounds of device
- * barriers, and every collective: all-reduce with every algorithm and reduction, reduce-scatter,
+ * barriers, a fused GEMM + communication operation, and every collective: all-reduce with every algorithm and reduction, reduce-scatter,
  * all-gather, broadcast, all-to-all, all-to-all-v), with random sizes, dtypes and windows, fresh
  * random inputs and poisoned outputs, and check each result against a CPU reference: exactly,
  * because the inputs are small integers whose sums every dtype holds exactly (AVG within its
@@ -28,8 +29,9 @@ import java.util.Random;
  * Prints progress every {@value #PROGRESS_SECONDS} s and, at the end, the iterations and failures
  * per operation; the scenario fails if any check did. Run by {@link SoakGpuTest}.
  *
- * <p>The fused GEMM + communication kernels join {@link Op} when they land: an {@code Op} that runs
- * the fused kernel on random matrices and compares with a CPU GEMM, with nothing else to change.
+ * <p>{@link Op#FUSED_GEMM} runs one of the fused GEMM + communication operations ({@link
+ * FusedScenarios#randomSmall}: random operation, variant and small shape, on a fresh instance)
+ * against the double-precision CPU reference within the stated bound.
  */
 public final class SoakScenarios {
     public static final List<String> SCENARIOS = List.of("soak");
@@ -40,10 +42,11 @@ public final class SoakScenarios {
 
     /** What one iteration does; the ranks draw the same one. */
     enum Op { TILE_STORE, TILE_LOAD, TILE_ATOMIC_ADD, BARRIERS, ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, BROADCAST, ALL_TO_ALL,
-        ALL_TO_ALL_V }
+        ALL_TO_ALL_V, FUSED_GEMM }
 
     private final Iris iris;
     private final Collectives ccl;
+    private final FusedScenarios fused;
     private final int rank;
     private final int world;
     private final int next;
@@ -56,6 +59,7 @@ public final class SoakScenarios {
     private SoakScenarios(Iris iris, Collectives ccl, long runSeed) {
         this.iris = iris;
         this.ccl = ccl;
+        this.fused = FusedScenarios.withoutBaselines(iris, runSeed);
         this.rank = iris.rank();
         this.world = iris.worldSize();
         this.next = (rank + 1) % world;
@@ -103,6 +107,7 @@ public final class SoakScenarios {
                     case BROADCAST -> broadcast(shared, seed);
                     case ALL_TO_ALL -> allToAll(shared, seed);
                     case ALL_TO_ALL_V -> allToAllV(shared, seed);
+                    case FUSED_GEMM -> fused.randomSmall(shared, "soak_" + seed);
                 };
             } catch (RuntimeException e) {
                 failure = "raised " + e;

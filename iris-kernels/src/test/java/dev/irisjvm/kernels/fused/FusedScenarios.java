@@ -398,6 +398,38 @@ public final class FusedScenarios {
         f.throwIfAny();
     }
 
+    /** For the soak: these scenarios' problems and checks without the cuBLAS / NCCL baselines. */
+    public static FusedScenarios withoutBaselines(Iris iris, long runSeed) {
+        return new FusedScenarios(iris, null, runSeed);
+    }
+
+    /**
+     * One random small problem (operation, variant, dtype, layout, bias, padding and shape drawn
+     * from {@code shared}, which must draw the same on every rank) on a fresh instance, against the
+     * CPU reference. Collective. Returns null when right, else what differed.
+     */
+    public String randomSmall(Random shared, String tag) {
+        FusedOp op = FusedOp.values()[shared.nextInt(FusedOp.values().length)];
+        List<FusedVariant> variants = new ArrayList<>(op.variants());  // an EnumSet: the same order on every rank
+        FusedVariant v = variants.get(shared.nextInt(variants.size()));
+        int m = op.splitsRows() ? 128 * world * (1 + shared.nextInt(3)) : 1 + shared.nextInt(384);
+        int n = 8 * (1 + shared.nextInt(40));
+        int k = 8 * (1 + shared.nextInt(64));
+        DType dtype = shared.nextBoolean() ? DType.BF16 : DType.F16;
+        GemmLayout layout = shared.nextBoolean() ? GemmLayout.NK : GemmLayout.KN;
+        boolean bias = shared.nextBoolean();
+        int pad = shared.nextBoolean() ? PAD : 0;
+        try (FusedGemm g = create(op, m, n, k, FusedConfig.defaults().withVariant(v));
+             Problem p = new Problem(op, m, n, k, dtype, layout, bias, pad, tag)) {
+            iris.hostBarrier();  // every rank poisoned its outputs before any peer stores into them
+            p.run(g, stream, false);
+            iris.synchronize();
+            String failure = p.check(p.describe() + " " + v.kernelName(op));
+            iris.hostBarrier();  // no rank frees its workspace while a peer may still read it
+            return failure;
+        }
+    }
+
     // =============================================================================================
     // repeated calls: epochs above 1, buffers reused while peers may still be behind
     // =============================================================================================
