@@ -19,7 +19,11 @@ public final class Memcpy {
         NativeCalls.check(IrisRuntime.iris_memcpy_dtod(dst, src, bytes, stream.handle()), "iris_memcpy_dtod");
     }
 
-    /** Copy-engine copy between two GPUs. */
+    /**
+     * Copy-engine copy between two GPUs of this process's view (cudaMemcpyPeerAsync). It cannot be
+     * captured in a CUDA graph; for a peer's heap address mapped here ({@code DeviceContext.translate})
+     * {@link #deviceToDevice} does the same copy and can be.
+     */
     public static void peer(long dst, int dstDevice, long src, int srcDevice, long bytes, Stream stream) {
         NativeCalls.check(IrisRuntime.iris_memcpy_peer(dst, dstDevice, src, srcDevice, bytes, stream.handle()),
                 "iris_memcpy_peer");

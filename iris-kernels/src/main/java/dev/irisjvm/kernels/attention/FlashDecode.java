@@ -249,15 +249,10 @@ public final class FlashDecode implements AutoCloseable {
     public void copyEngineGather(long sendAddress, long recv, long floats, Stream stream) {
         long bytes = floats * 4;
         iris.barrier(stream);
-        int me = iris.rank();
         for (int r = 0; r < iris.worldSize(); r++) {
-            long from = iris.deviceContext().translate(sendAddress, r);
-            long to = recv + r * bytes;
-            if (r == me) {
-                Memcpy.deviceToDevice(to, from, bytes, stream);
-            } else {
-                Memcpy.peer(to, iris.device(), from, iris.deviceOf(r), bytes, stream);
-            }
+            // Peers' slots are mapped into this rank's address space: a device-to-device copy reads
+            // them over NVLink with the copy engine and, unlike a peer copy, can be captured in a graph.
+            Memcpy.deviceToDevice(recv + r * bytes, iris.deviceContext().translate(sendAddress, r), bytes, stream);
         }
         iris.barrier(stream);
     }

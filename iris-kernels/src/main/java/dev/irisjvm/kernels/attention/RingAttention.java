@@ -277,7 +277,6 @@ public final class RingAttention implements AutoCloseable {
             steps[s] = new RingStep(shard, q, kAt, vAt, o, lse, oAcc, rowMax, rowSum, s > 0, s == world - 1, mine, chunksOf[src]);
         }
         long bytes = shard.kvBytes();
-        int device = iris.device();
 
         iris.barrier(stream);              // every rank's shards are written
         start.record(stream);
@@ -289,8 +288,10 @@ public final class RingAttention implements AutoCloseable {
                 if (s - 1 >= 1) {
                     copyStream.waitFor(readDone[b]);   // step s - 1 read buffer b
                 }
-                Memcpy.peer(receiveK[b], device, ctx.translate(k, next), iris.deviceOf(next), bytes, copyStream);
-                Memcpy.peer(receiveV[b], device, ctx.translate(v, next), iris.deviceOf(next), bytes, copyStream);
+                // The peer's shard is mapped into this rank's address space, so a plain device-to-device
+                // copy runs on the copy engine over NVLink and, unlike a peer copy, can be captured in a graph.
+                Memcpy.deviceToDevice(receiveK[b], ctx.translate(k, next), bytes, copyStream);
+                Memcpy.deviceToDevice(receiveV[b], ctx.translate(v, next), bytes, copyStream);
                 copied[b].record(copyStream);
             }
             if (s > 0) {
