@@ -76,7 +76,7 @@ static void decode(int B, int Hq, int Hkv, int L, int chunk, bool cpu) {
   else { auto blk = randv(size_t(1) << 24); CK(cudaMalloc(&dk, nkv * 2)); CK(cudaMalloc(&dv, nkv * 2));
     for (size_t off = 0; off < nkv; off += blk.size()) { size_t n = std::min(blk.size(), nkv - off); CK(cudaMemcpy((char*)dk + off * 2, blk.data(), n * 2, cudaMemcpyHostToDevice)); CK(cudaMemcpy((char*)dv + off * 2, blk.data() + (blk.size() - n), n * 2, cudaMemcpyHostToDevice)); } }
   void *dq = up(q), *o1, *o2; CK(cudaMalloc(&o1, q.size() * 2)); CK(cudaMalloc(&o2, q.size() * 2)); CK(cudaMemset(o1, 0xFF, q.size() * 2)); CK(cudaMemset(o2, 0xFF, q.size() * 2));
-  float* part; size_t np = size_t(B) * Hkv * chunks * G * (D + 2); CK(cudaMalloc(&part, np * 4));
+  float* part; size_t np = size_t(B) * Hkv * chunks * G * (D + 4); CK(cudaMalloc(&part, np * 4));
   // world-1 context for the fused kernel
   char* heap; size_t hb = np * 4 + 4096; CK(cudaMalloc(&heap, hb)); CK(cudaMemset(heap, 0, hb));
   iris::DeviceStatus* st; CK(cudaHostAlloc((void**)&st, sizeof(iris::DeviceStatus), cudaHostAllocMapped)); memset(st, 0, sizeof *st);
@@ -85,7 +85,7 @@ static void decode(int B, int Hq, int Hkv, int L, int chunk, bool cpu) {
   float sl2 = 1.f / std::sqrt(128.f) * 1.4426950408889634f;
   iris_flash_decode_bf16_d128<<<dim3(chunks, Hkv, B), 128>>>(ctx, dq, dk, dv, o1, fpart, arrived, 1, B, Hq, Hkv, L, chunk, sl2); CK(cudaGetLastError());
   iris_flash_decode_partial_bf16_d128<<<dim3(chunks, Hkv, B), 128>>>(dq, dk, dv, part, B, Hq, Hkv, L, chunk, sl2); CK(cudaGetLastError());
-  iris_flash_decode_combine_bf16_d128<<<dim3(Hkv, B), 128>>>(part, o2, 1, B, Hq, Hkv, chunks); CK(cudaGetLastError());
+  iris_flash_decode_combine_bf16_d128<<<dim3(Hkv, B, G), 128>>>(part, o2, 1, B, Hq, Hkv, chunks); CK(cudaGetLastError());
   CK(cudaDeviceSynchronize()); if (st->code) { printf("device status %u\n", st->code); exit(1); }
   auto a = down(o1, q.size()), bb = down(o2, q.size()); long bad = 0, diff = 0;
   for (size_t i = 0; i < a.size(); ++i) if (a[i] != bb[i]) ++diff;

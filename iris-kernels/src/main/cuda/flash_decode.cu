@@ -8,7 +8,7 @@
 //   (const void* q, const void* k, const void* v, float* partials, int b, int hq, int hkv, int len,
 //    int chunk_len, float scale_log2)
 //   iris_flash_decode_combine_<in>_d<D>   baseline, step 3 (after an all-gather of the partials);
-//   (const float* partials, void* o, int world, int b, int hq, int hkv, int chunks)   grid (Hkv, B)
+//   (const float* partials, void* o, int world, int b, int hq, int hkv, int chunks)   grid (Hkv, B, G)
 //   in: bf16 | f16   D: 64 | 128
 //
 // q [B, Hq, D]; k, v [B, Hkv, len, D] (this rank's part of each sequence's cache; every rank holds
@@ -16,7 +16,8 @@
 // head (GQA), G <= 8. The keys are cut into chunks of chunk_len (a multiple of 64, at most 1024):
 // one CTA of 128 threads per (chunk, K/V head, sequence), grid (chunks, Hkv, B), no dynamic shared
 // memory. Each CTA writes a partial per query head: D floats of un-normalized output, then the
-// chunk's max score (log2 units) and sum of exponentials; partials is [world][B][Hkv][chunks][G][D + 2].
+// chunk's max score (log2 units) and sum of exponentials, then two unused floats that keep every
+// partial 16-byte aligned for the combine's vector loads; partials is [world][B][Hkv][chunks][G][D + 4].
 //
 // Fused: every CTA stores its partial into slot [rank] of every rank's partials (symmetric) and
 // adds one to every rank's arrived[b][h] (release, system scope); on each rank the CTA of chunk 0
@@ -32,10 +33,16 @@ constexpr int kThreads = 128;
 constexpr int kMaxGroup = 8;        // query heads per K/V head
 constexpr int kMaxChunk = 1024;     // keys per CTA
 constexpr int kSiteArrived = 9101;  // wait site for the host's timeout message
+// Loads each thread keeps in flight in the K and V passes. One 16-byte load per thread at a time
+// left the partial pass at a third of HBM bandwidth (Little's law: too few bytes in flight per SM).
+constexpr int kLoadsInFlight = 4;
+
+/// Floats of one partial: D numerators, max, sum, two pad floats (16-byte alignment).
+template <int D>
+constexpr int kEntry = D + 4;
 
 template <class In>
-__device__ inline void load8(const In* p, float (&x)[8]) {
-    const uint4 raw = *reinterpret_cast<const uint4*>(p);
+__device__ inline void unpack8(const uint4& raw, float (&x)[8]) {
     const In* e = reinterpret_cast<const In*>(&raw);
 #pragma unroll
     for (int i = 0; i < 8; ++i) x[i] = iris::arch::to_float(e[i]);
@@ -51,7 +58,7 @@ struct Shape {
     __device__ int chunks() const { return (len + chunk_len - 1) / chunk_len; }
 };
 
-/// Partial of this CTA's (chunk, head, sequence), written to `out` ([G][D + 2]) by thread 0..
+/// Partial of this CTA's (chunk, head, sequence), written to `out` ([G][D + 4]) by thread 0..
 template <class In, int D>
 __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, float scale_log2, float* out) {
     __shared__ float q_s[kMaxGroup][D];
@@ -75,19 +82,29 @@ __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, f
     // need the whole warp.
     const int seg = threadIdx.x % kLanesPerKey;
     const int passes = (n + kKeysPerPass - 1) / kKeysPerPass;
-    for (int pass = 0; pass < passes; ++pass) {
-        const int j = pass * kKeysPerPass + threadIdx.x / kLanesPerKey;
-        float x[8] = {};
-        if (j < n) load8(kh + int64_t(j) * D + seg * 8, x);
+    for (int pass0 = 0; pass0 < passes; pass0 += kLoadsInFlight) {
+        uint4 raw[kLoadsInFlight];
 #pragma unroll
-        for (int g = 0; g < kMaxGroup; ++g) {
-            if (g >= G) break;
-            float dot = 0.f;
+        for (int u = 0; u < kLoadsInFlight; ++u) {
+            const int j = (pass0 + u) * kKeysPerPass + threadIdx.x / kLanesPerKey;
+            raw[u] = j < n ? *reinterpret_cast<const uint4*>(kh + int64_t(j) * D + seg * 8) : uint4{};
+        }
 #pragma unroll
-            for (int e = 0; e < 8; ++e) dot += x[e] * q_s[g][seg * 8 + e];
+        for (int u = 0; u < kLoadsInFlight; ++u) {
+            if (pass0 + u >= passes) break;  // uniform across the CTA
+            const int j = (pass0 + u) * kKeysPerPass + threadIdx.x / kLanesPerKey;
+            float x[8];
+            unpack8<In>(raw[u], x);
 #pragma unroll
-            for (int m = kLanesPerKey / 2; m > 0; m /= 2) dot += __shfl_xor_sync(0xffffffff, dot, m);
-            if (seg == 0 && j < n) scores[g * kMaxChunk + j] = dot * scale_log2;
+            for (int g = 0; g < kMaxGroup; ++g) {
+                if (g >= G) break;
+                float dot = 0.f;
+#pragma unroll
+                for (int e = 0; e < 8; ++e) dot += x[e] * q_s[g][seg * 8 + e];
+#pragma unroll
+                for (int m = kLanesPerKey / 2; m > 0; m /= 2) dot += __shfl_xor_sync(0xffffffff, dot, m);
+                if (seg == 0 && j < n) scores[g * kMaxChunk + j] = dot * scale_log2;
+            }
         }
     }
     __syncthreads();
@@ -115,15 +132,26 @@ __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, f
     // P V: thread (key group, seg) sums over its keys; the groups are then added through scores[].
     float acc[kMaxGroup][8] = {};
     const int key_group = threadIdx.x / kLanesPerKey;
-    for (int j = key_group; j < n; j += kKeysPerPass) {
-        float x[8];
-        load8(vh + int64_t(j) * D + seg * 8, x);
+    for (int j0 = key_group; j0 < n; j0 += kLoadsInFlight * kKeysPerPass) {
+        uint4 raw[kLoadsInFlight];
 #pragma unroll
-        for (int g = 0; g < kMaxGroup; ++g) {
-            if (g >= G) break;
-            const float p = scores[g * kMaxChunk + j];
+        for (int u = 0; u < kLoadsInFlight; ++u) {
+            const int j = j0 + u * kKeysPerPass;
+            raw[u] = j < n ? *reinterpret_cast<const uint4*>(vh + int64_t(j) * D + seg * 8) : uint4{};
+        }
 #pragma unroll
-            for (int e = 0; e < 8; ++e) acc[g][e] += p * x[e];
+        for (int u = 0; u < kLoadsInFlight; ++u) {
+            const int j = j0 + u * kKeysPerPass;
+            if (j >= n) break;
+            float x[8];
+            unpack8<In>(raw[u], x);
+#pragma unroll
+            for (int g = 0; g < kMaxGroup; ++g) {
+                if (g >= G) break;
+                const float p = scores[g * kMaxChunk + j];
+#pragma unroll
+                for (int e = 0; e < 8; ++e) acc[g][e] += p * x[e];
+            }
         }
     }
     __syncthreads();  // every exponential has been read; scores[] now holds [key group][g][D]
@@ -138,55 +166,100 @@ __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, f
         const int g = i / D, d = i % D;
         float sum = 0.f;
         for (int kg = 0; kg < kKeysPerPass; ++kg) sum += scores[(kg * kMaxGroup + g) * D + d];
-        out[g * (D + 2) + d] = sum;
+        out[g * kEntry<D> + d] = sum;
     }
     if (threadIdx.x < G) {
-        out[threadIdx.x * (D + 2) + D] = stats[threadIdx.x][0];
-        out[threadIdx.x * (D + 2) + D + 1] = stats[threadIdx.x][1];
+        out[threadIdx.x * kEntry<D> + D] = stats[threadIdx.x][0];
+        out[threadIdx.x * kEntry<D> + D + 1] = stats[threadIdx.x][1];
     }
 }
 
-/// o[b, h * G + g, :] from the world * chunks partials of (b, h).
+/// The largest of every thread's `x`, on every thread of the CTA.
+__device__ inline float block_max(float x, float* scratch) {
+    for (int o = 16; o > 0; o /= 2) x = fmaxf(x, __shfl_xor_sync(0xffffffff, x, o));
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = x;
+    __syncthreads();
+    float m = scratch[0];
+    for (int w = 1; w < kThreads / 32; ++w) m = fmaxf(m, scratch[w]);
+    __syncthreads();  // scratch is free again
+    return m;
+}
+
+/// o[b, h * G + g, :] for g = g0, g0 + g_step, ... from the world * chunks partials of (b, h).
+/// The CTA reads kThreads / (D / 4) partials at a time, a float4 of numerators per thread, so
+/// that every load is independent of the previous ones; a serial walk over the partials by a few
+/// threads made this step as slow as the partial pass itself at small batch.
 template <class In, int D>
-__device__ void combine(const float* partials, In* o, int world, const Shape& s, int chunks, int b, int h) {
+__device__ void combine(const float* partials, In* o, int world, const Shape& s, int chunks, int b, int h, int g0,
+                        int g_step) {
+    constexpr int kLanes = D / 4;                    // threads per partial
+    constexpr int kParallel = kThreads / kLanes;     // partials read at once
+    __shared__ float4 num_s[kParallel][kLanes];
+    __shared__ float den_s[kParallel];
+    __shared__ float scratch[kThreads / 32];
     const int G = s.group();
-    const int64_t per_slot = int64_t(s.b) * s.hkv * chunks * G * (D + 2);
-    for (int i = threadIdx.x; i < G * D; i += kThreads) {
-        const int g = i / D, d = i % D;
+    const int entries = world * chunks;
+    const int64_t per_slot = int64_t(s.b) * s.hkv * chunks * G * kEntry<D>;
+    const int lane = threadIdx.x % kLanes, slot = threadIdx.x / kLanes;
+    auto entry = [&](int e, int g) {
+        return partials + (e / chunks) * per_slot + ((int64_t(b) * s.hkv + h) * chunks + e % chunks) * G * kEntry<D> +
+               g * kEntry<D>;
+    };
+    for (int g = g0; g < G; g += g_step) {
         float m = -INFINITY;
-        for (int w = 0; w < world; ++w) {
-            for (int c = 0; c < chunks; ++c) {
-                const float* p = partials + w * per_slot + ((int64_t(b) * s.hkv + h) * chunks + c) * G * (D + 2) + g * (D + 2);
-                m = fmaxf(m, p[D]);
-            }
+        for (int e = threadIdx.x; e < entries; e += kThreads) m = fmaxf(m, entry(e, g)[D]);
+        m = block_max(m, scratch);
+        float4 num = {0.f, 0.f, 0.f, 0.f};
+        float den = 0.f;
+#pragma unroll 4
+        for (int e = slot; e < entries; e += kParallel) {
+            const float* p = entry(e, g);
+            const float2 stats = *reinterpret_cast<const float2*>(p + D);
+            const float4 x = reinterpret_cast<const float4*>(p)[lane];
+            const float f = exp2f(stats.x - m);
+            num.x += f * x.x;
+            num.y += f * x.y;
+            num.z += f * x.z;
+            num.w += f * x.w;
+            den += f * stats.y;
         }
-        float num = 0.f, den = 0.f;
-        for (int w = 0; w < world; ++w) {
-            for (int c = 0; c < chunks; ++c) {
-                const float* p = partials + w * per_slot + ((int64_t(b) * s.hkv + h) * chunks + c) * G * (D + 2) + g * (D + 2);
-                const float f = exp2f(p[D] - m);
-                num += f * p[d];
-                den += f * p[D + 1];
+        num_s[slot][lane] = num;
+        if (lane == 0) den_s[slot] = den;
+        __syncthreads();
+        if (slot == 0) {
+            float4 total = num_s[0][lane];
+            float total_den = den_s[0];
+            for (int r = 1; r < kParallel; ++r) {
+                total.x += num_s[r][lane].x;
+                total.y += num_s[r][lane].y;
+                total.z += num_s[r][lane].z;
+                total.w += num_s[r][lane].w;
+                total_den += den_s[r];
             }
+            In* out = o + (int64_t(b) * s.hq + h * G + g) * D + lane * 4;
+            out[0] = iris::arch::from_float<In>(total.x / total_den);
+            out[1] = iris::arch::from_float<In>(total.y / total_den);
+            out[2] = iris::arch::from_float<In>(total.z / total_den);
+            out[3] = iris::arch::from_float<In>(total.w / total_den);
         }
-        o[(int64_t(b) * s.hq + h * G + g) * D + d] = iris::arch::from_float<In>(num / den);
+        __syncthreads();  // num_s and den_s are free for the next head
     }
 }
 
 template <class In, int D>
 __device__ void fused(const iris::Ctx& ctx, const In* q, const In* k, const In* v, In* o, float* partials,
                       uint64_t* arrived, uint64_t epoch, const Shape& s, float scale_log2) {
-    __shared__ float mine[kMaxGroup * (D + 2)];
+    __shared__ float mine[kMaxGroup * kEntry<D>];
     const int G = s.group();
     const int chunks = s.chunks();
     const int chunk = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
     partial<In, D>(q, k, v, s, scale_log2, mine);
     __syncthreads();
-    const int64_t per_slot = int64_t(s.b) * s.hkv * chunks * G * (D + 2);
-    float* slot = partials + ctx.rank * per_slot + ((int64_t(b) * s.hkv + h) * chunks + chunk) * G * (D + 2);
+    const int64_t per_slot = int64_t(s.b) * s.hkv * chunks * G * kEntry<D>;
+    float* slot = partials + ctx.rank * per_slot + ((int64_t(b) * s.hkv + h) * chunks + chunk) * G * kEntry<D>;
     for (int p = 0; p < ctx.world; ++p) {
         float* dst = iris::translate(ctx, slot, p);
-        for (int i = threadIdx.x; i < G * (D + 2); i += kThreads) dst[i] = mine[i];
+        for (int i = threadIdx.x; i < G * kEntry<D>; i += kThreads) dst[i] = mine[i];
     }
     __syncthreads();
     uint64_t* counter = arrived + int64_t(b) * s.hkv + h;
@@ -198,7 +271,7 @@ __device__ void fused(const iris::Ctx& ctx, const In* q, const In* k, const In* 
         iris::wait_until(ctx, counter, iris::Cmp::ge, epoch * ctx.world * chunks, kSiteArrived);
     }
     __syncthreads();
-    combine<In, D>(partials, o, ctx.world, s, chunks, b, h);
+    combine<In, D>(partials, o, ctx.world, s, chunks, b, h, 0, 1);
 }
 
 }  // namespace
@@ -219,14 +292,14 @@ using iris::f16;
         float scale_log2) {                                                                                          \
         const Shape s{b, hq, hkv, len, chunk_len};                                                                   \
         const int G = hq / hkv;                                                                                      \
-        float* out = partials + ((int64_t(blockIdx.z) * hkv + blockIdx.y) * s.chunks() + blockIdx.x) * G * (D + 2); \
+        float* out = partials + ((int64_t(blockIdx.z) * hkv + blockIdx.y) * s.chunks() + blockIdx.x) * G * kEntry<D>; \
         partial<In, D>(static_cast<const In*>(q), static_cast<const In*>(k), static_cast<const In*>(v), s,          \
                        scale_log2, out);                                                                             \
     }                                                                                                                \
     extern "C" __global__ void __launch_bounds__(kThreads) iris_flash_decode_combine_##name##_d##D(                 \
         const float* partials, void* o, int world, int b, int hq, int hkv, int chunks) {                             \
         combine<In, D>(partials, static_cast<In*>(o), world, Shape{b, hq, hkv, 0, 1}, chunks, blockIdx.y,          \
-                       blockIdx.x);                                                                                  \
+                       blockIdx.x, blockIdx.z, hq / hkv);                                                            \
     }
 
 IRIS_FLASH_DECODE_KERNELS(bf16, bf16, 128)

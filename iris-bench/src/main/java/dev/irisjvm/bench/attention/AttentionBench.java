@@ -537,8 +537,7 @@ public final class AttentionBench implements Callable<Integer> {
                     long len = total / world;
                     long kv = b * o.kvHeads * len * d * e;
                     int chunkLen = FlashDecodeProblem.defaultChunkLen(b, o.kvHeads, (int) len, multiprocessors);
-                    long chunks = (len + chunkLen - 1) / chunkLen;
-                    long slot = b * o.kvHeads * chunks * (o.qHeads / o.kvHeads) * (d + 2) * 4;
+                    long slot = FlashDecodeProblem.of(DType.BF16, b, o.qHeads, o.kvHeads, d, (int) len, chunkLen).slotFloats() * 4;
                     most = Math.max(most, 2 * kv + (2L * world + 1) * slot + 3L * b * o.qHeads * d * e);
                 }
             }

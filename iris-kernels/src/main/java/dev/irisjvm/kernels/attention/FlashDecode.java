@@ -257,7 +257,7 @@ public final class FlashDecode implements AutoCloseable {
         iris.barrier(stream);
     }
 
-    /** This rank's partials ({@code p.slotFloats()} F32 at {@code out}, layout [B][Hkv][chunks][G][D + 2]). */
+    /** This rank's partials ({@code p.slotFloats()} F32 at {@code out}, layout [B][Hkv][chunks][G][D + 4]). */
     public synchronized void partial(FlashDecodeProblem p, long q, long k, long v, long out, Stream stream) {
         ensureOpen();
         AttentionChecks.address("flash decode", "partials", out, 4);
@@ -268,7 +268,7 @@ public final class FlashDecode implements AutoCloseable {
         kernel.launch(p.launchShape(), stream, args);
     }
 
-    /** o from {@code world} ranks' gathered partials at {@code gathered} ([world][B][Hkv][chunks][G][D + 2]). */
+    /** o from {@code world} ranks' gathered partials at {@code gathered} ([world][B][Hkv][chunks][G][D + 4]). */
     public synchronized void combine(FlashDecodeProblem p, long gathered, int world, long o, Stream stream) {
         ensureOpen();
         AttentionChecks.address("flash decode", "gathered partials", gathered, 4);

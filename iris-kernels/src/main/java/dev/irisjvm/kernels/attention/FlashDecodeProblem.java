@@ -91,9 +91,9 @@ public record FlashDecodeProblem(DType dtype, int batch, int qHeads, int kvHeads
         return (len + chunkLen - 1) / chunkLen;
     }
 
-    /** Floats of one rank's partials: batch x kvHeads x chunks x group x (headDim + 2). */
+    /** Floats of one rank's partials: batch x kvHeads x chunks x group x (headDim + 4) (flash_decode.cu's layout). */
     public long slotFloats() {
-        return (long) batch * kvHeads * chunks() * group() * (headDim + 2);
+        return (long) batch * kvHeads * chunks() * group() * (headDim + 4);
     }
 
     /** {@code scale * log2(e)}. */
@@ -133,9 +133,9 @@ public record FlashDecodeProblem(DType dtype, int batch, int qHeads, int kvHeads
         return new LaunchShape(chunks(), kvHeads, batch, FlashDecode.THREADS, 1, 1, 0);
     }
 
-    /** The combine kernel's grid: (kvHeads, batch) of 128 threads. */
+    /** The combine kernel's grid: (kvHeads, batch, group) of 128 threads, a CTA per query head. */
     public LaunchShape combineLaunchShape() {
-        return new LaunchShape(kvHeads, batch, 1, FlashDecode.THREADS, 1, 1, 0);
+        return new LaunchShape(kvHeads, batch, group(), FlashDecode.THREADS, 1, 1, 0);
     }
 
     @Override

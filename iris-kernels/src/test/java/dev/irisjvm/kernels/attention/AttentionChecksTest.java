@@ -265,12 +265,12 @@ class AttentionChecksTest {
         FlashDecodeProblem p = FlashDecodeProblem.of(DType.BF16, 8, 32, 8, 128, 65536, 512);
         assertEquals(128, p.chunks());
         assertEquals(4, p.group());
-        assertEquals(8L * 8 * 128 * 4 * 130, p.slotFloats());
+        assertEquals(8L * 8 * 128 * 4 * 132, p.slotFloats());
         assertEquals("iris_flash_decode_bf16_d128", p.kernelName());
         assertEquals("iris_flash_decode_partial_bf16_d128", p.partialKernelName());
         assertEquals("iris_flash_decode_combine_bf16_d128", p.combineKernelName());
         assertEquals(new LaunchShape(128, 8, 8, 128, 1, 1, 0), p.launchShape());
-        assertEquals(new LaunchShape(8, 8, 1, 128, 1, 1, 0), p.combineLaunchShape());
+        assertEquals(new LaunchShape(8, 8, 4, 128, 1, 1, 0), p.combineLaunchShape());
         assertEquals(3, p.withLen(1100).chunks());
         assertEquals(1, p.withLen(1).chunks());
     }
