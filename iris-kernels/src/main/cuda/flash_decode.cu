@@ -20,9 +20,16 @@
 // partial 16-byte aligned for the combine's vector loads; partials is [world][B][Hkv][chunks][G][D + 4].
 //
 // Fused: every CTA stores its partial into slot [rank] of every rank's partials (symmetric) and
-// adds one to every rank's arrived[b][h] (release, system scope); on each rank the CTA of chunk 0
-// waits until all world * chunks partials of its (b, h) have arrived (epoch * world * chunks: the
-// counters only grow, epoch is the call number) and combines them into o.
+// adds one to every rank's arrived[b][h] (release, system scope); on each rank the CTAs of chunks
+// 0 .. min(chunks, G) - 1 wait until all world * chunks partials of their (b, h) have arrived and
+// combine them into o, one query head each (more when chunks < G). Partials and counters come in
+// two sets, [2][world][B][Hkv][chunks][G][D + 4] and [2][B][Hkv], used by odd and even calls
+// (epoch is the call number, from 1): a rank that starts call e + 1 has received every peer's
+// partials of call e, so every peer has finished call e - 1, the last reader of the set that call
+// e + 1 writes. No barrier is needed between calls. The counters only grow: call e waits for
+// ((e + 1) / 2) * world * chunks arrivals in its set. The waiting CTAs wait for CTAs of higher
+// chunk index of the same (b, h), which the grid order (chunk fastest) dispatches right after them,
+// so the waiters never fill every resident slot; the wait's deadline turns any stall into an error.
 #include "iris/iris.cuh"
 
 IRIS_NVIDIA_ONLY("32-lane warp shuffles");
@@ -33,8 +40,8 @@ constexpr int kThreads = 128;
 constexpr int kMaxGroup = 8;        // query heads per K/V head
 constexpr int kMaxChunk = 1024;     // keys per CTA
 constexpr int kSiteArrived = 9101;  // wait site for the host's timeout message
-// Loads each thread keeps in flight in the K and V passes. One 16-byte load per thread at a time
-// left the partial pass at a third of HBM bandwidth (Little's law: too few bytes in flight per SM).
+// 16-byte loads each thread keeps in flight in the V pass. One at a time left the partial pass at
+// a third of HBM bandwidth (Little's law: too few bytes in flight per SM).
 constexpr int kLoadsInFlight = 4;
 
 /// Floats of one partial: D numerators, max, sum, two pad floats (16-byte alignment).
@@ -61,10 +68,16 @@ struct Shape {
 /// Partial of this CTA's (chunk, head, sequence), written to `out` ([G][D + 4]) by thread 0..
 template <class In, int D>
 __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, float scale_log2, float* out) {
-    __shared__ float q_s[kMaxGroup][D];
+    // The K pass gives each key to kKeyLanes threads with 32 elements each, so that a score needs
+    // log2(kKeyLanes) shuffles: with 8 elements per thread the shuffles, not HBM, bounded the pass.
+    // The V pass keeps 8 elements per thread (kLanesPerKey), which keeps its accumulators small.
+    constexpr int kKeyLanes = D / 32;
+    constexpr int kKeysPerPassK = kThreads / kKeyLanes;
+    constexpr int kQRow = 32 + 4;                    // floats per (head, lane) of q_s: padded against bank conflicts
+    __shared__ __align__(16) float q_s[kMaxGroup][kKeyLanes][kQRow];
     __shared__ float scores[kMaxGroup * kMaxChunk];  // scores, then exponentials, then the V-pass reduction
     __shared__ float stats[kMaxGroup][2];           // max, sum
-    constexpr int kLanesPerKey = D / 8;             // 16-byte pieces of one key
+    constexpr int kLanesPerKey = D / 8;             // 16-byte pieces of one value row
     constexpr int kKeysPerPass = kThreads / kLanesPerKey;
     const int G = s.group();
     const int chunk = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
@@ -73,38 +86,42 @@ __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, f
     const In* kh = k + ((int64_t(b) * s.hkv + h) * s.len + j0) * D;
     const In* vh = v + ((int64_t(b) * s.hkv + h) * s.len + j0) * D;
     for (int i = threadIdx.x; i < G * D; i += kThreads) {
-        q_s[i / D][i % D] = iris::arch::to_float(q[(int64_t(b) * s.hq + h * G + i / D) * D + i % D]);
+        const int g = i / D, d = i % D;
+        q_s[g][d / 32][d % 32] = iris::arch::to_float(q[(int64_t(b) * s.hq + h * G + g) * D + d]);
     }
     __syncthreads();
 
-    // Scores: kLanesPerKey threads share a key, each with 8 of its D elements. Every thread runs
-    // the same number of passes (keys past n read as zeros and are not stored): the shuffles below
-    // need the whole warp.
-    const int seg = threadIdx.x % kLanesPerKey;
-    const int passes = (n + kKeysPerPass - 1) / kKeysPerPass;
-    for (int pass0 = 0; pass0 < passes; pass0 += kLoadsInFlight) {
-        uint4 raw[kLoadsInFlight];
+    // Scores. Every thread runs the same number of iterations (keys past n read as zeros and are
+    // not stored): the shuffles need the whole warp. A thread has its key's 32 elements, four
+    // 16-byte loads, in flight at once (two keys at once spill in the fused kernel).
+    const int kseg = threadIdx.x % kKeyLanes;
+    for (int base = 0; base < n; base += kKeysPerPassK) {
+        const int j = base + threadIdx.x / kKeyLanes;
+        uint4 raw[4];
 #pragma unroll
-        for (int u = 0; u < kLoadsInFlight; ++u) {
-            const int j = (pass0 + u) * kKeysPerPass + threadIdx.x / kLanesPerKey;
-            raw[u] = j < n ? *reinterpret_cast<const uint4*>(kh + int64_t(j) * D + seg * 8) : uint4{};
+        for (int c = 0; c < 4; ++c) {
+            raw[c] = j < n ? *reinterpret_cast<const uint4*>(kh + int64_t(j) * D + kseg * 32 + c * 8) : uint4{};
         }
+        float dot[kMaxGroup] = {};
 #pragma unroll
-        for (int u = 0; u < kLoadsInFlight; ++u) {
-            if (pass0 + u >= passes) break;  // uniform across the CTA
-            const int j = (pass0 + u) * kKeysPerPass + threadIdx.x / kLanesPerKey;
+        for (int c = 0; c < 4; ++c) {
             float x[8];
-            unpack8<In>(raw[u], x);
+            unpack8<In>(raw[c], x);
 #pragma unroll
             for (int g = 0; g < kMaxGroup; ++g) {
                 if (g >= G) break;
-                float dot = 0.f;
-#pragma unroll
-                for (int e = 0; e < 8; ++e) dot += x[e] * q_s[g][seg * 8 + e];
-#pragma unroll
-                for (int m = kLanesPerKey / 2; m > 0; m /= 2) dot += __shfl_xor_sync(0xffffffff, dot, m);
-                if (seg == 0 && j < n) scores[g * kMaxChunk + j] = dot * scale_log2;
+                const float4 q0 = *reinterpret_cast<const float4*>(&q_s[g][kseg][c * 8]);
+                const float4 q1 = *reinterpret_cast<const float4*>(&q_s[g][kseg][c * 8 + 4]);
+                dot[g] += x[0] * q0.x + x[1] * q0.y + x[2] * q0.z + x[3] * q0.w + x[4] * q1.x + x[5] * q1.y + x[6] * q1.z +
+                          x[7] * q1.w;
             }
+        }
+#pragma unroll
+        for (int g = 0; g < kMaxGroup; ++g) {
+            if (g >= G) break;
+#pragma unroll
+            for (int m = kKeyLanes / 2; m > 0; m /= 2) dot[g] += __shfl_xor_sync(0xffffffff, dot[g], m);
+            if (kseg == 0 && j < n) scores[g * kMaxChunk + j] = dot[g] * scale_log2;
         }
     }
     __syncthreads();
@@ -130,6 +147,7 @@ __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, f
     __syncthreads();
 
     // P V: thread (key group, seg) sums over its keys; the groups are then added through scores[].
+    const int seg = threadIdx.x % kLanesPerKey;
     float acc[kMaxGroup][8] = {};
     const int key_group = threadIdx.x / kLanesPerKey;
     for (int j0 = key_group; j0 < n; j0 += kLoadsInFlight * kKeysPerPass) {
@@ -256,6 +274,9 @@ __device__ void fused(const iris::Ctx& ctx, const In* q, const In* k, const In* 
     partial<In, D>(q, k, v, s, scale_log2, mine);
     __syncthreads();
     const int64_t per_slot = int64_t(s.b) * s.hkv * chunks * G * kEntry<D>;
+    const int set = int(epoch & 1);
+    partials += set * ctx.world * per_slot;
+    arrived += set * s.b * s.hkv;
     float* slot = partials + ctx.rank * per_slot + ((int64_t(b) * s.hkv + h) * chunks + chunk) * G * kEntry<D>;
     for (int p = 0; p < ctx.world; ++p) {
         float* dst = iris::translate(ctx, slot, p);
@@ -266,12 +287,13 @@ __device__ void fused(const iris::Ctx& ctx, const In* q, const In* k, const In* 
     if (threadIdx.x == 0) {
         for (int p = 0; p < ctx.world; ++p) iris::signal(ctx, counter, 1, p, iris::SignalOp::add);
     }
-    if (chunk != 0) return;
+    const int combiners = min(chunks, G);
+    if (chunk >= combiners) return;
     if (threadIdx.x == 0) {
-        iris::wait_until(ctx, counter, iris::Cmp::ge, epoch * ctx.world * chunks, kSiteArrived);
+        iris::wait_until(ctx, counter, iris::Cmp::ge, (epoch + 1) / 2 * ctx.world * chunks, kSiteArrived);
     }
     __syncthreads();
-    combine<In, D>(partials, o, ctx.world, s, chunks, b, h, 0, 1);
+    combine<In, D>(partials, o, ctx.world, s, chunks, b, h, chunk, combiners);
 }
 
 }  // namespace

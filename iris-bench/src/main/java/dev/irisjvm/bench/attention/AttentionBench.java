@@ -61,7 +61,7 @@ import picocli.CommandLine.Mixin;
  *     [W][B, Hkv, S/W, D] and the ring-step kernel on each gathered shard, which carries the global
  *     positions the plain causal kernel cannot express). Also the K/V bytes per rank of both.</li>
  * <li><b>decode</b>: {@link FlashDecode}, batch 1 and 8, 32K to 512K KV tokens per sequence split over
- *     the ranks: the fused kernel (with its trailing device barrier) against partial kernel + NCCL
+ *     the ranks: the fused kernel against partial kernel + NCCL
  *     all-gather of the partials + combine kernel, and the three steps alone.</li>
  * </ol>
  *
@@ -537,7 +537,7 @@ public final class AttentionBench implements Callable<Integer> {
                     long len = total / world;
                     long kv = b * o.kvHeads * len * d * e;
                     int chunkLen = FlashDecodeProblem.defaultChunkLen(b, o.kvHeads, (int) len, multiprocessors);
-                    long slot = FlashDecodeProblem.of(DType.BF16, b, o.qHeads, o.kvHeads, d, (int) len, chunkLen).slotFloats() * 4;
+                    long slot = FlashDecodeProblem.of(DType.BF16, b, o.qHeads, o.kvHeads, o.headDim, (int) len, chunkLen).slotFloats() * 4;
                     most = Math.max(most, 2 * kv + (2L * world + 1) * slot + 3L * b * o.qHeads * d * e);
                 }
             }

@@ -228,8 +228,8 @@ public final class AttentionDocument {
         byBatch.forEach((b, list) -> lines.put("batch " + b, new double[][] {
                 list.stream().mapToDouble(DecodePoint::totalLen).toArray(), list.stream().mapToDouble(DecodePoint::speedup).toArray()}));
         DecodePoint first = points.get(0);
-        return "## Flash-decode\n\n`FlashDecode.forward` over " + run.world() + " ranks (the fused kernel and its trailing device "
-                + "barrier) against the baseline `partial` kernel + NCCL all-gather of the partials + `combine` kernel: "
+        return "## Flash-decode\n\n`FlashDecode.forward` over " + run.world() + " ranks (one kernel: partials, "
+                + "their exchange and the combine) against the baseline `partial` kernel + NCCL all-gather of the partials + `combine` kernel: "
                 + first.qHeads() + " query heads, " + first.kvHeads() + " K/V heads, head size " + first.headDim() + ", " + first.dtype()
                 + ", one new token per sequence, the KV cache of each sequence split evenly over the ranks.\n\n" + t.render() + "\n"
                 + chart(DECODE_PNG, "flash-decode speedup over the baseline",
@@ -263,8 +263,8 @@ public final class AttentionDocument {
                 + "pair of CUDA events; the median counts. Work that spans ranks counts its slowest rank's median.\n"
                 + "- Ring attention includes its opening and closing device barriers and the copy-engine transfers of the next K/V "
                 + "shard, which run on a second stream while the current step computes.\n"
-                + "- Flash-decode's fused call includes its trailing device barrier (it keeps the next call from overwriting partials "
-                + "a slower rank has not combined).\n"
+                + "- Flash-decode's fused call is its one kernel: odd and even calls use separate partials and counters, so no "
+                + "barrier separates calls.\n"
                 + "- Correctness is the GPU tests' job (`AttentionGpuTest`: double-precision CPU references, poisoned outputs); the "
                 + "\"check\" columns compare the paths of this run with each other once, on fresh poisoned outputs.\n";
     }

@@ -103,7 +103,7 @@ public record AttentionBenchResult(String date, String hardware, String software
      *
      * @param totalLen   KV tokens per sequence over all ranks
      * @param lenPerRank this rank's tokens per sequence (totalLen / world)
-     * @param fusedUs    FlashDecode.forward: the fused kernel and its trailing device barrier
+     * @param fusedUs    FlashDecode.forward: the fused kernel
      * @param baselineUs partial kernel, NCCL all-gather of the partials, combine kernel
      * @param partialUs  the partial kernel alone
      * @param gatherUs   the NCCL all-gather of the partials alone

@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * tokens are split across the ranks ({@code flash_decode.cu}). Each rank computes partials over its
  * part of every sequence; the fused kernel stores each partial straight into every rank's symmetric
  * partials buffer, counts arrivals with a system-scope flag per (sequence, K/V head), and on every
- * rank the CTA of chunk 0 waits for all ranks' partials of its (sequence, head) and combines them:
- * every rank ends with the full output, in one launch.
+ * rank the first CTAs of each (sequence, head) wait for all ranks' partials and combine them, a
+ * query head each: every rank ends with the full output, in one launch.
  *
  * <pre>{@code
  * try (Iris iris = Iris.init()) {
@@ -49,8 +49,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     in the same order, with the same shapes and the same {@code len}; the arguments are checked as
  *     {@link FlashDecodeProblem} says. q, k and v may be any device memory of this process; the
  *     workspace is this instance's.</li>
- * <li>{@link #forward} is one kernel plus a device barrier (so that the next call cannot overwrite a
- *     partial that a slower rank has not combined yet); stream-ordered, no host synchronization. Each
+ * <li>{@link #forward} is one kernel, stream-ordered, no host synchronization. Odd and even calls use
+ *     two sets of partials and counters, so no barrier is needed between calls: a rank that starts
+ *     a call has received every peer's partials of the previous one, so every peer has finished the
+ *     call before that, the last reader of the set this call writes. Each
  *     call passes its call number ({@code epoch}) by value, so a CUDA graph of a call replays that
  *     number: capture and replay are not supported for {@link #forward} (they are for {@link
  *     #baseline} with a gather that supports them).</li>
@@ -87,8 +89,9 @@ public final class FlashDecode implements AutoCloseable {
     private final SymTensor arrived;
     private final KernelArgs args = new KernelArgs();
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** What every arrival counter holds after the calls so far (the same on every rank). */
-    private long arrivals;
+    /** Fused calls since the arrival counters were last zeroed, and their chunk count. */
+    private long callsSinceReset;
+    private int chunksSinceReset;
     private long calls;
     private long resets;
 
@@ -112,10 +115,10 @@ public final class FlashDecode implements AutoCloseable {
         SymTensor g = null;
         SymTensor a = null;
         try {
-            p = iris.heap().empty(DType.F32, world * slot);
+            p = iris.heap().empty(DType.F32, 2L * world * slot);  // two sets: odd and even calls
             s = iris.heap().empty(DType.F32, slot);
             g = iris.heap().empty(DType.F32, world * slot);
-            a = iris.heap().zeros(DType.I64, (long) max.batch() * max.kvHeads());
+            a = iris.heap().zeros(DType.I64, 2L * max.batch() * max.kvHeads());
         } catch (RuntimeException | Error e) {
             for (SymTensor t : new SymTensor[] {a, g, s, p}) {
                 if (t != null) {
@@ -133,8 +136,8 @@ public final class FlashDecode implements AutoCloseable {
     /**
      * Collective: loads the kernels and allocates the symmetric workspace for calls up to {@code
      * max} (its batch, heads and head size, and at most {@code max.len()} tokens per rank with its
-     * chunk length): the partials of every rank ({@code world x max.slotFloats()} F32) and the
-     * arrival counters (zeroed, before every rank is told to go on) of the fused kernel, and the
+     * chunk length): two sets of the partials of every rank ({@code 2 x world x max.slotFloats()}
+     * F32) and of the arrival counters (zeroed, before every rank is told to go on) of the fused kernel, and the
      * baseline's own send slot and gathered partials (so that the two paths never share a buffer a
      * slower peer may still read).
      */
@@ -187,23 +190,24 @@ public final class FlashDecode implements AutoCloseable {
     /**
      * Fused flash-decode on device addresses laid out as {@code p} says; {@code p} must fit this
      * instance ({@link #max()}: the same dtype, batch, heads, head size and chunk length, and at most
-     * its len). Enqueues the kernel and a device barrier.
+     * its len). Enqueues the kernel.
      */
     public synchronized void forward(FlashDecodeProblem p, long q, long k, long v, long o, Stream stream) {
         ensureOpen();
         check(p, q, k, v, o, stream);
-        int world = iris.worldSize();
-        long perCall = (long) world * p.chunks();
-        if (arrivals % perCall != 0) {
-            // The counters only grow and the kernel waits for epoch x world x chunks: when the
-            // number of chunks changes, start them again from zero. Every rank does the same, and
-            // the barrier keeps the peers' next signals behind this rank's reset.
+        if (callsSinceReset > 0 && p.chunks() != chunksSinceReset) {
+            // The kernel waits for (calls of this parity since the reset) x world x chunks arrivals
+            // in its set: when the number of chunks changes, start the counters again from zero.
+            // Every rank does the same; the barrier keeps the peers' next signals behind this
+            // rank's reset, and every peer's previous call (this rank's previous call has received
+            // all its partials).
             Memcpy.memset(arrived.deviceAddress(), 0, arrived.byteSize(), stream);
             iris.barrier(stream);
-            arrivals = 0;
+            callsSinceReset = 0;
             resets++;
         }
-        long epoch = arrivals / perCall + 1;
+        chunksSinceReset = p.chunks();
+        long epoch = ++callsSinceReset;  // its parity picks the set of partials and counters
         Kernel kernel = kernels.get(p.kernelName());
         args.clear();
         args.putBytes(iris.deviceContext().bytes(), dev.irisjvm.core.DeviceContext.ALIGNMENT);
@@ -211,9 +215,7 @@ public final class FlashDecode implements AutoCloseable {
                 .putLong(epoch).putInt(p.batch()).putInt(p.qHeads()).putInt(p.kvHeads()).putInt(p.len()).putInt(p.chunkLen())
                 .putFloat(p.scaleLog2());
         kernel.launch(p.launchShape(), stream, args);
-        arrivals += perCall;
         calls++;
-        iris.barrier(stream);   // no rank overwrites partials that a slower rank has not combined yet
     }
 
     // ---- the baseline ------------------------------------------------------------------------------
