@@ -261,18 +261,23 @@ DAT_ATOMICS(bf16, iris::bf16)
 // must make the data visible (the message-passing pattern). Each rank keeps every data word it
 // received in received[i - 1] and the number of completed rounds in *completed; the host checks
 // both against msg(seed, sender, i). The wait's comparison rotates through eq, ge, gt and ne,
-// each of which is true exactly once the flag has reached i.
+// each of which is true exactly once the flag has reached i, first with wait_until, then with
+// wait_until_backoff (relaxed polls and one acquire fence must publish the data just the same).
 // A rank only writes its peer's words, and only after the peer has consumed the previous ones.
 namespace {
 __device__ __forceinline__ uint64_t pingpong_msg(uint64_t seed, int sender, uint64_t round) {
     return mix64(seed ^ (uint64_t(sender + 1) * 0xD6E8FEB86659FD93ull) ^ (round * 0xA0761D6478BD642Full));
 }
 __device__ bool pingpong_wait(const Ctx& ctx, const uint64_t* flag, uint64_t round, int peer, int site) {
-    switch (round % 4) {
+    switch (round % 8) {
         case 0: return iris::wait_until(ctx, flag, iris::Cmp::eq, round, site, peer);
         case 1: return iris::wait_until(ctx, flag, iris::Cmp::ge, round, site, peer);
         case 2: return iris::wait_until(ctx, flag, iris::Cmp::gt, round - 1, site, peer);
-        default: return iris::wait_until(ctx, flag, iris::Cmp::ne, round - 1, site, peer);
+        case 3: return iris::wait_until(ctx, flag, iris::Cmp::ne, round - 1, site, peer);
+        case 4: return iris::wait_until_backoff(ctx, flag, iris::Cmp::eq, round, site, peer);
+        case 5: return iris::wait_until_backoff(ctx, flag, iris::Cmp::ge, round, site, peer);
+        case 6: return iris::wait_until_backoff(ctx, flag, iris::Cmp::gt, round - 1, site, peer);
+        default: return iris::wait_until_backoff(ctx, flag, iris::Cmp::ne, round - 1, site, peer);
     }
 }
 }  // namespace
@@ -304,7 +309,8 @@ extern "C" __global__ void dat_pingpong(const IRIS_GRID_CONSTANT Ctx ctx, uint64
 
 // ---- wait_until: every comparison, true and false -------------------------------------------
 // One thread evaluates cases[k] = (cmp code, value) against this rank's *flag in order and writes
-// results[k] = 1 if wait_until returned true, 0 if false. The kernel's copy of the context gets
+// results[k] = 1 if the wait returned true, 0 if false; even k use wait_until, odd k
+// wait_until_backoff, which must agree case by case. The kernel's copy of the context gets
 // the short deadline timeout_ns (Ctx is passed by value; only this kernel sees the change), so a
 // false case fails fast: the first one records a wait_timeout at site site_base + k, and every
 // later wait gives up at once because the rank already holds an error.
@@ -315,7 +321,10 @@ extern "C" __global__ void dat_wait_cmp(const IRIS_GRID_CONSTANT Ctx ctx, const 
     c.timeout_ns = timeout_ns;
     for (uint64_t k = 0; k < n; ++k) {
         const auto cmp = static_cast<iris::Cmp>(cases[2 * k]);
-        results[k] = iris::wait_until(c, flag, cmp, cases[2 * k + 1], site_base + static_cast<int>(k)) ? 1 : 0;
+        const int site = site_base + static_cast<int>(k);
+        const bool held = k % 2 == 0 ? iris::wait_until(c, flag, cmp, cases[2 * k + 1], site)
+                                     : iris::wait_until_backoff(c, flag, cmp, cases[2 * k + 1], site);
+        results[k] = held ? 1 : 0;
     }
 }
 

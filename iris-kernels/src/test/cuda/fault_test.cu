@@ -11,8 +11,8 @@ using iris::Ctx;
 // Stands in for a fused kernel (GEMM + communication; none exists yet) in the rank-loss tests:
 // every block of a grid signals its slot in every peer's flag array, then thread t waits until
 // peer t's block has signalled this rank. A rank that never launches it (or dies) leaves every
-// other rank's blocks spinning in iris::wait_until, which only the watchdog's abort, or the
-// device timeout, ends.
+// other rank's blocks spinning in iris::wait_until (even blocks) or iris::wait_until_backoff (odd
+// blocks, as the fused kernels wait), which only the watchdog's abort, or the device timeout, ends.
 //
 // flags: symmetric, gridDim.x x iris::kMaxRanks uint64_t; epoch: grows by one per launch.
 extern "C" __global__ void ft_wait_peer_flags(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* flags, uint64_t epoch,
@@ -20,7 +20,10 @@ extern "C" __global__ void ft_wait_peer_flags(const IRIS_GRID_CONSTANT Ctx ctx, 
     uint64_t* block_flags = flags + size_t(blockIdx.x) * iris::kMaxRanks;
     const int t = static_cast<int>(threadIdx.x);
     if (t < ctx.world && t != ctx.rank) iris::signal(ctx, block_flags + ctx.rank, epoch, t);
-    if (t < ctx.world && t != ctx.rank) iris::wait_until(ctx, block_flags + t, iris::Cmp::ge, epoch, site, t);
+    if (t < ctx.world && t != ctx.rank) {
+        if (blockIdx.x % 2 == 0) iris::wait_until(ctx, block_flags + t, iris::Cmp::ge, epoch, site, t);
+        else iris::wait_until_backoff(ctx, block_flags + t, iris::Cmp::ge, epoch, site, t);
+    }
     __syncthreads();
 }
 

@@ -32,8 +32,9 @@ struct AllGatherHooks : NoHooks {
 
     __device__ void before_loads(TileCoord t) const {
         if (owners.owner_of(t.m) == ctx.rank) return;
-        iris::wait_until(ctx, ready + t.m, iris::Cmp::ge, epoch * pieces_per_block(), kSiteGatheredRows,
-                         owners.owner_of(t.m));
+        // Scope gpu: the spare warps of this GPU's CTAs count the pieces in.
+        iris::wait_until_backoff<iris::Order::acquire, iris::Scope::gpu>(
+            ctx, ready + t.m, iris::Cmp::ge, epoch * pieces_per_block(), kSiteGatheredRows, owners.owner_of(t.m));
         // The rows were written through the generic proxy; TMA reads through the async proxy.
         asm volatile("fence.proxy.async.global;" ::: "memory");
     }

@@ -139,10 +139,13 @@ struct Handoff {
             iris::arch::store<iris::Order::release, iris::Scope::gpu>(slot(sequence, consumer), epoch);
         }
     }
-    /// Spare-warp leader waits, then the team syncs so that every thread sees the tile.
+    /// Spare-warp leader waits, then the team syncs so that every thread sees the tile. The leader
+    /// sleeps between polls (wait_until_backoff): it shares the SM with the mainloop, and a tile
+    /// takes far longer than a sleep. Scope gpu: publisher and waiter are threads of this CTA.
     __device__ void await(const iris::Ctx& ctx, int sequence, int consumer) const {
         if (SpareWarps::leader()) {
-            iris::wait_until(ctx, slot(sequence, consumer), iris::Cmp::ge, epoch, kSiteHandoff, ctx.rank);
+            iris::wait_until_backoff<iris::Order::acquire, iris::Scope::gpu>(ctx, slot(sequence, consumer), iris::Cmp::ge,
+                                                                            epoch, kSiteHandoff, ctx.rank);
         }
         SpareWarps::sync();
     }

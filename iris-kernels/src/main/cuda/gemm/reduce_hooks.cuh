@@ -54,9 +54,11 @@ struct ReduceBuffers {
         if (owners.owner_of(t.m) != ctx.rank || threadIdx.x % 128 != 0) return;
         for (int j = 1; j < ctx.world; ++j) {
             const int src = (ctx.rank + j) % ctx.world;
-            iris::wait_until(ctx, flag(src, t, consumer), iris::Cmp::ge, epoch, kSitePartialFlag, src);
+            iris::wait_until_backoff(ctx, flag(src, t, consumer), iris::Cmp::ge, epoch, kSitePartialFlag, src);
         }
         // run_epilogue's next warpgroup barrier passes the acquired partials on to the other threads.
+        // The backoff keeps this thread's polls off the SM, whose other warpgroup and producer may
+        // still be in the mainloop.
     }
 
     __device__ uint4 sum(const uint4& own, int owner, int row, int col) const {

@@ -37,6 +37,24 @@ __device__ __forceinline__ bool compare(uint64_t a, Cmp cmp, uint64_t b) {
     }
 }
 
+/// The bounded waits' periodic check: true when the wait must give up, because this rank already
+/// holds an error, the host aborted its waits (recorded as aborted) or the deadline has passed
+/// (recorded as `code`).
+__device__ inline bool give_up(const Ctx& ctx, uint64_t start, int site, int peer, uint64_t seen, uint64_t value,
+                               ErrorCode code) {
+    const uint64_t waited = arch::now_ns() - start;
+    if (has_error(ctx)) return true;
+    if (aborted(ctx)) {
+        record_error(ctx, ErrorCode::aborted, site, peer, seen, value, waited);
+        return true;
+    }
+    if (waited > ctx.timeout_ns) {
+        record_error(ctx, code, site, peer, seen, value, waited);
+        return true;
+    }
+    return false;
+}
+
 }  // namespace impl
 
 /// Sets (or adds to) rank `to_rank`'s copy of the flag at system scope. With the default release
@@ -66,19 +84,51 @@ __device__ inline bool wait_until(const Ctx& ctx, const uint64_t* flag, Cmp cmp,
     for (uint32_t spin = 1;; ++spin) {
         seen = arch::load<O, Scope::system>(flag);
         if (impl::compare(seen, cmp, value)) return true;
-        if ((spin & 255u) == 0) {  // the timer and the status word are checked every 256 spins
-            const uint64_t waited = arch::now_ns() - start;
-            if (impl::has_error(ctx)) return false;
-            if (impl::aborted(ctx)) {
-                impl::record_error(ctx, ErrorCode::aborted, site, peer, seen, value, waited);
-                return false;
-            }
-            if (waited > ctx.timeout_ns) {
-                impl::record_error(ctx, code, site, peer, seen, value, waited);
-                return false;
-            }
-        }
+        // The timer and the status word (mapped host memory) are checked every 256 spins.
+        if ((spin & 255u) == 0 && impl::give_up(ctx, start, site, peer, seen, value, code)) return false;
     }
+}
+
+/// wait_until for a waiter that shares its SM with work that matters more than how fast it wakes
+/// up, such as a GEMM's producer thread or spare warps beside the tensor-core mainloop: a tight
+/// loop of acquire loads takes issue slots and memory bandwidth from that work. This one polls
+/// with relaxed loads and sleeps between them, from 32 ns doubling up to 1 µs (the hardware may
+/// sleep up to twice that), so it notices a change up to about 2 µs late. Same results, deadline,
+/// abort and error record as wait_until.
+///
+/// S is the scope of the writer's release: Scope::gpu only when every writer of the flag runs on
+/// this GPU (it skips the system-wide part of the acquire). O = Order::relaxed pairs with a
+/// relaxed signal, as in wait_until.
+///
+/// Why the ordering is that of an acquire load: the first look is an acquire load, which is all
+/// a waiter pays when the flag is already set. After it, the poll that sees the condition reads
+/// the value of the writer's release (or of a later write in its release sequence), and the
+/// acquire fence of scope S that follows it makes that read synchronize with the release (C++
+/// fence-to-atomic synchronization; PTX: a strong read then fence.acq_rel is an acquire pattern,
+/// and the relaxed poll of scope S is morally strong with a release of scope S or wider). So
+/// everything the writer ordered before its release is visible to this thread, and through a
+/// barrier to its block, when this returns true. Earlier polls that saw an older value order
+/// nothing, and none is needed: the caller reads the published data only after the call returns.
+template <Order O = Order::acquire, Scope S = Scope::system>
+__device__ inline bool wait_until_backoff(const Ctx& ctx, const uint64_t* flag, Cmp cmp, uint64_t value, int site = 0,
+                                          int peer = -1, ErrorCode code = ErrorCode::wait_timeout) {
+    static_assert(O == Order::acquire || O == Order::relaxed, "wait_until_backoff: acquire or relaxed");
+    constexpr uint32_t kFirstSleepNs = 32;
+    constexpr uint32_t kLongestSleepNs = 1024;
+    uint64_t seen = arch::load<O, S>(flag);
+    if (impl::compare(seen, cmp, value)) return true;
+    const uint64_t start = arch::now_ns();
+    uint32_t sleep = kFirstSleepNs;
+    for (uint32_t poll = 1;; ++poll) {
+        arch::sleep_ns(sleep);
+        sleep = sleep < kLongestSleepNs ? 2 * sleep : kLongestSleepNs;
+        seen = arch::load<Order::relaxed, S>(flag);
+        if (impl::compare(seen, cmp, value)) break;
+        // Every 32 polls: about every 30 µs once the sleeps are at their longest.
+        if ((poll & 31u) == 0 && impl::give_up(ctx, start, site, peer, seen, value, code)) return false;
+    }
+    if constexpr (O == Order::acquire) arch::fence_acquire<S>();
+    return true;
 }
 
 /// All ranks meet: every rank's block returns only after every rank's block has arrived, and

@@ -923,7 +923,8 @@ public final class DeviceApiScenarios {
     /**
      * Ranks 0 and 1 (others only join the barriers) play PINGPONG_ROUNDS rounds, once with signal
      * set and once with signal add; each round carries a data word written with store before the
-     * signal and read by the receiver after its wait (see dat_pingpong). Pass: every round
+     * signal and read by the receiver after its wait, wait_until and wait_until_backoff taking
+     * turns (see dat_pingpong). Pass: every round
      * completed, every data word received equals what the peer sent in that round (so no receiver
      * read the data before the flag published it), and the flag and data words end at the last
      * round's values.
@@ -1048,7 +1049,8 @@ public final class DeviceApiScenarios {
     static final int CMP_SITE_BASE = 500;
 
     /**
-     * With the flag at a random value F, wait_until runs cases that hold at once for every Cmp
+     * With the flag at a random value F, wait_until and wait_until_backoff (alternating case by
+     * case, see dat_wait_cmp) run cases that hold at once for every Cmp
      * (eq F, ne F+-1, ge F and F-1, gt F-1, le F and F+1, lt F+1), then cases that never hold (eq
      * F+1, ne F, ge F+1, gt F, le F-1, lt F) under a 2 ms deadline set in the kernel's copy of the
      * context. Pass: true cases return true, false cases return false, synchronize throws one
@@ -1098,7 +1100,8 @@ public final class DeviceApiScenarios {
             for (int k = 0; k < n; k++) {
                 int expected = k < trueCases.length ? 1 : 0;
                 final int kk = k;
-                f.check(got[k] == expected, () -> "wait_until(" + CMP_NAMES[(int) cases[2 * kk]] + ", " + cases[2 * kk + 1]
+                f.check(got[k] == expected, () -> (kk % 2 == 0 ? "wait_until(" : "wait_until_backoff(")
+                        + CMP_NAMES[(int) cases[2 * kk]] + ", " + cases[2 * kk + 1]
                         + ") with flag " + fv + " returned " + (got[kk] == POISON_I32 ? "nothing (poison)" : got[kk] == 1 ? "true" : got[kk] == 0 ? "false" : got[kk])
                         + ", expected " + (expected == 1));
             }

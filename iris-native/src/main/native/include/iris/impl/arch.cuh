@@ -11,6 +11,8 @@
 //   f16 / bf16 atomic add  PTX atom.add.noftz.{f16,bf16}       CAS loop on the enclosing 32-bit word
 //   float min / max        CAS loop                            CAS loop
 //   timer (now_ns)         %globaltimer, ns                    s_memrealtime (wall_clock64), 100 MHz
+//   sleep_ns               nanosleep                           s_sleep until s_memrealtime passes
+//   fence_acquire          fence.acq_rel.{gpu,sys}             __builtin_amdgcn_fence, agent / system
 //   Ctx by reference       __grid_constant__                   nothing: AMDGPU passes kernel
 //                                                              aggregates byref in the kernarg segment
 //   16-bit float types     __half, __nv_bfloat16               __half, hip_bfloat16 (iris::f16, iris::bf16)
@@ -249,6 +251,21 @@ template <Order O, Scope S, class T> __device__ inline void store(T* p, T v) { _
 /// and MI300 (hipDeviceAttributeWallClockRate = 100000 kHz). Only the bounded waits use it.
 __device__ inline uint64_t now_ns() { return static_cast<uint64_t>(wall_clock64()) * 10ull; }
 
+/// Sleeps about `ns` nanoseconds: s_sleep takes only a constant count of 64 clocks, so the wave
+/// sleeps in short steps until the counter has passed.
+__device__ inline void sleep_ns(uint32_t ns) {
+    const uint64_t until = now_ns() + ns;
+    while (now_ns() < until) __builtin_amdgcn_s_sleep(1);
+}
+
+/// Makes the relaxed reads before it acquire reads at scope S (C++ fence-to-atomic
+/// synchronization): see wait_until_backoff.
+template <Scope S>
+__device__ inline void fence_acquire() {
+    if constexpr (S == Scope::system) __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "");
+    else __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent");
+}
+
 #else  // NVIDIA
 
 template <Order O>
@@ -347,6 +364,17 @@ __device__ inline uint64_t now_ns() {
     uint64_t t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
+}
+
+/// Sleeps about `ns` nanoseconds (the hardware may wake the warp anywhere in [0, 2 ns]); the warp
+/// issues nothing meanwhile, so the SM's other warps get its slots.
+__device__ inline void sleep_ns(uint32_t ns) { __nanosleep(ns); }
+
+/// Makes the relaxed reads before it acquire reads at scope S (C++ fence-to-atomic synchronization;
+/// in PTX, a strong read followed by this fence is an acquire pattern): see wait_until_backoff.
+template <Scope S>
+__device__ inline void fence_acquire() {
+    cuda::atomic_thread_fence(cuda::std::memory_order_acquire, scope<S>());
 }
 
 #endif
