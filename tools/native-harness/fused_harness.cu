@@ -128,11 +128,11 @@ static void reduce_op(const char* name, RedKernel kern, int M, int N, int K) {
 }
 
 static void all_gather_gemm(int M, int N, int K) {
-  reset_heaps(); epoch = 0; int nl = N / W, ms = M / W; int tiles_m = (M + 127) / 128;
+  reset_heaps(); epoch = 0; int nl = N / W, ms = M / W; size_t flags = gemm::all_gather_flag_words(M, K, W) * 8;
   std::vector<void*> A(W), B(W), C(W), Ag(W), Cb(W); std::vector<uint64_t*> F(W);
   for (auto& r : R) { CK(cudaSetDevice(r.dev)); int i = r.ctx.rank;
     A[i] = r.alloc(size_t(M) * K * 2); B[i] = r.alloc(size_t(nl) * K * 2); C[i] = r.alloc(size_t(M) * nl * 2); Ag[i] = r.alloc(size_t(M) * K * 2); Cb[i] = r.alloc(size_t(M) * nl * 2);
-    F[i] = (uint64_t*)r.alloc(tiles_m * 8); CK(cudaMemset(F[i], 0, tiles_m * 8));
+    F[i] = (uint64_t*)r.alloc(flags); CK(cudaMemset(F[i], 0, flags));
     fill_random((char*)A[i] + size_t(i) * ms * K * 2, size_t(ms) * K); fill_random(B[i], size_t(nl) * K); CK(cudaMemset(C[i], 0xFF, size_t(M) * nl * 2)); }
   set_smem(iris_all_gather_gemm_bf16_nk, SMEM);
   auto fused = [&](Rank& r) { int i = r.ctx.rank; if (i == 0) ++epoch; TmaDescriptor am = map2d(A[i], K, M, size_t(K) * 2, 64, 128), bm = map2d(B[i], K, nl, size_t(K) * 2, 64, 256);

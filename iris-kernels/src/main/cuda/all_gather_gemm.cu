@@ -1,15 +1,15 @@
-// all_gather_gemm.cu: all-gather + GEMM, pull (sequence-parallel input into a column-parallel
+// all_gather_gemm.cu: all-gather + GEMM, push (sequence-parallel input into a column-parallel
 // layer). A is split by rows over ranks; each rank computes C_rank = A_gathered x B_rank while the
-// spare producer warps pull the peers' rows of A (gemm/all_gather_hooks.cuh).
+// spare producer warps push this rank's rows of A into the peers' gathered A, piece by piece
+// (gemm/all_gather_hooks.cuh).
 //
 //   iris_all_gather_gemm_<in>_<b>[_traced]   in: bf16 | f16 (C has the same type)   b: nk | kn
 //   (const Ctx ctx, TmaDescriptor a_map, TmaDescriptor b_map, void* a, void* c, const void* bias,
-//    uint64_t* ready, uint64_t epoch, int m, int n, int k, int ldc, int group_m, uint64_t* trace)
+//    uint64_t* flags, uint64_t epoch, int m, int n, int k, int ldc, int group_m, uint64_t* trace)
 //
 // a: symmetric gathered A, M x K, with this rank's M / world rows filled (M % (128 * world) == 0);
-// a_map covers it. ready: this rank's tiles_m counters (u64, zeroed once when allocated); epoch
-// grows by one per call. c: M x ldc, local. The host ends with a barrier, because the next call
-// overwrites the rows that peers are reading now.
+// a_map covers it. flags: symmetric, gemm::all_gather_flag_words(M, K, world) u64, zeroed when
+// allocated; peers write them. epoch grows by one per call. c: M x ldc, local.
 #include "gemm/all_gather_hooks.cuh"
 #include "gemm/gemm_kernel.cuh"
 
@@ -20,14 +20,15 @@ namespace {
 template <class In, gemm::BLayout B, bool Trace>
 __device__ void all_gather_gemm(const iris::Ctx& ctx, const gemm::sm90::TmaDescriptor& a_map,
                                 const gemm::sm90::TmaDescriptor& b_map, void* a, void* c, const void* bias,
-                                uint64_t* ready, uint64_t epoch, int m, int n, int k, int ldc, int group_m,
+                                uint64_t* flags, uint64_t epoch, int m, int n, int k, int ldc, int group_m,
                                 uint64_t* trace) {
 #if IRIS_HAS_WGMMA
     using Cfg = gemm::Config<In, B, In, gemm::kSpareWarpRegisters>;  // the spare producer warps copy A
+    static_assert(gemm::kGatherPieceCols % Cfg::kTileK == 0, "a k-block lies in one piece of A");
     const gemm::OwnerOrderedScheduler<Cfg::kTileM, Cfg::kTileN> sched(m, n, group_m, ctx.rank, ctx.world, true);
     const gemm::Tracer<Trace> tracer{trace};
-    gemm::AllGatherHooks<Trace> hooks{{}, ctx, static_cast<uint16_t*>(a), ready, epoch, m, k, sched.tiles_n,
-                                      sched.owners, tracer};
+    gemm::AllGatherHooks<Trace> hooks{{}, ctx, static_cast<uint16_t*>(a), flags, epoch, m, k, sched.tiles_n,
+                                      sched.group_m, sched.owners, tracer};
     gemm::StoreEpilogue<In> store(static_cast<In*>(c), ldc);
     struct Hooks : gemm::AllGatherHooks<Trace> {
         gemm::StoreEpilogue<In> out;
@@ -47,9 +48,9 @@ using iris::f16;
 #define IRIS_ALL_GATHER_GEMM_KERNEL(name, In, B, Trace)                                                              \
     extern "C" __global__ void __launch_bounds__(384, 1)                                                            \
         name(const IRIS_GRID_CONSTANT iris::Ctx ctx, const __grid_constant__ TmaDescriptor a_map,                    \
-             const __grid_constant__ TmaDescriptor b_map, void* a, void* c, const void* bias, uint64_t* ready,       \
+             const __grid_constant__ TmaDescriptor b_map, void* a, void* c, const void* bias, uint64_t* flags,       \
              uint64_t epoch, int m, int n, int k, int ldc, int group_m, uint64_t* trace) {                           \
-        all_gather_gemm<In, B, Trace>(ctx, a_map, b_map, a, c, bias, ready, epoch, m, n, k, ldc, group_m, trace);   \
+        all_gather_gemm<In, B, Trace>(ctx, a_map, b_map, a, c, bias, flags, epoch, m, n, k, ldc, group_m, trace);   \
     }
 
 IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_bf16_nk, bf16, BLayout::nk, false)

@@ -1,63 +1,125 @@
-// all_gather_hooks.cuh: all-gather + GEMM, pull (sequence-parallel input into a column-parallel
-// layer). A is split by rows over ranks; each rank computes C_rank = A_gathered x B_rank. The spare
-// producer warps (fused_common.cuh) pull the peers' rows of A into the local gathered A, 128 x 512
-// pieces at a time, while the consumers compute the tiles of the local rows (OwnerOrderedScheduler,
-// self first); the producer loads a peer row block with TMA once all its pieces have arrived.
+// all_gather_hooks.cuh: all-gather + GEMM, push (sequence-parallel input into a column-parallel
+// layer). A is split by rows over ranks; each rank computes C_rank = A_gathered x B_rank.
+//
+// A piece is 128 rows (one tile row) x kPieceCols columns of A. The spare producer warps of every
+// CTA push pieces of this rank's rows into every peer's gathered A and raise the piece's flag
+// there; the consumers meanwhile compute the tiles of the local rows (OwnerOrderedScheduler, self
+// first). On a peer's rows the producer waits, before the loads of each k-block, only for the
+// flag of the piece that k-block lies in, so the mainloop starts once the first columns are in,
+// not the whole 128 x K block.
+//
+// Why push: the reads are local and the NVLink writes are posted, so 96 threads per CTA keep far
+// more bytes in flight than remote loads, each of which holds registers for a round trip. The
+// pieces of all CTAs go in the order the peers' mainloops need them: groups of group_m tile rows
+// (the scheduler's groups), within a group column chunk by column chunk, so that every tile row
+// of a wave gets its first columns first.
+//
+// Why the clear flag: this call overwrites rows of a peer's gathered A that work the peer ran
+// before this call may still read. Each rank raises `clear` in every peer at the start of its
+// kernel, which runs after that work (stream order); a rank writes into a peer only after the
+// peer's clear. This rank's own rows are read locally, after the caller filled them (stream order).
 //
 //   a      symmetric gathered A, M x k; this rank's rows filled by the caller
-//   ready  this rank's counters, one per tile row: pieces of that row block copied so far (they
-//          only grow; a call waits for epoch * pieces_per_block)
+//   flags  this rank's, all_gather_flag_words(m, k, world) u64, values are epochs:
+//          ready[tiles_m][pieces_per_row]  set by the rows' owner once the piece is in place
+//          clear[world]                    clear[s] set by rank s when its call has started
 #pragma once
 
 #include "gemm/fused_common.cuh"
 
 namespace gemm {
 
+inline constexpr int kGatherPieceCols = 128;  // a piece: 128 rows x 128 columns (32 KiB of 16-bit A)
+
+/// u64 words of the all-gather's flags for a gathered A of m x k on `world` ranks (host and device).
+__host__ __device__ constexpr int64_t all_gather_flag_words(int64_t m, int64_t k, int world) {
+    return (m + 127) / 128 * ((k + kGatherPieceCols - 1) / kGatherPieceCols) + world;
+}
+
 template <bool Trace>
 struct AllGatherHooks : NoHooks {
-    static constexpr int kPieceCols = 512;  // a piece: 128 rows x 512 columns (128 KiB of 16-bit A)
+    static constexpr int kPieceCols = kGatherPieceCols;
 
     const iris::Ctx& ctx;
     uint16_t* a;  // 16-bit elements, copied as raw bits
-    uint64_t* ready;
+    uint64_t* flags;
     uint64_t epoch;
     int m;
     int k;
     int tiles_n;
+    int group_m;
     RowOwners owners;
     Tracer<Trace> tracer;
 
-    __device__ int pieces_per_block() const { return (k + kPieceCols - 1) / kPieceCols; }
-    __device__ int peer_blocks() const { return owners.tiles_m - (owners.first_row(ctx.rank + 1) - owners.first_row(ctx.rank)); }
+    __device__ int pieces_per_row() const { return (k + kPieceCols - 1) / kPieceCols; }
+    __device__ uint64_t* ready(int tile_row, int piece_col) const {
+        return flags + int64_t(tile_row) * pieces_per_row() + piece_col;
+    }
+    __device__ uint64_t* clear(int from_rank) const {
+        return flags + int64_t(owners.tiles_m) * pieces_per_row() + from_rank;
+    }
 
-    __device__ void before_loads(TileCoord t) const {
-        if (owners.owner_of(t.m) == ctx.rank) return;
-        // Scope gpu: the spare warps of this GPU's CTAs count the pieces in.
-        iris::wait_until_backoff<iris::Order::acquire, iris::Scope::gpu>(
-            ctx, ready + t.m, iris::Cmp::ge, epoch * pieces_per_block(), kSiteGatheredRows, owners.owner_of(t.m));
+    /// The producer, before the loads of the k-block at column k0 of a tile (k0: multiples of the
+    /// mainloop's kTileK, which divides kPieceCols).
+    __device__ void before_loads(TileCoord t, int k0) const {
+        if (k0 % kPieceCols != 0) return;
+        const int owner = owners.owner_of(t.m);
+        if (owner == ctx.rank) return;
+        // The owner's spare warps wrote the piece and then released the flag at system scope.
+        iris::wait_until_backoff(ctx, ready(t.m, k0 / kPieceCols), iris::Cmp::ge, epoch, kSiteGatheredRows, owner);
         // The rows were written through the generic proxy; TMA reads through the async proxy.
         asm volatile("fence.proxy.async.global;" ::: "memory");
     }
 
-    /// Pieces in the order the mainloop needs them: peers from rank + 1 on, row blocks in order.
+    struct Piece {
+        int tile_row;
+        int col0;
+    };
+
+    /// Piece p of this rank's rows in pushing order: groups of group_m tile rows, column chunk by
+    /// column chunk inside a group, tile rows innermost.
+    __device__ Piece piece(int p) const {
+        const int row0 = owners.first_row(ctx.rank);
+        const int own_rows = owners.first_row(ctx.rank + 1) - row0;
+        const int group_pieces = group_m * pieces_per_row();
+        const int first = p / group_pieces * group_m;
+        const int rows = min(own_rows - first, group_m);
+        const int q = p % group_pieces;
+        return {row0 + first + q % rows, q / rows * kPieceCols};
+    }
+
     __device__ void spare_warps(int) const {
-        const int per_block = pieces_per_block();
-        const int pieces = peer_blocks() * per_block;
+        const int peers = ctx.world - 1;
+        const int t = SpareWarps::thread();
+        const int peer = (ctx.rank + 1 + t) % ctx.world;  // thread t < peers speaks to this one
+        if (blockIdx.x == 0 && t < peers) {
+            // Release: this rank's earlier reads of the rows (work before this kernel) come before
+            // the peer's writes into them.
+            iris::signal(ctx, clear(ctx.rank), epoch, peer);
+        }
+        const int pieces = (owners.first_row(ctx.rank + 1) - owners.first_row(ctx.rank)) * pieces_per_row();
+        if (peers == 0 || static_cast<int>(blockIdx.x) >= pieces) return;
+        if (t < peers) {
+            iris::wait_until_backoff(ctx, clear(peer), iris::Cmp::ge, epoch, kSiteGatherClear, peer);
+        }
+        SpareWarps::sync();  // every thread writes into every peer only after that peer's clear
         for (int p = blockIdx.x; p < pieces; p += gridDim.x) {
             const uint64_t start = tracer.now();
-            int block = p / per_block;  // among the peers' blocks, in visiting order
-            int tile_row = (owners.first_row(ctx.rank + 1) + block) % owners.tiles_m;
-            const int owner = owners.owner_of(tile_row);
-            const int row0 = tile_row * 128;
-            const int rows = min(128, m - row0);
-            const int col0 = (p % per_block) * kPieceCols;
-            const int cols = min(kPieceCols, k - col0);
-            const int64_t base = int64_t(row0) * k + col0;
-            SpareWarps::copy(a + base, k, iris::translate(ctx, a, owner) + base, k, rows, cols);
+            const Piece pc = piece(p);
+            const int64_t base = int64_t(pc.tile_row) * 128 * k + pc.col0;
+            const int rows = min(128, m - pc.tile_row * 128);
+            const int cols = min(kPieceCols, k - pc.col0);
+            for (int j = 1; j <= peers; ++j) {
+                SpareWarps::copy(iris::translate(ctx, a + base, (ctx.rank + j) % ctx.world), k, a + base, k, rows, cols);
+            }
             SpareWarps::sync();
+            if (t < peers) {
+                // Release at system scope after the team barrier: covers every thread's stores.
+                iris::signal(ctx, ready(pc.tile_row, pc.col0 / kPieceCols), epoch, peer);
+            }
             if (SpareWarps::leader()) {
-                iris::arch::fetch_add<iris::Order::release, iris::Scope::gpu>(ready + tile_row, uint64_t(1));
-                tracer.record(int64_t(owners.tiles_m) * tiles_n * 4 + p, TraceKind::copy, p, owner, start, tracer.now());
+                tracer.record(int64_t(owners.tiles_m) * tiles_n * 4 + p, TraceKind::copy, p, ctx.rank, start,
+                              tracer.now());
             }
         }
     }

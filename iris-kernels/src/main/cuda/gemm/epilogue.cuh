@@ -8,9 +8,9 @@
 // with its output (derive from NoHooks and override what you need; calls are resolved statically):
 //
 //   struct MyHooks : gemm::NoHooks {
-//       // Producer thread, before it loads the operands of `tile` (e.g. wait until a peer's rows
-//       // of A have arrived).
-//       __device__ void before_loads(TileCoord tile);
+//       // Producer thread, before it loads the k-block at column k0 of `tile`'s operands (e.g.
+//       // wait until those columns of a peer's rows of A have arrived).
+//       __device__ void before_loads(TileCoord tile, int k0);
 //       // Warps 1..3 of the producer warpgroup, once per CTA, beside the mainloop, with the
 //       // producer's register budget (Config's ProducerRegisters).
 //       __device__ void spare_warps(int warp);
@@ -71,7 +71,7 @@ struct OutputChunk {
 
 /// Hooks that do nothing; a fused kernel's hooks derive from this.
 struct NoHooks {
-    __device__ void before_loads(TileCoord) const {}
+    __device__ void before_loads(TileCoord, int) const {}
     __device__ void spare_warps(int) const {}
     __device__ void begin_tile(TileCoord, int) const {}
     __device__ void tile_done(TileCoord, int) const {}

@@ -23,10 +23,13 @@
 namespace gemm {
 
 /// Wait sites the host names in a timeout message (DeviceStatus::site).
-enum FusedSite : int { kSitePartialFlag = 9001, kSiteGatheredRows = 9002, kSiteHandoff = 9003 };
+enum FusedSite : int { kSitePartialFlag = 9001, kSiteGatheredRows = 9002, kSiteHandoff = 9003, kSiteGatherClear = 9004 };
 
-/// Registers the producer warpgroup keeps when its spare warps copy (see config.cuh).
-inline constexpr int kSpareWarpRegisters = 64;
+/// Registers the producer warpgroup keeps when its spare warps copy (see config.cuh): what
+/// SpareWarps::copy needs without spilling. Up to 72 the consumers keep 216
+/// (consumer_registers(2, 72) == consumer_registers(2, 64)).
+inline constexpr int kSpareWarpRegisters = 72;
+static_assert(consumer_registers(2, kSpareWarpRegisters) == 216, "the consumers' budget of the spare-warp kernels");
 
 struct RowOwners {
     int tiles_m;
@@ -106,20 +109,25 @@ struct SpareWarps {
     __device__ static bool leader() { return threadIdx.x == 32; }
     __device__ static void sync() { sm90::named_barrier_sync(kBarrier, kThreads); }
 
-    /// Copies rows x cols (cols % 8 == 0) 16-bit elements, 16 bytes per access, four in flight per
-    /// thread; consecutive threads take consecutive pieces of a row.
+    /// 16-byte loads in flight per thread in copy: 12 KiB per CTA, to cover the load latency behind
+    /// each batch of stores; their 32 registers and the addressing fit kSpareWarpRegisters (ptxas
+    /// reports spills otherwise, and the build fails on them).
+    static constexpr int kCopyUnroll = 8;
+
+    /// Copies rows x cols (cols % 8 == 0) 16-bit elements, 16 bytes per access, kCopyUnroll in
+    /// flight per thread; consecutive threads take consecutive pieces of a row.
     __device__ static void copy(uint16_t* dst, int64_t ld_dst, const uint16_t* src, int64_t ld_src, int rows, int cols) {
         const int per_row = cols / 8;
         const int total = rows * per_row;
-        for (int v0 = thread(); v0 < total; v0 += 4 * kThreads) {
-            uint4 x[4];
+        for (int v0 = thread(); v0 < total; v0 += kCopyUnroll * kThreads) {
+            uint4 x[kCopyUnroll];
 #pragma unroll
-            for (int u = 0; u < 4; ++u) {
+            for (int u = 0; u < kCopyUnroll; ++u) {
                 const int v = v0 + u * kThreads;
                 if (v < total) x[u] = *reinterpret_cast<const uint4*>(src + (v / per_row) * ld_src + (v % per_row) * 8);
             }
 #pragma unroll
-            for (int u = 0; u < 4; ++u) {
+            for (int u = 0; u < kCopyUnroll; ++u) {
                 const int v = v0 + u * kThreads;
                 if (v < total) *reinterpret_cast<uint4*>(dst + (v / per_row) * ld_dst + (v % per_row) * 8) = x[u];
             }

@@ -43,12 +43,12 @@ __device__ void produce(const Stages<Cfg>& st, const sm90::TmaDescriptor* a_map,
         const TileCoord tile = sched.coord(t);
         const int row = tile.m * Cfg::kTileM;
         const int col = tile.n * Cfg::kTileN;
-        hooks.before_loads(tile);
         for (int kb = 0; kb < k_blocks; ++kb, pos.advance()) {
+            const int k0 = kb * Cfg::kTileK;
+            hooks.before_loads(tile, k0);
             sm90::mbarrier_wait(&st.empty[pos.stage], pos.parity ^ 1);
             uint64_t* full = &st.full[pos.stage];
             sm90::mbarrier_arrive_expect_tx(full, Cfg::kStageBytes);
-            const int k0 = kb * Cfg::kTileK;
             sm90::tma_load_2d(st.a(pos.stage), a_map, full, k0, row);
             if constexpr (Cfg::kBLayout == BLayout::nk) {
                 sm90::tma_load_2d(st.b(pos.stage), b_map, full, k0, col);

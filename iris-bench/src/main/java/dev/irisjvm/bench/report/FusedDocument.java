@@ -384,7 +384,7 @@ public final class FusedDocument {
                 + "- Per rank, with w ranks: all-scatter runs M × N/w × K and stores every tile into every rank's M × N output "
                 + "(baseline: cuBLAS M × N/w × K, then `ncclAllGather`, whose output is rank-major [w][M][N/w]: the same bytes, "
                 + "a different layout); all-reduce and reduce-scatter run M × N × K/w and reduce tile by tile (baseline: cuBLAS, "
-                + "then `ncclAllReduce` / `ncclReduceScatter`); all-gather + GEMM pulls the peers' M/w rows of A while it computes "
+                + "then `ncclAllReduce` / `ncclReduceScatter`); all-gather + GEMM pushes its M/w rows of A into the peers while it computes "
                 + "M × N/w × K (baseline: `ncclAllGather` of A, then cuBLAS).\n"
                 + "- Timing: " + sweep.warmup() + " untimed calls, then " + sweep.reps() + " calls queued behind a gate (a kernel "
                 + "waiting for a host flag, opened once all are queued), each preceded by an untimed device barrier of all ranks "

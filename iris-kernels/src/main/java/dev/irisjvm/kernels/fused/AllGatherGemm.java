@@ -10,8 +10,10 @@ import dev.irisjvm.kernels.gemm.GemmLayout;
 /**
  * All-gather + GEMM, a sequence-parallel input into a column-parallel layer: A is split by rows
  * over the ranks; every rank computes {@code C_rank = A_gathered B_rank} while the spare producer
- * warps pull the peers' rows of A into the local gathered A, tile row by tile row, the tiles of
- * local rows first, so that the all-gather hides behind the GEMM ({@code all_gather_gemm.cu}).
+ * warps push this rank's rows of A into the peers' gathered A, in pieces of 128 rows by {@value
+ * FusedWorkspace#PIECE_COLS} columns, and the tiles of local rows go first; a tile on a peer's rows
+ * starts as soon as the first pieces of those rows are in, so that the all-gather hides behind the
+ * GEMM ({@code all_gather_gemm.cu}, {@code gemm/all_gather_hooks.cuh}).
  *
  * <pre>{@code
  * // M = 8192 gathered (4096 rows per rank), N = 8192 split over 2 ranks, K = 8192
@@ -30,8 +32,9 @@ import dev.irisjvm.kernels.gemm.GemmLayout;
  * <li>A the gathered [M, K], <b>symmetric</b>: before the call, rows [r M / world, (r + 1) M /
  *     world) hold rank r's rows on rank r (enqueued on the call's stream, or finished before it);
  *     the call fills the other rows from the peers (so the tensor must be the same heap tensor on
- *     every rank). The next call may overwrite the local rows once it is enqueued after this one
- *     on the same stream: the closing barrier has made sure no peer still reads them.</li>
+ *     every rank). Peers write those rows only once this rank's call has started, so work enqueued
+ *     before the call may still read them; the call reads the local rows itself, so work enqueued
+ *     after it may overwrite them.</li>
  * <li>B this rank's [N, K] (NK) or [K, N] (KN); BF16 or F16 like A.</li>
  * <li>bias (optional) [N] of the input type.</li>
  * <li>C [M, ldc] of the input type, this rank's output (need not be symmetric); ldc >= N, a
@@ -40,8 +43,8 @@ import dev.irisjvm.kernels.gemm.GemmLayout;
  * </ul>
  * Results: {@code C = A_gathered B + bias}, F32 accumulation rounded once (the plain GEMM's).
  *
- * <p>One variant, {@link FusedVariant#SPARE_WARPS}. Workspace ({@link FusedWorkspace}): one
- * counter per tile row. The rest of the contract is {@link FusedGemm}'s.
+ * <p>One variant, {@link FusedVariant#SPARE_WARPS}. Workspace ({@link FusedWorkspace}): a flag per
+ * piece of A and one per rank, which peers set. The rest of the contract is {@link FusedGemm}'s.
  */
 public final class AllGatherGemm extends FusedGemm {
     /** The shape this instance was created for, for messages. */
@@ -95,7 +98,7 @@ public final class AllGatherGemm extends FusedGemm {
     @Override
     int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in) {
         FusedChecks.shape(who, a, "[M, K]", new long[] {m, k}, "the gathered A; " + created);
-        FusedChecks.symmetric(who, a, "the peers pull this rank's rows of the gathered A from the same heap offset");
+        FusedChecks.symmetric(who, a, "this rank pushes its rows into the peers' gathered A at the same heap offset");
         FusedChecks.b(who, b, layout, n, k, "N", "K", created);
         if (bias != null) {
             FusedChecks.bias(who, bias, n, "N", in);

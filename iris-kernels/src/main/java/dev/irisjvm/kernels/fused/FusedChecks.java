@@ -102,7 +102,7 @@ final class FusedChecks {
     static void variant(String who, FusedOp op, FusedVariant v) {
         if (!op.variants().contains(v)) {
             throw fail(who, "variant " + v + " does not exist for " + op.title() + "; it has " + op.variants()
-                    + (op == FusedOp.ALL_GATHER ? " (the spare producer warps pull the peers' rows of A)" : ""));
+                    + (op == FusedOp.ALL_GATHER ? " (the spare producer warps push this rank's rows of A to the peers)" : ""));
         }
     }
 

@@ -60,7 +60,7 @@ import org.bytedeco.javacpp.LongPointer;
  * <li><b>Residency.</b> At most one block per SM ({@link FusedConfig#maxBlocks()} caps it
  *     further), {@value Gemm#THREADS} threads and {@value Gemm#SHARED_BYTES} bytes of shared memory
  *     each. Blocks wait for peers, for their own warps and (all-gather) for rows another block of
- *     the same GPU pulls; since the grid never exceeds the SM count, every block gets an SM once
+ *     a peer's blocks push; since the grid never exceeds the SM count, every block gets an SM once
  *     other work drains, but work that occupies SMs on other streams meanwhile slows the call
  *     down (never breaks it, until the device timeout).</li>
  * <li><b>World size 1</b> is accepted: every loop over peers is empty, so a call is the plain GEMM
@@ -74,7 +74,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         permits GemmAllScatter, GemmAllReduce, GemmReduceScatter, AllGatherGemm {
     /** Tensor maps kept per instance (least recently used ones are dropped). */
     public static final int MAP_CACHE_ENTRIES = 64;
-    /** The epoch of a replayable call: its flags were zeroed just before. Eager epochs of flag-setting kernels start above it. */
+    /** The epoch of a replayable call: its flags were zeroed just before. Eager epochs start above it. */
     static final long REPLAY_EPOCH = 1;
 
     private static final DType[] INPUTS = {DType.BF16, DType.F16};
@@ -106,8 +106,6 @@ public abstract sealed class FusedGemm implements AutoCloseable
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The last eager epoch (see {@link #begin}). */
     private long epoch;
-    /** Whether a replayable call was made: a graph may replay it at any time from now on. */
-    private boolean replayableIssued;
     private long calls;
 
     /** What creation gathered, handed to the constructor. */
@@ -134,9 +132,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
         this.traceBuffer = p.traceBuffer();
         this.traceRecords = p.traceRecords();
         this.ctx = p.iris().deviceContext().bytes();
-        // Counter-based waits (all-gather) start at epoch 1 on zeroed counters; flag-setting kernels
-        // start above REPLAY_EPOCH, the value a replayed call leaves in the flags.
-        this.epoch = op == FusedOp.ALL_GATHER ? 0 : REPLAY_EPOCH;
+        // Eager epochs start above REPLAY_EPOCH, the value a replayed call leaves in the flags.
+        this.epoch = REPLAY_EPOCH;
     }
 
     // ---- creation (collective) ---------------------------------------------------------------------
@@ -362,22 +359,18 @@ public abstract sealed class FusedGemm implements AutoCloseable
     // ---- the call protocol -------------------------------------------------------------------------
 
     /**
-     * Starts a call on {@code s}: zeroes the trace buffer when tracing; for a replayable call (and,
-     * for all-gather's counters, any call after one) zeroes the flags, meets the peers first where
-     * they write them, and returns {@link #REPLAY_EPOCH}; otherwise returns the next eager epoch.
+     * Starts a call on {@code s}: zeroes the trace buffer when tracing; for a replayable call zeroes
+     * the flags, meets the peers where they write them, and returns {@link #REPLAY_EPOCH};
+     * otherwise returns the next eager epoch.
      */
     private long begin(boolean replayable, Stream s) {
         if (traceBuffer != null) {
             Memcpy.memset(traceBuffer.address(), 0, traceBuffer.bytes(), s);
         }
         calls++;
-        boolean counters = op == FusedOp.ALL_GATHER;  // ready counters only grow: no epoch survives a reset
         if (replayable) {
-            replayableIssued = true;
-        }
-        if (replayable || (counters && replayableIssued)) {
             workspace.zeroFlags(s);
-            if (op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER) {
+            if (op != FusedOp.ALL_SCATTER) {
                 iris.barrier(s);  // peers signal into these flags: nobody starts before everyone has zeroed them
             }
             return REPLAY_EPOCH;

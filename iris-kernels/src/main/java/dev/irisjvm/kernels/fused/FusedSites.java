@@ -9,10 +9,12 @@ package dev.irisjvm.kernels.fused;
 public final class FusedSites {
     /** GEMM + all-reduce / reduce-scatter: a tile's owner waits for a peer's partial of that tile. */
     public static final int PARTIAL_FLAG = 9001;
-    /** All-gather + GEMM: the producer waits until the spare warps have pulled a peer's block of rows of A. */
+    /** All-gather + GEMM: the producer waits until a peer has pushed the piece of its rows of A that the next loads read. */
     public static final int GATHERED_ROWS = 9002;
     /** Spare-warp variants: the spare warps wait for the consumers to hand over a finished tile (same GPU). */
     public static final int HANDOFF = 9003;
+    /** All-gather + GEMM: the spare warps wait until a peer's call has started before they write into its gathered A. */
+    public static final int GATHER_CLEAR = 9004;
 
     private FusedSites() {}
 
@@ -21,9 +23,11 @@ public final class FusedSites {
         return switch (site) {
             case PARTIAL_FLAG -> "GEMM + all-reduce / reduce-scatter: waiting for a peer's partial tile (the peer's flag "
                     + "for that tile and consumer half)";
-            case GATHERED_ROWS -> "all-gather + GEMM: waiting for a peer's rows of A to be pulled into the gathered A";
+            case GATHERED_ROWS -> "all-gather + GEMM: waiting for a peer to push a piece of its rows of A into the gathered A";
             case HANDOFF -> "fused GEMM, spare-warp variant: the spare warps waiting for the consumers to hand over a finished "
                     + "tile (on this GPU; a stall here means the consumers stopped, e.g. waiting on a peer)";
+            case GATHER_CLEAR -> "all-gather + GEMM: waiting for a peer to start the same call (before writing into its "
+                    + "gathered A)";
             default -> null;
         };
     }

@@ -9,8 +9,8 @@ package dev.irisjvm.kernels.fused;
  *     reductions "epilogue"). No handoff, but the tensor cores wait while remote stores drain.</li>
  * <li>{@link #SPARE_WARPS}: the epilogue stores locally and hands the tile to the three otherwise
  *     idle warps of the producer warpgroup, which copy it to the peers while the consumers go on
- *     with the next tile. All-gather + GEMM has only this variant: the spare warps pull the peers'
- *     rows of A.</li>
+ *     with the next tile. All-gather + GEMM has only this variant: the spare warps push this rank's
+ *     rows of A into the peers.</li>
  * <li>{@link #AUTO}: {@link #choose} picks one per operation and shape when the instance is created.</li>
  * </ul>
  */

@@ -21,7 +21,8 @@ import java.util.List;
  * <tr><td>all-reduce, reduce-scatter</td><td>ws</td><td>world x rowsPerOwner x N 16-bit elements (x 2 with
  *     SPARE_WARPS: local staging)</td><td>reduce_hooks.cuh</td></tr>
  * <tr><td></td><td>flags</td><td>world x tiles x 2 u64 (+ tiles x 2 handoff with SPARE_WARPS; zeroed)</td><td></td></tr>
- * <tr><td>all-gather</td><td>ready</td><td>tiles_m u64 (zeroed)</td><td>all_gather_hooks.cuh</td></tr>
+ * <tr><td>all-gather</td><td>flags</td><td>tiles_m x ceil(K / {@value #PIECE_COLS}) + world u64 (zeroed)</td>
+ *     <td>all_gather_hooks.cuh all_gather_flag_words</td></tr>
  * </table>
  *
  * with tiles = ceil(M / 128) x ceil(N / 256), tiles_m = ceil(M / 128) and rowsPerOwner = ceil(tiles_m /
@@ -31,11 +32,10 @@ public final class FusedWorkspace implements AutoCloseable {
     /** Bytes of one trace record: {start_ns, end_ns, what | sm << 32, kind | who << 8}. */
     public static final int TRACE_RECORD_BYTES = 32;
     /**
-     * The narrowest all-gather piece (columns of A; all_gather_hooks.cuh's kPieceCols, which its
-     * author tunes) the trace buffer has room for: the buffer holds a record per piece of this width,
-     * so any kPieceCols >= this fits (FusedSourcesTest checks it).
+     * Columns of A in one all-gather piece (all_gather_hooks.cuh's kGatherPieceCols; FusedSourcesTest
+     * checks it): the unit a rank pushes into its peers and flags as arrived.
      */
-    public static final int MIN_PIECE_COLS = 64;
+    public static final int PIECE_COLS = 128;
 
     private final List<SymTensor> tensors;
     /** Zeroed before a call that must not see flags of earlier calls (see FusedGemm's epochs). */
@@ -82,15 +82,22 @@ public final class FusedWorkspace implements AutoCloseable {
         return sets * tiles(m, n) * 2;
     }
 
+    /** All-gather pieces in one tile row: ceil(K / {@value #PIECE_COLS}). */
+    public static long piecesPerRow(long k) {
+        return (k + PIECE_COLS - 1) / PIECE_COLS;
+    }
+
     /**
-     * The most all-gather pieces a rank pulls: the peers' tile rows x ceil(K / {@link
-     * #MIN_PIECE_COLS}), the most over ranks (each rank owns tiles_m / world tile rows when M is a
-     * multiple of 128 x world).
+     * The all-gather pieces a rank pushes: its tile rows (tiles_m / world when M is a multiple of
+     * 128 x world; the most over ranks otherwise) x {@link #piecesPerRow}; none on one rank.
      */
     public static long gatherPieces(long m, long k, int world) {
-        long tilesM = tilesM(m);
-        long peerBlocks = tilesM - tilesM / world;
-        return peerBlocks * ((k + MIN_PIECE_COLS - 1) / MIN_PIECE_COLS);
+        return world == 1 ? 0 : (tilesM(m) + world - 1) / world * piecesPerRow(k);
+    }
+
+    /** u64 flags of the all-gather: one per piece of every tile row, then one per rank (all_gather_flag_words). */
+    public static long gatherFlags(long m, long k, int world) {
+        return tilesM(m) * piecesPerRow(k) + world;
     }
 
     /** Trace records of one traced call: tiles x 6 (+ room for the all-gather's pieces); gemm/trace.cuh. */
@@ -103,7 +110,7 @@ public final class FusedWorkspace implements AutoCloseable {
         return switch (op) {
             case ALL_SCATTER -> variant == FusedVariant.SPARE_WARPS ? tiles(m, n) * 2 * 8 : 0;
             case ALL_REDUCE, REDUCE_SCATTER -> reduceElements(variant, m, n, world) * 2 + reduceFlags(variant, m, n, world) * 8;
-            case ALL_GATHER -> tilesM(m) * 8;
+            case ALL_GATHER -> gatherFlags(m, k, world) * 8;
         };
     }
 
@@ -127,8 +134,8 @@ public final class FusedWorkspace implements AutoCloseable {
                     yield new FusedWorkspace(all, List.of(flags), ws, flags);
                 }
                 case ALL_GATHER -> {
-                    SymTensor ready = track(all, heap.zeros(DType.I64, tilesM(m)));
-                    yield new FusedWorkspace(all, List.of(ready), ready, null);
+                    SymTensor flags = track(all, heap.zeros(DType.I64, gatherFlags(m, k, world)));
+                    yield new FusedWorkspace(all, List.of(flags), flags, null);
                 }
             };
         } catch (RuntimeException | Error e) {
@@ -142,7 +149,7 @@ public final class FusedWorkspace implements AutoCloseable {
         return t;
     }
 
-    /** The first buffer: handoff (all-scatter), ws (the reductions), ready (all-gather); 0 if none. */
+    /** The first buffer: handoff (all-scatter), ws (the reductions), flags (all-gather); 0 if none. */
     long primaryAddress() {
         return primary == null ? 0 : primary.deviceAddress();
     }

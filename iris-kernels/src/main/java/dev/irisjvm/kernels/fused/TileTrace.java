@@ -28,8 +28,8 @@ import java.util.TreeMap;
  *     the EPILOGUE variants that is where tiles go to the peers;</li>
  * <li>kind 2, {@link Kind#COPY}: the spare producer warps copying a finished tile half to the peers
  *     (slot tiles x 4 + tile x 2 + consumer, {@code who} the consumer), or, in all-gather + GEMM,
- *     pulling one piece of a peer's rows of A, 128 rows by as many columns as the kernel's
- *     pieces have (slot tiles x 4 + piece, {@code who} the peer).</li>
+ *     pushing one piece of this rank's rows of A into the peers, 128 rows by {@link
+ *     FusedWorkspace#PIECE_COLS} columns (slot tiles x 4 + piece, {@code who} this rank).</li>
  * </ul>
  *
  * <p>Chrome trace: one process per rank ({@code pid} = rank), threads "sm NNN / consumer c" (mainloop
@@ -71,7 +71,7 @@ public final class TileTrace {
      * One written record.
      *
      * @param what the tile's position in the scheduler's sequence, or the all-gather piece
-     * @param who  the consumer warpgroup (0 or 1), or for an all-gather piece the rank it was pulled from
+     * @param who  the consumer warpgroup (0 or 1), or for an all-gather piece the rank whose rows it holds
      * @param sm   the SM that ran it
      */
     public record Event(Kind kind, int what, int who, int sm, long startNs, long endNs) {
@@ -150,7 +150,7 @@ public final class TileTrace {
         return tiles;
     }
 
-    /** Room for all-gather pieces in the records (an upper bound of those pulled; 0 for the other operations). */
+    /** Room for all-gather pieces in the records (those a rank pushes; 0 for the other operations). */
     public long pieces() {
         return pieces;
     }
@@ -372,7 +372,7 @@ public final class TileTrace {
             case COMPUTE -> "mainloop";
             case EPILOGUE -> variant == FusedVariant.EPILOGUE && op != FusedOp.ALL_GATHER ? "epilogue (stores to peers)"
                     : "epilogue (local store)";
-            case COPY -> op == FusedOp.ALL_GATHER ? "pull rows of A from rank " + e.who() : "copy tile to peers";
+            case COPY -> op == FusedOp.ALL_GATHER ? "push rows of A of rank " + e.who() + " to peers" : "copy tile to peers";
         };
     }
 

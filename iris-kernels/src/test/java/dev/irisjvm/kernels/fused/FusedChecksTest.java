@@ -64,7 +64,7 @@ class FusedChecksTest {
     void variants() {
         FusedChecks.variant(AR, FusedOp.ALL_REDUCE, FusedVariant.EPILOGUE);
         FusedChecks.variant(AR, FusedOp.ALL_GATHER, FusedVariant.SPARE_WARPS);
-        rejectsWith("variant EPILOGUE does not exist for all-gather + GEMM; it has [SPARE_WARPS] (the spare producer warps pull",
+        rejectsWith("variant EPILOGUE does not exist for all-gather + GEMM; it has [SPARE_WARPS] (the spare producer warps push",
                 () -> FusedChecks.variant(AR, FusedOp.ALL_GATHER, FusedVariant.EPILOGUE));
         rejectsWith("variant AUTO does not exist", () -> FusedChecks.variant(AR, FusedOp.ALL_SCATTER, FusedVariant.AUTO));
     }

@@ -60,6 +60,7 @@ class FusedOpTest {
         assertTrue(FusedSites.describe(FusedSites.PARTIAL_FLAG).startsWith("GEMM + all-reduce / reduce-scatter: waiting for a peer's partial"));
         assertTrue(FusedSites.describe(FusedSites.GATHERED_ROWS).startsWith("all-gather + GEMM"));
         assertTrue(FusedSites.describe(FusedSites.HANDOFF).contains("spare warps"));
+        assertTrue(FusedSites.describe(FusedSites.GATHER_CLEAR).startsWith("all-gather + GEMM"));
         assertEquals(null, FusedSites.describe(7101));
     }
 

@@ -45,7 +45,7 @@ import java.util.zip.CRC32;
  *     case and the owning rank; every rank regenerates every peer's inputs on the host for the
  *     double-precision reference.</li>
  * <li>Outputs are poisoned first (all bytes 0xFF, a NaN in BF16 and F16), and so are the rows of a
- *     gathered A that the call must pull; padding columns up to ldc must still be poison after it.
+ *     gathered A that the peers must push; padding columns up to ldc must still be poison after it.
  *     The ranks meet on the host after poisoning, before any call, so that no peer stores into an
  *     output before it was poisoned.</li>
  * <li>Small shapes, ragged where the operation allows it, are compared element by element with the
@@ -319,7 +319,7 @@ public final class FusedScenarios {
                 if (mismatch >= 0) {
                     long element = mismatch / 2;
                     out = what + ": the gathered A differs from every rank's rows at (" + element / k + ", " + element % k + ")"
-                            + (GemmReference.isPoison(got, dtype, element) ? ": poison (never pulled)" : "");
+                            + (GemmReference.isPoison(got, dtype, element) ? ": poison (never pushed)" : "");
                 }
             }
             return out;

@@ -26,19 +26,26 @@ class FusedSourcesTest {
     @Test
     void waitSites() throws IOException {
         String common = read("gemm/fused_common.cuh");
-        Matcher m = Pattern.compile("kSitePartialFlag = (\\d+), kSiteGatheredRows = (\\d+), kSiteHandoff = (\\d+)").matcher(common);
+        Matcher m = Pattern.compile("kSitePartialFlag = (\\d+), kSiteGatheredRows = (\\d+), kSiteHandoff = (\\d+), "
+                + "kSiteGatherClear = (\\d+)").matcher(common);
         assertTrue(m.find(), "FusedSite enum not found in fused_common.cuh");
         assertEquals(FusedSites.PARTIAL_FLAG, Integer.parseInt(m.group(1)));
         assertEquals(FusedSites.GATHERED_ROWS, Integer.parseInt(m.group(2)));
         assertEquals(FusedSites.HANDOFF, Integer.parseInt(m.group(3)));
+        assertEquals(FusedSites.GATHER_CLEAR, Integer.parseInt(m.group(4)));
     }
 
     @Test
     void pieceAndTraceLayout() throws IOException {
-        Matcher piece = Pattern.compile("static constexpr int kPieceCols = (\\d+);").matcher(read("gemm/all_gather_hooks.cuh"));
-        assertTrue(piece.find(), "kPieceCols not found in all_gather_hooks.cuh");
-        assertTrue(Integer.parseInt(piece.group(1)) >= FusedWorkspace.MIN_PIECE_COLS,
-                "kPieceCols " + piece.group(1) + " is below FusedWorkspace.MIN_PIECE_COLS: the trace buffer would be too small");
+        String gather = read("gemm/all_gather_hooks.cuh");
+        Matcher piece = Pattern.compile("inline constexpr int kGatherPieceCols = (\\d+);").matcher(gather);
+        assertTrue(piece.find(), "kGatherPieceCols not found in all_gather_hooks.cuh");
+        assertEquals(FusedWorkspace.PIECE_COLS, Integer.parseInt(piece.group(1)), "FusedWorkspace.PIECE_COLS");
+        // FusedWorkspace.gatherFlags: a flag per piece of every tile row, then one per rank.
+        assertTrue(gather.replaceAll("\\s+", " ").contains(
+                "return (m + 127) / 128 * ((k + kGatherPieceCols - 1) / kGatherPieceCols) + world;"));
+        // FusedWorkspace.gatherPieces: a rank's trace records one copy per piece of its own rows.
+        assertTrue(gather.contains("tracer.record(int64_t(owners.tiles_m) * tiles_n * 4 + p, TraceKind::copy, p, ctx.rank"));
         String trace = read("gemm/trace.cuh");
         assertTrue(trace.contains("enum class TraceKind : uint32_t { compute = 0, communicate = 1, copy = 2 };"));
         assertTrue(trace.contains("record((int64_t(tile) * 2 + consumer) * 2, TraceKind::compute"));
@@ -99,7 +106,7 @@ class FusedSourcesTest {
                 + "int m, int n_local, int k, int ldc, int group_m, uint64_t* trace)"), "gemm_all_scatter.cu");
         assertTrue(normalized("gemm_reduce.cu").contains(head + "void* c, const void* bias, void* ws, uint64_t* flags, uint64_t epoch, "
                 + "int m, int n, int k, int ldc, int group_m, uint64_t* trace)"), "gemm_reduce.cu");
-        assertTrue(normalized("all_gather_gemm.cu").contains(head + "void* a, void* c, const void* bias, uint64_t* ready, uint64_t epoch, "
+        assertTrue(normalized("all_gather_gemm.cu").contains(head + "void* a, void* c, const void* bias, uint64_t* flags, uint64_t epoch, "
                 + "int m, int n, int k, int ldc, int group_m, uint64_t* trace)"), "all_gather_gemm.cu");
         // The reductions' spare-warp handoff flags follow world x tiles x 2 partial flags (FusedWorkspace.reduceFlags).
         assertTrue(normalized("gemm_reduce.cu").contains("const gemm::Handoff handoff{flags + int64_t(ctx.world) * sched.count() * 2, epoch};"));

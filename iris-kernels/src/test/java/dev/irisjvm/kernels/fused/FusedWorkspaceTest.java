@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
 
-/** The workspace and trace sizes, as the kernels' sources define them (reduce_hooks.cuh, fused_common.cuh, trace.cuh). */
+/** The workspace and trace sizes, as the kernels' sources define them (reduce_hooks.cuh, fused_common.cuh, all_gather_hooks.cuh, trace.cuh). */
 class FusedWorkspaceTest {
     @Test
     void tiles() {
@@ -30,14 +30,16 @@ class FusedWorkspaceTest {
     void others() {
         assertEquals(0, FusedWorkspace.bytes(FusedOp.ALL_SCATTER, FusedVariant.EPILOGUE, 8192, 4096, 8192, 2));
         assertEquals(2048L * 2 * 8, FusedWorkspace.bytes(FusedOp.ALL_SCATTER, FusedVariant.SPARE_WARPS, 8192, 8192, 8192, 2));
-        assertEquals(64L * 8, FusedWorkspace.bytes(FusedOp.ALL_GATHER, FusedVariant.SPARE_WARPS, 8192, 4096, 8192, 2));
+        // all-gather 8192 x 8192 on 2 ranks: 64 tile rows x 64 pieces of 128 columns, then 2 clear flags.
+        assertEquals((64L * 64 + 2) * 8, FusedWorkspace.bytes(FusedOp.ALL_GATHER, FusedVariant.SPARE_WARPS, 8192, 4096, 8192, 2));
+        assertEquals(4L * 5 + 2, FusedWorkspace.gatherFlags(512, 520, 2));
     }
 
     @Test
     void trace() {
-        // all-gather 512 x 136 x 520 on 2 ranks: 4 tile rows, 2 of them a peer's, room for ceil(520 / 64) = 9 pieces each.
-        assertEquals(18, FusedWorkspace.gatherPieces(512, 520, 2));
-        assertEquals(4L * 6 + 18, FusedWorkspace.traceRecords(FusedOp.ALL_GATHER, 512, 136, 520, 2));
+        // all-gather 512 x 136 x 520 on 2 ranks: 4 tile rows, 2 of them this rank's, ceil(520 / 128) = 5 pieces each.
+        assertEquals(10, FusedWorkspace.gatherPieces(512, 520, 2));
+        assertEquals(4L * 6 + 10, FusedWorkspace.traceRecords(FusedOp.ALL_GATHER, 512, 136, 520, 2));
         assertEquals(6L * 6, FusedWorkspace.traceRecords(FusedOp.ALL_REDUCE, 300, 264, 520, 2));
         assertEquals(0, FusedWorkspace.gatherPieces(512, 520, 1));
     }
