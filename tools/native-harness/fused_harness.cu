@@ -57,7 +57,7 @@ static double time_all(F enqueue, int reps = 12) {
 }
 template <class F>
 static double time_ms(F launch) { return time_all([&] { for (auto& r : R) { CK(cudaSetDevice(r.dev)); launch(r); } }); }
-static int grid_for(int m, int n) { return std::min(sms, ((m + 127) / 128) * ((n + 255) / 256)); }
+static int grid_for(int m, int n, int tile_n = 256) { return std::min(sms, ((m + 127) / 128) * ((n + tile_n - 1) / tile_n)); }
 template <class K> static void set_smem(K k, int bytes) { for (auto& r : R) { CK(cudaSetDevice(r.dev)); CK(cudaFuncSetAttribute((const void*)k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)); } }
 constexpr int SMEM = 216064;
 
@@ -127,16 +127,19 @@ static void reduce_op(const char* name, RedKernel kern, int M, int N, int K) {
   report(name, M, N, K, tf, tb, tg, bad, diff, cm * N * W);
 }
 
-static void all_gather_gemm(int M, int N, int K) {
+// tile_n: 256, or 128 for the kernels the library runs where 128 x 256 tiles would not fill half of
+// the SMs (FusedOp.tileN).
+static void all_gather_gemm(int M, int N, int K, int tile_n) {
   reset_heaps(); epoch = 0; int nl = N / W, ms = M / W; size_t flags = gemm::all_gather_flag_words(M, K, W) * 8;
   std::vector<void*> A(W), B(W), C(W), Ag(W), Cb(W); std::vector<uint64_t*> F(W);
   for (auto& r : R) { CK(cudaSetDevice(r.dev)); int i = r.ctx.rank;
     A[i] = r.alloc(size_t(M) * K * 2); B[i] = r.alloc(size_t(nl) * K * 2); C[i] = r.alloc(size_t(M) * nl * 2); Ag[i] = r.alloc(size_t(M) * K * 2); Cb[i] = r.alloc(size_t(M) * nl * 2);
     F[i] = (uint64_t*)r.alloc(flags); CK(cudaMemset(F[i], 0, flags));
     fill_random((char*)A[i] + size_t(i) * ms * K * 2, size_t(ms) * K); fill_random(B[i], size_t(nl) * K); CK(cudaMemset(C[i], 0xFF, size_t(M) * nl * 2)); }
-  set_smem(iris_all_gather_gemm_bf16_nk, SMEM);
-  auto fused = [&](Rank& r) { int i = r.ctx.rank; if (i == 0) ++epoch; TmaDescriptor am = map2d(A[i], K, M, size_t(K) * 2, 64, 128), bm = map2d(B[i], K, nl, size_t(K) * 2, 64, 256);
-    iris_all_gather_gemm_bf16_nk<<<grid_for(M, nl), 384, SMEM, r.s>>>(r.ctx, am, bm, A[i], C[i], nullptr, F[i], epoch, M, nl, K, nl, 8, nullptr); CK(cudaGetLastError()); };
+  auto kern = tile_n == 128 ? iris_all_gather_gemm_n128_bf16_nk : iris_all_gather_gemm_bf16_nk;
+  set_smem(kern, SMEM);
+  auto fused = [&](Rank& r) { int i = r.ctx.rank; if (i == 0) ++epoch; TmaDescriptor am = map2d(A[i], K, M, size_t(K) * 2, 64, 128), bm = map2d(B[i], K, nl, size_t(K) * 2, 64, tile_n);
+    kern<<<grid_for(M, nl, tile_n), 384, SMEM, r.s>>>(r.ctx, am, bm, A[i], C[i], nullptr, F[i], epoch, M, nl, K, nl, 8, nullptr); CK(cudaGetLastError()); };
   auto base = [&] { ncclGroupStart(); for (auto& q : R) { CK(cudaSetDevice(q.dev)); int j = q.ctx.rank;
       ncclAllGather((char*)A[j] + size_t(j) * ms * K * 2, Ag[j], size_t(ms) * K, 9, q.nccl, q.s); } ncclGroupEnd(); for (auto& q : R) { CK(cudaSetDevice(q.dev)); cublas_nk(q, Ag[q.ctx.rank], B[q.ctx.rank], Cb[q.ctx.rank], M, nl, K, K, nl); } };
   double tf = time_ms(fused);
@@ -149,7 +152,7 @@ static void all_gather_gemm(int M, int N, int K) {
     auto a = fetch(A[i], size_t(M) * K), g = fetch(Ag[i], size_t(M) * K); long bd = compare(a, g, 0, 0, &d); if (bd) printf("   gathered A differs on rank %d: %ld\n", i, bd); bad += bd; }
   double tb = time_all(base);
   double tg = time_ms([&](Rank& q) { cublas_nk(q, Ag[q.ctx.rank], B[q.ctx.rank], Cb[q.ctx.rank], M, nl, K, K, nl); });
-  report("all-gather+gemm", M, N, K, tf, tb, tg, bad, diff, size_t(M) * nl * W);
+  report(tile_n == 128 ? "ag+gemm 128x128" : "ag+gemm 128x256", M, N, K, tf, tb, tg, bad, diff, size_t(M) * nl * W);
 }
 
 int main(int argc, char** argv) {
@@ -177,6 +180,7 @@ int main(int argc, char** argv) {
     reduce_op<true>("ar epilogue", iris_gemm_all_reduce_epilogue_bf16_nk, sh[0], sh[1], sh[2]); reduce_op<true>("ar spare_warps", iris_gemm_all_reduce_spare_warps_bf16_nk, sh[0], sh[1], sh[2]); } }
   if (which == "all" || which == "rs") { for (auto sh : {std::array<int, 3>{8192, 8192, 8192}, {8192, 4096, 12288}}) {
     reduce_op<false>("rs epilogue", iris_gemm_reduce_scatter_epilogue_bf16_nk, sh[0], sh[1], sh[2]); reduce_op<false>("rs spare_warps", iris_gemm_reduce_scatter_spare_warps_bf16_nk, sh[0], sh[1], sh[2]); } }
-  if (which == "all" || which == "ag") { all_gather_gemm(8192, 8192, 8192); all_gather_gemm(1024, 3584, 8192); }
+  // 1024 x 3584 x 8192 also with 128 x 256 tiles, for comparison: the library takes 128 x 128 there.
+  if (which == "all" || which == "ag") { all_gather_gemm(8192, 8192, 8192, 256); all_gather_gemm(1024, 3584, 8192, 128); all_gather_gemm(1024, 3584, 8192, 256); }
   return 0;
 }

@@ -3,7 +3,9 @@
 // spare producer warps push this rank's rows of A into the peers' gathered A, piece by piece
 // (gemm/all_gather_hooks.cuh).
 //
-//   iris_all_gather_gemm_<in>_<b>[_traced]   in: bf16 | f16 (C has the same type)   b: nk | kn
+//   iris_all_gather_gemm[_n128]_<in>_<b>[_traced]   in: bf16 | f16 (C has the same type)   b: nk | kn
+//   n128: 128 x 128 output tiles instead of 128 x 256 (b_map's N x K box {64, 128}), for shapes
+//   whose 128 x 256 tiles would leave most SMs idle (dev.irisjvm.kernels.fused.FusedOp.tileN).
 //   (const Ctx ctx, TmaDescriptor a_map, TmaDescriptor b_map, void* a, void* c, const void* bias,
 //    uint64_t* flags, uint64_t epoch, int m, int n, int k, int ldc, int group_m, uint64_t* trace)
 //
@@ -17,13 +19,13 @@ IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 
 namespace {
 
-template <class In, gemm::BLayout B, bool Trace>
+template <class In, gemm::BLayout B, int TileN, bool Trace>
 __device__ void all_gather_gemm(const iris::Ctx& ctx, const gemm::sm90::TmaDescriptor& a_map,
                                 const gemm::sm90::TmaDescriptor& b_map, void* a, void* c, const void* bias,
                                 uint64_t* flags, uint64_t epoch, int m, int n, int k, int ldc, int group_m,
                                 uint64_t* trace) {
 #if IRIS_HAS_WGMMA
-    using Cfg = gemm::Config<In, B, In, gemm::kSpareWarpRegisters>;  // the spare producer warps copy A
+    using Cfg = gemm::Config<In, B, In, gemm::kSpareWarpRegisters, TileN>;  // the spare producer warps copy A
     static_assert(gemm::kGatherPieceCols % Cfg::kTileK == 0, "a k-block lies in one piece of A");
     const gemm::OwnerOrderedScheduler<Cfg::kTileM, Cfg::kTileN> sched(m, n, group_m, ctx.rank, ctx.world, true);
     const gemm::Tracer<Trace> tracer{trace};
@@ -45,19 +47,28 @@ using gemm::sm90::TmaDescriptor;
 using iris::bf16;
 using iris::f16;
 
-#define IRIS_ALL_GATHER_GEMM_KERNEL(name, In, B, Trace)                                                              \
+#define IRIS_ALL_GATHER_GEMM_KERNEL(name, In, B, TileN, Trace)                                                       \
     extern "C" __global__ void __launch_bounds__(384, 1)                                                            \
         name(const IRIS_GRID_CONSTANT iris::Ctx ctx, const __grid_constant__ TmaDescriptor a_map,                    \
              const __grid_constant__ TmaDescriptor b_map, void* a, void* c, const void* bias, uint64_t* flags,       \
              uint64_t epoch, int m, int n, int k, int ldc, int group_m, uint64_t* trace) {                           \
-        all_gather_gemm<In, B, Trace>(ctx, a_map, b_map, a, c, bias, flags, epoch, m, n, k, ldc, group_m, trace);   \
+        all_gather_gemm<In, B, TileN, Trace>(ctx, a_map, b_map, a, c, bias, flags, epoch, m, n, k, ldc, group_m,     \
+                                             trace);                                                                 \
     }
 
-IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_bf16_nk, bf16, BLayout::nk, false)
-IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_bf16_kn, bf16, BLayout::kn, false)
-IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_f16_nk, f16, BLayout::nk, false)
-IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_f16_kn, f16, BLayout::kn, false)
-IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_bf16_nk_traced, bf16, BLayout::nk, true)
-IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_bf16_kn_traced, bf16, BLayout::kn, true)
-IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_f16_nk_traced, f16, BLayout::nk, true)
-IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_f16_kn_traced, f16, BLayout::kn, true)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_bf16_nk, bf16, BLayout::nk, 256, false)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_bf16_kn, bf16, BLayout::kn, 256, false)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_f16_nk, f16, BLayout::nk, 256, false)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_f16_kn, f16, BLayout::kn, 256, false)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_bf16_nk_traced, bf16, BLayout::nk, 256, true)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_bf16_kn_traced, bf16, BLayout::kn, 256, true)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_f16_nk_traced, f16, BLayout::nk, 256, true)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_f16_kn_traced, f16, BLayout::kn, 256, true)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_n128_bf16_nk, bf16, BLayout::nk, 128, false)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_n128_bf16_kn, bf16, BLayout::kn, 128, false)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_n128_f16_nk, f16, BLayout::nk, 128, false)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_n128_f16_kn, f16, BLayout::kn, 128, false)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_n128_bf16_nk_traced, bf16, BLayout::nk, 128, true)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_n128_bf16_kn_traced, bf16, BLayout::kn, 128, true)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_n128_f16_nk_traced, f16, BLayout::nk, 128, true)
+IRIS_ALL_GATHER_GEMM_KERNEL(iris_all_gather_gemm_n128_f16_kn_traced, f16, BLayout::kn, 128, true)

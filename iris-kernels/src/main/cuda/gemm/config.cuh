@@ -5,6 +5,10 @@
 // thread issues the TMA loads), warpgroups 1 and 2 are consumers, each owning 64 rows of the tile
 // (one wgmma m64n256k16 accumulator, 128 f32 registers per thread). K advances 64 at a time through
 // a 4-stage ring of shared-memory buffers.
+//
+// A kernel may take 128 x 128 tiles instead (TileN = 128: m64n128k16, 64 accumulators), for problems
+// whose 128 x 256 tiles would leave most SMs idle; the same 192 KiB of stages then hold 6 of them,
+// so both shapes launch with the same shared memory.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +38,8 @@ constexpr int consumer_registers(int consumers, int producer) {
 
 /// ProducerRegisters: what the producer warpgroup keeps after setmaxnreg; kernels whose spare
 /// producer warps do work of their own (the fused kernels' copies) need more than the TMA thread.
-template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters>
+/// TileN: columns of the output tile, 256 or 128.
+template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = 256>
 struct Config {
     using In = In_;
     using Out = Out_;
@@ -43,10 +48,10 @@ struct Config {
     static_assert(std::is_same_v<Out, In> || std::is_same_v<Out, float>, "output is the input type or f32");
 
     static constexpr int kTileM = 128;
-    static constexpr int kTileN = 256;
+    static constexpr int kTileN = TileN;
+    static_assert(kTileN == 256 || kTileN == 128, "one wgmma n256 or n128 per consumer and k-step");
     static constexpr int kTileK = 64;  // one 128-byte swizzle row of 16-bit elements
     static constexpr int kWgmmaK = 16;
-    static constexpr int kStages = 4;
     static constexpr int kConsumers = 2;
     static constexpr int kConsumerRows = kTileM / kConsumers;  // 64: one wgmma M
     static constexpr int kThreads = 128 * (1 + kConsumers);
@@ -56,11 +61,16 @@ struct Config {
     static constexpr int kConsumerRegisters = consumer_registers(kConsumers, kProducerRegisters);
 
     // The host's tensor maps (dev.irisjvm.kernels.gemm.Gemm.operandMapA/B) have boxes of {64, 128} for
-    // A and {64, 256} (N x K) or four {64, 64} (K x N) for B, matching the loads in mainloop.cuh.
+    // A and {64, kTileN} (N x K) or kTileN / 64 boxes of {64, 64} (K x N) for B, matching the loads in
+    // mainloop.cuh.
 
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
     static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);
     static constexpr uint32_t kStageBytes = kABytes + kBBytes;
+    static constexpr uint32_t kRingBytes = 192 * 1024;
+    static constexpr int kStages = kRingBytes / kStageBytes;  // 4 of 128 x 256, 6 of 128 x 128
+    static_assert(kStages * kStageBytes == kRingBytes, "whole stages");
+    static constexpr int kAccumulators = kTileN / 2;  // f32 per consumer thread: 64 x kTileN over 128 threads
 
     // The epilogue stages 64 rows x 128 bytes of output per consumer at a time; rows are padded by
     // 16 bytes so that the fragment writes and the 16-byte row reads hit distinct banks.

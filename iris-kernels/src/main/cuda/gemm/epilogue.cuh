@@ -1,7 +1,7 @@
 // epilogue.cuh: how a finished accumulator tile leaves the kernel, and the hooks that fused kernels
 // plug in.
 //
-// Each consumer warpgroup owns 64 rows x 256 columns of f32 accumulators in registers. The epilogue
+// Each consumer warpgroup owns 64 rows x kTileN columns of f32 accumulators in registers. The epilogue
 // converts them to the output type (adding the bias), stages them through shared memory 128 bytes
 // of columns at a time (an OutputChunk: 64 rows x 64 bf16/f16 or 32 f32), and hands each chunk to
 // the kernel's Hooks object. The Hooks are the seam between the GEMM and what a fused kernel does
@@ -114,12 +114,12 @@ __device__ inline float2 load_pair(const Out* p) {
     }
 }
 
-/// Hands a consumer's 64 x 256 accumulators to the hooks `epi`, chunk by chunk.
+/// Hands a consumer's 64 x kTileN accumulators to the hooks `epi`, chunk by chunk.
 ///
 /// wgmma's accumulator layout (m64nNk16, f32): in warp w, lane l, element i holds row
 /// 16w + l/4 + 8*((i/2)%2) and column 8*(i/4) + 2*(l%4) + i%2 of the warpgroup's tile.
 template <class Cfg, class Epilogue>
-__device__ void run_epilogue(const float (&acc)[128], uint8_t* buffer, TileCoord tile, int consumer,
+__device__ void run_epilogue(const float (&acc)[Cfg::kAccumulators], uint8_t* buffer, TileCoord tile, int consumer,
                              const typename Cfg::Out* bias, int m, int n, Epilogue& epi) {
     using Out = typename Cfg::Out;
     const int t = threadIdx.x % 128;

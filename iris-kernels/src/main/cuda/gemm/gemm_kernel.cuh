@@ -56,7 +56,7 @@ __device__ void persistent(const sm90::TmaDescriptor* a_map, const sm90::TmaDesc
         const int consumer = warpgroup - 1;
         uint8_t* buffer = smem + Cfg::kEpilogueOffset + consumer * Cfg::kChunkBytes;
         RingPosition<Cfg::kStages> pos;
-        float acc[128];
+        float acc[Cfg::kAccumulators];
         for (int t = sched.first(); t < sched.count(); t = sched.next(t)) {
             TileCoord tile = sched.coord(t);
             tile.index = t;

@@ -65,7 +65,7 @@ __device__ void produce(const Stages<Cfg>& st, const sm90::TmaDescriptor* a_map,
 }
 
 /// Descriptors of the wgmma operands for K-step `kk` (0..3) of a stage: this consumer's 64 rows
-/// of A, and all 256 columns of B.
+/// of A, and all kTileN columns of B.
 template <class Cfg>
 struct OperandDescriptors {
     __device__ static uint64_t a(const uint8_t* stage_a, int consumer, int kk) {
@@ -87,8 +87,8 @@ struct OperandDescriptors {
 /// One consumer warpgroup's K loop for one tile: acc = A(rows) x B. Keeps one wgmma group in
 /// flight and frees a stage as soon as the group that read it has retired.
 template <class Cfg>
-__device__ void consume(const Stages<Cfg>& st, RingPosition<Cfg::kStages>& pos, float (&acc)[128], int consumer,
-                        int k_blocks) {
+__device__ void consume(const Stages<Cfg>& st, RingPosition<Cfg::kStages>& pos, float (&acc)[Cfg::kAccumulators],
+                        int consumer, int k_blocks) {
     constexpr int kTransB = Cfg::kBLayout == BLayout::kn ? 1 : 0;
     const bool leader = threadIdx.x % 128 == 0;
     int previous = -1;

@@ -5,9 +5,10 @@ import dev.irisjvm.kernels.gemm.Gemm;
 
 /**
  * Tuning of a fused GEMM + communication instance; every rank must pass the same one (creation
- * checks that). The tile shape is fixed by the kernels: {@link Gemm#TILE_M} x {@link Gemm#TILE_N}
- * output tiles, K in steps of {@link Gemm#TILE_K}, one block of {@link Gemm#THREADS} threads per
- * SM (a producer warpgroup and two consumer warpgroups).
+ * checks that). The tile shape is the kernels' and the shape's, not a setting: {@link Gemm#TILE_M} x
+ * {@link Gemm#TILE_N} output tiles (all-gather on shapes with few tiles: x {@link Gemm#NARROW_TILE_N},
+ * see {@link FusedOp#tileN}), K in steps of {@link Gemm#TILE_K}, one block of {@link Gemm#THREADS}
+ * threads per SM (a producer warpgroup and two consumer warpgroups).
  *
  * <pre>{@code
  * FusedConfig c = FusedConfig.defaults()                 // groupM 8, AUTO, no tracing, one block per SM

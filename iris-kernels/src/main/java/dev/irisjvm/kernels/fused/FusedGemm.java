@@ -93,6 +93,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
     final String who;
 
     private final DeviceProperties device;
+    /** Columns per output tile of the loaded kernels ({@link FusedOp#tileN}). */
+    private final int tileN;
     private final int blocks;
     private final KernelLibrary library;
     /** [input: bf16, f16][layout: nk, kn], of the configured variant, traced or not as configured. */
@@ -110,8 +112,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
 
     /** What creation gathered, handed to the constructor. */
     record Parts(Iris iris, FusedOp op, FusedConfig config, FusedVariant variant, int m, int n, int k, DeviceProperties device,
-                 int blocks, KernelLibrary library, Kernel[][] kernels, FusedWorkspace workspace, DeviceMemory traceBuffer,
-                 long traceRecords) {}
+                 int tileN, int blocks, KernelLibrary library, Kernel[][] kernels, FusedWorkspace workspace,
+                 DeviceMemory traceBuffer, long traceRecords) {}
 
     FusedGemm(Parts p) {
         this.iris = p.iris();
@@ -125,6 +127,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         this.k = p.k();
         this.who = FusedChecks.who(rank, op);
         this.device = p.device();
+        this.tileN = p.tileN();
         this.blocks = p.blocks();
         this.library = p.library();
         this.kernels = p.kernels();
@@ -154,6 +157,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
         KernelLibrary library = null;
         Kernel[][] kernels = null;
         FusedVariant variant = null;
+        int limit = 0;
+        int tileN = Gemm.TILE_N;
         RuntimeException local = null;
         DeviceProperties device = iris.deviceProperties();
         try {
@@ -162,8 +167,11 @@ public abstract sealed class FusedGemm implements AutoCloseable
             variant = config.variant().resolve(op, m, n, k, world);
             FusedChecks.variant(who, op, variant);
             FusedChecks.device(who, op, Platform.current(), device);
+            limit = config.maxBlocks() == 0 ? device.multiprocessorCount()
+                    : Math.min(config.maxBlocks(), device.multiprocessorCount());
+            tileN = op.tileN(m, n, limit);
             library = KernelLibrary.forIris(iris);  // checked variants in checked mode
-            kernels = load(library, op, variant, config.tracing());
+            kernels = load(library, op, variant, tileN, config.tracing());
         } catch (RuntimeException e) {
             local = e;
         }
@@ -196,17 +204,15 @@ public abstract sealed class FusedGemm implements AutoCloseable
         DeviceMemory trace = null;
         try {
             workspace = FusedWorkspace.allocate(iris.heap(), op, variant, m, n, k, world);
-            long records = FusedWorkspace.traceRecords(op, m, n, k, world);
+            long records = FusedWorkspace.traceRecords(op, m, n, k, world, tileN);
             if (config.tracing()) {
                 trace = DeviceMemory.allocate(records * FusedWorkspace.TRACE_RECORD_BYTES);
             }
             iris.hostBarrier();  // every rank's flags are zero before any kernel can signal into them
-            long tiles = FusedWorkspace.tiles(m, n);
-            int limit = config.maxBlocks() == 0 ? device.multiprocessorCount()
-                    : Math.min(config.maxBlocks(), device.multiprocessorCount());
+            long tiles = FusedWorkspace.tiles(m, n, tileN);
             int blocks = (int) Math.max(1, Math.min(limit, tiles));
-            return new Parts(iris, op, config, variant, (int) m, (int) n, (int) k, device, blocks, library, kernels, workspace,
-                    trace, records);
+            return new Parts(iris, op, config, variant, (int) m, (int) n, (int) k, device, tileN, blocks, library, kernels,
+                    workspace, trace, records);
         } catch (RuntimeException | Error e) {
             try {
                 if (trace != null) trace.close();
@@ -226,12 +232,12 @@ public abstract sealed class FusedGemm implements AutoCloseable
                 : " groupM " + c.groupM() + " " + c.variant() + (c.tracing() ? " traced" : " untraced") + " maxBlocks " + c.maxBlocks());
     }
 
-    private static Kernel[][] load(KernelLibrary library, FusedOp op, FusedVariant variant, boolean traced) {
+    private static Kernel[][] load(KernelLibrary library, FusedOp op, FusedVariant variant, int tileN, boolean traced) {
         KernelModule module = library.module(op.module());
         Kernel[][] k = new Kernel[INPUTS.length][GemmLayout.values().length];
         for (int i = 0; i < INPUTS.length; i++) {
             for (GemmLayout layout : GemmLayout.values()) {
-                Kernel kernel = module.kernel(op.kernelName(variant, INPUTS[i], layout, traced));
+                Kernel kernel = module.kernel(op.kernelName(variant, INPUTS[i], layout, tileN, traced));
                 kernel.setMaxDynamicSharedBytes(Gemm.SHARED_BYTES);
                 k[i][layout.ordinal()] = kernel;
             }
@@ -254,9 +260,14 @@ public abstract sealed class FusedGemm implements AutoCloseable
         return variant;
     }
 
-    /** Output tiles per call: ceil(M / 128) x ceil(N / 256) of the kernel's M x N. */
+    /** Columns per output tile: 256, or 128 where {@link FusedOp#tileN} takes narrow tiles for this shape. */
+    public int tileN() {
+        return tileN;
+    }
+
+    /** Output tiles per call: ceil(M / 128) x ceil(N / {@link #tileN()}) of the kernel's M x N. */
     public int tiles() {
-        return (int) FusedWorkspace.tiles(m, n);
+        return (int) FusedWorkspace.tiles(m, n, tileN);
     }
 
     /** Blocks per launch: min(SMs or {@link FusedConfig#maxBlocks()}, tiles). */
@@ -449,11 +460,11 @@ public abstract sealed class FusedGemm implements AutoCloseable
         return Gemm.operandMapA(maps, type, address, rows, cols, cols * type.byteSize());
     }
 
-    /** B's map (contiguous; N x K for NK, K x N for KN), as the GEMM builds it. */
+    /** B's map (contiguous; N x K for NK, K x N for KN), as the GEMM builds it, for this instance's tile width. */
     private TensorMap mapB(DType type, long address, GemmLayout layout, long n, long k) {
         boolean nk = layout == GemmLayout.NK;
         long cols = nk ? k : n;
-        return Gemm.operandMapB(maps, type, address, layout, nk ? n : k, cols, cols * type.byteSize());
+        return Gemm.operandMapB(maps, type, address, layout, nk ? n : k, cols, cols * type.byteSize(), tileN);
     }
 
     // ---- tracing -----------------------------------------------------------------------------------
@@ -517,7 +528,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
     @Override
     public String toString() {
         return op.className() + "(rank " + rank + "/" + world + ", M " + m + ", N " + n + ", K " + k + " per rank, "
-                + variant.kernelName(op) + ", groupM " + config.groupM() + ", " + blocks + " blocks" + (tracing() ? ", traced" : "")
+                + variant.kernelName(op) + ", groupM " + config.groupM() + ", tiles 128 x " + tileN + ", " + blocks + " blocks"
+                + (tracing() ? ", traced" : "")
                 + (closed.get() ? ", closed" : "") + ")";
     }
 }

@@ -1,17 +1,19 @@
 package dev.irisjvm.kernels.fused;
 
 import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
 /**
  * The four fused GEMM + communication operations, with what the Java side needs to know about their
- * kernels: the module ({@code .cu} file), the kernel names and the variants each one has.
+ * kernels: the module ({@code .cu} file), the kernel names, the variants and the tile widths each one has.
  *
  * <pre>{@code
- * FusedOp.ALL_REDUCE.kernelName(FusedVariant.SPARE_WARPS, DType.BF16, GemmLayout.NK, false);
+ * FusedOp.ALL_REDUCE.kernelName(FusedVariant.SPARE_WARPS, DType.BF16, GemmLayout.NK, Gemm.TILE_N, false);
  * // "iris_gemm_all_reduce_spare_warps_bf16_nk"
  * }</pre>
  */
@@ -78,20 +80,42 @@ public enum FusedOp {
         return this == REDUCE_SCATTER || this == ALL_GATHER;
     }
 
+    /** The tile widths this operation's kernels come in: {@link Gemm#TILE_N}, and for all-gather also {@link Gemm#NARROW_TILE_N}. */
+    public List<Integer> tileWidths() {
+        return this == ALL_GATHER ? List.of(Gemm.TILE_N, Gemm.NARROW_TILE_N) : List.of(Gemm.TILE_N);
+    }
+
+    /**
+     * The tile width for an M x N problem (the kernel's N) on a GPU with {@code multiprocessors}
+     * SMs: all-gather takes 128 x 128 tiles when 128 x 256 tiles would not fill half of the SMs (a
+     * small M with one short wave: twice the tiles keep twice the SMs computing, and the K loop,
+     * which a tile may not split without changing the rounding, is what takes the time there);
+     * everything else 128 x 256.
+     */
+    public int tileN(long m, long n, int multiprocessors) {
+        boolean few = 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors;
+        return this == ALL_GATHER && few ? Gemm.NARROW_TILE_N : Gemm.TILE_N;
+    }
+
     /**
      * The kernel's name, e.g. {@code iris_gemm_all_scatter_sequential_bf16_nk_traced}: the variant
-     * as its source names it ({@link FusedVariant#kernelName(FusedOp)}), the input type, B's layout,
-     * and {@code _traced} for the kernel that records the tile timeline.
+     * as its source names it ({@link FusedVariant#kernelName(FusedOp)}), {@code _n128} for 128 x 128
+     * tiles, the input type, B's layout, and {@code _traced} for the kernel that records the tile
+     * timeline.
      */
-    public String kernelName(FusedVariant variant, DType in, GemmLayout layout, boolean traced) {
+    public String kernelName(FusedVariant variant, DType in, GemmLayout layout, int tileN, boolean traced) {
         if (variant == null || !variants.contains(variant)) {
             throw new IllegalArgumentException(title + " has no variant " + variant + "; it has " + variants);
         }
         if (in != DType.BF16 && in != DType.F16) {
             throw new IllegalArgumentException(title + " kernels take BF16 or F16, not " + in);
         }
+        if (!tileWidths().contains(tileN)) {
+            throw new IllegalArgumentException(title + " kernels have tiles " + tileWidths() + " columns wide, not " + tileN);
+        }
         String type = in.name().toLowerCase(Locale.ROOT);
-        String suffix = "_" + type + "_" + layout.kernelSuffix() + (traced ? "_traced" : "");
+        String suffix = (tileN == Gemm.TILE_N ? "" : "_n" + tileN) + "_" + type + "_" + layout.kernelSuffix()
+                + (traced ? "_traced" : "");
         return switch (this) {
             case ALL_SCATTER -> "iris_gemm_all_scatter_" + variant.kernelName(this) + suffix;
             case ALL_REDUCE -> "iris_gemm_all_reduce_" + variant.kernelName(this) + suffix;

@@ -60,9 +60,14 @@ public final class FusedWorkspace implements AutoCloseable {
         return (n + Gemm.TILE_N - 1) / Gemm.TILE_N;
     }
 
-    /** Output tiles of the kernel: ceil(M / 128) x ceil(N / 256). */
+    /** Output tiles of the kernel: ceil(M / 128) x ceil(N / 256), the tiles the workspace buffers count. */
     public static long tiles(long m, long n) {
         return tilesM(m) * tilesN(n);
+    }
+
+    /** Output tiles of a kernel with tiles of {@code tileN} columns ({@link FusedOp#tileN}): ceil(M / 128) x ceil(N / tileN). */
+    public static long tiles(long m, long n, int tileN) {
+        return tilesM(m) * ((n + tileN - 1) / tileN);
     }
 
     /** Rows of one owner's block in the reductions' ws: ceil(tiles_m / world) x 128. */
@@ -100,9 +105,12 @@ public final class FusedWorkspace implements AutoCloseable {
         return tilesM(m) * piecesPerRow(k) + world;
     }
 
-    /** Trace records of one traced call: tiles x 6 (+ room for the all-gather's pieces); gemm/trace.cuh. */
-    public static long traceRecords(FusedOp op, long m, long n, long k, int world) {
-        return tiles(m, n) * 6 + (op == FusedOp.ALL_GATHER ? gatherPieces(m, k, world) : 0);
+    /**
+     * Trace records of one traced call of a kernel with tiles of {@code tileN} columns: tiles x 6
+     * (+ room for the all-gather's pieces); gemm/trace.cuh.
+     */
+    public static long traceRecords(FusedOp op, long m, long n, long k, int world, int tileN) {
+        return tiles(m, n, tileN) * 6 + (op == FusedOp.ALL_GATHER ? gatherPieces(m, k, world) : 0);
     }
 
     /** Bytes of the symmetric heap an instance of that operation, variant (not AUTO) and shape keeps per rank. */

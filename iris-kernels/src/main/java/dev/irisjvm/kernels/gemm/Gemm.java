@@ -82,6 +82,11 @@ public final class Gemm implements AutoCloseable {
     public static final int TILE_M = 128;
     /** Output columns per tile. */
     public static final int TILE_N = 256;
+    /**
+     * Output columns per tile of the fused kernels that also come with 128 x 128 tiles (gemm/config.cuh
+     * TileN), for shapes whose 128 x 256 tiles would leave most SMs idle ({@code FusedOp.tileN}).
+     */
+    public static final int NARROW_TILE_N = 128;
     /** K per pipeline stage (one 128-byte swizzle row of 16-bit elements). */
     public static final int TILE_K = 64;
     /** Threads per block: a producer warpgroup and two consumer warpgroups. */
@@ -95,10 +100,9 @@ public final class Gemm implements AutoCloseable {
     /** Box of A's map: 64 elements of K x 128 rows of M. */
     static final int A_BOX_INNER = TILE_K;
     static final int A_BOX_OUTER = TILE_M;
-    /** Box of an NK B's map: 64 elements of K x 256 rows of N. */
+    /** Box of an NK B's map: 64 elements of K x a tile's N rows. */
     static final int B_NK_BOX_INNER = TILE_K;
-    static final int B_NK_BOX_OUTER = TILE_N;
-    /** Box of a KN B's map: 64 elements of N x 64 rows of K (four boxes cover a tile's 256 columns). */
+    /** Box of a KN B's map: 64 elements of N x 64 rows of K (four boxes cover a tile's 256 columns, two a narrow tile's). */
     static final int B_KN_BOX_INNER = 64;
     static final int B_KN_BOX_OUTER = TILE_K;
     /** Tensor maps kept per instance (least recently used ones are dropped). */
@@ -286,9 +290,21 @@ public final class Gemm implements AutoCloseable {
      */
     public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
                                         long cols, long rowStrideBytes) {
+        return operandMapB(maps, type, address, layout, rows, cols, rowStrideBytes, TILE_N);
+    }
+
+    /**
+     * B's tensor map for a mainloop with tiles of {@code tileN} columns ({@link #TILE_N} or {@link
+     * #NARROW_TILE_N}): an NK box holds a tile's N rows; KN boxes do not depend on it.
+     */
+    public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
+                                        long cols, long rowStrideBytes, int tileN) {
+        if (tileN != TILE_N && tileN != NARROW_TILE_N) {
+            throw new IllegalArgumentException("tile width " + tileN + ": the mainloop takes " + TILE_N + " or " + NARROW_TILE_N);
+        }
         boolean nk = layout == GemmLayout.NK;
         return maps.tiled2d(type, address, cols, rows, rowStrideBytes, nk ? B_NK_BOX_INNER : B_KN_BOX_INNER,
-                nk ? B_NK_BOX_OUTER : B_KN_BOX_OUTER);
+                nk ? tileN : B_KN_BOX_OUTER);
     }
 
     /** min(SMs, tiles) blocks of {@value #THREADS} threads with {@value #SHARED_BYTES} bytes of shared memory. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import org.junit.jupiter.api.Test;
 
@@ -12,19 +13,39 @@ import org.junit.jupiter.api.Test;
 class FusedOpTest {
     @Test
     void kernelNames() {
+        int wide = Gemm.TILE_N;
         assertEquals("iris_gemm_all_scatter_sequential_bf16_nk",
-                FusedOp.ALL_SCATTER.kernelName(FusedVariant.EPILOGUE, DType.BF16, GemmLayout.NK, false));
+                FusedOp.ALL_SCATTER.kernelName(FusedVariant.EPILOGUE, DType.BF16, GemmLayout.NK, wide, false));
         assertEquals("iris_gemm_all_scatter_spare_warps_f16_kn_traced",
-                FusedOp.ALL_SCATTER.kernelName(FusedVariant.SPARE_WARPS, DType.F16, GemmLayout.KN, true));
+                FusedOp.ALL_SCATTER.kernelName(FusedVariant.SPARE_WARPS, DType.F16, GemmLayout.KN, wide, true));
         assertEquals("iris_gemm_all_reduce_epilogue_bf16_kn",
-                FusedOp.ALL_REDUCE.kernelName(FusedVariant.EPILOGUE, DType.BF16, GemmLayout.KN, false));
+                FusedOp.ALL_REDUCE.kernelName(FusedVariant.EPILOGUE, DType.BF16, GemmLayout.KN, wide, false));
         assertEquals("iris_gemm_reduce_scatter_spare_warps_bf16_nk_traced",
-                FusedOp.REDUCE_SCATTER.kernelName(FusedVariant.SPARE_WARPS, DType.BF16, GemmLayout.NK, true));
-        assertEquals("iris_all_gather_gemm_f16_nk", FusedOp.ALL_GATHER.kernelName(FusedVariant.SPARE_WARPS, DType.F16, GemmLayout.NK, false));
+                FusedOp.REDUCE_SCATTER.kernelName(FusedVariant.SPARE_WARPS, DType.BF16, GemmLayout.NK, wide, true));
+        assertEquals("iris_all_gather_gemm_f16_nk",
+                FusedOp.ALL_GATHER.kernelName(FusedVariant.SPARE_WARPS, DType.F16, GemmLayout.NK, wide, false));
+        assertEquals("iris_all_gather_gemm_n128_bf16_kn_traced",
+                FusedOp.ALL_GATHER.kernelName(FusedVariant.SPARE_WARPS, DType.BF16, GemmLayout.KN, Gemm.NARROW_TILE_N, true));
         assertThrows(IllegalArgumentException.class,
-                () -> FusedOp.ALL_GATHER.kernelName(FusedVariant.EPILOGUE, DType.BF16, GemmLayout.NK, false));
+                () -> FusedOp.ALL_GATHER.kernelName(FusedVariant.EPILOGUE, DType.BF16, GemmLayout.NK, wide, false));
         assertThrows(IllegalArgumentException.class,
-                () -> FusedOp.ALL_REDUCE.kernelName(FusedVariant.EPILOGUE, DType.F32, GemmLayout.NK, false));
+                () -> FusedOp.ALL_REDUCE.kernelName(FusedVariant.EPILOGUE, DType.F32, GemmLayout.NK, wide, false));
+        assertThrows(IllegalArgumentException.class,
+                () -> FusedOp.ALL_REDUCE.kernelName(FusedVariant.EPILOGUE, DType.BF16, GemmLayout.NK, Gemm.NARROW_TILE_N, false));
+    }
+
+    @Test
+    void tileWidth() {
+        // 1024 x 1792 (all-gather 1024 x 3584 x 8192 on 2 ranks): 8 x 7 = 56 wide tiles on 132 SMs: narrow ones, 112.
+        assertEquals(Gemm.NARROW_TILE_N, FusedOp.ALL_GATHER.tileN(1024, 1792, 132));
+        assertEquals(8L * 14, FusedWorkspace.tiles(1024, 1792, Gemm.NARROW_TILE_N));
+        // 8 x 9 = 72 wide tiles fill more than half of 132 SMs; so do 56 of 111 (a block limit).
+        assertEquals(Gemm.TILE_N, FusedOp.ALL_GATHER.tileN(1024, 2304, 132));
+        assertEquals(Gemm.NARROW_TILE_N, FusedOp.ALL_GATHER.tileN(1024, 1792, 112));
+        assertEquals(Gemm.TILE_N, FusedOp.ALL_GATHER.tileN(1024, 1792, 111));
+        assertEquals(Gemm.TILE_N, FusedOp.ALL_GATHER.tileN(8192, 4096, 132));
+        // The other operations' kernels come in 128 x 256 only.
+        assertEquals(Gemm.TILE_N, FusedOp.ALL_REDUCE.tileN(1024, 1792, 132));
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -61,9 +62,11 @@ class FusedSourcesTest {
             for (FusedVariant v : op.variants()) {
                 for (DType in : new DType[] {DType.BF16, DType.F16}) {
                     for (GemmLayout layout : GemmLayout.values()) {
-                        for (boolean traced : new boolean[] {false, true}) {
-                            String name = op.kernelName(v, in, layout, traced);
-                            assertTrue(instantiated(source, name), name + " is not instantiated in " + op.module() + ".cu");
+                        for (int tileN : op.tileWidths()) {
+                            for (boolean traced : new boolean[] {false, true}) {
+                                String name = op.kernelName(v, in, layout, tileN, traced);
+                                assertTrue(instantiated(source, name), name + " is not instantiated in " + op.module() + ".cu");
+                            }
                         }
                     }
                 }
@@ -123,7 +126,11 @@ class FusedSourcesTest {
     void launchConstantsAgree() throws IOException {
         String config = read("gemm/config.cuh");
         assertTrue(config.contains("static constexpr int kTileM = 128;"));
-        assertTrue(config.contains("static constexpr int kTileN = 256;"));
+        // Config's tile widths are Gemm.TILE_N (the default) and Gemm.NARROW_TILE_N, with the same
+        // stage ring, so both launch with Gemm.SHARED_BYTES.
+        assertTrue(config.contains("int ProducerRegisters = kTmaProducerRegisters, int TileN = " + Gemm.TILE_N + ">"));
+        assertTrue(config.contains("static_assert(kTileN == " + Gemm.TILE_N + " || kTileN == " + Gemm.NARROW_TILE_N + ","));
+        assertTrue(config.contains("static constexpr uint32_t kRingBytes = 192 * 1024;"));
         for (String f : new String[] {"gemm_all_scatter.cu", "gemm_reduce.cu", "all_gather_gemm.cu"}) {
             assertTrue(read(f).contains("__launch_bounds__(384, 1)"), f);
         }

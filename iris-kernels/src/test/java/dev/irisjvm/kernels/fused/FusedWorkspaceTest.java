@@ -2,6 +2,7 @@ package dev.irisjvm.kernels.fused;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.irisjvm.kernels.gemm.Gemm;
 import org.junit.jupiter.api.Test;
 
 /** The workspace and trace sizes, as the kernels' sources define them (reduce_hooks.cuh, fused_common.cuh, all_gather_hooks.cuh, trace.cuh). */
@@ -39,8 +40,10 @@ class FusedWorkspaceTest {
     void trace() {
         // all-gather 512 x 136 x 520 on 2 ranks: 4 tile rows, 2 of them this rank's, ceil(520 / 128) = 5 pieces each.
         assertEquals(10, FusedWorkspace.gatherPieces(512, 520, 2));
-        assertEquals(4L * 6 + 10, FusedWorkspace.traceRecords(FusedOp.ALL_GATHER, 512, 136, 520, 2));
-        assertEquals(6L * 6, FusedWorkspace.traceRecords(FusedOp.ALL_REDUCE, 300, 264, 520, 2));
+        assertEquals(4L * 6 + 10, FusedWorkspace.traceRecords(FusedOp.ALL_GATHER, 512, 136, 520, 2, Gemm.TILE_N));
+        // The same with 128 x 128 tiles: 4 x 2 tiles.
+        assertEquals(8L * 6 + 10, FusedWorkspace.traceRecords(FusedOp.ALL_GATHER, 512, 136, 520, 2, Gemm.NARROW_TILE_N));
+        assertEquals(6L * 6, FusedWorkspace.traceRecords(FusedOp.ALL_REDUCE, 300, 264, 520, 2, Gemm.TILE_N));
         assertEquals(0, FusedWorkspace.gatherPieces(512, 520, 1));
     }
 }
