@@ -2,18 +2,23 @@ package dev.irisjvm.core.gpu;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.IntBuffer;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.IntPointer;
 
 /**
  * A kernel's arguments packed as the kernel declares them: each value at its natural alignment,
  * structs (such as the 112-byte {@code iris::Ctx}) as raw bytes. Reusable: {@link #clear()} and
- * fill again, so a hot launch loop allocates nothing.
+ * fill again, so a hot launch loop allocates nothing; arguments that every launch shares can be
+ * packed once and kept with {@link #mark()} / {@link #reset()}.
  *
  * <pre>{@code
  * KernelArgs args = new KernelArgs();
  * args.clear().putBytes(ctx.bytes(), 8).putLong(address).putInt(n);
  * kernel.launch(shape, stream, args);
+ *
+ * args.clear().putBytes(ctx.bytes(), 8).mark();     // the shared prefix, once
+ * kernel.launch(shape, stream, args.reset().putLong(address).putInt(n));   // per launch
  * }</pre>
  */
 public final class KernelArgs implements AutoCloseable {
@@ -24,11 +29,32 @@ public final class KernelArgs implements AutoCloseable {
     private final BytePointer nativeBuffer = new BytePointer(CAPACITY);
     private final ByteBuffer buffer = nativeBuffer.asByteBuffer().order(ByteOrder.nativeOrder());
     private final IntPointer nativeOffsets = new IntPointer(MAX_ARGS);
+    // Written through a view: IntPointer.put is a JNI call, and a launch packs several arguments.
+    private final IntBuffer offsets = nativeOffsets.asByteBuffer().order(ByteOrder.nativeOrder()).asIntBuffer();
     private int count;
+    private int markPosition;
+    private int markCount;
 
+    /** Drops every argument, and the mark. */
     public KernelArgs clear() {
         buffer.clear();
         count = 0;
+        markPosition = 0;
+        markCount = 0;
+        return this;
+    }
+
+    /** Remembers the arguments packed so far as the prefix that {@link #reset()} keeps. */
+    public KernelArgs mark() {
+        markPosition = buffer.position();
+        markCount = count;
+        return this;
+    }
+
+    /** Drops the arguments packed after the last {@link #mark()} (all of them if none). */
+    public KernelArgs reset() {
+        buffer.position(markPosition);
+        count = markCount;
         return this;
     }
 
@@ -41,7 +67,7 @@ public final class KernelArgs implements AutoCloseable {
             throw new IllegalArgumentException("kernel arguments exceed " + CAPACITY + " bytes");
         }
         buffer.position(at);
-        nativeOffsets.put(count++, at);
+        offsets.put(count++, at);
         return this;
     }
 

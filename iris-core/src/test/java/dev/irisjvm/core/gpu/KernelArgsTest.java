@@ -32,6 +32,30 @@ class KernelArgsTest {
     }
 
     @Test
+    void resetKeepsTheMarkedPrefix() {
+        try (KernelArgs a = new KernelArgs()) {
+            byte[] ctx = new byte[12];
+            ctx[3] = 4;
+            a.putBytes(ctx, 8).putLong(77).mark();
+            a.putInt(1).putLong(2);
+            a.reset().putShort((short) 3).putLong(0x55L);
+            assertEquals(4, a.count());
+            int[] expected = {0, 16, 24, 32};
+            for (int i = 0; i < expected.length; i++) {
+                assertEquals(expected[i], a.offsets().get(i), "offset of argument " + i);
+            }
+            var b = a.buffer().capacity(KernelArgs.CAPACITY).asByteBuffer().order(ByteOrder.nativeOrder());
+            assertEquals(4, b.get(3));
+            assertEquals(77, b.getLong(16));
+            assertEquals(3, b.getShort(24));
+            assertEquals(0x55L, b.getLong(32));
+            a.clear().reset().putInt(9);
+            assertEquals(1, a.count(), "clear drops the mark");
+            assertEquals(0, a.offsets().get(0));
+        }
+    }
+
+    @Test
     void boxedValuesAndLimits() {
         try (KernelArgs a = new KernelArgs()) {
             a.putAll(1, 2L, 3f, 4.0, (short) 5, (byte) 6, new byte[16]);
