@@ -16,7 +16,8 @@ extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_gather_pu
     constexpr int kSite = kSiteAllGather;
     const auto* in = static_cast<const uint8_t*>(in_v);
     auto* out = static_cast<uint8_t*>(out_v);
-    const uint64_t e = begin(ctx, ws);
+    const Call c = begin(ctx, ws);
+    const uint64_t e = c.epoch;
     const Range r = split(0, bytes, blockIdx.x, gridDim.x, 16);
     if (wait_all(ctx, arrive_slot(ws, 0), 1, e, kSite + kWaitArrive)) {
         // Blocks start at different destinations, so the local copy overlaps the remote ones
@@ -28,5 +29,5 @@ extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_gather_pu
         signal_all(ctx, data_slot(ws, blockIdx.x, ctx.rank), phase(e, 1));
         wait_all(ctx, data_slot(ws, blockIdx.x, 0), 1, phase(e, 1), kSite + kWaitData);
     }
-    end(ctx, ws, e, kSite);
+    end(ctx, ws, c, kSite);
 }

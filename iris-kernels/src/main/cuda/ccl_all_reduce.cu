@@ -10,7 +10,7 @@
 //             flags it per block; each rank then reduces all W operands from local memory in
 //             rank order. One flag latency; W x n bytes of staging. In-place allowed. Inputs of
 //             whole 32-bit words up to kLlMaxBytes travel with the flag inline in every word
-//             instead (all_reduce_one_shot_ll): no fences and no entry or exit handshake.
+//             instead (ll_reduce, ccl_common.cuh): no fences and no entry or exit handshake.
 //   two_shot  pull reduce-scatter + push all-gather: after every peer has arrived, rank r reads
 //             shard r of every rank's input, reduces it in rank order, and writes the result into
 //             shard r of every rank's output; a per-block flag tells the peers it is there (and
@@ -30,72 +30,20 @@ namespace ccl {
 
 // ---- one-shot -------------------------------------------------------------------------------
 
-/// The one-shot exchange for small inputs (whole 32-bit words, at most kLlMaxBytes): every 4 bytes
-/// travel to each peer in one 8-byte word whose upper half is the call number, so a word announces
-/// itself and no flag, fence or entry/exit handshake is needed: one NVLink trip per call. The two
-/// parity areas are safe to reuse: a peer writes call e+2 into my parity-e area only after it has
-/// received my call-(e+1) words, which I send only after finishing call e.
-template <class T, class Op>
-__device__ void all_reduce_one_shot_ll(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_bytes, const uint32_t* in,
-                                       uint32_t* out, uint64_t words) {
-    constexpr int kPer = 4 / sizeof(typename T::Bits);  // elements per 32-bit word
-    constexpr int kSite = kSiteAllReduceOneShot + kWaitData;
-    __shared__ uint64_t s_epoch;
-    if (threadIdx.x == 0) s_epoch = *reinterpret_cast<volatile uint64_t*>(epoch_slot(ws)) + 1;
-    __syncthreads();
-    const uint64_t e = s_epoch;
-    const uint64_t tag = e << 32;
-    constexpr uint64_t kSlotWords = layout::kLlMaxBytes / 4;  // one 8-byte word per 4 payload bytes
-    auto* area = reinterpret_cast<uint64_t*>(ws + layout::kHeaderBytes + 2 * staging_bytes) +
-                 (e & 1) * iris::kMaxRanks * kSlotWords;  // (rank, word) of this parity
-    const uint64_t first = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x;
-    const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
-    for (uint64_t w = first; w < words; w += stride) {
-        const uint64_t word = tag | in[w];
-        for (int k = 1; k < ctx.world; ++k)
-            iris::arch::store<iris::Order::relaxed, iris::Scope::system>(
-                iris::translate(ctx, area + ctx.rank * kSlotWords + w, (ctx.rank + k) % ctx.world), word);
-    }
-    const float inv_world = 1.0f / static_cast<float>(ctx.world);
-    for (uint64_t w = first; w < words; w += stride) {
-        float acc[kPer];
-        for (int q = 0; q < ctx.world; ++q) {
-            uint32_t bits = in[w];
-            if (q != ctx.rank) {
-                const uint64_t* slot = area + q * kSlotWords + w;
-                if (!iris::wait_until<iris::Order::relaxed>(ctx, slot, iris::Cmp::ge, tag, kSite, q)) return;
-                bits = static_cast<uint32_t>(iris::arch::load<iris::Order::relaxed, iris::Scope::system>(slot));
-            }
-#pragma unroll
-            for (int l = 0; l < kPer; ++l) {
-                const float f = T::to_float(static_cast<typename T::Bits>(kPer == 1 ? bits : bits >> (16 * l)));
-                acc[l] = q == 0 ? f : Op::apply(acc[l], f);
-            }
-        }
-        uint32_t packed = 0;
-#pragma unroll
-        for (int l = 0; l < kPer; ++l) {
-            const float f = Op::kAverage ? acc[l] * inv_world : acc[l];
-            packed |= kPer == 1 ? uint32_t(T::from_float(f)) : uint32_t(T::from_float(f)) << (16 * l);
-        }
-        out[w] = packed;
-    }
-    advance(ws, e);
-}
-
 template <class T, class Op>
 __device__ void all_reduce_one_shot(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_bytes, const void* in_v,
                                     void* out_v, uint64_t n) {
     using Bits = typename T::Bits;
     constexpr int kSite = kSiteAllReduceOneShot;
     if (n * sizeof(Bits) % 4 == 0 && n * sizeof(Bits) <= layout::kLlMaxBytes) {
-        all_reduce_one_shot_ll<T, Op>(ctx, ws, staging_bytes, static_cast<const uint32_t*>(in_v),
-                                      static_cast<uint32_t*>(out_v), n * sizeof(Bits) / 4);
+        ll_reduce<T, Op, false>(ctx, ws, staging_bytes, static_cast<const uint32_t*>(in_v), static_cast<uint32_t*>(out_v),
+                                n * sizeof(Bits) / 4, kSite + kWaitData);
         return;
     }
     const auto* in = static_cast<const Bits*>(in_v);
     auto* out = static_cast<Bits*>(out_v);
-    const uint64_t e = begin(ctx, ws);
+    const Call c = begin(ctx, ws);
+    const uint64_t e = c.epoch;
     const uint64_t slot = align_up(n, T::kLanes);  // elements per rank's staging slot (16-byte multiple)
     auto* stage = reinterpret_cast<Bits*>(staging(ws, staging_bytes, e));  // (world, slot)
     const Range r = split(0, n, blockIdx.x, gridDim.x, T::kLanes);
@@ -110,7 +58,7 @@ __device__ void all_reduce_one_shot(const iris::Ctx& ctx, uint8_t* ws, uint64_t 
         const Sources<T> src{in, stage, slot, false};
         reduce_range<T, Op>(ctx, src, out, false, r.begin, r.end);
     }
-    end(ctx, ws, e, kSite);
+    end(ctx, ws, c, kSite);
 }
 
 // ---- two-shot -------------------------------------------------------------------------------
@@ -122,7 +70,8 @@ __device__ void all_reduce_two_shot(const iris::Ctx& ctx, uint8_t* ws, uint64_t,
     constexpr int kSite = kSiteAllReduceTwoShot;
     const auto* in = static_cast<const Bits*>(in_v);
     auto* out = static_cast<Bits*>(out_v);
-    const uint64_t e = begin(ctx, ws);
+    const Call c = begin(ctx, ws);
+    const uint64_t e = c.epoch;
     const Range mine = shard(n, ctx.rank, ctx.world, T::kLanes);
     const Range r = split(mine.begin, mine.end, blockIdx.x, gridDim.x, T::kLanes);
 
@@ -132,7 +81,7 @@ __device__ void all_reduce_two_shot(const iris::Ctx& ctx, uint8_t* ws, uint64_t,
         signal_all(ctx, data_slot(ws, blockIdx.x, ctx.rank), phase(e, 1));
         wait_all(ctx, data_slot(ws, blockIdx.x, 0), 1, phase(e, 1), kSite + kWaitData);
     }
-    end(ctx, ws, e, kSite);
+    end(ctx, ws, c, kSite);
 }
 
 // ---- ring -----------------------------------------------------------------------------------
@@ -143,7 +92,8 @@ __device__ void all_reduce_ring(const iris::Ctx& ctx, uint8_t* ws, uint64_t, con
     constexpr int kSite = kSiteAllReduceRing;
     const auto* in = static_cast<const Bits*>(in_v);
     auto* out = static_cast<Bits*>(out_v);
-    const uint64_t e = begin(ctx, ws);
+    const Call c = begin(ctx, ws);
+    const uint64_t e = c.epoch;
     const int W = ctx.world;
     const int me = ctx.rank;
     const int prev = (me + W - 1) % W;
@@ -197,7 +147,7 @@ __device__ void all_reduce_ring(const iris::Ctx& ctx, uint8_t* ws, uint64_t, con
     }
     // The successor's last read of this rank was its all-gather step W-2 (nothing to wait for alone).
     if (ok && W > 1) wait_one(ctx, ack_slot(ws, b, next), phase(e, 2 * W - 2), kSite + kWaitAck, next);
-    end(ctx, ws, e, kSite);
+    end(ctx, ws, c, kSite);
 }
 
 // ---- atomic ---------------------------------------------------------------------------------
@@ -209,7 +159,8 @@ __device__ void all_reduce_atomic(const iris::Ctx& ctx, uint8_t* ws, uint64_t, c
     constexpr int kSite = kSiteAllReduceAtomic;
     const auto* in = static_cast<const Bits*>(in_v);
     auto* out = static_cast<Bits*>(out_v);
-    const uint64_t e = begin(ctx, ws);
+    const Call c = begin(ctx, ws);
+    const uint64_t e = c.epoch;
     const Range r = split(0, n, blockIdx.x, gridDim.x, T::kLanes);
     uint64_t* my_data = data_slot(ws, blockIdx.x, ctx.rank);
 
@@ -226,7 +177,7 @@ __device__ void all_reduce_atomic(const iris::Ctx& ctx, uint8_t* ws, uint64_t, c
             if (added) scale_range<T>(ctx, out, r.begin, r.end);
         }
     }
-    end(ctx, ws, e, kSite);
+    end(ctx, ws, c, kSite);
 }
 
 }  // namespace ccl

@@ -14,7 +14,8 @@ extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_broadcast_pus
     using namespace ccl;
     constexpr int kSite = kSiteBroadcast;
     auto* buf = static_cast<uint8_t*>(buf_v);
-    const uint64_t e = begin(ctx, ws);
+    const Call c = begin(ctx, ws);
+    const uint64_t e = c.epoch;
     const Range r = split(0, bytes, blockIdx.x, gridDim.x, 16);
     if (ctx.rank == root) {
         if (wait_all(ctx, arrive_slot(ws, 0), 1, e, kSite + kWaitArrive)) {
@@ -27,5 +28,5 @@ extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_broadcast_pus
     } else {
         wait_one(ctx, data_slot(ws, blockIdx.x, root), phase(e, 1), kSite + kWaitData, root);
     }
-    end(ctx, ws, e, kSite);
+    end(ctx, ws, c, kSite);
 }

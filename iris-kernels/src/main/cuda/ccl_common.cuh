@@ -1,6 +1,7 @@
 // ccl_common.cuh: what every device-initiated collective (ccl_*.cu) shares: the workspace layout,
-// the call epoch, the flag handshakes, block partitions, 16-byte copies, and 16-byte
-// load-reduce-store of bf16 / f16 / f32 lanes in float accumulation.
+// the call epoch, the flag handshakes, the inline-flag exchange of small reductions, block
+// partitions, 16-byte copies, and 16-byte load-reduce-store of bf16 / f16 / f32 lanes in float
+// accumulation.
 //
 // The contract every collective kernel keeps (Java: dev.irisjvm.kernels.ccl.Collectives):
 //
@@ -11,11 +12,15 @@
 //        meta[src]           all-to-all-v: this rank's receive displacement and count for src
 //        data[block][src]    per-block data flags, set by rank src's block `block`
 //        ack[block][src]     per-block acknowledgements (ring)
-//        staging[2]          two parities of push buffers (one-shot all-reduce)
-//   * Epochs. Every block reads epoch + 1 from the local counter when the kernel starts; the last
-//     block to finish stores it back. Every rank makes the same calls on an instance, so the
-//     epoch of a call is the same everywhere without any host involvement, and a CUDA graph that
-//     replays a call gets a fresh epoch each time.
+//        staging[2]          two parities of push buffers (one-shot all-reduce, push reduce-scatter)
+//        ll[2][src]          two parities of inline-flag words from rank src (small reductions)
+//   * Epochs. Every block reads epoch + 1 from the local counter when the kernel starts and, once
+//     all its threads have it, counts itself in `finished`; the block whose count completes the
+//     grid stores the epoch back before it ends (no block reads it again in this call, and the
+//     next call starts after this kernel). The count is issued at the start and its result read at
+//     the end, so its round trip hides behind the call's work. Every rank makes the same calls on
+//     an instance, so the epoch of a call is the same everywhere without any host involvement, and
+//     a CUDA graph that replays a call gets a fresh epoch each time.
 //   * Flags only grow: arrive = epoch, data/ack = epoch * kPhases + phase (phase 1..15), and every
 //     wait is `>=`. A value from a later call implies the earlier one, so no flag is ever reset.
 //   * Entry: block 0 of every call signals arrive to every peer. A rank writes into a peer's user
@@ -27,6 +32,10 @@
 //     every peer's arrive of this call. The latter makes "rank q finished call e+1" imply "every
 //     rank finished call e", which is what makes two staging parities enough: a peer writes
 //     parity e&1 again only in call e+2.
+//   * Inline-flag calls (ll_reduce) have neither handshake: a rank finishes such a call only after
+//     a word of it has come from every peer, which each peer sends only after finishing its
+//     previous call, so the implication above holds for them too, and their own two parities
+//     are safe for the same reason.
 //   * Bounded waits only (iris::wait_until), each with a site id: site base of the collective
 //     (kSite*) + the phase offset (kWait*), so a timeout names the collective and the wait.
 //   * Ranks must call the same collectives in the same order with the same sizes, one at a time
@@ -60,8 +69,9 @@ inline constexpr size_t kData = 256;     // uint64_t[kMaxBlocks][kMaxRanks]
 inline constexpr size_t kAck = kData + size_t(kMaxBlocks) * iris::kMaxRanks * 8;  // same shape
 /// Bytes before the staging buffers; the staging parities follow, each staging_bytes long.
 inline constexpr size_t kHeaderBytes = 65536;
-// After the two staging buffers: the inline-flag (LL) area of small one-shot all-reduces,
-// 2 parities x kMaxRanks slots x 2 x kLlMaxBytes (each 4 payload bytes travel in 8).
+// After the two staging buffers: the inline-flag (LL) area of small reductions (one-shot
+// all-reduce, reduce-scatter), 2 parities x kMaxRanks slots x 2 x kLlMaxBytes (each 4 payload
+// bytes travel in 8).
 inline constexpr uint64_t kLlMaxBytes = 65536;
 static_assert(kAck + size_t(kMaxBlocks) * iris::kMaxRanks * 8 <= kHeaderBytes, "workspace header overflows");
 static_assert(kMeta + 16 * iris::kMaxRanks <= kData, "meta overflows");
@@ -116,16 +126,46 @@ __device__ __forceinline__ uint64_t phase(uint64_t epoch, int p) { return epoch 
 
 // ---- call begin / end ---------------------------------------------------------------------------
 
-/// Every thread calls it first. Returns this call's epoch; block 0 tells every peer that this
-/// rank has arrived. Writes this block made before (e.g. all-to-all-v's meta) are published with it.
-__device__ inline uint64_t begin(const iris::Ctx& ctx, uint8_t* ws) {
+/// One call as a thread sees it: the call's epoch and, in the block's claiming thread, the
+/// ticket its count in `finished` drew.
+struct Call {
+    uint64_t epoch;
+    uint32_t ticket;
+};
+
+/// The thread that counts its block: the last, which the handshakes' signals and waits (threads
+/// 0..world-1) never use, so the count's round trip delays none of them.
+__device__ __forceinline__ bool claims() { return threadIdx.x == blockDim.x - 1; }
+
+/// Every thread calls it first (block-uniformly): the call's epoch for the whole block, and the
+/// block's count, issued now and read in leave().
+__device__ inline Call enter(uint8_t* ws) {
     __shared__ uint64_t s_epoch;
     if (threadIdx.x == 0) s_epoch = *reinterpret_cast<volatile uint64_t*>(epoch_slot(ws)) + 1;
     __syncthreads();
-    const uint64_t e = s_epoch;
+    Call c{s_epoch, 0};
+    // After the barrier: the block's one read of the counter has returned, so the store of the
+    // block that completes the grid cannot reach it.
+    if (claims()) c.ticket = atomicAdd(finished_slot(ws), 1u);
+    return c;
+}
+
+/// Every thread calls it last: the block whose count completed the grid stores the epoch for
+/// the next call (every block has read it; the next call starts after this kernel).
+__device__ inline void leave(uint8_t* ws, const Call& c) {
+    if (claims() && c.ticket == gridDim.x - 1) {
+        *finished_slot(ws) = 0;
+        *reinterpret_cast<volatile uint64_t*>(epoch_slot(ws)) = c.epoch;
+    }
+}
+
+/// enter() for the handshaking collectives: block 0 also tells every peer that this rank has
+/// arrived. Writes this block made before (e.g. all-to-all-v's meta) are published with it.
+__device__ inline Call begin(const iris::Ctx& ctx, uint8_t* ws) {
+    const Call c = enter(ws);
     const int t = static_cast<int>(threadIdx.x);
-    if (blockIdx.x == 0 && t < ctx.world && t != ctx.rank) iris::signal(ctx, arrive_slot(ws, ctx.rank), e, t);
-    return e;
+    if (blockIdx.x == 0 && t < ctx.world && t != ctx.rank) iris::signal(ctx, arrive_slot(ws, ctx.rank), c.epoch, t);
+    return c;
 }
 
 /// Every thread of the block calls it (block-uniformly). Threads 0..world-1 other than this
@@ -159,24 +199,11 @@ __device__ inline void signal_one(const iris::Ctx& ctx, uint64_t* my_slot, uint6
     if (threadIdx.x == who) iris::signal(ctx, my_slot, value, to);
 }
 
-/// Advances the call counter once every block of this call is done (the last block writes it).
-__device__ inline void advance(uint8_t* ws, uint64_t epoch) {
-    if (threadIdx.x == 0) {
-        __threadfence();
-        if (atomicAdd(finished_slot(ws), 1u) == gridDim.x - 1) {
-            // Every block has read the epoch (each did before its own increment): the next call,
-            // which starts after this kernel, sees the new value.
-            *finished_slot(ws) = 0;
-            *reinterpret_cast<volatile uint64_t*>(epoch_slot(ws)) = epoch;
-        }
-    }
-}
-
 /// Every thread calls it last. Block 0 checks that every peer arrived in this call (see the
-/// contract above); the last block to get here advances the epoch for the next call.
-__device__ inline void end(const iris::Ctx& ctx, uint8_t* ws, uint64_t epoch, int site) {
-    if (blockIdx.x == 0) wait_all(ctx, arrive_slot(ws, 0), 1, epoch, site + kWaitExit);
-    advance(ws, epoch);
+/// contract above), then leave().
+__device__ inline void end(const iris::Ctx& ctx, uint8_t* ws, const Call& c, int site) {
+    if (blockIdx.x == 0) wait_all(ctx, arrive_slot(ws, 0), 1, c.epoch, site + kWaitExit);
+    leave(ws, c);
 }
 
 // ---- partitions ---------------------------------------------------------------------------------
@@ -429,6 +456,85 @@ __device__ inline void reduce_range(const iris::Ctx& ctx, const Sources<T>& src,
             out[i] = r;
         }
     }
+}
+
+// ---- inline-flag (LL) exchange ------------------------------------------------------------------
+
+/// x[p] = in[p * peer_stride + w] for the first kSent ranks.
+template <int kSent>
+__device__ __forceinline__ void ll_load(const iris::Ctx& ctx, uint32_t (&x)[kSent], const uint32_t* in, uint64_t peer_stride,
+                                        uint64_t w) {
+#pragma unroll
+    for (int p = 0; p < kSent; ++p)
+        if (p < ctx.world) x[p] = in[p * peer_stride + w];
+}
+
+/// The exchange of small reductions with the flag inline: every 4 payload bytes travel to a peer
+/// in one 8-byte word whose upper half is the call's epoch, so a word announces itself (an aligned
+/// 8-byte store arrives whole) and no fence, flag, entry or exit handshake is needed: one NVLink
+/// trip per call. This rank sends peer p the words in[p * peer_stride + w], w in [0, words)
+/// (all-reduce: stride 0, every peer gets the input; reduce-scatter: stride = words, peer p gets
+/// shard p), and writes out[w] = the reduction in rank order of every rank's word w for it (its
+/// own: in[rank * peer_stride + w]), accumulated in float and rounded once, as reduce_range does.
+/// A thread per word is fastest (the waits overlap); any grid is correct. Whole words only:
+/// 4 * words <= kLlMaxBytes.
+template <class T, class Op, bool kScatter>
+__device__ void ll_reduce(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_bytes, const uint32_t* in,
+                          uint32_t* out, uint64_t words, int site) {
+    using Bits = typename T::Bits;
+    constexpr int kPer = 4 / sizeof(Bits);                    // elements per 32-bit word
+    constexpr int kSent = kScatter ? iris::kMaxRanks : 1;     // distinct words sent per w
+    constexpr uint64_t kSlotWords = layout::kLlMaxBytes / 4;  // 8-byte words of a rank's slot
+    const uint64_t peer_stride = kScatter ? words : 0;
+    const uint64_t first = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x;
+    const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+    uint32_t x[kSent];  // x[p]: the word for rank p (all-reduce: x[0] for every rank)
+    if (first < words) ll_load<kSent>(ctx, x, in, peer_stride, first);  // in flight while thread 0 reads the epoch
+    const Call c = enter(ws);
+    const uint64_t tag = c.epoch << 32;
+    auto* area = reinterpret_cast<uint64_t*>(ws + layout::kHeaderBytes + 2 * staging_bytes) +
+                 (c.epoch & 1) * iris::kMaxRanks * kSlotWords;  // (rank, word) of this parity
+    for (uint64_t w = first; w < words; w += stride) {
+        if (w != first) ll_load<kSent>(ctx, x, in, peer_stride, w);
+#pragma unroll
+        for (int p = 0; p < iris::kMaxRanks; ++p) {
+            if (p < ctx.world && p != ctx.rank)
+                iris::arch::store<iris::Order::relaxed, iris::Scope::system>(
+                    iris::translate(ctx, area + ctx.rank * kSlotWords + w, p), tag | x[kScatter ? p : 0]);
+        }
+    }
+    const float inv_world = 1.0f / static_cast<float>(ctx.world);
+    const bool single = first + stride >= words;  // the usual case: x still holds this thread's only w
+    bool ok = true;
+    for (uint64_t w = first; ok && w < words; w += stride) {
+        if (!single && !kScatter) ll_load<kSent>(ctx, x, in, peer_stride, w);
+        // Reduce-scatter reads its own word again (from L1): selecting it from x by rank would put
+        // x in local memory.
+        const uint32_t own = kScatter ? in[uint64_t(ctx.rank) * peer_stride + w] : x[0];
+        float acc[kPer];
+#pragma unroll 1
+        for (int q = 0; q < ctx.world && ok; ++q) {
+            uint64_t word = own;
+            if (q != ctx.rank)
+                ok = iris::wait_until_value<iris::Order::relaxed>(ctx, area + q * kSlotWords + w, iris::Cmp::ge, tag, word,
+                                                                  site, q);
+            const auto bits = static_cast<uint32_t>(word);
+#pragma unroll
+            for (int l = 0; l < kPer; ++l) {
+                const float f = T::to_float(static_cast<Bits>(kPer == 1 ? bits : bits >> (16 * l)));
+                acc[l] = q == 0 ? f : Op::apply(acc[l], f);
+            }
+        }
+        if (!ok) break;
+        uint32_t packed = 0;
+#pragma unroll
+        for (int l = 0; l < kPer; ++l) {
+            const float f = Op::kAverage ? acc[l] * inv_world : acc[l];
+            packed |= kPer == 1 ? uint32_t(T::from_float(f)) : uint32_t(T::from_float(f)) << (16 * l);
+        }
+        out[w] = packed;
+    }
+    leave(ws, c);
 }
 
 /// out[i] = a[i] (op) b[i] for i in [begin, end), rounded to T; scaled by 1/world if `finish` and

@@ -1,50 +1,97 @@
-// ccl_reduce_scatter.cu: reduce-scatter for bf16 / f16 / f32 and sum / max / min / avg:
-// ccl_reduce_scatter_pull_<bf16|f16|f32>_<sum|max|min|avg>.
+// ccl_reduce_scatter.cu: reduce-scatter for bf16 / f16 / f32 and sum / max / min / avg, three ways
+// chosen by size (Java: ReduceScatterPath): ccl_reduce_scatter_<ll|push|pull>_<bf16|f16|f32>_<sum|max|min|avg>.
 //
 //   (const Ctx ctx, uint8_t* ws, uint64_t staging_bytes, const void* in, void* out, uint64_t m)
-// in holds world * m elements, out m; rank r's out = the reduction over ranks of in[r*m, (r+1)*m).
+// in holds world * m elements, out m; rank r's out = the reduction over ranks of in[r*m, (r+1)*m),
+// in rank order, accumulated in float and rounded once (what a one-shot all-reduce gives there).
 //
-//   pull  after every peer has arrived, rank r reads shard r of every rank's input, reduces it in
-//         rank order (float accumulation, one rounding, so every rank's shard is what a one-shot
-//         all-reduce would give there) and writes its own output; a per-block flag then tells
-//         every peer that r is done reading it, and r ends once every peer is done reading r.
-//         16-byte accesses when m * element size is a multiple of 16, else element by element.
+//   ll    shards of whole 32-bit words up to kLlMaxBytes: shard p travels to rank p with the flag
+//         inline in every word (ll_reduce, ccl_common.cuh): no fence, no handshake, one NVLink
+//         trip. A thread per word.
+//   push  shards up to a staging slot (W x the shard fits staging_bytes): each block writes its
+//         piece of shard p into slot [rank] of rank p's staging (parity epoch&1), flags it, and
+//         reduces its piece of the own shard from the input and the W-1 staged pieces. It writes
+//         no user buffer of a peer and reads none, so it needs no entry handshake.
+//   pull  any size: after every peer has arrived, rank r reads shard r of every rank's input,
+//         reduces it and writes its own output; a per-block flag then tells every peer that r is
+//         done reading it, and r ends once every peer is done reading r. The reduction is fused
+//         with the transfer, which is what pays at large sizes.
+// push and pull take 16-byte accesses where the shard offsets allow (m * element size a multiple
+// of 16), else element by element.
 #include "ccl_common.cuh"
 
 
 namespace ccl {
 
 template <class T, class Op>
-__device__ void reduce_scatter_pull(const iris::Ctx& ctx, uint8_t* ws, const void* in_v, void* out_v, uint64_t m) {
+__device__ void reduce_scatter_ll(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_bytes, const void* in, void* out,
+                                  uint64_t m) {
+    ll_reduce<T, Op, true>(ctx, ws, staging_bytes, static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out),
+                           m * sizeof(typename T::Bits) / 4, kSiteReduceScatter + kWaitData);
+}
+
+template <class T, class Op>
+__device__ void reduce_scatter_push(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_bytes, const void* in_v,
+                                    void* out_v, uint64_t m) {
+    using Bits = typename T::Bits;
+    constexpr int kSite = kSiteReduceScatter;
+    const auto* in = static_cast<const Bits*>(in_v);
+    auto* out = static_cast<Bits*>(out_v);
+    const Call c = begin(ctx, ws);
+    const uint64_t slot = align_up(m, T::kLanes);  // elements per rank's staging slot (16-byte multiple)
+    auto* stage = reinterpret_cast<Bits*>(staging(ws, staging_bytes, c.epoch));  // (world, slot)
+    const Range r = split(0, m, blockIdx.x, gridDim.x, T::kLanes);
+    for (int k = 1; k < ctx.world; ++k) {
+        const int p = (ctx.rank + k) % ctx.world;
+        copy_block(iris::translate(ctx, stage + uint64_t(ctx.rank) * slot + r.begin, p), in + uint64_t(p) * m + r.begin,
+                   r.size() * sizeof(Bits));
+    }
+    signal_all(ctx, data_slot(ws, blockIdx.x, ctx.rank), phase(c.epoch, 1));
+    if (wait_all(ctx, data_slot(ws, blockIdx.x, 0), 1, phase(c.epoch, 1), kSite + kWaitData)) {
+        const Sources<T> src{in + uint64_t(ctx.rank) * m, stage, slot, false};
+        reduce_range<T, Op>(ctx, src, out, false, r.begin, r.end);
+    }
+    end(ctx, ws, c, kSite);
+}
+
+template <class T, class Op>
+__device__ void reduce_scatter_pull(const iris::Ctx& ctx, uint8_t* ws, uint64_t, const void* in_v, void* out_v,
+                                    uint64_t m) {
     using Bits = typename T::Bits;
     constexpr int kSite = kSiteReduceScatter;
     const auto* in = static_cast<const Bits*>(in_v) + uint64_t(ctx.rank) * m;  // shard [rank] of every rank's input
     auto* out = static_cast<Bits*>(out_v);
-    const uint64_t e = begin(ctx, ws);
+    const Call c = begin(ctx, ws);
     const Range r = split(0, m, blockIdx.x, gridDim.x, T::kLanes);
-    if (wait_all(ctx, arrive_slot(ws, 0), 1, e, kSite + kWaitArrive)) {
+    if (wait_all(ctx, arrive_slot(ws, 0), 1, c.epoch, kSite + kWaitArrive)) {
         const Sources<T> src{in, in, 0, true};
         reduce_range<T, Op>(ctx, src, out, false, r.begin, r.end);
-        signal_all(ctx, data_slot(ws, blockIdx.x, ctx.rank), phase(e, 1));
-        wait_all(ctx, data_slot(ws, blockIdx.x, 0), 1, phase(e, 1), kSite + kWaitData);
+        signal_all(ctx, data_slot(ws, blockIdx.x, ctx.rank), phase(c.epoch, 1));
+        wait_all(ctx, data_slot(ws, blockIdx.x, 0), 1, phase(c.epoch, 1), kSite + kWaitData);
     }
-    end(ctx, ws, e, kSite);
+    end(ctx, ws, c, kSite);
 }
 
 }  // namespace ccl
 
-#define CCL_REDUCE_SCATTER(TNAME, T, OPNAME, OP)                                                                  \
-    extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_reduce_scatter_pull_##TNAME##_##OPNAME(     \
-        const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws, uint64_t, const void* in, void* out, uint64_t m) {  \
-        ccl::reduce_scatter_pull<T, OP>(ctx, ws, in, out, m);                                                     \
+#define CCL_REDUCE_SCATTER(PATH, TNAME, T, OPNAME, OP)                                                                \
+    extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_reduce_scatter_##PATH##_##TNAME##_##OPNAME(     \
+        const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws, uint64_t staging_bytes, const void* in, void* out,       \
+        uint64_t m) {                                                                                                 \
+        ccl::reduce_scatter_##PATH<T, OP>(ctx, ws, staging_bytes, in, out, m);                                        \
     }
 
-#define CCL_REDUCE_SCATTER_OPS(TNAME, T)              \
-    CCL_REDUCE_SCATTER(TNAME, T, sum, ccl::OpSum)     \
-    CCL_REDUCE_SCATTER(TNAME, T, max, ccl::OpMax)     \
-    CCL_REDUCE_SCATTER(TNAME, T, min, ccl::OpMin)     \
-    CCL_REDUCE_SCATTER(TNAME, T, avg, ccl::OpAvg)
+#define CCL_REDUCE_SCATTER_OPS(PATH, TNAME, T)              \
+    CCL_REDUCE_SCATTER(PATH, TNAME, T, sum, ccl::OpSum)     \
+    CCL_REDUCE_SCATTER(PATH, TNAME, T, max, ccl::OpMax)     \
+    CCL_REDUCE_SCATTER(PATH, TNAME, T, min, ccl::OpMin)     \
+    CCL_REDUCE_SCATTER(PATH, TNAME, T, avg, ccl::OpAvg)
 
-CCL_REDUCE_SCATTER_OPS(bf16, ccl::BF16)
-CCL_REDUCE_SCATTER_OPS(f16, ccl::F16)
-CCL_REDUCE_SCATTER_OPS(f32, ccl::F32)
+#define CCL_REDUCE_SCATTER_TYPES(PATH)                      \
+    CCL_REDUCE_SCATTER_OPS(PATH, bf16, ccl::BF16)           \
+    CCL_REDUCE_SCATTER_OPS(PATH, f16, ccl::F16)             \
+    CCL_REDUCE_SCATTER_OPS(PATH, f32, ccl::F32)
+
+CCL_REDUCE_SCATTER_TYPES(ll)
+CCL_REDUCE_SCATTER_TYPES(push)
+CCL_REDUCE_SCATTER_TYPES(pull)

@@ -73,12 +73,15 @@ __device__ __forceinline__ void signal(const Ctx& ctx, uint64_t* flag, uint64_t 
 /// Spins (one thread) until this rank's `*flag` compares true against `value`, with acquire
 /// semantics (Order::relaxed to pair with a relaxed signal). Returns false if the deadline passed,
 /// the rank already holds an error, or the host aborted this rank's waits (a peer was lost); the
-/// failure is recorded with `site` and `peer` for the host's message.
+/// failure is recorded with `site` and `peer` for the host's message. `seen` gets the value that
+/// satisfied the comparison (the last one observed on failure): a flag that carries data, such
+/// as a word whose upper half is a call number and whose lower half the payload, costs no second
+/// load.
 template <Order O = Order::acquire>
-__device__ inline bool wait_until(const Ctx& ctx, const uint64_t* flag, Cmp cmp, uint64_t value, int site = 0,
-                                  int peer = -1, ErrorCode code = ErrorCode::wait_timeout) {
+__device__ inline bool wait_until_value(const Ctx& ctx, const uint64_t* flag, Cmp cmp, uint64_t value, uint64_t& seen,
+                                        int site = 0, int peer = -1, ErrorCode code = ErrorCode::wait_timeout) {
     static_assert(O == Order::acquire || O == Order::relaxed, "wait_until: acquire or relaxed");
-    uint64_t seen = arch::load<O, Scope::system>(flag);
+    seen = arch::load<O, Scope::system>(flag);
     if (impl::compare(seen, cmp, value)) return true;
     const uint64_t start = arch::now_ns();
     for (uint32_t spin = 1;; ++spin) {
@@ -87,6 +90,14 @@ __device__ inline bool wait_until(const Ctx& ctx, const uint64_t* flag, Cmp cmp,
         // The timer and the status word (mapped host memory) are checked every 256 spins.
         if ((spin & 255u) == 0 && impl::give_up(ctx, start, site, peer, seen, value, code)) return false;
     }
+}
+
+/// wait_until_value for a flag whose value does not matter once it compares true.
+template <Order O = Order::acquire>
+__device__ inline bool wait_until(const Ctx& ctx, const uint64_t* flag, Cmp cmp, uint64_t value, int site = 0,
+                                  int peer = -1, ErrorCode code = ErrorCode::wait_timeout) {
+    uint64_t seen;
+    return wait_until_value<O>(ctx, flag, cmp, value, seen, site, peer, code);
 }
 
 /// wait_until for a waiter that shares its SM with work that matters more than how fast it wakes

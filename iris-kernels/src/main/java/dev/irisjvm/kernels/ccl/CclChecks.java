@@ -18,8 +18,16 @@ final class CclChecks {
 
     private CclChecks() {}
 
-    /** What the checks need to know about a tensor argument. */
-    record Operand(String name, DType dtype, long numel, boolean live, boolean onThisHeap, long heapOffset, String describe) {
+    /**
+     * What the checks need to know about a tensor argument. {@code tensor} is what a message shows
+     * (its toString); it is formatted only when a check fails, so a call that passes builds no
+     * strings.
+     */
+    record Operand(String name, DType dtype, long numel, boolean live, boolean onThisHeap, long heapOffset, Object tensor) {
+        String describe() {
+            return String.valueOf(tensor);
+        }
+
         long byteSize() {
             return numel * dtype.byteSize();
         }
@@ -115,7 +123,10 @@ final class CclChecks {
         return displs;
     }
 
-    /** ONE_SHOT's staging need for an input of that many bytes: one 16-byte-aligned slot per rank. */
+    /**
+     * The staging need of world slots of that many bytes, each 16-byte aligned: ONE_SHOT's for an
+     * input of that size, PUSH reduce-scatter's for a shard of it.
+     */
     static long oneShotStagingBytes(long bytes, int world) {
         return world * Partition.alignUp(bytes, 16);
     }

@@ -76,7 +76,7 @@ public final class Collectives implements AutoCloseable {
     public static final int MAX_BLOCKS = 256;
     /** Bytes of the workspace before the staging buffers (ccl::layout::kHeaderBytes). */
     public static final long HEADER_BYTES = 65536;
-    /** One-shot inputs up to this many bytes travel with inline flags (ccl::layout::kLlMaxBytes). */
+    /** One-shot all-reduce inputs and reduce-scatter shards up to this many bytes travel with inline flags (ccl::layout::kLlMaxBytes). */
     public static final long LL_MAX_BYTES = 65536;
     /** The inline-flag area after the staging buffers: 2 parities x 8 ranks x 2 x LL_MAX_BYTES. */
     public static final long LL_AREA_BYTES = 2L * 8 * 2 * LL_MAX_BYTES;
@@ -141,6 +141,7 @@ public final class Collectives implements AutoCloseable {
     private static final String[] TYPE_SUFFIX = {"bf16", "f16", "f32"};
     private static final AllReduceAlgorithm[] ALGORITHMS = {
             AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING, AllReduceAlgorithm.ATOMIC};
+    private static final ReduceScatterPath[] REDUCE_SCATTER_PATHS = ReduceScatterPath.values();
 
     private final Iris iris;
     private final int rank;
@@ -148,18 +149,17 @@ public final class Collectives implements AutoCloseable {
     private final Options options;
     private final long stagingBytes;
     private final int maxBlocks;
-    private final byte[] ctx;
     private final KernelLibrary library;
     private final SymTensor workspace;
-    private final long workspaceAddress;
     private final KernelArgs args = new KernelArgs();
     private final ByteBuffer counts = ByteBuffer.allocate(COUNTS_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** [algorithm][type][op] */
     private final Kernel[][][] allReduceKernels = new Kernel[ALGORITHMS.length][REDUCIBLE_ORDER.length][ReduceOp.values().length];
-    /** [type][op] */
-    private final Kernel[][] reduceScatterKernels = new Kernel[REDUCIBLE_ORDER.length][ReduceOp.values().length];
+    /** [path][type][op] */
+    private final Kernel[][][] reduceScatterKernels =
+            new Kernel[REDUCE_SCATTER_PATHS.length][REDUCIBLE_ORDER.length][ReduceOp.values().length];
     private final Kernel allGatherKernel;
     private final Kernel broadcastKernel;
     private final Kernel allToAllKernel;
@@ -172,10 +172,10 @@ public final class Collectives implements AutoCloseable {
         this.options = options;
         this.stagingBytes = Partition.alignUp(options.stagingBytes(), 256);
         this.maxBlocks = maxBlocks;
-        this.ctx = iris.deviceContext().bytes();
         this.library = library;
         this.workspace = workspace;
-        this.workspaceAddress = workspace.deviceAddress();
+        args.clear().putBytes(iris.deviceContext().bytes(), DeviceContext.ALIGNMENT).putLong(workspace.deviceAddress())
+                .putLong(stagingBytes).mark();
         KernelModule allReduce = library.module("ccl_all_reduce");
         for (int a = 0; a < ALGORITHMS.length; a++) {
             for (int t = 0; t < REDUCIBLE_ORDER.length; t++) {
@@ -186,10 +186,12 @@ public final class Collectives implements AutoCloseable {
             }
         }
         KernelModule reduceScatter = library.module("ccl_reduce_scatter");
-        for (int t = 0; t < REDUCIBLE_ORDER.length; t++) {
-            for (ReduceOp op : ReduceOp.values()) {
-                reduceScatterKernels[t][op.ordinal()] = reduceScatter.kernel(
-                        "ccl_reduce_scatter_pull_" + TYPE_SUFFIX[t] + "_" + op.kernelSuffix());
+        for (ReduceScatterPath path : REDUCE_SCATTER_PATHS) {
+            for (int t = 0; t < REDUCIBLE_ORDER.length; t++) {
+                for (ReduceOp op : ReduceOp.values()) {
+                    reduceScatterKernels[path.ordinal()][t][op.ordinal()] = reduceScatter.kernel(
+                            "ccl_reduce_scatter_" + path.kernelName() + "_" + TYPE_SUFFIX[t] + "_" + op.kernelSuffix());
+                }
             }
         }
         this.allGatherKernel = library.module("ccl_all_gather").kernel("ccl_all_gather_push");
@@ -337,7 +339,8 @@ public final class Collectives implements AutoCloseable {
     /**
      * {@code out} on rank r = the reduction over ranks of elements [r m, (r+1) m) of {@code in},
      * where m is {@code out}'s element count and {@code in} has world m elements. BF16, F16 or F32;
-     * distinct tensors of one dtype. Rounded once, in rank order, like ONE_SHOT / TWO_SHOT all-reduce.
+     * distinct tensors of one dtype. Rounded once, in rank order, like ONE_SHOT / TWO_SHOT all-reduce,
+     * whichever way the size sends the data ({@link ReduceScatterPath}).
      */
     public synchronized void reduceScatter(SymTensor in, SymTensor out, ReduceOp op, Stream stream) {
         final String call = "reduceScatter";
@@ -351,8 +354,16 @@ public final class Collectives implements AutoCloseable {
         CclChecks.divisible(rank, call, i, world);
         CclChecks.numel(rank, call, o, i.numel() / world, "in's element count / world size " + world);
         CclChecks.distinct(rank, call, i, o, "reduceScatter is out-of-place");
-        reduceScatterKernels[typeIndex(i.dtype())][op.ordinal()].launch(shape(o.byteSize()), stream,
+        long shard = o.byteSize();
+        ReduceScatterPath path = reduceScatterPath(shard);
+        reduceScatterKernels[path.ordinal()][typeIndex(i.dtype())][op.ordinal()].launch(
+                path == ReduceScatterPath.LL ? inlineFlagShape(shard) : shape(shard), stream,
                 args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(o.numel()));
+    }
+
+    /** How a reduce-scatter with a shard (output) of that many bytes per rank moves its data. */
+    ReduceScatterPath reduceScatterPath(long shardBytes) {
+        return ReduceScatterPath.choose(shardBytes, world, stagingBytes);
     }
 
     // ---- all-gather ------------------------------------------------------------------------------
@@ -451,9 +462,9 @@ public final class Collectives implements AutoCloseable {
 
     // ---- helpers ---------------------------------------------------------------------------------
 
-    /** The arguments every kernel starts with: (ctx, workspace, staging bytes). */
+    /** The arguments every kernel starts with, (ctx, workspace, staging bytes), packed once in the constructor. */
     private KernelArgs args() {
-        return args.clear().putBytes(ctx, DeviceContext.ALIGNMENT).putLong(workspaceAddress).putLong(stagingBytes);
+        return args.reset();
     }
 
     /** Whether the one-shot kernel takes its inline-flag path (ccl_all_reduce.cu: whole words, small). */
@@ -472,7 +483,7 @@ public final class Collectives implements AutoCloseable {
 
     private Operand operand(String call, String name, SymTensor t) {
         CclChecks.notNull(rank, call, name, t);
-        Operand o = new Operand(name, t.dtype(), t.numel(), t.isLive(), t.heap() == iris.heap(), t.heapOffset(), t.toString());
+        Operand o = new Operand(name, t.dtype(), t.numel(), t.isLive(), t.heap() == iris.heap(), t.heapOffset(), t);
         CclChecks.usable(rank, call, o);
         return o;
     }

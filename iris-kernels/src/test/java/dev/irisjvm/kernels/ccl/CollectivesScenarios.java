@@ -256,13 +256,21 @@ public final class CollectivesScenarios {
     // reduce-scatter
     // =============================================================================================
 
-    /** Every dtype x op x shard size m (in: world x m). Bounds as a once-rounded all-reduce. */
+    /**
+     * Every dtype x op x shard size m (in: world x m), on both sides of each switch between the
+     * paths (ReduceScatterPath): the largest LL shard and one 16 bytes larger, the largest PUSH
+     * input and one element more (PULL), odd counts that are not whole 32-bit words. Bounds as a
+     * once-rounded all-reduce.
+     */
     private void reduceScatterMatrix() {
         Failures f = new Failures();
         requireNccl(f);
         for (DType t : FLOATS) {
+            long llMax = Collectives.LL_MAX_BYTES / t.byteSize();
+            long pushMax = ReduceScatterPath.PUSH_LIMIT_BYTES / t.byteSize() / world;
             for (ReduceOp op : ReduceOp.values()) {
-                for (long m : new long[] {1, 3, 2048 / t.byteSize(), 100_003, (1L << 20) / t.byteSize() / world}) {
+                for (long m : new long[] {1, 3, 2048 / t.byteSize(), llMax, llMax + 16 / t.byteSize(), 100_003, pushMax,
+                        pushMax + 1, (3L << 20) / t.byteSize() / world}) {
                     reduceScatterCase(f, t, op, m);
                 }
             }
@@ -271,7 +279,7 @@ public final class CollectivesScenarios {
     }
 
     private void reduceScatterCase(Failures f, DType t, ReduceOp op, long m) {
-        String what = "reduceScatter " + t + " " + op + " m=" + m;
+        String what = "reduceScatter " + ccl.reduceScatterPath(m * t.byteSize()) + " " + t + " " + op + " m=" + m;
         long total = world * m;
         long[] seeds = seeds("reduce_scatter", t.ordinal(), op.ordinal(), m);
         float[] got;
@@ -512,16 +520,17 @@ public final class CollectivesScenarios {
     // =============================================================================================
 
     /**
-     * Three rounds of ten collectives of every kind and algorithm, enqueued back to back with one
+     * Three rounds of eleven collectives of every kind and algorithm, enqueued back to back with one
      * synchronize at the end; some read what an earlier one wrote (all-gather -> atomic all-reduce,
-     * ring -> in-place one-shot). Exercises the epochs, the staging parities (one-shot twice per
-     * round) and the arrive handshakes across collectives with different grids. Each result is
-     * checked against the CPU reference of its own inputs.
+     * ring -> in-place one-shot). Exercises the epochs, the staging parities (one-shot and PUSH
+     * reduce-scatter), the inline-flag parities (LL reduce-scatter, whose calls have no handshake,
+     * between calls that have one) and the arrive handshakes across collectives with different
+     * grids. Each result is checked against the CPU reference of its own inputs.
      */
     private void backToBack() {
         Failures f = new Failures();
         final int rounds = 3;
-        final long nA = 100_003, nB = 777, nC = 4099, nD = 5000, mE = 1001, nF = 65536, mG = 513;
+        final long nA = 100_003, nB = 777, nC = 4099, nD = 5000, mE = 1001, nF = 65536, mG = 513, mR = 2500;
         List<SymTensor> all = new ArrayList<>();
         try {
             SymTensor[][] t = new SymTensor[rounds][];
@@ -555,8 +564,10 @@ public final class CollectivesScenarios {
                         track(all, heap.empty(DType.F32, world * nB)),                                // 12 V = atomic sum of Y
                         track(all, heap.randn(seed("b2b", k, 7, rank), DType.F32, maxSend[k] + 3)),  // 13 I
                         track(all, heap.empty(DType.F32, maxRecv[k] + 3)),                            // 14 O = allToAllV
+                        track(all, heap.randn(seed("b2b", k, 8, rank), DType.F32, world * mR)),      // 15 R
+                        track(all, heap.empty(DType.F32, mR)),                                        // 16 S = reduceScatter min (LL)
                 };
-                for (int i : new int[] {1, 3, 5, 8, 11, 12, 14}) poison(t[k][i]);
+                for (int i : new int[] {1, 3, 5, 8, 11, 12, 14, 16}) poison(t[k][i]);
             }
             for (int k = 0; k < rounds; k++) {
                 SymTensor[] x = t[k];
@@ -574,6 +585,7 @@ public final class CollectivesScenarios {
                 ccl.allReduce(x[9], x[9], ReduceOp.SUM, AllReduceAlgorithm.TWO_SHOT, stream);
                 ccl.allToAll(x[10], x[11], stream);
                 ccl.allReduce(x[3], x[12], ReduceOp.SUM, AllReduceAlgorithm.ATOMIC, stream);
+                ccl.reduceScatter(x[15], x[16], ReduceOp.MIN, stream);
                 ccl.allReduce(x[5], x[5], ReduceOp.MIN, AllReduceAlgorithm.ONE_SHOT, stream);
                 ccl.allToAllV(x[13], send, x[14], recv, stream);
             }
@@ -585,6 +597,7 @@ public final class CollectivesScenarios {
                 Accumulator c = new Accumulator(ReduceOp.MAX, (int) nC);
                 Accumulator e = new Accumulator(ReduceOp.AVG, (int) mE);
                 Accumulator fs = new Accumulator(ReduceOp.SUM, (int) nF);
+                Accumulator rm = new Accumulator(ReduceOp.MIN, (int) mR);
                 float[] y = values(x[3]);
                 float[] h = values(x[11]);
                 Accumulator v = new Accumulator(ReduceOp.SUM, y.length);
@@ -595,6 +608,7 @@ public final class CollectivesScenarios {
                     c.add(regenerate(seed("b2b", k, 2, p), DType.F16, nC));
                     e.add(regenerate(seed("b2b", k, 4, p), DType.BF16, world * mE), (int) (rank * mE));
                     fs.add(regenerate(seed("b2b", k, 5, p), DType.F32, nF));
+                    rm.add(regenerate(seed("b2b", k, 8, p), DType.F32, world * mR), (int) (rank * mR));
                     float[] g = regenerate(seed("b2b", k, 6, p), DType.BF16, world * mG);
                     f.add(CclReference.checkBits(r + "allToAll block from " + p, h, (int) (p * mG), g, (int) (rank * mG), (int) mG));
                     v.add(y);
@@ -605,6 +619,7 @@ public final class CollectivesScenarios {
                         regenerate(seed("b2b", k, 3, k % world), DType.BF16, nD), 0, (int) nD));
                 f.add(CclReference.check(r + "reduceScatter avg", values(x[8]), e, ReduceOp.AVG, Rounding.ONCE, DType.BF16));
                 f.add(CclReference.check(r + "two-shot sum in place", values(x[9]), fs, ReduceOp.SUM, Rounding.ONCE, DType.F32));
+                f.add(CclReference.check(r + "reduceScatter min (LL)", values(x[16]), rm, ReduceOp.MIN, Rounding.ONCE, DType.F32));
                 f.add(CclReference.check(r + "atomic sum of the all-gather", values(x[12]), v, ReduceOp.SUM, Rounding.EVERY_STEP, DType.F32));
                 float[] o = values(x[14]);
                 long at = 0;
@@ -623,25 +638,28 @@ public final class CollectivesScenarios {
     }
 
     /**
-     * Captures a two-shot all-reduce (bf16 sum), a one-shot all-reduce (f32 avg) and an all-gather
-     * (bf16) on a stream of its own once, then replays the graph ten times, writing new inputs
-     * (Java random values, so peers regenerate them) and poisoning the outputs between replays,
-     * with no host barrier. Each replay gets a new epoch from the device counter; every result is
-     * checked against the CPU reference.
+     * Captures a two-shot all-reduce (bf16 sum), a one-shot all-reduce (f32 avg, inline flags), an
+     * all-gather (bf16) and a reduce-scatter (bf16 max, PUSH through the staging buffers) on a
+     * stream of its own once, then replays the graph ten times, writing new inputs (Java random
+     * values, so peers regenerate them) and poisoning the outputs between replays, with no host
+     * barrier. Each replay gets a new epoch from the device counter; every result is checked
+     * against the CPU reference.
      */
     private void graphReplay() throws Exception {
         Failures f = new Failures();
-        final long nA = 262_147, nB = 4099, nC = 12_345;
+        final long nA = 262_147, nB = 4099, nC = 12_345, mD = 12_289;
         try (Stream s = Stream.create();
              SymTensor a = heap.empty(DType.BF16, nA); SymTensor ao = heap.empty(DType.BF16, nA);
              SymTensor b = heap.empty(DType.F32, nB); SymTensor bo = heap.empty(DType.F32, nB);
-             SymTensor c = heap.empty(DType.BF16, nC); SymTensor co = heap.empty(DType.BF16, world * nC)) {
+             SymTensor c = heap.empty(DType.BF16, nC); SymTensor co = heap.empty(DType.BF16, world * nC);
+             SymTensor d = heap.empty(DType.BF16, world * mD); SymTensor dout = heap.empty(DType.BF16, mD)) {
             CudaGraph graph;
             s.beginCapture();
             try {
                 ccl.allReduce(a, ao, ReduceOp.SUM, AllReduceAlgorithm.TWO_SHOT, s);
                 ccl.allReduce(b, bo, ReduceOp.AVG, AllReduceAlgorithm.ONE_SHOT, s);
                 ccl.allGather(c, co, s);
+                ccl.reduceScatter(d, dout, ReduceOp.MAX, s);
             } finally {
                 graph = s.endCapture();
             }
@@ -650,23 +668,29 @@ public final class CollectivesScenarios {
                     a.copyFrom(gaussians(seed("graph/a", rep, rank), (int) nA, DType.BF16));
                     b.copyFrom(gaussians(seed("graph/b", rep, rank), (int) nB, DType.F32));
                     c.copyFrom(gaussians(seed("graph/c", rep, rank), (int) nC, DType.BF16));
+                    d.copyFrom(gaussians(seed("graph/d", rep, rank), (int) (world * mD), DType.BF16));
                     poison(ao);
                     poison(bo);
                     poison(co);
+                    poison(dout);
                     g.launch(s);
                     s.synchronize();
                     iris.checkDeviceStatus();
                     Accumulator sa = new Accumulator(ReduceOp.SUM, (int) nA);
                     Accumulator sb = new Accumulator(ReduceOp.AVG, (int) nB);
+                    Accumulator sd = new Accumulator(ReduceOp.MAX, (int) mD);
                     float[] gotC = values(co);
                     for (int p = 0; p < world; p++) {
                         sa.add(gaussians(seed("graph/a", rep, p), (int) nA, DType.BF16));
                         sb.add(gaussians(seed("graph/b", rep, p), (int) nB, DType.F32));
+                        sd.add(gaussians(seed("graph/d", rep, p), (int) (world * mD), DType.BF16), (int) (rank * mD));
                         f.add(CclReference.checkBits("replay " + rep + ": allGather slot " + p, gotC, (int) (p * nC),
                                 gaussians(seed("graph/c", rep, p), (int) nC, DType.BF16), 0, (int) nC));
                     }
                     f.add(CclReference.check("replay " + rep + ": two-shot bf16 sum", values(ao), sa, ReduceOp.SUM, Rounding.ONCE, DType.BF16));
                     f.add(CclReference.check("replay " + rep + ": one-shot f32 avg", values(bo), sb, ReduceOp.AVG, Rounding.ONCE, DType.F32));
+                    f.add(CclReference.check("replay " + rep + ": reduce-scatter bf16 max", values(dout), sd, ReduceOp.MAX, Rounding.ONCE,
+                            DType.BF16));
                 }
             }
             s.synchronize();

@@ -74,10 +74,18 @@ class DeviceSourcesTest {
                 "CCL_ALL_REDUCE_OPS(ALG, f32,"}}) {
             for (String s : typeAndOps) assertTrue(ar.contains(s), s);
         }
+        String rs = read("ccl_reduce_scatter.cu");
         for (ReduceOp op : ReduceOp.values()) {
             assertTrue(ar.contains("CCL_ALL_REDUCE(ALG, TNAME, T, " + op.kernelSuffix() + ", "), op + " (all-reduce)");
-            assertTrue(read("ccl_reduce_scatter.cu").contains("CCL_REDUCE_SCATTER(TNAME, T, " + op.kernelSuffix() + ", "),
-                    op + " (reduce-scatter)");
+            assertTrue(rs.contains("CCL_REDUCE_SCATTER(PATH, TNAME, T, " + op.kernelSuffix() + ", "), op + " (reduce-scatter)");
+        }
+        for (ReduceScatterPath path : ReduceScatterPath.values()) {
+            assertTrue(rs.contains("CCL_REDUCE_SCATTER_TYPES(" + path.kernelName() + ")"), path + " not instantiated");
+            assertTrue(rs.contains("reduce_scatter_" + path.kernelName() + "("), path + " has no device function");
+        }
+        for (String s : new String[] {"CCL_REDUCE_SCATTER_OPS(PATH, bf16,", "CCL_REDUCE_SCATTER_OPS(PATH, f16,",
+                "CCL_REDUCE_SCATTER_OPS(PATH, f32,"}) {
+            assertTrue(rs.contains(s), s);
         }
         assertTrue(read("ccl_all_gather.cu").contains("void __launch_bounds__(ccl::kThreads, 1) ccl_all_gather_push("));
         assertTrue(read("ccl_broadcast.cu").contains("void __launch_bounds__(ccl::kThreads, 1) ccl_broadcast_push("));
