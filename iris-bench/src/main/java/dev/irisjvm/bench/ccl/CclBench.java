@@ -36,9 +36,14 @@ import java.util.Set;
  *   <li>the reference output: one untimed NCCL call into the reference buffer, or, without NCCL,
  *       {@link HostReference};</li>
  *   <li>per implementation (nccl, then iris: each all-reduce algorithm, or the op's one kernel):
- *       the output is poisoned, then <em>eager</em>: warm-up calls, then the timed repetitions queued
+ *       the output is poisoned, then <em>eager</em>: warm-up repetitions, then the timed ones queued
  *       behind {@link RepTimer}'s gate, each a device barrier of all ranks (untimed), a CUDA event,
- *       the call, a CUDA event; then the output is checked against the reference;</li>
+ *       {@code --eager-calls} calls launched back to back, a CUDA event; time per call = repetition
+ *       ÷ calls, as nccl-tests times. The ranks leave a barrier one NVLink trip apart (the last to
+ *       arrive sees everyone at once, the others a trip later); with one call per repetition that
+ *       skew lands in the call, costing a one-trip exchange (iris's one-shot) a whole trip while a
+ *       pipelined one (NCCL's ring) absorbs it, so back-to-back calls measure both alike. Then the
+ *       output is checked against the reference;</li>
  *   <li><em>graph</em> ({@code impl_graph}): the output is poisoned, one eager call, then
  *       {@code --graph-calls} calls captured back to back into one CUDA graph, replayed like an
  *       eager call (barrier, event, replay, event); time per call = replay ÷ calls; then the check.</li>
@@ -214,11 +219,16 @@ public final class CclBench implements AutoCloseable {
 
     private void eager(CclOp op, CclOp.Shape shape, Variant v, SymTensor result, SymTensor ref, int reps) {
         long number = ++point;
+        int calls = options.eagerCalls();
         Lockstep.Outcome o = lockstep.everyone(
                 () -> prepare(op, result),
-                () -> timer.run(options.warmup(), reps, r -> iris.barrier(stream), r -> v.call().enqueue(stream), true),
+                () -> timer.run(options.warmup(), reps, r -> iris.barrier(stream), r -> {
+                    for (int i = 0; i < calls; i++) {
+                        v.call().enqueue(stream);
+                    }
+                }, true),
                 () -> verify(op, shape, v, result, ref));
-        record(number, measurement(op.id(), v.impl(), shape.bytes(), rank, o, 1));
+        record(number, measurement(op.id(), v.impl(), shape.bytes(), rank, o, calls));
     }
 
     private void graph(CclOp op, CclOp.Shape shape, Variant v, SymTensor result, SymTensor ref, int reps) {

@@ -39,11 +39,12 @@ public final class CclOptions {
     @Option(names = "--factor", defaultValue = "4", description = "Ratio between successive sizes (default: ${DEFAULT-VALUE}).")
     int factor;
 
-    @Option(names = "--warmup", defaultValue = "3", description = "Untimed calls before the timed eager ones (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "3",
+            description = "Untimed eager repetitions before the timed ones (default: ${DEFAULT-VALUE}).")
     int warmup;
 
     @Option(names = "--reps", defaultValue = "20",
-            description = "Timed repetitions per point: eager calls, or graph replays (default: ${DEFAULT-VALUE}).")
+            description = "Timed repetitions per point: eager batches of --eager-calls calls, or graph replays (default: ${DEFAULT-VALUE}).")
     int reps;
 
     @Option(names = "--large-reps", defaultValue = "5",
@@ -53,6 +54,12 @@ public final class CclOptions {
     @Option(names = "--large-bytes", converter = SizeConverter.class, defaultValue = "256m",
             description = "Size from which --large-reps applies (default: 256 MiB).")
     long largeBytes;
+
+    @Option(names = "--eager-calls", defaultValue = "10",
+            description = "Calls launched back to back in one timed eager repetition, as nccl-tests times them; time per call = "
+                    + "repetition time / this. 1: one call right after the ranks' device meeting, whose exit skew (one NVLink "
+                    + "trip) a one-trip algorithm waits out in full and a pipelined one hides (default: ${DEFAULT-VALUE}).")
+    int eagerCalls;
 
     @Option(names = "--graph-calls", defaultValue = "10",
             description = "Calls captured back to back into one CUDA graph; time per call = replay time / this (default: ${DEFAULT-VALUE}).")
@@ -149,6 +156,7 @@ public final class CclOptions {
         require(warmup >= 1, "--warmup must be >= 1 (the first call of a size sets NCCL up; it must not be timed or captured), got " + warmup);
         require(reps >= 1, "--reps must be >= 1, got " + reps);
         require(largeReps >= 1, "--large-reps must be >= 1, got " + largeReps);
+        require(eagerCalls >= 1, "--eager-calls must be >= 1, got " + eagerCalls);
         require(graphCalls >= 1, "--graph-calls must be >= 1, got " + graphCalls);
         require(graphWarmup >= 0, "--graph-warmup must be >= 0, got " + graphWarmup);
         require(root >= 0, "--root must be >= 0, got " + root);
@@ -246,7 +254,8 @@ public final class CclOptions {
                 "--min-bytes", Long.toString(minBytes), "--max-bytes", Long.toString(maxBytes),
                 "--factor", Integer.toString(factor), "--warmup", Integer.toString(warmup),
                 "--reps", Integer.toString(reps), "--large-reps", Integer.toString(largeReps),
-                "--large-bytes", Long.toString(largeBytes), "--graph-calls", Integer.toString(graphCalls),
+                "--large-bytes", Long.toString(largeBytes), "--eager-calls", Integer.toString(eagerCalls),
+                "--graph-calls", Integer.toString(graphCalls),
                 "--graph-warmup", Integer.toString(graphWarmup), "--dtype", dtypeName(dtype),
                 "--reduce-op", reduceOp.name().toLowerCase(Locale.ROOT), "--ops", ops.trim().replace(" ", ""),
                 "--algorithms", algorithms.trim().replace(" ", ""), "--root", Integer.toString(root),
@@ -270,6 +279,10 @@ public final class CclOptions {
 
     public int warmup() {
         return warmup;
+    }
+
+    public int eagerCalls() {
+        return eagerCalls;
     }
 
     public int graphCalls() {

@@ -164,7 +164,8 @@ public final class CclDocument extends SweepDocument {
                     continue;
                 }
                 String mode = graph ? "replayed from a CUDA graph (" + settings.graphCalls() + " calls per graph; time per call)"
-                        : "launched eagerly";
+                        : settings.eagerCalls() == 1 ? "launched eagerly"
+                        : "launched eagerly (" + settings.eagerCalls() + " calls back to back; time per call)";
                 sb.append("### ").append(op).append(", ").append(mode).append("\n\n");
                 sb.append(latencyTable(figures, op, impls, graph)).append('\n');
                 sb.append(bandwidthTable(figures, op, impls)).append('\n');
@@ -236,10 +237,18 @@ public final class CclDocument extends SweepDocument {
 
     private String method(CclFigures figures, CclSettings settings) {
         StringBuilder sb = new StringBuilder("## Method\n\n");
-        sb.append("- **Eager**: for every op, size and implementation, every rank runs the warm-up calls, then queues ")
+        sb.append("- **Eager**: for every op, size and implementation, every rank runs the warm-up repetitions, then queues ")
                 .append("the timed repetitions behind a gate kernel (so the host's launch overhead is in no timing): each repetition ")
                 .append("is a device barrier of all ranks (outside the timing, so launch skew between processes does not count), ")
-                .append("a CUDA event, one call, a CUDA event. Each rank records the median of its repetitions; the figure is the ")
+                .append("a CUDA event, ");
+        if (settings.eagerCalls() == 1) {
+            sb.append("one call, a CUDA event (the call also waits out the barrier's exit skew, one NVLink trip). ");
+        } else {
+            sb.append(settings.eagerCalls()).append(" calls launched back to back, a CUDA event; time per call = repetition time ÷ ")
+                    .append(settings.eagerCalls()).append(", as nccl-tests times (the barrier's exit skew, one NVLink trip, is ")
+                    .append("spread over the calls). ");
+        }
+        sb.append("Each rank records the median of its repetitions; the figure is the ")
                 .append("slowest rank's median, as nccl-tests reports the slowest rank.\n");
         sb.append("- **Graph**: ").append(settings.graphCalls()).append(" calls are captured back to back into one CUDA graph ")
                 .append("(after eager warm-up calls), which is replayed like an eager call (device barrier, event, replay, event); ")

@@ -18,14 +18,16 @@ import java.util.Locale;
  * @param dtype        bf16, f16 or f32
  * @param reduceOp     sum, max, min or avg
  * @param stagingBytes Collectives staging bytes (decides ONE_SHOT's capacity and AUTO's choice)
+ * @param eagerCalls   calls launched back to back per timed eager repetition; 1 for sweeps from
+ *                     before --eager-calls, which timed one call per repetition
  * @param graphCalls   calls captured per graph
  * @param nccl         false when the sweep ran with --no-nccl
  */
-public record CclSettings(String dtype, String reduceOp, long stagingBytes, int graphCalls, boolean nccl) {
+public record CclSettings(String dtype, String reduceOp, long stagingBytes, int eagerCalls, int graphCalls, boolean nccl) {
     public static final long DEFAULT_STAGING_BYTES = 16L << 20;
 
     public static CclSettings defaults() {
-        return new CclSettings("bf16", "sum", DEFAULT_STAGING_BYTES, 10, true);
+        return new CclSettings("bf16", "sum", DEFAULT_STAGING_BYTES, 1, 10, true);
     }
 
     public static CclSettings fromCommand(String command) {
@@ -37,6 +39,7 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, int 
         String dtype = s.dtype;
         String op = s.reduceOp;
         long staging = s.stagingBytes;
+        int eager = s.eagerCalls;
         int calls = s.graphCalls;
         boolean nccl = true;
         for (int i = 0; i < words.size(); i++) {
@@ -50,6 +53,7 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, int 
                     case "--dtype" -> dtype = canonicalType(v);
                     case "--reduce-op" -> op = v.toLowerCase(Locale.ROOT);
                     case "--staging-bytes" -> staging = dev.irisjvm.bench.rma.SizeList.parse(v);
+                    case "--eager-calls" -> eager = Integer.parseInt(v.trim());
                     case "--graph-calls" -> calls = Integer.parseInt(v.trim());
                     case "--no-nccl" -> nccl = false;
                     default -> { }
@@ -58,7 +62,7 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, int 
                 // a malformed value keeps the default: the report says what it assumed
             }
         }
-        return new CclSettings(dtype, op, staging, calls, nccl);
+        return new CclSettings(dtype, op, staging, eager, calls, nccl);
     }
 
     private static String canonicalType(String v) {

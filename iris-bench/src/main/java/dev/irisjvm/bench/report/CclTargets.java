@@ -214,7 +214,8 @@ public final class CclTargets {
             sb.append("Per size:\n\n").append(d.render()).append('\n');
         }
         sb.append("Settings of this run: ").append(settings.dtype()).append(", reduce op ").append(settings.reduceOp())
-                .append(", ").append(settings.graphCalls()).append(" calls per captured graph.\n\n");
+                .append(", ").append(settings.eagerCalls()).append(settings.eagerCalls() == 1 ? " call" : " calls")
+                .append(" per timed eager repetition, ").append(settings.graphCalls()).append(" calls per captured graph.\n\n");
         return sb.toString();
     }
 }

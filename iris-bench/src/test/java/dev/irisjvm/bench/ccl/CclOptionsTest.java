@@ -38,6 +38,7 @@ class CclOptionsTest {
         assertEquals(List.of(CclOp.values()), o.ops());
         assertEquals(List.of(AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING,
                 AllReduceAlgorithm.ATOMIC, AllReduceAlgorithm.AUTO), o.algorithms());
+        assertEquals(10, o.eagerCalls());
         assertEquals(10, o.graphCalls());
         assertTrue(o.graph());
         assertTrue(o.gate());
@@ -52,7 +53,7 @@ class CclOptionsTest {
     @Test
     void listsSizesAndTypesParse() {
         CclOptions o = parse("--min-bytes", "4k", "--max-bytes", "64m", "--factor", "8", "--ops", "all_gather, all_reduce,all_gather",
-                "--algorithms", "auto,one-shot", "--dtype", "f32", "--reduce-op", "AVG", "--graph-calls", "16", "--no-graph",
+                "--algorithms", "auto,one-shot", "--dtype", "f32", "--reduce-op", "AVG", "--graph-calls", "16", "--eager-calls", "1", "--no-graph",
                 "--no-nccl", "--no-gate", "--seed", "7", "--root", "1", "--staging-bytes", "64m");
         o.validate();
         assertEquals(List.of(4096L, 32768L, 262144L, 2097152L, 16777216L, 67108864L), o.sizes());
@@ -61,6 +62,7 @@ class CclOptionsTest {
         assertEquals(DType.F32, o.dtype());
         assertEquals(ReduceOp.AVG, o.reduceOp());
         assertEquals(16, o.graphCalls());
+        assertEquals(1, o.eagerCalls());
         assertFalse(o.graph());
         assertFalse(o.nccl());
         assertFalse(o.gate());
@@ -80,6 +82,7 @@ class CclOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> parse("--algorithms", " , ").validate());
         assertThrows(IllegalArgumentException.class, () -> parse("--max-bytes", "512", "--min-bytes", "1k").validate());
         assertThrows(IllegalArgumentException.class, () -> parse("--graph-calls", "0").validate());
+        assertThrows(IllegalArgumentException.class, () -> parse("--eager-calls", "0").validate());
         assertThrows(IllegalArgumentException.class, () -> parse("--warmup", "0").validate());
         assertThrows(IllegalArgumentException.class, () -> parse("--heap", "lots").validate());
         CclOptions root = parse("--root", "2");

@@ -281,8 +281,9 @@ class CclReportTest {
     @Test
     void settingsComeFromTheRecordedCommand() {
         CclSettings s = CclSettings.fromCommand("bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.ccl.CclSweep "
-                + "--dtype F16 --reduce-op max --staging-bytes 64m --graph-calls 4 --out '/tmp/a b.json' --no-nccl");
-        assertEquals(new CclSettings("f16", "max", 64L << 20, 4, false), s);
+                + "--dtype F16 --reduce-op max --staging-bytes 64m --eager-calls 8 --graph-calls 4 --out '/tmp/a b.json' --no-nccl");
+        assertEquals(new CclSettings("f16", "max", 64L << 20, 8, 4, false), s);
+        assertEquals(1, CclSettings.fromCommand("x CclSweep --graph-calls 10").eagerCalls(), "sweeps from before --eager-calls");
         assertEquals(CclSettings.defaults(), CclSettings.fromCommand(null));
         assertEquals(CclSettings.defaults(), CclSettings.fromCommand("x --graph-calls"));
         assertEquals(List.of("a", "b c", "d'e", ""), CclSettings.words("a 'b c' \"d'e\" ''"));
