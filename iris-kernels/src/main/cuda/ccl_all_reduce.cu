@@ -9,7 +9,7 @@
 //   one_shot  push: every rank writes its input into every peer's staging slot (parity epoch&1),
 //             flags it per block; each rank then reduces all W operands from local memory in
 //             rank order. One flag latency; W x n bytes of staging. In-place allowed. Inputs of
-//             whole 32-bit words up to kLlMaxBytes travel with the flag inline in every word
+//             whole 32-bit words up to ll_max_bytes(W) travel with the flag inline in every word
 //             instead (ll_reduce, ccl_common.cuh): no fences and no entry or exit handshake.
 //   two_shot  pull reduce-scatter + push all-gather: after every peer has arrived, rank r reads
 //             shard r of every rank's input, reduces it in rank order, and writes the result into
@@ -35,7 +35,7 @@ __device__ void all_reduce_one_shot(const iris::Ctx& ctx, uint8_t* ws, uint64_t 
                                     void* out_v, uint64_t n) {
     using Bits = typename T::Bits;
     constexpr int kSite = kSiteAllReduceOneShot;
-    if (n * sizeof(Bits) % 4 == 0 && n * sizeof(Bits) <= layout::kLlMaxBytes) {
+    if (n * sizeof(Bits) % 4 == 0 && n * sizeof(Bits) <= ll_max_bytes(ctx.world)) {
         ll_reduce<T, Op, false>(ctx, ws, staging_bytes, static_cast<const uint32_t*>(in_v), static_cast<uint32_t*>(out_v),
                                 n * sizeof(Bits) / 4, kSite + kWaitData);
         return;

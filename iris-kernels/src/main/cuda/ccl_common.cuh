@@ -70,12 +70,16 @@ inline constexpr size_t kAck = kData + size_t(kMaxBlocks) * iris::kMaxRanks * 8;
 /// Bytes before the staging buffers; the staging parities follow, each staging_bytes long.
 inline constexpr size_t kHeaderBytes = 65536;
 // After the two staging buffers: the inline-flag (LL) area of small reductions (one-shot
-// all-reduce, reduce-scatter), 2 parities x kMaxRanks slots x 2 x kLlMaxBytes (each 4 payload
-// bytes travel in 8).
-inline constexpr uint64_t kLlMaxBytes = 65536;
+// all-reduce, reduce-scatter): 2 parities x world slots, one per sending rank, of 8-byte words that
+// carry 4 payload bytes each. A world of W ranks thus takes up to ll_max_bytes(W) = kLlAreaBytes /
+// (4 W) payload bytes per call: 256 KiB on 2 ranks, 64 KiB on 8 (Java: Collectives.llMaxBytes).
+inline constexpr uint64_t kLlAreaBytes = 2097152;
 static_assert(kAck + size_t(kMaxBlocks) * iris::kMaxRanks * 8 <= kHeaderBytes, "workspace header overflows");
 static_assert(kMeta + 16 * iris::kMaxRanks <= kData, "meta overflows");
 }  // namespace layout
+
+/// Most payload bytes of one inline-flag call on `world` ranks (the area split into 2 x world slots).
+__device__ __forceinline__ uint64_t ll_max_bytes(int world) { return layout::kLlAreaBytes / (4 * uint64_t(world)); }
 
 /// all-to-all-v: where a sender's elements go in the receiver's output (elements).
 struct Meta {
@@ -477,14 +481,13 @@ __device__ __forceinline__ void ll_load(const iris::Ctx& ctx, uint32_t (&x)[kSen
 /// shard p), and writes out[w] = the reduction in rank order of every rank's word w for it (its
 /// own: in[rank * peer_stride + w]), accumulated in float and rounded once, as reduce_range does.
 /// A thread per word is fastest (the waits overlap); any grid is correct. Whole words only:
-/// 4 * words <= kLlMaxBytes.
+/// 4 * words <= ll_max_bytes(world).
 template <class T, class Op, bool kScatter>
 __device__ void ll_reduce(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_bytes, const uint32_t* in,
                           uint32_t* out, uint64_t words, int site) {
     using Bits = typename T::Bits;
     constexpr int kPer = 4 / sizeof(Bits);                    // elements per 32-bit word
     constexpr int kSent = kScatter ? iris::kMaxRanks : 1;     // distinct words sent per w
-    constexpr uint64_t kSlotWords = layout::kLlMaxBytes / 4;  // 8-byte words of a rank's slot
     const uint64_t peer_stride = kScatter ? words : 0;
     const uint64_t first = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x;
     const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
@@ -492,15 +495,16 @@ __device__ void ll_reduce(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_by
     if (first < words) ll_load<kSent>(ctx, x, in, peer_stride, first);  // in flight while thread 0 reads the epoch
     const Call c = enter(ws);
     const uint64_t tag = c.epoch << 32;
+    const uint64_t slot_words = layout::kLlAreaBytes / 16 / ctx.world;  // of a sending rank, per parity
     auto* area = reinterpret_cast<uint64_t*>(ws + layout::kHeaderBytes + 2 * staging_bytes) +
-                 (c.epoch & 1) * iris::kMaxRanks * kSlotWords;  // (rank, word) of this parity
+                 (c.epoch & 1) * ctx.world * slot_words;  // (rank, word) of this parity
     for (uint64_t w = first; w < words; w += stride) {
         if (w != first) ll_load<kSent>(ctx, x, in, peer_stride, w);
 #pragma unroll
         for (int p = 0; p < iris::kMaxRanks; ++p) {
             if (p < ctx.world && p != ctx.rank)
                 iris::arch::store<iris::Order::relaxed, iris::Scope::system>(
-                    iris::translate(ctx, area + ctx.rank * kSlotWords + w, p), tag | x[kScatter ? p : 0]);
+                    iris::translate(ctx, area + ctx.rank * slot_words + w, p), tag | x[kScatter ? p : 0]);
         }
     }
     const float inv_world = 1.0f / static_cast<float>(ctx.world);
@@ -516,7 +520,7 @@ __device__ void ll_reduce(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_by
         for (int q = 0; q < ctx.world && ok; ++q) {
             uint64_t word = own;
             if (q != ctx.rank)
-                ok = iris::wait_until_value<iris::Order::relaxed>(ctx, area + q * kSlotWords + w, iris::Cmp::ge, tag, word,
+                ok = iris::wait_until_value<iris::Order::relaxed>(ctx, area + q * slot_words + w, iris::Cmp::ge, tag, word,
                                                                   site, q);
             const auto bits = static_cast<uint32_t>(word);
 #pragma unroll

@@ -76,10 +76,11 @@ public final class Collectives implements AutoCloseable {
     public static final int MAX_BLOCKS = 256;
     /** Bytes of the workspace before the staging buffers (ccl::layout::kHeaderBytes). */
     public static final long HEADER_BYTES = 65536;
-    /** One-shot all-reduce inputs and reduce-scatter shards up to this many bytes travel with inline flags (ccl::layout::kLlMaxBytes). */
-    public static final long LL_MAX_BYTES = 65536;
-    /** The inline-flag area after the staging buffers: 2 parities x 8 ranks x 2 x LL_MAX_BYTES. */
-    public static final long LL_AREA_BYTES = 2L * 8 * 2 * LL_MAX_BYTES;
+    /**
+     * The inline-flag area after the staging buffers (ccl::layout::kLlAreaBytes): 2 parities x world
+     * slots of 8-byte words, each carrying 4 payload bytes; see {@link #llMaxBytes(int)}.
+     */
+    public static final long LL_AREA_BYTES = 2L << 20;
     /** sizeof(ccl::Counts) of ccl_all_to_all.cu. */
     static final int COUNTS_BYTES = 264;
 
@@ -330,7 +331,7 @@ public final class Collectives implements AutoCloseable {
             default -> bytes;
         };
         Kernel k = allReduceKernels[alg.ordinal() - 1][typeIndex(i.dtype())][op.ordinal()];
-        k.launch(inlineFlags(alg, bytes) ? inlineFlagShape(bytes) : shape(work), stream,
+        k.launch(inlineFlags(alg, bytes, world) ? inlineFlagShape(bytes) : shape(work), stream,
                 args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(i.numel()));
     }
 
@@ -467,9 +468,18 @@ public final class Collectives implements AutoCloseable {
         return args.reset();
     }
 
+    /**
+     * One-shot all-reduce inputs and reduce-scatter shards of up to this many bytes (whole 32-bit
+     * words) travel with the flag inline on {@code world} ranks: 256 KiB on 2 ranks, 64 KiB on 8
+     * (ccl::ll_max_bytes). Fewer ranks get more because each sends fewer doubled copies.
+     */
+    public static long llMaxBytes(int world) {
+        return LL_AREA_BYTES / (4L * world);
+    }
+
     /** Whether the one-shot kernel takes its inline-flag path (ccl_all_reduce.cu: whole words, small). */
-    static boolean inlineFlags(AllReduceAlgorithm alg, long bytes) {
-        return alg == AllReduceAlgorithm.ONE_SHOT && bytes % 4 == 0 && bytes <= LL_MAX_BYTES;
+    static boolean inlineFlags(AllReduceAlgorithm alg, long bytes, int world) {
+        return alg == AllReduceAlgorithm.ONE_SHOT && bytes % 4 == 0 && bytes <= llMaxBytes(world);
     }
 
     /** A thread per 32-bit word: every word waits for its peers' copies, so parallel waits hide each other. */

@@ -9,7 +9,7 @@ package dev.irisjvm.kernels.ccl;
  * <caption>Paths</caption>
  * <tr><th>path</th><th>data movement</th><th>taken for</th></tr>
  * <tr><td>LL</td><td>shard p goes to rank p with the flag inline in every 8-byte word: no fence, no
- *     handshake, one NVLink trip</td><td>shards of whole 32-bit words up to {@link Collectives#LL_MAX_BYTES}</td></tr>
+ *     handshake, one NVLink trip</td><td>shards of whole 32-bit words up to {@link Collectives#llMaxBytes(int)}</td></tr>
  * <tr><td>PUSH</td><td>shard p goes into slot [rank] of rank p's staging buffer, then a flag; each
  *     rank reduces locally. No entry handshake</td><td>inputs up to {@link #PUSH_LIMIT_BYTES} whose W
  *     slots fit the staging buffer</td></tr>
@@ -46,7 +46,7 @@ enum ReduceScatterPath {
      * with staging buffers of {@code stagingBytes} each (ccl_reduce_scatter.cu's requirements).
      */
     static ReduceScatterPath choose(long shardBytes, int world, long stagingBytes) {
-        if (shardBytes % 4 == 0 && shardBytes <= Collectives.LL_MAX_BYTES) {
+        if (shardBytes % 4 == 0 && shardBytes <= Collectives.llMaxBytes(world)) {
             return LL;
         }
         if (shardBytes * world <= PUSH_LIMIT_BYTES && CclChecks.oneShotStagingBytes(shardBytes, world) <= stagingBytes) {

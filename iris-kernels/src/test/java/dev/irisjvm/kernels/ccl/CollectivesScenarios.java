@@ -153,6 +153,16 @@ public final class CollectivesScenarios {
         return new long[] {1, 3, 4096 / t.byteSize(), 1_000_003, (1L << 20) / t.byteSize()};
     }
 
+    /** sizes(t) and both sides of one-shot's switch to inline flags: its largest input, and 16 bytes more. */
+    private long[] allReduceSizes(DType t) {
+        long ll = Collectives.llMaxBytes(world) / 4 * 4 / t.byteSize();
+        long[] base = sizes(t);
+        long[] all = Arrays.copyOf(base, base.length + 2);
+        all[base.length] = ll;
+        all[base.length + 1] = ll + 16 / t.byteSize();
+        return all;
+    }
+
     /**
      * Every dtype x op x size through one algorithm (AUTO: whatever it resolves to). Pass: within
      * the bound of the algorithm's rounding, exact for MAX / MIN; equal to NCCL where
@@ -164,7 +174,7 @@ public final class CollectivesScenarios {
         requireNccl(f);
         for (DType t : FLOATS) {
             for (ReduceOp op : ReduceOp.values()) {
-                for (long n : sizes(t)) {
+                for (long n : allReduceSizes(t)) {
                     allReduceCase(f, alg, t, op, n);
                 }
             }
@@ -266,7 +276,7 @@ public final class CollectivesScenarios {
         Failures f = new Failures();
         requireNccl(f);
         for (DType t : FLOATS) {
-            long llMax = Collectives.LL_MAX_BYTES / t.byteSize();
+            long llMax = Collectives.llMaxBytes(world) / t.byteSize();
             long pushMax = ReduceScatterPath.PUSH_LIMIT_BYTES / t.byteSize() / world;
             for (ReduceOp op : ReduceOp.values()) {
                 for (long m : new long[] {1, 3, 2048 / t.byteSize(), llMax, llMax + 16 / t.byteSize(), 100_003, pushMax,

@@ -34,7 +34,7 @@ class DeviceSourcesTest {
         assertEquals(Collectives.THREADS, constant(common, "kThreads"));
         assertEquals(Collectives.MAX_BLOCKS, constant(common, "kMaxBlocks"));
         assertEquals(Collectives.HEADER_BYTES, constant(common, "kHeaderBytes"));
-        assertEquals(Collectives.LL_MAX_BYTES, constant(common, "kLlMaxBytes"));
+        assertEquals(Collectives.LL_AREA_BYTES, constant(common, "kLlAreaBytes"));
         assertEquals(CclSites.ERROR_COUNT_MISMATCH, constant(common, "kErrorCountMismatch"));
         String a2a = read("ccl_all_to_all.cu");
         Matcher m = Pattern.compile("static_assert\\(sizeof\\(Counts\\) == (\\d+)").matcher(a2a);
