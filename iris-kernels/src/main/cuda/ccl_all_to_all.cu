@@ -64,6 +64,7 @@ extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_to_all_v_
     auto* out = static_cast<uint8_t*>(out_v);
     const uint64_t es = counts.elem_bytes;
     const int t = static_cast<int>(threadIdx.x);
+    after_previous_kernel();  // the previous call's peers may still read this rank's meta until it ends
     if (blockIdx.x == 0 && t < ctx.world) {
         Meta* m = meta_slot(ws, t);  // published by begin()'s arrive
         m->displ = counts.recv_displ[t];

@@ -130,6 +130,19 @@ __device__ __forceinline__ uint64_t phase(uint64_t epoch, int p) { return epoch 
 
 // ---- call begin / end ---------------------------------------------------------------------------
 
+/// Every collective kernel calls it before its first memory access. A kernel launched to overlap
+/// the one ahead of it on the stream (Collectives.Options.overlapLaunches: programmatic dependent
+/// launch) is scheduled early and waits here until that kernel has finished and its writes are
+/// visible; it then lets the next one be scheduled. Only scheduling overlaps, never a memory
+/// access, so the contract above holds unchanged. Without such a launch both instructions return
+/// at once; calling it twice is harmless.
+__device__ __forceinline__ void after_previous_kernel() {
+#if IRIS_PLATFORM_NVIDIA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 /// One call as a thread sees it: the call's epoch and, in the block's claiming thread, the
 /// ticket its count in `finished` drew.
 struct Call {
@@ -141,8 +154,8 @@ struct Call {
 /// 0..world-1) never use, so the count's round trip delays none of them.
 __device__ __forceinline__ bool claims() { return threadIdx.x == blockDim.x - 1; }
 
-/// Every thread calls it first (block-uniformly): the call's epoch for the whole block, and the
-/// block's count, issued now and read in leave().
+/// Every thread calls it first (block-uniformly, after after_previous_kernel()): the call's epoch
+/// for the whole block, and the block's count, issued now and read in leave().
 __device__ inline Call enter(uint8_t* ws) {
     __shared__ uint64_t s_epoch;
     if (threadIdx.x == 0) s_epoch = *reinterpret_cast<volatile uint64_t*>(epoch_slot(ws)) + 1;
@@ -166,6 +179,7 @@ __device__ inline void leave(uint8_t* ws, const Call& c) {
 /// enter() for the handshaking collectives: block 0 also tells every peer that this rank has
 /// arrived. Writes this block made before (e.g. all-to-all-v's meta) are published with it.
 __device__ inline Call begin(const iris::Ctx& ctx, uint8_t* ws) {
+    after_previous_kernel();
     const Call c = enter(ws);
     const int t = static_cast<int>(threadIdx.x);
     if (blockIdx.x == 0 && t < ctx.world && t != ctx.rank) iris::signal(ctx, arrive_slot(ws, ctx.rank), c.epoch, t);
@@ -492,6 +506,7 @@ __device__ void ll_reduce(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_by
     const uint64_t first = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x;
     const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
     uint32_t x[kSent];  // x[p]: the word for rank p (all-reduce: x[0] for every rank)
+    after_previous_kernel();
     if (first < words) ll_load<kSent>(ctx, x, in, peer_stride, first);  // in flight while thread 0 reads the epoch
     const Call c = enter(ws);
     const uint64_t tag = c.epoch << 32;

@@ -175,6 +175,11 @@ inline gpuError_t launch_kernel(Kernel k, dim3 grid, dim3 block, void** args, si
     return hipModuleLaunchKernel(k, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                  static_cast<unsigned>(smem), stream, args, nullptr);
 }
+/// HIP has no programmatic dependent launch: the kernel waits for the one ahead, as always.
+inline gpuError_t launch_kernel_overlapping(Kernel k, dim3 grid, dim3 block, void** args, size_t smem,
+                                            gpuStream_t stream) {
+    return launch_kernel(k, grid, block, args, smem, stream);
+}
 /// Largest shared memory (LDS) one block may have: CUDA's opt-in limit; on AMD every block may
 /// use the whole LDS, which HIP reports as sharedMemPerBlock.
 inline uint64_t shared_memory_per_block_optin(const gpuDeviceProp& p) { return p.sharedMemPerBlock; }
@@ -186,6 +191,7 @@ inline gpuError_t malloc_fine_grained(void** p, size_t bytes) {
 #define IRIS_LIBRARY_LOAD_NAME "hipModuleLoadData"
 #define IRIS_LIBRARY_GET_NAME "hipModuleGetFunction"
 #define IRIS_LAUNCH_NAME "hipModuleLaunchKernel"
+#define IRIS_LAUNCH_OVERLAPPING_NAME "hipModuleLaunchKernel"
 #else
 using Library = cudaLibrary_t;
 using Kernel = cudaKernel_t;
@@ -212,6 +218,21 @@ inline gpuError_t launch_kernel(Kernel k, dim3 grid, dim3 block, void** args, si
                                 gpuStream_t stream) {
     return cudaLaunchKernel(reinterpret_cast<const void*>(k), grid, block, args, smem, stream);
 }
+/// launch_kernel with programmatic stream serialization (IRIS_LAUNCH_OVERLAP_PREVIOUS).
+inline gpuError_t launch_kernel_overlapping(Kernel k, dim3 grid, dim3 block, void** args, size_t smem,
+                                            gpuStream_t stream) {
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(k), args);
+}
 inline uint64_t shared_memory_per_block_optin(const gpuDeviceProp& p) { return p.sharedMemPerBlockOptin; }
 /// CUDA has one kind of device memory: system-scope fences cover peer stores (memory.cpp).
 inline gpuError_t malloc_fine_grained(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
@@ -229,6 +250,7 @@ inline gpuError_t driver_entry_point(const char* symbol, void** fn, unsigned cud
 #define IRIS_LIBRARY_LOAD_NAME "cudaLibraryLoadData"
 #define IRIS_LIBRARY_GET_NAME "cudaLibraryGetKernel"
 #define IRIS_LAUNCH_NAME "cudaLaunchKernel"
+#define IRIS_LAUNCH_OVERLAPPING_NAME "cudaLaunchKernelExC"
 #endif
 }  // namespace gpu
 

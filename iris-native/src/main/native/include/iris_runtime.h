@@ -160,6 +160,19 @@ int iris_launch(iris_function function, uint32_t grid_x, uint32_t grid_y, uint32
                 iris_stream stream, const void* arg_buffer, const uint32_t* arg_offsets,
                 uint32_t arg_count);
 
+/* Flag of iris_launch_ex: the kernel may start before the kernel ahead of it on the stream has
+ * finished, as soon as every block of that kernel has executed griddepcontrol.launch_dependents
+ * or exited (CUDA programmatic dependent launch; a captured graph keeps it as a programmatic
+ * edge). Such a kernel must execute griddepcontrol.wait, which returns once the kernel ahead has
+ * finished and its writes are visible, before it touches any memory. HIP: ignored. */
+#define IRIS_LAUNCH_OVERLAP_PREVIOUS 1
+
+/* iris_launch with IRIS_LAUNCH_* flags; flags 0 is iris_launch. */
+int iris_launch_ex(iris_function function, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
+                   uint32_t block_x, uint32_t block_y, uint32_t block_z, uint32_t dynamic_shared_bytes,
+                   iris_stream stream, const void* arg_buffer, const uint32_t* arg_offsets,
+                   uint32_t arg_count, uint32_t flags);
+
 /* ---- TMA descriptors (NVIDIA sm_90: the tensor memory accelerator) ---------------------- */
 
 /* Bytes of a tensor map (CUtensorMap); kernels take it by value as a 64-byte aligned

@@ -60,27 +60,45 @@ int iris_function_attributes(iris_function function, int* registers, int* static
     return IRIS_SUCCESS;
 }
 
-int iris_launch(iris_function function, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
-                uint32_t block_x, uint32_t block_y, uint32_t block_z, uint32_t dynamic_shared_bytes,
-                iris_stream stream, const void* arg_buffer, const uint32_t* arg_offsets,
-                uint32_t arg_count) {
+int iris_launch_ex(iris_function function, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
+                   uint32_t block_x, uint32_t block_y, uint32_t block_z, uint32_t dynamic_shared_bytes,
+                   iris_stream stream, const void* arg_buffer, const uint32_t* arg_offsets,
+                   uint32_t arg_count, uint32_t flags) {
     iris::clear_error();
     IRIS_REQUIRE(function, "iris_launch", "NULL function");
     IRIS_REQUIRE(arg_count <= kMaxKernelArgs, "iris_launch", "more than 256 kernel arguments");
     IRIS_REQUIRE(arg_count == 0 || (arg_buffer && arg_offsets), "iris_launch", "NULL argument buffer");
+    IRIS_REQUIRE((flags & ~uint32_t(IRIS_LAUNCH_OVERLAP_PREVIOUS)) == 0, "iris_launch_ex", "unknown flags");
     // The runtime copies argument values at launch, so pointers into arg_buffer need only live
     // for the duration of this call.
     void* args[kMaxKernelArgs];
     const char* base = static_cast<const char*>(arg_buffer);
     for (uint32_t i = 0; i < arg_count; ++i) args[i] = const_cast<char*>(base + arg_offsets[i]);
-    gpuError_t e = gpu::launch_kernel(handle_cast<gpu::Kernel>(function), dim3(grid_x, grid_y, grid_z),
-                                      dim3(block_x, block_y, block_z), arg_count ? args : nullptr,
-                                      dynamic_shared_bytes, handle_cast<gpuStream_t>(stream));
-    if (e != gpuSuccess) return iris::fail_gpu(IRIS_LAUNCH_NAME "(kernel, grid, block, args, shared, stream)", e);
+    const bool overlap = (flags & IRIS_LAUNCH_OVERLAP_PREVIOUS) != 0;
+    const auto launch = overlap ? gpu::launch_kernel_overlapping : gpu::launch_kernel;
+    gpuError_t e = launch(handle_cast<gpu::Kernel>(function), dim3(grid_x, grid_y, grid_z), dim3(block_x, block_y, block_z),
+                          arg_count ? args : nullptr, dynamic_shared_bytes, handle_cast<gpuStream_t>(stream));
+    if (e != gpuSuccess) {
+        return iris::fail_gpu(overlap ? IRIS_LAUNCH_OVERLAPPING_NAME "(config, kernel, args)"
+                                      : IRIS_LAUNCH_NAME "(kernel, grid, block, args, shared, stream)",
+                              e);
+    }
     // Launch-configuration errors surface here on some runtimes rather than from the launch.
     e = gpuGetLastError();
-    if (e != gpuSuccess) return iris::fail_gpu(IRIS_LAUNCH_NAME " (deferred launch error)", e);
+    if (e != gpuSuccess) {
+        return iris::fail_gpu(overlap ? IRIS_LAUNCH_OVERLAPPING_NAME " (deferred launch error)"
+                                      : IRIS_LAUNCH_NAME " (deferred launch error)",
+                              e);
+    }
     return IRIS_SUCCESS;
+}
+
+int iris_launch(iris_function function, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
+                uint32_t block_x, uint32_t block_y, uint32_t block_z, uint32_t dynamic_shared_bytes,
+                iris_stream stream, const void* arg_buffer, const uint32_t* arg_offsets,
+                uint32_t arg_count) {
+    return iris_launch_ex(function, grid_x, grid_y, grid_z, block_x, block_y, block_z, dynamic_shared_bytes, stream,
+                          arg_buffer, arg_offsets, arg_count, 0);
 }
 
 }  // extern "C"

@@ -114,6 +114,10 @@ public final class CclOptions {
     @Option(names = "--no-nccl", description = "Leave NCCL out: no nccl variants; outputs are checked against a reference computed on the host.")
     boolean noNccl;
 
+    @Option(names = "--overlap-launches",
+            description = "Collectives.Options.overlapLaunches: each iris kernel is scheduled while the one ahead of it still runs.")
+    boolean overlapLaunches;
+
     /** picocli converter: bf16, f16 (fp16, half), f32 (fp32, float). */
     public static final class DTypeConverter implements picocli.CommandLine.ITypeConverter<DType> {
         @Override
@@ -234,7 +238,7 @@ public final class CclOptions {
 
     /** The options of the Collectives instance the sweep measures. */
     public Collectives.Options collectivesOptions() {
-        return Collectives.Options.defaults().withStagingBytes(stagingBytes);
+        return Collectives.Options.defaults().withStagingBytes(stagingBytes).withOverlapLaunches(overlapLaunches);
     }
 
     /** Heap bytes per rank: --heap, or room for one point's three buffers plus the workspace. */
@@ -273,6 +277,9 @@ public final class CclOptions {
         }
         if (noNccl) {
             a.add("--no-nccl");
+        }
+        if (overlapLaunches) {
+            a.add("--overlap-launches");
         }
         return a;
     }

@@ -27,10 +27,21 @@ public final class Kernel {
 
     /** Launches with arguments packed in {@code args}. */
     public void launch(LaunchShape shape, Stream stream, KernelArgs args) {
+        launch(shape, stream, args, false);
+    }
+
+    /**
+     * Launches with arguments packed in {@code args}. With {@code overlapPrevious} the kernel may
+     * start before the kernel ahead of it on the stream has finished, once every block of that one
+     * has executed {@code griddepcontrol.launch_dependents} (programmatic dependent launch; HIP
+     * ignores it): only for kernels that execute {@code griddepcontrol.wait} before they touch any
+     * memory (IRIS_LAUNCH_OVERLAP_PREVIOUS in iris_runtime.h).
+     */
+    public void launch(LaunchShape shape, Stream stream, KernelArgs args, boolean overlapPrevious) {
         module.ensureOpen();
-        int status = IrisRuntime.iris_launch(handle, shape.gridX(), shape.gridY(), shape.gridZ(),
+        int status = IrisRuntime.iris_launch_ex(handle, shape.gridX(), shape.gridY(), shape.gridZ(),
                 shape.blockX(), shape.blockY(), shape.blockZ(), shape.sharedBytes(), stream.handle(),
-                args.buffer(), args.offsets(), args.count());
+                args.buffer(), args.offsets(), args.count(), overlapPrevious ? IrisRuntime.IRIS_LAUNCH_OVERLAP_PREVIOUS : 0);
         if (status != IrisRuntime.IRIS_SUCCESS) {
             throw NativeCalls.failure(status, "iris_launch(" + name + ")");
         }

@@ -93,8 +93,13 @@ public final class Collectives implements AutoCloseable {
      *                          (more is never used: the blocks of a call must be co-resident)
      * @param bytesPerBlock     a launch gets one block per this many bytes of work per rank
      * @param allToAllVBlocks   the grid of all-to-all-v, which cannot depend on the counts (they differ by rank)
+     * @param overlapLaunches   launch every kernel so that it is scheduled while the kernel ahead of it on
+     *                          the stream is still running (programmatic dependent launch, CUDA only): its
+     *                          blocks then wait on the device, not in the launch path, for that kernel to
+     *                          finish. Back-to-back collectives (eager or in a graph) start sooner; the
+     *                          order of their memory accesses is unchanged.
      */
-    public record Options(long stagingBytes, int maxBlocks, long bytesPerBlock, int allToAllVBlocks) {
+    public record Options(long stagingBytes, int maxBlocks, long bytesPerBlock, int allToAllVBlocks, boolean overlapLaunches) {
         public static final long DEFAULT_STAGING_BYTES = 16L << 20;
         public static final long DEFAULT_BYTES_PER_BLOCK = 16L << 10;
         public static final int DEFAULT_ALL_TO_ALL_V_BLOCKS = 64;
@@ -115,23 +120,27 @@ public final class Collectives implements AutoCloseable {
         }
 
         public static Options defaults() {
-            return new Options(DEFAULT_STAGING_BYTES, 0, DEFAULT_BYTES_PER_BLOCK, DEFAULT_ALL_TO_ALL_V_BLOCKS);
+            return new Options(DEFAULT_STAGING_BYTES, 0, DEFAULT_BYTES_PER_BLOCK, DEFAULT_ALL_TO_ALL_V_BLOCKS, false);
         }
 
         public Options withStagingBytes(long bytes) {
-            return new Options(bytes, maxBlocks, bytesPerBlock, allToAllVBlocks);
+            return new Options(bytes, maxBlocks, bytesPerBlock, allToAllVBlocks, overlapLaunches);
         }
 
         public Options withMaxBlocks(int blocks) {
-            return new Options(stagingBytes, blocks, bytesPerBlock, allToAllVBlocks);
+            return new Options(stagingBytes, blocks, bytesPerBlock, allToAllVBlocks, overlapLaunches);
         }
 
         public Options withBytesPerBlock(long bytes) {
-            return new Options(stagingBytes, maxBlocks, bytes, allToAllVBlocks);
+            return new Options(stagingBytes, maxBlocks, bytes, allToAllVBlocks, overlapLaunches);
         }
 
         public Options withAllToAllVBlocks(int blocks) {
-            return new Options(stagingBytes, maxBlocks, bytesPerBlock, blocks);
+            return new Options(stagingBytes, maxBlocks, bytesPerBlock, blocks, overlapLaunches);
+        }
+
+        public Options withOverlapLaunches(boolean overlap) {
+            return new Options(stagingBytes, maxBlocks, bytesPerBlock, allToAllVBlocks, overlap);
         }
     }
 
@@ -150,6 +159,7 @@ public final class Collectives implements AutoCloseable {
     private final Options options;
     private final long stagingBytes;
     private final int maxBlocks;
+    private final boolean overlap;
     private final KernelLibrary library;
     private final SymTensor workspace;
     private final KernelArgs args = new KernelArgs();
@@ -173,6 +183,7 @@ public final class Collectives implements AutoCloseable {
         this.options = options;
         this.stagingBytes = Partition.alignUp(options.stagingBytes(), 256);
         this.maxBlocks = maxBlocks;
+        this.overlap = options.overlapLaunches();
         this.library = library;
         this.workspace = workspace;
         args.clear().putBytes(iris.deviceContext().bytes(), DeviceContext.ALIGNMENT).putLong(workspace.deviceAddress())
@@ -225,13 +236,14 @@ public final class Collectives implements AutoCloseable {
             long staging = Partition.alignUp(options.stagingBytes(), 256);
             workspace = iris.heap().zeros(DType.U8, workspaceBytes(staging));
             int sms = iris.deviceProperties().multiprocessorCount();
-            ByteBuffer mine = ByteBuffer.allocate(28).putLong(options.stagingBytes()).putInt(options.maxBlocks())
-                    .putLong(options.bytesPerBlock()).putInt(options.allToAllVBlocks()).putInt(sms);
+            ByteBuffer mine = ByteBuffer.allocate(29).putLong(options.stagingBytes()).putInt(options.maxBlocks())
+                    .putLong(options.bytesPerBlock()).putInt(options.allToAllVBlocks()).put((byte) (options.overlapLaunches() ? 1 : 0))
+                    .putInt(sms);
             byte[][] all = iris.allGather(mine.array());  // also the meeting: every workspace is zeroed now
             int minSms = Integer.MAX_VALUE;
             for (int r = 0; r < all.length; r++) {
                 ByteBuffer theirs = ByteBuffer.wrap(all[r]);
-                Options o = new Options(theirs.getLong(), theirs.getInt(), theirs.getLong(), theirs.getInt());
+                Options o = new Options(theirs.getLong(), theirs.getInt(), theirs.getLong(), theirs.getInt(), theirs.get() != 0);
                 minSms = Math.min(minSms, theirs.getInt());
                 if (!o.equals(options)) {
                     throw new IllegalArgumentException("rank " + rank + ": Collectives.create: rank " + r + " passed " + o
@@ -332,7 +344,7 @@ public final class Collectives implements AutoCloseable {
         };
         Kernel k = allReduceKernels[alg.ordinal() - 1][typeIndex(i.dtype())][op.ordinal()];
         k.launch(inlineFlags(alg, bytes, world) ? inlineFlagShape(bytes) : shape(work), stream,
-                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(i.numel()));
+                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(i.numel()), overlap);
     }
 
     // ---- reduce-scatter --------------------------------------------------------------------------
@@ -359,7 +371,7 @@ public final class Collectives implements AutoCloseable {
         ReduceScatterPath path = reduceScatterPath(shard);
         reduceScatterKernels[path.ordinal()][typeIndex(i.dtype())][op.ordinal()].launch(
                 path == ReduceScatterPath.LL ? inlineFlagShape(shard) : shape(shard), stream,
-                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(o.numel()));
+                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(o.numel()), overlap);
     }
 
     /** How a reduce-scatter with a shard (output) of that many bytes per rank moves its data. */
@@ -383,7 +395,7 @@ public final class Collectives implements AutoCloseable {
         CclChecks.numel(rank, call, o, i.numel() * world, "world size " + world + " x in's element count");
         CclChecks.distinct(rank, call, i, o, "allGather is out-of-place");
         allGatherKernel.launch(shape(i.byteSize()), stream,
-                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(i.byteSize()));
+                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(i.byteSize()), overlap);
     }
 
     // ---- broadcast -------------------------------------------------------------------------------
@@ -396,7 +408,7 @@ public final class Collectives implements AutoCloseable {
         CclChecks.notNull(rank, call, "stream", stream);
         CclChecks.root(rank, call, root, world);
         broadcastKernel.launch(shape(t.byteSize()), stream,
-                args().putLong(tensor.deviceAddress()).putLong(t.byteSize()).putInt(root));
+                args().putLong(tensor.deviceAddress()).putLong(t.byteSize()).putInt(root), overlap);
     }
 
     // ---- all-to-all ------------------------------------------------------------------------------
@@ -418,7 +430,7 @@ public final class Collectives implements AutoCloseable {
         CclChecks.distinct(rank, call, i, o, "allToAll is out-of-place");
         long block = i.byteSize() / world;
         allToAllKernel.launch(shape(block), stream,
-                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(block));
+                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(block), overlap);
     }
 
     /**
@@ -452,7 +464,7 @@ public final class Collectives implements AutoCloseable {
         counts.putLong(i.dtype().byteSize());
         int blocks = Math.min(options.allToAllVBlocks(), maxBlocks);
         allToAllVKernel.launch(LaunchShape.of(blocks, THREADS), stream,
-                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putBytes(counts.array(), 8));
+                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putBytes(counts.array(), 8), overlap);
     }
 
     private void putPerRank(long[] values) {

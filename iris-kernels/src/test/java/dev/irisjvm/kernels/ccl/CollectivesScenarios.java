@@ -66,6 +66,7 @@ public final class CollectivesScenarios {
             "ccl_data_movement_64mib",
             "ccl_back_to_back",
             "ccl_graph_replay",
+            "ccl_overlapped_launches",
             "ccl_misuse",
             "ccl_timeout_names_site");
 
@@ -126,8 +127,9 @@ public final class CollectivesScenarios {
                 bodies.put("ccl_all_to_all", s::allToAllMatrix);
                 bodies.put("ccl_all_to_all_v", s::allToAllVMatrix);
                 bodies.put("ccl_data_movement_64mib", s::dataMovementBig);
-                bodies.put("ccl_back_to_back", s::backToBack);
-                bodies.put("ccl_graph_replay", s::graphReplay);
+                bodies.put("ccl_back_to_back", () -> s.backToBack(s.ccl));
+                bodies.put("ccl_graph_replay", () -> s.graphReplay(s.ccl));
+                bodies.put("ccl_overlapped_launches", s::overlappedLaunches);
                 bodies.put("ccl_misuse", s::misuse);
                 bodies.put("ccl_timeout_names_site", s::timeoutNamesSite);  // last: it leaves a device error behind on rank 0
                 if (!new ArrayList<>(bodies.keySet()).equals(SCENARIOS)) {
@@ -537,7 +539,7 @@ public final class CollectivesScenarios {
      * between calls that have one) and the arrive handshakes across collectives with different
      * grids. Each result is checked against the CPU reference of its own inputs.
      */
-    private void backToBack() {
+    private void backToBack(Collectives collectives) {
         Failures f = new Failures();
         final int rounds = 3;
         final long nA = 100_003, nB = 777, nC = 4099, nD = 5000, mE = 1001, nF = 65536, mG = 513, mR = 2500;
@@ -587,17 +589,17 @@ public final class CollectivesScenarios {
                     send[p] = counts[k][rank][p];
                     recv[p] = counts[k][p][rank];
                 }
-                ccl.allReduce(x[0], x[1], ReduceOp.SUM, AllReduceAlgorithm.ONE_SHOT, stream);
-                ccl.allGather(x[2], x[3], stream);
-                ccl.allReduce(x[4], x[5], ReduceOp.MAX, AllReduceAlgorithm.RING, stream);
-                ccl.broadcast(x[6], k % world, stream);
-                ccl.reduceScatter(x[7], x[8], ReduceOp.AVG, stream);
-                ccl.allReduce(x[9], x[9], ReduceOp.SUM, AllReduceAlgorithm.TWO_SHOT, stream);
-                ccl.allToAll(x[10], x[11], stream);
-                ccl.allReduce(x[3], x[12], ReduceOp.SUM, AllReduceAlgorithm.ATOMIC, stream);
-                ccl.reduceScatter(x[15], x[16], ReduceOp.MIN, stream);
-                ccl.allReduce(x[5], x[5], ReduceOp.MIN, AllReduceAlgorithm.ONE_SHOT, stream);
-                ccl.allToAllV(x[13], send, x[14], recv, stream);
+                collectives.allReduce(x[0], x[1], ReduceOp.SUM, AllReduceAlgorithm.ONE_SHOT, stream);
+                collectives.allGather(x[2], x[3], stream);
+                collectives.allReduce(x[4], x[5], ReduceOp.MAX, AllReduceAlgorithm.RING, stream);
+                collectives.broadcast(x[6], k % world, stream);
+                collectives.reduceScatter(x[7], x[8], ReduceOp.AVG, stream);
+                collectives.allReduce(x[9], x[9], ReduceOp.SUM, AllReduceAlgorithm.TWO_SHOT, stream);
+                collectives.allToAll(x[10], x[11], stream);
+                collectives.allReduce(x[3], x[12], ReduceOp.SUM, AllReduceAlgorithm.ATOMIC, stream);
+                collectives.reduceScatter(x[15], x[16], ReduceOp.MIN, stream);
+                collectives.allReduce(x[5], x[5], ReduceOp.MIN, AllReduceAlgorithm.ONE_SHOT, stream);
+                collectives.allToAllV(x[13], send, x[14], recv, stream);
             }
             iris.synchronize();
             for (int k = 0; k < rounds; k++) {
@@ -655,7 +657,7 @@ public final class CollectivesScenarios {
      * barrier. Each replay gets a new epoch from the device counter; every result is checked
      * against the CPU reference.
      */
-    private void graphReplay() throws Exception {
+    private void graphReplay(Collectives collectives) throws Exception {
         Failures f = new Failures();
         final long nA = 262_147, nB = 4099, nC = 12_345, mD = 12_289;
         try (Stream s = Stream.create();
@@ -666,10 +668,10 @@ public final class CollectivesScenarios {
             CudaGraph graph;
             s.beginCapture();
             try {
-                ccl.allReduce(a, ao, ReduceOp.SUM, AllReduceAlgorithm.TWO_SHOT, s);
-                ccl.allReduce(b, bo, ReduceOp.AVG, AllReduceAlgorithm.ONE_SHOT, s);
-                ccl.allGather(c, co, s);
-                ccl.reduceScatter(d, dout, ReduceOp.MAX, s);
+                collectives.allReduce(a, ao, ReduceOp.SUM, AllReduceAlgorithm.TWO_SHOT, s);
+                collectives.allReduce(b, bo, ReduceOp.AVG, AllReduceAlgorithm.ONE_SHOT, s);
+                collectives.allGather(c, co, s);
+                collectives.reduceScatter(d, dout, ReduceOp.MAX, s);
             } finally {
                 graph = s.endCapture();
             }
@@ -706,6 +708,21 @@ public final class CollectivesScenarios {
             s.synchronize();
         }
         f.throwIfAny();
+    }
+
+    /**
+     * The back-to-back and graph-replay scenarios again on an instance whose kernels are launched to
+     * overlap the one ahead of them (Options.overlapLaunches): each is scheduled while its
+     * predecessor still runs and must wait for it on the device before touching memory.
+     */
+    private void overlappedLaunches() throws Exception {
+        try (Collectives overlapped = Collectives.create(iris,
+                Collectives.Options.defaults().withStagingBytes(STAGING_BYTES).withOverlapLaunches(true))) {
+            backToBack(overlapped);
+            graphReplay(overlapped);
+            iris.synchronize();
+            iris.hostBarrier();  // no rank frees its workspace while a peer's last call may still write into it
+        }
     }
 
     /** Normal values from Java's Random, rounded to the dtype as copyFrom(float[]) will round them. */
