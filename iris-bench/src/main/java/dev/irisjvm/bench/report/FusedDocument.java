@@ -289,7 +289,8 @@ public final class FusedDocument {
         Map<String, String> pictures = new LinkedHashMap<>();
         for (FusedSweepResult.Trace tr : traces) {
             String png = tr.file().replaceAll("\\.json$", "") + ".png";
-            Path json = outDir.resolve(tr.file());
+            String stored = TraceTimeline.storedName(tr.file());
+            Path json = outDir.resolve(stored);
             boolean drawn = false;
             if (Files.exists(json)) {
                 try {
@@ -302,7 +303,7 @@ public final class FusedDocument {
                     chartErrors.add(png + ": " + e);
                 }
             } else {
-                chartErrors.add(png + ": " + tr.file() + " is not in " + outDir);
+                chartErrors.add(png + ": " + stored + " is not in " + outDir);
             }
             pictures.putIfAbsent(tr.op(), null);
             if (drawn && pictures.get(tr.op()) == null) {
@@ -313,7 +314,7 @@ public final class FusedDocument {
                         Sizes.number(s.communicationUs()), Double.isNaN(s.hiddenFraction()) ? null
                                 : String.format(Locale.ROOT, "%.0f%%", 100 * s.hiddenFraction()),
                         s.computeEvents() + " / " + s.epilogueEvents() + " / " + s.copyEvents(),
-                        "[json](" + tr.file() + ")" + (drawn ? ", [png](" + png + ")" : ""));
+                        "[json.gz](" + stored + ")" + (drawn ? ", [png](" + png + ")" : ""));
             }
         }
         for (var p : pictures.entrySet()) {

@@ -2,12 +2,14 @@ package dev.irisjvm.bench.report;
 
 import dev.irisjvm.bench.results.FusedSweepResult;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.zip.GZIPOutputStream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -75,13 +77,17 @@ public final class FusedReport implements Callable<Integer> {
         Path traceDir = traces != null ? traces : sweep.toAbsolutePath().getParent();
         for (FusedSweepResult.Trace t : result.traces() == null ? List.<FusedSweepResult.Trace>of() : result.traces()) {
             Path source = traceDir == null ? Path.of(t.file()) : traceDir.resolve(t.file());
+            String stored = TraceTimeline.storedName(t.file());
             if (Files.exists(source)) {
-                copyInto(source, t.file());
-                raw.add(t.file());
-            } else if (!Files.exists(out.resolve(t.file()))) {
-                System.err.println("fused-report: trace " + source + " missing");
+                gzipInto(source, stored);
+                if (source.toAbsolutePath().getParent().equals(out.toAbsolutePath())) {
+                    Files.delete(source);  // the report's own plain copy from an earlier run: the gzipped one replaces it
+                }
+                raw.add(stored);
+            } else if (Files.exists(out.resolve(stored))) {
+                raw.add(stored);
             } else {
-                raw.add(t.file());
+                System.err.println("fused-report: trace " + source + " missing");
             }
         }
         List<JmhResult> jmhResults = new ArrayList<>();
@@ -111,6 +117,12 @@ public final class FusedReport implements Callable<Integer> {
             return ReportCommand.EXIT_NO_CHARTS;
         }
         return 0;
+    }
+
+    private void gzipInto(Path source, String name) throws IOException {
+        try (OutputStream to = new GZIPOutputStream(Files.newOutputStream(out.resolve(name)))) {
+            Files.copy(source, to);
+        }
     }
 
     private Path copyInto(Path source, String name) throws IOException {

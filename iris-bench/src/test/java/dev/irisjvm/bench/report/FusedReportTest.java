@@ -117,8 +117,11 @@ class FusedReportTest {
         assertTrue(md.contains("| all-gather + GEMM | 1024 × 3584 × 8192 | ≥ 1.30× | 60.0 (spare_warps) | — | — | not measured |"), md);
         assertTrue(md.contains("1 of 2 targets met."), md);
         assertTrue(md.contains("picks the fastest measured variant at 1 of 2 shapes"), md);
-        assertTrue(md.contains("[json](fused-trace-all_reduce-spare_warps.json)"), md);
-        assertTrue(Files.exists(out.resolve("fused-trace-all_reduce-spare_warps.json")), "trace copied next to the report");
+        assertTrue(md.contains("[json.gz](fused-trace-all_reduce-spare_warps.json.gz)"), md);
+        assertTrue(Files.exists(out.resolve("fused-trace-all_reduce-spare_warps.json.gz")), "trace gzipped next to the report");
+        // The stored trace reads back as the one written.
+        assertEquals(TraceTimeline.read(dir.resolve("fused-trace-all_reduce-spare_warps.json")).bars(),
+                TraceTimeline.read(out.resolve("fused-trace-all_reduce-spare_warps.json.gz")).bars());
         assertTrue(Files.exists(out.resolve(FusedReport.SWEEP_FILE)));
         if (code == 0) {
             for (String png : new String[] {FusedDocument.SPEEDUP_PNG, "fused-trace-all_reduce-spare_warps.png"}) {
@@ -131,6 +134,20 @@ class FusedReportTest {
             assertEquals(ReportCommand.EXIT_NO_CHARTS, code, "only a missing java.desktop may keep the pictures out");
         }
         assertFalse(md.contains("NaN |") || md.contains("| NaN") || md.contains("NaN×") || md.contains("NaN%"), md);
+    }
+
+    @Test
+    void reportOnlyReplacesItsPlainTraceCopyWithTheGzippedOne() throws IOException {
+        Path out = dir.resolve("out");
+        Files.createDirectories(out);
+        writeTrace(out);  // a report folder from before the traces were stored gzipped
+        Path sweepFile = out.resolve(FusedReport.SWEEP_FILE);
+        sweep().write(sweepFile);
+        FusedReport.command().execute("--sweep", sweepFile.toString(), "--out", out.toString(), "--run-command", "bin/bench-fused -n 2");
+        assertTrue(Files.exists(out.resolve("fused-trace-all_reduce-spare_warps.json.gz")));
+        assertFalse(Files.exists(out.resolve("fused-trace-all_reduce-spare_warps.json")));
+        FusedReport.command().execute("--sweep", sweepFile.toString(), "--out", out.toString(), "--run-command", "bin/bench-fused -n 2");
+        assertTrue(Files.readString(out.resolve(FusedDocument.MARKDOWN)).contains("[json.gz](fused-trace-all_reduce-spare_warps.json.gz)"));
     }
 
     @Test
