@@ -114,9 +114,10 @@ public final class CclOptions {
     @Option(names = "--no-nccl", description = "Leave NCCL out: no nccl variants; outputs are checked against a reference computed on the host.")
     boolean noNccl;
 
-    @Option(names = "--overlap-launches",
-            description = "Collectives.Options.overlapLaunches: each iris kernel is scheduled while the one ahead of it still runs.")
-    boolean overlapLaunches;
+    @Option(names = "--no-overlap-launches",
+            description = "Turn Collectives.Options.overlapLaunches off (on by default: each iris kernel is scheduled while the one "
+                    + "ahead of it still runs).")
+    boolean noOverlapLaunches;
 
     /** picocli converter: bf16, f16 (fp16, half), f32 (fp32, float). */
     public static final class DTypeConverter implements picocli.CommandLine.ITypeConverter<DType> {
@@ -238,7 +239,7 @@ public final class CclOptions {
 
     /** The options of the Collectives instance the sweep measures. */
     public Collectives.Options collectivesOptions() {
-        return Collectives.Options.defaults().withStagingBytes(stagingBytes).withOverlapLaunches(overlapLaunches);
+        return Collectives.Options.defaults().withStagingBytes(stagingBytes).withOverlapLaunches(!noOverlapLaunches);
     }
 
     /** Heap bytes per rank: --heap, or room for one point's three buffers plus the workspace. */
@@ -278,8 +279,8 @@ public final class CclOptions {
         if (noNccl) {
             a.add("--no-nccl");
         }
-        if (overlapLaunches) {
-            a.add("--overlap-launches");
+        if (noOverlapLaunches) {
+            a.add("--no-overlap-launches");
         }
         return a;
     }

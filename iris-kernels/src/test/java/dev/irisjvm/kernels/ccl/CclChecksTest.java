@@ -97,7 +97,7 @@ class CclChecksTest {
         assertThrows(IllegalArgumentException.class, () -> d.withBytesPerBlock(0));
         assertThrows(IllegalArgumentException.class, () -> d.withAllToAllVBlocks(0));
         assertEquals(7, d.withMaxBlocks(7).maxBlocks());
-        assertEquals(false, d.overlapLaunches());
-        assertEquals(true, d.withOverlapLaunches(true).withStagingBytes(1 << 20).overlapLaunches());
+        assertEquals(true, d.overlapLaunches());
+        assertEquals(false, d.withOverlapLaunches(false).withStagingBytes(1 << 20).overlapLaunches());
     }
 }
