@@ -182,25 +182,7 @@ __device__ void all_reduce_atomic(const iris::Ctx& ctx, uint8_t* ws, uint64_t, c
 
 }  // namespace ccl
 
-#define CCL_ALL_REDUCE(ALG, TNAME, T, OPNAME, OP)                                                               \
-    extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_reduce_##ALG##_##TNAME##_##OPNAME(    \
-        const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws, uint64_t staging_bytes, const void* in, void* out, \
-        uint64_t n) {                                                                                           \
-        ccl::all_reduce_##ALG<T, OP>(ctx, ws, staging_bytes, in, out, n);                                       \
-    }
-
-#define CCL_ALL_REDUCE_OPS(ALG, TNAME, T)              \
-    CCL_ALL_REDUCE(ALG, TNAME, T, sum, ccl::OpSum)     \
-    CCL_ALL_REDUCE(ALG, TNAME, T, max, ccl::OpMax)     \
-    CCL_ALL_REDUCE(ALG, TNAME, T, min, ccl::OpMin)     \
-    CCL_ALL_REDUCE(ALG, TNAME, T, avg, ccl::OpAvg)
-
-#define CCL_ALL_REDUCE_TYPES(ALG)                      \
-    CCL_ALL_REDUCE_OPS(ALG, bf16, ccl::BF16)           \
-    CCL_ALL_REDUCE_OPS(ALG, f16, ccl::F16)             \
-    CCL_ALL_REDUCE_OPS(ALG, f32, ccl::F32)
-
-CCL_ALL_REDUCE_TYPES(one_shot)
-CCL_ALL_REDUCE_TYPES(two_shot)
-CCL_ALL_REDUCE_TYPES(ring)
-CCL_ALL_REDUCE_TYPES(atomic)
+CCL_REDUCING_KERNELS(all_reduce, one_shot)
+CCL_REDUCING_KERNELS(all_reduce, two_shot)
+CCL_REDUCING_KERNELS(all_reduce, ring)
+CCL_REDUCING_KERNELS(all_reduce, atomic)

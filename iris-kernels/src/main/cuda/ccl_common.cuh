@@ -751,3 +751,25 @@ __device__ inline void red_range(typename T::Bits* dst, const typename T::Bits* 
 }
 
 }  // namespace ccl
+
+// The reducing collectives' kernels: ccl_<COLLECTIVE>_<VARIANT>_<type>_<op> for every element type
+// and reduction, each calling ccl::<COLLECTIVE>_<VARIANT><T, Op>(ctx, ws, staging_bytes, in, out,
+// count). Macros because extern "C" names cannot come from a template.
+#define CCL_REDUCING_KERNEL(COLLECTIVE, VARIANT, TNAME, T, OPNAME, OP)                                               \
+    extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1)                                                  \
+        ccl_##COLLECTIVE##_##VARIANT##_##TNAME##_##OPNAME(const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws,     \
+                                                            uint64_t staging_bytes, const void* in, void* out,     \
+                                                            uint64_t count) {                                      \
+        ccl::COLLECTIVE##_##VARIANT<T, OP>(ctx, ws, staging_bytes, in, out, count);                                 \
+    }
+
+#define CCL_REDUCING_KERNEL_OPS(COLLECTIVE, VARIANT, TNAME, T)              \
+    CCL_REDUCING_KERNEL(COLLECTIVE, VARIANT, TNAME, T, sum, ccl::OpSum)     \
+    CCL_REDUCING_KERNEL(COLLECTIVE, VARIANT, TNAME, T, max, ccl::OpMax)     \
+    CCL_REDUCING_KERNEL(COLLECTIVE, VARIANT, TNAME, T, min, ccl::OpMin)     \
+    CCL_REDUCING_KERNEL(COLLECTIVE, VARIANT, TNAME, T, avg, ccl::OpAvg)
+
+#define CCL_REDUCING_KERNELS(COLLECTIVE, VARIANT)                      \
+    CCL_REDUCING_KERNEL_OPS(COLLECTIVE, VARIANT, bf16, ccl::BF16)      \
+    CCL_REDUCING_KERNEL_OPS(COLLECTIVE, VARIANT, f16, ccl::F16)        \
+    CCL_REDUCING_KERNEL_OPS(COLLECTIVE, VARIANT, f32, ccl::F32)

@@ -74,24 +74,6 @@ __device__ void reduce_scatter_pull(const iris::Ctx& ctx, uint8_t* ws, uint64_t,
 
 }  // namespace ccl
 
-#define CCL_REDUCE_SCATTER(PATH, TNAME, T, OPNAME, OP)                                                                \
-    extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_reduce_scatter_##PATH##_##TNAME##_##OPNAME(     \
-        const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws, uint64_t staging_bytes, const void* in, void* out,       \
-        uint64_t m) {                                                                                                 \
-        ccl::reduce_scatter_##PATH<T, OP>(ctx, ws, staging_bytes, in, out, m);                                        \
-    }
-
-#define CCL_REDUCE_SCATTER_OPS(PATH, TNAME, T)              \
-    CCL_REDUCE_SCATTER(PATH, TNAME, T, sum, ccl::OpSum)     \
-    CCL_REDUCE_SCATTER(PATH, TNAME, T, max, ccl::OpMax)     \
-    CCL_REDUCE_SCATTER(PATH, TNAME, T, min, ccl::OpMin)     \
-    CCL_REDUCE_SCATTER(PATH, TNAME, T, avg, ccl::OpAvg)
-
-#define CCL_REDUCE_SCATTER_TYPES(PATH)                      \
-    CCL_REDUCE_SCATTER_OPS(PATH, bf16, ccl::BF16)           \
-    CCL_REDUCE_SCATTER_OPS(PATH, f16, ccl::F16)             \
-    CCL_REDUCE_SCATTER_OPS(PATH, f32, ccl::F32)
-
-CCL_REDUCE_SCATTER_TYPES(ll)
-CCL_REDUCE_SCATTER_TYPES(push)
-CCL_REDUCE_SCATTER_TYPES(pull)
+CCL_REDUCING_KERNELS(reduce_scatter, ll)
+CCL_REDUCING_KERNELS(reduce_scatter, push)
+CCL_REDUCING_KERNELS(reduce_scatter, pull)
