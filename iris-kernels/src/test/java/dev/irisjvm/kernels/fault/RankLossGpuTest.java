@@ -26,7 +26,8 @@ class RankLossGpuTest {
     private static final int TAIL = 60;
 
     @ParameterizedTest(name = "{0}, rank {1} killed (-1: the last rank)")
-    @CsvSource({"barrier, -1", "barrier, 0", "all_reduce, -1", "all_reduce, 0", "peer_flag_kernel, -1", "peer_flag_kernel, 0"})
+    @CsvSource({"barrier, -1", "barrier, 0", "all_reduce, -1", "all_reduce, 0", "fused_all_reduce, -1", "fused_all_reduce, 0",
+            "peer_flag_kernel, -1", "peer_flag_kernel, 0"})
     void everyOtherRankNamesTheKilledRankAndTheJobStops(String op, int victimSpec) {
         GpuTestSupport.assumeGpus(2);
         int world = GpuTestSupport.worldSize();

@@ -14,13 +14,15 @@ import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.ReduceOp;
+import dev.irisjvm.kernels.fused.GemmAllReduce;
+import dev.irisjvm.kernels.gemm.GemmLayout;
 import java.time.Duration;
 
 /**
  * One rank dies with SIGKILL while the others are inside a collective operation; run by
  * {@link RankLossGpuTest} through the launcher, one job per (operation, victim):
  * <pre>
- *   java ... RankLossScenarios barrier|all_reduce|peer_flag_kernel VICTIM
+ *   java ... RankLossScenarios barrier|all_reduce|fused_all_reduce|peer_flag_kernel VICTIM
  * </pre>
  * Every rank first runs the operation once normally, then the ranks meet on the host; the victim
  * then sleeps {@value #VICTIM_SLEEP_MS} ms (so that the others are spinning inside the operation)
@@ -28,9 +30,11 @@ import java.time.Duration;
  * <ul>
  * <li>{@code barrier}: {@link Iris#barrier()}, a one-block device barrier;</li>
  * <li>{@code all_reduce}: {@link Collectives#allReduce} (AUTO) of 4 Mi bf16;</li>
+ * <li>{@code fused_all_reduce}: {@link GemmAllReduce} (AUTO variant) of 2048 x 2048 x 2048 per
+ *     rank, whose owners wait inside the GEMM kernel for the peers' partial tiles;</li>
  * <li>{@code peer_flag_kernel}: a kernel in which every block signals every peer and waits for every
- *     peer's flag ({@code ft_wait_peer_flags}, fault_test.cu). It stands in for a fused kernel:
- *     none exists yet, and what matters here is what one does, wait on peers inside the kernel.</li>
+ *     peer's flag ({@code ft_wait_peer_flags}, fault_test.cu): the bare pattern of a kernel that
+ *     waits on peers.</li>
  * </ul>
  * Each survivor must raise {@link IrisRankLostException} naming the victim within
  * {@value #DEADLINE_SECONDS} s of starting the wait (the victim's sleep plus the
@@ -48,6 +52,7 @@ public final class RankLossScenarios {
     static final double CLOSE_SECONDS = 10.0;
     static final int FLAG_BLOCKS = 132;
     static final int FLAG_SITE = 4242;
+    static final int FUSED_SIZE = 2048;
 
     private RankLossScenarios() {}
 
@@ -59,6 +64,10 @@ public final class RankLossScenarios {
         int world = iris.worldSize();
         int victim = Math.floorMod(Integer.parseInt(args[1]), world);
         Collectives ccl = op.equals("all_reduce") ? Collectives.create(iris) : null;
+        GemmAllReduce fused = op.equals("fused_all_reduce") ? GemmAllReduce.create(iris, FUSED_SIZE, FUSED_SIZE, FUSED_SIZE) : null;
+        SymTensor fa = fused == null ? null : iris.heap().ones(DType.BF16, FUSED_SIZE, FUSED_SIZE);
+        SymTensor fb = fused == null ? null : iris.heap().ones(DType.BF16, FUSED_SIZE, FUSED_SIZE);
+        SymTensor fc = fused == null ? null : iris.heap().zeros(DType.BF16, FUSED_SIZE, FUSED_SIZE);
         KernelLibrary library = KernelLibrary.forIris(iris);
         KernelArgs args2 = new KernelArgs();
         Kernel waitKernel = library.module("fault_test").kernel("ft_wait_peer_flags");
@@ -68,6 +77,7 @@ public final class RankLossScenarios {
         Runnable operation = switch (op) {
             case "barrier" -> iris::barrier;
             case "all_reduce" -> () -> ccl.allReduce(x, y, ReduceOp.SUM, iris.stream());
+            case "fused_all_reduce" -> () -> fused.run(fa, fb, GemmLayout.NK, null, fc, iris.stream());
             case "peer_flag_kernel" -> new Runnable() {
                 long epoch;
 
@@ -78,7 +88,8 @@ public final class RankLossScenarios {
                             .putLong(++epoch).putInt(FLAG_SITE));
                 }
             };
-            default -> throw new IllegalArgumentException("operation must be barrier, all_reduce or peer_flag_kernel, got " + op);
+            default -> throw new IllegalArgumentException(
+                    "operation must be barrier, all_reduce, fused_all_reduce or peer_flag_kernel, got " + op);
         };
 
         iris.hostBarrier();  // every rank's flags are zeroed before any peer signals into them
@@ -95,13 +106,15 @@ public final class RankLossScenarios {
             Thread.sleep(60_000);
             System.exit(99);  // not reached
         }
-        int failed = new ScenarioRunner().add("rank_loss_" + op, () -> survive(iris, ccl, library, args2, operation, victim, op))
+        AutoCloseable owner = ccl != null ? ccl : fused;
+        int failed = new ScenarioRunner().add("rank_loss_" + op, () -> survive(iris, owner, library, args2, operation, victim, op))
                 .runAll();
         System.exit(failed);
     }
 
-    private static void survive(Iris iris, Collectives ccl, KernelLibrary library, KernelArgs args, Runnable operation,
-                                int victim, String op) {
+    /** {@code owner}: the collectives or fused instance of the operation (null for the others), closed after the loss. */
+    private static void survive(Iris iris, AutoCloseable owner, KernelLibrary library, KernelArgs args, Runnable operation,
+                                int victim, String op) throws Exception {
         Failures f = new Failures();
         int rank = iris.rank();
         long start = System.nanoTime();
@@ -151,9 +164,9 @@ public final class RankLossScenarios {
         }
 
         long c0 = System.nanoTime();
-        if (ccl != null) {
+        if (owner != null) {
             try {
-                ccl.close();
+                owner.close();
             } catch (IrisRankLostException expected) {
                 // freeing its workspace synchronizes, which reports the loss; the kernels are unloaded anyway
             }
