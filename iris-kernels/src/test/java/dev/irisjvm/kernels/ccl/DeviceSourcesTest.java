@@ -67,25 +67,21 @@ class DeviceSourcesTest {
         String ar = read("ccl_all_reduce.cu");
         for (AllReduceAlgorithm a : AllReduceAlgorithm.values()) {
             if (a == AllReduceAlgorithm.AUTO) continue;
-            assertTrue(ar.contains("CCL_ALL_REDUCE_TYPES(" + a.kernelName() + ")"), a + " not instantiated");
+            assertTrue(ar.contains("CCL_REDUCING_KERNELS(all_reduce, " + a.kernelName() + ")"), a + " not instantiated");
             assertTrue(ar.contains("all_reduce_" + a.kernelName() + "("), a + " has no device function");
         }
-        for (String[] typeAndOps : new String[][] {{"CCL_ALL_REDUCE_OPS(ALG, bf16,", "CCL_ALL_REDUCE_OPS(ALG, f16,",
-                "CCL_ALL_REDUCE_OPS(ALG, f32,"}}) {
-            for (String s : typeAndOps) assertTrue(ar.contains(s), s);
-        }
         String rs = read("ccl_reduce_scatter.cu");
-        for (ReduceOp op : ReduceOp.values()) {
-            assertTrue(ar.contains("CCL_ALL_REDUCE(ALG, TNAME, T, " + op.kernelSuffix() + ", "), op + " (all-reduce)");
-            assertTrue(rs.contains("CCL_REDUCE_SCATTER(PATH, TNAME, T, " + op.kernelSuffix() + ", "), op + " (reduce-scatter)");
-        }
         for (ReduceScatterPath path : ReduceScatterPath.values()) {
-            assertTrue(rs.contains("CCL_REDUCE_SCATTER_TYPES(" + path.kernelName() + ")"), path + " not instantiated");
+            assertTrue(rs.contains("CCL_REDUCING_KERNELS(reduce_scatter, " + path.kernelName() + ")"), path + " not instantiated");
             assertTrue(rs.contains("reduce_scatter_" + path.kernelName() + "("), path + " has no device function");
         }
-        for (String s : new String[] {"CCL_REDUCE_SCATTER_OPS(PATH, bf16,", "CCL_REDUCE_SCATTER_OPS(PATH, f16,",
-                "CCL_REDUCE_SCATTER_OPS(PATH, f32,"}) {
-            assertTrue(rs.contains(s), s);
+        // The instantiation macros (ccl_common.cuh) cover every element type and reduction the Java side names.
+        String common = read("ccl_common.cuh");
+        for (String type : new String[] {"bf16", "f16", "f32"}) {
+            assertTrue(common.contains("CCL_REDUCING_KERNEL_OPS(COLLECTIVE, VARIANT, " + type + ","), type);
+        }
+        for (ReduceOp op : ReduceOp.values()) {
+            assertTrue(common.contains("CCL_REDUCING_KERNEL(COLLECTIVE, VARIANT, TNAME, T, " + op.kernelSuffix() + ", "), op.toString());
         }
         assertTrue(read("ccl_all_gather.cu").contains("void __launch_bounds__(ccl::kThreads, 1) ccl_all_gather_push("));
         assertTrue(read("ccl_broadcast.cu").contains("void __launch_bounds__(ccl::kThreads, 1) ccl_broadcast_push("));
