@@ -299,6 +299,16 @@ public final class SymTensor implements AutoCloseable {
         heap.release(this);
     }
 
+    /**
+     * {@link #close()} unless the tensor is freed already: for owners of tensors (workspaces) that
+     * may be closed after their {@link Iris}, whose close frees every tensor. Collective like close.
+     */
+    public void closeIfLive() {
+        if (freedBy.compareAndSet(null, "close()")) {
+            heap.release(this);
+        }
+    }
+
     /** The heap is going away with its Iris instance: this tensor is gone without a collective free. */
     void markFreedAtClose() {
         freedBy.compareAndSet(null, "Iris.close()");

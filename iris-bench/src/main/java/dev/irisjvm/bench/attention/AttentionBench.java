@@ -497,9 +497,7 @@ public final class AttentionBench implements Callable<Integer> {
 
     private static void closeAll(List<SymTensor> made) {
         for (int i = made.size() - 1; i >= 0; i--) {
-            if (made.get(i).isLive()) {
-                made.get(i).close();
-            }
+            made.get(i).closeIfLive();
         }
         made.clear();
     }

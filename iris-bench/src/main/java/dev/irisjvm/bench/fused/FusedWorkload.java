@@ -205,7 +205,7 @@ public final class FusedWorkload implements AutoCloseable {
     public void close() {
         iris.synchronize();
         for (int i = all.size() - 1; i >= 0; i--) {
-            if (all.get(i).isLive()) all.get(i).close();
+            all.get(i).closeIfLive();
         }
         all.clear();
     }

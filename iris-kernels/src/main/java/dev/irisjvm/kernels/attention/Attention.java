@@ -1,5 +1,6 @@
 package dev.irisjvm.kernels.attention;
 
+import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.IrisException;
 import dev.irisjvm.core.IrisPlatformException;
@@ -253,14 +254,12 @@ public final class Attention implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        try {
-            library.close();
-        } finally {
-            synchronized (this) {
-                maps.clear();
-                args.close();
-            }
-        }
+        Resources.closeAll(library, this::releaseArguments);
+    }
+
+    private synchronized void releaseArguments() {
+        maps.clear();
+        args.close();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.irisjvm.kernels.attention;
 
+import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
@@ -10,7 +11,6 @@ import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.kernels.KernelLibrary;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -120,11 +120,7 @@ public final class FlashDecode implements AutoCloseable {
             g = iris.heap().empty(DType.F32, world * slot);
             a = iris.heap().zeros(DType.I64, 2L * max.batch() * max.kvHeads());
         } catch (RuntimeException | Error e) {
-            for (SymTensor t : new SymTensor[] {a, g, s, p}) {
-                if (t != null) {
-                    t.close();
-                }
-            }
+            Resources.closeAfter(e, a, g, s, p);
             throw e;
         }
         partials = p;
@@ -371,18 +367,12 @@ public final class FlashDecode implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        try {
-            for (SymTensor t : Arrays.asList(arrived, gathered, send, partials)) {
-                if (t.isLive()) {
-                    t.close();
-                }
-            }
-        } finally {
-            library.close();
-            synchronized (this) {
-                args.close();
-            }
-        }
+        Resources.closeAll(arrived::closeIfLive, gathered::closeIfLive, send::closeIfLive, partials::closeIfLive, library,
+                this::releaseArguments);
+    }
+
+    private synchronized void releaseArguments() {
+        args.close();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.irisjvm.kernels.attention;
 
+import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
@@ -8,6 +9,7 @@ import dev.irisjvm.core.gpu.Event;
 import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -180,13 +182,8 @@ public final class RingAttention implements AutoCloseable {
         try {
             return new RingAttention(iris, attention, owns, shard, sharding, made);
         } catch (RuntimeException | Error e) {
-            for (int i = made.size() - 1; i >= 0; i--) {
-                try {
-                    made.get(i).close();
-                } catch (Exception suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-            }
+            Collections.reverse(made);
+            Resources.closeAfter(e, made);
             throw e;
         }
     }
@@ -319,28 +316,8 @@ public final class RingAttention implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        RuntimeException failure = null;
-        List<AutoCloseable> parts = new ArrayList<>(List.of(start, copied[0], copied[1], readDone[0], readDone[1], copyStream));
-        if (workspace != null) {
-            parts.add(workspace);
-        }
-        if (ownsAttention) {
-            parts.add(attention);
-        }
-        for (AutoCloseable c : parts) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                if (failure == null) {
-                    failure = e instanceof RuntimeException re ? re : new RuntimeException(e);
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        Resources.closeAll(start, copied[0], copied[1], readDone[0], readDone[1], copyStream, workspace,
+                ownsAttention ? attention : null);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.irisjvm.kernels.ccl;
 
+import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.Iris;
@@ -256,15 +257,7 @@ public final class Collectives implements AutoCloseable {
             int maxBlocks = options.maxBlocks() == 0 ? limit : Math.min(options.maxBlocks(), limit);
             return new Collectives(iris, options, library, workspace, maxBlocks);
         } catch (RuntimeException | Error e) {
-            try {
-                if (workspace != null) {
-                    workspace.close();  // every rank gets here alike when the options disagree
-                }
-            } catch (RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            } finally {
-                library.close();
-            }
+            Resources.closeAfter(e, workspace, library);  // every rank gets here alike when the options disagree
             throw e;
         }
     }
@@ -537,15 +530,7 @@ public final class Collectives implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        try {
-            workspace.close();
-        } finally {
-            try {
-                library.close();
-            } finally {
-                args.close();
-            }
-        }
+        Resources.closeAll(workspace, library, args);
     }
 
     @Override

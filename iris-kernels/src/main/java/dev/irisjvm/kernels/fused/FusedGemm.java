@@ -1,5 +1,6 @@
 package dev.irisjvm.kernels.fused;
 
+import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.Iris;
@@ -214,14 +215,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
             return new Parts(iris, op, config, variant, (int) m, (int) n, (int) k, device, tileN, blocks, library, kernels,
                     workspace, trace, records);
         } catch (RuntimeException | Error e) {
-            try {
-                if (trace != null) trace.close();
-                if (workspace != null) workspace.close();
-            } catch (RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            } finally {
-                library.close();
-            }
+            Resources.closeAfter(e, trace, workspace, library);
             throw e;
         }
     }
@@ -507,22 +501,12 @@ public abstract sealed class FusedGemm implements AutoCloseable
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        try {
-            workspace.close();
-        } finally {
-            try {
-                if (traceBuffer != null) traceBuffer.close();
-            } finally {
-                try {
-                    library.close();
-                } finally {
-                    synchronized (this) {
-                        maps.clear();
-                        args.close();
-                    }
-                }
-            }
-        }
+        Resources.closeAll(workspace, traceBuffer, library, this::releaseArguments);
+    }
+
+    private synchronized void releaseArguments() {
+        maps.clear();
+        args.close();
     }
 
     @Override

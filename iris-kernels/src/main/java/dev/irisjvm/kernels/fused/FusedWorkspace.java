@@ -1,5 +1,6 @@
 package dev.irisjvm.kernels.fused;
 
+import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.SymmetricHeap;
@@ -185,26 +186,17 @@ public final class FusedWorkspace implements AutoCloseable {
         closeAll(tensors, null);
     }
 
+    /** Frees the live ones among {@code all} in reverse order; what fails is added to {@code failure}, or thrown. */
     private static void closeAll(List<SymTensor> all, Throwable failure) {
-        RuntimeException first = null;
+        List<AutoCloseable> parts = new ArrayList<>();
         for (int i = all.size() - 1; i >= 0; i--) {
-            try {
-                if (all.get(i).isLive()) {  // Iris.close() may have freed it already
-                    all.get(i).close();
-                }
-            } catch (RuntimeException e) {
-                if (failure != null) {
-                    failure.addSuppressed(e);
-                } else if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
+            parts.add(all.get(i)::closeIfLive);
         }
         all.clear();
-        if (first != null) {
-            throw first;
+        if (failure != null) {
+            Resources.closeAfter(failure, parts);
+        } else {
+            Resources.closeAll(parts);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.irisjvm.kernels.gemm;
 
+import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.SymTensor;
@@ -334,14 +335,12 @@ public final class Gemm implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        try {
-            library.close();
-        } finally {
-            synchronized (this) {
-                maps.clear();
-                args.close();
-            }
-        }
+        Resources.closeAll(library, this::releaseArguments);
+    }
+
+    private synchronized void releaseArguments() {
+        maps.clear();
+        args.close();
     }
 
     @Override

@@ -333,7 +333,7 @@ public final class FusedScenarios {
         @Override
         public void close() {
             for (int i = owned.size() - 1; i >= 0; i--) {
-                if (owned.get(i).isLive()) owned.get(i).close();
+                owned.get(i).closeIfLive();
             }
             owned.clear();
         }
