@@ -17,6 +17,7 @@ import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.ScenarioRunner;
+import dev.irisjvm.core.testing.TestSeeds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -102,9 +103,7 @@ public final class DeviceApiScenarios {
                 .withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
         int failed;
         try (Iris iris = Iris.init(config); KernelLibrary lib = KernelLibrary.forClasspath(); KernelArgs args = new KernelArgs()) {
-            String fixed = System.getenv("IRIS_TEST_SEED");
-            long proposed = fixed != null && !fixed.isBlank() ? Long.parseLong(fixed.trim()) : System.nanoTime();
-            long runSeed = iris.broadcast(proposed, 0);
+            long runSeed = TestSeeds.runSeed(iris);
             System.out.println("device-api: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed
                     + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs)");
             DeviceApiScenarios s = new DeviceApiScenarios(iris, lib.module("device_api_test"), args, runSeed);
@@ -125,12 +124,7 @@ public final class DeviceApiScenarios {
             bodies.put("device_barrier_in_kernel", s::barrierInKernel);
             bodies.put("device_wait_until_cmp", s::waitUntilCmp);
             bodies.put("device_wait_timeout", s::waitTimeout);  // last: it leaves a device error behind on purpose
-            if (!new ArrayList<>(bodies.keySet()).equals(SCENARIOS)) {
-                throw new IllegalStateException("scenario table and SCENARIOS disagree: " + bodies.keySet());
-            }
-            ScenarioRunner runner = new ScenarioRunner();
-            bodies.forEach((name, body) -> runner.add(name, ScenarioRunner.thenMeet(body, s.iris::hostBarrier)));
-            failed = runner.runAll();
+            failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
         }
         System.exit(failed);
     }
@@ -149,7 +143,7 @@ public final class DeviceApiScenarios {
         Failures f = new Failures();
         long[] tags = new long[world];
         for (int r = 0; r < world; r++) {
-            tags[r] = notPoison(mix64(seed("translate", r)));
+            tags[r] = notPoison(TestSeeds.mix64(seed("translate", r)));
         }
         try (SymTensor sym = heap.empty(DType.I64, 1);
              SymTensor addresses = heap.empty(DType.I64, DeviceContext.MAX_RANKS);
@@ -979,7 +973,7 @@ public final class DeviceApiScenarios {
 
     /** The host side of pingpong_msg in device_api_test.cu. */
     static long pingpongMessage(long seed, int sender, long round) {
-        return mix64(seed ^ ((sender + 1L) * 0xD6E8FEB86659FD93L) ^ (round * 0xA0761D6478BD642FL));
+        return TestSeeds.mix64(seed ^ ((sender + 1L) * 0xD6E8FEB86659FD93L) ^ (round * 0xA0761D6478BD642FL));
     }
 
     // =============================================================================================
@@ -1035,7 +1029,7 @@ public final class DeviceApiScenarios {
 
     /** The host side of barrier_word in device_api_test.cu. */
     static long barrierWord(long seed, long round, int src, int dst, int j) {
-        return mix64(seed + round * 0x9FB21C651E98DF25L + src * 0xC2B2AE3D27D4EB4FL + dst * 0x165667B19E3779F9L
+        return TestSeeds.mix64(seed + round * 0x9FB21C651E98DF25L + src * 0xC2B2AE3D27D4EB4FL + dst * 0x165667B19E3779F9L
                 + j * 0x27D4EB2F165667C5L);
     }
 
@@ -1171,17 +1165,7 @@ public final class DeviceApiScenarios {
     }
 
     private long seed(String what, long... parts) {
-        long h = mix64(runSeed ^ what.hashCode());
-        for (long p : parts) h = mix64(h ^ p);
-        return h;
-    }
-
-    /** splitmix64's finalizer; mix64 in device_api_test.cu is the same function. */
-    static long mix64(long x) {
-        long z = x + 0x9E3779B97F4A7C15L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
+        return TestSeeds.derive(runSeed, what, parts);
     }
 
     private static long notPoison(long v) {

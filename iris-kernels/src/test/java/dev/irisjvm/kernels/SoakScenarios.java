@@ -5,6 +5,7 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.testing.ScenarioRunner;
+import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.ReduceOp;
@@ -76,8 +77,7 @@ public final class SoakScenarios {
         int failed;
         try (Iris iris = Iris.init(config);
              Collectives ccl = Collectives.create(iris, Collectives.Options.defaults().withStagingBytes(16L << 20))) {
-            String fixed = System.getenv("IRIS_TEST_SEED");
-            long runSeed = iris.broadcast(fixed != null && !fixed.isBlank() ? Long.parseLong(fixed.trim()) : System.nanoTime(), 0);
+            long runSeed = TestSeeds.runSeed(iris);
             System.out.println("soak: rank " + iris.rank() + " of " + iris.worldSize() + ", " + seconds + " s, run seed " + runSeed
                     + " (IRIS_TEST_SEED=" + runSeed + " repeats the sequence)");
             SoakScenarios soak = new SoakScenarios(iris, ccl, runSeed);

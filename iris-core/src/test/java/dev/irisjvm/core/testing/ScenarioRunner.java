@@ -2,7 +2,9 @@ package dev.irisjvm.core.testing;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -45,6 +47,20 @@ public final class ScenarioRunner {
             if (failure instanceof Exception e) throw e;
             if (failure instanceof Error e) throw e;
         };
+    }
+
+    /**
+     * Runs a scenario table in its order, each scenario followed by {@code meet} ({@link #thenMeet});
+     * returns the number that failed. The table's names must be {@code expected}, the list the
+     * JUnit side checks every rank's report against.
+     */
+    public static int runTable(Map<String, Scenario> table, List<String> expected, Runnable meet) {
+        if (!new ArrayList<>(table.keySet()).equals(expected)) {
+            throw new IllegalStateException("scenario table and SCENARIOS disagree: " + table.keySet() + " vs " + expected);
+        }
+        ScenarioRunner runner = new ScenarioRunner();
+        table.forEach((name, body) -> runner.add(name, thenMeet(body, meet)));
+        return runner.runAll();
     }
 
     /** Runs all scenarios; returns the number that failed. */

@@ -11,6 +11,7 @@ import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
+import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.attention.AttentionReference.Misses;
 import dev.irisjvm.kernels.attention.AttentionReference.Row;
 import java.util.ArrayList;
@@ -83,9 +84,7 @@ public final class AttentionScenarios {
         IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES);
         int failed;
         try (Iris iris = Iris.init(config)) {
-            String fixed = System.getenv("IRIS_TEST_SEED");
-            long proposed = fixed != null && !fixed.isBlank() ? Long.parseLong(fixed.trim()) : System.nanoTime();
-            long runSeed = iris.broadcast(proposed, 0);
+            long runSeed = TestSeeds.runSeed(iris);
             System.out.println("attention: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed
                     + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs)");
             try (Attention attention = Attention.create()) {
@@ -102,12 +101,7 @@ public final class AttentionScenarios {
                 bodies.put("flash_decode_vs_reference", s::flashDecodeVsReference);
                 bodies.put("flash_decode_lengths_change", s::flashDecodeLengthsChange);
                 bodies.put("flash_decode_large_vs_baseline", s::flashDecodeLargeVsBaseline);
-                if (!new ArrayList<>(bodies.keySet()).equals(SCENARIOS)) {
-                    throw new IllegalStateException("scenario table and SCENARIOS disagree: " + bodies.keySet());
-                }
-                ScenarioRunner runner = new ScenarioRunner();
-                bodies.forEach((name, body) -> runner.add(name, ScenarioRunner.thenMeet(body, s.iris::hostBarrier)));
-                failed = runner.runAll();
+                failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
             }
         }
@@ -754,16 +748,12 @@ public final class AttentionScenarios {
 
     /** A seed for this rank's own inputs. */
     private long seed(String what, long... parts) {
-        return mix64(seedShared(what, parts) ^ rank);
+        return TestSeeds.mix64(seedShared(what, parts) ^ rank);
     }
 
     /** A seed every rank computes alike (for inputs that form one global sequence). */
     private long seedShared(String what, long... parts) {
-        long h = mix64(runSeed ^ what.hashCode());
-        for (long p : parts) {
-            h = mix64(h ^ p);
-        }
-        return h;
+        return TestSeeds.derive(runSeed, what, parts);
     }
 
     /**
@@ -775,9 +765,4 @@ public final class AttentionScenarios {
         return c.toString().hashCode();
     }
 
-    static long mix64(long x) {
-        x = (x ^ (x >>> 30)) * 0xbf58476d1ce4e5b9L;
-        x = (x ^ (x >>> 27)) * 0x94d049bb133111ebL;
-        return x ^ (x >>> 31);
-    }
 }

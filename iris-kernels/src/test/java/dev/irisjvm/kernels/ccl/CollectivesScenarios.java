@@ -13,6 +13,7 @@ import dev.irisjvm.core.gpu.CudaGraph;
 import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.ScenarioRunner;
+import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.ccl.CclReference.Accumulator;
 import dev.irisjvm.kernels.ccl.CclReference.Rounding;
 import java.nio.ByteBuffer;
@@ -103,9 +104,7 @@ public final class CollectivesScenarios {
                 .withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
         int failed;
         try (Iris iris = Iris.init(config)) {
-            String fixed = System.getenv("IRIS_TEST_SEED");
-            long proposed = fixed != null && !fixed.isBlank() ? Long.parseLong(fixed.trim()) : System.nanoTime();
-            long runSeed = iris.broadcast(proposed, 0);
+            long runSeed = TestSeeds.runSeed(iris);
             NcclComm nccl = NcclComm.open(iris);
             System.out.println("collectives: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed
                     + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs), "
@@ -132,12 +131,7 @@ public final class CollectivesScenarios {
                 bodies.put("ccl_plain_launches", s::plainLaunches);
                 bodies.put("ccl_misuse", s::misuse);
                 bodies.put("ccl_timeout_names_site", s::timeoutNamesSite);  // last: it leaves a device error behind on rank 0
-                if (!new ArrayList<>(bodies.keySet()).equals(SCENARIOS)) {
-                    throw new IllegalStateException("scenario table and SCENARIOS disagree: " + bodies.keySet());
-                }
-                ScenarioRunner runner = new ScenarioRunner();
-                bodies.forEach((name, body) -> runner.add(name, ScenarioRunner.thenMeet(body, s.iris::hostBarrier)));
-                failed = runner.runAll();
+                failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
             } finally {
                 nccl.close();
@@ -900,9 +894,7 @@ public final class CollectivesScenarios {
     }
 
     private long seed(String what, long... parts) {
-        long h = mix64(runSeed ^ what.hashCode());
-        for (long p : parts) h = mix64(h ^ p);
-        return h;
+        return TestSeeds.derive(runSeed, what, parts);
     }
 
     /** One seed per rank for a case: element p is rank p's. */
@@ -914,13 +906,6 @@ public final class CollectivesScenarios {
             s[p] = seed(what, withRank);
         }
         return s;
-    }
-
-    static long mix64(long x) {
-        long z = x + 0x9E3779B97F4A7C15L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
     }
 
     /** A random tensor: normal values for floats, [0, 255) for U8, [0, 2^20) for I32 (never the poison). */

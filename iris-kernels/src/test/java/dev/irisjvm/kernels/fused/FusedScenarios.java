@@ -13,6 +13,7 @@ import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
+import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.fused.FusedReference.Expected;
 import dev.irisjvm.kernels.gemm.GemmErrorBound;
 import dev.irisjvm.kernels.gemm.GemmLayout;
@@ -105,9 +106,7 @@ public final class FusedScenarios {
                 .withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
         int failed;
         try (Iris iris = Iris.init(config)) {
-            String fixed = System.getenv("IRIS_TEST_SEED");
-            long proposed = fixed != null && !fixed.isBlank() ? Long.parseLong(fixed.trim()) : System.nanoTime();
-            long runSeed = iris.broadcast(proposed, 0);
+            long runSeed = TestSeeds.runSeed(iris);
             boolean off = "off".equalsIgnoreCase(String.valueOf(System.getenv("IRIS_TEST_NCCL")).trim());
             try (Baselines baselines = Baselines.open(iris, iris.stream(), off ? "IRIS_TEST_NCCL=off" : null)) {
                 System.out.println("fused: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed
@@ -125,12 +124,7 @@ public final class FusedScenarios {
                 bodies.put("fused_large_vs_cublas_nccl", s::large);
                 bodies.put("fused_misuse", s::misuse);
                 bodies.put("fused_timeout_names_site", s::timeoutNamesSite);  // last: it leaves rank 0's barriers ahead
-                if (!new ArrayList<>(bodies.keySet()).equals(SCENARIOS)) {
-                    throw new IllegalStateException("scenario table and SCENARIOS disagree: " + bodies.keySet());
-                }
-                ScenarioRunner runner = new ScenarioRunner();
-                bodies.forEach((name, body) -> runner.add(name, ScenarioRunner.thenMeet(body, s.iris::hostBarrier)));
-                failed = runner.runAll();
+                failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
             }
         }
@@ -1000,17 +994,7 @@ public final class FusedScenarios {
 
     /** A seed for a case's matrix: the same on every rank for the same parts (pass the owning rank as a part). */
     private long seed(String what, long... parts) {
-        long h = mix64(runSeed ^ what.hashCode());
-        for (long p : parts) {
-            h = mix64(h ^ p);
-        }
-        return h;
+        return TestSeeds.derive(runSeed, what, parts);
     }
 
-    static long mix64(long x) {
-        long z = x + 0x9E3779B97F4A7C15L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
 }

@@ -10,11 +10,11 @@ import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
+import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import dev.irisjvm.kernels.gemm.GemmReference.Reference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -91,9 +91,7 @@ public final class GemmScenarios {
         IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES);
         int failed;
         try (Iris iris = Iris.init(config)) {
-            String fixed = System.getenv("IRIS_TEST_SEED");
-            long proposed = fixed != null && !fixed.isBlank() ? Long.parseLong(fixed.trim()) : System.nanoTime();
-            long runSeed = iris.broadcast(proposed, 0);
+            long runSeed = TestSeeds.runSeed(iris);
             CublasGemm cublas = null;
             String reason = null;
             if ("off".equalsIgnoreCase(String.valueOf(System.getenv("IRIS_TEST_CUBLAS")).trim())) {
@@ -118,12 +116,7 @@ public final class GemmScenarios {
                 bodies.put("gemm_graph_replay", s::graphReplay);
                 bodies.put("gemm_large_vs_cublas", s::largeVsCublas);
                 bodies.put("gemm_misuse", s::misuse);
-                if (!new ArrayList<>(bodies.keySet()).equals(SCENARIOS)) {
-                    throw new IllegalStateException("scenario table and SCENARIOS disagree: " + bodies.keySet());
-                }
-                ScenarioRunner runner = new ScenarioRunner();
-                bodies.forEach((name, body) -> runner.add(name, ScenarioRunner.thenMeet(body, s.iris::hostBarrier)));
-                failed = runner.runAll();
+                failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
             } finally {
                 if (cublas != null) {
@@ -573,17 +566,7 @@ public final class GemmScenarios {
     }
 
     private long seed(String what, long... parts) {
-        long h = mix64(runSeed ^ what.hashCode());
-        for (long p : parts) {
-            h = mix64(h ^ p);
-        }
-        return mix64(h ^ rank);
+        return TestSeeds.mix64(TestSeeds.derive(runSeed, what, parts) ^ rank);
     }
 
-    static long mix64(long x) {
-        long z = x + 0x9E3779B97F4A7C15L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
 }
