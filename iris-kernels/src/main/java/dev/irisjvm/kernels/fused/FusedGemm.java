@@ -323,6 +323,18 @@ public abstract sealed class FusedGemm implements AutoCloseable
      */
     abstract int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in);
 
+    /**
+     * A, B and the bias of the operations that split K over the ranks (all-reduce, reduce-scatter):
+     * A [M, K_local], B [N, K_local] or [K_local, N], bias [N]; {@code created} ends the messages.
+     */
+    final void checkSplitKInputs(Operand a, Operand b, GemmLayout layout, Operand bias, DType in, String created) {
+        FusedChecks.shape(who, a, "[M, K_local]", new long[] {m, k}, created);
+        FusedChecks.b(who, b, layout, n, k, "N", "K_local", created);
+        if (bias != null) {
+            FusedChecks.bias(who, bias, n, "N", in);
+        }
+    }
+
     /** One call: the checks (nothing is enqueued when one fails), the maps, then the protocol around the launch. */
     private void call(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream, boolean replayable) {
         ensureOpen();

@@ -75,11 +75,7 @@ public final class GemmAllReduce extends FusedGemm {
 
     @Override
     int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in) {
-        FusedChecks.shape(who, a, "[M, K_local]", new long[] {m, k}, created);
-        FusedChecks.b(who, b, layout, n, k, "N", "K_local", created);
-        if (bias != null) {
-            FusedChecks.bias(who, bias, n, "N", in);
-        }
+        checkSplitKInputs(a, b, layout, bias, in, created);
         int ldc = FusedChecks.output(who, c, m, n, "[M, ldc]", "ldc >= N = " + n + "; " + created);
         FusedChecks.symmetric(who, c, "tile owners store the sums into every rank's C at the same heap offset");
         return ldc;

@@ -80,11 +80,7 @@ public final class GemmReduceScatter extends FusedGemm {
 
     @Override
     int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in) {
-        FusedChecks.shape(who, a, "[M, K_local]", new long[] {m, k}, created);
-        FusedChecks.b(who, b, layout, n, k, "N", "K_local", created);
-        if (bias != null) {
-            FusedChecks.bias(who, bias, n, "N", in);
-        }
+        checkSplitKInputs(a, b, layout, bias, in, created);
         return FusedChecks.output(who, c, m / world, n, "[M / world, ldc]",
                 "this rank's " + (m / world) + " rows, ldc >= N = " + n + "; " + created);
     }

@@ -44,7 +44,7 @@ public final class NcclComm implements AutoCloseable {
     }
 
     /** Collective. */
-    static NcclComm open(Iris iris) {
+    public static NcclComm open(Iris iris) {
         String mine = null;
         String version = null;
         String nvls = System.getenv("NCCL_NVLS_ENABLE");
@@ -105,15 +105,15 @@ public final class NcclComm implements AutoCloseable {
         return null;
     }
 
-    boolean available() {
+    public boolean available() {
         return comm != null;
     }
 
-    String reason() {
+    public String reason() {
         return reason;
     }
 
-    String version() {
+    public String version() {
         return version;
     }
 
@@ -138,24 +138,24 @@ public final class NcclComm implements AutoCloseable {
         };
     }
 
-    void allReduce(long in, long out, long count, DType t, ReduceOp op, Stream s) {
+    public void allReduce(long in, long out, long count, DType t, ReduceOp op, Stream s) {
         check(nccl.ncclAllReduce(ptr(in), ptr(out), count, type(t), op(op), comm(), cuda(s)), "ncclAllReduce");
     }
 
-    void reduceScatter(long in, long out, long recvCount, DType t, ReduceOp op, Stream s) {
+    public void reduceScatter(long in, long out, long recvCount, DType t, ReduceOp op, Stream s) {
         check(nccl.ncclReduceScatter(ptr(in), ptr(out), recvCount, type(t), op(op), comm(), cuda(s)), "ncclReduceScatter");
     }
 
-    void allGather(long in, long out, long sendCount, DType t, Stream s) {
+    public void allGather(long in, long out, long sendCount, DType t, Stream s) {
         check(nccl.ncclAllGather(ptr(in), ptr(out), sendCount, type(t), comm(), cuda(s)), "ncclAllGather");
     }
 
-    void broadcast(long send, long recv, long count, DType t, int root, Stream s) {
+    public void broadcast(long send, long recv, long count, DType t, int root, Stream s) {
         check(nccl.ncclBroadcast(ptr(send), ptr(recv), count, type(t), root, comm(), cuda(s)), "ncclBroadcast");
     }
 
     /** All-to-all-v as grouped send / receive (counts and displacements in elements). */
-    void allToAllV(long in, long[] sendCounts, long[] sendDispls, long out, long[] recvCounts, long[] recvDispls, DType t, Stream s) {
+    public void allToAllV(long in, long[] sendCounts, long[] sendDispls, long out, long[] recvCounts, long[] recvDispls, DType t, Stream s) {
         long es = t.byteSize();
         check(nccl.ncclGroupStart(), "ncclGroupStart");
         int status = nccl.ncclSuccess;
