@@ -1,6 +1,6 @@
 package dev.irisjvm.bench.attention;
 
-import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
@@ -91,7 +91,7 @@ public final class AttentionBench implements Callable<Integer> {
     private Stream stream;
     private RepTimer timer;
     private Attention attention;
-    private Nccl nccl;
+    private NcclComm nccl;
     private int world;
     private int rank;
     private long seed;
@@ -128,7 +128,7 @@ public final class AttentionBench implements Callable<Integer> {
             seed = i.broadcast(options.seed != null ? options.seed : System.nanoTime(), 0);
             options.seed = seed;
             boolean needsNccl = options.parts().contains("ring") || options.parts().contains("decode");
-            try (Nccl n = needsNccl ? Nccl.open(i) : Nccl.disabled(i, "not needed"); RepTimer t = new RepTimer(i, kernels, stream, true)) {
+            try (NcclComm n = needsNccl ? NcclComm.open(i) : NcclComm.disabled(i, "not needed"); RepTimer t = new RepTimer(i, kernels, stream, true)) {
                 nccl = n;
                 timer = t;
                 software = Gpu.runtimeDescription() + ", " + (n.available() ? n.version() : "NCCL unavailable (" + n.reason() + ")")

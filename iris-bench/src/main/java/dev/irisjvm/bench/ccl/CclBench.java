@@ -1,6 +1,6 @@
 package dev.irisjvm.bench.ccl;
 
-import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.ccl.Tolerance.Rounding;
 import dev.irisjvm.bench.report.BusBandwidth;
 import dev.irisjvm.bench.results.Measurement;
@@ -73,7 +73,7 @@ public final class CclBench implements AutoCloseable {
     private final Iris iris;
     private final CclOptions options;
     private final Collectives ccl;
-    private final Nccl nccl;
+    private final NcclComm nccl;
     private final Stream stream;
     private final RepTimer timer;
     private final Verifier verifier;
@@ -89,7 +89,7 @@ public final class CclBench implements AutoCloseable {
     private final Set<String> notices = new HashSet<>();
     private long point;
 
-    public CclBench(Iris iris, CclOptions options, Collectives ccl, RmaKernels kernels, Nccl nccl, long runSeed) {
+    public CclBench(Iris iris, CclOptions options, Collectives ccl, RmaKernels kernels, NcclComm nccl, long runSeed) {
         this.iris = iris;
         this.options = options;
         this.ccl = ccl;

@@ -1,6 +1,6 @@
 package dev.irisjvm.bench.ccl;
 
-import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
 import dev.irisjvm.bench.rma.SizeList;
@@ -91,7 +91,7 @@ public final class CclSweep implements Callable<Integer> {
                         + SizeList.format(options.sizes().get(0)) + " .. " + SizeList.format(options.sizes().get(options.sizes().size() - 1))
                         + ", " + ccl + ", seed " + runSeed);
             }
-            Nccl nccl = options.nccl() ? Nccl.open(iris) : Nccl.disabled(iris, "--no-nccl");
+            NcclComm nccl = options.nccl() ? NcclComm.open(iris) : NcclComm.disabled(iris, "--no-nccl");
             if (iris.rank() == 0) {
                 System.out.println("CclSweep: " + (nccl.available() ? nccl.version() + ": outputs are checked against NCCL's"
                         : "NCCL unavailable (" + nccl.reason() + "): outputs are checked against a host reference"));

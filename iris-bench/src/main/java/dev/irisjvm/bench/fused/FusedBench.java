@@ -1,6 +1,6 @@
 package dev.irisjvm.bench.fused;
 
-import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.results.FusedMeasurement;
 import dev.irisjvm.bench.results.FusedSweepResult;
 import dev.irisjvm.bench.rma.Lockstep;
@@ -61,7 +61,7 @@ final class FusedBench implements AutoCloseable {
     private final FusedOptions options;
     private final Gemm gemm;
     private final CublasGemm cublas;
-    private final Nccl nccl;
+    private final NcclComm nccl;
     private final Stream stream;
     private final RepTimer timer;
     private final Lockstep lockstep;
@@ -72,7 +72,7 @@ final class FusedBench implements AutoCloseable {
     private final List<FusedSweepResult.Trace> traces = new ArrayList<>();
     private final Set<FusedOp> traced = EnumSet.noneOf(FusedOp.class);
 
-    FusedBench(Iris iris, FusedOptions options, Gemm gemm, CublasGemm cublas, Nccl nccl, RmaKernels kernels, long runSeed) {
+    FusedBench(Iris iris, FusedOptions options, Gemm gemm, CublasGemm cublas, NcclComm nccl, RmaKernels kernels, long runSeed) {
         this.iris = iris;
         this.options = options;
         this.gemm = gemm;

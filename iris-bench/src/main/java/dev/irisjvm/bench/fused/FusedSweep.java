@@ -1,6 +1,6 @@
 package dev.irisjvm.bench.fused;
 
-import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.results.FusedMeasurement;
 import dev.irisjvm.bench.results.FusedSweepResult;
 import dev.irisjvm.bench.rma.SizeList;
@@ -77,7 +77,7 @@ public final class FusedSweep implements Callable<Integer> {
             options.seed = runSeed;
             hardware = hardware(iris);
             CublasGemm cublas = options.baseline() ? openCublas(iris) : null;
-            Nccl nccl = options.baseline() ? Nccl.open(iris) : Nccl.disabled(iris, "--no-baseline");
+            NcclComm nccl = options.baseline() ? NcclComm.open(iris) : NcclComm.disabled(iris, "--no-baseline");
             software = Gpu.runtimeDescription() + ", " + (cublas != null ? cublas.version() : "cuBLAS not used") + ", "
                     + (nccl.available() ? nccl.version() : "NCCL not used (" + nccl.reason() + ")") + ", Java "
                     + System.getProperty("java.version");

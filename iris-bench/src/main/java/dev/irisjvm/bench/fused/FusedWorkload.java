@@ -1,6 +1,6 @@
 package dev.irisjvm.bench.fused;
 
-import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
@@ -155,7 +155,7 @@ public final class FusedWorkload implements AutoCloseable {
     }
 
     /** Enqueues the operation's NCCL collective on the baseline's buffers. */
-    public void collective(Nccl nccl) {
+    public void collective(NcclComm nccl) {
         int m = shape.m();
         int n = shape.localN(world);
         int k = shape.localK(world);
@@ -169,7 +169,7 @@ public final class FusedWorkload implements AutoCloseable {
     }
 
     /** The baseline: cuBLAS then NCCL in sequence (all-gather: NCCL then cuBLAS). */
-    public void baseline(CublasGemm cublas, Nccl nccl) {
+    public void baseline(CublasGemm cublas, NcclComm nccl) {
         if (shape.op() == FusedOp.ALL_GATHER) {
             collective(nccl);
             cublasGemm(cublas);

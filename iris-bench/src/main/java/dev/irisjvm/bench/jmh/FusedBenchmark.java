@@ -2,7 +2,7 @@ package dev.irisjvm.bench.jmh;
 
 import dev.irisjvm.bench.fused.FusedShape;
 import dev.irisjvm.bench.fused.FusedWorkload;
-import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.kernels.fused.FusedConfig;
@@ -64,7 +64,7 @@ public class FusedBenchmark {
     private FusedWorkload workload;
     private FusedGemm fused;
     private CublasGemm cublas;
-    private Nccl nccl;
+    private NcclComm nccl;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -77,7 +77,7 @@ public class FusedBenchmark {
         workload = FusedWorkload.allocate(iris, FusedShape.parse(fusedOp, shape), 0x5EEDL);
         fused = workload.create(FusedConfig.defaults());
         cublas = CublasGemm.open(iris.stream());
-        nccl = Nccl.open(iris);
+        nccl = NcclComm.open(iris);
         if (!nccl.available()) {
             throw new IllegalStateException("NCCL unavailable: " + nccl.reason());
         }

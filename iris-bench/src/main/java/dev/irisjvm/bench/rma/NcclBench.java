@@ -1,6 +1,6 @@
 package dev.irisjvm.bench.rma;
 
-import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceContext;
@@ -23,7 +23,7 @@ public final class NcclBench implements AutoCloseable {
     private final SweepOptions options;
     private final int rank;
     private final int world;
-    private Nccl nccl;
+    private NcclComm nccl;
 
     public NcclBench(SweepContext ctx) {
         this.ctx = ctx;
@@ -33,9 +33,9 @@ public final class NcclBench implements AutoCloseable {
     }
 
     /** The communicator, opened (collectively) on first use. */
-    public Nccl nccl() {
+    public NcclComm nccl() {
         if (nccl == null) {
-            nccl = Nccl.open(ctx.iris());
+            nccl = NcclComm.open(ctx.iris());
             if (!nccl.available() && rank == 0) {
                 System.out.println("rank 0: nccl unavailable: " + nccl.reason());
             }
@@ -49,7 +49,7 @@ public final class NcclBench implements AutoCloseable {
     }
 
     public void run(RmaOp op) {
-        Nccl n = nccl();
+        NcclComm n = nccl();
         if (!n.available()) {
             long number = ctx.nextPoint();
             if (rank == 0) {
@@ -66,7 +66,7 @@ public final class NcclBench implements AutoCloseable {
         }
     }
 
-    private void sendRecv(Nccl n, long bytes) {
+    private void sendRecv(NcclComm n, long bytes) {
         int reps = options.repsFor(bytes);
         long sizePoint = ctx.nextPoint();
         try (SymTensor src = ctx.randomData(bytes, ctx.seed(sizePoint, rank)); SymTensor dst = ctx.buffer(bytes)) {
@@ -102,7 +102,7 @@ public final class NcclBench implements AutoCloseable {
         }
     }
 
-    private void allReduce(Nccl n, long bytes) {
+    private void allReduce(NcclComm n, long bytes) {
         long count = bytes / 2;
         if (count < 1) {
             return;

@@ -1,6 +1,6 @@
 package dev.irisjvm.bench.rma;
 
-import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
 import dev.irisjvm.core.Iris;
@@ -97,7 +97,7 @@ public final class RmaSweep implements Callable<Integer> {
                 results = ctx.log().gather(iris);
             }
             if (ncclVersion == null) {
-                ncclVersion = Nccl.loadedVersion();
+                ncclVersion = NcclComm.loadedVersion();
             }
             sweep = new SweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware(iris),
                     software(ncclVersion), command(iris.worldSize(), options), iris.worldSize(), results);

@@ -1,6 +1,6 @@
 package dev.irisjvm.bench.rma;
 
-import dev.irisjvm.bench.nccl.Nccl;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -78,6 +78,6 @@ class ResultsTest {
         assertTrue(c.contains("--out 'my results.json'"), c);
         assertEquals("2 x H200", RmaSweep.describeDevices(List.of("H200", "H200")));
         assertEquals("H100 + H200", RmaSweep.describeDevices(List.of("H100", "H200")));
-        assertEquals("NCCL 2.28.3", Nccl.formatVersion(22803));
+        assertEquals("NCCL 2.28.3", NcclComm.formatVersion(22803));
     }
 }

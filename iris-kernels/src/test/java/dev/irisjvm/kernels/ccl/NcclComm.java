@@ -3,6 +3,7 @@ package dev.irisjvm.kernels.ccl;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.DevicePointer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.bytedeco.cuda.cudart.CUstream_st;
@@ -13,8 +14,11 @@ import org.bytedeco.javacpp.Loader;
 import org.bytedeco.javacpp.Pointer;
 
 /**
- * NCCL over all ranks, the reference implementation the collectives are compared with, through the
- * JavaCPP CUDA presets. Rank 0 makes the unique id, {@link Iris#broadcast(byte[], int)} carries its
+ * NCCL over all ranks, the reference the GPU tests and the benchmarks (iris-bench, through this
+ * test-jar) compare with, through the JavaCPP CUDA presets: point-to-point send/recv and the
+ * collectives on device addresses, enqueued on this library's stream so that CUDA events and graph
+ * capture treat them like the iris kernels; all-to-all is a group of ncclSend/ncclRecv to every
+ * rank, itself included, as nccl-tests does it. Rank 0 makes the unique id, {@link Iris#broadcast(byte[], int)} carries its
  * 128 bytes, every rank calls ncclCommInitRank. Where NCCL cannot be loaded or initialized on some
  * rank, every rank gets an unavailable instance that says why (decided together, so that no rank
  * waits in ncclCommInitRank for one that gave up). NVLS (multicast) must be off:
@@ -29,18 +33,20 @@ public final class NcclComm implements AutoCloseable {
     private final ncclComm comm;
     private final String reason;
     private final String version;
+    private final int rank;
+    private final int world;
 
-    private NcclComm(ncclComm comm, String reason, String version) {
+    private NcclComm(Iris iris, ncclComm comm, String reason, String version) {
         this.comm = comm;
         this.reason = reason;
         this.version = version;
+        this.rank = iris.rank();
+        this.world = iris.worldSize();
     }
 
-    /** A JavaCPP pointer at a device address; owns and frees nothing. */
-    public static final class DevicePointer extends Pointer {
-        public DevicePointer(long address) {
-            this.address = address;
-        }
+    /** An instance that was never opened (a benchmark run without its NCCL baseline). */
+    public static NcclComm disabled(Iris iris, String why) {
+        return new NcclComm(iris, null, why, null);
     }
 
     /** Collective. */
@@ -55,14 +61,14 @@ public final class NcclComm implements AutoCloseable {
                 Loader.load(nccl.class);
                 int[] v = new int[1];
                 check(nccl.ncclGetVersion(v), "ncclGetVersion");
-                version = "NCCL " + v[0] / 10000 + "." + (v[0] % 10000) / 100 + "." + v[0] % 100;
-            } catch (Throwable t) {
+                version = formatVersion(v[0]);
+            } catch (Throwable t) {  // UnsatisfiedLinkError, NoClassDefFoundError, ...: recorded, not thrown
                 mine = "cannot load NCCL: " + t;
             }
         }
         String reason = firstReason(iris, mine);
         if (reason != null) {
-            return new NcclComm(null, reason, version);
+            return new NcclComm(iris, null, reason, version);
         }
         byte[] id = new byte[UNIQUE_ID_BYTES + 1];
         if (iris.rank() == 0) {
@@ -78,7 +84,7 @@ public final class NcclComm implements AutoCloseable {
         }
         id = iris.broadcast(id, 0);
         if (id[0] == 0) {
-            return new NcclComm(null, new String(id, 1, id.length - 1, StandardCharsets.UTF_8), version);
+            return new NcclComm(iris, null, new String(id, 1, id.length - 1, StandardCharsets.UTF_8), version);
         }
         ncclUniqueId u = new ncclUniqueId();
         for (int k = 0; k < UNIQUE_ID_BYTES; k++) u.internal(k, id[1 + k]);
@@ -88,9 +94,9 @@ public final class NcclComm implements AutoCloseable {
         reason = firstReason(iris, failed);
         if (reason != null) {
             if (failed == null) nccl.ncclCommDestroy(c);
-            return new NcclComm(null, reason, version);
+            return new NcclComm(iris, null, reason, version);
         }
-        return new NcclComm(c, null, version);
+        return new NcclComm(iris, c, null, version);
     }
 
     /**
@@ -113,8 +119,25 @@ public final class NcclComm implements AutoCloseable {
         return reason;
     }
 
+    /** "NCCL 2.28.3", or null if it was not loaded. */
     public String version() {
         return version;
+    }
+
+    /** 22803 -> "NCCL 2.28.3" (versions from 2.9 on encode major * 10000 + minor * 100 + patch). */
+    public static String formatVersion(int code) {
+        return "NCCL " + code / 10000 + "." + (code % 10000) / 100 + "." + code % 100;
+    }
+
+    /** The NCCL version without a communicator, or null if it cannot be loaded here. */
+    public static String loadedVersion() {
+        try {
+            Loader.load(nccl.class);
+            int[] v = new int[1];
+            return nccl.ncclGetVersion(v) == nccl.ncclSuccess ? formatVersion(v[0]) : null;
+        } catch (Throwable t) {
+            return null;
+        }
     }
 
     static int type(DType t) {
@@ -150,6 +173,58 @@ public final class NcclComm implements AutoCloseable {
         check(nccl.ncclAllGather(ptr(in), ptr(out), sendCount, type(t), comm(), cuda(s)), "ncclAllGather");
     }
 
+    /** ncclSend of bytes (ncclUint8) to peer, in a group of one. */
+    public void send(long buffer, long bytes, int peer, Stream s) {
+        ncclComm c = comm();
+        check(nccl.ncclGroupStart(), "ncclGroupStart");
+        int status = nccl.ncclSend(ptr(buffer), bytes, nccl.ncclUint8, peer, c, cuda(s));
+        int end = nccl.ncclGroupEnd();
+        check(status, "ncclSend");
+        check(end, "ncclGroupEnd");
+    }
+
+    /** ncclRecv of bytes (ncclUint8) from peer, in a group of one. */
+    public void recv(long buffer, long bytes, int peer, Stream s) {
+        ncclComm c = comm();
+        check(nccl.ncclGroupStart(), "ncclGroupStart");
+        int status = nccl.ncclRecv(ptr(buffer), bytes, nccl.ncclUint8, peer, c, cuda(s));
+        int end = nccl.ncclGroupEnd();
+        check(status, "ncclRecv");
+        check(end, "ncclGroupEnd");
+    }
+
+    /**
+     * Several ncclAllGather calls in one NCCL group (fused into one launch by NCCL): call i gathers
+     * {@code sendCount} elements at {@code in[i]} of every rank into {@code out[i]}, rank r's at
+     * {@code out[i] + r x sendCount} elements. With {@code out[i]} strided, this gathers into a
+     * layout other than rank-major (e.g. one call per attention head).
+     */
+    public void groupAllGather(long[] in, long[] out, long sendCount, DType t, Stream s) {
+        ncclComm c = comm();
+        if (in.length != out.length) {
+            throw new IllegalArgumentException("groupAllGather: " + in.length + " inputs but " + out.length + " outputs");
+        }
+        check(nccl.ncclGroupStart(), "ncclGroupStart");
+        int status = nccl.ncclSuccess;
+        for (int i = 0; i < in.length && status == nccl.ncclSuccess; i++) {
+            status = nccl.ncclAllGather(ptr(in[i]), ptr(out[i]), sendCount, type(t), c, cuda(s));
+        }
+        int end = nccl.ncclGroupEnd();
+        check(status, "ncclAllGather (grouped)");
+        check(end, "ncclGroupEnd");
+    }
+
+    /** All-to-all of blocks of {@code countPerPeer} elements: block p of in goes to rank p's block rank of out. */
+    public void allToAll(long in, long out, long countPerPeer, DType t, Stream s) {
+        long[] counts = new long[world];
+        long[] displs = new long[world];
+        for (int p = 0; p < world; p++) {
+            counts[p] = countPerPeer;
+            displs[p] = p * countPerPeer;
+        }
+        allToAllV(in, counts, displs, out, counts, displs, t, s);
+    }
+
     public void broadcast(long send, long recv, long count, DType t, int root, Stream s) {
         check(nccl.ncclBroadcast(ptr(send), ptr(recv), count, type(t), root, comm(), cuda(s)), "ncclBroadcast");
     }
@@ -170,7 +245,7 @@ public final class NcclComm implements AutoCloseable {
     }
 
     private ncclComm comm() {
-        if (comm == null) throw new IllegalStateException("NCCL is unavailable: " + reason);
+        if (comm == null) throw new IllegalStateException("rank " + rank + ": NCCL is unavailable: " + reason);
         return comm;
     }
 

@@ -2,13 +2,13 @@ package dev.irisjvm.kernels.gemm;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.DevicePointer;
 import org.bytedeco.cuda.cublas.cublasContext;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.global.cublas;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.FloatPointer;
 import org.bytedeco.javacpp.Loader;
-import org.bytedeco.javacpp.Pointer;
 
 /**
  * cuBLAS's GEMM on the same row-major operands, the reference the large GPU tests compare with
@@ -40,12 +40,6 @@ public final class CublasGemm implements AutoCloseable {
         this.version = version;
     }
 
-    /** A JavaCPP pointer at a device address; owns and frees nothing. */
-    static final class DevicePointer extends Pointer {
-        DevicePointer(long address) {
-            this.address = address;
-        }
-    }
 
     /** Loads cuBLAS and creates a handle bound to {@code stream}; throws IllegalStateException saying why it cannot. */
     public static CublasGemm open(Stream stream) {
