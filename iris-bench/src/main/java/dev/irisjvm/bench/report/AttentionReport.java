@@ -4,7 +4,6 @@ import dev.irisjvm.bench.results.AttentionBenchResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -55,13 +54,8 @@ public final class AttentionReport implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         Files.createDirectories(out);
-        if (!Files.exists(result)) {
-            throw new IOException(result + ": no such file");
-        }
-        Path copy = out.resolve(RESULT_FILE);
-        if (!Files.exists(copy) || !Files.isSameFile(result, copy)) {
-            Files.copy(result, copy, StandardCopyOption.REPLACE_EXISTING);
-        }
+        RawFiles raw = new RawFiles(out, "attention");
+        Path copy = raw.copy(result, RESULT_FILE);
         AttentionBenchResult run;
         try {
             run = AttentionBenchResult.read(copy);
@@ -69,7 +63,7 @@ public final class AttentionReport implements Callable<Integer> {
             throw new IOException(result + ": not a readable AttentionBenchResult (" + e.getMessage().lines().findFirst().orElse("") + ")", e);
         }
         String findingsText = findings == null ? "" : Files.readString(findings);
-        List<String> chartErrors = new AttentionDocument(run, List.of(RESULT_FILE), runCommand, findingsText).write(out);
+        List<String> chartErrors = new AttentionDocument(run, raw.names(), runCommand, findingsText).write(out);
         System.out.println("attention-report: wrote " + out.resolve(AttentionDocument.MARKDOWN));
         if (!chartErrors.isEmpty()) {
             chartErrors.forEach(e -> System.err.println("attention-report: chart not written: " + e));

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -66,14 +65,14 @@ public final class FusedReport implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         Files.createDirectories(out);
-        Path copy = copyInto(sweep, SWEEP_FILE);
+        RawFiles raw = new RawFiles(out, "fused");
+        Path copy = raw.copy(sweep, SWEEP_FILE);
         FusedSweepResult result;
         try {
             result = FusedSweepResult.read(copy);
         } catch (IOException e) {
             throw new IOException(sweep + ": not a readable FusedSweepResult (" + e.getMessage().lines().findFirst().orElse("") + ")", e);
         }
-        List<String> raw = new ArrayList<>(List.of(SWEEP_FILE));
         Path traceDir = traces != null ? traces : sweep.toAbsolutePath().getParent();
         for (FusedSweepResult.Trace t : result.traces() == null ? List.<FusedSweepResult.Trace>of() : result.traces()) {
             Path source = traceDir == null ? Path.of(t.file()) : traceDir.resolve(t.file());
@@ -90,27 +89,10 @@ public final class FusedReport implements Callable<Integer> {
                 System.err.println("fused-report: trace " + source + " missing");
             }
         }
-        List<JmhResult> jmhResults = new ArrayList<>();
-        List<String> jmhProblems = new ArrayList<>();
-        for (int i = 0; i < jmh.size(); i++) {
-            Path file = jmh.get(i);
-            int rank = JmhResults.rankOf(file);
-            if (!Files.isRegularFile(file) || Files.size(file) == 0) {
-                jmhProblems.add(file.getFileName() + ": " + (Files.exists(file) ? "empty (that rank's JMH run failed)" : "missing"));
-                continue;
-            }
-            String name = "fused-jmh-" + (rank >= 0 ? "rank" + rank : Integer.toString(i)) + ".json";
-            Path jmhCopy = copyInto(file, name);
-            raw.add(name);
-            try {
-                jmhResults.addAll(JmhResults.read(jmhCopy, rank));
-            } catch (IOException e) {
-                jmhProblems.add(file.getFileName() + ": unreadable (" + e.getMessage().replace('\n', ' ') + ")");
-            }
-        }
+        RawFiles.Jmh jmhRead = raw.jmh(jmh);
         String findingsText = findings == null ? "" : Files.readString(findings);
-        List<String> errors = new FusedDocument(result, raw, runCommand, findingsText).withJmh(jmhResults, jmhProblems, jmhCommand)
-                .write(out);
+        List<String> errors = new FusedDocument(result, raw.names(), runCommand, findingsText)
+                .withJmh(jmhRead.results(), jmhRead.problems(), jmhCommand).write(out);
         System.out.println("fused-report: wrote " + out.resolve(FusedDocument.MARKDOWN));
         if (!errors.isEmpty()) {
             errors.forEach(e -> System.err.println("fused-report: picture not written: " + e));
@@ -123,16 +105,5 @@ public final class FusedReport implements Callable<Integer> {
         try (OutputStream to = new GZIPOutputStream(Files.newOutputStream(out.resolve(name)))) {
             Files.copy(source, to);
         }
-    }
-
-    private Path copyInto(Path source, String name) throws IOException {
-        Path target = out.resolve(name);
-        if (!Files.exists(source)) {
-            throw new IOException(source + ": no such file");
-        }
-        if (!Files.exists(target) || !Files.isSameFile(source, target)) {
-            Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-        return target;
     }
 }

@@ -4,7 +4,6 @@ import dev.irisjvm.bench.results.GemmSweepResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -54,13 +53,8 @@ public final class GemmReport implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         Files.createDirectories(out);
-        Path copy = out.resolve(SWEEP_FILE);
-        if (!Files.exists(sweep)) {
-            throw new IOException(sweep + ": no such file");
-        }
-        if (!Files.exists(copy) || !Files.isSameFile(sweep, copy)) {
-            Files.copy(sweep, copy, StandardCopyOption.REPLACE_EXISTING);
-        }
+        RawFiles raw = new RawFiles(out, "gemm");
+        Path copy = raw.copy(sweep, SWEEP_FILE);
         GemmSweepResult result;
         try {
             result = GemmSweepResult.read(copy);
@@ -68,7 +62,7 @@ public final class GemmReport implements Callable<Integer> {
             throw new IOException(sweep + ": not a readable GemmSweepResult (" + e.getMessage().lines().findFirst().orElse("") + ")", e);
         }
         String findingsText = findings == null ? "" : Files.readString(findings);
-        List<String> chartErrors = new GemmDocument(result, List.of(SWEEP_FILE), runCommand, findingsText).write(out);
+        List<String> chartErrors = new GemmDocument(result, raw.names(), runCommand, findingsText).write(out);
         System.out.println("gemm-report: wrote " + out.resolve(GemmDocument.MARKDOWN));
         if (!chartErrors.isEmpty()) {
             chartErrors.forEach(e -> System.err.println("gemm-report: chart not written: " + e));

@@ -4,7 +4,6 @@ import dev.irisjvm.bench.results.SweepResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -69,62 +68,29 @@ public abstract class ReportCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         Files.createDirectories(out);
-        List<String> raw = new ArrayList<>();
-        Path sweepCopy = copyInto(sweep, sweepFile());
-        raw.add(sweepFile());
+        RawFiles raw = new RawFiles(out, prefix());
+        Path sweepCopy = raw.copy(sweep, sweepFile());
         SweepResult result;
         try {
             result = SweepResult.read(sweepCopy);
         } catch (IOException e) {
             throw new IOException(sweep + ": not a readable SweepResult (" + e.getMessage().lines().findFirst().orElse("") + ")", e);
         }
-
-        List<JmhResult> jmhResults = new ArrayList<>();
-        List<String> jmhProblems = new ArrayList<>();
-        for (int i = 0; i < jmh.size(); i++) {
-            Path file = jmh.get(i);
-            int rank = JmhResults.rankOf(file);
-            // A rank whose JMH run failed leaves an empty or partial file: the report still stands
-            // on the other files and the sweep, and says what is missing.
-            if (!Files.isRegularFile(file) || Files.size(file) == 0) {
-                jmhProblems.add(file.getFileName() + ": " + (Files.exists(file) ? "empty (that rank's JMH run failed)" : "missing"));
-                continue;
-            }
-            // Without a rank in the name, the position on the command line keeps the copies apart.
-            String name = prefix() + (rank >= 0 ? "-jmh-rank" + rank + ".json" : "-jmh-" + i + ".json");
-            Path copy = copyInto(file, name);
-            raw.add(name);
-            try {
-                jmhResults.addAll(JmhResults.read(copy, rank));
-            } catch (IOException e) {
-                jmhProblems.add(file.getFileName() + ": unreadable (" + e.getMessage().replace('\n', ' ') + ")");
-            }
-        }
-        jmhProblems.forEach(p -> System.err.println(prefix() + "-report: JMH " + p));
+        RawFiles.Jmh jmhRead = raw.jmh(jmh);
+        jmhRead.problems().forEach(p -> System.err.println(prefix() + "-report: JMH " + p));
 
         List<String> commands = new ArrayList<>();
         if (jmhCommand != null && !jmhCommand.isBlank()) {
             commands.add(jmhCommand);
         }
         String findingsText = findings == null ? "" : Files.readString(findings);
-        List<String> chartErrors = document(result, jmhResults, jmhProblems, raw, commands).withFindings(findingsText).write(out);
+        List<String> chartErrors = document(result, jmhRead.results(), jmhRead.problems(), raw.names(), commands)
+                .withFindings(findingsText).write(out);
         System.out.println(prefix() + "-report: wrote " + out.resolve(markdown()));
         if (!chartErrors.isEmpty()) {
             chartErrors.forEach(e -> System.err.println(prefix() + "-report: chart not written: " + e));
             return EXIT_NO_CHARTS;
         }
         return 0;
-    }
-
-    /** Copies {@code source} to {@code out/name} unless it already is that file. */
-    private Path copyInto(Path source, String name) throws IOException {
-        Path target = out.resolve(name);
-        if (!Files.exists(source)) {
-            throw new IOException(source + ": no such file");
-        }
-        if (!Files.exists(target) || !Files.isSameFile(source, target)) {
-            Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-        return target;
     }
 }
