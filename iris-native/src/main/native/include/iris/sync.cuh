@@ -1,9 +1,10 @@
 // sync.cuh: flags between ranks, bounded waits, and the cross-rank barrier.
 //
-// No wait here can spin forever: each gives up at the context's deadline (Ctx::timeout_ns),
-// records what it waited for in the rank's DeviceStatus, and returns false. The host turns that
-// record into an exception that names the rank, the peer and the wait. Once a rank has recorded
-// an error its other waits give up at once, so one lost peer does not cost a deadline per wait.
+// No wait here can spin forever: each gives up at the context's deadline (Ctx::timeout_ns; a
+// wait_until_local at twice it), records what it waited for in the rank's DeviceStatus, and
+// returns false. The host turns that record into an exception that names the rank, the peer and
+// the wait. Once a rank has recorded an error its other waits give up at once, so one lost peer
+// does not cost a deadline per wait.
 // They also give up, within microseconds, once the host sets DeviceStatus::abort: its watchdog
 // saw a peer process end (or fall silent), and nobody should wait out a deadline for a dead rank;
 // the record then says ErrorCode::aborted, and the host names the rank that was lost.
@@ -37,22 +38,46 @@ __device__ __forceinline__ bool compare(uint64_t a, Cmp cmp, uint64_t b) {
     }
 }
 
+/// Whom a wait depends on. A peer wait gives up at the context's deadline or as soon as the host
+/// aborts the rank's waits. A local wait (a flag that this rank's own threads set) stalls only
+/// when its writer is stuck in a peer wait, which records the cause: so it ignores the abort,
+/// gives up without a record once that error is there, and records its own only at twice the
+/// deadline.
+enum class Waiter { peer, local };
+
 /// The bounded waits' periodic check: true when the wait must give up, because this rank already
-/// holds an error, the host aborted its waits (recorded as aborted) or the deadline has passed
-/// (recorded as `code`).
+/// holds an error, the host aborted its waits (recorded as aborted; peer waits only) or the
+/// deadline has passed (recorded as `code`).
+template <Waiter W = Waiter::peer>
 __device__ inline bool give_up(const Ctx& ctx, uint64_t start, int site, int peer, uint64_t seen, uint64_t value,
                                ErrorCode code) {
     const uint64_t waited = arch::now_ns() - start;
     if (has_error(ctx)) return true;
-    if (aborted(ctx)) {
+    if (W == Waiter::peer && aborted(ctx)) {
         record_error(ctx, ErrorCode::aborted, site, peer, seen, value, waited);
         return true;
     }
-    if (waited > ctx.timeout_ns) {
+    if (waited > (W == Waiter::peer ? 1 : 2) * ctx.timeout_ns) {
         record_error(ctx, code, site, peer, seen, value, waited);
         return true;
     }
     return false;
+}
+
+/// The tight loop of wait_until_value and wait_until_local.
+template <Order O, Scope S, Waiter W>
+__device__ inline bool spin_until(const Ctx& ctx, const uint64_t* flag, Cmp cmp, uint64_t value, uint64_t& seen, int site,
+                                  int peer, ErrorCode code) {
+    static_assert(O == Order::acquire || O == Order::relaxed, "wait_until: acquire or relaxed");
+    seen = arch::load<O, S>(flag);
+    if (compare(seen, cmp, value)) return true;
+    const uint64_t start = arch::now_ns();
+    for (uint32_t spin = 1;; ++spin) {
+        seen = arch::load<O, S>(flag);
+        if (compare(seen, cmp, value)) return true;
+        // The timer and the status word (mapped host memory) are checked every 256 spins.
+        if ((spin & 255u) == 0 && give_up<W>(ctx, start, site, peer, seen, value, code)) return false;
+    }
 }
 
 }  // namespace impl
@@ -80,16 +105,7 @@ __device__ __forceinline__ void signal(const Ctx& ctx, uint64_t* flag, uint64_t 
 template <Order O = Order::acquire>
 __device__ inline bool wait_until_value(const Ctx& ctx, const uint64_t* flag, Cmp cmp, uint64_t value, uint64_t& seen,
                                         int site = 0, int peer = -1, ErrorCode code = ErrorCode::wait_timeout) {
-    static_assert(O == Order::acquire || O == Order::relaxed, "wait_until: acquire or relaxed");
-    seen = arch::load<O, Scope::system>(flag);
-    if (impl::compare(seen, cmp, value)) return true;
-    const uint64_t start = arch::now_ns();
-    for (uint32_t spin = 1;; ++spin) {
-        seen = arch::load<O, Scope::system>(flag);
-        if (impl::compare(seen, cmp, value)) return true;
-        // The timer and the status word (mapped host memory) are checked every 256 spins.
-        if ((spin & 255u) == 0 && impl::give_up(ctx, start, site, peer, seen, value, code)) return false;
-    }
+    return impl::spin_until<O, Scope::system, impl::Waiter::peer>(ctx, flag, cmp, value, seen, site, peer, code);
 }
 
 /// wait_until_value for a flag whose value does not matter once it compares true.
@@ -98,6 +114,17 @@ __device__ inline bool wait_until(const Ctx& ctx, const uint64_t* flag, Cmp cmp,
                                   int peer = -1, ErrorCode code = ErrorCode::wait_timeout) {
     uint64_t seen;
     return wait_until_value<O>(ctx, flag, cmp, value, seen, site, peer, code);
+}
+
+/// wait_until (tight, acquire at GPU scope) for a flag that only this rank's own threads set, such
+/// as a hand-off between the warps of one kernel. Such a flag stalls only when its writer is stuck
+/// in a peer wait, whose error names the cause (the peer, the site): this wait returns false once
+/// that error is recorded and records one of its own (naming this rank) only at twice the
+/// deadline, so the message never shows the consequence instead of the cause.
+__device__ inline bool wait_until_local(const Ctx& ctx, const uint64_t* flag, Cmp cmp, uint64_t value, int site = 0) {
+    uint64_t seen;
+    return impl::spin_until<Order::acquire, Scope::gpu, impl::Waiter::local>(ctx, flag, cmp, value, seen, site, ctx.rank,
+                                                                           ErrorCode::wait_timeout);
 }
 
 /// wait_until for a waiter that shares its SM with work that matters more than how fast it wakes

@@ -65,6 +65,7 @@ public final class DeviceApiScenarios {
             "device_signal_wait_pingpong",
             "device_barrier_in_kernel",
             "device_wait_until_cmp",
+            "device_wait_local_timeout",
             "device_wait_timeout");
 
     static final long DEVICE_TIMEOUT_MS = 5_000;
@@ -123,6 +124,7 @@ public final class DeviceApiScenarios {
             bodies.put("device_signal_wait_pingpong", s::pingPong);
             bodies.put("device_barrier_in_kernel", s::barrierInKernel);
             bodies.put("device_wait_until_cmp", s::waitUntilCmp);
+            bodies.put("device_wait_local_timeout", s::waitLocalTimeout);
             bodies.put("device_wait_timeout", s::waitTimeout);  // last: it leaves a device error behind on purpose
             failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
         }
@@ -1041,10 +1043,11 @@ public final class DeviceApiScenarios {
     static final String[] CMP_NAMES = {"eq", "ne", "ge", "gt", "le", "lt"};
     static final long SHORT_TIMEOUT_NS = 2_000_000;
     static final int CMP_SITE_BASE = 500;
+    static final String[] WAIT_NAMES = {"wait_until", "wait_until_backoff", "wait_until_local"};
 
     /**
-     * With the flag at a random value F, wait_until and wait_until_backoff (alternating case by
-     * case, see dat_wait_cmp) run cases that hold at once for every Cmp
+     * With the flag at a random value F, wait_until, wait_until_backoff and wait_until_local (in
+     * turn case by case, see dat_wait_cmp) run cases that hold at once for every Cmp
      * (eq F, ne F+-1, ge F and F-1, gt F-1, le F and F+1, lt F+1), then cases that never hold (eq
      * F+1, ne F, ge F+1, gt F, le F-1, lt F) under a 2 ms deadline set in the kernel's copy of the
      * context. Pass: true cases return true, false cases return false, synchronize throws one
@@ -1094,12 +1097,50 @@ public final class DeviceApiScenarios {
             for (int k = 0; k < n; k++) {
                 int expected = k < trueCases.length ? 1 : 0;
                 final int kk = k;
-                f.check(got[k] == expected, () -> (kk % 2 == 0 ? "wait_until(" : "wait_until_backoff(")
+                f.check(got[k] == expected, () -> WAIT_NAMES[kk % 3] + "("
                         + CMP_NAMES[(int) cases[2 * kk]] + ", " + cases[2 * kk + 1]
                         + ") with flag " + fv + " returned " + (got[kk] == POISON_I32 ? "nothing (poison)" : got[kk] == 1 ? "true" : got[kk] == 0 ? "false" : got[kk])
                         + ", expected " + (expected == 1));
             }
             iris.checkDeviceStatus();  // throws if the record was not cleared
+        }
+        f.throwIfAny();
+    }
+
+    static final int LOCAL_SITE = 4343;
+
+    /**
+     * wait_until_local on a flag nobody sets, with nothing else recording an error, under a 2 ms
+     * deadline in the kernel's copy of the context. Pass: it returns false after at least twice the
+     * deadline (by the GPU's timer) and well under the context's own 5 s, and synchronize throws
+     * code 1 naming this rank as the peer and the site; the status is clear afterwards.
+     */
+    private void waitLocalTimeout() {
+        Failures f = new Failures();
+        try (SymTensor flag = heap.zeros(DType.I64, 1); SymTensor result = heap.empty(DType.I32, 1);
+             SymTensor waitedNs = heap.empty(DType.I64, 1)) {
+            poison(result, Kind.I32);
+            poison(waitedNs, Kind.I64);
+            long start = System.nanoTime();
+            launch("dat_wait_local_timeout", LaunchShape.of(1, 32), args().putLong(flag.deviceAddress()).putLong(SHORT_TIMEOUT_NS)
+                    .putInt(LOCAL_SITE).putLong(result.deviceAddress()).putLong(waitedNs.deviceAddress()));
+            ExpectedDeviceError waited = ExpectedDeviceError.synchronize(iris, start);
+            IrisDeviceException caught = waited.error();
+            if (caught == null) {
+                f.fail("synchronize returned normally after a local wait for a flag nobody sets");
+            } else {
+                String m = String.valueOf(caught.getMessage());
+                f.check(caught.code() == 1, () -> "device error code " + caught.code() + ", expected 1 (wait_timeout): " + m);
+                f.check(caught.peer() == rank, () -> "peer " + caught.peer() + ", expected this rank " + rank + ": " + m);
+                f.check(m.contains("wait site " + LOCAL_SITE), () -> "message does not name site " + LOCAL_SITE + ": " + m);
+            }
+            f.check(waited.seconds() < 3.0, () -> "took " + waited.seconds() + " s: the kernel's 2 ms deadline was not used");
+            int got = result.toIntArray()[0];
+            long ns = waitedNs.toLongArray()[0];
+            f.check(got == 0, () -> "wait_until_local returned " + (got == POISON_I32 ? "nothing (poison)" : got) + ", expected false (0)");
+            f.check(ns >= 2 * SHORT_TIMEOUT_NS && ns < 1_000_000_000L, () -> "wait_until_local gave up after " + ns
+                    + " ns, expected at least twice the deadline, " + 2 * SHORT_TIMEOUT_NS + " ns");
+            iris.checkDeviceStatus();  // cleared by the exception
         }
         f.throwIfAny();
     }

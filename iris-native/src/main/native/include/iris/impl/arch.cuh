@@ -19,6 +19,7 @@
 //   wgmma, TMA             IRIS_HAS_WGMMA / IRIS_HAS_TMA = 1   0; such kernels are IRIS_NVIDIA_ONLY
 //                          when compiling for sm_90a
 //   exit_thread (checked)  PTX exit: the thread                s_endpgm: the wavefront
+//   prefetch_l2            cp.async.bulk.prefetch.L2 (sm_90a)  nothing (a hint)
 //
 // NVIDIA-only kernels. A kernel source that needs NVIDIA hardware (wgmma/TMA GEMM and attention
 // mainloops, %globaltimer-based profiling, ...) says so on a line of its own:
@@ -382,6 +383,18 @@ __device__ inline void fence_acquire() {
 /// Orders this thread's prior writes, including writes into peer memory, before later ones
 /// as seen by every GPU and the host (both vendors provide __threadfence_system).
 __device__ inline void fence_system() { __threadfence_system(); }
+
+/// Hint: bring `bytes` of global memory at `p` into L2, one instruction of one thread, no
+/// registers held while the bytes travel (sm_90 cp.async.bulk.prefetch.L2; p and bytes multiples
+/// of 16). Elsewhere, and on AMD, it does nothing.
+__device__ inline void prefetch_l2(const void* p, uint32_t bytes) {
+#if IRIS_HAS_TMA
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 
 /// Ends the calling thread (checked builds, after recording a bad address). NVIDIA: PTX `exit`,
 /// only this thread stops; threads that exited count as arrived at later __syncthreads. AMD:
