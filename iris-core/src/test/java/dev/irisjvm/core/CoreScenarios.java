@@ -298,6 +298,9 @@ public final class CoreScenarios {
     /** Many rounds of write-to-peer, barrier, check: the barrier orders memory across ranks. */
     private void barrierRounds() {
         try (SymTensor slot = iris.heap().full(-1, DType.I64, 64); SymTensor mine = iris.heap().zeros(DType.I64, 64)) {
+            // The fills are local: without this barrier a fast peer's first store could land before
+            // this rank's fill of -1 and be overwritten by it (seen once on 2 x H200, 2026-11-30).
+            iris.barrier();
             for (int round = 0; round < 200; round++) {
                 long[] v = new long[64];
                 Arrays.fill(v, round * 1000L + rank);
