@@ -30,11 +30,16 @@ __device__ void reduce(const iris::Ctx& ctx, const gemm::sm90::TmaDescriptor& a_
                        uint64_t epoch, int m, int n, int k, int ldc, int group_m, uint64_t* trace) {
 #if IRIS_HAS_WGMMA
     using Cfg = gemm::Config<In, B, In, SpareWarps ? gemm::kSpareWarpRegisters : gemm::kTmaProducerRegisters>;
+    static_assert(Cfg::kTileN == gemm::ReduceBuffers<In>::kTileCols, "the hooks index partials by 256-column tiles");
     using Scheduler = gemm::OwnerOrderedScheduler<Cfg::kTileM, Cfg::kTileN>;
     const Scheduler sched(m, n, group_m, ctx.rank, ctx.world, false);
     const gemm::Tracer<Trace> tracer{trace};
+    // The owned tiles' partials are prefetched into L2 this many k-blocks before the mainloop ends.
+    constexpr int kPrefetchLead = 8;
+    const int k_blocks = (k + Cfg::kTileK - 1) / Cfg::kTileK;
+    const int prefetch_k0 = max(0, k_blocks - kPrefetchLead) * Cfg::kTileK;
     const gemm::ReduceBuffers<In> buffers{ctx, static_cast<In*>(c), ldc, static_cast<In*>(ws), flags, epoch, n,
-                                          sched.tiles_n, sched.owners};
+                                          sched.tiles_n, sched.owners, prefetch_k0};
     if constexpr (SpareWarps) {
         const gemm::Handoff handoff{flags + int64_t(ctx.world) * sched.count() * 2, epoch};
         gemm::ReduceSpareWarpHooks<In, AllGatherSum, Scheduler, Trace> hooks{{}, buffers, handoff, sched, m, tracer};

@@ -50,20 +50,30 @@ struct OutputChunk {
     static constexpr int kVectorsPerRow = 128 / 16;
     static constexpr int kElementsPerVector = 16 / sizeof(Out);
 
+    /// 16-byte pieces per thread (for_each_indexed's i).
+    static constexpr int kVectorsPerThread = kRows * kVectorsPerRow / 128;
+
     /// Calls f(row, col, vector) for every 16-byte piece inside C, spread over 128 threads so that
     /// eight consecutive threads cover one 128-byte row. N % 8 == 0 keeps a piece wholly in or out.
     template <class F>
     __device__ void for_each_vector(F&& f) const {
+        for_each_indexed([&](int, int row, int col, const uint4& v) { f(row, col, v); });
+    }
+
+    /// for_each_vector with the piece's index i in [0, kVectorsPerThread) on this thread, a
+    /// constant after unrolling: f(i, row, col, vector).
+    template <class F>
+    __device__ void for_each_indexed(F&& f) const {
         const int t = threadIdx.x % 128;
 #pragma unroll
-        for (int i = 0; i < kRows * kVectorsPerRow / 128; ++i) {
+        for (int i = 0; i < kVectorsPerThread; ++i) {
             const int v = t + i * 128;
             const int r = v / kVectorsPerRow;
             const int c = v % kVectorsPerRow;
             const int row = row0 + r;
             const int col = col0 + c * kElementsPerVector;
             if (row < m && col < n) {
-                f(row, col, *reinterpret_cast<const uint4*>(smem + r * pitch + c * 16));
+                f(i, row, col, *reinterpret_cast<const uint4*>(smem + r * pitch + c * 16));
             }
         }
     }

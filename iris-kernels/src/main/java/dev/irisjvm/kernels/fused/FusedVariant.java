@@ -19,17 +19,13 @@ public enum FusedVariant {
     EPILOGUE,
     SPARE_WARPS;
 
-    /** Reduce-scatter's AUTO takes SPARE_WARPS from this N on (see {@link #choose}). */
-    static final long REDUCE_SCATTER_SPARE_WARPS_MIN_N = 8192;
-
     /**
      * The variant AUTO stands for, from docs/benchmarks/fused.md ({@code bin/bench-fused}: every
-     * variant per shape, same run; three runs on 2 x H200 agree): all-scatter takes EPILOGUE (the
-     * kernel "sequential"; its spare-warp variant was 1.9-5.5x slower at both shapes), all-reduce
-     * and all-gather SPARE_WARPS (7-11% faster than the epilogue variant at both all-reduce
-     * shapes). Reduce-scatter differs by shape: at N = 8192 (K_local = 4096) the spare warps were
-     * 10% faster, at N = 4096 (K_local = 6144) the epilogue variant was 25% faster, so SPARE_WARPS
-     * from N = 8192 on. Keep it one small function of the operation and the shape.
+     * variant per shape, same run; four runs on 2 x H200 agree): all-scatter takes EPILOGUE (the
+     * kernel "sequential"; its spare-warp variant was 1.4-7x slower at both shapes), all-reduce,
+     * reduce-scatter and all-gather SPARE_WARPS (7-11% faster than the epilogue variant at both
+     * all-reduce shapes, 6-22% at both reduce-scatter shapes). Keep it one small function of the
+     * operation and the shape.
      *
      * @param m     the kernel's M
      * @param n     the kernel's N (all-scatter: this rank's columns)
@@ -39,8 +35,7 @@ public enum FusedVariant {
     public static FusedVariant choose(FusedOp op, long m, long n, long k, int world) {
         return switch (op) {
             case ALL_SCATTER -> EPILOGUE;
-            case ALL_REDUCE, ALL_GATHER -> SPARE_WARPS;
-            case REDUCE_SCATTER -> n >= REDUCE_SCATTER_SPARE_WARPS_MIN_N ? SPARE_WARPS : EPILOGUE;
+            case ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER -> SPARE_WARPS;
         };
     }
 

@@ -53,8 +53,8 @@ class FusedOpTest {
         assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, 8192, 4096, 8192, 2));
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, 8192, 8192, 4096, 2));
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, 8192, 8192, 4096, 2));
-        // Measured: at 8192 x 4096 x 12288 (TP 2) the epilogue variant took 664-668 us, the spare warps 876-898.
-        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, 8192, 4096, 6144, 2));
+        // Measured: at 8192 x 4096 x 12288 (TP 2) the epilogue variant took 655-664 us, the spare warps 615-617.
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, 8192, 4096, 6144, 2));
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, 8192, 4096, 8192, 2));
         for (FusedOp op : FusedOp.values()) {
             assertTrue(op.variants().contains(FusedVariant.choose(op, 1024, 1024, 1024, 2)), op.toString());
