@@ -43,6 +43,23 @@ constexpr int kSiteArrived = 9101;  // wait site for the host's timeout message
 // 16-byte loads each thread keeps in flight in the V pass. One at a time left the partial pass at
 // a third of HBM bandwidth (Little's law: too few bytes in flight per SM).
 constexpr int kLoadsInFlight = 4;
+// Each pass of the K and V loops first asks L2 for the rows of the pass kAhead passes later, one
+// bulk prefetch by one thread (no registers held while they travel); the loads alone keep about
+// 8 KiB per CTA in flight. Measured on 2 x H200 (bin/bench-attention --parts decode): the fused
+// kernel was fastest 4 passes ahead (32 KiB per CTA, about 20 MiB over every resident CTA, well
+// inside L2), 3-7% faster at batch 8 than 0 passes; the standalone partial kernel was fastest 0
+// passes ahead (the pass being loaded), 2% faster than 4, and up to a third faster than with no
+// prefetch at all; 8 passes were slower in both.
+constexpr int kFusedAheadPasses = 4;
+constexpr int kPartialAheadPasses = 0;
+
+/// Rows [from, to) of a head's keys or values into L2, one bulk prefetch by one thread.
+template <class In, int D>
+__device__ inline void prefetch_rows(const In* rows, int from, int to) {
+    if (threadIdx.x == 0 && from < to) {
+        iris::arch::prefetch_l2(rows + int64_t(from) * D, uint32_t(to - from) * D * sizeof(In));
+    }
+}
 
 /// Floats of one partial: D numerators, max, sum, two pad floats (16-byte alignment).
 template <int D>
@@ -66,7 +83,7 @@ struct Shape {
 };
 
 /// Partial of this CTA's (chunk, head, sequence), written to `out` ([G][D + 4]) by thread 0..
-template <class In, int D>
+template <class In, int D, int AheadPasses>
 __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, float scale_log2, float* out) {
     // The K pass gives each key to kKeyLanes threads with 32 elements each, so that a score needs
     // log2(kKeyLanes) shuffles: with 8 elements per thread the shuffles, not HBM, bounded the pass.
@@ -85,6 +102,8 @@ __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, f
     const int n = min(s.chunk_len, s.len - j0);
     const In* kh = k + ((int64_t(b) * s.hkv + h) * s.len + j0) * D;
     const In* vh = v + ((int64_t(b) * s.hkv + h) * s.len + j0) * D;
+    constexpr int kAheadK = AheadPasses * kKeysPerPassK;
+    prefetch_rows<In, D>(kh, 0, min(n, kAheadK));  // arrives while q is staged (none at 0 passes ahead)
     for (int i = threadIdx.x; i < G * D; i += kThreads) {
         const int g = i / D, d = i % D;
         q_s[g][d / 32][d % 32] = iris::arch::to_float(q[(int64_t(b) * s.hq + h * G + g) * D + d]);
@@ -96,6 +115,7 @@ __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, f
     // 16-byte loads, in flight at once (two keys at once spill in the fused kernel).
     const int kseg = threadIdx.x % kKeyLanes;
     for (int base = 0; base < n; base += kKeysPerPassK) {
+        prefetch_rows<In, D>(kh, base + kAheadK, min(n, base + kAheadK + kKeysPerPassK));
         const int j = base + threadIdx.x / kKeyLanes;
         uint4 raw[4];
 #pragma unroll
@@ -124,6 +144,10 @@ __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, f
             if (kseg == 0 && j < n) scores[g * kMaxChunk + j] = dot[g] * scale_log2;
         }
     }
+    // The first values arrive while the exponentials are computed.
+    constexpr int kStepV = kLoadsInFlight * kKeysPerPass;
+    constexpr int kAheadV = AheadPasses * kStepV;
+    prefetch_rows<In, D>(vh, 0, min(n, kAheadV));
     __syncthreads();
 
     // Max and exponentials per query head: warp w takes heads w, w + 4.
@@ -150,7 +174,9 @@ __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, f
     const int seg = threadIdx.x % kLanesPerKey;
     float acc[kMaxGroup][8] = {};
     const int key_group = threadIdx.x / kLanesPerKey;
-    for (int j0 = key_group; j0 < n; j0 += kLoadsInFlight * kKeysPerPass) {
+    for (int j0 = key_group; j0 < n; j0 += kStepV) {
+        const int base = j0 - key_group;
+        prefetch_rows<In, D>(vh, base + kAheadV, min(n, base + kAheadV + kStepV));
         uint4 raw[kLoadsInFlight];
 #pragma unroll
         for (int u = 0; u < kLoadsInFlight; ++u) {
@@ -271,7 +297,7 @@ __device__ void fused(const iris::Ctx& ctx, const In* q, const In* k, const In* 
     const int G = s.group();
     const int chunks = s.chunks();
     const int chunk = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
-    partial<In, D>(q, k, v, s, scale_log2, mine);
+    partial<In, D, kFusedAheadPasses>(q, k, v, s, scale_log2, mine);
     __syncthreads();
     const int64_t per_slot = int64_t(s.b) * s.hkv * chunks * G * kEntry<D>;
     const int set = int(epoch & 1);
@@ -315,8 +341,8 @@ using iris::f16;
         const Shape s{b, hq, hkv, len, chunk_len};                                                                   \
         const int G = hq / hkv;                                                                                      \
         float* out = partials + ((int64_t(blockIdx.z) * hkv + blockIdx.y) * s.chunks() + blockIdx.x) * G * kEntry<D>; \
-        partial<In, D>(static_cast<const In*>(q), static_cast<const In*>(k), static_cast<const In*>(v), s,          \
-                       scale_log2, out);                                                                             \
+        partial<In, D, kPartialAheadPasses>(static_cast<const In*>(q), static_cast<const In*>(k),                    \
+                                            static_cast<const In*>(v), s, scale_log2, out);                          \
     }                                                                                                                \
     extern "C" __global__ void __launch_bounds__(kThreads) iris_flash_decode_combine_##name##_d##D(                 \
         const float* partials, void* o, int world, int b, int hq, int hkv, int chunks) {                             \

@@ -404,7 +404,7 @@ public final class AttentionBench implements Callable<Integer> {
         int hq = options.qHeads;
         int hkv = options.kvHeads;
         int d = options.headDim;
-        int chunkLen = FlashDecodeProblem.defaultChunkLen(batch, hkv, len, multiprocessors);
+        int chunkLen = options.decodeChunkLen(batch, len, multiprocessors);
         FlashDecodeProblem p = FlashDecodeProblem.of(TYPE, batch, hq, hkv, d, len, chunkLen);
         List<SymTensor> made = new ArrayList<>();
         try (FlashDecode decode = FlashDecode.create(iris, p)) {
@@ -534,7 +534,7 @@ public final class AttentionBench implements Callable<Integer> {
                 for (int total : o.decodeLens()) {
                     long len = total / world;
                     long kv = b * o.kvHeads * len * d * e;
-                    int chunkLen = FlashDecodeProblem.defaultChunkLen(b, o.kvHeads, (int) len, multiprocessors);
+                    int chunkLen = o.decodeChunkLen(b, (int) len, multiprocessors);
                     long slot = FlashDecodeProblem.of(DType.BF16, b, o.qHeads, o.kvHeads, o.headDim, (int) len, chunkLen).slotFloats() * 4;
                     most = Math.max(most, 2 * kv + (2L * world + 1) * slot + 3L * b * o.qHeads * d * e);
                 }

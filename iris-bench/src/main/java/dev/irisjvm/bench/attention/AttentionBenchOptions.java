@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.attention;
 
+import dev.irisjvm.kernels.attention.FlashDecodeProblem;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -40,6 +41,11 @@ public final class AttentionBenchOptions {
 
     @Option(names = "--decode-batches", defaultValue = "1,8", description = "Batches of flash-decode (default: ${DEFAULT-VALUE}).")
     String decodeBatches;
+
+    @Option(names = "--decode-chunk-len", defaultValue = "0",
+            description = "Keys per CTA of flash-decode, a multiple of 64 up to 1024; 0: the library's default, "
+                    + "FlashDecodeProblem.defaultChunkLen (default: ${DEFAULT-VALUE}).")
+    int decodeChunkLen;
 
     @Option(names = "--q-heads", defaultValue = "32", description = "Query heads (default: ${DEFAULT-VALUE}).")
     int qHeads;
@@ -85,6 +91,8 @@ public final class AttentionBenchOptions {
         for (int b : decodeBatches()) {
             require(b >= 1, "--decode-batches: " + b + " must be >= 1");
         }
+        require(decodeChunkLen == 0 || (decodeChunkLen % 64 == 0 && decodeChunkLen <= 1024),
+                "--decode-chunk-len must be 0 or a multiple of 64 up to 1024, got " + decodeChunkLen);
         require(qHeads >= 1 && kvHeads >= 1 && qHeads % kvHeads == 0, "--q-heads " + qHeads + " must be a multiple of --kv-heads " + kvHeads);
         require(headDim == 64 || headDim == 128, "--head-dim must be 64 or 128, got " + headDim);
         require(warmup >= 1, "--warmup must be >= 1, got " + warmup);
@@ -122,6 +130,11 @@ public final class AttentionBenchOptions {
         return ints("--decode-batches", decodeBatches);
     }
 
+    /** Keys per CTA of flash-decode for this point: --decode-chunk-len, else the library's default. */
+    public int decodeChunkLen(int batch, int lenPerRank, int multiprocessors) {
+        return decodeChunkLen > 0 ? decodeChunkLen : FlashDecodeProblem.defaultChunkLen(batch, kvHeads, lenPerRank, multiprocessors);
+    }
+
     static List<Integer> ints(String option, String text) {
         List<Integer> out = new ArrayList<>();
         for (String s : text.split(",")) {
@@ -140,9 +153,9 @@ public final class AttentionBenchOptions {
     /** Every option spelled out, for the command recorded with the results. */
     public List<String> toArgs() {
         List<String> a = new ArrayList<>(List.of("--parts", parts, "--local-seqs", localSeqs, "--ring-seqs", ringSeqs, "--decode-lens",
-                decodeLens, "--decode-batches", decodeBatches, "--q-heads", Integer.toString(qHeads), "--kv-heads",
-                Integer.toString(kvHeads), "--head-dim", Integer.toString(headDim), "--warmup", Integer.toString(warmup), "--reps",
-                Integer.toString(reps), "--decode-reps", Integer.toString(decodeReps)));
+                decodeLens, "--decode-batches", decodeBatches, "--decode-chunk-len", Integer.toString(decodeChunkLen), "--q-heads",
+                Integer.toString(qHeads), "--kv-heads", Integer.toString(kvHeads), "--head-dim", Integer.toString(headDim), "--warmup",
+                Integer.toString(warmup), "--reps", Integer.toString(reps), "--decode-reps", Integer.toString(decodeReps)));
         if (seed != null) {
             a.addAll(List.of("--seed", Long.toString(seed)));
         }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.kernels.attention.FlashDecodeProblem;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -37,6 +38,15 @@ class AttentionBenchOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> parse("--decode-lens", "1001").validate(2));
         assertThrows(IllegalArgumentException.class, () -> parse("--local-seqs", "100").validate(2));
         parse("--decode-lens", "1001").validate(1);
+        assertThrows(IllegalArgumentException.class, () -> parse("--decode-chunk-len", "100").validate(2));
+        assertThrows(IllegalArgumentException.class, () -> parse("--decode-chunk-len", "2048").validate(2));
+    }
+
+    @Test
+    void decodeChunkLenOverridesTheLibraryDefault() {
+        assertEquals(FlashDecodeProblem.defaultChunkLen(1, 8, 65536, 132), parse().decodeChunkLen(1, 65536, 132));
+        assertEquals(832, parse("--decode-chunk-len", "832").decodeChunkLen(1, 65536, 132));
+        assertTrue(AttentionBench.command(parse("--decode-chunk-len", "832"), 2).contains("--decode-chunk-len 832"));
     }
 
     @Test

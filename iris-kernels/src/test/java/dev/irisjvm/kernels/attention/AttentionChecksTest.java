@@ -302,6 +302,9 @@ class AttentionChecksTest {
         assertTrue(16384 / len * 8 >= 2 * 132, "chunks " + 16384 / len);
         assertEquals(1024, FlashDecodeProblem.defaultChunkLen(8, 8, 262144, 132));
         assertEquals(64, FlashDecodeProblem.defaultChunkLen(1, 8, 10, 132));
+        // 1024 keys would make 1024 CTAs, 1.55 waves of 660: the last wave leaves HBM idle. 832 keys
+        // make 1264 CTAs, 1.9 waves.
+        assertEquals(832, FlashDecodeProblem.defaultChunkLen(1, 8, 131072, 132));
     }
 
     // ---- device ------------------------------------------------------------------------------------
