@@ -43,7 +43,7 @@ constexpr int kSiteArrived = 9101;  // wait site for the host's timeout message
 // 16-byte loads each thread keeps in flight in the V pass. One at a time left the partial pass at
 // a third of HBM bandwidth (Little's law: too few bytes in flight per SM).
 constexpr int kLoadsInFlight = 4;
-// Each pass of the K and V loops first asks L2 for the rows of the pass kAhead passes later, one
+// Each pass of the K and V loops first asks L2 for the rows of the pass AheadPasses later, one
 // bulk prefetch by one thread (no registers held while they travel); the loads alone keep about
 // 8 KiB per CTA in flight. Measured on 2 x H200 (bin/bench-attention --parts decode): the fused
 // kernel was fastest 4 passes ahead (32 KiB per CTA, about 20 MiB over every resident CTA, well
@@ -144,7 +144,7 @@ __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, f
             if (kseg == 0 && j < n) scores[g * kMaxChunk + j] = dot[g] * scale_log2;
         }
     }
-    // The first values arrive while the exponentials are computed.
+    // The first values arrive while the exponentials are computed (more than 0 passes ahead).
     constexpr int kStepV = kLoadsInFlight * kKeysPerPass;
     constexpr int kAheadV = AheadPasses * kStepV;
     prefetch_rows<In, D>(vh, 0, min(n, kAheadV));
