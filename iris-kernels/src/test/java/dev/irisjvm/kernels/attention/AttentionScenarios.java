@@ -218,10 +218,7 @@ public final class AttentionScenarios {
             attention.forward(tq, tk, tv, graphOut, lse, true, s);
             try (CudaGraph graph = s.endCapture()) {
                 for (int rep = 0; rep < 3; rep++) {
-                    long seed = seed("graph", rep);
-                    tq.copyFrom(AttentionReference.randomNormal(seed, c.dtype(), (int) tq.numel()));
-                    tk.copyFrom(AttentionReference.randomNormal(seed + 1, c.dtype(), (int) tk.numel()));
-                    tv.copyFrom(AttentionReference.randomNormal(seed + 2, c.dtype(), (int) tv.numel()));
+                    refill(seed("graph", rep), tq, tk, tv);
                     poison(graphOut);
                     poison(eagerOut);
                     graph.launch(s);
@@ -481,10 +478,7 @@ public final class AttentionScenarios {
             ring.forward(tq, tk, tv, graphOut, null, s);
             try (CudaGraph graph = s.endCapture()) {
                 for (int rep = 0; rep < 3; rep++) {
-                    long seed = seed("ring-graph", rep);
-                    tq.copyFrom(AttentionReference.randomNormal(seed, c.dtype(), (int) tq.numel()));
-                    tk.copyFrom(AttentionReference.randomNormal(seed + 1, c.dtype(), (int) tk.numel()));
-                    tv.copyFrom(AttentionReference.randomNormal(seed + 2, c.dtype(), (int) tv.numel()));
+                    refill(seed("ring-graph", rep), tq, tk, tv);
                     poison(graphOut);
                     poison(eagerOut);
                     iris.hostBarrier();
@@ -716,6 +710,13 @@ public final class AttentionScenarios {
         SymTensor x = heap.empty(t, shape);
         x.copyFrom(values);
         return x;
+    }
+
+    /** Fresh normal values in q, k and v, from seed, seed + 1 and seed + 2 (in their dtype). */
+    private static void refill(long seed, SymTensor q, SymTensor k, SymTensor v) {
+        q.copyFrom(AttentionReference.randomNormal(seed, q.dtype(), (int) q.numel()));
+        k.copyFrom(AttentionReference.randomNormal(seed + 1, k.dtype(), (int) k.numel()));
+        v.copyFrom(AttentionReference.randomNormal(seed + 2, v.dtype(), (int) v.numel()));
     }
 
     private void poison(SymTensor t) {

@@ -93,7 +93,7 @@ public final class CollectivesScenarios {
         this.stream = iris.stream();
         this.ccl = ccl;
         this.nccl = nccl;
-        this.ncclRequired = !"off".equalsIgnoreCase(String.valueOf(System.getenv("IRIS_TEST_NCCL")).trim());
+        this.ncclRequired = !NcclComm.switchedOffByEnvironment();
         this.rank = iris.rank();
         this.world = iris.worldSize();
         this.runSeed = runSeed;

@@ -44,6 +44,11 @@ public final class NcclComm implements AutoCloseable {
         this.world = iris.worldSize();
     }
 
+    /** Whether the environment says IRIS_TEST_NCCL=off: the GPU tests then run without their NCCL comparisons. */
+    public static boolean switchedOffByEnvironment() {
+        return "off".equalsIgnoreCase(String.valueOf(System.getenv("IRIS_TEST_NCCL")).trim());
+    }
+
     /** An instance that was never opened (a benchmark run without its NCCL baseline). */
     public static NcclComm disabled(Iris iris, String why) {
         return new NcclComm(iris, null, why, null);

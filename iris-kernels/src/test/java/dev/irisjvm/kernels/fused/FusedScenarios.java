@@ -14,6 +14,7 @@ import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.fused.FusedReference.Expected;
 import dev.irisjvm.kernels.gemm.GemmErrorBound;
 import dev.irisjvm.kernels.gemm.GemmLayout;
@@ -95,7 +96,7 @@ public final class FusedScenarios {
         this.heap = iris.heap();
         this.stream = iris.stream();
         this.baselines = baselines;
-        this.baselinesRequired = !"off".equalsIgnoreCase(String.valueOf(System.getenv("IRIS_TEST_NCCL")).trim());
+        this.baselinesRequired = !NcclComm.switchedOffByEnvironment();
         this.rank = iris.rank();
         this.world = iris.worldSize();
         this.runSeed = runSeed;
@@ -107,7 +108,7 @@ public final class FusedScenarios {
         int failed;
         try (Iris iris = Iris.init(config)) {
             long runSeed = TestSeeds.runSeed(iris);
-            boolean off = "off".equalsIgnoreCase(String.valueOf(System.getenv("IRIS_TEST_NCCL")).trim());
+            boolean off = NcclComm.switchedOffByEnvironment();
             try (Baselines baselines = Baselines.open(iris, iris.stream(), off ? "IRIS_TEST_NCCL=off" : null)) {
                 System.out.println("fused: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed
                         + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs), "
