@@ -271,25 +271,8 @@ public final class AttentionDocument {
 
     // ---- helpers -----------------------------------------------------------------------------------
 
-    @FunctionalInterface
-    private interface ChartWriter {
-        void write() throws Exception;
-    }
-
-    private String chart(String file, String alt, ChartWriter writer) {
-        try {
-            writer.write();
-            return "![" + alt + "](" + file + ")\n\n";
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (Exception | Error e) {
-            // No java.desktop module or no fonts (a jlink'd runtime): the tables stand; the copied raw
-            // JSON redraws the chart elsewhere.
-            String why = file + ": " + e;
-            chartErrors.add(why);
-            return "Chart not written (" + why.replace('\n', ' ') + "); `bin/bench-attention --report-only` redraws it from the raw "
-                    + "JSON.\n\n";
-        }
+    private String chart(String file, String alt, ChartFile.Drawing drawing) {
+        return ChartFile.markdown(file, alt, drawing, chartErrors, "bin/bench-attention --report-only");
     }
 
     private List<LocalPoint> local() {

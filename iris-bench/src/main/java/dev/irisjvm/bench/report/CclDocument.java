@@ -130,19 +130,7 @@ public final class CclDocument extends SweepDocument {
         if (chart.isEmpty()) {
             return "No data for " + file + ".\n\n";
         }
-        try {
-            chart.writePng(outDir.resolve(file));
-            return "![" + alt + "](" + file + ")\n\n";
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (Exception | Error e) {
-            // No java.desktop module or no fonts (a jlink'd runtime): the tables still stand, and the
-            // copied raw JSON redraws the charts elsewhere.
-            String why = file + ": " + e;
-            chartErrors.add(why);
-            return "Chart not written (" + why.replace('\n', ' ') + "); the raw JSON next to this file can redraw it: "
-                    + "`bin/bench-ccl --report-only`.\n\n";
-        }
+        return ChartFile.markdown(file, alt, () -> chart.writePng(outDir.resolve(file)), chartErrors, "bin/bench-ccl --report-only");
     }
 
     // ---- tables per op ---------------------------------------------------------------------------

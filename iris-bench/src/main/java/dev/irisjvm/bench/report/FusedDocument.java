@@ -223,34 +223,29 @@ public final class FusedDocument {
         if (shown.isEmpty()) {
             return "";
         }
-        try {
-            CategoryChart chart = new CategoryChartBuilder().width(1200).height(620)
-                    .title("Speedup over cuBLAS then NCCL (higher is better)").xAxisTitle("operation, global M × N × K")
-                    .yAxisTitle("baseline time ÷ time").build();
-            chart.getStyler().setLegendPosition(LegendPosition.OutsideS);
-            chart.getStyler().setYAxisMin(0.0);
-            chart.getStyler().setXAxisLabelRotation(20);
-            List<String> labels = shown.stream().map(r -> r.op() + " " + r.shape()).toList();
-            // Two series: the variant whose epilogue stores to peers (all-scatter's "sequential", the reductions'
-            // "epilogue") and the spare-warp variant.
-            chart.addSeries("fused: epilogue stores to peers", labels,
-                    shown.stream().map(r -> (Number) zero(r.speedup(epilogueVariant(r)))).toList());
-            chart.addSeries("fused: spare warps", labels, shown.stream().map(r -> (Number) zero(r.speedup(r.fused().get("spare_warps"))))
-                    .toList());
-            chart.addSeries("target", labels, shown.stream().map(r -> (Number) zero(r.target())).toList());
-            chart.addSeries("bound: baseline ÷ max(GEMM alone, NVLink bytes at " + Sizes.number(NVLINK_GBPS) + " GB/s)", labels,
-                    shown.stream().map(r -> (Number) zero(r.baseline().medianUs() / r.floorUs())).toList());
-            BitmapEncoder.saveBitmap(chart, outDir.resolve(SPEEDUP_PNG).toString(), BitmapFormat.PNG);
-            return "## Chart\n\n![speedup of each fused variant over cuBLAS then NCCL, with the target and the floor's bound](" + SPEEDUP_PNG
-                    + ")\n\n";
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (Exception | Error e) {
-            String why = SPEEDUP_PNG + ": " + e;
-            chartErrors.add(why);
-            return "## Chart\n\nChart not written (" + why.replace('\n', ' ') + "); `bin/bench-fused --report-only` redraws it from the "
-                    + "raw JSON on a machine with a full JDK.\n\n";
-        }
+        return "## Chart\n\n" + ChartFile.markdown(SPEEDUP_PNG,
+                "speedup of each fused variant over cuBLAS then NCCL, with the target and the floor's bound",
+                () -> drawSpeedups(shown, outDir), chartErrors, "bin/bench-fused --report-only");
+    }
+
+    private void drawSpeedups(List<Row> shown, Path outDir) throws Exception {
+        CategoryChart chart = new CategoryChartBuilder().width(1200).height(620)
+                .title("Speedup over cuBLAS then NCCL (higher is better)").xAxisTitle("operation, global M × N × K")
+                .yAxisTitle("baseline time ÷ time").build();
+        chart.getStyler().setLegendPosition(LegendPosition.OutsideS);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setXAxisLabelRotation(20);
+        List<String> labels = shown.stream().map(r -> r.op() + " " + r.shape()).toList();
+        // Two series: the variant whose epilogue stores to peers (all-scatter's "sequential", the reductions'
+        // "epilogue") and the spare-warp variant.
+        chart.addSeries("fused: epilogue stores to peers", labels,
+                shown.stream().map(r -> (Number) zero(r.speedup(epilogueVariant(r)))).toList());
+        chart.addSeries("fused: spare warps", labels, shown.stream().map(r -> (Number) zero(r.speedup(r.fused().get("spare_warps"))))
+                .toList());
+        chart.addSeries("target", labels, shown.stream().map(r -> (Number) zero(r.target())).toList());
+        chart.addSeries("bound: baseline ÷ max(GEMM alone, NVLink bytes at " + Sizes.number(NVLINK_GBPS) + " GB/s)", labels,
+                shown.stream().map(r -> (Number) zero(r.baseline().medianUs() / r.floorUs())).toList());
+        BitmapEncoder.saveBitmap(chart, outDir.resolve(SPEEDUP_PNG).toString(), BitmapFormat.PNG);
     }
 
     private String times(List<Row> rows) {

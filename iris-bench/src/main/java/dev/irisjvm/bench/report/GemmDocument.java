@@ -161,23 +161,13 @@ public final class GemmDocument {
         if (rows.isEmpty()) {
             return "";
         }
-        try {
-            List<String> labels = rows.stream().map(r -> label(r.iris()) + " " + r.iris().layout()).toList();
-            List<Double> cublas = rows.stream().anyMatch(r -> r.cublas() != null)
-                    ? rows.stream().map(r -> r.cublas() == null ? 0.0 : r.cublas().tflops()).toList() : null;
-            GemmChart.write("GEMM throughput per shape (datasheet peak " + Sizes.number(DATASHEET_TFLOPS) + " TFLOP/s)", labels,
-                    rows.stream().map(r -> r.iris().tflops()).toList(), cublas, outDir.resolve(TFLOPS_PNG));
-            return "## Chart\n\n![GEMM TFLOP/s per shape, Iris and cuBLAS](" + TFLOPS_PNG + ")\n\n";
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (Exception | Error e) {
-            // No java.desktop module or no fonts (a jlink'd runtime): the tables stand; the copied raw
-            // JSON redraws the chart elsewhere.
-            String why = TFLOPS_PNG + ": " + e;
-            chartErrors.add(why);
-            return "## Chart\n\nChart not written (" + why.replace('\n', ' ') + "); the raw JSON next to this file can redraw it: "
-                    + "`bin/bench-gemm --report-only`.\n\n";
-        }
+        List<String> labels = rows.stream().map(r -> label(r.iris()) + " " + r.iris().layout()).toList();
+        List<Double> cublas = rows.stream().anyMatch(r -> r.cublas() != null)
+                ? rows.stream().map(r -> r.cublas() == null ? 0.0 : r.cublas().tflops()).toList() : null;
+        return "## Chart\n\n" + ChartFile.markdown(TFLOPS_PNG, "GEMM TFLOP/s per shape, Iris and cuBLAS",
+                () -> GemmChart.write("GEMM throughput per shape (datasheet peak " + Sizes.number(DATASHEET_TFLOPS) + " TFLOP/s)",
+                        labels, rows.stream().map(r -> r.iris().tflops()).toList(), cublas, outDir.resolve(TFLOPS_PNG)),
+                chartErrors, "bin/bench-gemm --report-only");
     }
 
     private String times(List<Row> rows) {

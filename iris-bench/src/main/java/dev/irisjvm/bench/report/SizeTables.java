@@ -149,21 +149,7 @@ public final class SizeTables {
         if (chart.isEmpty()) {
             return "No data for this chart.\n\n";
         }
-        try {
-            chart.writePng(outDir.resolve(file));
-            return "![" + alt + "](" + file + ")\n\n";
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (Exception | Error e) {
-            // A Java runtime without java.desktop (NoClassDefFoundError), or a host without fonts
-            // (AWTError, InternalError, NullPointerException inside the font code), cannot draw: the
-            // tables still stand, and the chart can be drawn from the raw JSON elsewhere. AWTError is
-            // not named here: naming it would need java.desktop to load this very method.
-            String why = file + ": " + e;
-            chartErrors.add(why);
-            return "Chart not written (" + why.replace('\n', ' ') + "); the raw JSON next to this file can "
-                    + "redraw it: `bin/bench-rma --report-only`.\n\n";
-        }
+        return ChartFile.markdown(file, alt, () -> chart.writePng(outDir.resolve(file)), chartErrors, "bin/bench-rma --report-only");
     }
 
     private SortedSet<Long> sizesOf(List<Series> series) {
