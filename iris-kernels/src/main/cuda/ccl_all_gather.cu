@@ -4,9 +4,10 @@
 // in holds `bytes` bytes per rank, out world * bytes; out[r * bytes ...] on every rank = rank r's in.
 //
 //   push  once every peer has arrived (its output is free), each block writes its piece of the
-//         input into slot [rank] of every rank's output (its own included), then flags every
-//         peer; a rank ends once every peer's pieces have arrived. 16-byte stores when the slot
-//         offset allows (bytes a multiple of 16), else the widest width it allows.
+//         input into slot [rank] of every rank's output (its own included, all in one pass:
+//         copy_to_all), then flags every peer; a rank ends once every peer's pieces have
+//         arrived. 16-byte stores when the slot offset allows (bytes a multiple of 16), else the
+//         widest width it allows.
 #include "ccl_common.cuh"
 
 
@@ -20,12 +21,7 @@ extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_gather_pu
     const uint64_t e = c.epoch;
     const Range r = split(0, bytes, blockIdx.x, gridDim.x, 16);
     if (wait_all(ctx, arrive_slot(ws, 0), 1, e, kSite + kWaitArrive)) {
-        // Blocks start at different destinations, so the local copy overlaps the remote ones
-        // instead of every block doing it first.
-        for (int k = 0; k < ctx.world; ++k) {
-            const int p = (ctx.rank + k + static_cast<int>(blockIdx.x)) % ctx.world;
-            copy_block(iris::translate(ctx, out + uint64_t(ctx.rank) * bytes + r.begin, p), in + r.begin, r.size());
-        }
+        copy_to_all(ctx, out + uint64_t(ctx.rank) * bytes + r.begin, in + r.begin, 0, r.size());
         signal_all(ctx, data_slot(ws, blockIdx.x, ctx.rank), phase(e, 1));
         wait_all(ctx, data_slot(ws, blockIdx.x, 0), 1, phase(e, 1), kSite + kWaitData);
     }

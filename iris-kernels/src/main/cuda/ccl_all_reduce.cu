@@ -9,7 +9,7 @@
 //   one_shot  push: every rank writes its input into every peer's staging slot (parity epoch&1),
 //             flags it per block; each rank then reduces all W operands from local memory in
 //             rank order. One flag latency; W x n bytes of staging. In-place allowed. Inputs of
-//             whole 32-bit words up to ll_max_bytes(W) travel with the flag inline in every word
+//             whole 32-bit words up to ll_max_bytes(W) travel in packets with the flag inline
 //             instead (ll_reduce, ccl_common.cuh): no fences and no entry or exit handshake.
 //   two_shot  pull reduce-scatter + push all-gather: after every peer has arrived, rank r reads
 //             shard r of every rank's input, reduces it in rank order, and writes the result into

@@ -10,12 +10,12 @@
 //     recv_displ[this rank]; recv_count[q] elements arrive from rank q (elements of elem_bytes).
 //
 //   push  once every peer has arrived, each block writes its piece of every peer's block into
-//         that peer's output, then flags every peer; a rank ends once every peer's pieces have
-//         arrived. all-to-all-v: before arriving, every rank publishes its receive displacements
-//         and counts in its workspace (meta); a sender reads the receiver's entry for itself (one
-//         remote 16-byte load), and a count that disagrees with its own send count is recorded
-//         as device error 3 at site 7908 (observed: the receiver's count, expected: the send
-//         count); the smaller count is moved.
+//         that peer's output (all-to-all: all in one pass, copy_to_all), then flags every peer;
+//         a rank ends once every peer's pieces have arrived. all-to-all-v: before arriving,
+//         every rank publishes its receive displacements and counts in its workspace (meta); a
+//         sender reads the receiver's entry for itself (one remote 16-byte load), and a count
+//         that disagrees with its own send count is recorded as device error 3 at site 7908
+//         (observed: the receiver's count, expected: the send count); the smaller count is moved.
 #include "ccl_common.cuh"
 
 
@@ -29,13 +29,7 @@ extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_to_all_pu
     const uint64_t e = c.epoch;
     const Range r = split(0, bytes, blockIdx.x, gridDim.x, 16);
     if (wait_all(ctx, arrive_slot(ws, 0), 1, e, kSite + kWaitArrive)) {
-        // Blocks start at different destinations, so the local copy overlaps the remote ones
-        // instead of every block doing it first.
-        for (int k = 0; k < ctx.world; ++k) {
-            const int p = (ctx.rank + k + static_cast<int>(blockIdx.x)) % ctx.world;
-            copy_block(iris::translate(ctx, out + uint64_t(ctx.rank) * bytes + r.begin, p),
-                       in + uint64_t(p) * bytes + r.begin, r.size());
-        }
+        copy_to_all(ctx, out + uint64_t(ctx.rank) * bytes + r.begin, in + r.begin, bytes, r.size());
         signal_all(ctx, data_slot(ws, blockIdx.x, ctx.rank), phase(e, 1));
         wait_all(ctx, data_slot(ws, blockIdx.x, 0), 1, phase(e, 1), kSite + kWaitData);
     }

@@ -13,7 +13,7 @@
 //        data[block][src]    per-block data flags, set by rank src's block `block`
 //        ack[block][src]     per-block acknowledgements (ring)
 //        staging[2]          two parities of push buffers (one-shot all-reduce, push reduce-scatter)
-//        ll[2][src]          two parities of inline-flag words from rank src (small reductions)
+//        ll[2][src]          two parities of inline-flag packets from rank src (small reductions)
 //   * Epochs. Every block reads epoch + 1 from the local counter when the kernel starts and, once
 //     all its threads have it, counts itself in `finished`; the block whose count completes the
 //     grid stores the epoch back before it ends (no block reads it again in this call, and the
@@ -70,9 +70,10 @@ inline constexpr size_t kAck = kData + size_t(kMaxBlocks) * iris::kMaxRanks * 8;
 /// Bytes before the staging buffers; the staging parities follow, each staging_bytes long.
 inline constexpr size_t kHeaderBytes = 65536;
 // After the two staging buffers: the inline-flag (LL) area of small reductions (one-shot
-// all-reduce, reduce-scatter): 2 parities x world slots, one per sending rank, of 8-byte words that
-// carry 4 payload bytes each. A world of W ranks thus takes up to ll_max_bytes(W) = kLlAreaBytes /
-// (4 W) payload bytes per call: 256 KiB on 2 ranks, 64 KiB on 8 (Java: Collectives.llMaxBytes).
+// all-reduce, reduce-scatter): 2 parities x world slots, one per sending rank, of packets (LlPacket)
+// that carry their call's tag. A world of W ranks takes up to ll_max_bytes(W) = kLlAreaBytes / (4 W)
+// payload bytes per call: 256 KiB on 2 ranks, 64 KiB on 8 (Java: Collectives.llMaxBytes); a slot
+// holds that much even in 8-byte packets of 4 payload bytes (AMD).
 inline constexpr uint64_t kLlAreaBytes = 2097152;
 static_assert(kAck + size_t(kMaxBlocks) * iris::kMaxRanks * 8 <= kHeaderBytes, "workspace header overflows");
 static_assert(kMeta + 16 * iris::kMaxRanks <= kData, "meta overflows");
@@ -308,6 +309,56 @@ __device__ inline void copy_block(void* dst, const void* src, uint64_t bytes) {
     copy_units(d + done, s + done, bytes - done);
 }
 
+/// copy_to_all's loop for one unit width: count units to every rank p, from src + p * stride.
+template <class U>
+__device__ inline void copy_units_to_all(const iris::Ctx& ctx, U* dst, const U* src, uint64_t stride, uint64_t count) {
+    const uint64_t lanes = blockDim.x;
+    uint64_t i = threadIdx.x;
+    for (; i + 3 * lanes < count; i += 4 * lanes) {
+        for (int k = 1; k <= ctx.world; ++k) {  // the peers first, this rank last
+            const int p = (ctx.rank + k) % ctx.world;
+            const U* s = src + p * stride;
+            U* d = iris::translate(ctx, dst, p);
+            const U a = load_cg(s + i), b = load_cg(s + i + lanes), c = load_cg(s + i + 2 * lanes),
+                    e = load_cg(s + i + 3 * lanes);
+            d[i] = a;
+            d[i + lanes] = b;
+            d[i + 2 * lanes] = c;
+            d[i + 3 * lanes] = e;
+        }
+    }
+    for (; i < count; i += lanes)
+        for (int p = 0; p < ctx.world; ++p) iris::translate(ctx, dst, p)[i] = load_cg(src + p * stride + i);
+}
+
+/// Block-cooperative copy of `bytes` bytes into every rank's copy of the symmetric `dst`: rank p
+/// gets src + p * src_stride (all-gather: stride 0, one source for all). One pass over the range
+/// stores each piece to every rank, so the local copy rides along with the remote ones, whose
+/// stores set the pace; copied rank by rank, the blocks that took the local copy last left the
+/// link idle while they did it (all-gather and all-to-all of 1 GiB: 1664 µs against a floor of
+/// 1440). Widest unit both addresses and the stride allow, as copy_block.
+__device__ inline void copy_to_all(const iris::Ctx& ctx, void* dst, const void* src, uint64_t src_stride, uint64_t bytes) {
+    auto* d = static_cast<uint8_t*>(dst);
+    const auto* s = static_cast<const uint8_t*>(src);
+    const uintptr_t mix = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s) | src_stride;
+    uint64_t done = 0;
+    if ((mix & 15) == 0) {
+        done = bytes & ~uint64_t(15);
+        copy_units_to_all(ctx, reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), src_stride >> 4, bytes >> 4);
+    } else if ((mix & 7) == 0) {
+        done = bytes & ~uint64_t(7);
+        copy_units_to_all(ctx, reinterpret_cast<uint2*>(d), reinterpret_cast<const uint2*>(s), src_stride >> 3, bytes >> 3);
+    } else if ((mix & 3) == 0) {
+        done = bytes & ~uint64_t(3);
+        copy_units_to_all(ctx, reinterpret_cast<unsigned*>(d), reinterpret_cast<const unsigned*>(s), src_stride >> 2, bytes >> 2);
+    } else if ((mix & 1) == 0) {
+        done = bytes & ~uint64_t(1);
+        copy_units_to_all(ctx, reinterpret_cast<unsigned short*>(d), reinterpret_cast<const unsigned short*>(s), src_stride >> 1,
+                          bytes >> 1);
+    }
+    copy_units_to_all(ctx, d + done, s + done, src_stride, bytes - done);
+}
+
 // ---- element types: 16 bytes of lanes <-> floats ------------------------------------------------
 // Kernels handle elements as raw bits (Bits) and convert to float only to reduce. bf16 -> float is
 // exact; float -> bf16 / f16 rounds to nearest even (what NCCL does after reducing in float).
@@ -478,80 +529,154 @@ __device__ inline void reduce_range(const iris::Ctx& ctx, const Sources<T>& src,
 
 // ---- inline-flag (LL) exchange ------------------------------------------------------------------
 
-/// x[p] = in[p * peer_stride + w] for the first kSent ranks.
-template <int kSent>
-__device__ __forceinline__ void ll_load(const iris::Ctx& ctx, uint32_t (&x)[kSent], const uint32_t* in, uint64_t peer_stride,
-                                        uint64_t w) {
-#pragma unroll
-    for (int p = 0; p < kSent; ++p)
-        if (p < ctx.world) x[p] = in[p * peer_stride + w];
+/// The unit of the inline-flag exchange: kLlWords payload words and the low 32 bits of the call's
+/// epoch as a tag, written and read as one single-copy-atomic access, so a packet whose tag is
+/// this call's carries this call's payload, with no fence or flag of its own. NVIDIA: 16 bytes,
+/// 12 of them payload (the exchange moves 4/3 of the payload). AMD promises atomicity up to 8
+/// bytes only: 4 of payload (twice the payload).
+/// The tag is compared for equality: a slot of parity e & 1 holds call e's packet or call e - 2's
+/// (the invariants above), so the tag tells them apart however long the epoch has run, and the
+/// zeroed area matches no call (epochs start at 1).
+#if IRIS_PLATFORM_NVIDIA
+inline constexpr int kLlWords = 3;
+#else
+inline constexpr int kLlWords = 1;
+#endif
+
+struct alignas(4 * (kLlWords + 1)) LlPacket {
+    uint32_t word[kLlWords];
+    uint32_t tag;
+};
+
+__device__ __forceinline__ void ll_send(LlPacket* to, const LlPacket& p) {
+#if IRIS_PLATFORM_NVIDIA
+    iris::arch::store_relaxed_b128(to, uint64_t(p.word[1]) << 32 | p.word[0], uint64_t(p.tag) << 32 | p.word[2]);
+#else
+    iris::arch::store<iris::Order::relaxed, iris::Scope::system>(reinterpret_cast<uint64_t*>(to),
+                                                                 uint64_t(p.tag) << 32 | p.word[0]);
+#endif
 }
 
-/// The exchange of small reductions with the flag inline: every 4 payload bytes travel to a peer
-/// in one 8-byte word whose upper half is the call's epoch, so a word announces itself (an aligned
-/// 8-byte store arrives whole) and no fence, flag, entry or exit handshake is needed: one NVLink
-/// trip per call. This rank sends peer p the words in[p * peer_stride + w], w in [0, words)
-/// (all-reduce: stride 0, every peer gets the input; reduce-scatter: stride = words, peer p gets
-/// shard p), and writes out[w] = the reduction in rank order of every rank's word w for it (its
-/// own: in[rank * peer_stride + w]), accumulated in float and rounded once, as reduce_range does.
-/// A thread per word is fastest (the waits overlap); any grid is correct. Whole words only:
-/// 4 * words <= ll_max_bytes(world).
+__device__ __forceinline__ LlPacket ll_peek(const LlPacket* at) {
+    LlPacket p;
+#if IRIS_PLATFORM_NVIDIA
+    uint64_t lo, hi;
+    iris::arch::load_relaxed_b128(at, lo, hi);
+    p.word[0] = static_cast<uint32_t>(lo);
+    p.word[1] = static_cast<uint32_t>(lo >> 32);
+    p.word[2] = static_cast<uint32_t>(hi);
+    p.tag = static_cast<uint32_t>(hi >> 32);
+#else
+    const uint64_t v = iris::arch::load<iris::Order::relaxed, iris::Scope::system>(reinterpret_cast<const uint64_t*>(at));
+    p.word[0] = static_cast<uint32_t>(v);
+    p.tag = static_cast<uint32_t>(v >> 32);
+#endif
+    return p;
+}
+
+/// Packet `pk`'s payload words of `src` (`words` long), zero past its end.
+__device__ __forceinline__ void ll_words(uint32_t (&w)[kLlWords], const uint32_t* src, uint64_t words, uint64_t pk) {
+#pragma unroll
+    for (int j = 0; j < kLlWords; ++j) {
+        const uint64_t i = pk * kLlWords + j;
+        w[j] = i < words ? src[i] : 0u;
+    }
+}
+
+/// x[p] = packet pk's words of in + p * peer_stride for the first kSent ranks.
+template <int kSent>
+__device__ __forceinline__ void ll_load(const iris::Ctx& ctx, uint32_t (&x)[kSent][kLlWords], const uint32_t* in,
+                                        uint64_t peer_stride, uint64_t words, uint64_t pk) {
+#pragma unroll
+    for (int p = 0; p < kSent; ++p)
+        if (p < ctx.world) ll_words(x[p], in + p * peer_stride, words, pk);
+}
+
+/// The exchange of small reductions with the flag inline: the payload travels to a peer in
+/// packets (LlPacket) that announce themselves, so no fence, flag, entry or exit handshake is
+/// needed: one NVLink trip per call. This rank sends peer p the words in[p * peer_stride + w],
+/// w in [0, words) (all-reduce: stride 0, every peer gets the input; reduce-scatter: stride =
+/// words, peer p gets shard p), and writes out[w] = the reduction in rank order of every rank's
+/// word w for it (its own: in[rank * peer_stride + w]), accumulated in float and rounded once, as
+/// reduce_range does. A thread per packet is fastest (the waits overlap); any grid is correct.
+/// Whole words only: 4 * words <= ll_max_bytes(world).
 template <class T, class Op, bool kScatter>
 __device__ void ll_reduce(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_bytes, const uint32_t* in,
                           uint32_t* out, uint64_t words, int site) {
     using Bits = typename T::Bits;
     constexpr int kPer = 4 / sizeof(Bits);                    // elements per 32-bit word
-    constexpr int kSent = kScatter ? iris::kMaxRanks : 1;     // distinct words sent per w
+    constexpr int kSent = kScatter ? iris::kMaxRanks : 1;     // distinct packets sent per pk
     const uint64_t peer_stride = kScatter ? words : 0;
+    const uint64_t packets = (words + kLlWords - 1) / kLlWords;
     const uint64_t first = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x;
     const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
-    uint32_t x[kSent];  // x[p]: the word for rank p (all-reduce: x[0] for every rank)
+    uint32_t x[kSent][kLlWords];  // x[p]: the payload for rank p (all-reduce: x[0] for every rank)
     after_previous_kernel();
-    if (first < words) ll_load<kSent>(ctx, x, in, peer_stride, first);  // in flight while thread 0 reads the epoch
+    if (first < packets) ll_load<kSent>(ctx, x, in, peer_stride, words, first);  // in flight while thread 0 reads the epoch
     const Call c = enter(ws);
-    const uint64_t tag = c.epoch << 32;
-    const uint64_t slot_words = layout::kLlAreaBytes / 16 / ctx.world;  // of a sending rank, per parity
-    auto* area = reinterpret_cast<uint64_t*>(ws + layout::kHeaderBytes + 2 * staging_bytes) +
-                 (c.epoch & 1) * ctx.world * slot_words;  // (rank, word) of this parity
-    for (uint64_t w = first; w < words; w += stride) {
-        if (w != first) ll_load<kSent>(ctx, x, in, peer_stride, w);
+    const auto tag = static_cast<uint32_t>(c.epoch);
+    const uint64_t slot_packets = layout::kLlAreaBytes / (2 * sizeof(LlPacket)) / ctx.world;  // of a sending rank, per parity
+    auto* area = reinterpret_cast<LlPacket*>(ws + layout::kHeaderBytes + 2 * staging_bytes) +
+                 (c.epoch & 1) * ctx.world * slot_packets;  // (rank, packet) of this parity
+    for (uint64_t pk = first; pk < packets; pk += stride) {
+        if (pk != first) ll_load<kSent>(ctx, x, in, peer_stride, words, pk);
 #pragma unroll
         for (int p = 0; p < iris::kMaxRanks; ++p) {
-            if (p < ctx.world && p != ctx.rank)
-                iris::arch::store<iris::Order::relaxed, iris::Scope::system>(
-                    iris::translate(ctx, area + ctx.rank * slot_words + w, p), tag | x[kScatter ? p : 0]);
+            if (p < ctx.world && p != ctx.rank) {
+                LlPacket sent;
+#pragma unroll
+                for (int j = 0; j < kLlWords; ++j) sent.word[j] = x[kScatter ? p : 0][j];
+                sent.tag = tag;
+                ll_send(iris::translate(ctx, area + ctx.rank * slot_packets + pk, p), sent);
+            }
         }
     }
     const float inv_world = 1.0f / static_cast<float>(ctx.world);
-    const bool single = first + stride >= words;  // the usual case: x still holds this thread's only w
+    const bool single = first + stride >= packets;  // the usual case: x still holds this thread's only packet
     bool ok = true;
-    for (uint64_t w = first; ok && w < words; w += stride) {
-        if (!single && !kScatter) ll_load<kSent>(ctx, x, in, peer_stride, w);
-        // Reduce-scatter reads its own word again (from L1): selecting it from x by rank would put
-        // x in local memory.
-        const uint32_t own = kScatter ? in[uint64_t(ctx.rank) * peer_stride + w] : x[0];
-        float acc[kPer];
+    for (uint64_t pk = first; ok && pk < packets; pk += stride) {
+        if (!single && !kScatter) ll_load<kSent>(ctx, x, in, peer_stride, words, pk);
+        // Reduce-scatter reads its own words again (from L1): selecting them from x by rank would
+        // put x in local memory.
+        LlPacket got;
+        float acc[kLlWords][kPer];
 #pragma unroll 1
         for (int q = 0; q < ctx.world && ok; ++q) {
-            uint64_t word = own;
-            if (q != ctx.rank)
-                ok = iris::wait_until_value<iris::Order::relaxed>(ctx, area + q * slot_words + w, iris::Cmp::ge, tag, word,
-                                                                  site, q);
-            const auto bits = static_cast<uint32_t>(word);
+            if (q == ctx.rank) {
+                if constexpr (kScatter) {
+                    ll_words(got.word, in + uint64_t(ctx.rank) * peer_stride, words, pk);
+                } else {
 #pragma unroll
-            for (int l = 0; l < kPer; ++l) {
-                const float f = T::to_float(static_cast<Bits>(kPer == 1 ? bits : bits >> (16 * l)));
-                acc[l] = q == 0 ? f : Op::apply(acc[l], f);
+                    for (int j = 0; j < kLlWords; ++j) got.word[j] = x[0][j];
+                }
+            } else {
+                const LlPacket* at = area + q * slot_packets + pk;
+                const auto look = [&](uint64_t& seen) {
+                    got = ll_peek(at);
+                    seen = got.tag;
+                    return got.tag == tag;
+                };
+                ok = iris::wait_for(ctx, look, tag, site, q);
             }
+#pragma unroll
+            for (int j = 0; j < kLlWords; ++j)
+#pragma unroll
+                for (int l = 0; l < kPer; ++l) {
+                    const float f = T::to_float(static_cast<Bits>(kPer == 1 ? got.word[j] : got.word[j] >> (16 * l)));
+                    acc[j][l] = q == 0 ? f : Op::apply(acc[j][l], f);
+                }
         }
         if (!ok) break;
-        uint32_t packed = 0;
 #pragma unroll
-        for (int l = 0; l < kPer; ++l) {
-            const float f = Op::kAverage ? acc[l] * inv_world : acc[l];
-            packed |= kPer == 1 ? uint32_t(T::from_float(f)) : uint32_t(T::from_float(f)) << (16 * l);
+        for (int j = 0; j < kLlWords; ++j) {
+            uint32_t packed = 0;
+#pragma unroll
+            for (int l = 0; l < kPer; ++l) {
+                const float f = Op::kAverage ? acc[j][l] * inv_world : acc[j][l];
+                packed |= kPer == 1 ? uint32_t(T::from_float(f)) : uint32_t(T::from_float(f)) << (16 * l);
+            }
+            if (pk * kLlWords + j < words) out[pk * kLlWords + j] = packed;
         }
-        out[w] = packed;
     }
     leave(ws, c);
 }

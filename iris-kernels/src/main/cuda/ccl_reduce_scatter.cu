@@ -5,9 +5,9 @@
 // in holds world * m elements, out m; rank r's out = the reduction over ranks of in[r*m, (r+1)*m),
 // in rank order, accumulated in float and rounded once (what a one-shot all-reduce gives there).
 //
-//   ll    shards of whole 32-bit words up to ll_max_bytes(W): shard p travels to rank p with the flag
-//         inline in every word (ll_reduce, ccl_common.cuh): no fence, no handshake, one NVLink
-//         trip. A thread per word.
+//   ll    shards of whole 32-bit words up to ll_max_bytes(W): shard p travels to rank p in packets
+//         with the flag inline (ll_reduce, ccl_common.cuh): no fence, no handshake, one NVLink
+//         trip. A thread per packet.
 //   push  shards up to a staging slot (W x the shard fits staging_bytes): each block writes its
 //         piece of shard p into slot [rank] of rank p's staging (parity epoch&1), flags it, and
 //         reduces its piece of the own shard from the input and the W-1 staged pieces. It writes

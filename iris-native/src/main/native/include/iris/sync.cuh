@@ -64,20 +64,30 @@ __device__ inline bool give_up(const Ctx& ctx, uint64_t start, int site, int pee
     return false;
 }
 
-/// The tight loop of wait_until_value and wait_until_local.
+/// The tight, bounded poll behind wait_for, wait_until_value and wait_until_local: `look(seen)`
+/// reads once, leaves what it read in `seen` and says whether the wait is over; `value` is what
+/// the wait expects (both go into the error record).
+template <Waiter W, class Look>
+__device__ inline bool poll_until(const Ctx& ctx, Look look, uint64_t& seen, uint64_t value, int site, int peer,
+                                  ErrorCode code) {
+    if (look(seen)) return true;
+    const uint64_t start = arch::now_ns();
+    for (uint32_t spin = 1;; ++spin) {
+        if (look(seen)) return true;
+        // The timer and the status word (mapped host memory) are checked every 256 spins.
+        if ((spin & 255u) == 0 && give_up<W>(ctx, start, site, peer, seen, value, code)) return false;
+    }
+}
+
 template <Order O, Scope S, Waiter W>
 __device__ inline bool spin_until(const Ctx& ctx, const uint64_t* flag, Cmp cmp, uint64_t value, uint64_t& seen, int site,
                                   int peer, ErrorCode code) {
     static_assert(O == Order::acquire || O == Order::relaxed, "wait_until: acquire or relaxed");
-    seen = arch::load<O, S>(flag);
-    if (compare(seen, cmp, value)) return true;
-    const uint64_t start = arch::now_ns();
-    for (uint32_t spin = 1;; ++spin) {
-        seen = arch::load<O, S>(flag);
-        if (compare(seen, cmp, value)) return true;
-        // The timer and the status word (mapped host memory) are checked every 256 spins.
-        if ((spin & 255u) == 0 && give_up<W>(ctx, start, site, peer, seen, value, code)) return false;
-    }
+    const auto look = [&](uint64_t& v) {
+        v = arch::load<O, S>(flag);
+        return compare(v, cmp, value);
+    };
+    return poll_until<W>(ctx, look, seen, value, site, peer, code);
 }
 
 }  // namespace impl
@@ -106,6 +116,18 @@ template <Order O = Order::acquire>
 __device__ inline bool wait_until_value(const Ctx& ctx, const uint64_t* flag, Cmp cmp, uint64_t value, uint64_t& seen,
                                         int site = 0, int peer = -1, ErrorCode code = ErrorCode::wait_timeout) {
     return impl::spin_until<O, Scope::system, impl::Waiter::peer>(ctx, flag, cmp, value, seen, site, peer, code);
+}
+
+/// The bounded wait for a condition that is not one 64-bit flag, such as a packet whose tag
+/// arrives with its payload in one access: polls `look(seen)` (a callable `bool(uint64_t&)` that
+/// reads once, leaves what it read in `seen` and returns whether the wait is over) tightly, with
+/// the deadline, abort and error record of wait_until; `value` is what the record says it expected.
+/// The reads are the callable's own, so is their ordering.
+template <class Look>
+__device__ inline bool wait_for(const Ctx& ctx, Look look, uint64_t value, int site = 0, int peer = -1,
+                                ErrorCode code = ErrorCode::wait_timeout) {
+    uint64_t seen;
+    return impl::poll_until<impl::Waiter::peer>(ctx, look, seen, value, site, peer, code);
 }
 
 /// wait_until_value for a flag whose value does not matter once it compares true.

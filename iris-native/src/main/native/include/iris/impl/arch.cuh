@@ -20,6 +20,7 @@
 //                          when compiling for sm_90a
 //   exit_thread (checked)  PTX exit: the thread                s_endpgm: the wavefront
 //   prefetch_l2            cp.async.bulk.prefetch.L2 (sm_90a)  nothing (a hint)
+//   16-byte atomic ld/st   ld/st.relaxed.sys.b128              none (callers use 8-byte words)
 //
 // NVIDIA-only kernels. A kernel source that needs NVIDIA hardware (wgmma/TMA GEMM and attention
 // mainloops, %globaltimer-based profiling, ...) says so on a line of its own:
@@ -358,6 +359,22 @@ __device__ inline T fetch_max(T* p, T v) {
 }
 template <Order O, Scope S, class T> __device__ inline T load(const T* p) { return ref<S, const T>(*p).load(order<O>()); }
 template <Order O, Scope S, class T> __device__ inline void store(T* p, T v) { ref<S, T>(*p).store(v, order<O>()); }
+
+// 16-byte relaxed accesses at system scope, single-copy atomic (PTX ld/st .b128, sm_70+): a
+// reader sees all 16 bytes of one store or none of them. Written out because atomic_ref of a
+// 16-byte type in CUDA 13.0's libcu++ moves the register pair the wrong way around the access.
+// NVIDIA only: AMD promises no such atomicity above 8 bytes.
+__device__ inline void store_relaxed_b128(void* p, uint64_t lo, uint64_t hi) {
+    asm volatile("{\n\t.reg .b128 v;\n\tmov.b128 v, {%1, %2};\n\tst.relaxed.sys.global.b128 [%0], v;\n\t}" ::"l"(p),
+                 "l"(lo), "l"(hi)
+                 : "memory");
+}
+__device__ inline void load_relaxed_b128(const void* p, uint64_t& lo, uint64_t& hi) {
+    asm volatile("{\n\t.reg .b128 v;\n\tld.relaxed.sys.global.b128 v, [%2];\n\tmov.b128 {%0, %1}, v;\n\t}"
+                 : "=l"(lo), "=l"(hi)
+                 : "l"(p)
+                 : "memory");
+}
 
 /// Nanoseconds of the GPU's global timer (ticks are coarse, about 1 µs on recent GPUs).
 /// NVIDIA-only (%globaltimer); the HIP branch above uses s_memrealtime.

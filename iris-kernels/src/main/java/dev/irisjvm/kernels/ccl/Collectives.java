@@ -5,10 +5,12 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.core.gpu.Kernel;
 import dev.irisjvm.core.gpu.KernelArgs;
 import dev.irisjvm.core.gpu.KernelModule;
 import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.CclChecks.Operand;
@@ -79,7 +81,7 @@ public final class Collectives implements AutoCloseable {
     public static final long HEADER_BYTES = 65536;
     /**
      * The inline-flag area after the staging buffers (ccl::layout::kLlAreaBytes): 2 parities x world
-     * slots of 8-byte words, each carrying 4 payload bytes; see {@link #llMaxBytes(int)}.
+     * slots of packets that carry their call's tag with the payload; see {@link #llMaxBytes(int)}.
      */
     public static final long LL_AREA_BYTES = 2L << 20;
     /** sizeof(ccl::Counts) of ccl_all_to_all.cu. */
@@ -489,9 +491,13 @@ public final class Collectives implements AutoCloseable {
         return alg == AllReduceAlgorithm.ONE_SHOT && bytes % 4 == 0 && bytes <= llMaxBytes(world);
     }
 
-    /** A thread per 32-bit word: every word waits for its peers' copies, so parallel waits hide each other. */
+    /**
+     * A thread per packet: every packet waits for its peers' copies, so parallel waits hide each
+     * other. A packet (ccl::LlPacket) carries 12 payload bytes on CUDA, 4 on HIP.
+     */
     private LaunchShape inlineFlagShape(long bytes) {
-        return LaunchShape.of((int) Math.min(maxBlocks, Math.max(1, Partition.ceilDiv(bytes / 4, THREADS))), THREADS);
+        long packets = Partition.ceilDiv(bytes / 4, Gpu.platform() == Platform.CUDA ? 3 : 1);
+        return LaunchShape.of((int) Math.min(maxBlocks, Math.max(1, Partition.ceilDiv(packets, THREADS))), THREADS);
     }
 
     private LaunchShape shape(long workBytes) {

@@ -149,13 +149,17 @@ public final class CollectivesScenarios {
         return new long[] {1, 3, 4096 / t.byteSize(), 1_000_003, (1L << 20) / t.byteSize()};
     }
 
-    /** sizes(t) and both sides of one-shot's switch to inline flags: its largest input, and 16 bytes more. */
+    /**
+     * sizes(t), both sides of one-shot's switch to inline flags (its largest input, and 16 bytes
+     * more), and 1025 words, whose last 12-byte packet is two thirds full (4096 bytes leave one word).
+     */
     private long[] allReduceSizes(DType t) {
         long ll = Collectives.llMaxBytes(world) / 4 * 4 / t.byteSize();
         long[] base = sizes(t);
-        long[] all = Arrays.copyOf(base, base.length + 2);
+        long[] all = Arrays.copyOf(base, base.length + 3);
         all[base.length] = ll;
         all[base.length + 1] = ll + 16 / t.byteSize();
+        all[base.length + 2] = 4100 / t.byteSize();
         return all;
     }
 
