@@ -31,7 +31,7 @@ struct AllScatterHooks : NoHooks {
     }
 };
 
-template <class Out, class Scheduler, bool Trace>
+template <class Out, int TileN, class Scheduler, bool Trace>
 struct AllScatterSpareWarpHooks : NoHooks {
     const iris::Ctx& ctx;
     Out* c;  // symmetric, M x ldc
@@ -58,9 +58,9 @@ struct AllScatterSpareWarpHooks : NoHooks {
                 handoff.await(ctx, t, consumer);
                 const uint64_t start = tracer.now();
                 const int row0 = tile.m * 128 + consumer * 64;
-                const int col0 = tile.n * 256;
+                const int col0 = tile.n * TileN;
                 const int rows = min(64, m - row0);
-                const int cols = min(256, n_local - col0);
+                const int cols = min(TileN, n_local - col0);
                 if (rows <= 0 || cols <= 0) continue;
                 auto* local = reinterpret_cast<uint16_t*>(c + static_cast<int64_t>(row0) * ldc + col_offset + col0);
                 for (int j = 1; j < ctx.world; ++j) {

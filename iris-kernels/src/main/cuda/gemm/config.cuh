@@ -7,8 +7,9 @@
 // a 4-stage ring of shared-memory buffers.
 //
 // A kernel may take 128 x 128 tiles instead (TileN = 128: m64n128k16, 64 accumulators), for problems
-// whose 128 x 256 tiles would leave most SMs idle; the same 192 KiB of stages then hold 6 of them,
-// so both shapes launch with the same shared memory.
+// whose 128 x 256 tiles would leave most SMs idle, or 128 x 192 (96 accumulators), for problems
+// whose last wave of 128 x 256 tiles would be mostly empty. The same 192 KiB hold 6 stages of
+// 128 x 128 and 4 of 128 x 192 (160 KiB), so every shape launches with the same shared memory.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +50,7 @@ struct Config {
 
     static constexpr int kTileM = 128;
     static constexpr int kTileN = TileN;
-    static_assert(kTileN == 256 || kTileN == 128, "one wgmma n256 or n128 per consumer and k-step");
+    static_assert(kTileN == 256 || kTileN == 192 || kTileN == 128, "one wgmma n256, n192 or n128 per consumer and k-step");
     static constexpr int kTileK = 64;  // one 128-byte swizzle row of 16-bit elements
     static constexpr int kWgmmaK = 16;
     static constexpr int kConsumers = 2;
@@ -67,9 +68,9 @@ struct Config {
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
     static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);
     static constexpr uint32_t kStageBytes = kABytes + kBBytes;
-    static constexpr uint32_t kRingBytes = 192 * 1024;
-    static constexpr int kStages = kRingBytes / kStageBytes;  // 4 of 128 x 256, 6 of 128 x 128
-    static_assert(kStages * kStageBytes == kRingBytes, "whole stages");
+    static constexpr int kStages = 192 * 1024 / kStageBytes;  // 4 of 128 x 256 or 128 x 192, 6 of 128 x 128
+    static constexpr uint32_t kRingBytes = kStages * kStageBytes;
+    static_assert(kStageBytes % 1024 == 0, "stages keep the 1024-byte alignment of the 128-byte swizzle");
     static constexpr int kAccumulators = kTileN / 2;  // f32 per consumer thread: 64 x kTileN over 128 threads
 
     // The epilogue stages 64 rows x 128 bytes of output per consumer at a time; rows are padded by
@@ -79,7 +80,7 @@ struct Config {
     static constexpr uint32_t kChunkPitch = 128 + 16;
     static constexpr uint32_t kChunkBytes = kConsumerRows * kChunkPitch;
 
-    static constexpr uint32_t kEpilogueOffset = kStages * kStageBytes;
+    static constexpr uint32_t kEpilogueOffset = kRingBytes;
     static constexpr uint32_t kSmemBytes = kEpilogueOffset + kConsumers * kChunkBytes + 1024;  // + alignment slack
     static_assert(kSmemBytes <= 227 * 1024, "shared memory of one sm_90 CTA");
 };

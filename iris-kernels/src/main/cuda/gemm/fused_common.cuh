@@ -30,6 +30,10 @@ enum FusedSite : int { kSitePartialFlag = 9001, kSiteGatheredRows = 9002, kSiteH
 /// (consumer_registers(2, 72) == consumer_registers(2, 64)).
 inline constexpr int kSpareWarpRegisters = 72;
 static_assert(consumer_registers(2, kSpareWarpRegisters) == 216, "the consumers' budget of the spare-warp kernels");
+/// The same for 128 x 192 tiles: the traced all-scatter's spare warps spilled at 72 there; the
+/// consumers' 96 accumulators fit the 208 left to them.
+inline constexpr int kSpareWarpRegistersMidTiles = 80;
+static_assert(consumer_registers(2, kSpareWarpRegistersMidTiles) == 208, "the consumers' budget with 128 x 192 tiles");
 
 struct RowOwners {
     int tiles_m;

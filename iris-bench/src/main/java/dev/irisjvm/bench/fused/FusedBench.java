@@ -145,7 +145,7 @@ final class FusedBench implements AutoCloseable {
     // ---- the fused kernels ------------------------------------------------------------------------
 
     private void fused(FusedShape s, FusedWorkload buf, FusedVariant v, ByteBuffer reference) {
-        FusedConfig config = FusedConfig.defaults().withGroupM(options.groupM()).withVariant(v);
+        FusedConfig config = FusedConfig.defaults().withGroupM(options.groupM()).withVariant(v).withTileN(options.tileN());
         FusedGemm g;
         try {
             g = buf.create(config);
@@ -262,7 +262,8 @@ final class FusedBench implements AutoCloseable {
     /** A traced instance of that variant: two calls, the second's timeline written by rank 0 (all ranks in one file). */
     private void trace(FusedShape s, FusedWorkload buf, FusedVariant v) {
         String file = "fused-trace-" + s.op().id() + "-" + v.kernelName(s.op()) + ".json";
-        try (FusedGemm g = buf.create(FusedConfig.defaults().withGroupM(options.groupM()).withVariant(v).withTracing(true))) {
+        try (FusedGemm g = buf.create(FusedConfig.defaults().withGroupM(options.groupM()).withVariant(v).withTileN(options.tileN())
+                .withTracing(true))) {
             for (int i = 0; i < 2; i++) {
                 iris.barrier(stream);
                 buf.fused(g);

@@ -56,6 +56,11 @@ public final class FusedOptions {
     @Option(names = "--group-m", defaultValue = "8", description = "FusedConfig.groupM of every fused instance (default: ${DEFAULT-VALUE}).")
     int groupM;
 
+    @Option(names = "--tile-n", defaultValue = "0",
+            description = "FusedConfig.tileN of every fused instance: 0 for the width each shape gets (default), else one the "
+                    + "operations' kernels come in (FusedOp.tileWidths).")
+    int tileN;
+
     @Option(names = "--no-trace", description = "Skip the traced run of each operation.")
     boolean noTrace;
 
@@ -81,6 +86,9 @@ public final class FusedOptions {
         }
         if (groupM < 1) {
             throw new IllegalArgumentException("--group-m must be >= 1, got " + groupM);
+        }
+        if (tileN < 0) {
+            throw new IllegalArgumentException("--tile-n must be >= 0 (0: the width each shape gets), got " + tileN);
         }
         if (heapGib < 1) {
             throw new IllegalArgumentException("--heap-gib must be >= 1, got " + heapGib);
@@ -146,6 +154,10 @@ public final class FusedOptions {
         return groupM;
     }
 
+    public int tileN() {
+        return tileN;
+    }
+
     public boolean trace() {
         return !noTrace;
     }
@@ -178,6 +190,7 @@ public final class FusedOptions {
             a.addAll(List.of("--shapes", shapes));
         }
         a.addAll(List.of("--warmup", Integer.toString(warmup), "--reps", Integer.toString(reps), "--group-m", Integer.toString(groupM),
+                "--tile-n", Integer.toString(tileN),
                 "--heap-gib", Integer.toString(heapGib), "--device-timeout-ms", Long.toString(deviceTimeoutMs)));
         if (noTrace) a.add("--no-trace");
         if (noBaseline) a.add("--no-baseline");

@@ -50,7 +50,14 @@ class FusedShapeTest {
         new CommandLine(q).parseArgs("--quick", "--reps", "25", "--no-trace");
         q.validate();
         assertEquals(4, q.shapes().size());
-        assertTrue(q.toArgs().containsAll(List.of("--quick", "--reps", "25", "--no-trace")));
+        assertTrue(q.toArgs().containsAll(List.of("--quick", "--reps", "25", "--no-trace", "--tile-n", "0")));
+        FusedOptions wide = new FusedOptions();
+        new CommandLine(wide).parseArgs("--tile-n", "256");
+        wide.validate();
+        assertEquals(256, wide.tileN());
+        FusedOptions negative = new FusedOptions();
+        new CommandLine(negative).parseArgs("--tile-n", "-1");
+        assertTrue(assertThrows(IllegalArgumentException.class, negative::validate).getMessage().contains("--tile-n must be >= 0"));
         FusedOptions bad = new FusedOptions();
         new CommandLine(bad).parseArgs("--reps", "5");
         assertTrue(assertThrows(IllegalArgumentException.class, bad::validate).getMessage().contains("--reps 5 is below 20"));

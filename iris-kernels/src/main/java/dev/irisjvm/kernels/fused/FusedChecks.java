@@ -106,6 +106,14 @@ final class FusedChecks {
         }
     }
 
+    /** A configured tile width (FusedConfig.tileN, 0: chosen per shape) the operation's kernels come in. */
+    static void tileN(String who, FusedOp op, int tileN) {
+        if (tileN != 0 && !op.tileWidths().contains(tileN)) {
+            throw fail(who, "config tileN " + tileN + " is not a tile width of the " + op.title() + " kernels; they come in "
+                    + op.tileWidths() + " (or 0: chosen per shape)");
+        }
+    }
+
     /** The kernels are sm_90a code: compute capability 9.0 exactly, and the GEMM's shared memory per block. */
     static void device(String who, FusedOp op, Platform platform, DeviceProperties p) {
         if (platform != Platform.CUDA) {

@@ -5,10 +5,10 @@ import dev.irisjvm.kernels.gemm.Gemm;
 
 /**
  * Tuning of a fused GEMM + communication instance; every rank must pass the same one (creation
- * checks that). The tile shape is the kernels' and the shape's, not a setting: {@link Gemm#TILE_M} x
- * {@link Gemm#TILE_N} output tiles (all-gather on shapes with few tiles: x {@link Gemm#NARROW_TILE_N},
- * see {@link FusedOp#tileN}), K in steps of {@link Gemm#TILE_K}, one block of {@link Gemm#THREADS}
- * threads per SM (a producer warpgroup and two consumer warpgroups).
+ * checks that). Output tiles are {@link Gemm#TILE_M} rows by a width the operation's kernels come
+ * in ({@link FusedOp#tileWidths}), by default the one {@link FusedOp#tileN} picks for the shape; K
+ * advances in steps of {@link Gemm#TILE_K}, one block of {@link Gemm#THREADS} threads per SM (a
+ * producer warpgroup and two consumer warpgroups).
  *
  * <pre>{@code
  * FusedConfig c = FusedConfig.defaults()                 // groupM 8, AUTO, no tracing, one block per SM
@@ -25,8 +25,10 @@ import dev.irisjvm.kernels.gemm.Gemm;
  *                  contain no tracing code at all
  * @param maxBlocks the most blocks (SMs) a call uses, 0 for one per SM; the SM split between this
  *                  operation and other work on the GPU
+ * @param tileN     output columns per tile, one of the operation's {@link FusedOp#tileWidths}
+ *                  (checked when the instance is created), or 0 for {@link FusedOp#tileN}'s choice
  */
-public record FusedConfig(int groupM, FusedVariant variant, boolean tracing, int maxBlocks) {
+public record FusedConfig(int groupM, FusedVariant variant, boolean tracing, int maxBlocks, int tileN) {
     /** The grouped tile order's default width, the GEMM's. */
     public static final int DEFAULT_GROUP_M = Gemm.DEFAULT_GROUP_M;
 
@@ -43,26 +45,34 @@ public record FusedConfig(int groupM, FusedVariant variant, boolean tracing, int
             throw new IllegalArgumentException(NativeCalls.rankLabel() + ": FusedConfig: maxBlocks must be >= 0 (0: one block "
                     + "per SM), got " + maxBlocks);
         }
+        if (tileN < 0) {
+            throw new IllegalArgumentException(NativeCalls.rankLabel() + ": FusedConfig: tileN must be >= 0 (0: chosen per "
+                    + "shape), got " + tileN);
+        }
     }
 
-    /** groupM {@value #DEFAULT_GROUP_M}, AUTO, tracing off, one block per SM. */
+    /** groupM {@value #DEFAULT_GROUP_M}, AUTO, tracing off, one block per SM, tile width per shape. */
     public static FusedConfig defaults() {
-        return new FusedConfig(DEFAULT_GROUP_M, FusedVariant.AUTO, false, 0);
+        return new FusedConfig(DEFAULT_GROUP_M, FusedVariant.AUTO, false, 0, 0);
     }
 
     public FusedConfig withGroupM(int rows) {
-        return new FusedConfig(rows, variant, tracing, maxBlocks);
+        return new FusedConfig(rows, variant, tracing, maxBlocks, tileN);
     }
 
     public FusedConfig withVariant(FusedVariant v) {
-        return new FusedConfig(groupM, v, tracing, maxBlocks);
+        return new FusedConfig(groupM, v, tracing, maxBlocks, tileN);
     }
 
     public FusedConfig withTracing(boolean on) {
-        return new FusedConfig(groupM, variant, on, maxBlocks);
+        return new FusedConfig(groupM, variant, on, maxBlocks, tileN);
     }
 
     public FusedConfig withMaxBlocks(int blocks) {
-        return new FusedConfig(groupM, variant, tracing, blocks);
+        return new FusedConfig(groupM, variant, tracing, blocks, tileN);
+    }
+
+    public FusedConfig withTileN(int columns) {
+        return new FusedConfig(groupM, variant, tracing, maxBlocks, columns);
     }
 }

@@ -167,10 +167,11 @@ public abstract sealed class FusedGemm implements AutoCloseable
             FusedChecks.problem(who, op, m, n, k, world);
             variant = config.variant().resolve(op, m, n, k, world);
             FusedChecks.variant(who, op, variant);
+            FusedChecks.tileN(who, op, config.tileN());
             FusedChecks.device(who, op, Platform.current(), device);
             limit = config.maxBlocks() == 0 ? device.multiprocessorCount()
                     : Math.min(config.maxBlocks(), device.multiprocessorCount());
-            tileN = op.tileN(m, n, limit);
+            tileN = config.tileN() != 0 ? config.tileN() : op.tileN(m, n, limit);
             library = KernelLibrary.forIris(iris);  // checked variants in checked mode
             kernels = load(library, op, variant, tileN, config.tracing());
         } catch (RuntimeException e) {
@@ -204,7 +205,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         FusedWorkspace workspace = null;
         DeviceMemory trace = null;
         try {
-            workspace = FusedWorkspace.allocate(iris.heap(), op, variant, m, n, k, world);
+            workspace = FusedWorkspace.allocate(iris.heap(), op, variant, m, n, k, world, tileN);
             long records = FusedWorkspace.traceRecords(op, m, n, k, world, tileN);
             if (config.tracing()) {
                 trace = DeviceMemory.allocate(records * FusedWorkspace.TRACE_RECORD_BYTES);
@@ -220,10 +221,11 @@ public abstract sealed class FusedGemm implements AutoCloseable
         }
     }
 
-    /** "GemmAllReduce M 4096 N 4096 K 2048 groupM 8 SPARE_WARPS untraced maxBlocks 0": what ranks must agree on. */
+    /** "GemmAllReduce M 4096 N 4096 K 2048 groupM 8 SPARE_WARPS untraced maxBlocks 0 tileN 0": what ranks must agree on. */
     static String describe(FusedOp op, long m, long n, long k, FusedConfig c) {
         return op.className() + " M " + m + " N " + n + " K " + k + (c == null ? " (no config)"
-                : " groupM " + c.groupM() + " " + c.variant() + (c.tracing() ? " traced" : " untraced") + " maxBlocks " + c.maxBlocks());
+                : " groupM " + c.groupM() + " " + c.variant() + (c.tracing() ? " traced" : " untraced") + " maxBlocks "
+                + c.maxBlocks() + " tileN " + c.tileN());
     }
 
     private static Kernel[][] load(KernelLibrary library, FusedOp op, FusedVariant variant, int tileN, boolean traced) {
@@ -254,7 +256,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         return variant;
     }
 
-    /** Columns per output tile: 256, or 128 where {@link FusedOp#tileN} takes narrow tiles for this shape. */
+    /** Columns per output tile: the config's, else {@link FusedOp#tileN}'s choice for this shape. */
     public int tileN() {
         return tileN;
     }

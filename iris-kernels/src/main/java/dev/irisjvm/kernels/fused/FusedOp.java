@@ -80,21 +80,42 @@ public enum FusedOp {
         return this == REDUCE_SCATTER || this == ALL_GATHER;
     }
 
-    /** The tile widths this operation's kernels come in: {@link Gemm#TILE_N}, and for all-gather also {@link Gemm#NARROW_TILE_N}. */
+    /**
+     * The tile widths this operation's kernels come in: {@link Gemm#TILE_N}, for all-gather also
+     * {@link Gemm#NARROW_TILE_N}, for all-scatter also {@link Gemm#MID_TILE_N}.
+     */
     public List<Integer> tileWidths() {
-        return this == ALL_GATHER ? List.of(Gemm.TILE_N, Gemm.NARROW_TILE_N) : List.of(Gemm.TILE_N);
+        return switch (this) {
+            case ALL_GATHER -> List.of(Gemm.TILE_N, Gemm.NARROW_TILE_N);
+            case ALL_SCATTER -> List.of(Gemm.TILE_N, Gemm.MID_TILE_N);
+            default -> List.of(Gemm.TILE_N);
+        };
     }
 
     /**
      * The tile width for an M x N problem (the kernel's N) on a GPU with {@code multiprocessors}
-     * SMs: all-gather takes 128 x 128 tiles when 128 x 256 tiles would not fill half of the SMs (a
+     * SMs. All-gather takes 128 x 128 tiles when 128 x 256 tiles would not fill half of the SMs (a
      * small M with one short wave: twice the tiles keep twice the SMs computing, and the K loop,
-     * which a tile may not split without changing the rounding, is what takes the time there);
-     * everything else 128 x 256.
+     * which a tile may not split without changing the rounding, is what takes the time there).
+     * All-scatter takes the width with the fewest waves times columns, a tile's time being
+     * proportional to its width: at 8192 x 2304 (Iris's default layer at TP = 2) 128 x 256 tiles
+     * make 4.4 waves on 132 SMs, paid as 5, and 128 x 192 tiles 5.8, paid as 6 of three quarters
+     * the length (ties keep 256). Everything else takes 128 x 256.
      */
     public int tileN(long m, long n, int multiprocessors) {
-        boolean few = 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors;
-        return this == ALL_GATHER && few ? Gemm.NARROW_TILE_N : Gemm.TILE_N;
+        return switch (this) {
+            case ALL_GATHER -> 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors ? Gemm.NARROW_TILE_N
+                    : Gemm.TILE_N;
+            case ALL_SCATTER -> waveColumns(m, n, Gemm.MID_TILE_N, multiprocessors)
+                    < waveColumns(m, n, Gemm.TILE_N, multiprocessors) ? Gemm.MID_TILE_N : Gemm.TILE_N;
+            default -> Gemm.TILE_N;
+        };
+    }
+
+    /** Waves of tileN-wide tiles on that many SMs, times tileN: the time they take, in tile columns. */
+    private static long waveColumns(long m, long n, int tileN, int multiprocessors) {
+        long tiles = FusedWorkspace.tiles(m, n, tileN);
+        return (tiles + multiprocessors - 1) / multiprocessors * tileN;
     }
 
     /**

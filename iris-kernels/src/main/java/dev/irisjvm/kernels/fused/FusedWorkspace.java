@@ -114,10 +114,13 @@ public final class FusedWorkspace implements AutoCloseable {
         return tiles(m, n, tileN) * 6 + (op == FusedOp.ALL_GATHER ? gatherPieces(m, k, world) : 0);
     }
 
-    /** Bytes of the symmetric heap an instance of that operation, variant (not AUTO) and shape keeps per rank. */
-    public static long bytes(FusedOp op, FusedVariant variant, long m, long n, long k, int world) {
+    /**
+     * Bytes of the symmetric heap an instance of that operation, variant (not AUTO), shape and tile
+     * width keeps per rank.
+     */
+    public static long bytes(FusedOp op, FusedVariant variant, long m, long n, long k, int world, int tileN) {
         return switch (op) {
-            case ALL_SCATTER -> variant == FusedVariant.SPARE_WARPS ? tiles(m, n) * 2 * 8 : 0;
+            case ALL_SCATTER -> variant == FusedVariant.SPARE_WARPS ? tiles(m, n, tileN) * 2 * 8 : 0;
             case ALL_REDUCE, REDUCE_SCATTER -> reduceElements(variant, m, n, world) * 2 + reduceFlags(variant, m, n, world) * 8;
             case ALL_GATHER -> gatherFlags(m, k, world) * 8;
         };
@@ -125,8 +128,12 @@ public final class FusedWorkspace implements AutoCloseable {
 
     // ---- allocation --------------------------------------------------------------------------------
 
-    /** Collective: allocates (and zeroes the flags of) what {@code op} with {@code variant} needs for that shape. */
-    static FusedWorkspace allocate(SymmetricHeap heap, FusedOp op, FusedVariant variant, long m, long n, long k, int world) {
+    /**
+     * Collective: allocates (and zeroes the flags of) what {@code op} with {@code variant} needs for
+     * that shape and tile width.
+     */
+    static FusedWorkspace allocate(SymmetricHeap heap, FusedOp op, FusedVariant variant, long m, long n, long k, int world,
+                                   int tileN) {
         List<SymTensor> all = new ArrayList<>();
         try {
             return switch (op) {
@@ -134,7 +141,7 @@ public final class FusedWorkspace implements AutoCloseable {
                     if (variant != FusedVariant.SPARE_WARPS) {
                         yield new FusedWorkspace(all, List.of(), null, null);
                     }
-                    SymTensor handoff = track(all, heap.zeros(DType.I64, tiles(m, n) * 2));
+                    SymTensor handoff = track(all, heap.zeros(DType.I64, tiles(m, n, tileN) * 2));
                     yield new FusedWorkspace(all, List.of(handoff), handoff, null);
                 }
                 case ALL_REDUCE, REDUCE_SCATTER -> {

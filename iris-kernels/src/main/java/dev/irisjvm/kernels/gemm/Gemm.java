@@ -88,6 +88,11 @@ public final class Gemm implements AutoCloseable {
      * TileN), for shapes whose 128 x 256 tiles would leave most SMs idle ({@code FusedOp.tileN}).
      */
     public static final int NARROW_TILE_N = 128;
+    /**
+     * Output columns per tile of the fused kernels that also come with 128 x 192 tiles (gemm/config.cuh
+     * TileN), for shapes whose last wave of 128 x 256 tiles would be mostly empty ({@code FusedOp.tileN}).
+     */
+    public static final int MID_TILE_N = 192;
     /** K per pipeline stage (one 128-byte swizzle row of 16-bit elements). */
     public static final int TILE_K = 64;
     /** Threads per block: a producer warpgroup and two consumer warpgroups. */
@@ -295,13 +300,15 @@ public final class Gemm implements AutoCloseable {
     }
 
     /**
-     * B's tensor map for a mainloop with tiles of {@code tileN} columns ({@link #TILE_N} or {@link
-     * #NARROW_TILE_N}): an NK box holds a tile's N rows; KN boxes do not depend on it.
+     * B's tensor map for a mainloop with tiles of {@code tileN} columns ({@link #TILE_N}, {@link
+     * #MID_TILE_N} or {@link #NARROW_TILE_N}): an NK box holds a tile's N rows; KN boxes do not
+     * depend on it.
      */
     public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
                                         long cols, long rowStrideBytes, int tileN) {
-        if (tileN != TILE_N && tileN != NARROW_TILE_N) {
-            throw new IllegalArgumentException("tile width " + tileN + ": the mainloop takes " + TILE_N + " or " + NARROW_TILE_N);
+        if (tileN != TILE_N && tileN != MID_TILE_N && tileN != NARROW_TILE_N) {
+            throw new IllegalArgumentException("tile width " + tileN + ": the mainloop takes " + TILE_N + ", " + MID_TILE_N
+                    + " or " + NARROW_TILE_N);
         }
         boolean nk = layout == GemmLayout.NK;
         return maps.tiled2d(type, address, cols, rows, rowStrideBytes, nk ? B_NK_BOX_INNER : B_KN_BOX_INNER,

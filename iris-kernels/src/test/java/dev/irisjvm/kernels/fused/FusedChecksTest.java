@@ -70,6 +70,16 @@ class FusedChecksTest {
     }
 
     @Test
+    void tileWidths() {
+        FusedChecks.tileN(AR, FusedOp.ALL_REDUCE, 0);
+        FusedChecks.tileN(AR, FusedOp.ALL_SCATTER, 192);
+        FusedChecks.tileN(AR, FusedOp.ALL_GATHER, 128);
+        rejectsWith("rank 1: GemmAllReduce: config tileN 192 is not a tile width of the GEMM + all-reduce kernels; they come "
+                + "in [256] (or 0: chosen per shape)", () -> FusedChecks.tileN(AR, FusedOp.ALL_REDUCE, 192));
+        rejectsWith("tileN 128 is not a tile width", () -> FusedChecks.tileN(AR, FusedOp.ALL_SCATTER, 128));
+    }
+
+    @Test
     void device() {
         DeviceProperties h200 = new DeviceProperties(0, "NVIDIA H200", 9, 0, 132, 32, 1024, 0, 0x1b, 0, 141L << 30, 60L << 20, 232448);
         FusedChecks.device(AR, FusedOp.ALL_REDUCE, Platform.CUDA, h200);

@@ -44,8 +44,16 @@ class FusedOpTest {
         assertEquals(Gemm.NARROW_TILE_N, FusedOp.ALL_GATHER.tileN(1024, 1792, 112));
         assertEquals(Gemm.TILE_N, FusedOp.ALL_GATHER.tileN(1024, 1792, 111));
         assertEquals(Gemm.TILE_N, FusedOp.ALL_GATHER.tileN(8192, 4096, 132));
-        // The other operations' kernels come in 128 x 256 only.
+        // All-scatter at 8192 x 2304 (8192 x 4608 x 36864 on 2 ranks): 576 wide tiles are 5 waves on
+        // 132 SMs (5 x 256 columns), 768 of 192 columns 6 (6 x 192 = 1152): 128 x 192.
+        assertEquals(Gemm.MID_TILE_N, FusedOp.ALL_SCATTER.tileN(8192, 2304, 132));
+        // 8192 x 4096: 1024 wide tiles, 8 waves (2048), against 64 x 22 = 1408 of 192, 11 waves (2112).
+        assertEquals(Gemm.TILE_N, FusedOp.ALL_SCATTER.tileN(8192, 4096, 132));
+        // 4096 x 2048: 256 wide tiles, 2 waves (512), against 32 x 11 = 352, 3 waves (576).
+        assertEquals(Gemm.TILE_N, FusedOp.ALL_SCATTER.tileN(4096, 2048, 132));
+        // The reductions' kernels come in 128 x 256 only.
         assertEquals(Gemm.TILE_N, FusedOp.ALL_REDUCE.tileN(1024, 1792, 132));
+        assertEquals(Gemm.TILE_N, FusedOp.REDUCE_SCATTER.tileN(8192, 2304, 132));
     }
 
     @Test
@@ -71,8 +79,10 @@ class FusedOpTest {
         assertEquals(FusedVariant.AUTO, c.variant());
         assertEquals(false, c.tracing());
         assertEquals(0, c.maxBlocks());
-        assertEquals(new FusedConfig(4, FusedVariant.EPILOGUE, true, 66),
-                c.withGroupM(4).withVariant(FusedVariant.EPILOGUE).withTracing(true).withMaxBlocks(66));
+        assertEquals(0, c.tileN());
+        assertEquals(new FusedConfig(4, FusedVariant.EPILOGUE, true, 66, 192),
+                c.withGroupM(4).withVariant(FusedVariant.EPILOGUE).withTracing(true).withMaxBlocks(66).withTileN(192));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> c.withTileN(-1)).getMessage().contains("tileN must be >= 0"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> c.withGroupM(0)).getMessage().contains("groupM must be >= 1"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> c.withVariant(null)).getMessage().contains("variant must not be null"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> c.withMaxBlocks(-1)).getMessage().contains("maxBlocks must be >= 0"));
@@ -89,7 +99,7 @@ class FusedOpTest {
 
     @Test
     void describeForTheCreationMeeting() {
-        assertEquals("GemmAllReduce M 300 N 264 K 520 groupM 8 AUTO untraced maxBlocks 0",
+        assertEquals("GemmAllReduce M 300 N 264 K 520 groupM 8 AUTO untraced maxBlocks 0 tileN 0",
                 FusedGemm.describe(FusedOp.ALL_REDUCE, 300, 264, 520, FusedConfig.defaults()));
     }
 }

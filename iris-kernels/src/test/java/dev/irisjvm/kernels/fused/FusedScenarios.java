@@ -374,19 +374,25 @@ public final class FusedScenarios {
     // small shapes against the CPU reference
     // =============================================================================================
 
-    /** Every small case of {@code op} with every variant, each on a fresh instance, against the CPU reference. */
+    /**
+     * Every small case of {@code op} with every variant and tile width, each on a fresh instance,
+     * against the CPU reference.
+     */
     private void small(FusedOp op) {
         Failures f = new Failures();
         int index = 0;
         for (Case c : smallCases(op)) {
             for (FusedVariant v : op.variants()) {
-                String tag = op.id() + "_small_" + index++;
-                try (FusedGemm g = create(op, c.m(), c.n(), c.k(), FusedConfig.defaults().withVariant(v));
-                     Problem p = new Problem(op, c.m(), c.n(), c.k(), c.dtype(), c.layout(), c.bias(), c.pad(), tag)) {
-                    iris.hostBarrier();  // every rank poisoned its outputs before any peer stores into them
-                    p.run(g, stream, false);
-                    iris.synchronize();
-                    f.add(p.check(p.describe() + " " + v.kernelName(op) + " (" + g.blocks() + " blocks, " + g.tiles() + " tiles)"));
+                for (int tileN : op.tileWidths()) {
+                    String tag = op.id() + "_small_" + index++;
+                    try (FusedGemm g = create(op, c.m(), c.n(), c.k(), FusedConfig.defaults().withVariant(v).withTileN(tileN));
+                         Problem p = new Problem(op, c.m(), c.n(), c.k(), c.dtype(), c.layout(), c.bias(), c.pad(), tag)) {
+                        iris.hostBarrier();  // every rank poisoned its outputs before any peer stores into them
+                        p.run(g, stream, false);
+                        iris.synchronize();
+                        f.add(p.check(p.describe() + " " + v.kernelName(op) + " 128 x " + tileN + " (" + g.blocks() + " blocks, "
+                                + g.tiles() + " tiles)"));
+                    }
                 }
             }
         }
@@ -609,14 +615,16 @@ public final class FusedScenarios {
             int n = op == FusedOp.ALL_SCATTER || op == FusedOp.ALL_GATHER ? size / world : size;
             int k = op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER ? size / world : size;
             for (FusedVariant v : op.variants()) {
-                boolean bias = op == FusedOp.ALL_REDUCE;
-                String tag = "large_" + op.id() + "_" + v;
-                try (FusedGemm g = create(op, m, n, k, FusedConfig.defaults().withVariant(v));
-                     Problem p = new Problem(op, m, n, k, DType.BF16, GemmLayout.NK, bias, 0, tag)) {
-                    iris.hostBarrier();
-                    p.run(g, stream, false);
-                    iris.synchronize();
-                    largeCheck(f, p, v);
+                for (int tileN : op.tileWidths()) {
+                    boolean bias = op == FusedOp.ALL_REDUCE;
+                    String tag = "large_" + op.id() + "_" + v + "_" + tileN;
+                    try (FusedGemm g = create(op, m, n, k, FusedConfig.defaults().withVariant(v).withTileN(tileN));
+                         Problem p = new Problem(op, m, n, k, DType.BF16, GemmLayout.NK, bias, 0, tag)) {
+                        iris.hostBarrier();
+                        p.run(g, stream, false);
+                        iris.synchronize();
+                        largeCheck(f, p, v, tileN);
+                    }
                 }
             }
         }
@@ -624,8 +632,8 @@ public final class FusedScenarios {
     }
 
     /** The fused output of {@code p} against cuBLAS + NCCL and against sampled exact elements. */
-    private void largeCheck(Failures f, Problem p, FusedVariant v) {
-        String what = p.describe() + " " + v.kernelName(p.op);
+    private void largeCheck(Failures f, Problem p, FusedVariant v, int tileN) {
+        String what = p.describe() + " " + v.kernelName(p.op) + " 128 x " + tileN;
         DType t = p.dtype;
         int m = p.m;
         int n = p.n;

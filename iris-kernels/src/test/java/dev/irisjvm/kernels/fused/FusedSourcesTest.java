@@ -89,9 +89,12 @@ class FusedSourcesTest {
             }
         }
         for (String variant : new String[] {"sequential", "spare_warps"}) {
-            if (name.equals("iris_gemm_all_scatter_" + variant + suffix)) {
-                return source.contains("iris_gemm_all_scatter_##variant##" + suffix + ",")
-                        && source.contains("IRIS_ALL_SCATTER_KERNELS(" + variant + ", ");
+            for (int width : new int[] {Gemm.TILE_N, Gemm.MID_TILE_N}) {
+                String named = variant + (width == Gemm.TILE_N ? "" : "_n" + width);
+                if (name.equals("iris_gemm_all_scatter_" + named + suffix)) {
+                    return source.contains("iris_gemm_all_scatter_##v##" + suffix + ",")
+                            && source.contains("IRIS_ALL_SCATTER_KERNELS(" + named + ", " + width + ", ");
+                }
             }
         }
         return false;
@@ -126,11 +129,12 @@ class FusedSourcesTest {
     void launchConstantsAgree() throws IOException {
         String config = read("gemm/config.cuh");
         assertTrue(config.contains("static constexpr int kTileM = 128;"));
-        // Config's tile widths are Gemm.TILE_N (the default) and Gemm.NARROW_TILE_N, with the same
-        // stage ring, so both launch with Gemm.SHARED_BYTES.
+        // Config's tile widths are Gemm.TILE_N (the default), Gemm.MID_TILE_N and Gemm.NARROW_TILE_N,
+        // their stages in the same 192 KiB, so all launch with Gemm.SHARED_BYTES.
         assertTrue(config.contains("int ProducerRegisters = kTmaProducerRegisters, int TileN = " + Gemm.TILE_N + ">"));
-        assertTrue(config.contains("static_assert(kTileN == " + Gemm.TILE_N + " || kTileN == " + Gemm.NARROW_TILE_N + ","));
-        assertTrue(config.contains("static constexpr uint32_t kRingBytes = 192 * 1024;"));
+        assertTrue(config.contains("static_assert(kTileN == " + Gemm.TILE_N + " || kTileN == " + Gemm.MID_TILE_N
+                + " || kTileN == " + Gemm.NARROW_TILE_N + ","));
+        assertTrue(config.contains("static constexpr int kStages = 192 * 1024 / kStageBytes;"));
         for (String f : new String[] {"gemm_all_scatter.cu", "gemm_reduce.cu", "all_gather_gemm.cu"}) {
             assertTrue(read(f).contains("__launch_bounds__(384, 1)"), f);
         }

@@ -24,15 +24,17 @@ class FusedWorkspaceTest {
         assertEquals(3L * 6 * 2, FusedWorkspace.reduceFlags(FusedVariant.SPARE_WARPS, 300, 264, 2));
         // 8192^2 on 2 ranks with spare warps: 2 x 2 x 4096 x 8192 bf16 = 256 MiB, plus 3 x 2048 x 2 flags.
         assertEquals(4L * 4096 * 8192 * 2 + 3L * 2048 * 2 * 8,
-                FusedWorkspace.bytes(FusedOp.ALL_REDUCE, FusedVariant.SPARE_WARPS, 8192, 8192, 4096, 2));
+                FusedWorkspace.bytes(FusedOp.ALL_REDUCE, FusedVariant.SPARE_WARPS, 8192, 8192, 4096, 2, Gemm.TILE_N));
     }
 
     @Test
     void others() {
-        assertEquals(0, FusedWorkspace.bytes(FusedOp.ALL_SCATTER, FusedVariant.EPILOGUE, 8192, 4096, 8192, 2));
-        assertEquals(2048L * 2 * 8, FusedWorkspace.bytes(FusedOp.ALL_SCATTER, FusedVariant.SPARE_WARPS, 8192, 8192, 8192, 2));
+        assertEquals(0, FusedWorkspace.bytes(FusedOp.ALL_SCATTER, FusedVariant.EPILOGUE, 8192, 4096, 8192, 2, Gemm.TILE_N));
+        assertEquals(2048L * 2 * 8, FusedWorkspace.bytes(FusedOp.ALL_SCATTER, FusedVariant.SPARE_WARPS, 8192, 8192, 8192, 2, Gemm.TILE_N));
+        // 128 x 192 tiles: 64 x 43 of them, a handoff flag per tile and consumer.
+        assertEquals(64L * 43 * 2 * 8, FusedWorkspace.bytes(FusedOp.ALL_SCATTER, FusedVariant.SPARE_WARPS, 8192, 8192, 8192, 2, Gemm.MID_TILE_N));
         // all-gather 8192 x 8192 on 2 ranks: 64 tile rows x 64 pieces of 128 columns, then 2 clear flags.
-        assertEquals((64L * 64 + 2) * 8, FusedWorkspace.bytes(FusedOp.ALL_GATHER, FusedVariant.SPARE_WARPS, 8192, 4096, 8192, 2));
+        assertEquals((64L * 64 + 2) * 8, FusedWorkspace.bytes(FusedOp.ALL_GATHER, FusedVariant.SPARE_WARPS, 8192, 4096, 8192, 2, Gemm.TILE_N));
         assertEquals(4L * 5 + 2, FusedWorkspace.gatherFlags(512, 520, 2));
     }
 
