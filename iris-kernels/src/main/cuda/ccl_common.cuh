@@ -270,19 +270,23 @@ __device__ __forceinline__ U load_cg(const U* p) { return __ldcg(p); }
 #endif
 __device__ __forceinline__ void store16(void* p, const uint4& v) { *reinterpret_cast<uint4*>(p) = v; }
 
+/// dst[i + j * lanes] = src[i + j * lanes] for j in 0..3: four independent loads in flight.
+template <class U>
+__device__ __forceinline__ void copy_four(U* dst, const U* src, uint64_t i, uint64_t lanes) {
+    const U a = load_cg(src + i), b = load_cg(src + i + lanes), c = load_cg(src + i + 2 * lanes),
+            d = load_cg(src + i + 3 * lanes);
+    dst[i] = a;
+    dst[i + lanes] = b;
+    dst[i + 2 * lanes] = c;
+    dst[i + 3 * lanes] = d;
+}
+
 /// Copies `count` units of U with the block's threads, four independent loads in flight each.
 template <class U>
 __device__ inline void copy_units(U* dst, const U* src, uint64_t count) {
     const uint64_t lanes = blockDim.x;
     uint64_t i = threadIdx.x;
-    for (; i + 3 * lanes < count; i += 4 * lanes) {
-        const U a = load_cg(src + i), b = load_cg(src + i + lanes), c = load_cg(src + i + 2 * lanes),
-                d = load_cg(src + i + 3 * lanes);
-        dst[i] = a;
-        dst[i + lanes] = b;
-        dst[i + 2 * lanes] = c;
-        dst[i + 3 * lanes] = d;
-    }
+    for (; i + 3 * lanes < count; i += 4 * lanes) copy_four(dst, src, i, lanes);
     for (; i < count; i += lanes) dst[i] = load_cg(src + i);
 }
 
@@ -317,14 +321,7 @@ __device__ inline void copy_units_to_all(const iris::Ctx& ctx, U* dst, const U* 
     for (; i + 3 * lanes < count; i += 4 * lanes) {
         for (int k = 1; k <= ctx.world; ++k) {  // the peers first, this rank last
             const int p = (ctx.rank + k) % ctx.world;
-            const U* s = src + p * stride;
-            U* d = iris::translate(ctx, dst, p);
-            const U a = load_cg(s + i), b = load_cg(s + i + lanes), c = load_cg(s + i + 2 * lanes),
-                    e = load_cg(s + i + 3 * lanes);
-            d[i] = a;
-            d[i + lanes] = b;
-            d[i + 2 * lanes] = c;
-            d[i + 3 * lanes] = e;
+            copy_four(iris::translate(ctx, dst, p), src + p * stride, i, lanes);
         }
     }
     for (; i < count; i += lanes)
