@@ -43,8 +43,9 @@ struct OutputChunk {
     uint32_t pitch;
     int row0;  // global row of smem row 0
     int col0;  // global column of the chunk's first column
-    int m;     // rows of C
-    int n;     // columns of C
+    int m;      // rows of C
+    int n;      // columns of C
+    int index;  // which chunk of the warpgroup's tile: a constant where run_epilogue unrolls
 
     static constexpr int kRows = 64;
     static constexpr int kVectorsPerRow = 128 / 16;
@@ -160,7 +161,7 @@ __device__ void run_epilogue(const float (&acc)[Cfg::kAccumulators], uint8_t* bu
             }
         }
         sm90::named_barrier_sync(barrier, 128);
-        epi.store_chunk(OutputChunk<Out>{buffer, Cfg::kChunkPitch, row0, tile_col0 + chunk * Cfg::kChunkCols, m, n});
+        epi.store_chunk(OutputChunk<Out>{buffer, Cfg::kChunkPitch, row0, tile_col0 + chunk * Cfg::kChunkCols, m, n, chunk});
     }
     sm90::named_barrier_sync(barrier, 128);
     epi.tile_done(tile, consumer);

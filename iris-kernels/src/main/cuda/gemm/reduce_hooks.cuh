@@ -78,30 +78,49 @@ struct ReduceBuffers {
         }
     }
 
+    /// The first peer's pieces of the owned chunk that for_each_sum handles next.
+    mutable uint4 next_[OutputChunk<Out>::kVectorsPerThread];
+
+    /// next_ = the first peer's pieces of chunk c of the tile that `chunk` belongs to: the pieces
+    /// this thread gets in for_each_indexed, c - chunk.index chunks further right.
+    __device__ void load_next(const OutputChunk<Out>& chunk, int c) const {
+        using Chunk = OutputChunk<Out>;
+        const int first = (ctx.rank + 1) % ctx.world;
+        const int t = threadIdx.x % 128;
+        const int col0 = chunk.col0 + (c - chunk.index) * Chunk::kVectorsPerRow * Chunk::kElementsPerVector;
+#pragma unroll
+        for (int i = 0; i < Chunk::kVectorsPerThread; ++i) {
+            const int v = t + i * 128;
+            const int row = chunk.row0 + v / Chunk::kVectorsPerRow;  // ws has whole tiles of rows
+            const int col = col0 + (v % Chunk::kVectorsPerRow) * Chunk::kElementsPerVector;
+            if (col < n) next_[i] = *reinterpret_cast<const uint4*>(at(first, ctx.rank, row, col));
+        }
+    }
+
     /// Owner side: f(row, col, sum) for every piece of `chunk`, sum = own + each peer's partial in
     /// rank order from rank + 1 (on two ranks rounded once, as NCCL's sum). The first peer's pieces
-    /// of the chunk are all loaded before f stores anything: f's stores may alias them as far as
-    /// the compiler knows, so loads interleaved with them would make four dependent trips to
-    /// memory per chunk instead of one.
+    /// of a tile's first chunk are all loaded before f stores anything (f's stores may alias them
+    /// as far as the compiler knows, so loads interleaved with them would make four dependent
+    /// trips to memory per chunk instead of one), and those of each next chunk right after this
+    /// chunk's sums, so that their trip overlaps the next chunk's staging. Two chunks ahead would
+    /// not fit the spare-warp kernels' registers (ptxas spilled).
     template <class F>
     __device__ void for_each_sum(const OutputChunk<Out>& chunk, F&& f) const {
         if (ctx.world == 1) {
             chunk.for_each_vector(f);
             return;
         }
-        const int first = (ctx.rank + 1) % ctx.world;
-        uint4 peer[OutputChunk<Out>::kVectorsPerThread];
-        chunk.for_each_indexed([&](int i, int row, int col, const uint4&) {
-            peer[i] = *reinterpret_cast<const uint4*>(at(first, ctx.rank, row, col));
-        });
+        if (chunk.index == 0) load_next(chunk, 0);
         chunk.for_each_indexed([&](int i, int row, int col, const uint4& own) {
-            uint4 s = add_vectors<Out>(own, peer[i]);
+            uint4 s = add_vectors<Out>(own, next_[i]);
             for (int j = 2; j < ctx.world; ++j) {
                 const int src = (ctx.rank + j) % ctx.world;
                 s = add_vectors<Out>(s, *reinterpret_cast<const uint4*>(at(src, ctx.rank, row, col)));
             }
             f(row, col, s);
         });
+        constexpr int kChunks = kTileCols / (OutputChunk<Out>::kVectorsPerRow * OutputChunk<Out>::kElementsPerVector);
+        if (chunk.index + 1 < kChunks) load_next(chunk, chunk.index + 1);
     }
 };
 
