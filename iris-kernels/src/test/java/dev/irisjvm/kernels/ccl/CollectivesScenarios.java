@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -851,27 +852,40 @@ public final class CollectivesScenarios {
     // =============================================================================================
 
     /**
-     * Rank 0 alone broadcasts on an instance of its own; nobody else arrives. Pass: rank 0's
-     * synchronize throws IrisDeviceException after about the 5 s device timeout, naming rank 0, wait
-     * site 7701 (broadcast, waiting for a peer to arrive, as CclSites.describe says) and a peer in
-     * [1, world); afterwards the status is clear and the instance closes on every rank.
+     * Rank 0 alone broadcasts on an instance of its own; nobody else arrives. Then, on another
+     * such instance, rank 0 alone runs a one-shot all-reduce of 4 KiB, whose inline-flag packets
+     * from the peers never come (iris::wait_for). Pass, for each: rank 0's synchronize throws
+     * IrisDeviceException after about the 5 s device timeout, naming rank 0, the wait site (7701:
+     * broadcast, waiting for a peer to arrive; 7102: one-shot all-reduce, waiting for a peer's data,
+     * as CclSites.describe says) and a peer in [1, world); afterwards the status is clear and the
+     * instances close on every rank.
      */
     private void timeoutNamesSite() {
         Failures f = new Failures();
         int site = CclSites.BROADCAST + CclSites.WAIT_ARRIVE;
         f.check(String.valueOf(CclSites.describe(site)).equals("broadcast: waiting for a peer to arrive"),
                 () -> "CclSites.describe(" + site + ") = " + CclSites.describe(site));
+        loneTimeout(f, site, (lone, t) -> lone.broadcast(t, 0, stream));
+        int packets = CclSites.ALL_REDUCE_ONE_SHOT + CclSites.WAIT_DATA;
+        f.check(String.valueOf(CclSites.describe(packets)).equals("one-shot all-reduce: waiting for a peer's data"),
+                () -> "CclSites.describe(" + packets + ") = " + CclSites.describe(packets));
+        loneTimeout(f, packets, (lone, t) -> lone.allReduce(t, t, ReduceOp.SUM, AllReduceAlgorithm.ONE_SHOT, stream));
+        f.throwIfAny();
+    }
+
+    /** One collective call that only rank 0 makes, on a fresh instance, timing out at wait site `site`. */
+    private void loneTimeout(Failures f, int site, BiConsumer<Collectives, SymTensor> call) {
         try (Collectives lone = Collectives.create(iris, Collectives.Options.defaults().withStagingBytes(1 << 20));
-             SymTensor t = heap.zeros(DType.BF16, 4096)) {
+             SymTensor t = heap.zeros(DType.BF16, 2048)) {
             iris.hostBarrier();
             if (rank == 0) {
                 long start = System.nanoTime();
-                lone.broadcast(t, 0, stream);
+                call.accept(lone, t);
                 ExpectedDeviceError waited = ExpectedDeviceError.synchronize(iris, start);
                 IrisDeviceException caught = waited.error();
                 double seconds = waited.seconds();
                 if (caught == null) {
-                    f.fail("synchronize returned normally although no peer joined the broadcast");
+                    f.fail("synchronize returned normally although no peer joined the call (wait site " + site + ")");
                 } else {
                     IrisDeviceException e = caught;
                     String m = String.valueOf(e.getMessage());
@@ -884,7 +898,6 @@ public final class CollectivesScenarios {
             }
             iris.hostBarrier();
         }
-        f.throwIfAny();
     }
 
     // =============================================================================================
