@@ -284,7 +284,7 @@ public final class FusedDocument {
         Map<String, String> pictures = new LinkedHashMap<>();
         for (FusedSweepResult.Trace tr : traces) {
             String png = tr.file().replaceAll("\\.json$", "") + ".png";
-            String stored = TraceTimeline.storedName(tr.file());
+            String stored = ChromeTrace.storedName(tr.file());
             Path json = outDir.resolve(stored);
             boolean drawn = false;
             if (Files.exists(json)) {

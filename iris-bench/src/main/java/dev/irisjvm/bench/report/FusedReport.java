@@ -76,7 +76,7 @@ public final class FusedReport implements Callable<Integer> {
         Path traceDir = traces != null ? traces : sweep.toAbsolutePath().getParent();
         for (FusedSweepResult.Trace t : result.traces() == null ? List.<FusedSweepResult.Trace>of() : result.traces()) {
             Path source = traceDir == null ? Path.of(t.file()) : traceDir.resolve(t.file());
-            String stored = TraceTimeline.storedName(t.file());
+            String stored = ChromeTrace.storedName(t.file());
             if (Files.exists(source)) {
                 gzipInto(source, stored);
                 if (source.toAbsolutePath().getParent().equals(out.toAbsolutePath())) {

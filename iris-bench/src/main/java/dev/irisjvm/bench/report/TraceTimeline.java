@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.report;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -10,7 +8,6 @@ import java.awt.Graphics2D;
 import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,7 +17,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.zip.GZIPInputStream;
 import javax.imageio.ImageIO;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -72,61 +68,9 @@ public final class TraceTimeline implements Callable<Integer> {
         return 0;
     }
 
-    /** One "X" event of the trace. */
-    record Bar(int pid, int tid, double ts, double dur, String name, String cat) {}
-
-    /** The events, the track names and the operation's description of one trace file. */
-    record Trace(List<Bar> bars, Map<Integer, String> processes, Map<Integer, Map<Integer, String>> threads, String description) {
-        double end() {
-            return bars.stream().mapToDouble(b -> b.ts() + b.dur()).max().orElse(0);
-        }
-    }
-
-    /** The name a report keeps a trace under: gzipped (Perfetto opens it as it is), a tenth of the JSON's size. */
-    static String storedName(String traceFile) {
-        return traceFile.endsWith(".gz") ? traceFile : traceFile + ".gz";
-    }
-
-    /** Reads a Chrome trace, plain or gzipped ({@code .gz}). */
-    static Trace read(Path file) throws IOException {
-        JsonNode root;
-        try (InputStream in = file.toString().endsWith(".gz") ? new GZIPInputStream(Files.newInputStream(file))
-                : Files.newInputStream(file)) {
-            root = new ObjectMapper().readTree(in);
-        }
-        List<Bar> bars = new ArrayList<>();
-        Map<Integer, String> processes = new TreeMap<>();
-        Map<Integer, Map<Integer, String>> threads = new TreeMap<>();
-        for (JsonNode e : root.path("traceEvents")) {
-            String ph = e.path("ph").asText();
-            int pid = e.path("pid").asInt();
-            if (ph.equals("M")) {
-                String name = e.path("args").path("name").asText(null);
-                if (name == null) {
-                    continue;
-                }
-                if (e.path("name").asText().equals("process_name")) {
-                    processes.put(pid, name);
-                } else if (e.path("name").asText().equals("thread_name")) {
-                    threads.computeIfAbsent(pid, p -> new TreeMap<>()).put(e.path("tid").asInt(), name);
-                }
-            } else if (ph.equals("X")) {
-                int tid = e.path("tid").asInt();
-                bars.add(new Bar(pid, tid, e.path("ts").asDouble(), e.path("dur").asDouble(), e.path("name").asText(), e.path("cat").asText()));
-                processes.putIfAbsent(pid, "pid " + pid);
-                threads.computeIfAbsent(pid, p -> new TreeMap<>()).putIfAbsent(tid, "tid " + tid);
-            }
-        }
-        JsonNode other = root.path("otherData");
-        String description = other.isMissingNode() ? "" : String.format(Locale.ROOT, "%s (%s), per rank M %s x N %s x K %s, %s ranks",
-                other.path("operation").asText("?"), other.path("variant").asText("?"), other.path("M").asText("?"),
-                other.path("N").asText("?"), other.path("K").asText("?"), other.path("world").asText("?"));
-        return new Trace(bars, processes, threads, description);
-    }
-
     /** Draws {@code traceFile} into {@code png}. */
     public static void draw(Path traceFile, Path png, String title) throws IOException {
-        Trace t = read(traceFile);
+        ChromeTrace t = ChromeTrace.read(traceFile);
         int tracks = t.threads().values().stream().mapToInt(Map::size).sum();
         int row = tracks > 600 ? 1 : tracks > 300 ? 2 : tracks > 120 ? 3 : 6;
         int bands = Math.max(1, t.processes().size());
@@ -179,7 +123,7 @@ public final class TraceTimeline implements Callable<Integer> {
                 }
                 y.put(p.getKey(), rows);
             }
-            for (Bar b : t.bars()) {
+            for (ChromeTrace.Bar b : t.bars()) {
                 Integer top = y.getOrDefault(b.pid(), Map.of()).get(b.tid());
                 if (top == null) {
                     continue;
@@ -202,7 +146,7 @@ public final class TraceTimeline implements Callable<Integer> {
         }
     }
 
-    static Color color(Bar b) {
+    static Color color(ChromeTrace.Bar b) {
         return switch (b.cat()) {
             case "compute" -> COMPUTE;
             case "copy" -> COPY;

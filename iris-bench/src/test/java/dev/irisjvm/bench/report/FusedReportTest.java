@@ -12,10 +12,12 @@ import dev.irisjvm.kernels.fused.FusedVariant;
 import dev.irisjvm.kernels.fused.TileTrace;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -120,8 +122,8 @@ class FusedReportTest {
         assertTrue(md.contains("[json.gz](fused-trace-all_reduce-spare_warps.json.gz)"), md);
         assertTrue(Files.exists(out.resolve("fused-trace-all_reduce-spare_warps.json.gz")), "trace gzipped next to the report");
         // The stored trace reads back as the one written.
-        assertEquals(TraceTimeline.read(dir.resolve("fused-trace-all_reduce-spare_warps.json")).bars(),
-                TraceTimeline.read(out.resolve("fused-trace-all_reduce-spare_warps.json.gz")).bars());
+        assertEquals(ChromeTrace.read(dir.resolve("fused-trace-all_reduce-spare_warps.json")).bars(),
+                ChromeTrace.read(out.resolve("fused-trace-all_reduce-spare_warps.json.gz")).bars());
         assertTrue(Files.exists(out.resolve(FusedReport.SWEEP_FILE)));
         if (code == 0) {
             for (String png : new String[] {FusedDocument.SPEEDUP_PNG, "fused-trace-all_reduce-spare_warps.png"}) {
@@ -134,6 +136,29 @@ class FusedReportTest {
             assertEquals(ReportCommand.EXIT_NO_CHARTS, code, "only a missing java.desktop may keep the pictures out");
         }
         assertFalse(md.contains("NaN |") || md.contains("| NaN") || md.contains("NaN×") || md.contains("NaN%"), md);
+    }
+
+    /**
+     * The GPU host's runtime (bin/gpu-bundle's jlink modules) has no java.desktop: there the report
+     * must still store the traces and write the document, and exit with EXIT_NO_CHARTS. Loading the
+     * drawing class to name a trace file once ended it with NoClassDefFoundError instead.
+     */
+    @Test
+    void writesTheDocumentOnARuntimeWithoutJavaDesktop() throws Exception {
+        writeTrace(dir);
+        Path sweepFile = dir.resolve("in.json");
+        sweep().write(sweepFile);
+        Path out = dir.resolve("out");
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        Process p = new ProcessBuilder(java, "--limit-modules",
+                "java.base,java.logging,java.management,jdk.management,jdk.unsupported,java.xml,java.naming,java.sql,jdk.zipfs",
+                "-cp", System.getProperty("java.class.path"), FusedReport.class.getName(), "--sweep", sweepFile.toString(),
+                "--out", out.toString(), "--run-command", "bin/bench-fused -n 2").redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), output);
+        assertEquals(ReportCommand.EXIT_NO_CHARTS, p.exitValue(), output);
+        assertTrue(Files.readString(out.resolve(FusedDocument.MARKDOWN)).contains("[json.gz](fused-trace-all_reduce-spare_warps.json.gz)"));
+        assertTrue(Files.exists(out.resolve("fused-trace-all_reduce-spare_warps.json.gz")), output);
     }
 
     @Test
@@ -162,7 +187,7 @@ class FusedReportTest {
     @Test
     void timelineReadsTheKernelsTrace() throws IOException {
         writeTrace(dir);
-        TraceTimeline.Trace t = TraceTimeline.read(dir.resolve("fused-trace-all_reduce-spare_warps.json"));
+        ChromeTrace t = ChromeTrace.read(dir.resolve("fused-trace-all_reduce-spare_warps.json"));
         assertEquals(2, t.processes().size());
         assertEquals(2 * (8 + 1), t.bars().size());
         assertEquals(20.0, t.end(), 1e-9);  // 1_000_000 .. 1_020_000 ns per rank, each from its first record
