@@ -526,63 +526,73 @@ __device__ inline void reduce_range(const iris::Ctx& ctx, const Sources<T>& src,
 
 // ---- inline-flag (LL) exchange ------------------------------------------------------------------
 
-/// The unit of the inline-flag exchange: kLlWords payload words and the low 32 bits of the call's
+/// The unit of the inline-flag exchange: kWords payload words and the low 32 bits of the call's
 /// epoch as a tag, written and read as one single-copy-atomic access, so a packet whose tag is
-/// this call's carries this call's payload, with no fence or flag of its own. NVIDIA: 16 bytes,
-/// 12 of them payload (the exchange moves 4/3 of the payload). AMD promises atomicity up to 8
-/// bytes only: 4 of payload (twice the payload).
+/// this call's carries this call's payload, with no fence or flag of its own. 16 bytes (kWords 3:
+/// the exchange moves 4/3 of the payload; NVIDIA only) or 8 (kWords 1: twice the payload; AMD
+/// promises atomicity up to 8 bytes only).
 /// The tag is compared for equality: a slot of parity e & 1 holds call e's packet or call e - 2's
 /// (the invariants above), so the tag tells them apart however long the epoch has run, and the
 /// zeroed area matches no call (epochs start at 1).
-#if IRIS_PLATFORM_NVIDIA
-inline constexpr int kLlWords = 3;
-#else
-inline constexpr int kLlWords = 1;
-#endif
-
-struct alignas(4 * (kLlWords + 1)) LlPacket {
-    uint32_t word[kLlWords];
+template <int kWords>
+struct alignas(4 * (kWords + 1)) LlPacket {
+    static_assert(kWords == 1 || (kWords == 3 && IRIS_PLATFORM_NVIDIA), "8-byte packets, or 16-byte ones on NVIDIA");
+    uint32_t word[kWords];
     uint32_t tag;
 };
 
-__device__ __forceinline__ void ll_send(LlPacket* to, const LlPacket& p) {
+/// The widest packet's payload words here.
+inline constexpr int kLlWordsMax = IRIS_PLATFORM_NVIDIA ? 3 : 1;
+
+template <int kWords>
+__device__ __forceinline__ void ll_send(LlPacket<kWords>* to, const LlPacket<kWords>& p) {
 #if IRIS_PLATFORM_NVIDIA
-    iris::arch::store_relaxed_b128(to, uint64_t(p.word[1]) << 32 | p.word[0], uint64_t(p.tag) << 32 | p.word[2]);
-#else
-    iris::arch::store<iris::Order::relaxed, iris::Scope::system>(reinterpret_cast<uint64_t*>(to),
-                                                                 uint64_t(p.tag) << 32 | p.word[0]);
+    if constexpr (kWords == 3) {
+        iris::arch::store_relaxed_b128(to, uint64_t(p.word[1]) << 32 | p.word[0], uint64_t(p.tag) << 32 | p.word[2]);
+        return;
+    }
 #endif
+    if constexpr (kWords == 1) {
+        iris::arch::store<iris::Order::relaxed, iris::Scope::system>(reinterpret_cast<uint64_t*>(to),
+                                                                     uint64_t(p.tag) << 32 | p.word[0]);
+    }
 }
 
-__device__ __forceinline__ LlPacket ll_peek(const LlPacket* at) {
-    LlPacket p;
+template <int kWords>
+__device__ __forceinline__ LlPacket<kWords> ll_peek(const LlPacket<kWords>* at) {
+    LlPacket<kWords> p;
 #if IRIS_PLATFORM_NVIDIA
-    uint64_t lo, hi;
-    iris::arch::load_relaxed_b128(at, lo, hi);
-    p.word[0] = static_cast<uint32_t>(lo);
-    p.word[1] = static_cast<uint32_t>(lo >> 32);
-    p.word[2] = static_cast<uint32_t>(hi);
-    p.tag = static_cast<uint32_t>(hi >> 32);
-#else
-    const uint64_t v = iris::arch::load<iris::Order::relaxed, iris::Scope::system>(reinterpret_cast<const uint64_t*>(at));
-    p.word[0] = static_cast<uint32_t>(v);
-    p.tag = static_cast<uint32_t>(v >> 32);
+    if constexpr (kWords == 3) {
+        uint64_t lo, hi;
+        iris::arch::load_relaxed_b128(at, lo, hi);
+        p.word[0] = static_cast<uint32_t>(lo);
+        p.word[1] = static_cast<uint32_t>(lo >> 32);
+        p.word[2] = static_cast<uint32_t>(hi);
+        p.tag = static_cast<uint32_t>(hi >> 32);
+        return p;
+    }
 #endif
+    if constexpr (kWords == 1) {
+        const uint64_t v = iris::arch::load<iris::Order::relaxed, iris::Scope::system>(reinterpret_cast<const uint64_t*>(at));
+        p.word[0] = static_cast<uint32_t>(v);
+        p.tag = static_cast<uint32_t>(v >> 32);
+    }
     return p;
 }
 
 /// Packet `pk`'s payload words of `src` (`words` long), zero past its end.
-__device__ __forceinline__ void ll_words(uint32_t (&w)[kLlWords], const uint32_t* src, uint64_t words, uint64_t pk) {
+template <int kWords>
+__device__ __forceinline__ void ll_words(uint32_t (&w)[kWords], const uint32_t* src, uint64_t words, uint64_t pk) {
 #pragma unroll
-    for (int j = 0; j < kLlWords; ++j) {
-        const uint64_t i = pk * kLlWords + j;
+    for (int j = 0; j < kWords; ++j) {
+        const uint64_t i = pk * kWords + j;
         w[j] = i < words ? src[i] : 0u;
     }
 }
 
 /// x[p] = packet pk's words of in + p * peer_stride for the first kSent ranks.
-template <int kSent>
-__device__ __forceinline__ void ll_load(const iris::Ctx& ctx, uint32_t (&x)[kSent][kLlWords], const uint32_t* in,
+template <int kSent, int kWords>
+__device__ __forceinline__ void ll_load(const iris::Ctx& ctx, uint32_t (&x)[kSent][kWords], const uint32_t* in,
                                         uint64_t peer_stride, uint64_t words, uint64_t pk) {
 #pragma unroll
     for (int p = 0; p < kSent; ++p)
@@ -597,10 +607,14 @@ __device__ __forceinline__ void ll_load(const iris::Ctx& ctx, uint32_t (&x)[kSen
 /// word w for it (its own: in[rank * peer_stride + w]), accumulated in float and rounded once, as
 /// reduce_range does. A thread per packet is fastest (the waits overlap); any grid is correct.
 /// Whole words only: 4 * words <= ll_max_bytes(world).
+/// All-reduce sends the widest packets; reduce-scatter 8-byte ones, with which it measured
+/// 0.1-0.25 µs faster from 4 to 256 KiB on 2 x H200 (Java: Collectives.llWordsPerPacket).
 template <class T, class Op, bool kScatter>
 __device__ void ll_reduce(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_bytes, const uint32_t* in,
                           uint32_t* out, uint64_t words, int site) {
     using Bits = typename T::Bits;
+    constexpr int kLlWords = kScatter ? 1 : kLlWordsMax;     // payload words per packet
+    using Packet = LlPacket<kLlWords>;
     constexpr int kPer = 4 / sizeof(Bits);                    // elements per 32-bit word
     constexpr int kSent = kScatter ? iris::kMaxRanks : 1;     // distinct packets sent per pk
     const uint64_t peer_stride = kScatter ? words : 0;
@@ -612,15 +626,15 @@ __device__ void ll_reduce(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_by
     if (first < packets) ll_load<kSent>(ctx, x, in, peer_stride, words, first);  // in flight while thread 0 reads the epoch
     const Call c = enter(ws);
     const auto tag = static_cast<uint32_t>(c.epoch);
-    const uint64_t slot_packets = layout::kLlAreaBytes / (2 * sizeof(LlPacket)) / ctx.world;  // of a sending rank, per parity
-    auto* area = reinterpret_cast<LlPacket*>(ws + layout::kHeaderBytes + 2 * staging_bytes) +
+    const uint64_t slot_packets = layout::kLlAreaBytes / (2 * sizeof(Packet)) / ctx.world;  // of a sending rank, per parity
+    auto* area = reinterpret_cast<Packet*>(ws + layout::kHeaderBytes + 2 * staging_bytes) +
                  (c.epoch & 1) * ctx.world * slot_packets;  // (rank, packet) of this parity
     for (uint64_t pk = first; pk < packets; pk += stride) {
         if (pk != first) ll_load<kSent>(ctx, x, in, peer_stride, words, pk);
 #pragma unroll
         for (int p = 0; p < iris::kMaxRanks; ++p) {
             if (p < ctx.world && p != ctx.rank) {
-                LlPacket sent;
+                Packet sent;
 #pragma unroll
                 for (int j = 0; j < kLlWords; ++j) sent.word[j] = x[kScatter ? p : 0][j];
                 sent.tag = tag;
@@ -635,7 +649,7 @@ __device__ void ll_reduce(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_by
         if (!single && !kScatter) ll_load<kSent>(ctx, x, in, peer_stride, words, pk);
         // Reduce-scatter reads its own words again (from L1): selecting them from x by rank would
         // put x in local memory.
-        LlPacket got;
+        Packet got;
         float acc[kLlWords][kPer];
 #pragma unroll 1
         for (int q = 0; q < ctx.world && ok; ++q) {
@@ -647,7 +661,7 @@ __device__ void ll_reduce(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_by
                     for (int j = 0; j < kLlWords; ++j) got.word[j] = x[0][j];
                 }
             } else {
-                const LlPacket* at = area + q * slot_packets + pk;
+                const Packet* at = area + q * slot_packets + pk;
                 const auto look = [&](uint64_t& seen) {
                     got = ll_peek(at);
                     seen = got.tag;

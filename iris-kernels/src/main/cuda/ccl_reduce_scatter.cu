@@ -5,7 +5,7 @@
 // in holds world * m elements, out m; rank r's out = the reduction over ranks of in[r*m, (r+1)*m),
 // in rank order, accumulated in float and rounded once (what a one-shot all-reduce gives there).
 //
-//   ll    shards of whole 32-bit words up to ll_max_bytes(W): shard p travels to rank p in packets
+//   ll    shards of whole 32-bit words up to ll_max_bytes(W): shard p travels to rank p in 8-byte packets
 //         with the flag inline (ll_reduce, ccl_common.cuh): no fence, no handshake, one NVLink
 //         trip. A thread per packet.
 //   push  shards up to a staging slot (W x the shard fits staging_bytes): each block writes its

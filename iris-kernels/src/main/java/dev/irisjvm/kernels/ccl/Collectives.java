@@ -340,7 +340,7 @@ public final class Collectives implements AutoCloseable {
             default -> bytes;
         };
         Kernel k = allReduceKernels[alg.ordinal() - 1][typeIndex(i.dtype())][op.ordinal()];
-        k.launch(inlineFlags(alg, bytes, world) ? inlineFlagShape(bytes) : shape(work), stream,
+        k.launch(inlineFlags(alg, bytes, world) ? inlineFlagShape(bytes, false) : shape(work), stream,
                 args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(i.numel()), overlap);
     }
 
@@ -367,7 +367,7 @@ public final class Collectives implements AutoCloseable {
         long shard = o.byteSize();
         ReduceScatterPath path = reduceScatterPath(shard);
         reduceScatterKernels[path.ordinal()][typeIndex(i.dtype())][op.ordinal()].launch(
-                path == ReduceScatterPath.LL ? inlineFlagShape(shard) : shape(shard), stream,
+                path == ReduceScatterPath.LL ? inlineFlagShape(shard, true) : shape(shard), stream,
                 args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(o.numel()), overlap);
     }
 
@@ -492,11 +492,16 @@ public final class Collectives implements AutoCloseable {
     }
 
     /**
-     * A thread per packet: every packet waits for its peers' copies, so parallel waits hide each
-     * other. A packet (ccl::LlPacket) carries 12 payload bytes on CUDA, 4 on HIP.
+     * 32-bit payload words per inline-flag packet (ccl::ll_reduce): all-reduce's packets carry 3 on
+     * CUDA (16 bytes with the tag), reduce-scatter's 1 (8 bytes), HIP's always 1.
      */
-    private LaunchShape inlineFlagShape(long bytes) {
-        long packets = Partition.ceilDiv(bytes / 4, Gpu.platform() == Platform.CUDA ? 3 : 1);
+    static int llWordsPerPacket(boolean reduceScatter, Platform platform) {
+        return !reduceScatter && platform == Platform.CUDA ? 3 : 1;
+    }
+
+    /** A thread per packet: every packet waits for its peers' copies, so parallel waits hide each other. */
+    private LaunchShape inlineFlagShape(long bytes, boolean reduceScatter) {
+        long packets = Partition.ceilDiv(bytes / 4, llWordsPerPacket(reduceScatter, Gpu.platform()));
         return LaunchShape.of((int) Math.min(maxBlocks, Math.max(1, Partition.ceilDiv(packets, THREADS))), THREADS);
     }
 

@@ -8,8 +8,8 @@ package dev.irisjvm.kernels.ccl;
  * <table>
  * <caption>Paths</caption>
  * <tr><th>path</th><th>data movement</th><th>taken for</th></tr>
- * <tr><td>LL</td><td>shard p goes to rank p in packets with the flag inline (16 bytes of which 12
- *     payload on CUDA): no fence, no handshake, one NVLink trip</td><td>shards of whole 32-bit words up to {@link Collectives#llMaxBytes(int)}</td></tr>
+ * <tr><td>LL</td><td>shard p goes to rank p in 8-byte packets with the flag inline: no fence, no
+ *     handshake, one NVLink trip</td><td>shards of whole 32-bit words up to {@link Collectives#llMaxBytes(int)}</td></tr>
  * <tr><td>PUSH</td><td>shard p goes into slot [rank] of rank p's staging buffer, then a flag; each
  *     rank reduces locally. No entry handshake</td><td>inputs up to {@link #PUSH_LIMIT_BYTES} whose W
  *     slots fit the staging buffer</td></tr>

@@ -3,6 +3,7 @@ package dev.irisjvm.kernels.ccl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.core.gpu.Platform;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +41,13 @@ class DeviceSourcesTest {
         Matcher m = Pattern.compile("static_assert\\(sizeof\\(Counts\\) == (\\d+)").matcher(a2a);
         assertTrue(m.find());
         assertEquals(Collectives.COUNTS_BYTES, Long.parseLong(m.group(1)));
+        // The inline-flag grid has a thread per packet: Java's payload words per packet are the kernel's.
+        assertTrue(common.contains("inline constexpr int kLlWordsMax = IRIS_PLATFORM_NVIDIA ? 3 : 1;"));
+        assertTrue(common.contains("constexpr int kLlWords = kScatter ? 1 : kLlWordsMax;"));
+        assertEquals(3, Collectives.llWordsPerPacket(false, Platform.CUDA));
+        assertEquals(1, Collectives.llWordsPerPacket(true, Platform.CUDA));
+        assertEquals(1, Collectives.llWordsPerPacket(false, Platform.HIP));
+        assertEquals(1, Collectives.llWordsPerPacket(true, Platform.HIP));
     }
 
     @Test
