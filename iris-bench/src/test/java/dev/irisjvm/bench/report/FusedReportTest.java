@@ -64,6 +64,14 @@ class FusedReportTest {
     }
 
     /** A small synthetic trace of two ranks (as the kernels lay records out), written where the report expects it. */
+    /** The test sweep as dir/in.json, its trace beside it. */
+    private Path sweepWithTrace() throws IOException {
+        writeTrace(dir);
+        Path sweepFile = dir.resolve("in.json");
+        sweep().write(sweepFile);
+        return sweepFile;
+    }
+
     private void writeTrace(Path folder) throws IOException {
         int tiles = 2;
         List<TileTrace> ranks = new ArrayList<>();
@@ -108,9 +116,7 @@ class FusedReportTest {
 
     @Test
     void writesMarkdownChartsAndTimelines() throws IOException {
-        writeTrace(dir);
-        Path sweepFile = dir.resolve("in.json");
-        sweep().write(sweepFile);
+        Path sweepFile = sweepWithTrace();
         Path out = dir.resolve("out");
         int code = FusedReport.command().execute("--sweep", sweepFile.toString(), "--out", out.toString(), "--run-command", "bin/bench-fused -n 2");
         String md = Files.readString(out.resolve(FusedDocument.MARKDOWN));
@@ -145,9 +151,7 @@ class FusedReportTest {
      */
     @Test
     void writesTheDocumentOnARuntimeWithoutJavaDesktop() throws Exception {
-        writeTrace(dir);
-        Path sweepFile = dir.resolve("in.json");
-        sweep().write(sweepFile);
+        Path sweepFile = sweepWithTrace();
         Path out = dir.resolve("out");
         String java = ProcessHandle.current().info().command().orElseThrow();
         Process p = new ProcessBuilder(java, "--limit-modules",
