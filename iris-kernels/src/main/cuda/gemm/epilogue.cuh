@@ -50,6 +50,7 @@ struct OutputChunk {
     static constexpr int kRows = 64;
     static constexpr int kVectorsPerRow = 128 / 16;
     static constexpr int kElementsPerVector = 16 / sizeof(Out);
+    static constexpr int kCols = kVectorsPerRow * kElementsPerVector;  // Config's kChunkCols
 
     /// 16-byte pieces per thread (for_each_indexed's i).
     static constexpr int kVectorsPerThread = kRows * kVectorsPerRow / 128;

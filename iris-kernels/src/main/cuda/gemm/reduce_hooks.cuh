@@ -87,7 +87,7 @@ struct ReduceBuffers {
         using Chunk = OutputChunk<Out>;
         const int first = (ctx.rank + 1) % ctx.world;
         const int t = threadIdx.x % 128;
-        const int col0 = chunk.col0 + (c - chunk.index) * Chunk::kVectorsPerRow * Chunk::kElementsPerVector;
+        const int col0 = chunk.col0 + (c - chunk.index) * Chunk::kCols;
 #pragma unroll
         for (int i = 0; i < Chunk::kVectorsPerThread; ++i) {
             const int v = t + i * 128;
@@ -119,8 +119,7 @@ struct ReduceBuffers {
             }
             f(row, col, s);
         });
-        constexpr int kChunks = kTileCols / (OutputChunk<Out>::kVectorsPerRow * OutputChunk<Out>::kElementsPerVector);
-        if (chunk.index + 1 < kChunks) load_next(chunk, chunk.index + 1);
+        if (chunk.index + 1 < kTileCols / OutputChunk<Out>::kCols) load_next(chunk, chunk.index + 1);
     }
 };
 

@@ -9,7 +9,7 @@
 // rma.cuh      load / store of one value (up to 16 bytes)
 // tile.cuh     cooperative get / put / copy, 1-D and 2-D, vectorized with a masked tail
 // atomics.cuh  add, sub, xchg, cas, and, or, xor, min, max with Order and Scope
-// sync.cuh     signal, wait_until, wait_until_backoff and wait_until_local (bounded), barrier
+// sync.cuh     signal, wait_until, wait_until_backoff, wait_until_local and wait_for (bounded), barrier
 // bulk.cuh     bulk_get / bulk_put / bulk_copy staged through shared memory (Hopper bulk copies)
 #pragma once
 

@@ -1,6 +1,5 @@
 package dev.irisjvm.bench.attention;
 
-import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
@@ -28,6 +27,7 @@ import dev.irisjvm.kernels.attention.FlashDecodeProblem;
 import dev.irisjvm.kernels.attention.RingAttention;
 import dev.irisjvm.kernels.attention.RingStep;
 import dev.irisjvm.kernels.attention.Sharding;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.rma.RmaKernels;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,6 +1,5 @@
 package dev.irisjvm.bench.ccl;
 
-import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.ccl.Tolerance.Rounding;
 import dev.irisjvm.bench.report.BusBandwidth;
 import dev.irisjvm.bench.results.Measurement;
@@ -19,6 +18,7 @@ import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
 import dev.irisjvm.kernels.ccl.Collectives;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.ccl.ReduceOp;
 import dev.irisjvm.kernels.rma.RmaKernels;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package dev.irisjvm.bench.ccl;
 
-import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
 import dev.irisjvm.bench.rma.SizeList;
@@ -11,6 +10,7 @@ import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.Collectives;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.rma.RmaKernels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

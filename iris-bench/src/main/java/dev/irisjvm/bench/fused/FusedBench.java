@@ -1,6 +1,5 @@
 package dev.irisjvm.bench.fused;
 
-import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.results.FusedMeasurement;
 import dev.irisjvm.bench.results.FusedSweepResult;
 import dev.irisjvm.bench.rma.Lockstep;
@@ -12,6 +11,7 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.fused.FusedConfig;
 import dev.irisjvm.kernels.fused.FusedGemm;
 import dev.irisjvm.kernels.fused.FusedOp;

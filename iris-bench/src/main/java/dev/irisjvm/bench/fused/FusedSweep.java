@@ -1,6 +1,5 @@
 package dev.irisjvm.bench.fused;
 
-import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.results.FusedMeasurement;
 import dev.irisjvm.bench.results.FusedSweepResult;
 import dev.irisjvm.bench.rma.SizeList;
@@ -9,6 +8,7 @@ import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.rma.RmaKernels;

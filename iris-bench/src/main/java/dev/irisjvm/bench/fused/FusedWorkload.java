@@ -1,12 +1,12 @@
 package dev.irisjvm.bench.fused;
 
-import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.ccl.ReduceOp;
 import dev.irisjvm.kernels.fused.AllGatherGemm;
 import dev.irisjvm.kernels.fused.FusedConfig;

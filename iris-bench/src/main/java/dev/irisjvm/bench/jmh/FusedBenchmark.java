@@ -2,9 +2,9 @@ package dev.irisjvm.bench.jmh;
 
 import dev.irisjvm.bench.fused.FusedShape;
 import dev.irisjvm.bench.fused.FusedWorkload;
-import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.fused.FusedConfig;
 import dev.irisjvm.kernels.fused.FusedGemm;
 import dev.irisjvm.kernels.fused.FusedOp;

@@ -24,21 +24,31 @@ final class ChartFile {
 
     /**
      * The image link, or the note; a failure's reason (file: exception) is added to {@code errors}.
-     * A Java runtime without java.desktop (NoClassDefFoundError), or a host without fonts (AWTError,
-     * InternalError, a NullPointerException inside the font code), cannot draw: the tables still
-     * stand. AWTError is not named here: naming it would need java.desktop to load this very method.
      */
     static String markdown(String file, String alt, Drawing drawing, List<String> errors, String redrawCommand) {
+        if (draw(file, drawing, errors)) {
+            return "![" + alt + "](" + file + ")\n\n";
+        }
+        return "Chart not written (" + errors.get(errors.size() - 1).replace('\n', ' ') + "); the raw JSON next to this file can "
+                + "redraw it: `" + redrawCommand + "`.\n\n";
+    }
+
+    /**
+     * Runs the drawing of {@code file}; false, with the reason (file: exception) added to {@code
+     * errors}, where this runtime cannot draw. A Java runtime without java.desktop
+     * (NoClassDefFoundError), or a host without fonts (AWTError, InternalError, a
+     * NullPointerException inside the font code), cannot: the tables still stand. AWTError is not
+     * named here: naming it would need java.desktop to load this very method.
+     */
+    static boolean draw(String file, Drawing drawing, List<String> errors) {
         try {
             drawing.draw();
-            return "![" + alt + "](" + file + ")\n\n";
+            return true;
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Exception | Error e) {
-            String why = file + ": " + e;
-            errors.add(why);
-            return "Chart not written (" + why.replace('\n', ' ') + "); the raw JSON next to this file can redraw it: `"
-                    + redrawCommand + "`.\n\n";
+            errors.add(file + ": " + e);
+            return false;
         }
     }
 }

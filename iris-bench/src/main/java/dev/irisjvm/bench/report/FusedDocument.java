@@ -288,15 +288,8 @@ public final class FusedDocument {
             Path json = outDir.resolve(stored);
             boolean drawn = false;
             if (Files.exists(json)) {
-                try {
-                    TraceTimeline.draw(json, outDir.resolve(png), title(tr.op()) + " " + label(tr.shape()) + ", " + tr.variant() + " ("
-                            + sweep.worldSize() + " ranks)");
-                    drawn = true;
-                } catch (VirtualMachineError e) {
-                    throw e;
-                } catch (Exception | Error e) {
-                    chartErrors.add(png + ": " + e);
-                }
+                drawn = ChartFile.draw(png, () -> TraceTimeline.draw(json, outDir.resolve(png), title(tr.op()) + " "
+                        + label(tr.shape()) + ", " + tr.variant() + " (" + sweep.worldSize() + " ranks)"), chartErrors);
             } else {
                 chartErrors.add(png + ": " + stored + " is not in " + outDir);
             }

@@ -1,11 +1,11 @@
 package dev.irisjvm.bench.rma;
 
-import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceContext;
-import dev.irisjvm.kernels.ccl.ReduceOp;
 import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.kernels.ccl.NcclComm;
+import dev.irisjvm.kernels.ccl.ReduceOp;
 
 /**
  * NCCL baselines in the same run: send_recv (ncclSend / ncclRecv of bytes between each ordered

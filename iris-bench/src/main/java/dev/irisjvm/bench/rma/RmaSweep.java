@@ -1,6 +1,5 @@
 package dev.irisjvm.bench.rma;
 
-import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
 import dev.irisjvm.core.Iris;
@@ -8,6 +7,7 @@ import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.rma.RmaKernels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

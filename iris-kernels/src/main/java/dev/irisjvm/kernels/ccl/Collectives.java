@@ -165,6 +165,8 @@ public final class Collectives implements AutoCloseable {
     private final long stagingBytes;
     private final int maxBlocks;
     private final boolean overlap;
+    /** The loaded runtime's: how many payload words an inline-flag packet carries ({@link #llWordsPerPacket}). */
+    private final Platform platform;
     private final KernelLibrary library;
     private final SymTensor workspace;
     private final KernelArgs args = new KernelArgs();
@@ -189,6 +191,7 @@ public final class Collectives implements AutoCloseable {
         this.stagingBytes = Partition.alignUp(options.stagingBytes(), 256);
         this.maxBlocks = maxBlocks;
         this.overlap = options.overlapLaunches();
+        this.platform = Gpu.platform();
         this.library = library;
         this.workspace = workspace;
         args.clear().putBytes(iris.deviceContext().bytes(), DeviceContext.ALIGNMENT).putLong(workspace.deviceAddress())
@@ -501,7 +504,7 @@ public final class Collectives implements AutoCloseable {
 
     /** A thread per packet: every packet waits for its peers' copies, so parallel waits hide each other. */
     private LaunchShape inlineFlagShape(long bytes, boolean reduceScatter) {
-        long packets = Partition.ceilDiv(bytes / 4, llWordsPerPacket(reduceScatter, Gpu.platform()));
+        long packets = Partition.ceilDiv(bytes / 4, llWordsPerPacket(reduceScatter, platform));
         return LaunchShape.of((int) Math.min(maxBlocks, Math.max(1, Partition.ceilDiv(packets, THREADS))), THREADS);
     }
 

@@ -6,6 +6,7 @@ import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.kernels.DevicePointer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.function.IntSupplier;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.global.nccl;
 import org.bytedeco.cuda.nccl.ncclComm;
@@ -181,21 +182,13 @@ public final class NcclComm implements AutoCloseable {
     /** ncclSend of bytes (ncclUint8) to peer, in a group of one. */
     public void send(long buffer, long bytes, int peer, Stream s) {
         ncclComm c = comm();
-        check(nccl.ncclGroupStart(), "ncclGroupStart");
-        int status = nccl.ncclSend(ptr(buffer), bytes, nccl.ncclUint8, peer, c, cuda(s));
-        int end = nccl.ncclGroupEnd();
-        check(status, "ncclSend");
-        check(end, "ncclGroupEnd");
+        group("ncclSend", () -> nccl.ncclSend(ptr(buffer), bytes, nccl.ncclUint8, peer, c, cuda(s)));
     }
 
     /** ncclRecv of bytes (ncclUint8) from peer, in a group of one. */
     public void recv(long buffer, long bytes, int peer, Stream s) {
         ncclComm c = comm();
-        check(nccl.ncclGroupStart(), "ncclGroupStart");
-        int status = nccl.ncclRecv(ptr(buffer), bytes, nccl.ncclUint8, peer, c, cuda(s));
-        int end = nccl.ncclGroupEnd();
-        check(status, "ncclRecv");
-        check(end, "ncclGroupEnd");
+        group("ncclRecv", () -> nccl.ncclRecv(ptr(buffer), bytes, nccl.ncclUint8, peer, c, cuda(s)));
     }
 
     /**
@@ -209,14 +202,13 @@ public final class NcclComm implements AutoCloseable {
         if (in.length != out.length) {
             throw new IllegalArgumentException("groupAllGather: " + in.length + " inputs but " + out.length + " outputs");
         }
-        check(nccl.ncclGroupStart(), "ncclGroupStart");
-        int status = nccl.ncclSuccess;
-        for (int i = 0; i < in.length && status == nccl.ncclSuccess; i++) {
-            status = nccl.ncclAllGather(ptr(in[i]), ptr(out[i]), sendCount, type(t), c, cuda(s));
-        }
-        int end = nccl.ncclGroupEnd();
-        check(status, "ncclAllGather (grouped)");
-        check(end, "ncclGroupEnd");
+        group("ncclAllGather (grouped)", () -> {
+            int status = nccl.ncclSuccess;
+            for (int i = 0; i < in.length && status == nccl.ncclSuccess; i++) {
+                status = nccl.ncclAllGather(ptr(in[i]), ptr(out[i]), sendCount, type(t), c, cuda(s));
+            }
+            return status;
+        });
     }
 
     /** All-to-all of blocks of {@code countPerPeer} elements: block p of in goes to rank p's block rank of out. */
@@ -236,16 +228,28 @@ public final class NcclComm implements AutoCloseable {
 
     /** All-to-all-v as grouped send / receive (counts and displacements in elements). */
     public void allToAllV(long in, long[] sendCounts, long[] sendDispls, long out, long[] recvCounts, long[] recvDispls, DType t, Stream s) {
+        ncclComm c = comm();
         long es = t.byteSize();
+        group("ncclSend/ncclRecv", () -> {
+            int status = nccl.ncclSuccess;
+            for (int p = 0; p < sendCounts.length && status == nccl.ncclSuccess; p++) {
+                if (sendCounts[p] > 0) status = nccl.ncclSend(ptr(in + sendDispls[p] * es), sendCounts[p], type(t), p, c, cuda(s));
+                if (status == nccl.ncclSuccess && recvCounts[p] > 0)
+                    status = nccl.ncclRecv(ptr(out + recvDispls[p] * es), recvCounts[p], type(t), p, c, cuda(s));
+            }
+            return status;
+        });
+    }
+
+    /**
+     * {@code calls} (which stop at their first failure and return its status) in one NCCL group; the
+     * group is ended whatever they returned, then the first failure is thrown, naming {@code what}.
+     */
+    private static void group(String what, IntSupplier calls) {
         check(nccl.ncclGroupStart(), "ncclGroupStart");
-        int status = nccl.ncclSuccess;
-        for (int p = 0; p < sendCounts.length && status == nccl.ncclSuccess; p++) {
-            if (sendCounts[p] > 0) status = nccl.ncclSend(ptr(in + sendDispls[p] * es), sendCounts[p], type(t), p, comm(), cuda(s));
-            if (status == nccl.ncclSuccess && recvCounts[p] > 0)
-                status = nccl.ncclRecv(ptr(out + recvDispls[p] * es), recvCounts[p], type(t), p, comm(), cuda(s));
-        }
+        int status = calls.getAsInt();
         int end = nccl.ncclGroupEnd();
-        check(status, "ncclSend/ncclRecv");
+        check(status, what);
         check(end, "ncclGroupEnd");
     }
 
