@@ -309,11 +309,11 @@ extern "C" __global__ void dat_pingpong(const IRIS_GRID_CONSTANT Ctx ctx, uint64
 
 // ---- wait_until: every comparison, true and false -------------------------------------------
 // One thread evaluates cases[k] = (cmp code, value) against this rank's *flag in order and writes
-// results[k] = 1 if the wait returned true, 0 if false; k % 3 picks wait_until, wait_until_backoff
-// or wait_until_local, which must agree case by case (the local one at twice the deadline). The kernel's copy of the context gets
-// the short deadline timeout_ns (Ctx is passed by value; only this kernel sees the change), so a
-// false case fails fast: the first one records a wait_timeout at site site_base + k, and every
-// later wait gives up at once because the rank already holds an error.
+// results[k] = 1 if the wait returned true, 0 if false; k % 4 picks wait_until, wait_until_backoff,
+// wait_until_local or wait_until_local<Scope::block>, which must agree case by case (the local ones
+// at twice the deadline). The kernel's copy of the context gets the short deadline timeout_ns (Ctx
+// is passed by value; only this kernel sees the change), so a false case fails fast: the first one records a wait_timeout at site site_base + k, and every
+// later wait gives up at its next check because the rank already holds an error.
 extern "C" __global__ void dat_wait_cmp(const IRIS_GRID_CONSTANT Ctx ctx, const uint64_t* flag, const uint64_t* cases, int32_t* results,
                                         uint64_t n, uint64_t timeout_ns, int site_base) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
@@ -323,25 +323,28 @@ extern "C" __global__ void dat_wait_cmp(const IRIS_GRID_CONSTANT Ctx ctx, const 
         const auto cmp = static_cast<iris::Cmp>(cases[2 * k]);
         const int site = site_base + static_cast<int>(k);
         const uint64_t value = cases[2 * k + 1];
-        const bool held = k % 3 == 0   ? iris::wait_until(c, flag, cmp, value, site)
-                          : k % 3 == 1 ? iris::wait_until_backoff(c, flag, cmp, value, site)
-                                       : iris::wait_until_local(c, flag, cmp, value, site);
+        const bool held = k % 4 == 0   ? iris::wait_until(c, flag, cmp, value, site)
+                          : k % 4 == 1 ? iris::wait_until_backoff(c, flag, cmp, value, site)
+                          : k % 4 == 2 ? iris::wait_until_local(c, flag, cmp, value, site)
+                                       : iris::wait_until_local<iris::Scope::block>(c, flag, cmp, value, site);
         results[k] = held ? 1 : 0;
     }
 }
 
 // ---- wait_until_local alone: twice the deadline, this rank named --------------------------------
-// Waits for *flag >= 1 with wait_until_local under the deadline timeout_ns set in the kernel's copy
-// of the context; nobody sets the flag and nothing else records an error, so the wait records a
-// wait_timeout naming this rank after twice the deadline. *result gets the wait's result (1 or 0),
-// *waited_ns the nanoseconds it took by the GPU's timer.
+// Waits for *flag >= 1 with wait_until_local (at block scope when block != 0) under the deadline
+// timeout_ns set in the kernel's copy of the context; nobody sets the flag and nothing else
+// records an error, so the wait records a wait_timeout naming this rank after twice the deadline.
+// *result gets the wait's result (1 or 0), *waited_ns the nanoseconds it took by the GPU's timer.
 extern "C" __global__ void dat_wait_local_timeout(const IRIS_GRID_CONSTANT Ctx ctx, const uint64_t* flag, uint64_t timeout_ns,
-                                                  int site, int32_t* result, uint64_t* waited_ns) {
+                                                  int site, int block, int32_t* result, uint64_t* waited_ns) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     Ctx c = ctx;
     c.timeout_ns = timeout_ns;
     const uint64_t start = iris::arch::now_ns();
-    *result = iris::wait_until_local(c, flag, iris::Cmp::ge, 1, site) ? 1 : 0;
+    const bool held = block ? iris::wait_until_local<iris::Scope::block>(c, flag, iris::Cmp::ge, 1, site)
+                            : iris::wait_until_local(c, flag, iris::Cmp::ge, 1, site);
+    *result = held ? 1 : 0;
     *waited_ns = iris::arch::now_ns() - start;
 }
 

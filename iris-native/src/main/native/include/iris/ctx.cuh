@@ -103,7 +103,7 @@ static_assert(sizeof(DeviceStatus) == 64 && offsetof(DeviceStatus, abort) == 40 
 
 namespace impl {
 
-/// Whether this rank already holds an error (any later wait gives up at once).
+/// Whether this rank already holds an error (any later wait gives up at its next check).
 __device__ __forceinline__ bool has_error(const Ctx& ctx) {
     return arch::load<Order::relaxed, Scope::system>(&ctx.status->code) != 0;
 }

@@ -10,7 +10,7 @@ import java.nio.ByteOrder;
  * recorded failure into an exception that names the rank, the wait and the peer, or for a bad
  * address in checked mode the kernel, the source line, the target rank and the offset. It also
  * writes the record's abort word, which every bounded device wait polls: set once a peer rank is
- * lost, so that spinning kernels stop within microseconds.
+ * lost, so that spinning kernels stop within about a millisecond.
  */
 final class DeviceStatusRecord {
     /** sizeof(iris::DeviceStatus). */

@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A watchdog connects the ranks (see {@link RankWatchdog}). When another rank's process ends
  * without closing (killed, crashed, exited) or stops answering for {@link IrisConfig#watchdogTimeout()},
- * this rank's device waits stop within microseconds instead of at their deadline, host-side waits
+ * this rank's device waits stop within about a millisecond instead of at their deadline, host-side waits
  * end, and {@link #synchronize}, the barriers and the host-side collectives raise
  * {@link IrisRankLostException} naming the lost rank. After that the instance can only be closed.
  */

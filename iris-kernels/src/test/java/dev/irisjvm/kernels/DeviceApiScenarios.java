@@ -1043,11 +1043,11 @@ public final class DeviceApiScenarios {
     static final String[] CMP_NAMES = {"eq", "ne", "ge", "gt", "le", "lt"};
     static final long SHORT_TIMEOUT_NS = 2_000_000;
     static final int CMP_SITE_BASE = 500;
-    static final String[] WAIT_NAMES = {"wait_until", "wait_until_backoff", "wait_until_local"};
+    static final String[] WAIT_NAMES = {"wait_until", "wait_until_backoff", "wait_until_local", "wait_until_local<Scope::block>"};
 
     /**
-     * With the flag at a random value F, wait_until, wait_until_backoff and wait_until_local (in
-     * turn case by case, see dat_wait_cmp) run cases that hold at once for every Cmp
+     * With the flag at a random value F, wait_until, wait_until_backoff, wait_until_local and its
+     * block-scope form (in turn case by case, see dat_wait_cmp) run cases that hold at once for every Cmp
      * (eq F, ne F+-1, ge F and F-1, gt F-1, le F and F+1, lt F+1), then cases that never hold (eq
      * F+1, ne F, ge F+1, gt F, le F-1, lt F) under a 2 ms deadline set in the kernel's copy of the
      * context. Pass: true cases return true, false cases return false, synchronize throws one
@@ -1097,7 +1097,7 @@ public final class DeviceApiScenarios {
             for (int k = 0; k < n; k++) {
                 int expected = k < trueCases.length ? 1 : 0;
                 final int kk = k;
-                f.check(got[k] == expected, () -> WAIT_NAMES[kk % 3] + "("
+                f.check(got[k] == expected, () -> WAIT_NAMES[kk % WAIT_NAMES.length] + "("
                         + CMP_NAMES[(int) cases[2 * kk]] + ", " + cases[2 * kk + 1]
                         + ") with flag " + fv + " returned " + (got[kk] == POISON_I32 ? "nothing (poison)" : got[kk] == 1 ? "true" : got[kk] == 0 ? "false" : got[kk])
                         + ", expected " + (expected == 1));
@@ -1110,37 +1110,43 @@ public final class DeviceApiScenarios {
     static final int LOCAL_SITE = 4343;
 
     /**
-     * wait_until_local on a flag nobody sets, with nothing else recording an error, under a 2 ms
-     * deadline in the kernel's copy of the context. Pass: it returns false after at least twice the
-     * deadline (by the GPU's timer) and well under the context's own 5 s, and synchronize throws
-     * code 1 naming this rank as the peer and the site; the status is clear afterwards.
+     * wait_until_local, at GPU scope and then at block scope, on a flag nobody sets, with nothing
+     * else recording an error, under a 2 ms deadline in the kernel's copy of the context. Pass, for
+     * each: it returns false after at least twice the deadline (by the GPU's timer) and well under
+     * the context's own 5 s, and synchronize throws code 1 naming this rank as the peer and the
+     * site (LOCAL_SITE, plus one at block scope); the status is clear afterwards.
      */
     private void waitLocalTimeout() {
         Failures f = new Failures();
-        try (SymTensor flag = heap.zeros(DType.I64, 1); SymTensor result = heap.empty(DType.I32, 1);
-             SymTensor waitedNs = heap.empty(DType.I64, 1)) {
-            poison(result, Kind.I32);
-            poison(waitedNs, Kind.I64);
-            long start = System.nanoTime();
-            launch("dat_wait_local_timeout", LaunchShape.of(1, 32), args().putLong(flag.deviceAddress()).putLong(SHORT_TIMEOUT_NS)
-                    .putInt(LOCAL_SITE).putLong(result.deviceAddress()).putLong(waitedNs.deviceAddress()));
-            ExpectedDeviceError waited = ExpectedDeviceError.synchronize(iris, start);
-            IrisDeviceException caught = waited.error();
-            if (caught == null) {
-                f.fail("synchronize returned normally after a local wait for a flag nobody sets");
-            } else {
-                String m = String.valueOf(caught.getMessage());
-                f.check(caught.code() == 1, () -> "device error code " + caught.code() + ", expected 1 (wait_timeout): " + m);
-                f.check(caught.peer() == rank, () -> "peer " + caught.peer() + ", expected this rank " + rank + ": " + m);
-                f.check(m.contains("wait site " + LOCAL_SITE), () -> "message does not name site " + LOCAL_SITE + ": " + m);
+        for (int block = 0; block < 2; block++) {
+            String name = WAIT_NAMES[2 + block];
+            int site = LOCAL_SITE + block;
+            try (SymTensor flag = heap.zeros(DType.I64, 1); SymTensor result = heap.empty(DType.I32, 1);
+                 SymTensor waitedNs = heap.empty(DType.I64, 1)) {
+                poison(result, Kind.I32);
+                poison(waitedNs, Kind.I64);
+                long start = System.nanoTime();
+                launch("dat_wait_local_timeout", LaunchShape.of(1, 32), args().putLong(flag.deviceAddress())
+                        .putLong(SHORT_TIMEOUT_NS).putInt(site).putInt(block).putLong(result.deviceAddress())
+                        .putLong(waitedNs.deviceAddress()));
+                ExpectedDeviceError waited = ExpectedDeviceError.synchronize(iris, start);
+                IrisDeviceException caught = waited.error();
+                if (caught == null) {
+                    f.fail(name + ": synchronize returned normally after a local wait for a flag nobody sets");
+                } else {
+                    String m = String.valueOf(caught.getMessage());
+                    f.check(caught.code() == 1, () -> name + ": device error code " + caught.code() + ", expected 1 (wait_timeout): " + m);
+                    f.check(caught.peer() == rank, () -> name + ": peer " + caught.peer() + ", expected this rank " + rank + ": " + m);
+                    f.check(m.contains("wait site " + site), () -> name + ": message does not name site " + site + ": " + m);
+                }
+                f.check(waited.seconds() < 3.0, () -> name + ": took " + waited.seconds() + " s: the kernel's 2 ms deadline was not used");
+                int got = result.toIntArray()[0];
+                long ns = waitedNs.toLongArray()[0];
+                f.check(got == 0, () -> name + " returned " + (got == POISON_I32 ? "nothing (poison)" : got) + ", expected false (0)");
+                f.check(ns >= 2 * SHORT_TIMEOUT_NS && ns < 1_000_000_000L, () -> name + " gave up after " + ns
+                        + " ns, expected at least twice the deadline, " + 2 * SHORT_TIMEOUT_NS + " ns");
+                iris.checkDeviceStatus();  // cleared by the exception
             }
-            f.check(waited.seconds() < 3.0, () -> "took " + waited.seconds() + " s: the kernel's 2 ms deadline was not used");
-            int got = result.toIntArray()[0];
-            long ns = waitedNs.toLongArray()[0];
-            f.check(got == 0, () -> "wait_until_local returned " + (got == POISON_I32 ? "nothing (poison)" : got) + ", expected false (0)");
-            f.check(ns >= 2 * SHORT_TIMEOUT_NS && ns < 1_000_000_000L, () -> "wait_until_local gave up after " + ns
-                    + " ns, expected at least twice the deadline, " + 2 * SHORT_TIMEOUT_NS + " ns");
-            iris.checkDeviceStatus();  // cleared by the exception
         }
         f.throwIfAny();
     }

@@ -11,8 +11,9 @@
 //   f16 / bf16 atomic add  PTX atom.add.noftz.{f16,bf16}       CAS loop on the enclosing 32-bit word
 //   float min / max        CAS loop                            CAS loop
 //   timer (now_ns)         %globaltimer, ns                    s_memrealtime (wall_clock64), 100 MHz
+//   cycles                 clock64 (this SM's clock)           s_memtime (clock64)
 //   sleep_ns               nanosleep                           s_sleep until s_memrealtime passes
-//   fence_acquire          fence.acq_rel.{gpu,sys}             __builtin_amdgcn_fence, agent / system
+//   fence_acquire          fence.acq_rel.{cta,gpu,sys}         __builtin_amdgcn_fence, workgroup / agent / system
 //   Ctx by reference       __grid_constant__                   nothing: AMDGPU passes kernel
 //                                                              aggregates byref in the kernarg segment
 //   16-bit float types     __half, __nv_bfloat16               __half, hip_bfloat16 (iris::f16, iris::bf16)
@@ -107,9 +108,12 @@ namespace iris {
 /// Memory order of an atomic or a flag operation (C++ semantics).
 enum class Order { relaxed, acquire, release, acq_rel };
 
-/// Which threads the ordering is promised to: this GPU only, or every GPU and the host.
-/// Operations that another rank observes need Scope::system.
-enum class Scope { gpu, system };
+/// Which threads the ordering is promised to: the threads of this block (CTA) only, this GPU only,
+/// or every GPU and the host. Operations that another rank observes need Scope::system. A flag
+/// that never leaves its block, such as a hand-off between the warps of one CTA, takes
+/// Scope::block: on NVIDIA its acquire is then served by the SM's L1 (no cache invalidation and
+/// no trip to L2 per poll) and its release waits only for this SM's writes.
+enum class Scope { block, gpu, system };
 
 /// The 16-bit float types, by one name on both platforms (use these, not __nv_bfloat16).
 #if IRIS_PLATFORM_NVIDIA
@@ -189,7 +193,9 @@ constexpr int failure_order() {
 }
 template <Scope S>
 constexpr int scope() {
-    return S == Scope::gpu ? __HIP_MEMORY_SCOPE_AGENT : __HIP_MEMORY_SCOPE_SYSTEM;
+    return S == Scope::block ? __HIP_MEMORY_SCOPE_WORKGROUP
+           : S == Scope::gpu ? __HIP_MEMORY_SCOPE_AGENT
+                             : __HIP_MEMORY_SCOPE_SYSTEM;
 }
 
 template <Order O, Scope S, class T>
@@ -253,6 +259,9 @@ template <Order O, Scope S, class T> __device__ inline void store(T* p, T v) { _
 /// and MI300 (hipDeviceAttributeWallClockRate = 100000 kHz). Only the bounded waits use it.
 __device__ inline uint64_t now_ns() { return static_cast<uint64_t>(wall_clock64()) * 10ull; }
 
+/// This compute unit's cycle counter (s_memtime): cheap to read, for pacing a loop, not for time.
+__device__ inline uint64_t cycles() { return static_cast<uint64_t>(clock64()); }
+
 /// Sleeps about `ns` nanoseconds: s_sleep takes only a constant count of 64 clocks, so the wave
 /// sleeps in short steps until the counter has passed.
 __device__ inline void sleep_ns(uint32_t ns) {
@@ -265,7 +274,8 @@ __device__ inline void sleep_ns(uint32_t ns) {
 template <Scope S>
 __device__ inline void fence_acquire() {
     if constexpr (S == Scope::system) __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "");
-    else __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent");
+    else if constexpr (S == Scope::gpu) __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent");
+    else __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
 
 #else  // NVIDIA
@@ -279,17 +289,21 @@ constexpr cuda::std::memory_order order() {
 }
 template <Scope S>
 constexpr cuda::thread_scope scope() {
-    return S == Scope::gpu ? cuda::thread_scope_device : cuda::thread_scope_system;
+    return S == Scope::block ? cuda::thread_scope_block
+           : S == Scope::gpu ? cuda::thread_scope_device
+                             : cuda::thread_scope_system;
 }
 template <Scope S, class T>
 using ref = cuda::atomic_ref<T, scope<S>()>;
 
 // Half-precision adds are not covered by atomic_ref: a relaxed PTX `atom.add.noftz`, ordered by
 // fences where the caller asked for acquire or release (the PTX model's fence + relaxed pattern).
+// A Scope::block add is an atom of GPU scope, which is stronger.
 template <Scope S>
 __device__ inline void fence() {
     if constexpr (S == Scope::system) asm volatile("fence.acq_rel.sys;" ::: "memory");
-    else asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    else if constexpr (S == Scope::gpu) asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    else asm volatile("fence.acq_rel.cta;" ::: "memory");
 }
 template <Scope S>
 __device__ inline unsigned short relaxed_add_f16(void* p, unsigned short v) {
@@ -383,6 +397,10 @@ __device__ inline uint64_t now_ns() {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
+
+/// This SM's cycle counter: a register read, cheap enough for pacing a spin loop (%globaltimer
+/// is not), but it counts cycles, not time, and differs between SMs.
+__device__ inline uint64_t cycles() { return static_cast<uint64_t>(clock64()); }
 
 /// Sleeps about `ns` nanoseconds (the hardware may wake the warp anywhere in [0, 2 ns]); the warp
 /// issues nothing meanwhile, so the SM's other warps get its slots.

@@ -204,7 +204,8 @@ final class FusedBench implements AutoCloseable {
             }
             TimingStats t = TimingStats.ofMillis(slowest, 1);
             boolean auto = FusedMeasurement.FUSED.equals(impl)
-                    && FusedVariant.choose(s.op(), s.m(), s.localN(world), s.localK(world), world).kernelName(s.op()).equals(variant);
+                    && FusedVariant.choose(s.op(), s.m(), s.localN(world), s.localK(world), world,
+                            iris.deviceProperties().multiprocessorCount()).kernelName(s.op()).equals(variant);
             m = new FusedMeasurement(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, impl, variant, auto, t.reps(), t.medianUs(),
                     t.minUs(), t.maxUs(), rankMedians, s.flopsPerRank(world), s.nvlinkBytes(world, TYPE.byteSize()), check);
         }

@@ -165,12 +165,12 @@ public abstract sealed class FusedGemm implements AutoCloseable
         try {
             FusedChecks.notNull(who, "config", config);
             FusedChecks.problem(who, op, m, n, k, world);
-            variant = config.variant().resolve(op, m, n, k, world);
+            limit = config.maxBlocks() == 0 ? device.multiprocessorCount()
+                    : Math.min(config.maxBlocks(), device.multiprocessorCount());
+            variant = config.variant().resolve(op, m, n, k, world, limit);
             FusedChecks.variant(who, op, variant);
             FusedChecks.tileN(who, op, config.tileN());
             FusedChecks.device(who, op, Platform.current(), device);
-            limit = config.maxBlocks() == 0 ? device.multiprocessorCount()
-                    : Math.min(config.maxBlocks(), device.multiprocessorCount());
             tileN = config.tileN() != 0 ? config.tileN() : op.tileN(m, n, limit);
             library = KernelLibrary.forIris(iris);  // checked variants in checked mode
             kernels = load(library, op, variant, tileN, config.tracing());

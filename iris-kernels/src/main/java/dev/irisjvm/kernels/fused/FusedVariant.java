@@ -21,27 +21,32 @@ public enum FusedVariant {
 
     /**
      * The variant AUTO stands for, from docs/benchmarks/fused.md ({@code bin/bench-fused}: every
-     * variant per shape, same run; four runs on 2 x H200 agree): all-scatter takes EPILOGUE (the
-     * kernel "sequential"; its spare-warp variant was 1.4-7x slower at both shapes), all-reduce,
-     * reduce-scatter and all-gather SPARE_WARPS (7-11% faster than the epilogue variant at both
-     * all-reduce shapes, 6-22% at both reduce-scatter shapes). Keep it one small function of the
+     * variant per shape, same run, 2 x H200): SPARE_WARPS, except for an all-scatter whose tiles do
+     * not outnumber the SMs. The spare warps pay off when a consumer has a next tile to compute
+     * while its last one is sent: all-scatter's spare warps were 1-5% faster from 4096^3 to
+     * 16384 x 8192 x 4096 and at 8192 x 4608 x 36864 (two to fifteen waves), and 2-9% slower at
+     * 2048^3 and 1024 x 3584 x 8192 (one wave or less), where the sequential kernel's epilogue
+     * sends each tile without a hand-off. The reductions' spare warps are 7-13% faster at all four
+     * of their shapes, and all-gather has no other variant. Keep it one small function of the
      * operation and the shape.
      *
-     * @param m     the kernel's M
-     * @param n     the kernel's N (all-scatter: this rank's columns)
-     * @param k     the kernel's K (the reductions: this rank's share of K)
-     * @param world ranks
+     * @param m               the kernel's M
+     * @param n               the kernel's N (all-scatter: this rank's columns)
+     * @param k               the kernel's K (the reductions: this rank's share of K)
+     * @param world           ranks
+     * @param multiprocessors the blocks the kernel runs (the GPU's SMs unless FusedConfig caps them)
      */
-    public static FusedVariant choose(FusedOp op, long m, long n, long k, int world) {
-        return switch (op) {
-            case ALL_SCATTER -> EPILOGUE;
-            case ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER -> SPARE_WARPS;
-        };
+    public static FusedVariant choose(FusedOp op, long m, long n, long k, int world, int multiprocessors) {
+        if (op == FusedOp.ALL_SCATTER) {
+            long tiles = FusedWorkspace.tiles(m, n, op.tileN(m, n, multiprocessors));
+            return tiles > multiprocessors ? SPARE_WARPS : EPILOGUE;
+        }
+        return SPARE_WARPS;
     }
 
     /** This variant for that operation and shape: itself, or what {@link #choose} makes of AUTO. */
-    public FusedVariant resolve(FusedOp op, long m, long n, long k, int world) {
-        return this == AUTO ? choose(op, m, n, k, world) : this;
+    public FusedVariant resolve(FusedOp op, long m, long n, long k, int world, int multiprocessors) {
+        return this == AUTO ? choose(op, m, n, k, world, multiprocessors) : this;
     }
 
     /**
