@@ -112,7 +112,7 @@ enum class Order { relaxed, acquire, release, acq_rel };
 /// or every GPU and the host. Operations that another rank observes need Scope::system. A flag
 /// that never leaves its block, such as a hand-off between the warps of one CTA, takes
 /// Scope::block: on NVIDIA its acquire is then served by the SM's L1 (no cache invalidation and
-/// no trip to L2 per poll) and its release waits only for this SM's writes.
+/// no trip to L2 per poll).
 enum class Scope { block, gpu, system };
 
 /// The 16-bit float types, by one name on both platforms (use these, not __nv_bfloat16).

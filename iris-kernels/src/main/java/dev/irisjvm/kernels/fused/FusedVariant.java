@@ -26,7 +26,7 @@ public enum FusedVariant {
      * while its last one is sent: all-scatter's spare warps were 1-5% faster from 4096^3 to
      * 16384 x 8192 x 4096 and at 8192 x 4608 x 36864 (two to fifteen waves), and 2-9% slower at
      * 2048^3 and 1024 x 3584 x 8192 (one wave or less), where the sequential kernel's epilogue
-     * sends each tile without a hand-off. The reductions' spare warps are 7-13% faster at all four
+     * sends each tile without a hand-off. The reductions' spare warps are 7-15% faster at all four
      * of their shapes, and all-gather has no other variant. Keep it one small function of the
      * operation and the shape.
      *
