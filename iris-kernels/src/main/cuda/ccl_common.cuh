@@ -290,27 +290,38 @@ __device__ inline void copy_units(U* dst, const U* src, uint64_t count) {
     for (; i < count; i += lanes) dst[i] = load_cg(src + i);
 }
 
+/// Runs `copy(unit, offset, count)` over `bytes` bytes: `count` units of the widest type `unit`
+/// (uint4, uint2, unsigned, unsigned short) whose size divides `mix` (the addresses and strides
+/// involved, or-ed), from byte `offset`, then the remaining bytes one by one.
+template <class Copy>
+__device__ inline void by_widest_unit(uintptr_t mix, uint64_t bytes, Copy&& copy) {
+    uint64_t done = 0;
+    if ((mix & 15) == 0) {
+        done = bytes & ~uint64_t(15);
+        copy(uint4{}, 0, bytes >> 4);
+    } else if ((mix & 7) == 0) {
+        done = bytes & ~uint64_t(7);
+        copy(uint2{}, 0, bytes >> 3);
+    } else if ((mix & 3) == 0) {
+        done = bytes & ~uint64_t(3);
+        copy(0u, 0, bytes >> 2);
+    } else if ((mix & 1) == 0) {
+        done = bytes & ~uint64_t(1);
+        copy(static_cast<unsigned short>(0), 0, bytes >> 1);
+    }
+    copy(uint8_t{}, done, bytes - done);
+}
+
 /// Block-cooperative copy of `bytes` bytes between any two device addresses (local or a peer's):
 /// 16-byte accesses when both are 16-byte aligned, else the widest width both allow.
 __device__ inline void copy_block(void* dst, const void* src, uint64_t bytes) {
     auto* d = static_cast<uint8_t*>(dst);
     const auto* s = static_cast<const uint8_t*>(src);
-    const uintptr_t mix = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
-    uint64_t done = 0;
-    if ((mix & 15) == 0) {
-        done = bytes & ~uint64_t(15);
-        copy_units(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), bytes >> 4);
-    } else if ((mix & 7) == 0) {
-        done = bytes & ~uint64_t(7);
-        copy_units(reinterpret_cast<uint2*>(d), reinterpret_cast<const uint2*>(s), bytes >> 3);
-    } else if ((mix & 3) == 0) {
-        done = bytes & ~uint64_t(3);
-        copy_units(reinterpret_cast<unsigned*>(d), reinterpret_cast<const unsigned*>(s), bytes >> 2);
-    } else if ((mix & 1) == 0) {
-        done = bytes & ~uint64_t(1);
-        copy_units(reinterpret_cast<unsigned short*>(d), reinterpret_cast<const unsigned short*>(s), bytes >> 1);
-    }
-    copy_units(d + done, s + done, bytes - done);
+    by_widest_unit(reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s), bytes,
+                   [&](auto unit, uint64_t offset, uint64_t count) {
+                       using U = decltype(unit);
+                       copy_units(reinterpret_cast<U*>(d + offset), reinterpret_cast<const U*>(s + offset), count);
+                   });
 }
 
 /// copy_to_all's loop for one unit width: count units to every rank p, from src + p * stride.
@@ -337,23 +348,12 @@ __device__ inline void copy_units_to_all(const iris::Ctx& ctx, U* dst, const U* 
 __device__ inline void copy_to_all(const iris::Ctx& ctx, void* dst, const void* src, uint64_t src_stride, uint64_t bytes) {
     auto* d = static_cast<uint8_t*>(dst);
     const auto* s = static_cast<const uint8_t*>(src);
-    const uintptr_t mix = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s) | src_stride;
-    uint64_t done = 0;
-    if ((mix & 15) == 0) {
-        done = bytes & ~uint64_t(15);
-        copy_units_to_all(ctx, reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), src_stride >> 4, bytes >> 4);
-    } else if ((mix & 7) == 0) {
-        done = bytes & ~uint64_t(7);
-        copy_units_to_all(ctx, reinterpret_cast<uint2*>(d), reinterpret_cast<const uint2*>(s), src_stride >> 3, bytes >> 3);
-    } else if ((mix & 3) == 0) {
-        done = bytes & ~uint64_t(3);
-        copy_units_to_all(ctx, reinterpret_cast<unsigned*>(d), reinterpret_cast<const unsigned*>(s), src_stride >> 2, bytes >> 2);
-    } else if ((mix & 1) == 0) {
-        done = bytes & ~uint64_t(1);
-        copy_units_to_all(ctx, reinterpret_cast<unsigned short*>(d), reinterpret_cast<const unsigned short*>(s), src_stride >> 1,
-                          bytes >> 1);
-    }
-    copy_units_to_all(ctx, d + done, s + done, src_stride, bytes - done);
+    by_widest_unit(reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s) | src_stride, bytes,
+                   [&](auto unit, uint64_t offset, uint64_t count) {
+                       using U = decltype(unit);
+                       copy_units_to_all(ctx, reinterpret_cast<U*>(d + offset), reinterpret_cast<const U*>(s + offset),
+                                         src_stride / sizeof(U), count);
+                   });
 }
 
 // ---- element types: 16 bytes of lanes <-> floats ------------------------------------------------

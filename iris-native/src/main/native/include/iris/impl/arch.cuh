@@ -259,9 +259,6 @@ template <Order O, Scope S, class T> __device__ inline void store(T* p, T v) { _
 /// and MI300 (hipDeviceAttributeWallClockRate = 100000 kHz). Only the bounded waits use it.
 __device__ inline uint64_t now_ns() { return static_cast<uint64_t>(wall_clock64()) * 10ull; }
 
-/// This compute unit's cycle counter (s_memtime): cheap to read, for pacing a loop, not for time.
-__device__ inline uint64_t cycles() { return static_cast<uint64_t>(clock64()); }
-
 /// Sleeps about `ns` nanoseconds: s_sleep takes only a constant count of 64 clocks, so the wave
 /// sleeps in short steps until the counter has passed.
 __device__ inline void sleep_ns(uint32_t ns) {
@@ -398,10 +395,6 @@ __device__ inline uint64_t now_ns() {
     return t;
 }
 
-/// This SM's cycle counter: a register read, cheap enough for pacing a spin loop (%globaltimer
-/// is not), but it counts cycles, not time, and differs between SMs.
-__device__ inline uint64_t cycles() { return static_cast<uint64_t>(clock64()); }
-
 /// Sleeps about `ns` nanoseconds (the hardware may wake the warp anywhere in [0, 2 ns]); the warp
 /// issues nothing meanwhile, so the SM's other warps get its slots.
 __device__ inline void sleep_ns(uint32_t ns) { __nanosleep(ns); }
@@ -414,6 +407,11 @@ __device__ inline void fence_acquire() {
 }
 
 #endif
+
+/// This SM's (compute unit's) cycle counter, clock64 on both vendors (AMD: s_memtime): a register
+/// read, cheap enough for pacing a spin loop (now_ns is not), but it counts cycles, not time, and
+/// differs between SMs.
+__device__ inline uint64_t cycles() { return static_cast<uint64_t>(clock64()); }
 
 /// Orders this thread's prior writes, including writes into peer memory, before later ones
 /// as seen by every GPU and the host (both vendors provide __threadfence_system).
