@@ -8,6 +8,9 @@
 // flag of the piece that k-block lies in, so the mainloop starts once the first columns are in,
 // not the whole 128 x K block.
 //
+// With split-K (split_k_exchange.cuh) the units of K's second half start at the middle of a row,
+// so the pieces of the two halves alternate: columns 0, B, 128, B + 128, ... (B: the boundary).
+//
 // Why push: the reads are local and the NVLink writes are posted, so 96 threads per CTA keep far
 // more bytes in flight than remote loads, each of which holds registers for a round trip. The
 // pieces of all CTAs go in the order the peers' mainloops need them: groups of group_m tile rows
@@ -23,6 +26,7 @@
 //   flags  this rank's, all_gather_flag_words(m, k, world) u64, values are epochs:
 //          ready[tiles_m][pieces_per_row]  set by the rows' owner once the piece is in place
 //          clear[world]                    clear[s] set by rank s when its call has started
+//          then, with split-K, the exchange's [tiles][2] (split_k_exchange.cuh)
 #pragma once
 
 #include "gemm/fused_common.cuh"
@@ -46,7 +50,8 @@ struct AllGatherHooks : NoHooks {
     uint64_t epoch;
     int m;
     int k;
-    int tiles_n;
+    int units;           // the scheduler's, for the trace slots
+    int second_chunk;    // with split-K the first column chunk of K's second half, else 0
     int group_m;
     RowOwners owners;
     Tracer<Trace> tracer;
@@ -76,8 +81,17 @@ struct AllGatherHooks : NoHooks {
         int col0;
     };
 
+    /// The column chunk pushed j-th in a row: j itself, or with split-K the two halves' chunks
+    /// alternating until the shorter (second) half runs out.
+    __device__ int chunk(int j) const {
+        if (second_chunk == 0) return j;
+        const int second = pieces_per_row() - second_chunk;  // chunks in the second half, <= the first's
+        if (j >= 2 * second) return j - second;
+        return j % 2 == 0 ? j / 2 : second_chunk + j / 2;
+    }
+
     /// Piece p of this rank's rows in pushing order: groups of group_m tile rows, column chunk by
-    /// column chunk inside a group, tile rows innermost.
+    /// column chunk inside a group (chunk's order), tile rows innermost.
     __device__ Piece piece(int p) const {
         const int row0 = owners.first_row(ctx.rank);
         const int own_rows = owners.first_row(ctx.rank + 1) - row0;
@@ -85,7 +99,7 @@ struct AllGatherHooks : NoHooks {
         const int first = p / group_pieces * group_m;
         const int rows = min(own_rows - first, group_m);
         const int q = p % group_pieces;
-        return {row0 + first + q % rows, q / rows * kPieceCols};
+        return {row0 + first + q % rows, chunk(q / rows) * kPieceCols};
     }
 
     __device__ void spare_warps(int) const {
@@ -118,8 +132,7 @@ struct AllGatherHooks : NoHooks {
                 iris::signal(ctx, ready(pc.tile_row, pc.col0 / kPieceCols), epoch, peer);
             }
             if (SpareWarps::leader()) {
-                tracer.record(int64_t(owners.tiles_m) * tiles_n * 4 + p, TraceKind::copy, p, ctx.rank, start,
-                              tracer.now());
+                tracer.record(int64_t(units) * 4 + p, TraceKind::copy, p, ctx.rank, start, tracer.now());
             }
         }
     }

@@ -23,7 +23,13 @@
 namespace gemm {
 
 /// Wait sites the host names in a timeout message (DeviceStatus::site).
-enum FusedSite : int { kSitePartialFlag = 9001, kSiteGatheredRows = 9002, kSiteHandoff = 9003, kSiteGatherClear = 9004 };
+enum FusedSite : int {
+    kSitePartialFlag = 9001,
+    kSiteGatheredRows = 9002,
+    kSiteHandoff = 9003,
+    kSiteGatherClear = 9004,
+    kSiteSplitPartial = 9005,
+};
 
 /// Registers the producer warpgroup keeps when its spare warps copy (see config.cuh): what
 /// SpareWarps::copy needs without spilling. Up to 72 the consumers keep 216

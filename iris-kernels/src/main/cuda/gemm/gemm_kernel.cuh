@@ -18,10 +18,20 @@
 
 namespace gemm {
 
-template <class Cfg, class Scheduler, class Hooks, bool Trace = false>
+/// Every unit is a whole tile, and every warpgroup finishes its rows of it.
+struct NoSplit {
+    template <class Acc>
+    __device__ bool combine(Acc&, const TileCoord&, int) const {
+        return true;
+    }
+};
+
+/// split: NoSplit, or the exchange of the halves of a SplitKScheduler's tiles (split_k_exchange.cuh),
+/// whose combine(acc, unit, consumer) says whether this warpgroup runs the unit's epilogue.
+template <class Cfg, class Scheduler, class Hooks, bool Trace = false, class Split = NoSplit>
 __device__ void persistent(const sm90::TmaDescriptor* a_map, const sm90::TmaDescriptor* b_map,
                            const typename Cfg::Out* bias, int m, int n, int k, const Scheduler& sched,
-                           Hooks& hooks, const Tracer<Trace>& tracer = {}) {
+                           Hooks& hooks, const Tracer<Trace>& tracer = {}, const Split& split = {}) {
     extern __shared__ uint8_t smem_raw[];
     __shared__ uint64_t full[Cfg::kStages];
     __shared__ uint64_t empty[Cfg::kStages];
@@ -61,9 +71,11 @@ __device__ void persistent(const sm90::TmaDescriptor* a_map, const sm90::TmaDesc
             TileCoord tile = sched.coord(t);
             tile.index = t;
             const uint64_t start = tracer.now();
-            consume<Cfg>(st, pos, acc, consumer, k_blocks);
+            consume<Cfg>(st, pos, acc, consumer, k_blocks_of(tile, k_blocks).count());
             const uint64_t mainloop_end = tracer.now();
-            run_epilogue<Cfg>(acc, buffer, tile, consumer, bias, m, n, hooks);
+            if (split.combine(acc, tile, consumer)) {
+                run_epilogue<Cfg>(acc, buffer, tile, consumer, bias, m, n, hooks);
+            }
             if (threadIdx.x % 128 == 0) {
                 tracer.tile(t, consumer, start, mainloop_end, tracer.now());
             }

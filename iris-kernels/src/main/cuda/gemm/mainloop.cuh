@@ -33,8 +33,8 @@ struct Stages {
     __device__ uint8_t* b(int s) const { return a(s) + Cfg::kABytes; }
 };
 
-/// One thread loads every stage of every tile this CTA computes, running up to kStages stages
-/// ahead of the consumers (into the next tile while they run the epilogue).
+/// One thread loads every stage of every unit this CTA computes (a tile, or its slice of K), running
+/// up to kStages stages ahead of the consumers (into the next unit while they run the epilogue).
 template <class Cfg, class Scheduler, class Hooks>
 __device__ void produce(const Stages<Cfg>& st, const sm90::TmaDescriptor* a_map, const sm90::TmaDescriptor* b_map,
                         const Scheduler& sched, int k_blocks, Hooks& hooks) {
@@ -43,7 +43,8 @@ __device__ void produce(const Stages<Cfg>& st, const sm90::TmaDescriptor* a_map,
         const TileCoord tile = sched.coord(t);
         const int row = tile.m * Cfg::kTileM;
         const int col = tile.n * Cfg::kTileN;
-        for (int kb = 0; kb < k_blocks; ++kb, pos.advance()) {
+        const KBlocks range = k_blocks_of(tile, k_blocks);
+        for (int kb = range.begin; kb < range.end; ++kb, pos.advance()) {
             const int k0 = kb * Cfg::kTileK;
             hooks.before_loads(tile, k0);
             sm90::mbarrier_wait(&st.empty[pos.stage], pos.parity ^ 1);
@@ -84,7 +85,7 @@ struct OperandDescriptors {
     }
 };
 
-/// One consumer warpgroup's K loop for one tile: acc = A(rows) x B. Keeps one wgmma group in
+/// One consumer warpgroup's K loop for one unit of k_blocks: acc = A(rows) x B. Keeps one wgmma group in
 /// flight and frees a stage as soon as the group that read it has retired.
 template <class Cfg>
 __device__ void consume(const Stages<Cfg>& st, RingPosition<Cfg::kStages>& pos, float (&acc)[Cfg::kAccumulators],

@@ -6,15 +6,18 @@
 // of streaming all of B once per row of tiles.
 //
 // A fused kernel replaces or wraps this to reorder tiles (e.g. start each rank at a different
-// column so that remote stores spread over the peers) without touching the mainloop.
+// column so that remote stores spread over the peers) without touching the mainloop, or wraps it
+// in SplitKScheduler, whose units are halves of K (gemm/split_k_exchange.cuh).
 #pragma once
 
 namespace gemm {
 
 struct TileCoord {
-    int m;          ///< tile row: output rows [m * TileM, m * TileM + TileM)
-    int n;          ///< tile column
-    int index = 0;  ///< position in the scheduler's sequence (set by the kernel)
+    int m;           ///< tile row: output rows [m * TileM, m * TileM + TileM)
+    int n;           ///< tile column
+    int index = 0;   ///< position in the scheduler's sequence (set by the kernel)
+    int slice = 0;   ///< which half of K this unit runs when slices == 2 (SplitKScheduler)
+    int slices = 1;  ///< units per tile: 1, or 2 for split-K (gemm/split_k_exchange.cuh)
 };
 
 template <int TileM, int TileN>
@@ -38,6 +41,50 @@ struct GroupedTileScheduler {
 
     __device__ int first() const { return static_cast<int>(blockIdx.x); }
     __device__ int next(int tile) const { return tile + static_cast<int>(gridDim.x); }
+};
+
+/// A slice boundary falls on a multiple of this many k-blocks (128 columns: a whole all-gather
+/// piece, so a unit's first loads wait for exactly one piece).
+inline constexpr int kSplitAlignBlocks = 2;
+
+/// The first k-block of slice 1: half of the K loop, rounded up to kSplitAlignBlocks. The host
+/// splits only when this leaves slice 1 at least one k-block (K >= 256).
+__host__ __device__ constexpr int split_boundary(int k_blocks) {
+    return ((k_blocks + 1) / 2 + kSplitAlignBlocks - 1) / kSplitAlignBlocks * kSplitAlignBlocks;
+}
+
+struct KBlocks {
+    int begin;
+    int end;
+    __device__ int count() const { return end - begin; }
+};
+
+/// The k-blocks a unit runs: all of them, or its slice's half.
+__device__ inline KBlocks k_blocks_of(const TileCoord& t, int k_blocks) {
+    if (t.slices == 1) return {0, k_blocks};
+    const int boundary = split_boundary(k_blocks);
+    return t.slice == 0 ? KBlocks{0, boundary} : KBlocks{boundary, k_blocks};
+}
+
+/// Wraps a tile scheduler: `slices` (1 or 2) consecutive units per tile, in the tiles' order.
+template <class Tiles>
+struct SplitKScheduler {
+    Tiles tiles;
+    int slices;
+
+    __device__ int count() const { return tiles.count() * slices; }
+    __device__ int first() const { return static_cast<int>(blockIdx.x); }
+    __device__ int next(int unit) const { return unit + static_cast<int>(gridDim.x); }
+
+    __device__ TileCoord coord(int unit) const {
+        TileCoord t = tiles.coord(unit / slices);
+        t.slice = unit % slices;
+        t.slices = slices;
+        return t;
+    }
+
+    /// A pair split over two rounds of one CTA would wait for itself; the host never launches that.
+    __device__ bool launch_ok() const { return slices == 1 || gridDim.x % 2 == 0 || count() <= static_cast<int>(gridDim.x); }
 };
 
 }  // namespace gemm

@@ -144,8 +144,14 @@ final class FusedBench implements AutoCloseable {
 
     // ---- the fused kernels ------------------------------------------------------------------------
 
+    /** The options' config for that shape and variant; --split-k applies to the operations that split K. */
+    private FusedConfig config(FusedShape s, FusedVariant v) {
+        return FusedConfig.defaults().withGroupM(options.groupM()).withVariant(v).withTileN(options.tileN())
+                .withSplitK(s.op().splitsK() ? options.splitK() : 0);
+    }
+
     private void fused(FusedShape s, FusedWorkload buf, FusedVariant v, ByteBuffer reference) {
-        FusedConfig config = FusedConfig.defaults().withGroupM(options.groupM()).withVariant(v).withTileN(options.tileN());
+        FusedConfig config = config(s, v);
         FusedGemm g;
         try {
             g = buf.create(config);
@@ -218,18 +224,32 @@ final class FusedBench implements AutoCloseable {
         measurements.add(m);
     }
 
-    /** Every rank's check text: "ok" if all are, else the failing ranks' texts (a text every rank shares, once). */
+    /** Every rank's check text, combined by {@link #combine}. */
     private String agree(String mine) {
         byte[][] all = iris.allGather(mine.getBytes(StandardCharsets.UTF_8));
+        List<String> texts = new ArrayList<>();
+        for (byte[] one : all) {
+            texts.add(new String(one, StandardCharsets.UTF_8));
+        }
+        return combine(texts);
+    }
+
+    /**
+     * The ranks' check texts as one: a text every rank shares, once ("ok", "not checked (...)", the
+     * same failure), else each rank's text that is not "ok", prefixed with its rank unless it names one.
+     */
+    static String combine(List<String> texts) {
+        if (texts.stream().distinct().count() == 1) {
+            return texts.get(0);
+        }
         List<String> bad = new ArrayList<>();
-        for (int r = 0; r < all.length; r++) {
-            String t = new String(all[r], StandardCharsets.UTF_8);
-            String text = t.startsWith("rank ") ? t : "rank " + r + ": " + t;
-            if (!Verifier.OK.equals(t) && !bad.contains(t) && !bad.contains(text)) {
-                bad.add(t.startsWith("rank ") ? t : text);
+        for (int r = 0; r < texts.size(); r++) {
+            String t = texts.get(r);
+            if (!Verifier.OK.equals(t)) {
+                bad.add(t.startsWith("rank ") ? t : "rank " + r + ": " + t);
             }
         }
-        return bad.isEmpty() ? Verifier.OK : String.join("; ", bad);
+        return String.join("; ", bad);
     }
 
     private float[][] gatherMillis(float[] mine) {
@@ -263,8 +283,7 @@ final class FusedBench implements AutoCloseable {
     /** A traced instance of that variant: two calls, the second's timeline written by rank 0 (all ranks in one file). */
     private void trace(FusedShape s, FusedWorkload buf, FusedVariant v) {
         String file = "fused-trace-" + s.op().id() + "-" + v.kernelName(s.op()) + ".json";
-        try (FusedGemm g = buf.create(FusedConfig.defaults().withGroupM(options.groupM()).withVariant(v).withTileN(options.tileN())
-                .withTracing(true))) {
+        try (FusedGemm g = buf.create(config(s, v).withTracing(true))) {
             for (int i = 0; i < 2; i++) {
                 iris.barrier(stream);
                 buf.fused(g);

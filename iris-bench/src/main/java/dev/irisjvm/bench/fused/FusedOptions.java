@@ -61,6 +61,11 @@ public final class FusedOptions {
                     + "operations' kernels come in (FusedOp.tileWidths).")
     int tileN;
 
+    @Option(names = "--split-k", defaultValue = "0",
+            description = "FusedConfig.splitK of every fused instance: 0 for the split each shape gets (default), 1 or 2 "
+                    + "(all-gather + GEMM only).")
+    int splitK;
+
     @Option(names = "--no-trace", description = "Skip the traced run of each operation.")
     boolean noTrace;
 
@@ -89,6 +94,9 @@ public final class FusedOptions {
         }
         if (tileN < 0) {
             throw new IllegalArgumentException("--tile-n must be >= 0 (0: the width each shape gets), got " + tileN);
+        }
+        if (splitK < 0 || splitK > 2) {
+            throw new IllegalArgumentException("--split-k must be 0 (the split each shape gets), 1 or 2, got " + splitK);
         }
         if (heapGib < 1) {
             throw new IllegalArgumentException("--heap-gib must be >= 1, got " + heapGib);
@@ -158,6 +166,10 @@ public final class FusedOptions {
         return tileN;
     }
 
+    public int splitK() {
+        return splitK;
+    }
+
     public boolean trace() {
         return !noTrace;
     }
@@ -190,7 +202,7 @@ public final class FusedOptions {
             a.addAll(List.of("--shapes", shapes));
         }
         a.addAll(List.of("--warmup", Integer.toString(warmup), "--reps", Integer.toString(reps), "--group-m", Integer.toString(groupM),
-                "--tile-n", Integer.toString(tileN),
+                "--tile-n", Integer.toString(tileN), "--split-k", Integer.toString(splitK),
                 "--heap-gib", Integer.toString(heapGib), "--device-timeout-ms", Long.toString(deviceTimeoutMs)));
         if (noTrace) a.add("--no-trace");
         if (noBaseline) a.add("--no-baseline");

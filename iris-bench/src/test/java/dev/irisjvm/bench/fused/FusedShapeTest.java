@@ -16,6 +16,15 @@ import picocli.CommandLine;
 /** Shapes, their per-rank split and NVLink bytes, the options, and the sweep's output check. */
 class FusedShapeTest {
     @Test
+    void ranksCheckTextsCombine() {
+        assertEquals("ok", FusedBench.combine(List.of("ok", "ok")));
+        // --no-baseline: one shared text, which FusedMeasurement.checkFailed does not count as a failure.
+        assertEquals("not checked (--no-baseline)", FusedBench.combine(List.of("not checked (--no-baseline)", "not checked (--no-baseline)")));
+        assertEquals("rank 1: 3 elements differ", FusedBench.combine(List.of("ok", "3 elements differ")));
+        assertEquals("rank 0: x; rank 1: y", FusedBench.combine(List.of("x", "rank 1: y")));
+    }
+
+    @Test
     void split() {
         FusedShape as = FusedShape.parse(FusedOp.ALL_SCATTER, "8192x4608x36864");
         assertEquals(2304, as.localN(2));

@@ -11,9 +11,11 @@ import dev.irisjvm.kernels.gemm.GemmLayout;
  * All-gather + GEMM, a sequence-parallel input into a column-parallel layer: A is split by rows
  * over the ranks; every rank computes {@code C_rank = A_gathered B_rank} while the spare producer
  * warps push this rank's rows of A into the peers' gathered A, in pieces of 128 rows by {@value
- * FusedWorkspace#PIECE_COLS} columns, and the tiles of local rows go first; a tile on a peer's rows
- * starts as soon as the first pieces of those rows are in, so that the all-gather hides behind the
- * GEMM ({@code all_gather_gemm.cu}, {@code gemm/all_gather_hooks.cuh}).
+ * FusedWorkspace#PIECE_COLS} columns, and the tiles of local rows go first; a tile on a peer's rows starts as soon as the first pieces of those rows are
+ * in, so that the all-gather hides behind the GEMM ({@code all_gather_gemm.cu}, {@code
+ * gemm/all_gather_hooks.cuh}). When its 128 x 256 tiles would not fill half of the SMs (a small M),
+ * two blocks share each tile, each running half of K ({@link FusedConfig#splitK}, {@code
+ * gemm/split_k_exchange.cuh}), and blocks without a tile still push.
  *
  * <pre>{@code
  * // M = 8192 gathered (4096 rows per rank), N = 8192 split over 2 ranks, K = 8192
@@ -44,7 +46,10 @@ import dev.irisjvm.kernels.gemm.GemmLayout;
  * Results: {@code C = A_gathered B + bias}, F32 accumulation rounded once (the plain GEMM's).
  *
  * <p>One variant, {@link FusedVariant#SPARE_WARPS}. Workspace ({@link FusedWorkspace}): a flag per
- * piece of A and one per rank, which peers set. The rest of the contract is {@link FusedGemm}'s.
+ * piece of A and one per rank, which peers set; with split-K a flag and an F32 partial per half
+ * tile. No closing barrier: each call waits for every piece the peers push into it, and peers
+ * write into this rank's gathered A only once its next call has started. The rest of the contract
+ * is {@link FusedGemm}'s.
  */
 public final class AllGatherGemm extends FusedGemm {
     /** The shape this instance was created for, for messages. */

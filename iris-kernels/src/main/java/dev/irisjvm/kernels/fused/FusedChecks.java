@@ -114,6 +114,28 @@ final class FusedChecks {
         }
     }
 
+    /**
+     * A config's split-K (1 or 2 here; 0 was resolved before) fits the operation, K and the blocks:
+     * two units of K per tile need the all-gather kernel, K >= {@value FusedOp#MIN_SPLIT_K} (a
+     * k-block on each side) and two blocks (the two halves of a tile run side by side).
+     */
+    static void splitK(String who, FusedOp op, int splitK, long k, int blocks) {
+        if (splitK != 2) {
+            return;
+        }
+        if (!op.splitsK()) {
+            throw fail(who, "config splitK 2: the " + op.title() + " kernels do not split K (all-gather + GEMM's do); use 0 or 1");
+        }
+        if (k < FusedOp.MIN_SPLIT_K) {
+            throw fail(who, "config splitK 2 needs K >= " + FusedOp.MIN_SPLIT_K + " (a k-block of 128 columns on each side), got K = "
+                    + k);
+        }
+        if (blocks < 2) {
+            throw fail(who, "config splitK 2 needs at least 2 blocks (the two halves of a tile run side by side), got maxBlocks "
+                    + blocks);
+        }
+    }
+
     /** The kernels are sm_90a code: compute capability 9.0 exactly, and the GEMM's shared memory per block. */
     static void device(String who, FusedOp op, Platform platform, DeviceProperties p) {
         if (platform != Platform.CUDA) {

@@ -13,7 +13,8 @@ import dev.irisjvm.kernels.gemm.Gemm;
  * <pre>{@code
  * FusedConfig c = FusedConfig.defaults()                 // groupM 8, AUTO, no tracing, one block per SM
  *         .withVariant(FusedVariant.SPARE_WARPS)
- *         .withTracing(true);                            // the _traced kernels; read with traceRecords()
+ *         .withTracing(true)                             // the _traced kernels; read with traceRecords()
+ *         .withSplitK(2);                                // all-gather + GEMM: two blocks per tile, half of K each
  * }</pre>
  *
  * @param groupM    tile rows per group of the tile order (>= 1): a group's tiles are walked column
@@ -27,8 +28,11 @@ import dev.irisjvm.kernels.gemm.Gemm;
  *                  operation and other work on the GPU
  * @param tileN     output columns per tile, one of the operation's {@link FusedOp#tileWidths}
  *                  (checked when the instance is created), or 0 for {@link FusedOp#tileN}'s choice
+ * @param splitK    units of K per tile: 1, 2 (two blocks each run half of every tile's K loop and
+ *                  add their halves; all-gather + GEMM only, {@link FusedOp#splitsK}), or 0 for
+ *                  {@link FusedOp#splitK}'s choice
  */
-public record FusedConfig(int groupM, FusedVariant variant, boolean tracing, int maxBlocks, int tileN) {
+public record FusedConfig(int groupM, FusedVariant variant, boolean tracing, int maxBlocks, int tileN, int splitK) {
     /** The grouped tile order's default width, the GEMM's. */
     public static final int DEFAULT_GROUP_M = Gemm.DEFAULT_GROUP_M;
 
@@ -49,30 +53,38 @@ public record FusedConfig(int groupM, FusedVariant variant, boolean tracing, int
             throw new IllegalArgumentException(NativeCalls.rankLabel() + ": FusedConfig: tileN must be >= 0 (0: chosen per "
                     + "shape), got " + tileN);
         }
+        if (splitK < 0 || splitK > 2) {
+            throw new IllegalArgumentException(NativeCalls.rankLabel() + ": FusedConfig: splitK must be 0 (chosen per shape), "
+                    + "1 or 2, got " + splitK);
+        }
     }
 
-    /** groupM {@value #DEFAULT_GROUP_M}, AUTO, tracing off, one block per SM, tile width per shape. */
+    /** groupM {@value #DEFAULT_GROUP_M}, AUTO, tracing off, one block per SM, tile width and split-K per shape. */
     public static FusedConfig defaults() {
-        return new FusedConfig(DEFAULT_GROUP_M, FusedVariant.AUTO, false, 0, 0);
+        return new FusedConfig(DEFAULT_GROUP_M, FusedVariant.AUTO, false, 0, 0, 0);
     }
 
     public FusedConfig withGroupM(int rows) {
-        return new FusedConfig(rows, variant, tracing, maxBlocks, tileN);
+        return new FusedConfig(rows, variant, tracing, maxBlocks, tileN, splitK);
     }
 
     public FusedConfig withVariant(FusedVariant v) {
-        return new FusedConfig(groupM, v, tracing, maxBlocks, tileN);
+        return new FusedConfig(groupM, v, tracing, maxBlocks, tileN, splitK);
     }
 
     public FusedConfig withTracing(boolean on) {
-        return new FusedConfig(groupM, variant, on, maxBlocks, tileN);
+        return new FusedConfig(groupM, variant, on, maxBlocks, tileN, splitK);
     }
 
     public FusedConfig withMaxBlocks(int blocks) {
-        return new FusedConfig(groupM, variant, tracing, blocks, tileN);
+        return new FusedConfig(groupM, variant, tracing, blocks, tileN, splitK);
     }
 
     public FusedConfig withTileN(int columns) {
-        return new FusedConfig(groupM, variant, tracing, maxBlocks, columns);
+        return new FusedConfig(groupM, variant, tracing, maxBlocks, columns, splitK);
+    }
+
+    public FusedConfig withSplitK(int units) {
+        return new FusedConfig(groupM, variant, tracing, maxBlocks, tileN, units);
     }
 }

@@ -39,10 +39,10 @@ import org.bytedeco.javacpp.LongPointer;
  *     the same form ({@code run} or {@code runReplayable}), with tensors of the same shapes;
  *     tensors that peers reach (named per operation) are symmetric: the same heap tensor on every
  *     rank.</li>
- * <li><b>Stream-ordered.</b> A call only enqueues work on the given stream: the kernel, then a
- *     device barrier of all ranks on the same stream ({@link Iris#barrier(Stream)}), which
- *     publishes the stores into peers and keeps the next call from overwriting buffers a peer still
- *     reads. No host synchronization and no device allocation: a call may be captured into a CUDA
+ * <li><b>Stream-ordered.</b> A call only enqueues work on the given stream: the kernel, then
+ *     (all but all-gather + GEMM, whose flags do the same) a device barrier of all ranks on the
+ *     same stream ({@link Iris#barrier(Stream)}), which publishes the stores into peers and keeps
+ *     the next call from overwriting buffers a peer still reads. No host synchronization and no device allocation: a call may be captured into a CUDA
  *     graph (see the next point). The TMA descriptors of a call's tensors are encoded on the host
  *     the first time they are seen and cached (up to {@value #MAP_CACHE_ENTRIES}).</li>
  * <li><b>Epochs and CUDA graphs.</b> The kernels' flags are compared with a call counter (the
@@ -96,6 +96,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
     private final DeviceProperties device;
     /** Columns per output tile of the loaded kernels ({@link FusedOp#tileN}). */
     private final int tileN;
+    /** Units of K per tile: 1, or 2 ({@link FusedOp#splitK}). */
+    private final int splitK;
     private final int blocks;
     private final KernelLibrary library;
     /** [input: bf16, f16][layout: nk, kn], of the configured variant, traced or not as configured. */
@@ -113,7 +115,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
 
     /** What creation gathered, handed to the constructor. */
     record Parts(Iris iris, FusedOp op, FusedConfig config, FusedVariant variant, int m, int n, int k, DeviceProperties device,
-                 int tileN, int blocks, KernelLibrary library, Kernel[][] kernels, FusedWorkspace workspace,
+                 int tileN, int splitK, int blocks, KernelLibrary library, Kernel[][] kernels, FusedWorkspace workspace,
                  DeviceMemory traceBuffer, long traceRecords) {}
 
     FusedGemm(Parts p) {
@@ -129,6 +131,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         this.who = FusedChecks.who(rank, op);
         this.device = p.device();
         this.tileN = p.tileN();
+        this.splitK = p.splitK();
         this.blocks = p.blocks();
         this.library = p.library();
         this.kernels = p.kernels();
@@ -160,6 +163,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         FusedVariant variant = null;
         int limit = 0;
         int tileN = Gemm.TILE_N;
+        int splitK = 1;
         RuntimeException local = null;
         DeviceProperties device = iris.deviceProperties();
         try {
@@ -171,7 +175,10 @@ public abstract sealed class FusedGemm implements AutoCloseable
             FusedChecks.variant(who, op, variant);
             FusedChecks.tileN(who, op, config.tileN());
             FusedChecks.device(who, op, Platform.current(), device);
-            tileN = config.tileN() != 0 ? config.tileN() : op.tileN(m, n, limit);
+            boolean wide = config.tileN() == 0 || config.tileN() == Gemm.TILE_N;
+            splitK = config.splitK() != 0 ? config.splitK() : wide ? op.splitK(m, n, k, limit) : 1;
+            FusedChecks.splitK(who, op, splitK, k, limit);
+            tileN = config.tileN() != 0 ? config.tileN() : splitK == 2 ? Gemm.TILE_N : op.tileN(m, n, limit);
             library = KernelLibrary.forIris(iris);  // checked variants in checked mode
             kernels = load(library, op, variant, tileN, config.tracing());
         } catch (RuntimeException e) {
@@ -205,27 +212,33 @@ public abstract sealed class FusedGemm implements AutoCloseable
         FusedWorkspace workspace = null;
         DeviceMemory trace = null;
         try {
-            workspace = FusedWorkspace.allocate(iris.heap(), op, variant, m, n, k, world, tileN);
-            long records = FusedWorkspace.traceRecords(op, m, n, k, world, tileN);
+            workspace = FusedWorkspace.allocate(iris.heap(), op, variant, m, n, k, world, tileN, splitK);
+            long records = FusedWorkspace.traceRecords(op, m, n, k, world, tileN, splitK);
             if (config.tracing()) {
                 trace = DeviceMemory.allocate(records * FusedWorkspace.TRACE_RECORD_BYTES);
             }
             iris.hostBarrier();  // every rank's flags are zero before any kernel can signal into them
-            long tiles = FusedWorkspace.tiles(m, n, tileN);
-            int blocks = (int) Math.max(1, Math.min(limit, tiles));
-            return new Parts(iris, op, config, variant, (int) m, (int) n, (int) k, device, tileN, blocks, library, kernels,
-                    workspace, trace, records);
+            long units = FusedWorkspace.tiles(m, n, tileN) * splitK;
+            // All-gather's blocks beyond the units still push rows of A (their spare warps): at 1024 x 1792
+            // x 8192 on 132 SMs, 112 split-K units left 20 SMs idle and the push took 3 rounds instead of 2.
+            boolean pushes = op == FusedOp.ALL_GATHER && world > 1;
+            int blocks = (int) Math.max(1, pushes ? limit : Math.min(limit, units));
+            if (splitK == 2 && blocks < units) {
+                blocks &= ~1;  // the two halves of a tile run in the same round of two neighbouring blocks
+            }
+            return new Parts(iris, op, config, variant, (int) m, (int) n, (int) k, device, tileN, splitK, blocks, library,
+                    kernels, workspace, trace, records);
         } catch (RuntimeException | Error e) {
             Resources.closeAfter(e, trace, workspace, library);
             throw e;
         }
     }
 
-    /** "GemmAllReduce M 4096 N 4096 K 2048 groupM 8 SPARE_WARPS untraced maxBlocks 0 tileN 0": what ranks must agree on. */
+    /** "GemmAllReduce M 4096 N 4096 K 2048 groupM 8 SPARE_WARPS untraced maxBlocks 0 tileN 0 splitK 0": what ranks must agree on. */
     static String describe(FusedOp op, long m, long n, long k, FusedConfig c) {
         return op.className() + " M " + m + " N " + n + " K " + k + (c == null ? " (no config)"
                 : " groupM " + c.groupM() + " " + c.variant() + (c.tracing() ? " traced" : " untraced") + " maxBlocks "
-                + c.maxBlocks() + " tileN " + c.tileN());
+                + c.maxBlocks() + " tileN " + c.tileN() + " splitK " + c.splitK());
     }
 
     private static Kernel[][] load(KernelLibrary library, FusedOp op, FusedVariant variant, int tileN, boolean traced) {
@@ -266,7 +279,21 @@ public abstract sealed class FusedGemm implements AutoCloseable
         return (int) FusedWorkspace.tiles(m, n, tileN);
     }
 
-    /** Blocks per launch: min(SMs or {@link FusedConfig#maxBlocks()}, tiles). */
+    /** Units of K per tile: the config's, else {@link FusedOp#splitK}'s choice for this shape (1 or 2). */
+    public int splitK() {
+        return splitK;
+    }
+
+    /** What the blocks compute, one at a time: {@link #tiles()} x {@link #splitK()}. */
+    public int units() {
+        return tiles() * splitK;
+    }
+
+    /**
+     * Blocks per launch: min(SMs or {@link FusedConfig#maxBlocks()}, units), even with split-K over
+     * several rounds; all-gather on several ranks takes every block it may, the ones without a unit
+     * pushing rows of A.
+     */
     public int blocks() {
         return blocks;
     }
@@ -299,7 +326,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
     // ---- calls -------------------------------------------------------------------------------------
 
     /**
-     * Enqueues one call on {@code stream}: the kernel, then a device barrier of all ranks. A, B (as
+     * Enqueues one call on {@code stream}: the kernel, then (but for all-gather) a device barrier of all ranks. A, B (as
      * {@code layout} says), the optional bias and C as the operation's class documents them. Not for
      * graph capture: use {@link #runReplayable}.
      *
@@ -359,20 +386,26 @@ public abstract sealed class FusedGemm implements AutoCloseable
     /**
      * Packs the kernel's parameter list (FusedSourcesTest checks it against the sources): (ctx, a_map,
      * b_map), all-gather's gathered A, C, the bias (the reductions add it once: rank 0's), the
-     * workspace (the reductions: partials and flags), the epoch, M, N, K, ldc, groupM, the trace.
+     * workspace (the reductions: partials and flags; all-gather: flags and split-K partials), the
+     * epoch, M, N, K, ldc, groupM, all-gather's split-K, the trace.
      */
     private void kernelArgs(TensorMap am, TensorMap bm, Operand a, Operand bias, Operand c, int ldc, long epoch) {
         boolean reduces = op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER;
         Operand added = reduces && rank != 0 ? null : bias;
         KernelArgs packed = args(am, bm);
-        if (op == FusedOp.ALL_GATHER) {
+        boolean gathers = op == FusedOp.ALL_GATHER;
+        if (gathers) {
             packed.putLong(a.address());
         }
         packed.putLong(c.address()).putLong(added == null ? 0 : added.address()).putLong(workspace.primaryAddress());
-        if (reduces) {
+        if (reduces || gathers) {
             packed.putLong(workspace.secondaryAddress());
         }
-        packed.putLong(epoch).putInt(m).putInt(n).putInt(k).putInt(ldc).putInt(config.groupM()).putLong(traceAddress());
+        packed.putLong(epoch).putInt(m).putInt(n).putInt(k).putInt(ldc).putInt(config.groupM());
+        if (gathers) {
+            packed.putInt(splitK);
+        }
+        packed.putLong(traceAddress());
     }
 
     // ---- the call protocol -------------------------------------------------------------------------
@@ -397,9 +430,16 @@ public abstract sealed class FusedGemm implements AutoCloseable
         return ++epoch;
     }
 
-    /** Ends a call: the device barrier that publishes the stores and protects the buffers the next call reuses. */
+    /**
+     * Ends a call: the device barrier that publishes the stores and protects the buffers the next
+     * call reuses. All-gather + GEMM needs none (about 5 µs saved): its kernel waits for every piece
+     * a peer pushes into this rank (so none is in flight once it ends), and a peer writes into this
+     * rank's gathered A and flags only after this rank's next call has started (the clear flag).
+     */
     private void end(Stream s) {
-        iris.barrier(s);
+        if (op != FusedOp.ALL_GATHER) {
+            iris.barrier(s);
+        }
     }
 
     /** The kernel for these inputs, launched with the arguments {@link #args} started. */
@@ -500,15 +540,15 @@ public abstract sealed class FusedGemm implements AutoCloseable
             host.get(records);
         }
         long pieces = op == FusedOp.ALL_GATHER ? FusedWorkspace.gatherPieces(m, k, world) : 0;
-        return new TileTrace(op, variant, rank, world, m, n, k, tiles(), pieces, device.multiprocessorCount(), records);
+        return new TileTrace(op, variant, rank, world, m, n, k, units(), pieces, device.multiprocessorCount(), records);
     }
 
     // ---- close -------------------------------------------------------------------------------------
 
     /**
      * Collective: frees the workspace and the trace buffer and unloads the kernels. Synchronize the
-     * streams the calls ran on first (a call's closing barrier means that once this rank's stream
-     * is idle, no peer still touches the workspace). Safe to call twice; close it before its Iris.
+     * streams the calls ran on first (a call's closing barrier, or all-gather's flags, mean that once
+     * this rank's stream is idle, no peer still touches the workspace). Safe to call twice; close it before its Iris.
      */
     @Override
     public void close() {
@@ -526,7 +566,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
     @Override
     public String toString() {
         return op.className() + "(rank " + rank + "/" + world + ", M " + m + ", N " + n + ", K " + k + " per rank, "
-                + variant.kernelName(op) + ", groupM " + config.groupM() + ", tiles 128 x " + tileN + ", " + blocks + " blocks"
+                + variant.kernelName(op) + ", groupM " + config.groupM() + ", tiles 128 x " + tileN
+                + (splitK > 1 ? ", split-K " + splitK : "") + ", " + blocks + " blocks"
                 + (tracing() ? ", traced" : "")
                 + (closed.get() ? ", closed" : "") + ")";
     }

@@ -80,6 +80,26 @@ public enum FusedOp {
         return this == REDUCE_SCATTER || this == ALL_GATHER;
     }
 
+    /** The least K that split-K takes: each half then has at least one k-block (gemm/tile_scheduler.cuh split_boundary). */
+    public static final int MIN_SPLIT_K = 256;
+
+    /** Whether this operation's kernels can split K in two ({@link FusedConfig#splitK}): all-gather + GEMM's. */
+    public boolean splitsK() {
+        return this == ALL_GATHER;
+    }
+
+    /**
+     * The split-K for an M x N x K problem on that many blocks, when the config leaves it open (0)
+     * and the tile width at 0 or {@link Gemm#TILE_N}: 2 for all-gather + GEMM when its 128 x 256
+     * tiles would not fill half of the blocks and K >= {@value #MIN_SPLIT_K}, else 1. Two blocks per
+     * tile then each run half of K, with 128 x 256 tiles: at 1024 x 1792 x 8192 on 132 SMs, 112
+     * half-K units of 128 x 256 in one wave against 112 whole-K tiles of 128 x 128, which ran the
+     * GEMM at half cuBLAS's rate (docs/benchmarks/fused.md).
+     */
+    public int splitK(long m, long n, long k, int multiprocessors) {
+        return splitsK() && 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors && k >= MIN_SPLIT_K ? 2 : 1;
+    }
+
     /**
      * The tile widths this operation's kernels come in: {@link Gemm#TILE_N}, for all-gather also
      * {@link Gemm#NARROW_TILE_N}, for all-scatter also {@link Gemm#MID_TILE_N}.
@@ -94,9 +114,9 @@ public enum FusedOp {
 
     /**
      * The tile width for an M x N problem (the kernel's N) on a GPU with {@code multiprocessors}
-     * SMs. All-gather takes 128 x 128 tiles when 128 x 256 tiles would not fill half of the SMs (a
-     * small M with one short wave: twice the tiles keep twice the SMs computing, and the K loop,
-     * which a tile may not split without changing the rounding, is what takes the time there).
+     * SMs, without split-K ({@link #splitK} takes 128 x 256 tiles). All-gather takes 128 x 128
+     * tiles when 128 x 256 tiles would not fill half of the SMs (a small M with one short wave:
+     * twice the tiles keep twice the SMs computing).
      * All-scatter takes the width with the fewest waves times columns, a tile's time being
      * proportional to its width: at 8192 x 2304 (Iris's default layer at TP = 2) 128 x 256 tiles
      * make 4.4 waves on 132 SMs, paid as 5, and 128 x 192 tiles 5.8, paid as 6 of three quarters

@@ -15,6 +15,8 @@ public final class FusedSites {
     public static final int HANDOFF = 9003;
     /** All-gather + GEMM: the spare warps wait until a peer's call has started before they write into its gathered A. */
     public static final int GATHER_CLEAR = 9004;
+    /** All-gather + GEMM with split-K: a block waits for the other half of its tile's K from the block beside it (same GPU). */
+    public static final int SPLIT_PARTIAL = 9005;
 
     private FusedSites() {}
 
@@ -28,6 +30,8 @@ public final class FusedSites {
                     + "tile (on this GPU; a stall here means the consumers stopped, e.g. waiting on a peer)";
             case GATHER_CLEAR -> "all-gather + GEMM: waiting for a peer to start the same call (before writing into its "
                     + "gathered A)";
+            case SPLIT_PARTIAL -> "all-gather + GEMM, split-K: waiting for the other half of a tile's K loop from the block "
+                    + "beside it (on this GPU; a stall here means that block stopped, e.g. waiting on a peer's rows of A)";
             default -> null;
         };
     }

@@ -22,8 +22,10 @@ import java.util.List;
  * <tr><td>all-reduce, reduce-scatter</td><td>ws</td><td>world x rowsPerOwner x N 16-bit elements (x 2 with
  *     SPARE_WARPS: local staging)</td><td>reduce_hooks.cuh</td></tr>
  * <tr><td></td><td>flags</td><td>world x tiles x 2 u64 (+ tiles x 2 handoff with SPARE_WARPS; zeroed)</td><td></td></tr>
- * <tr><td>all-gather</td><td>flags</td><td>tiles_m x ceil(K / {@value #PIECE_COLS}) + world u64 (zeroed)</td>
- *     <td>all_gather_hooks.cuh all_gather_flag_words</td></tr>
+ * <tr><td>all-gather</td><td>flags</td><td>tiles_m x ceil(K / {@value #PIECE_COLS}) + world u64 (+ tiles x 2 with
+ *     split-K; zeroed)</td><td>all_gather_hooks.cuh all_gather_flag_words</td></tr>
+ * <tr><td>all-gather, split-K 2</td><td>partials</td><td>tiles x 128 x tileN f32: each tile's two donated halves
+ *     of 64 rows</td><td>split_k_exchange.cuh</td></tr>
  * </table>
  *
  * with tiles = ceil(M / 128) x ceil(N / 256), tiles_m = ceil(M / 128) and rowsPerOwner = ceil(tiles_m /
@@ -107,22 +109,35 @@ public final class FusedWorkspace implements AutoCloseable {
     }
 
     /**
-     * Trace records of one traced call of a kernel with tiles of {@code tileN} columns: tiles x 6
-     * (+ room for the all-gather's pieces); gemm/trace.cuh.
+     * u64 flags of the all-gather with {@code splitK} units per tile of {@code tileN} columns: {@link
+     * #gatherFlags}, then with split-K one per half of every tile (split_k_exchange.cuh).
      */
-    public static long traceRecords(FusedOp op, long m, long n, long k, int world, int tileN) {
-        return tiles(m, n, tileN) * 6 + (op == FusedOp.ALL_GATHER ? gatherPieces(m, k, world) : 0);
+    public static long gatherFlags(long m, long n, long k, int world, int tileN, int splitK) {
+        return gatherFlags(m, k, world) + (splitK == 2 ? tiles(m, n, tileN) * 2 : 0);
+    }
+
+    /** F32 elements of split-K's partials: 128 x tileN per tile (two donated halves of 64 rows), none without split-K. */
+    public static long splitPartials(long m, long n, int tileN, int splitK) {
+        return splitK == 2 ? tiles(m, n, tileN) * Gemm.TILE_M * tileN : 0;
     }
 
     /**
-     * Bytes of the symmetric heap an instance of that operation, variant (not AUTO), shape and tile
-     * width keeps per rank.
+     * Trace records of one traced call of a kernel with tiles of {@code tileN} columns and {@code
+     * splitK} units per tile: units x 6 (+ room for the all-gather's pieces); gemm/trace.cuh.
      */
-    public static long bytes(FusedOp op, FusedVariant variant, long m, long n, long k, int world, int tileN) {
+    public static long traceRecords(FusedOp op, long m, long n, long k, int world, int tileN, int splitK) {
+        return tiles(m, n, tileN) * splitK * 6 + (op == FusedOp.ALL_GATHER ? gatherPieces(m, k, world) : 0);
+    }
+
+    /**
+     * Bytes of the symmetric heap an instance of that operation, variant (not AUTO), shape, tile
+     * width and split-K keeps per rank.
+     */
+    public static long bytes(FusedOp op, FusedVariant variant, long m, long n, long k, int world, int tileN, int splitK) {
         return switch (op) {
             case ALL_SCATTER -> variant == FusedVariant.SPARE_WARPS ? tiles(m, n, tileN) * 2 * 8 : 0;
             case ALL_REDUCE, REDUCE_SCATTER -> reduceElements(variant, m, n, world) * 2 + reduceFlags(variant, m, n, world) * 8;
-            case ALL_GATHER -> gatherFlags(m, k, world) * 8;
+            case ALL_GATHER -> gatherFlags(m, n, k, world, tileN, splitK) * 8 + splitPartials(m, n, tileN, splitK) * 4;
         };
     }
 
@@ -130,10 +145,10 @@ public final class FusedWorkspace implements AutoCloseable {
 
     /**
      * Collective: allocates (and zeroes the flags of) what {@code op} with {@code variant} needs for
-     * that shape and tile width.
+     * that shape, tile width and split-K.
      */
     static FusedWorkspace allocate(SymmetricHeap heap, FusedOp op, FusedVariant variant, long m, long n, long k, int world,
-                                   int tileN) {
+                                   int tileN, int splitK) {
         List<SymTensor> all = new ArrayList<>();
         try {
             return switch (op) {
@@ -150,8 +165,9 @@ public final class FusedWorkspace implements AutoCloseable {
                     yield new FusedWorkspace(all, List.of(flags), ws, flags);
                 }
                 case ALL_GATHER -> {
-                    SymTensor flags = track(all, heap.zeros(DType.I64, gatherFlags(m, k, world)));
-                    yield new FusedWorkspace(all, List.of(flags), flags, null);
+                    SymTensor flags = track(all, heap.zeros(DType.I64, gatherFlags(m, n, k, world, tileN, splitK)));
+                    SymTensor partials = splitK == 2 ? track(all, heap.empty(DType.F32, splitPartials(m, n, tileN, splitK))) : null;
+                    yield new FusedWorkspace(all, List.of(flags), flags, partials);
                 }
             };
         } catch (RuntimeException | Error e) {
@@ -170,7 +186,7 @@ public final class FusedWorkspace implements AutoCloseable {
         return primary == null ? 0 : primary.deviceAddress();
     }
 
-    /** The reductions' flags; 0 otherwise. */
+    /** The reductions' flags, all-gather's split-K partials; 0 otherwise. */
     long secondaryAddress() {
         return secondary == null ? 0 : secondary.deviceAddress();
     }

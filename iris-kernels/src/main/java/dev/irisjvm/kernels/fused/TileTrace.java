@@ -29,7 +29,8 @@ import java.util.TreeMap;
  * <li>kind 2, {@link Kind#COPY}: the spare producer warps copying a finished tile half to the peers
  *     (slot tiles x 4 + tile x 2 + consumer, {@code who} the consumer), or, in all-gather + GEMM,
  *     pushing one piece of this rank's rows of A into the peers, 128 rows by {@link
- *     FusedWorkspace#PIECE_COLS} columns (slot tiles x 4 + piece, {@code who} this rank).</li>
+ *     FusedWorkspace#PIECE_COLS} columns (slot units x 4 + piece, {@code who} this
+ *     rank; units are tiles, or tiles x 2 with split-K).</li>
  * </ul>
  *
  * <p>Chrome trace: one process per rank ({@code pid} = rank), threads "sm NNN / consumer c" (mainloop
@@ -106,6 +107,7 @@ public final class TileTrace {
     private final long[] records;
 
     /**
+     * @param tiles   the call's tiles, or units with split-K ({@link FusedGemm#units()})
      * @param records 4 x (tiles x 6 + pieces) u64, as the traced kernel wrote them
      */
     public TileTrace(FusedOp op, FusedVariant variant, int rank, int world, int m, int n, int k, int tiles, long pieces,
@@ -145,7 +147,7 @@ public final class TileTrace {
         return world;
     }
 
-    /** Tiles of the call (the records' tile slots). */
+    /** Tiles of the call, or its units with split-K (tiles x 2): the records' tile slots. */
     public int tiles() {
         return tiles;
     }

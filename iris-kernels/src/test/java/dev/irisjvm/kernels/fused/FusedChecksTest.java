@@ -80,6 +80,17 @@ class FusedChecksTest {
     }
 
     @Test
+    void splitK() {
+        FusedChecks.splitK(AR, FusedOp.ALL_REDUCE, 1, 8, 1);
+        FusedChecks.splitK(AR, FusedOp.ALL_GATHER, 2, FusedOp.MIN_SPLIT_K, 2);
+        rejectsWith("rank 1: GemmAllReduce: config splitK 2: the GEMM + all-reduce kernels do not split K",
+                () -> FusedChecks.splitK(AR, FusedOp.ALL_REDUCE, 2, 8192, 132));
+        rejectsWith("config splitK 2 needs K >= 256 (a k-block of 128 columns on each side), got K = 248",
+                () -> FusedChecks.splitK(AR, FusedOp.ALL_GATHER, 2, 248, 132));
+        rejectsWith("config splitK 2 needs at least 2 blocks", () -> FusedChecks.splitK(AR, FusedOp.ALL_GATHER, 2, 8192, 1));
+    }
+
+    @Test
     void device() {
         DeviceProperties h200 = new DeviceProperties(0, "NVIDIA H200", 9, 0, 132, 32, 1024, 0, 0x1b, 0, 141L << 30, 60L << 20, 232448);
         FusedChecks.device(AR, FusedOp.ALL_REDUCE, Platform.CUDA, h200);

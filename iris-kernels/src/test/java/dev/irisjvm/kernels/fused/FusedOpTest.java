@@ -57,6 +57,25 @@ class FusedOpTest {
     }
 
     @Test
+    void splitKRule() {
+        // 1024 x 1792 x 8192 (all-gather 1024 x 3584 x 8192 on 2 ranks): 56 wide tiles fill at most
+        // half of 132 SMs, so two blocks per tile; 72 (1024 x 2304) do not.
+        assertEquals(2, FusedOp.ALL_GATHER.splitK(1024, 1792, 8192, 132));
+        assertEquals(1, FusedOp.ALL_GATHER.splitK(1024, 2304, 8192, 132));
+        assertEquals(2, FusedOp.ALL_GATHER.splitK(1024, 1792, 8192, 112));
+        assertEquals(1, FusedOp.ALL_GATHER.splitK(1024, 1792, 8192, 111));
+        // K below MIN_SPLIT_K stays whole.
+        assertEquals(2, FusedOp.ALL_GATHER.splitK(1024, 1792, FusedOp.MIN_SPLIT_K, 132));
+        assertEquals(1, FusedOp.ALL_GATHER.splitK(1024, 1792, FusedOp.MIN_SPLIT_K - 8, 132));
+        for (FusedOp op : FusedOp.values()) {
+            assertEquals(op == FusedOp.ALL_GATHER, op.splitsK(), op.toString());
+            if (op != FusedOp.ALL_GATHER) {
+                assertEquals(1, op.splitK(1024, 1792, 8192, 132), op.toString());
+            }
+        }
+    }
+
+    @Test
     void autoRule() {
         int sms = 132;
         // Measured (TP 2): the spare warps win once tiles outnumber SMs (8192^3: 750 against 778 us;
@@ -91,8 +110,10 @@ class FusedOpTest {
         assertEquals(false, c.tracing());
         assertEquals(0, c.maxBlocks());
         assertEquals(0, c.tileN());
-        assertEquals(new FusedConfig(4, FusedVariant.EPILOGUE, true, 66, 192),
-                c.withGroupM(4).withVariant(FusedVariant.EPILOGUE).withTracing(true).withMaxBlocks(66).withTileN(192));
+        assertEquals(0, c.splitK());
+        assertEquals(new FusedConfig(4, FusedVariant.EPILOGUE, true, 66, 192, 2),
+                c.withGroupM(4).withVariant(FusedVariant.EPILOGUE).withTracing(true).withMaxBlocks(66).withTileN(192).withSplitK(2));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> c.withSplitK(3)).getMessage().contains("splitK must be 0"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> c.withTileN(-1)).getMessage().contains("tileN must be >= 0"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> c.withGroupM(0)).getMessage().contains("groupM must be >= 1"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> c.withVariant(null)).getMessage().contains("variant must not be null"));
@@ -105,12 +126,13 @@ class FusedOpTest {
         assertTrue(FusedSites.describe(FusedSites.GATHERED_ROWS).startsWith("all-gather + GEMM"));
         assertTrue(FusedSites.describe(FusedSites.HANDOFF).contains("spare warps"));
         assertTrue(FusedSites.describe(FusedSites.GATHER_CLEAR).startsWith("all-gather + GEMM"));
+        assertTrue(FusedSites.describe(FusedSites.SPLIT_PARTIAL).startsWith("all-gather + GEMM, split-K"));
         assertEquals(null, FusedSites.describe(7101));
     }
 
     @Test
     void describeForTheCreationMeeting() {
-        assertEquals("GemmAllReduce M 300 N 264 K 520 groupM 8 AUTO untraced maxBlocks 0 tileN 0",
+        assertEquals("GemmAllReduce M 300 N 264 K 520 groupM 8 AUTO untraced maxBlocks 0 tileN 0 splitK 0",
                 FusedGemm.describe(FusedOp.ALL_REDUCE, 300, 264, 520, FusedConfig.defaults()));
     }
 }

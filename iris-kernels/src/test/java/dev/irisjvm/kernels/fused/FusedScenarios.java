@@ -366,7 +366,9 @@ public final class FusedScenarios {
             case ALL_GATHER -> List.of(
                     new Case(256 * w, 136, 520, DType.BF16, GemmLayout.NK, true, 0),
                     new Case(128 * w, 264, 72, DType.BF16, GemmLayout.KN, false, PAD),
-                    new Case(384 * w, 136, 520, DType.F16, GemmLayout.NK, false, 0));
+                    new Case(384 * w, 136, 520, DType.F16, GemmLayout.NK, false, 0),
+                    // K = 264: with split-K the second half is one k-block, in a piece of 8 columns.
+                    new Case(128 * w, 264, 264, DType.BF16, GemmLayout.KN, true, PAD));
         };
     }
 
@@ -375,8 +377,9 @@ public final class FusedScenarios {
     // =============================================================================================
 
     /**
-     * Every small case of {@code op} with every variant and tile width, each on a fresh instance,
-     * against the CPU reference.
+     * Every small case of {@code op} with every variant, tile width and split-K, each on a fresh
+     * instance, against the CPU reference; for all-gather also split-K on two blocks, so that the
+     * two halves of each tile run round after round.
      */
     private void small(FusedOp op) {
         Failures f = new Failures();
@@ -384,19 +387,28 @@ public final class FusedScenarios {
         for (Case c : smallCases(op)) {
             for (FusedVariant v : op.variants()) {
                 for (int tileN : op.tileWidths()) {
-                    String tag = op.id() + "_small_" + index++;
-                    try (FusedGemm g = create(op, c.m(), c.n(), c.k(), FusedConfig.defaults().withVariant(v).withTileN(tileN));
-                         Problem p = new Problem(op, c.m(), c.n(), c.k(), c.dtype(), c.layout(), c.bias(), c.pad(), tag)) {
-                        iris.hostBarrier();  // every rank poisoned its outputs before any peer stores into them
-                        p.run(g, stream, false);
-                        iris.synchronize();
-                        f.add(p.check(p.describe() + " " + v.kernelName(op) + " 128 x " + tileN + " (" + g.blocks() + " blocks, "
-                                + g.tiles() + " tiles)"));
+                    for (int split : op.splitsK() && c.k() >= FusedOp.MIN_SPLIT_K ? new int[] {1, 2} : new int[] {1}) {
+                        FusedConfig config = FusedConfig.defaults().withVariant(v).withTileN(tileN).withSplitK(split);
+                        smallRun(f, op, c, config, op.id() + "_small_" + index++);
                     }
                 }
             }
         }
+        if (op.splitsK()) {
+            Case c = smallCases(op).get(0);
+            smallRun(f, op, c, FusedConfig.defaults().withSplitK(2).withMaxBlocks(3), op.id() + "_small_" + index);
+        }
         f.throwIfAny();
+    }
+
+    private void smallRun(Failures f, FusedOp op, Case c, FusedConfig config, String tag) {
+        try (FusedGemm g = create(op, c.m(), c.n(), c.k(), config);
+             Problem p = new Problem(op, c.m(), c.n(), c.k(), c.dtype(), c.layout(), c.bias(), c.pad(), tag)) {
+            iris.hostBarrier();  // every rank poisoned its outputs before any peer stores into them
+            p.run(g, stream, false);
+            iris.synchronize();
+            f.add(p.check(p.describe() + " " + g));
+        }
     }
 
     /** For the soak: these scenarios' problems and checks without the cuBLAS / NCCL baselines. */

@@ -27,13 +27,14 @@ class FusedSourcesTest {
     @Test
     void waitSites() throws IOException {
         String common = read("gemm/fused_common.cuh");
-        Matcher m = Pattern.compile("kSitePartialFlag = (\\d+), kSiteGatheredRows = (\\d+), kSiteHandoff = (\\d+), "
-                + "kSiteGatherClear = (\\d+)").matcher(common);
+        Matcher m = Pattern.compile("kSitePartialFlag = (\\d+),\\s+kSiteGatheredRows = (\\d+),\\s+kSiteHandoff = (\\d+),\\s+"
+                + "kSiteGatherClear = (\\d+),\\s+kSiteSplitPartial = (\\d+)").matcher(common);
         assertTrue(m.find(), "FusedSite enum not found in fused_common.cuh");
         assertEquals(FusedSites.PARTIAL_FLAG, Integer.parseInt(m.group(1)));
         assertEquals(FusedSites.GATHERED_ROWS, Integer.parseInt(m.group(2)));
         assertEquals(FusedSites.HANDOFF, Integer.parseInt(m.group(3)));
         assertEquals(FusedSites.GATHER_CLEAR, Integer.parseInt(m.group(4)));
+        assertEquals(FusedSites.SPLIT_PARTIAL, Integer.parseInt(m.group(5)));
     }
 
     @Test
@@ -46,7 +47,7 @@ class FusedSourcesTest {
         assertTrue(gather.replaceAll("\\s+", " ").contains(
                 "return (m + 127) / 128 * ((k + kGatherPieceCols - 1) / kGatherPieceCols) + world;"));
         // FusedWorkspace.gatherPieces: a rank's trace records one copy per piece of its own rows.
-        assertTrue(gather.contains("tracer.record(int64_t(owners.tiles_m) * tiles_n * 4 + p, TraceKind::copy, p, ctx.rank"));
+        assertTrue(gather.contains("tracer.record(int64_t(units) * 4 + p, TraceKind::copy, p, ctx.rank"));
         String trace = read("gemm/trace.cuh");
         assertTrue(trace.contains("enum class TraceKind : uint32_t { compute = 0, communicate = 1, copy = 2 };"));
         assertTrue(trace.contains("record((int64_t(tile) * 2 + consumer) * 2, TraceKind::compute"));
@@ -112,12 +113,37 @@ class FusedSourcesTest {
                 + "int m, int n_local, int k, int ldc, int group_m, uint64_t* trace)"), "gemm_all_scatter.cu");
         assertTrue(normalized("gemm_reduce.cu").contains(head + "void* c, const void* bias, void* ws, uint64_t* flags, uint64_t epoch, "
                 + "int m, int n, int k, int ldc, int group_m, uint64_t* trace)"), "gemm_reduce.cu");
-        assertTrue(normalized("all_gather_gemm.cu").contains(head + "void* a, void* c, const void* bias, uint64_t* flags, uint64_t epoch, "
-                + "int m, int n, int k, int ldc, int group_m, uint64_t* trace)"), "all_gather_gemm.cu");
+        assertTrue(normalized("all_gather_gemm.cu").contains(head + "void* a, void* c, const void* bias, uint64_t* flags, void* partials, "
+                + "uint64_t epoch, int m, int n, int k, int ldc, int group_m, int slices, uint64_t* trace)"), "all_gather_gemm.cu");
         // The reductions' spare-warp handoff flags follow world x tiles x 2 partial flags (FusedWorkspace.reduceFlags).
         assertTrue(normalized("gemm_reduce.cu").contains("const gemm::Handoff handoff{flags + int64_t(ctx.world) * sched.count() * 2, epoch};"));
         assertTrue(normalized("gemm/reduce_hooks.cuh").contains(
                 "int rows_per_owner() const { return (owners.tiles_m + owners.world - 1) / owners.world * 128; }"));
+    }
+
+    /** FusedWorkspace's split-K sizes and FusedOp.MIN_SPLIT_K, as the kernel lays them out. */
+    @Test
+    void splitKLayout() throws IOException {
+        // Its flags follow the all-gather's (FusedWorkspace.gatherFlags), two per tile.
+        assertTrue(normalized("all_gather_gemm.cu").contains("flags + gemm::all_gather_flag_words(m, k, ctx.world), epoch};"));
+        String exchange = normalized("gemm/split_k_exchange.cuh");
+        // partials[tiles][2][kAccumulators / 4][128] float4 = tiles x 128 x tileN f32 (kAccumulators = tileN / 2).
+        assertTrue(exchange.contains("static constexpr int kVectors = Cfg::kAccumulators / 4;"));
+        assertTrue(exchange.contains("const int64_t half = int64_t(t.index / t.slices) * 2 + consumer;"));
+        assertTrue(exchange.contains("float4* slot = partials + half * kVectors * 128 + threadIdx.x % 128;"));
+        assertTrue(read("gemm/config.cuh").contains("static constexpr int kAccumulators = kTileN / 2;"));
+        // From FusedOp.MIN_SPLIT_K up, the second half of K is never empty.
+        String scheduler = normalized("gemm/tile_scheduler.cuh");
+        assertTrue(scheduler.contains("inline constexpr int kSplitAlignBlocks = 2;"));
+        assertTrue(scheduler.contains(
+                "return ((k_blocks + 1) / 2 + kSplitAlignBlocks - 1) / kSplitAlignBlocks * kSplitAlignBlocks;"));
+        for (int k = 8; k <= 4096; k += 8) {
+            int blocks = (k + Gemm.TILE_K - 1) / Gemm.TILE_K;
+            int boundary = ((blocks + 1) / 2 + 1) / 2 * 2;
+            if (k >= FusedOp.MIN_SPLIT_K) {
+                assertTrue(boundary < blocks, "K = " + k + ": slice 1 would start at k-block " + boundary + " of " + blocks);
+            }
+        }
     }
 
     /** A source with macro line continuations removed and whitespace runs collapsed. */
