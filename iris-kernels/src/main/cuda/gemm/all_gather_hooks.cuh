@@ -70,8 +70,11 @@ struct AllGatherHooks : NoHooks {
         if (k0 % kPieceCols != 0) return;
         const int owner = owners.owner_of(t.m);
         if (owner == ctx.rank) return;
-        // The owner's spare warps wrote the piece and then released the flag at system scope.
-        iris::wait_until_backoff(ctx, ready(t.m, k0 / kPieceCols), iris::Cmp::ge, epoch, kSiteGatheredRows, owner);
+        // The owner's spare warps wrote the piece and then released the flag at system scope. A
+        // tight poll: the mainloop of a peer's rows runs as fast as the pieces arrive, and
+        // wait_until_backoff, waking up to 2 µs late on each, made all-gather 1024 x 3584 x 8192
+        // take 80.6-81.0 µs instead of 76.4-76.9 (512 x 8192 x 8192: 87.5 instead of 78.8-80.7).
+        iris::wait_until(ctx, ready(t.m, k0 / kPieceCols), iris::Cmp::ge, epoch, kSiteGatheredRows, owner);
         // The rows were written through the generic proxy; TMA reads through the async proxy.
         asm volatile("fence.proxy.async.global;" ::: "memory");
     }
@@ -114,7 +117,8 @@ struct AllGatherHooks : NoHooks {
         const int pieces = (owners.first_row(ctx.rank + 1) - owners.first_row(ctx.rank)) * pieces_per_row();
         if (peers == 0 || static_cast<int>(blockIdx.x) >= pieces) return;
         if (t < peers) {
-            iris::wait_until_backoff(ctx, clear(peer), iris::Cmp::ge, epoch, kSiteGatherClear, peer);
+            // Tight, for the same reason: every piece waits on it.
+            iris::wait_until(ctx, clear(peer), iris::Cmp::ge, epoch, kSiteGatherClear, peer);
         }
         SpareWarps::sync();  // every thread writes into every peer only after that peer's clear
         for (int p = blockIdx.x; p < pieces; p += gridDim.x) {
