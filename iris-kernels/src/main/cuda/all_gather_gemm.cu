@@ -5,7 +5,8 @@
 //
 //   iris_all_gather_gemm[_n128]_<in>_<b>[_traced]   in: bf16 | f16 (C has the same type)   b: nk | kn
 //   n128: 128 x 128 output tiles instead of 128 x 256 (b_map's N x K box {64, 128}), for shapes
-//   whose 128 x 256 tiles would leave most SMs idle (dev.irisjvm.kernels.fused.FusedOp.tileN).
+//   whose 128 x 256 tiles would leave most SMs idle when split-K is off (FusedOp.tileN; split-K,
+//   FusedOp.splitK, is faster there).
 //   (const Ctx ctx, TmaDescriptor a_map, TmaDescriptor b_map, void* a, void* c, const void* bias,
 //    uint64_t* flags, void* partials, uint64_t epoch, int m, int n, int k, int ldc, int group_m,
 //    int slices, uint64_t* trace)

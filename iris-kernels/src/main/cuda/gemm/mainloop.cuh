@@ -85,8 +85,8 @@ struct OperandDescriptors {
     }
 };
 
-/// One consumer warpgroup's K loop for one unit of k_blocks: acc = A(rows) x B. Keeps one wgmma group in
-/// flight and frees a stage as soon as the group that read it has retired.
+/// One consumer warpgroup's K loop for one unit (k_blocks of them): acc = A(rows) x B. Keeps one
+/// wgmma group in flight and frees a stage as soon as the group that read it has retired.
 template <class Cfg>
 __device__ void consume(const Stages<Cfg>& st, RingPosition<Cfg::kStages>& pos, float (&acc)[Cfg::kAccumulators],
                         int consumer, int k_blocks) {

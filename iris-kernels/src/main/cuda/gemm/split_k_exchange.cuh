@@ -1,6 +1,6 @@
-// split_k_exchange.cuh: split-K by two: two CTAs per output tile, each running half of the K loop, for problems whose tiles
-// would leave most SMs idle (a small M, as in all-gather + GEMM at 1024 rows: 56 tiles of 128 x 256
-// on 132 SMs). One wave of 112 half-K units runs in about half the time of 56 whole tiles, and
+// split_k_exchange.cuh: split-K by two. Two CTAs per output tile, each running half of the K loop,
+// for problems whose tiles would leave most SMs idle (a small M, as in all-gather + GEMM at 1024
+// rows: 56 tiles of 128 x 256 on 132 SMs). One wave of 112 half-K units runs in about half the time of 56 whole tiles, and
 // 128 x 256 tiles keep the mainloop's L2 traffic per flop at that of the large shapes, where
 // 128 x 128 tiles (twice the tiles, whole K) ran the GEMM at half cuBLAS's rate.
 //

@@ -42,9 +42,10 @@ import org.bytedeco.javacpp.LongPointer;
  * <li><b>Stream-ordered.</b> A call only enqueues work on the given stream: the kernel, then
  *     (all but all-gather + GEMM, whose flags do the same) a device barrier of all ranks on the
  *     same stream ({@link Iris#barrier(Stream)}), which publishes the stores into peers and keeps
- *     the next call from overwriting buffers a peer still reads. No host synchronization and no device allocation: a call may be captured into a CUDA
- *     graph (see the next point). The TMA descriptors of a call's tensors are encoded on the host
- *     the first time they are seen and cached (up to {@value #MAP_CACHE_ENTRIES}).</li>
+ *     the next call from overwriting buffers a peer still reads. No host synchronization and no
+ *     device allocation: a call may be captured into a CUDA graph (see the next point). The TMA
+ *     descriptors of a call's tensors are encoded on the host the first time they are seen and
+ *     cached (up to {@value #MAP_CACHE_ENTRIES}).</li>
  * <li><b>Epochs and CUDA graphs.</b> The kernels' flags are compared with a call counter (the
  *     epoch) that is a kernel argument. {@code run} passes a new epoch each call, so back-to-back
  *     calls need no reset. A CUDA graph replays the epoch it captured, so a call that is to be
@@ -218,20 +219,26 @@ public abstract sealed class FusedGemm implements AutoCloseable
                 trace = DeviceMemory.allocate(records * FusedWorkspace.TRACE_RECORD_BYTES);
             }
             iris.hostBarrier();  // every rank's flags are zero before any kernel can signal into them
-            long units = FusedWorkspace.tiles(m, n, tileN) * splitK;
-            // All-gather's blocks beyond the units still push rows of A (their spare warps): at 1024 x 1792
-            // x 8192 on 132 SMs, 112 split-K units left 20 SMs idle and the push took 3 rounds instead of 2.
-            boolean pushes = op == FusedOp.ALL_GATHER && world > 1;
-            int blocks = (int) Math.max(1, pushes ? limit : Math.min(limit, units));
-            if (splitK == 2 && blocks < units) {
-                blocks &= ~1;  // the two halves of a tile run in the same round of two neighbouring blocks
-            }
+            int blocks = blocks(op, world, limit, FusedWorkspace.tiles(m, n, tileN) * splitK, splitK);
             return new Parts(iris, op, config, variant, (int) m, (int) n, (int) k, device, tileN, splitK, blocks, library,
                     kernels, workspace, trace, records);
         } catch (RuntimeException | Error e) {
             Resources.closeAfter(e, trace, workspace, library);
             throw e;
         }
+    }
+
+    /**
+     * The blocks of a launch: one per unit up to {@code limit}; all-gather on several ranks takes
+     * all {@code limit}, since its blocks beyond the units still push rows of A (at 1024 x 1792 x
+     * 8192 on 132 SMs, 112 split-K units left 20 SMs idle and the push took three rounds instead
+     * of two); with split-K over several rounds an even number, so that the two halves of a tile run
+     * in the same round on neighbouring blocks (gemm/split_k_exchange.cuh).
+     */
+    static int blocks(FusedOp op, int world, int limit, long units, int splitK) {
+        boolean pushes = op == FusedOp.ALL_GATHER && world > 1;
+        int blocks = (int) Math.max(1, pushes ? limit : Math.min(limit, units));
+        return splitK == 2 && blocks < units ? blocks & ~1 : blocks;
     }
 
     /** "GemmAllReduce M 4096 N 4096 K 2048 groupM 8 SPARE_WARPS untraced maxBlocks 0 tileN 0 splitK 0": what ranks must agree on. */

@@ -76,6 +76,20 @@ class FusedOpTest {
     }
 
     @Test
+    void blocks() {
+        // One per unit up to the limit.
+        assertEquals(64, FusedGemm.blocks(FusedOp.ALL_REDUCE, 2, 132, 64, 1));
+        assertEquals(132, FusedGemm.blocks(FusedOp.ALL_SCATTER, 2, 132, 2048, 1));
+        // All-gather takes every block it may: the ones without a unit push rows of A; alone it has nothing to push.
+        assertEquals(132, FusedGemm.blocks(FusedOp.ALL_GATHER, 2, 132, 112, 2));
+        assertEquals(112, FusedGemm.blocks(FusedOp.ALL_GATHER, 1, 132, 112, 2));
+        // Split-K over several rounds: an even grid, so that a tile's two halves share a round.
+        assertEquals(2, FusedGemm.blocks(FusedOp.ALL_GATHER, 2, 3, 8, 2));
+        assertEquals(3, FusedGemm.blocks(FusedOp.ALL_GATHER, 2, 3, 8, 1));
+        assertEquals(8, FusedGemm.blocks(FusedOp.ALL_GATHER, 1, 9, 8, 2));
+    }
+
+    @Test
     void autoRule() {
         int sms = 132;
         // Measured (TP 2): the spare warps win once tiles outnumber SMs (8192^3: 750 against 778 us;
