@@ -48,6 +48,10 @@ __device__ void all_gather_gemm(const iris::Ctx& ctx, const gemm::sm90::TmaDescr
         gemm::StoreEpilogue<In> out;
         __device__ void store_chunk(const gemm::OutputChunk<In>& chunk) const { out.store_chunk(chunk); }
     } both{hooks, store};
+    if (static_cast<int>(blockIdx.x) >= sched.count()) {
+        hooks.push(gemm::CopyTeam<Cfg::kThreads>{static_cast<int>(threadIdx.x)});  // no unit here: every thread pushes
+        return;
+    }
     const gemm::SplitPartials<Cfg> split{ctx, static_cast<float4*>(partials),
                                          flags + gemm::all_gather_flag_words(m, k, ctx.world), epoch};
     gemm::persistent<Cfg>(&a_map, &b_map, static_cast<const In*>(bias), m, n, k, sched, both, tracer, split);

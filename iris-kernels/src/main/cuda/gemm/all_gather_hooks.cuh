@@ -15,7 +15,8 @@
 // more bytes in flight than remote loads, each of which holds registers for a round trip. The
 // pieces of all CTAs go in the order the peers' mainloops need them: groups of group_m tile rows
 // (the scheduler's groups), within a group column chunk by column chunk, so that every tile row
-// of a wave gets its first columns first.
+// of a wave gets its first columns first. CTAs without a unit (all-gather launches one per SM)
+// push with all their threads, and take the first pieces.
 //
 // Why the clear flag: this call overwrites rows of a peer's gathered A that work the peer ran
 // before this call may still read. Each rank raises `clear` in every peer at the start of its
@@ -105,37 +106,55 @@ struct AllGatherHooks : NoHooks {
         return {row0 + first + q % rows, chunk(q / rows) * kPieceCols};
     }
 
+    /// The spare warps of a CTA with units: block 0's raise this rank's clear flag in the peers,
+    /// then every CTA's push pieces.
     __device__ void spare_warps(int) const {
-        const int peers = ctx.world - 1;
         const int t = SpareWarps::thread();
-        const int peer = (ctx.rank + 1 + t) % ctx.world;  // thread t < peers speaks to this one
-        if (blockIdx.x == 0 && t < peers) {
+        if (blockIdx.x == 0 && t < ctx.world - 1) {
             // Release: this rank's earlier reads of the rows (work before this kernel) come before
             // the peer's writes into them.
-            iris::signal(ctx, clear(ctx.rank), epoch, peer);
+            iris::signal(ctx, clear(ctx.rank), epoch, (ctx.rank + 1 + t) % ctx.world);
         }
+        push(SpareWarps::team());
+    }
+
+    /// Which pusher this CTA is: the CTAs without a unit first, so that the peers' first pieces,
+    /// which every unit on their rows waits for, go to CTAs that push with all their threads.
+    __device__ int pusher() const {
+        const int busy = min(units, static_cast<int>(gridDim.x));
+        const int b = static_cast<int>(blockIdx.x);
+        return b >= busy ? b - busy : b + static_cast<int>(gridDim.x) - busy;
+    }
+
+    /// The pieces of this CTA (pusher, pusher + gridDim.x, ...) into every peer, by `team` (a CopyTeam).
+    template <class Team>
+    __device__ void push(const Team& team) const {
+        const int peers = ctx.world - 1;
+        const int t = team.thread;
+        const int peer = (ctx.rank + 1 + t) % ctx.world;  // thread t < peers speaks to this one
         const int pieces = (owners.first_row(ctx.rank + 1) - owners.first_row(ctx.rank)) * pieces_per_row();
-        if (peers == 0 || static_cast<int>(blockIdx.x) >= pieces) return;
+        const int first = pusher();
+        if (peers == 0 || first >= pieces) return;
         if (t < peers) {
-            // Tight, for the same reason: every piece waits on it.
+            // Tight, for the same reason as before_loads: every piece waits on it.
             iris::wait_until(ctx, clear(peer), iris::Cmp::ge, epoch, kSiteGatherClear, peer);
         }
-        SpareWarps::sync();  // every thread writes into every peer only after that peer's clear
-        for (int p = blockIdx.x; p < pieces; p += gridDim.x) {
+        team.sync();  // every thread writes into every peer only after that peer's clear
+        for (int p = first; p < pieces; p += gridDim.x) {
             const uint64_t start = tracer.now();
             const Piece pc = piece(p);
             const int64_t base = int64_t(pc.tile_row) * 128 * k + pc.col0;
             const int rows = min(128, m - pc.tile_row * 128);
             const int cols = min(kPieceCols, k - pc.col0);
             for (int j = 1; j <= peers; ++j) {
-                SpareWarps::copy(iris::translate(ctx, a + base, (ctx.rank + j) % ctx.world), k, a + base, k, rows, cols);
+                team.copy(iris::translate(ctx, a + base, (ctx.rank + j) % ctx.world), k, a + base, k, rows, cols);
             }
-            SpareWarps::sync();
+            team.sync();
             if (t < peers) {
                 // Release at system scope after the team barrier: covers every thread's stores.
                 iris::signal(ctx, ready(pc.tile_row, pc.col0 / kPieceCols), epoch, peer);
             }
-            if (SpareWarps::leader()) {
+            if (team.leader()) {
                 tracer.record(int64_t(units) * 4 + p, TraceKind::copy, p, ctx.rank, start, tracer.now());
             }
         }

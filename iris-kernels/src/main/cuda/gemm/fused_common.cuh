@@ -109,39 +109,58 @@ __device__ inline uint4 add_vectors(const uint4& a, const uint4& b) {
     return ccl::pack<L>(x);
 }
 
-/// The spare warps of the producer warpgroup as one team of 96 threads.
-struct SpareWarps {
-    static constexpr int kWarps = 3;
-    static constexpr int kThreads = 32 * kWarps;
-    static constexpr int kBarrier = 3;  // named barriers 1 and 2 belong to the consumers
+/// Threads that copy together: Threads of them (a multiple of 32, a constant so that the copy's
+/// indexing folds), this one `thread`, meeting at named barrier 3 (1 and 2 belong to the
+/// consumers): the spare warps of a CTA, or a whole CTA that has nothing else to do.
+template <int Threads>
+struct CopyTeam {
+    static constexpr int kBarrier = 3;
+    static constexpr int kThreads = Threads;
 
-    __device__ static int thread() { return static_cast<int>(threadIdx.x) - 32; }
-    __device__ static bool leader() { return threadIdx.x == 32; }
-    __device__ static void sync() { sm90::named_barrier_sync(kBarrier, kThreads); }
-
-    /// 16-byte loads in flight per thread in copy: 12 KiB per CTA, to cover the load latency behind
-    /// each batch of stores; their 32 registers and the addressing fit kSpareWarpRegisters (ptxas
-    /// reports spills otherwise, and the build fails on them).
+    /// 16-byte loads in flight per thread in copy: 12 KiB per spare-warp team, to cover the load
+    /// latency behind each batch of stores; their 32 registers and the addressing fit
+    /// kSpareWarpRegisters (ptxas reports spills otherwise, and the build fails on them).
     static constexpr int kCopyUnroll = 8;
+
+    int thread;
+
+    __device__ bool leader() const { return thread == 0; }
+    __device__ void sync() const { sm90::named_barrier_sync(kBarrier, Threads); }
 
     /// Copies rows x cols (cols % 8 == 0) 16-bit elements, 16 bytes per access, kCopyUnroll in
     /// flight per thread; consecutive threads take consecutive pieces of a row.
-    __device__ static void copy(uint16_t* dst, int64_t ld_dst, const uint16_t* src, int64_t ld_src, int rows, int cols) {
+    __device__ void copy(uint16_t* dst, int64_t ld_dst, const uint16_t* src, int64_t ld_src, int rows, int cols) const {
         const int per_row = cols / 8;
         const int total = rows * per_row;
-        for (int v0 = thread(); v0 < total; v0 += kCopyUnroll * kThreads) {
+        for (int v0 = thread; v0 < total; v0 += kCopyUnroll * Threads) {
             uint4 x[kCopyUnroll];
 #pragma unroll
             for (int u = 0; u < kCopyUnroll; ++u) {
-                const int v = v0 + u * kThreads;
+                const int v = v0 + u * Threads;
                 if (v < total) x[u] = *reinterpret_cast<const uint4*>(src + (v / per_row) * ld_src + (v % per_row) * 8);
             }
 #pragma unroll
             for (int u = 0; u < kCopyUnroll; ++u) {
-                const int v = v0 + u * kThreads;
+                const int v = v0 + u * Threads;
                 if (v < total) *reinterpret_cast<uint4*>(dst + (v / per_row) * ld_dst + (v % per_row) * 8) = x[u];
             }
         }
+    }
+};
+
+/// The spare warps of the producer warpgroup as one team of 96 threads.
+struct SpareWarps {
+    static constexpr int kWarps = 3;
+    static constexpr int kThreads = 32 * kWarps;
+
+    using Team = CopyTeam<kThreads>;
+
+    __device__ static int thread() { return static_cast<int>(threadIdx.x) - 32; }
+    __device__ static Team team() { return {thread()}; }
+    __device__ static bool leader() { return threadIdx.x == 32; }
+    __device__ static void sync() { team().sync(); }
+    __device__ static void copy(uint16_t* dst, int64_t ld_dst, const uint16_t* src, int64_t ld_src, int rows, int cols) {
+        team().copy(dst, ld_dst, src, ld_src, rows, cols);
     }
 };
 
