@@ -1,7 +1,8 @@
 // all_gather_gemm.cu: all-gather + GEMM, push (sequence-parallel input into a column-parallel
 // layer). A is split by rows over ranks; each rank computes C_rank = A_gathered x B_rank while the
 // spare producer warps push this rank's rows of A into the peers' gathered A, piece by piece
-// (gemm/all_gather_hooks.cuh).
+// (gemm/all_gather_hooks.cuh). The grid may hold more CTAs than units (one per SM); those only
+// push, with all their threads.
 //
 //   iris_all_gather_gemm[_n128]_<in>_<b>[_traced]   in: bf16 | f16 (C has the same type)   b: nk | kn
 //   n128: 128 x 128 output tiles instead of 128 x 256 (b_map's N x K box {64, 128}), for shapes
