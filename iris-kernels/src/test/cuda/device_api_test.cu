@@ -312,8 +312,9 @@ extern "C" __global__ void dat_pingpong(const IRIS_GRID_CONSTANT Ctx ctx, uint64
 // results[k] = 1 if the wait returned true, 0 if false; k % 4 picks wait_until, wait_until_backoff,
 // wait_until_local or wait_until_local<Scope::block>, which must agree case by case (the local ones
 // at twice the deadline). The kernel's copy of the context gets the short deadline timeout_ns (Ctx
-// is passed by value; only this kernel sees the change), so a false case fails fast: the first one records a wait_timeout at site site_base + k, and every
-// later wait gives up at its next check because the rank already holds an error.
+// is passed by value; only this kernel sees the change), so a false case fails fast: the first one
+// records a wait_timeout at site site_base + k, and every later wait gives up at its next check
+// because the rank already holds an error.
 extern "C" __global__ void dat_wait_cmp(const IRIS_GRID_CONSTANT Ctx ctx, const uint64_t* flag, const uint64_t* cases, int32_t* results,
                                         uint64_t n, uint64_t timeout_ns, int site_base) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;

@@ -333,9 +333,9 @@ public abstract sealed class FusedGemm implements AutoCloseable
     // ---- calls -------------------------------------------------------------------------------------
 
     /**
-     * Enqueues one call on {@code stream}: the kernel, then (but for all-gather) a device barrier of all ranks. A, B (as
-     * {@code layout} says), the optional bias and C as the operation's class documents them. Not for
-     * graph capture: use {@link #runReplayable}.
+     * Enqueues one call on {@code stream}: the kernel, then (but for all-gather) a device barrier of
+     * all ranks. A, B (as {@code layout} says), the optional bias and C as the operation's class
+     * documents them. Not for graph capture: use {@link #runReplayable}.
      *
      * @throws IllegalArgumentException an argument does not fit (nothing was enqueued)
      */
@@ -437,14 +437,9 @@ public abstract sealed class FusedGemm implements AutoCloseable
         return ++epoch;
     }
 
-    /**
-     * Ends a call: the device barrier that publishes the stores and protects the buffers the next
-     * call reuses. All-gather + GEMM needs none (about 5 µs saved): its kernel waits for every piece
-     * a peer pushes into this rank (so none is in flight once it ends), and a peer writes into this
-     * rank's gathered A and flags only after this rank's next call has started (the clear flag).
-     */
+    /** Ends a call: the device barrier, where the operation needs one ({@link FusedOp#endsWithBarrier}). */
     private void end(Stream s) {
-        if (op != FusedOp.ALL_GATHER) {
+        if (op.endsWithBarrier()) {
             iris.barrier(s);
         }
     }
@@ -555,7 +550,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
     /**
      * Collective: frees the workspace and the trace buffer and unloads the kernels. Synchronize the
      * streams the calls ran on first (a call's closing barrier, or all-gather's flags, mean that once
-     * this rank's stream is idle, no peer still touches the workspace). Safe to call twice; close it before its Iris.
+     * this rank's stream is idle, no peer still touches the workspace). Safe to call twice; close it
+     * before its Iris.
      */
     @Override
     public void close() {
