@@ -13,7 +13,10 @@
 //
 // Ring attention runs this once per K/V shard (its own, then each peer's copy) and carries the
 // online-softmax state between launches: un-normalized O in f32, the running max and sum per row
-// (Params::o_acc, row_max, row_sum; kLoadState, kFinalize). Causal masking compares global
+// (Params::o_acc, row_max, row_sum; kLoadState, kFinalize). Its last launch reads two shards
+// (forward's Sources = 2): the first in place, then, once Params::second_ready says so, the copy of
+// the last one, which lands while the CTAs work through the first; so the state of the last two
+// steps never leaves the registers and the ring pays one tail wave fewer. Causal masking compares global
 // positions: local row i of a shard lies in chunk i / chunk_len, whose global chunk id the host
 // passes (two chunks per shard, for zig-zag sharding); a key is visible when its position is at
 // most the query's. The single-GPU causal kernel is the case of one chunk with id 0 (top-left
@@ -25,6 +28,7 @@
 
 #include "gemm/config.cuh"
 #include "gemm/hopper.cuh"
+#include "iris/sync.cuh"
 
 namespace attention {
 
@@ -77,18 +81,33 @@ struct Params {
     float scale_log2;  // softmax scale * log2(e)
     Chunks q_chunks;
     Chunks kv_chunks;
+    // TwoSources only: the second shard's chunks, and its flag (a 64-bit word whose low half a
+    // stream write sets to 1 once the shard is in place; the wait has the context's deadline).
+    Chunks second_chunks;
+    const uint64_t* second_ready;
 };
+
+/// Wait site of second_ready, for the host's timeout message.
+inline constexpr int kSiteSecondShard = 9201;
 
 enum class TileVisibility { hidden, diagonal, full };
 
-/// Whether K/V tile j is visible to query tile q_tile (both 128 rows, inside one chunk each).
+/// The chunks of the first K/V shard, or of the second; selected field by field, which keeps
+/// Params out of local memory.
+__device__ inline Chunks chunks_of(const Params& p, bool second) {
+    return {second ? p.second_chunks.len : p.kv_chunks.len, second ? p.second_chunks.first : p.kv_chunks.first,
+            second ? p.second_chunks.second : p.kv_chunks.second};
+}
+
+/// Whether K/V tile j of the shard laid out as kv is visible to query tile q_tile (both 128 rows,
+/// inside one chunk each).
 template <bool Causal>
-__device__ inline TileVisibility visibility(const Params& p, int q_tile, int j) {
+__device__ inline TileVisibility visibility(const Params& p, const Chunks& kv, int q_tile, int j) {
     if constexpr (!Causal) {
         return TileVisibility::full;
     } else {
         const int q0 = p.q_chunks.position(q_tile * 128);
-        const int k0 = p.kv_chunks.position(j * 128);
+        const int k0 = kv.position(j * 128);
         return k0 > q0 ? TileVisibility::hidden : k0 == q0 ? TileVisibility::diagonal : TileVisibility::full;
     }
 }
@@ -132,7 +151,7 @@ __device__ inline float quad_sum(float v) {
 ///
 /// Accumulator layout (m64nNk16): in warp w, lane l, element i is row 16w + l/4 + 8*((i/2)%2), column
 /// 8*(i/4) + 2*(l%4) + i%2; "half" below is (i/2)%2, i.e. which of the thread's two rows.
-template <class Cfg>
+template <class Cfg, int Sources>
 __device__ void consume(const Smem<Cfg>& sm, uint64_t* full, uint64_t* empty, uint64_t* q_full, const Params& p,
                         int consumer, int q_tile, int kv_tiles, int64_t o_row0) {
     // Rows of this thread: r[h] for h = 0, 1; element i of a fragment belongs to r[(i / 2) % 2].
@@ -166,67 +185,74 @@ __device__ void consume(const Smem<Cfg>& sm, uint64_t* full, uint64_t* empty, ui
     sm90::mbarrier_wait(q_full, 0);
     int stage = 0;
     uint32_t parity = 0;
-    for (int j = 0; j < kv_tiles; ++j) {
-        const TileVisibility vis = visibility<Cfg::kCausal>(p, q_tile, j);
-        if (vis == TileVisibility::hidden) continue;
-        sm90::mbarrier_wait(&full[stage], parity);
-        float s[Cfg::kTileKv / 2];
-        sm90::wgmma_fence();
+    // With a mask, shard by shard (each has its own chunks); without one the shards' tiles run as
+    // one loop, the very loop of a single shard: nested loops over two shards measured 0.5-1%
+    // slower at S = 128K.
+    constexpr int kShardLoops = Cfg::kCausal ? Sources : 1;
+    const int tiles_per_loop = Cfg::kCausal ? kv_tiles : Sources * kv_tiles;
+    for (int src = 0; src < kShardLoops; ++src) {
+        for (int j = 0; j < tiles_per_loop; ++j) {
+            const TileVisibility vis = visibility<Cfg::kCausal>(p, chunks_of(p, src == 1), q_tile, j);
+            if (vis == TileVisibility::hidden) continue;
+            sm90::mbarrier_wait(&full[stage], parity);
+            float s[Cfg::kTileKv / 2];
+            sm90::wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk) {
-            const uint32_t offset = (kk / 4) * Cfg::kBlockBytes + (kk % 4) * 32;
-            const uint64_t dq = sm90::smem_descriptor_sw128(sm.q() + offset + consumer * 64 * 128, 16, 1024);
-            const uint64_t dk = sm90::smem_descriptor_sw128(sm.k(stage) + offset, 16, 1024);
-            sm90::wgmma_ss<In, Cfg::kTileKv, 0>(s, dq, dk, kk > 0);
-        }
-        sm90::wgmma_commit_group();
-        sm90::wgmma_wait_group<0>();
-
-        if (vis == TileVisibility::diagonal) {  // hide keys after the query
-#pragma unroll
-            for (int i = 0; i < Cfg::kTileKv / 2; ++i) {
-                const int col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-                if (col > r[(i / 2) % 2]) s[i] = -INFINITY;
+            for (int kk = 0; kk < D / 16; ++kk) {
+                const uint32_t offset = (kk / 4) * Cfg::kBlockBytes + (kk % 4) * 32;
+                const uint64_t dq = sm90::smem_descriptor_sw128(sm.q() + offset + consumer * 64 * 128, 16, 1024);
+                const uint64_t dk = sm90::smem_descriptor_sw128(sm.k(stage) + offset, 16, 1024);
+                sm90::wgmma_ss<In, Cfg::kTileKv, 0>(s, dq, dk, kk > 0);
             }
-        }
-        float tile_max[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-        for (int i = 0; i < Cfg::kTileKv / 2; ++i) tile_max[(i / 2) % 2] = fmaxf(tile_max[(i / 2) % 2], s[i]);
-        float alpha[2];
-        float shift[2];
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const float next = fmaxf(row_max[h], quad_max(tile_max[h]) * p.scale_log2);
-            alpha[h] = exp2f(row_max[h] - next);
-            row_max[h] = next;
-            shift[h] = next;
-            row_sum[h] *= alpha[h];
-        }
-#pragma unroll
-        for (int i = 0; i < D / 2; ++i) o[i] *= alpha[(i / 2) % 2];
-        uint32_t pa[Cfg::kTileKv / 16][4];
-#pragma unroll
-        for (int i = 0; i < Cfg::kTileKv / 2; i += 2) {
-            const int h = (i / 2) % 2;
-            const float e0 = exp2f(s[i] * p.scale_log2 - shift[h]);
-            const float e1 = exp2f(s[i + 1] * p.scale_log2 - shift[h]);
-            row_sum[h] += e0 + e1;
-            // Keys 16k..16k+15 are accumulator elements 8k..8k+7: registers a0..a3 in that order.
-            pa[i / 8][(i % 8) / 2] = pack(e0, e1, In{});
-        }
+            sm90::wgmma_commit_group();
+            sm90::wgmma_wait_group<0>();
 
-        sm90::wgmma_fence();
+            if (vis == TileVisibility::diagonal) {  // hide keys after the query
 #pragma unroll
-        for (int kk = 0; kk < Cfg::kTileKv / 16; ++kk) {
-            const uint64_t dv = sm90::smem_descriptor_sw128(sm.v(stage) + kk * 16 * 128, Cfg::kBlockBytes, 1024);
-            sm90::wgmma_rs<In, D, 1>(o, pa[kk], dv, 1);
-        }
-        sm90::wgmma_commit_group();
-        sm90::wgmma_wait_group<0>();
-        if (t == 0) sm90::mbarrier_arrive(&empty[stage]);
-        if (++stage == Cfg::kStages) {
-            stage = 0;
-            parity ^= 1;
+                for (int i = 0; i < Cfg::kTileKv / 2; ++i) {
+                    const int col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+                    if (col > r[(i / 2) % 2]) s[i] = -INFINITY;
+                }
+            }
+            float tile_max[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+            for (int i = 0; i < Cfg::kTileKv / 2; ++i) tile_max[(i / 2) % 2] = fmaxf(tile_max[(i / 2) % 2], s[i]);
+            float alpha[2];
+            float shift[2];
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const float next = fmaxf(row_max[h], quad_max(tile_max[h]) * p.scale_log2);
+                alpha[h] = exp2f(row_max[h] - next);
+                row_max[h] = next;
+                shift[h] = next;
+                row_sum[h] *= alpha[h];
+            }
+#pragma unroll
+            for (int i = 0; i < D / 2; ++i) o[i] *= alpha[(i / 2) % 2];
+            uint32_t pa[Cfg::kTileKv / 16][4];
+#pragma unroll
+            for (int i = 0; i < Cfg::kTileKv / 2; i += 2) {
+                const int h = (i / 2) % 2;
+                const float e0 = exp2f(s[i] * p.scale_log2 - shift[h]);
+                const float e1 = exp2f(s[i + 1] * p.scale_log2 - shift[h]);
+                row_sum[h] += e0 + e1;
+                // Keys 16k..16k+15 are accumulator elements 8k..8k+7: registers a0..a3 in that order.
+                pa[i / 8][(i % 8) / 2] = pack(e0, e1, In{});
+            }
+
+            sm90::wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < Cfg::kTileKv / 16; ++kk) {
+                const uint64_t dv = sm90::smem_descriptor_sw128(sm.v(stage) + kk * 16 * 128, Cfg::kBlockBytes, 1024);
+                sm90::wgmma_rs<In, D, 1>(o, pa[kk], dv, 1);
+            }
+            sm90::wgmma_commit_group();
+            sm90::wgmma_wait_group<0>();
+            if (t == 0) sm90::mbarrier_arrive(&empty[stage]);
+            if (++stage == Cfg::kStages) {
+                stage = 0;
+                parity ^= 1;
+            }
         }
     }
 
@@ -264,9 +290,18 @@ __device__ void consume(const Smem<Cfg>& sm, uint64_t* full, uint64_t* empty, ui
     }
 }
 
-template <class Cfg>
-__device__ void forward(const sm90::TmaDescriptor* q_map, const sm90::TmaDescriptor* k_map,
-                        const sm90::TmaDescriptor* v_map, const Params& p) {
+/// The maps of one K/V shard.
+struct KvMaps {
+    const sm90::TmaDescriptor* k;
+    const sm90::TmaDescriptor* v;
+};
+
+/// Attention of a Q tile against Sources K/V shards in order: kv[0] laid out as p.kv_chunks, and
+/// with two, kv[1] as p.second_chunks once p.second_ready is set (ctx bounds that wait).
+template <class Cfg, int Sources = 1>
+__device__ void forward(const sm90::TmaDescriptor* q_map, const KvMaps (&kv)[Sources], const Params& p,
+                        const iris::Ctx* ctx = nullptr) {
+    static_assert(Sources == 1 || Sources == 2, "one K/V shard, or two");
     extern __shared__ uint8_t smem_raw[];
     __shared__ uint64_t full[Cfg::kStages];
     __shared__ uint64_t empty[Cfg::kStages];
@@ -301,22 +336,35 @@ __device__ void forward(const sm90::TmaDescriptor* q_map, const sm90::TmaDescrip
             load_tile<Cfg>(sm.q(), q_map, &q_full, static_cast<int>(q_row0));
             int stage = 0;
             uint32_t parity = 0;
-            for (int j = 0; j < kv_tiles; ++j) {
-                if (visibility<Cfg::kCausal>(p, q_tile, j) == TileVisibility::hidden) continue;
-                sm90::mbarrier_wait(&empty[stage], parity ^ 1);
-                sm90::mbarrier_arrive_expect_tx(&full[stage], Cfg::kStageBytes);
-                const int row = static_cast<int>(kv_row0 + int64_t(j) * Cfg::kTileKv);
-                load_tile<Cfg>(sm.k(stage), k_map, &full[stage], row);
-                load_tile<Cfg>(sm.v(stage), v_map, &full[stage], row);
-                if (++stage == Cfg::kStages) {
-                    stage = 0;
-                    parity ^= 1;
+            // Unrolled over the shards, so that each TMA load names its map's kernel parameter
+            // directly rather than a pointer picked at run time.
+#pragma unroll
+            for (int src = 0; src < Sources; ++src) {
+                if (src == 1) {
+                    // A failed wait is recorded (the host throws); the loads go on regardless so
+                    // that the consumers finish instead of waiting on the stages forever.
+                    iris::wait_until_backoff(*ctx, p.second_ready, iris::Cmp::eq, 1, kSiteSecondShard);
+                    // The copy engine wrote the shard; TMA reads it through the async proxy.
+                    asm volatile("fence.proxy.async.global;" ::: "memory");
+                }
+                for (int j = 0; j < kv_tiles; ++j) {
+                    const TileVisibility vis = visibility<Cfg::kCausal>(p, chunks_of(p, src == 1), q_tile, j);
+                    if (vis == TileVisibility::hidden) continue;
+                    sm90::mbarrier_wait(&empty[stage], parity ^ 1);
+                    sm90::mbarrier_arrive_expect_tx(&full[stage], Cfg::kStageBytes);
+                    const int row = static_cast<int>(kv_row0 + int64_t(j) * Cfg::kTileKv);
+                    load_tile<Cfg>(sm.k(stage), kv[src].k, &full[stage], row);
+                    load_tile<Cfg>(sm.v(stage), kv[src].v, &full[stage], row);
+                    if (++stage == Cfg::kStages) {
+                        stage = 0;
+                        parity ^= 1;
+                    }
                 }
             }
         }
     } else {
         sm90::warpgroup_claim_registers<Cfg::kConsumerRegisters>();
-        consume<Cfg>(sm, full, empty, &q_full, p, warpgroup - 1, q_tile, kv_tiles, q_row0);
+        consume<Cfg, Sources>(sm, full, empty, &q_full, p, warpgroup - 1, q_tile, kv_tiles, q_row0);
     }
 }
 

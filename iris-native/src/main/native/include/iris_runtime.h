@@ -123,6 +123,10 @@ int iris_stream_synchronize(iris_stream stream);
 /* IRIS_SUCCESS when all work is done, IRIS_ERROR_NOT_READY while some is pending. */
 int iris_stream_query(iris_stream stream);
 int iris_stream_wait_event(iris_stream stream, iris_event event);
+/* Writes the 32-bit value at a 4-byte aligned device address in the stream's order, after the
+ * work ahead of it is complete and visible, without an SM (cuStreamWriteValue32): a flag that a
+ * kernel on another stream may wait for even while its CTAs hold every SM. Capturable. */
+int iris_stream_write_value32(iris_stream stream, uint64_t address, uint32_t value);
 
 int iris_event_create(iris_event* event, int enable_timing);
 int iris_event_destroy(iris_event event);

@@ -1,9 +1,7 @@
 // tensor_map.cpp: TMA descriptors (CUtensorMap) for kernels that copy tiles with Hopper's tensor
 // memory accelerator, e.g. the GEMM's mainloop.
 //
-// The descriptor is encoded on the host by the driver's cuTensorMapEncodeTiled. libiris links only
-// the static CUDA runtime (so that it builds and loads where there is no driver), so the function
-// is fetched once through the runtime's driver entry-point query (gpu::driver_entry_point). The
+// The descriptor is encoded on the host by the driver's cuTensorMapEncodeTiled (driver_api.h). The
 // arguments are checked here first, against the rules the driver documents, so that a bad argument
 // fails with a message naming it rather than with the driver's bare CUDA_ERROR_INVALID_VALUE. HIP
 // has no tensor maps: IRIS_ERROR_UNSUPPORTED.
@@ -12,11 +10,7 @@
 #include <cstring>
 
 #include "check.h"
-
-#if !defined(IRIS_PLATFORM_HIP)
-#include <cuda.h>          // CUtensorMap and its enums (types only: nothing from libcuda is linked)
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
-#endif
+#include "driver_api.h"
 
 namespace {
 
@@ -79,28 +73,7 @@ int validate(const uint8_t* descriptor, int element_type, uint64_t base, uint64_
     return IRIS_SUCCESS;
 }
 
-// Fetched on first use; a failed fetch is not remembered (the next call asks again).
 std::atomic<PFN_cuTensorMapEncodeTiled_v12000> encode_tiled{nullptr};
-
-int encoder(PFN_cuTensorMapEncodeTiled_v12000* out) {
-    PFN_cuTensorMapEncodeTiled_v12000 fn = encode_tiled.load(std::memory_order_acquire);
-    if (fn == nullptr) {
-        void* p = nullptr;
-        bool found = false;
-        gpuError_t e = gpu::driver_entry_point("cuTensorMapEncodeTiled", &p, 12000, &found);
-        if (e != gpuSuccess) {
-            return iris::fail_gpu(IRIS_DRIVER_ENTRY_POINT_NAME "(\"cuTensorMapEncodeTiled\", &fn, 12000, cudaEnableDefault, &query)", e);
-        }
-        if (!found) {
-            return iris::fail(IRIS_ERROR_GPU, kFunction,
-                              "the driver has no cuTensorMapEncodeTiled (tensor maps need a driver for CUDA 12.0 or newer)");
-        }
-        fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-        encode_tiled.store(fn, std::memory_order_release);
-    }
-    *out = fn;
-    return IRIS_SUCCESS;
-}
 
 // The driver encodes a map for the calling thread's current context and fails with
 // CUDA_ERROR_INVALID_CONTEXT without one (a thread that has not touched the GPU yet). The runtime's
@@ -109,38 +82,15 @@ int encoder(PFN_cuTensorMapEncodeTiled_v12000* out) {
 std::atomic<PFN_cuCtxGetCurrent_v4000> ctx_get_current{nullptr};
 
 int ensure_context() {
-    PFN_cuCtxGetCurrent_v4000 get = ctx_get_current.load(std::memory_order_acquire);
-    if (get == nullptr) {
-        void* p = nullptr;
-        bool found = false;
-        gpuError_t e = gpu::driver_entry_point("cuCtxGetCurrent", &p, 12000, &found);
-        if (e != gpuSuccess) {
-            return iris::fail_gpu(IRIS_DRIVER_ENTRY_POINT_NAME "(\"cuCtxGetCurrent\", &fn, 12000, cudaEnableDefault, &query)", e);
-        }
-        if (!found) return iris::fail(IRIS_ERROR_GPU, kFunction, "the driver has no cuCtxGetCurrent");
-        get = reinterpret_cast<PFN_cuCtxGetCurrent_v4000>(p);
-        ctx_get_current.store(get, std::memory_order_release);
-    }
+    PFN_cuCtxGetCurrent_v4000 get = nullptr;
+    int status = iris::driver_function(ctx_get_current, "cuCtxGetCurrent", 12000, kFunction, &get);
+    if (status != IRIS_SUCCESS) return status;
     CUcontext current = nullptr;
     if (get(&current) == CUDA_SUCCESS && current != nullptr) return IRIS_SUCCESS;
     int device = 0;
     IRIS_GPU_CHECK(gpuGetDevice(&device));
     IRIS_GPU_CHECK(gpuSetDevice(device));
     return IRIS_SUCCESS;
-}
-
-// "CUDA_ERROR_INVALID_VALUE" for a driver result, through the same query; the number where that fails.
-void driver_error_name(CUresult r, char* out, size_t size) {
-    void* p = nullptr;
-    bool found = false;
-    const char* name = nullptr;
-    if (gpu::driver_entry_point("cuGetErrorName", &p, 12000, &found) == gpuSuccess && found &&
-        reinterpret_cast<PFN_cuGetErrorName_v6000>(p)(r, &name) == CUDA_SUCCESS && name != nullptr) {
-        std::snprintf(out, size, "%s", name);
-    } else {
-        std::snprintf(out, size, "CUresult %d", static_cast<int>(r));
-    }
-    (void)gpuGetLastError();
 }
 
 CUtensorMapDataType data_type(int element_type) {
@@ -181,7 +131,7 @@ int iris_tensor_map_2d(uint8_t* descriptor, int element_type, uint64_t base, uin
                           box_inner, box_outer, swizzle_bytes);
     if (status != IRIS_SUCCESS) return status;
     PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
-    status = encoder(&encode);
+    status = iris::driver_function(encode_tiled, "cuTensorMapEncodeTiled", 12000, kFunction, &encode);
     if (status != IRIS_SUCCESS) return status;
     status = ensure_context();
     if (status != IRIS_SUCCESS) return status;
@@ -197,7 +147,7 @@ int iris_tensor_map_2d(uint8_t* descriptor, int element_type, uint64_t base, uin
                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         char name[64];
-        driver_error_name(r, name, sizeof(name));
+        iris::driver_error_name(r, name, sizeof(name));
         char message[200];
         std::snprintf(message, sizeof(message), "cuTensorMapEncodeTiled(&map, ...) failed: %s", name);
         return iris::fail(IRIS_ERROR_GPU, kFunction, message);

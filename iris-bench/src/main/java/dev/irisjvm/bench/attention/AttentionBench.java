@@ -25,6 +25,7 @@ import dev.irisjvm.kernels.attention.Chunks;
 import dev.irisjvm.kernels.attention.FlashDecode;
 import dev.irisjvm.kernels.attention.FlashDecodeProblem;
 import dev.irisjvm.kernels.attention.RingAttention;
+import dev.irisjvm.kernels.attention.RingLastSteps;
 import dev.irisjvm.kernels.attention.RingStep;
 import dev.irisjvm.kernels.attention.Sharding;
 import dev.irisjvm.kernels.ccl.NcclComm;
@@ -39,6 +40,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.IntFunction;
+import java.util.function.IntToLongFunction;
 import org.bytedeco.javacpp.BytePointer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -228,27 +231,25 @@ public final class AttentionBench implements Callable<Integer> {
             SymTensor gv = track(made, heap.empty(TYPE, 1, hkv, total, d));
             RingAttention ringAttention = RingAttention.create(iris, attention, p, sharding);
             other.add(ringAttention);
-            DeviceMemory state = DeviceMemory.allocate(p.qRows() * d * 4 + 2 * p.qRows() * 4 + 512);
+            DeviceMemory state = DeviceMemory.allocate(p.qRows() * d * 4 + 2 * p.qRows() * 4 + 1024);
             other.add(state);
             long acc = state.address();
             long rowMax = align(acc + p.qRows() * d * 4);
             long rowSum = align(rowMax + p.qRows() * 4);
+            // The last launch's ready word, raised once: the local runs have no copy to wait for.
+            long ready = align(rowSum + p.qRows() * 4);
+            Memcpy.memset(ready, 0, 8, stream);
+            stream.writeValue32(ready, 1);
             Chunks mine = sharding.chunks(rank, world, shard);
+            LocalRing localRing = new LocalRing(p, q.deviceAddress(), o2.deviceAddress(), lse2.deviceAddress(), acc, rowMax, rowSum, ready,
+                    mine);
 
             // 1. Ring attention.
             TimingStats ringT = time(options.reps, () -> ringAttention.forward(q, k, v, o, lse, stream));
-            // 2. The same step kernels on local buffers (this rank's K/V stand in for every source).
-            RingStep[] local = new RingStep[world];
-            for (int s = 0; s < world; s++) {
-                int src = Math.floorMod(rank - s, world);
-                local[s] = new RingStep(p, q.deviceAddress(), k.deviceAddress(), v.deviceAddress(), o2.deviceAddress(), lse2.deviceAddress(),
-                        acc, rowMax, rowSum, s > 0, s == world - 1, mine, sharding.chunks(src, world, shard));
-            }
-            TimingStats stepsT = time(options.reps, () -> {
-                for (RingStep step : local) {
-                    attention.ringStep(step, stream);
-                }
-            });
+            // 2. The ring's launches on local buffers (this rank's K/V stand in for every source).
+            Runnable local = localRing.launches(s -> k.deviceAddress(), s -> v.deviceAddress(),
+                    s -> sharding.chunks(Math.floorMod(rank - s, world), world, shard));
+            TimingStats stepsT = time(options.reps, local);
             // 3. All-gather of K and V with NCCL, then the local computation on the gathered K/V.
             double gatherUs = 0;
             double allGatherUs = 0;
@@ -277,22 +278,14 @@ public final class AttentionBench implements Callable<Integer> {
                     compute = () -> attention.forward(whole, q.deviceAddress(), gk.deviceAddress(), gv.deviceAddress(), o2.deviceAddress(),
                             lse2.deviceAddress(), stream);
                 } else {
-                    // One all-gather each of K and V: [W][B, Hkv, S/W, D]; then the step kernel on each gathered shard.
+                    // One all-gather each of K and V: [W][B, Hkv, S/W, D]; then the ring's launches on the gathered
+                    // shards (the plain causal kernel cannot follow zig-zag positions).
                     in = new long[] {k.deviceAddress(), v.deviceAddress()};
                     out = new long[] {gk.deviceAddress(), gv.deviceAddress()};
                     count = p.kvRows() * d;
-                    RingStep[] gathered = new RingStep[world];
-                    for (int s = 0; s < world; s++) {
-                        int src = Math.floorMod(rank - s, world);
-                        gathered[s] = new RingStep(p, q.deviceAddress(), gk.deviceAddress() + src * kvBytes, gv.deviceAddress() + src * kvBytes,
-                                o2.deviceAddress(), lse2.deviceAddress(), acc, rowMax, rowSum, s > 0, s == world - 1, mine,
-                                sharding.chunks(src, world, shard));
-                    }
-                    compute = () -> {
-                        for (RingStep step : gathered) {
-                            attention.ringStep(step, stream);
-                        }
-                    };
+                    compute = localRing.launches(s -> gk.deviceAddress() + Math.floorMod(rank - s, world) * kvBytes,
+                            s -> gv.deviceAddress() + Math.floorMod(rank - s, world) * kvBytes,
+                            s -> sharding.chunks(Math.floorMod(rank - s, world), world, shard));
                 }
                 TimingStats agT = time(options.reps, () -> {
                     nccl.groupAllGather(in, out, count, TYPE, stream);
@@ -500,6 +493,57 @@ public final class AttentionBench implements Callable<Integer> {
             made.get(i).closeIfLive();
         }
         made.clear();
+    }
+
+    /**
+     * Ring attention's launches without its copies, on buffers this rank holds: ring steps for steps
+     * 0 .. world - 3, then the last two steps as one launch whose ready word is already raised (one
+     * step on one rank). The functions give step s's K, V and chunks.
+     */
+    private final class LocalRing {
+        private final AttentionProblem p;
+        private final long q;
+        private final long o;
+        private final long lse;
+        private final long acc;
+        private final long rowMax;
+        private final long rowSum;
+        private final long ready;
+        private final Chunks mine;
+
+        LocalRing(AttentionProblem p, long q, long o, long lse, long acc, long rowMax, long rowSum, long ready, Chunks mine) {
+            this.p = p;
+            this.q = q;
+            this.o = o;
+            this.lse = lse;
+            this.acc = acc;
+            this.rowMax = rowMax;
+            this.rowSum = rowSum;
+            this.ready = ready;
+            this.mine = mine;
+        }
+
+        Runnable launches(IntToLongFunction kOf, IntToLongFunction vOf, IntFunction<Chunks> chunksOf) {
+            if (world == 1) {
+                RingStep only = new RingStep(p, q, kOf.applyAsLong(0), vOf.applyAsLong(0), o, lse, 0, 0, 0, false, true, mine,
+                        chunksOf.apply(0));
+                return () -> attention.ringStep(only, stream);
+            }
+            int last = world - 2;
+            List<RingStep> steps = new ArrayList<>();
+            for (int s = 0; s <= last; s++) {
+                steps.add(new RingStep(p, q, kOf.applyAsLong(s), vOf.applyAsLong(s), o, lse, acc, rowMax, rowSum, s > 0, s == last, mine,
+                        chunksOf.apply(s)));
+            }
+            RingLastSteps tail = new RingLastSteps(steps.get(last), kOf.applyAsLong(last + 1), vOf.applyAsLong(last + 1),
+                    chunksOf.apply(last + 1), ready);
+            return () -> {
+                for (RingStep step : steps.subList(0, last)) {
+                    attention.ringStep(step, stream);
+                }
+                attention.ringLastSteps(iris.deviceContext(), tail, stream);
+            };
+        }
     }
 
     private static long align(long address) {

@@ -55,6 +55,24 @@ public final class Stream extends NativeResource {
         NativeCalls.check(IrisRuntime.iris_stream_wait_event(handle(), event.handle()), "iris_stream_wait_event");
     }
 
+    /**
+     * Writes {@code value} to the 4-byte aligned device word at {@code address} once the work ahead
+     * of it on this stream is complete, its writes visible first. It runs on no SM (a stream memory
+     * operation), so a kernel whose CTAs fill the GPU may wait for it; it can be captured.
+     *
+     * <pre>{@code
+     * Memcpy.deviceToDevice(dst, src, bytes, copyStream);
+     * copyStream.writeValue32(readyFlag, 1);   // a kernel on another stream polls readyFlag
+     * }</pre>
+     */
+    public void writeValue32(long address, int value) {
+        if (address == 0 || address % 4 != 0) {
+            throw new IllegalArgumentException(NativeCalls.rankLabel() + ": Stream.writeValue32: address 0x"
+                    + Long.toHexString(address) + " is not a 4-byte aligned device address");
+        }
+        NativeCalls.check(IrisRuntime.iris_stream_write_value32(handle(), address, value), "iris_stream_write_value32");
+    }
+
     /** Starts recording this stream's work into a graph instead of running it. */
     public void beginCapture() {
         NativeCalls.check(IrisRuntime.iris_stream_begin_capture(handle()), "iris_stream_begin_capture");

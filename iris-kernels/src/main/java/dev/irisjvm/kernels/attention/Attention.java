@@ -2,6 +2,7 @@ package dev.irisjvm.kernels.attention;
 
 import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DType;
+import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.IrisException;
 import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.SymTensor;
@@ -89,6 +90,7 @@ public final class Attention implements AutoCloseable {
     private final KernelLibrary library;
     private final Map<String, Kernel> forwardKernels = new HashMap<>();
     private final Map<String, Kernel> stepKernels = new HashMap<>();
+    private final Map<String, Kernel> lastStepsKernels = new HashMap<>();
     /** Why the ring-step kernels could not be loaded (null when they were). */
     private final String stepUnavailable;
     private final KernelArgs args = new KernelArgs();
@@ -108,19 +110,29 @@ public final class Attention implements AutoCloseable {
                     k.setMaxDynamicSharedBytes(AttentionProblem.sharedBytes(d));
                     forwardKernels.put(name, k);
                     String step = AttentionProblem.kernelName("iris_ring_attention_step_", t, d, causal);
+                    String last = AttentionProblem.kernelName("iris_ring_attention_last_steps_", t, d, causal);
                     if (missing == null) {
-                        try {
-                            Kernel s = module.kernel(step);
-                            s.setMaxDynamicSharedBytes(AttentionProblem.sharedBytes(d));
-                            stepKernels.put(step, s);
-                        } catch (IrisException e) {
-                            missing = step + ": " + e.getMessage();
-                        }
+                        missing = loadInto(module, step, d, stepKernels);
+                    }
+                    if (missing == null) {
+                        missing = loadInto(module, last, d, lastStepsKernels);
                     }
                 }
             }
         }
         this.stepUnavailable = missing;
+    }
+
+    /** Loads kernel {@code name} into {@code into}; returns why it could not, or null. */
+    private static String loadInto(KernelModule module, String name, int headDim, Map<String, Kernel> into) {
+        try {
+            Kernel k = module.kernel(name);
+            k.setMaxDynamicSharedBytes(AttentionProblem.sharedBytes(headDim));
+            into.put(name, k);
+            return null;
+        } catch (IrisException e) {
+            return name + ": " + e.getMessage();
+        }
     }
 
     /**
@@ -151,7 +163,7 @@ public final class Attention implements AutoCloseable {
         return maps.size();
     }
 
-    /** Whether this build's module has the ring-step kernels ({@link #ringStep}). */
+    /** Whether this build's module has the ring-step kernels ({@link #ringStep}, {@link #ringLastSteps}). */
     public boolean hasRingStep() {
         return stepUnavailable == null;
     }
@@ -208,29 +220,71 @@ public final class Attention implements AutoCloseable {
 
     /** Enqueues one ring-attention step (see {@link RingStep}). */
     public synchronized void ringStep(RingStep step, Stream stream) {
+        String op = "ring attention step";
+        requireRingKernels(op);
+        AttentionChecks.notNull(op, "step", step);
+        AttentionChecks.notNull(op, "stream", stream);
+        AttentionProblem p = step.problem();
+        args.clear();
+        putStep(step);
+        stepKernels.get(p.ringStepKernelName()).launch(p.launchShape(), stream, args);
+    }
+
+    /**
+     * Enqueues the last two steps of a ring as one launch (see {@link RingLastSteps}); {@code ctx}
+     * (the rank's {@code iris.deviceContext()}) bounds the wait for the second shard.
+     */
+    public synchronized void ringLastSteps(DeviceContext ctx, RingLastSteps steps, Stream stream) {
+        String op = "ring attention last steps";
+        requireRingKernels(op);
+        AttentionChecks.notNull(op, "ctx", ctx);
+        AttentionChecks.notNull(op, "steps", steps);
+        AttentionChecks.notNull(op, "stream", stream);
+        RingStep first = steps.first();
+        AttentionProblem p = first.problem();
+        Chunks c2 = steps.kvChunks();
+        args.clear();
+        args.putBytes(ctx.bytes(), DeviceContext.ALIGNMENT);
+        putStep(first, steps.k(), steps.v(), steps.secondReady());
+        args.putInt(c2.length()).putInt(c2.first()).putInt(c2.second());
+        lastStepsKernels.get(p.ringLastStepsKernelName()).launch(p.launchShape(), stream, args);
+    }
+
+    private void requireRingKernels(String op) {
         ensureOpen();
         if (stepUnavailable != null) {
-            throw new IrisException(AttentionChecks.who("ring attention step") + ": the attention module has no ring-step kernel ("
-                    + stepUnavailable + ")");
+            throw new IrisException(AttentionChecks.who(op) + ": the attention module has no ring-step kernel (" + stepUnavailable
+                    + ")");
         }
-        AttentionChecks.notNull("ring attention step", "step", step);
-        AttentionChecks.notNull("ring attention step", "stream", stream);
+    }
+
+    /** A step's arguments: the maps, then (o, lse, state, mode, shapes, chunks). */
+    private void putStep(RingStep step) {
+        putStep(step, 0, 0, 0);
+    }
+
+    /**
+     * A step's arguments; with a second shard ({@code k2 != 0}) its maps follow the first's, and
+     * {@code ready} the state pointers, as the last-steps kernel takes them.
+     */
+    private void putStep(RingStep step, long k2, long v2, long ready) {
         AttentionProblem p = step.problem();
-        Kernel kernel = stepKernels.get(p.ringStepKernelName());
-        TensorMap qm = tensorMap(p.dtype(), step.q(), p.qRows(), p.headDim());
-        TensorMap km = tensorMap(p.dtype(), step.k(), p.kvRows(), p.headDim());
-        TensorMap vm = tensorMap(p.dtype(), step.v(), p.kvRows(), p.headDim());
+        tensorMap(p.dtype(), step.q(), p.qRows(), p.headDim()).putInto(args);
+        tensorMap(p.dtype(), step.k(), p.kvRows(), p.headDim()).putInto(args);
+        tensorMap(p.dtype(), step.v(), p.kvRows(), p.headDim()).putInto(args);
+        if (k2 != 0) {
+            tensorMap(p.dtype(), k2, p.kvRows(), p.headDim()).putInto(args);
+            tensorMap(p.dtype(), v2, p.kvRows(), p.headDim()).putInto(args);
+        }
+        args.putLong(step.o()).putLong(step.lse()).putLong(step.oAcc()).putLong(step.rowMax()).putLong(step.rowSum());
+        if (k2 != 0) {
+            args.putLong(ready);
+        }
         Chunks qc = step.qChunks();
         Chunks kc = step.kvChunks();
-        args.clear();
-        qm.putInto(args);
-        km.putInto(args);
-        vm.putInto(args);
-        args.putLong(step.o()).putLong(step.lse()).putLong(step.oAcc()).putLong(step.rowMax()).putLong(step.rowSum())
-                .putInt(step.mode()).putInt(p.qLen()).putInt(p.kvLen()).putInt(p.qHeads()).putInt(p.kvHeads())
+        args.putInt(step.mode()).putInt(p.qLen()).putInt(p.kvLen()).putInt(p.qHeads()).putInt(p.kvHeads())
                 .putFloat(p.scaleLog2()).putInt(qc.length()).putInt(qc.first()).putInt(qc.second()).putInt(kc.length())
                 .putInt(kc.first()).putInt(kc.second());
-        kernel.launch(p.launchShape(), stream, args);
     }
 
     /**

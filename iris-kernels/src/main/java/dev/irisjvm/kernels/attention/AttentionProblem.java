@@ -120,6 +120,11 @@ public record AttentionProblem(DType dtype, int batch, int qHeads, int kvHeads, 
         return kernelName("iris_ring_attention_step_", dtype, headDim, causal);
     }
 
+    /** {@code iris_ring_attention_last_steps_<bf16|f16>_d<64|128>[_causal]}. */
+    public String ringLastStepsKernelName() {
+        return kernelName("iris_ring_attention_last_steps_", dtype, headDim, causal);
+    }
+
     static String kernelName(String prefix, DType dtype, int headDim, boolean causal) {
         return prefix + dtype.name().toLowerCase(Locale.ROOT) + "_d" + headDim + (causal ? "_causal" : "");
     }

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * and V are sharded by sequence, each rank holding {@code S / world} tokens of every sequence on the
  * symmetric heap; each rank computes the attention of its queries against the whole sequence and
  * writes its rows of O and of the log-sum-exp. K/V memory per rank stays O(S / world): the rank's own
- * shard plus two receive buffers of one shard each.
+ * shard plus one receive buffer of one shard on two ranks, two on more.
  *
  * <pre>{@code
  * try (Iris iris = Iris.init()) {
@@ -38,17 +38,23 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * }</pre>
  *
  * <h2>How</h2>
- * Step {@code s = 0 .. world-1} runs the ring-step kernel ({@link RingStep}) of this rank's Q shard
- * against the K/V shard of rank {@code (rank - s) mod world}: step 0 reads the own shard in place,
- * every later step a copy in one of two receive buffers. While step {@code s} runs on the caller's
- * stream, the copy engine fetches the next source's K and V from that rank's heap (a peer-to-peer
- * copy on a second stream, reading through the symmetric-heap translation) into the other buffer.
- * Events order it all: the copy into a buffer waits for the step that last read it; a step waits for
- * its copy. The online-softmax state (un-normalized O in F32, the running max and sum per row) lives
- * in this instance's workspace between steps; the last step writes O and the log-sum-exp. A device
- * barrier opens the call (the peers' shards are written) and one closes it (the peers have finished
- * reading this rank's shards, so they may be overwritten). With a causal mask the kernel compares
- * global positions, which {@link Sharding} defines; K/V tiles a query tile cannot see are skipped.
+ * Step {@code s = 0 .. world-1} computes this rank's Q shard against the K/V shard of rank
+ * {@code (rank - s) mod world}: step 0 reads the own shard in place, every later step a copy in a
+ * receive buffer (two, used in turn). While a step runs on the caller's stream, the copy engine
+ * fetches the next source's K and V from that rank's heap (a device-to-device copy on a second
+ * stream, reading through the symmetric-heap translation) into the other buffer. Events order it
+ * all: the copy into a buffer waits for the step that last read it; a step waits for its copy.
+ * Steps before the last two are launches of the ring-step kernel ({@link RingStep}), which carry
+ * the online-softmax state (un-normalized O in F32, the running max and sum per row) in this
+ * instance's workspace. The last two steps are one launch ({@link RingLastSteps}): it reads step
+ * {@code world-2}'s shard, then the last one, whose copy may still be in flight when the launch
+ * starts; a stream write behind that copy raises the flag the kernel waits for before it reads the
+ * shard, so the copy hides under the first half and neither the state nor a second tail wave is
+ * paid between the two. On two ranks that is the whole call: the own shard, then the peer's. A
+ * device barrier opens the call (the peers' shards are written) and one closes it (the peers have
+ * finished reading this rank's shards, so they may be overwritten). With a causal mask the kernel
+ * compares global positions, which {@link Sharding} defines; K/V tiles a query tile cannot see are
+ * skipped.
  *
  * <h2>Contract</h2>
  * <ul>
@@ -79,9 +85,11 @@ public final class RingAttention implements AutoCloseable {
     private final long oAcc;
     private final long rowMax;
     private final long rowSum;
-    /** Receive buffers, K then V in each. */
+    /** Receive buffers, K then V in each: step s >= 1 reads buffer (s - 1) % 2. */
     private final long[] receiveK = new long[2];
     private final long[] receiveV = new long[2];
+    /** The 64-bit word the last launch waits on: 1 once the last shard is copied, reset to 0 after. */
+    private final long lastShardReady;
     private final Stream copyStream;
     private final Event start;
     private final Event[] copied = new Event[2];
@@ -102,22 +110,31 @@ public final class RingAttention implements AutoCloseable {
             chunksOf[r] = sharding.chunks(r, world, shard.qLen());
         }
         long[] layout = layout(shard, world);
-        if (layout[layout.length - 1] > 0) {
-            workspace = DeviceMemory.allocate(layout[layout.length - 1]);
+        long bytes = layout[layout.length - 1];
+        workspace = bytes > 0 ? DeviceMemory.allocate(bytes) : null;
+        if (workspace != null) {
             made.add(workspace);
-        } else {
-            workspace = null;
         }
-        long base = workspace == null ? 0 : workspace.address();
-        oAcc = world > 1 ? base + layout[0] : 0;
-        rowMax = world > 1 ? base + layout[1] : 0;
-        rowSum = world > 1 ? base + layout[2] : 0;
+        long[] at = new long[layout.length - 1];
+        for (int i = 0; i < at.length; i++) {
+            boolean present = layout[i + 1] > layout[i];
+            at[i] = present ? workspace.address() + layout[i] : 0;
+        }
+        oAcc = at[0];
+        rowMax = at[1];
+        rowSum = at[2];
         for (int b = 0; b < 2; b++) {
-            receiveK[b] = world > 1 ? base + layout[3 + 2 * b] : 0;
-            receiveV[b] = world > 1 ? base + layout[4 + 2 * b] : 0;
+            receiveK[b] = at[3 + 2 * b];
+            receiveV[b] = at[4 + 2 * b];
         }
+        lastShardReady = at[7];
         copyStream = Stream.create();
         made.add(copyStream);
+        if (lastShardReady != 0) {
+            // The kernel reads the whole word; stream writes set its low half.
+            Memcpy.memset(lastShardReady, 0, 8, copyStream);
+            copyStream.synchronize();
+        }
         start = Event.untimed();
         made.add(start);
         for (int b = 0; b < 2; b++) {
@@ -129,16 +146,18 @@ public final class RingAttention implements AutoCloseable {
     }
 
     /**
-     * Offsets of the workspace's parts (oAcc, rowMax, rowSum, K0, V0, K1, V1) and, last, its size;
-     * all zero for a world of one (a single step needs neither state nor buffers).
+     * Offsets of the workspace's parts (oAcc, rowMax, rowSum, K0, V0, K1, V1, the last shard's
+     * ready word) and, last, its size; a part the world does not need takes no bytes: one rank needs
+     * nothing, two need one receive buffer and the word (their one launch keeps the state in
+     * registers), more need the state and two buffers.
      */
     static long[] layout(AttentionProblem shard, int world) {
-        long[] sizes = {shard.qRows() * shard.headDim() * 4, shard.qRows() * 4, shard.qRows() * 4, shard.kvBytes(),
-                shard.kvBytes(), shard.kvBytes(), shard.kvBytes()};
+        long state = world > 2 ? 1 : 0;
+        long firstBuffer = world > 1 ? shard.kvBytes() : 0;
+        long secondBuffer = world > 2 ? shard.kvBytes() : 0;
+        long[] sizes = {state * shard.qRows() * shard.headDim() * 4, state * shard.qRows() * 4, state * shard.qRows() * 4,
+                firstBuffer, firstBuffer, secondBuffer, secondBuffer, world > 1 ? 8 : 0};
         long[] out = new long[sizes.length + 1];
-        if (world == 1) {
-            return out;
-        }
         long at = 0;
         for (int i = 0; i < sizes.length; i++) {
             out[i] = at;
@@ -214,17 +233,20 @@ public final class RingAttention implements AutoCloseable {
         return chunksOf[r];
     }
 
-    /** Bytes of this rank's workspace: the F32 state and two K/V receive buffers (0 for one rank). */
+    /**
+     * Bytes of this rank's workspace: the K/V receive buffers (one on two ranks, two on more), the
+     * F32 state (more than two ranks) and a flag word; 0 for one rank.
+     */
     public long workspaceBytes() {
         return workspace == null ? 0 : workspace.bytes();
     }
 
     /**
-     * K/V bytes this rank holds during a call: its own K and V shards plus the two receive buffers,
-     * 6 x {@link AttentionProblem#kvBytes()} (2 x for one rank): O(S / world).
+     * K/V bytes this rank holds during a call: its own K and V shards plus the receive buffers,
+     * {@link AttentionProblem#kvBytes()} times 2 for one rank, 4 for two, 6 for more: O(S / world).
      */
     public long kvBytesPerRank() {
-        return (world > 1 ? 6 : 2) * shard.kvBytes();
+        return 2L * (1 + Math.min(world - 1, 2)) * shard.kvBytes();
     }
 
     // ---- calls -------------------------------------------------------------------------------------
@@ -265,40 +287,54 @@ public final class RingAttention implements AutoCloseable {
             attention.ringStep(new RingStep(shard, q, k, v, o, lse, 0, 0, 0, false, true, mine, mine), stream);
             return;
         }
-        // Build every step first, so that a bad argument fails before anything is enqueued.
-        RingStep[] steps = new RingStep[world];
-        for (int s = 0; s < world; s++) {
+        // Build every launch first, so that a bad argument fails before anything is enqueued. Steps
+        // 0 .. last - 1 are ring-step launches; steps last and last + 1 are the one last launch.
+        int last = world - 2;
+        RingStep[] steps = new RingStep[last + 1];
+        for (int s = 0; s <= last; s++) {
             int src = Math.floorMod(rank - s, world);
-            long kAt = s == 0 ? k : receiveK[s % 2];
-            long vAt = s == 0 ? v : receiveV[s % 2];
-            steps[s] = new RingStep(shard, q, kAt, vAt, o, lse, oAcc, rowMax, rowSum, s > 0, s == world - 1, mine, chunksOf[src]);
+            long kAt = s == 0 ? k : receiveK[(s - 1) % 2];
+            long vAt = s == 0 ? v : receiveV[(s - 1) % 2];
+            steps[s] = new RingStep(shard, q, kAt, vAt, o, lse, oAcc, rowMax, rowSum, s > 0, s == last, mine, chunksOf[src]);
         }
+        int lastBuffer = last % 2;
+        RingLastSteps lastSteps = new RingLastSteps(steps[last], receiveK[lastBuffer], receiveV[lastBuffer],
+                chunksOf[Math.floorMod(rank + 1, world)], lastShardReady);
         long bytes = shard.kvBytes();
 
         iris.barrier(stream);              // every rank's shards are written
         start.record(stream);
         copyStream.waitFor(start);
-        for (int s = 0; s < world; s++) {
-            if (s + 1 < world) {
-                int next = Math.floorMod(rank - s - 1, world);
-                int b = (s + 1) % 2;
-                if (s - 1 >= 1) {
-                    copyStream.waitFor(readDone[b]);   // step s - 1 read buffer b
+        for (int s = 0; s <= last; s++) {
+            // The copy for step s + 1, from rank (rank - s - 1) mod world into buffer s % 2, which step
+            // s - 1 read last.
+            int b = s % 2;
+            if (s - 1 >= 1) {
+                copyStream.waitFor(readDone[b]);
+            }
+            int from = Math.floorMod(rank - s - 1, world);
+            // The peer's shard is mapped into this rank's address space, so a plain device-to-device
+            // copy runs on the copy engine over NVLink and, unlike a peer copy, can be captured in a graph.
+            Memcpy.deviceToDevice(receiveK[b], ctx.translate(k, from), bytes, copyStream);
+            Memcpy.deviceToDevice(receiveV[b], ctx.translate(v, from), bytes, copyStream);
+            if (s == last) {
+                copyStream.writeValue32(lastShardReady, 1);   // the last launch reads the shard after this
+            }
+            copied[b].record(copyStream);
+            if (s > 0) {
+                stream.waitFor(copied[(s - 1) % 2]);
+            }
+            if (s < last) {
+                attention.ringStep(steps[s], stream);
+                if (s > 0) {
+                    readDone[(s - 1) % 2].record(stream);
                 }
-                // The peer's shard is mapped into this rank's address space, so a plain device-to-device
-                // copy runs on the copy engine over NVLink and, unlike a peer copy, can be captured in a graph.
-                Memcpy.deviceToDevice(receiveK[b], ctx.translate(k, next), bytes, copyStream);
-                Memcpy.deviceToDevice(receiveV[b], ctx.translate(v, next), bytes, copyStream);
-                copied[b].record(copyStream);
-            }
-            if (s > 0) {
-                stream.waitFor(copied[s % 2]);
-            }
-            attention.ringStep(steps[s], stream);
-            if (s > 0) {
-                readDone[s % 2].record(stream);
+            } else {
+                attention.ringLastSteps(ctx, lastSteps, stream);
             }
         }
+        stream.waitFor(copied[lastBuffer]);   // joins the copy stream
+        stream.writeValue32(lastShardReady, 0);
         iris.barrier(stream);              // every rank has finished reading this rank's shards
     }
 

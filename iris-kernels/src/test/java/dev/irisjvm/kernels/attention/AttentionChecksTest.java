@@ -62,6 +62,7 @@ class AttentionChecksTest {
                     String suffix = (t == DType.BF16 ? "bf16" : "f16") + "_d" + d + (causal ? "_causal" : "");
                     assertEquals("iris_attention_fwd_" + suffix, p.kernelName());
                     assertEquals("iris_ring_attention_step_" + suffix, p.ringStepKernelName());
+                    assertEquals("iris_ring_attention_last_steps_" + suffix, p.ringLastStepsKernelName());
                 }
             }
         }
@@ -246,16 +247,45 @@ class AttentionChecksTest {
     }
 
     @Test
-    void ringWorkspaceHoldsStateAndTwoShards() {
+    void ringWorkspaceHoldsWhatTheWorldNeeds() {
         AttentionProblem p = problem(1, 32, 8, 16384, 16384, 128, true);
-        long[] layout = RingAttention.layout(p, 2);
         long acc = p.qRows() * 128 * 4;
         long rows = p.qRows() * 4;
-        assertEquals(acc + 2 * rows + 4 * p.kvBytes(), layout[layout.length - 1]);
-        assertEquals(0, RingAttention.layout(p, 1)[7]);
-        for (int i = 0; i < 7; i++) {
-            assertEquals(0, layout[i] % RingAttention.PART_ALIGNMENT);
+        long word = RingAttention.PART_ALIGNMENT;
+        // Two ranks: one launch, so no state; one receive buffer and the ready word.
+        long[] two = RingAttention.layout(p, 2);
+        assertEquals(2 * p.kvBytes() + word, two[8]);
+        assertEquals(two[3], two[0]);
+        assertEquals(two[7], two[5]);
+        // More: the state and two buffers.
+        long[] four = RingAttention.layout(p, 4);
+        assertEquals(acc + 2 * rows + 4 * p.kvBytes() + word, four[8]);
+        for (int i = 0; i < 8; i++) {
+            assertEquals(0, four[i] % RingAttention.PART_ALIGNMENT);
         }
+        assertEquals(0, RingAttention.layout(p, 1)[8]);
+    }
+
+    @Test
+    void ringLastStepsRejects() {
+        AttentionProblem p = problem(1, 4, 2, 512, 512, 64, true);
+        Chunks c = Sharding.ZIG_ZAG.chunks(0, 2, 512);
+        Chunks peer = Sharding.ZIG_ZAG.chunks(1, 2, 512);
+        long k2 = 0x7f90_0000_0000L;
+        long v2 = 0x7fa0_0000_0000L;
+        long ready = 0x7fb0_0000_0000L;
+        RingStep first = new RingStep(p, Q, K, V, O, LSE, 0, 0, 0, false, true, c, c);
+        new RingLastSteps(first, k2, v2, peer, ready);
+        String op = "ring attention last steps";
+        rejects(op, "the first step must finalize",
+                () -> new RingLastSteps(new RingStep(p, Q, K, V, O, LSE, ACC, MAX, SUM, false, false, c, c), k2, v2, peer, ready));
+        rejects(op, "secondReady's address 0x7fb000000004 is not 8-byte aligned", () -> new RingLastSteps(first, k2, v2, peer, ready + 4));
+        rejects(op, "second K's address is 0", () -> new RingLastSteps(first, 0, v2, peer, ready));
+        rejects(op, "O [0x7f4000000000", () -> new RingLastSteps(first, O + 4096, v2, peer, ready));
+        rejects(op, "secondReady", () -> new RingLastSteps(first, k2, v2, peer, v2 + 8));
+        rejects(op, "kvLen = 512 rows is neither one nor two chunks of 128",
+                () -> new RingLastSteps(first, k2, v2, new Chunks(128, 0, 1), ready));
+        rejects(op, "kvChunks must not be null", () -> new RingLastSteps(first, k2, v2, null, ready));
     }
 
     // ---- flash decode ------------------------------------------------------------------------------

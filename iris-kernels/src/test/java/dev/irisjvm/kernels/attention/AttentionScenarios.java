@@ -290,9 +290,12 @@ public final class AttentionScenarios {
     }
 
     /**
-     * Whole rings of 2, 3 and 4 shards run inside this process with the step kernel on local
-     * buffers ({@link Attention#ringStep}): every virtual rank's steps in ring order, then its rows
-     * against the CPU reference. Zig-zag and contiguous causal, and not causal; GQA; both dtypes.
+     * Whole rings of 2, 3 and 4 shards run inside this process on local buffers: every virtual
+     * rank's steps in ring order, then its rows against the CPU reference. Each ring runs twice:
+     * once as step kernels only ({@link Attention#ringStep}), once as {@link RingAttention} runs it,
+     * the last two steps in one launch ({@link Attention#ringLastSteps}) whose ready word a stream
+     * write raises on a second stream behind a 64 MiB copy, so the kernel starts before it and
+     * waits. Zig-zag and contiguous causal, and not causal; GQA; both dtypes.
      */
     private void ringStepsInOneProcess() {
         Failures f = new Failures();
@@ -323,22 +326,33 @@ public final class AttentionScenarios {
                 SymTensor rowSum = track(tensors, heap.empty(DType.F32, c.b(), c.hq(), c.shard()));
                 SymTensor o = track(tensors, heap.empty(c.dtype(), c.b(), c.hq(), c.shard(), c.d()));
                 SymTensor lse = track(tensors, heap.empty(DType.F32, c.b(), c.hq(), c.shard()));
+                SymTensor ready = track(tensors, heap.zeros(DType.I64, 1));
                 for (int r = 0; r < c.world(); r++) {
                     try (SymTensor tq = upload(shardOf(q, c.b(), c.hq(), c.d(), c, r), c.dtype(), c.b(), c.hq(), c.shard(), c.d())) {
-                        for (SymTensor t : new SymTensor[] {acc, rowMax, rowSum, o, lse}) {
-                            poison(t);
-                        }
                         Chunks mine = c.sharding().chunks(r, c.world(), c.shard());
+                        RingStep[] steps = new RingStep[c.world()];
                         for (int step = 0; step < c.world(); step++) {
                             int src = Math.floorMod(r - step, c.world());
-                            attention.ringStep(new RingStep(p, tq.deviceAddress(), ks[src].deviceAddress(), vs[src].deviceAddress(),
+                            steps[step] = new RingStep(p, tq.deviceAddress(), ks[src].deviceAddress(), vs[src].deviceAddress(),
                                     o.deviceAddress(), lse.deviceAddress(), acc.deviceAddress(), rowMax.deviceAddress(),
                                     rowSum.deviceAddress(), step > 0, step == c.world() - 1, mine,
-                                    c.sharding().chunks(src, c.world(), c.shard())), stream);
+                                    c.sharding().chunks(src, c.world(), c.shard()));
                         }
-                        iris.synchronize();
-                        f.add(compareShard(c.describe() + ", virtual rank " + r, c, r, q, k, v, o.toFloatArray(), lse.toFloatArray(), 1)
-                                .failure());
+                        for (boolean lastTwoInOne : new boolean[] {false, true}) {
+                            for (SymTensor t : new SymTensor[] {acc, rowMax, rowSum, o, lse}) {
+                                poison(t);
+                            }
+                            if (lastTwoInOne) {
+                                runWithLastTwoInOne(p, steps, ready.deviceAddress());
+                            } else {
+                                for (RingStep step : steps) {
+                                    attention.ringStep(step, stream);
+                                }
+                            }
+                            iris.synchronize();
+                            String what = c.describe() + ", virtual rank " + r + (lastTwoInOne ? ", last two steps in one launch" : "");
+                            f.add(compareShard(what, c, r, q, k, v, o.toFloatArray(), lse.toFloatArray(), 1).failure());
+                        }
                     }
                 }
             } finally {
@@ -347,6 +361,34 @@ public final class AttentionScenarios {
             }
         }
         f.throwIfAny();
+    }
+
+    /**
+     * The steps of one virtual rank as {@link RingAttention} launches them: all but the last two
+     * alone, then those two in one launch that waits for {@code ready}, which a second stream raises
+     * behind a 64 MiB copy; the word is reset before and after.
+     */
+    private void runWithLastTwoInOne(AttentionProblem p, RingStep[] steps, long ready) {
+        int last = steps.length - 2;
+        RingStep first = steps[last];
+        RingStep second = steps[last + 1];
+        RingStep merged = new RingStep(p, first.q(), first.k(), first.v(), first.o(), first.lse(), first.oAcc(), first.rowMax(),
+                first.rowSum(), first.loadState(), true, first.qChunks(), first.kvChunks());
+        long delayBytes = 64L << 20;
+        Memcpy.memset(ready, 0, 8, stream);
+        iris.synchronize();
+        try (Stream side = Stream.create(); DeviceMemory from = DeviceMemory.allocate(delayBytes);
+             DeviceMemory to = DeviceMemory.allocate(delayBytes)) {
+            Memcpy.deviceToDevice(to.address(), from.address(), delayBytes, side);
+            side.writeValue32(ready, 1);
+            for (int s = 0; s < last; s++) {
+                attention.ringStep(steps[s], stream);
+            }
+            attention.ringLastSteps(iris.deviceContext(), new RingLastSteps(merged, second.k(), second.v(), second.kvChunks(), ready),
+                    stream);
+            side.synchronize();
+            iris.synchronize();
+        }
     }
 
     /**
