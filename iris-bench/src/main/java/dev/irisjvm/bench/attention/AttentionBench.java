@@ -56,12 +56,12 @@ import picocli.CommandLine.Mixin;
  * <li><b>local</b>: {@link Attention#forward} on one GPU, S = 4K and 16K, causal and not (rank 0's
  *     figures; every rank runs it on its own GPU).</li>
  * <li><b>ring</b>: {@link RingAttention} over all ranks at S = 32K and 128K in all (zig-zag when
- *     causal, contiguous otherwise), against (i) the same ring-step kernels on local buffers with no
+ *     causal, contiguous otherwise), against (i) the ring's own launches on local buffers with no
  *     communication, (ii) one local launch of the same per-rank work (Sq = S / W against Skv = S; for
  *     causal, the causal kernel on the whole sequence divided by W), and (iii) NCCL all-gather of K
  *     and V followed by the local computation on the gathered K/V (not causal: grouped per-head
  *     all-gathers into [B, Hkv, S, D] and one local launch; causal zig-zag: one all-gather into
- *     [W][B, Hkv, S/W, D] and the ring-step kernel on each gathered shard, which carries the global
+ *     [W][B, Hkv, S/W, D] and the ring's launches on the gathered shards, which carry the global
  *     positions the plain causal kernel cannot express). Also the K/V bytes per rank of both.</li>
  * <li><b>decode</b>: {@link FlashDecode}, batch 1 and 8, 32K to 512K KV tokens per sequence split over
  *     the ranks: the fused kernel against partial kernel + NCCL

@@ -42,7 +42,10 @@ public final class AttentionDocument {
     public static final double RING_TARGET = 1.05;
     /** Issue 6: fused flash-decode at least this many times faster than the baseline. */
     public static final double DECODE_TARGET = 1.2;
-    /** Ring K/V bytes per rank may be at most this many shards' K and V (own + two receive buffers). */
+    /**
+     * Ring K/V bytes per rank may be at most this many shards' K and V: the own shard and at most two
+     * receive buffers, whatever the world (two ranks use one).
+     */
     public static final int RING_KV_SHARDS = 3;
 
     static final String PASS = "PASS";
@@ -199,13 +202,13 @@ public final class AttentionDocument {
         RingPoint first = points.get(0);
         return "## Ring attention\n\n`RingAttention.forward` over " + run.world() + " ranks: B " + first.batch() + ", " + first.qHeads()
                 + " query heads, " + first.kvHeads() + " K/V heads, head size " + first.headDim() + ", " + first.dtype()
-                + "; zig-zag sharding when causal, contiguous otherwise. \"steps, no comm\": the same ring-step kernels on this rank's "
-                + "buffers, nothing copied. \"one local launch\": not causal, `Attention.forward` of the rank's queries against all S "
+                + "; zig-zag sharding when causal, contiguous otherwise. \"steps, no comm\": the ring's own launches on this rank's "
+                + "buffers, nothing copied (on two ranks one launch: both steps, the state kept in registers). \"one local launch\": not causal, `Attention.forward` of the rank's queries against all S "
                 + "keys; causal, the causal kernel on the whole sequence ÷ world (the same FLOPs per rank). The no-communication "
                 + "reference of the target is the faster of the two. \"all-gather + local\": NCCL all-gather of K and V, then, not "
-                + "causal, one local launch on the gathered [B, Hkv, S, D] (grouped per-head all-gathers); causal, the ring-step "
-                + "kernel on each gathered zig-zag shard (the plain causal kernel cannot follow zig-zag positions). K/V per rank: "
-                + "ring, the own shard and two receive buffers; all-gather, the own shard and the gathered K and V.\n\n" + t.render()
+                + "causal, one local launch on the gathered [B, Hkv, S, D] (grouped per-head all-gathers); causal, the ring's "
+                + "launches on the gathered zig-zag shards (the plain causal kernel cannot follow zig-zag positions). K/V per rank: "
+                + "ring, the own shard and its receive buffers (one on two ranks, two on more); all-gather, the own shard and the gathered K and V.\n\n" + t.render()
                 + "\n" + chart(RING_PNG, "ring attention against its references",
                 () -> AttentionCharts.bars("Ring attention over " + run.world() + " GPUs, ms per call", "ms", labels, bars,
                         outDir.resolve(RING_PNG)));

@@ -81,7 +81,7 @@ public record AttentionBenchResult(String date, String hardware, String software
      *                         (not causal), or the causal kernel on the whole sequence divided by world; 0 when not measured
      * @param allGatherUs      NCCL all-gather of K and V plus the local computation on the gathered K/V
      * @param gatherOnlyUs     the NCCL all-gather of K and V alone
-     * @param ringKvBytes      K/V bytes per rank during ring attention (own shard + two receive buffers)
+     * @param ringKvBytes      K/V bytes per rank during ring attention (own shard + its receive buffers)
      * @param allGatherKvBytes K/V bytes per rank with the all-gather (own shard + the gathered K and V)
      * @param perRankTflops    per-rank FLOPs (the whole problem's / world) at the ring's time
      * @param check            how ring attention's output compared with the all-gather path's
