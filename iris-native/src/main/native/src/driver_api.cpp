@@ -17,5 +17,13 @@ void driver_error_name(CUresult r, char* out, size_t size) {
     (void)gpuGetLastError();
 }
 
+int fail_driver(const char* function, const char* call, CUresult r) {
+    char name[64];
+    driver_error_name(r, name, sizeof(name));
+    char message[256];
+    std::snprintf(message, sizeof(message), "%s failed: %s", call, name);
+    return fail(IRIS_ERROR_GPU, function, message);
+}
+
 }  // namespace iris
 #endif  // !IRIS_PLATFORM_HIP

@@ -49,6 +49,9 @@ int driver_function(std::atomic<Fn>& slot, const char* symbol, unsigned version,
 /// "CUDA_ERROR_INVALID_VALUE" for a driver result, through the same query; the number where that fails.
 void driver_error_name(CUresult r, char* out, size_t size);
 
+/// Records "<function>: <call> failed: <the result's name>" and returns IRIS_ERROR_GPU.
+int fail_driver(const char* function, const char* call, CUresult r);
+
 }  // namespace iris
 
 #endif  // !IRIS_PLATFORM_HIP

@@ -6,7 +6,6 @@
 // cuStreamWriteValue32 (driver_api.h), which fences the work ahead of it in the stream before the
 // write and can be captured into a CUDA graph; on HIP hipStreamWriteValue32.
 #include <atomic>
-#include <cstdio>
 
 #include "check.h"
 #include "driver_api.h"
@@ -29,13 +28,7 @@ int iris_stream_write_value32(iris_stream stream, uint64_t address, uint32_t val
     if (status != IRIS_SUCCESS) return status;
     const CUresult r = write(iris::handle_cast<CUstream>(stream), static_cast<CUdeviceptr>(address), value,
                              CU_STREAM_WRITE_VALUE_DEFAULT);
-    if (r != CUDA_SUCCESS) {
-        char name[64];
-        iris::driver_error_name(r, name, sizeof(name));
-        char message[128];
-        std::snprintf(message, sizeof(message), "cuStreamWriteValue32 failed (%s)", name);
-        return iris::fail(IRIS_ERROR_GPU, kFunction, message);
-    }
+    if (r != CUDA_SUCCESS) return iris::fail_driver(kFunction, "cuStreamWriteValue32(stream, address, value, 0)", r);
     return IRIS_SUCCESS;
 #endif
 }

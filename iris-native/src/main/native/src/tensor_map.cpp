@@ -145,13 +145,7 @@ int iris_tensor_map_2d(uint8_t* descriptor, int element_type, uint64_t base, uin
     CUresult r = encode(&map, data_type(element_type), 2, reinterpret_cast<void*>(base), dims, strides, box,
                         element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(swizzle_bytes),
                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) {
-        char name[64];
-        iris::driver_error_name(r, name, sizeof(name));
-        char message[200];
-        std::snprintf(message, sizeof(message), "cuTensorMapEncodeTiled(&map, ...) failed: %s", name);
-        return iris::fail(IRIS_ERROR_GPU, kFunction, message);
-    }
+    if (r != CUDA_SUCCESS) return iris::fail_driver(kFunction, "cuTensorMapEncodeTiled(&map, ...)", r);
     std::memcpy(descriptor, &map, sizeof(map));
     return IRIS_SUCCESS;
 #endif
