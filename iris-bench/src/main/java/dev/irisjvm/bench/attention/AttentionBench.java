@@ -25,7 +25,6 @@ import dev.irisjvm.kernels.attention.Chunks;
 import dev.irisjvm.kernels.attention.FlashDecode;
 import dev.irisjvm.kernels.attention.FlashDecodeProblem;
 import dev.irisjvm.kernels.attention.RingAttention;
-import dev.irisjvm.kernels.attention.RingLastSteps;
 import dev.irisjvm.kernels.attention.RingStep;
 import dev.irisjvm.kernels.attention.Sharding;
 import dev.irisjvm.kernels.ccl.NcclComm;
@@ -40,7 +39,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.function.IntFunction;
 import java.util.function.IntToLongFunction;
 import org.bytedeco.javacpp.BytePointer;
 import picocli.CommandLine;
@@ -231,24 +229,19 @@ public final class AttentionBench implements Callable<Integer> {
             SymTensor gv = track(made, heap.empty(TYPE, 1, hkv, total, d));
             RingAttention ringAttention = RingAttention.create(iris, attention, p, sharding);
             other.add(ringAttention);
+            // The F32 state and the last launch's ready word (localRing's layout), raised once: the
+            // local runs have no copy to wait for.
             DeviceMemory state = DeviceMemory.allocate(p.qRows() * d * 4 + 2 * p.qRows() * 4 + 1024);
             other.add(state);
-            long acc = state.address();
-            long rowMax = align(acc + p.qRows() * d * 4);
-            long rowSum = align(rowMax + p.qRows() * 4);
-            // The last launch's ready word, raised once: the local runs have no copy to wait for.
-            long ready = align(rowSum + p.qRows() * 4);
+            long ready = localRingParts(p, state.address())[3];
             Memcpy.memset(ready, 0, 8, stream);
             stream.writeValue32(ready, 1);
-            Chunks mine = sharding.chunks(rank, world, shard);
-            LocalRing localRing = new LocalRing(p, q.deviceAddress(), o2.deviceAddress(), lse2.deviceAddress(), acc, rowMax, rowSum, ready,
-                    mine);
 
             // 1. Ring attention.
             TimingStats ringT = time(options.reps, () -> ringAttention.forward(q, k, v, o, lse, stream));
             // 2. The ring's launches on local buffers (this rank's K/V stand in for every source).
-            Runnable local = localRing.launches(s -> k.deviceAddress(), s -> v.deviceAddress(),
-                    s -> sharding.chunks(Math.floorMod(rank - s, world), world, shard));
+            Runnable local = localRing(p, sharding, q.deviceAddress(), o2.deviceAddress(), lse2.deviceAddress(), state.address(),
+                    src -> k.deviceAddress(), src -> v.deviceAddress());
             TimingStats stepsT = time(options.reps, local);
             // 3. All-gather of K and V with NCCL, then the local computation on the gathered K/V.
             double gatherUs = 0;
@@ -283,9 +276,8 @@ public final class AttentionBench implements Callable<Integer> {
                     in = new long[] {k.deviceAddress(), v.deviceAddress()};
                     out = new long[] {gk.deviceAddress(), gv.deviceAddress()};
                     count = p.kvRows() * d;
-                    compute = localRing.launches(s -> gk.deviceAddress() + Math.floorMod(rank - s, world) * kvBytes,
-                            s -> gv.deviceAddress() + Math.floorMod(rank - s, world) * kvBytes,
-                            s -> sharding.chunks(Math.floorMod(rank - s, world), world, shard));
+                    compute = localRing(p, sharding, q.deviceAddress(), o2.deviceAddress(), lse2.deviceAddress(), state.address(),
+                            src -> gk.deviceAddress() + src * kvBytes, src -> gv.deviceAddress() + src * kvBytes);
                 }
                 TimingStats agT = time(options.reps, () -> {
                     nccl.groupAllGather(in, out, count, TYPE, stream);
@@ -496,54 +488,32 @@ public final class AttentionBench implements Callable<Integer> {
     }
 
     /**
-     * Ring attention's launches without its copies, on buffers this rank holds: ring steps for steps
-     * 0 .. world - 3, then the last two steps as one launch whose ready word is already raised (one
-     * step on one rank). The functions give step s's K, V and chunks.
+     * Ring attention's launches without its copies ({@link Attention#ring}), on buffers this rank
+     * holds: step s reads the K and V that the functions give for source rank (rank - s) mod world;
+     * {@code state} holds the F32 state and the last launch's ready word, already raised ({@link
+     * #localRingParts}).
      */
-    private final class LocalRing {
-        private final AttentionProblem p;
-        private final long q;
-        private final long o;
-        private final long lse;
-        private final long acc;
-        private final long rowMax;
-        private final long rowSum;
-        private final long ready;
-        private final Chunks mine;
-
-        LocalRing(AttentionProblem p, long q, long o, long lse, long acc, long rowMax, long rowSum, long ready, Chunks mine) {
-            this.p = p;
-            this.q = q;
-            this.o = o;
-            this.lse = lse;
-            this.acc = acc;
-            this.rowMax = rowMax;
-            this.rowSum = rowSum;
-            this.ready = ready;
-            this.mine = mine;
+    private Runnable localRing(AttentionProblem p, Sharding sharding, long q, long o, long lse, long state,
+                               IntToLongFunction kOfSource, IntToLongFunction vOfSource) {
+        long[] parts = localRingParts(p, state);
+        long rowMax = parts[1];
+        long rowSum = parts[2];
+        long ready = parts[3];
+        Chunks mine = sharding.chunks(rank, world, p.qLen());
+        RingStep[] steps = new RingStep[world];
+        for (int s = 0; s < world; s++) {
+            int src = Math.floorMod(rank - s, world);
+            steps[s] = new RingStep(p, q, kOfSource.applyAsLong(src), vOfSource.applyAsLong(src), o, lse, state, rowMax, rowSum, s > 0,
+                    s == world - 1, mine, sharding.chunks(src, world, p.qLen()));
         }
+        return () -> attention.ring(iris.deviceContext(), steps, ready, stream);
+    }
 
-        Runnable launches(IntToLongFunction kOf, IntToLongFunction vOf, IntFunction<Chunks> chunksOf) {
-            if (world == 1) {
-                RingStep only = new RingStep(p, q, kOf.applyAsLong(0), vOf.applyAsLong(0), o, lse, 0, 0, 0, false, true, mine,
-                        chunksOf.apply(0));
-                return () -> attention.ringStep(only, stream);
-            }
-            int last = world - 2;
-            List<RingStep> steps = new ArrayList<>();
-            for (int s = 0; s <= last; s++) {
-                steps.add(new RingStep(p, q, kOf.applyAsLong(s), vOf.applyAsLong(s), o, lse, acc, rowMax, rowSum, s > 0, s == last, mine,
-                        chunksOf.apply(s)));
-            }
-            RingLastSteps tail = new RingLastSteps(steps.get(last), kOf.applyAsLong(last + 1), vOf.applyAsLong(last + 1),
-                    chunksOf.apply(last + 1), ready);
-            return () -> {
-                for (RingStep step : steps.subList(0, last)) {
-                    attention.ringStep(step, stream);
-                }
-                attention.ringLastSteps(iris.deviceContext(), tail, stream);
-            };
-        }
+    /** localRing's state buffer from {@code state} on: oAcc, rowMax, rowSum, the ready word (256-byte aligned). */
+    private static long[] localRingParts(AttentionProblem p, long state) {
+        long rowMax = align(state + p.qRows() * p.headDim() * 4);
+        long rowSum = align(rowMax + p.qRows() * 4);
+        return new long[] {state, rowMax, rowSum, align(rowSum + p.qRows() * 4)};
     }
 
     private static long align(long address) {

@@ -250,6 +250,34 @@ public final class Attention implements AutoCloseable {
         lastStepsKernels.get(p.ringLastStepsKernelName()).launch(p.launchShape(), stream, args);
     }
 
+    /**
+     * Enqueues a whole ring on K/V already in place, as {@link RingAttention} launches it: each
+     * step but the last two alone ({@link #ringStep}), the last two as one launch ({@link
+     * #ringLastSteps}, {@link RingLastSteps#of}) that reads the last step's K/V once {@code
+     * lastReady} is 1 (set before, or by a stream write behind the work that fills that K/V). A
+     * ring of one step is that step alone. Every launch is built before any is enqueued.
+     */
+    public synchronized void ring(DeviceContext ctx, RingStep[] steps, long lastReady, Stream stream) {
+        String op = "ring attention";
+        AttentionChecks.notNull(op, "steps", steps);
+        if (steps.length == 0) {
+            throw AttentionChecks.fail(op, "steps is empty; a ring has at least one step");
+        }
+        if (steps.length == 1) {
+            ringStep(steps[0], stream);
+            return;
+        }
+        int last = steps.length - 2;
+        RingLastSteps tail = RingLastSteps.of(steps[last], steps[last + 1], lastReady);
+        for (int s = 0; s < last; s++) {
+            AttentionChecks.notNull(op, "steps[" + s + "]", steps[s]);
+        }
+        for (int s = 0; s < last; s++) {
+            ringStep(steps[s], stream);
+        }
+        ringLastSteps(ctx, tail, stream);
+    }
+
     private void requireRingKernels(String op) {
         ensureOpen();
         if (stepUnavailable != null) {
@@ -264,8 +292,8 @@ public final class Attention implements AutoCloseable {
     }
 
     /**
-     * A step's arguments; with a second shard ({@code k2 != 0}) its maps follow the first's, and
-     * {@code ready} the state pointers, as the last-steps kernel takes them.
+     * A step's arguments; with a second shard ({@code k2 != 0}) its maps follow the first's and
+     * {@code ready} follows the state pointers, as the last-steps kernel takes them.
      */
     private void putStep(RingStep step, long k2, long v2, long ready) {
         AttentionProblem p = step.problem();

@@ -29,6 +29,23 @@ public record RingLastSteps(RingStep first, long k, long v, Chunks kvChunks, lon
     /** Wait site of {@code secondReady} in a device timeout message (flash_forward.cuh's kSiteSecondShard). */
     public static final int SITE_SECOND_SHARD = 9201;
 
+    /**
+     * The last two steps of a ring given as separate steps ({@code second} finalizing) as one
+     * launch: {@code first}'s Q, K/V, chunks and state, finalizing into {@code second}'s O and
+     * log-sum-exp, then {@code second}'s K/V and chunks once {@code secondReady} is 1.
+     */
+    public static RingLastSteps of(RingStep first, RingStep second, long secondReady) {
+        String op = "ring attention last steps";
+        AttentionChecks.notNull(op, "first", first);
+        AttentionChecks.notNull(op, "second", second);
+        if (!second.finalizeStep()) {
+            throw AttentionChecks.fail(op, "the second step must finalize: the launch ends the ring and writes O");
+        }
+        RingStep merged = new RingStep(first.problem(), first.q(), first.k(), first.v(), second.o(), second.lse(), first.oAcc(),
+                first.rowMax(), first.rowSum(), first.loadState(), true, first.qChunks(), first.kvChunks());
+        return new RingLastSteps(merged, second.k(), second.v(), second.kvChunks(), secondReady);
+    }
+
     public RingLastSteps {
         String op = "ring attention last steps";
         AttentionChecks.notNull(op, "first", first);

@@ -293,7 +293,7 @@ public final class AttentionScenarios {
      * Whole rings of 2, 3 and 4 shards run inside this process on local buffers: every virtual
      * rank's steps in ring order, then its rows against the CPU reference. Each ring runs twice:
      * once as step kernels only ({@link Attention#ringStep}), once as {@link RingAttention} runs it,
-     * the last two steps in one launch ({@link Attention#ringLastSteps}) whose ready word a stream
+     * the last two steps in one launch ({@link Attention#ring}) whose ready word a stream
      * write raises on a second stream behind a 64 MiB copy, so the kernel starts before it and
      * waits. Zig-zag and contiguous causal, and not causal; GQA; both dtypes.
      */
@@ -343,7 +343,7 @@ public final class AttentionScenarios {
                                 poison(t);
                             }
                             if (lastTwoInOne) {
-                                runWithLastTwoInOne(p, steps, ready.deviceAddress());
+                                runWithLastTwoInOne(steps, ready.deviceAddress());
                             } else {
                                 for (RingStep step : steps) {
                                     attention.ringStep(step, stream);
@@ -366,14 +366,9 @@ public final class AttentionScenarios {
     /**
      * The steps of one virtual rank as {@link RingAttention} launches them: all but the last two
      * alone, then those two in one launch that waits for {@code ready}, which a second stream raises
-     * behind a 64 MiB copy; the word is reset before and after.
+     * behind a 64 MiB copy; the word is reset first.
      */
-    private void runWithLastTwoInOne(AttentionProblem p, RingStep[] steps, long ready) {
-        int last = steps.length - 2;
-        RingStep first = steps[last];
-        RingStep second = steps[last + 1];
-        RingStep merged = new RingStep(p, first.q(), first.k(), first.v(), first.o(), first.lse(), first.oAcc(), first.rowMax(),
-                first.rowSum(), first.loadState(), true, first.qChunks(), first.kvChunks());
+    private void runWithLastTwoInOne(RingStep[] steps, long ready) {
         long delayBytes = 64L << 20;
         Memcpy.memset(ready, 0, 8, stream);
         iris.synchronize();
@@ -381,11 +376,7 @@ public final class AttentionScenarios {
              DeviceMemory to = DeviceMemory.allocate(delayBytes)) {
             Memcpy.deviceToDevice(to.address(), from.address(), delayBytes, side);
             side.writeValue32(ready, 1);
-            for (int s = 0; s < last; s++) {
-                attention.ringStep(steps[s], stream);
-            }
-            attention.ringLastSteps(iris.deviceContext(), new RingLastSteps(merged, second.k(), second.v(), second.kvChunks(), ready),
-                    stream);
+            attention.ring(iris.deviceContext(), steps, ready, stream);
             side.synchronize();
             iris.synchronize();
         }
