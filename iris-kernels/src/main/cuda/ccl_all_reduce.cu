@@ -1,7 +1,8 @@
 // ccl_all_reduce.cu: all-reduce, four algorithms, each for bf16 / f16 / f32 and sum / max / min /
-// avg: ccl_all_reduce_<one_shot|two_shot|ring|atomic>_<bf16|f16|f32>_<sum|max|min|avg>.
+// avg: ccl_all_reduce_<one_shot|two_shot|ring|atomic>_<bf16|f16|f32>_<sum|max|min|avg>, and the
+// local step of a fifth that the copy engines carry (ccl_all_reduce_copy_engine_*, below).
 //
-// Every kernel has the same signature (Java: Collectives.allReduce):
+// Every kernel of the four has the same signature (Java: Collectives.allReduce):
 //   (const Ctx ctx, uint8_t* ws, uint64_t staging_bytes, const void* in, void* out, uint64_t n)
 // ws is the Collectives workspace (ccl_common.cuh), in / out symmetric tensors of n elements.
 // Grid: 1..kMaxBlocks blocks of kThreads threads, the same on every rank; any grid is correct.
@@ -23,6 +24,12 @@
 //   atomic    each rank copies its input into its output, flags it, then adds (min, max) its
 //             input into every peer's output with system-scope vector reductions (red.v4); avg
 //             scales afterwards. Peers' additions land in any order. Out-of-place only.
+//   copy_engine  two-shot on the copy engines (Java: CopyEngineCollectives enqueues it): between two
+//             barriers, rank r copies chunk after chunk of shard r from every peer's input into a
+//             staging slot, reduces the chunk with these kernels (local memory only), and copies the
+//             result into every peer's output, the three on three streams so that the copies of
+//             one chunk overlap the others'. The copy engines reach the NVLink bandwidth that SM
+//             loads and stores fall short of (docs/benchmarks/rma.md).
 #include "ccl_common.cuh"
 
 
@@ -180,9 +187,43 @@ __device__ void all_reduce_atomic(const iris::Ctx& ctx, uint8_t* ws, uint64_t, c
     end(ctx, ws, c, kSite);
 }
 
+// ---- copy engine: the local reduction of one chunk ----------------------------------------------
+
+/// out[i] for i in [begin, end) = the reduction in rank order of in[i] and the peers' copies of
+/// element i, which the copy engine put into `stage`: peer p's at stage + p * stride + (i - begin).
+/// The same reduce_range as one- and two-shot, so the results are bit-identical to theirs.
+template <class T, class Op>
+__device__ void all_reduce_copy_engine(const iris::Ctx& ctx, const void* in_v, void* out_v, const void* stage_v,
+                                       uint64_t stride, uint64_t begin, uint64_t end) {
+    using Bits = typename T::Bits;
+    after_previous_kernel();
+    const Range r = split(begin, end, blockIdx.x, gridDim.x, T::kLanes);
+    // Sources index every operand by the element's index in the tensor; the staged chunk starts at begin.
+    const Sources<T> src{static_cast<const Bits*>(in_v), static_cast<const Bits*>(stage_v) - begin, stride, false};
+    reduce_range<T, Op>(ctx, src, static_cast<Bits*>(out_v), false, r.begin, r.end);
+}
+
 }  // namespace ccl
 
 CCL_REDUCING_KERNELS(all_reduce, one_shot)
 CCL_REDUCING_KERNELS(all_reduce, two_shot)
 CCL_REDUCING_KERNELS(all_reduce, ring)
 CCL_REDUCING_KERNELS(all_reduce, atomic)
+
+// ccl_all_reduce_copy_engine_<type>_<op>(ctx, ws, staging_bytes, in, out, count, stage, stride, begin,
+// end): the common six parameters (ws, staging_bytes and count unused), then the chunk's.
+#define CCL_COPY_ENGINE_KERNEL(TNAME, T, OPNAME, OP)                                                                    \
+    extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_reduce_copy_engine_##TNAME##_##OPNAME(      \
+        const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t*, uint64_t, const void* in, void* out, uint64_t,               \
+        const void* stage, uint64_t stride, uint64_t begin, uint64_t end) {                                            \
+        ccl::all_reduce_copy_engine<T, OP>(ctx, in, out, stage, stride, begin, end);                                   \
+    }
+#define CCL_COPY_ENGINE_KERNEL_OPS(TNAME, T)                  \
+    CCL_COPY_ENGINE_KERNEL(TNAME, T, sum, ccl::OpSum)         \
+    CCL_COPY_ENGINE_KERNEL(TNAME, T, max, ccl::OpMax)         \
+    CCL_COPY_ENGINE_KERNEL(TNAME, T, min, ccl::OpMin)         \
+    CCL_COPY_ENGINE_KERNEL(TNAME, T, avg, ccl::OpAvg)
+
+CCL_COPY_ENGINE_KERNEL_OPS(bf16, ccl::BF16)
+CCL_COPY_ENGINE_KERNEL_OPS(f16, ccl::F16)
+CCL_COPY_ENGINE_KERNEL_OPS(f32, ccl::F32)

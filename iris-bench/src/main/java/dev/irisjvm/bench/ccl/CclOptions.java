@@ -84,7 +84,7 @@ public final class CclOptions {
     String ops;
 
     @Option(names = "--algorithms", defaultValue = "all",
-            description = "All-reduce algorithms, or all (default). Known: one_shot, two_shot, ring, atomic, auto.")
+            description = "All-reduce algorithms, or all (default). Known: one_shot, two_shot, ring, atomic, copy_engine, auto.")
     String algorithms;
 
     @Option(names = "--root", defaultValue = "0", description = "Root rank of broadcast (default: ${DEFAULT-VALUE}).")
@@ -100,6 +100,11 @@ public final class CclOptions {
     @Option(names = "--staging-bytes", converter = SizeConverter.class, defaultValue = "16m",
             description = "Collectives.Options.stagingBytes (ONE_SHOT takes inputs up to staging / world; AUTO depends on it; default: 16 MiB, the library's default).")
     long stagingBytes;
+
+    @Option(names = "--copy-engine-bytes", converter = SizeConverter.class, defaultValue = "32m",
+            description = "Collectives.Options.copyEngineBytes: from this many bytes per peer AUTO all-reduce picks copy_engine and "
+                    + "all-gather and all-to-all copy with the copy engines (default: 32 MiB, the library's default; 1t: never here).")
+    long copyEngineBytes;
 
     @Option(names = "--device-timeout-ms", defaultValue = "10000",
             description = "Bound on every device-side wait; a peer silent this long fails the point (default: ${DEFAULT-VALUE}).")
@@ -166,6 +171,7 @@ public final class CclOptions {
         require(graphWarmup >= 0, "--graph-warmup must be >= 0, got " + graphWarmup);
         require(root >= 0, "--root must be >= 0, got " + root);
         require(stagingBytes >= 0, "--staging-bytes must be >= 0, got " + stagingBytes);
+        require(copyEngineBytes >= 1, "--copy-engine-bytes must be >= 1, got " + copyEngineBytes);
         require(deviceTimeoutMs >= 100, "--device-timeout-ms must be >= 100, got " + deviceTimeoutMs);
         ops();
         algorithms();
@@ -192,7 +198,7 @@ public final class CclOptions {
     /** The all-reduce algorithms to time, in the order given (AUTO included when asked for). */
     public List<AllReduceAlgorithm> algorithms() {
         if (algorithms == null || algorithms.isBlank()) {
-            throw new IllegalArgumentException("--algorithms needs at least one algorithm; known: one_shot, two_shot, ring, atomic, auto");
+            throw new IllegalArgumentException("--algorithms needs at least one algorithm; known: one_shot, two_shot, ring, atomic, copy_engine, auto");
         }
         List<AllReduceAlgorithm> out = new ArrayList<>();
         for (String part : algorithms.split(",")) {
@@ -202,13 +208,13 @@ public final class CclOptions {
             List<AllReduceAlgorithm> next;
             if (part.trim().equalsIgnoreCase("all")) {
                 next = List.of(AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING,
-                        AllReduceAlgorithm.ATOMIC, AllReduceAlgorithm.AUTO);
+                        AllReduceAlgorithm.ATOMIC, AllReduceAlgorithm.COPY_ENGINE, AllReduceAlgorithm.AUTO);
             } else {
                 try {
                     next = List.of(AllReduceAlgorithm.valueOf(part.trim().toUpperCase(Locale.ROOT).replace('-', '_')));
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException("unknown all-reduce algorithm '" + part.trim()
-                            + "'; known: one_shot, two_shot, ring, atomic, auto");
+                            + "'; known: one_shot, two_shot, ring, atomic, copy_engine, auto");
                 }
             }
             for (AllReduceAlgorithm a : next) {
@@ -218,7 +224,7 @@ public final class CclOptions {
             }
         }
         if (out.isEmpty()) {
-            throw new IllegalArgumentException("--algorithms needs at least one algorithm; known: one_shot, two_shot, ring, atomic, auto");
+            throw new IllegalArgumentException("--algorithms needs at least one algorithm; known: one_shot, two_shot, ring, atomic, copy_engine, auto");
         }
         return out;
     }
@@ -239,7 +245,8 @@ public final class CclOptions {
 
     /** The options of the Collectives instance the sweep measures. */
     public Collectives.Options collectivesOptions() {
-        return Collectives.Options.defaults().withStagingBytes(stagingBytes).withOverlapLaunches(!noOverlapLaunches);
+        return Collectives.Options.defaults().withStagingBytes(stagingBytes).withOverlapLaunches(!noOverlapLaunches)
+                .withCopyEngineBytes(copyEngineBytes);
     }
 
     /** Heap bytes per rank: --heap, or room for one point's three buffers plus the workspace. */
@@ -265,6 +272,7 @@ public final class CclOptions {
                 "--reduce-op", reduceOp.name().toLowerCase(Locale.ROOT), "--ops", ops.trim().replace(" ", ""),
                 "--algorithms", algorithms.trim().replace(" ", ""), "--root", Integer.toString(root),
                 "--out", out.toString(), "--heap", heap.trim(), "--staging-bytes", Long.toString(stagingBytes),
+                "--copy-engine-bytes", Long.toString(copyEngineBytes),
                 "--device-timeout-ms", Long.toString(deviceTimeoutMs)));
         if (seed != null) {
             a.add("--seed");
@@ -331,6 +339,10 @@ public final class CclOptions {
 
     public long stagingBytes() {
         return stagingBytes;
+    }
+
+    public long copyEngineBytes() {
+        return copyEngineBytes;
     }
 
     public long deviceTimeoutMs() {

@@ -11,7 +11,7 @@ import java.util.SortedSet;
 
 /**
  * The measurement {@link AllReduceAlgorithm#AUTO}'s rule should be derived from: at every all-reduce
- * size, which iris algorithm (ONE_SHOT, TWO_SHOT, RING, ATOMIC) was fastest, eagerly and from a
+ * size, which iris algorithm (ONE_SHOT, TWO_SHOT, RING, ATOMIC, COPY_ENGINE) was fastest, eagerly and from a
  * graph, by how much, and what the rule in this build picks there. It then states the rule the
  * data suggests as size ranges ("one_shot up to 256 KiB, two_shot from 1 MiB").
  *
@@ -62,7 +62,7 @@ public final class AutoChoice {
     }
 
     /**
-     * @param algorithm the fastest: one_shot, two_shot, ring, atomic
+     * @param algorithm the fastest: one_shot, two_shot, ring, atomic, copy_engine
      * @param secondUs  the runner-up's time, NaN when only one algorithm has a figure
      */
     public record Winner(long bytes, String algorithm, double us, String second, double secondUs) {
@@ -96,10 +96,12 @@ public final class AutoChoice {
         return String.join("; ", parts);
     }
 
-    /** What the AUTO rule of this build picks for an input of {@code bytes} on {@code world} ranks with this staging. */
-    static String currentRule(long bytes, int world, long stagingBytes) {
-        long capacity = Collectives.oneShotCapacityBytes(world, (stagingBytes + 255) / 256 * 256);
-        return AllReduceAlgorithm.choose(bytes, world, capacity).name().toLowerCase(Locale.ROOT);
+    /** What the AUTO rule of this build picks for an input of {@code bytes} on {@code world} ranks with these settings. */
+    static String currentRule(long bytes, int world, long stagingBytes, long copyEngineBytes) {
+        long staging = (stagingBytes + 255) / 256 * 256;
+        long capacity = Collectives.oneShotCapacityBytes(world, staging);
+        long copyEngine = staging / world >= 16 ? copyEngineBytes : Long.MAX_VALUE;
+        return AllReduceAlgorithm.choose(bytes, world, capacity, copyEngine).name().toLowerCase(Locale.ROOT);
     }
 
     public static String section(CclFigures figures, CclSettings settings) {
@@ -130,7 +132,7 @@ public final class AutoChoice {
             t.row(CclFigures.sizeLabel(bytes),
                     e == null ? "—" : e.algorithm(), e == null ? "—" : Sizes.number(e.us()), runnerUp(e),
                     g == null ? "—" : g.algorithm(), g == null ? "—" : Sizes.number(g.us()), runnerUp(g),
-                    currentRule(bytes, figures.world(), settings.stagingBytes()),
+                    currentRule(bytes, figures.world(), settings.stagingBytes(), settings.copyEngineBytes()),
                     autoCost(figures, CclFigures.AUTO, e, bytes), autoCost(figures, CclFigures.AUTO + CclFigures.GRAPH, g, bytes));
         }
         return sb.append(t.render()).append('\n').toString();

@@ -285,7 +285,7 @@ public final class CclDocument extends SweepDocument {
         double nccl = Tolerance.bound(op, t, world, Rounding.NCCL, reference);
         return "Reduction bounds for this run (" + settings.dtype() + ", " + settings.reduceOp() + ", " + world + " ranks, reference "
                 + (settings.nccl() ? "NCCL" : "host, rounded once") + "): |output − reference| ≤ "
-                + String.format(Locale.ROOT, "%.3g", once) + " for outputs rounded once (ONE_SHOT, TWO_SHOT, AUTO, reduce-scatter), "
+                + String.format(Locale.ROOT, "%.3g", once) + " for outputs rounded once (ONE_SHOT, TWO_SHOT, COPY_ENGINE, AUTO, reduce-scatter), "
                 + String.format(Locale.ROOT, "%.3g", step) + " for outputs rounded at every step (RING, ATOMIC), "
                 + String.format(Locale.ROOT, "%.3g", nccl) + " for NCCL's own timed runs: each side's worst-case error with "
                 + "|inputs| ≤ 1 (see `dev.irisjvm.bench.ccl.Tolerance`).";

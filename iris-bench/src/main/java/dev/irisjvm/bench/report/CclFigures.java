@@ -30,9 +30,10 @@ public final class CclFigures {
     public static final String GRAPH = "_graph";
     public static final String NCCL = "nccl";
     /** The iris all-reduce algorithms, in the order tables show them. */
-    public static final List<String> ALL_REDUCE_ALGORITHMS = List.of("iris_one_shot", "iris_two_shot", "iris_ring", "iris_atomic");
+    public static final List<String> ALL_REDUCE_ALGORITHMS = List.of("iris_one_shot", "iris_two_shot", "iris_ring", "iris_atomic",
+            "iris_copy_engine");
     public static final String AUTO = "iris_auto";
-    static final List<String> IMPL_ORDER = List.of("iris_one_shot", "iris_two_shot", "iris_ring", "iris_atomic", "iris_auto",
+    static final List<String> IMPL_ORDER = List.of("iris_one_shot", "iris_two_shot", "iris_ring", "iris_atomic", "iris_copy_engine", "iris_auto",
             "iris", "nccl");
     static final List<String> OP_ORDER = List.of("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast");
 

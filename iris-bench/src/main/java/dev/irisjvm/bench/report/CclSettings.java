@@ -18,16 +18,19 @@ import java.util.Locale;
  * @param dtype        bf16, f16 or f32
  * @param reduceOp     sum, max, min or avg
  * @param stagingBytes Collectives staging bytes (decides ONE_SHOT's capacity and AUTO's choice)
+ * @param copyEngineBytes Collectives.Options.copyEngineBytes (decides AUTO's choice of COPY_ENGINE);
+ *                     sweeps from before --copy-engine-bytes had no copy engine, so "never"
  * @param eagerCalls   calls launched back to back per timed eager repetition; 1 for sweeps from
  *                     before --eager-calls, which timed one call per repetition
  * @param graphCalls   calls captured per graph
  * @param nccl         false when the sweep ran with --no-nccl
  */
-public record CclSettings(String dtype, String reduceOp, long stagingBytes, int eagerCalls, int graphCalls, boolean nccl) {
+public record CclSettings(String dtype, String reduceOp, long stagingBytes, long copyEngineBytes, int eagerCalls, int graphCalls,
+                          boolean nccl) {
     public static final long DEFAULT_STAGING_BYTES = 16L << 20;
 
     public static CclSettings defaults() {
-        return new CclSettings("bf16", "sum", DEFAULT_STAGING_BYTES, 1, 10, true);
+        return new CclSettings("bf16", "sum", DEFAULT_STAGING_BYTES, Long.MAX_VALUE, 1, 10, true);
     }
 
     public static CclSettings fromCommand(String command) {
@@ -39,6 +42,7 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, int 
         String dtype = s.dtype;
         String op = s.reduceOp;
         long staging = s.stagingBytes;
+        long copyEngine = s.copyEngineBytes;
         int eager = s.eagerCalls;
         int calls = s.graphCalls;
         boolean nccl = true;
@@ -53,6 +57,7 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, int 
                     case "--dtype" -> dtype = canonicalType(v);
                     case "--reduce-op" -> op = v.toLowerCase(Locale.ROOT);
                     case "--staging-bytes" -> staging = dev.irisjvm.bench.rma.SizeList.parse(v);
+                    case "--copy-engine-bytes" -> copyEngine = dev.irisjvm.bench.rma.SizeList.parse(v);
                     case "--eager-calls" -> eager = Integer.parseInt(v.trim());
                     case "--graph-calls" -> calls = Integer.parseInt(v.trim());
                     case "--no-nccl" -> nccl = false;
@@ -62,7 +67,7 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, int 
                 // a malformed value keeps the default: the report says what it assumed
             }
         }
-        return new CclSettings(dtype, op, staging, eager, calls, nccl);
+        return new CclSettings(dtype, op, staging, copyEngine, eager, calls, nccl);
     }
 
     private static String canonicalType(String v) {

@@ -37,7 +37,7 @@ class CclOptionsTest {
         assertEquals(ReduceOp.SUM, o.reduceOp());
         assertEquals(List.of(CclOp.values()), o.ops());
         assertEquals(List.of(AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING,
-                AllReduceAlgorithm.ATOMIC, AllReduceAlgorithm.AUTO), o.algorithms());
+                AllReduceAlgorithm.ATOMIC, AllReduceAlgorithm.COPY_ENGINE, AllReduceAlgorithm.AUTO), o.algorithms());
         assertEquals(10, o.eagerCalls());
         assertEquals(10, o.graphCalls());
         assertTrue(o.graph());
@@ -54,7 +54,7 @@ class CclOptionsTest {
     void listsSizesAndTypesParse() {
         CclOptions o = parse("--min-bytes", "4k", "--max-bytes", "64m", "--factor", "8", "--ops", "all_gather, all_reduce,all_gather",
                 "--algorithms", "auto,one-shot", "--dtype", "f32", "--reduce-op", "AVG", "--graph-calls", "16", "--eager-calls", "1", "--no-graph",
-                "--no-nccl", "--no-gate", "--seed", "7", "--root", "1", "--staging-bytes", "64m", "--no-overlap-launches");
+                "--no-nccl", "--no-gate", "--seed", "7", "--root", "1", "--staging-bytes", "64m", "--no-overlap-launches", "--copy-engine-bytes", "8m");
         o.validate();
         assertEquals(List.of(4096L, 32768L, 262144L, 2097152L, 16777216L, 67108864L), o.sizes());
         assertEquals(List.of(CclOp.ALL_GATHER, CclOp.ALL_REDUCE), o.ops());
@@ -69,6 +69,7 @@ class CclOptionsTest {
         assertEquals(7L, o.seed());
         assertEquals(1, o.root());
         assertEquals(64L << 20, o.collectivesOptions().stagingBytes());
+        assertEquals(8L << 20, o.collectivesOptions().copyEngineBytes());
         assertFalse(o.collectivesOptions().overlapLaunches());
         assertTrue(o.toArgs().contains("--no-overlap-launches"));
         assertTrue(parse().collectivesOptions().overlapLaunches(), "overlapped launches by default");

@@ -281,8 +281,11 @@ class CclReportTest {
     @Test
     void settingsComeFromTheRecordedCommand() {
         CclSettings s = CclSettings.fromCommand("bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.ccl.CclSweep "
-                + "--dtype F16 --reduce-op max --staging-bytes 64m --eager-calls 8 --graph-calls 4 --out '/tmp/a b.json' --no-nccl");
-        assertEquals(new CclSettings("f16", "max", 64L << 20, 8, 4, false), s);
+                + "--dtype F16 --reduce-op max --staging-bytes 64m --copy-engine-bytes 1g --eager-calls 8 --graph-calls 4 "
+                + "--out '/tmp/a b.json' --no-nccl");
+        assertEquals(new CclSettings("f16", "max", 64L << 20, 1L << 30, 8, 4, false), s);
+        assertEquals(Long.MAX_VALUE, CclSettings.fromCommand("x CclSweep --graph-calls 10").copyEngineBytes(),
+                "sweeps from before --copy-engine-bytes had no copy-engine path");
         assertEquals(1, CclSettings.fromCommand("x CclSweep --graph-calls 10").eagerCalls(), "sweeps from before --eager-calls");
         assertEquals(CclSettings.defaults(), CclSettings.fromCommand(null));
         assertEquals(CclSettings.defaults(), CclSettings.fromCommand("x --graph-calls"));

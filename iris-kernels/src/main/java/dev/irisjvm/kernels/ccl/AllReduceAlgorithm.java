@@ -18,10 +18,14 @@ package dev.irisjvm.kernels.ccl;
  * <tr><td>ATOMIC</td><td>each rank copies its input to its output, then reduces its input into
  *     every peer's output with system-scope atomics (red.v4)</td><td>no</td>
  *     <td>at every addition, in arrival order</td><td>none</td></tr>
+ * <tr><td>COPY_ENGINE</td><td>TWO_SHOT's data movement on the copy engines, chunk by chunk: pull of
+ *     shard r from every peer into staging, local reduction, push of the result into every peer
+ *     ({@link CopyEngineCollectives}); opens and closes with a device barrier</td><td>yes</td>
+ *     <td>once, rank order</td><td>none; needs staging of at least 16 x W bytes</td></tr>
  * </table>
  *
- * <p>ONE_SHOT and TWO_SHOT give bit-identical results on every rank (the same float accumulation in
- * rank order); so does RING (every rank copies the same final chunks). ATOMIC's result depends on
+ * <p>ONE_SHOT, TWO_SHOT and COPY_ENGINE give bit-identical results on every rank (the same float
+ * accumulation in rank order); so does RING (every rank copies the same final chunks). ATOMIC's result depends on
  * the order the additions arrive in, so with more than two ranks the ranks' results may differ in
  * the last bits for SUM and AVG.
  */
@@ -31,7 +35,8 @@ public enum AllReduceAlgorithm {
     ONE_SHOT("one_shot", true),
     TWO_SHOT("two_shot", true),
     RING("ring", true),
-    ATOMIC("atomic", false);
+    ATOMIC("atomic", false),
+    COPY_ENGINE("copy_engine", true);
 
     /**
      * AUTO picks ONE_SHOT up to this many bytes for world sizes up to 4: on 2 x H200 it was the
@@ -65,16 +70,23 @@ public enum AllReduceAlgorithm {
     /**
      * The rule AUTO follows: ONE_SHOT for messages up to {@link #ONE_SHOT_LIMIT_SMALL_WORLD}
      * (worlds of up to 4 ranks) or {@link #ONE_SHOT_LIMIT_LARGE_WORLD} (larger worlds) when the
-     * staging buffers hold them, TWO_SHOT otherwise. On 2 x H200 (docs/benchmarks/collectives.md,
-     * "Automatic choice") one-shot won up to 1 MiB and two-shot from 4 MiB; RING and ATOMIC were
-     * never the fastest at any size, so they are never chosen.
+     * staging buffers hold them; else COPY_ENGINE once a rank's shard (bytes / world, what it sends
+     * each peer) reaches {@code copyEngineBytes}; TWO_SHOT between. On 2 x H200
+     * (docs/benchmarks/collectives.md, "Automatic choice") one-shot won up to 1 MiB, two-shot from
+     * 4 MiB until the copy engines took over; RING and ATOMIC were never the fastest at any size,
+     * so they are never chosen.
      *
      * @param bytes             bytes of one rank's input
      * @param world             number of ranks
      * @param oneShotCapacity   the largest input ONE_SHOT can take ({@link Collectives#oneShotCapacityBytes(int, long)})
+     * @param copyEngineBytes   the shard size from which COPY_ENGINE is picked ({@link Collectives.Options#copyEngineBytes()};
+     *                          {@code Long.MAX_VALUE}: never)
      */
-    public static AllReduceAlgorithm choose(long bytes, int world, long oneShotCapacity) {
+    public static AllReduceAlgorithm choose(long bytes, int world, long oneShotCapacity, long copyEngineBytes) {
         long limit = world <= 4 ? ONE_SHOT_LIMIT_SMALL_WORLD : ONE_SHOT_LIMIT_LARGE_WORLD;
-        return bytes <= limit && bytes <= oneShotCapacity ? ONE_SHOT : TWO_SHOT;
+        if (bytes <= limit && bytes <= oneShotCapacity) {
+            return ONE_SHOT;
+        }
+        return world > 1 && Partition.ceilDiv(bytes, world) >= copyEngineBytes ? COPY_ENGINE : TWO_SHOT;
     }
 }

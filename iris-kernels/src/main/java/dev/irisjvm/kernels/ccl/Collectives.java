@@ -19,7 +19,7 @@ import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Device-initiated collectives over the symmetric heap: all-reduce (four algorithms), all-gather,
+ * Device-initiated collectives over the symmetric heap: all-reduce (five algorithms), all-gather,
  * reduce-scatter, broadcast, all-to-all and all-to-all-v, on symmetric tensors, enqueued on a
  * stream.
  *
@@ -103,11 +103,18 @@ public final class Collectives implements AutoCloseable {
      *                          order of their memory accesses is unchanged. On by default: on 2 x H200 it
      *                          took eager back-to-back bf16 all-reduce of 4-64 KiB from 4.4-4.8 to
      *                          3.3-3.6 µs (docs/benchmarks/collectives.md). A plain launch on HIP.
+     * @param copyEngineBytes   from how many bytes that each rank sends to each peer the copy engines move the data
+     *                          instead of kernels: AUTO all-reduce picks COPY_ENGINE (a peer's part is a shard,
+     *                          bytes / world), all-gather copies its input and all-to-all its blocks with them
+     *                          ({@link CopyEngineCollectives}). {@code Long.MAX_VALUE}: never.
      */
-    public record Options(long stagingBytes, int maxBlocks, long bytesPerBlock, int allToAllVBlocks, boolean overlapLaunches) {
+    public record Options(long stagingBytes, int maxBlocks, long bytesPerBlock, int allToAllVBlocks, boolean overlapLaunches,
+                          long copyEngineBytes) {
         public static final long DEFAULT_STAGING_BYTES = 16L << 20;
         public static final long DEFAULT_BYTES_PER_BLOCK = 16L << 10;
         public static final int DEFAULT_ALL_TO_ALL_V_BLOCKS = 64;
+        /** See {@link #copyEngineBytes()}: where the copy engines won on 2 x H200 (docs/benchmarks/collectives.md). */
+        public static final long DEFAULT_COPY_ENGINE_BYTES = 32L << 20;
 
         public Options {
             if (stagingBytes < 0) {
@@ -122,30 +129,38 @@ public final class Collectives implements AutoCloseable {
             if (allToAllVBlocks < 1 || allToAllVBlocks > MAX_BLOCKS) {
                 throw new IllegalArgumentException("allToAllVBlocks must be in [1, " + MAX_BLOCKS + "], got " + allToAllVBlocks);
             }
+            if (copyEngineBytes < 1) {
+                throw new IllegalArgumentException("copyEngineBytes must be >= 1 (Long.MAX_VALUE: never), got " + copyEngineBytes);
+            }
         }
 
         public static Options defaults() {
-            return new Options(DEFAULT_STAGING_BYTES, 0, DEFAULT_BYTES_PER_BLOCK, DEFAULT_ALL_TO_ALL_V_BLOCKS, true);
+            return new Options(DEFAULT_STAGING_BYTES, 0, DEFAULT_BYTES_PER_BLOCK, DEFAULT_ALL_TO_ALL_V_BLOCKS, true,
+                    DEFAULT_COPY_ENGINE_BYTES);
         }
 
         public Options withStagingBytes(long bytes) {
-            return new Options(bytes, maxBlocks, bytesPerBlock, allToAllVBlocks, overlapLaunches);
+            return new Options(bytes, maxBlocks, bytesPerBlock, allToAllVBlocks, overlapLaunches, copyEngineBytes);
         }
 
         public Options withMaxBlocks(int blocks) {
-            return new Options(stagingBytes, blocks, bytesPerBlock, allToAllVBlocks, overlapLaunches);
+            return new Options(stagingBytes, blocks, bytesPerBlock, allToAllVBlocks, overlapLaunches, copyEngineBytes);
         }
 
         public Options withBytesPerBlock(long bytes) {
-            return new Options(stagingBytes, maxBlocks, bytes, allToAllVBlocks, overlapLaunches);
+            return new Options(stagingBytes, maxBlocks, bytes, allToAllVBlocks, overlapLaunches, copyEngineBytes);
         }
 
         public Options withAllToAllVBlocks(int blocks) {
-            return new Options(stagingBytes, maxBlocks, bytesPerBlock, blocks, overlapLaunches);
+            return new Options(stagingBytes, maxBlocks, bytesPerBlock, blocks, overlapLaunches, copyEngineBytes);
         }
 
         public Options withOverlapLaunches(boolean overlap) {
-            return new Options(stagingBytes, maxBlocks, bytesPerBlock, allToAllVBlocks, overlap);
+            return new Options(stagingBytes, maxBlocks, bytesPerBlock, allToAllVBlocks, overlap, copyEngineBytes);
+        }
+
+        public Options withCopyEngineBytes(long bytes) {
+            return new Options(stagingBytes, maxBlocks, bytesPerBlock, allToAllVBlocks, overlapLaunches, bytes);
         }
     }
 
@@ -182,6 +197,7 @@ public final class Collectives implements AutoCloseable {
     private final Kernel broadcastKernel;
     private final Kernel allToAllKernel;
     private final Kernel allToAllVKernel;
+    private final CopyEngineCollectives copyEngine;
 
     private Collectives(Iris iris, Options options, KernelLibrary library, SymTensor workspace, int maxBlocks) {
         this.iris = iris;
@@ -219,6 +235,14 @@ public final class Collectives implements AutoCloseable {
         KernelModule allToAll = library.module("ccl_all_to_all");
         this.allToAllKernel = allToAll.kernel("ccl_all_to_all_push");
         this.allToAllVKernel = allToAll.kernel("ccl_all_to_all_v_push");
+        Kernel[][] copyEngineKernels = new Kernel[REDUCIBLE_ORDER.length][ReduceOp.values().length];
+        for (int t = 0; t < REDUCIBLE_ORDER.length; t++) {
+            for (ReduceOp op : ReduceOp.values()) {
+                copyEngineKernels[t][op.ordinal()] = allReduce.kernel(
+                        "ccl_all_reduce_" + AllReduceAlgorithm.COPY_ENGINE.kernelName() + "_" + TYPE_SUFFIX[t] + "_" + op.kernelSuffix());
+            }
+        }
+        this.copyEngine = new CopyEngineCollectives(iris, workspace.deviceAddress() + HEADER_BYTES, stagingBytes, copyEngineKernels);
     }
 
     /** {@link #create(Iris, Options)} with {@link Options#defaults()}. Collective. */
@@ -244,14 +268,15 @@ public final class Collectives implements AutoCloseable {
             long staging = Partition.alignUp(options.stagingBytes(), 256);
             workspace = iris.heap().zeros(DType.U8, workspaceBytes(staging));
             int sms = iris.deviceProperties().multiprocessorCount();
-            ByteBuffer mine = ByteBuffer.allocate(29).putLong(options.stagingBytes()).putInt(options.maxBlocks())
+            ByteBuffer mine = ByteBuffer.allocate(37).putLong(options.stagingBytes()).putInt(options.maxBlocks())
                     .putLong(options.bytesPerBlock()).putInt(options.allToAllVBlocks()).put((byte) (options.overlapLaunches() ? 1 : 0))
-                    .putInt(sms);
+                    .putLong(options.copyEngineBytes()).putInt(sms);
             byte[][] all = iris.allGather(mine.array());  // also the meeting: every workspace is zeroed now
             int minSms = Integer.MAX_VALUE;
             for (int r = 0; r < all.length; r++) {
                 ByteBuffer theirs = ByteBuffer.wrap(all[r]);
-                Options o = new Options(theirs.getLong(), theirs.getInt(), theirs.getLong(), theirs.getInt(), theirs.get() != 0);
+                Options o = new Options(theirs.getLong(), theirs.getInt(), theirs.getLong(), theirs.getInt(), theirs.get() != 0,
+                        theirs.getLong());
                 minSms = Math.min(minSms, theirs.getInt());
                 if (!o.equals(options)) {
                     throw new IllegalArgumentException("rank " + rank + ": Collectives.create: rank " + r + " passed " + o
@@ -300,7 +325,18 @@ public final class Collectives implements AutoCloseable {
 
     /** The algorithm {@code algorithm} stands for with an input of that many bytes (resolves AUTO). */
     public AllReduceAlgorithm resolve(AllReduceAlgorithm algorithm, long bytes) {
-        return algorithm == AllReduceAlgorithm.AUTO ? AllReduceAlgorithm.choose(bytes, world, oneShotCapacityBytes()) : algorithm;
+        return algorithm == AllReduceAlgorithm.AUTO
+                ? AllReduceAlgorithm.choose(bytes, world, oneShotCapacityBytes(), copyEngineAllReduceBytes()) : algorithm;
+    }
+
+    /** Per peer, the bytes from which AUTO all-reduce picks COPY_ENGINE: the option, or never when the staging is too small for it. */
+    private long copyEngineAllReduceBytes() {
+        return CopyEngineCollectives.fits(stagingBytes, world) ? options.copyEngineBytes() : Long.MAX_VALUE;
+    }
+
+    /** Whether all-gather and all-to-all with that many bytes per peer run on the copy engines. */
+    boolean copyEngineMoves(long bytesPerPeer) {
+        return world > 1 && bytesPerPeer >= options.copyEngineBytes();
     }
 
     // ---- all-reduce ------------------------------------------------------------------------------
@@ -337,6 +373,15 @@ public final class Collectives implements AutoCloseable {
             throw CclChecks.fail(rank, call, "ONE_SHOT needs " + CclChecks.oneShotStagingBytes(bytes, world) + " bytes of staging for "
                     + bytes + " bytes on " + world + " ranks; this Collectives has " + stagingBytes + " (inputs of up to "
                     + oneShotCapacityBytes() + " bytes); use TWO_SHOT or Options.withStagingBytes");
+        }
+        if (alg == AllReduceAlgorithm.COPY_ENGINE) {
+            if (!CopyEngineCollectives.fits(stagingBytes, world)) {
+                throw CclChecks.fail(rank, call, "COPY_ENGINE needs staging buffers of at least " + 16L * world + " bytes on "
+                        + world + " ranks; this Collectives has " + stagingBytes + "; use TWO_SHOT or Options.withStagingBytes");
+            }
+            copyEngine.allReduce(in.deviceAddress(), out.deviceAddress(), i.numel(), i.dtype(), typeIndex(i.dtype()), op, stream,
+                    args, this::shape);
+            return;
         }
         long work = switch (alg) {
             case TWO_SHOT, RING -> Partition.ceilDiv(bytes, world);
@@ -394,6 +439,10 @@ public final class Collectives implements AutoCloseable {
         CclChecks.sameDType(rank, call, i, o);
         CclChecks.numel(rank, call, o, i.numel() * world, "world size " + world + " x in's element count");
         CclChecks.distinct(rank, call, i, o, "allGather is out-of-place");
+        if (copyEngineMoves(i.byteSize())) {
+            copyEngine.allGather(in.deviceAddress(), out.deviceAddress(), i.byteSize(), stream);
+            return;
+        }
         allGatherKernel.launch(shape(i.byteSize()), stream,
                 args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(i.byteSize()), overlap);
     }
@@ -429,6 +478,10 @@ public final class Collectives implements AutoCloseable {
         CclChecks.numel(rank, call, o, i.numel(), "the element count of in");
         CclChecks.distinct(rank, call, i, o, "allToAll is out-of-place");
         long block = i.byteSize() / world;
+        if (copyEngineMoves(block)) {
+            copyEngine.allToAll(in.deviceAddress(), out.deviceAddress(), block, stream);
+            return;
+        }
         allToAllKernel.launch(shape(block), stream,
                 args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(block), overlap);
     }
@@ -544,7 +597,7 @@ public final class Collectives implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        Resources.closeAll(workspace, library, args);
+        Resources.closeAll(copyEngine, workspace, library, args);
     }
 
     @Override

@@ -57,6 +57,8 @@ public final class CollectivesScenarios {
             "ccl_all_reduce_two_shot",
             "ccl_all_reduce_ring",
             "ccl_all_reduce_atomic",
+            "ccl_all_reduce_copy_engine",
+            "ccl_copy_engine_paths",
             "ccl_all_reduce_auto",
             "ccl_all_reduce_in_place",
             "ccl_all_reduce_64mib",
@@ -118,6 +120,8 @@ public final class CollectivesScenarios {
                 bodies.put("ccl_all_reduce_two_shot", () -> s.allReduceMatrix(AllReduceAlgorithm.TWO_SHOT));
                 bodies.put("ccl_all_reduce_ring", () -> s.allReduceMatrix(AllReduceAlgorithm.RING));
                 bodies.put("ccl_all_reduce_atomic", () -> s.allReduceMatrix(AllReduceAlgorithm.ATOMIC));
+                bodies.put("ccl_all_reduce_copy_engine", () -> s.allReduceMatrix(AllReduceAlgorithm.COPY_ENGINE));
+                bodies.put("ccl_copy_engine_paths", s::copyEnginePaths);
                 bodies.put("ccl_all_reduce_auto", () -> s.allReduceMatrix(AllReduceAlgorithm.AUTO));
                 bodies.put("ccl_all_reduce_in_place", s::allReduceInPlace);
                 bodies.put("ccl_all_reduce_64mib", s::allReduceBig);
@@ -214,16 +218,40 @@ public final class CollectivesScenarios {
     }
 
     /**
-     * ONE_SHOT, TWO_SHOT and RING with out == in: the same bits as the out-of-place call on the same
-     * input (the algorithms are deterministic), for every dtype, SUM / AVG / MAX and two sizes.
+     * The copy-engine paths on an instance with 64 KiB of staging that takes them at every size
+     * (copyEngineBytes 1): COPY_ENGINE all-reduce runs through many chunks (32 KiB each on two
+     * ranks) and reuses both staging slots, over the whole matrix (at 1 and 3 elements some ranks'
+     * shards are empty), through AUTO and in place; all-gather and all-to-all over their matrices;
+     * and all of them captured in a graph beside the kernels' collectives.
+     */
+    private void copyEnginePaths() throws Exception {
+        Collectives.Options options = Collectives.Options.defaults().withStagingBytes(64L << 10).withCopyEngineBytes(1);
+        try (Collectives small = Collectives.create(iris, options)) {
+            CollectivesScenarios s = new CollectivesScenarios(iris, small, nccl, runSeed);
+            s.allReduceMatrix(AllReduceAlgorithm.COPY_ENGINE);
+            s.allReduceMatrix(AllReduceAlgorithm.AUTO);
+            s.allReduceInPlace();
+            s.allGatherMatrix();
+            s.allToAllMatrix();
+            graphReplay(small);
+            iris.synchronize();
+            iris.hostBarrier();  // no rank frees its workspace while a peer may still copy out of it
+        }
+    }
+
+    /**
+     * ONE_SHOT (where the staging holds the input), TWO_SHOT, RING and COPY_ENGINE with out == in:
+     * the same bits as the out-of-place call on the same input (the algorithms are deterministic),
+     * for every dtype, SUM / AVG / MAX and two sizes.
      */
     private void allReduceInPlace() {
         Failures f = new Failures();
         for (AllReduceAlgorithm alg : new AllReduceAlgorithm[] {
-                AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING}) {
+                AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING, AllReduceAlgorithm.COPY_ENGINE}) {
             for (DType t : FLOATS) {
                 for (ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.AVG, ReduceOp.MAX}) {
                     for (long n : new long[] {3, 1_000_003}) {
+                        if (alg == AllReduceAlgorithm.ONE_SHOT && n * t.byteSize() > ccl.oneShotCapacityBytes()) continue;
                         String what = "allReduce " + alg + " in place " + t + " " + op + " n=" + n;
                         long seed = seeds("in_place", alg.ordinal(), t.ordinal(), op.ordinal(), n)[rank];
                         try (SymTensor in = heap.randn(seed, t, n); SymTensor out = heap.empty(t, n);
@@ -243,7 +271,7 @@ public final class CollectivesScenarios {
     }
 
     /**
-     * 64 MiB (bf16 SUM) through TWO_SHOT, RING, ATOMIC and AUTO, f32 AVG through TWO_SHOT, and
+     * 64 MiB (bf16 SUM) through TWO_SHOT, RING, ATOMIC, COPY_ENGINE and AUTO, f32 AVG through TWO_SHOT and COPY_ENGINE, and
      * ONE_SHOT at its capacity (64 MiB / world of staging); ONE_SHOT at 64 MiB is refused.
      */
     private void allReduceBig() {
@@ -251,10 +279,12 @@ public final class CollectivesScenarios {
         requireNccl(f);
         long n = BIG / 2;
         for (AllReduceAlgorithm alg : new AllReduceAlgorithm[] {
-                AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING, AllReduceAlgorithm.ATOMIC, AllReduceAlgorithm.AUTO}) {
+                AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING, AllReduceAlgorithm.ATOMIC, AllReduceAlgorithm.COPY_ENGINE,
+                AllReduceAlgorithm.AUTO}) {
             allReduceCase(f, alg, DType.BF16, ReduceOp.SUM, n);
         }
         allReduceCase(f, AllReduceAlgorithm.TWO_SHOT, DType.F32, ReduceOp.AVG, BIG / 4);
+        allReduceCase(f, AllReduceAlgorithm.COPY_ENGINE, DType.F32, ReduceOp.AVG, BIG / 4);
         allReduceCase(f, AllReduceAlgorithm.ONE_SHOT, DType.BF16, ReduceOp.SUM, ccl.oneShotCapacityBytes() / 2);
         try (SymTensor in = heap.zeros(DType.BF16, n); SymTensor out = heap.empty(DType.BF16, n)) {
             expectRejected(f, "ONE_SHOT at 64 MiB", () -> ccl.allReduce(in, out, ReduceOp.SUM, AllReduceAlgorithm.ONE_SHOT, stream),
@@ -577,8 +607,9 @@ public final class CollectivesScenarios {
                         track(all, heap.empty(DType.F32, maxRecv[k] + 3)),                            // 14 O = allToAllV
                         track(all, heap.randn(seed("b2b", k, 8, rank), DType.F32, world * mR)),      // 15 R
                         track(all, heap.empty(DType.F32, mR)),                                        // 16 S = reduceScatter min (LL)
+                        track(all, heap.empty(DType.BF16, nA)),                                       // 17 M = copy-engine max of A
                 };
-                for (int i : new int[] {1, 3, 5, 8, 11, 12, 14, 16}) poison(t[k][i]);
+                for (int i : new int[] {1, 3, 5, 8, 11, 12, 14, 16, 17}) poison(t[k][i]);
             }
             for (int k = 0; k < rounds; k++) {
                 SymTensor[] x = t[k];
@@ -589,6 +620,7 @@ public final class CollectivesScenarios {
                     recv[p] = counts[k][p][rank];
                 }
                 collectives.allReduce(x[0], x[1], ReduceOp.SUM, AllReduceAlgorithm.ONE_SHOT, stream);
+                collectives.allReduce(x[0], x[17], ReduceOp.MAX, AllReduceAlgorithm.COPY_ENGINE, stream);
                 collectives.allGather(x[2], x[3], stream);
                 collectives.allReduce(x[4], x[5], ReduceOp.MAX, AllReduceAlgorithm.RING, stream);
                 collectives.broadcast(x[6], k % world, stream);
@@ -605,6 +637,7 @@ public final class CollectivesScenarios {
                 SymTensor[] x = t[k];
                 String r = "round " + k + ": ";
                 Accumulator a = new Accumulator(ReduceOp.SUM, (int) nA);
+                Accumulator am = new Accumulator(ReduceOp.MAX, (int) nA);
                 Accumulator c = new Accumulator(ReduceOp.MAX, (int) nC);
                 Accumulator e = new Accumulator(ReduceOp.AVG, (int) mE);
                 Accumulator fs = new Accumulator(ReduceOp.SUM, (int) nF);
@@ -614,6 +647,7 @@ public final class CollectivesScenarios {
                 Accumulator v = new Accumulator(ReduceOp.SUM, y.length);
                 for (int p = 0; p < world; p++) {
                     a.add(regenerate(seed("b2b", k, 0, p), DType.BF16, nA));
+                    am.add(regenerate(seed("b2b", k, 0, p), DType.BF16, nA));
                     f.add(CclReference.checkBits(r + "allGather slot " + p, y, (int) (p * nB),
                             regenerate(seed("b2b", k, 1, p), DType.F32, nB), 0, (int) nB));
                     c.add(regenerate(seed("b2b", k, 2, p), DType.F16, nC));
@@ -625,6 +659,7 @@ public final class CollectivesScenarios {
                     v.add(y);
                 }
                 f.add(CclReference.check(r + "one-shot sum", values(x[1]), a, ReduceOp.SUM, Rounding.ONCE, DType.BF16));
+                f.add(CclReference.check(r + "copy-engine max", values(x[17]), am, ReduceOp.MAX, Rounding.ONCE, DType.BF16));
                 f.add(CclReference.check(r + "ring max then one-shot min in place", values(x[5]), c, ReduceOp.MAX, Rounding.ONCE, DType.F16));
                 f.add(CclReference.checkBits(r + "broadcast from " + (k % world), values(x[6]), 0,
                         regenerate(seed("b2b", k, 3, k % world), DType.BF16, nD), 0, (int) nD));
@@ -650,7 +685,8 @@ public final class CollectivesScenarios {
 
     /**
      * Captures a two-shot all-reduce (bf16 sum), a one-shot all-reduce (f32 avg, inline flags), an
-     * all-gather (bf16) and a reduce-scatter (bf16 max, PUSH through the staging buffers) on a
+     * all-gather (bf16), a reduce-scatter (bf16 max, PUSH through the staging buffers) and a
+     * copy-engine all-reduce (bf16 avg, two streams forked and joined in the graph) on a
      * stream of its own once, then replays the graph ten times, writing new inputs (Java random
      * values, so peers regenerate them) and poisoning the outputs between replays, with no host
      * barrier. Each replay gets a new epoch from the device counter; every result is checked
@@ -658,12 +694,13 @@ public final class CollectivesScenarios {
      */
     private void graphReplay(Collectives collectives) throws Exception {
         Failures f = new Failures();
-        final long nA = 262_147, nB = 4099, nC = 12_345, mD = 12_289;
+        final long nA = 262_147, nB = 4099, nC = 12_345, mD = 12_289, nE = 100_003;
         try (Stream s = Stream.create();
              SymTensor a = heap.empty(DType.BF16, nA); SymTensor ao = heap.empty(DType.BF16, nA);
              SymTensor b = heap.empty(DType.F32, nB); SymTensor bo = heap.empty(DType.F32, nB);
              SymTensor c = heap.empty(DType.BF16, nC); SymTensor co = heap.empty(DType.BF16, world * nC);
-             SymTensor d = heap.empty(DType.BF16, world * mD); SymTensor dout = heap.empty(DType.BF16, mD)) {
+             SymTensor d = heap.empty(DType.BF16, world * mD); SymTensor dout = heap.empty(DType.BF16, mD);
+             SymTensor e = heap.empty(DType.BF16, nE); SymTensor eo = heap.empty(DType.BF16, nE)) {
             CudaGraph graph;
             s.beginCapture();
             try {
@@ -671,6 +708,7 @@ public final class CollectivesScenarios {
                 collectives.allReduce(b, bo, ReduceOp.AVG, AllReduceAlgorithm.ONE_SHOT, s);
                 collectives.allGather(c, co, s);
                 collectives.reduceScatter(d, dout, ReduceOp.MAX, s);
+                collectives.allReduce(e, eo, ReduceOp.AVG, AllReduceAlgorithm.COPY_ENGINE, s);
             } finally {
                 graph = s.endCapture();
             }
@@ -680,27 +718,33 @@ public final class CollectivesScenarios {
                     b.copyFrom(gaussians(seed("graph/b", rep, rank), (int) nB, DType.F32));
                     c.copyFrom(gaussians(seed("graph/c", rep, rank), (int) nC, DType.BF16));
                     d.copyFrom(gaussians(seed("graph/d", rep, rank), (int) (world * mD), DType.BF16));
+                    e.copyFrom(gaussians(seed("graph/e", rep, rank), (int) nE, DType.BF16));
                     poison(ao);
                     poison(bo);
                     poison(co);
                     poison(dout);
+                    poison(eo);
                     g.launch(s);
                     s.synchronize();
                     iris.checkDeviceStatus();
                     Accumulator sa = new Accumulator(ReduceOp.SUM, (int) nA);
                     Accumulator sb = new Accumulator(ReduceOp.AVG, (int) nB);
                     Accumulator sd = new Accumulator(ReduceOp.MAX, (int) mD);
+                    Accumulator se = new Accumulator(ReduceOp.AVG, (int) nE);
                     float[] gotC = values(co);
                     for (int p = 0; p < world; p++) {
                         sa.add(gaussians(seed("graph/a", rep, p), (int) nA, DType.BF16));
                         sb.add(gaussians(seed("graph/b", rep, p), (int) nB, DType.F32));
                         sd.add(gaussians(seed("graph/d", rep, p), (int) (world * mD), DType.BF16), (int) (rank * mD));
+                        se.add(gaussians(seed("graph/e", rep, p), (int) nE, DType.BF16));
                         f.add(CclReference.checkBits("replay " + rep + ": allGather slot " + p, gotC, (int) (p * nC),
                                 gaussians(seed("graph/c", rep, p), (int) nC, DType.BF16), 0, (int) nC));
                     }
                     f.add(CclReference.check("replay " + rep + ": two-shot bf16 sum", values(ao), sa, ReduceOp.SUM, Rounding.ONCE, DType.BF16));
                     f.add(CclReference.check("replay " + rep + ": one-shot f32 avg", values(bo), sb, ReduceOp.AVG, Rounding.ONCE, DType.F32));
                     f.add(CclReference.check("replay " + rep + ": reduce-scatter bf16 max", values(dout), sd, ReduceOp.MAX, Rounding.ONCE,
+                            DType.BF16));
+                    f.add(CclReference.check("replay " + rep + ": copy-engine bf16 avg", values(eo), se, ReduceOp.AVG, Rounding.ONCE,
                             DType.BF16));
                 }
             }
@@ -815,6 +859,11 @@ public final class CollectivesScenarios {
             } catch (IllegalStateException e) {
                 f.check(String.valueOf(e.getMessage()).equals("rank " + rank + ": allReduce called after Collectives.close()"),
                         () -> "after close: " + e.getMessage());
+            }
+            try (Collectives unstaged = Collectives.create(iris, Collectives.Options.defaults().withStagingBytes(0))) {
+                expectRejected(f, "copy engine without staging", () -> unstaged.allReduce(bf, bf2, ReduceOp.SUM,
+                        AllReduceAlgorithm.COPY_ENGINE, stream), "allReduce: COPY_ENGINE needs staging buffers of at least "
+                        + 16L * w + " bytes on " + w + " ranks; this Collectives has 0");
             }
             Collectives.Options mine = Collectives.Options.defaults().withStagingBytes(rank == 0 ? 1 << 20 : 2 << 20);
             expectRejected(f, "options differ", () -> Collectives.create(iris, mine).close(),

@@ -75,7 +75,16 @@ class DeviceSourcesTest {
         String ar = read("ccl_all_reduce.cu");
         for (AllReduceAlgorithm a : AllReduceAlgorithm.values()) {
             if (a == AllReduceAlgorithm.AUTO) continue;
-            assertTrue(ar.contains("CCL_REDUCING_KERNELS(all_reduce, " + a.kernelName() + ")"), a + " not instantiated");
+            if (a == AllReduceAlgorithm.COPY_ENGINE) {  // its own signature: the chunk's reduction
+                for (String type : new String[] {"bf16", "f16", "f32"}) {
+                    assertTrue(ar.contains("CCL_COPY_ENGINE_KERNEL_OPS(" + type + ","), "copy engine " + type);
+                }
+                for (ReduceOp op : ReduceOp.values()) {
+                    assertTrue(ar.contains("CCL_COPY_ENGINE_KERNEL(TNAME, T, " + op.kernelSuffix() + ", "), "copy engine " + op);
+                }
+            } else {
+                assertTrue(ar.contains("CCL_REDUCING_KERNELS(all_reduce, " + a.kernelName() + ")"), a + " not instantiated");
+            }
             assertTrue(ar.contains("all_reduce_" + a.kernelName() + "("), a + " has no device function");
         }
         String rs = read("ccl_reduce_scatter.cu");
