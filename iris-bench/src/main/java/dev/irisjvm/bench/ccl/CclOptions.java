@@ -101,9 +101,9 @@ public final class CclOptions {
             description = "Collectives.Options.stagingBytes (ONE_SHOT takes inputs up to staging / world; AUTO depends on it; default: 16 MiB, the library's default).")
     long stagingBytes;
 
-    @Option(names = "--copy-engine-bytes", converter = SizeConverter.class, defaultValue = "32m",
+    @Option(names = "--copy-engine-bytes", converter = CopyEngineBytesConverter.class, defaultValue = "never",
             description = "Collectives.Options.copyEngineBytes: from this many bytes per peer AUTO all-reduce picks copy_engine and "
-                    + "all-gather and all-to-all copy with the copy engines (default: 32 MiB, the library's default; 1t: never here).")
+                    + "all-gather and all-to-all copy with the copy engines; a size, or never (default: ${DEFAULT-VALUE}, the library's).")
     long copyEngineBytes;
 
     @Option(names = "--device-timeout-ms", defaultValue = "10000",
@@ -123,6 +123,14 @@ public final class CclOptions {
             description = "Turn Collectives.Options.overlapLaunches off (on by default: each iris kernel is scheduled while the one "
                     + "ahead of it still runs).")
     boolean noOverlapLaunches;
+
+    /** picocli converter: a size, or never (Collectives.Options.NEVER). */
+    public static final class CopyEngineBytesConverter implements picocli.CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            return value.trim().equalsIgnoreCase("never") ? Collectives.Options.NEVER : SizeList.parse(value);
+        }
+    }
 
     /** picocli converter: bf16, f16 (fp16, half), f32 (fp32, float). */
     public static final class DTypeConverter implements picocli.CommandLine.ITypeConverter<DType> {
@@ -272,7 +280,7 @@ public final class CclOptions {
                 "--reduce-op", reduceOp.name().toLowerCase(Locale.ROOT), "--ops", ops.trim().replace(" ", ""),
                 "--algorithms", algorithms.trim().replace(" ", ""), "--root", Integer.toString(root),
                 "--out", out.toString(), "--heap", heap.trim(), "--staging-bytes", Long.toString(stagingBytes),
-                "--copy-engine-bytes", Long.toString(copyEngineBytes),
+                "--copy-engine-bytes", copyEngineBytes == Collectives.Options.NEVER ? "never" : Long.toString(copyEngineBytes),
                 "--device-timeout-ms", Long.toString(deviceTimeoutMs)));
         if (seed != null) {
             a.add("--seed");

@@ -19,7 +19,7 @@ import java.util.Locale;
  * @param reduceOp     sum, max, min or avg
  * @param stagingBytes Collectives staging bytes (decides ONE_SHOT's capacity and AUTO's choice)
  * @param copyEngineBytes Collectives.Options.copyEngineBytes (decides AUTO's choice of COPY_ENGINE);
- *                     sweeps from before --copy-engine-bytes had no copy engine, so "never"
+ *                     ("never": Long.MAX_VALUE, also for sweeps from before --copy-engine-bytes)
  * @param eagerCalls   calls launched back to back per timed eager repetition; 1 for sweeps from
  *                     before --eager-calls, which timed one call per repetition
  * @param graphCalls   calls captured per graph
@@ -57,7 +57,8 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, long
                     case "--dtype" -> dtype = canonicalType(v);
                     case "--reduce-op" -> op = v.toLowerCase(Locale.ROOT);
                     case "--staging-bytes" -> staging = dev.irisjvm.bench.rma.SizeList.parse(v);
-                    case "--copy-engine-bytes" -> copyEngine = dev.irisjvm.bench.rma.SizeList.parse(v);
+                    case "--copy-engine-bytes" -> copyEngine = v.trim().equalsIgnoreCase("never") ? Long.MAX_VALUE
+                            : dev.irisjvm.bench.rma.SizeList.parse(v);
                     case "--eager-calls" -> eager = Integer.parseInt(v.trim());
                     case "--graph-calls" -> calls = Integer.parseInt(v.trim());
                     case "--no-nccl" -> nccl = false;

@@ -70,6 +70,8 @@ class CclOptionsTest {
         assertEquals(1, o.root());
         assertEquals(64L << 20, o.collectivesOptions().stagingBytes());
         assertEquals(8L << 20, o.collectivesOptions().copyEngineBytes());
+        assertEquals(Collectives.Options.NEVER, parse("--copy-engine-bytes", "Never").copyEngineBytes());
+        assertEquals("never", parse().toArgs().get(parse().toArgs().indexOf("--copy-engine-bytes") + 1));
         assertFalse(o.collectivesOptions().overlapLaunches());
         assertTrue(o.toArgs().contains("--no-overlap-launches"));
         assertTrue(parse().collectivesOptions().overlapLaunches(), "overlapped launches by default");

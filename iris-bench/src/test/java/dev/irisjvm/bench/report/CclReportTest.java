@@ -286,6 +286,7 @@ class CclReportTest {
         assertEquals(new CclSettings("f16", "max", 64L << 20, 1L << 30, 8, 4, false), s);
         assertEquals(Long.MAX_VALUE, CclSettings.fromCommand("x CclSweep --graph-calls 10").copyEngineBytes(),
                 "sweeps from before --copy-engine-bytes had no copy-engine path");
+        assertEquals(Long.MAX_VALUE, CclSettings.fromCommand("x CclSweep --copy-engine-bytes never").copyEngineBytes());
         assertEquals(1, CclSettings.fromCommand("x CclSweep --graph-calls 10").eagerCalls(), "sweeps from before --eager-calls");
         assertEquals(CclSettings.defaults(), CclSettings.fromCommand(null));
         assertEquals(CclSettings.defaults(), CclSettings.fromCommand("x --graph-calls"));

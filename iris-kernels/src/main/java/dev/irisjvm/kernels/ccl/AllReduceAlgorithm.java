@@ -20,7 +20,8 @@ package dev.irisjvm.kernels.ccl;
  *     <td>at every addition, in arrival order</td><td>none</td></tr>
  * <tr><td>COPY_ENGINE</td><td>TWO_SHOT's data movement on the copy engines, chunk by chunk: pull of
  *     shard r from every peer into staging, local reduction, push of the result into every peer
- *     ({@link CopyEngineCollectives}); opens and closes with a device barrier</td><td>yes</td>
+ *     ({@link CopyEngineCollectives}); opens and closes with a device barrier. Not yet timed on two
+ *     GPUs, so AUTO does not pick it by default</td><td>yes</td>
  *     <td>once, rank order</td><td>none; needs staging of at least 16 x W bytes</td></tr>
  * </table>
  *
@@ -72,15 +73,15 @@ public enum AllReduceAlgorithm {
      * (worlds of up to 4 ranks) or {@link #ONE_SHOT_LIMIT_LARGE_WORLD} (larger worlds) when the
      * staging buffers hold them; else COPY_ENGINE once a rank's shard (bytes / world, what it sends
      * each peer) reaches {@code copyEngineBytes}; TWO_SHOT between. On 2 x H200
-     * (docs/benchmarks/collectives.md, "Automatic choice") one-shot won up to 1 MiB, two-shot from
-     * 4 MiB until the copy engines took over; RING and ATOMIC were never the fastest at any size,
-     * so they are never chosen.
+     * (docs/benchmarks/collectives.md, "Automatic choice") one-shot won up to 1 MiB and two-shot from
+     * 4 MiB; RING and ATOMIC were never the fastest at any size, so they are never chosen.
+     * COPY_ENGINE has not been timed on two GPUs yet, so by default it is not chosen either.
      *
      * @param bytes             bytes of one rank's input
      * @param world             number of ranks
      * @param oneShotCapacity   the largest input ONE_SHOT can take ({@link Collectives#oneShotCapacityBytes(int, long)})
      * @param copyEngineBytes   the shard size from which COPY_ENGINE is picked ({@link Collectives.Options#copyEngineBytes()};
-     *                          {@code Long.MAX_VALUE}: never)
+     *                          {@link Collectives.Options#NEVER}, the default: never)
      */
     public static AllReduceAlgorithm choose(long bytes, int world, long oneShotCapacity, long copyEngineBytes) {
         long limit = world <= 4 ? ONE_SHOT_LIMIT_SMALL_WORLD : ONE_SHOT_LIMIT_LARGE_WORLD;

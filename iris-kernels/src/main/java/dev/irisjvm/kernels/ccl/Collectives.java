@@ -106,15 +106,17 @@ public final class Collectives implements AutoCloseable {
      * @param copyEngineBytes   from how many bytes that each rank sends to each peer the copy engines move the data
      *                          instead of kernels: AUTO all-reduce picks COPY_ENGINE (a peer's part is a shard,
      *                          bytes / world), all-gather copies its input and all-to-all its blocks with them
-     *                          ({@link CopyEngineCollectives}). {@code Long.MAX_VALUE}: never.
+     *                          ({@link CopyEngineCollectives}). {@link #NEVER} by default: the copy-engine paths
+     *                          have not yet been timed on two GPUs (docs/benchmarks/collectives-findings.md), so
+     *                          AUTO and the data movement keep the kernels whose speed is measured.
      */
     public record Options(long stagingBytes, int maxBlocks, long bytesPerBlock, int allToAllVBlocks, boolean overlapLaunches,
                           long copyEngineBytes) {
         public static final long DEFAULT_STAGING_BYTES = 16L << 20;
         public static final long DEFAULT_BYTES_PER_BLOCK = 16L << 10;
         public static final int DEFAULT_ALL_TO_ALL_V_BLOCKS = 64;
-        /** See {@link #copyEngineBytes()}: where the copy engines won on 2 x H200 (docs/benchmarks/collectives.md). */
-        public static final long DEFAULT_COPY_ENGINE_BYTES = 32L << 20;
+        /** {@link #copyEngineBytes()} that keeps the copy engines out of AUTO, all-gather and all-to-all. */
+        public static final long NEVER = Long.MAX_VALUE;
 
         public Options {
             if (stagingBytes < 0) {
@@ -130,13 +132,12 @@ public final class Collectives implements AutoCloseable {
                 throw new IllegalArgumentException("allToAllVBlocks must be in [1, " + MAX_BLOCKS + "], got " + allToAllVBlocks);
             }
             if (copyEngineBytes < 1) {
-                throw new IllegalArgumentException("copyEngineBytes must be >= 1 (Long.MAX_VALUE: never), got " + copyEngineBytes);
+                throw new IllegalArgumentException("copyEngineBytes must be >= 1 (NEVER: no copy engines), got " + copyEngineBytes);
             }
         }
 
         public static Options defaults() {
-            return new Options(DEFAULT_STAGING_BYTES, 0, DEFAULT_BYTES_PER_BLOCK, DEFAULT_ALL_TO_ALL_V_BLOCKS, true,
-                    DEFAULT_COPY_ENGINE_BYTES);
+            return new Options(DEFAULT_STAGING_BYTES, 0, DEFAULT_BYTES_PER_BLOCK, DEFAULT_ALL_TO_ALL_V_BLOCKS, true, NEVER);
         }
 
         public Options withStagingBytes(long bytes) {
@@ -331,7 +332,7 @@ public final class Collectives implements AutoCloseable {
 
     /** Per peer, the bytes from which AUTO all-reduce picks COPY_ENGINE: the option, or never when the staging is too small for it. */
     private long copyEngineAllReduceBytes() {
-        return CopyEngineCollectives.fits(stagingBytes, world) ? options.copyEngineBytes() : Long.MAX_VALUE;
+        return CopyEngineCollectives.fits(stagingBytes, world) ? options.copyEngineBytes() : Options.NEVER;
     }
 
     /** Whether all-gather and all-to-all with that many bytes per peer run on the copy engines. */
