@@ -12,7 +12,8 @@
 //        meta[src]           all-to-all-v: this rank's receive displacement and count for src
 //        data[block][src]    per-block data flags, set by rank src's block `block`
 //        ack[block][src]     per-block acknowledgements (ring)
-//        staging[2]          two parities of push buffers (one-shot all-reduce, push reduce-scatter)
+//        staging[2]          two parities of push buffers (one-shot all-reduce, push reduce-scatter);
+//                            the copy-engine all-reduce's pull slots between its two barriers
 //        ll[2][src]          two parities of inline-flag packets from rank src (small reductions)
 //   * Epochs. Every block reads epoch + 1 from the local counter when the kernel starts and, once
 //     all its threads have it, counts itself in `finished`; the block whose count completes the

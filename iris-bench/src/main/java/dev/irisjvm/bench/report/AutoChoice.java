@@ -98,10 +98,7 @@ public final class AutoChoice {
 
     /** What the AUTO rule of this build picks for an input of {@code bytes} on {@code world} ranks with these settings. */
     static String currentRule(long bytes, int world, long stagingBytes, long copyEngineBytes) {
-        long staging = (stagingBytes + 255) / 256 * 256;
-        long capacity = Collectives.oneShotCapacityBytes(world, staging);
-        long copyEngine = staging / world >= 16 ? copyEngineBytes : Long.MAX_VALUE;
-        return AllReduceAlgorithm.choose(bytes, world, capacity, copyEngine).name().toLowerCase(Locale.ROOT);
+        return Collectives.resolveAuto(bytes, world, stagingBytes, copyEngineBytes).name().toLowerCase(Locale.ROOT);
     }
 
     public static String section(CclFigures figures, CclSettings settings) {

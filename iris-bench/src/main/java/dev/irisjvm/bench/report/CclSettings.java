@@ -1,5 +1,7 @@
 package dev.irisjvm.bench.report;
 
+import dev.irisjvm.bench.ccl.CclOptions;
+import dev.irisjvm.kernels.ccl.Collectives;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -19,7 +21,7 @@ import java.util.Locale;
  * @param reduceOp     sum, max, min or avg
  * @param stagingBytes Collectives staging bytes (decides ONE_SHOT's capacity and AUTO's choice)
  * @param copyEngineBytes Collectives.Options.copyEngineBytes (decides AUTO's choice of COPY_ENGINE);
- *                     ("never": Long.MAX_VALUE, also for sweeps from before --copy-engine-bytes)
+ *                     (NEVER for "never" and for sweeps from before --copy-engine-bytes)
  * @param eagerCalls   calls launched back to back per timed eager repetition; 1 for sweeps from
  *                     before --eager-calls, which timed one call per repetition
  * @param graphCalls   calls captured per graph
@@ -30,7 +32,7 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, long
     public static final long DEFAULT_STAGING_BYTES = 16L << 20;
 
     public static CclSettings defaults() {
-        return new CclSettings("bf16", "sum", DEFAULT_STAGING_BYTES, Long.MAX_VALUE, 1, 10, true);
+        return new CclSettings("bf16", "sum", DEFAULT_STAGING_BYTES, Collectives.Options.NEVER, 1, 10, true);
     }
 
     public static CclSettings fromCommand(String command) {
@@ -57,8 +59,7 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, long
                     case "--dtype" -> dtype = canonicalType(v);
                     case "--reduce-op" -> op = v.toLowerCase(Locale.ROOT);
                     case "--staging-bytes" -> staging = dev.irisjvm.bench.rma.SizeList.parse(v);
-                    case "--copy-engine-bytes" -> copyEngine = v.trim().equalsIgnoreCase("never") ? Long.MAX_VALUE
-                            : dev.irisjvm.bench.rma.SizeList.parse(v);
+                    case "--copy-engine-bytes" -> copyEngine = new CclOptions.CopyEngineBytesConverter().convert(v);
                     case "--eager-calls" -> eager = Integer.parseInt(v.trim());
                     case "--graph-calls" -> calls = Integer.parseInt(v.trim());
                     case "--no-nccl" -> nccl = false;

@@ -326,13 +326,18 @@ public final class Collectives implements AutoCloseable {
 
     /** The algorithm {@code algorithm} stands for with an input of that many bytes (resolves AUTO). */
     public AllReduceAlgorithm resolve(AllReduceAlgorithm algorithm, long bytes) {
-        return algorithm == AllReduceAlgorithm.AUTO
-                ? AllReduceAlgorithm.choose(bytes, world, oneShotCapacityBytes(), copyEngineAllReduceBytes()) : algorithm;
+        return algorithm == AllReduceAlgorithm.AUTO ? resolveAuto(bytes, world, stagingBytes, options.copyEngineBytes()) : algorithm;
     }
 
-    /** Per peer, the bytes from which AUTO all-reduce picks COPY_ENGINE: the option, or never when the staging is too small for it. */
-    private long copyEngineAllReduceBytes() {
-        return CopyEngineCollectives.fits(stagingBytes, world) ? options.copyEngineBytes() : Options.NEVER;
+    /**
+     * What AUTO stands for with an input of {@code bytes} per rank on {@code world} ranks and these
+     * {@link Options#stagingBytes()} and {@link Options#copyEngineBytes()}: {@link AllReduceAlgorithm#choose},
+     * with ONE_SHOT's capacity and COPY_ENGINE's need for staging taken from the staging size.
+     */
+    public static AllReduceAlgorithm resolveAuto(long bytes, int world, long stagingBytes, long copyEngineBytes) {
+        long staging = Partition.alignUp(stagingBytes, 256);
+        long copyEngine = CopyEngineCollectives.fits(staging, world) ? copyEngineBytes : Options.NEVER;
+        return AllReduceAlgorithm.choose(bytes, world, oneShotCapacityBytes(world, staging), copyEngine);
     }
 
     /** Whether all-gather and all-to-all with that many bytes per peer run on the copy engines. */

@@ -43,6 +43,16 @@ class AllReduceAlgorithmTest {
     }
 
     @Test
+    void resolveAutoTakesCapacityAndCopyEngineNeedsFromTheStaging() {
+        assertEquals(AllReduceAlgorithm.COPY_ENGINE, Collectives.resolveAuto(64L << 20, 2, 16L << 20, CE));
+        assertEquals(AllReduceAlgorithm.TWO_SHOT, Collectives.resolveAuto(64L << 20, 2, 16L << 20, Collectives.Options.NEVER));
+        assertEquals(AllReduceAlgorithm.TWO_SHOT, Collectives.resolveAuto(64L << 20, 2, 0, CE), "no staging, no copy engine");
+        assertEquals(AllReduceAlgorithm.ONE_SHOT, Collectives.resolveAuto(1024, 2, 16L << 20, CE));
+        assertEquals(AllReduceAlgorithm.ONE_SHOT, Collectives.resolveAuto(128, 2, 1, CE), "1 byte of staging rounds up to 256: 128 per rank");
+        assertEquals(AllReduceAlgorithm.TWO_SHOT, Collectives.resolveAuto(1024, 2, 0, CE));
+    }
+
+    @Test
     void autoNeverPicksRingOrAtomic() {
         for (long bytes = 1; bytes <= (1L << 40); bytes *= 3) {
             for (int world = 2; world <= 8; world++) {
