@@ -190,10 +190,11 @@ public final class Collectives implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** [algorithm][type][op] */
-    private final Kernel[][][] allReduceKernels = new Kernel[ALGORITHMS.length][REDUCIBLE_ORDER.length][ReduceOp.values().length];
+    private final Kernel[][][] allReduceKernels = new Kernel[ALGORITHMS.length][][];
     /** [path][type][op] */
-    private final Kernel[][][] reduceScatterKernels =
-            new Kernel[REDUCE_SCATTER_PATHS.length][REDUCIBLE_ORDER.length][ReduceOp.values().length];
+    private final Kernel[][][] reduceScatterKernels = new Kernel[REDUCE_SCATTER_PATHS.length][][];
+    /** [type][op]: the copy-engine all-reduce's local reduction of a chunk */
+    private final Kernel[][] copyEngineKernels;
     private final Kernel allGatherKernel;
     private final Kernel broadcastKernel;
     private final Kernel allToAllKernel;
@@ -215,35 +216,30 @@ public final class Collectives implements AutoCloseable {
                 .putLong(stagingBytes).mark();
         KernelModule allReduce = library.module("ccl_all_reduce");
         for (int a = 0; a < ALGORITHMS.length; a++) {
-            for (int t = 0; t < REDUCIBLE_ORDER.length; t++) {
-                for (ReduceOp op : ReduceOp.values()) {
-                    allReduceKernels[a][t][op.ordinal()] = allReduce.kernel(
-                            "ccl_all_reduce_" + ALGORITHMS[a].kernelName() + "_" + TYPE_SUFFIX[t] + "_" + op.kernelSuffix());
-                }
-            }
+            allReduceKernels[a] = reducingKernels(allReduce, "ccl_all_reduce_" + ALGORITHMS[a].kernelName());
         }
+        this.copyEngineKernels = reducingKernels(allReduce, "ccl_all_reduce_" + AllReduceAlgorithm.COPY_ENGINE.kernelName());
         KernelModule reduceScatter = library.module("ccl_reduce_scatter");
         for (ReduceScatterPath path : REDUCE_SCATTER_PATHS) {
-            for (int t = 0; t < REDUCIBLE_ORDER.length; t++) {
-                for (ReduceOp op : ReduceOp.values()) {
-                    reduceScatterKernels[path.ordinal()][t][op.ordinal()] = reduceScatter.kernel(
-                            "ccl_reduce_scatter_" + path.kernelName() + "_" + TYPE_SUFFIX[t] + "_" + op.kernelSuffix());
-                }
-            }
+            reduceScatterKernels[path.ordinal()] = reducingKernels(reduceScatter, "ccl_reduce_scatter_" + path.kernelName());
         }
         this.allGatherKernel = library.module("ccl_all_gather").kernel("ccl_all_gather_push");
         this.broadcastKernel = library.module("ccl_broadcast").kernel("ccl_broadcast_push");
         KernelModule allToAll = library.module("ccl_all_to_all");
         this.allToAllKernel = allToAll.kernel("ccl_all_to_all_push");
         this.allToAllVKernel = allToAll.kernel("ccl_all_to_all_v_push");
-        Kernel[][] copyEngineKernels = new Kernel[REDUCIBLE_ORDER.length][ReduceOp.values().length];
+        this.copyEngine = new CopyEngineCollectives(iris, workspace.deviceAddress() + HEADER_BYTES, stagingBytes);
+    }
+
+    /** {@code <prefix>_<type>_<op>} for every reducible type and op, as [type][op]. */
+    private static Kernel[][] reducingKernels(KernelModule module, String prefix) {
+        Kernel[][] kernels = new Kernel[REDUCIBLE_ORDER.length][ReduceOp.values().length];
         for (int t = 0; t < REDUCIBLE_ORDER.length; t++) {
             for (ReduceOp op : ReduceOp.values()) {
-                copyEngineKernels[t][op.ordinal()] = allReduce.kernel(
-                        "ccl_all_reduce_" + AllReduceAlgorithm.COPY_ENGINE.kernelName() + "_" + TYPE_SUFFIX[t] + "_" + op.kernelSuffix());
+                kernels[t][op.ordinal()] = module.kernel(prefix + "_" + TYPE_SUFFIX[t] + "_" + op.kernelSuffix());
             }
         }
-        this.copyEngine = new CopyEngineCollectives(iris, workspace.deviceAddress() + HEADER_BYTES, stagingBytes, copyEngineKernels);
+        return kernels;
     }
 
     /** {@link #create(Iris, Options)} with {@link Options#defaults()}. Collective. */
@@ -385,8 +381,8 @@ public final class Collectives implements AutoCloseable {
                 throw CclChecks.fail(rank, call, "COPY_ENGINE needs staging buffers of at least " + 16L * world + " bytes on "
                         + world + " ranks; this Collectives has " + stagingBytes + "; use TWO_SHOT or Options.withStagingBytes");
             }
-            copyEngine.allReduce(in.deviceAddress(), out.deviceAddress(), i.numel(), i.dtype(), typeIndex(i.dtype()), op, stream,
-                    args, this::shape);
+            copyEngine.allReduce(copyEngineKernels[typeIndex(i.dtype())][op.ordinal()], in.deviceAddress(), out.deviceAddress(),
+                    i.numel(), i.dtype().byteSize(), stream, args, this::shape);
             return;
         }
         long work = switch (alg) {

@@ -1,6 +1,5 @@
 package dev.irisjvm.kernels.ccl;
 
-import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.Resources;
@@ -55,8 +54,6 @@ final class CopyEngineCollectives implements AutoCloseable {
     private final int world;
     private final long stagingBase;
     private final long stagingBytes;
-    /** [type][op], the order of Collectives' reducible types and ReduceOp. */
-    private final Kernel[][] reduceKernels;
     private final Stream pullStream;
     private final Stream pushStream;
     private final Event start;
@@ -65,13 +62,12 @@ final class CopyEngineCollectives implements AutoCloseable {
     private final Event[] pulled = new Event[SLOTS];
     private final Event[] reduced = new Event[SLOTS];
 
-    CopyEngineCollectives(Iris iris, long stagingBase, long stagingBytes, Kernel[][] reduceKernels) {
+    CopyEngineCollectives(Iris iris, long stagingBase, long stagingBytes) {
         this.iris = iris;
         this.rank = iris.rank();
         this.world = iris.worldSize();
         this.stagingBase = stagingBase;
         this.stagingBytes = stagingBytes;
-        this.reduceKernels = reduceKernels;
         List<AutoCloseable> made = new ArrayList<>();
         try {
             pullStream = add(made, Stream.create());
@@ -105,19 +101,18 @@ final class CopyEngineCollectives implements AutoCloseable {
     }
 
     /**
-     * Enqueues the all-reduce of {@code n} elements of {@code dtype} from {@code in} into {@code out}
-     * (symmetric addresses, checked by the caller) on {@code stream}.
+     * Enqueues the all-reduce of {@code n} elements of {@code elementBytes} each from {@code in} into
+     * {@code out} (symmetric addresses, checked by the caller) on {@code stream}.
      *
-     * @param args  the kernel arguments, already holding the common prefix (ctx, workspace, staging)
-     * @param shape the launch shape for a reduction of that many bytes
+     * @param reduce the chunk's reduction, {@code ccl_all_reduce_copy_engine_<type>_<op>}
+     * @param args   the kernel arguments, already holding the common prefix (ctx, workspace, staging)
+     * @param shape  the launch shape for a reduction of that many bytes
      */
-    void allReduce(long in, long out, long n, DType dtype, int typeIndex, ReduceOp op, Stream stream, KernelArgs args,
+    void allReduce(Kernel reduce, long in, long out, long n, int elementBytes, Stream stream, KernelArgs args,
                    LongFunction<LaunchShape> shape) {
-        int elementBytes = dtype.byteSize();
         long[] mine = Partition.shard(n, rank, world, Partition.lanes(elementBytes));
         long chunk = chunkElements(stagingBytes, world, elementBytes);
         long chunks = Partition.ceilDiv(mine[1] - mine[0], chunk);
-        Kernel reduce = reduceKernels[typeIndex][op.ordinal()];
         DeviceContext ctx = iris.deviceContext();
 
         fork(stream);
