@@ -18,9 +18,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.LongPointer;
 import org.slf4j.Logger;
@@ -55,7 +58,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Iris implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Iris.class);
-    private static final int HANDSHAKE_BYTES = IpcHandles.HANDLE_BYTES + 8 + 4 + 64;
+    /** Per rank: heap handle, heap size, device index, PCI address, host name (64 bytes each). */
+    private static final int HANDSHAKE_BYTES = IpcHandles.HANDLE_BYTES + 8 + 4 + 64 + 64;
     /**
      * A dead peer breaks the rendezvous at about the moment the watchdog notices it; a failed
      * host-side step waits this long for the watchdog's verdict, which names the rank.
@@ -65,6 +69,7 @@ public final class Iris implements AutoCloseable {
     private final IrisConfig config;
     private final int rank;
     private final int world;
+    private final int device;
     private final RendezvousConfig rendezvousConfig;
     private final Rendezvous rendezvous;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -78,12 +83,15 @@ public final class Iris implements AutoCloseable {
     private long heapBase;
     private final long[] peerMappings;
     private int[] peerDevices;
+    private String[] pciAddresses;
+    private int ranksOnThisGpu;
     private DeviceContext deviceContext;
     private CoreKernels kernels;
     private SymmetricHeap heap;
 
-    private Iris(IrisConfig config) {
+    private Iris(IrisConfig config, int device) {
         this.config = config;
+        this.device = device;
         this.rank = config.rank();
         this.world = config.worldSize();
         this.peerMappings = new long[world];
@@ -107,13 +115,9 @@ public final class Iris implements AutoCloseable {
     public static Iris init(IrisConfig config) {
         NativeCalls.setRank(config.rank());
         NativeLibrary.ensureAvailable();
-        int devices = Gpu.deviceCount();
-        if (config.device() >= devices) {
-            throw new IrisException("rank " + config.rank() + ": device " + config.device()
-                    + " requested (IRIS_DEVICE or the local rank) but only " + devices + " GPU(s) are visible");
-        }
-        Gpu.setDevice(config.device());
-        Iris iris = new Iris(config);
+        int device = config.deviceAmong(visibleGpus(config.rank()));
+        Gpu.setDevice(device);
+        Iris iris = new Iris(config, device);
         try {
             iris.start();
             return iris;
@@ -123,8 +127,17 @@ public final class Iris implements AutoCloseable {
         }
     }
 
+    /** The GPUs this process sees; none is an error that says so, not a driver-version riddle. */
+    private static int visibleGpus(int rank) {
+        Gpu.GpuProbe probe = Gpu.probe();
+        if (probe.deviceCount() < 1) {
+            throw new IrisException("rank " + rank + ": no GPU is visible to this process: " + probe.reason());
+        }
+        return probe.deviceCount();
+    }
+
     private void start() {
-        deviceProperties = Gpu.properties(config.device());
+        deviceProperties = Gpu.properties(device);
         stream = track(Stream.create());
         status = MappedHostMemory.allocate(DeviceStatusRecord.BYTES);
         toRelease.add(() -> {
@@ -158,44 +171,108 @@ public final class Iris implements AutoCloseable {
         watchdog = track(RankWatchdog.start(rendezvous, rendezvousConfig, config.watchdogTimeout(), this::onRankLost));
         // Nobody touches a peer's heap before every rank has mapped every heap.
         rendezvous.barrier();
-        LOG.info("rank {}/{}: {} on GPU {} ({}, {} SMs), heap {} MiB, {}{}", rank, world, Gpu.runtimeDescription(),
-                config.device(), deviceProperties.name(), deviceProperties.multiprocessorCount(),
+        LOG.info("rank {}/{}: {} on GPU {} ({}, {}, {} SMs){}, heap {} MiB, {}{}", rank, world, Gpu.runtimeDescription(),
+                device, deviceProperties.pciAddress(), deviceProperties.name(), deviceProperties.multiprocessorCount(),
+                ranksOnThisGpu > 1 ? ", shared by " + ranksOnThisGpu + " ranks (correct, but not for timing)" : "",
                 config.heapSize() >> 20, config.rankEnvironment().source(),
                 config.checked() ? ", checked mode (allocations compared across ranks, bounds-checked device code)" : "");
     }
 
-    /** Every rank exports its heap, all-gathers the handles and maps every peer's heap. */
+    /**
+     * Every rank exports its heap, all-gathers the handles and maps every peer's heap. GPUs are
+     * told apart by host and PCI address, not by index, since ranks may see different
+     * {@code CUDA_VISIBLE_DEVICES}. Ranks on the same GPU map each other's heaps through CUDA IPC
+     * like any peer; the GPU time-slices their kernels.
+     */
     private void exchangeHeaps() {
+        String host = HostName.local();
         ByteBuffer mine = ByteBuffer.allocate(HANDSHAKE_BYTES);
-        mine.put(IpcHandles.export(heapBase)).putLong(config.heapSize()).putInt(config.device());
-        byte[] pci = deviceProperties.pciAddress().getBytes(StandardCharsets.US_ASCII);
-        mine.put(pci, 0, Math.min(pci.length, 64));
+        mine.put(IpcHandles.export(heapBase)).putLong(config.heapSize()).putInt(device);
+        putFixed(mine, deviceProperties.pciAddress());
+        putFixed(mine, host);
         byte[][] all = rendezvous.allGather(mine.array());
         peerDevices = new int[world];
+        pciAddresses = new String[world];
+        String[] hosts = new String[world];
+        byte[][] handles = new byte[world][IpcHandles.HANDLE_BYTES];
         for (int r = 0; r < world; r++) {
             ByteBuffer theirs = ByteBuffer.wrap(all[r]);
-            byte[] handle = new byte[IpcHandles.HANDLE_BYTES];
-            theirs.get(handle);
+            theirs.get(handles[r]);
             long size = theirs.getLong();
-            peerDevices[r] = theirs.getInt();
+            theirs.getInt();  // the peer's index, in its own numbering
+            pciAddresses[r] = getFixed(theirs);
+            hosts[r] = getFixed(theirs);
             if (size != config.heapSize()) {
                 throw new IrisException("rank " + rank + ": rank " + r + " has a heap of " + size
                         + " bytes, this rank " + config.heapSize() + "; IRIS_HEAP_SIZE must agree on every rank");
             }
-            if (r != rank) {
-                if (peerDevices[r] == config.device()) {
-                    throw new IrisException("rank " + rank + ": rank " + r + " drives the same GPU " + config.device()
-                            + "; each rank needs its own GPU (IRIS_LOCAL_RANK / IRIS_DEVICE)");
-                }
-                if (!Gpu.canAccessPeer(config.device(), peerDevices[r])) {
-                    throw new IrisException("rank " + rank + ": GPU " + config.device() + " cannot access GPU "
-                            + peerDevices[r] + " of rank " + r + " (no peer-to-peer path)");
-                }
-                final int peer = r;
-                peerMappings[r] = IpcHandles.open(handle, r);
-                toRelease.add(() -> IpcHandles.close(peerMappings[peer], peer));
+            if (!hosts[r].equals(host)) {
+                throw new IrisException("rank " + rank + ": rank " + r + " runs on host " + hosts[r] + ", this rank on "
+                        + host + "; the symmetric heap spans the ranks of one machine (CUDA IPC), so start every rank"
+                        + " of the job on one host");
             }
         }
+        String[] localPci = localPciAddresses();
+        for (int r = 0; r < world; r++) {
+            peerDevices[r] = r == rank ? device : indexOf(localPci, pciAddresses[r]);
+            if (r == rank) {
+                continue;
+            }
+            boolean sameGpu = pciAddresses[r].equals(deviceProperties.pciAddress());
+            if (!sameGpu && peerDevices[r] >= 0 && !Gpu.canAccessPeer(device, peerDevices[r])) {
+                throw new IrisException("rank " + rank + ": GPU " + deviceProperties.pciAddress() + " cannot access GPU "
+                        + pciAddresses[r] + " of rank " + r + " (no peer-to-peer path)");
+            }
+            final int peer = r;
+            try {
+                peerMappings[r] = IpcHandles.open(handles[r], r);
+            } catch (IrisException e) {
+                if (peerDevices[r] < 0) {
+                    throw new IrisException("rank " + rank + ": cannot map the heap of rank " + r + ", whose GPU "
+                            + pciAddresses[r] + " this process does not see (CUDA_VISIBLE_DEVICES); every rank must see"
+                            + " every GPU of the job", e);
+                }
+                throw e;
+            }
+            toRelease.add(() -> IpcHandles.close(peerMappings[peer], peer));
+        }
+        ranksOnThisGpu = (int) Arrays.stream(pciAddresses).filter(deviceProperties.pciAddress()::equals).count();
+    }
+
+    /** The PCI address of every GPU this process sees, by index. */
+    private static String[] localPciAddresses() {
+        int n = Gpu.deviceCount();
+        String[] pci = new String[n];
+        for (int d = 0; d < n; d++) {
+            pci[d] = Gpu.properties(d).pciAddress();
+        }
+        return pci;
+    }
+
+    private static int indexOf(String[] values, String value) {
+        for (int i = 0; i < values.length; i++) {
+            if (values[i].equals(value)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static void putFixed(ByteBuffer out, String text) {
+        byte[] bytes = new byte[64];
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(b, 0, bytes, 0, Math.min(b.length, bytes.length));
+        out.put(bytes);
+    }
+
+    private static String getFixed(ByteBuffer in) {
+        byte[] bytes = new byte[64];
+        in.get(bytes);
+        int end = 0;
+        while (end < bytes.length && bytes[end] != 0) {
+            end++;
+        }
+        return new String(bytes, 0, end, StandardCharsets.UTF_8);
     }
 
     private <T extends AutoCloseable> T track(T resource) {
@@ -213,14 +290,47 @@ public final class Iris implements AutoCloseable {
         return world;
     }
 
-    /** The GPU this rank drives. */
+    /** The GPU this rank drives, as an index among the GPUs this process sees. */
     public int device() {
-        return config.device();
+        return device;
     }
 
-    /** The GPU that rank {@code r} drives (for copy-engine baselines). */
+    /**
+     * The GPU that rank {@code r} drives, as an index among the GPUs this process sees (for
+     * copy-engine baselines); -1 when this process does not see it.
+     */
     public int deviceOf(int r) {
+        checkRank(r, "r");
         return peerDevices[r];
+    }
+
+    /** The PCI address ("0000:1b:00") of the GPU that rank {@code r} drives. */
+    public String pciAddressOf(int r) {
+        checkRank(r, "r");
+        return pciAddresses[r];
+    }
+
+    /**
+     * How many ranks of the job drive this rank's GPU: 1 normally, more where ranks share GPUs
+     * (then the GPU time-slices their kernels: results are right, timings are not comparable).
+     */
+    public int ranksOnThisGpu() {
+        return ranksOnThisGpu;
+    }
+
+    /**
+     * The most ranks on any one GPU of the job; a benchmark reports no comparison when this is
+     * above 1. Every rank returns the same value.
+     */
+    public int maxRanksPerGpu() {
+        Map<String, Long> perGpu = Arrays.stream(pciAddresses)
+                .collect(Collectors.groupingBy(a -> a, Collectors.counting()));
+        return perGpu.values().stream().mapToInt(Long::intValue).max().orElse(1);
+    }
+
+    /** True when two or more ranks of the job drive the same GPU. */
+    public boolean sharesGpus() {
+        return maxRanksPerGpu() > 1;
     }
 
     public DeviceProperties deviceProperties() {
@@ -475,6 +585,6 @@ public final class Iris implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Iris(rank " + rank + "/" + world + ", GPU " + config.device() + (closed.get() ? ", closed" : "") + ")";
+        return "Iris(rank " + rank + "/" + world + ", GPU " + device + (closed.get() ? ", closed" : "") + ")";
     }
 }

@@ -18,7 +18,9 @@ import java.util.Map;
  *
  * <p>Variables: the rank, world and master address as {@link RankEnvironment} reads them;
  * {@code IRIS_HEAP_SIZE} (bytes, or with a k/m/g suffix; default 1g); {@code IRIS_DEVICE} (GPU
- * index; default the local rank); {@code IRIS_RENDEZVOUS_TIMEOUT_MS} (default 120000);
+ * index among the visible ones; default {@link #AUTO_DEVICE}: the local rank modulo the visible
+ * GPUs, so that several ranks share a GPU where there are fewer GPUs than ranks);
+ * {@code IRIS_RENDEZVOUS_TIMEOUT_MS} (default 120000);
  * {@code IRIS_DEVICE_TIMEOUT_MS} (bound on every device-side wait, default 30000);
  * {@code IRIS_WATCHDOG_TIMEOUT_MS} (a rank that sends no heartbeat for this long counts as lost,
  * default 30000; a rank whose process ends is noticed at once);
@@ -27,7 +29,7 @@ import java.util.Map;
  * {@code IRIS_SEED} (base seed of the random factories, default 0).
  *
  * @param rankEnvironment    rank, world, local rank, master address and port, job token
- * @param device             the GPU this rank drives
+ * @param device             the GPU this rank drives, or {@link #AUTO_DEVICE}
  * @param heapSize           bytes of each rank's symmetric heap
  * @param rendezvousTimeout  bound on joining and on each host-side collective step
  * @param deviceTimeout      bound on each device-side wait (barrier, wait_until)
@@ -47,6 +49,10 @@ public record IrisConfig(
         long seed) {
 
     public static final long DEFAULT_HEAP_SIZE = 1L << 30;
+    /** {@link #device()} chosen at init: the local rank modulo the number of visible GPUs. */
+    public static final int AUTO_DEVICE = -1;
+    /** Beyond any GPU count a host has; a larger IRIS_DEVICE is a typo, not a device. */
+    static final int MAX_DEVICE = 1023;
     /** The smallest heap: the reserved control block plus room for a tensor. */
     public static final long MIN_HEAP_SIZE = 1L << 20;
 
@@ -55,8 +61,9 @@ public record IrisConfig(
             throw new IllegalArgumentException("rankEnvironment must not be null");
         }
         String who = "rank " + rankEnvironment.rank();
-        if (device < 0) {
-            throw new IllegalArgumentException(who + ": device must be >= 0, got " + device);
+        if (device < AUTO_DEVICE || device > MAX_DEVICE) {
+            throw new IllegalArgumentException(who + ": device must be a GPU index in [0, " + MAX_DEVICE + "] or AUTO_DEVICE ("
+                    + AUTO_DEVICE + "), got " + device);
         }
         if (heapSize < MIN_HEAP_SIZE) {
             throw new IllegalArgumentException(who + ": heapSize must be at least " + MIN_HEAP_SIZE + " bytes, got " + heapSize);
@@ -81,7 +88,7 @@ public record IrisConfig(
         RankEnvironment rank = RankEnvironment.fromEnvironment(env);
         return new IrisConfig(
                 rank,
-                (int) parseLong(env, "IRIS_DEVICE", rank.localRank()),
+                parseDevice(env.get("IRIS_DEVICE"), rank.rank()),
                 parseSize(env.get("IRIS_HEAP_SIZE"), DEFAULT_HEAP_SIZE),
                 Duration.ofMillis(parseLong(env, "IRIS_RENDEZVOUS_TIMEOUT_MS", 120_000)),
                 Duration.ofMillis(parseLong(env, "IRIS_DEVICE_TIMEOUT_MS", 30_000)),
@@ -150,6 +157,37 @@ public record IrisConfig(
             throw new IllegalArgumentException("IRIS_HEAP_SIZE must be a byte count with an optional k/m/g/t suffix, got '"
                     + text + "'");
         }
+    }
+
+    /** Resolves {@link #AUTO_DEVICE} for a host that shows {@code visibleGpus} GPUs. */
+    public int deviceAmong(int visibleGpus) {
+        if (visibleGpus < 1) {
+            throw new IrisException("rank " + rank() + ": no GPU is visible to this process");
+        }
+        if (device == AUTO_DEVICE) {
+            return rankEnvironment.localRank() % visibleGpus;
+        }
+        if (device >= visibleGpus) {
+            throw new IrisException("rank " + rank() + ": device " + device + " requested (IRIS_DEVICE) but only "
+                    + visibleGpus + " GPU(s) are visible");
+        }
+        return device;
+    }
+
+    private static int parseDevice(String v, int rank) {
+        if (v == null || v.isBlank()) {
+            return AUTO_DEVICE;
+        }
+        try {
+            int d = Integer.parseInt(v.trim());
+            if (d >= 0 && d <= MAX_DEVICE) {
+                return d;
+            }
+        } catch (NumberFormatException notAnInt) {
+            // reported below
+        }
+        throw new IllegalArgumentException("rank " + rank + ": IRIS_DEVICE must be a GPU index in [0, " + MAX_DEVICE
+                + "], got '" + v + "'");
     }
 
     private static long parseLong(Map<String, String> env, String name, long defaultValue) {

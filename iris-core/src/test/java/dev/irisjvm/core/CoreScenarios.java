@@ -87,6 +87,18 @@ public final class CoreScenarios {
             check(ctx.heapBase(r) != 0, "heap of rank " + r + " is not mapped");
         }
         check(ctx.bytes().length == DeviceContext.BYTES, "context is " + ctx.bytes().length + " bytes");
+        // Every rank names the same GPU for every rank, and counts the ranks on its own GPU from it.
+        byte[][] pci = iris.allGather(iris.pciAddressOf(rank).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        int sharing = 0;
+        for (int r = 0; r < world; r++) {
+            String theirs = new String(pci[r], java.nio.charset.StandardCharsets.US_ASCII);
+            check(theirs.equals(iris.pciAddressOf(r)), "rank " + r + " drives " + theirs + ", this rank thinks " + iris.pciAddressOf(r));
+            if (theirs.equals(iris.pciAddressOf(rank))) sharing++;
+        }
+        check(sharing == iris.ranksOnThisGpu(), sharing + " ranks on this GPU, ranksOnThisGpu() says " + iris.ranksOnThisGpu());
+        long[] maxima = gatherLongs(iris.maxRanksPerGpu());
+        check(Arrays.stream(maxima).distinct().count() == 1 && maxima[0] >= sharing,
+                "maxRanksPerGpu differs or is below this GPU's count: " + Arrays.toString(maxima));
     }
 
     /** Every factory on every dtype it supports, checked element by element on the host. */
@@ -486,13 +498,24 @@ public final class CoreScenarios {
         }
     }
 
+    /**
+     * Free device memory, read while every rank holds the same things: it is a figure of the
+     * whole GPU, which other ranks may share.
+     */
+    private static long[] memoryWhileEveryRankHolds(Iris iris) {
+        iris.hostBarrier();
+        long[] info = dev.irisjvm.core.gpu.Gpu.memoryInfo();
+        iris.hostBarrier();
+        return info;
+    }
+
     /** Init and close repeat in one process, and leave device memory where it was. */
     private static void initCloseCycles(IrisConfig base) {
         long[] before = null;
         for (int cycle = 0; cycle < 5; cycle++) {
             try (Iris iris = Iris.init(base.withHeapSize(256L << 20))) {
                 if (before == null) {
-                    before = dev.irisjvm.core.gpu.Gpu.memoryInfo();
+                    before = memoryWhileEveryRankHolds(iris);
                 }
                 SymTensor t = iris.heap().randn(DType.F32, 1 << 20);
                 iris.barrier();
@@ -501,7 +524,7 @@ public final class CoreScenarios {
             }
         }
         try (Iris iris = Iris.init(base.withHeapSize(256L << 20))) {
-            long[] after = dev.irisjvm.core.gpu.Gpu.memoryInfo();
+            long[] after = memoryWhileEveryRankHolds(iris);
             check(Math.abs(after[0] - before[0]) < (64L << 20), "free device memory moved from " + before[0] + " to " + after[0]
                     + " over 5 init/close cycles");
         }
@@ -537,7 +560,7 @@ public final class CoreScenarios {
      */
     private static void foreignHeap(IrisConfig base) {
         int devices = dev.irisjvm.core.gpu.Gpu.deviceCount();
-        int mine = base.device();
+        int mine = base.deviceAmong(devices);
         int other = (mine + 1) % devices;
         IrisConfig single = IrisConfig.fromEnvironment(java.util.Map.of()).withHeapSize(64L << 20);
         Iris a = Iris.init(single.withDevice(mine));

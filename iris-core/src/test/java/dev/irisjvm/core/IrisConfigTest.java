@@ -15,7 +15,8 @@ class IrisConfigTest {
         IrisConfig c = IrisConfig.fromEnvironment(Map.of());
         assertEquals(0, c.rank());
         assertEquals(1, c.worldSize());
-        assertEquals(0, c.device());
+        assertEquals(IrisConfig.AUTO_DEVICE, c.device());
+        assertEquals(0, c.deviceAmong(1));
         assertEquals(1L << 30, c.heapSize());
         assertFalse(c.checked());
         assertEquals(Duration.ofSeconds(30), c.deviceTimeout());
@@ -43,7 +44,8 @@ class IrisConfigTest {
                 "IRIS_LOCAL_WORLD_SIZE", "2", "IRIS_HEAP_SIZE", "512m", "IRIS_CHECK", "1", "IRIS_DEVICE_TIMEOUT_MS", "1500",
                 "IRIS_SEED", "42"));
         assertEquals(1, c.rank());
-        assertEquals(1, c.device());
+        assertEquals(IrisConfig.AUTO_DEVICE, c.device());
+        assertEquals(1, c.deviceAmong(2));
         assertEquals(512L << 20, c.heapSize());
         assertTrue(c.checked());
         assertEquals(Duration.ofMillis(1500), c.deviceTimeout());
@@ -72,7 +74,34 @@ class IrisConfigTest {
         assertTrue(e.getMessage().contains("heapSize") && e.getMessage().contains("rank 0"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> c.withDeviceTimeout(Duration.ZERO));
         assertTrue(e.getMessage().contains("deviceTimeout"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> c.withDevice(-1));
+        e = assertThrows(IllegalArgumentException.class, () -> c.withDevice(-2));
         assertTrue(e.getMessage().contains("device"), e.getMessage());
+    }
+
+    @Test
+    void autoDeviceSharesGpusRoundRobin() {
+        for (int local = 0; local < 4; local++) {
+            IrisConfig c = IrisConfig.fromEnvironment(Map.of("IRIS_RANK", "" + local, "IRIS_WORLD_SIZE", "4",
+                    "IRIS_LOCAL_RANK", "" + local, "IRIS_LOCAL_WORLD_SIZE", "4"));
+            assertEquals(0, c.deviceAmong(1), "one GPU: every rank on it");
+            assertEquals(local % 2, c.deviceAmong(2));
+            assertEquals(local, c.deviceAmong(8));
+        }
+        IrisConfig explicit = IrisConfig.fromEnvironment(Map.of("IRIS_DEVICE", "1"));
+        assertEquals(1, explicit.deviceAmong(2));
+        IrisException e = assertThrows(IrisException.class, () -> explicit.deviceAmong(1));
+        assertEquals("rank 0: device 1 requested (IRIS_DEVICE) but only 1 GPU(s) are visible", e.getMessage());
+        e = assertThrows(IrisException.class, () -> explicit.deviceAmong(0));
+        assertEquals("rank 0: no GPU is visible to this process", e.getMessage());
+    }
+
+    @Test
+    void deviceVariableIsAnIndexNotAWrappedNumber() {
+        for (String bad : new String[] {"4294967297", "-1", "gpu0", "1024"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> IrisConfig.fromEnvironment(Map.of("IRIS_DEVICE", bad)));
+            assertEquals("rank 0: IRIS_DEVICE must be a GPU index in [0, 1023], got '" + bad + "'", e.getMessage());
+        }
+        assertEquals(1023, IrisConfig.fromEnvironment(Map.of("IRIS_DEVICE", " 1023 ")).device());
     }
 }

@@ -30,6 +30,11 @@ import java.util.stream.Stream;
  * and bounded loosely ({@value #FIRST_CYCLE_MEMORY_MIB} MiB, {@value #FIRST_CYCLE_FDS} fds,
  * {@value #FIRST_CYCLE_THREADS} threads). A leak of one heap (32 MiB), one socket or one watchdog
  * thread per cycle would exceed the slack by two hundred times.
+ *
+ * <p>Free device memory is a figure of the whole GPU, so where ranks share a GPU it moves with
+ * what the others are doing. The cycles therefore read it inside a lifetime between two host
+ * barriers, when every rank holds the same things, and the first cycle's device-memory cost
+ * (which then includes the other ranks' CUDA contexts starting up) is only printed.
  */
 public final class ResourceScenarios {
     public static final List<String> SCENARIOS = List.of("init_close_cycles_leak_nothing");
@@ -67,45 +72,60 @@ public final class ResourceScenarios {
     }
 
     private static void cycles(IrisConfig config, int cycles) {
-        Gpu.setDevice(config.device());
         Usage before = Usage.now();
-        Usage afterFirst = null;
+        Usage[] inside = new Usage[cycles + 1];  // read in cycle 1, every 50th and the last
+        boolean[] shared = new boolean[1];
         long start = System.nanoTime();
         for (int cycle = 1; cycle <= cycles; cycle++) {
-            oneLifetime(config, cycle);
+            boolean measure = cycle == 1 || cycle == cycles || cycle % 50 == 0;
+            int c = cycle;
+            oneLifetime(config, cycle, iris -> {
+                shared[0] = iris.sharesGpus();
+                if (measure) {
+                    iris.hostBarrier();  // every rank holds the same things while each reads
+                    inside[c] = Usage.now();
+                    iris.hostBarrier();
+                }
+            });
             if (cycle == 1) {
-                afterFirst = Usage.now();
-                System.out.println("resources: before the first cycle " + before.describe() + "; after it "
-                        + afterFirst.describe() + "; new threads " + difference(afterFirst.threads(), before.threads()));
-            } else if (cycle % 50 == 0) {
-                System.out.printf("resources: %d cycles, %.1f ms per cycle, %s%n", cycle,
-                        (System.nanoTime() - start) / 1e6 / cycle, Usage.now().describe());
+                System.out.println("resources: before the first cycle " + before.describe() + "; inside it "
+                        + inside[1].describe() + "; new threads " + difference(inside[1].threads(), before.threads()));
+            } else if (measure) {
+                System.out.printf("resources: %d cycles, %.1f ms per cycle, inside the last %s%n", cycle,
+                        (System.nanoTime() - start) / 1e6 / cycle, inside[cycle].describe());
             }
         }
+        Usage first = inside[1];
+        Usage last = inside[cycles];
         Usage after = Usage.now();
         System.out.println("resources: after " + cycles + " cycles " + after.describe());
 
-        long firstCost = (before.freeDeviceBytes() - afterFirst.freeDeviceBytes()) >> 20;
-        check(firstCost <= FIRST_CYCLE_MEMORY_MIB, "the first cycle kept " + firstCost + " MiB of device memory");
-        check(afterFirst.fds() - before.fds() <= FIRST_CYCLE_FDS, "the first cycle kept "
-                + (afterFirst.fds() - before.fds()) + " file descriptors");
-        check(afterFirst.threads().size() - before.threads().size() <= FIRST_CYCLE_THREADS, "the first cycle kept threads "
-                + difference(afterFirst.threads(), before.threads()));
+        long firstCost = (before.freeDeviceBytes() - first.freeDeviceBytes()) >> 20;
+        if (shared[0]) {
+            System.out.println("resources: ranks share this GPU, so the first cycle's " + firstCost
+                    + " MiB include other ranks' start-up; only the drift over the cycles is checked");
+        } else {
+            check(firstCost <= FIRST_CYCLE_MEMORY_MIB, "the first cycle holds " + firstCost + " MiB of device memory");
+        }
+        check(first.fds() - before.fds() <= FIRST_CYCLE_FDS, "the first cycle holds "
+                + (first.fds() - before.fds()) + " file descriptors");
+        check(first.threads().size() - before.threads().size() <= FIRST_CYCLE_THREADS, "the first cycle holds threads "
+                + difference(first.threads(), before.threads()));
 
-        long drift = (afterFirst.freeDeviceBytes() - after.freeDeviceBytes()) >> 20;
+        long drift = (first.freeDeviceBytes() - last.freeDeviceBytes()) >> 20;
         check(Math.abs(drift) <= MEMORY_SLACK_MIB, "free device memory moved by " + drift + " MiB over " + (cycles - 1)
-                + " cycles (" + afterFirst.describe() + " -> " + after.describe() + ")");
-        check(after.fds() - afterFirst.fds() <= FD_SLACK, "open file descriptors went from " + afterFirst.fds() + " to "
-                + after.fds() + " over " + (cycles - 1) + " cycles: " + fdTargets());
-        check(after.threads().size() - afterFirst.threads().size() <= THREAD_SLACK, "threads went from "
-                + afterFirst.threads().size() + " to " + after.threads().size() + "; new: "
-                + difference(after.threads(), afterFirst.threads()));
+                + " cycles (" + first.describe() + " -> " + last.describe() + ")");
+        check(last.fds() - first.fds() <= FD_SLACK, "open file descriptors went from " + first.fds() + " to "
+                + last.fds() + " over " + (cycles - 1) + " cycles: " + fdTargets());
+        check(last.threads().size() - first.threads().size() <= THREAD_SLACK, "threads went from "
+                + first.threads().size() + " to " + last.threads().size() + "; new: "
+                + difference(last.threads(), first.threads()));
         check(after.threads().stream().noneMatch(t -> t.startsWith("iris-watchdog")), "a watchdog thread outlived its Iris: "
                 + after.threads());
     }
 
     /** One Iris lifetime that uses what a lifetime builds: heap, peers' mappings, kernels, barrier, rendezvous. */
-    private static void oneLifetime(IrisConfig config, int cycle) {
+    private static void oneLifetime(IrisConfig config, int cycle, java.util.function.Consumer<Iris> whileOpen) {
         try (Iris iris = Iris.init(config)) {
             int rank = iris.rank();
             int next = (rank + 1) % iris.worldSize();
@@ -122,6 +142,7 @@ public final class ResourceScenarios {
                         + ", expected " + expected + " from rank " + prev);
                 iris.barrier();  // nobody frees a block a peer may still write
                 iris.synchronize();
+                whileOpen.accept(iris);
             }
         }
     }

@@ -915,9 +915,15 @@ public final class DeviceApiScenarios {
     // =============================================================================================
 
     static final long PINGPONG_ROUNDS = 5_000;
+    /**
+     * Rounds where the players share a GPU: each round then waits for a time slice of the other
+     * context (about 2 ms on an H200), so 5000 rounds would take 45 s and prove nothing more.
+     */
+    static final long PINGPONG_ROUNDS_SHARED_GPU = 500;
 
     /**
-     * Ranks 0 and 1 (others only join the barriers) play PINGPONG_ROUNDS rounds, once with signal
+     * Ranks 0 and 1 (others wait on the host, not spinning on the GPU that the players may share)
+     * play PINGPONG_ROUNDS rounds (PINGPONG_ROUNDS_SHARED_GPU where ranks share GPUs), once with signal
      * set and once with signal add; each round carries a data word written with store before the
      * signal and read by the receiver after its wait, wait_until and wait_until_backoff taking
      * turns (see dat_pingpong). Pass: every round
@@ -928,7 +934,8 @@ public final class DeviceApiScenarios {
     private void pingPong() {
         Failures f = new Failures();
         long seed = seed("pingpong");  // the same on every rank: each checks what the other sent
-        int n = (int) PINGPONG_ROUNDS;
+        long rounds = iris.sharesGpus() ? PINGPONG_ROUNDS_SHARED_GPU : PINGPONG_ROUNDS;
+        int n = (int) rounds;
         boolean plays = rank < 2;
         int peer = 1 - rank;
         try (SymTensor flag = heap.empty(DType.I64, 1); SymTensor data = heap.empty(DType.I64, 1);
@@ -942,14 +949,14 @@ public final class DeviceApiScenarios {
                 iris.barrier();  // both flags are zero before anyone signals
                 if (plays) {
                     launch("dat_pingpong", LaunchShape.of(1, 32), args().putLong(flag.deviceAddress()).putLong(data.deviceAddress())
-                            .putLong(PINGPONG_ROUNDS).putInt(peer).putInt(rank == 0 ? 1 : 0).putInt(add).putLong(seed)
+                            .putLong(rounds).putInt(peer).putInt(rank == 0 ? 1 : 0).putInt(add).putLong(seed)
                             .putLong(received.deviceAddress()).putLong(completed.deviceAddress()));
                 }
-                iris.barrier();
                 iris.synchronize();
+                iris.hostBarrier();  // the players are done; nobody resets the flags before that
                 if (!plays) continue;
                 long done = completed.toLongArray()[0];
-                f.check(done == PINGPONG_ROUNDS, () -> variant + ": completed " + done + " of " + PINGPONG_ROUNDS + " rounds");
+                f.check(done == rounds, () -> variant + ": completed " + done + " of " + rounds + " rounds");
                 long[] got = received.toLongArray();
                 int wrong = 0;
                 String first = null;
@@ -965,7 +972,7 @@ public final class DeviceApiScenarios {
                 f.check(wrong == 0, () -> variant + ": " + w + " of " + n + " received data words wrong; first " + fst);
                 long flagValue = flag.toLongArray()[0];
                 long dataValue = data.toLongArray()[0];
-                f.check(flagValue == PINGPONG_ROUNDS, () -> variant + ": flag ends at " + flagValue + ", expected " + PINGPONG_ROUNDS);
+                f.check(flagValue == rounds, () -> variant + ": flag ends at " + flagValue + ", expected " + rounds);
                 f.check(dataValue == pingpongMessage(seed, peer, n), () -> variant + ": data word ends at 0x" + Long.toHexString(dataValue)
                         + ", expected rank " + peer + "'s last message");
             }

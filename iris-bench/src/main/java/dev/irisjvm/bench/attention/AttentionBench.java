@@ -111,8 +111,9 @@ public final class AttentionBench implements Callable<Integer> {
             System.err.println("AttentionBench: " + e.getMessage());
             return 2;
         }
-        Gpu.setDevice(env.device());
-        DeviceProperties device = Gpu.properties(env.device());
+        int gpu = env.deviceAmong(Gpu.deviceCount());
+        Gpu.setDevice(gpu);
+        DeviceProperties device = Gpu.properties(gpu);
         long heapBytes = heapBytes(options, env.worldSize(), device.multiprocessorCount());
         List<LocalPoint> local = new ArrayList<>();
         List<RingPoint> ring = new ArrayList<>();

@@ -75,8 +75,9 @@ public final class GemmSweep implements Callable<Integer> {
             return 2;
         }
         IrisConfig env = IrisConfig.fromEnvironment();
-        Gpu.setDevice(env.device());
-        DeviceProperties device = Gpu.properties(env.device());
+        int gpu = env.deviceAmong(Gpu.deviceCount());
+        Gpu.setDevice(gpu);
+        DeviceProperties device = Gpu.properties(gpu);
         long heapBytes = heapBytes(options, device.l2CacheBytes());
         List<GemmMeasurement> results = new ArrayList<>();
         String software;

@@ -14,7 +14,8 @@ import java.util.Set;
  * What one launch starts: the {@code iris-run} command line, parsed.
  *
  * <pre>
- * iris-run -n N [--master-addr A] [--master-port P] [--timeout SECONDS] [--stop-delay SECONDS] [--dry-run] -- CMD ARGS...
+ * iris-run -n N [--gpus G | --ranks-per-gpu K] [--master-addr A] [--master-port P] [--timeout SECONDS]
+ *          [--stop-delay SECONDS] [--dry-run] -- CMD ARGS...
  * </pre>
  *
  * <p>From code, start with {@link #of} and adjust with the {@code with...} methods:
@@ -35,6 +36,9 @@ import java.util.Set;
  * @param stopDelay   after the first rank fails, how long the others get to notice (their
  *                    watchdog sees the lost rank) and exit on their own, reporting what they saw,
  *                    before they are stopped; zero stops them at once
+ * @param gpus        GPUs to place the ranks on, round robin; 0: every GPU the host shows
+ *                    (see {@link GpuPlacement})
+ * @param ranksPerGpu ranks on each GPU, filled in order; 0: round robin instead
  */
 public record LaunchOptions(
         int worldSize,
@@ -45,12 +49,14 @@ public record LaunchOptions(
         List<String> command,
         Map<String, String> extraEnv,
         Duration gracePeriod,
-        Duration stopDelay) {
+        Duration stopDelay,
+        int gpus,
+        int ranksPerGpu) {
 
     /** The one-line synopsis printed with every usage error. */
     public static final String USAGE =
-            "usage: iris-run -n N [--master-addr A] [--master-port P] [--timeout SECONDS] [--stop-delay SECONDS] [--dry-run]"
-                    + " -- CMD [ARGS...]";
+            "usage: iris-run -n N [--gpus G | --ranks-per-gpu K] [--master-addr A] [--master-port P] [--timeout SECONDS]"
+                    + " [--stop-delay SECONDS] [--dry-run] -- CMD [ARGS...]";
 
     /** Where the rendezvous listens unless {@code --master-addr} says otherwise: this host. */
     public static final String DEFAULT_MASTER_ADDR = RankEnvironment.DEFAULT_MASTER_ADDR;
@@ -94,12 +100,23 @@ public record LaunchOptions(
         if (stopDelay.isNegative()) {
             throw new IllegalArgumentException("stopDelay must not be negative, got " + stopDelay);
         }
+        if (gpus < 0) {
+            throw new IllegalArgumentException("gpus must be >= 1, or 0 for every GPU the host shows, got " + gpus);
+        }
+        if (ranksPerGpu < 0) {
+            throw new IllegalArgumentException("ranksPerGpu must be >= 1, or 0 for round robin, got " + ranksPerGpu);
+        }
+        if (gpus > 0 && ranksPerGpu > 0) {
+            throw new IllegalArgumentException("give gpus or ranksPerGpu, not both (got " + gpus + " and " + ranksPerGpu + ")");
+        }
+        // Checked here so that a bad combination fails at parse time, before anything starts.
+        GpuPlacement.plan(worldSize, gpus, ranksPerGpu);
     }
 
     /** {@code worldSize} ranks of {@code command}, everything else at its default. */
     public static LaunchOptions of(int worldSize, List<String> command) {
         return new LaunchOptions(worldSize, DEFAULT_MASTER_ADDR, 0, null, false, command, Map.of(),
-                DEFAULT_GRACE_PERIOD, DEFAULT_STOP_DELAY);
+                DEFAULT_GRACE_PERIOD, DEFAULT_STOP_DELAY, 0, 0);
     }
 
     /** {@code worldSize} ranks of {@code command}, everything else at its default. */
@@ -109,37 +126,47 @@ public record LaunchOptions(
 
     /** A copy with another master address. */
     public LaunchOptions withMasterAddr(String addr) {
-        return new LaunchOptions(worldSize, addr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay);
+        return new LaunchOptions(worldSize, addr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu);
     }
 
     /** A copy with another master port (0: pick a free one). */
     public LaunchOptions withMasterPort(int port) {
-        return new LaunchOptions(worldSize, masterAddr, port, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay);
+        return new LaunchOptions(worldSize, masterAddr, port, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu);
     }
 
     /** A copy with another wall-clock limit for the whole job, or none when {@code limit} is null. */
     public LaunchOptions withTimeout(Duration limit) {
-        return new LaunchOptions(worldSize, masterAddr, masterPort, limit, dryRun, command, extraEnv, gracePeriod, stopDelay);
+        return new LaunchOptions(worldSize, masterAddr, masterPort, limit, dryRun, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu);
     }
 
     /** A copy that only prints (true) or really starts (false). */
     public LaunchOptions withDryRun(boolean dry) {
-        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dry, command, extraEnv, gracePeriod, stopDelay);
+        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dry, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu);
     }
 
     /** A copy with these extra variables for every rank, replacing earlier ones. */
     public LaunchOptions withExtraEnv(Map<String, String> env) {
-        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, env, gracePeriod, stopDelay);
+        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, env, gracePeriod, stopDelay, gpus, ranksPerGpu);
     }
 
     /** A copy with another SIGTERM-to-SIGKILL grace period. */
     public LaunchOptions withGracePeriod(Duration grace) {
-        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, extraEnv, grace, stopDelay);
+        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, extraEnv, grace, stopDelay, gpus, ranksPerGpu);
     }
 
     /** A copy in which the other ranks get {@code delay} to exit on their own after the first failure. */
     public LaunchOptions withStopDelay(Duration delay) {
-        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, delay);
+        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, delay, gpus, ranksPerGpu);
+    }
+
+    /** A copy that places the ranks round robin on {@code count} GPUs (0: every GPU the host shows). */
+    public LaunchOptions withGpus(int count) {
+        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, count, 0);
+    }
+
+    /** A copy that puts {@code k} ranks on each GPU in turn (0: round robin instead). */
+    public LaunchOptions withRanksPerGpu(int k) {
+        return new LaunchOptions(worldSize, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, 0, k);
     }
 
     /** True when the arguments before {@code --} ask for help ({@code -h} or {@code --help}). */
@@ -177,6 +204,8 @@ public record LaunchOptions(
         Duration timeout = null;
         Duration stopDelay = DEFAULT_STOP_DELAY;
         boolean dryRun = false;
+        int gpus = 0;
+        int ranksPerGpu = 0;
         List<String> command = null;
 
         for (int i = 0; i < args.size(); i++) {
@@ -209,6 +238,8 @@ public record LaunchOptions(
                 case "--master-port" -> port = parsePort(value);
                 case "--timeout" -> timeout = parseTimeout(value);
                 case "--stop-delay" -> stopDelay = parseStopDelay(value);
+                case "--gpus" -> gpus = parseCount(name, value, "GPUs");
+                case "--ranks-per-gpu" -> ranksPerGpu = parseCount(name, value, "ranks per GPU");
                 case "--dry-run" -> dryRun = true;
                 default -> throw new IllegalArgumentException(arg.startsWith("-")
                         ? "unknown option " + arg
@@ -225,11 +256,15 @@ public record LaunchOptions(
         if (command.isEmpty()) {
             throw new IllegalArgumentException("no command after '--'");
         }
+        if (gpus > 0 && ranksPerGpu > 0) {
+            throw new IllegalArgumentException("--gpus and --ranks-per-gpu are alternatives: give one");
+        }
         return new LaunchOptions(worldSize, addr, port, timeout, dryRun, new ArrayList<>(command),
-                new LinkedHashMap<>(), DEFAULT_GRACE_PERIOD, stopDelay);
+                new LinkedHashMap<>(), DEFAULT_GRACE_PERIOD, stopDelay, gpus, ranksPerGpu);
     }
 
-    private static final Set<String> VALUED = Set.of("-n", "--master-addr", "--master-port", "--timeout", "--stop-delay");
+    private static final Set<String> VALUED = Set.of("-n", "--gpus", "--ranks-per-gpu", "--master-addr", "--master-port",
+            "--timeout", "--stop-delay");
 
     private static String nextValue(List<String> args, int i, String name) {
         if (i + 1 >= args.size() || args.get(i + 1).equals("--")) {
@@ -238,15 +273,26 @@ public record LaunchOptions(
         return args.get(i + 1);
     }
 
+    /** The most ranks one launch starts: each is a process with its own GPU context. */
+    static final int MAX_WORLD_SIZE = 4096;
+
     private static int parseWorldSize(String value) {
+        int n = parseCount("-n", value, "ranks");
+        if (n > MAX_WORLD_SIZE) {
+            throw new IllegalArgumentException("-n expects at most " + MAX_WORLD_SIZE + " ranks on one host, got " + n);
+        }
+        return n;
+    }
+
+    private static int parseCount(String option, String value, String what) {
         int n;
         try {
             n = Integer.parseInt(value);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("-n expects a whole number of ranks >= 1, got '" + value + "'");
+            throw new IllegalArgumentException(option + " expects a whole number of " + what + " >= 1, got '" + value + "'");
         }
         if (n < 1) {
-            throw new IllegalArgumentException("-n expects a number of ranks >= 1, got " + n);
+            throw new IllegalArgumentException(option + " expects a number of " + what + " >= 1, got " + n);
         }
         return n;
     }

@@ -42,7 +42,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * Starts the ranks of a multi-GPU job on this host, one process per GPU, and watches them:
+ * Starts the ranks of a multi-GPU job on this host, one process per rank, and watches them:
  * the JVM counterpart of {@code torchrun --standalone}. {@code bin/iris-run} runs {@link #main}.
  *
  * <pre>
@@ -52,9 +52,13 @@ import java.util.stream.Collectors;
  * <p>Each rank r of N gets {@code IRIS_RANK=r}, {@code IRIS_WORLD_SIZE=N},
  * {@code IRIS_LOCAL_RANK=r}, {@code IRIS_LOCAL_WORLD_SIZE=N}, {@code IRIS_MASTER_ADDR},
  * {@code IRIS_MASTER_PORT} (a free port unless given) and {@code IRIS_JOB_TOKEN} (random, one per
- * launch), on top of the launcher's own environment, and always {@link #SAFETY_ENV}. The rank
- * picks GPU {@code IRIS_LOCAL_RANK} itself; {@code CUDA_VISIBLE_DEVICES} is left alone because
- * peer IPC mappings need every device visible in every rank.
+ * launch), on top of the launcher's own environment, and always {@link #SAFETY_ENV}. Where the
+ * launcher can count the host's GPUs (or {@code --gpus} / {@code --ranks-per-gpu} says), each rank
+ * also gets {@code IRIS_DEVICE} as {@link GpuPlacement} plans it, round robin by default, so that
+ * four ranks on a one-GPU machine all use GPU 0; ranks that share a GPU also get a
+ * {@code NCCL_HOSTID} each, so that NCCL accepts them (see {@link #sharedGpuNcclEnv}).
+ * {@code CUDA_VISIBLE_DEVICES} is left alone because peer IPC mappings need every device visible in
+ * every rank.
  *
  * <p>Each rank's stdout and stderr come back line by line with a {@code "[r] "} prefix. When a
  * rank exits non-zero the others get {@code --stop-delay} (default 2 s) to notice (Iris's watchdog
@@ -92,6 +96,14 @@ public final class Launcher {
             "TORCH_SYMM_MEM_DISABLE_MULTICAST", "1",
             "NVSHMEM_DISABLE_NVLS", "1");
 
+    /** The GPU a rank drives, set when the launcher places the ranks ({@link GpuPlacement}). */
+    static final String IRIS_DEVICE = "IRIS_DEVICE";
+    private static final String NCCL_HOSTID = "NCCL_HOSTID";
+    private static final Map<String, String> SHARED_GPU_NCCL_DEFAULTS = orderedMap(
+            "NCCL_SOCKET_IFNAME", "lo",
+            "NCCL_IB_DISABLE", "1");
+    private static final Path NVIDIA_PROC_GPUS = Path.of("/proc/driver/nvidia/gpus");
+
     /** Variables the launcher sets for each rank; {@link LaunchOptions#extraEnv()} may not name them. */
     static final Set<String> MANAGED_VARIABLES = Set.of(
             RankEnvironment.IRIS_RANK, RankEnvironment.IRIS_WORLD_SIZE,
@@ -102,8 +114,11 @@ public final class Launcher {
 
     private static final String PREFIX = "iris-run: ";
     private static final String HELP = """
-            Starts N ranks of CMD on this host, one process per GPU; rank r uses GPU r.
+            Starts N ranks of CMD on this host, one process each. Rank r uses GPU r mod G, G the
+            host's GPUs; with fewer GPUs than ranks, ranks share GPUs (for correctness, not timing).
               -n N               number of ranks (required)
+              --gpus G           place the ranks round robin on G GPUs (default: all the host shows)
+              --ranks-per-gpu K  K ranks on GPU 0, the next K on GPU 1, ...
               --master-addr A    rendezvous address (default 127.0.0.1)
               --master-port P    rendezvous port (default: a free port)
               --timeout SECONDS  stop every rank and exit 124 after this long
@@ -186,10 +201,13 @@ public final class Launcher {
     /**
      * The variables the launcher sets for each rank, in the order a dry run prints them.
      *
-     * @param port  the master port to hand out (already picked, not 0)
-     * @param token the job token shared by every rank
+     * @param port      the master port to hand out (already picked, not 0)
+     * @param token     the job token shared by every rank
+     * @param placement each rank's GPU; when not planned, each rank chooses its own
+     * @param inherited the launcher's own environment, which every rank inherits
      */
-    static List<Map<String, String>> rankEnvironments(LaunchOptions options, int port, String token) {
+    static List<Map<String, String>> rankEnvironments(LaunchOptions options, int port, String token, GpuPlacement placement,
+                                                      Map<String, String> inherited) {
         List<Map<String, String>> envs = new ArrayList<>();
         int n = options.worldSize();
         for (int rank = 0; rank < n; rank++) {
@@ -202,10 +220,41 @@ public final class Launcher {
             env.put(RankEnvironment.IRIS_MASTER_ADDR, options.masterAddr());
             env.put(RankEnvironment.IRIS_MASTER_PORT, Integer.toString(port));
             env.put(RankEnvironment.IRIS_JOB_TOKEN, token);
+            if (placement.isPlanned() && !options.extraEnv().containsKey(IRIS_DEVICE)) {
+                env.put(IRIS_DEVICE, Integer.toString(placement.device(rank)));
+            }
+            if (placement.sharesGpus()) {
+                env.putAll(sharedGpuNcclEnv(rank, options.extraEnv(), inherited));
+            }
             env.putAll(SAFETY_ENV);
             envs.add(env);
         }
         return envs;
+    }
+
+    /**
+     * NCCL refuses two ranks of one host on one GPU; a rank with a host id of its own is another
+     * host to NCCL, which then reaches it over sockets. So NCCL baselines and cross-checks run
+     * where ranks share a GPU (slowly: never time them). A host id the caller set is kept, as is
+     * a socket interface or IB choice the environment already makes.
+     */
+    static Map<String, String> sharedGpuNcclEnv(int rank, Map<String, String> extraEnv, Map<String, String> inherited) {
+        Map<String, String> env = new LinkedHashMap<>();
+        if (!extraEnv.containsKey(NCCL_HOSTID)) {
+            env.put(NCCL_HOSTID, "iris-shared-gpu-rank-" + rank);
+        }
+        for (Map.Entry<String, String> e : SHARED_GPU_NCCL_DEFAULTS.entrySet()) {
+            if (!extraEnv.containsKey(e.getKey()) && !inherited.containsKey(e.getKey())) {
+                env.put(e.getKey(), e.getValue());
+            }
+        }
+        return env;
+    }
+
+    /** The launcher's GPU plan for {@code options} on a host that shows {@code visibleGpus} (0: unknown). */
+    static GpuPlacement placement(LaunchOptions options, int visibleGpus) {
+        int gpus = options.gpus() > 0 ? options.gpus() : visibleGpus;
+        return GpuPlacement.plan(options.worldSize(), gpus, options.ranksPerGpu());
     }
 
     /** A dry run's line for one rank: {@code [r] NAME=value ... -- cmd args}, shell-quoted. */
@@ -444,7 +493,11 @@ public final class Launcher {
         LaunchResult run() {
             token = newJobToken();
             int port = options.masterPort() != 0 ? options.masterPort() : pickFreePort(options.masterAddr());
-            List<Map<String, String>> envs = rankEnvironments(options, port, token);
+            GpuPlacement placement = placement(options, GpuPlacement.countVisibleGpus(System.getenv(), NVIDIA_PROC_GPUS));
+            List<Map<String, String>> envs = rankEnvironments(options, port, token, placement, System.getenv());
+            if (placement.sharesGpus()) {
+                err.accept(PREFIX + placement.describe());
+            }
             if (options.dryRun()) {
                 for (int rank = 0; rank < envs.size(); rank++) {
                     out.accept(dryRunLine(rank, options.extraEnv(), envs.get(rank), options.command()));

@@ -118,7 +118,7 @@ class LaunchOptionsTest {
                 .withDryRun(true).withMasterAddr("h").withGracePeriod(Duration.ZERO)
                 .withExtraEnv(Map.of("FOO", "bar")).withStopDelay(Duration.ofMillis(1500));
         assertEquals(new LaunchOptions(2, "h", 80, Duration.ofSeconds(5), true, List.of("x"), Map.of("FOO", "bar"),
-                Duration.ZERO, Duration.ofMillis(1500)), o);
+                Duration.ZERO, Duration.ofMillis(1500), 0, 0), o);
         assertEquals("stopDelay must not be negative, got PT-1S", assertThrows(IllegalArgumentException.class,
                 () -> LaunchOptions.of(1, "x").withStopDelay(Duration.ofSeconds(-1))).getMessage());
 
@@ -141,5 +141,30 @@ class LaunchOptionsTest {
                     () -> LaunchOptions.of(1, "x").withExtraEnv(Map.of(name, "1")));
             assertEquals("extraEnv must not set " + name + ": the launcher sets it for each rank", e.getMessage());
         }
+    }
+
+    @Test
+    void gpuPlacementOptions() {
+        LaunchOptions o = LaunchOptions.parse("-n", "4", "--gpus", "1", "--", "x");
+        assertEquals(1, o.gpus());
+        assertEquals(0, o.ranksPerGpu());
+        LaunchOptions k = LaunchOptions.parse("-n", "4", "--ranks-per-gpu=2", "--", "x");
+        assertEquals(2, k.ranksPerGpu());
+        assertEquals(0, k.gpus());
+        assertEquals(3, LaunchOptions.of(3, "x").withRanksPerGpu(2).withGpus(3).gpus());
+        assertEquals(0, LaunchOptions.of(3, "x").withRanksPerGpu(2).withGpus(3).ranksPerGpu());
+
+        assertEquals("--gpus expects a number of GPUs >= 1, got 0", assertThrows(IllegalArgumentException.class,
+                () -> LaunchOptions.parse("-n", "2", "--gpus", "0", "--", "x")).getMessage());
+        assertEquals("--ranks-per-gpu expects a whole number of ranks per GPU >= 1, got 'two'",
+                assertThrows(IllegalArgumentException.class,
+                        () -> LaunchOptions.parse("-n", "2", "--ranks-per-gpu", "two", "--", "x")).getMessage());
+        assertEquals("--gpus and --ranks-per-gpu are alternatives: give one", assertThrows(IllegalArgumentException.class,
+                () -> LaunchOptions.parse("-n", "2", "--gpus", "1", "--ranks-per-gpu", "2", "--", "x")).getMessage());
+        assertEquals("-n expects at most 4096 ranks on one host, got 2147483647", assertThrows(IllegalArgumentException.class,
+                () -> LaunchOptions.parse("-n", "2147483647", "--", "x")).getMessage());
+        assertEquals("100 ranks would put 100 ranks on one GPU; at most 64 are supported",
+                assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse("-n", "100", "--gpus", "1", "--", "x"))
+                        .getMessage());
     }
 }

@@ -64,6 +64,42 @@ class LauncherTest {
     }
 
     @Test
+    void ranksThatShareAGpuGetItsIndexAndAHostIdEachForNccl() {
+        LaunchResult result = launch(sh(3, "true").withDryRun(true).withGpus(1));
+        assertEquals(0, result.exitCode());
+        assertTrue(lines.get(0).startsWith("iris-run: 3 ranks on 1 GPU (up to 3 per GPU"), lines.toString());
+        for (int rank = 0; rank < 3; rank++) {
+            String line = lines.get(rank + 1);
+            assertTrue(line.contains(" IRIS_DEVICE=0 NCCL_HOSTID=iris-shared-gpu-rank-" + rank + " "), line);
+        }
+        Map<String, String> kept = Launcher.sharedGpuNcclEnv(1, Map.of("NCCL_HOSTID", "node-a"),
+                Map.of("NCCL_SOCKET_IFNAME", "eth0"));
+        assertEquals(Map.of("NCCL_IB_DISABLE", "1"), kept, "what the caller or the environment set is kept");
+        assertEquals(Map.of("NCCL_HOSTID", "iris-shared-gpu-rank-2", "NCCL_SOCKET_IFNAME", "lo", "NCCL_IB_DISABLE", "1"),
+                Launcher.sharedGpuNcclEnv(2, Map.of(), Map.of()));
+    }
+
+    @Test
+    void ranksPerGpuPlacesRanksInBlocks() {
+        LaunchResult result = launch(sh(4, "true").withDryRun(true).withRanksPerGpu(2));
+        assertEquals(0, result.exitCode());
+        List<String> ranks = lines.stream().filter(l -> l.startsWith("[")).toList();
+        for (int rank = 0; rank < 4; rank++) {
+            assertTrue(ranks.get(rank).contains(" IRIS_DEVICE=" + rank / 2 + " "), ranks.get(rank));
+        }
+    }
+
+    @Test
+    void oneRankPerGpuNeedsNoNcclHostIds() {
+        launch(sh(2, "true").withDryRun(true).withGpus(2));
+        assertEquals(2, lines.size(), lines::toString);
+        for (int rank = 0; rank < 2; rank++) {
+            assertTrue(lines.get(rank).contains(" IRIS_DEVICE=" + rank + " "), lines.get(rank));
+            assertFalse(lines.get(rank).contains("NCCL_HOSTID"), lines.get(rank));
+        }
+    }
+
+    @Test
     void dryRunThroughTheCommandLineExitsZero() {
         Captured c = execute("-n", "1", "--dry-run", "--", "echo", "it's");
         assertEquals(0, c.code);

@@ -19,10 +19,18 @@ import java.util.regex.Pattern;
  * class path as this JVM) and collects what each rank reported with {@link ScenarioRunner}.
  */
 public final class MultiRankJob {
-    private static final Pattern RESULT = Pattern.compile("^\\[(\\d+)\\] SCENARIO (\\S+) (PASS|FAIL)(?: (.*))?$");
+    private static final Pattern RESULT = Pattern.compile("^\\[(\\d+)\\] SCENARIO (\\S+) (PASS|FAIL|SKIP)(?: (.*))?$");
 
-    /** One scenario's outcome on one rank. */
-    public record Outcome(int rank, String scenario, boolean passed, String detail) {}
+    /** One scenario's outcome on one rank: status PASS, FAIL or SKIP (the detail then says why). */
+    public record Outcome(int rank, String scenario, String status, String detail) {
+        public boolean passed() {
+            return !status.equals("FAIL");
+        }
+
+        public boolean skipped() {
+            return status.equals("SKIP");
+        }
+    }
 
     private final LaunchResult result;
     private final List<String> output;
@@ -62,7 +70,7 @@ public final class MultiRankJob {
                 Matcher m = RESULT.matcher(line);
                 if (m.matches()) {
                     byScenario.computeIfAbsent(m.group(2), k -> new ArrayList<>()).add(new Outcome(
-                            Integer.parseInt(m.group(1)), m.group(2), m.group(3).equals("PASS"), m.group(4)));
+                            Integer.parseInt(m.group(1)), m.group(2), m.group(3), m.group(4)));
                 }
             }
         }

@@ -9,10 +9,30 @@ import java.util.Map;
 
 /**
  * Rank side of a GPU test job: runs named scenarios in the same order on every rank and prints
- * one {@code SCENARIO <name> PASS|FAIL <detail>} line per scenario. The process exits non-zero if
- * any scenario failed, so the launcher reports it.
+ * one {@code SCENARIO <name> PASS|FAIL|SKIP <detail>} line per scenario. The process exits non-zero
+ * if any scenario failed, so the launcher reports it. A scenario that cannot run at this world size
+ * calls {@link #skip} on every rank, with the rule it needs.
  */
 public final class ScenarioRunner {
+    /** Thrown by {@link #skip}: the scenario does not apply here; not a failure. */
+    public static final class Skipped extends RuntimeException {
+        Skipped(String reason) {
+            super(reason, null, false, false);
+        }
+    }
+
+    /** Ends the calling scenario as skipped, e.g. {@code skip("needs an even world, got 3")}. */
+    public static Skipped skip(String reason) {
+        throw new Skipped(reason);
+    }
+
+    /** Skips unless {@code condition} holds (decide it the same way on every rank). */
+    public static void skipUnless(boolean condition, String reason) {
+        if (!condition) {
+            skip(reason);
+        }
+    }
+
     /** A check that throws on failure. */
     @FunctionalInterface
     public interface Scenario {
@@ -71,6 +91,8 @@ public final class ScenarioRunner {
             try {
                 e.getValue().run();
                 System.out.printf("SCENARIO %s PASS %.0f ms%n", e.getKey(), (System.nanoTime() - start) / 1e6);
+            } catch (Skipped skipped) {
+                System.out.println("SCENARIO " + e.getKey() + " SKIP " + skipped.getMessage().replace('\n', ' '));
             } catch (Throwable t) {
                 failed++;
                 StringWriter trace = new StringWriter();

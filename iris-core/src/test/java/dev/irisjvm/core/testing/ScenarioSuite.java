@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 
 /**
@@ -79,7 +80,7 @@ public final class ScenarioSuite {
 
     private DynamicTest onGpus(String name, JobCheck check) {
         return dynamicTest(name, () -> {
-            GpuTestSupport.assumeGpus(2);
+            GpuTestSupport.assumeGpus(1);
             MultiRankJob j = job();
             check.run(j, world);
         });
@@ -125,6 +126,17 @@ public final class ScenarioSuite {
                 }
                 byRank.keySet().stream().filter(r -> r < 0 || r >= w)
                         .forEach(r -> problems.add("rank " + r + " is outside the world of " + w));
+                List<MultiRankJob.Outcome> skips = j.outcomes().getOrDefault(name, List.of()).stream()
+                        .filter(MultiRankJob.Outcome::skipped).toList();
+                if (problems.isEmpty() && !skips.isEmpty()) {
+                    long skippedRanks = skips.stream().map(MultiRankJob.Outcome::rank).distinct().count();
+                    if (skippedRanks != w) {
+                        problems.add("skipped on " + skippedRanks + " of " + w + " ranks: a skip must be decided alike on every rank");
+                    } else {
+                        System.out.println("GPU test skipped: " + name + " on " + w + " ranks: " + skips.get(0).detail());
+                        Assumptions.abort(name + " on " + w + " ranks: " + skips.get(0).detail());
+                    }
+                }
                 assertTrue(problems.isEmpty(), name + " on " + w + " ranks failed:\n" + String.join("\n", problems)
                         + "\n--- output tail ---\n" + j.tail(TAIL_LINES));
             }));

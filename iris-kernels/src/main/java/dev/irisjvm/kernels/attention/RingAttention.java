@@ -301,6 +301,10 @@ public final class RingAttention implements AutoCloseable {
         RingLastSteps lastSteps = new RingLastSteps(steps[last], receiveK[lastBuffer], receiveV[lastBuffer],
                 chunksOf[Math.floorMod(rank + 1, world)], lastShardReady);
         long bytes = shard.kvBytes();
+        // Where the last shard's owner shares this rank's GPU, its copy is a copy inside one GPU,
+        // which the GPU runs as a kernel on the SMs; the last launch fills every SM while it waits
+        // for the ready word, so it must not start before that copy is done.
+        boolean lastCopyNeedsSms = iris.pciAddressOf(Math.floorMod(rank - last - 1, world)).equals(iris.pciAddressOf(rank));
 
         iris.barrier(stream);              // every rank's shards are written
         start.record(stream);
@@ -330,6 +334,9 @@ public final class RingAttention implements AutoCloseable {
                     readDone[(s - 1) % 2].record(stream);
                 }
             } else {
+                if (lastCopyNeedsSms) {
+                    stream.waitFor(copied[b]);
+                }
                 attention.ringLastSteps(ctx, lastSteps, stream);
             }
         }

@@ -225,7 +225,9 @@ public final class CollectivesScenarios {
      * and all of them captured in a graph beside the kernels' collectives.
      */
     private void copyEnginePaths() throws Exception {
-        Collectives.Options options = Collectives.Options.defaults().withStagingBytes(64L << 10).withCopyEngineBytes(1);
+        // Small staging, so that a call runs many chunks; per rank, so that graphReplay's ONE_SHOT of
+        // 4099 floats fits on any world.
+        Collectives.Options options = Collectives.Options.defaults().withStagingBytes((32L << 10) * world).withCopyEngineBytes(1);
         try (Collectives small = Collectives.create(iris, options)) {
             CollectivesScenarios s = new CollectivesScenarios(iris, small, nccl, runSeed);
             s.allReduceMatrix(AllReduceAlgorithm.COPY_ENGINE);

@@ -72,6 +72,9 @@ public final class NcclComm implements AutoCloseable {
                 mine = "cannot load NCCL: " + t;
             }
         }
+        if (mine == null) {
+            mine = sharedGpuProblem(iris);
+        }
         String reason = firstReason(iris, mine);
         if (reason != null) {
             return new NcclComm(iris, null, reason, version);
@@ -103,6 +106,24 @@ public final class NcclComm implements AutoCloseable {
             return new NcclComm(iris, null, reason, version);
         }
         return new NcclComm(iris, c, null, version);
+    }
+
+    /**
+     * Collective. NCCL refuses two ranks of one host on one GPU unless each claims a host of its
+     * own ({@code NCCL_HOSTID}, which bin/iris-run sets where ranks share a GPU); this says so
+     * before ncclCommInitRank would fail with a less clear message.
+     */
+    private static String sharedGpuProblem(Iris iris) {
+        String hostId = String.valueOf(System.getenv("NCCL_HOSTID"));
+        byte[][] all = iris.allGather(hostId.getBytes(StandardCharsets.UTF_8));
+        for (int r = 0; r < all.length; r++) {
+            if (r != iris.rank() && iris.pciAddressOf(r).equals(iris.pciAddressOf(iris.rank()))
+                    && hostId.equals(new String(all[r], StandardCharsets.UTF_8))) {
+                return "shares GPU " + iris.pciAddressOf(r) + " with rank " + r + " under the same NCCL_HOSTID (" + hostId
+                        + "); NCCL needs a distinct NCCL_HOSTID per rank there (bin/iris-run sets one where ranks share a GPU)";
+            }
+        }
+        return null;
     }
 
     /**

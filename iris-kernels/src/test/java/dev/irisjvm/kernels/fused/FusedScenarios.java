@@ -621,7 +621,8 @@ public final class FusedScenarios {
             f.throwIfAny();
             return;
         }
-        int size = 2048;
+        // About 2048, split into whole 64-wide pieces on every rank.
+        int size = (2048 + 64 * world - 1) / (64 * world) * (64 * world);
         for (FusedOp op : FusedOp.values()) {
             int m = size;
             int n = op == FusedOp.ALL_SCATTER || op == FusedOp.ALL_GATHER ? size / world : size;
@@ -967,8 +968,10 @@ public final class FusedScenarios {
         int site = FusedSites.PARTIAL_FLAG;
         f.check(String.valueOf(FusedSites.describe(site)).startsWith("GEMM + all-reduce / reduce-scatter: waiting for a peer's partial"),
                 () -> "FusedSites.describe(" + site + ") = " + FusedSites.describe(site));
-        try (GemmAllReduce lone = GemmAllReduce.create(iris, 256, 256, 64);
-             Problem p = new Problem(FusedOp.ALL_REDUCE, 256, 256, 64, DType.BF16, GemmLayout.NK, false, 0, "timeout")) {
+        // Two 128-row tiles per rank, so that rank 0 owns a tile whose peers' partials it waits for.
+        int rows = 256 * world;
+        try (GemmAllReduce lone = GemmAllReduce.create(iris, rows, 256, 64);
+             Problem p = new Problem(FusedOp.ALL_REDUCE, rows, 256, 64, DType.BF16, GemmLayout.NK, false, 0, "timeout")) {
             iris.hostBarrier();
             if (rank == 0) {
                 long start = System.nanoTime();

@@ -1,0 +1,126 @@
+package dev.irisjvm.core.testing;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.irisjvm.core.gpu.Gpu;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * The machine-readable record of one GPU test run: which commit ran, on what, at which world size,
+ * and what passed, failed and was skipped (with each failure's message and each skip's reason).
+ * Read from the JUnit XML reports the console launcher writes ({@code --reports-dir}).
+ *
+ * <pre>
+ * java -cp 'lib/*' dev.irisjvm.core.testing.GpuRunSummary REPORTS_DIR COMMIT SELECTION OUT.json
+ * </pre>
+ *
+ * <p>The world size is the one the tests ran with ({@link GpuTestSupport#worldSize()}, from
+ * {@code IRIS_TEST_WORLD}); ranks per GPU follow the launcher's round-robin placement.
+ */
+public final class GpuRunSummary {
+
+    /** One test that did not pass: its JUnit name and why. */
+    public record Problem(String test, String message) {}
+
+    /** The summary as it is written. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Summary(String commit, String date, String gpuModel, int gpuCount, int worldSize, int ranksPerGpu,
+                          int nodes, String selection, int passed, int failed, int skipped, List<Problem> failures,
+                          List<Problem> skips) {}
+
+    /** Counts of one set of reports. */
+    record Counts(int passed, List<Problem> failures, List<Problem> skips) {}
+
+    private GpuRunSummary() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 4) {
+            System.err.println("usage: GpuRunSummary REPORTS_DIR COMMIT SELECTION OUT.json");
+            System.exit(2);
+        }
+        Counts counts = read(Path.of(args[0]));
+        Gpu.GpuProbe probe = GpuTestSupport.probe();
+        int gpus = probe.deviceCount();
+        String model = gpus > 0 ? Gpu.properties(0).name() : "none (" + probe.reason() + ")";
+        int world = GpuTestSupport.worldSize();
+        Summary summary = summarize(counts, args[1], Instant.now(), model, gpus, world, args[2]);
+        Path out = Path.of(args[3]);
+        if (out.getParent() != null) {
+            Files.createDirectories(out.getParent());
+        }
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), summary);
+        System.out.printf("GPU run summary: %d passed, %d failed, %d skipped; world %d, %d rank(s) per GPU on %d x %s -> %s%n",
+                summary.passed(), summary.failed(), summary.skipped(), world, summary.ranksPerGpu(), gpus, model, out);
+    }
+
+    static Summary summarize(Counts counts, String commit, Instant when, String model, int gpus, int world, String selection) {
+        int used = Math.max(1, Math.min(world, gpus));
+        return new Summary(commit, when.truncatedTo(ChronoUnit.SECONDS).toString(), model, gpus, world,
+                (world + used - 1) / used, 1, selection, counts.passed(), counts.failures().size(), counts.skips().size(),
+                counts.failures(), counts.skips());
+    }
+
+    /** Every {@code testcase} of every {@code TEST-*.xml} under {@code dir}. */
+    static Counts read(Path dir) throws Exception {
+        List<Path> reports;
+        try (Stream<Path> files = Files.walk(dir)) {
+            reports = files.filter(f -> f.getFileName().toString().matches("TEST-.*\\.xml")).sorted().toList();
+        }
+        if (reports.isEmpty()) {
+            throw new IOException("no TEST-*.xml report under " + dir);
+        }
+        int passed = 0;
+        List<Problem> failures = new ArrayList<>();
+        List<Problem> skips = new ArrayList<>();
+        DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+        factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+        for (Path report : reports) {
+            Document doc = factory.newDocumentBuilder().parse(report.toFile());
+            NodeList cases = doc.getElementsByTagName("testcase");
+            for (int i = 0; i < cases.getLength(); i++) {
+                Element c = (Element) cases.item(i);
+                String name = c.getAttribute("classname") + " " + c.getAttribute("name");
+                Element failure = first(c, "failure");
+                if (failure == null) {
+                    failure = first(c, "error");
+                }
+                Element skipped = first(c, "skipped");
+                if (failure != null) {
+                    failures.add(new Problem(name, firstLine(failure)));
+                } else if (skipped != null) {
+                    skips.add(new Problem(name, firstLine(skipped)));
+                } else {
+                    passed++;
+                }
+            }
+        }
+        return new Counts(passed, failures, skips);
+    }
+
+    private static Element first(Element parent, String tag) {
+        NodeList list = parent.getElementsByTagName(tag);
+        return list.getLength() == 0 ? null : (Element) list.item(0);
+    }
+
+    /** The message attribute, else the body's first lines: enough to tell failures apart. */
+    private static String firstLine(Element e) {
+        String message = e.getAttribute("message");
+        if (message.isBlank()) {
+            message = e.getTextContent();
+        }
+        String text = message.strip();
+        return text.length() > 2000 ? text.substring(0, 2000) + " ..." : text;
+    }
+}

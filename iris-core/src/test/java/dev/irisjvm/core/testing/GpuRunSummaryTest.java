@@ -1,0 +1,64 @@
+package dev.irisjvm.core.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class GpuRunSummaryTest {
+
+    @Test
+    void countsEveryOutcomeOfTheReports(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("TEST-junit-jupiter.xml"), """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <testsuite name="JUnit Jupiter" tests="4">
+                  <testcase name="store_remote" classname="dev.irisjvm.core.CoreGpuTest"/>
+                  <testcase name="job exited 0" classname="dev.irisjvm.core.CoreGpuTest"/>
+                  <testcase name="ring" classname="A"><skipped message="ring on 3 ranks: needs an even world"/></testcase>
+                  <testcase name="sum" classname="B"><failure message="rank 1: FAIL off by 2" type="AssertionError">trace</failure></testcase>
+                  <testcase name="init" classname="C"><error>java.lang.IllegalStateException: boom
+                    at somewhere</error></testcase>
+                </testsuite>
+                """);
+        GpuRunSummary.Counts counts = GpuRunSummary.read(dir);
+        assertEquals(2, counts.passed());
+        assertEquals(List.of(new GpuRunSummary.Problem("B sum", "rank 1: FAIL off by 2"),
+                new GpuRunSummary.Problem("C init", "java.lang.IllegalStateException: boom\n    at somewhere")),
+                counts.failures());
+        assertEquals(List.of(new GpuRunSummary.Problem("A ring", "ring on 3 ranks: needs an even world")), counts.skips());
+
+        GpuRunSummary.Summary s = GpuRunSummary.summarize(counts, "abc1234", Instant.parse("2026-12-01T20:15:30.5Z"),
+                "NVIDIA H200", 1, 3, "all");
+        assertEquals("2026-12-01T20:15:30Z", s.date());
+        assertEquals(3, s.worldSize());
+        assertEquals(3, s.ranksPerGpu(), "three ranks on one GPU");
+        assertEquals(1, s.nodes());
+        assertEquals(2, s.passed());
+        assertEquals(2, s.failed());
+        assertEquals(1, s.skipped());
+        assertEquals(2, GpuRunSummary.summarize(counts, "c", Instant.EPOCH, "m", 2, 4, "all").ranksPerGpu());
+        assertEquals(1, GpuRunSummary.summarize(counts, "c", Instant.EPOCH, "m", 8, 2, "all").ranksPerGpu());
+    }
+
+    @Test
+    void noReportIsAnError(@TempDir Path dir) {
+        assertThrows(IOException.class, () -> GpuRunSummary.read(dir));
+    }
+
+    @Test
+    void testWorldComesFromTheEnvironmentOrTheGpus() {
+        assertEquals(2, GpuTestSupport.worldSize(null, 0));
+        assertEquals(2, GpuTestSupport.worldSize(" ", 1));
+        assertEquals(4, GpuTestSupport.worldSize(null, 4));
+        assertEquals(8, GpuTestSupport.worldSize(null, 16));
+        assertEquals(3, GpuTestSupport.worldSize("3", 1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GpuTestSupport.worldSize("9", 1));
+        assertEquals("IRIS_TEST_WORLD must be a number of ranks in [1, 8], got '9'", e.getMessage());
+    }
+}
