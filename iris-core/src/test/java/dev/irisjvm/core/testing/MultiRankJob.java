@@ -56,6 +56,7 @@ public final class MultiRankJob {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
+        command.add("-Xmx" + rankHeapMiB(ranks) + "m");
         command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
         command.add(mainClass.getName());
         command.addAll(List.of(args));
@@ -75,6 +76,17 @@ public final class MultiRankJob {
             }
         }
         return new MultiRankJob(r, List.copyOf(lines), byScenario);
+    }
+
+    /**
+     * Each rank's Java heap: half the machine's memory shared by the ranks, at most 16 GiB. Left
+     * to the JVM, each of 8 ranks may take a quarter of the memory, and the kernel's OOM killer
+     * then ends one with SIGKILL instead of the test failing with a message.
+     */
+    static long rankHeapMiB(int ranks) {
+        long total = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getTotalMemorySize() >> 20;
+        return Math.max(512, Math.min(16L << 10, total / 2 / Math.max(1, ranks)));
     }
 
     public LaunchResult result() {

@@ -621,8 +621,8 @@ public final class FusedScenarios {
             f.throwIfAny();
             return;
         }
-        // About 2048, split into whole 64-wide pieces on every rank.
-        int size = (2048 + 64 * world - 1) / (64 * world) * (64 * world);
+        // About 2048, split into whole 128-row tiles (reduce-scatter) and 64-wide pieces on every rank.
+        int size = (2048 + 128 * world - 1) / (128 * world) * (128 * world);
         for (FusedOp op : FusedOp.values()) {
             int m = size;
             int n = op == FusedOp.ALL_SCATTER || op == FusedOp.ALL_GATHER ? size / world : size;
