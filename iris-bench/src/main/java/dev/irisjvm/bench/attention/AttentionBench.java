@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.attention;
 
+import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
@@ -121,6 +122,13 @@ public final class AttentionBench implements Callable<Integer> {
         String software;
         try (Iris i = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(i, library); Attention a = Attention.create()) {
+            String sharedGpu = SharedGpu.refusal(i, "AttentionBench");
+            if (sharedGpu != null) {
+                if (i.rank() == 0) {
+                    System.err.println(sharedGpu);
+                }
+                return SharedGpu.EXIT_SHARED_GPU;
+            }
             iris = i;
             heap = i.heap();
             stream = i.stream();

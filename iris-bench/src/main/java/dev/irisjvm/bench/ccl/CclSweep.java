@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.ccl;
 
+import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
 import dev.irisjvm.bench.rma.SizeList;
@@ -72,6 +73,13 @@ public final class CclSweep implements Callable<Integer> {
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
              Collectives ccl = Collectives.create(iris, options.collectivesOptions())) {
+            String sharedGpu = SharedGpu.refusal(iris, "CclSweep");
+            if (sharedGpu != null) {
+                if (iris.rank() == 0) {
+                    System.err.println(sharedGpu);
+                }
+                return SharedGpu.EXIT_SHARED_GPU;
+            }
             if (iris.worldSize() < 2) {
                 throw new IllegalStateException("run with at least two ranks: bin/iris-run -n 2 -- java ... " + MAIN);
             }

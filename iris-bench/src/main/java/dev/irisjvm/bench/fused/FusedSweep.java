@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.fused;
 
+import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.results.FusedMeasurement;
 import dev.irisjvm.bench.results.FusedSweepResult;
 import dev.irisjvm.bench.rma.SizeList;
@@ -70,6 +71,13 @@ public final class FusedSweep implements Callable<Integer> {
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
              Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()))) {
+            String sharedGpu = SharedGpu.refusal(iris, "FusedSweep");
+            if (sharedGpu != null) {
+                if (iris.rank() == 0) {
+                    System.err.println(sharedGpu);
+                }
+                return SharedGpu.EXIT_SHARED_GPU;
+            }
             if (iris.worldSize() < 2) {
                 throw new IllegalStateException("run with at least two ranks: bin/iris-run -n 2 -- java ... " + MAIN);
             }

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.gemm;
 
+import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.results.GemmMeasurement;
 import dev.irisjvm.bench.results.GemmSweepResult;
 import dev.irisjvm.bench.rma.RepTimer;
@@ -84,6 +85,13 @@ public final class GemmSweep implements Callable<Integer> {
         try (Iris iris = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
              Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()))) {
+            String sharedGpu = SharedGpu.refusal(iris, "GemmSweep");
+            if (sharedGpu != null) {
+                if (iris.rank() == 0) {
+                    System.err.println(sharedGpu);
+                }
+                return SharedGpu.EXIT_SHARED_GPU;
+            }
             long seed = options.seed() != null ? options.seed() : System.nanoTime();
             options.seed = seed;
             Stream stream = iris.stream();

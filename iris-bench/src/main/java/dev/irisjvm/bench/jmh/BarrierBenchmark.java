@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.jmh;
 
+import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.core.Iris;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -45,6 +46,7 @@ public class BarrierBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         iris = Iris.init();
+        SharedGpu.requireOwnGpus(iris, "BarrierBenchmark");
         iris.barrier();
         iris.synchronize();
     }

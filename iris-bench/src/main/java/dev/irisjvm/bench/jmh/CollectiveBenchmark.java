@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.jmh;
 
+import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
@@ -70,6 +71,7 @@ public class CollectiveBenchmark {
             config = config.withHeapSize(needed);   // the same on every rank: all compute it from bytes
         }
         iris = Iris.init(config);
+        SharedGpu.requireOwnGpus(iris, "CollectiveBenchmark");
         long perRank = elements / iris.worldSize();
         if (perRank < 1) {
             throw new IllegalArgumentException("bytes " + bytes + " hold less than one bf16 element per rank");

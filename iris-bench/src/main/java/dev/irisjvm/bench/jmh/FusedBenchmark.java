@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.jmh;
 
+import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.fused.FusedShape;
 import dev.irisjvm.bench.fused.FusedWorkload;
 import dev.irisjvm.core.Iris;
@@ -73,6 +74,7 @@ public class FusedBenchmark {
             config = config.withHeapSize(4L << 30);  // the same on every rank
         }
         iris = Iris.init(config);
+        SharedGpu.requireOwnGpus(iris, "FusedBenchmark");
         FusedOp fusedOp = FusedOp.valueOf(op.toUpperCase(Locale.ROOT));
         workload = FusedWorkload.allocate(iris, FusedShape.parse(fusedOp, shape), 0x5EEDL);
         fused = workload.create(FusedConfig.defaults());

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.jmh;
 
+import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.RemoteTile;
@@ -59,6 +60,7 @@ public class LaunchBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         iris = Iris.init();
+        SharedGpu.requireOwnGpus(iris, "LaunchBenchmark");
         a = iris.heap().randn(DType.F32, 1, 1024);
         b = iris.heap().zeros(DType.F32, 1, 1024);
         int peer = (iris.rank() + 1) % iris.worldSize();

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.jmh;
 
+import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
@@ -74,6 +75,7 @@ public class RemoteTileBenchmark {
             config = config.withHeapSize(needed);   // same on every rank: all compute it from bytes
         }
         iris = Iris.init(config);
+        SharedGpu.requireOwnGpus(iris, "RemoteTileBenchmark");
         int peer = (iris.rank() + 1) % iris.worldSize();
         src = iris.heap().randn(DType.F32, bytes / rowBytes, COLUMNS);
         dst = iris.heap().zeros(DType.F32, bytes / rowBytes, COLUMNS);

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.rma;
 
+import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
 import dev.irisjvm.core.Iris;
@@ -68,6 +69,13 @@ public final class RmaSweep implements Callable<Integer> {
         SweepResult sweep;
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library)) {
+            String sharedGpu = SharedGpu.refusal(iris, "RmaSweep");
+            if (sharedGpu != null) {
+                if (iris.rank() == 0) {
+                    System.err.println(sharedGpu);
+                }
+                return SharedGpu.EXIT_SHARED_GPU;
+            }
             if (iris.worldSize() < 2) {
                 throw new IllegalStateException("run with at least two ranks: bin/iris-run -n 2 -- java ... " + MAIN);
             }
