@@ -533,14 +533,23 @@ __device__ inline void reduce_range(const iris::Ctx& ctx, const Sources<T>& src,
 /// the exchange moves 4/3 of the payload; NVIDIA only) or 8 (kWords 1: twice the payload; AMD
 /// promises atomicity up to 8 bytes only).
 /// The tag is compared for equality: a slot of parity e & 1 holds call e's packet or call e - 2's
-/// (the invariants above), so the tag tells them apart however long the epoch has run, and the
-/// zeroed area matches no call (epochs start at 1).
+/// (the invariants above), so the tag tells them apart however long the epoch has run. The zeroed
+/// area must match no call: see ll_tag.
 template <int kWords>
 struct alignas(4 * (kWords + 1)) LlPacket {
     static_assert(kWords == 1 || (kWords == 3 && IRIS_PLATFORM_NVIDIA), "8-byte packets, or 16-byte ones on NVIDIA");
     uint32_t word[kWords];
     uint32_t tag;
 };
+
+/// Call `epoch`'s tag: its low 32 bits, except that a multiple of 2^32 (whose low bits are 0, what
+/// an area no call has written yet holds) takes 1. Tag 1 is otherwise odd epochs' only, and a
+/// slot holds packets of one parity, so no two calls that can meet in a slot share a tag, as long
+/// as a slot is rewritten at least once every 2^32 calls of its parity.
+__device__ __forceinline__ uint32_t ll_tag(uint64_t epoch) {
+    const auto low = static_cast<uint32_t>(epoch);
+    return low != 0 ? low : 1u;
+}
 
 /// The widest packet's payload words here.
 inline constexpr int kLlWordsMax = IRIS_PLATFORM_NVIDIA ? 3 : 1;
@@ -626,7 +635,7 @@ __device__ void ll_reduce(const iris::Ctx& ctx, uint8_t* ws, uint64_t staging_by
     after_previous_kernel();
     if (first < packets) ll_load<kSent>(ctx, x, in, peer_stride, words, first);  // in flight while thread 0 reads the epoch
     const Call c = enter(ws);
-    const auto tag = static_cast<uint32_t>(c.epoch);
+    const uint32_t tag = ll_tag(c.epoch);
     const uint64_t slot_packets = layout::kLlAreaBytes / (2 * sizeof(Packet)) / ctx.world;  // of a sending rank, per parity
     auto* area = reinterpret_cast<Packet*>(ws + layout::kHeaderBytes + 2 * staging_bytes) +
                  (c.epoch & 1) * ctx.world * slot_packets;  // (rank, packet) of this parity

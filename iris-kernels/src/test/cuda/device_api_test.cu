@@ -408,3 +408,44 @@ extern "C" __global__ void dat_barrier_loop(const IRIS_GRID_CONSTANT Ctx ctx, ui
     }
     if (j == 0) *ok = 1;
 }
+
+// ---- bulk put after ordinary stores -----------------------------------------------------------
+// One block per rank, `rounds` rounds. In round k the block writes `words` new words into src with
+// ordinary stores, bulk-puts them (iris::bulk_put, Hopper's cp.async.bulk) into slot k % 2 of the
+// next rank, meets every rank at iris::barrier, then counts the words of its own slot that differ
+// from what the previous rank wrote in round k. The bulk loads read src through the async proxy,
+// so a missing proxy fence in bulk_copy shows as words of round k - 1. Double buffering as in
+// dat_barrier_loop. errors[k] = differing words of round k; *ok = 1 if every barrier returned true.
+namespace {
+constexpr int kBulkTestStages = 2;
+constexpr int kBulkTestChunk = 4096;
+
+__device__ __forceinline__ uint64_t bulk_word(uint64_t seed, uint64_t round, int src, uint64_t i) {
+    return mix64(seed + round * 0x9FB21C651E98DF25ull + uint64_t(src) * 0xC2B2AE3D27D4EB4Full + i * 0x27D4EB2F165667C5ull);
+}
+}  // namespace
+
+extern "C" __global__ void dat_bulk_put_after_store(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* src, uint64_t* slots,
+                                                    uint64_t words, uint64_t rounds, uint64_t seed, int site,
+                                                    int32_t* errors, int32_t* ok) {
+    __shared__ int wrong;
+    const int me = ctx.rank, world = ctx.world;
+    const int next = (me + 1) % world, prev = (me + world - 1) % world;
+    for (uint64_t k = 0; k < rounds; ++k) {
+        uint64_t* slot = slots + (k % 2) * words;
+        if (threadIdx.x == 0) wrong = 0;
+        for (uint64_t i = threadIdx.x; i < words; i += blockDim.x) src[i] = bulk_word(seed, k, me, i);
+        iris::bulk_put<kBulkTestStages, kBulkTestChunk>(ctx, slot, src, words, next);
+        if (!iris::barrier(ctx, site)) {  // same result on every thread; the host sees the status
+            if (threadIdx.x == 0) *ok = 0;
+            return;
+        }
+        int mine = 0;
+        for (uint64_t i = threadIdx.x; i < words; i += blockDim.x) mine += slot[i] != bulk_word(seed, k, prev, i);
+        atomicAdd(&wrong, mine);
+        __syncthreads();
+        if (threadIdx.x == 0) errors[k] = wrong;
+        __syncthreads();  // thread 0 resets wrong in the next round only after this
+    }
+    if (threadIdx.x == 0) *ok = 1;
+}

@@ -35,6 +35,8 @@
 #define gpuGetDevice hipGetDevice
 #define gpuGetDeviceProperties hipGetDeviceProperties
 #define gpuDeviceCanAccessPeer hipDeviceCanAccessPeer
+#define gpuDeviceGetP2PAttribute hipDeviceGetP2PAttribute
+#define gpuDevP2PAttrNativeAtomicSupported hipDevP2PAttrNativeAtomicSupported
 #define gpuDeviceEnablePeerAccess hipDeviceEnablePeerAccess
 #define gpuDeviceSynchronize hipDeviceSynchronize
 #define gpuMemGetInfo hipMemGetInfo
@@ -63,6 +65,10 @@
 #define gpuStreamBeginCapture hipStreamBeginCapture
 #define gpuStreamEndCapture hipStreamEndCapture
 #define gpuStreamCaptureModeThreadLocal hipStreamCaptureModeThreadLocal
+#define gpuStreamIsCapturing hipStreamIsCapturing
+#define gpuStreamCaptureStatus hipStreamCaptureStatus
+#define gpuStreamCaptureStatusNone hipStreamCaptureStatusNone
+#define gpuStreamCaptureStatusActive hipStreamCaptureStatusActive
 #define gpuGraphInstantiate(exec, graph) hipGraphInstantiate(exec, graph, nullptr, nullptr, 0)
 #define gpuGraphLaunch hipGraphLaunch
 #define gpuGraphExecDestroy hipGraphExecDestroy
@@ -98,6 +104,8 @@
 #define gpuGetDevice cudaGetDevice
 #define gpuGetDeviceProperties cudaGetDeviceProperties
 #define gpuDeviceCanAccessPeer cudaDeviceCanAccessPeer
+#define gpuDeviceGetP2PAttribute cudaDeviceGetP2PAttribute
+#define gpuDevP2PAttrNativeAtomicSupported cudaDevP2PAttrNativeAtomicSupported
 #define gpuDeviceEnablePeerAccess cudaDeviceEnablePeerAccess
 #define gpuDeviceSynchronize cudaDeviceSynchronize
 #define gpuMemGetInfo cudaMemGetInfo
@@ -126,6 +134,10 @@
 #define gpuStreamBeginCapture cudaStreamBeginCapture
 #define gpuStreamEndCapture cudaStreamEndCapture
 #define gpuStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
+#define gpuStreamIsCapturing cudaStreamIsCapturing
+#define gpuStreamCaptureStatus cudaStreamCaptureStatus
+#define gpuStreamCaptureStatusNone cudaStreamCaptureStatusNone
+#define gpuStreamCaptureStatusActive cudaStreamCaptureStatusActive
 #define gpuGraphInstantiate(exec, graph) cudaGraphInstantiate(exec, graph, 0)
 #define gpuGraphLaunch cudaGraphLaunch
 #define gpuGraphExecDestroy cudaGraphExecDestroy

@@ -75,6 +75,9 @@ int iris_device_set(int device);
 int iris_device_get(int* device);
 int iris_device_properties_get(int device, iris_device_properties* properties);
 int iris_device_can_access_peer(int device, int peer_device, int* can_access);
+/* *native = 1 where atomics from device on peer_device's memory are single-copy atomic in hardware
+ * (NVLink), 0 where they are not (PCIe): the heap's flags and packets need them. */
+int iris_device_peer_native_atomics(int device, int peer_device, int* native);
 /* Enables access from the current device to peer_device; already enabled is not an error. */
 int iris_device_enable_peer_access(int peer_device);
 int iris_device_synchronize(void);
@@ -137,6 +140,8 @@ int iris_event_elapsed_ms(float* milliseconds, iris_event start, iris_event end)
 /* ---- CUDA graphs: capture stream work once, replay it cheaply --------------------------- */
 
 int iris_stream_begin_capture(iris_stream stream);
+/* *capturing = 1 while the stream is capturing into a graph (the capture is still valid), else 0. */
+int iris_stream_is_capturing(iris_stream stream, int* capturing);
 /* Ends the capture and instantiates it; the graph is ready to launch. */
 int iris_stream_end_capture(iris_stream stream, iris_graph* graph);
 int iris_graph_launch(iris_graph graph, iris_stream stream);

@@ -56,6 +56,13 @@ int iris_device_can_access_peer(int device, int peer_device, int* can_access) {
     return IRIS_SUCCESS;
 }
 
+int iris_device_peer_native_atomics(int device, int peer_device, int* native) {
+    iris::clear_error();
+    IRIS_REQUIRE(native, "iris_device_peer_native_atomics", "NULL output");
+    IRIS_GPU_CHECK(gpuDeviceGetP2PAttribute(native, gpuDevP2PAttrNativeAtomicSupported, device, peer_device));
+    return IRIS_SUCCESS;
+}
+
 int iris_device_enable_peer_access(int peer_device) {
     iris::clear_error();
     gpuError_t e = gpuDeviceEnablePeerAccess(peer_device, 0);

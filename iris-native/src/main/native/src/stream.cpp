@@ -84,6 +84,15 @@ int iris_stream_begin_capture(iris_stream stream) {
     return IRIS_SUCCESS;
 }
 
+int iris_stream_is_capturing(iris_stream stream, int* capturing) {
+    iris::clear_error();
+    IRIS_REQUIRE(capturing, "iris_stream_is_capturing", "NULL output");
+    gpuStreamCaptureStatus status = gpuStreamCaptureStatusNone;
+    IRIS_GPU_CHECK(gpuStreamIsCapturing(handle_cast<gpuStream_t>(stream), &status));
+    *capturing = status == gpuStreamCaptureStatusActive ? 1 : 0;
+    return IRIS_SUCCESS;
+}
+
 int iris_stream_end_capture(iris_stream stream, iris_graph* graph) {
     iris::clear_error();
     IRIS_REQUIRE(graph, "iris_stream_end_capture", "NULL output");

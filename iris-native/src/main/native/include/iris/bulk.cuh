@@ -12,6 +12,8 @@
 //
 // Requirements: dst, src and bytes multiples of 16 for the bulk part (a remainder is copied by the
 // block's threads); sm_90 or newer. Elsewhere (HIP) the same call is a plain cooperative copy.
+// The source may have just been written with ordinary stores, by any thread of the block, or by a
+// peer whose release the block acquired: bulk_copy meets the block and fences the async proxy first.
 #pragma once
 
 #include "tile.cuh"
@@ -95,7 +97,12 @@ __device__ void bulk_copy(void* dst, const void* src, uint64_t bytes) {
     auto size_of = [&](uint64_t c) {
         return static_cast<uint32_t>(c * ChunkBytes + ChunkBytes <= bulk_bytes ? ChunkBytes : bulk_bytes - c * ChunkBytes);
     };
+    // The bulk loads read through the async proxy, which does not see the generic proxy's writes in
+    // order unless told: the block's stores (and what it acquired) first reach thread 0 through the
+    // barrier, then its proxy fence orders them before its bulk loads (PTX memory model, proxies).
+    __syncthreads();
     if (threadIdx.x == 0 && mine > 0) {
+        asm volatile("fence.proxy.async.global;" ::: "memory");
         for (int k = 0; k < Stages; ++k) impl::mbar_init(&bars[k]);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
         const uint64_t prologue = mine < Stages ? mine : Stages;

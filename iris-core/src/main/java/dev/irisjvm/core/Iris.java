@@ -219,9 +219,18 @@ public final class Iris implements AutoCloseable {
                 continue;
             }
             boolean sameGpu = pciAddresses[r].equals(deviceProperties.pciAddress());
-            if (!sameGpu && peerDevices[r] >= 0 && !Gpu.canAccessPeer(device, peerDevices[r])) {
-                throw new IrisException("rank " + rank + ": GPU " + deviceProperties.pciAddress() + " cannot access GPU "
-                        + pciAddresses[r] + " of rank " + r + " (no peer-to-peer path)");
+            if (!sameGpu && peerDevices[r] >= 0) {
+                if (!Gpu.canAccessPeer(device, peerDevices[r])) {
+                    throw new IrisException("rank " + rank + ": GPU " + deviceProperties.pciAddress() + " cannot access GPU "
+                            + pciAddresses[r] + " of rank " + r + " (no peer-to-peer path), so the symmetric heap cannot map it");
+                }
+                if (!Gpu.peerAtomicsNative(device, peerDevices[r])) {
+                    // Flags, inline-flag packets and remote atomics are single-copy atomic only where the
+                    // link makes peer atomics native; elsewhere a waiter could read a torn packet.
+                    throw new IrisException("rank " + rank + ": atomics from GPU " + deviceProperties.pciAddress()
+                            + " on GPU " + pciAddresses[r] + " of rank " + r + " are not native (a PCIe link, no NVLink);"
+                            + " the device API's flags and remote atomics need native peer atomics");
+                }
             }
             final int peer = r;
             try {

@@ -64,6 +64,7 @@ public final class DeviceApiScenarios {
             "device_atomics_bfloat16",
             "device_signal_wait_pingpong",
             "device_barrier_in_kernel",
+            "device_bulk_put_after_store",
             "device_wait_until_cmp",
             "device_wait_local_timeout",
             "device_wait_timeout");
@@ -123,6 +124,7 @@ public final class DeviceApiScenarios {
             bodies.put("device_atomics_bfloat16", () -> s.atomics(AType.BF16));
             bodies.put("device_signal_wait_pingpong", s::pingPong);
             bodies.put("device_barrier_in_kernel", s::barrierInKernel);
+            bodies.put("device_bulk_put_after_store", s::bulkPutAfterStore);
             bodies.put("device_wait_until_cmp", s::waitUntilCmp);
             bodies.put("device_wait_local_timeout", s::waitLocalTimeout);
             bodies.put("device_wait_timeout", s::waitTimeout);  // last: it leaves a device error behind on purpose
@@ -1040,6 +1042,48 @@ public final class DeviceApiScenarios {
     static long barrierWord(long seed, long round, int src, int dst, int j) {
         return TestSeeds.mix64(seed + round * 0x9FB21C651E98DF25L + src * 0xC2B2AE3D27D4EB4FL + dst * 0x165667B19E3779F9L
                 + j * 0x27D4EB2F165667C5L);
+    }
+
+    // =============================================================================================
+    // bulk put right after ordinary stores
+    // =============================================================================================
+
+    static final int BULK_ROUNDS = 200;
+    /** Not a multiple of 2 words: the last 8 bytes take bulk_copy's remainder path. */
+    static final int BULK_WORDS = 6001;
+    static final int BULK_THREADS = 256;
+    /** bulk_smem_bytes<2, 4096>() of device_api_test.cu: two 4 KiB stages and their mbarriers. */
+    static final int BULK_SHARED_BYTES = 2 * 4096 + 2 * 8;
+
+    /**
+     * Every rank writes fresh words with ordinary stores and at once bulk-puts them into the next
+     * rank (dat_bulk_put_after_store), BULK_ROUNDS times. Pass: every barrier returned true and no
+     * word that arrived was stale (a bulk load that read around the async-proxy fence), in any round.
+     */
+    private void bulkPutAfterStore() {
+        Failures f = new Failures();
+        long seed = seed("bulk_put_after_store");
+        try (SymTensor src = heap.zeros(DType.I64, BULK_WORDS); SymTensor slots = heap.zeros(DType.I64, 2L * BULK_WORDS);
+             SymTensor errors = heap.empty(DType.I32, BULK_ROUNDS); SymTensor ok = heap.empty(DType.I32, 1)) {
+            poison(errors, Kind.I32);
+            poison(ok, Kind.I32);
+            iris.barrier();
+            launch("dat_bulk_put_after_store", LaunchShape.of(1, BULK_THREADS).withSharedBytes(BULK_SHARED_BYTES),
+                    args().putLong(src.deviceAddress()).putLong(slots.deviceAddress()).putLong(BULK_WORDS).putLong(BULK_ROUNDS)
+                            .putLong(seed).putInt(78).putLong(errors.deviceAddress()).putLong(ok.deviceAddress()));
+            iris.barrier();
+            iris.synchronize();
+            int okValue = ok.toIntArray()[0];
+            f.check(okValue == 1, () -> "ok flag is " + okValue + (okValue == POISON_I32 ? " (poison: kernel did not finish)" : "")
+                    + ", expected 1");
+            int[] err = errors.toIntArray();
+            for (int k = 0; k < BULK_ROUNDS; k++) {
+                final int kk = k;
+                f.check(err[k] == 0, () -> "round " + kk + ": " + (err[kk] == POISON_I32 ? "no result (poison)"
+                        : err[kk] + " of " + BULK_WORDS + " words put after ordinary stores arrived stale"));
+            }
+        }
+        f.throwIfAny();
     }
 
     // =============================================================================================

@@ -81,6 +81,18 @@ public final class Gpu {
         }
     }
 
+    /**
+     * Whether atomics from {@code device} on {@code peer}'s memory are native (NVLink): the heap's
+     * flags, 16-byte packets and remote atomics rely on it. Over PCIe they are not.
+     */
+    public static boolean peerAtomicsNative(int device, int peer) {
+        try (IntPointer in = new IntPointer(1)) {
+            NativeCalls.check(IrisRuntime.iris_device_peer_native_atomics(device, peer, in),
+                    "iris_device_peer_native_atomics(" + device + ", " + peer + ")");
+            return in.get() != 0;
+        }
+    }
+
     public static void synchronize() {
         NativeCalls.check(IrisRuntime.iris_device_synchronize(), "iris_device_synchronize");
     }

@@ -2,6 +2,7 @@ package dev.irisjvm.core.gpu;
 
 import dev.irisjvm.runtime.global.IrisRuntime;
 import dev.irisjvm.runtime.iris_stream_s;
+import org.bytedeco.javacpp.IntPointer;
 
 /**
  * A GPU stream: work enqueued on it runs in order. Operations in this library take a stream and
@@ -76,6 +77,17 @@ public final class Stream extends NativeResource {
     /** Starts recording this stream's work into a graph instead of running it. */
     public void beginCapture() {
         NativeCalls.check(IrisRuntime.iris_stream_begin_capture(handle()), "iris_stream_begin_capture");
+    }
+
+    /**
+     * True while this stream captures into a graph. Operations whose calls cannot be replayed
+     * (they advance a host-side epoch per call) check it and refuse, naming their replayable form.
+     */
+    public boolean isCapturing() {
+        try (IntPointer capturing = new IntPointer(1)) {
+            NativeCalls.check(IrisRuntime.iris_stream_is_capturing(handle(), capturing), "iris_stream_is_capturing");
+            return capturing.get() != 0;
+        }
     }
 
     /** Ends the capture begun by {@link #beginCapture()} and returns the replayable graph. */

@@ -191,6 +191,12 @@ public final class FlashDecode implements AutoCloseable {
     public synchronized void forward(FlashDecodeProblem p, long q, long k, long v, long o, Stream stream) {
         ensureOpen();
         check(p, q, k, v, o, stream);
+        if (stream.isCapturing()) {
+            // Each call's epoch picks the set of partials and the arrival count it waits for; a
+            // replay would repeat one call's epoch and combine stale partials.
+            throw AttentionChecks.fail("flash decode", "stream is capturing a CUDA graph, and forward's calls cannot be"
+                    + " replayed (each has its own epoch); call forward eagerly");
+        }
         if (callsSinceReset > 0 && p.chunks() != chunksSinceReset) {
             // The kernel waits for (calls of this parity since the reset) x world x chunks arrivals
             // in its set: when the number of chunks changes, start the counters again from zero.

@@ -10,6 +10,7 @@ import dev.irisjvm.core.gpu.Kernel;
 import dev.irisjvm.core.gpu.KernelArgs;
 import dev.irisjvm.core.gpu.KernelModule;
 import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.kernels.KernelLibrary;
@@ -17,6 +18,7 @@ import dev.irisjvm.kernels.ccl.CclChecks.Operand;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.bytedeco.javacpp.LongPointer;
 
 /**
  * Device-initiated collectives over the symmetric heap: all-reduce (five algorithms), all-gather,
@@ -540,6 +542,19 @@ public final class Collectives implements AutoCloseable {
      * words) travel with the flag inline on {@code world} ranks: 256 KiB on 2 ranks, 64 KiB on 8
      * (ccl::ll_max_bytes). Fewer ranks get more because each sends fewer doubled copies.
      */
+    /**
+     * Sets the call counter the kernels keep in the workspace (ccl::layout::kEpoch, 8 bytes at its
+     * start); the next call runs with {@code epoch + 1}. For tests that must reach epochs no test
+     * could count up to. Every rank sets the same value with no call in flight.
+     */
+    void setEpochForTest(long epoch, Stream stream) {
+        try (LongPointer value = new LongPointer(1)) {
+            value.put(epoch);
+            Memcpy.hostToDevice(workspace.deviceAddress(), value, 8, stream);
+            stream.synchronize();
+        }
+    }
+
     public static long llMaxBytes(int world) {
         return LL_AREA_BYTES / (4L * world);
     }

@@ -39,10 +39,12 @@ import org.bytedeco.javacpp.LongPointer;
  *     the same form ({@code run} or {@code runReplayable}), with tensors of the same shapes;
  *     tensors that peers reach (named per operation) are symmetric: the same heap tensor on every
  *     rank.</li>
- * <li><b>Stream-ordered.</b> A call only enqueues work on the given stream: the kernel, then
- *     (all but all-gather + GEMM, whose flags do the same) a device barrier of all ranks on the
- *     same stream ({@link Iris#barrier(Stream)}), which publishes the stores into peers and keeps
- *     the next call from overwriting buffers a peer still reads. No host synchronization and no
+ * <li><b>Stream-ordered.</b> A call only enqueues work on the given stream: for all-scatter (and
+ *     every replayable call) a device barrier of all ranks first ({@link FusedOp#startsWithBarrier}),
+ *     the kernel, then (all but all-gather + GEMM, whose flags do the same) a device barrier of all
+ *     ranks on the same stream ({@link Iris#barrier(Stream)}), which publishes the stores into peers.
+ *     Whatever a rank enqueued on that stream before a call (a copy of the previous call's C, the
+ *     next layer) is done before any peer writes into its buffers. No host synchronization and no
  *     device allocation: a call may be captured into a CUDA graph (see the next point). The TMA
  *     descriptors of a call's tensors are encoded on the host the first time they are seen and
  *     cached (up to {@value #MAP_CACHE_ENTRIES}).</li>
@@ -53,7 +55,7 @@ import org.bytedeco.javacpp.LongPointer;
  *     where peers write them, meets the other ranks with one more barrier) and runs with epoch 1.
  *     Its replays stay correct, in any interleaving with {@code run} calls. Calling {@code run}
  *     while capturing would replay a stale epoch: the waits would pass at once and the output
- *     would be wrong.</li>
+ *     would be wrong, so {@code run} refuses a capturing stream.</li>
  * <li><b>Errors.</b> Arguments are checked before anything is enqueued; a failure throws {@link
  *     IllegalArgumentException} naming the rank, the class, the argument and what was expected, and
  *     leaves the instance usable. Device-side errors (a peer that never makes the matching call:
@@ -379,6 +381,12 @@ public abstract sealed class FusedGemm implements AutoCloseable
         Operand obias = operand("bias", bias);
         Operand oc = operand("C", c);
         DType in = common(oa, ob, layout, obias, oc, stream);
+        if (!replayable && stream.isCapturing()) {
+            // run advances a host-side epoch per call, which a replay would repeat: peers would take
+            // stale flags for new ones.
+            throw FusedChecks.fail(who, "stream is capturing a CUDA graph, and run's calls cannot be replayed (each"
+                    + " has its own epoch); capture runReplayable instead");
+        }
         int ldc = check(oa, ob, layout, obias, oc, in);
         disjoint(oc, oa, ob, obias);
 
@@ -419,8 +427,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
 
     /**
      * Starts a call on {@code s}: zeroes the trace buffer when tracing; for a replayable call zeroes
-     * the flags, meets the peers where they write them, and returns {@link #REPLAY_EPOCH};
-     * otherwise returns the next eager epoch.
+     * the flags; meets the peers where the operation starts with a barrier; returns {@link
+     * #REPLAY_EPOCH} for a replayable call, otherwise the next eager epoch.
      */
     private long begin(boolean replayable, Stream s) {
         if (traceBuffer != null) {
@@ -429,12 +437,11 @@ public abstract sealed class FusedGemm implements AutoCloseable
         calls++;
         if (replayable) {
             workspace.zeroFlags(s);
-            if (op != FusedOp.ALL_SCATTER) {
-                iris.barrier(s);  // peers signal into these flags: nobody starts before everyone has zeroed them
-            }
-            return REPLAY_EPOCH;
         }
-        return ++epoch;
+        if (op.startsWithBarrier(replayable)) {
+            iris.barrier(s);
+        }
+        return replayable ? REPLAY_EPOCH : ++epoch;
     }
 
     /** Ends a call: the device barrier, where the operation needs one ({@link FusedOp#endsWithBarrier}). */

@@ -84,6 +84,18 @@ public enum FusedOp {
     }
 
     /**
+     * Whether a call starts with a device barrier of all ranks. All-scatter's peers store tiles into
+     * this rank's C from their first tile on, while this rank may still be reading the previous
+     * call's C (the next layer, a copy): the barrier keeps their stores behind everything this rank
+     * enqueued before the call. (All-gather's clear flag and the reductions' partials, which arrive
+     * before C is written, protect the others.) A replayable call zeroes the flags that peers
+     * signal into, and meets them before anyone signals.
+     */
+    public boolean startsWithBarrier(boolean replayable) {
+        return this == ALL_SCATTER || replayable;
+    }
+
+    /**
      * Whether the rows of A (all-gather) or of C (reduce-scatter) are split over the ranks in
      * blocks of whole 128-row tiles, so that M must be a multiple of 128 x world size.
      */

@@ -653,6 +653,20 @@ public final class AttentionScenarios {
             }
             f.check(decode.counterResets() >= 2, () -> "expected the arrival counters to restart when the chunk count changed, "
                     + "counted " + decode.counterResets() + " restarts");
+            // A replay would repeat one call's epoch and combine stale partials: capture is refused.
+            long before = decode.calls();
+            try (Stream capturing = Stream.create();
+                 SymTensor tk = upload(ks[rank], max.dtype(), max.b(), max.hkv(), max.len(), max.d());
+                 SymTensor tv = upload(vs[rank], max.dtype(), max.b(), max.hkv(), max.len(), max.d())) {
+                capturing.beginCapture();
+                try {
+                    expectRefused(f, "forward while capturing", "stream is capturing a CUDA graph, and forward's calls cannot be"
+                            + " replayed (each has its own epoch); call forward eagerly", () -> decode.forward(tq, tk, tv, out, capturing));
+                } finally {
+                    capturing.endCapture().close();
+                }
+            }
+            f.check(decode.calls() == before, () -> "a refused forward was counted");
         }
         f.throwIfAny();
     }

@@ -72,6 +72,7 @@ public final class CollectivesScenarios {
             "ccl_graph_replay",
             "ccl_plain_launches",
             "ccl_misuse",
+            "ccl_inline_flag_tag_wrap",
             "ccl_timeout_names_site");
 
     static final long HEAP_BYTES = 2L << 30;
@@ -135,6 +136,7 @@ public final class CollectivesScenarios {
                 bodies.put("ccl_graph_replay", () -> s.graphReplay(s.ccl));
                 bodies.put("ccl_plain_launches", s::plainLaunches);
                 bodies.put("ccl_misuse", s::misuse);
+                bodies.put("ccl_inline_flag_tag_wrap", s::inlineFlagTagWrap);
                 bodies.put("ccl_timeout_names_site", s::timeoutNamesSite);  // last: it leaves a device error behind on rank 0
                 failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
@@ -911,6 +913,52 @@ public final class CollectivesScenarios {
      * as CclSites.describe says) and a peer in [1, world); afterwards the status is clear and the
      * instances close on every rank.
      */
+    /**
+     * The inline-flag packets carry the low 32 bits of the call's epoch as their tag. A fresh
+     * Collectives (its packet area zeroed) is set so that ONE_SHOT SUM runs epochs 2^32 - 1 .. 2^32
+     * + 2, while rank 0 enqueues each call 50 ms late: the others then look at packet slots rank 0
+     * has not written yet. Epoch 2^32 is the first call of its parity, so its slots still hold
+     * zeros, which a tag of 0 would match: they would sum zeros for rank 0's input at once. Pass:
+     * every output is exactly the sum of the ranks' (small integer) inputs.
+     */
+    private void inlineFlagTagWrap() throws Exception {
+        Failures f = new Failures();
+        long n = 1000;
+        try (Collectives fresh = Collectives.create(iris, Collectives.Options.defaults().withStagingBytes(1L << 20));
+             SymTensor out = heap.empty(DType.F32, n)) {
+            fresh.setEpochForTest((1L << 32) - 2, stream);
+            iris.hostBarrier();  // every rank's counter is set before anyone calls
+            for (int call = 0; call < 4; call++) {
+                long epoch = (1L << 32) - 1 + call;
+                try (SymTensor in = heap.full(rank + 1 + call, DType.F32, n)) {
+                    poison(out);
+                    iris.hostBarrier();
+                    if (rank == 0) {
+                        Thread.sleep(50);
+                    }
+                    fresh.allReduce(in, out, ReduceOp.SUM, AllReduceAlgorithm.ONE_SHOT, stream);
+                    iris.synchronize();
+                    double expected = world * (world + 1) / 2.0 + (double) world * call;
+                    float[] got = out.toFloatArray();
+                    long wrong = 0;
+                    int firstWrong = -1;
+                    for (int i = 0; i < n; i++) {
+                        if (got[i] != expected) {
+                            wrong++;
+                            if (firstWrong < 0) firstWrong = i;
+                        }
+                    }
+                    final long w = wrong;
+                    final int at = firstWrong;
+                    f.check(wrong == 0, () -> "epoch " + epoch + " (tag 0x" + Long.toHexString(epoch & 0xFFFFFFFFL) + "): " + w
+                            + " of " + n + " sums wrong, first [" + at + "] = " + got[at] + ", expected " + expected);
+                }
+            }
+            iris.hostBarrier();  // nobody frees the workspace while a peer may still write into it
+        }
+        f.throwIfAny();
+    }
+
     private void timeoutNamesSite() {
         Failures f = new Failures();
         int site = CclSites.BROADCAST + CclSites.WAIT_ARRIVE;

@@ -149,4 +149,15 @@ class FusedOpTest {
         assertEquals("GemmAllReduce M 300 N 264 K 520 groupM 8 AUTO untraced maxBlocks 0 tileN 0 splitK 0",
                 FusedGemm.describe(FusedOp.ALL_REDUCE, 300, 264, 520, FusedConfig.defaults()));
     }
+
+    @Test
+    void barriersAroundACall() {
+        // All-scatter's peers write into C: every call meets them first. Replayable calls meet after
+        // zeroing the flags; all-gather alone ends without a barrier.
+        for (FusedOp op : FusedOp.values()) {
+            assertEquals(op == FusedOp.ALL_SCATTER, op.startsWithBarrier(false), op + " eager");
+            assertEquals(true, op.startsWithBarrier(true), op + " replayable");
+            assertEquals(op != FusedOp.ALL_GATHER, op.endsWithBarrier(), op + " end");
+        }
+    }
 }

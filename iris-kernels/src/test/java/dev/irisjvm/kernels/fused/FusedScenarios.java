@@ -71,6 +71,7 @@ public final class FusedScenarios {
             "fused_reduce_scatter_small",
             "fused_all_gather_gemm_small",
             "fused_back_to_back",
+            "fused_all_scatter_entry_handshake",
             "fused_graph_replay",
             "fused_tracing",
             "fused_large_vs_cublas_nccl",
@@ -120,6 +121,7 @@ public final class FusedScenarios {
                 bodies.put("fused_reduce_scatter_small", () -> s.small(FusedOp.REDUCE_SCATTER));
                 bodies.put("fused_all_gather_gemm_small", () -> s.small(FusedOp.ALL_GATHER));
                 bodies.put("fused_back_to_back", s::backToBack);
+                bodies.put("fused_all_scatter_entry_handshake", s::allScatterEntryHandshake);
                 bodies.put("fused_graph_replay", s::graphReplay);
                 bodies.put("fused_tracing", s::tracing);
                 bodies.put("fused_large_vs_cublas_nccl", s::large);
@@ -453,6 +455,57 @@ public final class FusedScenarios {
      * call reuses the first call's gathered A, whose local rows are overwritten on the stream
      * (a device-to-device copy) right after the first call. Every output is checked afterwards.
      */
+    /**
+     * All-scatter's peers store into this rank's C; a call must not do so while this rank still
+     * reads the previous call's C. Each rank runs call N, copies its C into D (rank 1 enqueues the
+     * copy 5 ms late, as after a GC pause), then runs call N + 1. Every product is a constant
+     * (A ones, B rank r's constant per call), so D must hold call N's constant in every rank's
+     * column block; a peer's call N + 1 storing ahead of the copy shows as call N + 1's constant.
+     */
+    private void allScatterEntryHandshake() throws Exception {
+        Failures f = new Failures();
+        int m = 256;
+        int nLocal = 128;
+        int k = 64;
+        long cols = (long) nLocal * world;
+        try (GemmAllScatter g = GemmAllScatter.create(iris, m, nLocal, k);
+             SymTensor a = heap.full(1, DType.BF16, m, k);
+             SymTensor callN = heap.full(1 + rank, DType.BF16, nLocal, k);
+             SymTensor callNext = heap.full(1 + world + rank, DType.BF16, nLocal, k);
+             SymTensor c = heap.empty(DType.BF16, m, cols);
+             SymTensor d = heap.empty(DType.BF16, m, cols)) {
+            for (int round = 0; round < 3; round++) {
+                poison(c);
+                poison(d);
+                iris.hostBarrier();
+                g.run(a, callN, GemmLayout.NK, null, c, stream);
+                if (rank == 1) {
+                    Thread.sleep(5);
+                }
+                Memcpy.deviceToDevice(d.deviceAddress(), c.deviceAddress(), c.byteSize(), stream);
+                g.run(a, callNext, GemmLayout.NK, null, c, stream);
+                iris.synchronize();
+                float[] got = d.toFloatArray();
+                int wrong = 0;
+                String first = null;
+                for (int i = 0; i < got.length; i++) {
+                    int owner = (int) (i % cols / nLocal);
+                    float expected = k * (1 + owner);
+                    if (got[i] != expected && wrong++ == 0) {
+                        first = "D[" + i / cols + ", " + i % cols + "] = " + got[i] + ", expected rank " + owner + "'s call-N value "
+                                + expected + (got[i] == k * (1 + world + owner) ? " (call N + 1's value: stored before the copy)" : "");
+                    }
+                }
+                final int r = round;
+                final int w = wrong;
+                final String at = first;
+                f.check(wrong == 0, () -> "round " + r + ": " + w + " of " + got.length + " elements of the copy wrong; first " + at);
+            }
+            iris.hostBarrier();
+        }
+        f.throwIfAny();
+    }
+
     private void backToBack() {
         Failures f = new Failures();
         for (FusedOp op : FusedOp.values()) {
@@ -884,6 +937,19 @@ public final class FusedScenarios {
             SymTensor freed = heap.empty(DType.BF16, 256, 64);
             freed.close();
             expect(f, () -> g.run(a, freed, GemmLayout.NK, null, c, stream), ar + "B ", "was freed");
+            // run's epoch would be replayed stale: a capture must use runReplayable, and is told so.
+            try (Stream capturing = Stream.create()) {
+                capturing.beginCapture();
+                try {
+                    f.check(capturing.isCapturing(), () -> "isCapturing() is false inside a capture");
+                    expect(f, () -> g.run(a, b, GemmLayout.NK, null, c, capturing), ar
+                            + "stream is capturing a CUDA graph, and run's calls cannot be replayed (each has its own epoch);"
+                            + " capture runReplayable instead");
+                } finally {
+                    capturing.endCapture().close();
+                }
+                f.check(!capturing.isCapturing(), () -> "isCapturing() is true after the capture ended");
+            }
             f.check(g.calls() == 0, () -> "a rejected call was counted: calls() = " + g.calls());
         }
         try (GemmReduceScatter rs = GemmReduceScatter.create(iris, 256 * world, 256, 64);
