@@ -2,7 +2,6 @@ package dev.irisjvm.core;
 
 import dev.irisjvm.core.env.RankEnvironment;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -16,17 +15,21 @@ import java.util.Map;
  * try (Iris iris = Iris.init(config)) { ... }
  * }</pre>
  *
- * <p>Variables: the rank, world and master address as {@link RankEnvironment} reads them;
- * {@code IRIS_HEAP_SIZE} (bytes, or with a k/m/g suffix; default 1g); {@code IRIS_DEVICE} (GPU
- * index among the visible ones; default {@link #AUTO_DEVICE}: the local rank modulo the visible
- * GPUs, so that several ranks share a GPU where there are fewer GPUs than ranks);
- * {@code IRIS_RENDEZVOUS_TIMEOUT_MS} (default 120000);
- * {@code IRIS_DEVICE_TIMEOUT_MS} (bound on every device-side wait, default 30000);
+ * <p>Variables: the rank, world, master address and job secret as {@link RankEnvironment} reads
+ * them; {@code IRIS_HEAP_SIZE} (bytes, or with a k/m/g/t suffix; a multiple of 2 MiB up to 1 TiB;
+ * default 1g); {@code IRIS_DEVICE} (GPU index among the visible ones; default
+ * {@link #AUTO_DEVICE}: the local rank modulo the visible GPUs, so that several ranks share a GPU
+ * where there are fewer GPUs than ranks);
+ * {@code IRIS_RENDEZVOUS_TIMEOUT_MS} (100 .. 86400000, default 120000);
+ * {@code IRIS_DEVICE_TIMEOUT_MS} (bound on every device-side wait, 1 .. 86400000, default 30000);
  * {@code IRIS_WATCHDOG_TIMEOUT_MS} (a rank that sends no heartbeat for this long counts as lost,
- * default 30000; a rank whose process ends is noticed at once);
- * {@code IRIS_CHECK=1} (checked mode: ranks verify that they allocate identically, and kernels load
- * in their bounds-checked variants, which check every translated remote address);
- * {@code IRIS_SEED} (base seed of the random factories, default 0).
+ * 1000 .. 86400000, default 30000; a rank whose process ends is noticed at once);
+ * {@code IRIS_CHECK} (1/true/yes/on or 0/false/no/off, any case; on: checked mode, in which ranks
+ * verify that they allocate identically and kernels load in their bounds-checked variants, which
+ * check every translated remote address);
+ * {@code IRIS_SEED} (base seed of the random factories, any 64-bit integer, default 0).
+ * A value outside its range or form is an error naming the variable, the value and what is
+ * allowed, never silently replaced by the default.
  *
  * @param rankEnvironment    rank, world, local rank, master address and port, job token
  * @param device             the GPU this rank drives, or {@link #AUTO_DEVICE}
@@ -55,6 +58,27 @@ public record IrisConfig(
     static final int MAX_DEVICE = 1023;
     /** The smallest heap: the reserved control block plus room for a tensor. */
     public static final long MIN_HEAP_SIZE = 1L << 20;
+    /** The largest heap: beyond any GPU's memory, so a larger value is a typo, not a request. */
+    public static final long MAX_HEAP_SIZE = 1L << 40;
+    /**
+     * What IRIS_HEAP_SIZE must be a multiple of. The heap's allocator itself needs only 256-byte
+     * units (HeapAllocator.DEFAULT_ALIGNMENT), but the driver maps device memory in 2 MiB pages,
+     * so the rest of a size that is not a multiple is paid for and unusable; and a hand-typed
+     * value that is not one (1000000 for 1m) is usually a mistake worth hearing about.
+     */
+    public static final long HEAP_SIZE_GRANULE = 2L << 20;
+    /** The longest timeout of any kind: no wait in a job should last longer than a day. */
+    public static final Duration MAX_TIMEOUT = Duration.ofDays(1);
+    /** A join takes several round trips and connection retries that start 20 ms apart. */
+    public static final Duration MIN_RENDEZVOUS_TIMEOUT = Duration.ofMillis(100);
+    /** Device waits are timed in milliseconds; less would end them before they start. */
+    public static final Duration MIN_DEVICE_TIMEOUT = Duration.ofMillis(1);
+    /**
+     * RankWatchdog sends a heartbeat every min(1 s, timeout / 4) and declares a rank lost after
+     * a timeout without one. Below 1 s the heartbeats come less than 250 ms apart and a GC pause
+     * or a busy host's scheduling delay of that size would count as a hung rank and end the job.
+     */
+    public static final Duration MIN_WATCHDOG_TIMEOUT = Duration.ofSeconds(1);
 
     public IrisConfig {
         if (rankEnvironment == null) {
@@ -65,17 +89,23 @@ public record IrisConfig(
             throw new IllegalArgumentException(who + ": device must be a GPU index in [0, " + MAX_DEVICE + "] or AUTO_DEVICE ("
                     + AUTO_DEVICE + "), got " + device);
         }
-        if (heapSize < MIN_HEAP_SIZE) {
-            throw new IllegalArgumentException(who + ": heapSize must be at least " + MIN_HEAP_SIZE + " bytes, got " + heapSize);
+        if (heapSize < MIN_HEAP_SIZE || heapSize > MAX_HEAP_SIZE) {
+            throw new IllegalArgumentException(who + ": heapSize must be in [" + MIN_HEAP_SIZE + ", " + MAX_HEAP_SIZE
+                    + "] bytes, got " + heapSize);
         }
-        requirePositive(rendezvousTimeout, "rendezvousTimeout", who);
-        requirePositive(deviceTimeout, "deviceTimeout", who);
-        requirePositive(watchdogTimeout, "watchdogTimeout", who);
+        requireWithin(rendezvousTimeout, MIN_RENDEZVOUS_TIMEOUT, "rendezvousTimeout", who);
+        requireWithin(deviceTimeout, MIN_DEVICE_TIMEOUT, "deviceTimeout", who);
+        requireWithin(watchdogTimeout, MIN_WATCHDOG_TIMEOUT, "watchdogTimeout", who);
     }
 
-    private static void requirePositive(Duration d, String name, String who) {
+    // Bounded above as well, so that conversions to nanoseconds further on cannot overflow.
+    private static void requireWithin(Duration d, Duration min, String name, String who) {
         if (d == null || d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException(who + ": " + name + " must be a positive duration, got " + d);
+        }
+        if (d.compareTo(min) < 0 || d.compareTo(MAX_TIMEOUT) > 0) {
+            throw new IllegalArgumentException(who + ": " + name + " must be between " + min.toMillis() + " ms and "
+                    + MAX_TIMEOUT.toMillis() + " ms, got " + d.toMillis() + " ms");
         }
     }
 
@@ -89,12 +119,12 @@ public record IrisConfig(
         return new IrisConfig(
                 rank,
                 parseDevice(env.get("IRIS_DEVICE"), rank.rank()),
-                parseSize(env.get("IRIS_HEAP_SIZE"), DEFAULT_HEAP_SIZE),
-                Duration.ofMillis(parseLong(env, "IRIS_RENDEZVOUS_TIMEOUT_MS", 120_000)),
-                Duration.ofMillis(parseLong(env, "IRIS_DEVICE_TIMEOUT_MS", 30_000)),
-                Duration.ofMillis(parseLong(env, "IRIS_WATCHDOG_TIMEOUT_MS", 30_000)),
-                isTrue(env.get("IRIS_CHECK")),
-                parseLong(env, "IRIS_SEED", 0));
+                EnvSettings.heapSize(env, "IRIS_HEAP_SIZE", DEFAULT_HEAP_SIZE),
+                EnvSettings.millis(env, "IRIS_RENDEZVOUS_TIMEOUT_MS", 120_000, MIN_RENDEZVOUS_TIMEOUT),
+                EnvSettings.millis(env, "IRIS_DEVICE_TIMEOUT_MS", 30_000, MIN_DEVICE_TIMEOUT),
+                EnvSettings.millis(env, "IRIS_WATCHDOG_TIMEOUT_MS", 30_000, MIN_WATCHDOG_TIMEOUT),
+                EnvSettings.flag(env, "IRIS_CHECK", false),
+                EnvSettings.anyLong(env, "IRIS_SEED", 0));
     }
 
     public IrisConfig withHeapSize(long bytes) {
@@ -134,29 +164,9 @@ public record IrisConfig(
         return rankEnvironment.worldSize();
     }
 
-    /** Parses "1073741824", "64k", "512m", "1g" (binary units, case-insensitive). */
+    /** Parses "1073741824", "64k", "512m", "1g", "1t" (binary units, case-insensitive); no range check. */
     static long parseSize(String text, long defaultValue) {
-        if (text == null || text.isBlank()) {
-            return defaultValue;
-        }
-        String t = text.trim().toLowerCase(Locale.ROOT);
-        long unit = 1;
-        char last = t.charAt(t.length() - 1);
-        if (last == 'k' || last == 'm' || last == 'g' || last == 't') {
-            unit = switch (last) {
-                case 'k' -> 1L << 10;
-                case 'm' -> 1L << 20;
-                case 'g' -> 1L << 30;
-                default -> 1L << 40;
-            };
-            t = t.substring(0, t.length() - 1);
-        }
-        try {
-            return Math.multiplyExact(Long.parseLong(t), unit);
-        } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException("IRIS_HEAP_SIZE must be a byte count with an optional k/m/g/t suffix, got '"
-                    + text + "'");
-        }
+        return EnvSettings.parseSize("IRIS_HEAP_SIZE", text, defaultValue);
     }
 
     /** Resolves {@link #AUTO_DEVICE} for a host that shows {@code visibleGpus} GPUs. */
@@ -188,21 +198,5 @@ public record IrisConfig(
         }
         throw new IllegalArgumentException("rank " + rank + ": IRIS_DEVICE must be a GPU index in [0, " + MAX_DEVICE
                 + "], got '" + v + "'");
-    }
-
-    private static long parseLong(Map<String, String> env, String name, long defaultValue) {
-        String v = env.get(name);
-        if (v == null || v.isBlank()) {
-            return defaultValue;
-        }
-        try {
-            return Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be an integer, got '" + v + "'");
-        }
-    }
-
-    private static boolean isTrue(String v) {
-        return v != null && (v.equals("1") || v.equalsIgnoreCase("true") || v.equalsIgnoreCase("yes"));
     }
 }

@@ -32,7 +32,9 @@ import java.util.regex.Pattern;
  *
  * <p>The master address is {@code IRIS_MASTER_ADDR}, else {@code MASTER_ADDR}, else (Slurm only)
  * {@code SLURM_LAUNCH_NODE_IPADDR}, else 127.0.0.1. The master port is {@code IRIS_MASTER_PORT},
- * else {@code MASTER_PORT}, else 29500. The job token is {@code IRIS_JOB_TOKEN}, else empty.
+ * else {@code MASTER_PORT}, else 29500. The job token (the job's secret) is {@code IRIS_JOB_TOKEN},
+ * else the contents of the file {@code IRIS_JOB_TOKEN_FILE} names (readable only by its owner),
+ * else empty.
  * A variable set to an empty or blank value counts as unset.
  *
  * <p>Example:
@@ -77,6 +79,8 @@ public record RankEnvironment(
     public static final String IRIS_MASTER_PORT = "IRIS_MASTER_PORT";
     /** Secret shared by the ranks of one launch. */
     public static final String IRIS_JOB_TOKEN = "IRIS_JOB_TOKEN";
+    /** A file holding that secret, readable only by its owner; used when IRIS_JOB_TOKEN is unset. */
+    public static final String IRIS_JOB_TOKEN_FILE = "IRIS_JOB_TOKEN_FILE";
 
     /** Master address when no variable names one. */
     public static final String DEFAULT_MASTER_ADDR = "127.0.0.1";
@@ -165,7 +169,7 @@ public record RankEnvironment(
      */
     public static RankEnvironment fromEnvironment(Map<String, String> env) {
         Objects.requireNonNull(env, "env");
-        String token = valueOrDefault(env, IRIS_JOB_TOKEN, "");
+        String token = JobTokenSource.read(env);
         for (Family family : FAMILIES) {
             if (family.detect().stream().anyMatch(name -> get(env, name) != null)) {
                 return read(family, env, token);
@@ -294,11 +298,6 @@ public record RankEnvironment(
         }
         String value = env.get(name);
         return value == null || value.isBlank() ? null : value.trim();
-    }
-
-    private static String valueOrDefault(Map<String, String> env, String name, String fallback) {
-        String value = get(env, name);
-        return value == null ? fallback : value;
     }
 
     private static String firstSetName(Map<String, String> env, String... names) {

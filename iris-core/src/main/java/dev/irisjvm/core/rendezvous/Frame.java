@@ -4,16 +4,44 @@ package dev.irisjvm.core.rendezvous;
  * One message of the rendezvous protocol, already decoded. {@link FrameCodec} owns the bytes;
  * these records only carry values.
  */
-sealed interface Frame permits Frame.Join, Frame.Welcome, Frame.Request, Frame.Result, Frame.Failure {
+sealed interface Frame permits Frame.Join, Frame.Challenge, Frame.Proof, Frame.Accept, Frame.Welcome,
+        Frame.Request, Frame.Result, Frame.Failure {
 
     /** How the frame reads in an error message. */
     String describe();
 
-    /** First frame from a rank to rank 0: who it is and which job it belongs to. */
-    record Join(int magic, int version, int rank, int worldSize, String jobToken) implements Frame {
+    /**
+     * First frame from a rank to rank 0: who it claims to be, and its half of the handshake's
+     * nonces (see {@link Handshake}). It carries no secret.
+     */
+    record Join(int magic, int version, int rank, int worldSize, byte[] nonce) implements Frame {
         @Override
         public String describe() {
             return "join frame";
+        }
+    }
+
+    /** Rank 0's answer to a join: its half of the nonces. */
+    record Challenge(byte[] nonce) implements Frame {
+        @Override
+        public String describe() {
+            return "challenge frame";
+        }
+    }
+
+    /** The member's proof that it holds the job's secret. */
+    record Proof(byte[] proof) implements Frame {
+        @Override
+        public String describe() {
+            return "proof frame";
+        }
+    }
+
+    /** Rank 0 admits the member, with its own proof that it holds the secret. */
+    record Accept(byte[] proof) implements Frame {
+        @Override
+        public String describe() {
+            return "accept frame";
         }
     }
 

@@ -80,6 +80,20 @@ final class FrameChannel implements AutoCloseable {
     }
 
     /**
+     * Writes {@code frame} only as far as the socket takes it now; true when all of it went.
+     * For rank 0's handshake replies: a few dozen bytes always fit into a new connection, and
+     * rank 0 must never wait on a peer that has not authenticated.
+     */
+    boolean offer(ByteBuffer frame) {
+        try {
+            channel.write(frame);
+            return !frame.hasRemaining();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
      * Sends what fits into the socket right now, then closes. For failure notices: small
      * enough to fit, and the sender is giving up anyway, so waiting would only delay it.
      */

@@ -7,18 +7,23 @@ import java.nio.charset.StandardCharsets;
  * The rendezvous wire format. Every frame is
  * <pre>
  *   int32 length   big-endian, bytes of body only; 0 &le; length &le; the receiver's limit
- *   uint8 type     1 join, 2 welcome, 3 request, 4 result, 5 failure
+ *   uint8 type     1 join, 2 welcome, 3 request, 4 result, 5 failure, 6 challenge, 7 proof, 8 accept
  *   body           length bytes, laid out per type (below)
  * </pre>
  * Inside bodies, integers are big-endian, {@code bytes} is an int32 length then that many
  * bytes, and {@code string} is {@code bytes} holding UTF-8:
  * <pre>
- *   join     int32 magic "IRIS", int32 version, int32 rank, int32 worldSize, string jobToken
- *   welcome  (empty)
- *   request  int64 step, uint8 op, int32 root, bytes payload
- *   result   int64 step, uint8 op, int32 count, count x bytes payload
- *   failure  uint8 timeout (0 or 1), string message
+ *   join      int32 magic "IRIS", int32 version, int32 rank, int32 worldSize, bytes memberNonce
+ *   challenge bytes rootNonce
+ *   proof     bytes memberProof
+ *   accept    bytes rootProof
+ *   welcome   (empty)
+ *   request   int64 step, uint8 op, int32 root, bytes payload
+ *   result    int64 step, uint8 op, int32 count, count x bytes payload
+ *   failure   uint8 timeout (0 or 1), string message
  * </pre>
+ * A connection starts with join, challenge, proof, accept ({@link Handshake}), then waits for
+ * the welcome. Version 1 sent the job token itself in the join frame; version 2 sends none.
  * The length and type are checked before the body is allocated, so a peer (or a stray
  * client speaking another protocol) can never make a rank allocate more than its limit.
  * Every nested length is checked against the bytes actually left, so decoding malformed
@@ -27,31 +32,29 @@ import java.nio.charset.StandardCharsets;
 final class FrameCodec {
     static final int HEADER_BYTES = 5;
     static final int MAGIC = 0x49524953; // "IRIS"
-    static final int PROTOCOL_VERSION = 1;
+    static final int PROTOCOL_VERSION = 2;
 
     /**
-     * The largest join frame rank 0 reads from a connection that has not yet said who it is:
-     * an unknown client gets no say over how much rank 0 allocates.
+     * The largest frame rank 0 reads from a connection that has not yet authenticated: an
+     * unknown client gets no say over how much rank 0 allocates. Handshake frames are far smaller.
      */
-    static final int JOIN_FRAME_LIMIT = 64 * 1024;
+    static final int HANDSHAKE_FRAME_LIMIT = 1024;
 
     static final byte JOIN = 1;
     static final byte WELCOME = 2;
     static final byte REQUEST = 3;
     static final byte RESULT = 4;
     static final byte FAILURE = 5;
+    static final byte CHALLENGE = 6;
+    static final byte PROOF = 7;
+    static final byte ACCEPT = 8;
 
-    /** Fixed part of a join body; the job token follows. */
-    private static final int JOIN_FIXED_BYTES = 4 * 4 + 4;
+    /** Body of a join frame: four int32 and the nonce with its length; the largest handshake frame. */
+    static final int JOIN_BODY_BYTES = 4 * 4 + 4 + Handshake.NONCE_BYTES;
     /** The part of a failure message kept when it has to be cut to fit the limit. */
     private static final int FAILURE_MESSAGE_MAX_CHARS = 4000;
 
     private FrameCodec() {
-    }
-
-    /** Body size of the join frame that carries {@code jobToken}; config checks it fits. */
-    static int joinBodyBytes(String jobToken) {
-        return JOIN_FIXED_BYTES + utf8(jobToken).length;
     }
 
     /**
@@ -69,7 +72,13 @@ final class FrameCodec {
         out.putInt((int) bodyBytes).put(typeOf(frame));
         if (frame instanceof Frame.Join j) {
             out.putInt(j.magic()).putInt(j.version()).putInt(j.rank()).putInt(j.worldSize());
-            putBytes(out, utf8(j.jobToken()));
+            putBytes(out, j.nonce());
+        } else if (frame instanceof Frame.Challenge c) {
+            putBytes(out, c.nonce());
+        } else if (frame instanceof Frame.Proof p) {
+            putBytes(out, p.proof());
+        } else if (frame instanceof Frame.Accept a) {
+            putBytes(out, a.proof());
         } else if (frame instanceof Frame.Request r) {
             out.putLong(r.step()).put(r.op().code).putInt(r.root());
             putBytes(out, r.payload());
@@ -104,7 +113,7 @@ final class FrameCodec {
         if (length < 0) {
             throw new RendezvousException("frame header declares a negative body length (" + length + ")");
         }
-        if (type < JOIN || type > FAILURE) {
+        if (type < JOIN || type > ACCEPT) {
             throw new RendezvousException(String.format(
                     "frame header declares unknown frame type 0x%02x (length %d)", type & 0xff, length));
         }
@@ -120,7 +129,10 @@ final class FrameCodec {
         BodyReader in = new BodyReader(body, typeName(type));
         Frame frame = switch (type) {
             case JOIN -> new Frame.Join(in.int32("magic"), in.int32("version"), in.int32("rank"),
-                    in.int32("world size"), in.string("job token"));
+                    in.int32("world size"), in.bytes("nonce"));
+            case CHALLENGE -> new Frame.Challenge(in.bytes("nonce"));
+            case PROOF -> new Frame.Proof(in.bytes("proof"));
+            case ACCEPT -> new Frame.Accept(in.bytes("proof"));
             case WELCOME -> new Frame.Welcome();
             case REQUEST -> new Frame.Request(in.int64("step"), in.collective(), in.int32("root"),
                     in.bytes("payload"));
@@ -139,6 +151,9 @@ final class FrameCodec {
             case REQUEST -> "request";
             case RESULT -> "result";
             case FAILURE -> "failure";
+            case CHALLENGE -> "challenge";
+            case PROOF -> "proof";
+            case ACCEPT -> "accept";
             default -> String.format("type-0x%02x", type & 0xff);
         };
     }
@@ -146,6 +161,12 @@ final class FrameCodec {
     private static byte typeOf(Frame frame) {
         if (frame instanceof Frame.Join) {
             return JOIN;
+        } else if (frame instanceof Frame.Challenge) {
+            return CHALLENGE;
+        } else if (frame instanceof Frame.Proof) {
+            return PROOF;
+        } else if (frame instanceof Frame.Accept) {
+            return ACCEPT;
         } else if (frame instanceof Frame.Welcome) {
             return WELCOME;
         } else if (frame instanceof Frame.Request) {
@@ -159,7 +180,13 @@ final class FrameCodec {
     // long: an allGather result of many large payloads may not fit an int.
     private static long bodyBytes(Frame frame) {
         if (frame instanceof Frame.Join j) {
-            return joinBodyBytes(j.jobToken());
+            return 4 * 4 + 4L + j.nonce().length;
+        } else if (frame instanceof Frame.Challenge c) {
+            return 4L + c.nonce().length;
+        } else if (frame instanceof Frame.Proof p) {
+            return 4L + p.proof().length;
+        } else if (frame instanceof Frame.Accept a) {
+            return 4L + a.proof().length;
         } else if (frame instanceof Frame.Request r) {
             return 8 + 1 + 4 + 4L + r.payload().length;
         } else if (frame instanceof Frame.Result r) {

@@ -9,6 +9,7 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,20 +38,93 @@ final class MemberLink implements Transport {
         this.link = link;
     }
 
-    /** Connects to rank 0 (retrying while it is not up yet), joins, and waits for the welcome. */
+    /**
+     * Connects to rank 0 (retrying while it is not up yet), proves that it holds the job's
+     * secret and checks that rank 0 does too ({@link Handshake}), and waits for the welcome.
+     * A connection that rank 0 closes before answering (it drops the oldest unauthenticated
+     * connections when strangers flood it) is tried again until the deadline.
+     */
     static MemberLink join(RendezvousConfig config) {
         Deadline connectBy = Deadline.after(config.timeout());
         Deadline verdictBy = Deadline.after(config.timeout(), grace(config.timeout()));
         String where = RendezvousConfig.address(config.host(), config.port());
-        FrameChannel link = new FrameChannel(connect(config, where, connectBy), config.maxFrameBytes(),
-                "rank 0 at " + where);
+        JobSecret secret = config.secret();
+        JobSecret.requireSecretOrLoopback(secret, config.rank(), config.socketAddress(), where);
+        Handshake handshake = new Handshake(secret);
+        long backoff = FIRST_RETRY_MILLIS;
+        while (true) {
+            FrameChannel link = new FrameChannel(connect(config, where, connectBy), config.maxFrameBytes(),
+                    "rank 0 at " + where);
+            String unanswered;
+            try {
+                unanswered = authenticate(config, where, link, handshake, connectBy, verdictBy);
+            } catch (RuntimeException e) {
+                link.close();
+                throw e;
+            }
+            if (unanswered == null) {
+                return awaitWelcome(config, where, link, verdictBy);
+            }
+            link.close();
+            if (connectBy.expired()) {
+                throw new RendezvousException(String.format(
+                        "rank %d lost its connection to rank 0 at %s during the join (step 0): %s",
+                        config.rank(), where, unanswered));
+            }
+            LOG.debug("rank {}: rank 0 at {} closed the connection before answering ({}); trying again",
+                    config.rank(), where, unanswered);
+            sleep(Math.min(backoff, connectBy.waitMillis()), config.rank());
+            backoff = Math.min(MAX_RETRY_MILLIS, backoff * 2);
+        }
+    }
+
+    /**
+     * The handshake on one connection. Returns null once rank 0 accepted this rank, or why the
+     * connection ended before rank 0 gave any verdict (worth another try); throws on a verdict.
+     */
+    private static String authenticate(RendezvousConfig config, String where, FrameChannel link,
+                                       Handshake handshake, Deadline sendBy, Deadline replyBy) {
+        Supplier<String> sendTimeout = () -> String.format(
+                "rank %d timed out after %d ms sending its join to rank 0 at %s (step 0, join)",
+                config.rank(), config.timeout().toMillis(), where);
+        Supplier<String> replyTimeout = () -> String.format(
+                "rank %d timed out after %d ms waiting for rank 0 at %s to confirm the join (step 0, join):"
+                        + " not all %d ranks arrived, or rank 0 is not serving the rendezvous",
+                config.rank(), config.timeout().toMillis(), where, config.worldSize());
+        byte[] memberNonce = handshake.nonce();
+        Frame reply;
+        try {
+            link.send(FrameCodec.encode(new Frame.Join(FrameCodec.MAGIC, FrameCodec.PROTOCOL_VERSION, config.rank(),
+                    config.worldSize(), memberNonce), config.maxFrameBytes()), sendBy, sendTimeout);
+            reply = link.receive(replyBy, replyTimeout);
+        } catch (RendezvousException e) {
+            return unanswered(link, where, e);
+        }
+        Frame.Challenge challenge = expect(Frame.Challenge.class, reply, config, where);
+        if (challenge.nonce().length != Handshake.NONCE_BYTES) {
+            throw protocolError(config, where, "a challenge of " + challenge.nonce().length + " bytes");
+        }
+        byte[] proof = handshake.memberProof(memberNonce, challenge.nonce(), config.rank(), config.worldSize());
+        try {
+            link.send(FrameCodec.encode(new Frame.Proof(proof), config.maxFrameBytes()), sendBy, sendTimeout);
+            reply = link.receive(replyBy, replyTimeout);
+        } catch (RendezvousException e) {
+            return unanswered(link, where, e);
+        }
+        Frame.Accept accept = expect(Frame.Accept.class, reply, config, where);
+        byte[] expected = handshake.rootProof(memberNonce, challenge.nonce(), config.rank(), config.worldSize());
+        if (!Handshake.matches(expected, accept.proof())) {
+            throw new RendezvousException(String.format(
+                    "rank %d: the process at %s did not prove that it holds this job's secret: it is not this job's"
+                            + " rank 0 (another job on the same port?), or the ranks' IRIS_JOB_TOKEN /"
+                            + " IRIS_JOB_TOKEN_FILE differ", config.rank(), where));
+        }
+        return null;
+    }
+
+    private static MemberLink awaitWelcome(RendezvousConfig config, String where, FrameChannel link, Deadline verdictBy) {
         Frame verdict;
         try {
-            Frame.Join join = new Frame.Join(FrameCodec.MAGIC, FrameCodec.PROTOCOL_VERSION, config.rank(),
-                    config.worldSize(), config.jobToken());
-            link.send(FrameCodec.encode(join, config.maxFrameBytes()), connectBy, () -> String.format(
-                    "rank %d timed out after %d ms sending its join frame to rank 0 at %s (step 0, join)",
-                    config.rank(), config.timeout().toMillis(), where));
             verdict = link.receive(verdictBy, () -> String.format(
                     "rank %d timed out after %d ms waiting for rank 0 at %s to confirm the join (step 0, join):"
                             + " not all %d ranks arrived, or rank 0 is not serving the rendezvous",
@@ -72,9 +146,35 @@ final class MemberLink implements Transport {
         if (verdict instanceof Frame.Failure failure) {
             throw fromRoot(where, failure);
         }
-        throw new RendezvousException(String.format(
-                "protocol error: rank 0 at %s answered the join of rank %d with a %s, expected a welcome",
-                where, config.rank(), verdict.describe()));
+        throw protocolError(config, where, "a " + verdict.describe());
+    }
+
+    /** The frame as {@code type}; rank 0's failure notice as its exception; anything else as a protocol error. */
+    private static <F extends Frame> F expect(Class<F> type, Frame frame, RendezvousConfig config, String where) {
+        if (type.isInstance(frame)) {
+            return type.cast(frame);
+        }
+        if (frame instanceof Frame.Failure failure) {
+            throw fromRoot(where, failure);
+        }
+        throw protocolError(config, where, "a " + frame.describe());
+    }
+
+    /**
+     * Why the connection ended before a verdict, for another try; but rank 0's reason when it
+     * sent one that our failed write or read overtook.
+     */
+    private static String unanswered(FrameChannel link, String where, RendezvousException e) {
+        Frame.Failure notice = pendingNotice(link);
+        if (notice != null) {
+            throw fromRoot(where, notice);
+        }
+        return e.getMessage();
+    }
+
+    private static RendezvousException protocolError(RendezvousConfig config, String where, String what) {
+        return new RendezvousException(String.format(
+                "protocol error: rank 0 at %s answered the join of rank %d with %s", where, config.rank(), what));
     }
 
     @Override
@@ -98,7 +198,7 @@ final class MemberLink implements Transport {
                     "rank %d timed out after %d ms waiting for rank 0 at %s to complete %s",
                     config.rank(), config.timeout().toMillis(), where, at));
         } catch (RendezvousException e) {
-            Frame.Failure notice = pendingNotice();
+            Frame.Failure notice = pendingNotice(link);
             if (notice != null) {
                 throw fromRoot(where, notice);
             }
@@ -135,7 +235,7 @@ final class MemberLink implements Transport {
      * Rank 0 sends its reason before closing, but our write into the closed connection can
      * fail first; the reason may still be waiting in the socket, and it beats "broken pipe".
      */
-    private Frame.Failure pendingNotice() {
+    private static Frame.Failure pendingNotice(FrameChannel link) {
         try {
             return link.poll() instanceof Frame.Failure failure ? failure : null;
         } catch (RendezvousException unreadable) {

@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * CUDA IPC handles and heap bases, and for host-side checks. Never on a data path.
  *
  * <pre>{@code
- * var cfg = new RendezvousConfig(rank, worldSize, "127.0.0.1", 29500, "job-42",
+ * var cfg = new RendezvousConfig(rank, worldSize, "10.0.0.1", 29500, secret,  // same secret on every rank
  *         Duration.ofSeconds(60), RendezvousConfig.DEFAULT_MAX_FRAME_BYTES);
  * try (Rendezvous rdv = Rendezvous.connect(cfg)) {        // returns once all ranks joined
  *     byte[][] handles = rdv.allGather(myIpcHandle);      // handles[r] is rank r's
@@ -28,6 +28,12 @@ import org.slf4j.LoggerFactory;
  * must call the same operations in the same order. Each carries a step number, so a rank that
  * calls a different one is reported ({@code "rank 1 is at step 5 (allGather), rank 0 at step 5
  * (barrier)"}) instead of its data being mixed into the wrong step.
+ *
+ * <p>Only ranks that hold the job's secret get in: each proves it to rank 0, and rank 0 to it,
+ * without sending it (HMAC-SHA256 over fresh nonces from both sides, the rank and the world
+ * size). Without a secret ({@code jobToken} empty) the rendezvous refuses non-loopback addresses,
+ * {@code 0.0.0.0} included. Strangers that connect are bounded in number and in time, so they
+ * cannot keep the real ranks out.
  *
  * <p>Every wait ends: joining and each step wait at most the configured timeout (members allow
  * rank 0 up to one second more to report why it gave up), then throw {@link IrisTimeoutException}
@@ -62,8 +68,9 @@ public final class Rendezvous implements AutoCloseable {
      *
      * @throws IrisTimeoutException if not all ranks joined within the timeout; the message
      *                              names the ranks that never joined
-     * @throws RendezvousException  if this rank was rejected (job token, world size, duplicate
-     *                              rank) or the address cannot be used
+     * @throws RendezvousException  if this rank was rejected (secret, world size, duplicate rank),
+     *                              rank 0 could not prove that it holds the secret, or the address
+     *                              cannot be used (among others: not loopback, and no secret set)
      */
     public static Rendezvous connect(RendezvousConfig config) {
         Objects.requireNonNull(config, "config");

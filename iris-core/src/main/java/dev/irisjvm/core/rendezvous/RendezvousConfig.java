@@ -7,7 +7,8 @@ import java.time.Duration;
  * Where and how the ranks of one job meet.
  *
  * <pre>{@code
- * var cfg = new RendezvousConfig(rank, worldSize, "127.0.0.1", 29500, "job-42",
+ * String secret = RankEnvironment.current().jobToken();   // IRIS_JOB_TOKEN or IRIS_JOB_TOKEN_FILE
+ * var cfg = new RendezvousConfig(rank, worldSize, "10.0.0.1", 29500, secret,
  *         Duration.ofSeconds(60), RendezvousConfig.DEFAULT_MAX_FRAME_BYTES);
  * }</pre>
  *
@@ -18,8 +19,11 @@ import java.time.Duration;
  * @param port          rank 0's port in {@code [1, 65535]}; rank 0 may use 0 for an ephemeral
  *                      port (see {@link Rendezvous#listen})
  * @param jobToken      the job's shared secret, equal on all ranks, so that strangers and ranks
- *                      of another job using the same host and port are turned away; {@code ""}
- *                      for none. Rejections show SHA-256 prefixes of tokens, never the tokens.
+ *                      of another job using the same host and port are turned away. It never
+ *                      crosses the wire: every rank and rank 0 prove to each other that they
+ *                      hold it (HMAC-SHA256 over fresh nonces), and refusals say nothing about
+ *                      it. {@code ""} for none, which limits the rendezvous to loopback
+ *                      addresses: without a secret anyone who reaches the port could join.
  * @param timeout       how long the join, and each later step, may wait for the other ranks
  * @param maxFrameBytes the largest frame a rank sends or accepts; bounds what a peer can make
  *                      it allocate. An allGather result carries all ranks' payloads plus 4
@@ -59,15 +63,9 @@ public record RendezvousConfig(int rank, int worldSize, String host, int port, S
         if (maxFrameBytes <= 0) {
             throw new IllegalArgumentException("maxFrameBytes must be > 0, got " + maxFrameBytes);
         }
-        int joinBytes = FrameCodec.joinBodyBytes(jobToken);
-        if (joinBytes > FrameCodec.JOIN_FRAME_LIMIT) {
-            throw new IllegalArgumentException("jobToken must be at most "
-                    + (FrameCodec.JOIN_FRAME_LIMIT - FrameCodec.joinBodyBytes("")) + " bytes in UTF-8, got "
-                    + (joinBytes - FrameCodec.joinBodyBytes("")));
-        }
-        if (joinBytes > maxFrameBytes) {
-            throw new IllegalArgumentException("maxFrameBytes must be >= " + joinBytes
-                    + " to carry the join frame with this jobToken, got " + maxFrameBytes);
+        if (maxFrameBytes < FrameCodec.JOIN_BODY_BYTES) {
+            throw new IllegalArgumentException("maxFrameBytes must be >= " + FrameCodec.JOIN_BODY_BYTES
+                    + " to carry the join handshake, got " + maxFrameBytes);
         }
     }
 
@@ -86,6 +84,11 @@ public record RendezvousConfig(int rank, int worldSize, String host, int port, S
         return new RendezvousConfig(rank, worldSize, host, otherPort, jobToken, timeout, maxFrameBytes);
     }
 
+    /** The job token as the handshake's key. */
+    JobSecret secret() {
+        return JobSecret.of(jobToken);
+    }
+
     /** Resolved now rather than at construction, so that a config can be built before DNS is up. */
     InetSocketAddress socketAddress() {
         InetSocketAddress address = new InetSocketAddress(host, port);
@@ -93,6 +96,14 @@ public record RendezvousConfig(int rank, int worldSize, String host, int port, S
             throw new RendezvousException("rank " + rank + " cannot resolve rendezvous host '" + host + "'");
         }
         return address;
+    }
+
+    /** Like the record's, but the job token is redacted: configs end up in logs. */
+    @Override
+    public String toString() {
+        return "RendezvousConfig[rank=" + rank + ", worldSize=" + worldSize + ", host=" + host + ", port=" + port
+                + ", jobToken=" + (jobToken.isEmpty() ? "<none>" : "<set>") + ", timeout=" + timeout
+                + ", maxFrameBytes=" + maxFrameBytes + "]";
     }
 
     /** {@code host:port}, with IPv6 literals bracketed, as messages show it. */

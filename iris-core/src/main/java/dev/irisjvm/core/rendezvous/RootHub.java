@@ -11,14 +11,11 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,33 +27,66 @@ import org.slf4j.LoggerFactory;
  * <p>All of it runs on the calling thread with one selector over the listening socket and
  * the member connections, so there is no server thread to leak, a member that drops is seen
  * whichever rank it is, and every wait ends at the step's deadline.
+ *
+ * <p>A connection is a member only once it has proven that it holds the job's secret
+ * ({@link Handshake}). Until then it is pending, and what pending connections may cost is
+ * bounded ({@link JoinLimits}): how many there are, how long each may take, and how much each
+ * may make rank 0 read; running out of file descriptors pauses accepting instead of failing
+ * ({@link Acceptor}). Strangers flooding the port therefore delay the real ranks by little.
  */
 final class RootHub implements Transport {
     private static final Logger LOG = LoggerFactory.getLogger(RootHub.class);
 
+    /** Refusals logged as warnings per rendezvous; the rest go to debug, so a flood cannot flood the log. */
+    static final int LOGGED_REFUSALS = 5;
+    /** New connections taken per wake-up, so that a burst cannot starve the handshakes in progress. */
+    private static final int ACCEPTS_PER_ROUND = 64;
+
     private final RendezvousConfig config;
+    private final JoinLimits limits;
     private final String where;
     private final int boundPort;
     private final Selector selector;
+    private final Handshake handshake;
     private ServerSocketChannel server;                            // null once everyone joined
+    private final SelectionKey serverKey;
+    private final Acceptor acceptor;
     private final FrameChannel[] members;                          // by rank; [0] stays null
-    // Copy-on-write: close() may run on another thread to abort a wait.
-    private final List<FrameChannel> strangers = new CopyOnWriteArrayList<>(); // connected, not yet joined
+    // Oldest first. Copy-on-write: close() may run on another thread to abort a wait.
+    private final List<PendingJoin> pending = new CopyOnWriteArrayList<>();
     private int joined;
+    private int refusals;
     private volatile boolean closed;
 
-    private RootHub(RendezvousConfig config, Selector selector, ServerSocketChannel server, int boundPort) {
+    private RootHub(RendezvousConfig config, JoinLimits limits, Handshake handshake, Selector selector,
+                    ServerSocketChannel server, SelectionKey serverKey, UnaryOperator<Acceptor.Source> source) {
         this.config = config;
+        this.limits = limits;
+        this.handshake = handshake;
         this.selector = selector;
         this.server = server;
-        this.boundPort = boundPort;
+        this.serverKey = serverKey;
+        this.boundPort = server.socket().getLocalPort();
         this.where = RendezvousConfig.address(config.host(), boundPort);
         this.members = new FrameChannel[config.worldSize()];
+        this.acceptor = new Acceptor(source.apply(server::accept), where, this::dropOnePending);
     }
 
     /** Binds to exactly the configured address; ranks may connect from now on. */
     static RootHub listen(RendezvousConfig config) {
+        return listen(config, JoinLimits.forConfig(config), UnaryOperator.identity());
+    }
+
+    /**
+     * With explicit limits, and a wrapper around the listening socket's accept through which
+     * tests make accepting fail.
+     */
+    static RootHub listen(RendezvousConfig config, JoinLimits limits, UnaryOperator<Acceptor.Source> source) {
         InetSocketAddress address = config.socketAddress();
+        JobSecret secret = config.secret();
+        JobSecret.requireSecretOrLoopback(secret, 0, address, RendezvousConfig.address(config.host(), config.port()));
+        // Before binding: its random source must be open before strangers can use up descriptors.
+        Handshake handshake = new Handshake(secret);
         Selector selector = null;
         ServerSocketChannel server = null;
         try {
@@ -64,13 +94,12 @@ final class RootHub implements Transport {
             server = ServerSocketChannel.open();
             // A restarted job must be able to bind while the last run's connections sit in TIME_WAIT.
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(address, Math.max(64, config.worldSize()));
+            server.bind(address, Math.max(limits.maxPending(), config.worldSize()));
             server.configureBlocking(false);
-            server.register(selector, SelectionKey.OP_ACCEPT);
-            int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
-            LOG.debug("rank 0 listening at {} for a world of {}", RendezvousConfig.address(config.host(), port),
-                    config.worldSize());
-            return new RootHub(config, selector, server, port);
+            SelectionKey serverKey = server.register(selector, SelectionKey.OP_ACCEPT);
+            RootHub hub = new RootHub(config, limits, handshake, selector, server, serverKey, source);
+            LOG.debug("rank 0 listening at {} for a world of {}", hub.where, config.worldSize());
+            return hub;
         } catch (IOException e) {
             FrameChannel.closeQuietly(server);
             FrameChannel.closeQuietly(selector);
@@ -97,15 +126,29 @@ final class RootHub implements Transport {
                             "rendezvous at %s timed out after %d ms: ranks %s never joined",
                             where, config.timeout().toMillis(), absentRanks(members))));
                 }
-                selector.select(deadline.waitMillis());
+                dropExpiredHandshakes();
+                long wait = deadline.waitMillis();
+                if (!pending.isEmpty()) {
+                    wait = Math.min(wait, pending.get(0).deadline.waitMillis()); // the oldest expires first
+                }
+                boolean paused = acceptor.isPaused();
+                serverKey.interestOps(paused ? 0 : SelectionKey.OP_ACCEPT);
+                if (paused) {
+                    wait = Math.min(wait, acceptor.pauseLeftMillis());
+                }
+                selector.select(wait);
                 Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
                 while (keys.hasNext()) {
                     SelectionKey key = keys.next();
                     keys.remove();
                     if (key.isValid() && key.isAcceptable()) {
-                        acceptAll();
+                        acceptSome();
                     } else if (key.isValid() && key.isReadable()) {
-                        onJoinTraffic((FrameChannel) key.attachment());
+                        if (key.attachment() instanceof PendingJoin join) {
+                            onHandshakeTraffic(join);
+                        } else {
+                            onMemberTrafficBeforeWelcome((FrameChannel) key.attachment());
+                        }
                     }
                 }
             }
@@ -225,83 +268,135 @@ final class RootHub implements Transport {
         }
     }
 
-    private void acceptAll() throws IOException {
-        SocketChannel channel;
-        while (server != null && (channel = server.accept()) != null) {
-            channel.configureBlocking(false);
-            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            FrameChannel stranger = new FrameChannel(channel,
-                    Math.min(FrameCodec.JOIN_FRAME_LIMIT, config.maxFrameBytes()),
-                    "connection from " + channel.getRemoteAddress());
-            channel.register(selector, SelectionKey.OP_READ, stranger);
-            strangers.add(stranger);
+    /** Takes up to a round's worth of new connections as pending ones. */
+    private void acceptSome() throws IOException {
+        for (int i = 0; i < ACCEPTS_PER_ROUND && server != null; i++) {
+            SocketChannel channel = acceptor.next();
+            if (channel == null) {
+                return;
+            }
+            if (pending.size() >= limits.maxPending()) {
+                dropOnePending();
+            }
+            try {
+                channel.configureBlocking(false);
+                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                FrameChannel link = new FrameChannel(channel,
+                        Math.min(FrameCodec.HANDSHAKE_FRAME_LIMIT, config.maxFrameBytes()),
+                        "connection from " + channel.getRemoteAddress());
+                PendingJoin join = new PendingJoin(link, Deadline.after(limits.handshakeTimeout()));
+                channel.register(selector, SelectionKey.OP_READ, join);
+                pending.add(join);
+            } catch (IOException e) {
+                // Gone between accept and here (reset by its peer); nothing to admit or to tell.
+                LOG.debug("rendezvous at {} lost a connection while accepting it: {}", where, FrameReader.reason(e));
+                FrameChannel.closeQuietly(channel);
+            }
         }
     }
 
-    private void onJoinTraffic(FrameChannel from) {
+    /**
+     * Makes room: drops the oldest pending connection that has not even sent a join frame, else
+     * the oldest of all. Dropped without a notice: a real rank sees its connection close
+     * unanswered and tries again, while a notice would read as a verdict.
+     */
+    private void dropOnePending() {
+        PendingJoin victim = null;
+        for (PendingJoin join : pending) {
+            if (join.silent()) {
+                victim = join;
+                break;
+            }
+        }
+        if (victim == null && !pending.isEmpty()) {
+            victim = pending.get(0);
+        }
+        if (victim != null) {
+            pending.remove(victim);
+            noteRefusal(victim.channel.peer(), "dropped to make room: " + limits.maxPending()
+                    + " connections are already waiting to authenticate");
+            victim.channel.close();
+        }
+    }
+
+    /** Closes pending connections whose handshake took longer than allowed; the oldest expire first. */
+    private void dropExpiredHandshakes() {
+        while (!pending.isEmpty() && pending.get(0).deadline.expired()) {
+            PendingJoin late = pending.remove(0);
+            noteRefusal(late.channel.peer(), "did not complete the handshake within "
+                    + limits.handshakeTimeout().toMillis() + " ms");
+            late.channel.close();
+        }
+    }
+
+    private void onHandshakeTraffic(PendingJoin join) {
+        FrameChannel from = join.channel;
+        Frame frame;
+        String refusal;
+        try {
+            frame = from.poll();
+            if (frame == null) {
+                return;
+            }
+            refusal = join.advance(frame, handshake, config.maxFrameBytes());
+        } catch (RendezvousException e) {
+            refusal = e.getMessage();
+        }
+        if (refusal == null && !join.authenticated()) {
+            return;
+        }
+        pending.remove(join);
+        if (refusal == null) {
+            refusal = claimProblem(join.claim(), from);
+        }
+        if (refusal != null) {
+            refuse(from, refusal);
+            return;
+        }
+        Frame.Join claim = join.claim();
+        if (!from.offer(FrameCodec.encode(new Frame.Accept(join.rootProof(handshake)), config.maxFrameBytes()))) {
+            noteRefusal(from.peer(), "rank " + claim.rank() + " does not take rank 0's accept frame");
+            from.close();
+            return;
+        }
+        String origin = from.peer();
+        from.identify("rank " + claim.rank(), config.maxFrameBytes());
+        from.channel().keyFor(selector).attach(from);
+        members[claim.rank()] = from;
+        joined++;
+        LOG.debug("rank {} joined the rendezvous at {} ({}; {} of {} ranks present)",
+                claim.rank(), where, origin, joined + 1, members.length);
+    }
+
+    /** A member is talking before the welcome: it closed (it may come back) or broke the protocol. */
+    private void onMemberTrafficBeforeWelcome(FrameChannel from) {
         int rank = rankOf(from);
         Frame frame;
         try {
             frame = from.poll();
         } catch (RendezvousException e) {
-            if (rank > 0) {
-                // It may come back (a restarted process); until then it counts as missing.
-                LOG.warn("rank {} left the rendezvous at {} before all ranks joined: {}", rank, where, e.getMessage());
-                members[rank] = null;
-                joined--;
-            } else {
-                LOG.warn("rendezvous at {} dropped {}: {}", where, from.peer(), e.getMessage());
-                strangers.remove(from);
-            }
+            // It may come back (a restarted process); until then it counts as missing.
+            LOG.warn("rank {} left the rendezvous at {} before all ranks joined: {}", rank, where, e.getMessage());
+            members[rank] = null;
+            joined--;
             reject(from, e.getMessage());
             return;
         }
         if (frame == null) {
             return;
         }
-        if (rank > 0) {
-            LOG.warn("rank {} sent a {} before all ranks joined; dropping it", rank, frame.describe());
-            members[rank] = null;
-            joined--;
-            reject(from, "protocol error: rank " + rank + " sent a " + frame.describe() + " before the welcome");
-            return;
-        }
-        String problem = joinProblem(from, frame);
-        strangers.remove(from);
-        if (problem != null) {
-            LOG.warn("rendezvous at {} rejected {}: {}", where, from.peer(), problem);
-            reject(from, problem);
-            return;
-        }
-        Frame.Join join = (Frame.Join) frame;
-        String origin = from.peer();
-        from.identify("rank " + join.rank(), config.maxFrameBytes());
-        members[join.rank()] = from;
-        joined++;
-        LOG.debug("rank {} joined the rendezvous at {} ({}; {} of {} ranks present)",
-                join.rank(), where, origin, joined + 1, members.length);
+        LOG.warn("rank {} sent a {} before all ranks joined; dropping it", rank, frame.describe());
+        members[rank] = null;
+        joined--;
+        reject(from, "protocol error: rank " + rank + " sent a " + frame.describe() + " before the welcome");
     }
 
-    /** Why a join is refused, naming what disagreed, or null when it is acceptable. */
-    private String joinProblem(FrameChannel from, Frame frame) {
-        if (!(frame instanceof Frame.Join join)) {
-            return from.peer() + " sent a " + frame.describe() + " instead of a join frame";
-        }
-        if (join.magic() != FrameCodec.MAGIC) {
-            return String.format("%s is not an Iris rendezvous client (magic 0x%08x, expected 0x%08x)",
-                    from.peer(), join.magic(), FrameCodec.MAGIC);
-        }
+    /**
+     * Why an authenticated peer's claim is refused, or null when it may join. Checked only after
+     * authentication: a stranger learns nothing about the job, not even its world size.
+     */
+    private String claimProblem(Frame.Join join, FrameChannel from) {
         int rank = join.rank();
-        if (join.version() != FrameCodec.PROTOCOL_VERSION) {
-            return String.format("rank %d speaks rendezvous protocol version %d, rank 0 speaks %d",
-                    rank, join.version(), FrameCodec.PROTOCOL_VERSION);
-        }
-        if (!join.jobToken().equals(config.jobToken())) {
-            // Fingerprints, not the tokens: the token is the job's shared secret, and this
-            // message goes to whoever connected.
-            return String.format("rank %d sent job token %s, expected %s (SHA-256 prefixes; tokens are not shown)",
-                    rank, fingerprint(join.jobToken()), fingerprint(config.jobToken()));
-        }
         if (join.worldSize() != members.length) {
             return String.format("rank %d says world size %d, rank 0 has %d", rank, join.worldSize(), members.length);
         }
@@ -322,13 +417,42 @@ final class RootHub implements Transport {
     private void admitted() throws IOException {
         server.close();
         server = null;
-        for (FrameChannel stranger : strangers) {
-            reject(stranger, "rendezvous at " + where + " is already complete: all "
+        for (PendingJoin join : pending) {
+            reject(join.channel, "rendezvous at " + where + " is already complete: all "
                     + members.length + " ranks have joined");
         }
-        strangers.clear();
+        pending.clear();
         answerAll(new Frame.Welcome(), "step 0 (join)");
         LOG.debug("all {} ranks joined the rendezvous at {}", members.length, where);
+        if (refusals > LOGGED_REFUSALS) {
+            LOG.info("rendezvous at {} turned away {} connections that did not join properly (the first {} logged"
+                    + " as warnings, the rest at debug level)", where, refusals, LOGGED_REFUSALS);
+        }
+    }
+
+    /** Tells a refused peer why, and logs it; see {@link #noteRefusal}. */
+    private void refuse(FrameChannel channel, String reason) {
+        noteRefusal(channel.peer(), reason);
+        reject(channel, reason);
+    }
+
+    private void noteRefusal(String peer, String reason) {
+        refusals++;
+        if (refusals <= LOGGED_REFUSALS) {
+            LOG.warn("rendezvous at {} turned away {}: {}", where, peer, reason);
+        } else {
+            LOG.debug("rendezvous at {} turned away {}: {}", where, peer, reason);
+        }
+    }
+
+    /** How many connections this hub turned away so far; for tests. */
+    int refusals() {
+        return refusals;
+    }
+
+    /** How many accepts failed for lack of file descriptors; for tests. */
+    int descriptorExhaustions() {
+        return acceptor.exhaustions();
     }
 
     private void reject(FrameChannel channel, String reason) {
@@ -363,8 +487,8 @@ final class RootHub implements Transport {
         for (FrameChannel member : members) {
             FrameChannel.closeQuietly(member);
         }
-        strangers.forEach(FrameChannel::closeQuietly);
-        strangers.clear();
+        pending.forEach(join -> join.channel.close());
+        pending.clear();
         FrameChannel.closeQuietly(server);
         FrameChannel.closeQuietly(selector);
     }
@@ -376,18 +500,6 @@ final class RootHub implements Transport {
             }
         }
         return -1;
-    }
-
-    private static String fingerprint(String token) {
-        if (token.isEmpty()) {
-            return "'' (none)";
-        }
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
-            return "sha256:" + HexFormat.of().formatHex(digest, 0, 4);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
     }
 
     private static List<Integer> absentRanks(Object[] byRank) {

@@ -25,8 +25,19 @@ class FrameCodecTest {
 
     @Test
     void everyFrameTypeRoundTrips() {
-        Frame.Join join = (Frame.Join) roundTrip(new Frame.Join(FrameCodec.MAGIC, 1, 3, 4, "jöb-42"));
-        assertEquals(new Frame.Join(FrameCodec.MAGIC, 1, 3, 4, "jöb-42"), join);
+        byte[] nonce = new byte[Handshake.NONCE_BYTES];
+        nonce[0] = 7;
+        Frame.Join join = (Frame.Join) roundTrip(new Frame.Join(FrameCodec.MAGIC, 2, 3, 4, nonce));
+        assertEquals(FrameCodec.MAGIC, join.magic());
+        assertEquals(2, join.version());
+        assertEquals(3, join.rank());
+        assertEquals(4, join.worldSize());
+        assertArrayEquals(nonce, join.nonce());
+        assertEquals(FrameCodec.JOIN_BODY_BYTES, FrameCodec.encode(join, LIMIT).getInt(0));
+
+        assertArrayEquals(nonce, ((Frame.Challenge) roundTrip(new Frame.Challenge(nonce))).nonce());
+        assertArrayEquals(new byte[] {1, 2}, ((Frame.Proof) roundTrip(new Frame.Proof(new byte[] {1, 2}))).proof());
+        assertArrayEquals(new byte[] {3}, ((Frame.Accept) roundTrip(new Frame.Accept(new byte[] {3}))).proof());
 
         assertInstanceOf(Frame.Welcome.class, roundTrip(new Frame.Welcome()));
 
@@ -175,7 +186,9 @@ class FrameCodecTest {
             Random random = new Random(0x1215L);
             int limit = 4096;
             List<ByteBuffer> seeds = List.of(
-                    FrameCodec.encode(new Frame.Join(FrameCodec.MAGIC, 1, 1, 4, "job"), limit),
+                    FrameCodec.encode(new Frame.Join(FrameCodec.MAGIC, 2, 1, 4, new byte[Handshake.NONCE_BYTES]), limit),
+                    FrameCodec.encode(new Frame.Challenge(new byte[Handshake.NONCE_BYTES]), limit),
+                    FrameCodec.encode(new Frame.Proof(new byte[Handshake.PROOF_BYTES]), limit),
                     FrameCodec.encode(new Frame.Welcome(), limit),
                     FrameCodec.encode(new Frame.Request(5, Collective.BROADCAST, 2, new byte[40]), limit),
                     FrameCodec.encode(new Frame.Result(5, Collective.ALL_GATHER, new byte[][] {{1}, {}, {2, 3}}), limit),

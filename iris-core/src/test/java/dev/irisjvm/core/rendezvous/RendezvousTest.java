@@ -162,26 +162,37 @@ class RendezvousTest {
             int port = listener.boundPort();
             Future<Rendezvous> root = pool.submit(listener::awaitMembers);
 
-            RendezvousException wrongToken = assertThrows(RendezvousException.class, () -> Rendezvous.connect(
+            RendezvousException wrongSecret = assertThrows(RendezvousException.class, () -> Rendezvous.connect(
                     new RendezvousConfig(1, 2, HOST, port, "other-job", LONG, MAX_FRAME)));
-            assertContains(wrongToken, "rank 1 sent job token sha256:");
-            assertContains(wrongToken, ", expected sha256:");
-            assertFalse(wrongToken.getMessage().contains(TOKEN), "the job's secret token must not be disclosed");
+            assertContains(wrongSecret, "rank 0 at 127.0.0.1:" + port + " reported: " + PendingJoin.AUTHENTICATION_FAILED);
+            assertContains(wrongSecret, "IRIS_JOB_TOKEN or IRIS_JOB_TOKEN_FILE");
+            assertFalse(wrongSecret.getMessage().contains(TOKEN), "the job's secret must not be disclosed");
+            assertFalse(wrongSecret.getMessage().contains("sha256"), "nor anything derived from it");
             assertContains(assertThrows(RendezvousException.class, () -> Rendezvous.connect(
                             new RendezvousConfig(1, 3, HOST, port, TOKEN, LONG, MAX_FRAME))),
                     "rank 1 says world size 3, rank 0 has 2");
-            assertContains(rawJoin(port, new Frame.Join(FrameCodec.MAGIC, FrameCodec.PROTOCOL_VERSION, 5, 2, TOKEN)),
-                    "rank 5 is out of range");
-            assertContains(rawJoin(port, new Frame.Join(FrameCodec.MAGIC, FrameCodec.PROTOCOL_VERSION, 0, 2, TOKEN)),
-                    "claims rank 0");
-            assertContains(rawJoin(port, new Frame.Join(FrameCodec.MAGIC, 99, 1, 2, TOKEN)),
-                    "rank 1 speaks rendezvous protocol version 99, rank 0 speaks 1");
-            assertContains(rawJoin(port, new Frame.Join(0xCAFEBABE, FrameCodec.PROTOCOL_VERSION, 1, 2, TOKEN)),
-                    "is not an Iris rendezvous client");
+            // An empty secret is a secret too: it must match rank 0's, which is not empty here.
+            assertContains(refusal(port, "", 1, 2), PendingJoin.AUTHENTICATION_FAILED);
+            // Claims are checked after authentication only: strangers learn nothing about the job.
+            assertContains(refusal(port, "guess", 5, 2), PendingJoin.AUTHENTICATION_FAILED);
+            assertContains(refusal(port, TOKEN, 5, 2), "rank 5 is out of range");
+            assertContains(refusal(port, TOKEN, 0, 2), "claims rank 0");
+            try (HandPlayedRank oldRank = handPlayed(port, TOKEN)) {
+                assertContains(failureOf(oldRank.handshake(1, 2, 99)),
+                        "rank 1 speaks rendezvous protocol version 99, rank 0 speaks 2");
+            }
+            try (HandPlayedRank stranger = handPlayed(port, TOKEN)) {
+                stranger.send(new Frame.Join(0xCAFEBABE, FrameCodec.PROTOCOL_VERSION, 1, 2, new byte[Handshake.NONCE_BYTES]));
+                assertContains(failureOf(stranger.receive()), "is not an Iris rendezvous client");
+            }
+            try (HandPlayedRank stranger = handPlayed(port, TOKEN)) {
+                stranger.send(new Frame.Join(FrameCodec.MAGIC, FrameCodec.PROTOCOL_VERSION, 1, 2, new byte[3]));
+                assertContains(failureOf(stranger.receive()), "malformed join frame: nonce of 3 bytes, expected 32");
+            }
             // Another protocol altogether, and a stranger announcing a huge join frame.
             assertContains(rawSend(port, bytes("GET / HTTP/1.1\r\nHost: x\r\n\r\n")), "unknown frame type 0x2f");
             byte[] hugeJoin = ByteBuffer.allocate(5).putInt(1 << 30).put(FrameCodec.JOIN).array();
-            assertContains(rawSend(port, hugeJoin), "join frame of 1073741824 bytes exceeds the limit of 65536");
+            assertContains(rawSend(port, hugeJoin), "join frame of 1073741824 bytes exceeds the limit of 1024");
 
             assertFalse(root.isDone(), "rank 0 must keep waiting for the real rank 1");
             try (Rendezvous one = Rendezvous.connect(memberConfig(1, 2, port, LONG));
@@ -398,8 +409,8 @@ class RendezvousTest {
                 try (Socket s = new Socket(HOST, port)) {
                     s.getOutputStream().write(new byte[] {0, 0});
                 }
-                ByteBuffer join = FrameCodec.encode(new Frame.Join(FrameCodec.MAGIC, FrameCodec.PROTOCOL_VERSION, 1, 2, TOKEN),
-                        MAX_FRAME);
+                ByteBuffer join = FrameCodec.encode(new Frame.Join(FrameCodec.MAGIC, FrameCodec.PROTOCOL_VERSION, 1, 2,
+                        new byte[Handshake.NONCE_BYTES]), MAX_FRAME);
                 try (Socket s = new Socket(HOST, port)) {
                     s.getOutputStream().write(join.array(), 0, join.limit() - 3);
                 }
@@ -422,12 +433,10 @@ class RendezvousTest {
             int port = listener.boundPort();
             Future<Rendezvous> root = pool.submit(listener::awaitMembers);
             Future<Rendezvous> oneJoin = pool.submit(() -> Rendezvous.connect(memberConfig(1, 3, port, LONG)));
-            try (Socket two = new Socket(HOST, port)) {
-                two.setSoTimeout(5000);
-                two.getOutputStream().write(FrameCodec.encode(
-                        new Frame.Join(FrameCodec.MAGIC, FrameCodec.PROTOCOL_VERSION, 2, 3, TOKEN), MAX_FRAME).array());
-                Frame welcome = new FrameReader(MAX_FRAME).read(Channels.newChannel(two.getInputStream()));
-                assertInstanceOf(Frame.Welcome.class, welcome);
+            try (HandPlayedRank hand = handPlayed(port, TOKEN)) {
+                Socket two = hand.socket();
+                assertInstanceOf(Frame.Accept.class, hand.handshake(2, 3, FrameCodec.PROTOCOL_VERSION));
+                assertInstanceOf(Frame.Welcome.class, hand.receive());
                 try (Rendezvous zero = root.get(10, TimeUnit.SECONDS); Rendezvous one = oneJoin.get(10, TimeUnit.SECONDS)) {
                     Future<Void> z = pool.submit(() -> {
                         zero.barrier();
@@ -558,7 +567,7 @@ class RendezvousTest {
         assertContains(assertThrows(IllegalArgumentException.class,
                 () -> new RendezvousConfig(0, 2, HOST, 1, TOKEN, LONG, 0)), "maxFrameBytes must be > 0, got 0");
         assertContains(assertThrows(IllegalArgumentException.class,
-                () -> new RendezvousConfig(0, 2, HOST, 1, TOKEN, LONG, 10)), "maxFrameBytes must be >= 26");
+                () -> new RendezvousConfig(0, 2, HOST, 1, TOKEN, LONG, 10)), "maxFrameBytes must be >= 52 to carry the join handshake, got 10");
         assertContains(assertThrows(IllegalArgumentException.class,
                 () -> Rendezvous.listen(new RendezvousConfig(1, 2, HOST, 1, TOKEN))), "listen is for rank 0");
     }
@@ -637,12 +646,20 @@ class RendezvousTest {
         return out;
     }
 
-    /** Sends one hand-made join frame and returns rank 0's failure notice. */
-    private static String rawJoin(int port, Frame.Join join) throws IOException {
-        ByteBuffer frame = FrameCodec.encode(join, MAX_FRAME);
-        byte[] bytes = new byte[frame.remaining()];
-        frame.get(bytes);
-        return rawSend(port, bytes);
+    /** A rank played by hand; callers close it, or leave it to rank 0, which closes it after its verdict. */
+    private static HandPlayedRank handPlayed(int port, String secret) throws IOException {
+        return new HandPlayedRank(HOST, port, secret, 5000);
+    }
+
+    /** Rank 0's failure notice to a hand-played handshake. */
+    private static String refusal(int port, String secret, int rank, int world) throws IOException {
+        try (HandPlayedRank hand = handPlayed(port, secret)) {
+            return hand.refusal(rank, world);
+        }
+    }
+
+    private static String failureOf(Frame frame) {
+        return assertInstanceOf(Frame.Failure.class, frame).message();
     }
 
     /** Sends raw bytes as a would-be rank and returns the message of rank 0's failure notice. */
