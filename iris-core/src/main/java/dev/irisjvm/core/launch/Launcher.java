@@ -50,9 +50,19 @@ import java.util.stream.Collectors;
  * </pre>
  *
  * <p>Each rank r of N gets {@code IRIS_RANK=r}, {@code IRIS_WORLD_SIZE=N},
- * {@code IRIS_LOCAL_RANK=r}, {@code IRIS_LOCAL_WORLD_SIZE=N}, {@code IRIS_MASTER_ADDR},
+ * {@code IRIS_LOCAL_RANK=r}, {@code IRIS_LOCAL_WORLD_SIZE=N}, {@code IRIS_NODE_RANK=0},
+ * {@code IRIS_NODE_COUNT=1}, {@code IRIS_MASTER_ADDR},
  * {@code IRIS_MASTER_PORT} (a free port unless given) and {@code IRIS_JOB_TOKEN} (random, one per
- * launch), on top of the launcher's own environment, and always {@link #SAFETY_ENV}. Where the
+ * launch), on top of the launcher's own environment, and always {@link #SAFETY_ENV}.
+ *
+ * <p>Over several nodes ({@code --nnodes M --node-rank R}, one launcher per node, as with
+ * torchrun) node R starts local ranks l = 0..n-1 as global ranks {@code R*n + l}: each gets
+ * {@code IRIS_RANK=R*n+l}, {@code IRIS_WORLD_SIZE=M*n}, {@code IRIS_LOCAL_RANK=l},
+ * {@code IRIS_LOCAL_WORLD_SIZE=n}, {@code IRIS_NODE_RANK=R}, {@code IRIS_NODE_COUNT=M}. The
+ * token then comes from the environment every node's launcher was given ({@code IRIS_JOB_TOKEN} or
+ * {@code IRIS_JOB_TOKEN_FILE}, see {@link LaunchOptions#requireSharedJobToken}), which the ranks
+ * inherit; the launcher sets none itself. Output prefixes, failures and stopped ranks name global
+ * ranks. Each launcher watches only its own node's ranks. Where the
  * launcher can count the host's GPUs (or {@code --gpus} / {@code --ranks-per-gpu} says), each rank
  * also gets {@code IRIS_DEVICE} as {@link GpuPlacement} plans it, round robin by default, so that
  * four ranks on a one-GPU machine all use GPU 0; ranks that share a GPU also get a
@@ -108,6 +118,7 @@ public final class Launcher {
     static final Set<String> MANAGED_VARIABLES = Set.of(
             RankEnvironment.IRIS_RANK, RankEnvironment.IRIS_WORLD_SIZE,
             RankEnvironment.IRIS_LOCAL_RANK, RankEnvironment.IRIS_LOCAL_WORLD_SIZE,
+            RankEnvironment.IRIS_NODE_RANK, RankEnvironment.IRIS_NODE_COUNT,
             RankEnvironment.IRIS_MASTER_ADDR, RankEnvironment.IRIS_MASTER_PORT,
             RankEnvironment.IRIS_JOB_TOKEN,
             "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS");
@@ -116,11 +127,18 @@ public final class Launcher {
     private static final String HELP = """
             Starts N ranks of CMD on this host, one process each. Rank r uses GPU r mod G, G the
             host's GPUs; with fewer GPUs than ranks, ranks share GPUs (for correctness, not timing).
-              -n N               number of ranks (required)
+            Over several hosts, run one iris-run per node with the same -n, --nnodes, --master-addr
+            and --master-port, and IRIS_JOB_TOKEN (or IRIS_JOB_TOKEN_FILE) set alike on each.
+              -n N, --nproc-per-node N  number of ranks on this node (required)
+              --nnodes M         nodes of the job (default 1); the world is M x N ranks
+              --node-rank R      this node's index in 0..M-1 (required with --nnodes > 1);
+                                 its ranks are R*N .. R*N+N-1
               --gpus G           place the ranks round robin on G GPUs (default: all the host shows)
               --ranks-per-gpu K  K ranks on GPU 0, the next K on GPU 1, ...
-              --master-addr A    rendezvous address (default 127.0.0.1)
-              --master-port P    rendezvous port (default: a free port)
+              --master-addr A    rendezvous address, node 0's host (default 127.0.0.1;
+                                 required with --nnodes > 1)
+              --master-port P    rendezvous port (default: a free port; required with
+                                 --nnodes > 1)
               --timeout SECONDS  stop every rank and exit 124 after this long
               --stop-delay SECONDS  after a rank fails, give the others this long to exit on
                                  their own before stopping them (default 2; 0: at once)
@@ -159,7 +177,7 @@ public final class Launcher {
         }
         LaunchOptions options;
         try {
-            options = LaunchOptions.parse(list);
+            options = LaunchOptions.parse(list, System.getenv());
         } catch (IllegalArgumentException e) {
             err.println(PREFIX + e.getMessage());
             err.println(LaunchOptions.USAGE);
@@ -195,33 +213,58 @@ public final class Launcher {
      * {@code stderrLines}. Calls to both consumers are serialized together.
      */
     public static LaunchResult run(LaunchOptions options, Consumer<String> stdoutLines, Consumer<String> stderrLines) {
-        return new Job(options, stdoutLines, stderrLines).run();
+        return run(options, stdoutLines, stderrLines, System.getenv());
     }
 
     /**
-     * The variables the launcher sets for each rank, in the order a dry run prints them.
+     * Like {@link #run(LaunchOptions, Consumer, Consumer)}, in {@code environment} instead of this
+     * process's: the ranks inherit it, and a launch over several nodes finds its job token there.
+     *
+     * @throws IllegalArgumentException when the options span several nodes and the environment
+     *         holds no shared job token
+     */
+    static LaunchResult run(LaunchOptions options, Consumer<String> stdoutLines, Consumer<String> stderrLines,
+                            Map<String, String> environment) {
+        LaunchOptions.requireSharedJobToken(options.nodeCount(), environment);
+        return new Job(options, stdoutLines, stderrLines, Map.copyOf(environment)).run();
+    }
+
+    /**
+     * The variables the launcher sets for each of this node's ranks, by local rank, in the order a
+     * dry run prints them.
+     *
+     * <pre>{@code
+     * // node 1 of 2 with 4 ranks each: local rank 1 is rank 5
+     * rankEnvironments(options, 29600, null, GpuPlacement.plan(4, 0, 0), System.getenv()).get(1)
+     * //   IRIS_RANK=5 IRIS_WORLD_SIZE=8 IRIS_LOCAL_RANK=1 IRIS_LOCAL_WORLD_SIZE=4 IRIS_NODE_RANK=1 ...
+     * }</pre>
      *
      * @param port      the master port to hand out (already picked, not 0)
-     * @param token     the job token shared by every rank
-     * @param placement each rank's GPU; when not planned, each rank chooses its own
+     * @param token     the job token shared by every rank, or null when the ranks inherit it (several nodes)
+     * @param placement each local rank's GPU; when not planned, each rank chooses its own
      * @param inherited the launcher's own environment, which every rank inherits
      */
     static List<Map<String, String>> rankEnvironments(LaunchOptions options, int port, String token, GpuPlacement placement,
                                                       Map<String, String> inherited) {
         List<Map<String, String>> envs = new ArrayList<>();
-        int n = options.worldSize();
-        for (int rank = 0; rank < n; rank++) {
+        int n = options.ranksPerNode();
+        for (int local = 0; local < n; local++) {
+            int rank = options.globalRank(local);
             Map<String, String> env = new LinkedHashMap<>();
             env.put(RankEnvironment.IRIS_RANK, Integer.toString(rank));
-            env.put(RankEnvironment.IRIS_WORLD_SIZE, Integer.toString(n));
-            // One host: local and global ranks coincide.
-            env.put(RankEnvironment.IRIS_LOCAL_RANK, Integer.toString(rank));
+            env.put(RankEnvironment.IRIS_WORLD_SIZE, Integer.toString(options.worldSize()));
+            env.put(RankEnvironment.IRIS_LOCAL_RANK, Integer.toString(local));
             env.put(RankEnvironment.IRIS_LOCAL_WORLD_SIZE, Integer.toString(n));
+            env.put(RankEnvironment.IRIS_NODE_RANK, Integer.toString(options.nodeRank()));
+            env.put(RankEnvironment.IRIS_NODE_COUNT, Integer.toString(options.nodeCount()));
             env.put(RankEnvironment.IRIS_MASTER_ADDR, options.masterAddr());
             env.put(RankEnvironment.IRIS_MASTER_PORT, Integer.toString(port));
-            env.put(RankEnvironment.IRIS_JOB_TOKEN, token);
+            if (token != null) {
+                env.put(RankEnvironment.IRIS_JOB_TOKEN, token);
+            }
+            // The placement is per node: local ranks on this node's GPUs.
             if (placement.isPlanned() && !options.extraEnv().containsKey(IRIS_DEVICE)) {
-                env.put(IRIS_DEVICE, Integer.toString(placement.device(rank)));
+                env.put(IRIS_DEVICE, Integer.toString(placement.device(local)));
             }
             if (placement.sharesGpus()) {
                 env.putAll(sharedGpuNcclEnv(rank, options.extraEnv(), inherited));
@@ -251,10 +294,10 @@ public final class Launcher {
         return env;
     }
 
-    /** The launcher's GPU plan for {@code options} on a host that shows {@code visibleGpus} (0: unknown). */
+    /** The launcher's GPU plan for this node's ranks on a host that shows {@code visibleGpus} (0: unknown). */
     static GpuPlacement placement(LaunchOptions options, int visibleGpus) {
         int gpus = options.gpus() > 0 ? options.gpus() : visibleGpus;
-        return GpuPlacement.plan(options.worldSize(), gpus, options.ranksPerGpu());
+        return GpuPlacement.plan(options.ranksPerNode(), gpus, options.ranksPerGpu());
     }
 
     /** A dry run's line for one rank: {@code [r] NAME=value ... -- cmd args}, shell-quoted. */
@@ -378,10 +421,10 @@ public final class Launcher {
     /**
      * Recognizes any process started by one of {@code ranks} of the launch with {@code token}: its
      * environment, inherited down the tree, carries both. Linux only ({@code /proc/PID/environ});
-     * elsewhere it claims nothing.
+     * elsewhere, or without a token, it claims nothing.
      */
     static Predicate<ProcessHandle> belongsToRanks(String token, Collection<Integer> ranks) {
-        if (!HAS_PROC || ranks.isEmpty()) {
+        if (!HAS_PROC || ranks.isEmpty() || token == null || token.isEmpty()) {
             return process -> false;
         }
         String tokenEntry = RankEnvironment.IRIS_JOB_TOKEN + "=" + token;
@@ -471,10 +514,14 @@ public final class Launcher {
         private final Object stopLock = new Object();
         private final SortedSet<Integer> stopped = new TreeSet<>(); // guarded by stopLock
         private boolean shuttingDown;                                // guarded by stopLock
+        private final Map<String, String> environment;
+        /** What marks this launch's processes for {@link #belongsToRanks}; null when nothing does. */
         private volatile String token = "";
 
-        Job(LaunchOptions options, Consumer<String> stdoutLines, Consumer<String> stderrLines) {
+        Job(LaunchOptions options, Consumer<String> stdoutLines, Consumer<String> stderrLines,
+            Map<String, String> environment) {
             this.options = options;
+            this.environment = environment;
             Object outputLock = new Object();
             // One lock for both streams: callers often pass the same consumer or print to one terminal.
             this.out = line -> {
@@ -487,20 +534,24 @@ public final class Launcher {
                     stderrLines.accept(line);
                 }
             };
-            this.processes = new Process[options.worldSize()];
+            this.processes = new Process[options.ranksPerNode()];
         }
 
         LaunchResult run() {
-            token = newJobToken();
+            // One node makes its token up; several share the one in their environment, which the
+            // ranks inherit (from IRIS_JOB_TOKEN_FILE alone, strays are found by process tree only).
+            boolean ownToken = options.nodeCount() == 1;
+            token = ownToken ? newJobToken() : environment.get(RankEnvironment.IRIS_JOB_TOKEN);
             int port = options.masterPort() != 0 ? options.masterPort() : pickFreePort(options.masterAddr());
-            GpuPlacement placement = placement(options, GpuPlacement.countVisibleGpus(System.getenv(), NVIDIA_PROC_GPUS));
-            List<Map<String, String>> envs = rankEnvironments(options, port, token, placement, System.getenv());
+            GpuPlacement placement = placement(options, GpuPlacement.countVisibleGpus(environment, NVIDIA_PROC_GPUS));
+            List<Map<String, String>> envs = rankEnvironments(options, port, ownToken ? token : null, placement,
+                    environment);
             if (placement.sharesGpus()) {
                 err.accept(PREFIX + placement.describe());
             }
             if (options.dryRun()) {
-                for (int rank = 0; rank < envs.size(); rank++) {
-                    out.accept(dryRunLine(rank, options.extraEnv(), envs.get(rank), options.command()));
+                for (int local = 0; local < envs.size(); local++) {
+                    out.accept(dryRunLine(options.globalRank(local), options.extraEnv(), envs.get(local), options.command()));
                 }
                 return new LaunchResult(0, LaunchResult.NO_RANK, 0, List.of(), List.of(), false);
             }
@@ -517,8 +568,9 @@ public final class Launcher {
             }
         }
 
+        /** Runs this node's ranks; {@code rank} below is the local rank, reports name global ranks. */
         private LaunchResult supervise(List<Map<String, String>> envs) {
-            int n = options.worldSize();
+            int n = options.ranksPerNode();
             int[] codes = new int[n];
             Arrays.fill(codes, LaunchResult.NOT_STARTED);
             int failedRank = LaunchResult.NO_RANK;
@@ -539,7 +591,7 @@ public final class Launcher {
                     }
                     running++;
                 } catch (IOException e) {
-                    failedRank = rank;
+                    failedRank = options.globalRank(rank);
                     failedCode = EXIT_CANNOT_START;
                     startError = e.getMessage();
                     stopRunning();
@@ -575,7 +627,7 @@ public final class Launcher {
                 running--;
                 if (exit.code() != 0 && failedRank == LaunchResult.NO_RANK && !timedOut && !interrupted
                         && !isShuttingDown()) {
-                    failedRank = exit.rank();
+                    failedRank = options.globalRank(exit.rank());
                     failedCode = exit.code();
                     deadline = Long.MAX_VALUE; // the stop below ends the job; no timeout on top
                     if (options.stopDelay().isZero() || running == 0) {
@@ -619,6 +671,8 @@ public final class Launcher {
         /** Starts one rank and its pumps; false if the launcher is shutting down instead. */
         private boolean start(int rank, Map<String, String> rankEnv) throws IOException {
             ProcessBuilder builder = new ProcessBuilder(options.command());
+            builder.environment().clear();
+            builder.environment().putAll(environment);
             builder.environment().putAll(options.extraEnv());
             builder.environment().putAll(rankEnv);
             Process process;
@@ -639,7 +693,7 @@ public final class Launcher {
         }
 
         private void pump(int rank, InputStream stream, Consumer<String> sink, String kind) {
-            String prefix = "[" + rank + "] ";
+            String prefix = "[" + options.globalRank(rank) + "] ";
             Thread thread = new Thread(() -> {
                 try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, Charset.defaultCharset()))) {
                     String line;
@@ -691,7 +745,7 @@ public final class Launcher {
                 for (int rank = 0; rank < processes.length; rank++) {
                     Process process = processes[rank];
                     if (process != null && process.isAlive()) {
-                        ranks.add(rank);
+                        ranks.add(options.globalRank(rank));
                         roots.add(process.toHandle());
                     }
                 }
@@ -717,7 +771,7 @@ public final class Launcher {
                 alive = new ArrayList<>();
                 for (int rank = 0; rank < processes.length; rank++) {
                     if (processes[rank] != null && processes[rank].isAlive()) {
-                        alive.add(rank);
+                        alive.add(options.globalRank(rank));
                     }
                 }
             }

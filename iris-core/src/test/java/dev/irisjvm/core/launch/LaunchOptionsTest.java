@@ -75,7 +75,7 @@ class LaunchOptionsTest {
 
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', value = {
-            "--                            | missing -n N (the number of ranks to start)",
+            "--                            | missing -n N (the number of ranks to start on this node)",
             "-n 2                          | missing '--' followed by the command to run",
             "-n 2 --                       | no command after '--'",
             "-n 0 -- x                     | -n expects a number of ranks >= 1, got 0",
@@ -98,6 +98,18 @@ class LaunchOptionsTest {
             "-n 2 --timeout NaN -- x       | --timeout expects a positive number of seconds, got 'NaN'",
             "-n 2 --timeout 1e3 -- x       | --timeout expects a positive number of seconds, got '1e3'",
             "-n 2 --dry-run=yes -- x       | --dry-run takes no value, got '--dry-run=yes'",
+            "--nproc-per-node 0 -- x       | --nproc-per-node expects a number of ranks >= 1, got 0",
+            "-n 2 --nnodes 0 -- x          | --nnodes expects a number of nodes >= 1, got 0",
+            "-n 2 --nnodes two -- x        | --nnodes expects a whole number of nodes >= 1, got 'two'",
+            "-n 2 --nnodes 5000 -- x       | --nnodes expects at most 4096 nodes, got 5000",
+            "-n 2 --node-rank -1 -- x      | --node-rank expects a node index >= 0, got '-1'",
+            "-n 2 --node-rank x -- x       | --node-rank expects a node index >= 0, got 'x'",
+            "-n 2 --node-rank 1 -- x       | --node-rank expects a node index in [0, --nnodes 1), got 1",
+            "-n 2 --nnodes 2 --node-rank 2 --master-addr h --master-port 1 -- x | --node-rank expects a node index in [0, --nnodes 2), got 2",
+            "-n 2 --nnodes 2 --master-addr h --master-port 1 -- x | --nnodes 2 needs --node-rank R, this node's index in [0, 2): each node runs its own iris-run",
+            "-n 2 --nnodes 2 --node-rank 1 --master-port 1 -- x | --nnodes 2 needs --master-addr A, the host of node 0, where rank 0 serves the rendezvous",
+            "-n 2 --nnodes 2 --node-rank 1 --master-addr h -- x | --nnodes 2 needs --master-port P, the same on every node: a free port picked on one host cannot be agreed on by the others",
+            "-n 4096 --nnodes 4096 --node-rank 0 --master-addr h --master-port 1 -- x | --nnodes 4096 x -n 4096 is more than 1048576 ranks",
     })
     void usageErrorsNameTheProblem(String commandLine, String message) {
         List<String> args = List.of(commandLine.trim().split("\\s+"));
@@ -122,7 +134,7 @@ class LaunchOptionsTest {
         assertEquals("stopDelay must not be negative, got PT-1S", assertThrows(IllegalArgumentException.class,
                 () -> LaunchOptions.of(1, "x").withStopDelay(Duration.ofSeconds(-1))).getMessage());
 
-        assertEquals("worldSize must be >= 1, got 0",
+        assertEquals("ranksPerNode must be >= 1, got 0",
                 assertThrows(IllegalArgumentException.class, () -> LaunchOptions.of(0, "x")).getMessage());
         assertEquals("command must name a program to run",
                 assertThrows(IllegalArgumentException.class, () -> LaunchOptions.of(1)).getMessage());
@@ -166,5 +178,59 @@ class LaunchOptionsTest {
         assertEquals("100 ranks would put 100 ranks on one GPU; at most 64 are supported",
                 assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse("-n", "100", "--gpus", "1", "--", "x"))
                         .getMessage());
+    }
+
+    private static final Map<String, String> TOKEN = Map.of("IRIS_JOB_TOKEN", "0123abcd");
+
+    @Test
+    void severalNodesLikeTorchrun() {
+        LaunchOptions o = LaunchOptions.parse(List.of("--nproc-per-node", "4", "--nnodes", "2", "--node-rank=1",
+                "--master-addr", "gpu03", "--master-port", "29600", "--", "./train"), TOKEN);
+        assertEquals(4, o.ranksPerNode());
+        assertEquals(2, o.nodeCount());
+        assertEquals(1, o.nodeRank());
+        assertEquals(8, o.worldSize());
+        assertEquals(4, o.globalRank(0));
+        assertEquals(7, o.globalRank(3));
+        assertEquals(o, LaunchOptions.parse(List.of("-n", "4", "--nnodes=2", "--node-rank", "1", "--master-addr=gpu03",
+                "--master-port=29600", "--", "./train"), Map.of("IRIS_JOB_TOKEN_FILE", "/shared/token")));
+
+        LaunchOptions one = LaunchOptions.parse(List.of("-n", "3", "--", "x"), Map.of());
+        assertEquals(1, one.nodeCount());
+        assertEquals(0, one.nodeRank());
+        assertEquals(3, one.worldSize());
+        assertEquals(2, one.globalRank(2));
+        assertEquals(one, LaunchOptions.parse(List.of("-n", "3", "--nnodes", "1", "--node-rank", "0", "--", "x"), Map.of()));
+    }
+
+    @Test
+    void severalNodesNeedASharedJobToken() {
+        List<String> args = List.of("-n", "4", "--nnodes", "2", "--node-rank", "0", "--master-addr", "gpu03",
+                "--master-port", "29600", "--", "./train");
+        String expected = "--nnodes 2 needs the same job token on every node: set IRIS_JOB_TOKEN (e.g. from openssl rand"
+                + " -hex 16) or IRIS_JOB_TOKEN_FILE (a file readable on every node) in the environment of each node's"
+                + " iris-run";
+        assertEquals(expected, assertThrows(IllegalArgumentException.class,
+                () -> LaunchOptions.parse(args, Map.of())).getMessage());
+        assertEquals(expected, assertThrows(IllegalArgumentException.class,
+                () -> LaunchOptions.parse(args, Map.of("IRIS_JOB_TOKEN", " "))).getMessage());
+        LaunchOptions.requireSharedJobToken(1, Map.of());
+        LaunchOptions.requireSharedJobToken(2, TOKEN);
+    }
+
+    @Test
+    void programmaticNodesValidateToo() {
+        LaunchOptions o = LaunchOptions.of(4, "x").withMasterPort(29600).withNodes(2, 1);
+        assertEquals(8, o.worldSize());
+        assertEquals(5, o.globalRank(1));
+        assertEquals(o, o.withGpus(2).withRanksPerGpu(0).withGpus(0));
+        assertEquals(2, o.withTimeout(Duration.ofSeconds(1)).nodeCount(), "other copies keep the nodes");
+        assertEquals("masterPort must be given when nodeCount is 2: a free port picked on one host cannot be agreed on"
+                + " by the others", assertThrows(IllegalArgumentException.class,
+                () -> LaunchOptions.of(4, "x").withNodes(2, 0)).getMessage());
+        assertEquals("nodeRank must be in [0, nodeCount=2), got 2", assertThrows(IllegalArgumentException.class,
+                () -> LaunchOptions.of(4, "x").withMasterPort(1).withNodes(2, 2)).getMessage());
+        assertEquals("nodeCount must be in [1, 4096], got 0", assertThrows(IllegalArgumentException.class,
+                () -> LaunchOptions.of(4, "x").withNodes(0, 0)).getMessage());
     }
 }

@@ -1,5 +1,6 @@
 package dev.irisjvm.core.launch;
 
+import dev.irisjvm.core.env.RankEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,6 +26,7 @@ import java.util.regex.Pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -54,7 +57,8 @@ class LauncherTest {
         for (int rank = 0; rank < 2; rank++) {
             String line = lines.get(rank);
             assertTrue(line.startsWith("[" + rank + "] IRIS_RANK=" + rank + " IRIS_WORLD_SIZE=2 IRIS_LOCAL_RANK=" + rank
-                    + " IRIS_LOCAL_WORLD_SIZE=2 IRIS_MASTER_ADDR=127.0.0.1 IRIS_MASTER_PORT=12345 IRIS_JOB_TOKEN="), line);
+                    + " IRIS_LOCAL_WORLD_SIZE=2 IRIS_NODE_RANK=0 IRIS_NODE_COUNT=1 IRIS_MASTER_ADDR=127.0.0.1"
+                    + " IRIS_MASTER_PORT=12345 IRIS_JOB_TOKEN="), line);
             assertTrue(line.endsWith(" NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1"
                     + " -- sh -c 'touch " + marker + "'"), line);
             assertFalse(line.contains("CUDA_VISIBLE_DEVICES"), line);
@@ -307,6 +311,91 @@ class LauncherTest {
         assertTrue(Launcher.newJobToken().matches("[0-9a-f]{32}"));
         int port = Launcher.pickFreePort("127.0.0.1");
         assertTrue(port > 0 && port <= 65535);
+    }
+
+    // ---- several nodes, each with its own launcher ----
+
+    /** This process's environment with a job token that every node's launcher shares. */
+    private static Map<String, String> withSharedToken() {
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.put("IRIS_JOB_TOKEN", "shared0123");
+        return env;
+    }
+
+    private static LaunchOptions secondOfTwoNodes(int ranksPerNode, String... command) {
+        return LaunchOptions.of(ranksPerNode, command).withMasterAddr("gpu03").withMasterPort(29600).withNodes(2, 1);
+    }
+
+    @Test
+    void eachNodeNumbersItsRanksAfterThoseOfTheNodesBefore() {
+        LaunchOptions o = secondOfTwoNodes(4, "x").withGpus(2);
+        List<Map<String, String>> envs = Launcher.rankEnvironments(o, 29600, null, Launcher.placement(o, 0), Map.of());
+        assertEquals(4, envs.size());
+        for (int local = 0; local < 4; local++) {
+            Map<String, String> env = envs.get(local);
+            int rank = 4 + local;
+            assertEquals(Integer.toString(rank), env.get("IRIS_RANK"));
+            assertEquals("8", env.get("IRIS_WORLD_SIZE"));
+            assertEquals(Integer.toString(local), env.get("IRIS_LOCAL_RANK"));
+            assertEquals("4", env.get("IRIS_LOCAL_WORLD_SIZE"));
+            assertEquals("1", env.get("IRIS_NODE_RANK"));
+            assertEquals("2", env.get("IRIS_NODE_COUNT"));
+            assertEquals(Integer.toString(local % 2), env.get("IRIS_DEVICE"), "local ranks on this node's GPUs");
+            assertEquals("iris-shared-gpu-rank-" + rank, env.get("NCCL_HOSTID"), "host ids differ across nodes");
+            assertFalse(env.containsKey("IRIS_JOB_TOKEN"), "the ranks inherit the shared token");
+        }
+        // What the launcher sets reads back as the same place in the job.
+        Map<String, String> rank5 = new HashMap<>(envs.get(1));
+        rank5.put("IRIS_JOB_TOKEN", "shared0123");
+        assertEquals(new RankEnvironment(5, 8, 1, 4, 1, 2, "gpu03", 29600, "shared0123", "IRIS"),
+                RankEnvironment.fromEnvironment(rank5));
+    }
+
+    @Test
+    void dryRunOfTheSecondNodeShowsNodeVariablesAndNoToken() {
+        LaunchResult result = Launcher.run(secondOfTwoNodes(2, "./train").withGpus(2).withDryRun(true),
+                lines::add, lines::add, withSharedToken());
+        assertEquals(0, result.exitCode());
+        assertEquals(List.of(
+                "[2] IRIS_RANK=2 IRIS_WORLD_SIZE=4 IRIS_LOCAL_RANK=0 IRIS_LOCAL_WORLD_SIZE=2 IRIS_NODE_RANK=1"
+                        + " IRIS_NODE_COUNT=2 IRIS_MASTER_ADDR=gpu03 IRIS_MASTER_PORT=29600 IRIS_DEVICE=0"
+                        + " NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 -- ./train",
+                "[3] IRIS_RANK=3 IRIS_WORLD_SIZE=4 IRIS_LOCAL_RANK=1 IRIS_LOCAL_WORLD_SIZE=2 IRIS_NODE_RANK=1"
+                        + " IRIS_NODE_COUNT=2 IRIS_MASTER_ADDR=gpu03 IRIS_MASTER_PORT=29600 IRIS_DEVICE=1"
+                        + " NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 -- ./train"),
+                lines);
+    }
+
+    @Test
+    void severalNodesWithoutASharedTokenStartNothing() {
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.remove("IRIS_JOB_TOKEN");
+        env.remove("IRIS_JOB_TOKEN_FILE");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Launcher.run(secondOfTwoNodes(2, "true"), lines::add, lines::add, env));
+        assertTrue(e.getMessage().startsWith("--nnodes 2 needs the same job token on every node"), e.getMessage());
+        assertEquals(List.of(), lines);
+    }
+
+    @Test
+    void ranksOfTheSecondNodeSeeGlobalRanksAndTheSharedToken() {
+        LaunchOptions o = secondOfTwoNodes(2, "sh", "-c",
+                "echo \"$IRIS_RANK $IRIS_LOCAL_RANK $IRIS_NODE_RANK/$IRIS_NODE_COUNT $IRIS_WORLD_SIZE $IRIS_JOB_TOKEN\"");
+        LaunchResult result = Launcher.run(o, lines::add, lines::add, withSharedToken());
+        assertEquals(new LaunchResult(0, LaunchResult.NO_RANK, 0, List.of(0, 0), List.of(), false), result);
+        assertEquals(Set.of("[2] 2 0 1/2 4 shared0123", "[3] 3 1 1/2 4 shared0123"), Set.copyOf(lines));
+    }
+
+    @Test
+    void aFailureOnTheSecondNodeNamesTheGlobalRank() {
+        LaunchOptions o = secondOfTwoNodes(2, "sh", "-c", "if [ \"$IRIS_LOCAL_RANK\" = 1 ]; then exit 3; fi; sleep 20")
+                .withStopDelay(Duration.ZERO);
+        LaunchResult result = Launcher.run(o, lines::add, lines::add, withSharedToken());
+        assertEquals(3, result.exitCode());
+        assertEquals(3, result.failedRank());
+        assertEquals(List.of(2), result.stoppedRanks());
+        assertEquals(3, result.rankExitCodes().get(1), "exit codes by local rank");
+        assertTrue(lines.contains("iris-run: rank 3 failed first with exit code 3; stopped ranks [2]"), lines::toString);
     }
 
     // ---- bin/iris-run as a subprocess ----
