@@ -1,5 +1,6 @@
 package dev.irisjvm.core;
 
+import dev.irisjvm.core.gpu.BuiltArchitectures;
 import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.core.gpu.IpcHandles;
@@ -138,6 +139,7 @@ public final class Iris implements AutoCloseable {
 
     private void start() {
         deviceProperties = Gpu.properties(device);
+        BuiltArchitectures.requireSupported(rank, Gpu.platform(), deviceProperties);
         stream = track(Stream.create());
         status = MappedHostMemory.allocate(DeviceStatusRecord.BYTES);
         toRelease.add(() -> {
