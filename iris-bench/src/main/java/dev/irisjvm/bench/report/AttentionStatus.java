@@ -1,0 +1,123 @@
+package dev.irisjvm.bench.report;
+
+import dev.irisjvm.bench.results.AttentionBenchResult;
+import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.SdpaPoint;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The README's status item for attention, from one attention run, with the ratios of {@code
+ * attention.md}'s targets: the local kernel's TFLOP/s ÷ SDPA's (the faster of SDPA's GQA forms),
+ * ring attention's time ÷ the no-communication reference and ÷ all-gather + local, and flash-decode's
+ * baseline time ÷ fused time.
+ *
+ * <pre>{@code
+ * String item = new AttentionStatus(source, AttentionBenchResult.read(path)).item("docs/benchmarks");
+ * }</pre>
+ */
+final class AttentionStatus {
+    private final RunSource source;
+    private final AttentionBenchResult run;
+    private final AttentionDocument document;
+
+    AttentionStatus(RunSource source, AttentionBenchResult run) {
+        this.source = source;
+        this.run = run;
+        this.document = new AttentionDocument(run, List.of(), null, "");
+    }
+
+    String item(String linkBase) {
+        List<String> parts = new ArrayList<>();
+        if (run.local() != null && !run.local().isEmpty()) {
+            parts.add(local());
+        }
+        if (run.ring() != null && !run.ring().isEmpty()) {
+            parts.add(ring());
+        }
+        if (run.decode() != null && !run.decode().isEmpty()) {
+            parts.add(decode());
+        }
+        return "- attention ([" + AttentionDocument.MARKDOWN + "](" + linkBase + "/" + AttentionDocument.MARKDOWN + ")): "
+                + (parts.isEmpty() ? "nothing measured" : String.join("; ", parts)) + " (" + source.cite(linkBase) + ");\n";
+    }
+
+    /** Iris TFLOP/s ÷ SDPA's, per backend, over the shapes both measured. */
+    private String local() {
+        List<Double> vsDefault = new ArrayList<>();
+        List<Double> vsCudnn = new ArrayList<>();
+        for (LocalPoint p : run.local()) {
+            ratio(p, "default").ifPresent(vsDefault::add);
+            ratio(p, "cudnn").ifPresent(vsCudnn::add);
+        }
+        String seqs = run.local().stream().map(LocalPoint::seq).distinct().sorted()
+                .map(s -> AttentionDocument.tokens(s)).collect(Collectors.joining(", "));
+        return "a local kernel at " + RatioRange.of(vsDefault).map(r -> r.text() + " PyTorch SDPA's default TFLOP/s")
+                .orElse("no SDPA default figure") + RatioRange.of(vsCudnn).map(r -> " and " + r.text() + " its cuDNN backend's").orElse("")
+                + " (S = " + seqs + ", causal and not)";
+    }
+
+    private Optional<Double> ratio(LocalPoint p, String backend) {
+        SdpaPoint ref = document.sdpa(backend, p.seq(), p.causal());
+        if (ref == null || ref.tflops() == null || ref.tflops() <= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(p.tflops() / ref.tflops());
+    }
+
+    private String ring() {
+        List<Double> vsNoComm = new ArrayList<>();
+        List<Double> vsAllGather = new ArrayList<>();
+        double ringShards = 0;
+        double allGatherShards = 0;
+        for (RingPoint p : run.ring()) {
+            vsNoComm.add(p.ringUs() / p.noCommUs());
+            if (p.allGatherUs() > 0) {
+                vsAllGather.add(p.ringUs() / p.allGatherUs());
+            }
+            double shard = AttentionDocument.shardKvBytes(p);
+            ringShards = Math.max(ringShards, p.ringKvBytes() / shard);
+            allGatherShards = Math.max(allGatherShards, p.allGatherKvBytes() / shard);
+        }
+        String seqs = run.ring().stream().map(RingPoint::totalSeq).distinct().sorted()
+                .map(s -> AttentionDocument.tokens(s)).collect(Collectors.joining(", "));
+        return "ring attention over " + run.world() + " ranks taking " + RatioRange.of(vsNoComm).map(RatioRange::text).orElse("—")
+                + " the time of the same work without communication"
+                + RatioRange.of(vsAllGather).map(r -> " and " + r.text() + " that of NCCL all-gather of K/V + the local kernel").orElse("")
+                + ", with at most " + Sizes.number(ringShards) + " shards of K/V per rank (all-gather: " + Sizes.number(allGatherShards)
+                + "; S = " + seqs + ", causal and not)";
+    }
+
+    /** Speedup per batch, and how far along the KV length each batch meets the target. */
+    private String decode() {
+        Map<Integer, List<DecodePoint>> byBatch = new TreeMap<>(run.decode().stream().collect(Collectors.groupingBy(DecodePoint::batch)));
+        List<String> ranges = new ArrayList<>();
+        List<String> reach = new ArrayList<>();
+        byBatch.forEach((batch, points) -> {
+            RatioRange.of(points.stream().map(DecodePoint::speedup).toList())
+                    .ifPresent(r -> ranges.add(r.text() + " at batch " + batch));
+            // Speedup falls as the KV length grows (the partials' exchange is a smaller share), so the
+            // claim is the longest prefix of lengths that all meet the target.
+            long upTo = -1;
+            for (DecodePoint p : points.stream().sorted(Comparator.comparingLong(DecodePoint::lenPerRank)).toList()) {
+                if (!(p.speedup() >= AttentionDocument.DECODE_TARGET) || !p.check().startsWith("ok")) {
+                    break;
+                }
+                upTo = p.lenPerRank();
+            }
+            reach.add(upTo < 0 ? "not at batch " + batch : "at batch " + batch + " up to " + AttentionDocument.tokens(upTo)
+                    + " tokens per rank");
+        });
+        String lengths = run.decode().stream().map(DecodePoint::lenPerRank).distinct().sorted()
+                .map(l -> AttentionDocument.tokens(l)).collect(Collectors.joining(", "));
+        return "distributed flash-decode " + CclStatus.join(ranges) + " over partial + NCCL all-gather + combine (" + lengths
+                + " tokens per rank), the " + Sizes.ratio(AttentionDocument.DECODE_TARGET) + " target met " + CclStatus.join(reach);
+    }
+}

@@ -1,0 +1,154 @@
+package dev.irisjvm.bench.report;
+
+import dev.irisjvm.bench.report.CclFigures.Figure;
+import dev.irisjvm.bench.results.SweepResult;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The README's status item for the collectives, from every committed collectives sweep: the ratios
+ * are those of {@link CclTargets} (NCCL's time ÷ iris's, each the slowest rank's median, which at
+ * equal bytes is also iris's bus bandwidth ÷ NCCL's), and each range spans all the runs that
+ * measured it.
+ *
+ * <ul>
+ *   <li>Small all-reduce: the sizes of targets A (eager) and B (graph replay). Eager runs that time a
+ *       different number of calls per repetition are kept apart, because a single call pays a stream
+ *       launch that a burst of calls hides, so the two methods do not make one range.</li>
+ *   <li>Bandwidth: every collective from {@value #BANDWIDTH_FROM_MIB} MiB up to the largest size, and
+ *       where iris was slower than NCCL in some run.</li>
+ * </ul>
+ *
+ * <pre>{@code
+ * String item = new CclStatus(List.of(new CclStatus.Run(source, SweepResult.read(path)))).item("docs/benchmarks");
+ * }</pre>
+ */
+final class CclStatus {
+    /** Bandwidth ranges start here: below it the collectives are latency-bound, and targets A and B speak for them. */
+    static final long BANDWIDTH_FROM_MIB = 1;
+
+    /** One committed sweep. */
+    record Run(RunSource source, SweepResult sweep) {
+        CclFigures figures() {
+            return new CclFigures(sweep.measurements(), sweep.worldSize());
+        }
+
+        CclSettings settings() {
+            return CclSettings.fromCommand(sweep.command());
+        }
+    }
+
+    private final List<Run> runs;
+
+    CclStatus(List<Run> runs) {
+        this.runs = runs.stream().sorted(Comparator.comparing((Run r) -> String.valueOf(r.sweep().date()))).toList();
+    }
+
+    String item(String linkBase) {
+        StringBuilder sb = new StringBuilder("- device-initiated collectives ([" + CclDocument.MARKDOWN + "](" + linkBase
+                + "/" + CclDocument.MARKDOWN + ")), each against NCCL in the same run (ratio = NCCL's time ÷ iris's; at equal bytes, "
+                + "iris's bus bandwidth ÷ NCCL's): ");
+        sb.append(smallAllReduce()).append("; ").append(bandwidth());
+        if (runs.stream().noneMatch(r -> r.figures().impls("all_reduce").contains("iris_copy_engine"))) {
+            sb.append("; the copy-engine all-reduce has no point in these runs");
+        }
+        sb.append(" (").append(runs.stream().map(r -> r.source().cite(linkBase)).collect(Collectors.joining(", "))).append(");\n");
+        return sb.toString();
+    }
+
+    /** Targets A and B's rows, over the runs: eager grouped by calls per timed repetition, then graph replay. */
+    private String smallAllReduce() {
+        CclTargets.Spec eager = spec("A");
+        CclTargets.Spec graph = spec("B");
+        Map<Integer, List<Double>> eagerByCalls = new TreeMap<>(Comparator.reverseOrder());
+        List<Double> replayed = new ArrayList<>();
+        for (Run run : runs) {
+            for (CclTargets.Row row : CclTargets.evaluate(run.figures(), run.settings()).rows()) {
+                if (row.spec() == eager) {
+                    eagerByCalls.computeIfAbsent(run.settings().eagerCalls(), c -> new ArrayList<>()).add(row.ratio());
+                } else if (row.spec() == graph) {
+                    replayed.add(row.ratio());
+                }
+            }
+        }
+        List<String> eagerParts = new ArrayList<>();
+        eagerByCalls.forEach((calls, ratios) -> RatioRange.of(ratios).ifPresent(r -> eagerParts.add(r.text() + " with " + calls
+                + (calls == 1 ? " call" : " calls") + (eagerParts.isEmpty() ? " per timed repetition" : ""))));
+        return "all-reduce (`iris_auto`, " + eager.range() + ") "
+                + (eagerParts.isEmpty() ? "not measured eagerly" : "launched eagerly " + join(eagerParts)) + ", "
+                + RatioRange.of(replayed).map(r -> r.text() + " replayed from a CUDA graph").orElse("not measured from a CUDA graph");
+    }
+
+    private static CclTargets.Spec spec(String id) {
+        return CclTargets.SPECS.stream().filter(s -> s.id().equals(id)).findFirst().orElseThrow();
+    }
+
+    /** Per collective, the range from 1 MiB up; then the sizes where some run had iris behind NCCL. */
+    private String bandwidth() {
+        long from = BANDWIDTH_FROM_MIB * Sizes.MIB;
+        long largest = 0;
+        List<String> ranges = new ArrayList<>();
+        List<String> behind = new ArrayList<>();
+        for (String op : CclFigures.OP_ORDER) {
+            List<Double> all = new ArrayList<>();
+            // size -> {runs behind NCCL, runs measured}
+            Map<Long, int[]> slower = new TreeMap<>();
+            for (Run run : runs) {
+                CclFigures figures = run.figures();
+                for (long bytes : figures.sizes(op)) {
+                    if (bytes + CclTargets.ROUNDING_SLACK < from) {
+                        continue;
+                    }
+                    Optional<Double> ratio = ratio(figures, op, bytes);
+                    if (ratio.isPresent()) {
+                        all.add(ratio.get());
+                        largest = Math.max(largest, bytes);
+                        int[] counts = slower.computeIfAbsent(bytes, b -> new int[2]);
+                        counts[0] += ratio.get() < 1 ? 1 : 0;
+                        counts[1]++;
+                    }
+                }
+            }
+            RatioRange.of(all).ifPresent(r -> ranges.add(r.text() + " " + name(op)));
+            List<String> sizes = new ArrayList<>();
+            slower.forEach((bytes, c) -> {
+                if (c[0] > 0) {
+                    sizes.add(CclFigures.sizeLabel(bytes) + (c[0] < c[1] ? " (" + c[0] + " run of " + c[1] + ")" : ""));
+                }
+            });
+            if (!sizes.isEmpty()) {
+                behind.add(name(op) + " at " + join(sizes));
+            }
+        }
+        if (ranges.isEmpty()) {
+            return "no bandwidth figure from " + Sizes.bytes(from);
+        }
+        return "from " + Sizes.bytes(from) + " to " + CclFigures.sizeLabel(largest) + ", " + String.join(", ", ranges)
+                + (behind.isEmpty() ? "" : "; slower than NCCL: " + String.join("; ", behind));
+    }
+
+    /** NCCL's time ÷ iris's at one size, both eager; the iris all-reduce is the one a caller gets by default. */
+    private static Optional<Double> ratio(CclFigures figures, String op, long bytes) {
+        String iris = op.equals("all_reduce") ? CclFigures.AUTO : "iris";
+        Optional<Figure> i = figures.figure(op, iris, bytes);
+        Optional<Figure> n = figures.figure(op, CclFigures.NCCL, bytes);
+        return i.isPresent() && n.isPresent() ? Optional.of(n.get().us() / i.get().us()) : Optional.empty();
+    }
+
+    private static String name(String op) {
+        return op.replace('_', '-');
+    }
+
+    /** "a", "a and b", "a, b and c". */
+    static String join(List<String> items) {
+        if (items.size() <= 1) {
+            return String.join("", items);
+        }
+        return String.join(", ", items.subList(0, items.size() - 1)) + " and " + items.get(items.size() - 1);
+    }
+}

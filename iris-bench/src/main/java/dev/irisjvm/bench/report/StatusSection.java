@@ -1,0 +1,197 @@
+package dev.irisjvm.bench.report;
+
+import dev.irisjvm.bench.report.GemmDocument.Row;
+import dev.irisjvm.bench.results.AttentionBenchResult;
+import dev.irisjvm.bench.results.FusedSweepResult;
+import dev.irisjvm.bench.results.GemmSweepResult;
+import dev.irisjvm.bench.results.SweepResult;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The README's status section, written from the committed raw JSON of the benchmark runs in one
+ * folder, so that no figure in it can be typed by hand: every ratio is computed here the way its
+ * report computes it, each range spans the points and runs it summarises, and each item names the
+ * JSON and the date of the runs it rests on. The section sits in README.md between {@value #BEGIN}
+ * and {@value #END}; {@link StatusReport} rewrites it, and a unit test fails when it differs.
+ *
+ * <p>Files read (a missing one leaves its item without figures, pointing to the report):
+ * {@code rma-sweep.json}, every {@code ccl-sweep*.json}, {@code gemm-sweep.json},
+ * {@code fused-sweep.json}, {@code attention-bench.json}.
+ *
+ * <pre>{@code
+ * String section = StatusSection.render(Path.of("docs/benchmarks"), "docs/benchmarks");
+ * String readme = Files.readString(Path.of("README.md"));
+ * Files.writeString(Path.of("README.md"), StatusSection.splice(readme, section));
+ * }</pre>
+ */
+public final class StatusSection {
+    public static final String BEGIN = "<!-- status:begin -->";
+    public static final String END = "<!-- status:end -->";
+    /** The collectives' sweeps: the report's run and any rerun committed beside it. */
+    static final String CCL_GLOB = "ccl-sweep*.json";
+    static final String RMA_FILE = "rma-sweep.json";
+    static final String FUSED_FILE = "fused-sweep.json";
+    static final String ATTENTION_FILE = "attention-bench.json";
+    /** The README's hand-wrapped width. */
+    static final int WIDTH = 100;
+
+    private final Path dir;
+    private final String linkBase;
+    /** Hardware string as recorded to the items measured on it, for the introduction. */
+    private final Map<String, List<String>> hardware = new LinkedHashMap<>();
+
+    private StatusSection(Path dir, String linkBase) {
+        this.dir = dir;
+        this.linkBase = linkBase;
+    }
+
+    /**
+     * The section's text (without the markers) from the JSON in {@code benchmarks}; links to the
+     * reports and the JSON start with {@code linkBase}, the same folder as seen from the README.
+     */
+    public static String render(Path benchmarks, String linkBase) throws IOException {
+        return new StatusSection(benchmarks, linkBase).render();
+    }
+
+    private String render() throws IOException {
+        // The items first: reading their runs collects the hardware the introduction names.
+        List<String> items = List.of(rma(), ccl(), gemm(), fused(), attention(), faults());
+        StringBuilder sb = new StringBuilder();
+        for (String paragraph : concat(intro(), items)) {
+            sb.append(MarkdownWrap.wrap(paragraph.strip(), WIDTH)).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static List<String> concat(String first, List<String> rest) {
+        List<String> all = new ArrayList<>(List.of(first));
+        all.addAll(rest);
+        return all;
+    }
+
+    /** The text between the markers of {@code readme}. */
+    public static String extract(String readme) {
+        int[] at = markers(readme);
+        return readme.substring(at[0], at[1]);
+    }
+
+    /** {@code readme} with the text between its markers replaced by {@code section}. */
+    public static String splice(String readme, String section) {
+        int[] at = markers(readme);
+        return readme.substring(0, at[0]) + section + readme.substring(at[1]);
+    }
+
+    /** Where the section's text starts (after BEGIN's line) and ends (at END). */
+    private static int[] markers(String readme) {
+        int begin = readme.indexOf(BEGIN);
+        int end = readme.indexOf(END);
+        if (begin < 0 || end < 0 || end < begin || readme.indexOf(BEGIN, begin + 1) >= 0) {
+            throw new IllegalArgumentException("the README needs one " + BEGIN + " line followed by one " + END + " line");
+        }
+        int start = readme.indexOf('\n', begin);
+        if (start < 0 || start >= end) {
+            throw new IllegalArgumentException(BEGIN + " must stand on a line of its own, before " + END);
+        }
+        return new int[] {start + 1, end};
+    }
+
+    private String intro() {
+        String machines = hardware.entrySet().stream().map(e -> e.getKey() + " for " + CclStatus.join(e.getValue()))
+                .collect(Collectors.joining("; "));
+        String docs = Path.of(linkBase).resolveSibling("gpu-test-log.md").toString().replace('\\', '/');
+        return "Status. Every figure below is computed by `StatusReport` from the committed raw JSON of the runs each item names "
+                + "(file and the run's date, UTC), against its baseline measured in the same run; ranges span every point and run "
+                + "they summarise. Hardware as the runs recorded it: " + (machines.isEmpty() ? "none" : machines) + ". Reports under ["
+                + linkBase + "](" + linkBase + "), GPU test runs in [" + docs + "](" + docs + "):\n";
+    }
+
+    private String rma() throws IOException {
+        String report = link(RmaDocument.MARKDOWN);
+        String head = "- the foundation (heap, IPC, rendezvous, launcher, device API, one-sided tile operations, barriers) and the RMA "
+                + "benchmarks (" + report;
+        Path file = dir.resolve(RMA_FILE);
+        if (!Files.isRegularFile(file)) {
+            return head + ");\n";
+        }
+        SweepResult sweep = SweepResult.read(file);
+        measuredOn(sweep.hardware(), "the RMA");
+        return head + ", " + new RunSource(RMA_FILE, sweep.date()).cite(linkBase) + ");\n";
+    }
+
+    private String ccl() throws IOException {
+        List<CclStatus.Run> runs = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, CCL_GLOB)) {
+            for (Path file : files) {
+                SweepResult sweep = SweepResult.read(file);
+                measuredOn(sweep.hardware(), "collectives");
+                runs.add(new CclStatus.Run(new RunSource(file.getFileName().toString(), sweep.date()), sweep));
+            }
+        }
+        if (runs.isEmpty()) {
+            return "- device-initiated collectives: no committed run, see " + link(CclDocument.MARKDOWN) + ";\n";
+        }
+        return new CclStatus(runs).item(linkBase);
+    }
+
+    /** Iris TFLOP/s ÷ cuBLAS's per shape, as gemm.md's target table; a shape whose output check failed is no figure. */
+    private String gemm() throws IOException {
+        Path file = dir.resolve(GemmReport.SWEEP_FILE);
+        if (!Files.isRegularFile(file)) {
+            return "- a Hopper GEMM: no committed run, see " + link(GemmDocument.MARKDOWN) + ";\n";
+        }
+        GemmSweepResult sweep = GemmSweepResult.read(file);
+        measuredOn(sweep.hardware(), "the GEMM");
+        List<Row> rows = new GemmDocument(sweep, List.of(), null, null).rows();
+        List<Double> ratios = rows.stream().filter(r -> !r.checkFailed()).map(Row::ratio).toList();
+        long checked = rows.stream().filter(Row::checked).count();
+        String types = sweep.measurements().stream().map(m -> m.inType() + " → " + m.outType()).distinct().collect(Collectors.joining(", "));
+        return "- a Hopper GEMM at " + RatioRange.of(ratios).map(RatioRange::text).orElse("no measured ratio to")
+                + " cuBLAS's TFLOP/s on " + rows.size() + " shapes, " + types + ", " + checked + " of " + rows.size()
+                + " outputs matching cuBLAS's (" + link(GemmDocument.MARKDOWN) + ", " + new RunSource(GemmReport.SWEEP_FILE, sweep.date())
+                .cite(linkBase) + ");\n";
+    }
+
+    private String fused() throws IOException {
+        Path file = dir.resolve(FUSED_FILE);
+        if (!Files.isRegularFile(file)) {
+            return "- fused GEMM + communication: no committed run, see " + link(FusedDocument.MARKDOWN) + ";\n";
+        }
+        FusedSweepResult sweep = FusedSweepResult.read(file);
+        measuredOn(sweep.hardware(), "fused kernels");
+        return new FusedStatus(new RunSource(FUSED_FILE, sweep.date()), sweep).item(linkBase);
+    }
+
+    private String attention() throws IOException {
+        Path file = dir.resolve(ATTENTION_FILE);
+        if (!Files.isRegularFile(file)) {
+            return "- attention: no committed run, see " + link(AttentionDocument.MARKDOWN) + ";\n";
+        }
+        AttentionBenchResult run = AttentionBenchResult.read(file);
+        measuredOn(run.hardware(), "attention");
+        return new AttentionStatus(new RunSource(ATTENTION_FILE, run.date()), run).item(linkBase);
+    }
+
+    /** No benchmark JSON holds the fault tests: their runs are in the GPU test log, so this item carries no figure. */
+    private static String faults() {
+        return "- fault handling: rank loss, checked mode, repeated init/close and a mixed soak, in the GPU tests.\n";
+    }
+
+    private void measuredOn(String machine, String item) {
+        List<String> items = hardware.computeIfAbsent(machine == null || machine.isBlank() ? "not recorded" : machine, k -> new ArrayList<>());
+        if (!items.contains(item)) {
+            items.add(item);
+        }
+    }
+
+    private String link(String report) {
+        return "[" + report + "](" + linkBase + "/" + report + ")";
+    }
+}
