@@ -59,8 +59,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Iris implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Iris.class);
-    /** Per rank: heap handle, heap size, device index, PCI address, host name (64 bytes each). */
-    private static final int HANDSHAKE_BYTES = IpcHandles.HANDLE_BYTES + 8 + 4 + 64 + 64;
     /**
      * A dead peer breaks the rendezvous at about the moment the watchdog notices it; a failed
      * host-side step waits this long for the watchdog's verdict, which names the rank.
@@ -187,56 +185,47 @@ public final class Iris implements AutoCloseable {
      * like any peer; the GPU time-slices their kernels.
      */
     private void exchangeHeaps() {
-        String host = HostName.local();
-        ByteBuffer mine = ByteBuffer.allocate(HANDSHAKE_BYTES);
-        mine.put(IpcHandles.export(heapBase)).putLong(config.heapSize()).putInt(device);
-        putFixed(mine, deviceProperties.pciAddress());
-        putFixed(mine, host);
-        byte[][] all = rendezvous.allGather(mine.array());
-        peerDevices = new int[world];
-        pciAddresses = new String[world];
-        String[] hosts = new String[world];
-        byte[][] handles = new byte[world][IpcHandles.HANDLE_BYTES];
+        HeapAnnouncement me = new HeapAnnouncement(IpcHandles.export(heapBase), config.heapSize(),
+                deviceProperties.pciAddress(), HostName.local());
+        byte[][] all = rendezvous.allGather(me.encode());
+        HeapAnnouncement[] peers = new HeapAnnouncement[world];
         for (int r = 0; r < world; r++) {
-            ByteBuffer theirs = ByteBuffer.wrap(all[r]);
-            theirs.get(handles[r]);
-            long size = theirs.getLong();
-            theirs.getInt();  // the peer's index, in its own numbering
-            pciAddresses[r] = getFixed(theirs);
-            hosts[r] = getFixed(theirs);
-            if (size != config.heapSize()) {
-                throw new IrisException("rank " + rank + ": rank " + r + " has a heap of " + size
+            peers[r] = HeapAnnouncement.decode(all[r]);
+            if (peers[r].heapSize() != config.heapSize()) {
+                throw new IrisException("rank " + rank + ": rank " + r + " has a heap of " + peers[r].heapSize()
                         + " bytes, this rank " + config.heapSize() + "; IRIS_HEAP_SIZE must agree on every rank");
             }
-            if (!hosts[r].equals(host)) {
-                throw new IrisException("rank " + rank + ": rank " + r + " runs on host " + hosts[r] + ", this rank on "
-                        + host + "; the symmetric heap spans the ranks of one machine (CUDA IPC), so start every rank"
+            if (!peers[r].host().equals(me.host())) {
+                throw new IrisException("rank " + rank + ": rank " + r + " runs on host " + peers[r].host() + ", this rank on "
+                        + me.host() + "; the symmetric heap spans the ranks of one machine (CUDA IPC), so start every rank"
                         + " of the job on one host");
             }
         }
-        String[] localPci = localPciAddresses();
+        List<String> localPci = localPciAddresses();
+        peerDevices = new int[world];
+        pciAddresses = new String[world];
         for (int r = 0; r < world; r++) {
-            peerDevices[r] = r == rank ? device : indexOf(localPci, pciAddresses[r]);
+            pciAddresses[r] = peers[r].pciAddress();
+            peerDevices[r] = r == rank ? device : localPci.indexOf(pciAddresses[r]);
             if (r == rank) {
                 continue;
             }
-            boolean sameGpu = pciAddresses[r].equals(deviceProperties.pciAddress());
-            if (!sameGpu && peerDevices[r] >= 0) {
+            if (!peers[r].sameGpuAs(me) && peerDevices[r] >= 0) {
                 if (!Gpu.canAccessPeer(device, peerDevices[r])) {
-                    throw new IrisException("rank " + rank + ": GPU " + deviceProperties.pciAddress() + " cannot access GPU "
+                    throw new IrisException("rank " + rank + ": GPU " + me.pciAddress() + " cannot access GPU "
                             + pciAddresses[r] + " of rank " + r + " (no peer-to-peer path), so the symmetric heap cannot map it");
                 }
                 if (!Gpu.peerAtomicsNative(device, peerDevices[r])) {
                     // Flags, inline-flag packets and remote atomics are single-copy atomic only where the
                     // link makes peer atomics native; elsewhere a waiter could read a torn packet.
-                    throw new IrisException("rank " + rank + ": atomics from GPU " + deviceProperties.pciAddress()
+                    throw new IrisException("rank " + rank + ": atomics from GPU " + me.pciAddress()
                             + " on GPU " + pciAddresses[r] + " of rank " + r + " are not native (a PCIe link, no NVLink);"
                             + " the device API's flags and remote atomics need native peer atomics");
                 }
             }
             final int peer = r;
             try {
-                peerMappings[r] = IpcHandles.open(handles[r], r);
+                peerMappings[r] = IpcHandles.open(peers[r].ipcHandle(), r);
             } catch (IrisException e) {
                 if (peerDevices[r] < 0) {
                     throw new IrisException("rank " + rank + ": cannot map the heap of rank " + r + ", whose GPU "
@@ -247,43 +236,16 @@ public final class Iris implements AutoCloseable {
             }
             toRelease.add(() -> IpcHandles.close(peerMappings[peer], peer));
         }
-        ranksOnThisGpu = (int) Arrays.stream(pciAddresses).filter(deviceProperties.pciAddress()::equals).count();
+        ranksOnThisGpu = (int) Arrays.stream(peers).filter(me::sameGpuAs).count();
     }
 
     /** The PCI address of every GPU this process sees, by index. */
-    private static String[] localPciAddresses() {
-        int n = Gpu.deviceCount();
-        String[] pci = new String[n];
-        for (int d = 0; d < n; d++) {
-            pci[d] = Gpu.properties(d).pciAddress();
+    private static List<String> localPciAddresses() {
+        List<String> pci = new ArrayList<>();
+        for (int d = 0, n = Gpu.deviceCount(); d < n; d++) {
+            pci.add(Gpu.properties(d).pciAddress());
         }
         return pci;
-    }
-
-    private static int indexOf(String[] values, String value) {
-        for (int i = 0; i < values.length; i++) {
-            if (values[i].equals(value)) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private static void putFixed(ByteBuffer out, String text) {
-        byte[] bytes = new byte[64];
-        byte[] b = text.getBytes(StandardCharsets.UTF_8);
-        System.arraycopy(b, 0, bytes, 0, Math.min(b.length, bytes.length));
-        out.put(bytes);
-    }
-
-    private static String getFixed(ByteBuffer in) {
-        byte[] bytes = new byte[64];
-        in.get(bytes);
-        int end = 0;
-        while (end < bytes.length && bytes[end] != 0) {
-            end++;
-        }
-        return new String(bytes, 0, end, StandardCharsets.UTF_8);
     }
 
     private <T extends AutoCloseable> T track(T resource) {

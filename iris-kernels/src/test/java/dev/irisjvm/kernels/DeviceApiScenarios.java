@@ -1017,9 +1017,7 @@ public final class DeviceApiScenarios {
                     .putLong(errors.deviceAddress()).putLong(ok.deviceAddress()));
             iris.barrier();
             iris.synchronize();
-            int okValue = ok.toIntArray()[0];
-            f.check(okValue == 1, () -> "ok flag is " + okValue + (okValue == POISON_I32 ? " (poison: kernel did not finish)" : "")
-                    + ", expected 1");
+            checkOk(f, ok);
             int[] err = errors.toIntArray();
             long[] sum = sums.toLongArray();
             for (int k = 0; k < BARRIER_ITERATIONS; k++) {
@@ -1036,6 +1034,13 @@ public final class DeviceApiScenarios {
             }
         }
         f.throwIfAny();
+    }
+
+    /** A kernel's ok word (1: every in-kernel barrier returned true). */
+    private static void checkOk(Failures f, SymTensor ok) {
+        int okValue = ok.toIntArray()[0];
+        f.check(okValue == 1, () -> "ok flag is " + okValue + (okValue == POISON_I32 ? " (poison: kernel did not finish)" : "")
+                + ", expected 1");
     }
 
     /** The host side of barrier_word in device_api_test.cu. */
@@ -1073,9 +1078,7 @@ public final class DeviceApiScenarios {
                             .putLong(seed).putInt(78).putLong(errors.deviceAddress()).putLong(ok.deviceAddress()));
             iris.barrier();
             iris.synchronize();
-            int okValue = ok.toIntArray()[0];
-            f.check(okValue == 1, () -> "ok flag is " + okValue + (okValue == POISON_I32 ? " (poison: kernel did not finish)" : "")
-                    + ", expected 1");
+            checkOk(f, ok);
             int[] err = errors.toIntArray();
             for (int k = 0; k < BULK_ROUNDS; k++) {
                 final int kk = k;
