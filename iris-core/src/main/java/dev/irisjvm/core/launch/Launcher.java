@@ -16,7 +16,6 @@ import java.net.ServerSocket;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -78,6 +77,19 @@ import java.util.stream.Collectors;
  * detached helper would otherwise keep a GPU busy), SIGKILL after the grace period. The launcher
  * then exits with the failed rank's code. Past {@code --timeout} it stops everything and exits
  * 124; on SIGINT/SIGTERM it stops everything too; bad usage exits 2.
+ *
+ * <p>Nothing is left behind, however the job ends. On Linux each rank starts through
+ * {@code setpriv --pdeathsig TERM} and {@code setsid} ({@link RankWrapper}): the kernel sends it
+ * SIGTERM if the launcher dies, and it leads a session that its children and grandchildren share
+ * even after they detach. When the job ends (every rank exited, one failed, the timeout passed,
+ * SIGINT or SIGTERM) the launcher stops every process left in the ranks' sessions or carrying a rank
+ * of this launch in its environment, a background child of a rank that exited 0 included, and says
+ * so. If the launcher itself is killed (SIGKILL included) before it can do that, a small guard
+ * process that watches a pipe from the launcher does it instead ({@link ProcessGuard}). Since the
+ * ranks have sessions of their own, Ctrl-C reaches only the launcher, which stops them with SIGTERM
+ * and, after the grace period, SIGKILL. Without setsid, setpriv or {@code /proc} (macOS) the
+ * launcher stops the ranks' process trees and the guard the ranks themselves; there, what a rank
+ * started may survive a launcher that is killed.
  *
  * <p>From code (tests, GPU harnesses):
  * <pre>{@code
@@ -143,7 +155,8 @@ public final class Launcher {
               --stop-delay SECONDS  after a rank fails, give the others this long to exit on
                                  their own before stopping them (default 2; 0: at once)
               --dry-run          print each rank's environment and command; start nothing
-            Exits with the code of the first rank to fail, after stopping the others.""";
+            Exits with the code of the first rank to fail, after stopping the others. When the job
+            ends, whatever the ranks started is stopped too, even if iris-run itself is killed.""";
 
     /** How long to wait for a rank's output to drain after every rank has exited. */
     private static final Duration DRAIN_LIMIT = Duration.ofSeconds(2);
@@ -194,7 +207,9 @@ public final class Launcher {
     /**
      * Runs a job, sending every rank's stdout and stderr lines (prefixed {@code "[r] "}) and the
      * launcher's own messages (prefixed {@code "iris-run: "}) to one consumer. Calls to the
-     * consumer are serialized, one whole line at a time, so it need not be thread-safe.
+     * consumer are serialized, one whole line at a time, so it need not be thread-safe. The ranks
+     * are started from the calling thread, which stays here until every rank has exited: their
+     * parent-death signal ({@link RankWrapper}) fires when that thread ends.
      *
      * <pre>{@code
      * List<String> lines = new ArrayList<>();
@@ -354,20 +369,11 @@ public final class Launcher {
         if (!process.isAlive()) {
             return false;
         }
-        if (!HAS_PROC) {
+        if (!ProcStat.AVAILABLE) {
             return true;
         }
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
-            // The command name in parentheses may hold spaces or ')'; the state follows the last ')'.
-            int close = stat.lastIndexOf(')');
-            char state = close >= 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : '?';
-            return state != 'Z' && state != 'X';
-        } catch (NoSuchFileException gone) {
-            return false;
-        } catch (IOException | UncheckedIOException e) {
-            return process.isAlive();
-        }
+        // No stat: gone since the check above, or unreadable; isAlive tells which.
+        return ProcStat.read(process.pid()).map(ProcStat::isRunning).orElseGet(process::isAlive);
     }
 
     /**
@@ -376,10 +382,12 @@ public final class Launcher {
      *
      * <p>Descendants alone are not enough: a process forked in the instant between listing a
      * rank's children and the rank's death, or a daemon that detached, is re-parented away from
-     * the tree. {@code isStray} (see {@link #belongsToRanks}) finds those by the variables every
-     * process of a rank inherits.
+     * the tree. {@code isStray} (see {@link #belongsToRanks} and {@link #inSessions}) finds those by
+     * the variables every process of a rank inherits and by the session a rank leads.
+     *
+     * @return every process that was signalled
      */
-    static void terminate(List<ProcessHandle> roots, Predicate<ProcessHandle> isStray, Duration grace) {
+    static Set<ProcessHandle> terminate(List<ProcessHandle> roots, Predicate<ProcessHandle> isStray, Duration grace) {
         long deadline = System.nanoTime() + grace.toNanos();
         Set<ProcessHandle> signalled = new LinkedHashSet<>();
         boolean interrupted = false;
@@ -398,6 +406,8 @@ public final class Launcher {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+        signalled.addAll(left);
+        return signalled;
     }
 
     /** The running roots, their descendants and the strays; roots first, so they are signalled first. */
@@ -451,6 +461,21 @@ public final class Launcher {
             }
             return hasToken && hasRank;
         };
+    }
+
+    /**
+     * Recognizes a process in one of {@code sessions}: a rank started through {@code setsid} leads
+     * a session whose id is its pid, which its children and grandchildren keep when they are
+     * re-parented. Linux only ({@code /proc/PID/stat}); elsewhere it claims nothing. A session id is
+     * not handed out again while any process of the session lives, so once the session is empty
+     * nothing matches it but a new session that took the same number, a small window this accepts.
+     */
+    static Predicate<ProcessHandle> inSessions(Collection<Long> sessions) {
+        if (!ProcStat.AVAILABLE || sessions.isEmpty()) {
+            return process -> false;
+        }
+        Set<Long> ids = Set.copyOf(sessions);
+        return process -> ProcStat.read(process.pid()).filter(stat -> ids.contains(stat.session())).isPresent();
     }
 
     /** Polls until every process is gone or the time is up; false if interrupted. */
@@ -517,6 +542,10 @@ public final class Launcher {
         private final Map<String, String> environment;
         /** What marks this launch's processes for {@link #belongsToRanks}; null when nothing does. */
         private volatile String token = "";
+        /** How ranks start: with a parent-death signal and a session each where Linux allows. */
+        private volatile RankWrapper wrapper = RankWrapper.none();
+        /** Stops the job's processes if this launcher dies without doing so. */
+        private volatile ProcessGuard guard = ProcessGuard.none();
 
         Job(LaunchOptions options, Consumer<String> stdoutLines, Consumer<String> stderrLines,
             Map<String, String> environment) {
@@ -555,16 +584,36 @@ public final class Launcher {
                 }
                 return new LaunchResult(0, LaunchResult.NO_RANK, 0, List.of(), List.of(), false);
             }
+            wrapper = RankWrapper.detect(environment);
+            List<Integer> ranks = new ArrayList<>();
+            for (int local = 0; local < options.ranksPerNode(); local++) {
+                ranks.add(options.globalRank(local));
+            }
+            guard = ProcessGuard.start(wrapper, environment, ranks, token, options.gracePeriod(), err);
             Thread hook = new Thread(this::onShutdown, "iris-run-shutdown");
             Runtime.getRuntime().addShutdownHook(hook);
+            boolean hookRemoved = false;
+            boolean cleanedUp = false;
             try {
-                return supervise(envs);
+                // This thread starts every rank and stays here until all have exited: a rank's
+                // parent-death signal fires when the thread that forked it ends (RankWrapper).
+                LaunchResult result = supervise(envs);
+                cleanedUp = true;
+                return result;
             } finally {
                 try {
                     Runtime.getRuntime().removeShutdownHook(hook);
+                    hookRemoved = true;
                 } catch (IllegalStateException shutdownUnderWay) {
                     // The hook is running or has run; it stops whatever is left.
                 }
+                if (hookRemoved && cleanedUp) {
+                    guard.close();
+                } else if (hookRemoved) {
+                    guard.abandon(); // supervise threw: ranks may still run, so let the guard stop them
+                }
+                // Otherwise the JVM is exiting: the guard sees the pipe close and checks once more
+                // that nothing is left, in case the hook is cut short.
             }
         }
 
@@ -640,6 +689,8 @@ public final class Launcher {
                     }
                 }
             }
+            // Before draining: a process the ranks left behind may hold their output open.
+            reapLeftovers();
             drainOutput();
 
             List<Integer> stoppedRanks;
@@ -670,11 +721,14 @@ public final class Launcher {
 
         /** Starts one rank and its pumps; false if the launcher is shutting down instead. */
         private boolean start(int rank, Map<String, String> rankEnv) throws IOException {
-            ProcessBuilder builder = new ProcessBuilder(options.command());
+            ProcessBuilder builder = new ProcessBuilder(wrapper.wrap(options.command()));
             builder.environment().clear();
             builder.environment().putAll(environment);
             builder.environment().putAll(options.extraEnv());
             builder.environment().putAll(rankEnv);
+            if (wrapper.wraps()) {
+                RankWrapper.requireExecutable(options.command().get(0), builder.environment());
+            }
             Process process;
             // Under the lock so that a shutdown hook sees every process that was started.
             synchronized (stopLock) {
@@ -683,6 +737,7 @@ public final class Launcher {
                 }
                 process = builder.start();
                 processes[rank] = process;
+                guard.watch(process.pid());
             }
             // Ranks are not interactive; an open stdin would hang a rank that reads it.
             process.getOutputStream().close();
@@ -741,19 +796,66 @@ public final class Launcher {
         private List<Integer> stopRunning() {
             synchronized (stopLock) {
                 List<Integer> ranks = new ArrayList<>();
+                List<Long> sessions = new ArrayList<>();
                 List<ProcessHandle> roots = new ArrayList<>();
                 for (int rank = 0; rank < processes.length; rank++) {
                     Process process = processes[rank];
                     if (process != null && process.isAlive()) {
                         ranks.add(options.globalRank(rank));
+                        addSession(process, sessions);
                         roots.add(process.toHandle());
                     }
                 }
                 if (!ranks.isEmpty()) {
                     stopped.addAll(ranks);
-                    terminate(roots, belongsToRanks(token, ranks), options.gracePeriod());
+                    terminate(roots, processesOf(ranks, sessions), options.gracePeriod());
                 }
                 return ranks;
+            }
+        }
+
+        /**
+         * Stops whatever the ranks left running once they have exited or been stopped: background
+         * children of a rank that exited 0, the children and grandchildren of a rank that failed,
+         * detached ones. Says so when it found any.
+         */
+        private void reapLeftovers() {
+            Set<ProcessHandle> reaped;
+            synchronized (stopLock) {
+                List<Integer> ranks = new ArrayList<>();
+                List<Long> sessions = new ArrayList<>();
+                List<ProcessHandle> roots = new ArrayList<>();
+                for (int rank = 0; rank < processes.length; rank++) {
+                    Process process = processes[rank];
+                    if (process != null) {
+                        ranks.add(options.globalRank(rank));
+                        addSession(process, sessions);
+                        if (process.isAlive()) {
+                            roots.add(process.toHandle());
+                        }
+                    }
+                }
+                if (ranks.isEmpty()) {
+                    return;
+                }
+                reaped = terminate(roots, processesOf(ranks, sessions), options.gracePeriod());
+            }
+            if (!reaped.isEmpty()) {
+                List<Long> pids = reaped.stream().map(ProcessHandle::pid).sorted().toList();
+                err.accept(PREFIX + "stopped " + pids.size() + (pids.size() == 1 ? " process" : " processes")
+                        + " the ranks left running: " + pids);
+            }
+        }
+
+        /** The processes of these global ranks beyond their trees: by environment, and by session. */
+        private Predicate<ProcessHandle> processesOf(List<Integer> ranks, List<Long> sessions) {
+            return belongsToRanks(token, ranks).or(inSessions(sessions));
+        }
+
+        /** Adds the session a rank leads, when it was started into one. */
+        private void addSession(Process process, List<Long> sessions) {
+            if (wrapper.startsSessions()) {
+                sessions.add(process.pid());
             }
         }
 
@@ -779,6 +881,9 @@ public final class Launcher {
                 err.accept(PREFIX + "interrupted; stopping ranks " + alive);
                 stopRunning();
             }
+            // Also when every rank has already gone (Ctrl-C reached them first, say): what they
+            // started may not have.
+            reapLeftovers();
         }
     }
 }

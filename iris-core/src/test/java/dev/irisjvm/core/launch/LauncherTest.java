@@ -481,7 +481,7 @@ class LauncherTest {
     }
 
     /** The directory or jar this test loaded the launcher from. */
-    private static Path classesDir() {
+    static Path classesDir() {
         try {
             return Path.of(Launcher.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         } catch (URISyntaxException e) {
