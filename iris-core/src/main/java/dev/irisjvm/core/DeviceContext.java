@@ -18,6 +18,9 @@ public final class DeviceContext {
     public static final int MAX_RANKS = 8;
     /** Alignment of the struct as a kernel argument. */
     public static final int ALIGNMENT = 8;
+    /** offsetof(iris::Ctx, barrier_flags) and offsetof(iris::Ctx, barrier_epoch), pinned in ctx.cuh. */
+    private static final int BARRIER_FLAGS_FIELD = 32;
+    private static final int BARRIER_EPOCH_FIELD = 40;
 
     private final int rank;
     private final int world;
@@ -40,6 +43,20 @@ public final class DeviceContext {
             b.putLong(r < world ? bases[r] : 0L);
         }
         this.bytes = b.array();
+    }
+
+    private DeviceContext(int rank, int world, long[] bases, byte[] bytes) {
+        this.rank = rank;
+        this.world = world;
+        this.bases = bases;
+        this.bytes = bytes;
+    }
+
+    /** The same context with another barrier's state (a {@link DeviceBarrier}'s slot). */
+    DeviceContext withBarrier(long barrierFlagsAddress, long barrierEpochAddress) {
+        ByteBuffer b = ByteBuffer.wrap(bytes.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        b.putLong(BARRIER_FLAGS_FIELD, barrierFlagsAddress).putLong(BARRIER_EPOCH_FIELD, barrierEpochAddress);
+        return new DeviceContext(rank, world, bases, b.array());
     }
 
     /** The packed struct; pass it to {@code KernelArgs.putBytes(bytes, ALIGNMENT)}. */

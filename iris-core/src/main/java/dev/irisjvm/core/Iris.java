@@ -85,6 +85,7 @@ public final class Iris implements AutoCloseable {
     private String[] pciAddresses;
     private int ranksOnThisGpu;
     private DeviceContext deviceContext;
+    private final BarrierSlots barrierSlots = new BarrierSlots();
     private CoreKernels kernels;
     private SymmetricHeap heap;
 
@@ -164,8 +165,7 @@ public final class Iris implements AutoCloseable {
             bases[r] = r == rank ? heapBase : peerMappings[r];
         }
         deviceContext = new DeviceContext(rank, world, config.heapSize(), config.deviceTimeout().toNanos(),
-                status.address(), heapBase + SymmetricHeap.BARRIER_FLAGS_OFFSET,
-                heapBase + SymmetricHeap.BARRIER_EPOCH_OFFSET, bases);
+                status.address(), heapBase + BarrierSlots.flagsOffset(0), heapBase + BarrierSlots.epochOffset(0), bases);
         kernels = track(new CoreKernels(deviceProperties.multiprocessorCount(), config.checked()));
         heap = new SymmetricHeap(this, heapBase, config.heapSize());
         watchdog = track(RankWatchdog.start(rendezvous, rendezvousConfig, config.watchdogTimeout(), this::onRankLost));
@@ -395,12 +395,32 @@ public final class Iris implements AutoCloseable {
     /**
      * Device-side barrier on {@code s}: work enqueued after it on any rank runs after work enqueued
      * before it on every rank, and memory written before it is visible after it. A peer that does
-     * not arrive within the device timeout makes the next {@link #synchronize} throw.
+     * not arrive within the device timeout makes the next {@link #synchronize} throw. These
+     * barriers share one state: where two streams may run barriers at the same time, give each
+     * its own {@link #newBarrier()}.
      */
     public void barrier(Stream s) {
+        barrier(deviceContext, s);
+    }
+
+    void barrier(DeviceContext context, Stream s) {
         ensureOpen("barrier");
         ensureNoLoss("barrier");
-        kernels.barrier(deviceContext, s);
+        kernels.barrier(context, s);
+    }
+
+    /**
+     * Collective: a device barrier with state of its own, for a stream or an operation whose
+     * barriers may overlap with others on the GPU (see {@link DeviceBarrier}). Every rank creates
+     * its barriers in the same order.
+     */
+    public DeviceBarrier newBarrier() {
+        ensureOpen("newBarrier");
+        return DeviceBarrier.create(this, barrierSlots, deviceContext, heapBase);
+    }
+
+    void releaseBarrier(int slot) {
+        barrierSlots.release(slot);
     }
 
     /**

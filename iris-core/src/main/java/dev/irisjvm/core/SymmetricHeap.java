@@ -28,12 +28,8 @@ import org.slf4j.LoggerFactory;
 public final class SymmetricHeap {
     private static final Logger LOG = LoggerFactory.getLogger(SymmetricHeap.class);
 
-    /** Bytes at the start of every heap that the runtime keeps for barrier and signal pads. */
-    static final long RESERVED_BYTES = 4096;
-    /** Offset of the barrier arrival slots (iris::kMaxRanks x u64) inside the reserved block. */
-    static final long BARRIER_FLAGS_OFFSET = 0;
-    /** Offset of this rank's barrier epoch counter inside the reserved block. */
-    static final long BARRIER_EPOCH_OFFSET = 64 * 8;
+    /** Bytes at the start of every heap that the runtime keeps for the device barriers ({@link BarrierSlots}). */
+    static final long RESERVED_BYTES = 65536;
 
     private static final int UNIFORM = 0;
     private static final int NORMAL = 1;

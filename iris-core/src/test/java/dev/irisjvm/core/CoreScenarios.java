@@ -24,7 +24,7 @@ public final class CoreScenarios {
     /** Every scenario, in the order each rank runs them. */
     public static final List<String> SCENARIOS = List.of("init_identity", "factories", "copies", "store_remote",
             "load_remote", "atomic_add", "barrier_orders_rounds", "broadcast_and_allgather", "heap_reuse",
-            "graph_capture", "misuse", "device_barrier_timeout", "checked_mode_divergence", "init_close_cycles",
+            "graph_capture", "barriers_on_two_streams", "misuse", "device_barrier_timeout", "checked_mode_divergence", "init_close_cycles",
             "use_after_close", "foreign_heap");
 
     private static final List<DType> ALL = List.of(DType.values());
@@ -62,6 +62,7 @@ public final class CoreScenarios {
                     .add("broadcast_and_allgather", s::broadcast)
                     .add("heap_reuse", s::heapReuse)
                     .add("graph_capture", s::graphCapture)
+                    .add("barriers_on_two_streams", s::barriersOnTwoStreams)
                     .add("misuse", s::misuse);
             failed = runner.runAll();
         }
@@ -99,6 +100,50 @@ public final class CoreScenarios {
         long[] maxima = gatherLongs(iris.maxRanksPerGpu());
         check(Arrays.stream(maxima).distinct().count() == 1 && maxima[0] >= sharing,
                 "maxRanksPerGpu differs or is below this GPU's count: " + Arrays.toString(maxima));
+    }
+
+    /**
+     * Two streams, each with its own {@link DeviceBarrier}. Rank 0 enqueues stream B's barrier, then
+     * 50 ms later stores a word into every peer on stream A and enqueues A's barrier; the peers
+     * enqueue A's barrier first, then B's, then read the word after A's. With one shared barrier
+     * state (Iris.barrier on both streams) each peer's A barrier would pair with rank 0's B barrier,
+     * which arrived 50 ms before the store, and read poison. Pass: every peer reads the word.
+     */
+    private void barriersOnTwoStreams() throws Exception {
+        try (Stream a = Stream.create(); Stream b = Stream.create();
+             DeviceBarrier onA = iris.newBarrier(); DeviceBarrier onB = iris.newBarrier();
+             SymTensor word = iris.heap().empty(DType.I64, 16); SymTensor value = iris.heap().empty(DType.I64, 16)) {
+            check(onA.slot() != onB.slot() && onA.slot() > 0, "slots " + onA.slot() + " and " + onB.slot());
+            for (int round = 0; round < 3; round++) {
+                long expected = random.nextLong() | 1;
+                expected = ByteBuffer.wrap(iris.broadcast(ByteBuffer.allocate(8).putLong(expected).array(), 0)).getLong();
+                long[] filled = new long[16];
+                Arrays.fill(filled, expected);
+                value.copyFrom(filled);
+                word.copyFrom(new long[16]);  // zero: not yet written
+                iris.hostBarrier();
+                if (rank == 0) {
+                    onB.enqueue(b);
+                    Thread.sleep(50);
+                    for (int peer = 1; peer < world; peer++) {
+                        word.whole().on(peer).storeRemote(value.whole(), a);
+                    }
+                    onA.enqueue(a);
+                } else {
+                    onA.enqueue(a);
+                    onB.enqueue(b);
+                }
+                iris.synchronize(a);
+                iris.synchronize(b);
+                if (rank != 0) {
+                    long[] got = word.toLongArray();
+                    final long e = expected;
+                    check(Arrays.stream(got).allMatch(v -> v == e), "round " + round + ": read " + Long.toHexString(got[0])
+                            + " after stream A's barrier, rank 0 stored " + Long.toHexString(e) + " before its own");
+                }
+                iris.hostBarrier();
+            }
+        }
     }
 
     /** Every factory on every dtype it supports, checked element by element on the host. */

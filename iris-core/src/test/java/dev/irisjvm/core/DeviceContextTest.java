@@ -41,4 +41,22 @@ class DeviceContextTest {
                 () -> new DeviceContext(0, 9, 4096, 1, 0, 0, 0, new long[9]));
         assertEquals(true, e.getMessage().contains("world size 9"), e.getMessage());
     }
+
+    @Test
+    void aBarrierOfItsOwnChangesOnlyTheBarrierFields() {
+        long[] bases = {0x7000_0000_0000L, 0x7100_0000_0000L};
+        DeviceContext c = new DeviceContext(0, 2, 1L << 30, 7, 0x1111L, 0x2222L, 0x3333L, bases);
+        DeviceContext d = c.withBarrier(0x4444L, 0x5555L);
+        ByteBuffer before = ByteBuffer.wrap(c.bytes()).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer after = ByteBuffer.wrap(d.bytes()).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(0x4444L, after.getLong(32));
+        assertEquals(0x5555L, after.getLong(40));
+        assertEquals(0x2222L, before.getLong(32), "the original is unchanged");
+        for (int at = 0; at < DeviceContext.BYTES; at += 8) {
+            if (at != 32 && at != 40) {
+                assertEquals(before.getLong(at), after.getLong(at), "bytes " + at);
+            }
+        }
+        assertEquals(c.translate(0x7000_0000_0100L, 1), d.translate(0x7000_0000_0100L, 1));
+    }
 }

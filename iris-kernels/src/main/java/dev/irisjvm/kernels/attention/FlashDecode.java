@@ -2,6 +2,7 @@ package dev.irisjvm.kernels.attention;
 
 import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DType;
+import dev.irisjvm.core.DeviceBarrier;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.Kernel;
@@ -87,6 +88,8 @@ public final class FlashDecode implements AutoCloseable {
     private final SymTensor send;
     private final SymTensor gathered;
     private final SymTensor arrived;
+    /** Its own device barrier, so that its barriers pair only with its own on the peers. */
+    private final DeviceBarrier barrier;
     private final KernelArgs args = new KernelArgs();
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Fused calls since the arrival counters were last zeroed, and their chunk count. */
@@ -114,19 +117,22 @@ public final class FlashDecode implements AutoCloseable {
         SymTensor s = null;
         SymTensor g = null;
         SymTensor a = null;
+        DeviceBarrier b = null;
         try {
             p = iris.heap().empty(DType.F32, 2L * world * slot);  // two sets: odd and even calls
             s = iris.heap().empty(DType.F32, slot);
             g = iris.heap().empty(DType.F32, world * slot);
             a = iris.heap().zeros(DType.I64, 2L * max.batch() * max.kvHeads());
+            b = iris.newBarrier();
         } catch (RuntimeException | Error e) {
-            Resources.closeAfter(e, a, g, s, p);
+            Resources.closeAfter(e, b, a, g, s, p);
             throw e;
         }
         partials = p;
         send = s;
         gathered = g;
         arrived = a;
+        barrier = b;
     }
 
     /**
@@ -204,7 +210,7 @@ public final class FlashDecode implements AutoCloseable {
             // rank's reset, and every peer's previous call (this rank's previous call has received
             // all its partials).
             Memcpy.memset(arrived.deviceAddress(), 0, arrived.byteSize(), stream);
-            iris.barrier(stream);
+            barrier.enqueue(stream);
             callsSinceReset = 0;
             resets++;
         }
@@ -252,13 +258,13 @@ public final class FlashDecode implements AutoCloseable {
      */
     public void copyEngineGather(long sendAddress, long recv, long floats, Stream stream) {
         long bytes = floats * 4;
-        iris.barrier(stream);
+        barrier.enqueue(stream);
         for (int r = 0; r < iris.worldSize(); r++) {
             // Peers' slots are mapped into this rank's address space: a device-to-device copy reads
             // them over NVLink with the copy engine and, unlike a peer copy, can be captured in a graph.
             Memcpy.deviceToDevice(recv + r * bytes, iris.deviceContext().translate(sendAddress, r), bytes, stream);
         }
-        iris.barrier(stream);
+        barrier.enqueue(stream);
     }
 
     /** This rank's partials ({@code p.slotFloats()} F32 at {@code out}, layout [B][Hkv][chunks][G][D + 4]). */
@@ -373,8 +379,8 @@ public final class FlashDecode implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        Resources.closeAll(arrived::closeIfLive, gathered::closeIfLive, send::closeIfLive, partials::closeIfLive, library,
-                this::releaseArguments);
+        Resources.closeAll(barrier, arrived::closeIfLive, gathered::closeIfLive, send::closeIfLive, partials::closeIfLive,
+                library, this::releaseArguments);
     }
 
     private synchronized void releaseArguments() {

@@ -1,6 +1,7 @@
 package dev.irisjvm.kernels.attention;
 
 import dev.irisjvm.core.Resources;
+import dev.irisjvm.core.DeviceBarrier;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
@@ -91,6 +92,8 @@ public final class RingAttention implements AutoCloseable {
     /** The 64-bit word the last launch waits on: 1 once the last shard is copied, reset to 0 after. */
     private final long lastShardReady;
     private final Stream copyStream;
+    /** Its own device barrier, so that its barriers pair only with its own on the peers. */
+    private final DeviceBarrier barrier;
     private final Event start;
     private final Event[] copied = new Event[2];
     private final Event[] readDone = new Event[2];
@@ -130,6 +133,8 @@ public final class RingAttention implements AutoCloseable {
         lastShardReady = at[7];
         copyStream = Stream.create();
         made.add(copyStream);
+        barrier = iris.newBarrier();
+        made.add(barrier);
         if (lastShardReady != 0) {
             // The kernel reads the whole word; stream writes set its low half.
             Memcpy.memset(lastShardReady, 0, 8, copyStream);
@@ -306,7 +311,7 @@ public final class RingAttention implements AutoCloseable {
         // for the ready word, so it must not start before that copy is done.
         boolean lastCopyNeedsSms = iris.pciAddressOf(Math.floorMod(rank - last - 1, world)).equals(iris.pciAddressOf(rank));
 
-        iris.barrier(stream);              // every rank's shards are written
+        barrier.enqueue(stream);           // every rank's shards are written
         start.record(stream);
         copyStream.waitFor(start);
         for (int s = 0; s <= last; s++) {
@@ -342,7 +347,7 @@ public final class RingAttention implements AutoCloseable {
         }
         stream.waitFor(copied[lastBuffer]);   // joins the copy stream
         stream.writeValue32(lastShardReady, 0);
-        iris.barrier(stream);              // every rank has finished reading this rank's shards
+        barrier.enqueue(stream);           // every rank has finished reading this rank's shards
     }
 
     private static void onHeap(String name, long address, long bytes, long heapBase, long heapEnd) {
@@ -359,7 +364,7 @@ public final class RingAttention implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        Resources.closeAll(start, copied[0], copied[1], readDone[0], readDone[1], copyStream, workspace,
+        Resources.closeAll(start, copied[0], copied[1], readDone[0], readDone[1], copyStream, barrier, workspace,
                 ownsAttention ? attention : null);
     }
 

@@ -1,6 +1,7 @@
 package dev.irisjvm.kernels.ccl;
 
 import dev.irisjvm.core.DeviceContext;
+import dev.irisjvm.core.DeviceBarrier;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.gpu.Event;
@@ -61,6 +62,8 @@ final class CopyEngineCollectives implements AutoCloseable {
     private final Event pushed;
     private final Event[] pulled = new Event[SLOTS];
     private final Event[] reduced = new Event[SLOTS];
+    /** Its own device barrier, so that its barriers pair only with its own on the peers. */
+    private final DeviceBarrier barrier;
 
     CopyEngineCollectives(Iris iris, long stagingBase, long stagingBytes) {
         this.iris = iris;
@@ -70,6 +73,7 @@ final class CopyEngineCollectives implements AutoCloseable {
         this.stagingBytes = stagingBytes;
         List<AutoCloseable> made = new ArrayList<>();
         try {
+            barrier = add(made, iris.newBarrier());
             pullStream = add(made, Stream.create());
             pushStream = add(made, Stream.create());
             start = add(made, Event.untimed());
@@ -168,7 +172,7 @@ final class CopyEngineCollectives implements AutoCloseable {
 
     /** The opening barrier, then the side streams start behind it. */
     private void fork(Stream stream) {
-        iris.barrier(stream);
+        barrier.enqueue(stream);
         start.record(stream);
         pullStream.waitFor(start);
         pushStream.waitFor(start);
@@ -180,11 +184,11 @@ final class CopyEngineCollectives implements AutoCloseable {
         pushed.record(pushStream);
         stream.waitFor(pullsDone);
         stream.waitFor(pushed);
-        iris.barrier(stream);
+        barrier.enqueue(stream);
     }
 
     @Override
     public void close() {
-        Resources.closeAll(start, pullsDone, pushed, pulled[0], pulled[1], reduced[0], reduced[1], pullStream, pushStream);
+        Resources.closeAll(start, pullsDone, pushed, pulled[0], pulled[1], reduced[0], reduced[1], pullStream, pushStream, barrier);
     }
 }

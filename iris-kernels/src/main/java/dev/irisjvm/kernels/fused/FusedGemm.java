@@ -2,6 +2,7 @@ package dev.irisjvm.kernels.fused;
 
 import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DType;
+import dev.irisjvm.core.DeviceBarrier;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisException;
@@ -106,6 +107,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
     /** [input: bf16, f16][layout: nk, kn], of the configured variant, traced or not as configured. */
     private final Kernel[][] kernels;
     private final FusedWorkspace workspace;
+    /** This instance's device barrier: its calls' barriers pair only with its own on the peers. */
+    private final DeviceBarrier barrier;
     private final DeviceMemory traceBuffer;
     private final long traceRecords;
     private final byte[] ctx;
@@ -119,7 +122,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
     /** What creation gathered, handed to the constructor. */
     record Parts(Iris iris, FusedOp op, FusedConfig config, FusedVariant variant, int m, int n, int k, DeviceProperties device,
                  int tileN, int splitK, int blocks, KernelLibrary library, Kernel[][] kernels, FusedWorkspace workspace,
-                 DeviceMemory traceBuffer, long traceRecords) {}
+                 DeviceBarrier barrier, DeviceMemory traceBuffer, long traceRecords) {}
 
     FusedGemm(Parts p) {
         this.iris = p.iris();
@@ -139,6 +142,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         this.library = p.library();
         this.kernels = p.kernels();
         this.workspace = p.workspace();
+        this.barrier = p.barrier();
         this.traceBuffer = p.traceBuffer();
         this.traceRecords = p.traceRecords();
         this.ctx = p.iris().deviceContext().bytes();
@@ -213,9 +217,11 @@ public abstract sealed class FusedGemm implements AutoCloseable
             throw failure;
         }
         FusedWorkspace workspace = null;
+        DeviceBarrier barrier = null;
         DeviceMemory trace = null;
         try {
             workspace = FusedWorkspace.allocate(iris.heap(), op, variant, m, n, k, world, tileN, splitK);
+            barrier = iris.newBarrier();
             long records = FusedWorkspace.traceRecords(op, m, n, k, world, tileN, splitK);
             if (config.tracing()) {
                 trace = DeviceMemory.allocate(records * FusedWorkspace.TRACE_RECORD_BYTES);
@@ -223,9 +229,9 @@ public abstract sealed class FusedGemm implements AutoCloseable
             iris.hostBarrier();  // every rank's flags are zero before any kernel can signal into them
             int blocks = blocks(op, world, limit, FusedWorkspace.tiles(m, n, tileN) * splitK, splitK);
             return new Parts(iris, op, config, variant, (int) m, (int) n, (int) k, device, tileN, splitK, blocks, library,
-                    kernels, workspace, trace, records);
+                    kernels, workspace, barrier, trace, records);
         } catch (RuntimeException | Error e) {
-            Resources.closeAfter(e, trace, workspace, library);
+            Resources.closeAfter(e, trace, barrier, workspace, library);
             throw e;
         }
     }
@@ -439,7 +445,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
             workspace.zeroFlags(s);
         }
         if (op.startsWithBarrier(replayable)) {
-            iris.barrier(s);
+            barrier.enqueue(s);
         }
         return replayable ? REPLAY_EPOCH : ++epoch;
     }
@@ -447,7 +453,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
     /** Ends a call: the device barrier, where the operation needs one ({@link FusedOp#endsWithBarrier}). */
     private void end(Stream s) {
         if (op.endsWithBarrier()) {
-            iris.barrier(s);
+            barrier.enqueue(s);
         }
     }
 
@@ -565,7 +571,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        Resources.closeAll(workspace, traceBuffer, library, this::releaseArguments);
+        Resources.closeAll(barrier, workspace, traceBuffer, library, this::releaseArguments);
     }
 
     private synchronized void releaseArguments() {
