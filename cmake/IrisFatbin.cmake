@@ -1,7 +1,9 @@
 # Device code for one GPU platform: CUDA fatbins (default) or HIP code objects.
 #
-#   -DIRIS_GPU_PLATFORM=CUDA   nvcc -fatbin: NAME.fatbin, sm_90a machine code plus compute_90a PTX
-#                              (newer GPUs JIT it). The default; what runs on the H200s.
+#   -DIRIS_GPU_PLATFORM=CUDA   nvcc -fatbin: NAME.fatbin. Portable sources: machine code for sm_80,
+#                              sm_86, sm_89, sm_90a, sm_100 and sm_120 plus compute_80 PTX
+#                              (IRIS_CUDA_PORTABLE_GENCODE); NVIDIA-only ones (wgmma/TMA): sm_90a plus
+#                              compute_90a PTX (IRIS_CUDA_GENCODE). The default; what runs on the H200s.
 #   -DIRIS_GPU_PLATFORM=HIP    hipcc --genco for IRIS_HIP_ARCHS (gfx90a = MI200, gfx940 = MI300
 #                              family; Debian's hipcc 5.2 is too old for gfx942): NAME.hsaco, a
 #                              clang offload bundle with one code object per architecture, which
@@ -50,7 +52,14 @@ if(NOT IRIS_GPU_PLATFORM MATCHES "^(CUDA|HIP)$")
 endif()
 
 set(IRIS_CUDA_GENCODE "-gencode=arch=compute_90a,code=sm_90a;-gencode=arch=compute_90a,code=compute_90a"
-    CACHE STRING "nvcc -gencode flags for every fatbin")
+    CACHE STRING "nvcc -gencode flags of the NVIDIA-only fatbins (wgmma/TMA: Hopper)")
+# Portable modules (the runtime's kernels, the collectives, the device API's tests...) run on every
+# NVIDIA GPU since Ampere: machine code for A100 (sm_80), RTX 30xx / A10 (sm_86), L4 / L40S / RTX 40xx
+# (sm_89), H100 / H200 (sm_90a, as the NVIDIA-only modules, so Hopper runs the same code as before),
+# B200 (sm_100) and RTX 50xx (sm_120), plus compute_80 PTX, which any later GPU compiles on load.
+set(IRIS_CUDA_PORTABLE_GENCODE
+    "-gencode=arch=compute_80,code=sm_80;-gencode=arch=compute_86,code=sm_86;-gencode=arch=compute_89,code=sm_89;-gencode=arch=compute_90a,code=sm_90a;-gencode=arch=compute_100,code=sm_100;-gencode=arch=compute_120,code=sm_120;-gencode=arch=compute_80,code=compute_80"
+    CACHE STRING "nvcc -gencode flags of the portable fatbins")
 set(IRIS_HIP_ARCHS "gfx90a;gfx940" CACHE STRING "AMD GPU architectures of every HIP code object")
 set(IRIS_CHECKED_MODULES "PORTABLE" CACHE STRING
     "Which modules marked CHECKED also get a NAME.checked variant (-DIRIS_CHECKED=1): PORTABLE, ALL or NONE")
@@ -151,11 +160,17 @@ function(_iris_add_device_code name source destination checked)
   endif()
   if(IRIS_GPU_PLATFORM STREQUAL "CUDA")
     set(out "${dir}/${name}.fatbin")
+    iris_nvidia_only_requirement("${source}" requirement)
+    if(requirement STREQUAL "")
+      set(gencode ${IRIS_CUDA_PORTABLE_GENCODE})
+    else()
+      set(gencode ${IRIS_CUDA_GENCODE})
+    endif()
     add_custom_command(
       OUTPUT "${out}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${dir}"
       COMMAND "${CUDAToolkit_NVCC_EXECUTABLE}" -fatbin -std=c++17 -O3 --expt-relaxed-constexpr
-              ${IRIS_CUDA_GENCODE} ${include_flags} ${variant_flags} -Werror=all-warnings -o "${out}" "${source}"
+              ${gencode} ${include_flags} ${variant_flags} -Werror=all-warnings -o "${out}" "${source}"
       DEPENDS "${source}" ${ARG_DEPENDS}
       COMMENT "nvcc -fatbin ${name}"
       VERBATIM COMMAND_EXPAND_LISTS)

@@ -771,9 +771,10 @@ __device__ inline void scale_range(const iris::Ctx& ctx, typename T::Bits* out, 
 template <class T, class Op>
 struct Red;
 
-#if IRIS_PLATFORM_HIP
+#if IRIS_PLATFORM_HIP || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900)
 
-// AMD has no vector reductions and no 16-bit float atomics: every lane is a compare-exchange loop
+// AMD, and NVIDIA before Hopper, have no vector reductions and (but for f16 on NVIDIA) no 16-bit
+// float atomics: every lane is a compare-exchange loop
 // on the aligned 32-bit word that holds it, combining in float and rounding once (as the NVIDIA
 // path's hardware does). A concurrent update of the other half of the word only makes it retry.
 template <class T, class Op>

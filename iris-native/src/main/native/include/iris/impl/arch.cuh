@@ -313,12 +313,29 @@ __device__ inline unsigned short relaxed_add_f16(void* p, unsigned short v) {
 }
 template <Scope S>
 __device__ inline unsigned short relaxed_add_bf16(void* p, unsigned short v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    // Before Hopper there is no bf16 atomic: a compare-exchange loop on the aligned 32-bit word
+    // that holds the element, the sum formed in float and rounded to nearest even (as the
+    // hardware add rounds); a concurrent update of the other half only makes it retry.
+    const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+    auto* word = reinterpret_cast<uint32_t*>(address & ~uintptr_t(3));
+    const unsigned shift = (address & 2u) ? 16u : 0u;
+    ref<S, uint32_t> r(*word);
+    uint32_t old = r.load(cuda::std::memory_order_relaxed);
+    for (;;) {
+        const auto old16 = static_cast<unsigned short>(old >> shift);
+        const float sum = __bfloat162float(__ushort_as_bfloat16(old16)) + __bfloat162float(__ushort_as_bfloat16(v));
+        const uint32_t desired = (old & ~(0xffffu << shift)) | (uint32_t(__bfloat16_as_ushort(__float2bfloat16_rn(sum))) << shift);
+        if (r.compare_exchange_strong(old, desired, cuda::std::memory_order_relaxed)) return old16;
+    }
+#else
     unsigned short old;
     if constexpr (S == Scope::system)
         asm volatile("atom.relaxed.sys.global.add.noftz.bf16 %0, [%1], %2;" : "=h"(old) : "l"(p), "h"(v) : "memory");
     else
         asm volatile("atom.relaxed.gpu.global.add.noftz.bf16 %0, [%1], %2;" : "=h"(old) : "l"(p), "h"(v) : "memory");
     return old;
+#endif
 }
 
 template <Order O, Scope S, class T>

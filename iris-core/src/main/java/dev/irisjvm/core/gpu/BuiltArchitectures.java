@@ -3,33 +3,36 @@ package dev.irisjvm.core.gpu;
 import dev.irisjvm.core.IrisPlatformException;
 
 /**
- * The NVIDIA GPUs this build's device code runs on. Every CUDA module, the runtime's own barrier
- * and copy kernels included, is compiled for sm_90a (Hopper: H100, H200) with compute_90a PTX,
- * which later GPUs cannot JIT ("a" targets are not forward-compatible). So init checks the GPU up
- * front instead of failing at the first kernel load with a driver error.
+ * The NVIDIA GPUs this build's device code runs on. The portable modules (the runtime's barrier,
+ * fill and tile kernels, the collectives) carry machine code for compute capability 8.0, 8.6, 8.9,
+ * 9.0 (sm_90a), 10.0 and 12.0 and compute_80 PTX that any later GPU compiles on load; the wgmma/TMA
+ * modules (GEMM, the fused operations, attention) need 9.0 and say so when they are created. A GPU
+ * older than Ampere runs none of it, so init refuses it up front instead of failing at the first
+ * kernel load with a driver error.
  *
  * <pre>{@code
  * BuiltArchitectures.requireSupported(rank, Gpu.platform(), Gpu.properties(device));
- * // on an A100: IrisPlatformException "rank 0: GPU 0 (NVIDIA A100-SXM4-80GB) has compute
- * // capability 8.0; this build's kernels are compiled for 9.0 (sm_90a: H100, H200) only"
+ * // on a V100: IrisPlatformException "rank 0: GPU 0 (Tesla V100-SXM2-32GB, 0000:1b:00) has compute
+ * // capability 7.0; this build's kernels need 8.0 or later (Ampere and newer; GEMM, the fused
+ * // operations and attention need 9.0: H100, H200)"
  * }</pre>
  */
 public final class BuiltArchitectures {
-    /** The one compute capability (major, minor) the CUDA build's modules carry code for. */
-    static final int MAJOR = 9;
-    static final int MINOR = 0;
-    static final String TARGET = "sm_90a";
+    /** The oldest compute capability the portable modules carry code for. */
+    static final int MIN_MAJOR = 8;
+    /** What the wgmma/TMA modules need, for messages. */
+    static final String HOPPER = "9.0: H100, H200";
 
     private BuiltArchitectures() {}
 
-    /** Throws, naming the GPU and its compute capability, where this build's kernels cannot run. */
+    /** Throws, naming the GPU and its compute capability, where none of this build's kernels can run. */
     public static void requireSupported(int rank, Platform platform, DeviceProperties gpu) {
-        if (platform != Platform.CUDA || (gpu.major() == MAJOR && gpu.minor() == MINOR)) {
+        if (platform != Platform.CUDA || gpu.major() >= MIN_MAJOR) {
             return;
         }
         throw new IrisPlatformException("rank " + rank + ": GPU " + gpu.device() + " (" + gpu.name() + ", " + gpu.pciAddress()
-                + ") has compute capability " + gpu.computeCapability() + "; this build's kernels are compiled for "
-                + MAJOR + "." + MINOR + " (" + TARGET + ": H100, H200) only, so no kernel of this library can load on it",
-                platform, "Iris", "compute capability " + MAJOR + "." + MINOR + " (" + TARGET + ")");
+                + ") has compute capability " + gpu.computeCapability() + "; this build's kernels need " + MIN_MAJOR
+                + ".0 or later (Ampere and newer; GEMM, the fused operations and attention need " + HOPPER + ")",
+                platform, "Iris", "compute capability " + MIN_MAJOR + ".0 or later");
     }
 }

@@ -12,16 +12,22 @@ class BuiltArchitecturesTest {
     }
 
     @Test
-    void hopperRunsAndEverythingElseIsToldWhy() {
-        BuiltArchitectures.requireSupported(0, Platform.CUDA, gpu("NVIDIA H200", 9, 0));
+    void everyNvidiaGpuSinceAmpereRunsThePortableKernels() {
+        for (int[] cc : new int[][] {{8, 0}, {8, 6}, {8, 7}, {8, 9}, {9, 0}, {10, 0}, {10, 3}, {12, 0}, {13, 0}}) {
+            BuiltArchitectures.requireSupported(0, Platform.CUDA, gpu("NVIDIA X", cc[0], cc[1]));
+        }
         BuiltArchitectures.requireSupported(0, Platform.HIP, gpu("AMD Instinct MI300X", 9, 4));
-        for (int[] cc : new int[][] {{8, 0}, {8, 6}, {8, 9}, {10, 0}, {12, 0}}) {
+    }
+
+    @Test
+    void olderGpusAreToldWhy() {
+        for (int[] cc : new int[][] {{7, 0}, {7, 5}, {6, 1}}) {
             IrisPlatformException e = assertThrows(IrisPlatformException.class,
-                    () -> BuiltArchitectures.requireSupported(3, Platform.CUDA, gpu("NVIDIA X", cc[0], cc[1])));
-            assertEquals("rank 3: GPU 1 (NVIDIA X, 0000:1b:00) has compute capability " + cc[0] + "." + cc[1]
-                    + "; this build's kernels are compiled for 9.0 (sm_90a: H100, H200) only, so no kernel of this library"
-                    + " can load on it", e.getMessage());
-            assertEquals("compute capability 9.0 (sm_90a)", e.requirement());
+                    () -> BuiltArchitectures.requireSupported(3, Platform.CUDA, gpu("NVIDIA Y", cc[0], cc[1])));
+            assertEquals("rank 3: GPU 1 (NVIDIA Y, 0000:1b:00) has compute capability " + cc[0] + "." + cc[1]
+                    + "; this build's kernels need 8.0 or later (Ampere and newer; GEMM, the fused operations and attention"
+                    + " need 9.0: H100, H200)", e.getMessage());
+            assertEquals("compute capability 8.0 or later", e.requirement());
         }
     }
 }
