@@ -551,8 +551,13 @@ __device__ __forceinline__ uint32_t ll_tag(uint64_t epoch) {
     return low != 0 ? low : 1u;
 }
 
-/// The widest packet's payload words here.
-inline constexpr int kLlWordsMax = IRIS_PLATFORM_NVIDIA ? 3 : 1;
+/// The widest packet's payload words here. 16-byte packets rely on 16-byte accesses being single-
+/// copy atomic, which they are on Hopper (where they ran); earlier GPUs take 8-byte packets, as AMD.
+#if IRIS_PLATFORM_NVIDIA && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900)
+inline constexpr int kLlWordsMax = 3;
+#else
+inline constexpr int kLlWordsMax = 1;
+#endif
 
 template <int kWords>
 __device__ __forceinline__ void ll_send(LlPacket<kWords>* to, const LlPacket<kWords>& p) {

@@ -566,7 +566,9 @@ public final class Collectives implements AutoCloseable {
 
     /**
      * 32-bit payload words per inline-flag packet (ccl::ll_reduce): all-reduce's packets carry 3 on
-     * CUDA (16 bytes with the tag), reduce-scatter's 1 (8 bytes), HIP's always 1.
+     * CUDA (16 bytes with the tag), reduce-scatter's 1 (8 bytes), HIP's always 1. (Before Hopper the
+     * kernels send 8-byte packets; the launch then has a third of the threads it could use, which
+     * the kernel's grid-stride loop absorbs.)
      */
     static int llWordsPerPacket(boolean reduceScatter, Platform platform) {
         return !reduceScatter && platform == Platform.CUDA ? 3 : 1;
