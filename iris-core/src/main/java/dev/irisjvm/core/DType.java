@@ -39,7 +39,7 @@ public enum DType {
         return floating;
     }
 
-    /** Unit roundoff u of a floating-point type: |round(x) - x| <= u |x| (2^-24 for F32, 2^-8 for BF16). */
+    /** Unit roundoff u of a floating-point type: {@code |round(x) - x| <= u |x|} (2^-24 for F32, 2^-8 for BF16). */
     public double unitRoundoff() {
         return switch (this) {
             case F32 -> 0x1p-24;

@@ -14,7 +14,7 @@ import java.util.Locale;
  * <p>Creating one checks every rule of the kernels and throws {@link IllegalArgumentException}
  * naming the rank, the argument and what was expected: dtype BF16 or F16; headDim 64 or 128;
  * qLen and kvLen positive multiples of 128; qHeads a multiple of kvHeads; causal needs qLen ==
- * kvLen (key j is visible to query i when j <= i); scale positive. An instance is always
+ * kvLen (key j is visible to query i when {@code j <= i}); scale positive. An instance is always
  * launchable.
  *
  * <pre>{@code

@@ -36,7 +36,7 @@ public record Chunks(int length, int first, int second) {
         return new Chunks(length, id, id);
     }
 
-    /** The global position of local row {@code row} (0 <= row < 2 length). */
+    /** The global position of local row {@code row} ({@code 0 <= row < 2 length}). */
     public int position(int row) {
         if (row < 0 || row >= 2L * length) {
             throw new IndexOutOfBoundsException("row " + row + " is outside the two chunks of " + length + " rows");

@@ -32,7 +32,7 @@ import java.util.List;
  * world) x 128. Allocation is collective (every rank allocates the same sizes in the same order).
  */
 public final class FusedWorkspace implements AutoCloseable {
-    /** Bytes of one trace record: {start_ns, end_ns, what | sm << 32, kind | who << 8}. */
+    /** Bytes of one trace record: {@code {start_ns, end_ns, what | sm << 32, kind | who << 8}}. */
     public static final int TRACE_RECORD_BYTES = 32;
     /**
      * Columns of A in one all-gather piece (all_gather_hooks.cuh's kGatherPieceCols; FusedSourcesTest

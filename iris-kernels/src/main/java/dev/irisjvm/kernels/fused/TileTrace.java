@@ -192,8 +192,8 @@ public final class TileTrace {
 
     /**
      * What the kernel must have written in any traced call (null if it did, else what is missing or
-     * wrong): a compute and an epilogue record for both consumer halves of every tile, start <=
-     * end, SM ids below the GPU's count; with {@code expectCopies}, at least one copy record.
+     * wrong): a compute and an epilogue record for both consumer halves of every tile, {@code start <=
+     * end}, SM ids below the GPU's count; with {@code expectCopies}, at least one copy record.
      */
     public String verify(boolean expectCopies) {
         int missing = 0;

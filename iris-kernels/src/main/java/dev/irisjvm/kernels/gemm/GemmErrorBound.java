@@ -13,7 +13,7 @@ import dev.irisjvm.core.DType;
  * u_out} ({@link DType#unitRoundoff()}) and {@code eta_out} the output's half smallest subnormal
  * ({@link DType#halfSmallestSubnormal()}):
  * <pre>
- *   |c - ref| <= u_out |ref| + (1 + u_out) K 2^-22 (S + |beta|) + eta_out
+ *   |c - ref| &lt;= u_out |ref| + (1 + u_out) K 2^-22 (S + |beta|) + eta_out
  * </pre>
  * Why it holds for any kernel that does what {@link Gemm} promises:
  * <ol>
@@ -22,7 +22,7 @@ import dev.irisjvm.core.DType;
  * <li>the K products and the bias are summed in F32 in some order and grouping (blocks of K, tensor
  *     core fragments, the bias last): K additions, each off by less than 2^-23 of its result even if
  *     the hardware truncates instead of rounding, so the F32 sum s' satisfies {@code |s' - ref| <=
- *     gamma (S + |beta|)} with {@code gamma = K 2^-23 / (1 - K 2^-23) <= K 2^-22} for K <= 2^22
+ *     gamma (S + |beta|)} with {@code gamma = K 2^-23 / (1 - K 2^-23) <= K 2^-22} for {@code K <= 2^22}
  *     (the factor 2 also absorbs the tensor cores' alignment of products inside an MMA);</li>
  * <li>rounding s' once to the output type adds at most {@code u_out |s'| + eta_out}, and {@code
  *     |s'| <= |ref| + K 2^-22 (S + |beta|)}.</li>
