@@ -100,7 +100,7 @@ public final class GpuRunSummary {
                 if (failure != null) {
                     failures.add(new Problem(name, firstLine(failure)));
                 } else if (skipped != null) {
-                    skips.add(new Problem(name, firstLine(skipped)));
+                    skips.add(new Problem(name, reason(skipped)));
                 } else {
                     passed++;
                 }
@@ -112,6 +112,12 @@ public final class GpuRunSummary {
     private static Element first(Element parent, String tag) {
         NodeList list = parent.getElementsByTagName(tag);
         return list.getLength() == 0 ? null : (Element) list.item(0);
+    }
+
+    /** A skip's reason: its first line, without the exception's name (the console writes the trace). */
+    private static String reason(Element skipped) {
+        String text = firstLine(skipped).lines().findFirst().orElse("");
+        return text.replaceFirst("^org\\.opentest4j\\.TestAbortedException: (Assumption failed: )?", "");
     }
 
     /** The message attribute, else the body's first lines: enough to tell failures apart. */

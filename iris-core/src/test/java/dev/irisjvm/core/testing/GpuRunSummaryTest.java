@@ -21,6 +21,8 @@ class GpuRunSummaryTest {
                   <testcase name="store_remote" classname="dev.irisjvm.core.CoreGpuTest"/>
                   <testcase name="job exited 0" classname="dev.irisjvm.core.CoreGpuTest"/>
                   <testcase name="ring" classname="A"><skipped message="ring on 3 ranks: needs an even world"/></testcase>
+                  <testcase name="gpu" classname="D"><skipped>org.opentest4j.TestAbortedException: Assumption failed: needs 1 GPU, found 0
+                    at somewhere</skipped></testcase>
                   <testcase name="sum" classname="B"><failure message="rank 1: FAIL off by 2" type="AssertionError">trace</failure></testcase>
                   <testcase name="init" classname="C"><error>java.lang.IllegalStateException: boom
                     at somewhere</error></testcase>
@@ -31,7 +33,8 @@ class GpuRunSummaryTest {
         assertEquals(List.of(new GpuRunSummary.Problem("B sum", "rank 1: FAIL off by 2"),
                 new GpuRunSummary.Problem("C init", "java.lang.IllegalStateException: boom\n    at somewhere")),
                 counts.failures());
-        assertEquals(List.of(new GpuRunSummary.Problem("A ring", "ring on 3 ranks: needs an even world")), counts.skips());
+        assertEquals(List.of(new GpuRunSummary.Problem("A ring", "ring on 3 ranks: needs an even world"),
+                new GpuRunSummary.Problem("D gpu", "needs 1 GPU, found 0")), counts.skips());
 
         GpuRunSummary.Summary s = GpuRunSummary.summarize(counts, "abc1234", Instant.parse("2026-12-01T20:15:30.5Z"),
                 "NVIDIA H200", 1, 3, "all");
@@ -41,7 +44,7 @@ class GpuRunSummaryTest {
         assertEquals(1, s.nodes());
         assertEquals(2, s.passed());
         assertEquals(2, s.failed());
-        assertEquals(1, s.skipped());
+        assertEquals(2, s.skipped());
         assertEquals(2, GpuRunSummary.summarize(counts, "c", Instant.EPOCH, "m", 2, 4, "all").ranksPerGpu());
         assertEquals(1, GpuRunSummary.summarize(counts, "c", Instant.EPOCH, "m", 8, 2, "all").ranksPerGpu());
     }
