@@ -41,8 +41,10 @@ class DeviceSourcesTest {
         Matcher m = Pattern.compile("static_assert\\(sizeof\\(Counts\\) == (\\d+)").matcher(a2a);
         assertTrue(m.find());
         assertEquals(Collectives.COUNTS_BYTES, Long.parseLong(m.group(1)));
-        // The inline-flag grid has a thread per packet: Java's payload words per packet are the kernel's.
-        assertTrue(common.contains("inline constexpr int kLlWordsMax = IRIS_PLATFORM_NVIDIA ? 3 : 1;"));
+        // The inline-flag grid has a thread per packet: Java's payload words per packet are the kernel's
+        // on Hopper (and on AMD); before Hopper the kernel sends 1-word packets with a third of the threads.
+        assertTrue(common.contains("#if IRIS_PLATFORM_NVIDIA && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900)\n"
+                + "inline constexpr int kLlWordsMax = 3;\n#else\ninline constexpr int kLlWordsMax = 1;"));
         assertTrue(common.contains("constexpr int kLlWords = kScatter ? 1 : kLlWordsMax;"));
         assertEquals(3, Collectives.llWordsPerPacket(false, Platform.CUDA));
         assertEquals(1, Collectives.llWordsPerPacket(true, Platform.CUDA));
