@@ -3,6 +3,7 @@ package dev.irisjvm.core.gpu;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import dev.irisjvm.runtime.iris_stream_s;
 import org.bytedeco.javacpp.IntPointer;
+import org.bytedeco.javacpp.Pointer;
 
 /**
  * A GPU stream: work enqueued on it runs in order. Operations in this library take a stream and
@@ -14,12 +15,22 @@ import org.bytedeco.javacpp.IntPointer;
  *     s.synchronize();
  * }
  * }</pre>
+ *
+ * <p>With another GPU library on the same stream (cuBLAS, cuDNN, NCCL, ...): hand it {@link
+ * #nativeHandle()} (a {@code cudaStream_t} / {@code hipStream_t}), or run this library's work on
+ * that library's stream with {@link #wrap(long)}:
+ * <pre>{@code
+ * cublasSetStream(handle, new CUstream_st(new Pointer() {{ address = iris.stream().nativeHandle(); }}));
+ * Stream theirs = Stream.wrap(torchStreamAddress);   // not owned: close() leaves it alone
+ * }</pre>
  */
 public final class Stream extends NativeResource {
     private final iris_stream_s handle;
+    private final boolean owned;
 
-    private Stream(iris_stream_s handle) {
+    private Stream(iris_stream_s handle, boolean owned) {
         this.handle = handle;
+        this.owned = owned;
     }
 
     /** A non-blocking stream (it does not synchronize with the legacy default stream). */
@@ -27,11 +38,31 @@ public final class Stream extends NativeResource {
         NativeLibrary.ensureAvailable();
         iris_stream_s h = new iris_stream_s();
         NativeCalls.check(IrisRuntime.iris_stream_create(h, 1), "iris_stream_create");
-        return new Stream(h);
+        return new Stream(h, true);
     }
 
-    /** The JavaCPP handle, for the native layer; do not close it yourself. */
-    public iris_stream_s handle() {
+    /**
+     * A stream that another library created and owns, by its {@code cudaStream_t} /
+     * {@code hipStream_t} value; this library's work then runs in order with that library's.
+     * {@link #close()} does not destroy it. 0, the legacy default stream, is accepted.
+     */
+    public static Stream wrap(long nativeStream) {
+        NativeLibrary.ensureAvailable();
+        return new Stream(new iris_stream_s(new AddressPointer(nativeStream)), false);
+    }
+
+    /** The {@code cudaStream_t} / {@code hipStream_t} value, for another GPU library. */
+    public long nativeHandle() {
+        return handle().address();
+    }
+
+    /** True when {@link #close()} destroys the stream (made by {@link #create()}, not {@link #wrap}). */
+    public boolean isOwned() {
+        return owned;
+    }
+
+    /** The JavaCPP handle, for the native layer. */
+    iris_stream_s handle() {
         ensureOpen();
         return handle;
     }
@@ -97,11 +128,20 @@ public final class Stream extends NativeResource {
 
     @Override
     protected String describe() {
-        return "stream 0x" + Long.toHexString(handle.address());
+        return (owned ? "stream 0x" : "wrapped stream 0x") + Long.toHexString(handle.address());
     }
 
     @Override
     protected void release() {
-        NativeCalls.check(IrisRuntime.iris_stream_destroy(handle), "iris_stream_destroy");
+        if (owned) {
+            NativeCalls.check(IrisRuntime.iris_stream_destroy(handle), "iris_stream_destroy");
+        }
+    }
+
+    /** A pointer at a given address: how JavaCPP's handle types are made from a raw value. */
+    private static final class AddressPointer extends Pointer {
+        AddressPointer(long address) {
+            this.address = address;
+        }
     }
 }

@@ -26,7 +26,7 @@ import org.bytedeco.javacpp.Pointer;
  * NCCL_NVLS_ENABLE=0, which the launcher sets.
  *
  * <p>Buffers are device addresses (symmetric tensors' {@code deviceAddress()}); the stream is this
- * library's, handed over as {@code new CUstream_st(stream.handle())}.
+ * library's, handed over as {@code new CUstream_st(new DevicePointer(stream.nativeHandle()))}.
  */
 public final class NcclComm implements AutoCloseable {
     private static final int UNIQUE_ID_BYTES = 128;
@@ -284,7 +284,7 @@ public final class NcclComm implements AutoCloseable {
     }
 
     private static CUstream_st cuda(Stream s) {
-        return new CUstream_st(s.handle());
+        return new CUstream_st(new DevicePointer(s.nativeHandle()));
     }
 
     private static void check(int status, String call) {

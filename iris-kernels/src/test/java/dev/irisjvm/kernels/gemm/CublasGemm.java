@@ -52,7 +52,7 @@ public final class CublasGemm implements AutoCloseable {
         cublasContext h = new cublasContext();
         check(cublas.cublasCreate_v2(h), "cublasCreate");
         try {
-            check(cublas.cublasSetStream_v2(h, new CUstream_st(stream.handle())), "cublasSetStream");
+            check(cublas.cublasSetStream_v2(h, new CUstream_st(new DevicePointer(stream.nativeHandle()))), "cublasSetStream");
             int[] v = new int[1];
             check(cublas.cublasGetVersion_v2(h, v), "cublasGetVersion");
             return new CublasGemm(h, "cuBLAS " + v[0] / 10000 + "." + (v[0] % 10000) / 100 + "." + v[0] % 100);
