@@ -8,10 +8,8 @@ import dev.irisjvm.core.Iris;
  * such a run reports no timing and no comparison. The GPU tests check correctness on shared GPUs.
  *
  * <pre>{@code
- * String refusal = SharedGpu.refusal(iris, "CclSweep");
- * if (refusal != null) {
- *     if (iris.rank() == 0) System.err.println(refusal);
- *     return SharedGpu.EXIT_SHARED_GPU;
+ * if (SharedGpu.refuses(iris, "CclSweep")) {
+ *     return SharedGpu.EXIT_SHARED_GPU;   // rank 0 has said why
  * }
  * }</pre>
  */
@@ -20,6 +18,15 @@ public final class SharedGpu {
     public static final int EXIT_SHARED_GPU = 4;
 
     private SharedGpu() {}
+
+    /** True where ranks share a GPU; rank 0 then prints why {@code bench} does not time. */
+    public static boolean refuses(Iris iris, String bench) {
+        String why = refusal(iris, bench);
+        if (why != null && iris.rank() == 0) {
+            System.err.println(why);
+        }
+        return why != null;
+    }
 
     /** Why {@code bench} does not time on this job, or null where every rank has a GPU of its own. */
     public static String refusal(Iris iris, String bench) {

@@ -34,6 +34,26 @@ final class EnvSettings {
                 + " in any case, got '" + v + "'");
     }
 
+    /**
+     * An index in {@code [0, max]}, or {@code unset} when the variable is; {@code who} ("rank 3")
+     * starts the error, since the value decides which GPU that rank drives.
+     */
+    static int index(Map<String, String> env, String name, int max, int unset, String who) {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) {
+            return unset;
+        }
+        try {
+            int i = Integer.parseInt(v.trim());
+            if (i >= 0 && i <= max) {
+                return i;
+            }
+        } catch (NumberFormatException notAnInt) {
+            // reported below
+        }
+        throw new IllegalArgumentException(who + ": " + name + " must be a GPU index in [0, " + max + "], got '" + v + "'");
+    }
+
     /** Milliseconds in {@code [min, IrisConfig.MAX_TIMEOUT]}. */
     static Duration millis(Map<String, String> env, String name, long defaultMillis, Duration min) {
         String v = env.get(name);

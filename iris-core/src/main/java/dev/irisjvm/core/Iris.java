@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -84,6 +83,7 @@ public final class Iris implements AutoCloseable {
     private int[] peerDevices;
     private String[] pciAddresses;
     private int ranksOnThisGpu;
+    private int maxRanksPerGpu;
     private DeviceContext deviceContext;
     private final BarrierSlots barrierSlots = new BarrierSlots();
     private CoreKernels kernels;
@@ -201,12 +201,15 @@ public final class Iris implements AutoCloseable {
                         + " of the job on one host");
             }
         }
-        List<String> localPci = localPciAddresses();
+        // Device indexes matter only for peers on other GPUs; asking every GPU for its properties
+        // costs start-up time that a job on one GPU need not pay.
+        boolean otherGpus = Arrays.stream(peers).anyMatch(p -> !p.sameGpuAs(me));
+        List<String> localPci = otherGpus ? localPciAddresses() : List.of();
         peerDevices = new int[world];
         pciAddresses = new String[world];
         for (int r = 0; r < world; r++) {
             pciAddresses[r] = peers[r].pciAddress();
-            peerDevices[r] = r == rank ? device : localPci.indexOf(pciAddresses[r]);
+            peerDevices[r] = peers[r].sameGpuAs(me) ? device : localPci.indexOf(pciAddresses[r]);
             if (r == rank) {
                 continue;
             }
@@ -237,6 +240,9 @@ public final class Iris implements AutoCloseable {
             toRelease.add(() -> IpcHandles.close(peerMappings[peer], peer));
         }
         ranksOnThisGpu = (int) Arrays.stream(peers).filter(me::sameGpuAs).count();
+        maxRanksPerGpu = Arrays.stream(peers)
+                .collect(Collectors.groupingBy(p -> p.host() + "/" + p.pciAddress(), Collectors.counting()))
+                .values().stream().mapToInt(Long::intValue).max().orElse(1);
     }
 
     /** The PCI address of every GPU this process sees, by index. */
@@ -296,9 +302,7 @@ public final class Iris implements AutoCloseable {
      * above 1. Every rank returns the same value.
      */
     public int maxRanksPerGpu() {
-        Map<String, Long> perGpu = Arrays.stream(pciAddresses)
-                .collect(Collectors.groupingBy(a -> a, Collectors.counting()));
-        return perGpu.values().stream().mapToInt(Long::intValue).max().orElse(1);
+        return maxRanksPerGpu;
     }
 
     /** True when two or more ranks of the job drive the same GPU. */

@@ -118,7 +118,7 @@ public record IrisConfig(
         RankEnvironment rank = RankEnvironment.fromEnvironment(env);
         return new IrisConfig(
                 rank,
-                parseDevice(env.get("IRIS_DEVICE"), rank.rank()),
+                EnvSettings.index(env, "IRIS_DEVICE", MAX_DEVICE, AUTO_DEVICE, "rank " + rank.rank()),
                 EnvSettings.heapSize(env, "IRIS_HEAP_SIZE", DEFAULT_HEAP_SIZE),
                 EnvSettings.millis(env, "IRIS_RENDEZVOUS_TIMEOUT_MS", 120_000, MIN_RENDEZVOUS_TIMEOUT),
                 EnvSettings.millis(env, "IRIS_DEVICE_TIMEOUT_MS", 30_000, MIN_DEVICE_TIMEOUT),
@@ -182,21 +182,5 @@ public record IrisConfig(
                     + visibleGpus + " GPU(s) are visible");
         }
         return device;
-    }
-
-    private static int parseDevice(String v, int rank) {
-        if (v == null || v.isBlank()) {
-            return AUTO_DEVICE;
-        }
-        try {
-            int d = Integer.parseInt(v.trim());
-            if (d >= 0 && d <= MAX_DEVICE) {
-                return d;
-            }
-        } catch (NumberFormatException notAnInt) {
-            // reported below
-        }
-        throw new IllegalArgumentException("rank " + rank + ": IRIS_DEVICE must be a GPU index in [0, " + MAX_DEVICE
-                + "], got '" + v + "'");
     }
 }

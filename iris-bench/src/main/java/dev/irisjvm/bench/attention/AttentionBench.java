@@ -122,11 +122,7 @@ public final class AttentionBench implements Callable<Integer> {
         String software;
         try (Iris i = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(i, library); Attention a = Attention.create()) {
-            String sharedGpu = SharedGpu.refusal(i, "AttentionBench");
-            if (sharedGpu != null) {
-                if (i.rank() == 0) {
-                    System.err.println(sharedGpu);
-                }
+            if (SharedGpu.refuses(i, "AttentionBench")) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
             iris = i;

@@ -73,11 +73,7 @@ public final class CclSweep implements Callable<Integer> {
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
              Collectives ccl = Collectives.create(iris, options.collectivesOptions())) {
-            String sharedGpu = SharedGpu.refusal(iris, "CclSweep");
-            if (sharedGpu != null) {
-                if (iris.rank() == 0) {
-                    System.err.println(sharedGpu);
-                }
+            if (SharedGpu.refuses(iris, "CclSweep")) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
             if (iris.worldSize() < 2) {

@@ -71,11 +71,7 @@ public final class FusedSweep implements Callable<Integer> {
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
              Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()))) {
-            String sharedGpu = SharedGpu.refusal(iris, "FusedSweep");
-            if (sharedGpu != null) {
-                if (iris.rank() == 0) {
-                    System.err.println(sharedGpu);
-                }
+            if (SharedGpu.refuses(iris, "FusedSweep")) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
             if (iris.worldSize() < 2) {

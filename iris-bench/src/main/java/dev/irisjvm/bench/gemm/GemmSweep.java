@@ -85,11 +85,7 @@ public final class GemmSweep implements Callable<Integer> {
         try (Iris iris = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
              Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()))) {
-            String sharedGpu = SharedGpu.refusal(iris, "GemmSweep");
-            if (sharedGpu != null) {
-                if (iris.rank() == 0) {
-                    System.err.println(sharedGpu);
-                }
+            if (SharedGpu.refuses(iris, "GemmSweep")) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
             long seed = options.seed() != null ? options.seed() : System.nanoTime();

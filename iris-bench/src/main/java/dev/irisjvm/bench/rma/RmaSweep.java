@@ -69,11 +69,7 @@ public final class RmaSweep implements Callable<Integer> {
         SweepResult sweep;
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library)) {
-            String sharedGpu = SharedGpu.refusal(iris, "RmaSweep");
-            if (sharedGpu != null) {
-                if (iris.rank() == 0) {
-                    System.err.println(sharedGpu);
-                }
+            if (SharedGpu.refuses(iris, "RmaSweep")) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
             if (iris.worldSize() < 2) {

@@ -792,25 +792,37 @@ public final class Launcher {
             }
         }
 
+        /** Global ranks of started processes, their sessions, and the handles of those still running. */
+        private record Started(List<Integer> ranks, List<Long> sessions, List<ProcessHandle> running) {}
+
+        /** The ranks started so far, or only those still running; call under {@code stopLock}. */
+        private Started started(boolean runningOnly) {
+            List<Integer> ranks = new ArrayList<>();
+            List<Long> sessions = new ArrayList<>();
+            List<ProcessHandle> running = new ArrayList<>();
+            for (int rank = 0; rank < processes.length; rank++) {
+                Process process = processes[rank];
+                if (process == null || (runningOnly && !process.isAlive())) {
+                    continue;
+                }
+                ranks.add(options.globalRank(rank));
+                addSession(process, sessions);
+                if (process.isAlive()) {
+                    running.add(process.toHandle());
+                }
+            }
+            return new Started(ranks, sessions, running);
+        }
+
         /** Stops every rank still running; returns those ranks. */
         private List<Integer> stopRunning() {
             synchronized (stopLock) {
-                List<Integer> ranks = new ArrayList<>();
-                List<Long> sessions = new ArrayList<>();
-                List<ProcessHandle> roots = new ArrayList<>();
-                for (int rank = 0; rank < processes.length; rank++) {
-                    Process process = processes[rank];
-                    if (process != null && process.isAlive()) {
-                        ranks.add(options.globalRank(rank));
-                        addSession(process, sessions);
-                        roots.add(process.toHandle());
-                    }
+                Started s = started(true);
+                if (!s.ranks().isEmpty()) {
+                    stopped.addAll(s.ranks());
+                    terminate(s.running(), processesOf(s.ranks(), s.sessions()), options.gracePeriod());
                 }
-                if (!ranks.isEmpty()) {
-                    stopped.addAll(ranks);
-                    terminate(roots, processesOf(ranks, sessions), options.gracePeriod());
-                }
-                return ranks;
+                return s.ranks();
             }
         }
 
@@ -822,23 +834,11 @@ public final class Launcher {
         private void reapLeftovers() {
             Set<ProcessHandle> reaped;
             synchronized (stopLock) {
-                List<Integer> ranks = new ArrayList<>();
-                List<Long> sessions = new ArrayList<>();
-                List<ProcessHandle> roots = new ArrayList<>();
-                for (int rank = 0; rank < processes.length; rank++) {
-                    Process process = processes[rank];
-                    if (process != null) {
-                        ranks.add(options.globalRank(rank));
-                        addSession(process, sessions);
-                        if (process.isAlive()) {
-                            roots.add(process.toHandle());
-                        }
-                    }
-                }
-                if (ranks.isEmpty()) {
+                Started s = started(false);
+                if (s.ranks().isEmpty()) {
                     return;
                 }
-                reaped = terminate(roots, processesOf(ranks, sessions), options.gracePeriod());
+                reaped = terminate(s.running(), processesOf(s.ranks(), s.sessions()), options.gracePeriod());
             }
             if (!reaped.isEmpty()) {
                 List<Long> pids = reaped.stream().map(ProcessHandle::pid).sorted().toList();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.irisjvm.core.gpu.Gpu;
+import dev.irisjvm.core.launch.GpuPlacement;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,10 +67,10 @@ public final class GpuRunSummary {
     }
 
     static Summary summarize(Counts counts, String commit, Instant when, String model, int gpus, int world, String selection) {
-        int used = Math.max(1, Math.min(world, gpus));
-        return new Summary(commit, when.truncatedTo(ChronoUnit.SECONDS).toString(), model, gpus, world,
-                (world + used - 1) / used, 1, selection, counts.passed(), counts.failures().size(), counts.skips().size(),
-                counts.failures(), counts.skips());
+        // As the launcher placed the ranks; with no GPU counted, all of them on one.
+        int ranksPerGpu = gpus > 0 ? GpuPlacement.plan(world, gpus, 0).ranksPerGpu() : world;
+        return new Summary(commit, when.truncatedTo(ChronoUnit.SECONDS).toString(), model, gpus, world, ranksPerGpu, 1,
+                selection, counts.passed(), counts.failures().size(), counts.skips().size(), counts.failures(), counts.skips());
     }
 
     /** Every {@code testcase} of every {@code TEST-*.xml} under {@code dir}. */

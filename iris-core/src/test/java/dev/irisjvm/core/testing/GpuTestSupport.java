@@ -1,5 +1,6 @@
 package dev.irisjvm.core.testing;
 
+import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.gpu.Gpu;
 import org.junit.jupiter.api.Assumptions;
 
@@ -53,6 +54,6 @@ public final class GpuTestSupport {
         return Math.min(MAX_TEST_WORLD, Math.max(2, gpus));
     }
 
-    /** The most ranks one node's context holds (DeviceContext.MAX_RANKS). */
-    private static final int MAX_TEST_WORLD = 8;
+    /** The most ranks one device context holds. */
+    private static final int MAX_TEST_WORLD = DeviceContext.MAX_RANKS;
 }

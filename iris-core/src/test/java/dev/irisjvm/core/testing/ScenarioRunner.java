@@ -26,13 +26,6 @@ public final class ScenarioRunner {
         throw new Skipped(reason);
     }
 
-    /** Skips unless {@code condition} holds (decide it the same way on every rank). */
-    public static void skipUnless(boolean condition, String reason) {
-        if (!condition) {
-            skip(reason);
-        }
-    }
-
     /** A check that throws on failure. */
     @FunctionalInterface
     public interface Scenario {

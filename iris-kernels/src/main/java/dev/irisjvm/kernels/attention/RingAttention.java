@@ -94,6 +94,12 @@ public final class RingAttention implements AutoCloseable {
     private final Stream copyStream;
     /** Its own device barrier, so that its barriers pair only with its own on the peers. */
     private final DeviceBarrier barrier;
+    /**
+     * Where the last shard's owner (rank + 1) shares this rank's GPU, its copy is a copy inside one
+     * GPU, which the GPU runs as a kernel on the SMs; the last launch fills every SM while it waits
+     * for the ready word, so it must not start before that copy is done.
+     */
+    private final boolean lastCopyNeedsSms;
     private final Event start;
     private final Event[] copied = new Event[2];
     private final Event[] readDone = new Event[2];
@@ -135,6 +141,7 @@ public final class RingAttention implements AutoCloseable {
         made.add(copyStream);
         barrier = iris.newBarrier();
         made.add(barrier);
+        lastCopyNeedsSms = world > 1 && iris.pciAddressOf((rank + 1) % world).equals(iris.pciAddressOf(rank));
         if (lastShardReady != 0) {
             // The kernel reads the whole word; stream writes set its low half.
             Memcpy.memset(lastShardReady, 0, 8, copyStream);
@@ -306,10 +313,6 @@ public final class RingAttention implements AutoCloseable {
         RingLastSteps lastSteps = new RingLastSteps(steps[last], receiveK[lastBuffer], receiveV[lastBuffer],
                 chunksOf[Math.floorMod(rank + 1, world)], lastShardReady);
         long bytes = shard.kvBytes();
-        // Where the last shard's owner shares this rank's GPU, its copy is a copy inside one GPU,
-        // which the GPU runs as a kernel on the SMs; the last launch fills every SM while it waits
-        // for the ready word, so it must not start before that copy is done.
-        boolean lastCopyNeedsSms = iris.pciAddressOf(Math.floorMod(rank - last - 1, world)).equals(iris.pciAddressOf(rank));
 
         barrier.enqueue(stream);           // every rank's shards are written
         start.record(stream);
