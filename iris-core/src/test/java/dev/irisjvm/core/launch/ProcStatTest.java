@@ -27,7 +27,8 @@ class ProcStatTest {
         assumeTrue(ProcStat.AVAILABLE, "needs /proc (Linux)");
         ProcStat self = ProcStat.read(ProcessHandle.current().pid()).orElseThrow();
         assertTrue(self.isRunning());
-        assertTrue(self.session() > 0);
+        // 0 where the session's leader is outside this PID namespace, as in many containers.
+        assertTrue(self.session() >= 0);
         assertTrue(ProcStat.read(Long.MAX_VALUE).isEmpty(), "no such process");
     }
 }
