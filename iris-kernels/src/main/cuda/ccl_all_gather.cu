@@ -1,6 +1,6 @@
 // ccl_all_gather.cu: all-gather of raw bytes (any element type): ccl_all_gather_push.
 //
-//   (const Ctx ctx, uint8_t* ws, uint64_t staging_bytes, const void* in, void* out, uint64_t bytes)
+//   (iris_ccl_args: in, out, count = bytes)
 // in holds `bytes` bytes per rank, out world * bytes; out[r * bytes ...] on every rank = rank r's in.
 //
 //   push  once every peer has arrived (its output is free), each block writes its piece of the
@@ -11,12 +11,14 @@
 #include "ccl_common.cuh"
 
 
-extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_gather_push(
-    const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws, uint64_t, const void* in_v, void* out_v, uint64_t bytes) {
+extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_gather_push(const IRIS_GRID_CONSTANT iris_ccl_args a) {
     using namespace ccl;
     constexpr int kSite = kSiteAllGather;
-    const auto* in = static_cast<const uint8_t*>(in_v);
-    auto* out = static_cast<uint8_t*>(out_v);
+    const iris::Ctx& ctx = a.ctx;
+    uint8_t* ws = a.workspace;
+    const uint64_t bytes = a.count;
+    const auto* in = static_cast<const uint8_t*>(a.in);
+    auto* out = static_cast<uint8_t*>(a.out);
     const Call c = begin(ctx, ws);
     const uint64_t e = c.epoch;
     const Range r = split(0, bytes, blockIdx.x, gridDim.x, 16);

@@ -210,13 +210,12 @@ CCL_REDUCING_KERNELS(all_reduce, two_shot)
 CCL_REDUCING_KERNELS(all_reduce, ring)
 CCL_REDUCING_KERNELS(all_reduce, atomic)
 
-// ccl_all_reduce_copy_engine_<type>_<op>(ctx, ws, staging_bytes, in, out, count, stage, stride, begin,
-// end): the common six parameters (ws, staging_bytes and count unused), then the chunk's.
+// ccl_all_reduce_copy_engine_<type>_<op>(iris_ccl_args: in, out, and the chunk: stage, stride,
+// begin, end).
 #define CCL_COPY_ENGINE_KERNEL(TNAME, T, OPNAME, OP)                                                                    \
     extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_reduce_copy_engine_##TNAME##_##OPNAME(      \
-        const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t*, uint64_t, const void* in, void* out, uint64_t,               \
-        const void* stage, uint64_t stride, uint64_t begin, uint64_t end) {                                            \
-        ccl::all_reduce_copy_engine<T, OP>(ctx, in, out, stage, stride, begin, end);                                   \
+        const IRIS_GRID_CONSTANT iris_ccl_args a) {                                                                    \
+        ccl::all_reduce_copy_engine<T, OP>(a.ctx, a.in, a.out, a.stage, a.stride, a.begin, a.end);                     \
     }
 #define CCL_COPY_ENGINE_KERNEL_OPS(TNAME, T)                  \
     CCL_COPY_ENGINE_KERNEL(TNAME, T, sum, ccl::OpSum)         \

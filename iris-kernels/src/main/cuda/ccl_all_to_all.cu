@@ -1,11 +1,9 @@
 // ccl_all_to_all.cu: all-to-all and all-to-all-v of raw bytes (any element type):
 // ccl_all_to_all_push, ccl_all_to_all_v_push.
 //
-//   ccl_all_to_all_push(const Ctx ctx, uint8_t* ws, uint64_t staging_bytes, const void* in, void* out,
-//                       uint64_t bytes)
+//   ccl_all_to_all_push(iris_ccl_args: in, out, count = bytes)
 //     in and out hold world * bytes bytes; block p of rank r's in lands in block r of rank p's out.
-//   ccl_all_to_all_v_push(const Ctx ctx, uint8_t* ws, uint64_t staging_bytes, const void* in, void* out,
-//                         const Counts counts)
+//   ccl_all_to_all_v_push(iris_ccl_args: in, out, counts)
 //     in elements [send_displ[p], + send_count[p]) go to rank p, where they land at p's
 //     recv_displ[this rank]; recv_count[q] elements arrive from rank q (elements of elem_bytes).
 //
@@ -14,17 +12,19 @@
 //         a rank ends once every peer's pieces have arrived. all-to-all-v: before arriving,
 //         every rank publishes its receive displacements and counts in its workspace (meta); a
 //         sender reads the receiver's entry for itself (one remote 16-byte load), and a count
-//         that disagrees with its own send count is recorded as device error 3 at site 7908
+//         that disagrees with its own send count is recorded as IRIS_ERROR_CODE_COUNT_MISMATCH at site 7908
 //         (observed: the receiver's count, expected: the send count); the smaller count is moved.
 #include "ccl_common.cuh"
 
 
-extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_to_all_push(
-    const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws, uint64_t, const void* in_v, void* out_v, uint64_t bytes) {
+extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_to_all_push(const IRIS_GRID_CONSTANT iris_ccl_args a) {
     using namespace ccl;
     constexpr int kSite = kSiteAllToAll;
-    const auto* in = static_cast<const uint8_t*>(in_v);
-    auto* out = static_cast<uint8_t*>(out_v);
+    const iris::Ctx& ctx = a.ctx;
+    uint8_t* ws = a.workspace;
+    const uint64_t bytes = a.count;
+    const auto* in = static_cast<const uint8_t*>(a.in);
+    auto* out = static_cast<uint8_t*>(a.out);
     const Call c = begin(ctx, ws);
     const uint64_t e = c.epoch;
     const Range r = split(0, bytes, blockIdx.x, gridDim.x, 16);
@@ -36,26 +36,15 @@ extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_to_all_pu
     end(ctx, ws, c, kSite);
 }
 
-namespace ccl {
-/// all-to-all-v counts, in elements (Java: Collectives.allToAllV packs this struct).
-struct Counts {
-    uint64_t send_count[iris::kMaxRanks];
-    uint64_t send_displ[iris::kMaxRanks];
-    uint64_t recv_count[iris::kMaxRanks];
-    uint64_t recv_displ[iris::kMaxRanks];
-    uint64_t elem_bytes;
-};
-static_assert(sizeof(Counts) == 264, "Counts layout is shared with Java (Collectives.COUNTS_BYTES)");
-}  // namespace ccl
-
-extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_to_all_v_push(
-    const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws, uint64_t, const void* in_v, void* out_v,
-    const IRIS_GRID_CONSTANT ccl::Counts counts) {
+extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_to_all_v_push(const IRIS_GRID_CONSTANT iris_ccl_args a) {
     using namespace ccl;
     constexpr int kSite = kSiteAllToAllV;
     __shared__ Meta s_to[iris::kMaxRanks];  // where this rank's elements go in each peer's output
-    const auto* in = static_cast<const uint8_t*>(in_v);
-    auto* out = static_cast<uint8_t*>(out_v);
+    const iris::Ctx& ctx = a.ctx;
+    uint8_t* ws = a.workspace;
+    const iris_ccl_counts& counts = a.counts;
+    const auto* in = static_cast<const uint8_t*>(a.in);
+    auto* out = static_cast<uint8_t*>(a.out);
     const uint64_t es = counts.elem_bytes;
     const int t = static_cast<int>(threadIdx.x);
     after_previous_kernel();  // the previous call's peers may still read this rank's meta until it ends
@@ -80,7 +69,7 @@ extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_to_all_v_
             }
             if (to.count != counts.send_count[t]) {
                 if (blockIdx.x == 0)
-                    iris::impl::record_error(ctx, static_cast<iris::ErrorCode>(kErrorCountMismatch), kSite + kCountMismatch,
+                    iris::impl::record_error(ctx, iris::ErrorCode::count_mismatch, kSite + kCountMismatch,
                                              t, to.count, counts.send_count[t], 0);
                 to.count = min(to.count, counts.send_count[t]);
             }

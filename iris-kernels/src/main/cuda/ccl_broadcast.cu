@@ -1,6 +1,6 @@
 // ccl_broadcast.cu: broadcast of raw bytes (any element type), in place: ccl_broadcast_push.
 //
-//   (const Ctx ctx, uint8_t* ws, uint64_t staging_bytes, void* buf, uint64_t bytes, int root)
+//   (iris_ccl_args: out = buf, count = bytes, root)
 // After the call every rank's buf holds root's.
 //
 //   push  the root waits until every peer has arrived (its buffer is free), writes each block's
@@ -9,11 +9,14 @@
 #include "ccl_common.cuh"
 
 
-extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_broadcast_push(
-    const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws, uint64_t, void* buf_v, uint64_t bytes, int root) {
+extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_broadcast_push(const IRIS_GRID_CONSTANT iris_ccl_args a) {
     using namespace ccl;
     constexpr int kSite = kSiteBroadcast;
-    auto* buf = static_cast<uint8_t*>(buf_v);
+    const iris::Ctx& ctx = a.ctx;
+    uint8_t* ws = a.workspace;
+    const uint64_t bytes = a.count;
+    const int root = a.root;
+    auto* buf = static_cast<uint8_t*>(a.out);
     const Call c = begin(ctx, ws);
     const uint64_t e = c.epoch;
     const Range r = split(0, bytes, blockIdx.x, gridDim.x, 16);

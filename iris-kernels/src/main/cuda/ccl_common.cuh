@@ -46,20 +46,21 @@
 
 #include <type_traits>
 
+#include <iris/abi/ccl.h>
 #include <iris/iris.cuh>
 
 namespace ccl {
 
-// ---- launch constants (Java: Collectives.THREADS, Collectives.MAX_BLOCKS) ---------------------
+// ---- launch constants (iris/abi/ccl.h, shared with Java) ----------------------------------------
 
 /// Threads of every collective block.
-inline constexpr int kThreads = 512;
+inline constexpr int kThreads = IRIS_CCL_THREADS;
 /// Most blocks of one collective launch (the flag arrays are sized for this many).
-inline constexpr int kMaxBlocks = 256;
+inline constexpr int kMaxBlocks = IRIS_CCL_MAX_BLOCKS;
 /// data/ack flag values are epoch * kPhases + phase, phase in [1, kPhases).
 inline constexpr uint64_t kPhases = 16;
 
-// ---- workspace layout (Java: Workspace.HEADER_BYTES) --------------------------------------------
+// ---- workspace layout (the sizes: iris/abi/ccl.h) -----------------------------------------------
 
 namespace layout {
 inline constexpr size_t kEpoch = 0;      // uint64_t, local
@@ -69,13 +70,13 @@ inline constexpr size_t kMeta = 128;     // Meta[kMaxRanks]
 inline constexpr size_t kData = 256;     // uint64_t[kMaxBlocks][kMaxRanks]
 inline constexpr size_t kAck = kData + size_t(kMaxBlocks) * iris::kMaxRanks * 8;  // same shape
 /// Bytes before the staging buffers; the staging parities follow, each staging_bytes long.
-inline constexpr size_t kHeaderBytes = 65536;
+inline constexpr size_t kHeaderBytes = IRIS_CCL_HEADER_BYTES;
 // After the two staging buffers: the inline-flag (LL) area of small reductions (one-shot
 // all-reduce, reduce-scatter): 2 parities x world slots, one per sending rank, of packets (LlPacket)
 // that carry their call's tag. A world of W ranks takes up to ll_max_bytes(W) = kLlAreaBytes / (4 W)
 // payload bytes per call: 256 KiB on 2 ranks, 64 KiB on 8 (Java: Collectives.llMaxBytes); a slot
 // holds that much even in 8-byte packets of 4 payload bytes (AMD).
-inline constexpr uint64_t kLlAreaBytes = 2097152;
+inline constexpr uint64_t kLlAreaBytes = IRIS_CCL_LL_AREA_BYTES;
 static_assert(kAck + size_t(kMaxBlocks) * iris::kMaxRanks * 8 <= kHeaderBytes, "workspace header overflows");
 static_assert(kMeta + 16 * iris::kMaxRanks <= kData, "meta overflows");
 }  // namespace layout
@@ -89,27 +90,25 @@ struct Meta {
     uint64_t count;
 };
 
-// ---- wait sites (Java: CclSites) ----------------------------------------------------------------
+// ---- wait sites (iris/abi/ccl.h; Java: CclSites) ------------------------------------------------
 
-inline constexpr int kSiteAllReduceOneShot = 7100;
-inline constexpr int kSiteAllReduceTwoShot = 7200;
-inline constexpr int kSiteAllReduceRing = 7300;
-inline constexpr int kSiteAllReduceAtomic = 7400;
-inline constexpr int kSiteAllGather = 7500;
-inline constexpr int kSiteReduceScatter = 7600;
-inline constexpr int kSiteBroadcast = 7700;
-inline constexpr int kSiteAllToAll = 7800;
-inline constexpr int kSiteAllToAllV = 7900;
+inline constexpr int kSiteAllReduceOneShot = IRIS_CCL_SITE_ALL_REDUCE_ONE_SHOT;
+inline constexpr int kSiteAllReduceTwoShot = IRIS_CCL_SITE_ALL_REDUCE_TWO_SHOT;
+inline constexpr int kSiteAllReduceRing = IRIS_CCL_SITE_ALL_REDUCE_RING;
+inline constexpr int kSiteAllReduceAtomic = IRIS_CCL_SITE_ALL_REDUCE_ATOMIC;
+inline constexpr int kSiteAllGather = IRIS_CCL_SITE_ALL_GATHER;
+inline constexpr int kSiteReduceScatter = IRIS_CCL_SITE_REDUCE_SCATTER;
+inline constexpr int kSiteBroadcast = IRIS_CCL_SITE_BROADCAST;
+inline constexpr int kSiteAllToAll = IRIS_CCL_SITE_ALL_TO_ALL;
+inline constexpr int kSiteAllToAllV = IRIS_CCL_SITE_ALL_TO_ALL_V;
 
-inline constexpr int kWaitArrive = 1;     // a peer's arrive of this call (entry)
-inline constexpr int kWaitData = 2;       // a peer's data flag, first phase
-inline constexpr int kWaitData2 = 3;      // a peer's data flag, second phase
-inline constexpr int kWaitAck = 4;        // a peer's acknowledgement (ring)
-inline constexpr int kCountMismatch = 8;  // all-to-all-v: send count != the peer's receive count
-inline constexpr int kWaitExit = 9;       // block 0's exit check of every peer's arrive
+inline constexpr int kWaitArrive = IRIS_CCL_WAIT_ARRIVE;
+inline constexpr int kWaitData = IRIS_CCL_WAIT_DATA;
+inline constexpr int kWaitData2 = IRIS_CCL_WAIT_DATA_2;
+inline constexpr int kWaitAck = IRIS_CCL_WAIT_ACK;
+inline constexpr int kCountMismatch = IRIS_CCL_COUNT_MISMATCH;
+inline constexpr int kWaitExit = IRIS_CCL_WAIT_EXIT;
 
-/// DeviceStatus code for a count mismatch (ctx.cuh uses 1 and 2 for timeouts).
-inline constexpr uint32_t kErrorCountMismatch = 3;
 
 // ---- workspace slots ----------------------------------------------------------------------------
 
@@ -905,14 +904,12 @@ __device__ inline void red_range(typename T::Bits* dst, const typename T::Bits* 
 }  // namespace ccl
 
 // The reducing collectives' kernels: ccl_<COLLECTIVE>_<VARIANT>_<type>_<op> for every element type
-// and reduction, each calling ccl::<COLLECTIVE>_<VARIANT><T, Op>(ctx, ws, staging_bytes, in, out,
-// count). Macros because extern "C" names cannot come from a template.
+// and reduction, each taking iris_ccl_args and calling ccl::<COLLECTIVE>_<VARIANT><T, Op>(ctx, ws,
+// staging_bytes, in, out, count). Macros because extern "C" names cannot come from a template.
 #define CCL_REDUCING_KERNEL(COLLECTIVE, VARIANT, TNAME, T, OPNAME, OP)                                               \
     extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1)                                                  \
-        ccl_##COLLECTIVE##_##VARIANT##_##TNAME##_##OPNAME(const IRIS_GRID_CONSTANT iris::Ctx ctx, uint8_t* ws,     \
-                                                            uint64_t staging_bytes, const void* in, void* out,     \
-                                                            uint64_t count) {                                      \
-        ccl::COLLECTIVE##_##VARIANT<T, OP>(ctx, ws, staging_bytes, in, out, count);                                 \
+        ccl_##COLLECTIVE##_##VARIANT##_##TNAME##_##OPNAME(const IRIS_GRID_CONSTANT iris_ccl_args a) {              \
+        ccl::COLLECTIVE##_##VARIANT<T, OP>(a.ctx, a.workspace, a.staging_bytes, a.in, a.out, a.count);              \
     }
 
 #define CCL_REDUCING_KERNEL_OPS(COLLECTIVE, VARIANT, TNAME, T)              \

@@ -1,9 +1,9 @@
 // ctx.cuh: iris::Ctx, what a kernel needs to reach every rank's symmetric heap.
 //
-// The host (Java: dev.irisjvm.core.DeviceContext) packs this struct byte for byte and passes it
-// to kernels by value, so it lives in the kernel parameter space: reading bases[] is a constant
-// bank load, not a trip to global memory. The layout is part of the ABI; the static_asserts
-// below pin it.
+// One declaration in plain C (abi/ctx.h) serves this header, the host compiler and Java (the
+// generated dev.irisjvm.runtime.abi.iris_ctx). Kernels receive it by value, inside their argument
+// struct, so it lives in the kernel parameter space: reading bases[] is a constant bank load, not a
+// trip to global memory.
 //
 // Declare it in a kernel as `const IRIS_GRID_CONSTANT iris::Ctx ctx`. The device functions take
 // the context by reference; without __grid_constant__ taking that reference makes the compiler
@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "abi/ctx.h"
 #include "impl/arch.cuh"
 
 // Checked builds: -DIRIS_CHECKED=1 bounds-checks every translated address (see translate). The
@@ -32,33 +33,18 @@
 namespace iris {
 
 /// Most ranks one context can address (one node: 8 GPUs).
-inline constexpr int kMaxRanks = 8;
+inline constexpr int kMaxRanks = IRIS_MAX_RANKS;
 
-/// Where a device-side failure is recorded. It lives in mapped host memory, so the host reads
-/// it after a synchronize without a copy and raises an exception with these facts. The host
-/// also writes into it: `abort` (with `lost_rank`) once this rank must stop waiting for its
-/// peers, because one of them is gone; every bounded wait polls it.
-struct DeviceStatus {
-    uint32_t code;        ///< 0 while all is well, otherwise an ErrorCode
-    int32_t site;         ///< waits: caller-chosen id of the wait (see sync.cuh); bad_address: source line
-    int32_t rank;         ///< the rank that recorded the error
-    int32_t peer;         ///< waits: the rank it was waiting for, or -1; bad_address: the target rank
-    uint64_t observed;    ///< waits: the flag value last seen; bad_address: offset into the heap
-    uint64_t expected;    ///< waits: the value waited for; bad_address: the heap size
-    uint64_t elapsed_ns;  ///< waits: how long it waited; bad_address: bytes of the access
-    uint32_t abort;       ///< written by the host: nonzero once a peer rank was lost (never cleared)
-    int32_t lost_rank;    ///< written by the host before abort: the rank that was lost
-    const char* file;     ///< bad_address: source file of the call (device memory of the module)
-    const char* function; ///< bad_address: function that made the call, usually the kernel
-};
+/// Where a device-side failure is recorded (iris/abi/ctx.h has the fields and why).
+using DeviceStatus = iris_device_status;
 
 enum class ErrorCode : uint32_t {
-    ok = 0,
-    wait_timeout = 1,     ///< wait_until passed the context's deadline
-    barrier_timeout = 2,  ///< a peer did not reach the barrier in time
-    // 3 is the collectives' count mismatch (iris-kernels, ccl_common.cuh)
-    aborted = 4,          ///< a wait gave up because the host set DeviceStatus::abort (a rank was lost)
-    bad_address = 5,      ///< checked builds: a translated address outside the heap or the ranks
+    ok = IRIS_ERROR_CODE_OK,
+    wait_timeout = IRIS_ERROR_CODE_WAIT_TIMEOUT,        ///< wait_until passed the context's deadline
+    barrier_timeout = IRIS_ERROR_CODE_BARRIER_TIMEOUT,  ///< a peer did not reach the barrier in time
+    count_mismatch = IRIS_ERROR_CODE_COUNT_MISMATCH,    ///< the collectives' all-to-all-v counts disagree
+    aborted = IRIS_ERROR_CODE_ABORTED,  ///< a wait gave up because the host set DeviceStatus::abort (a rank was lost)
+    bad_address = IRIS_ERROR_CODE_BAD_ADDRESS,  ///< checked builds: a translated address outside the heap or the ranks
 };
 
 /// Where in the source a remote operation was called. In checked builds (IRIS_CHECKED=1) every
@@ -80,26 +66,8 @@ struct Site {
 #endif
 };
 
-struct Ctx {
-    int32_t rank;             ///< this process's rank
-    int32_t world;            ///< number of ranks
-    uint64_t heap_size;       ///< bytes in each rank's heap
-    uint64_t timeout_ns;      ///< bound on every device-side wait
-    DeviceStatus* status;     ///< this rank's error record
-    uint64_t* barrier_flags;  ///< symmetric: kMaxRanks arrival slots in every rank's heap
-    uint64_t* barrier_epoch;  ///< this rank's barrier counter (never accessed remotely)
-    uint64_t bases[kMaxRanks];  ///< each rank's heap base as mapped in this process
-
-};
-
-static_assert(sizeof(Ctx) == 112, "Ctx layout is shared with Java (DeviceContext.BYTES)");
-static_assert(offsetof(Ctx, heap_size) == 8 && offsetof(Ctx, timeout_ns) == 16 &&
-                  offsetof(Ctx, status) == 24 && offsetof(Ctx, barrier_flags) == 32 &&
-                  offsetof(Ctx, barrier_epoch) == 40 && offsetof(Ctx, bases) == 48,
-              "Ctx layout is shared with Java (DeviceContext)");
-static_assert(sizeof(DeviceStatus) == 64 && offsetof(DeviceStatus, abort) == 40 &&
-                  offsetof(DeviceStatus, file) == 48 && offsetof(DeviceStatus, function) == 56,
-              "DeviceStatus layout is shared with Java (DeviceStatusRecord)");
+/// What a kernel needs to reach every rank's heap (iris/abi/ctx.h declares it for both sides).
+using Ctx = iris_ctx;
 
 namespace impl {
 

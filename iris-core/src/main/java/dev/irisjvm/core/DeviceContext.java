@@ -1,26 +1,35 @@
 package dev.irisjvm.core;
 
+import dev.irisjvm.core.gpu.AbiLayout;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
+import dev.irisjvm.runtime.abi.iris_ctx;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * The host's copy of {@code iris::Ctx} (ctx.cuh): what a kernel needs to reach every rank's heap,
- * packed byte for byte so that it can be passed to kernels by value as their first argument.
+ * The host's copy of the context every kernel receives ({@code iris_ctx}, iris/abi/ctx.h; the
+ * device code's {@code iris::Ctx}): what a kernel needs to reach every rank's heap, packed at the
+ * offsets the C compiler gives the struct, so that it can be passed to kernels by value.
  *
  * <pre>{@code
  * kernel.launch(shape, stream, iris.deviceContext().bytes(), tensor.deviceAddress(), n);
  * }</pre>
  */
 public final class DeviceContext {
-    /** sizeof(iris::Ctx); pinned by static_asserts in ctx.cuh. */
-    public static final int BYTES = 112;
-    /** iris::kMaxRanks. */
-    public static final int MAX_RANKS = 8;
+    /** sizeof(iris_ctx). */
+    public static final int BYTES = AbiLayout.size(iris_ctx.class);
+    /** IRIS_MAX_RANKS: the most ranks one context (one node) can address. */
+    public static final int MAX_RANKS = KernelAbi.IRIS_MAX_RANKS;
     /** Alignment of the struct as a kernel argument. */
     public static final int ALIGNMENT = 8;
-    /** offsetof(iris::Ctx, barrier_flags) and offsetof(iris::Ctx, barrier_epoch), pinned in ctx.cuh. */
-    private static final int BARRIER_FLAGS_FIELD = 32;
-    private static final int BARRIER_EPOCH_FIELD = 40;
+    private static final int RANK = AbiLayout.offset(iris_ctx.class, "rank");
+    private static final int WORLD = AbiLayout.offset(iris_ctx.class, "world");
+    private static final int HEAP_SIZE = AbiLayout.offset(iris_ctx.class, "heap_size");
+    private static final int TIMEOUT = AbiLayout.offset(iris_ctx.class, "timeout_ns");
+    private static final int STATUS = AbiLayout.offset(iris_ctx.class, "status");
+    private static final int BARRIER_FLAGS = AbiLayout.offset(iris_ctx.class, "barrier_flags");
+    private static final int BARRIER_EPOCH = AbiLayout.offset(iris_ctx.class, "barrier_epoch");
+    private static final int BASES = AbiLayout.offset(iris_ctx.class, "bases");
 
     private final int rank;
     private final int world;
@@ -36,11 +45,12 @@ public final class DeviceContext {
         this.rank = rank;
         this.world = world;
         this.bases = bases.clone();
-        ByteBuffer b = ByteBuffer.allocate(BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(rank).putInt(world).putLong(heapSize).putLong(timeoutNanos).putLong(statusAddress)
-                .putLong(barrierFlagsAddress).putLong(barrierEpochAddress);
-        for (int r = 0; r < MAX_RANKS; r++) {
-            b.putLong(r < world ? bases[r] : 0L);
+        ByteBuffer b = ByteBuffer.allocate(BYTES).order(ByteOrder.nativeOrder());
+        b.putInt(RANK, rank).putInt(WORLD, world).putLong(HEAP_SIZE, heapSize).putLong(TIMEOUT, timeoutNanos)
+                .putLong(STATUS, statusAddress).putLong(BARRIER_FLAGS, barrierFlagsAddress)
+                .putLong(BARRIER_EPOCH, barrierEpochAddress);
+        for (int r = 0; r < world; r++) {
+            b.putLong(BASES + 8 * r, bases[r]);
         }
         this.bytes = b.array();
     }
@@ -54,8 +64,8 @@ public final class DeviceContext {
 
     /** The same context with another barrier's state (a {@link DeviceBarrier}'s slot). */
     DeviceContext withBarrier(long barrierFlagsAddress, long barrierEpochAddress) {
-        ByteBuffer b = ByteBuffer.wrap(bytes.clone()).order(ByteOrder.LITTLE_ENDIAN);
-        b.putLong(BARRIER_FLAGS_FIELD, barrierFlagsAddress).putLong(BARRIER_EPOCH_FIELD, barrierEpochAddress);
+        ByteBuffer b = ByteBuffer.wrap(bytes.clone()).order(ByteOrder.nativeOrder());
+        b.putLong(BARRIER_FLAGS, barrierFlagsAddress).putLong(BARRIER_EPOCH, barrierEpochAddress);
         return new DeviceContext(rank, world, bases, b.array());
     }
 

@@ -1,38 +1,41 @@
 package dev.irisjvm.core;
 
+import dev.irisjvm.core.gpu.AbiLayout;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
+import dev.irisjvm.runtime.abi.iris_device_status;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Reads the rank's {@code iris::DeviceStatus} (ctx.cuh) from mapped host memory and turns a
+ * Reads the rank's {@code iris_device_status} (iris/abi/ctx.h) from mapped host memory and turns a
  * recorded failure into an exception that names the rank, the wait and the peer, or for a bad
  * address in checked mode the kernel, the source line, the target rank and the offset. It also
  * writes the record's abort word, which every bounded device wait polls: set once a peer rank is
  * lost, so that spinning kernels stop within about a millisecond.
  */
 final class DeviceStatusRecord {
-    /** sizeof(iris::DeviceStatus). */
-    static final int BYTES = 64;
+    /** sizeof(iris_device_status), and its fields' offsets (iris/abi/ctx.h). */
+    static final int BYTES = AbiLayout.size(iris_device_status.class);
 
-    static final int CODE = 0;
-    static final int SITE = 4;
-    static final int RANK = 8;
-    static final int PEER = 12;
-    static final int OBSERVED = 16;
-    static final int EXPECTED = 24;
-    static final int ELAPSED = 32;
-    static final int ABORT = 40;
-    static final int LOST_RANK = 44;
-    static final int FILE = 48;
-    static final int FUNCTION = 56;
+    static final int CODE = field("code");
+    static final int SITE = field("site");
+    static final int RANK = field("rank");
+    static final int PEER = field("peer");
+    static final int OBSERVED = field("observed");
+    static final int EXPECTED = field("expected");
+    static final int ELAPSED = field("elapsed_ns");
+    static final int ABORT = field("abort");
+    static final int LOST_RANK = field("lost_rank");
+    static final int FILE = field("file");
+    static final int FUNCTION = field("function");
 
-    /** iris::ErrorCode values. */
-    static final int WAIT_TIMEOUT = 1;
-    static final int BARRIER_TIMEOUT = 2;
-    static final int ABORTED = 4;
-    static final int BAD_ADDRESS = 5;
+    /** iris_error_code values. */
+    static final int WAIT_TIMEOUT = KernelAbi.IRIS_ERROR_CODE_WAIT_TIMEOUT;
+    static final int BARRIER_TIMEOUT = KernelAbi.IRIS_ERROR_CODE_BARRIER_TIMEOUT;
+    static final int ABORTED = KernelAbi.IRIS_ERROR_CODE_ABORTED;
+    static final int BAD_ADDRESS = KernelAbi.IRIS_ERROR_CODE_BAD_ADDRESS;
 
     private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
     /** Longest file or function name read back from device memory. */
@@ -46,6 +49,10 @@ final class DeviceStatusRecord {
     }
 
     private DeviceStatusRecord() {}
+
+    private static int field(String member) {
+        return AbiLayout.offset(iris_device_status.class, member);
+    }
 
     /**
      * Throws if the record holds an error, after clearing it so the next operation starts clean.

@@ -3,27 +3,32 @@ package dev.irisjvm.core;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.irisjvm.runtime.abi.iris_ctx;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.Loader;
 import org.junit.jupiter.api.Test;
 
-/** The packed context must match iris::Ctx field by field (ctx.cuh pins the C side with static_asserts). */
+/** The packed context reads back through the generated iris_ctx (the C compiler's layout of iris/abi/ctx.h). */
 class DeviceContextTest {
     @Test
-    void layoutMatchesTheDeviceStruct() {
+    void layoutIsTheGeneratedStructs() {
         long[] bases = {0x7000_0000_0000L, 0x7100_0000_0000L, 0x7200_0000_0000L};
         DeviceContext c = new DeviceContext(1, 3, 1L << 30, 5_000_000_000L, 0x1111L, 0x2222L, 0x3333L, bases);
-        ByteBuffer b = ByteBuffer.wrap(c.bytes()).order(ByteOrder.LITTLE_ENDIAN);
-        assertEquals(DeviceContext.BYTES, b.capacity());
-        assertEquals(1, b.getInt(0));
-        assertEquals(3, b.getInt(4));
-        assertEquals(1L << 30, b.getLong(8));
-        assertEquals(5_000_000_000L, b.getLong(16));
-        assertEquals(0x1111L, b.getLong(24));
-        assertEquals(0x2222L, b.getLong(32));
-        assertEquals(0x3333L, b.getLong(40));
-        for (int r = 0; r < DeviceContext.MAX_RANKS; r++) {
-            assertEquals(r < 3 ? bases[r] : 0L, b.getLong(48 + 8 * r), "bases[" + r + "]");
+        assertEquals(Loader.sizeof(iris_ctx.class), c.bytes().length);
+        try (iris_ctx s = new iris_ctx()) {
+            new BytePointer(s).put(c.bytes());
+            assertEquals(1, s.rank());
+            assertEquals(3, s.world());
+            assertEquals(1L << 30, s.heap_size());
+            assertEquals(5_000_000_000L, s.timeout_ns());
+            assertEquals(0x1111L, s.status().address());
+            assertEquals(0x2222L, s.barrier_flags().address());
+            assertEquals(0x3333L, s.barrier_epoch().address());
+            for (int r = 0; r < DeviceContext.MAX_RANKS; r++) {
+                assertEquals(r < 3 ? bases[r] : 0L, s.bases(r), "bases[" + r + "]");
+            }
         }
     }
 

@@ -3,6 +3,7 @@ package dev.irisjvm.core.gpu;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import dev.irisjvm.runtime.iris_function_s;
 import org.bytedeco.javacpp.IntPointer;
+import org.bytedeco.javacpp.Pointer;
 
 /**
  * One kernel of a {@link KernelModule}. Launches are asynchronous on the given stream; argument
@@ -10,6 +11,8 @@ import org.bytedeco.javacpp.IntPointer;
  */
 public final class Kernel {
     private static final ThreadLocal<KernelArgs> SCRATCH = ThreadLocal.withInitial(KernelArgs::new);
+    /** The argument offsets of a kernel whose one parameter is a struct: the struct starts at 0. */
+    private static final IntPointer ONE_STRUCT = new IntPointer(1).put(0);
 
     private final KernelModule module;
     private final iris_function_s handle;
@@ -38,10 +41,14 @@ public final class Kernel {
      * memory (IRIS_LAUNCH_OVERLAP_PREVIOUS in iris_runtime.h).
      */
     public void launch(LaunchShape shape, Stream stream, KernelArgs args, boolean overlapPrevious) {
+        launch(shape, stream, args.buffer(), args.offsets(), args.count(), overlapPrevious);
+    }
+
+    private void launch(LaunchShape shape, Stream stream, Pointer buffer, IntPointer offsets, int count, boolean overlapPrevious) {
         module.ensureOpen();
         int status = IrisRuntime.iris_launch_ex(handle, shape.gridX(), shape.gridY(), shape.gridZ(),
                 shape.blockX(), shape.blockY(), shape.blockZ(), shape.sharedBytes(), stream.handle(),
-                args.buffer(), args.offsets(), args.count(), overlapPrevious ? IrisRuntime.IRIS_LAUNCH_OVERLAP_PREVIOUS : 0);
+                buffer, offsets, count, overlapPrevious ? IrisRuntime.IRIS_LAUNCH_OVERLAP_PREVIOUS : 0);
         if (status != IrisRuntime.IRIS_SUCCESS) {
             throw NativeCalls.failure(status, "iris_launch(" + name + ")");
         }

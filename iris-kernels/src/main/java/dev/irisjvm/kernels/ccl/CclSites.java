@@ -1,5 +1,7 @@
 package dev.irisjvm.kernels.ccl;
 
+import dev.irisjvm.runtime.abi.global.KernelAbi;
+
 /**
  * Wait sites of the collective kernels (ccl_common.cuh): a device timeout's message says "wait site
  * N", and {@link #describe(int)} turns N into the collective and the wait. A site is the
@@ -7,31 +9,31 @@ package dev.irisjvm.kernels.ccl;
  * predecessor's data.
  */
 public final class CclSites {
-    public static final int ALL_REDUCE_ONE_SHOT = 7100;
-    public static final int ALL_REDUCE_TWO_SHOT = 7200;
-    public static final int ALL_REDUCE_RING = 7300;
-    public static final int ALL_REDUCE_ATOMIC = 7400;
-    public static final int ALL_GATHER = 7500;
-    public static final int REDUCE_SCATTER = 7600;
-    public static final int BROADCAST = 7700;
-    public static final int ALL_TO_ALL = 7800;
-    public static final int ALL_TO_ALL_V = 7900;
+    public static final int ALL_REDUCE_ONE_SHOT = KernelAbi.IRIS_CCL_SITE_ALL_REDUCE_ONE_SHOT;
+    public static final int ALL_REDUCE_TWO_SHOT = KernelAbi.IRIS_CCL_SITE_ALL_REDUCE_TWO_SHOT;
+    public static final int ALL_REDUCE_RING = KernelAbi.IRIS_CCL_SITE_ALL_REDUCE_RING;
+    public static final int ALL_REDUCE_ATOMIC = KernelAbi.IRIS_CCL_SITE_ALL_REDUCE_ATOMIC;
+    public static final int ALL_GATHER = KernelAbi.IRIS_CCL_SITE_ALL_GATHER;
+    public static final int REDUCE_SCATTER = KernelAbi.IRIS_CCL_SITE_REDUCE_SCATTER;
+    public static final int BROADCAST = KernelAbi.IRIS_CCL_SITE_BROADCAST;
+    public static final int ALL_TO_ALL = KernelAbi.IRIS_CCL_SITE_ALL_TO_ALL;
+    public static final int ALL_TO_ALL_V = KernelAbi.IRIS_CCL_SITE_ALL_TO_ALL_V;
 
     /** A peer's arrival in this call (entry). */
-    public static final int WAIT_ARRIVE = 1;
+    public static final int WAIT_ARRIVE = KernelAbi.IRIS_CCL_WAIT_ARRIVE;
     /** A peer's data flag, first phase. */
-    public static final int WAIT_DATA = 2;
+    public static final int WAIT_DATA = KernelAbi.IRIS_CCL_WAIT_DATA;
     /** A peer's data flag, second phase. */
-    public static final int WAIT_DATA_2 = 3;
+    public static final int WAIT_DATA_2 = KernelAbi.IRIS_CCL_WAIT_DATA_2;
     /** A peer's acknowledgement (ring). */
-    public static final int WAIT_ACK = 4;
+    public static final int WAIT_ACK = KernelAbi.IRIS_CCL_WAIT_ACK;
     /** all-to-all-v: a send count disagrees with the receiver's count (device error code 3). */
-    public static final int COUNT_MISMATCH = 8;
+    public static final int COUNT_MISMATCH = KernelAbi.IRIS_CCL_COUNT_MISMATCH;
     /** The exit check that every peer arrived in this call. */
-    public static final int WAIT_EXIT = 9;
+    public static final int WAIT_EXIT = KernelAbi.IRIS_CCL_WAIT_EXIT;
 
     /** DeviceStatus code of a count mismatch (1 and 2 are the timeouts of ctx.cuh). */
-    public static final int ERROR_COUNT_MISMATCH = 3;
+    public static final int ERROR_COUNT_MISMATCH = KernelAbi.IRIS_ERROR_CODE_COUNT_MISMATCH;
 
     private CclSites() {}
 

@@ -7,7 +7,6 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.core.gpu.Kernel;
-import dev.irisjvm.core.gpu.KernelArgs;
 import dev.irisjvm.core.gpu.KernelModule;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Memcpy;
@@ -15,8 +14,11 @@ import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.CclChecks.Operand;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.bytedeco.javacpp.LongPointer;
 
@@ -75,19 +77,17 @@ import org.bytedeco.javacpp.LongPointer;
  * the other collectives need distinct tensors.
  */
 public final class Collectives implements AutoCloseable {
-    /** Threads per block of every collective kernel (ccl::kThreads). */
-    public static final int THREADS = 512;
-    /** Most blocks of one launch (ccl::kMaxBlocks: the flag arrays are sized for it). */
-    public static final int MAX_BLOCKS = 256;
-    /** Bytes of the workspace before the staging buffers (ccl::layout::kHeaderBytes). */
-    public static final long HEADER_BYTES = 65536;
+    /** Threads per block of every collective kernel (IRIS_CCL_THREADS, iris/abi/ccl.h). */
+    public static final int THREADS = KernelAbi.IRIS_CCL_THREADS;
+    /** Most blocks of one launch (IRIS_CCL_MAX_BLOCKS: the flag arrays are sized for it). */
+    public static final int MAX_BLOCKS = KernelAbi.IRIS_CCL_MAX_BLOCKS;
+    /** Bytes of the workspace before the staging buffers (IRIS_CCL_HEADER_BYTES). */
+    public static final long HEADER_BYTES = KernelAbi.IRIS_CCL_HEADER_BYTES;
     /**
-     * The inline-flag area after the staging buffers (ccl::layout::kLlAreaBytes): 2 parities x world
+     * The inline-flag area after the staging buffers (IRIS_CCL_LL_AREA_BYTES): 2 parities x world
      * slots of packets that carry their call's tag with the payload; see {@link #llMaxBytes(int)}.
      */
-    public static final long LL_AREA_BYTES = 2L << 20;
-    /** sizeof(ccl::Counts) of ccl_all_to_all.cu. */
-    static final int COUNTS_BYTES = 264;
+    public static final long LL_AREA_BYTES = KernelAbi.IRIS_CCL_LL_AREA_BYTES;
 
     /**
      * Tuning of an instance; every rank must pass the same options.
@@ -167,8 +167,10 @@ public final class Collectives implements AutoCloseable {
         }
     }
 
-    /** The kernel modules (ccl_*.cu). */
-    static final String[] MODULES = {"ccl_all_reduce", "ccl_reduce_scatter", "ccl_all_gather", "ccl_broadcast", "ccl_all_to_all"};
+    private static final String ALL_GATHER_KERNEL = "ccl_all_gather_push";
+    private static final String BROADCAST_KERNEL = "ccl_broadcast_push";
+    private static final String ALL_TO_ALL_KERNEL = "ccl_all_to_all_push";
+    private static final String ALL_TO_ALL_V_KERNEL = "ccl_all_to_all_v_push";
 
     private static final DType[] REDUCIBLE_ORDER = {DType.BF16, DType.F16, DType.F32};
     private static final String[] TYPE_SUFFIX = {"bf16", "f16", "f32"};
@@ -187,8 +189,7 @@ public final class Collectives implements AutoCloseable {
     private final Platform platform;
     private final KernelLibrary library;
     private final SymTensor workspace;
-    private final KernelArgs args = new KernelArgs();
-    private final ByteBuffer counts = ByteBuffer.allocate(COUNTS_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    private final CclArgs args;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** [algorithm][type][op] */
@@ -214,34 +215,63 @@ public final class Collectives implements AutoCloseable {
         this.platform = Gpu.platform();
         this.library = library;
         this.workspace = workspace;
-        args.clear().putBytes(iris.deviceContext().bytes(), DeviceContext.ALIGNMENT).putLong(workspace.deviceAddress())
-                .putLong(stagingBytes).mark();
+        this.args = new CclArgs(iris.deviceContext().bytes(), workspace.deviceAddress(), stagingBytes);
         KernelModule allReduce = library.module("ccl_all_reduce");
         for (int a = 0; a < ALGORITHMS.length; a++) {
-            allReduceKernels[a] = reducingKernels(allReduce, "ccl_all_reduce_" + ALGORITHMS[a].kernelName());
+            allReduceKernels[a] = reducingKernels(allReduce, "all_reduce_" + ALGORITHMS[a].kernelName());
         }
-        this.copyEngineKernels = reducingKernels(allReduce, "ccl_all_reduce_" + AllReduceAlgorithm.COPY_ENGINE.kernelName());
+        this.copyEngineKernels = reducingKernels(allReduce, "all_reduce_" + AllReduceAlgorithm.COPY_ENGINE.kernelName());
         KernelModule reduceScatter = library.module("ccl_reduce_scatter");
         for (ReduceScatterPath path : REDUCE_SCATTER_PATHS) {
-            reduceScatterKernels[path.ordinal()] = reducingKernels(reduceScatter, "ccl_reduce_scatter_" + path.kernelName());
+            reduceScatterKernels[path.ordinal()] = reducingKernels(reduceScatter, "reduce_scatter_" + path.kernelName());
         }
-        this.allGatherKernel = library.module("ccl_all_gather").kernel("ccl_all_gather_push");
-        this.broadcastKernel = library.module("ccl_broadcast").kernel("ccl_broadcast_push");
+        this.allGatherKernel = library.module("ccl_all_gather").kernel(ALL_GATHER_KERNEL);
+        this.broadcastKernel = library.module("ccl_broadcast").kernel(BROADCAST_KERNEL);
         KernelModule allToAll = library.module("ccl_all_to_all");
-        this.allToAllKernel = allToAll.kernel("ccl_all_to_all_push");
-        this.allToAllVKernel = allToAll.kernel("ccl_all_to_all_v_push");
+        this.allToAllKernel = allToAll.kernel(ALL_TO_ALL_KERNEL);
+        this.allToAllVKernel = allToAll.kernel(ALL_TO_ALL_V_KERNEL);
         this.copyEngine = new CopyEngineCollectives(iris, workspace.deviceAddress() + HEADER_BYTES, stagingBytes);
     }
 
-    /** {@code <prefix>_<type>_<op>} for every reducible type and op, as [type][op]. */
-    private static Kernel[][] reducingKernels(KernelModule module, String prefix) {
+    /** The kernels of {@code ccl_<variant>_<type>_<op>} for every reducible type and op, as [type][op]. */
+    private static Kernel[][] reducingKernels(KernelModule module, String variant) {
         Kernel[][] kernels = new Kernel[REDUCIBLE_ORDER.length][ReduceOp.values().length];
         for (int t = 0; t < REDUCIBLE_ORDER.length; t++) {
             for (ReduceOp op : ReduceOp.values()) {
-                kernels[t][op.ordinal()] = module.kernel(prefix + "_" + TYPE_SUFFIX[t] + "_" + op.kernelSuffix());
+                kernels[t][op.ordinal()] = module.kernel(reducingKernel(variant, t, op));
             }
         }
         return kernels;
+    }
+
+    private static String reducingKernel(String variant, int type, ReduceOp op) {
+        return "ccl_" + variant + "_" + TYPE_SUFFIX[type] + "_" + op.kernelSuffix();
+    }
+
+    /** Every kernel an instance looks up, by module: what the fatbins must hold. */
+    static Map<String, List<String>> kernelNames() {
+        List<String> allReduce = new ArrayList<>();
+        for (AllReduceAlgorithm a : ALGORITHMS) {
+            allReduce.addAll(reducingKernelNames("all_reduce_" + a.kernelName()));
+        }
+        allReduce.addAll(reducingKernelNames("all_reduce_" + AllReduceAlgorithm.COPY_ENGINE.kernelName()));
+        List<String> reduceScatter = new ArrayList<>();
+        for (ReduceScatterPath path : REDUCE_SCATTER_PATHS) {
+            reduceScatter.addAll(reducingKernelNames("reduce_scatter_" + path.kernelName()));
+        }
+        return Map.of("ccl_all_reduce", allReduce, "ccl_reduce_scatter", reduceScatter,
+                "ccl_all_gather", List.of(ALL_GATHER_KERNEL), "ccl_broadcast", List.of(BROADCAST_KERNEL),
+                "ccl_all_to_all", List.of(ALL_TO_ALL_KERNEL, ALL_TO_ALL_V_KERNEL));
+    }
+
+    private static List<String> reducingKernelNames(String variant) {
+        List<String> names = new ArrayList<>();
+        for (int t = 0; t < REDUCIBLE_ORDER.length; t++) {
+            for (ReduceOp op : ReduceOp.values()) {
+                names.add(reducingKernel(variant, t, op));
+            }
+        }
+        return names;
     }
 
     /** {@link #create(Iris, Options)} with {@link Options#defaults()}. Collective. */
@@ -261,7 +291,7 @@ public final class Collectives implements AutoCloseable {
         KernelLibrary library = KernelLibrary.forIris(iris);  // checked variants in checked mode
         SymTensor workspace = null;
         try {
-            for (String module : MODULES) {
+            for (String module : kernelNames().keySet()) {
                 library.module(module);  // a missing module fails here, before anything is allocated
             }
             long staging = Partition.alignUp(options.stagingBytes(), 256);
@@ -393,7 +423,7 @@ public final class Collectives implements AutoCloseable {
         };
         Kernel k = allReduceKernels[alg.ordinal() - 1][typeIndex(i.dtype())][op.ordinal()];
         k.launch(inlineFlags(alg, bytes, world) ? inlineFlagShape(bytes, false) : shape(work), stream,
-                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(i.numel()), overlap);
+                args.call(in.deviceAddress(), out.deviceAddress(), i.numel()), overlap);
     }
 
     // ---- reduce-scatter --------------------------------------------------------------------------
@@ -420,7 +450,7 @@ public final class Collectives implements AutoCloseable {
         ReduceScatterPath path = reduceScatterPath(shard);
         reduceScatterKernels[path.ordinal()][typeIndex(i.dtype())][op.ordinal()].launch(
                 path == ReduceScatterPath.LL ? inlineFlagShape(shard, true) : shape(shard), stream,
-                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(o.numel()), overlap);
+                args.call(in.deviceAddress(), out.deviceAddress(), o.numel()), overlap);
     }
 
     /** How a reduce-scatter with a shard (output) of that many bytes per rank moves its data. */
@@ -448,7 +478,7 @@ public final class Collectives implements AutoCloseable {
             return;
         }
         allGatherKernel.launch(shape(i.byteSize()), stream,
-                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(i.byteSize()), overlap);
+                args.call(in.deviceAddress(), out.deviceAddress(), i.byteSize()), overlap);
     }
 
     // ---- broadcast -------------------------------------------------------------------------------
@@ -461,7 +491,7 @@ public final class Collectives implements AutoCloseable {
         CclChecks.notNull(rank, call, "stream", stream);
         CclChecks.root(rank, call, root, world);
         broadcastKernel.launch(shape(t.byteSize()), stream,
-                args().putLong(tensor.deviceAddress()).putLong(t.byteSize()).putInt(root), overlap);
+                args.broadcast(tensor.deviceAddress(), t.byteSize(), root), overlap);
     }
 
     // ---- all-to-all ------------------------------------------------------------------------------
@@ -487,7 +517,7 @@ public final class Collectives implements AutoCloseable {
             return;
         }
         allToAllKernel.launch(shape(block), stream,
-                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putLong(block), overlap);
+                args.call(in.deviceAddress(), out.deviceAddress(), block), overlap);
     }
 
     /**
@@ -513,29 +543,13 @@ public final class Collectives implements AutoCloseable {
         CclChecks.distinct(rank, call, i, o, "allToAllV is out-of-place");
         long[] sendDispls = CclChecks.counts(rank, call, "sendCounts", sendCounts, world, i);
         long[] recvDispls = CclChecks.counts(rank, call, "recvCounts", recvCounts, world, o);
-        counts.clear();
-        putPerRank(sendCounts);
-        putPerRank(sendDispls);
-        putPerRank(recvCounts);
-        putPerRank(recvDispls);
-        counts.putLong(i.dtype().byteSize());
         int blocks = Math.min(options.allToAllVBlocks(), maxBlocks);
         allToAllVKernel.launch(LaunchShape.of(blocks, THREADS), stream,
-                args().putLong(in.deviceAddress()).putLong(out.deviceAddress()).putBytes(counts.array(), 8), overlap);
-    }
-
-    private void putPerRank(long[] values) {
-        for (int r = 0; r < DeviceContext.MAX_RANKS; r++) {
-            counts.putLong(r < values.length ? values[r] : 0L);
-        }
+                args.allToAllV(in.deviceAddress(), out.deviceAddress(), sendCounts, sendDispls, recvCounts, recvDispls,
+                        i.dtype().byteSize()), overlap);
     }
 
     // ---- helpers ---------------------------------------------------------------------------------
-
-    /** The arguments every kernel starts with, (ctx, workspace, staging bytes), packed once in the constructor. */
-    private KernelArgs args() {
-        return args.reset();
-    }
 
     /**
      * One-shot all-reduce inputs and reduce-scatter shards of up to this many bytes (whole 32-bit

@@ -6,7 +6,6 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.gpu.Event;
 import dev.irisjvm.core.gpu.Kernel;
-import dev.irisjvm.core.gpu.KernelArgs;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
@@ -109,10 +108,10 @@ final class CopyEngineCollectives implements AutoCloseable {
      * {@code out} (symmetric addresses, checked by the caller) on {@code stream}.
      *
      * @param reduce the chunk's reduction, {@code ccl_all_reduce_copy_engine_<type>_<op>}
-     * @param args   the kernel arguments, already holding the common prefix (ctx, workspace, staging)
+     * @param args   the collectives' kernel argument, filled here for each chunk
      * @param shape  the launch shape for a reduction of that many bytes
      */
-    void allReduce(Kernel reduce, long in, long out, long n, int elementBytes, Stream stream, KernelArgs args,
+    void allReduce(Kernel reduce, long in, long out, long n, int elementBytes, Stream stream, CclArgs args,
                    LongFunction<LaunchShape> shape) {
         long[] mine = Partition.shard(n, rank, world, Partition.lanes(elementBytes));
         long chunk = chunkElements(stagingBytes, world, elementBytes);
@@ -136,8 +135,7 @@ final class CopyEngineCollectives implements AutoCloseable {
             }
             pulled[s].record(pullStream);
             stream.waitFor(pulled[s]);
-            reduce.launch(shape.apply(bytes), stream, args.reset().putLong(in).putLong(out).putLong(n)
-                    .putLong(slot).putLong(chunk).putLong(lo).putLong(hi));
+            reduce.launch(shape.apply(bytes), stream, args.chunk(in, out, slot, chunk, lo, hi), false);
             reduced[s].record(stream);
             pushStream.waitFor(reduced[s]);
             for (int k = 1; k < world; k++) {

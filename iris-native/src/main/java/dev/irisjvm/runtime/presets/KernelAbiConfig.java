@@ -1,0 +1,28 @@
+package dev.irisjvm.runtime.presets;
+
+import org.bytedeco.javacpp.annotation.Platform;
+import org.bytedeco.javacpp.annotation.Properties;
+import org.bytedeco.javacpp.tools.Info;
+import org.bytedeco.javacpp.tools.InfoMap;
+import org.bytedeco.javacpp.tools.InfoMapper;
+
+/**
+ * JavaCPP configuration for the kernel interface headers ({@code iris/abi/*.h}): each kernel
+ * family declares its argument struct, constants and wait sites there once; the build parses them
+ * into {@code dev.irisjvm.runtime.abi} (the structs, whose accessors and {@code sizeof} are
+ * compiled against the same declaration the device code includes) and
+ * {@code dev.irisjvm.runtime.abi.global.KernelAbi} (the constants). Private plumbing, as the
+ * runtime binding is.
+ */
+@Properties(
+        value = @Platform(include = {"iris/abi/ctx.h", "iris/abi/ccl.h"}),
+        target = "dev.irisjvm.runtime.abi",
+        global = "dev.irisjvm.runtime.abi.global.KernelAbi")
+public class KernelAbiConfig implements InfoMapper {
+    @Override
+    public void map(InfoMap infoMap) {
+        infoMap.put(new Info("IRIS_ABI_CTX_H", "IRIS_ABI_CCL_H").cppTypes().annotations());
+        // The layout checks are for the compilers; Java reads sizes from the generated classes.
+        infoMap.put(new Info("__cplusplus").define(false));
+    }
+}
