@@ -3,9 +3,7 @@ package dev.irisjvm.kernels.fused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.gemm.Gemm;
-import dev.irisjvm.kernels.gemm.GemmLayout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,51 +52,6 @@ class FusedSourcesTest {
         assertTrue(trace.contains("record(int64_t(tiles) * 4 + tile * 2 + consumer, TraceKind::copy"));
         assertTrue(trace.contains("r[2] = static_cast<uint32_t>(what) | uint64_t(sm) << 32;"));
         assertTrue(trace.contains("r[3] = static_cast<uint32_t>(kind) | uint64_t(who) << 8;"));
-    }
-
-    @Test
-    void everyKernelTheClassesLoadIsInstantiated() throws IOException {
-        for (FusedOp op : FusedOp.values()) {
-            String source = read(op.module() + ".cu");
-            for (FusedVariant v : op.variants()) {
-                for (DType in : new DType[] {DType.BF16, DType.F16}) {
-                    for (GemmLayout layout : GemmLayout.values()) {
-                        for (int tileN : op.tileWidths()) {
-                            for (boolean traced : new boolean[] {false, true}) {
-                                String name = op.kernelName(v, in, layout, tileN, traced);
-                                assertTrue(instantiated(source, name), name + " is not instantiated in " + op.module() + ".cu");
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /** The sources build names with macros: iris_gemm_##op##_##variant##_bf16_nk and friends. */
-    private static boolean instantiated(String source, String name) {
-        if (source.contains(name + ",")) {
-            return true;  // spelled out (all_gather_gemm.cu)
-        }
-        String suffix = name.replaceAll("^.*?_(bf16|f16)_", "_$1_");
-        for (String op : new String[] {"all_reduce", "reduce_scatter"}) {
-            for (String variant : new String[] {"epilogue", "spare_warps"}) {
-                if (name.equals("iris_gemm_" + op + "_" + variant + suffix)) {
-                    return source.contains("iris_gemm_##op##_##variant##" + suffix + ",")
-                            && source.contains("IRIS_REDUCE_KERNELS(" + op + ", ") && source.contains(", " + variant + ", ");
-                }
-            }
-        }
-        for (String variant : new String[] {"sequential", "spare_warps"}) {
-            for (int width : new int[] {Gemm.TILE_N, Gemm.MID_TILE_N}) {
-                String named = variant + (width == Gemm.TILE_N ? "" : "_n" + width);
-                if (name.equals("iris_gemm_all_scatter_" + named + suffix)) {
-                    return source.contains("iris_gemm_all_scatter_##v##" + suffix + ",")
-                            && source.contains("IRIS_ALL_SCATTER_KERNELS(" + named + ", " + width + ", ");
-                }
-            }
-        }
-        return false;
     }
 
     /**

@@ -1,0 +1,54 @@
+package dev.irisjvm.kernels.attention;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.FatbinKernels;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Every kernel Attention, RingAttention and FlashDecode load is in every cubin of the built fatbins (no GPU needed). */
+class AttentionKernelsBuiltTest {
+    private static final DType[] TYPES = {DType.BF16, DType.F16};
+    private static final int[] HEAD_DIMS = {64, 128};
+
+    @Test
+    void attentionAndRingSteps() {
+        List<Set<String>> images = images(Attention.MODULE);
+        for (DType t : TYPES) {
+            for (int d : HEAD_DIMS) {
+                for (boolean causal : new boolean[] {false, true}) {
+                    for (String prefix : new String[] {"iris_attention_fwd_", "iris_ring_attention_step_", "iris_ring_attention_last_steps_"}) {
+                        assertIn(images, AttentionProblem.kernelName(prefix, t, d, causal), Attention.MODULE);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void flashDecode() {
+        List<Set<String>> images = images(FlashDecode.MODULE);
+        for (DType t : TYPES) {
+            for (int d : HEAD_DIMS) {
+                for (String prefix : new String[] {"iris_flash_decode_", "iris_flash_decode_partial_", "iris_flash_decode_combine_"}) {
+                    assertIn(images, FlashDecodeProblem.kernelName(prefix, t, d), FlashDecode.MODULE);
+                }
+            }
+        }
+    }
+
+    private static List<Set<String>> images(String module) {
+        List<Set<String>> images = FatbinKernels.of(module);
+        assertFalse(images.isEmpty(), module + " holds no cubin");
+        return images;
+    }
+
+    private static void assertIn(List<Set<String>> images, String name, String module) {
+        for (Set<String> image : images) {
+            assertTrue(image.contains(name), name + " is missing from a cubin of " + module);
+        }
+    }
+}

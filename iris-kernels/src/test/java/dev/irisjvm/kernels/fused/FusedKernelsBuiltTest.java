@@ -1,0 +1,36 @@
+package dev.irisjvm.kernels.fused;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.FatbinKernels;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Every kernel the fused classes load is in every cubin of the built fatbins (no GPU needed). */
+class FusedKernelsBuiltTest {
+    @Test
+    void everyVariantIsCompiled() {
+        for (FusedOp op : FusedOp.values()) {
+            List<Set<String>> images = FatbinKernels.of(op.module());
+            assertFalse(images.isEmpty(), op.module() + " holds no cubin");
+            for (FusedVariant v : op.variants()) {
+                for (DType in : new DType[] {DType.BF16, DType.F16}) {
+                    for (GemmLayout layout : GemmLayout.values()) {
+                        for (int tileN : op.tileWidths()) {
+                            for (boolean traced : new boolean[] {false, true}) {
+                                String name = op.kernelName(v, in, layout, tileN, traced);
+                                for (Set<String> image : images) {
+                                    assertTrue(image.contains(name), name + " is missing from a cubin of " + op.module());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
