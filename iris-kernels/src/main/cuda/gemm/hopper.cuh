@@ -7,15 +7,15 @@
 #include <cstdint>
 
 #include "gemm/wgmma.cuh"
+#include "iris/abi/tma.h"
 #include "iris/impl/arch.cuh"
 
 namespace gemm::sm90 {
 
-/// A CUtensorMap as the host encodes it (iris_tensor_map_2d): opaque, 128 bytes, 64-aligned. Kernels
-/// take it as a __grid_constant__ parameter so that TMA reads it from the parameter space.
-struct alignas(64) TmaDescriptor {
-    uint64_t opaque[16];
-};
+/// A CUtensorMap as the host encodes it (iris_tensor_map_2d): opaque, 128 bytes, 64-aligned, declared
+/// for both sides in iris/abi/tma.h. Kernels take it inside their __grid_constant__ argument struct so
+/// that TMA reads it from the parameter space.
+using TmaDescriptor = iris_tma_descriptor;
 
 __device__ inline uint32_t smem_address(const void* p) {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
