@@ -1,7 +1,4 @@
-package dev.irisjvm.core.launch;
-
-import dev.irisjvm.core.IrisException;
-import dev.irisjvm.core.env.RankEnvironment;
+package dev.irisjvm.launch;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -128,11 +125,11 @@ public final class Launcher {
 
     /** Variables the launcher sets for each rank; {@link LaunchOptions#extraEnv()} may not name them. */
     static final Set<String> MANAGED_VARIABLES = Set.of(
-            RankEnvironment.IRIS_RANK, RankEnvironment.IRIS_WORLD_SIZE,
-            RankEnvironment.IRIS_LOCAL_RANK, RankEnvironment.IRIS_LOCAL_WORLD_SIZE,
-            RankEnvironment.IRIS_NODE_RANK, RankEnvironment.IRIS_NODE_COUNT,
-            RankEnvironment.IRIS_MASTER_ADDR, RankEnvironment.IRIS_MASTER_PORT,
-            RankEnvironment.IRIS_JOB_TOKEN,
+            RankVariables.IRIS_RANK, RankVariables.IRIS_WORLD_SIZE,
+            RankVariables.IRIS_LOCAL_RANK, RankVariables.IRIS_LOCAL_WORLD_SIZE,
+            RankVariables.IRIS_NODE_RANK, RankVariables.IRIS_NODE_COUNT,
+            RankVariables.IRIS_MASTER_ADDR, RankVariables.IRIS_MASTER_PORT,
+            RankVariables.IRIS_JOB_TOKEN,
             "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS");
 
     private static final String PREFIX = "iris-run: ";
@@ -216,7 +213,7 @@ public final class Launcher {
      * LaunchResult r = Launcher.run(LaunchOptions.parse("-n", "2", "--", "./worker"), lines::add);
      * }</pre>
      *
-     * @throws IrisException if no master port could be picked
+     * @throws UncheckedIOException if no master port could be picked
      */
     public static LaunchResult run(LaunchOptions options, Consumer<String> outputLines) {
         return run(options, outputLines, outputLines);
@@ -266,16 +263,16 @@ public final class Launcher {
         for (int local = 0; local < n; local++) {
             int rank = options.globalRank(local);
             Map<String, String> env = new LinkedHashMap<>();
-            env.put(RankEnvironment.IRIS_RANK, Integer.toString(rank));
-            env.put(RankEnvironment.IRIS_WORLD_SIZE, Integer.toString(options.worldSize()));
-            env.put(RankEnvironment.IRIS_LOCAL_RANK, Integer.toString(local));
-            env.put(RankEnvironment.IRIS_LOCAL_WORLD_SIZE, Integer.toString(n));
-            env.put(RankEnvironment.IRIS_NODE_RANK, Integer.toString(options.nodeRank()));
-            env.put(RankEnvironment.IRIS_NODE_COUNT, Integer.toString(options.nodeCount()));
-            env.put(RankEnvironment.IRIS_MASTER_ADDR, options.masterAddr());
-            env.put(RankEnvironment.IRIS_MASTER_PORT, Integer.toString(port));
+            env.put(RankVariables.IRIS_RANK, Integer.toString(rank));
+            env.put(RankVariables.IRIS_WORLD_SIZE, Integer.toString(options.worldSize()));
+            env.put(RankVariables.IRIS_LOCAL_RANK, Integer.toString(local));
+            env.put(RankVariables.IRIS_LOCAL_WORLD_SIZE, Integer.toString(n));
+            env.put(RankVariables.IRIS_NODE_RANK, Integer.toString(options.nodeRank()));
+            env.put(RankVariables.IRIS_NODE_COUNT, Integer.toString(options.nodeCount()));
+            env.put(RankVariables.IRIS_MASTER_ADDR, options.masterAddr());
+            env.put(RankVariables.IRIS_MASTER_PORT, Integer.toString(port));
             if (token != null) {
-                env.put(RankEnvironment.IRIS_JOB_TOKEN, token);
+                env.put(RankVariables.IRIS_JOB_TOKEN, token);
             }
             // The placement is per node: local ranks on this node's GPUs.
             if (placement.isPlanned() && !options.extraEnv().containsKey(IRIS_DEVICE)) {
@@ -347,7 +344,7 @@ public final class Launcher {
             try (ServerSocket socket = new ServerSocket(0)) {
                 return socket.getLocalPort();
             } catch (IOException e) {
-                throw new IrisException("could not pick a free port for " + RankEnvironment.IRIS_MASTER_PORT
+                throw new UncheckedIOException("could not pick a free port for " + RankVariables.IRIS_MASTER_PORT
                         + " on " + addr + "; pass --master-port", e);
             }
         }
@@ -437,9 +434,9 @@ public final class Launcher {
         if (!HAS_PROC || ranks.isEmpty() || token == null || token.isEmpty()) {
             return process -> false;
         }
-        String tokenEntry = RankEnvironment.IRIS_JOB_TOKEN + "=" + token;
+        String tokenEntry = RankVariables.IRIS_JOB_TOKEN + "=" + token;
         Set<String> rankEntries = ranks.stream()
-                .map(rank -> RankEnvironment.IRIS_RANK + "=" + rank)
+                .map(rank -> RankVariables.IRIS_RANK + "=" + rank)
                 .collect(Collectors.toSet());
         return process -> {
             byte[] environ;
@@ -570,7 +567,7 @@ public final class Launcher {
             // One node makes its token up; several share the one in their environment, which the
             // ranks inherit (from IRIS_JOB_TOKEN_FILE alone, strays are found by process tree only).
             boolean ownToken = options.nodeCount() == 1;
-            token = ownToken ? newJobToken() : environment.get(RankEnvironment.IRIS_JOB_TOKEN);
+            token = ownToken ? newJobToken() : environment.get(RankVariables.IRIS_JOB_TOKEN);
             int port = options.masterPort() != 0 ? options.masterPort() : pickFreePort(options.masterAddr());
             GpuPlacement placement = placement(options, GpuPlacement.countVisibleGpus(environment, NVIDIA_PROC_GPUS));
             List<Map<String, String>> envs = rankEnvironments(options, port, ownToken ? token : null, placement,

@@ -1,7 +1,7 @@
 # iris-run's process guard: stops what a job's ranks leave running once the launcher that started
 # them is gone without cleaning up, whatever ended it (SIGKILL included). The launcher holds this
 # shell's stdin open for the life of the job; the kernel closes it when the launcher dies, however
-# it dies. Run by dev.irisjvm.core.launch.ProcessGuard (as sh -c 'eval "$IRIS_RUN_GUARD_SCRIPT"'),
+# it dies. Run by dev.irisjvm.launch.ProcessGuard (as sh -c 'eval "$IRIS_RUN_GUARD_SCRIPT"'),
 # whose Javadoc explains the design.
 #
 # Arguments: GRACE_MS SESSIONS RANK...

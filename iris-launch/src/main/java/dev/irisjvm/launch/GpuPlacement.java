@@ -1,4 +1,4 @@
-package dev.irisjvm.core.launch;
+package dev.irisjvm.launch;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.irisjvm.core.launch;
+package dev.irisjvm.launch;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,8 +1,11 @@
-package dev.irisjvm.core.launch;
+package dev.irisjvm.core.rendezvous;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.launch.LaunchOptions;
+import dev.irisjvm.launch.LaunchResult;
+import dev.irisjvm.launch.Launcher;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,9 +1,6 @@
-package dev.irisjvm.core.launch;
+package dev.irisjvm.core.rendezvous;
 
 import dev.irisjvm.core.env.RankEnvironment;
-import dev.irisjvm.core.rendezvous.RankWatchdog;
-import dev.irisjvm.core.rendezvous.Rendezvous;
-import dev.irisjvm.core.rendezvous.RendezvousConfig;
 import java.time.Duration;
 
 /**

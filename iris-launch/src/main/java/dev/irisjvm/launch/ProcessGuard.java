@@ -1,6 +1,5 @@
-package dev.irisjvm.core.launch;
+package dev.irisjvm.launch;
 
-import dev.irisjvm.core.env.RankEnvironment;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -111,7 +110,7 @@ final class ProcessGuard implements AutoCloseable {
         builder.environment().clear();
         builder.environment().putAll(environment);
         Launcher.MANAGED_VARIABLES.forEach(builder.environment()::remove);
-        builder.environment().remove(RankEnvironment.IRIS_JOB_TOKEN_FILE);
+        builder.environment().remove(LaunchOptions.IRIS_JOB_TOKEN_FILE);
         builder.environment().put(SCRIPT_VARIABLE, script);
         ProcessGuard guard;
         try {

@@ -1,4 +1,4 @@
-package dev.irisjvm.core.launch;
+package dev.irisjvm.launch;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
