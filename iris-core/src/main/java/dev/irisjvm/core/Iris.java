@@ -1,19 +1,19 @@
 package dev.irisjvm.core;
 
-import dev.irisjvm.core.gpu.BuiltArchitectures;
 import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.Gpu;
-import dev.irisjvm.core.gpu.IpcHandles;
-import dev.irisjvm.core.gpu.MappedHostMemory;
-import dev.irisjvm.core.gpu.Memcpy;
-import dev.irisjvm.core.gpu.NativeCalls;
-import dev.irisjvm.core.gpu.NativeLibrary;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
-import dev.irisjvm.runtime.global.IrisRuntime;
+import dev.irisjvm.core.internal.BuiltArchitectures;
+import dev.irisjvm.core.internal.IpcHandles;
+import dev.irisjvm.core.internal.MappedHostMemory;
+import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.core.internal.NativeCalls;
+import dev.irisjvm.core.internal.NativeLibrary;
 import dev.irisjvm.core.rendezvous.RankWatchdog;
 import dev.irisjvm.core.rendezvous.Rendezvous;
 import dev.irisjvm.core.rendezvous.RendezvousConfig;
+import dev.irisjvm.runtime.global.IrisRuntime;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -356,7 +356,7 @@ public final class Iris implements AutoCloseable {
     }
 
     /** The first rank this rank's watchdog found gone, or null. */
-    public RankWatchdog.Loss lostRank() {
+    RankWatchdog.Loss lostRank() {
         RankWatchdog w = watchdog;
         return w == null ? null : w.loss();
     }

@@ -1,5 +1,6 @@
-package dev.irisjvm.core;
+package dev.irisjvm.core.internal;
 
+import dev.irisjvm.core.IrisException;
 import java.util.Arrays;
 import java.util.List;
 

@@ -1,9 +1,11 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.irisjvm.core.IrisPlatformException;
+import dev.irisjvm.core.gpu.DeviceProperties;
+import dev.irisjvm.core.gpu.Platform;
 import org.junit.jupiter.api.Test;
 
 class BuiltArchitecturesTest {

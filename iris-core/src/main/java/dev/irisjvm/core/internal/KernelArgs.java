@@ -1,4 +1,4 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

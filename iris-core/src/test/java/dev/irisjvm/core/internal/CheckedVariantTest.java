@@ -1,7 +1,8 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.irisjvm.core.gpu.Platform;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -1,4 +1,4 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
 import dev.irisjvm.runtime.global.IrisRuntime;
 import org.bytedeco.javacpp.BytePointer;

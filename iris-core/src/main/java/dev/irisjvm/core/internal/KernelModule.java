@@ -1,7 +1,9 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
 import dev.irisjvm.core.IrisException;
 import dev.irisjvm.core.IrisPlatformException;
+import dev.irisjvm.core.gpu.NativeResource;
+import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import dev.irisjvm.runtime.iris_function_s;
 import dev.irisjvm.runtime.iris_module_s;
@@ -152,6 +154,11 @@ public final class KernelModule extends NativeResource {
                 : "'" + resolved + "' (for '" + resource + "' on " + platform + ")";
         return new IrisException(NativeCalls.rankLabel() + ": kernel module resource " + what + " not found next to "
                 + anchor.getName() + " (is the native build part of the class path?)");
+    }
+
+    /** Throws if the module is closed: its kernels cannot run then. */
+    void requireOpen() {
+        ensureOpen();
     }
 
     /** The kernel of that {@code extern "C"} name; looked up once, then cached. */

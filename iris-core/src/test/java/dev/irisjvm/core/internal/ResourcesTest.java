@@ -1,10 +1,11 @@
-package dev.irisjvm.core;
+package dev.irisjvm.core.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.irisjvm.core.IrisException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,8 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.core.gpu.Gpu;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -1,4 +1,4 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.IrisPlatformException;

@@ -1,5 +1,6 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
+import dev.irisjvm.core.gpu.NativeResource;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,6 +1,8 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
 import dev.irisjvm.core.IrisPlatformException;
+import dev.irisjvm.core.gpu.DeviceProperties;
+import dev.irisjvm.core.gpu.Platform;
 
 /**
  * The NVIDIA GPUs this build's device code runs on. The portable modules (the runtime's barrier,

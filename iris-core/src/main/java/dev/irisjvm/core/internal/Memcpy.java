@@ -1,5 +1,6 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
+import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import org.bytedeco.javacpp.Pointer;
 
@@ -8,15 +9,15 @@ public final class Memcpy {
     private Memcpy() {}
 
     public static void hostToDevice(long dst, Pointer src, long bytes, Stream stream) {
-        NativeCalls.check(IrisRuntime.iris_memcpy_htod(dst, src, bytes, stream.handle()), "iris_memcpy_htod");
+        NativeCalls.check(IrisRuntime.iris_memcpy_htod(dst, src, bytes, StreamHandles.of(stream)), "iris_memcpy_htod");
     }
 
     public static void deviceToHost(Pointer dst, long src, long bytes, Stream stream) {
-        NativeCalls.check(IrisRuntime.iris_memcpy_dtoh(dst, src, bytes, stream.handle()), "iris_memcpy_dtoh");
+        NativeCalls.check(IrisRuntime.iris_memcpy_dtoh(dst, src, bytes, StreamHandles.of(stream)), "iris_memcpy_dtoh");
     }
 
     public static void deviceToDevice(long dst, long src, long bytes, Stream stream) {
-        NativeCalls.check(IrisRuntime.iris_memcpy_dtod(dst, src, bytes, stream.handle()), "iris_memcpy_dtod");
+        NativeCalls.check(IrisRuntime.iris_memcpy_dtod(dst, src, bytes, StreamHandles.of(stream)), "iris_memcpy_dtod");
     }
 
     /**
@@ -25,11 +26,11 @@ public final class Memcpy {
      * {@link #deviceToDevice} does the same copy and can be.
      */
     public static void peer(long dst, int dstDevice, long src, int srcDevice, long bytes, Stream stream) {
-        NativeCalls.check(IrisRuntime.iris_memcpy_peer(dst, dstDevice, src, srcDevice, bytes, stream.handle()),
+        NativeCalls.check(IrisRuntime.iris_memcpy_peer(dst, dstDevice, src, srcDevice, bytes, StreamHandles.of(stream)),
                 "iris_memcpy_peer");
     }
 
     public static void memset(long dst, int value, long bytes, Stream stream) {
-        NativeCalls.check(IrisRuntime.iris_memset_d8(dst, (byte) value, bytes, stream.handle()), "iris_memset_d8");
+        NativeCalls.check(IrisRuntime.iris_memset_d8(dst, (byte) value, bytes, StreamHandles.of(stream)), "iris_memset_d8");
     }
 }

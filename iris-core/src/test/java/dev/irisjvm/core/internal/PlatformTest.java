@@ -1,4 +1,4 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.IrisException;
 import dev.irisjvm.core.IrisPlatformException;
+import dev.irisjvm.core.gpu.Gpu;
+import dev.irisjvm.core.gpu.Platform;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
+import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import dev.irisjvm.runtime.iris_function_s;
 import org.bytedeco.javacpp.IntPointer;
@@ -38,9 +40,9 @@ public final class Kernel {
      * memory (IRIS_LAUNCH_OVERLAP_PREVIOUS in iris_runtime.h).
      */
     public void launch(LaunchShape shape, Stream stream, KernelArgs args, boolean overlapPrevious) {
-        module.ensureOpen();
+        module.requireOpen();
         int status = IrisRuntime.iris_launch_ex(handle, shape.gridX(), shape.gridY(), shape.gridZ(),
-                shape.blockX(), shape.blockY(), shape.blockZ(), shape.sharedBytes(), stream.handle(),
+                shape.blockX(), shape.blockY(), shape.blockZ(), shape.sharedBytes(), StreamHandles.of(stream),
                 args.buffer(), args.offsets(), args.count(), overlapPrevious ? IrisRuntime.IRIS_LAUNCH_OVERLAP_PREVIOUS : 0);
         if (status != IrisRuntime.IRIS_SUCCESS) {
             throw NativeCalls.failure(status, "iris_launch(" + name + ")");
@@ -55,7 +57,7 @@ public final class Kernel {
 
     /** Allows more than 48 KiB of dynamic shared memory per block. */
     public void setMaxDynamicSharedBytes(int bytes) {
-        module.ensureOpen();
+        module.requireOpen();
         NativeCalls.check(IrisRuntime.iris_function_set_max_dynamic_shared_memory(handle, bytes),
                 "iris_function_set_max_dynamic_shared_memory(" + name + ")");
     }
@@ -64,7 +66,7 @@ public final class Kernel {
     public record Attributes(int registers, int staticSharedBytes, int localBytes, int maxThreadsPerBlock) {}
 
     public Attributes attributes() {
-        module.ensureOpen();
+        module.requireOpen();
         try (IntPointer regs = new IntPointer(1); IntPointer smem = new IntPointer(1);
                 IntPointer local = new IntPointer(1); IntPointer maxThreads = new IntPointer(1)) {
             NativeCalls.check(IrisRuntime.iris_function_attributes(handle, regs, smem, local, maxThreads),

@@ -1,4 +1,4 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.IrisNativeException;
 import dev.irisjvm.core.IrisPlatformException;
+import dev.irisjvm.core.gpu.Gpu;
+import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;

@@ -1,6 +1,7 @@
-package dev.irisjvm.core.gpu;
+package dev.irisjvm.core.internal;
 
 import dev.irisjvm.core.IrisException;
+import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import java.io.File;
 import java.nio.file.Files;

@@ -1,0 +1,25 @@
+/**
+ * Iris's Java API: join a multi-GPU job, allocate symmetric tensors, and reach other ranks' tiles.
+ *
+ * <pre>{@code
+ * try (Iris iris = Iris.init()) {
+ *     SymTensor buffer = iris.heap().zeros(DType.F32, 4096);
+ *     buffer.whole().on((iris.rank() + 1) % iris.worldSize()).storeRemote(buffer.whole());
+ *     iris.barrier();
+ * }
+ * }</pre>
+ *
+ * Exported: {@code dev.irisjvm.core} (Iris, IrisConfig, SymmetricHeap, SymTensor, Tile, RemoteTile,
+ * DType, the exceptions) and {@code dev.irisjvm.core.gpu} (streams, events, graphs, devices).
+ * {@code dev.irisjvm.core.internal} (native calls, kernel launching, memory copies) is for
+ * iris-kernels only; the allocator, the rendezvous and the environment parsing are not exported.
+ */
+module dev.irisjvm.core {
+    requires dev.irisjvm.runtime;
+    requires org.bytedeco.javacpp;
+    requires org.slf4j;
+
+    exports dev.irisjvm.core;
+    exports dev.irisjvm.core.gpu;
+    exports dev.irisjvm.core.internal to dev.irisjvm.kernels;
+}
