@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Which module checked mode loads, without a GPU: the resources in
- * src/test/resources/dev/irisjvm/core/gpu/checked-test stand for a module with its checked variant
+ * src/test/resources/dev/irisjvm/core/internal/checked-test stand for a module with its checked variant
  * (both platforms), one whose variant the build skipped (with the marker saying why) and one
  * without either.
  */

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The platform choice and the "not available on this platform" paths, none of which needs a GPU:
- * module resources come from src/test/resources/dev/irisjvm/core/gpu/platform-test (a portable
+ * module resources come from src/test/resources/dev/irisjvm/core/internal/platform-test (a portable
  * module with both forms, an NVIDIA-only one with its .unavailable-hip marker, a CUDA-only one).
  */
 class PlatformTest {
@@ -106,7 +106,7 @@ class PlatformTest {
                 () -> KernelModule.readImage(PlatformTest.class, "platform-test/nothing.fatbin", Platform.HIP));
         assertFalse(e instanceof IrisPlatformException, e.getMessage());
         assertEquals("rank ?: kernel module resource 'platform-test/nothing.hsaco' (for 'platform-test/nothing.fatbin' on HIP)"
-                + " not found next to dev.irisjvm.core.gpu.PlatformTest (is the native build part of the class path?)", e.getMessage());
+                + " not found next to dev.irisjvm.core.internal.PlatformTest (is the native build part of the class path?)", e.getMessage());
     }
 
     @Test
