@@ -10,9 +10,10 @@
  * }</pre>
  *
  * Exported: {@code dev.irisjvm.core} (Iris, IrisConfig, SymmetricHeap, SymTensor, Tile, RemoteTile,
- * DType, the exceptions) and {@code dev.irisjvm.core.gpu} (streams, events, graphs, devices).
+ * DType, the exceptions), {@code dev.irisjvm.core.gpu} (streams, events, graphs, devices) and
+ * {@code dev.irisjvm.core.env} (where a process sits in its job, as its launcher says).
  * {@code dev.irisjvm.core.internal} (native calls, kernel launching, memory copies) is for
- * iris-kernels only; the allocator, the rendezvous and the environment parsing are not exported.
+ * iris-kernels only; the allocator and the rendezvous are not exported.
  */
 module dev.irisjvm.core {
     requires dev.irisjvm.runtime;
@@ -20,6 +21,7 @@ module dev.irisjvm.core {
     requires org.slf4j;
 
     exports dev.irisjvm.core;
+    exports dev.irisjvm.core.env;
     exports dev.irisjvm.core.gpu;
     exports dev.irisjvm.core.internal to dev.irisjvm.kernels;
 }

@@ -45,7 +45,7 @@ class ModulePathTest {
 
         assertTrue(resolved.keySet().containsAll(List.of("dev.irisjvm.examples", "dev.irisjvm.kernels", "dev.irisjvm.core",
                 "dev.irisjvm.runtime", "org.bytedeco.javacpp", "org.slf4j")), resolved.keySet().toString());
-        assertEquals(Set.of("dev.irisjvm.core", "dev.irisjvm.core.gpu"), exports(resolved.get("dev.irisjvm.core"), null));
+        assertEquals(Set.of("dev.irisjvm.core", "dev.irisjvm.core.env", "dev.irisjvm.core.gpu"), exports(resolved.get("dev.irisjvm.core"), null));
         assertEquals(Set.of("dev.irisjvm.core.internal"), exports(resolved.get("dev.irisjvm.core"), "dev.irisjvm.kernels"));
         assertEquals(Set.of("dev.irisjvm.kernels.attention", "dev.irisjvm.kernels.ccl", "dev.irisjvm.kernels.fused",
                 "dev.irisjvm.kernels.gemm"), exports(resolved.get("dev.irisjvm.kernels"), null));
