@@ -26,8 +26,9 @@ class LauncherEnvironmentTest {
         assertEquals(0, result.exitCode(), String.join("\n", lines));
 
         Map<String, String> rank1 = variables(lines.get(1));
-        rank1.put("IRIS_JOB_TOKEN", "shared0123");  // a secret, so the dry run does not show it
-        assertEquals(new RankEnvironment(1, 4, 1, 4, 0, 1, "gpu03", 29600, "shared0123", "IRIS"),
+        String token = rank1.get("IRIS_JOB_TOKEN");  // the job's own, new for each run
+        assertEquals(32, token.length(), lines.get(1));
+        assertEquals(new RankEnvironment(1, 4, 1, 4, 0, 1, "gpu03", 29600, token, "IRIS"),
                 RankEnvironment.fromEnvironment(rank1));
     }
 
