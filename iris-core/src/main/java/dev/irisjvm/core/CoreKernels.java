@@ -1,10 +1,10 @@
 package dev.irisjvm.core;
 
-import dev.irisjvm.core.gpu.Kernel;
-import dev.irisjvm.core.gpu.KernelArgs;
-import dev.irisjvm.core.gpu.KernelModule;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Kernel;
+import dev.irisjvm.core.internal.KernelArgs;
+import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.runtime.global.IrisRuntime;
 
 /**

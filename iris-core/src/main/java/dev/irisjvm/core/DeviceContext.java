@@ -1,6 +1,6 @@
 package dev.irisjvm.core;
 
-import dev.irisjvm.core.gpu.AbiLayout;
+import dev.irisjvm.core.internal.AbiLayout;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import dev.irisjvm.runtime.abi.iris_ctx;
 import java.nio.ByteBuffer;

@@ -1,6 +1,6 @@
 package dev.irisjvm.core;
 
-import dev.irisjvm.core.gpu.IpcHandles;
+import dev.irisjvm.core.internal.IpcHandles;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 

@@ -1,19 +1,19 @@
 package dev.irisjvm.core;
 
-import dev.irisjvm.core.gpu.BuiltArchitectures;
 import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.Gpu;
-import dev.irisjvm.core.gpu.IpcHandles;
-import dev.irisjvm.core.gpu.MappedHostMemory;
-import dev.irisjvm.core.gpu.Memcpy;
-import dev.irisjvm.core.gpu.NativeCalls;
-import dev.irisjvm.core.gpu.NativeLibrary;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
-import dev.irisjvm.runtime.global.IrisRuntime;
+import dev.irisjvm.core.internal.BuiltArchitectures;
+import dev.irisjvm.core.internal.IpcHandles;
+import dev.irisjvm.core.internal.MappedHostMemory;
+import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.core.internal.NativeCalls;
+import dev.irisjvm.core.internal.NativeLibrary;
 import dev.irisjvm.core.rendezvous.RankWatchdog;
 import dev.irisjvm.core.rendezvous.Rendezvous;
 import dev.irisjvm.core.rendezvous.RendezvousConfig;
+import dev.irisjvm.runtime.global.IrisRuntime;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -355,8 +356,21 @@ public final class Iris implements AutoCloseable {
         rendezvous.close();  // a host-side step waiting for the lost rank ends now, not at its timeout
     }
 
-    /** The first rank this rank's watchdog found gone, or null. */
-    public RankWatchdog.Loss lostRank() {
+    /**
+     * The first rank this rank's watchdog found gone, if any: after an {@link IrisRankLostException},
+     * every collective call fails at once, naming it.
+     *
+     * <pre>{@code
+     * iris.lostRank().ifPresent(r -> log.error("rank {} is gone; shutting down", r));
+     * }</pre>
+     */
+    public OptionalInt lostRank() {
+        RankWatchdog.Loss loss = loss();
+        return loss == null ? OptionalInt.empty() : OptionalInt.of(loss.rank());
+    }
+
+    /** The watchdog's first loss, with its reason, or null. */
+    private RankWatchdog.Loss loss() {
         RankWatchdog w = watchdog;
         return w == null ? null : w.loss();
     }
@@ -367,7 +381,7 @@ public final class Iris implements AutoCloseable {
     }
 
     private void ensureNoLoss(String op) {
-        RankWatchdog.Loss loss = lostRank();
+        RankWatchdog.Loss loss = loss();
         if (loss != null) {
             throw lossException(op, loss, null);
         }
@@ -445,7 +459,7 @@ public final class Iris implements AutoCloseable {
 
     /** Raises what a kernel recorded in this rank's status (e.g. a wait that timed out). */
     public void checkDeviceStatus() {
-        RankWatchdog.Loss loss = lostRank();
+        RankWatchdog.Loss loss = loss();
         DeviceStatusRecord.check(status.buffer(), world, config.deviceTimeout().toMillis(), Iris::readDeviceString,
                 loss == null ? null : loss.reason() + " (noticed by rank " + loss.reportedBy() + ")");
     }
@@ -536,7 +550,7 @@ public final class Iris implements AutoCloseable {
         try {
             stream.synchronize();
             checkDeviceStatus();
-            if (lostRank() == null) {
+            if (loss() == null) {
                 rendezvous.barrier();
             }
         } catch (IrisRankLostException lost) {

@@ -1,7 +1,7 @@
 package dev.irisjvm.core;
 
-import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Memcpy;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;

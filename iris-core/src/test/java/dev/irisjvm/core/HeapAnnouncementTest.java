@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.irisjvm.core.gpu.IpcHandles;
+import dev.irisjvm.core.internal.IpcHandles;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 

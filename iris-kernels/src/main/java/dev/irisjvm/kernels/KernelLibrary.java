@@ -1,7 +1,7 @@
 package dev.irisjvm.kernels;
 
 import dev.irisjvm.core.Iris;
-import dev.irisjvm.core.gpu.KernelModule;
+import dev.irisjvm.core.internal.KernelModule;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 

@@ -1,7 +1,7 @@
 package dev.irisjvm.kernels;
 
 import dev.irisjvm.core.DType;
-import dev.irisjvm.core.gpu.TensorMap;
+import dev.irisjvm.core.internal.TensorMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

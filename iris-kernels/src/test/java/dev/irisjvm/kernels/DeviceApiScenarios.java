@@ -1,7 +1,5 @@
 package dev.irisjvm.kernels;
 
-import dev.irisjvm.core.testing.ExpectedDeviceError;
-import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.HalfFloats;
@@ -11,11 +9,13 @@ import dev.irisjvm.core.IrisDeviceException;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.gpu.DeviceMemory;
-import dev.irisjvm.core.gpu.KernelArgs;
-import dev.irisjvm.core.gpu.KernelModule;
 import dev.irisjvm.core.gpu.LaunchShape;
-import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.KernelArgs;
+import dev.irisjvm.core.internal.KernelModule;
+import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.core.testing.ExpectedDeviceError;
+import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import java.time.Duration;

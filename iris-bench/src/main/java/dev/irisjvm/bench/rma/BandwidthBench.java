@@ -3,8 +3,8 @@ package dev.irisjvm.bench.rma;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.LaunchShape;
-import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.rma.RmaKernels;
 
 /**

@@ -2,8 +2,8 @@ package dev.irisjvm.bench.rma;
 
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.gpu.Event;
-import dev.irisjvm.core.gpu.MappedHostMemory;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.MappedHostMemory;
 import dev.irisjvm.kernels.rma.RmaKernels;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,8 +4,8 @@ import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.rma.RmaKernels;
 
 /**

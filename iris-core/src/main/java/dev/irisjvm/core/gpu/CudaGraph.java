@@ -1,5 +1,6 @@
 package dev.irisjvm.core.gpu;
 
+import dev.irisjvm.core.internal.NativeCalls;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import dev.irisjvm.runtime.iris_graph_s;
 

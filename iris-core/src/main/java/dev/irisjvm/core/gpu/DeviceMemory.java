@@ -1,5 +1,7 @@
 package dev.irisjvm.core.gpu;
 
+import dev.irisjvm.core.internal.NativeCalls;
+import dev.irisjvm.core.internal.NativeLibrary;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import org.bytedeco.javacpp.LongPointer;
 

@@ -1,6 +1,7 @@
 package dev.irisjvm.core.gpu;
 
 import dev.irisjvm.core.IrisException;
+import dev.irisjvm.core.internal.NativeCalls;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**

@@ -1,6 +1,8 @@
 package dev.irisjvm.core.gpu;
 
 import dev.irisjvm.core.IrisPlatformException;
+import dev.irisjvm.core.internal.NativeCalls;
+import dev.irisjvm.core.internal.NativeLibrary;
 import java.util.Locale;
 import java.util.Map;
 
@@ -77,7 +79,7 @@ public enum Platform {
     }
 
     /** The JavaCPP platform extension under which this platform's native libraries live ("" or "-hip"). */
-    String javacppExtension() {
+    public String javacppExtension() {
         return classifierSuffix;
     }
 

@@ -1,5 +1,8 @@
 package dev.irisjvm.core.gpu;
 
+import dev.irisjvm.core.internal.NativeCalls;
+import dev.irisjvm.core.internal.NativeLibrary;
+import dev.irisjvm.core.internal.StreamHandles;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import dev.irisjvm.runtime.iris_stream_s;
 import org.bytedeco.javacpp.IntPointer;
@@ -25,6 +28,10 @@ import org.bytedeco.javacpp.Pointer;
  * }</pre>
  */
 public final class Stream extends NativeResource {
+    static {
+        StreamHandles.install(Stream::handle);
+    }
+
     private final iris_stream_s handle;
     private final boolean owned;
 
@@ -61,7 +68,7 @@ public final class Stream extends NativeResource {
         return owned;
     }
 
-    /** The JavaCPP handle, for the native layer. */
+    /** The JavaCPP handle, for the native layer (outside this package: {@link StreamHandles}). */
     iris_stream_s handle() {
         ensureOpen();
         return handle;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.IrisException;
+import dev.irisjvm.core.internal.NativeLibrary;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.irisjvm.core.gpu.Gpu;
-import dev.irisjvm.core.launch.GpuPlacement;
+import dev.irisjvm.launch.GpuPlacement;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

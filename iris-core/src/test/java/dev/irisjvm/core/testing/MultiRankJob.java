@@ -1,8 +1,8 @@
 package dev.irisjvm.core.testing;
 
-import dev.irisjvm.core.launch.LaunchOptions;
-import dev.irisjvm.core.launch.LaunchResult;
-import dev.irisjvm.core.launch.Launcher;
+import dev.irisjvm.launch.LaunchOptions;
+import dev.irisjvm.launch.LaunchResult;
+import dev.irisjvm.launch.Launcher;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

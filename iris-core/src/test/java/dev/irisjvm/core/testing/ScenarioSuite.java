@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
-import dev.irisjvm.core.launch.LaunchResult;
+import dev.irisjvm.launch.LaunchResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,7 +61,7 @@ public final class ScenarioSuite {
         if (job == null && jobFailure == null) {
             world = GpuTestSupport.worldSize();
             try {
-                UnaryOperator<dev.irisjvm.core.launch.LaunchOptions> withEnv = o -> env.isEmpty() ? o : o.withExtraEnv(env);
+                UnaryOperator<dev.irisjvm.launch.LaunchOptions> withEnv = o -> env.isEmpty() ? o : o.withExtraEnv(env);
                 job = MultiRankJob.run(world, limit, withEnv, mainClass);
             } catch (RuntimeException e) {
                 jobFailure = e;  // every test reports it; the job is not started again

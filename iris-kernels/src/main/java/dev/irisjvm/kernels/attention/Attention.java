@@ -1,6 +1,5 @@
 package dev.irisjvm.kernels.attention;
 
-import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.IrisException;
@@ -8,12 +7,13 @@ import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.Gpu;
-import dev.irisjvm.core.gpu.Kernel;
-import dev.irisjvm.core.gpu.KernelArgs;
-import dev.irisjvm.core.gpu.KernelModule;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
-import dev.irisjvm.core.gpu.TensorMap;
+import dev.irisjvm.core.internal.Kernel;
+import dev.irisjvm.core.internal.KernelArgs;
+import dev.irisjvm.core.internal.KernelModule;
+import dev.irisjvm.core.internal.Resources;
+import dev.irisjvm.core.internal.TensorMap;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.TensorMapCache;
 import java.util.HashMap;
@@ -319,7 +319,7 @@ public final class Attention implements AutoCloseable {
      * The tensor map the kernels read a [rows, headDim] 16-bit matrix at {@code address} through:
      * boxes of 64 elements x 128 rows, 128-byte swizzle. Cached per (dtype, address, rows, headDim).
      */
-    public synchronized TensorMap tensorMap(DType dtype, long address, long rows, int headDim) {
+    synchronized TensorMap tensorMap(DType dtype, long address, long rows, int headDim) {
         ensureOpen();
         return maps.tiled2d(dtype, address, headDim, rows, headDim * 2L, BOX_INNER, BOX_OUTER);
     }

@@ -1,16 +1,16 @@
 package dev.irisjvm.kernels.attention;
 
-import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceBarrier;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.gpu.Kernel;
-import dev.irisjvm.core.gpu.KernelArgs;
-import dev.irisjvm.core.gpu.KernelModule;
-import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Kernel;
+import dev.irisjvm.core.internal.KernelArgs;
+import dev.irisjvm.core.internal.KernelModule;
+import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.KernelLibrary;
 import java.util.HashMap;
 import java.util.Map;

@@ -1,14 +1,14 @@
 package dev.irisjvm.kernels.attention;
 
-import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DeviceBarrier;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.DeviceMemory;
 import dev.irisjvm.core.gpu.Event;
-import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.core.internal.Resources;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

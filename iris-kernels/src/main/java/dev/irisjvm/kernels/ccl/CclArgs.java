@@ -1,7 +1,7 @@
 package dev.irisjvm.kernels.ccl;
 
 import dev.irisjvm.core.DeviceContext;
-import dev.irisjvm.core.gpu.DeviceAddress;
+import dev.irisjvm.core.internal.DeviceAddress;
 import dev.irisjvm.runtime.abi.iris_ccl_args;
 import dev.irisjvm.runtime.abi.iris_ccl_counts;
 import org.bytedeco.javacpp.BytePointer;

@@ -1,14 +1,14 @@
 package dev.irisjvm.kernels.ccl;
 
-import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.DeviceBarrier;
+import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.Iris;
-import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.gpu.Event;
-import dev.irisjvm.core.gpu.Kernel;
 import dev.irisjvm.core.gpu.LaunchShape;
-import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Kernel;
+import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.core.internal.Resources;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntToLongFunction;

@@ -1,6 +1,6 @@
 package dev.irisjvm.kernels.fused;
 
-import dev.irisjvm.core.gpu.NativeCalls;
+import dev.irisjvm.core.internal.NativeCalls;
 import dev.irisjvm.kernels.gemm.Gemm;
 
 /**

@@ -1,6 +1,5 @@
 package dev.irisjvm.kernels.fused;
 
-import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceBarrier;
 import dev.irisjvm.core.DeviceContext;
@@ -9,15 +8,17 @@ import dev.irisjvm.core.IrisException;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.DeviceMemory;
 import dev.irisjvm.core.gpu.DeviceProperties;
-import dev.irisjvm.core.gpu.Kernel;
-import dev.irisjvm.core.gpu.KernelArgs;
-import dev.irisjvm.core.gpu.KernelModule;
 import dev.irisjvm.core.gpu.LaunchShape;
-import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
-import dev.irisjvm.core.gpu.TensorMap;
+import dev.irisjvm.core.internal.Kernel;
+import dev.irisjvm.core.internal.KernelArgs;
+import dev.irisjvm.core.internal.KernelModule;
+import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.core.internal.Resources;
+import dev.irisjvm.core.internal.TensorMap;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.MainloopMaps;
 import dev.irisjvm.kernels.TensorMapCache;
 import dev.irisjvm.kernels.fused.FusedChecks.Operand;
 import dev.irisjvm.kernels.gemm.Gemm;
@@ -520,14 +521,14 @@ public abstract sealed class FusedGemm implements AutoCloseable
 
     /** A's map (contiguous M x K), as the GEMM builds it. */
     private TensorMap mapA(DType type, long address, long rows, long cols) {
-        return Gemm.operandMapA(maps, type, address, rows, cols, cols * type.byteSize());
+        return MainloopMaps.operandMapA(maps, type, address, rows, cols, cols * type.byteSize());
     }
 
     /** B's map (contiguous; N x K for NK, K x N for KN), as the GEMM builds it, for this instance's tile width. */
     private TensorMap mapB(DType type, long address, GemmLayout layout, long n, long k) {
         boolean nk = layout == GemmLayout.NK;
         long cols = nk ? k : n;
-        return Gemm.operandMapB(maps, type, address, layout, nk ? n : k, cols, cols * type.byteSize(), tileN);
+        return MainloopMaps.operandMapB(maps, type, address, layout, nk ? n : k, cols, cols * type.byteSize(), tileN);
     }
 
     // ---- tracing -----------------------------------------------------------------------------------

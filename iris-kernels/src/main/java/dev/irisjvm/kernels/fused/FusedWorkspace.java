@@ -1,11 +1,11 @@
 package dev.irisjvm.kernels.fused;
 
-import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.SymmetricHeap;
-import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.gemm.Gemm;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,18 +1,21 @@
 package dev.irisjvm.kernels.gemm;
 
-import dev.irisjvm.core.Resources;
+import static dev.irisjvm.kernels.MainloopMaps.operandMapA;
+import static dev.irisjvm.kernels.MainloopMaps.operandMapB;
+
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.Gpu;
-import dev.irisjvm.core.gpu.Kernel;
-import dev.irisjvm.core.gpu.KernelArgs;
-import dev.irisjvm.core.gpu.KernelModule;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
-import dev.irisjvm.core.gpu.TensorMap;
+import dev.irisjvm.core.internal.Kernel;
+import dev.irisjvm.core.internal.KernelArgs;
+import dev.irisjvm.core.internal.KernelModule;
+import dev.irisjvm.core.internal.Resources;
+import dev.irisjvm.core.internal.TensorMap;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.TensorMapCache;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -103,14 +106,6 @@ public final class Gemm implements AutoCloseable {
     public static final int SWIZZLE_BYTES = 128;
     /** Tile rows per group of the grouped tile order, unless {@link Options} say otherwise. */
     public static final int DEFAULT_GROUP_M = 8;
-    /** Box of A's map: 64 elements of K x 128 rows of M. */
-    static final int A_BOX_INNER = TILE_K;
-    static final int A_BOX_OUTER = TILE_M;
-    /** Box of an NK B's map: 64 elements of K x a tile's N rows. */
-    static final int B_NK_BOX_INNER = TILE_K;
-    /** Box of a KN B's map: 64 elements of N x 64 rows of K (four boxes cover a tile's 256 columns, two a narrow tile's). */
-    static final int B_KN_BOX_INNER = 64;
-    static final int B_KN_BOX_OUTER = TILE_K;
     /** Tensor maps kept per instance (least recently used ones are dropped). */
     static final int MAP_CACHE_ENTRIES = 256;
 
@@ -264,7 +259,7 @@ public final class Gemm implements AutoCloseable {
     // ---- parts, for kernels that reuse the GEMM's mainloop -----------------------------------------
 
     /** A's tensor map: K elements per row, M rows, lda apart; boxes of 128 rows x 64 elements, 128-byte swizzle. */
-    public synchronized TensorMap tensorMapA(GemmProblem p) {
+    synchronized TensorMap tensorMapA(GemmProblem p) {
         ensureOpen();
         DeviceMatrix a = p.a();
         return operandMapA(maps, a.dtype(), a.address(), a.rows(), a.cols(), a.rowStrideBytes());
@@ -274,45 +269,10 @@ public final class Gemm implements AutoCloseable {
      * B's tensor map: for NK, K elements per row and N rows, boxes of 256 rows x 64 elements; for KN,
      * N elements per row and K rows, boxes of 64 rows x 64 elements. 128-byte swizzle.
      */
-    public synchronized TensorMap tensorMapB(GemmProblem p) {
+    synchronized TensorMap tensorMapB(GemmProblem p) {
         ensureOpen();
         DeviceMatrix b = p.b();
         return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes());
-    }
-
-    /**
-     * A's tensor map for the GEMM mainloop (gemm/config.cuh), from {@code maps}: an M x K matrix
-     * ({@code rows} x {@code cols}), boxes of 128 rows x 64 elements. Kernels that reuse the mainloop
-     * (the fused ones) build their maps here too.
-     */
-    public static TensorMap operandMapA(TensorMapCache maps, DType type, long address, long rows, long cols,
-                                        long rowStrideBytes) {
-        return maps.tiled2d(type, address, cols, rows, rowStrideBytes, A_BOX_INNER, A_BOX_OUTER);
-    }
-
-    /**
-     * B's tensor map for the GEMM mainloop, from {@code maps}: for NK an N x K matrix with boxes of 256
-     * rows x 64 elements, for KN a K x N matrix with boxes of 64 rows x 64 elements.
-     */
-    public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
-                                        long cols, long rowStrideBytes) {
-        return operandMapB(maps, type, address, layout, rows, cols, rowStrideBytes, TILE_N);
-    }
-
-    /**
-     * B's tensor map for a mainloop with tiles of {@code tileN} columns ({@link #TILE_N}, {@link
-     * #MID_TILE_N} or {@link #NARROW_TILE_N}): an NK box holds a tile's N rows; KN boxes do not
-     * depend on it.
-     */
-    public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
-                                        long cols, long rowStrideBytes, int tileN) {
-        if (tileN != TILE_N && tileN != MID_TILE_N && tileN != NARROW_TILE_N) {
-            throw new IllegalArgumentException("tile width " + tileN + ": the mainloop takes " + TILE_N + ", " + MID_TILE_N
-                    + " or " + NARROW_TILE_N);
-        }
-        boolean nk = layout == GemmLayout.NK;
-        return maps.tiled2d(type, address, cols, rows, rowStrideBytes, nk ? B_NK_BOX_INNER : B_KN_BOX_INNER,
-                nk ? tileN : B_KN_BOX_OUTER);
     }
 
     /** min(SMs, tiles) blocks of {@value #THREADS} threads with {@value #SHARED_BYTES} bytes of shared memory. */

@@ -3,8 +3,8 @@ package dev.irisjvm.kernels.gemm;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.gpu.DeviceProperties;
-import dev.irisjvm.core.gpu.NativeCalls;
 import dev.irisjvm.core.gpu.Platform;
+import dev.irisjvm.core.internal.NativeCalls;
 import java.util.Arrays;
 
 /**

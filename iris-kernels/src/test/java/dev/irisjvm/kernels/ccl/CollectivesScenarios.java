@@ -1,7 +1,5 @@
 package dev.irisjvm.kernels.ccl;
 
-import dev.irisjvm.core.testing.ExpectedDeviceError;
-import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.HalfFloats;
 import dev.irisjvm.core.Iris;
@@ -10,8 +8,10 @@ import dev.irisjvm.core.IrisDeviceException;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.gpu.CudaGraph;
-import dev.irisjvm.core.gpu.Memcpy;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.core.testing.ExpectedDeviceError;
+import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.ccl.CclReference.Accumulator;

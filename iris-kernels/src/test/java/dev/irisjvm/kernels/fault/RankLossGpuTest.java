@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.irisjvm.core.launch.LaunchResult;
+import dev.irisjvm.launch.LaunchResult;
 import dev.irisjvm.core.testing.GpuTestSupport;
 import dev.irisjvm.core.testing.MultiRankJob;
 import java.time.Duration;

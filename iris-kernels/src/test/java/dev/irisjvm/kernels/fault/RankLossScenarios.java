@@ -6,9 +6,9 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.IrisRankLostException;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.gpu.Kernel;
-import dev.irisjvm.core.gpu.KernelArgs;
 import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.core.internal.Kernel;
+import dev.irisjvm.core.internal.KernelArgs;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.kernels.KernelLibrary;
@@ -17,6 +17,7 @@ import dev.irisjvm.kernels.ccl.ReduceOp;
 import dev.irisjvm.kernels.fused.GemmAllReduce;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import java.time.Duration;
+import java.util.OptionalInt;
 
 /**
  * One rank dies with SIGKILL while the others are inside a collective operation; run by
@@ -145,7 +146,7 @@ public final class RankLossScenarios {
                 + WATCHDOG_TIMEOUT_MS + " ms, device timeout " + DEVICE_TIMEOUT_MS + " ms)");
         boolean idle = iris.stream().isIdle();
         f.check(idle, () -> "a kernel is still running on the stream after the exception");
-        f.check(iris.lostRank() != null && iris.lostRank().rank() == victim, () -> "Iris.lostRank() is " + iris.lostRank());
+        f.check(iris.lostRank().equals(OptionalInt.of(victim)), () -> "Iris.lostRank() is " + iris.lostRank());
 
         // Every collective call fails at once now, naming the lost rank.
         for (Runnable call : new Runnable[] {iris::barrier, iris::hostBarrier, () -> iris.broadcast(1L, 0), operation}) {

@@ -2,8 +2,8 @@ package dev.irisjvm.kernels.fused;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
-import dev.irisjvm.core.Resources;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.ccl.ReduceOp;
 import dev.irisjvm.kernels.gemm.CublasGemm;

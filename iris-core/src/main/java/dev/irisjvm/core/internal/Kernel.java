@@ -1,0 +1,84 @@
+package dev.irisjvm.core.internal;
+
+import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.runtime.global.IrisRuntime;
+import dev.irisjvm.runtime.iris_function_s;
+import org.bytedeco.javacpp.IntPointer;
+import org.bytedeco.javacpp.Pointer;
+
+/**
+ * One kernel of a {@link KernelModule}. Launches are asynchronous on the given stream; argument
+ * and launch errors come back as exceptions naming the kernel.
+ */
+public final class Kernel {
+    private static final ThreadLocal<KernelArgs> SCRATCH = ThreadLocal.withInitial(KernelArgs::new);
+    /** The argument offsets of a kernel whose one parameter is a struct: the struct starts at 0. */
+    private static final IntPointer ONE_STRUCT = new IntPointer(1).put(0);
+
+    private final KernelModule module;
+    private final iris_function_s handle;
+    private final String name;
+
+    Kernel(KernelModule module, iris_function_s handle, String name) {
+        this.module = module;
+        this.handle = handle;
+        this.name = name;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Launches with arguments packed in {@code args}. */
+    public void launch(LaunchShape shape, Stream stream, KernelArgs args) {
+        launch(shape, stream, args, false);
+    }
+
+    /**
+     * Launches with arguments packed in {@code args}. With {@code overlapPrevious} the kernel may
+     * start before the kernel ahead of it on the stream has finished, once every block of that one
+     * has executed {@code griddepcontrol.launch_dependents} (programmatic dependent launch; HIP
+     * ignores it): only for kernels that execute {@code griddepcontrol.wait} before they touch any
+     * memory (IRIS_LAUNCH_OVERLAP_PREVIOUS in iris_runtime.h).
+     */
+    public void launch(LaunchShape shape, Stream stream, KernelArgs args, boolean overlapPrevious) {
+        launch(shape, stream, args.buffer(), args.offsets(), args.count(), overlapPrevious);
+    }
+
+    private void launch(LaunchShape shape, Stream stream, Pointer buffer, IntPointer offsets, int count, boolean overlapPrevious) {
+        module.requireOpen();
+        int status = IrisRuntime.iris_launch_ex(handle, shape.gridX(), shape.gridY(), shape.gridZ(),
+                shape.blockX(), shape.blockY(), shape.blockZ(), shape.sharedBytes(), StreamHandles.of(stream),
+                buffer, offsets, count, overlapPrevious ? IrisRuntime.IRIS_LAUNCH_OVERLAP_PREVIOUS : 0);
+        if (status != IrisRuntime.IRIS_SUCCESS) {
+            throw NativeCalls.failure(status, "iris_launch(" + name + ")");
+        }
+    }
+
+    /** Launches with boxed arguments (see {@link KernelArgs#putAll}); convenient off the hot path. */
+    public void launch(LaunchShape shape, Stream stream, Object... args) {
+        KernelArgs scratch = SCRATCH.get();
+        launch(shape, stream, scratch.clear().putAll(args));
+    }
+
+    /** Allows more than 48 KiB of dynamic shared memory per block. */
+    public void setMaxDynamicSharedBytes(int bytes) {
+        module.requireOpen();
+        NativeCalls.check(IrisRuntime.iris_function_set_max_dynamic_shared_memory(handle, bytes),
+                "iris_function_set_max_dynamic_shared_memory(" + name + ")");
+    }
+
+    /** Compiler facts about the kernel: registers, static shared memory, spill bytes, block limit. */
+    public record Attributes(int registers, int staticSharedBytes, int localBytes, int maxThreadsPerBlock) {}
+
+    public Attributes attributes() {
+        module.requireOpen();
+        try (IntPointer regs = new IntPointer(1); IntPointer smem = new IntPointer(1);
+                IntPointer local = new IntPointer(1); IntPointer maxThreads = new IntPointer(1)) {
+            NativeCalls.check(IrisRuntime.iris_function_attributes(handle, regs, smem, local, maxThreads),
+                    "iris_function_attributes(" + name + ")");
+            return new Attributes(regs.get(), smem.get(), local.get(), maxThreads.get());
+        }
+    }
+}

@@ -1,0 +1,12 @@
+/**
+ * Numbered examples, from one operation up. They export nothing: run them by name, on the class
+ * path or the module path.
+ *
+ * <pre>{@code
+ * bin/iris-run -n 2 -- java -p iris-examples/target/lib --add-modules ALL-MODULE-PATH \
+ *     -m dev.irisjvm.examples/dev.irisjvm.examples.Example00HelloWorld
+ * }</pre>
+ */
+module dev.irisjvm.examples {
+    requires dev.irisjvm.kernels;
+}

@@ -1,0 +1,62 @@
+package dev.irisjvm.kernels;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.internal.TensorMap;
+import dev.irisjvm.kernels.gemm.Gemm;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+
+/**
+ * The operands' tensor maps of the GEMM mainloop (gemm/config.cuh), for {@link Gemm} and the kernels
+ * that reuse its mainloop (the fused ones): one place for the boxes the mainloop's TMA loads expect.
+ *
+ * <pre>{@code
+ * TensorMap a = MainloopMaps.operandMapA(maps, DType.BF16, aAddress, m, k, k * 2L);
+ * }</pre>
+ */
+public final class MainloopMaps {
+    /** Box of A's map: 64 elements of K x 128 rows of M. */
+    static final int A_BOX_INNER = Gemm.TILE_K;
+    static final int A_BOX_OUTER = Gemm.TILE_M;
+    /** Box of an NK B's map: 64 elements of K x a tile's N rows. */
+    static final int B_NK_BOX_INNER = Gemm.TILE_K;
+    /** Box of a KN B's map: 64 elements of N x 64 rows of K (four boxes cover a tile's 256 columns, two a narrow tile's). */
+    static final int B_KN_BOX_INNER = 64;
+    static final int B_KN_BOX_OUTER = Gemm.TILE_K;
+
+    private MainloopMaps() {}
+
+    /**
+     * A's tensor map for the GEMM mainloop (gemm/config.cuh), from {@code maps}: an M x K matrix
+     * ({@code rows} x {@code cols}), boxes of 128 rows x 64 elements. Kernels that reuse the mainloop
+     * (the fused ones) build their maps here too.
+     */
+    public static TensorMap operandMapA(TensorMapCache maps, DType type, long address, long rows, long cols,
+                                        long rowStrideBytes) {
+        return maps.tiled2d(type, address, cols, rows, rowStrideBytes, A_BOX_INNER, A_BOX_OUTER);
+    }
+
+    /**
+     * B's tensor map for the GEMM mainloop, from {@code maps}: for NK an N x K matrix with boxes of 256
+     * rows x 64 elements, for KN a K x N matrix with boxes of 64 rows x 64 elements.
+     */
+    public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
+                                        long cols, long rowStrideBytes) {
+        return operandMapB(maps, type, address, layout, rows, cols, rowStrideBytes, Gemm.TILE_N);
+    }
+
+    /**
+     * B's tensor map for a mainloop with tiles of {@code tileN} columns ({@link Gemm#TILE_N}, {@link
+     * Gemm#MID_TILE_N} or {@link Gemm#NARROW_TILE_N}): an NK box holds a tile's N rows; KN boxes do not
+     * depend on it.
+     */
+    public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
+                                        long cols, long rowStrideBytes, int tileN) {
+        if (tileN != Gemm.TILE_N && tileN != Gemm.MID_TILE_N && tileN != Gemm.NARROW_TILE_N) {
+            throw new IllegalArgumentException("tile width " + tileN + ": the mainloop takes " + Gemm.TILE_N + ", "
+                    + Gemm.MID_TILE_N + " or " + Gemm.NARROW_TILE_N);
+        }
+        boolean nk = layout == GemmLayout.NK;
+        return maps.tiled2d(type, address, cols, rows, rowStrideBytes, nk ? B_NK_BOX_INNER : B_KN_BOX_INNER,
+                nk ? tileN : B_KN_BOX_OUTER);
+    }
+}
