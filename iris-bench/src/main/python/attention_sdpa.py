@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch's scaled_dot_product_attention on one GPU, on the shapes of the attention benchmark.
 
-The reference that bin/bench-attention measures before the Java part: for each sequence length
+The reference that bin/iris-bench attention measures before the Java part: for each sequence length
 and mask, SDPA with PyTorch's default backend choice, then with the flash and the cuDNN backends
 forced, each timed with CUDA events (warm-up calls, then one event pair per call, the median
 counts). Writes one JSON file:

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.attention;
 
+import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
@@ -29,7 +30,7 @@ import dev.irisjvm.kernels.attention.RingAttention;
 import dev.irisjvm.kernels.attention.RingStep;
 import dev.irisjvm.kernels.attention.Sharding;
 import dev.irisjvm.kernels.ccl.NcclComm;
-import dev.irisjvm.kernels.rma.RmaKernels;
+import dev.irisjvm.bench.rma.RmaKernels;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -45,9 +46,11 @@ import org.bytedeco.javacpp.BytePointer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
- * The attention benchmark, one JVM per rank ({@code bin/iris-run -n 2}); {@code bin/bench-attention}
+ * The attention benchmark, one JVM per rank ({@code bin/iris-run -n 2}); {@code bin/iris-bench attention}
  * runs it after PyTorch's SDPA ({@code attention_sdpa.py}) and before the report. Three parts, all
  * BF16, B 1 unless said, 32 query heads, 8 K/V heads, head size 128:
  *
@@ -87,6 +90,9 @@ public final class AttentionBench implements Callable<Integer> {
 
     @Mixin
     AttentionBenchOptions options = new AttentionBenchOptions();
+
+    @Spec
+    CommandSpec spec;
 
     private Iris iris;
     private SymmetricHeap heap;
@@ -176,7 +182,7 @@ public final class AttentionBench implements Callable<Integer> {
         if (rank == 0) {
             AttentionBenchResult result = new AttentionBenchResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
                     world + " x " + device.name() + " (" + device.multiprocessorCount() + " SMs, " + SizeList.format(device.totalGlobalMemory())
-                            + ", CC " + device.computeCapability() + ")", software, command(options, world), world, options.warmup, sdpa, local,
+                            + ", CC " + device.computeCapability() + ")", software, RunRecord.command(world, AttentionBench.class, spec), world, options.warmup, sdpa, local,
                     ring, decode);
             Path parent = options.out.toAbsolutePath().getParent();
             if (parent != null) {
@@ -561,14 +567,5 @@ public final class AttentionBench implements Callable<Integer> {
         }
         long bytes = most + most / 16 + HEAP_HEADROOM;
         return (bytes + (1L << 20) - 1) >> 20 << 20;
-    }
-
-    /** The command that reproduces this run, with every option spelled out. */
-    static String command(AttentionBenchOptions o, int world) {
-        StringBuilder b = new StringBuilder("bin/iris-run -n ").append(world).append(" -- java -cp 'iris-bench/target/lib/*' ").append(MAIN);
-        for (String arg : o.toArgs()) {
-            b.append(' ').append(arg.matches("[A-Za-z0-9_.,/=:+-]+") ? arg : "'" + arg.replace("'", "'\\''") + "'");
-        }
-        return b.toString();
     }
 }

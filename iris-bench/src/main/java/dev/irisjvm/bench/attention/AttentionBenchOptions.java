@@ -150,22 +150,6 @@ public final class AttentionBenchOptions {
         return out;
     }
 
-    /** Every option spelled out, for the command recorded with the results. */
-    public List<String> toArgs() {
-        List<String> a = new ArrayList<>(List.of("--parts", parts, "--local-seqs", localSeqs, "--ring-seqs", ringSeqs, "--decode-lens",
-                decodeLens, "--decode-batches", decodeBatches, "--decode-chunk-len", Integer.toString(decodeChunkLen), "--q-heads",
-                Integer.toString(qHeads), "--kv-heads", Integer.toString(kvHeads), "--head-dim", Integer.toString(headDim), "--warmup",
-                Integer.toString(warmup), "--reps", Integer.toString(reps), "--decode-reps", Integer.toString(decodeReps)));
-        if (seed != null) {
-            a.addAll(List.of("--seed", Long.toString(seed)));
-        }
-        if (sdpa != null) {
-            a.addAll(List.of("--sdpa", sdpa.toString()));
-        }
-        a.addAll(List.of("--out", out.toString()));
-        return a;
-    }
-
     private static void require(boolean ok, String message) {
         if (!ok) {
             throw new IllegalArgumentException(message);

@@ -20,7 +20,7 @@ import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.ccl.ReduceOp;
-import dev.irisjvm.kernels.rma.RmaKernels;
+import dev.irisjvm.bench.rma.RmaKernels;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -268,39 +268,6 @@ public final class CclOptions {
         return (bytes + (1L << 20) - 1) >> 20 << 20;
     }
 
-    /** Every option with its value, in a form this class parses back to the same values. */
-    public List<String> toArgs() {
-        List<String> a = new ArrayList<>(List.of(
-                "--min-bytes", Long.toString(minBytes), "--max-bytes", Long.toString(maxBytes),
-                "--factor", Integer.toString(factor), "--warmup", Integer.toString(warmup),
-                "--reps", Integer.toString(reps), "--large-reps", Integer.toString(largeReps),
-                "--large-bytes", Long.toString(largeBytes), "--eager-calls", Integer.toString(eagerCalls),
-                "--graph-calls", Integer.toString(graphCalls),
-                "--graph-warmup", Integer.toString(graphWarmup), "--dtype", dtypeName(dtype),
-                "--reduce-op", reduceOp.name().toLowerCase(Locale.ROOT), "--ops", ops.trim().replace(" ", ""),
-                "--algorithms", algorithms.trim().replace(" ", ""), "--root", Integer.toString(root),
-                "--out", out.toString(), "--heap", heap.trim(), "--staging-bytes", Long.toString(stagingBytes),
-                "--copy-engine-bytes", copyEngineBytes == Collectives.Options.NEVER ? "never" : Long.toString(copyEngineBytes),
-                "--device-timeout-ms", Long.toString(deviceTimeoutMs)));
-        if (seed != null) {
-            a.add("--seed");
-            a.add(Long.toString(seed));
-        }
-        if (noGraph) {
-            a.add("--no-graph");
-        }
-        if (noGate) {
-            a.add("--no-gate");
-        }
-        if (noNccl) {
-            a.add("--no-nccl");
-        }
-        if (noOverlapLaunches) {
-            a.add("--no-overlap-launches");
-        }
-        return a;
-    }
-
     public int warmup() {
         return warmup;
     }

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.ccl;
 
+import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
@@ -12,7 +13,7 @@ import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.NcclComm;
-import dev.irisjvm.kernels.rma.RmaKernels;
+import dev.irisjvm.bench.rma.RmaKernels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +27,8 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * The collectives sweep: for every op, size and implementation (each iris all-reduce algorithm,
@@ -53,6 +56,9 @@ public final class CclSweep implements Callable<Integer> {
 
     @Mixin
     CclOptions options = new CclOptions();
+
+    @Spec
+    CommandSpec spec;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new CclSweep()).execute(args));
@@ -118,14 +124,11 @@ public final class CclSweep implements Callable<Integer> {
                     nccl.close();
                 }
             }
-            SweepResult sweep = new SweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware(iris),
-                    software(options.nccl() ? ncclVersion : null, options.nccl()), command(iris.worldSize(), options), iris.worldSize(), results);
+            String baselines = !options.nccl() ? "NCCL not used (--no-nccl)" : ncclVersion == null ? "NCCL unavailable" : ncclVersion;
+            SweepResult sweep = new SweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), RunRecord.hardware(iris),
+                    RunRecord.software(baselines), RunRecord.command(iris.worldSize(), CclSweep.class, spec), iris.worldSize(), results);
             if (iris.rank() == 0) {
-                Path parent = options.out().toAbsolutePath().getParent();
-                if (parent != null) {
-                    Files.createDirectories(parent);
-                }
-                sweep.write(options.out());
+                RunRecord.write(options.out(), sweep::write);
                 System.out.print(CclConsole.format(results, iris.worldSize()));
                 System.out.println("CclSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
             }
@@ -140,42 +143,5 @@ public final class CclSweep implements Callable<Integer> {
 
     static boolean failedCheck(Measurement m) {
         return !Verifier.OK.equals(m.check()) && !m.check().startsWith("nccl unavailable");
-    }
-
-    /** "2 x NVIDIA H200 (132 SMs, 140 GiB, CC 9.0)", from every rank's device. */
-    static String hardware(Iris iris) {
-        DeviceProperties p = iris.deviceProperties();
-        String mine = p.name() + " (" + p.multiprocessorCount() + " SMs, " + SizeList.format(p.totalGlobalMemory())
-                + ", CC " + p.computeCapability() + ")";
-        byte[][] all = iris.allGather(mine.getBytes(StandardCharsets.UTF_8));
-        List<String> names = new ArrayList<>();
-        for (byte[] b : all) {
-            names.add(new String(b, StandardCharsets.UTF_8));
-        }
-        boolean same = names.stream().allMatch(names.get(0)::equals);
-        return same ? names.size() + " x " + names.get(0) : String.join(" + ", names);
-    }
-
-    static String software(String ncclVersion, boolean ncclWanted) {
-        String nccl = !ncclWanted ? "NCCL not used (--no-nccl)" : ncclVersion == null ? "NCCL unavailable" : ncclVersion;
-        return Gpu.runtimeDescription() + ", " + nccl + ", Java "
-                + System.getProperty("java.version");
-    }
-
-    /** The launcher command that reproduces this run, with every option spelled out. */
-    static String command(int world, CclOptions options) {
-        StringBuilder b = new StringBuilder("bin/iris-run -n ").append(world)
-                .append(" -- java -cp 'iris-bench/target/lib/*' ").append(MAIN);
-        for (String arg : options.toArgs()) {
-            b.append(' ').append(quote(arg));
-        }
-        return b.toString();
-    }
-
-    static String quote(String arg) {
-        if (!arg.isEmpty() && arg.chars().allMatch(c -> Character.isLetterOrDigit(c) || "-_.,/=:+".indexOf(c) >= 0)) {
-            return arg;
-        }
-        return "'" + arg.replace("'", "'\\''") + "'";
     }
 }

@@ -19,7 +19,7 @@ import dev.irisjvm.kernels.fused.FusedVariant;
 import dev.irisjvm.kernels.fused.TileTrace;
 import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.Gemm;
-import dev.irisjvm.kernels.rma.RmaKernels;
+import dev.irisjvm.bench.rma.RmaKernels;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -189,24 +189,4 @@ public final class FusedOptions {
     public Long seed() {
         return seed;
     }
-
-    /** The options spelled out, for the command that reproduces a run. */
-    public List<String> toArgs() {
-        List<String> a = new ArrayList<>(List.of("--out", out.toString()));
-        if (traces != null) {
-            a.addAll(List.of("--traces", traces.toString()));
-        }
-        if (quick) {
-            a.add("--quick");
-        } else {
-            a.addAll(List.of("--shapes", shapes));
-        }
-        a.addAll(List.of("--warmup", Integer.toString(warmup), "--reps", Integer.toString(reps), "--group-m", Integer.toString(groupM),
-                "--tile-n", Integer.toString(tileN), "--split-k", Integer.toString(splitK),
-                "--heap-gib", Integer.toString(heapGib), "--device-timeout-ms", Long.toString(deviceTimeoutMs)));
-        if (noTrace) a.add("--no-trace");
-        if (noBaseline) a.add("--no-baseline");
-        if (seed != null) a.addAll(List.of("--seed", Long.toString(seed)));
-        return a;
-    }
 }

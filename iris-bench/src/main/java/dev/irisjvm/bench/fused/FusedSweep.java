@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.fused;
 
+import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.results.FusedMeasurement;
 import dev.irisjvm.bench.results.FusedSweepResult;
@@ -12,7 +13,7 @@ import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.Gemm;
-import dev.irisjvm.kernels.rma.RmaKernels;
+import dev.irisjvm.bench.rma.RmaKernels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +27,8 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * The fused sweep: for every operation and global shape of issue 9, the fused GEMM + communication
@@ -49,6 +52,9 @@ public final class FusedSweep implements Callable<Integer> {
 
     @Mixin
     FusedOptions options = new FusedOptions();
+
+    @Spec
+    CommandSpec spec;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new FusedSweep()).execute(args));
@@ -79,7 +85,7 @@ public final class FusedSweep implements Callable<Integer> {
             }
             long runSeed = iris.broadcast(options.seed() != null ? options.seed() : System.nanoTime(), 0);
             options.seed = runSeed;
-            hardware = hardware(iris);
+            hardware = RunRecord.hardware(iris);
             CublasGemm cublas = options.baseline() ? openCublas(iris) : null;
             NcclComm nccl = options.baseline() ? NcclComm.open(iris) : NcclComm.disabled(iris, "--no-baseline");
             software = Gpu.runtimeDescription() + ", " + (cublas != null ? cublas.version() : "cuBLAS not used") + ", "
@@ -114,7 +120,7 @@ public final class FusedSweep implements Callable<Integer> {
             }
             if (iris.rank() == 0) {
                 FusedSweepResult sweep = new FusedSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware,
-                        software, command(iris.worldSize(), options), iris.worldSize(), options.warmup(), options.reps(),
+                        software, RunRecord.command(iris.worldSize(), FusedSweep.class, spec), iris.worldSize(), options.warmup(), options.reps(),
                         options.groupM(), results, traces);
                 Path parent = options.out().toAbsolutePath().getParent();
                 if (parent != null) {
@@ -154,32 +160,5 @@ public final class FusedSweep implements Callable<Integer> {
             }
         }
         return cublas;
-    }
-
-    /** "2 x NVIDIA H200 (132 SMs, 140 GiB, CC 9.0)", from every rank's device. */
-    static String hardware(Iris iris) {
-        DeviceProperties p = iris.deviceProperties();
-        String mine = p.name() + " (" + p.multiprocessorCount() + " SMs, " + SizeList.format(p.totalGlobalMemory()) + ", CC "
-                + p.computeCapability() + ")";
-        byte[][] all = iris.allGather(mine.getBytes(StandardCharsets.UTF_8));
-        List<String> names = new ArrayList<>();
-        for (byte[] b : all) names.add(new String(b, StandardCharsets.UTF_8));
-        return names.stream().allMatch(names.get(0)::equals) ? names.size() + " x " + names.get(0) : String.join(" + ", names);
-    }
-
-    /** The launcher command that reproduces this run, every option spelled out. */
-    static String command(int world, FusedOptions options) {
-        StringBuilder b = new StringBuilder("bin/iris-run -n ").append(world).append(" -- java -cp 'iris-bench/target/lib/*' ").append(MAIN);
-        for (String arg : options.toArgs()) {
-            b.append(' ').append(quote(arg));
-        }
-        return b.toString();
-    }
-
-    static String quote(String arg) {
-        if (!arg.isEmpty() && arg.chars().allMatch(c -> Character.isLetterOrDigit(c) || "-_.,/=:+".indexOf(c) >= 0)) {
-            return arg;
-        }
-        return "'" + arg.replace("'", "'\\''") + "'";
     }
 }

@@ -157,28 +157,4 @@ public final class GemmOptions {
     public Path out() {
         return out;
     }
-
-    /** Every option with its value, in a form this class parses back to the same values. */
-    public List<String> toArgs() {
-        List<String> a = new ArrayList<>(List.of("--shapes", String.join(",", shapes().stream().map(GemmShape::id).toList()),
-                "--dtype", inputType().name().toLowerCase(Locale.ROOT), "--out-dtype",
-                outputType() == inputType() ? "same" : "f32", "--warmup", Integer.toString(warmup), "--reps",
-                Integer.toString(reps), "--l2-factor", trim(l2Factor), "--group-m", Integer.toString(groupM),
-                "--out", out.toString()));
-        if (seed != null) {
-            a.add("--seed");
-            a.add(Long.toString(seed));
-        }
-        if (noCublas) {
-            a.add("--no-cublas");
-        }
-        if (noGate) {
-            a.add("--no-gate");
-        }
-        return a;
-    }
-
-    private static String trim(double v) {
-        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
-    }
 }

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.gemm;
 
+import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.results.GemmMeasurement;
 import dev.irisjvm.bench.results.GemmSweepResult;
@@ -18,7 +19,7 @@ import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.Gemm;
-import dev.irisjvm.kernels.rma.RmaKernels;
+import dev.irisjvm.bench.rma.RmaKernels;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -32,6 +33,8 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * The GEMM sweep: for every shape, the Iris GEMM ({@link Gemm}) and cuBLAS ({@code cublasGemmEx},
@@ -62,6 +65,9 @@ public final class GemmSweep implements Callable<Integer> {
 
     @Mixin
     GemmOptions options = new GemmOptions();
+
+    @Spec
+    CommandSpec spec;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new GemmSweep()).execute(args));
@@ -120,7 +126,7 @@ public final class GemmSweep implements Callable<Integer> {
             }
         }
         GemmSweepResult sweep = new GemmSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware(device),
-                software, command(options), device.l2CacheBytes(), options.l2Factor(), options.warmup(), options.groupM(), results);
+                software, RunRecord.command(0, GemmSweep.class, spec), device.l2CacheBytes(), options.l2Factor(), options.warmup(), options.groupM(), results);
         Path parent = options.out().toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
@@ -233,22 +239,6 @@ public final class GemmSweep implements Callable<Integer> {
     static String hardware(DeviceProperties p) {
         return p.name() + " (" + p.multiprocessorCount() + " SMs, " + SizeList.format(p.totalGlobalMemory()) + ", CC "
                 + p.computeCapability() + ", L2 " + SizeList.format(p.l2CacheBytes()) + ")";
-    }
-
-    /** The command that reproduces this run, with every option spelled out. */
-    static String command(GemmOptions options) {
-        StringBuilder b = new StringBuilder("java -cp 'iris-bench/target/lib/*' ").append(MAIN);
-        for (String arg : options.toArgs()) {
-            b.append(' ').append(quote(arg));
-        }
-        return b.toString();
-    }
-
-    static String quote(String arg) {
-        if (!arg.isEmpty() && arg.chars().allMatch(c -> Character.isLetterOrDigit(c) || "-_.,/=:+".indexOf(c) >= 0)) {
-            return arg;
-        }
-        return "'" + arg.replace("'", "'\\''") + "'";
     }
 
     /** A console table: shape, both medians and TFLOP/s, the ratio, the check. */

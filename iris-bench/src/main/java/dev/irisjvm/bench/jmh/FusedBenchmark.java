@@ -41,7 +41,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>As {@link CollectiveBenchmark}: SingleShotTime with fixed batches and iteration counts keeps
  * the ranks' calls identical, {@link IterationStart} aligns them before every iteration, forks are
  * 0 (the ranks' JVMs are the launcher's children). The ss score is per batch of {@value #BATCH}
- * calls. The CUDA-event sweep ({@code bin/bench-fused}) is the measurement the report judges by;
+ * calls. The CUDA-event sweep ({@code bin/iris-bench fused}) is the measurement the report judges by;
  * this one adds the host's view (launch and synchronization included).
  */
 @State(Scope.Benchmark)

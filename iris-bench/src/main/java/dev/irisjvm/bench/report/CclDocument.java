@@ -24,10 +24,10 @@ import java.util.stream.Collectors;
 /**
  * Writes {@value #MARKDOWN} and its charts ({@value #LATENCY_PNG}, {@value #BUSBW_PNG}) into a
  * folder from one collectives sweep and the JMH results of the same run. The raw files it links to
- * must already be in that folder ({@link CclReport} copies them there).
+ * must already be in that folder ({@link Report} copies them there).
  *
  * <pre>{@code
- * List<String> chartErrors = new CclDocument(sweep, jmh, List.of(), List.of("ccl-sweep.json"), "bin/bench-ccl -n 2", List.of())
+ * List<String> chartErrors = new CclDocument(sweep, targets, jmh, List.of(), List.of("ccl-sweep.json"), "bin/iris-bench ccl -n 2", List.of())
  *         .write(Path.of("docs/benchmarks"));
  * }</pre>
  */
@@ -40,9 +40,9 @@ public final class CclDocument extends SweepDocument {
 
     private final List<String> chartErrors = new ArrayList<>();
 
-    public CclDocument(SweepResult sweep, List<JmhResult> jmh, List<String> jmhProblems, List<String> rawFiles,
-                       String runCommand, List<String> extraCommands) {
-        super(sweep, jmh, jmhProblems, rawFiles, runCommand, extraCommands);
+    public CclDocument(SweepResult sweep, BenchmarkTargets targets, List<JmhResult> jmh, List<String> jmhProblems,
+                       List<String> rawFiles, String runCommand, List<String> extraCommands) {
+        super(sweep, targets, jmh, jmhProblems, rawFiles, runCommand, extraCommands);
     }
 
     @Override
@@ -53,7 +53,7 @@ public final class CclDocument extends SweepDocument {
         CclFigures figures = new CclFigures(sweep.measurements(), world);
         CclSettings settings = CclSettings.fromCommand(sweep.command());
         String md = header(figures, settings)
-                + CclTargets.evaluate(figures, settings).section()
+                + CclTargets.evaluate(figures, settings, targets.collectives()).section()
                 + findings
                 + AutoChoice.section(figures, settings)
                 + charts(figures, outDir)
@@ -130,7 +130,7 @@ public final class CclDocument extends SweepDocument {
         if (chart.isEmpty()) {
             return "No data for " + file + ".\n\n";
         }
-        return ChartFile.markdown(file, alt, () -> chart.writePng(outDir.resolve(file)), chartErrors, "bin/bench-ccl --report-only");
+        return ChartFile.markdown(file, alt, () -> chart.writePng(outDir.resolve(file)), chartErrors, "bin/iris-bench report ccl");
     }
 
     // ---- tables per op ---------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
  * </ul>
  *
  * <pre>{@code
- * String item = new CclStatus(List.of(new CclStatus.Run(source, SweepResult.read(path)))).item("docs/benchmarks");
+ * String item = new CclStatus(List.of(new CclStatus.Run(source, SweepResult.read(path))), targets).item("docs/benchmarks");
  * }</pre>
  */
 final class CclStatus {
@@ -44,8 +44,10 @@ final class CclStatus {
     }
 
     private final List<Run> runs;
+    private final BenchmarkTargets targets;
 
-    CclStatus(List<Run> runs) {
+    CclStatus(List<Run> runs, BenchmarkTargets targets) {
+        this.targets = targets;
         this.runs = runs.stream().sorted(Comparator.comparing((Run r) -> String.valueOf(r.sweep().date()))).toList();
     }
 
@@ -63,12 +65,12 @@ final class CclStatus {
 
     /** Targets A and B's rows, over the runs: eager grouped by calls per timed repetition, then graph replay. */
     private String smallAllReduce() {
-        CclTargets.Spec eager = spec("A");
-        CclTargets.Spec graph = spec("B");
+        CclTargets.Spec eager = targets.collective("A");
+        CclTargets.Spec graph = targets.collective("B");
         Map<Integer, List<Double>> eagerByCalls = new TreeMap<>(Comparator.reverseOrder());
         List<Double> replayed = new ArrayList<>();
         for (Run run : runs) {
-            for (CclTargets.Row row : CclTargets.evaluate(run.figures(), run.settings()).rows()) {
+            for (CclTargets.Row row : CclTargets.evaluate(run.figures(), run.settings(), targets.collectives()).rows()) {
                 if (row.spec() == eager) {
                     eagerByCalls.computeIfAbsent(run.settings().eagerCalls(), c -> new ArrayList<>()).add(row.ratio());
                 } else if (row.spec() == graph) {
@@ -82,10 +84,6 @@ final class CclStatus {
         return "all-reduce (`iris_auto`, " + eager.range() + ") "
                 + (eagerParts.isEmpty() ? "not measured eagerly" : "launched eagerly " + join(eagerParts)) + ", "
                 + RatioRange.of(replayed).map(r -> r.text() + " replayed from a CUDA graph").orElse("not measured from a CUDA graph");
-    }
-
-    private static CclTargets.Spec spec(String id) {
-        return CclTargets.SPECS.stream().filter(s -> s.id().equals(id)).findFirst().orElseThrow();
     }
 
     /** Per collective, the range from 1 MiB up; then the sizes where some run had iris behind NCCL. */

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import dev.irisjvm.bench.rma.SizeList;
 
 /**
  * The collectives' performance targets, judged from one run's data against NCCL measured in the
@@ -15,14 +16,8 @@ import java.util.Optional;
  * fails or an iris output there failed its check; it is "not measured" when the range has no size,
  * or NCCL (or iris) has no figure at some size and nothing failed. No figure is ever assumed.
  *
- * <ul>
- *   <li>A: all-reduce (bf16, sum), 4 KiB – 256 KiB, both launched eagerly: iris_auto ≥ 2× faster than nccl.</li>
- *   <li>B: the same sizes, both replayed from a CUDA graph: iris_auto_graph at least as fast as nccl_graph (≥ 1×).</li>
- *   <li>C: all-reduce (sum), 8 MiB and above: iris_auto's bus bandwidth ≥ 1.1 × nccl's.</li>
- *   <li>D: all-gather, 8 MiB and above: ≥ 1.1 × nccl's bus bandwidth.</li>
- *   <li>E: reduce-scatter (sum), 1 MiB and above: ≥ 1.0 × nccl's.</li>
- *   <li>F: all-to-all, 1 MiB and above: ≥ 1.0 × nccl's.</li>
- * </ul>
+ * The targets themselves (A to F: ranges, bounds, which settings they are stated for) are data:
+ * {@code targets.json}, read by {@link BenchmarkTargets}.
  *
  * <p>All-reduce is judged by {@code iris_auto}, the algorithm a caller gets by default; the detail
  * table also shows the fastest iris algorithm at each size, which is what AUTO could reach. Sizes
@@ -30,7 +25,8 @@ import java.util.Optional;
  * their nominal size.
  *
  * <pre>{@code
- * CclTargets t = CclTargets.evaluate(new CclFigures(sweep.measurements(), 2), CclSettings.fromCommand(sweep.command()));
+ * CclTargets t = CclTargets.evaluate(new CclFigures(sweep.measurements(), 2), CclSettings.fromCommand(sweep.command()),
+ *         BenchmarkTargets.builtIn().collectives());
  * String md = t.section();
  * }</pre>
  */
@@ -38,8 +34,15 @@ public final class CclTargets {
     /** Rounding of sizes to whole elements per rank loses less than this (8 ranks x 4-byte elements). */
     static final long ROUNDING_SLACK = 64;
 
-    /** One target. */
-    public record Spec(String id, String op, boolean graph, long lo, long hi, double bound, String what,
+    /**
+     * One target, as {@code targets.json} states it ({@link BenchmarkTargets#collectives()}).
+     *
+     * @param from     smallest size of the range (a size with a binary suffix: 4k, 8m)
+     * @param to       largest size of the range, or null for no upper end
+     * @param minRatio the bound: NCCL's time ÷ iris's time at least this
+     * @param latency  stated as latency (else as bus bandwidth; the ratio is the same at equal bytes)
+     */
+    public record Spec(String id, String op, boolean graph, String from, String to, double minRatio, String what,
                        boolean latency, boolean bf16Only, boolean sumOnly) {
         String iris() {
             String base = op.equals("all_reduce") ? CclFigures.AUTO : "iris";
@@ -50,24 +53,22 @@ public final class CclTargets {
             return CclFigures.ncclImpl(graph);
         }
 
+        long lo() {
+            return SizeList.parse(from);
+        }
+
+        long hi() {
+            return to == null ? Long.MAX_VALUE : SizeList.parse(to);
+        }
+
         boolean contains(long bytes) {
-            return bytes + ROUNDING_SLACK >= lo && bytes <= hi;
+            return bytes + ROUNDING_SLACK >= lo() && bytes <= hi();
         }
 
         String range() {
-            return hi == Long.MAX_VALUE ? "≥ " + Sizes.bytes(lo) : Sizes.bytes(lo) + " – " + Sizes.bytes(hi);
+            return to == null ? "≥ " + Sizes.bytes(lo()) : Sizes.bytes(lo()) + " – " + Sizes.bytes(hi());
         }
     }
-
-    public static final List<Spec> SPECS = List.of(
-            new Spec("A", "all_reduce", false, 4 * Sizes.KIB, 256 * Sizes.KIB, 2.0,
-                    "all-reduce latency, both launched eagerly", true, true, true),
-            new Spec("B", "all_reduce", true, 4 * Sizes.KIB, 256 * Sizes.KIB, 1.0,
-                    "all-reduce latency, both replayed from a CUDA graph", true, true, true),
-            new Spec("C", "all_reduce", false, 8 * Sizes.MIB, Long.MAX_VALUE, 1.1, "all-reduce bus bandwidth", false, false, true),
-            new Spec("D", "all_gather", false, 8 * Sizes.MIB, Long.MAX_VALUE, 1.1, "all-gather bus bandwidth", false, false, false),
-            new Spec("E", "reduce_scatter", false, Sizes.MIB, Long.MAX_VALUE, 1.0, "reduce-scatter bus bandwidth", false, false, true),
-            new Spec("F", "all_to_all", false, Sizes.MIB, Long.MAX_VALUE, 1.0, "all-to-all bus bandwidth", false, false, false));
 
     /** One size of one target. */
     public record Row(Spec spec, long bytes, Optional<Figure> iris, Optional<Figure> nccl, double ratio, Status status,
@@ -93,10 +94,10 @@ public final class CclTargets {
         return rows;
     }
 
-    public static CclTargets evaluate(CclFigures figures, CclSettings settings) {
+    public static CclTargets evaluate(CclFigures figures, CclSettings settings, List<Spec> specs) {
         List<TargetResult> results = new ArrayList<>();
         List<Row> rows = new ArrayList<>();
-        for (Spec spec : SPECS) {
+        for (Spec spec : specs) {
             results.add(evaluate(figures, settings, spec, rows));
         }
         return new CclTargets(results, rows, settings, figures.world());
@@ -104,7 +105,7 @@ public final class CclTargets {
 
     static TargetResult evaluate(CclFigures figures, CclSettings settings, Spec spec, List<Row> rows) {
         String bound = (spec.latency() ? "NCCL time ÷ iris time ≥ " : "iris bus GB/s ÷ NCCL bus GB/s ≥ ")
-                + Sizes.number(spec.bound());
+                + Sizes.number(spec.minRatio());
         String target = spec.what() + ", " + spec.range() + (spec.bf16Only() ? " (bf16)" : "");
         if (spec.bf16Only() && !settings.dtype().equals("bf16")) {
             return TargetResult.notMeasured(spec.id(), target, bound, "the sweep ran " + settings.dtype() + "; the target is stated for bf16");
@@ -156,7 +157,7 @@ public final class CclTargets {
             } else {
                 measured++;
                 double ratio = nccl.get().us() / iris.get().us();
-                boolean pass = ratio >= spec.bound();
+                boolean pass = ratio >= spec.minRatio();
                 if (!pass) {
                     failed++;
                 }

@@ -9,7 +9,7 @@ import java.util.List;
  *
  * <pre>{@code
  * sb.append(ChartFile.markdown("gemm-tflops.png", "GEMM TFLOP/s", () -> chart.writePng(path), errors,
- *         "bin/bench-gemm --report-only"));
+ *         "bin/iris-bench report gemm"));
  * }</pre>
  */
 final class ChartFile {

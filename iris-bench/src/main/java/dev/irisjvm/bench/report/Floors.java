@@ -18,7 +18,7 @@ import java.util.OptionalDouble;
  *
  * <pre>{@code
  * Optional<Series> ce = Floors.copyEngineFor(index, "load");   // copy_engine_pull, else copy_engine
- * String md = Floors.section(index);
+ * String md = Floors.section(index, BenchmarkTargets.builtIn().rma());
  * }</pre>
  */
 public final class Floors {
@@ -60,7 +60,7 @@ public final class Floors {
         return all.stream().findFirst();
     }
 
-    public static String section(SweepIndex index) {
+    public static String section(SweepIndex index, BenchmarkTargets.Rma targets) {
         StringBuilder sb = new StringBuilder("## Floors\n\n");
         sb.append("Remote operations are judged against the copy engine's peer bandwidth measured in the same run "
                 + "(peer copies that use no SMs): the bandwidth the link gives without any kernel. A load is "
@@ -90,7 +90,7 @@ public final class Floors {
 
         MarkdownTable bounds = new MarkdownTable("series", "judged by", "bound");
         for (Series s : index.series()) {
-            bounds.row(s.label(), judgedBy(s.op()), boundOf(index, s.op()));
+            bounds.row(s.label(), judgedBy(s.op()), boundOf(index, s.op(), targets));
         }
         if (!bounds.isEmpty()) {
             sb.append(bounds.render()).append('\n');
@@ -130,14 +130,14 @@ public final class Floors {
         };
     }
 
-    private static String boundOf(SweepIndex index, String op) {
+    private static String boundOf(SweepIndex index, String op, BenchmarkTargets.Rma targets) {
         if (op.startsWith(COPY_ENGINE) || op.equals("all_load") || op.equals("all_store")) {
             return Sizes.number(NVLINK_GBPS) + " GB/s";
         }
         return switch (op) {
-            case "load", "store", "load_bulk", "store_bulk" -> Targets.CE_FRACTION + " × " + ceText(index, op) + "; " + Sizes.number(NVLINK_GBPS) + " GB/s";
+            case "load", "store", "load_bulk", "store_bulk" -> targets.copyEngineFraction() + " × " + ceText(index, op) + "; " + Sizes.number(NVLINK_GBPS) + " GB/s";
             case "send_recv", "all_reduce" -> ceText(index, op);
-            case "message_passing", "message_passing_ll" -> "≤ " + Sizes.number(Targets.ROUND_TRIP_US) + " µs";
+            case "message_passing", "message_passing_ll" -> "≤ " + Sizes.number(targets.roundTripMaxUs()) + " µs";
             default -> "—";
         };
     }

@@ -25,12 +25,12 @@ import org.knowm.xchart.style.Styler.LegendPosition;
  * call ({@code fused-trace-<op>-<variant>.png}, from the Chrome traces next to it) from one fused
  * sweep ({@link dev.irisjvm.bench.fused.FusedSweep}): per operation and shape, the floors (the GEMM
  * alone with cuBLAS, and the bytes one rank sends at {@value #NVLINK_GBPS} GB/s), each fused
- * variant, cuBLAS then NCCL, the speedup against issue 9's target ({@link FusedTargets}), and what
+ * variant, cuBLAS then NCCL, the speedup against issue 9's target ({@link BenchmarkTargets.Fused}), and what
  * the AUTO rule picks against what measured best. Only what the sweep measured is shown; a missing
  * figure is a dash, never borrowed from another run.
  *
  * <pre>{@code
- * List<String> chartErrors = new FusedDocument(sweep, List.of("fused-sweep.json"), "bin/bench-fused -n 2", "").write(Path.of("docs/benchmarks"));
+ * List<String> chartErrors = new FusedDocument(sweep, targets, List.of("fused-sweep.json"), "bin/iris-bench fused -n 2", "").write(Path.of("docs/benchmarks"));
  * }</pre>
  */
 public final class FusedDocument {
@@ -43,6 +43,7 @@ public final class FusedDocument {
     public static final double NVLINK_GBPS = 370;
 
     private final FusedSweepResult sweep;
+    private final BenchmarkTargets.Fused targets;
     private final List<String> rawFiles;
     private final String runCommand;
     private final String findings;
@@ -53,7 +54,7 @@ public final class FusedDocument {
 
     /** One operation at one shape: every implementation's measurement. */
     record Row(String op, String shape, Map<String, FusedMeasurement> fused, FusedMeasurement baseline, FusedMeasurement cublas,
-               FusedMeasurement irisGemm, FusedMeasurement nccl) {
+               FusedMeasurement irisGemm, FusedMeasurement nccl, double target) {
         FusedMeasurement any() {
             for (FusedMeasurement m : fused.values()) return m;
             return baseline != null ? baseline : cublas;
@@ -80,10 +81,6 @@ public final class FusedDocument {
             return timed(m) && timed(baseline) ? baseline.medianUs() / m.medianUs() : Double.NaN;
         }
 
-        double target() {
-            return FusedTargets.speedup(op, shape);
-        }
-
         /** max(GEMM alone, NVLink bytes at NVLINK_GBPS), in µs; NaN without the GEMM. */
         double floorUs() {
             return timed(cublas) ? Math.max(cublas.medianUs(), nvlinkUs()) : Double.NaN;
@@ -95,8 +92,9 @@ public final class FusedDocument {
         }
     }
 
-    public FusedDocument(FusedSweepResult sweep, List<String> rawFiles, String runCommand, String findings) {
+    public FusedDocument(FusedSweepResult sweep, BenchmarkTargets targets, List<String> rawFiles, String runCommand, String findings) {
         this.sweep = sweep;
+        this.targets = targets.fused();
         this.rawFiles = List.copyOf(rawFiles);
         this.runCommand = runCommand;
         this.findings = findings == null || findings.isBlank() ? "" : "## Findings\n\n" + findings.strip() + "\n\n";
@@ -134,7 +132,8 @@ public final class FusedDocument {
                 }
             }
             FusedMeasurement first = e.getValue().get(0);
-            rows.add(new Row(first.op(), first.shape(), fused, baseline, cublas, irisGemm, nccl));
+            rows.add(new Row(first.op(), first.shape(), fused, baseline, cublas, irisGemm, nccl,
+                    targets.speedup(first.op(), first.shape())));
         }
         return rows;
     }
@@ -209,10 +208,10 @@ public final class FusedDocument {
                     Row.timed(r.baseline()) ? Sizes.number(r.baseline().medianUs()) : null, ratio3(speedup), status,
                     auto == null ? null : auto.variant(), ratio3(r.speedup(auto)), checks);
         }
-        String world = sweep.worldSize() == FusedTargets.WORLD ? ""
-                : " The targets are stated for " + FusedTargets.WORLD + " ranks; this run had " + sweep.worldSize() + ".";
+        String world = sweep.worldSize() == targets.world() ? ""
+                : " The targets are stated for " + targets.world() + " ranks; this run had " + sweep.worldSize() + ".";
         String summary = judged == 0 ? "No target could be judged in this run." : pass + " of " + judged + " targets met.";
-        return "## Targets\n\nIssue 9: speedup of the fused kernel over cuBLAS then NCCL in sequence (both measured in this run), "
+        return "## Targets\n\n" + GemmDocument.capitalized(targets.source()) + ": speedup of the fused kernel over cuBLAS then NCCL in sequence (both measured in this run), "
                 + "speedup = baseline median ÷ fused median, judged on the fastest variant whose output check passed. "
                 + summary + world + "\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
                 + "\nSpeedups to three decimals, so that 1.249 does not read as a passing 1.25.\n\n";
@@ -225,7 +224,7 @@ public final class FusedDocument {
         }
         return "## Chart\n\n" + ChartFile.markdown(SPEEDUP_PNG,
                 "speedup of each fused variant over cuBLAS then NCCL, with the target and the floor's bound",
-                () -> drawSpeedups(shown, outDir), chartErrors, "bin/bench-fused --report-only");
+                () -> drawSpeedups(shown, outDir), chartErrors, "bin/iris-bench report fused");
     }
 
     private void drawSpeedups(List<Row> shown, Path outDir) throws Exception {

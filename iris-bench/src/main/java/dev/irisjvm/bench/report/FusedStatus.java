@@ -13,23 +13,25 @@ import java.util.Optional;
 /**
  * The README's status item for the fused kernels, from one fused sweep, judged as {@code fused.md}
  * judges it: per operation and shape, the fastest fused variant whose output check passed, speedup =
- * cuBLAS-then-NCCL median ÷ fused median, against {@link FusedTargets}.
+ * cuBLAS-then-NCCL median ÷ fused median, against {@link BenchmarkTargets.Fused}.
  *
  * <pre>{@code
- * String item = new FusedStatus(source, FusedSweepResult.read(path)).item("docs/benchmarks");
+ * String item = new FusedStatus(source, FusedSweepResult.read(path), targets).item("docs/benchmarks");
  * }</pre>
  */
 final class FusedStatus {
     private final RunSource source;
     private final FusedSweepResult sweep;
+    private final BenchmarkTargets targets;
 
-    FusedStatus(RunSource source, FusedSweepResult sweep) {
+    FusedStatus(RunSource source, FusedSweepResult sweep, BenchmarkTargets targets) {
+        this.targets = targets;
         this.source = source;
         this.sweep = sweep;
     }
 
     String item(String linkBase) {
-        List<Row> rows = new FusedDocument(sweep, List.of(), null, null).rows();
+        List<Row> rows = new FusedDocument(sweep, targets, List.of(), null, null).rows();
         List<Double> all = new ArrayList<>();
         List<Double> met = new ArrayList<>();
         List<String> missed = new ArrayList<>();

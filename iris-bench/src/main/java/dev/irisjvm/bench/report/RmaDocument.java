@@ -14,32 +14,32 @@ import java.util.stream.Collectors;
 
 /**
  * Writes {@value #MARKDOWN} and its charts into a folder from one sweep and the JMH results of
- * the same run. The raw files it links to must already be in that folder ({@link RmaReport}
+ * the same run. The raw files it links to must already be in that folder ({@link Report}
  * copies them there).
  *
  * <pre>{@code
  * RmaDocument doc = new RmaDocument(sweep, jmhResults, List.of(), List.of("rma-sweep.json", "rma-jmh-rank0.json"),
- *         "bin/bench-rma -n 2", List.of(jmhCommand));
+ *         "bin/iris-bench rma -n 2", List.of(jmhCommand));
  * List<String> chartErrors = doc.write(Path.of("docs/benchmarks"));
  * }</pre>
  */
 public final class RmaDocument extends SweepDocument {
     public static final String MARKDOWN = "rma.md";
 
-    public RmaDocument(SweepResult sweep, List<JmhResult> jmh, List<String> jmhProblems, List<String> rawFiles,
-                       String runCommand, List<String> extraCommands) {
-        super(sweep, jmh, jmhProblems, rawFiles, runCommand, extraCommands);
+    public RmaDocument(SweepResult sweep, BenchmarkTargets targets, List<JmhResult> jmh, List<String> jmhProblems,
+                       List<String> rawFiles, String runCommand, List<String> extraCommands) {
+        super(sweep, targets, jmh, jmhProblems, rawFiles, runCommand, extraCommands);
     }
 
     @Override
     public List<String> write(Path outDir) throws IOException {
         Files.createDirectories(outDir);
         SweepIndex index = new SweepIndex(sweep.measurements() == null ? List.of() : sweep.measurements());
-        SizeTables sizes = new SizeTables(index, outDir);
+        SizeTables sizes = new SizeTables(index, outDir, targets.rma());
         String md = header(index)
-                + Targets.section(Targets.evaluate(index, jmh))
+                + Targets.section(Targets.evaluate(index, jmh, targets.rma()), targets.rma())
                 + findings
-                + Floors.section(index)
+                + Floors.section(index, targets.rma())
                 + sizes.bandwidthSection()
                 + sizes.latencySection()
                 + sizes.atomicsSection()

@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
  * ranks measured at that size; the per-pair figures are in the matrices.
  *
  * <pre>{@code
- * SizeTables t = new SizeTables(index, outDir);
+ * SizeTables t = new SizeTables(index, outDir, BenchmarkTargets.builtIn().rma());
  * String md = t.bandwidthSection() + t.latencySection() + t.atomicsSection();
  * t.chartErrors();   // empty unless a PNG could not be written
  * }</pre>
@@ -31,9 +31,11 @@ public final class SizeTables {
 
     private final SweepIndex index;
     private final Path outDir;
+    private final BenchmarkTargets.Rma targets;
     private final List<String> chartErrors = new ArrayList<>();
 
-    public SizeTables(SweepIndex index, Path outDir) {
+    public SizeTables(SweepIndex index, Path outDir, BenchmarkTargets.Rma targets) {
+        this.targets = targets;
         this.index = index;
         this.outDir = outDir;
     }
@@ -104,7 +106,7 @@ public final class SizeTables {
         SizeChart chart = new SizeChart("Latency vs message size (median over pairs of ranks)", "µs", false);
         latency.forEach(s -> chart.series(s.label(), index.curve(s, Measurement::medianUs)));
         nccl.forEach(s -> chart.series(s.label() + " (NCCL, small sizes)", upTo(index.curve(s, Measurement::medianUs), limit)));
-        chart.horizontalLine("target " + Sizes.number(Targets.ROUND_TRIP_US) + " µs round trip", Targets.ROUND_TRIP_US);
+        chart.horizontalLine("target " + Sizes.number(targets.roundTripMaxUs()) + " µs round trip", targets.roundTripMaxUs());
         sb.append(chartLink(chart, LATENCY_PNG, "Latency vs message size"));
 
         if (latency.isEmpty() && nccl.isEmpty()) {
@@ -149,7 +151,7 @@ public final class SizeTables {
         if (chart.isEmpty()) {
             return "No data for this chart.\n\n";
         }
-        return ChartFile.markdown(file, alt, () -> chart.writePng(outDir.resolve(file)), chartErrors, "bin/bench-rma --report-only");
+        return ChartFile.markdown(file, alt, () -> chart.writePng(outDir.resolve(file)), chartErrors, "bin/iris-bench report rma");
     }
 
     private SortedSet<Long> sizesOf(List<Series> series) {

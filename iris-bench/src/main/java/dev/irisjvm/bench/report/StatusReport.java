@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -15,18 +14,18 @@ import picocli.CommandLine.Option;
  * repository root after committing a new run's JSON:
  *
  * <pre>
- * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.report.StatusReport
- * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.report.StatusReport --check
+ * bin/iris-bench status
+ * bin/iris-bench status --check
  * </pre>
  *
  * <p>Exit codes: 0 written (or up to date); 1 bad input (unreadable JSON, no markers in the README)
  * or, with {@code --check}, out of date; 2 bad usage.
  */
-@Command(name = "status-report", mixinStandardHelpOptions = true,
+@Command(name = "status", mixinStandardHelpOptions = true,
         description = "Writes README.md's status section from the committed benchmark JSON.")
 public final class StatusReport implements Callable<Integer> {
     /** The command that regenerates the section, for messages that find it out of date. */
-    public static final String COMMAND = "java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.report.StatusReport";
+    public static final String COMMAND = "bin/iris-bench status";
 
     @Option(names = "--readme", defaultValue = "README.md", description = "the README whose status section is rewritten (default: ${DEFAULT-VALUE})")
     Path readme;
@@ -37,17 +36,6 @@ public final class StatusReport implements Callable<Integer> {
 
     @Option(names = "--check", description = "write nothing; exit 1 when the section differs from what the JSON gives")
     boolean check;
-
-    public static void main(String[] args) {
-        System.exit(command().execute(args));
-    }
-
-    public static CommandLine command() {
-        return new CommandLine(new StatusReport()).setExecutionExceptionHandler((e, cl, parsed) -> {
-            cl.getErr().println("status-report: " + e.getMessage());
-            return 1;
-        });
-    }
 
     @Override
     public Integer call() throws IOException {

@@ -45,12 +45,14 @@ public final class StatusSection {
 
     private final Path dir;
     private final String linkBase;
+    private final BenchmarkTargets targets;
     /** Hardware string as recorded to the items measured on it, for the introduction. */
     private final Map<String, List<String>> hardware = new LinkedHashMap<>();
 
-    private StatusSection(Path dir, String linkBase) {
+    private StatusSection(Path dir, String linkBase) throws IOException {
         this.dir = dir;
         this.linkBase = linkBase;
+        this.targets = BenchmarkTargets.forFolder(dir);
     }
 
     /**
@@ -138,24 +140,24 @@ public final class StatusSection {
         if (runs.isEmpty()) {
             return "- device-initiated collectives: no committed run, see " + link(CclDocument.MARKDOWN) + ";\n";
         }
-        return new CclStatus(runs).item(linkBase);
+        return new CclStatus(runs, targets).item(linkBase);
     }
 
     /** Iris TFLOP/s ÷ cuBLAS's per shape, as gemm.md's target table; a shape whose output check failed is no figure. */
     private String gemm() throws IOException {
-        Path file = dir.resolve(GemmReport.SWEEP_FILE);
+        Path file = dir.resolve(ReportKind.GEMM.sweepFile());
         if (!Files.isRegularFile(file)) {
             return "- a Hopper GEMM: no committed run, see " + link(GemmDocument.MARKDOWN) + ";\n";
         }
         GemmSweepResult sweep = GemmSweepResult.read(file);
         measuredOn(sweep.hardware(), "the GEMM");
-        List<Row> rows = new GemmDocument(sweep, List.of(), null, null).rows();
+        List<Row> rows = new GemmDocument(sweep, targets, List.of(), null, null).rows();
         List<Double> ratios = rows.stream().filter(r -> !r.checkFailed()).map(Row::ratio).toList();
         long checked = rows.stream().filter(Row::checked).count();
         String types = sweep.measurements().stream().map(m -> m.inType() + " → " + m.outType()).distinct().collect(Collectors.joining(", "));
         return "- a Hopper GEMM at " + RatioRange.of(ratios).map(RatioRange::text).orElse("no measured ratio to")
                 + " cuBLAS's TFLOP/s on " + rows.size() + " shapes, " + types + ", " + checked + " of " + rows.size()
-                + " outputs matching cuBLAS's (" + link(GemmDocument.MARKDOWN) + ", " + new RunSource(GemmReport.SWEEP_FILE, sweep.date())
+                + " outputs matching cuBLAS's (" + link(GemmDocument.MARKDOWN) + ", " + new RunSource(ReportKind.GEMM.sweepFile(), sweep.date())
                 .cite(linkBase) + ");\n";
     }
 
@@ -166,7 +168,7 @@ public final class StatusSection {
         }
         FusedSweepResult sweep = FusedSweepResult.read(file);
         measuredOn(sweep.hardware(), "fused kernels");
-        return new FusedStatus(new RunSource(FUSED_FILE, sweep.date()), sweep).item(linkBase);
+        return new FusedStatus(new RunSource(FUSED_FILE, sweep.date()), sweep, targets).item(linkBase);
     }
 
     private String attention() throws IOException {
@@ -176,7 +178,7 @@ public final class StatusSection {
         }
         AttentionBenchResult run = AttentionBenchResult.read(file);
         measuredOn(run.hardware(), "attention");
-        return new AttentionStatus(new RunSource(ATTENTION_FILE, run.date()), run).item(linkBase);
+        return new AttentionStatus(new RunSource(ATTENTION_FILE, run.date()), run, targets).item(linkBase);
     }
 
     /** No benchmark JSON holds the fault tests: their runs are in the GPU test log, so this item carries no figure. */

@@ -12,6 +12,7 @@ import java.util.List;
  */
 public abstract class SweepDocument {
     protected final SweepResult sweep;
+    protected final BenchmarkTargets targets;
     protected final List<JmhResult> jmh;
     protected final List<String> jmhProblems;
     protected final List<String> rawFiles;
@@ -22,12 +23,13 @@ public abstract class SweepDocument {
     /**
      * @param jmhProblems   JMH files that could not be used, and why (shown in the JMH section)
      * @param rawFiles      names (relative to the output folder) of the raw JSON files to link
-     * @param runCommand    the one command that ran everything (bin/bench-rma ...), or null
+     * @param runCommand    the one command that ran everything (bin/iris-bench rma ...), or null
      * @param extraCommands commands besides the sweep's own, in the order they ran (e.g. the JMH one)
      */
-    protected SweepDocument(SweepResult sweep, List<JmhResult> jmh, List<String> jmhProblems, List<String> rawFiles,
-                            String runCommand, List<String> extraCommands) {
+    protected SweepDocument(SweepResult sweep, BenchmarkTargets targets, List<JmhResult> jmh, List<String> jmhProblems,
+                            List<String> rawFiles, String runCommand, List<String> extraCommands) {
         this.sweep = sweep;
+        this.targets = targets;
         this.jmh = List.copyOf(jmh);
         this.jmhProblems = List.copyOf(jmhProblems);
         this.rawFiles = List.copyOf(rawFiles);

@@ -20,33 +20,28 @@ import java.util.function.Predicate;
  *
  * <p>Medians use only points whose data verified.
  *
+ * <p>The bounds and the size of (a) are data ({@code targets.json}, {@link BenchmarkTargets.Rma}).
+ *
  * <ul>
- *   <li>(a) SM-driven remote load and store at 1 GiB reach at least 0.95 x the copy engine's peer
+ *   <li>(a) SM-driven remote load and store at one size reach at least a fraction of the copy engine's peer
  *       bandwidth of the same run, in the same direction where the sweep records directions
  *       (medians over pairs of ranks); ratio = iris ÷ copy engine.</li>
- *   <li>(b) message-passing round trip (put + flag) at most 2.0 µs: ping_pong (time per round
+ *   <li>(b) message-passing round trip (put + flag) at most a bound: ping_pong (time per round
  *       trip) at its smallest size; without ping_pong, message_passing (time per message), said
- *       so in the row; ratio = measured ÷ 2.0 µs.</li>
- *   <li>(c) Java-side cost of one host-initiated tile operation (launch, no sync) at most 5 µs
- *       median: every launch benchmark of the JMH files, judged by the slowest benchmark on its
- *       slowest rank; ratio = measured ÷ 5 µs.</li>
- *   <li>(d) {@code barrier()} across ranks at most 10 µs median: BarrierBenchmark.barrierPipelined
+ *       so in the row; ratio = measured ÷ bound.</li>
+ *   <li>(c) Java-side cost of one host-initiated tile operation (launch, no sync), median at most a bound: every launch benchmark of the JMH files, judged by the slowest benchmark on its
+ *       slowest rank; ratio = measured ÷ bound.</li>
+ *   <li>(d) {@code barrier()} across ranks, median at most a bound: BarrierBenchmark.barrierPipelined
  *       (back-to-back barriers, per barrier), slowest rank.</li>
  * </ul>
  *
  * <pre>{@code
- * List<TargetResult> rows = Targets.evaluate(new SweepIndex(sweep.measurements()), jmhResults);
- * String md = Targets.section(rows);
+ * BenchmarkTargets.Rma t = BenchmarkTargets.builtIn().rma();
+ * List<TargetResult> rows = Targets.evaluate(new SweepIndex(sweep.measurements()), jmhResults, t);
+ * String md = Targets.section(rows, t);
  * }</pre>
  */
 public final class Targets {
-    public static final double CE_FRACTION = 0.95;
-    public static final double ROUND_TRIP_US = 2.0;
-    public static final double LAUNCH_US = 5.0;
-    public static final double BARRIER_US = 10.0;
-    /** The size target (a) is stated at. */
-    public static final long BANDWIDTH_TARGET_BYTES = Sizes.GIB;
-
     /** JMH classes that time one launch without waiting for the GPU. */
     static final Set<String> LAUNCH_BENCHMARKS = Set.of("LaunchBenchmark");
     static final String BARRIER_BENCHMARK = "BarrierBenchmark";
@@ -54,55 +49,57 @@ public final class Targets {
 
     private Targets() {}
 
-    public static List<TargetResult> evaluate(SweepIndex sweep, List<JmhResult> jmh) {
+    public static List<TargetResult> evaluate(SweepIndex sweep, List<JmhResult> jmh, BenchmarkTargets.Rma targets) {
         List<TargetResult> out = new ArrayList<>();
-        out.add(bandwidth(sweep, "load"));
-        out.add(bandwidth(sweep, "store"));
-        out.add(bandwidth(sweep, "load_bulk"));
-        out.add(bandwidth(sweep, "store_bulk"));
-        out.addAll(roundTrips(sweep));
+        out.add(bandwidth(sweep, "load", targets));
+        out.add(bandwidth(sweep, "store", targets));
+        out.add(bandwidth(sweep, "load_bulk", targets));
+        out.add(bandwidth(sweep, "store_bulk", targets));
+        out.addAll(roundTrips(sweep, targets.roundTripMaxUs()));
         out.add(jmhTarget(jmh, "c", "Java-side cost of one host-initiated tile operation (launch, no sync), median",
-                LAUNCH_US, r -> LAUNCH_BENCHMARKS.contains(r.className()),
+                targets.launchMaxUs(), r -> LAUNCH_BENCHMARKS.contains(r.className()),
                 "no LaunchBenchmark in the JMH files"));
         // barrier() is asynchronous: its cost is the device time of one barrier in the stream, which
         // back-to-back barriers measure; barrier + synchronize adds the host's wake-up and stays in
         // the JMH table for reference.
         out.add(jmhTarget(jmh, "d", "`barrier()` across ranks (100 back-to-back, then synchronize), median per barrier",
-                BARRIER_US, r -> BARRIER_BENCHMARK.equals(r.className()) && PIPELINED_BARRIER.equals(r.method()),
+                targets.barrierMaxUs(), r -> BARRIER_BENCHMARK.equals(r.className()) && PIPELINED_BARRIER.equals(r.method()),
                 "no BarrierBenchmark.barrierPipelined in the JMH files"));
         return out;
     }
 
     /** (a): iris load or store against the copy engine, both at 1 GiB. */
-    static TargetResult bandwidth(SweepIndex sweep, String op) {
+    static TargetResult bandwidth(SweepIndex sweep, String op, BenchmarkTargets.Rma targets) {
+        long atBytes = targets.bandwidthBytes();
+        double fraction = targets.copyEngineFraction();
         String id = "a (" + op + ")";
-        String target = "SM-driven remote " + op + " at " + Sizes.bytes(BANDWIDTH_TARGET_BYTES);
-        String bound = "≥ " + CE_FRACTION + " × copy engine (same run)";
+        String target = "SM-driven remote " + op + " at " + Sizes.bytes(atBytes);
+        String bound = "≥ " + fraction + " × copy engine (same run)";
         Optional<Series> iris = sweep.find(op, "iris");
         Optional<Series> ce = Floors.copyEngineFor(sweep, op);
         if (iris.isEmpty() || ce.isEmpty()) {
             return TargetResult.notMeasured(id, target, bound,
                     iris.isEmpty() ? op + " [iris] is not in the sweep" : "no copy-engine op is in the sweep");
         }
-        OptionalDouble mine = sweep.medianOverPairs(iris.get(), BANDWIDTH_TARGET_BYTES, Measurement::gbps);
-        OptionalDouble base = sweep.medianOverPairs(ce.get(), BANDWIDTH_TARGET_BYTES, Measurement::gbps);
+        OptionalDouble mine = sweep.medianOverPairs(iris.get(), atBytes, Measurement::gbps);
+        OptionalDouble base = sweep.medianOverPairs(ce.get(), atBytes, Measurement::gbps);
         if (mine.isEmpty() || base.isEmpty() || base.getAsDouble() <= 0) {
-            return TargetResult.notMeasured(id, target, bound, noPointReason(sweep, iris.get(), ce.get()));
+            return TargetResult.notMeasured(id, target, bound, noPointReason(sweep, iris.get(), ce.get(), atBytes));
         }
         double ratio = mine.getAsDouble() / base.getAsDouble();
         String measured = Sizes.number(mine.getAsDouble()) + " GB/s vs copy engine " + Sizes.number(base.getAsDouble()) + " GB/s";
-        String source = op + " [iris] and " + ce.get().label() + " at " + Sizes.bytes(BANDWIDTH_TARGET_BYTES)
-                + ", medians over " + sweep.verifiedPoints(iris.get(), BANDWIDTH_TARGET_BYTES).size() + " pair(s)";
-        return new TargetResult(id, target, bound, measured, ratio, ratio >= CE_FRACTION ? Status.PASS : Status.FAIL, source);
+        String source = op + " [iris] and " + ce.get().label() + " at " + Sizes.bytes(atBytes)
+                + ", medians over " + sweep.verifiedPoints(iris.get(), atBytes).size() + " pair(s)";
+        return new TargetResult(id, target, bound, measured, ratio, ratio >= fraction ? Status.PASS : Status.FAIL, source);
     }
 
     /** Says which 1 GiB point is missing and, for orientation only, the ratio at the largest common size. */
-    private static String noPointReason(SweepIndex sweep, Series iris, Series ce) {
+    private static String noPointReason(SweepIndex sweep, Series iris, Series ce, long atBytes) {
         SortedSet<Long> common = new TreeSet<>(sweep.sizes(iris));
         common.retainAll(sweep.sizes(ce));
-        boolean present = sweep.sizes(iris).contains(BANDWIDTH_TARGET_BYTES) && sweep.sizes(ce).contains(BANDWIDTH_TARGET_BYTES);
-        String why = present ? "the " + Sizes.bytes(BANDWIDTH_TARGET_BYTES) + " points failed their data check"
-                : "no " + Sizes.bytes(BANDWIDTH_TARGET_BYTES) + " point in the sweep";
+        boolean present = sweep.sizes(iris).contains(atBytes) && sweep.sizes(ce).contains(atBytes);
+        String why = present ? "the " + Sizes.bytes(atBytes) + " points failed their data check"
+                : "no " + Sizes.bytes(atBytes) + " point in the sweep";
         if (!common.isEmpty()) {
             long largest = common.last();
             OptionalDouble a = sweep.medianOverPairs(iris, largest, Measurement::gbps);
@@ -119,14 +116,14 @@ public final class Targets {
      * (b): a message's round trip at the smallest size, for both protocols: put + release flag
      * (consumer acquires, then acks) and put with the flag inline in every 8-byte word.
      */
-    static List<TargetResult> roundTrips(SweepIndex sweep) {
-        return List.of(roundTrip(sweep, "b (put + release flag)", "message_passing"),
-                roundTrip(sweep, "b (put, flags inline)", "message_passing_ll"));
+    static List<TargetResult> roundTrips(SweepIndex sweep, double limitUs) {
+        return List.of(roundTrip(sweep, "b (put + release flag)", "message_passing", limitUs),
+                roundTrip(sweep, "b (put, flags inline)", "message_passing_ll", limitUs));
     }
 
-    static TargetResult roundTrip(SweepIndex sweep, String id, String op) {
+    static TargetResult roundTrip(SweepIndex sweep, String id, String op, double limitUs) {
         String target = "message-passing round trip (producer put + flag, consumer wait + ack), smallest message";
-        String bound = "≤ " + Sizes.number(ROUND_TRIP_US) + " µs";
+        String bound = "≤ " + Sizes.number(limitUs) + " µs";
         Optional<Series> s = sweep.find(op, "iris").or(() -> sweep.only(op));
         if (s.isEmpty() || sweep.sizes(s.get()).isEmpty()) {
             return TargetResult.notMeasured(id, target, bound, op + " is not in the sweep");
@@ -137,8 +134,8 @@ public final class Targets {
             return TargetResult.notMeasured(id, target, bound, op + " has no verified point at " + Sizes.bytes(smallest));
         }
         double v = us.getAsDouble();
-        return new TargetResult(id, target, bound, Sizes.number(v) + " µs", v / ROUND_TRIP_US,
-                v <= ROUND_TRIP_US ? Status.PASS : Status.FAIL,
+        return new TargetResult(id, target, bound, Sizes.number(v) + " µs", v / limitUs,
+                v <= limitUs ? Status.PASS : Status.FAIL,
                 s.get().label() + " at " + Sizes.bytes(smallest) + ", median over "
                         + sweep.verifiedPoints(s.get(), smallest).size() + " pair(s)");
     }
@@ -189,11 +186,11 @@ public final class Targets {
         return Double.isNaN(r) ? "—" : String.format(java.util.Locale.ROOT, "%.3f×", r);
     }
 
-    public static String section(List<TargetResult> rows) {
+    public static String section(List<TargetResult> rows, BenchmarkTargets.Rma targets) {
         MarkdownTable t = new MarkdownTable("target", "what", "bound", "measured", "ratio", "status", "from");
         rows.stream().sorted(Comparator.comparing(TargetResult::id)).forEach(r -> t.row(r.id(), r.target(), r.bound(),
                 r.measured(), ratio(r.ratio()), r.status().text(), r.source()));
-        return "## Targets\n\n" + t.render() + "\nRatio: (a) iris ÷ copy engine, passes at ≥ " + CE_FRACTION
+        return "## Targets\n\n" + t.render() + "\nRatio: (a) iris ÷ copy engine, passes at ≥ " + targets.copyEngineFraction()
                 + "; (b)–(d) measured ÷ limit, passes at ≤ 1. JMH figures are per operation (single-shot "
                 + "batches divided by their size), median over measurement iterations, slowest rank.\n\n";
     }

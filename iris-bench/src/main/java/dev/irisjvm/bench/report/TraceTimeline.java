@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import javax.imageio.ImageIO;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -30,11 +29,11 @@ import picocli.CommandLine.Option;
  * {@code java.desktop} module (a full JDK; the GPU bundle's runtime lacks it).
  *
  * <pre>
- * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.report.TraceTimeline --trace fused-trace-all_reduce-spare_warps.json \
+ * bin/iris-bench timeline --trace fused-trace-all_reduce-spare_warps.json \
  *     --out fused-trace-all_reduce-spare_warps.png
  * </pre>
  */
-@Command(name = "trace-timeline", mixinStandardHelpOptions = true, description = "Draws a fused kernel's Chrome trace JSON as a PNG timeline.")
+@Command(name = "timeline", mixinStandardHelpOptions = true, description = "Draws a fused kernel's Chrome trace JSON as a PNG timeline.")
 public final class TraceTimeline implements Callable<Integer> {
     static final int WIDTH = 1600;
     static final int LEFT = 110;
@@ -56,10 +55,6 @@ public final class TraceTimeline implements Callable<Integer> {
 
     @Option(names = "--title", description = "title (default: from the trace's otherData)")
     String title;
-
-    public static void main(String[] args) {
-        System.exit(new CommandLine(new TraceTimeline()).execute(args));
-    }
 
     @Override
     public Integer call() throws IOException {

@@ -2,8 +2,7 @@ package dev.irisjvm.bench.rma;
 
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.LaunchShape;
-import dev.irisjvm.kernels.rma.RmaKernels;
-import dev.irisjvm.kernels.rma.RmaKernels.AtomicOp;
+import dev.irisjvm.bench.rma.RmaKernels.AtomicOp;
 
 /**
  * Remote atomics: atomic_add (uint64 +1, result unused), atomic_add_f32 (+1.0f, result unused),

@@ -5,7 +5,6 @@ import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
-import dev.irisjvm.kernels.rma.RmaKernels;
 
 /**
  * Bandwidth points: load, store, all_load, all_store, store_tiles (iris kernels), and the baselines

@@ -3,7 +3,6 @@ package dev.irisjvm.bench.rma;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.LaunchShape;
-import dev.irisjvm.kernels.rma.RmaKernels;
 
 /**
  * Two-sided latency points, where both ranks of the pair run a kernel:

@@ -4,7 +4,6 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.gpu.Event;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.MappedHostMemory;
-import dev.irisjvm.kernels.rma.RmaKernels;
 import java.util.ArrayList;
 import java.util.List;
 

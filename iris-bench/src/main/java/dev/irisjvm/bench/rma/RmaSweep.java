@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.rma;
 
+import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
@@ -9,7 +10,6 @@ import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.NcclComm;
-import dev.irisjvm.kernels.rma.RmaKernels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +23,8 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * The remote-memory-access sweep: for every op, size and ordered pair of ranks, times the
@@ -49,6 +51,9 @@ public final class RmaSweep implements Callable<Integer> {
 
     @Mixin
     SweepOptions options = new SweepOptions();
+
+    @Spec
+    CommandSpec spec;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new RmaSweep()).execute(args));
@@ -103,10 +108,11 @@ public final class RmaSweep implements Callable<Integer> {
             if (ncclVersion == null) {
                 ncclVersion = NcclComm.loadedVersion();
             }
-            sweep = new SweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware(iris),
-                    software(ncclVersion), command(iris.worldSize(), options), iris.worldSize(), results);
+            sweep = new SweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), RunRecord.hardware(iris),
+                    RunRecord.software(ncclVersion == null ? "NCCL unavailable" : ncclVersion),
+                    RunRecord.command(iris.worldSize(), RmaSweep.class, spec), iris.worldSize(), results);
             if (iris.rank() == 0) {
-                write(sweep, options.out());
+                RunRecord.write(options.out(), sweep::write);
                 System.out.print(ResultTable.format(results));
                 System.out.println("RmaSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
             }
@@ -121,55 +127,5 @@ public final class RmaSweep implements Callable<Integer> {
 
     static boolean failedCheck(Measurement m) {
         return !Verifier.OK.equals(m.check()) && !m.check().startsWith("nccl unavailable");
-    }
-
-    private static void write(SweepResult sweep, Path out) throws Exception {
-        Path parent = out.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        sweep.write(out);
-    }
-
-    /** "2 x NVIDIA H200 (132 SMs, 140 GiB, CC 9.0)", from every rank's device. */
-    static String hardware(Iris iris) {
-        DeviceProperties p = iris.deviceProperties();
-        String mine = p.name() + " (" + p.multiprocessorCount() + " SMs, " + SizeList.format(p.totalGlobalMemory())
-                + ", CC " + p.computeCapability() + ")";
-        byte[][] all = iris.allGather(mine.getBytes(StandardCharsets.UTF_8));
-        List<String> names = new ArrayList<>();
-        for (byte[] b : all) {
-            names.add(new String(b, StandardCharsets.UTF_8));
-        }
-        return describeDevices(names);
-    }
-
-    /** "2 x A" when every rank has the same device, else "A + B". */
-    static String describeDevices(List<String> perRank) {
-        boolean same = perRank.stream().allMatch(perRank.get(0)::equals);
-        return same ? perRank.size() + " x " + perRank.get(0) : String.join(" + ", perRank);
-    }
-
-    /** "CUDA 13.0 (driver 13.0), NCCL 2.28.3, Java 17.0.15". */
-    static String software(String ncclVersion) {
-        return Gpu.runtimeDescription() + ", " + (ncclVersion == null ? "NCCL unavailable" : ncclVersion) + ", Java "
-                + System.getProperty("java.version");
-    }
-
-    /** The launcher command that reproduces this run, with every option spelled out. */
-    static String command(int world, SweepOptions options) {
-        StringBuilder b = new StringBuilder("bin/iris-run -n ").append(world)
-                .append(" -- java -cp 'iris-bench/target/lib/*' ").append(MAIN);
-        for (String arg : options.toArgs()) {
-            b.append(' ').append(quote(arg));
-        }
-        return b.toString();
-    }
-
-    static String quote(String arg) {
-        if (!arg.isEmpty() && arg.chars().allMatch(c -> Character.isLetterOrDigit(c) || "-_.,/=:+".indexOf(c) >= 0)) {
-            return arg;
-        }
-        return "'" + arg.replace("'", "'\\''") + "'";
     }
 }

@@ -6,7 +6,6 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
-import dev.irisjvm.kernels.rma.RmaKernels;
 
 /**
  * What every benchmark of a sweep shares on one rank: the Iris instance, the kernels, the timer, the

@@ -199,32 +199,6 @@ public final class SweepOptions {
         return (bytes + (1L << 20) - 1) >> 20 << 20;
     }
 
-    /** Every option with its value, in a form this class parses back to the same values. */
-    public List<String> toArgs() {
-        List<String> a = new ArrayList<>(List.of(
-                "--min-bytes", Long.toString(minBytes), "--max-bytes", Long.toString(maxBytes),
-                "--factor", Integer.toString(factor), "--warmup", Integer.toString(warmup),
-                "--reps", Integer.toString(reps), "--large-reps", Integer.toString(largeReps),
-                "--large-bytes", Long.toString(largeBytes), "--ops", ops.trim(), "--out", out.toString(),
-                "--heap", heap.trim(), "--blocks", Integer.toString(blocks), "--threads", Integer.toString(threads),
-                "--atomic-blocks", Integer.toString(atomicBlocks), "--atomic-threads", Integer.toString(atomicThreads),
-                "--tile-rows", Integer.toString(tileRows), "--tile-cols", Integer.toString(tileCols),
-                "--tile-ld", Integer.toString(tileLd), "--tile-blocks", Integer.toString(tileBlocks),
-                "--tile-threads", Integer.toString(tileThreads),
-                "--mp-min-bytes", Long.toString(mpMinBytes), "--mp-max-bytes", Long.toString(mpMaxBytes),
-                "--mp-iterations", Integer.toString(mpIterations), "--mp-blocks", Integer.toString(mpBlocks),
-                "--mp-threads", Integer.toString(mpThreads), "--pp-rounds", Integer.toString(ppRounds),
-                "--device-timeout-ms", Long.toString(deviceTimeoutMs)));
-        if (seed != null) {
-            a.add("--seed");
-            a.add(Long.toString(seed));
-        }
-        if (noGate) {
-            a.add("--no-gate");
-        }
-        return a;
-    }
-
     public int warmup() {
         return warmup;
     }

@@ -5,7 +5,6 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
-import dev.irisjvm.kernels.rma.RmaKernels;
 
 /**
  * Checks a point's data on the GPU after its timed repetitions and says what was wrong, if anything,

@@ -46,7 +46,7 @@ class AttentionBenchOptionsTest {
     void decodeChunkLenOverridesTheLibraryDefault() {
         assertEquals(FlashDecodeProblem.defaultChunkLen(1, 8, 65536, 132), parse().decodeChunkLen(1, 65536, 132));
         assertEquals(832, parse("--decode-chunk-len", "832").decodeChunkLen(1, 65536, 132));
-        assertTrue(AttentionBench.command(parse("--decode-chunk-len", "832"), 2).contains("--decode-chunk-len 832"));
+        assertTrue(recorded("--decode-chunk-len", "832").contains("--decode-chunk-len 832"));
     }
 
     @Test
@@ -61,10 +61,16 @@ class AttentionBenchOptionsTest {
 
     @Test
     void theRecordedCommandRepeatsTheRun() {
-        AttentionBenchOptions o = parse("--parts", "decode", "--seed", "7");
-        String c = AttentionBench.command(o, 2);
+        String c = recorded("--parts", "decode", "--seed", "7");
         assertTrue(c.startsWith("bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.attention.AttentionBench"), c);
         assertTrue(c.contains("--parts decode"), c);
         assertTrue(c.contains("--seed 7"), c);
+    }
+
+    /** The command AttentionBench records for a run of two ranks with these options. */
+    private static String recorded(String... args) {
+        CommandLine cl = new CommandLine(new AttentionBench());
+        cl.parseArgs(args);
+        return dev.irisjvm.bench.RunRecord.command(2, AttentionBench.class, cl.getCommandSpec());
     }
 }

@@ -59,7 +59,6 @@ class FusedShapeTest {
         new CommandLine(q).parseArgs("--quick", "--reps", "25", "--no-trace");
         q.validate();
         assertEquals(4, q.shapes().size());
-        assertTrue(q.toArgs().containsAll(List.of("--quick", "--reps", "25", "--no-trace", "--tile-n", "0")));
         FusedOptions wide = new FusedOptions();
         new CommandLine(wide).parseArgs("--tile-n", "256");
         wide.validate();

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import dev.irisjvm.bench.cli.IrisBench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -60,7 +61,7 @@ class AttentionReportTest {
 
     @Test
     void verdicts() {
-        List<AttentionDocument.Verdict> vs = new AttentionDocument(run(), List.of(), null, null).verdicts();
+        List<AttentionDocument.Verdict> vs = new AttentionDocument(run(), BenchmarkTargets.builtIn(), List.of(), null, null).verdicts();
         assertEquals("PASS", status(vs, "local", "S 4K"));
         assertEquals("**FAIL**", status(vs, "local", "S 4K causal"));
         assertEquals("not judged", status(vs, "local", "S 16K"));
@@ -77,7 +78,7 @@ class AttentionReportTest {
 
     @Test
     void sdpaCountsItsFasterGqaForm() {
-        AttentionDocument d = new AttentionDocument(run(), List.of(), null, null);
+        AttentionDocument d = new AttentionDocument(run(), BenchmarkTargets.builtIn(), List.of(), null, null);
         assertEquals(700.0, d.sdpa("default", 4096, false).tflops());
         assertEquals("expanded", d.sdpa("default", 4096, true).gqa());
         assertEquals(null, d.sdpa("flash", 4096, false).tflops());
@@ -96,17 +97,17 @@ class AttentionReportTest {
         Path json = dir.resolve("in.json");
         run().write(json);
         assertEquals(run(), AttentionBenchResult.read(json));
-        int rc = AttentionReport.command().execute("--result", json.toString(), "--out", dir.resolve("out").toString(),
-                "--run-command", "bin/bench-attention -n 2");
-        assertTrue(rc == 0 || rc == ReportCommand.EXIT_NO_CHARTS, "exit " + rc);
+        int rc = IrisBench.commandLine().execute("report", "attention", "--sweep", json.toString(), "--out", dir.resolve("out").toString(),
+                "--run-command", "bin/iris-bench attention -n 2");
+        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
         String md = Files.readString(dir.resolve("out").resolve(AttentionDocument.MARKDOWN));
         assertTrue(md.contains("## Targets"), md);
-        assertTrue(md.contains("bin/bench-attention -n 2"), md);
+        assertTrue(md.contains("bin/iris-bench attention -n 2"), md);
         assertTrue(md.contains("| S 4K causal |"), md);
         assertTrue(md.contains("0.857×"), md);
         assertTrue(md.contains("failed: enable_gqa: RuntimeError"), md);
         assertTrue(md.contains("[attention-bench.json](attention-bench.json)"), md);
-        assertTrue(Files.exists(dir.resolve("out").resolve(AttentionReport.RESULT_FILE)));
+        assertTrue(Files.exists(dir.resolve("out").resolve(ReportKind.ATTENTION.sweepFile())));
         if (rc == 0) {
             for (String png : List.of(AttentionDocument.LOCAL_PNG, AttentionDocument.RING_PNG, AttentionDocument.DECODE_PNG)) {
                 assertTrue(Files.size(dir.resolve("out").resolve(png)) > 1000, png);

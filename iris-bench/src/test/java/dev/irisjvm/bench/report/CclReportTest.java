@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import dev.irisjvm.bench.cli.IrisBench;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -136,7 +137,7 @@ class CclReportTest {
     @Test
     void targetsPassFailAndNotMeasured() {
         SweepResult s = twoRanks();
-        CclTargets t = CclTargets.evaluate(new CclFigures(s.measurements(), 2), CclSettings.fromCommand(s.command()));
+        CclTargets t = CclTargets.evaluate(new CclFigures(s.measurements(), 2), CclSettings.fromCommand(s.command()), BenchmarkTargets.builtIn().collectives());
         assertEquals(List.of(Status.PASS, Status.FAIL, Status.PASS, Status.PASS, Status.FAIL, Status.NOT_MEASURED),
                 t.results().stream().map(TargetResult::status).toList());
         TargetResult a = t.results().get(0);
@@ -161,16 +162,16 @@ class CclReportTest {
     void targetsNeedTheirTypeOpAndNccl() {
         SweepResult s = twoRanks();
         CclFigures f = new CclFigures(s.measurements(), 2);
-        CclTargets f32 = CclTargets.evaluate(f, CclSettings.fromCommand("x CclSweep --dtype f32"));
+        CclTargets f32 = CclTargets.evaluate(f, CclSettings.fromCommand("x CclSweep --dtype f32"), BenchmarkTargets.builtIn().collectives());
         assertEquals(Status.NOT_MEASURED, f32.results().get(0).status());
         assertEquals(Status.NOT_MEASURED, f32.results().get(1).status());
         assertEquals(Status.PASS, f32.results().get(2).status());
-        CclTargets avg = CclTargets.evaluate(f, CclSettings.fromCommand("x CclSweep --reduce-op avg"));
+        CclTargets avg = CclTargets.evaluate(f, CclSettings.fromCommand("x CclSweep --reduce-op avg"), BenchmarkTargets.builtIn().collectives());
         assertEquals(Status.NOT_MEASURED, avg.results().get(2).status());
         assertEquals(Status.PASS, avg.results().get(3).status());    // all-gather does not reduce
-        CclTargets noNccl = CclTargets.evaluate(f, CclSettings.fromCommand("x CclSweep --no-nccl"));
+        CclTargets noNccl = CclTargets.evaluate(f, CclSettings.fromCommand("x CclSweep --no-nccl"), BenchmarkTargets.builtIn().collectives());
         assertTrue(noNccl.results().stream().allMatch(r -> r.status() == Status.NOT_MEASURED));
-        CclTargets empty = CclTargets.evaluate(new CclFigures(List.of(), 2), CclSettings.defaults());
+        CclTargets empty = CclTargets.evaluate(new CclFigures(List.of(), 2), CclSettings.defaults(), BenchmarkTargets.builtIn().collectives());
         assertTrue(empty.results().stream().allMatch(r -> r.status() == Status.NOT_MEASURED && Double.isNaN(r.ratio())));
     }
 
@@ -179,7 +180,7 @@ class CclReportTest {
         Runs runs = new Runs(2)
                 .add("all_to_all", "nccl", new long[] {MIB}, at(10, 200))
                 .add("all_to_all", "iris", new long[] {MIB, 4 * MIB}, at(5, 250));
-        CclTargets t = CclTargets.evaluate(new CclFigures(runs.build("").measurements(), 2), CclSettings.defaults());
+        CclTargets t = CclTargets.evaluate(new CclFigures(runs.build("").measurements(), 2), CclSettings.defaults(), BenchmarkTargets.builtIn().collectives());
         TargetResult f = t.results().get(5);
         assertEquals(Status.NOT_MEASURED, f.status());                // 4 MiB has no NCCL figure
         assertTrue(f.source().contains("not measured at 4 MiB"), f.source());
@@ -187,7 +188,7 @@ class CclReportTest {
 
         runs.add(new Measurement("all_to_all", "iris", 16 * MIB, 0, -1, 5, 50, 50, 50, 300, 0, "rank 0's output vs NCCL's: 1 of ..."))
                 .add(new Measurement("all_to_all", "nccl", 16 * MIB, 0, -1, 5, 90, 90, 90, 180, 0, "ok"));
-        t = CclTargets.evaluate(new CclFigures(runs.build("").measurements(), 2), CclSettings.defaults());
+        t = CclTargets.evaluate(new CclFigures(runs.build("").measurements(), 2), CclSettings.defaults(), BenchmarkTargets.builtIn().collectives());
         assertEquals(Status.FAIL, t.results().get(5).status());
     }
 
@@ -213,15 +214,15 @@ class CclReportTest {
         Path jmh0 = Files.writeString(dir.resolve("jmh-rank0.json"), jmh);
         Path jmh1 = Files.writeString(dir.resolve("jmh-rank1.json"), "");
         Path out = dir.resolve("report");
-        int rc = CclReport.command().execute("--sweep", sweepFile.toString(), "--jmh", jmh0.toString(), jmh1.toString(),
-                "--out", out.toString(), "--run-command", "bin/bench-ccl -n 2", "--jmh-command", "bin/iris-run -n 2 -- sh -c ...");
+        int rc = IrisBench.commandLine().execute("report", "ccl", "--sweep", sweepFile.toString(), "--jmh", jmh0.toString(), jmh1.toString(),
+                "--out", out.toString(), "--run-command", "bin/iris-bench ccl -n 2", "--jmh-command", "bin/iris-run -n 2 -- sh -c ...");
         assertEquals(0, rc);
         String md = Files.readString(out.resolve(CclDocument.MARKDOWN));
-        assertTrue(Files.exists(out.resolve(CclReport.SWEEP_FILE)));
+        assertTrue(Files.exists(out.resolve(ReportKind.CCL.sweepFile())));
         assertTrue(Files.exists(out.resolve("ccl-jmh-rank0.json")));
         assertFalse(Files.exists(out.resolve("ccl-jmh-rank1.json")));
         assertTrue(md.contains("[ccl-sweep.json](ccl-sweep.json)"), md);
-        assertTrue(md.contains("bin/bench-ccl -n 2"));
+        assertTrue(md.contains("bin/iris-bench ccl -n 2"));
         assertTrue(md.contains("dev.irisjvm.bench.ccl.CclSweep --out"));
         assertTrue(md.contains("jmh-rank1.json: empty"), md);
         assertTrue(md.contains("CollectiveBenchmark.allReduce"));
@@ -254,11 +255,11 @@ class CclReportTest {
                     .add("all_reduce", "iris_auto", new long[] {4 * KIB}, at(8, 100))
                     .add("all_reduce", "iris_two_shot", new long[] {4 * KIB}, at(9, 100));
             SweepResult s = runs.build("");
-            CclTargets t = CclTargets.evaluate(new CclFigures(s.measurements(), world), CclSettings.fromCommand(s.command()));
+            CclTargets t = CclTargets.evaluate(new CclFigures(s.measurements(), world), CclSettings.fromCommand(s.command()), BenchmarkTargets.builtIn().collectives());
             assertEquals(Status.PASS, t.results().get(4).status(), "world " + world + ": " + t.results().get(4));
             assertEquals(Status.PASS, t.results().get(0).status());
             Path out = dir.resolve("w" + world);
-            List<String> errors = new CclDocument(s, List.of(), List.of(), List.of(), null, List.of()).write(out);
+            List<String> errors = new CclDocument(s, BenchmarkTargets.builtIn(), List.of(), List.of(), List.of(), null, List.of()).write(out);
             assertEquals(List.of(), errors);
             String md = Files.readString(out.resolve(CclDocument.MARKDOWN));
             assertTrue(md.contains("(the targets are stated for two H200s; this run has " + world + " ranks)"), md);

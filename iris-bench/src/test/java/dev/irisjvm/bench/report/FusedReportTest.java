@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import dev.irisjvm.bench.cli.IrisBench;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -100,7 +101,7 @@ class FusedReportTest {
 
     @Test
     void rowsSpeedupsAndVerdicts() {
-        FusedDocument d = new FusedDocument(sweep(), List.of(), null, null);
+        FusedDocument d = new FusedDocument(sweep(), BenchmarkTargets.builtIn(), List.of(), null, null);
         List<FusedDocument.Row> rows = d.rows();
         assertEquals(3, rows.size());
         FusedDocument.Row ar = rows.get(0);
@@ -118,7 +119,7 @@ class FusedReportTest {
     void writesMarkdownChartsAndTimelines() throws IOException {
         Path sweepFile = sweepWithTrace();
         Path out = dir.resolve("out");
-        int code = FusedReport.command().execute("--sweep", sweepFile.toString(), "--out", out.toString(), "--run-command", "bin/bench-fused -n 2");
+        int code = IrisBench.commandLine().execute("report", "fused", "--sweep", sweepFile.toString(), "--out", out.toString(), "--run-command", "bin/iris-bench fused -n 2");
         String md = Files.readString(out.resolve(FusedDocument.MARKDOWN));
         assertTrue(md.contains("| GEMM + all-reduce | 4096 × 4096 × 4096 | ≥ 1.50× | 380 (spare_warps) | 600 | 1.579× | PASS | spare_warps | 1.579× |"), md);
         assertTrue(md.contains("| GEMM + all-scatter | 8192 × 8192 × 8192 | ≥ 1.25× | 850 (spare_warps) | 1000 | 1.176× | **FAIL** | sequential | 1.111× |"), md);
@@ -130,7 +131,7 @@ class FusedReportTest {
         // The stored trace reads back as the one written.
         assertEquals(ChromeTrace.read(dir.resolve("fused-trace-all_reduce-spare_warps.json")).bars(),
                 ChromeTrace.read(out.resolve("fused-trace-all_reduce-spare_warps.json.gz")).bars());
-        assertTrue(Files.exists(out.resolve(FusedReport.SWEEP_FILE)));
+        assertTrue(Files.exists(out.resolve(ReportKind.FUSED.sweepFile())));
         if (code == 0) {
             for (String png : new String[] {FusedDocument.SPEEDUP_PNG, "fused-trace-all_reduce-spare_warps.png"}) {
                 try (InputStream in = Files.newInputStream(out.resolve(png))) {
@@ -139,7 +140,7 @@ class FusedReportTest {
             }
             assertTrue(md.contains("![GEMM + all-reduce spare_warps timeline](fused-trace-all_reduce-spare_warps.png)"), md);
         } else {
-            assertEquals(ReportCommand.EXIT_NO_CHARTS, code, "only a missing java.desktop may keep the pictures out");
+            assertEquals(Report.EXIT_NO_CHARTS, code, "only a missing java.desktop may keep the pictures out");
         }
         assertFalse(md.contains("NaN |") || md.contains("| NaN") || md.contains("NaN×") || md.contains("NaN%"), md);
     }
@@ -156,11 +157,11 @@ class FusedReportTest {
         String java = ProcessHandle.current().info().command().orElseThrow();
         Process p = new ProcessBuilder(java, "--limit-modules",
                 "java.base,java.logging,java.management,jdk.management,jdk.unsupported,java.xml,java.naming,java.sql,jdk.zipfs",
-                "-cp", System.getProperty("java.class.path"), FusedReport.class.getName(), "--sweep", sweepFile.toString(),
-                "--out", out.toString(), "--run-command", "bin/bench-fused -n 2").redirectErrorStream(true).start();
+                "-cp", System.getProperty("java.class.path"), IrisBench.class.getName(), "report", "fused", "--sweep", sweepFile.toString(),
+                "--out", out.toString(), "--run-command", "bin/iris-bench fused -n 2").redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), output);
-        assertEquals(ReportCommand.EXIT_NO_CHARTS, p.exitValue(), output);
+        assertEquals(Report.EXIT_NO_CHARTS, p.exitValue(), output);
         assertTrue(Files.readString(out.resolve(FusedDocument.MARKDOWN)).contains("[json.gz](fused-trace-all_reduce-spare_warps.json.gz)"));
         assertTrue(Files.exists(out.resolve("fused-trace-all_reduce-spare_warps.json.gz")), output);
     }
@@ -170,12 +171,12 @@ class FusedReportTest {
         Path out = dir.resolve("out");
         Files.createDirectories(out);
         writeTrace(out);  // a report folder from before the traces were stored gzipped
-        Path sweepFile = out.resolve(FusedReport.SWEEP_FILE);
+        Path sweepFile = out.resolve(ReportKind.FUSED.sweepFile());
         sweep().write(sweepFile);
-        FusedReport.command().execute("--sweep", sweepFile.toString(), "--out", out.toString(), "--run-command", "bin/bench-fused -n 2");
+        IrisBench.commandLine().execute("report", "fused", "--sweep", sweepFile.toString(), "--out", out.toString(), "--run-command", "bin/iris-bench fused -n 2");
         assertTrue(Files.exists(out.resolve("fused-trace-all_reduce-spare_warps.json.gz")));
         assertFalse(Files.exists(out.resolve("fused-trace-all_reduce-spare_warps.json")));
-        FusedReport.command().execute("--sweep", sweepFile.toString(), "--out", out.toString(), "--run-command", "bin/bench-fused -n 2");
+        IrisBench.commandLine().execute("report", "fused", "--sweep", sweepFile.toString(), "--out", out.toString(), "--run-command", "bin/iris-bench fused -n 2");
         assertTrue(Files.readString(out.resolve(FusedDocument.MARKDOWN)).contains("[json.gz](fused-trace-all_reduce-spare_warps.json.gz)"));
     }
 

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import dev.irisjvm.bench.cli.IrisBench;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,7 +49,7 @@ class GemmReportTest {
 
     @Test
     void rowsRatiosAndVerdicts() {
-        GemmDocument d = new GemmDocument(sweep(), List.of(), null, null);
+        GemmDocument d = new GemmDocument(sweep(), BenchmarkTargets.builtIn(), List.of(), null, null);
         List<GemmDocument.Row> rows = d.rows();
         assertEquals(4, rows.size());
         assertEquals(1450.0 / 1500, rows.get(0).ratio(), 1e-12);
@@ -66,7 +67,7 @@ class GemmReportTest {
         Path json = dir.resolve("in.json");
         s.write(json);
         Path out = dir.resolve("out");
-        int rc = GemmReport.command().execute("--sweep", json.toString(), "--out", out.toString(), "--run-command", "bin/bench-gemm");
+        int rc = IrisBench.commandLine().execute("report", "gemm", "--sweep", json.toString(), "--out", out.toString(), "--run-command", "bin/iris-bench gemm");
         assertEquals(0, rc);
         String md = Files.readString(out.resolve(GemmDocument.MARKDOWN));
         assertTrue(md.startsWith("# Iris GEMM benchmarks"), md);
@@ -79,9 +80,9 @@ class GemmReportTest {
         assertTrue(md.contains("| 8192 × 8192 × 8192 | nk | 1.10 | 1500 (1470–1560) | 1450 (1421–1508) | 1450 | 1112 | 96.7% | 74.1% | 1 |"), md);
         assertTrue(md.contains("![GEMM TFLOP/s per shape, Iris and cuBLAS](" + GemmDocument.TFLOPS_PNG + ")"), md);
         assertTrue(md.contains("[gemm-sweep.json](gemm-sweep.json)"), md);
-        assertTrue(md.contains("bin/bench-gemm\n# which ran:\njava -cp"), md);
-        assertTrue(Files.size(out.resolve(GemmReport.SWEEP_FILE)) > 0);
-        assertEquals(s, GemmSweepResult.read(out.resolve(GemmReport.SWEEP_FILE)), "the JSON round trip keeps every field");
+        assertTrue(md.contains("bin/iris-bench gemm\n# which ran:\njava -cp"), md);
+        assertTrue(Files.size(out.resolve(ReportKind.GEMM.sweepFile())) > 0);
+        assertEquals(s, GemmSweepResult.read(out.resolve(ReportKind.GEMM.sweepFile())), "the JSON round trip keeps every field");
         Path png = out.resolve(GemmDocument.TFLOPS_PNG);
         assertTrue(Files.size(png) > 1000);
         byte[] head = new byte[PNG_SIGNATURE.length];
@@ -98,7 +99,7 @@ class GemmReportTest {
         GemmSweepResult s = sweep();
         Path json = dir.resolve("in.json");
         s.write(json);
-        assertEquals(0, GemmReport.command().execute("--sweep", json.toString(), "--out", dir.toString(), "--findings", f.toString()));
+        assertEquals(0, IrisBench.commandLine().execute("report", "gemm", "--sweep", json.toString(), "--out", dir.toString(), "--findings", f.toString()));
         String md = Files.readString(dir.resolve(GemmDocument.MARKDOWN));
         assertTrue(md.indexOf("## Findings") > md.indexOf("## Target") && md.indexOf("## Findings") < md.indexOf("## Chart"), md);
     }
@@ -107,7 +108,7 @@ class GemmReportTest {
     void unreadableInputIsExitOne() throws IOException {
         Path bad = dir.resolve("bad.json");
         Files.writeString(bad, "{not json");
-        assertEquals(1, GemmReport.command().execute("--sweep", bad.toString(), "--out", dir.resolve("o").toString()));
-        assertEquals(2, GemmReport.command().execute("--out", dir.toString()));
+        assertEquals(1, IrisBench.commandLine().execute("report", "gemm", "--sweep", bad.toString(), "--out", dir.resolve("o").toString()));
+        assertEquals(2, IrisBench.commandLine().execute("report", "gemm", "--out", dir.toString()));
     }
 }

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import dev.irisjvm.bench.cli.IrisBench;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -55,13 +56,13 @@ class RmaReportTest {
 
         int rc = run("--sweep", sweepFile.toString(), "--jmh", jmh0.toString(), jmh1.toString(), "--out", out.toString(),
                 "--jmh-command", "bin/iris-run -n 2 -- sh -c '... -rff jmh-rank$IRIS_RANK.json'",
-                "--run-command", "bin/bench-rma -n 2");
+                "--run-command", "bin/iris-bench rma -n 2");
         assertEquals(0, rc);
         String md = Files.readString(out.resolve("rma.md"));
 
         // Header: commands and links to the copied raw files.
         assertTrue(md.contains("dev.irisjvm.bench.rma.RmaSweep --out"), md);
-        assertTrue(md.contains("bin/bench-rma -n 2"));
+        assertTrue(md.contains("bin/iris-bench rma -n 2"));
         assertTrue(md.contains("[rma-sweep.json](rma-sweep.json)"));
         assertTrue(md.contains("[rma-jmh-rank1.json](rma-jmh-rank1.json)"));
         assertTrue(Files.exists(out.resolve("rma-sweep.json")));
@@ -188,7 +189,11 @@ class RmaReportTest {
     }
 
     private static int run(String... args) {
-        return RmaReport.command().execute(args);
+        String[] all = new String[args.length + 2];
+        all[0] = "report";
+        all[1] = "rma";
+        System.arraycopy(args, 0, all, 2, args.length);
+        return IrisBench.commandLine().execute(all);
     }
 
     private Path write(SweepResult sweep) throws IOException {

@@ -93,7 +93,7 @@ class StatusSectionTest {
     /** From a synthetic GEMM sweep with known ratios; the runs that are absent point to their reports without figures. */
     @Test
     void gemmItemSpansTheCheckedShapesAndAbsentRunsHaveNoFigure() throws IOException {
-        GemmReportTest.sweep().write(dir.resolve(GemmReport.SWEEP_FILE));
+        GemmReportTest.sweep().write(dir.resolve(ReportKind.GEMM.sweepFile()));
         String section = StatusSection.render(dir, "docs/benchmarks").replaceAll("\\s+", " ");
         // 1450/1500 and 1450/1700; the shape without cuBLAS and the one whose check failed give no ratio.
         assertTrue(section.contains("a Hopper GEMM at 0.853–0.967× cuBLAS's TFLOP/s on 4 shapes"), section);

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.rma;
 
+import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -70,14 +71,14 @@ class ResultsTest {
 
     @Test
     void commandAndDescriptions() {
-        SweepOptions o = new SweepOptions();
-        new picocli.CommandLine(o).parseArgs("--ops", "load,store", "--out", "my results.json");
-        String c = RmaSweep.command(2, o);
+        picocli.CommandLine cl = new picocli.CommandLine(new RmaSweep());
+        cl.parseArgs("--ops", "load,store", "--out", "my results.json");
+        String c = RunRecord.command(2, RmaSweep.class, cl.getCommandSpec());
         assertTrue(c.startsWith("bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.rma.RmaSweep "), c);
         assertTrue(c.contains("--ops load,store"), c);
         assertTrue(c.contains("--out 'my results.json'"), c);
-        assertEquals("2 x H200", RmaSweep.describeDevices(List.of("H200", "H200")));
-        assertEquals("H100 + H200", RmaSweep.describeDevices(List.of("H100", "H200")));
+        assertEquals("2 x H200", RunRecord.describeDevices(List.of("H200", "H200")));
+        assertEquals("H100 + H200", RunRecord.describeDevices(List.of("H100", "H200")));
         assertEquals("NCCL 2.28.3", NcclComm.formatVersion(22803));
     }
 }

@@ -65,18 +65,6 @@ class SweepOptionsTest {
     }
 
     @Test
-    void toArgsRoundTrips() {
-        SweepOptions o = parse("--max-bytes", "16m", "--ops", "store,all_reduce", "--threads", "256", "--seed", "-5",
-                "--no-gate", "--heap", "4g");
-        SweepOptions back = parse(o.toArgs().toArray(new String[0]));
-        assertEquals(o.toArgs(), back.toArgs());
-        assertEquals(16L << 20, back.maxBytes);
-        assertEquals(256, back.threads());
-        assertEquals(-5L, back.seed());
-        assertFalse(back.gate());
-    }
-
-    @Test
     void validationNamesTheOption() {
         assertMessage("--max-bytes", "--min-bytes", "1m", "--max-bytes", "4k");
         assertMessage("--factor", "--factor", "1");

@@ -1,5 +1,6 @@
 // rma_bench.cu: remote-memory-access microbenchmarks over the device API (iris/iris.cuh), driven
-// by dev.irisjvm.kernels.rma.RmaKernels and the sweep in iris-bench (dev.irisjvm.bench.rma).
+// by dev.irisjvm.bench.rma.RmaKernels and the sweeps of iris-bench. Built by iris-bench alone:
+// benchmark-only code that the library jars do not ship.
 //
 // What each kernel measures (the host picks every launch shape, so nothing here needs
 // recompiling to tune):

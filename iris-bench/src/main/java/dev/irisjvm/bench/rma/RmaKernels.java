@@ -1,4 +1,4 @@
-package dev.irisjvm.kernels.rma;
+package dev.irisjvm.bench.rma;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceContext;
@@ -98,10 +98,14 @@ public final class RmaKernels implements AutoCloseable {
     private final KernelArgs args = new KernelArgs();
     private final Map<String, Integer> residentBlocks = new ConcurrentHashMap<>();
 
-    /** Loads {@code rma_bench} from the library (into the current device) for this rank. */
+    /**
+     * Loads {@code rma_bench} (into the current device) for this rank, in the checked variant when
+     * {@code library} loads checked modules. The module ships in this jar, not in the library's:
+     * it is benchmark-only code.
+     */
     public RmaKernels(Iris iris, KernelLibrary library) {
         this.iris = iris;
-        this.module = library.module("rma_bench");
+        this.module = KernelModule.fromResource(RmaKernels.class, "rma_bench.fatbin", library.checked());
         this.ctx = iris.deviceContext().bytes();
         this.rank = iris.rank();
         this.world = iris.worldSize();
@@ -611,5 +615,6 @@ public final class RmaKernels implements AutoCloseable {
     @Override
     public void close() {
         args.close();
+        module.close();
     }
 }

@@ -1,0 +1,46 @@
+package dev.irisjvm.bench.cli;
+
+import dev.irisjvm.bench.report.ReportKind;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code iris-bench gemm}: the Iris GEMM against cuBLAS on one GPU, timed with CUDA events, and gemm.md. */
+@Command(name = "gemm", mixinStandardHelpOptions = true,
+        description = {"The GEMM sweep on one of this host's GPUs (Iris against cuBLAS in the same run), then gemm.md, "
+                + "a PNG chart and the raw JSON. Sweep options: dev.irisjvm.bench.gemm.GemmSweep --help.",
+                "--quick: 4096^3 in both layouts and 1024 x 8192 x 8192 only, 20 timed calls each.",
+                "cuBLAS: libcublas.so.13 must be loadable (in a bundle, source env.sh first)."})
+final class GemmRun extends BenchRun {
+    @Option(names = "--device", paramLabel = "D", description = "the GPU to run on (sets IRIS_DEVICE; default: IRIS_DEVICE, else 0)")
+    Integer device;
+
+    @Override
+    ReportKind kind() {
+        return ReportKind.GEMM;
+    }
+
+    @Override
+    String sweepMain() {
+        return "dev.irisjvm.bench.gemm.GemmSweep";
+    }
+
+    @Override
+    int ranks() {
+        if (device != null && device < 0) {
+            throw new IllegalArgumentException("--device must be a GPU number, got " + device);
+        }
+        return 0;
+    }
+
+    @Override
+    List<String> quickSweepArgs() {
+        return List.of("--shapes", "4096x4096x4096:nk,4096x4096x4096:kn,1024x8192x8192:nk", "--reps", "20");
+    }
+
+    @Override
+    Map<String, String> sweepEnvironment() {
+        return device == null ? Map.of() : Map.of("IRIS_DEVICE", device.toString());
+    }
+}

@@ -1,0 +1,103 @@
+package dev.irisjvm.bench.report;
+
+import dev.irisjvm.bench.results.AttentionBenchResult;
+import dev.irisjvm.bench.results.FusedSweepResult;
+import dev.irisjvm.bench.results.GemmSweepResult;
+import dev.irisjvm.bench.results.SweepResult;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.zip.GZIPOutputStream;
+
+/**
+ * Renders any report from its raw JSON: copies the JSON (and the JMH files and traces of the same
+ * run) next to the report so that it links to the data it was made from, then writes the
+ * Markdown and the charts. The one place that knows which document each {@link ReportKind} is.
+ *
+ * <pre>{@code
+ * ReportInput in = new ReportInput(ReportKind.GEMM, Path.of("docs/benchmarks"), Path.of("/tmp/run/gemm-sweep.json"),
+ *         List.of(), null, "bin/iris-bench gemm", null, null, BenchmarkTargets.builtIn());
+ * List<String> chartErrors = Report.write(in);   // empty when every chart was drawn
+ * }</pre>
+ */
+public final class Report {
+    /** Exit code when the Markdown was written but a chart was not (no java.desktop module or no fonts). */
+    public static final int EXIT_NO_CHARTS = 3;
+
+    private Report() {}
+
+    /** Writes the report; returns why charts could not be drawn (empty if all were). */
+    public static List<String> write(ReportInput in) throws IOException {
+        Path out = in.out();
+        Files.createDirectories(out);
+        ReportKind kind = in.kind();
+        RawFiles raw = new RawFiles(out, kind.prefix());
+        Path copy = raw.copy(in.sweep(), kind.sweepFile());
+        String findings = in.findings() == null ? "" : Files.readString(in.findings());
+        List<String> jmhCommands = in.jmhCommand() == null || in.jmhCommand().isBlank() ? List.of() : List.of(in.jmhCommand());
+        BenchmarkTargets targets = in.targets();
+        return switch (kind) {
+            case GEMM -> new GemmDocument(read(copy, in.sweep(), GemmSweepResult::read), targets, raw.names(), in.runCommand(),
+                    findings).write(out);
+            case ATTENTION -> new AttentionDocument(read(copy, in.sweep(), AttentionBenchResult::read), targets, raw.names(),
+                    in.runCommand(), findings).write(out);
+            case RMA, CCL -> {
+                SweepResult sweep = read(copy, in.sweep(), SweepResult::read);
+                RawFiles.Jmh jmh = jmh(raw, in);
+                SweepDocument doc = kind == ReportKind.RMA
+                        ? new RmaDocument(sweep, targets, jmh.results(), jmh.problems(), raw.names(), in.runCommand(), jmhCommands)
+                        : new CclDocument(sweep, targets, jmh.results(), jmh.problems(), raw.names(), in.runCommand(), jmhCommands);
+                yield doc.withFindings(findings).write(out);
+            }
+            case FUSED -> {
+                FusedSweepResult sweep = read(copy, in.sweep(), FusedSweepResult::read);
+                copyTraces(sweep, in, raw);
+                RawFiles.Jmh jmh = jmh(raw, in);
+                yield new FusedDocument(sweep, targets, raw.names(), in.runCommand(), findings)
+                        .withJmh(jmh.results(), jmh.problems(), in.jmhCommand()).write(out);
+            }
+        };
+    }
+
+    private interface Reader<T> {
+        T read(Path file) throws IOException;
+    }
+
+    private static <T> T read(Path copy, Path original, Reader<T> reader) throws IOException {
+        try {
+            return reader.read(copy);
+        } catch (IOException e) {
+            throw new IOException(original + ": not a readable run JSON (" + e.getMessage().lines().findFirst().orElse("") + ")", e);
+        }
+    }
+
+    private static RawFiles.Jmh jmh(RawFiles raw, ReportInput in) throws IOException {
+        RawFiles.Jmh read = raw.jmh(in.jmh());
+        read.problems().forEach(p -> System.err.println(in.kind().prefix() + "-report: JMH " + p));
+        return read;
+    }
+
+    /** The sweep's Chrome traces, gzipped beside the report. */
+    private static void copyTraces(FusedSweepResult sweep, ReportInput in, RawFiles raw) throws IOException {
+        Path traceDir = in.traces() != null ? in.traces() : in.sweep().toAbsolutePath().getParent();
+        for (FusedSweepResult.Trace t : sweep.traces() == null ? List.<FusedSweepResult.Trace>of() : sweep.traces()) {
+            Path source = traceDir == null ? Path.of(t.file()) : traceDir.resolve(t.file());
+            String stored = ChromeTrace.storedName(t.file());
+            if (Files.exists(source)) {
+                try (OutputStream to = new GZIPOutputStream(Files.newOutputStream(in.out().resolve(stored)))) {
+                    Files.copy(source, to);
+                }
+                if (source.toAbsolutePath().getParent().equals(in.out().toAbsolutePath())) {
+                    Files.delete(source);  // the report's own plain copy from an earlier run: the gzipped one replaces it
+                }
+                raw.add(stored);
+            } else if (Files.exists(in.out().resolve(stored))) {
+                raw.add(stored);
+            } else {
+                System.err.println("fused-report: trace " + source + " missing");
+            }
+        }
+    }
+}

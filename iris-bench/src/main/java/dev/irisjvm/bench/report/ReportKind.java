@@ -1,0 +1,65 @@
+package dev.irisjvm.bench.report;
+
+import java.util.Locale;
+
+/**
+ * The reports there are, each with the files of its folder: the raw JSON it is rendered from, the
+ * Markdown it writes, the hand-written findings it includes and the commands of the run that made
+ * the JSON ({@code <prefix>-commands.txt}: lines {@code run: ...} and {@code jmh: ...}).
+ */
+public enum ReportKind {
+    GEMM("gemm", "gemm-sweep.json", GemmDocument.MARKDOWN, "gemm-findings.md"),
+    CCL("ccl", "ccl-sweep.json", CclDocument.MARKDOWN, "collectives-findings.md"),
+    FUSED("fused", "fused-sweep.json", FusedDocument.MARKDOWN, "fused-findings.md"),
+    ATTENTION("attention", "attention-bench.json", AttentionDocument.MARKDOWN, "attention-findings.md"),
+    RMA("rma", "rma-sweep.json", RmaDocument.MARKDOWN, "rma-findings.md");
+
+    private final String prefix;
+    private final String sweepFile;
+    private final String markdown;
+    private final String findingsFile;
+
+    ReportKind(String prefix, String sweepFile, String markdown, String findingsFile) {
+        this.prefix = prefix;
+        this.sweepFile = sweepFile;
+        this.markdown = markdown;
+        this.findingsFile = findingsFile;
+    }
+
+    /** The kind's name on the command line and the prefix of its copied files: gemm, ccl, fused, attention, rma. */
+    public String prefix() {
+        return prefix;
+    }
+
+    /** The run's raw JSON as the report folder keeps it. */
+    public String sweepFile() {
+        return sweepFile;
+    }
+
+    public String markdown() {
+        return markdown;
+    }
+
+    public String findingsFile() {
+        return findingsFile;
+    }
+
+    public String commandsFile() {
+        return prefix + "-commands.txt";
+    }
+
+    /** The glob of the JMH result files the folder keeps, one per rank. */
+    public String jmhGlob() {
+        return prefix + "-jmh-rank*.json";
+    }
+
+    /** The kind named {@code name} (any case). */
+    public static ReportKind of(String name) {
+        for (ReportKind k : values()) {
+            if (k.prefix.equals(name.trim().toLowerCase(Locale.ROOT))) {
+                return k;
+            }
+        }
+        throw new IllegalArgumentException("unknown report '" + name + "'; known: gemm, ccl, fused, attention, rma");
+    }
+}

@@ -1,0 +1,93 @@
+package dev.irisjvm.bench.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.bench.cli.IrisBench;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Every report committed under docs/benchmarks renders again from its committed raw JSON with
+ * {@code iris-bench report KIND}, to the same Markdown, and judges by the targets file beside it:
+ * a broken renderer or a target that no longer comes from the data file fails the build.
+ */
+class CommittedReportsTest {
+    static final Path COMMITTED = Path.of("../docs/benchmarks");
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @EnumSource(ReportKind.class)
+    void rendersTheCommittedReportAgainFromItsJson(ReportKind kind) throws IOException {
+        Path out = copyOfCommitted(kind);
+        int rc = IrisBench.commandLine().execute("report", kind.prefix(), "--out", out.toString());
+        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
+        String rendered = Files.readString(out.resolve(kind.markdown()));
+        assertEquals(withoutWriteDate(Files.readString(COMMITTED.resolve(kind.markdown()))), withoutWriteDate(rendered),
+                kind + ": the committed report differs");
+        assertTrue(rendered.contains("## Target"), rendered);
+    }
+
+    @ParameterizedTest
+    @EnumSource(ReportKind.class)
+    void judgesByTheTargetsFileBesideTheReport(ReportKind kind) throws IOException {
+        Path out = copyOfCommitted(kind);
+        String targets = Files.readString(out.resolve(BenchmarkTargets.FILE));
+        // Every bound out of reach: nothing can pass any more.
+        Files.writeString(out.resolve(BenchmarkTargets.FILE), unreachable(targets));
+        IrisBench.commandLine().execute("report", kind.prefix(), "--out", out.toString());
+        String md = Files.readString(out.resolve(kind.markdown()));
+        String targetsSection = md.substring(md.indexOf("## Target"));
+        targetsSection = targetsSection.substring(0, nextSection(targetsSection));
+        assertTrue(!Pattern.compile("\\|\\s*(pass|PASS)\\s*\\|").matcher(targetsSection).find(), kind + ":\n" + targetsSection);
+        assertTrue(targetsSection.contains("FAIL") || targetsSection.contains("not measured") || targetsSection.contains("not judged"),
+                kind + ":\n" + targetsSection);
+    }
+
+    /** The report without its "report written" line, the one line that differs from one rendering to the next. */
+    static String withoutWriteDate(String md) {
+        return md.replaceAll("(?m)^- \\*\\*report written\\*\\*: .*\n", "");
+    }
+
+    /** Ratio bounds that must be met from below become huge; limits to stay under become tiny. */
+    static String unreachable(String json) {
+        Matcher m = Pattern.compile("\"(minRatio\\w*|copyEngineFraction|decodeMinSpeedup|localMinRatioToSdpa|\\w+MaxUs"
+                + "|ringMax\\w+)\": [0-9.]+").matcher(json);
+        StringBuilder sb = new StringBuilder();
+        while (m.find()) {
+            boolean upper = m.group(1).contains("Max");
+            m.appendReplacement(sb, "\"" + m.group(1) + "\": " + (upper ? "0.000001" : "1000000"));
+        }
+        m.appendTail(sb);
+        return sb.toString().replaceAll("(\"\\w+ \\d+x\\d+x\\d+\"): [0-9.]+", "$1: 1000000");
+    }
+
+    private static int nextSection(String fromTargets) {
+        int i = fromTargets.indexOf("\n## ", 3);
+        return i < 0 ? fromTargets.length() : i;
+    }
+
+    /** The report's folder as committed: its JSON, JMH files, traces, commands, findings and the targets. */
+    private Path copyOfCommitted(ReportKind kind) throws IOException {
+        Path out = Files.createDirectories(dir.resolve(kind.prefix()));
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(COMMITTED)) {
+            for (Path f : files) {
+                String name = f.getFileName().toString();
+                boolean mine = name.startsWith(kind.prefix() + "-") || name.equals(kind.findingsFile()) || name.equals(BenchmarkTargets.FILE);
+                if (mine && Files.isRegularFile(f) && !name.endsWith(".png") && !name.equals(kind.markdown())) {
+                    Files.copy(f, out.resolve(name));
+                }
+            }
+        }
+        return out;
+    }
+}
