@@ -49,9 +49,11 @@ class ModulePathTest {
         assertEquals(Set.of("dev.irisjvm.core.internal"), exports(resolved.get("dev.irisjvm.core"), "dev.irisjvm.kernels"));
         assertEquals(Set.of("dev.irisjvm.kernels.attention", "dev.irisjvm.kernels.ccl", "dev.irisjvm.kernels.fused",
                 "dev.irisjvm.kernels.gemm"), exports(resolved.get("dev.irisjvm.kernels"), null));
-        assertEquals(Set.of(), exports(resolved.get("dev.irisjvm.runtime"), null), "the binding is iris-core's alone");
-        assertEquals(Set.of("dev.irisjvm.runtime", "dev.irisjvm.runtime.global"),
-                exports(resolved.get("dev.irisjvm.runtime"), "dev.irisjvm.core"));
+        assertEquals(Set.of(), exports(resolved.get("dev.irisjvm.runtime"), null), "the binding is the library's own");
+        assertEquals(Set.of("dev.irisjvm.runtime", "dev.irisjvm.runtime.global", "dev.irisjvm.runtime.abi",
+                "dev.irisjvm.runtime.abi.global"), exports(resolved.get("dev.irisjvm.runtime"), "dev.irisjvm.core"));
+        assertEquals(Set.of("dev.irisjvm.runtime.abi", "dev.irisjvm.runtime.abi.global"),
+                exports(resolved.get("dev.irisjvm.runtime"), "dev.irisjvm.kernels"), "the kernel interface's structs");
         assertFalse(resolved.containsKey("dev.irisjvm.launch"), "an application does not need the launcher");
     }
 
