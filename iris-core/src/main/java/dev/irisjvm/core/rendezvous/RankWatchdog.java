@@ -70,6 +70,11 @@ public final class RankWatchdog implements AutoCloseable {
 
     private static final long MAX_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long JOIN_MILLIS = 5_000;
+    /**
+     * Connections rank 0 holds before they say hello. Beyond it the oldest is dropped: a flood of
+     * silent connections costs a bounded number of descriptors and cannot keep a rank out.
+     */
+    static final int MAX_STRANGERS = 64;
 
     /** Called once, on the watchdog's thread, with the first rank found lost. Keep it short. */
     @FunctionalInterface
@@ -207,6 +212,11 @@ public final class RankWatchdog implements AutoCloseable {
                         if (key.isValid() && key.isAcceptable()) {
                             SocketChannel c;
                             while ((c = server.accept()) != null) {
+                                if (strangers.size() >= MAX_STRANGERS) {
+                                    SocketChannel oldest = strangers.remove(0);
+                                    oldest.keyFor(accepting).cancel();
+                                    FrameChannel.closeQuietly(oldest);
+                                }
                                 c.configureBlocking(false);
                                 c.register(accepting, SelectionKey.OP_READ, ByteBuffer.allocate(HELLO_BYTES));
                                 strangers.add(c);

@@ -192,6 +192,32 @@ class RankWatchdogTest {
         assertEquals(List.of(loss), losses);
     }
 
+    /** Silent connections beyond MAX_STRANGERS push out the oldest; the real rank still joins. */
+    @Test
+    void aFloodOfSilentConnectionsCannotKeepARankOut() throws Exception {
+        RankOneByHand rank1 = rankOneByHand();
+        List<Socket> silent = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3 * RankWatchdog.MAX_STRANGERS; i++) {
+                Socket s = new Socket(HOST, rank1.watchdogPort());
+                s.setSoTimeout(5000);
+                silent.add(s);
+            }
+            assertEquals(-1, silent.get(0).getInputStream().read(), "the oldest silent connection was dropped");
+            Socket real = new Socket(HOST, rank1.watchdogPort());
+            toClose.add(real);
+            real.getOutputStream().write(hello(1, rank1.nonce()));
+            rank1.one().barrier();
+            RankWatchdog watchdog = rank1.zero().get(10, TimeUnit.SECONDS);
+            toClose.add(watchdog);
+            assertNull(watchdog.loss());
+        } finally {
+            for (Socket s : silent) {
+                s.close();
+            }
+        }
+    }
+
     @Test
     void aGoodbyeBeforeTheConnectionEndsIsNoLoss() throws Exception {
         RankOneByHand rank1 = rankOneByHand();
