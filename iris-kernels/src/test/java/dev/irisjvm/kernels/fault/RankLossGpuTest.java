@@ -16,7 +16,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A rank killed with SIGKILL during a device barrier, an all-reduce and a kernel that waits on its
- * peers (the last rank, and rank 0, which hosts the rendezvous): every other rank raises
+ * peers (the last rank, and rank 0, which hosts the rendezvous), or stopped with SIGSTOP inside a
+ * collective, a fused kernel and ring attention: every other rank raises
  * IrisRankLostException naming it within seconds, with no kernel left running, and ends by
  * itself; the launcher reports the killed rank as the first failure and exits 137. One job per
  * case, {@link RankLossScenarios} on every rank.
@@ -43,8 +44,38 @@ class RankLossGpuTest {
         assertEquals(List.of(), r.stoppedRanks(), "the other ranks should have ended by themselves" + tail);
         assertTrue(job.output().stream().anyMatch(l -> l.startsWith("iris-run: rank " + victim + " failed first with exit code 137")),
                 "the launcher names the rank that failed first" + tail);
+        List<String> problems = survivorProblems(job, r, world, victim, "rank_loss_" + op);
+        assertTrue(problems.isEmpty(), String.join("\n", problems) + tail);
+    }
+
+    /**
+     * A rank stopped with SIGSTOP (hung, its sockets open) inside a collective, a fused kernel and
+     * ring attention: every other rank raises IrisRankLostException naming it once the watchdog
+     * hears nothing from it, and ends by itself; the victim, continued long after, ends with
+     * {@value RankLossScenarios#RESUMED_EXIT_CODE}, which the launcher reports.
+     */
+    @ParameterizedTest(name = "{0}, rank {1} stopped (-1: the last rank)")
+    @CsvSource({"all_reduce, -1", "all_reduce, 0", "fused_all_reduce, -1", "ring_attention, -1", "ring_attention, 0"})
+    void everyOtherRankNamesTheStoppedRankAndEnds(String op, int victimSpec) {
+        GpuTestSupport.assumeGpus(1);
+        int world = GpuTestSupport.worldSize();
+        int victim = Math.floorMod(victimSpec, world);
+        MultiRankJob job = MultiRankJob.run(world, Duration.ofMinutes(3), o -> o.withStopDelay(Duration.ofSeconds(60)),
+                RankLossScenarios.class, op, Integer.toString(victim), "STOP");
+        LaunchResult r = job.result();
+        String tail = "\n--- output tail ---\n" + job.tail(TAIL);
+        assertFalse(r.timedOut(), "the job ran past its limit" + tail);
+        assertEquals(victim, r.failedRank(), "the stopped rank, once continued, ends the job" + tail);
+        assertEquals(RankLossScenarios.RESUMED_EXIT_CODE, r.failedRankExitCode(), "the victim's exit code" + tail);
+        assertEquals(List.of(), r.stoppedRanks(), "the other ranks should have ended by themselves" + tail);
+        List<String> problems = survivorProblems(job, r, world, victim, "rank_loss_" + op + "_stopped");
+        assertTrue(problems.isEmpty(), String.join("\n", problems) + tail);
+    }
+
+    /** Each survivor reported one passing outcome of the scenario and exited 0. */
+    private static List<String> survivorProblems(MultiRankJob job, LaunchResult r, int world, int victim, String scenario) {
         List<String> problems = new ArrayList<>();
-        List<MultiRankJob.Outcome> outcomes = job.outcomes().getOrDefault("rank_loss_" + op, List.of());
+        List<MultiRankJob.Outcome> outcomes = job.outcomes().getOrDefault(scenario, List.of());
         for (int rank = 0; rank < world; rank++) {
             if (rank == victim) continue;
             int rr = rank;
@@ -58,6 +89,6 @@ class RankLossGpuTest {
                 problems.add("rank " + rank + " exited with " + r.rankExitCodes().get(rank));
             }
         }
-        assertTrue(problems.isEmpty(), String.join("\n", problems) + tail);
+        return problems;
     }
 }

@@ -12,6 +12,9 @@ import dev.irisjvm.core.internal.KernelArgs;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.attention.AttentionProblem;
+import dev.irisjvm.kernels.attention.RingAttention;
+import dev.irisjvm.kernels.attention.Sharding;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.ReduceOp;
 import dev.irisjvm.kernels.fused.GemmAllReduce;
@@ -20,36 +23,47 @@ import java.time.Duration;
 import java.util.OptionalInt;
 
 /**
- * One rank dies with SIGKILL while the others are inside a collective operation; run by
- * {@link RankLossGpuTest} through the launcher, one job per (operation, victim):
+ * One rank dies with SIGKILL, or stops with SIGSTOP (a hung process), while the others are inside a
+ * collective operation; run by {@link RankLossGpuTest} through the launcher, one job per
+ * (operation, victim, signal):
  * <pre>
- *   java ... RankLossScenarios barrier|all_reduce|fused_all_reduce|peer_flag_kernel VICTIM
+ *   java ... RankLossScenarios barrier|all_reduce|fused_all_reduce|ring_attention|peer_flag_kernel VICTIM [KILL|STOP]
  * </pre>
  * Every rank first runs the operation once normally, then the ranks meet on the host; the victim
  * then sleeps {@value #VICTIM_SLEEP_MS} ms (so that the others are spinning inside the operation)
- * and kills itself with SIGKILL, while the others run the operation again and synchronize:
+ * and sends itself the signal, while the others run the operation again and synchronize:
  * <ul>
  * <li>{@code barrier}: {@link Iris#barrier()}, a one-block device barrier;</li>
  * <li>{@code all_reduce}: {@link Collectives#allReduce} (AUTO) of 4 Mi bf16;</li>
  * <li>{@code fused_all_reduce}: {@link GemmAllReduce} (AUTO variant) of 2048 x 2048 x 2048 per
  *     rank, whose owners wait inside the GEMM kernel for the peers' partial tiles;</li>
+ * <li>{@code ring_attention}: {@link RingAttention#forward} of a 4096-token shard per rank, whose
+ *     steps wait for the K/V shards the peers push;</li>
  * <li>{@code peer_flag_kernel}: a kernel in which every block signals every peer and waits for every
  *     peer's flag ({@code ft_wait_peer_flags}, fault_test.cu): the bare pattern of a kernel that
  *     waits on peers.</li>
  * </ul>
  * Each survivor must raise {@link IrisRankLostException} naming the victim within
- * {@value #DEADLINE_SECONDS} s of starting the wait (the victim's sleep plus the
+ * {@value #DEADLINE_SECONDS} s of starting the wait after a SIGKILL (the victim's sleep plus the
  * {@value #WATCHDOG_TIMEOUT_MS} ms watchdog timeout plus slack; the device timeout is
- * {@value #DEVICE_TIMEOUT_MS} ms, so only the watchdog can be that fast), with its stream idle
- * afterwards (no kernel left spinning), refuse further collective calls at once with the same
- * exception, and close within {@value #CLOSE_SECONDS} s. Survivors then exit 0 by themselves; the
- * launcher reports the victim (exit 137) as the rank that failed first.
+ * {@value #DEVICE_TIMEOUT_MS} ms, so only the watchdog can be that fast), within
+ * {@value #STOPPED_DEADLINE_SECONDS} s after a SIGSTOP (a stopped rank's socket stays open: the
+ * watchdog notices its silence, a heartbeat interval later), with its stream idle afterwards (no
+ * kernel left spinning), refuse further collective calls at once with the same exception, and
+ * close within {@value #CLOSE_SECONDS} s. Survivors then exit 0 by themselves. The launcher
+ * reports the victim as the rank that failed first: killed, with exit 137; stopped, it is
+ * continued {@value #RESUME_SECONDS} s later by a process it started before stopping (long after
+ * the survivors have ended) and exits {@value #RESUMED_EXIT_CODE}.
  */
 public final class RankLossScenarios {
     static final long WATCHDOG_TIMEOUT_MS = 3_000;
     static final long DEVICE_TIMEOUT_MS = 60_000;
     static final long VICTIM_SLEEP_MS = 500;
     static final double DEADLINE_SECONDS = 5.0;
+    static final double STOPPED_DEADLINE_SECONDS = 7.0;
+    static final int RESUME_SECONDS = 25;
+    static final int RESUMED_EXIT_CODE = 4;
+    static final int RING_SHARD = 4096;
     static final double CLOSE_SECONDS = 10.0;
     static final int FLAG_BLOCKS = 132;
     static final int FLAG_SITE = 4242;
@@ -64,11 +78,21 @@ public final class RankLossScenarios {
         Iris iris = Iris.init(config);
         int world = iris.worldSize();
         int victim = Math.floorMod(Integer.parseInt(args[1]), world);
+        String signal = args.length > 2 ? args[2] : "KILL";
+        if (!signal.equals("KILL") && !signal.equals("STOP")) {
+            throw new IllegalArgumentException("signal must be KILL or STOP, got " + signal);
+        }
         Collectives ccl = op.equals("all_reduce") ? Collectives.create(iris) : null;
         GemmAllReduce fused = op.equals("fused_all_reduce") ? GemmAllReduce.create(iris, FUSED_SIZE, FUSED_SIZE, FUSED_SIZE) : null;
         SymTensor fa = fused == null ? null : iris.heap().ones(DType.BF16, FUSED_SIZE, FUSED_SIZE);
         SymTensor fb = fused == null ? null : iris.heap().ones(DType.BF16, FUSED_SIZE, FUSED_SIZE);
         SymTensor fc = fused == null ? null : iris.heap().zeros(DType.BF16, FUSED_SIZE, FUSED_SIZE);
+        AttentionProblem shard = AttentionProblem.of(DType.BF16, 1, 8, 8, RING_SHARD, RING_SHARD, 128, false);
+        RingAttention ring = op.equals("ring_attention") ? RingAttention.create(iris, shard, Sharding.CONTIGUOUS) : null;
+        SymTensor rq = ring == null ? null : iris.heap().randn(DType.BF16, 1, 8, RING_SHARD, 128);
+        SymTensor rk = ring == null ? null : iris.heap().randn(DType.BF16, 1, 8, RING_SHARD, 128);
+        SymTensor rv = ring == null ? null : iris.heap().randn(DType.BF16, 1, 8, RING_SHARD, 128);
+        SymTensor ro = ring == null ? null : iris.heap().empty(DType.BF16, 1, 8, RING_SHARD, 128);
         KernelLibrary library = KernelLibrary.forIris(iris);
         KernelArgs args2 = new KernelArgs();
         Kernel waitKernel = library.module("fault_test").kernel("ft_wait_peer_flags");
@@ -79,6 +103,7 @@ public final class RankLossScenarios {
             case "barrier" -> iris::barrier;
             case "all_reduce" -> () -> ccl.allReduce(x, y, ReduceOp.SUM, iris.stream());
             case "fused_all_reduce" -> () -> fused.run(fa, fb, GemmLayout.NK, null, fc, iris.stream());
+            case "ring_attention" -> () -> ring.forward(rq, rk, rv, ro, null, iris.stream());
             case "peer_flag_kernel" -> new Runnable() {
                 long epoch;
 
@@ -90,7 +115,7 @@ public final class RankLossScenarios {
                 }
             };
             default -> throw new IllegalArgumentException(
-                    "operation must be barrier, all_reduce, fused_all_reduce or peer_flag_kernel, got " + op);
+                    "operation must be barrier, all_reduce, fused_all_reduce, ring_attention or peer_flag_kernel, got " + op);
         };
 
         iris.hostBarrier();  // every rank's flags are zeroed before any peer signals into them
@@ -100,22 +125,31 @@ public final class RankLossScenarios {
 
         if (iris.rank() == victim) {
             System.out.println("rank-loss: rank " + victim + " (pid " + ProcessHandle.current().pid()
-                    + ") kills itself with SIGKILL while the others are in " + op);
+                    + ") sends itself SIG" + signal + " while the others are in " + op);
             System.out.flush();
             Thread.sleep(VICTIM_SLEEP_MS);
-            new ProcessBuilder("kill", "-KILL", Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
+            String pid = Long.toString(ProcessHandle.current().pid());
+            if (signal.equals("STOP")) {
+                new ProcessBuilder("sh", "-c", "sleep " + RESUME_SECONDS + "; kill -CONT " + pid).inheritIO().start();
+            }
+            new ProcessBuilder("kill", "-" + signal, pid).inheritIO().start().waitFor();
+            if (signal.equals("STOP")) {
+                System.out.println("rank-loss: rank " + victim + " continues after SIGSTOP and ends");
+                System.exit(RESUMED_EXIT_CODE);
+            }
             Thread.sleep(60_000);
-            System.exit(99);  // not reached
+            System.exit(99);  // not reached: SIGKILL
         }
-        AutoCloseable owner = ccl != null ? ccl : fused;
-        int failed = new ScenarioRunner().add("rank_loss_" + op, () -> survive(iris, owner, library, args2, operation, victim, op))
-                .runAll();
+        AutoCloseable owner = ccl != null ? ccl : fused != null ? fused : ring;
+        double deadline = signal.equals("STOP") ? STOPPED_DEADLINE_SECONDS : DEADLINE_SECONDS;
+        int failed = new ScenarioRunner().add("rank_loss_" + op + (signal.equals("STOP") ? "_stopped" : ""),
+                () -> survive(iris, owner, library, args2, operation, victim, op, deadline)).runAll();
         System.exit(failed);
     }
 
     /** {@code owner}: the collectives or fused instance of the operation (null for the others), closed after the loss. */
     private static void survive(Iris iris, AutoCloseable owner, KernelLibrary library, KernelArgs args, Runnable operation,
-                                int victim, String op) throws Exception {
+                                int victim, String op, double deadlineSeconds) throws Exception {
         Failures f = new Failures();
         int rank = iris.rank();
         long start = System.nanoTime();
@@ -142,7 +176,7 @@ public final class RankLossScenarios {
             f.check(e.rank() == rank && m.startsWith("rank " + rank + ":"), () -> "does not start with this rank: " + m);
             f.check(m.contains("rank " + victim + " was lost"), () -> "does not name the lost rank " + victim + ": " + m);
         }
-        f.check(seconds < DEADLINE_SECONDS, () -> "took " + seconds + " s, deadline " + DEADLINE_SECONDS + " s (watchdog timeout "
+        f.check(seconds < deadlineSeconds, () -> "took " + seconds + " s, deadline " + deadlineSeconds + " s (watchdog timeout "
                 + WATCHDOG_TIMEOUT_MS + " ms, device timeout " + DEVICE_TIMEOUT_MS + " ms)");
         boolean idle = iris.stream().isIdle();
         f.check(idle, () -> "a kernel is still running on the stream after the exception");
