@@ -16,7 +16,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A rank killed with SIGKILL during a device barrier, an all-reduce and a kernel that waits on its
- * peers (the last rank, and rank 0, which hosts the rendezvous), or stopped with SIGSTOP inside a
+ * peers (the last rank, and rank 0, which hosts the rendezvous), one that throws between two
+ * calls, or one stopped with SIGSTOP inside a
  * collective, a fused kernel and ring attention: every other rank raises
  * IrisRankLostException naming it within seconds, with no kernel left running, and ends by
  * itself; the launcher reports the killed rank as the first failure and exits 137. One job per
@@ -26,23 +27,25 @@ import org.junit.jupiter.params.provider.CsvSource;
 class RankLossGpuTest {
     private static final int TAIL = 60;
 
-    @ParameterizedTest(name = "{0}, rank {1} killed (-1: the last rank)")
-    @CsvSource({"barrier, -1", "barrier, 0", "all_reduce, -1", "all_reduce, 0", "fused_all_reduce, -1", "fused_all_reduce, 0",
-            "peer_flag_kernel, -1", "peer_flag_kernel, 0"})
-    void everyOtherRankNamesTheKilledRankAndTheJobStops(String op, int victimSpec) {
+    @ParameterizedTest(name = "{0}, rank {1} ends by {2} (-1: the last rank)")
+    @CsvSource({"barrier, -1, KILL", "barrier, 0, KILL", "all_reduce, -1, KILL", "all_reduce, 0, KILL",
+            "fused_all_reduce, -1, KILL", "fused_all_reduce, 0, KILL", "peer_flag_kernel, -1, KILL", "peer_flag_kernel, 0, KILL",
+            "all_reduce, -1, THROW", "fused_all_reduce, 0, THROW"})
+    void everyOtherRankNamesTheLostRankAndTheJobStops(String op, int victimSpec, String signal) {
         GpuTestSupport.assumeGpus(1);
         int world = GpuTestSupport.worldSize();
         int victim = Math.floorMod(victimSpec, world);
         MultiRankJob job = MultiRankJob.run(world, Duration.ofMinutes(3), o -> o.withStopDelay(Duration.ofSeconds(60)),
-                RankLossScenarios.class, op, Integer.toString(victim));
+                RankLossScenarios.class, op, Integer.toString(victim), signal);
+        int exitCode = signal.equals("KILL") ? 137 : 1;  // SIGKILL, or the JVM's exit on an uncaught exception
         LaunchResult r = job.result();
         String tail = "\n--- output tail ---\n" + job.tail(TAIL);
         assertFalse(r.timedOut(), "the job ran past its limit" + tail);
         assertEquals(victim, r.failedRank(), "the rank that failed first" + tail);
-        assertEquals(137, r.failedRankExitCode(), "the victim dies by SIGKILL" + tail);
-        assertEquals(137, r.exitCode(), "the launcher exits with the first failure's code" + tail);
+        assertEquals(exitCode, r.failedRankExitCode(), "the victim's exit code" + tail);
+        assertEquals(exitCode, r.exitCode(), "the launcher exits with the first failure's code" + tail);
         assertEquals(List.of(), r.stoppedRanks(), "the other ranks should have ended by themselves" + tail);
-        assertTrue(job.output().stream().anyMatch(l -> l.startsWith("iris-run: rank " + victim + " failed first with exit code 137")),
+        assertTrue(job.output().stream().anyMatch(l -> l.startsWith("iris-run: rank " + victim + " failed first with exit code " + exitCode)),
                 "the launcher names the rank that failed first" + tail);
         List<String> problems = survivorProblems(job, r, world, victim, "rank_loss_" + op);
         assertTrue(problems.isEmpty(), String.join("\n", problems) + tail);

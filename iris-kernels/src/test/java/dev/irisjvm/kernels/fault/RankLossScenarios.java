@@ -23,15 +23,15 @@ import java.time.Duration;
 import java.util.OptionalInt;
 
 /**
- * One rank dies with SIGKILL, or stops with SIGSTOP (a hung process), while the others are inside a
- * collective operation; run by {@link RankLossGpuTest} through the launcher, one job per
+ * One rank dies with SIGKILL, stops with SIGSTOP (a hung process) or ends with an uncaught
+ * exception (exit 1), while the others are inside a collective operation; run by {@link RankLossGpuTest} through the launcher, one job per
  * (operation, victim, signal):
  * <pre>
- *   java ... RankLossScenarios barrier|all_reduce|fused_all_reduce|ring_attention|peer_flag_kernel VICTIM [KILL|STOP]
+ *   java ... RankLossScenarios barrier|all_reduce|fused_all_reduce|ring_attention|peer_flag_kernel VICTIM [KILL|STOP|THROW]
  * </pre>
  * Every rank first runs the operation once normally, then the ranks meet on the host; the victim
  * then sleeps {@value #VICTIM_SLEEP_MS} ms (so that the others are spinning inside the operation)
- * and sends itself the signal, while the others run the operation again and synchronize:
+ * and sends itself the signal (or throws), while the others run the operation again and synchronize:
  * <ul>
  * <li>{@code barrier}: {@link Iris#barrier()}, a one-block device barrier;</li>
  * <li>{@code all_reduce}: {@link Collectives#allReduce} (AUTO) of 4 Mi bf16;</li>
@@ -51,7 +51,7 @@ import java.util.OptionalInt;
  * watchdog notices its silence, a heartbeat interval later), with its stream idle afterwards (no
  * kernel left spinning), refuse further collective calls at once with the same exception, and
  * close within {@value #CLOSE_SECONDS} s. Survivors then exit 0 by themselves. The launcher
- * reports the victim as the rank that failed first: killed, with exit 137; stopped, it is
+ * reports the victim as the rank that failed first: killed, with exit 137; thrown, with 1; stopped, it is
  * continued {@value #RESUME_SECONDS} s later by a process it started before stopping (long after
  * the survivors have ended) and exits {@value #RESUMED_EXIT_CODE}.
  */
@@ -79,8 +79,8 @@ public final class RankLossScenarios {
         int world = iris.worldSize();
         int victim = Math.floorMod(Integer.parseInt(args[1]), world);
         String signal = args.length > 2 ? args[2] : "KILL";
-        if (!signal.equals("KILL") && !signal.equals("STOP")) {
-            throw new IllegalArgumentException("signal must be KILL or STOP, got " + signal);
+        if (!signal.equals("KILL") && !signal.equals("STOP") && !signal.equals("THROW")) {
+            throw new IllegalArgumentException("signal must be KILL, STOP or THROW, got " + signal);
         }
         Collectives ccl = op.equals("all_reduce") ? Collectives.create(iris) : null;
         GemmAllReduce fused = op.equals("fused_all_reduce") ? GemmAllReduce.create(iris, FUSED_SIZE, FUSED_SIZE, FUSED_SIZE) : null;
@@ -128,6 +128,9 @@ public final class RankLossScenarios {
                     + ") sends itself SIG" + signal + " while the others are in " + op);
             System.out.flush();
             Thread.sleep(VICTIM_SLEEP_MS);
+            if (signal.equals("THROW")) {
+                throw new IllegalStateException("rank " + victim + ": a deliberate failure between two calls of " + op);
+            }
             String pid = Long.toString(ProcessHandle.current().pid());
             if (signal.equals("STOP")) {
                 new ProcessBuilder("sh", "-c", "sleep " + RESUME_SECONDS + "; kill -CONT " + pid).inheritIO().start();
