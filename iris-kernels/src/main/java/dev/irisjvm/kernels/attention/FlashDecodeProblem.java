@@ -2,6 +2,7 @@ package dev.irisjvm.kernels.attention;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.Locale;
 
 /**
@@ -127,9 +128,9 @@ public record FlashDecodeProblem(DType dtype, int batch, int qHeads, int kvHeads
         return (len + chunkLen - 1) / chunkLen;
     }
 
-    /** Floats of one rank's partials: batch x kvHeads x chunks x group x (headDim + 4) (flash_decode.cu's layout). */
+    /** Floats of one rank's partials: batch x kvHeads x chunks x group x (headDim + 4) (iris/abi/flash_decode.h's layout). */
     public long slotFloats() {
-        return (long) batch * kvHeads * chunks() * group() * (headDim + 4);
+        return (long) batch * kvHeads * chunks() * group() * (headDim + KernelAbi.IRIS_FLASH_DECODE_PARTIAL_EXTRA);
     }
 
     /** {@code scale * log2(e)}. */
