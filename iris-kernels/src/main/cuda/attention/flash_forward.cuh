@@ -59,7 +59,8 @@ struct Config {
     static constexpr uint32_t kBlockBytes = 128 * 128;           // 128 rows x 128 bytes
     static constexpr uint32_t kTileBytes = kColumnBlocks * kBlockBytes;  // Q, K or V tile
     static constexpr uint32_t kStageBytes = 2 * kTileBytes;       // K and V
-    static constexpr uint32_t kSmemBytes = HeadDim == 64 ? IRIS_ATTENTION_SHARED_BYTES_D64 : IRIS_ATTENTION_SHARED_BYTES_D128;
+    static constexpr uint32_t kSmemBytes =
+        HeadDim == 64 ? IRIS_ATTENTION_SHARED_BYTES_D64 : IRIS_ATTENTION_SHARED_BYTES_D128;
     static_assert(kSmemBytes == kTileBytes + kStages * kStageBytes + 1024,
                   "a Q tile, kStages stages of K and V tiles, 1 KiB to align them");
     static constexpr int kProducerRegisters = gemm::kTmaProducerRegisters;
@@ -75,7 +76,9 @@ inline constexpr int kSiteSecondShard = IRIS_ATTENTION_SITE_SECOND_SHARD;
 inline constexpr int kSiteSharedBytes = IRIS_ATTENTION_SITE_SHARED_BYTES;
 
 /// The global position of local row `row` of a shard laid out as c.
-__device__ inline int position(const Chunks& c, int row) { return (row < c.len ? c.first : c.second) * c.len + row % c.len; }
+__device__ inline int position(const Chunks& c, int row) {
+    return (row < c.len ? c.first : c.second) * c.len + row % c.len;
+}
 
 /// What forward reads, built by each kernel from its iris_attention_args (the field meanings are
 /// the header's). Built in the kernel rather than read from the argument struct so that the
@@ -101,7 +104,8 @@ struct Params {
 };
 
 /// A ring step's Params: every field from a, the second shard's as given.
-__device__ inline Params state_params(const iris_attention_args& a, Chunks second_chunks, const uint64_t* second_ready) {
+__device__ inline Params state_params(const iris_attention_args& a, Chunks second_chunks,
+                                     const uint64_t* second_ready) {
     return {a.o, static_cast<float*>(a.lse), static_cast<float*>(a.o_acc), static_cast<float*>(a.row_max),
             static_cast<float*>(a.row_sum), a.mode, a.sq, a.skv, a.hq, a.hkv, a.scale_log2, a.q_chunks, a.kv_chunks,
             second_chunks, second_ready};
@@ -329,8 +333,8 @@ __device__ void forward(const sm90::TmaDescriptor* q_map, const KvMaps (&kv)[Sou
         // outputs show it); with one it also records the launch, which the host raises. Never a
         // trap: it would take down the CUDA context, and with it the rank.
         if (ctx != nullptr && threadIdx.x == 0) {
-            iris::impl::record_error(*ctx, iris::ErrorCode::bad_launch, kSiteSharedBytes, -1, sm90::dynamic_smem_bytes(),
-                                     Cfg::kSmemBytes, 0);
+            iris::impl::record_error(*ctx, iris::ErrorCode::bad_launch, kSiteSharedBytes, -1,
+                                     sm90::dynamic_smem_bytes(), Cfg::kSmemBytes, 0);
         }
         return;
     }

@@ -82,7 +82,7 @@ static_assert(offsetof(iris_attention_args, q_map) % 64 == 0 && offsetof(iris_at
 static_assert(offsetof(iris_attention_args, ctx) == 640 && offsetof(iris_attention_args, o) == 752 &&
                   offsetof(iris_attention_args, mode) == 800 && offsetof(iris_attention_args, q_chunks) == 824 &&
                   offsetof(iris_attention_args, second_chunks) == 848 && sizeof(iris_attention_args) == 896,
-              "iris_attention_args: five descriptors, the context, then a 64-bit layout without padding (the size rounds up to 64)");
+              "iris_attention_args: five descriptors, the context, then a 64-bit layout (the size rounds up to 64)");
 static_assert(sizeof(iris_attention_args) <= 4096, "iris_attention_args: inside the kernel parameter space");
 #endif
 

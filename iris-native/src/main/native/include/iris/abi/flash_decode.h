@@ -9,6 +9,10 @@
 
 /* Threads of every block of the three kernels; none takes dynamic shared memory. */
 #define IRIS_FLASH_DECODE_THREADS 128
+/* Blocks of the fused and partial kernels resident on one SM of an H200 (at most 96 registers per
+ * thread, under 44 KiB of shared memory each): the partial kernel is bounded to it, and the host's
+ * chunk length counts waves of this many blocks per SM. */
+#define IRIS_FLASH_DECODE_BLOCKS_PER_SM 5
 /* Most query heads per K/V head: a block keeps its group's queries and scores in shared memory. */
 #define IRIS_FLASH_DECODE_MAX_GROUP 8
 /* Keys per block (chunk_len): a multiple of IRIS_FLASH_DECODE_CHUNK_MULTIPLE, at most IRIS_FLASH_DECODE_MAX_CHUNK. */

@@ -56,7 +56,11 @@ final class AttentionArgs implements AutoCloseable {
         return v2Map;
     }
 
-    /** The forward kernel's fields besides its maps: outputs and shapes ({@code lse} may be 0). */
+    /**
+     * The forward kernel's fields besides its maps: outputs and shapes ({@code lse} may be 0), and
+     * the mode and chunks the kernel fixes for itself (it finalizes, one chunk each), so that the
+     * struct describes the launch.
+     */
     iris_attention_args forward(AttentionProblem p, long oAddress, long lseAddress) {
         fill(p, KernelAbi.IRIS_ATTENTION_FINALIZE, oAddress, lseAddress, 0, 0, 0);
         chunks(qChunks, p.qLen(), 0, 0);

@@ -68,7 +68,7 @@ public record FlashDecodeProblem(DType dtype, int batch, int qHeads, int kvHeads
      * CTAs of the flash-decode kernels resident on one SM of an H200 (128 threads, at most 96
      * registers per thread and 44 KiB of shared memory): what a "wave" of CTAs is in {@link #defaultChunkLen}.
      */
-    static final int RESIDENT_CTAS_PER_SM = 5;
+    static final int RESIDENT_CTAS_PER_SM = KernelAbi.IRIS_FLASH_DECODE_BLOCKS_PER_SM;
 
     /**
      * What a CTA's fixed work (its queries, the softmax, writing its partial) costs, in keys, in
