@@ -9,7 +9,7 @@
 #include "attention.cu"
 #include "harness_common.cuh"
 
-typedef void (*Kern)(TmaDescriptor, TmaDescriptor, TmaDescriptor, void*, float*, int, int, int, int, float);
+typedef void (*Kern)(iris_attention_args);
 
 template <int D, bool C> static Kern pick() {
   if constexpr (D == 128) return C ? iris_attention_fwd_bf16_d128_causal : iris_attention_fwd_bf16_d128;
@@ -28,10 +28,12 @@ static void run(int B, int Hq, int Hkv, int S, bool check, std::mt19937& rng) {
   CK(cudaMalloc(&dq, nq * 2)); CK(cudaMalloc(&dk, nk * 2)); CK(cudaMalloc(&dv, nk * 2)); CK(cudaMalloc(&dO, nq * 2)); CK(cudaMalloc(&dl, size_t(B) * Hq * S * 4));
   CK(cudaMemcpy(dq, q.data(), nq * 2, cudaMemcpyHostToDevice)); CK(cudaMemcpy(dk, kk.data(), nk * 2, cudaMemcpyHostToDevice)); CK(cudaMemcpy(dv, v.data(), nk * 2, cudaMemcpyHostToDevice));
   CK(cudaMemset(dO, 0xFF, nq * 2)); CK(cudaMemset(dl, 0xFF, size_t(B) * Hq * S * 4));
-  TmaDescriptor qm = map_rows(dq, D, nq / D), km = map_rows(dk, D, nk / D), vm = map_rows(dv, D, nk / D);
   float scale = 1.f / std::sqrt(float(D)), sl2 = scale * 1.4426950408889634f;
+  iris_attention_args a{};
+  a.q_map = map_rows(dq, D, nq / D); a.k_map = map_rows(dk, D, nk / D); a.v_map = map_rows(dv, D, nk / D);
+  a.o = dO; a.lse = dl; a.sq = S; a.skv = S; a.hq = Hq; a.hkv = Hkv; a.scale_log2 = sl2;
   dim3 grid(S / 128, Hq, B);
-  k<<<grid, 384, Cfg::kSmemBytes>>>(qm, km, vm, dO, dl, S, S, Hq, Hkv, sl2); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
+  k<<<grid, IRIS_ATTENTION_THREADS, Cfg::kSmemBytes>>>(a); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
   if (check) {
     CK(cudaMemcpy(o.data(), dO, nq * 2, cudaMemcpyDeviceToHost)); std::vector<float> lse(size_t(B) * Hq * S); CK(cudaMemcpy(lse.data(), dl, lse.size() * 4, cudaMemcpyDeviceToHost));
     long bad = 0; double worst = 0;
@@ -48,7 +50,7 @@ static void run(int B, int Hq, int Hkv, int S, bool check, std::mt19937& rng) {
     printf("check B=%d Hq=%d Hkv=%d S=%d D=%d causal=%d: %s (worst err/tol %.3f)\n", B, Hq, Hkv, S, D, C, bad ? "FAIL" : "ok", worst);
   } else {
     cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1)); std::vector<float> t;
-    for (int r = 0; r < 13; ++r) { CK(cudaEventRecord(e0)); k<<<grid, 384, Cfg::kSmemBytes>>>(qm, km, vm, dO, dl, S, S, Hq, Hkv, sl2); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); if (r >= 3) t.push_back(ms); }
+    for (int r = 0; r < 13; ++r) { CK(cudaEventRecord(e0)); k<<<grid, IRIS_ATTENTION_THREADS, Cfg::kSmemBytes>>>(a); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); if (r >= 3) t.push_back(ms); }
     std::sort(t.begin(), t.end()); double ms = t[t.size() / 2];
     double flops = 4.0 * B * Hq * double(S) * S * D * (C ? 0.5 : 1.0);
     printf("time B=%d Hq=%d Hkv=%d S=%d D=%d causal=%d: %.3f ms, %.1f TFLOP/s\n", B, Hq, Hkv, S, D, C, ms, flops / ms / 1e9);

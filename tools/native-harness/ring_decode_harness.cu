@@ -37,13 +37,19 @@ static void ring(int Hq, int Hkv, int S, bool cpu) {
   float sl2 = 1.f / std::sqrt(128.f) * 1.4426950408889634f;
   auto steps = [&](int r) {
     for (int s = 0; s < W; ++s) { int src = ((r - s) % W + W) % W; int mode = (s > 0 ? attention::kLoadState : 0) | (s == W - 1 ? attention::kFinalize : 0);
-      TmaDescriptor qm = map_rows(dq[r], D, size_t(Hq) * Sl), km = map_rows(dk[src], D, size_t(Hkv) * Sl), vm = map_rows(dv[src], D, size_t(Hkv) * Sl);
-      kern<<<dim3(Sl / 128, Hq, 1), 384, Cfg::kSmemBytes>>>(qm, km, vm, dO[r], lse[r], acc[r], mx[r], sm[r], mode, Sl, Sl, Hq, Hkv, sl2, C ? cl : Sl, r, 2 * W - 1 - r, C ? cl : Sl, src, 2 * W - 1 - src); CK(cudaGetLastError()); } };
+      iris_attention_args a{};
+      a.q_map = map_rows(dq[r], D, size_t(Hq) * Sl); a.k_map = map_rows(dk[src], D, size_t(Hkv) * Sl); a.v_map = map_rows(dv[src], D, size_t(Hkv) * Sl);
+      a.o = dO[r]; a.lse = lse[r]; a.o_acc = acc[r]; a.row_max = mx[r]; a.row_sum = sm[r]; a.mode = mode; a.sq = Sl; a.skv = Sl; a.hq = Hq; a.hkv = Hkv; a.scale_log2 = sl2;
+      a.q_chunks = {C ? cl : Sl, r, 2 * W - 1 - r}; a.kv_chunks = {C ? cl : Sl, src, 2 * W - 1 - src};
+      kern<<<dim3(Sl / 128, Hq, 1), IRIS_ATTENTION_THREADS, Cfg::kSmemBytes>>>(a); CK(cudaGetLastError()); } };
   for (int r = 0; r < W; ++r) steps(r);
   CK(cudaDeviceSynchronize());
   // reference: local kernel on the gathered natural-order inputs (GPU), and CPU double on a sample of rows
   void *gq = up(q), *gk = up(k), *gv = up(v), *gO; CK(cudaMalloc(&gO, q.size() * 2));
-  local<<<dim3(S / 128, Hq, 1), 384, Cfg::kSmemBytes>>>(map_rows(gq, D, size_t(Hq) * S), map_rows(gk, D, size_t(Hkv) * S), map_rows(gv, D, size_t(Hkv) * S), gO, nullptr, S, S, Hq, Hkv, sl2);
+  iris_attention_args whole{};
+  whole.q_map = map_rows(gq, D, size_t(Hq) * S); whole.k_map = map_rows(gk, D, size_t(Hkv) * S); whole.v_map = map_rows(gv, D, size_t(Hkv) * S);
+  whole.o = gO; whole.sq = S; whole.skv = S; whole.hq = Hq; whole.hkv = Hkv; whole.scale_log2 = sl2;
+  local<<<dim3(S / 128, Hq, 1), IRIS_ATTENTION_THREADS, Cfg::kSmemBytes>>>(whole);
   CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
   auto g = down(gO, q.size());
   long bad = 0, diff = 0; double worst = 0;
@@ -60,7 +66,7 @@ static void ring(int Hq, int Hkv, int S, bool cpu) {
   // timing: both ranks' steps (run back to back on this GPU) vs the local kernel over the same work
   cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1)); std::vector<float> t1, t2;
   for (int rep = 0; rep < 8; ++rep) { float ms; CK(cudaEventRecord(e0)); steps(0); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ms, e0, e1)); t1.push_back(ms);
-    CK(cudaEventRecord(e0)); local<<<dim3(S / 128, Hq, 1), 384, Cfg::kSmemBytes>>>(map_rows(gq, D, size_t(Hq) * S), map_rows(gk, D, size_t(Hkv) * S), map_rows(gv, D, size_t(Hkv) * S), gO, nullptr, S, S, Hq, Hkv, sl2); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ms, e0, e1)); t2.push_back(ms / W); }
+    CK(cudaEventRecord(e0)); local<<<dim3(S / 128, Hq, 1), IRIS_ATTENTION_THREADS, Cfg::kSmemBytes>>>(whole); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ms, e0, e1)); t2.push_back(ms / W); }
   std::sort(t1.begin(), t1.end()); std::sort(t2.begin(), t2.end());
   printf("   rank 0's steps %.3f ms; local kernel on everything / W %.3f ms\n", t1[4], t2[4]);
   for (int r = 0; r < W; ++r) { cudaFree(dq[r]); cudaFree(dk[r]); cudaFree(dv[r]); cudaFree(dO[r]); cudaFree(acc[r]); cudaFree(mx[r]); cudaFree(sm[r]); cudaFree(lse[r]); }
@@ -84,9 +90,14 @@ static void decode(int B, int Hq, int Hkv, int L, int chunk, bool cpu) {
   iris::Ctx ctx; memset(&ctx, 0, sizeof ctx); ctx.rank = 0; ctx.world = 1; ctx.heap_size = hb; ctx.timeout_ns = 2000000000ull; CK(cudaHostGetDevicePointer((void**)&ctx.status, st, 0)); ctx.bases[0] = (uint64_t)heap;
   float* fpart = (float*)heap; uint64_t* arrived = (uint64_t*)(heap + 2 * np * 4);
   float sl2 = 1.f / std::sqrt(128.f) * 1.4426950408889634f;
-  iris_flash_decode_bf16_d128<<<dim3(chunks, Hkv, B), 128>>>(ctx, dq, dk, dv, o1, fpart, arrived, 1, B, Hq, Hkv, L, chunk, sl2); CK(cudaGetLastError());
-  iris_flash_decode_partial_bf16_d128<<<dim3(chunks, Hkv, B), 128>>>(dq, dk, dv, part, B, Hq, Hkv, L, chunk, sl2); CK(cudaGetLastError());
-  iris_flash_decode_combine_bf16_d128<<<dim3(Hkv, B, G), 128>>>(part, o2, 1, B, Hq, Hkv, chunks); CK(cudaGetLastError());
+  iris_flash_decode_args fa{};  // fused, one call (epoch 1)
+  fa.ctx = ctx; fa.q = dq; fa.k = dk; fa.v = dv; fa.o = o1; fa.partials = fpart; fa.arrived = arrived; fa.epoch = 1;
+  fa.b = B; fa.hq = Hq; fa.hkv = Hkv; fa.len = L; fa.chunk_len = chunk; fa.scale_log2 = sl2;
+  iris_flash_decode_args pa = fa;  // partial into part, then combine of world 1
+  pa.partials = part; pa.o = o2; pa.world = 1;
+  iris_flash_decode_bf16_d128<<<dim3(chunks, Hkv, B), IRIS_FLASH_DECODE_THREADS>>>(fa); CK(cudaGetLastError());
+  iris_flash_decode_partial_bf16_d128<<<dim3(chunks, Hkv, B), IRIS_FLASH_DECODE_THREADS>>>(pa); CK(cudaGetLastError());
+  iris_flash_decode_combine_bf16_d128<<<dim3(Hkv, B, G), IRIS_FLASH_DECODE_THREADS>>>(pa); CK(cudaGetLastError());
   CK(cudaDeviceSynchronize()); if (st->code) { printf("device status %u\n", st->code); exit(1); }
   auto a = down(o1, q.size()), bb = down(o2, q.size()); long bad = 0, diff = 0;
   for (size_t i = 0; i < a.size(); ++i) if (a[i] != bb[i]) ++diff;
@@ -96,7 +107,7 @@ static void decode(int B, int Hq, int Hkv, int L, int chunk, bool cpu) {
     for (int d = 0; d < D; ++d) { double ref = 0; for (int j = 0; j < L; ++j) ref += sc[j] * bf2f(v[((size_t(b) * Hkv + hk) * L + j) * D + d]); ref /= l; double x = bf2f(a[(size_t(b) * Hq + h) * D + d]);
       if (!(std::fabs(x - ref) <= std::ldexp(1.0, -7) * std::fabs(ref) + 2e-3)) { if (bad < 3) printf("  decode (b%d h%d d%d) %g vs %g\n", b, h, d, x, ref); ++bad; } } }
   cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1)); std::vector<float> t; 
-  for (int rep = 0; rep < 10; ++rep) { float ms; CK(cudaEventRecord(e0)); iris_flash_decode_partial_bf16_d128<<<dim3(chunks, Hkv, B), 128>>>(dq, dk, dv, part, B, Hq, Hkv, L, chunk, sl2); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ms, e0, e1)); t.push_back(ms); }
+  for (int rep = 0; rep < 10; ++rep) { float ms; CK(cudaEventRecord(e0)); iris_flash_decode_partial_bf16_d128<<<dim3(chunks, Hkv, B), IRIS_FLASH_DECODE_THREADS>>>(pa); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ms, e0, e1)); t.push_back(ms); }
   std::sort(t.begin(), t.end()); double gb = 2.0 * B * Hkv * double(L) * D * 2 / 1e9;
   printf("decode B=%d Hq=%d Hkv=%d L=%d chunk=%d: %s (fused vs partial+combine differing bits %ld); partial %.1f us = %.0f GB/s\n", B, Hq, Hkv, L, chunk, bad ? "FAIL" : "ok", diff, t[5] * 1e3, gb / (t[5] * 1e-3));
   cudaFree(dq); cudaFree(dk); cudaFree(dv); cudaFree(o1); cudaFree(o2); cudaFree(part); cudaFree(heap);

@@ -1,23 +1,23 @@
 // flash_decode.cu: attention for one new token per sequence (decode) with the KV cache of every
-// sequence split across ranks, combined across ranks inside the kernel.
+// sequence split across ranks, combined across ranks inside the kernel. Every kernel takes
+// iris_flash_decode_args (iris/abi/flash_decode.h) as its one parameter:
 //
 //   iris_flash_decode_<in>_d<D>           fused: partials to every rank, flags, combine
-//   (const Ctx ctx, const void* q, const void* k, const void* v, void* o, float* partials,
-//    uint64_t* arrived, uint64_t epoch, int b, int hq, int hkv, int len, int chunk_len, float scale_log2)
+//     ctx, q, k, v, o, partials (two sets), arrived, epoch, the shapes, scale_log2
 //   iris_flash_decode_partial_<in>_d<D>   baseline, step 1: this rank's partials only (slot 0)
-//   (const void* q, const void* k, const void* v, float* partials, int b, int hq, int hkv, int len,
-//    int chunk_len, float scale_log2)
-//   iris_flash_decode_combine_<in>_d<D>   baseline, step 3 (after an all-gather of the partials);
-//   (const float* partials, void* o, int world, int b, int hq, int hkv, int chunks)   grid (Hkv, B, G)
+//     q, k, v, partials (one slot), the shapes, scale_log2
+//   iris_flash_decode_combine_<in>_d<D>   baseline, step 3 (after an all-gather of the partials)
+//     partials (world slots), o, world, the shapes                                  grid (Hkv, B, G)
 //   in: bf16 | f16   D: 64 | 128
 //
 // q [B, Hq, D]; k, v [B, Hkv, len, D] (this rank's part of each sequence's cache; every rank holds
 // the same len); o [B, Hq, D], the full result, on every rank. G = Hq / Hkv query heads share a K/V
-// head (GQA), G <= 8. The keys are cut into chunks of chunk_len (a multiple of 64, at most 1024):
-// one CTA of 128 threads per (chunk, K/V head, sequence), grid (chunks, Hkv, B), no dynamic shared
-// memory. Each CTA writes a partial per query head: D floats of un-normalized output, then the
-// chunk's max score (log2 units) and sum of exponentials, then two unused floats that keep every
-// partial 16-byte aligned for the combine's vector loads; partials is [world][B][Hkv][chunks][G][D + 4].
+// head (GQA), G <= IRIS_FLASH_DECODE_MAX_GROUP. The keys are cut into chunks of chunk_len (a
+// multiple of 64, at most 1024): one CTA of 128 threads per (chunk, K/V head, sequence), grid
+// (chunks, Hkv, B), no dynamic shared memory. Each CTA writes a partial per query head: D floats of
+// un-normalized output, then the chunk's max score (log2 units) and sum of exponentials, then two
+// unused floats that keep every partial 16-byte aligned for the combine's vector loads; partials is
+// [world][B][Hkv][chunks][G][D + IRIS_FLASH_DECODE_PARTIAL_EXTRA].
 //
 // Fused: every CTA stores its partial into slot [rank] of every rank's partials (symmetric) and
 // adds one to every rank's arrived[b][h] (release, system scope); on each rank the CTAs of chunks
@@ -30,16 +30,22 @@
 // ((e + 1) / 2) * world * chunks arrivals in its set. The waiting CTAs wait for CTAs of higher
 // chunk index of the same (b, h), which the grid order (chunk fastest) dispatches right after them,
 // so the waiters never fill every resident slot; the wait's deadline turns any stall into an error.
+#include <iris/abi/flash_decode.h>
+
 #include "iris/iris.cuh"
 
 IRIS_NVIDIA_ONLY("32-lane warp shuffles");
 
 namespace {
 
-constexpr int kThreads = 128;
-constexpr int kMaxGroup = 8;        // query heads per K/V head
-constexpr int kMaxChunk = 1024;     // keys per CTA
-constexpr int kSiteArrived = 9101;  // wait site for the host's timeout message
+constexpr int kThreads = IRIS_FLASH_DECODE_THREADS;
+constexpr int kMaxGroup = IRIS_FLASH_DECODE_MAX_GROUP;      // query heads per K/V head
+constexpr int kMaxChunk = IRIS_FLASH_DECODE_MAX_CHUNK;      // keys per CTA
+constexpr int kSiteArrived = IRIS_FLASH_DECODE_SITE_ARRIVED;  // wait site for the host's timeout message
+// The partial kernel's occupancy, which its bandwidth depends on. Its compiler left alone takes 96
+// registers when its arguments arrive one by one and 100 (four blocks per SM) when they arrive as
+// iris_flash_decode_args; the bound keeps it at 96 without spills. The fused kernel takes 96 either way.
+constexpr int kBlocksPerSm = IRIS_FLASH_DECODE_BLOCKS_PER_SM;
 // 16-byte loads each thread keeps in flight in the V pass. One at a time left the partial pass at
 // a third of HBM bandwidth (Little's law: too few bytes in flight per SM).
 constexpr int kLoadsInFlight = 4;
@@ -63,7 +69,8 @@ __device__ inline void prefetch_rows(const In* rows, int from, int to) {
 
 /// Floats of one partial: D numerators, max, sum, two pad floats (16-byte alignment).
 template <int D>
-constexpr int kEntry = D + 4;
+constexpr int kEntry = D + IRIS_FLASH_DECODE_PARTIAL_EXTRA;
+static_assert(kEntry<64> % 4 == 0 && kEntry<128> % 4 == 0, "partials 16-byte aligned for the combine's float4 loads");
 
 template <class In>
 __device__ inline void unpack8(const uint4& raw, float (&x)[8]) {
@@ -80,6 +87,7 @@ struct Shape {
     int chunk_len;
     __device__ int group() const { return hq / hkv; }
     __device__ int chunks() const { return (len + chunk_len - 1) / chunk_len; }
+    __device__ static Shape of(const iris_flash_decode_args& a) { return {a.b, a.hq, a.hkv, a.len, a.chunk_len}; }
 };
 
 /// Partial of this CTA's (chunk, head, sequence), written to `out` ([G][D + 4]) by thread 0..
@@ -328,26 +336,25 @@ using iris::bf16;
 using iris::f16;
 
 #define IRIS_FLASH_DECODE_KERNELS(name, In, D)                                                                       \
-    extern "C" __global__ void __launch_bounds__(kThreads) iris_flash_decode_##name##_d##D(                         \
-        const IRIS_GRID_CONSTANT iris::Ctx ctx, const void* q, const void* k, const void* v, void* o,               \
-        float* partials, uint64_t* arrived, uint64_t epoch, int b, int hq, int hkv, int len, int chunk_len,          \
-        float scale_log2) {                                                                                          \
-        fused<In, D>(ctx, static_cast<const In*>(q), static_cast<const In*>(k), static_cast<const In*>(v),          \
-                     static_cast<In*>(o), partials, arrived, epoch, Shape{b, hq, hkv, len, chunk_len}, scale_log2); \
+    extern "C" __global__ void __launch_bounds__(kThreads) iris_flash_decode_##name##_d##D(                          \
+        const IRIS_GRID_CONSTANT iris_flash_decode_args a) {                                                         \
+        fused<In, D>(a.ctx, static_cast<const In*>(a.q), static_cast<const In*>(a.k), static_cast<const In*>(a.v),   \
+                     static_cast<In*>(a.o), static_cast<float*>(a.partials), static_cast<uint64_t*>(a.arrived),      \
+                     a.epoch, Shape::of(a), a.scale_log2);                                                           \
     }                                                                                                                \
-    extern "C" __global__ void __launch_bounds__(kThreads) iris_flash_decode_partial_##name##_d##D(                 \
-        const void* q, const void* k, const void* v, float* partials, int b, int hq, int hkv, int len, int chunk_len, \
-        float scale_log2) {                                                                                          \
-        const Shape s{b, hq, hkv, len, chunk_len};                                                                   \
-        const int G = hq / hkv;                                                                                      \
-        float* out = partials + ((int64_t(blockIdx.z) * hkv + blockIdx.y) * s.chunks() + blockIdx.x) * G * kEntry<D>; \
-        partial<In, D, kPartialAheadPasses>(static_cast<const In*>(q), static_cast<const In*>(k),                    \
-                                            static_cast<const In*>(v), s, scale_log2, out);                          \
+    extern "C" __global__ void __launch_bounds__(kThreads, kBlocksPerSm)                                             \
+        iris_flash_decode_partial_##name##_d##D(const IRIS_GRID_CONSTANT iris_flash_decode_args a) {                 \
+        const Shape s = Shape::of(a);                                                                                \
+        float* out = static_cast<float*>(a.partials) +                                                               \
+                     ((int64_t(blockIdx.z) * s.hkv + blockIdx.y) * s.chunks() + blockIdx.x) * s.group() * kEntry<D>; \
+        partial<In, D, kPartialAheadPasses>(static_cast<const In*>(a.q), static_cast<const In*>(a.k),                \
+                                            static_cast<const In*>(a.v), s, a.scale_log2, out);                      \
     }                                                                                                                \
-    extern "C" __global__ void __launch_bounds__(kThreads) iris_flash_decode_combine_##name##_d##D(                 \
-        const float* partials, void* o, int world, int b, int hq, int hkv, int chunks) {                             \
-        combine<In, D>(partials, static_cast<In*>(o), world, Shape{b, hq, hkv, 0, 1}, chunks, blockIdx.y,          \
-                       blockIdx.x, blockIdx.z, hq / hkv);                                                            \
+    extern "C" __global__ void __launch_bounds__(kThreads) iris_flash_decode_combine_##name##_d##D(                  \
+        const IRIS_GRID_CONSTANT iris_flash_decode_args a) {                                                         \
+        const Shape s = Shape::of(a);                                                                                \
+        combine<In, D>(static_cast<const float*>(a.partials), static_cast<In*>(a.o), a.world, s, s.chunks(),         \
+                       blockIdx.y, blockIdx.x, blockIdx.z, s.group());                                               \
     }
 
 IRIS_FLASH_DECODE_KERNELS(bf16, bf16, 128)

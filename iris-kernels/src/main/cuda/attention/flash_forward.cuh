@@ -26,6 +26,8 @@
 
 #include <cmath>
 
+#include <iris/abi/attention.h>
+
 #include "gemm/config.cuh"
 #include "gemm/hopper.cuh"
 #include "iris/sync.cuh"
@@ -34,61 +36,80 @@ namespace attention {
 
 namespace sm90 = gemm::sm90;
 
+/// Global positions of a shard's rows (iris/abi/attention.h).
+using Chunks = iris_attention_chunks;
+
 template <class In_, int HeadDim, bool Causal_>
 struct Config {
     using In = In_;
     static_assert(HeadDim == 64 || HeadDim == 128, "head_dim 64 or 128");
     static constexpr int kHeadDim = HeadDim;
     static constexpr bool kCausal = Causal_;
-    static constexpr int kTileQ = 128;
-    static constexpr int kTileKv = 128;
+    static constexpr int kTileQ = IRIS_ATTENTION_TILE;
+    static constexpr int kTileKv = IRIS_ATTENTION_TILE;
+    static_assert(kTileQ == 128, "the consumers' row mapping and the swizzled blocks assume tiles of 128 rows");
     static constexpr int kStages = 2;
     static constexpr int kConsumers = 2;
     static constexpr int kThreads = 128 * (1 + kConsumers);
-    static constexpr int kColumnBlocks = HeadDim / 64;           // 128-byte swizzle spans 64 columns
+    static_assert(kThreads == IRIS_ATTENTION_THREADS, "one producer and kConsumers consumer warpgroups");
+    static constexpr int kBoxColumns = IRIS_ATTENTION_BOX_INNER;  // a box row: one 128-byte swizzle span
+    static_assert(kBoxColumns * 2 == IRIS_ATTENTION_SWIZZLE_BYTES && IRIS_ATTENTION_SWIZZLE_BYTES == 128,
+                  "16-bit boxes as wide as the 128-byte swizzle (smem_descriptor_sw128)");
+    static constexpr int kColumnBlocks = HeadDim / kBoxColumns;
     static constexpr uint32_t kBlockBytes = 128 * 128;           // 128 rows x 128 bytes
     static constexpr uint32_t kTileBytes = kColumnBlocks * kBlockBytes;  // Q, K or V tile
     static constexpr uint32_t kStageBytes = 2 * kTileBytes;       // K and V
-    static constexpr uint32_t kSmemBytes = kTileBytes + kStages * kStageBytes + 1024;
+    static constexpr uint32_t kSmemBytes =
+        HeadDim == 64 ? IRIS_ATTENTION_SHARED_BYTES_D64 : IRIS_ATTENTION_SHARED_BYTES_D128;
+    static_assert(kSmemBytes == kTileBytes + kStages * kStageBytes + 1024,
+                  "a Q tile, kStages stages of K and V tiles, 1 KiB to align them");
     static constexpr int kProducerRegisters = gemm::kTmaProducerRegisters;
     static constexpr int kConsumerRegisters = gemm::consumer_registers(kConsumers, kProducerRegisters);
 };
 
 /// Params::mode bits.
-inline constexpr int kLoadState = 1;  // start from o_acc / row_max / row_sum instead of zero
-inline constexpr int kFinalize = 2;   // write O and the log-sum-exp; otherwise write the state back
+inline constexpr int kLoadState = IRIS_ATTENTION_LOAD_STATE;
+inline constexpr int kFinalize = IRIS_ATTENTION_FINALIZE;
 
-/// Global positions of a shard's rows: row i is in chunk i / len (0 or 1), whose global chunk id is
-/// first or second.
-struct Chunks {
-    int len;
-    int first;
-    int second;
-    __device__ int position(int row) const { return (row < len ? first : second) * len + row % len; }
-};
+/// Sites of the host's error message: the wait for second_ready, the shared-memory check.
+inline constexpr int kSiteSecondShard = IRIS_ATTENTION_SITE_SECOND_SHARD;
+inline constexpr int kSiteSharedBytes = IRIS_ATTENTION_SITE_SHARED_BYTES;
 
+/// The global position of local row `row` of a shard laid out as c.
+__device__ inline int position(const Chunks& c, int row) {
+    return (row < c.len ? c.first : c.second) * c.len + row % c.len;
+}
+
+/// What forward reads, built by each kernel from its iris_attention_args (the field meanings are
+/// the header's). Built in the kernel rather than read from the argument struct so that the
+/// forward kernel's mode and chunks are constants: the compiler then drops the ring state's loads
+/// and stores and the chunk arithmetic from it.
 struct Params {
     void* o;
-    float* lse;     // natural log of the softmax denominator per query row, or null
-    float* o_acc;   // state: un-normalized O, f32, like O (ring steps only)
-    float* row_max; // state: running max per query row, log2 units, scaled
-    float* row_sum; // state: running sum per query row
+    float* lse;
+    float* o_acc;
+    float* row_max;
+    float* row_sum;
     int mode;
     int sq;
     int skv;
     int hq;
     int hkv;
-    float scale_log2;  // softmax scale * log2(e)
+    float scale_log2;
     Chunks q_chunks;
     Chunks kv_chunks;
-    // TwoSources only: the second shard's chunks, and its flag (a 64-bit word whose low half a
-    // stream write sets to 1 once the shard is in place; the wait has the context's deadline).
+    // Two sources only: the second shard's chunks, and its flag (the wait has the context's deadline).
     Chunks second_chunks;
     const uint64_t* second_ready;
 };
 
-/// Wait site of second_ready, for the host's timeout message.
-inline constexpr int kSiteSecondShard = 9201;
+/// A ring step's Params: every field from a, the second shard's as given.
+__device__ inline Params state_params(const iris_attention_args& a, Chunks second_chunks,
+                                     const uint64_t* second_ready) {
+    return {a.o, static_cast<float*>(a.lse), static_cast<float*>(a.o_acc), static_cast<float*>(a.row_max),
+            static_cast<float*>(a.row_sum), a.mode, a.sq, a.skv, a.hq, a.hkv, a.scale_log2, a.q_chunks, a.kv_chunks,
+            second_chunks, second_ready};
+}
 
 enum class TileVisibility { hidden, diagonal, full };
 
@@ -106,8 +127,8 @@ __device__ inline TileVisibility visibility(const Params& p, const Chunks& kv, i
     if constexpr (!Causal) {
         return TileVisibility::full;
     } else {
-        const int q0 = p.q_chunks.position(q_tile * 128);
-        const int k0 = kv.position(j * 128);
+        const int q0 = position(p.q_chunks, q_tile * 128);
+        const int k0 = position(kv, j * 128);
         return k0 > q0 ? TileVisibility::hidden : k0 == q0 ? TileVisibility::diagonal : TileVisibility::full;
     }
 }
@@ -117,7 +138,7 @@ template <class Cfg>
 __device__ inline void load_tile(uint8_t* dst, const sm90::TmaDescriptor* map, uint64_t* bar, int row) {
 #pragma unroll
     for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
-        sm90::tma_load_2d(dst + c * Cfg::kBlockBytes, map, bar, c * 64, row);
+        sm90::tma_load_2d(dst + c * Cfg::kBlockBytes, map, bar, c * Cfg::kBoxColumns, row);
     }
 }
 
@@ -306,7 +327,17 @@ __device__ void forward(const sm90::TmaDescriptor* q_map, const KvMaps (&kv)[Sou
     __shared__ uint64_t full[Cfg::kStages];
     __shared__ uint64_t empty[Cfg::kStages];
     __shared__ uint64_t q_full;
-    if (sm90::dynamic_smem_bytes() < Cfg::kSmemBytes) __trap();
+    if (sm90::dynamic_smem_bytes() < Cfg::kSmemBytes) {
+        // The host launches with the header's shared bytes, so only a launch by other means gets
+        // here. Without a context the block returns with O unwritten (the caller's poisoned
+        // outputs show it); with one it also records the launch, which the host raises. Never a
+        // trap: it would take down the CUDA context, and with it the rank.
+        if (ctx != nullptr && threadIdx.x == 0) {
+            iris::impl::record_error(*ctx, iris::ErrorCode::bad_launch, kSiteSharedBytes, -1,
+                                     sm90::dynamic_smem_bytes(), Cfg::kSmemBytes, 0);
+        }
+        return;
+    }
     const Smem<Cfg> sm{reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023))};
 
     const int q_tiles = p.sq / Cfg::kTileQ;

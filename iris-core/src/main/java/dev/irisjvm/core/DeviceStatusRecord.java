@@ -36,6 +36,7 @@ final class DeviceStatusRecord {
     static final int BARRIER_TIMEOUT = KernelAbi.IRIS_ERROR_CODE_BARRIER_TIMEOUT;
     static final int ABORTED = KernelAbi.IRIS_ERROR_CODE_ABORTED;
     static final int BAD_ADDRESS = KernelAbi.IRIS_ERROR_CODE_BAD_ADDRESS;
+    static final int BAD_LAUNCH = KernelAbi.IRIS_ERROR_CODE_BAD_LAUNCH;
 
     private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
     /** Longest file or function name read back from device memory. */
@@ -87,6 +88,7 @@ final class DeviceStatusRecord {
                     + "; the job cannot go on without it", rank, lostRank);
             case BAD_ADDRESS -> throw new IrisDeviceException(badAddress(rank, world, site, peer, observed, expected, elapsed,
                     name(strings, function, "a kernel"), name(strings, file, null)), code, peer);
+            case BAD_LAUNCH -> throw new IrisDeviceException(badLaunch(rank, site, observed, expected), code, peer);
             default -> {
                 String what = switch (code) {
                     case WAIT_TIMEOUT -> "a device wait (wait_until) timed out";
@@ -120,6 +122,16 @@ final class DeviceStatusRecord {
         }
         return "rank " + rank + ": checked mode: " + at + " translated an address for target rank " + targetRank
                 + ": " + problem + "; the thread that made the call stopped and the kernel's waits gave up";
+    }
+
+    /**
+     * "rank 0: a kernel was launched in a way it cannot run (launch check 9202): it got 1024 where it
+     * needs 164864 ...": the check's site names what was counted (the kernel family's header).
+     */
+    static String badLaunch(int rank, int site, long observed, long expected) {
+        return "rank " + rank + ": a kernel was launched in a way it cannot run (launch check " + site + "): it got "
+                + observed + " where it needs " + expected + " (for the attention kernels: bytes of dynamic shared memory);"
+                + " it returned without doing its work, so its outputs are not written";
     }
 
     /** Sets the abort word: every bounded device wait of this rank gives up from now on. */

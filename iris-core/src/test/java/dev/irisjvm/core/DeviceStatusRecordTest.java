@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Map;
@@ -62,6 +63,18 @@ class DeviceStatusRecordTest {
         assertEquals(3, e.lostRank());
         assertTrue(DeviceStatusRecord.aborted(status), "the abort word is never cleared");
         assertEquals(0, status.getInt(DeviceStatusRecord.CODE));
+    }
+
+    @Test
+    void aBadLaunchSaysWhatTheKernelGotAndNeeds() {
+        record(KernelAbi.IRIS_ERROR_CODE_BAD_LAUNCH, 9202, 1, -1, 1024, 164864, 0);
+        IrisDeviceException e = assertThrows(IrisDeviceException.class, () -> DeviceStatusRecord.check(status, 2, 1000, STRINGS, null));
+        assertEquals("rank 1: a kernel was launched in a way it cannot run (launch check 9202): it got 1024 where it needs 164864"
+                + " (for the attention kernels: bytes of dynamic shared memory); it returned without doing its work, so its"
+                + " outputs are not written", e.getMessage());
+        assertEquals(DeviceStatusRecord.BAD_LAUNCH, e.code());
+        assertEquals(6, e.code(), "IRIS_ERROR_CODE_BAD_LAUNCH");
+        assertEquals(0, status.getInt(DeviceStatusRecord.CODE), "cleared");
     }
 
     @Test

@@ -46,6 +46,16 @@ public final class Kernel {
         launch(shape, stream, args.buffer(), args.offsets(), args.count(), overlapPrevious);
     }
 
+    /**
+     * Launches a kernel whose one parameter is an argument struct of the kernel interface
+     * ({@code iris/abi/*.h}, a generated {@code dev.irisjvm.runtime.abi} class). The launch copies
+     * the struct, so it may be refilled for the next launch at once. {@code overlapPrevious} as in
+     * {@link #launch(LaunchShape, Stream, KernelArgs, boolean)}.
+     */
+    public void launch(LaunchShape shape, Stream stream, Pointer argumentStruct, boolean overlapPrevious) {
+        launch(shape, stream, argumentStruct, ONE_STRUCT, 1, overlapPrevious);
+    }
+
     private void launch(LaunchShape shape, Stream stream, Pointer buffer, IntPointer offsets, int count, boolean overlapPrevious) {
         module.requireOpen();
         int status = IrisRuntime.iris_launch_ex(handle, shape.gridX(), shape.gridY(), shape.gridZ(),

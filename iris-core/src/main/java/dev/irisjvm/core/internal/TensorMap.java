@@ -4,12 +4,14 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import java.util.Locale;
+import org.bytedeco.javacpp.BytePointer;
 
 /**
  * A TMA descriptor ({@code CUtensorMap}, 128 bytes): how Hopper's tensor memory accelerator
  * copies boxes of a row-major matrix in global memory into shared memory. Kernels take it by value
- * as a 64-byte aligned {@code const __grid_constant__} parameter; {@link #putInto(KernelArgs)}
- * packs it that way. Building one is host work only (no GPU work is enqueued, nothing is
+ * as a 64-byte aligned {@code const __grid_constant__} parameter, or as an
+ * {@code iris_tma_descriptor} member of their argument struct (iris/abi/tma.h); {@link
+ * #putInto(KernelArgs)} packs it the first way, {@link #copyTo} writes it the second. Building one is host work only (no GPU work is enqueued, nothing is
  * allocated), so it may happen while a stream is being captured into a graph; it is still worth
  * caching, as the GEMM does. The driver encodes for the calling thread's current device (on a
  * thread that has not used the GPU yet, that device's primary context is initialized first).
@@ -174,6 +176,15 @@ public final class TensorMap {
     /** A copy of the 128 descriptor bytes. */
     public byte[] bytes() {
         return descriptor.clone();
+    }
+
+    /**
+     * Writes the 128 descriptor bytes at {@code member}, a view of an argument struct's
+     * {@code iris_tma_descriptor} (iris/abi/tma.h); allocates nothing, so a launch may refill its
+     * struct's maps every time.
+     */
+    public void copyTo(BytePointer member) {
+        member.put(descriptor);
     }
 
     public DType elementType() {

@@ -10,12 +10,13 @@ import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Kernel;
-import dev.irisjvm.core.internal.KernelArgs;
 import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.core.internal.TensorMap;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.TensorMapCache;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
+import org.bytedeco.javacpp.BytePointer;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -64,7 +65,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Launch: grid (qLen / 128, qHeads, batch) of {@value #THREADS} threads (a TMA producer
  * warpgroup and two consumer warpgroups of 64 query rows each), {@link AttentionProblem#sharedBytes()}
- * of dynamic shared memory (164864 bytes for headDim 128, 82944 for 64).
+ * of dynamic shared memory (164864 bytes for headDim 128, 82944 for 64). Every kernel takes one
+ * argument struct, {@code iris_attention_args} (iris/abi/attention.h, where these constants come
+ * from), filled per call by {@link AttentionArgs}.
  */
 public final class Attention implements AutoCloseable {
     /** The kernel module ({@code attention.cu}). */
@@ -72,14 +75,14 @@ public final class Attention implements AutoCloseable {
     /** What the kernels need, as attention.cu's IRIS_NVIDIA_ONLY says it. */
     public static final String REQUIREMENT = "sm_90a (wgmma, TMA)";
     /** Threads per block: one producer and two consumer warpgroups. */
-    public static final int THREADS = 384;
+    public static final int THREADS = KernelAbi.IRIS_ATTENTION_THREADS;
     /** Shared memory per block of the headDim-128 kernels, the largest. */
-    public static final int MAX_SHARED_BYTES = 164864;
+    public static final int MAX_SHARED_BYTES = KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D128;
     /** Box of every tensor map: 64 elements (128 bytes) x 128 rows. */
-    static final int BOX_INNER = 64;
+    static final int BOX_INNER = KernelAbi.IRIS_ATTENTION_BOX_INNER;
     static final int BOX_OUTER = AttentionChecks.TILE;
     /** Shared-memory swizzle of every tensor map, in bytes. */
-    public static final int SWIZZLE_BYTES = 128;
+    public static final int SWIZZLE_BYTES = KernelAbi.IRIS_ATTENTION_SWIZZLE_BYTES;
     /** Tensor maps kept per instance (least recently used ones are dropped). */
     static final int MAP_CACHE_ENTRIES = 512;
 
@@ -93,7 +96,9 @@ public final class Attention implements AutoCloseable {
     private final Map<String, Kernel> lastStepsKernels = new HashMap<>();
     /** Why the ring-step kernels could not be loaded (null when they were). */
     private final String stepUnavailable;
-    private final KernelArgs args = new KernelArgs();
+    private final AttentionArgs args = new AttentionArgs();
+    /** The context last copied into {@link #args}: a ring passes the same one every time. */
+    private DeviceContext argsContext;
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -206,16 +211,8 @@ public final class Attention implements AutoCloseable {
         AttentionChecks.notNull("attention", "stream", stream);
         AttentionChecks.buffers(p, q, k, v, o, lse);
         Kernel kernel = forwardKernels.get(p.kernelName());
-        TensorMap qm = tensorMap(p.dtype(), q, p.qRows(), p.headDim());
-        TensorMap km = tensorMap(p.dtype(), k, p.kvRows(), p.headDim());
-        TensorMap vm = tensorMap(p.dtype(), v, p.kvRows(), p.headDim());
-        args.clear();
-        qm.putInto(args);
-        km.putInto(args);
-        vm.putInto(args);
-        args.putLong(o).putLong(lse).putInt(p.qLen()).putInt(p.kvLen()).putInt(p.qHeads()).putInt(p.kvHeads())
-                .putFloat(p.scaleLog2());
-        kernel.launch(p.launchShape(), stream, args);
+        putMaps(p, q, k, v);
+        kernel.launch(p.launchShape(), stream, args.forward(p, o, lse), false);
     }
 
     /** Enqueues one ring-attention step (see {@link RingStep}). */
@@ -225,9 +222,8 @@ public final class Attention implements AutoCloseable {
         AttentionChecks.notNull(op, "step", step);
         AttentionChecks.notNull(op, "stream", stream);
         AttentionProblem p = step.problem();
-        args.clear();
-        putStep(step);
-        stepKernels.get(p.ringStepKernelName()).launch(p.launchShape(), stream, args);
+        putMaps(p, step.q(), step.k(), step.v());
+        stepKernels.get(p.ringStepKernelName()).launch(p.launchShape(), stream, args.step(step), false);
     }
 
     /**
@@ -242,12 +238,14 @@ public final class Attention implements AutoCloseable {
         AttentionChecks.notNull(op, "stream", stream);
         RingStep first = steps.first();
         AttentionProblem p = first.problem();
-        Chunks c2 = steps.kvChunks();
-        args.clear();
-        args.putBytes(ctx.bytes(), DeviceContext.ALIGNMENT);
-        putStep(first, steps.k(), steps.v(), steps.secondReady());
-        args.putInt(c2.length()).putInt(c2.first()).putInt(c2.second());
-        lastStepsKernels.get(p.ringLastStepsKernelName()).launch(p.launchShape(), stream, args);
+        putMaps(p, first.q(), first.k(), first.v());
+        putMap(args.k2Map(), p, steps.k(), p.kvRows());
+        putMap(args.v2Map(), p, steps.v(), p.kvRows());
+        if (ctx != argsContext) {
+            args.context(ctx.bytes());
+            argsContext = ctx;
+        }
+        lastStepsKernels.get(p.ringLastStepsKernelName()).launch(p.launchShape(), stream, args.lastSteps(steps), false);
     }
 
     /**
@@ -286,33 +284,15 @@ public final class Attention implements AutoCloseable {
         }
     }
 
-    /** A step's arguments: the maps, then (o, lse, state, mode, shapes, chunks). */
-    private void putStep(RingStep step) {
-        putStep(step, 0, 0, 0);
+    /** The maps of Q and of the (first) K/V shard. */
+    private void putMaps(AttentionProblem p, long q, long k, long v) {
+        putMap(args.qMap(), p, q, p.qRows());
+        putMap(args.kMap(), p, k, p.kvRows());
+        putMap(args.vMap(), p, v, p.kvRows());
     }
 
-    /**
-     * A step's arguments; with a second shard ({@code k2 != 0}) its maps follow the first's and
-     * {@code ready} follows the state pointers, as the last-steps kernel takes them.
-     */
-    private void putStep(RingStep step, long k2, long v2, long ready) {
-        AttentionProblem p = step.problem();
-        tensorMap(p.dtype(), step.q(), p.qRows(), p.headDim()).putInto(args);
-        tensorMap(p.dtype(), step.k(), p.kvRows(), p.headDim()).putInto(args);
-        tensorMap(p.dtype(), step.v(), p.kvRows(), p.headDim()).putInto(args);
-        if (k2 != 0) {
-            tensorMap(p.dtype(), k2, p.kvRows(), p.headDim()).putInto(args);
-            tensorMap(p.dtype(), v2, p.kvRows(), p.headDim()).putInto(args);
-        }
-        args.putLong(step.o()).putLong(step.lse()).putLong(step.oAcc()).putLong(step.rowMax()).putLong(step.rowSum());
-        if (k2 != 0) {
-            args.putLong(ready);
-        }
-        Chunks qc = step.qChunks();
-        Chunks kc = step.kvChunks();
-        args.putInt(step.mode()).putInt(p.qLen()).putInt(p.kvLen()).putInt(p.qHeads()).putInt(p.kvHeads())
-                .putFloat(p.scaleLog2()).putInt(qc.length()).putInt(qc.first()).putInt(qc.second()).putInt(kc.length())
-                .putInt(kc.first()).putInt(kc.second());
+    private void putMap(BytePointer member, AttentionProblem p, long address, long rows) {
+        tensorMap(p.dtype(), address, rows, p.headDim()).copyTo(member);
     }
 
     /**

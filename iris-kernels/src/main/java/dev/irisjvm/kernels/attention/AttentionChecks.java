@@ -5,6 +5,7 @@ import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.internal.NativeCalls;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.Arrays;
 
 /**
@@ -17,16 +18,16 @@ import java.util.Arrays;
  */
 final class AttentionChecks {
     /** Query and key rows per tile of the wgmma kernels: sequence lengths are multiples of this. */
-    static final int TILE = 128;
+    static final int TILE = KernelAbi.IRIS_ATTENTION_TILE;
     /** Largest grid y and z dimension (heads, batch). */
     static final int MAX_GRID_YZ = 65535;
     /** Tensor-map bases, and every 16-bit tensor, must be aligned to this many bytes. */
     static final int POINTER_ALIGNMENT = 16;
     /** Flash-decode: keys per CTA are a multiple of this, and at most {@link #MAX_DECODE_CHUNK}. */
-    static final int DECODE_CHUNK_MULTIPLE = 64;
-    static final int MAX_DECODE_CHUNK = 1024;
-    /** Flash-decode: at most this many query heads per K/V head (the kernel's kMaxGroup). */
-    static final int MAX_DECODE_GROUP = 8;
+    static final int DECODE_CHUNK_MULTIPLE = KernelAbi.IRIS_FLASH_DECODE_CHUNK_MULTIPLE;
+    static final int MAX_DECODE_CHUNK = KernelAbi.IRIS_FLASH_DECODE_MAX_CHUNK;
+    /** Flash-decode: at most this many query heads per K/V head. */
+    static final int MAX_DECODE_GROUP = KernelAbi.IRIS_FLASH_DECODE_MAX_GROUP;
 
     private AttentionChecks() {}
 

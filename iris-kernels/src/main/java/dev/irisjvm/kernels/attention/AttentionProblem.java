@@ -2,6 +2,7 @@ package dev.irisjvm.kernels.attention;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.Locale;
 
 /**
@@ -135,8 +136,7 @@ public record AttentionProblem(DType dtype, int batch, int qHeads, int kvHeads, 
     }
 
     static int sharedBytes(int headDim) {
-        int tile = AttentionChecks.TILE * headDim * 2;
-        return tile + 2 * 2 * tile + 1024;
+        return headDim == 64 ? KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D64 : KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D128;
     }
 
     /** Grid (qLen / 128, qHeads, batch) of {@value Attention#THREADS} threads with {@link #sharedBytes()}. */

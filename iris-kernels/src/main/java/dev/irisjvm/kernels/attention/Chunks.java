@@ -1,10 +1,10 @@
 package dev.irisjvm.kernels.attention;
 
 /**
- * Where a shard's rows sit in the whole sequence, as the ring-attention step kernel takes it
- * ({@code chunk_len, chunk0, chunk1}): local row {@code i} lies in local chunk {@code i / length}
- * (0 or 1), whose global chunk id is {@code first} or {@code second}, so its global position is
- * {@code id * length + i % length}. A causal step shows key {@code j} to query {@code i} when the
+ * Where a shard's rows sit in the whole sequence, as the ring-attention kernels take it
+ * ({@code iris_attention_chunks}: {@code len, first, second}, iris/abi/attention.h): local row
+ * {@code i} lies in local chunk {@code i / length} (0 or 1), whose global chunk id is {@code first}
+ * or {@code second}, so its global position is {@code id * length + i % length}. A causal step shows key {@code j} to query {@code i} when the
  * key's global position is at most the query's. A shard of one chunk has {@code length} equal to
  * the shard length (then {@code second} is never used).
  *

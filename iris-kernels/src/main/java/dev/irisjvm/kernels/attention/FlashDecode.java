@@ -7,11 +7,11 @@ import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Kernel;
-import dev.irisjvm.core.internal.KernelArgs;
 import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -61,6 +61,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     (by default copy-engine reads of every peer's partials between two device barriers; the
  *     benchmarks pass NCCL), then the combine kernel.</li>
  * </ul>
+ *
+ * <p>The three kernels take one argument struct, {@code iris_flash_decode_args}
+ * (iris/abi/flash_decode.h, which also declares the launch constants and the partials' layout
+ * used here), filled per call by {@link FlashDecodeArgs}.
  */
 public final class FlashDecode implements AutoCloseable {
     /** The kernel module ({@code flash_decode.cu}). */
@@ -68,7 +72,7 @@ public final class FlashDecode implements AutoCloseable {
     /** What the kernels need (flash_decode.cu's IRIS_NVIDIA_ONLY). */
     public static final String REQUIREMENT = "32-lane warp shuffles";
     /** Threads per CTA of all three kernels. */
-    public static final int THREADS = 128;
+    public static final int THREADS = KernelAbi.IRIS_FLASH_DECODE_THREADS;
 
     /**
      * Gathers every rank's partials: {@code floats} F32 values at {@code send} on each rank into
@@ -90,7 +94,7 @@ public final class FlashDecode implements AutoCloseable {
     private final SymTensor arrived;
     /** Its own device barrier, so that its barriers pair only with its own on the peers. */
     private final DeviceBarrier barrier;
-    private final KernelArgs args = new KernelArgs();
+    private final FlashDecodeArgs args;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Fused calls since the arrival counters were last zeroed, and their chunk count. */
     private long callsSinceReset;
@@ -133,6 +137,7 @@ public final class FlashDecode implements AutoCloseable {
         gathered = g;
         arrived = a;
         barrier = b;
+        args = new FlashDecodeArgs(iris.deviceContext().bytes());
     }
 
     /**
@@ -217,12 +222,8 @@ public final class FlashDecode implements AutoCloseable {
         chunksSinceReset = p.chunks();
         long epoch = ++callsSinceReset;  // its parity picks the set of partials and counters
         Kernel kernel = kernels.get(p.kernelName());
-        args.clear();
-        args.putBytes(iris.deviceContext().bytes(), dev.irisjvm.core.DeviceContext.ALIGNMENT);
-        args.putLong(q).putLong(k).putLong(v).putLong(o).putLong(partials.deviceAddress()).putLong(arrived.deviceAddress())
-                .putLong(epoch).putInt(p.batch()).putInt(p.qHeads()).putInt(p.kvHeads()).putInt(p.len()).putInt(p.chunkLen())
-                .putFloat(p.scaleLog2());
-        kernel.launch(p.launchShape(), stream, args);
+        kernel.launch(p.launchShape(), stream,
+                args.fused(p, q, k, v, o, partials.deviceAddress(), arrived.deviceAddress(), epoch), false);
         calls++;
     }
 
@@ -272,10 +273,7 @@ public final class FlashDecode implements AutoCloseable {
         ensureOpen();
         AttentionChecks.address("flash decode", "partials", out, 4);
         Kernel kernel = kernels.get(p.partialKernelName());
-        args.clear();
-        args.putLong(q).putLong(k).putLong(v).putLong(out).putInt(p.batch()).putInt(p.qHeads()).putInt(p.kvHeads()).putInt(p.len())
-                .putInt(p.chunkLen()).putFloat(p.scaleLog2());
-        kernel.launch(p.launchShape(), stream, args);
+        kernel.launch(p.launchShape(), stream, args.partial(p, q, k, v, out), false);
     }
 
     /** o from {@code world} ranks' gathered partials at {@code gathered} ([world][B][Hkv][chunks][G][D + 4]). */
@@ -285,9 +283,7 @@ public final class FlashDecode implements AutoCloseable {
         AttentionChecks.address("flash decode", "O", o, 2);
         AttentionChecks.positive("flash decode", "world", world);
         Kernel kernel = kernels.get(p.combineKernelName());
-        args.clear();
-        args.putLong(gathered).putLong(o).putInt(world).putInt(p.batch()).putInt(p.qHeads()).putInt(p.kvHeads()).putInt(p.chunks());
-        kernel.launch(p.combineLaunchShape(), stream, args);
+        kernel.launch(p.combineLaunchShape(), stream, args.combine(p, gathered, world, o), false);
     }
 
     /** This rank's symmetric partials buffer (world slots of {@link #max()}'s size). */

@@ -2,6 +2,7 @@ package dev.irisjvm.kernels.attention;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.Locale;
 
 /**
@@ -67,7 +68,7 @@ public record FlashDecodeProblem(DType dtype, int batch, int qHeads, int kvHeads
      * CTAs of the flash-decode kernels resident on one SM of an H200 (128 threads, at most 96
      * registers per thread and 44 KiB of shared memory): what a "wave" of CTAs is in {@link #defaultChunkLen}.
      */
-    static final int RESIDENT_CTAS_PER_SM = 5;
+    static final int RESIDENT_CTAS_PER_SM = KernelAbi.IRIS_FLASH_DECODE_BLOCKS_PER_SM;
 
     /**
      * What a CTA's fixed work (its queries, the softmax, writing its partial) costs, in keys, in
@@ -127,9 +128,9 @@ public record FlashDecodeProblem(DType dtype, int batch, int qHeads, int kvHeads
         return (len + chunkLen - 1) / chunkLen;
     }
 
-    /** Floats of one rank's partials: batch x kvHeads x chunks x group x (headDim + 4) (flash_decode.cu's layout). */
+    /** Floats of one rank's partials: batch x kvHeads x chunks x group x (headDim + 4) (iris/abi/flash_decode.h's layout). */
     public long slotFloats() {
-        return (long) batch * kvHeads * chunks() * group() * (headDim + 4);
+        return (long) batch * kvHeads * chunks() * group() * (headDim + KernelAbi.IRIS_FLASH_DECODE_PARTIAL_EXTRA);
     }
 
     /** {@code scale * log2(e)}. */

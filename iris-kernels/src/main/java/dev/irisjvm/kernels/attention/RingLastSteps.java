@@ -1,5 +1,7 @@
 package dev.irisjvm.kernels.attention;
 
+import dev.irisjvm.runtime.abi.global.KernelAbi;
+
 /**
  * The last two steps of a ring in one launch of {@code iris_ring_attention_last_steps_*}, checked:
  * {@code first}, a finalizing {@link RingStep}, then the same Q against a second K/V shard that the
@@ -26,8 +28,8 @@ package dev.irisjvm.kernels.attention;
  * @param secondReady 8-byte aligned device word, 1 once the second shard is in place
  */
 public record RingLastSteps(RingStep first, long k, long v, Chunks kvChunks, long secondReady) {
-    /** Wait site of {@code secondReady} in a device timeout message (flash_forward.cuh's kSiteSecondShard). */
-    public static final int SITE_SECOND_SHARD = 9201;
+    /** Wait site of {@code secondReady} in a device timeout message (iris/abi/attention.h). */
+    public static final int SITE_SECOND_SHARD = KernelAbi.IRIS_ATTENTION_SITE_SECOND_SHARD;
 
     /**
      * The last two steps of a ring given as separate steps ({@code second} finalizing) as one

@@ -1,5 +1,7 @@
 package dev.irisjvm.kernels.attention;
 
+import dev.irisjvm.runtime.abi.global.KernelAbi;
+
 /**
  * One launch of the ring-attention step kernel ({@code iris_ring_attention_step_*}), checked: a
  * Q shard against one K/V shard, carrying the online-softmax state across launches. {@link
@@ -40,9 +42,9 @@ package dev.irisjvm.kernels.attention;
 public record RingStep(AttentionProblem problem, long q, long k, long v, long o, long lse, long oAcc, long rowMax, long rowSum,
                        boolean loadState, boolean finalizeStep, Chunks qChunks, Chunks kvChunks) {
     /** Mode bit: start from the state. */
-    public static final int LOAD_STATE = 1;
+    public static final int LOAD_STATE = KernelAbi.IRIS_ATTENTION_LOAD_STATE;
     /** Mode bit: write O and lse. */
-    public static final int FINALIZE = 2;
+    public static final int FINALIZE = KernelAbi.IRIS_ATTENTION_FINALIZE;
 
     public RingStep {
         String op = "ring attention step";
