@@ -46,6 +46,15 @@ public final class Kernel {
         launch(shape, stream, args.buffer(), args.offsets(), args.count(), overlapPrevious);
     }
 
+    /**
+     * Launches a kernel whose one parameter is an argument struct (a generated class of
+     * {@code iris/abi/*.h}, e.g. {@code iris_ccl_args}), passed by value: the launch copies it, so the
+     * caller may refill it at once. {@code overlapPrevious} as above.
+     */
+    public void launch(LaunchShape shape, Stream stream, Pointer argumentStruct, boolean overlapPrevious) {
+        launch(shape, stream, argumentStruct, ONE_STRUCT, 1, overlapPrevious);
+    }
+
     private void launch(LaunchShape shape, Stream stream, Pointer buffer, IntPointer offsets, int count, boolean overlapPrevious) {
         module.requireOpen();
         int status = IrisRuntime.iris_launch_ex(handle, shape.gridX(), shape.gridY(), shape.gridZ(),
