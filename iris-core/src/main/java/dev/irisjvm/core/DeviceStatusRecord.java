@@ -36,6 +36,7 @@ final class DeviceStatusRecord {
     static final int BARRIER_TIMEOUT = KernelAbi.IRIS_ERROR_CODE_BARRIER_TIMEOUT;
     static final int ABORTED = KernelAbi.IRIS_ERROR_CODE_ABORTED;
     static final int BAD_ADDRESS = KernelAbi.IRIS_ERROR_CODE_BAD_ADDRESS;
+    static final int BAD_LAUNCH = KernelAbi.IRIS_ERROR_CODE_BAD_LAUNCH;
 
     private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
     /** Longest file or function name read back from device memory. */
@@ -87,6 +88,7 @@ final class DeviceStatusRecord {
                     + "; the job cannot go on without it", rank, lostRank);
             case BAD_ADDRESS -> throw new IrisDeviceException(badAddress(rank, world, site, peer, observed, expected, elapsed,
                     name(strings, function, "a kernel"), name(strings, file, null)), code, peer);
+            case BAD_LAUNCH -> throw new IrisDeviceException(badLaunch(rank, site, observed, expected), code, peer);
             default -> {
                 String what = switch (code) {
                     case WAIT_TIMEOUT -> "a device wait (wait_until) timed out";
@@ -120,6 +122,16 @@ final class DeviceStatusRecord {
         }
         return "rank " + rank + ": checked mode: " + at + " translated an address for target rank " + targetRank
                 + ": " + problem + "; the thread that made the call stopped and the kernel's waits gave up";
+    }
+
+    /**
+     * "rank 0: a kernel refused its launch at launch check 9006: ...": the kernel returned without
+     * computing anything, and peers waiting on this rank's part of the call time out.
+     */
+    static String badLaunch(int rank, int check, long given, long needed) {
+        return "rank " + rank + ": a kernel refused its launch at launch check " + check + ": the launch gave " + given
+                + " where the kernel needs " + needed + "; it returned without computing, so its outputs are not written"
+                + " (a launch that does not match the kernel: a bug in the code that launched it)";
     }
 
     /** Sets the abort word: every bounded device wait of this rank gives up from now on. */

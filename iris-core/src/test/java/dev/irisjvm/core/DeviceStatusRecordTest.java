@@ -79,6 +79,17 @@ class DeviceStatusRecordTest {
     }
 
     @Test
+    void aRefusedLaunchNamesTheCheckAndWhatTheLaunchGave() {
+        record(6, 9006, 1, -1, 1024, 216064, 0);
+        IrisDeviceException e = assertThrows(IrisDeviceException.class, () -> DeviceStatusRecord.check(status, 2, 1000, STRINGS, null));
+        assertEquals("rank 1: a kernel refused its launch at launch check 9006: the launch gave 1024 where the kernel needs "
+                + "216064; it returned without computing, so its outputs are not written (a launch that does not match the "
+                + "kernel: a bug in the code that launched it)", e.getMessage());
+        assertEquals(DeviceStatusRecord.BAD_LAUNCH, e.code());
+        DeviceStatusRecord.check(status, 2, 1000, STRINGS, null);  // cleared: raised once
+    }
+
+    @Test
     void badAddressesSayWhatWasWrong() {
         long heap = 1 << 20;
         assertTrue(DeviceStatusRecord.badAddress(0, 2, 9, 2, 64, heap, 4, "k", "a/b.cu")
