@@ -59,7 +59,18 @@ template <class F>
 static double time_ms(F launch) { return time_all([&] { for (auto& r : R) { CK(cudaSetDevice(r.dev)); launch(r); } }); }
 static int grid_for(int m, int n, int tile_n = 256) { return std::min(sms, ((m + 127) / 128) * ((n + tile_n - 1) / tile_n)); }
 template <class K> static void set_smem(K k, int bytes) { for (auto& r : R) { CK(cudaSetDevice(r.dev)); CK(cudaFuncSetAttribute((const void*)k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)); } }
-constexpr int SMEM = 216064;
+constexpr int SMEM = IRIS_GEMM_SHARED_BYTES;
+static uint64_t epoch = 0;
+
+// A fused kernel's one argument (iris/abi/fused.h), with the fields every operation reads; the
+// caller sets its operation's own (flags, partials, the gathered A). The bias stays null.
+static iris_fused_args fused_args(const iris::Ctx& ctx, const TmaDescriptor& am, const TmaDescriptor& bm, void* c, int m,
+                                  int n, int k, int ldc) {
+  iris_fused_args f{};
+  f.a_map = am; f.b_map = bm; f.ctx = ctx; f.c = c; f.epoch = epoch; f.m = m; f.n = n; f.k = k; f.ldc = ldc; f.group_m = 8; f.slices = 1;
+  return f;
+}
+typedef void (*FusedKernel)(iris_fused_args);
 
 static long compare(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b, double rel, double abs_, long* diffbits) {
   long bad = 0; *diffbits = 0;
@@ -70,11 +81,9 @@ static void report(const char* op, int m, int n, int k, double fused, double bas
   printf("%-16s %5dx%5dx%5d  fused %8.3f ms  cublas+nccl %8.3f ms  cublas alone %8.3f  speedup %5.3f  %s (differing bits %ld of %zu)\n", op, m, n, k, fused, base, gemm, base / fused, bad ? "FAIL" : "ok", diff, total);
 }
 
-static uint64_t epoch = 0;
 static void reset_heaps() { for (auto& r : R) r.used = 0; }
 
-typedef void (*AsKernel)(iris::Ctx, TmaDescriptor, TmaDescriptor, void*, const void*, uint64_t*, uint64_t, int, int, int, int, int, uint64_t*);
-static void all_scatter(const char* name, AsKernel kern, int M, int N, int K) {
+static void all_scatter(const char* name, FusedKernel kern, int M, int N, int K) {
   reset_heaps(); epoch = 0; int nl = N / W; int tiles = ((M + 127) / 128) * ((nl + 255) / 256);
   std::vector<void*> A(W), B(W), C(W), Cl(W), G(W); std::vector<uint64_t*> H(W);
   for (auto& r : R) { CK(cudaSetDevice(r.dev)); int i = r.ctx.rank;
@@ -84,7 +93,8 @@ static void all_scatter(const char* name, AsKernel kern, int M, int N, int K) {
   fill_random(A[0], size_t(M) * K); CK(cudaMemcpyPeer(A[1], 1, A[0], 0, size_t(M) * K * 2));
   set_smem(kern, SMEM);
   auto fused = [&](Rank& r) { int i = r.ctx.rank; if (i == 0) ++epoch; TmaDescriptor am = map2d(A[i], K, M, size_t(K) * 2, 64, 128), bm = map2d(B[i], K, nl, size_t(K) * 2, 64, 256);
-    kern<<<grid_for(M, nl), 384, SMEM, r.s>>>(r.ctx, am, bm, C[i], nullptr, H[i], epoch, M, nl, K, N, 8, nullptr); CK(cudaGetLastError()); };
+    iris_fused_args f = fused_args(r.ctx, am, bm, C[i], M, nl, K, N); f.flags = H[i];
+    kern<<<grid_for(M, nl), IRIS_GEMM_THREADS, SMEM, r.s>>>(f); CK(cudaGetLastError()); };
   double tf = time_ms(fused);
   for (auto& r : R) { CK(cudaSetDevice(r.dev)); CK(cudaMemset(C[r.ctx.rank], 0xFF, size_t(M) * N * 2)); }
   auto base = [&](Rank& r) { int i = r.ctx.rank; cublas_nk(r, A[i], B[i], Cl[i], M, nl, K, K, nl); };
@@ -101,9 +111,8 @@ static void all_scatter(const char* name, AsKernel kern, int M, int N, int K) {
   report(name, M, N, K, tf, tb, tg, bad, diff, size_t(M) * N * W);
 }
 
-typedef void (*RedKernel)(iris::Ctx, TmaDescriptor, TmaDescriptor, void*, const void*, void*, uint64_t*, uint64_t, int, int, int, int, int, uint64_t*);
 template <bool AR>
-static void reduce_op(const char* name, RedKernel kern, int M, int N, int K) {
+static void reduce_op(const char* name, FusedKernel kern, int M, int N, int K) {
   reset_heaps(); epoch = 0; int kl = K / W; int tiles_m = (M + 127) / 128, tiles_n = (N + 255) / 256; int rows_owner = (tiles_m + W - 1) / W * 128;
   std::vector<void*> A(W), B(W), C(W), P(W), O(W), WS(W); std::vector<uint64_t*> F(W);
   size_t cm = AR ? size_t(M) : size_t(M / W);
@@ -113,7 +122,8 @@ static void reduce_op(const char* name, RedKernel kern, int M, int N, int K) {
     fill_random(A[i], size_t(M) * kl); fill_random(B[i], size_t(N) * kl); CK(cudaMemset(F[i], 0, size_t(W + 1) * tiles_m * tiles_n * 16)); }
   set_smem(kern, SMEM);
   auto fused = [&](Rank& r) { int i = r.ctx.rank; if (i == 0) ++epoch; TmaDescriptor am = map2d(A[i], kl, M, size_t(kl) * 2, 64, 128), bm = map2d(B[i], kl, N, size_t(kl) * 2, 64, 256);
-    kern<<<grid_for(M, N), 384, SMEM, r.s>>>(r.ctx, am, bm, C[i], nullptr, WS[i], F[i], epoch, M, N, kl, N, 8, nullptr); CK(cudaGetLastError()); };
+    iris_fused_args f = fused_args(r.ctx, am, bm, C[i], M, N, kl, N); f.partials = WS[i]; f.flags = F[i];
+    kern<<<grid_for(M, N), IRIS_GEMM_THREADS, SMEM, r.s>>>(f); CK(cudaGetLastError()); };
   auto base = [&] { for (auto& q : R) { CK(cudaSetDevice(q.dev)); int j = q.ctx.rank; cublas_nk(q, A[j], B[j], P[j], M, N, kl, kl, N); }
     ncclGroupStart(); for (auto& q : R) { CK(cudaSetDevice(q.dev)); int j = q.ctx.rank;
       if (AR) ncclAllReduce(P[j], O[j], size_t(M) * N, 9, 0, q.nccl, q.s); else ncclReduceScatter(P[j], O[j], size_t(M / W) * N, 9, 0, q.nccl, q.s); } ncclGroupEnd(); };
@@ -139,7 +149,8 @@ static void all_gather_gemm(int M, int N, int K, int tile_n) {
   auto kern = tile_n == 128 ? iris_all_gather_gemm_n128_bf16_nk : iris_all_gather_gemm_bf16_nk;
   set_smem(kern, SMEM);
   auto fused = [&](Rank& r) { int i = r.ctx.rank; if (i == 0) ++epoch; TmaDescriptor am = map2d(A[i], K, M, size_t(K) * 2, 64, 128), bm = map2d(B[i], K, nl, size_t(K) * 2, 64, tile_n);
-    kern<<<grid_for(M, nl, tile_n), 384, SMEM, r.s>>>(r.ctx, am, bm, A[i], C[i], nullptr, F[i], epoch, M, nl, K, nl, 8, nullptr); CK(cudaGetLastError()); };
+    iris_fused_args f = fused_args(r.ctx, am, bm, C[i], M, nl, K, nl); f.a = A[i]; f.flags = F[i];
+    kern<<<grid_for(M, nl, tile_n), IRIS_GEMM_THREADS, SMEM, r.s>>>(f); CK(cudaGetLastError()); };
   auto base = [&] { ncclGroupStart(); for (auto& q : R) { CK(cudaSetDevice(q.dev)); int j = q.ctx.rank;
       ncclAllGather((char*)A[j] + size_t(j) * ms * K * 2, Ag[j], size_t(ms) * K, 9, q.nccl, q.s); } ncclGroupEnd(); for (auto& q : R) { CK(cudaSetDevice(q.dev)); cublas_nk(q, Ag[q.ctx.rank], B[q.ctx.rank], Cb[q.ctx.rank], M, nl, K, K, nl); } };
   double tf = time_ms(fused);

@@ -23,12 +23,14 @@ struct Problem { int m, n, k; bool kn; };
 template <bool KN, class Out>
 static void launch(const TmaDescriptor& a, const TmaDescriptor& b, void* c, const void* bias, int m, int n, int k, int grid, int group, cudaStream_t s) {
   using Cfg = gemm::Config<bf16, KN ? BLayout::kn : BLayout::nk, Out>;
-  void (*fn)(TmaDescriptor, TmaDescriptor, void*, const void*, int, int, int, int, int);
+  void (*fn)(iris_gemm_args);
   if constexpr (KN) fn = std::is_same_v<Out, float> ? iris_gemm_bf16_kn_f32 : iris_gemm_bf16_kn_bf16;
   else fn = std::is_same_v<Out, float> ? iris_gemm_bf16_nk_f32 : iris_gemm_bf16_nk_bf16;
   static bool set = false;
-  if (!set) { CK(cudaFuncSetAttribute((const void*)fn, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes)); set = true; }
-  fn<<<grid, Cfg::kThreads, Cfg::kSmemBytes, s>>>(a, b, c, bias, m, n, k, n, group);
+  if (!set) { CK(cudaFuncSetAttribute((const void*)fn, cudaFuncAttributeMaxDynamicSharedMemorySize, IRIS_GEMM_SHARED_BYTES)); set = true; }
+  iris_gemm_args args{};  // iris/abi/gemm.h: the kernel's one argument
+  args.a_map = a; args.b_map = b; args.c = c; args.bias = bias; args.m = m; args.n = n; args.k = k; args.ldc = n; args.group_m = group;
+  fn<<<grid, Cfg::kThreads, IRIS_GEMM_SHARED_BYTES, s>>>(args);
   CK(cudaGetLastError());
 }
 

@@ -2,40 +2,42 @@
 //
 //   iris_gemm_<in>_<b>_<out>   in: bf16 | f16   b: nk (B is N x K) | kn (B is K x N)   out: in | f32
 //
-//   (const TmaDescriptor a_map, const TmaDescriptor b_map, void* c, const void* bias,
-//    int m, int n, int k, int ldc, int group_m)
+//   (iris_gemm_args: a_map, b_map, c, bias, m, n, k, ldc, group_m; iris/abi/gemm.h)
 //
 // The kernel is gemm::persistent with the grouped tile scheduler and the plain store epilogue
-// (gemm/gemm_kernel.cuh); dev.irisjvm.kernels.gemm.Gemm builds the descriptors and launches it.
+// (gemm/gemm_kernel.cuh); dev.irisjvm.kernels.gemm.Gemm builds the descriptors and launches it with
+// IRIS_GEMM_THREADS threads and IRIS_GEMM_SHARED_BYTES of dynamic shared memory.
 #include "gemm/gemm_kernel.cuh"
+#include "iris/abi/gemm.h"
 
 IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 
 namespace {
 
 template <class In, gemm::BLayout B, class Out>
-__device__ void gemm_entry(const gemm::sm90::TmaDescriptor& a_map, const gemm::sm90::TmaDescriptor& b_map, void* c,
-                           const void* bias, int m, int n, int k, int ldc, int group_m) {
+__device__ void gemm_entry(const iris_gemm_args& a) {
 #if IRIS_HAS_WGMMA
     using Cfg = gemm::Config<In, B, Out>;
-    const gemm::GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(m, n, group_m);
-    gemm::StoreEpilogue<Out> epi(static_cast<Out*>(c), ldc);
-    gemm::persistent<Cfg>(&a_map, &b_map, static_cast<const Out*>(bias), m, n, k, sched, epi);
+    // No context to record an error in: the library launches with IRIS_GEMM_SHARED_BYTES, which every
+    // Config fits (config.cuh), so only a launch from outside it gets here. Returning leaves C
+    // unwritten; running on would overrun shared memory.
+    if (!gemm::shared_memory_fits<Cfg>()) return;
+    const gemm::GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(a.m, a.n, a.group_m);
+    gemm::StoreEpilogue<Out> epi(static_cast<Out*>(a.c), a.ldc);
+    gemm::persistent<Cfg>(&a.a_map, &a.b_map, static_cast<const Out*>(a.bias), a.m, a.n, a.k, sched, epi);
 #endif
 }
 
 }  // namespace
 
 using gemm::BLayout;
-using gemm::sm90::TmaDescriptor;
 using iris::bf16;
 using iris::f16;
 
-#define IRIS_GEMM_KERNEL(name, In, B, Out)                                                                           \
-    extern "C" __global__ void __launch_bounds__(384, 1)                                                            \
-        name(const __grid_constant__ TmaDescriptor a_map, const __grid_constant__ TmaDescriptor b_map, void* c,      \
-             const void* bias, int m, int n, int k, int ldc, int group_m) {                                          \
-        gemm_entry<In, B, Out>(a_map, b_map, c, bias, m, n, k, ldc, group_m);                                        \
+#define IRIS_GEMM_KERNEL(name, In, B, Out)                                                            \
+    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                               \
+        name(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                             \
+        gemm_entry<In, B, Out>(a);                                                                    \
     }
 
 IRIS_GEMM_KERNEL(iris_gemm_bf16_nk_bf16, bf16, BLayout::nk, bf16)

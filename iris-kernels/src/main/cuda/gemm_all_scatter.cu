@@ -7,13 +7,13 @@
 //   _n192: 128 x 192 tiles instead of 128 x 256 (dev.irisjvm.kernels.fused.FusedOp.tileN)
 //   in: bf16 | f16 (C has the same type)   b: nk | kn
 //
-//   (const Ctx ctx, TmaDescriptor a_map, TmaDescriptor b_map, void* c, const void* bias,
-//    uint64_t* handoff, uint64_t epoch, int m, int n_local, int k, int ldc, int group_m, uint64_t* trace)
+//   (iris_fused_args, iris/abi/fused.h: ctx, a_map, b_map, c, bias, flags = handoff, epoch,
+//    m, n = n_local, k, ldc, group_m, trace)
 //
 // a_map covers A (M x K), b_map this rank's B (n_local x K or K x n_local); c is symmetric,
-// M x ldc, rank r's columns start at r * n_local. handoff (spare_warps only; else ignored): this
-// rank's [tiles][2] u64, zeroed when allocated; epoch grows by one per call. trace: the _traced
-// kernels' records (gemm/trace.cuh). Launch as gemm.cu; then a barrier on the same stream
+// M x ldc, rank r's columns start at r * n_local. flags (spare_warps only; else ignored): this
+// rank's handoff, [tiles][2] u64, zeroed when allocated; epoch grows by one per call. trace: the
+// _traced kernels' records (gemm/trace.cuh). Launch as gemm.cu; then a barrier on the same stream
 // publishes the stores (dev.irisjvm.kernels.fused.GemmAllScatter does both).
 #include "gemm/all_scatter_hooks.cuh"
 #include "gemm/gemm_kernel.cuh"
@@ -23,25 +23,30 @@ IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 namespace {
 
 template <class In, gemm::BLayout B, int TileN, bool SpareWarps, bool Trace>
-__device__ void all_scatter(const iris::Ctx& ctx, const gemm::sm90::TmaDescriptor& a_map,
-                            const gemm::sm90::TmaDescriptor& b_map, void* c_v, const void* bias, uint64_t* handoff,
-                            uint64_t epoch, int m, int n_local, int k, int ldc, int group_m, uint64_t* trace) {
+__device__ void all_scatter(const iris_fused_args& a) {
 #if IRIS_HAS_WGMMA
-    auto* c = static_cast<In*>(c_v);
-    const gemm::Tracer<Trace> tracer{trace};
+    const iris::Ctx& ctx = a.ctx;
+    auto* c = static_cast<In*>(a.c);
+    const auto* bias = static_cast<const In*>(a.bias);
+    const int m = a.m;
+    const int n_local = a.n;
+    const gemm::Tracer<Trace> tracer{a.trace};
     if constexpr (SpareWarps) {
-        constexpr int kProducer = TileN == 192 ? gemm::kSpareWarpRegistersMidTiles : gemm::kSpareWarpRegisters;
+        constexpr int kProducer =
+            TileN == IRIS_GEMM_MID_TILE_N ? gemm::kSpareWarpRegistersMidTiles : gemm::kSpareWarpRegisters;
         using Cfg = gemm::Config<In, B, In, kProducer, TileN>;
+        if (!gemm::launch_fits<Cfg>(ctx)) return;
         using Scheduler = gemm::GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN>;
-        const Scheduler sched(m, n_local, group_m);
+        const Scheduler sched(m, n_local, a.group_m);
         gemm::AllScatterSpareWarpHooks<In, TileN, Scheduler, Trace> hooks{
-            {}, ctx, c, ldc, ctx.rank * n_local, m, n_local, {handoff, epoch}, sched, tracer};
-        gemm::persistent<Cfg>(&a_map, &b_map, static_cast<const In*>(bias), m, n_local, k, sched, hooks, tracer);
+            {}, ctx, c, a.ldc, ctx.rank * n_local, m, n_local, {a.flags, a.epoch}, sched, tracer};
+        gemm::persistent<Cfg>(&a.a_map, &a.b_map, bias, m, n_local, a.k, sched, hooks, tracer);
     } else {
         using Cfg = gemm::Config<In, B, In, gemm::kTmaProducerRegisters, TileN>;
-        const gemm::GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(m, n_local, group_m);
-        gemm::AllScatterHooks<In> hooks{{}, ctx, c, ldc, ctx.rank * n_local};
-        gemm::persistent<Cfg>(&a_map, &b_map, static_cast<const In*>(bias), m, n_local, k, sched, hooks, tracer);
+        if (!gemm::launch_fits<Cfg>(ctx)) return;
+        const gemm::GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(m, n_local, a.group_m);
+        gemm::AllScatterHooks<In> hooks{{}, ctx, c, a.ldc, ctx.rank * n_local};
+        gemm::persistent<Cfg>(&a.a_map, &a.b_map, bias, m, n_local, a.k, sched, hooks, tracer);
     }
 #endif
 }
@@ -49,17 +54,13 @@ __device__ void all_scatter(const iris::Ctx& ctx, const gemm::sm90::TmaDescripto
 }  // namespace
 
 using gemm::BLayout;
-using gemm::sm90::TmaDescriptor;
 using iris::bf16;
 using iris::f16;
 
 #define IRIS_ALL_SCATTER_KERNEL(name, In, B, TileN, SpareWarps, Trace)                                       \
-    extern "C" __global__ void __launch_bounds__(384, 1)                                                    \
-        name(const IRIS_GRID_CONSTANT iris::Ctx ctx, const __grid_constant__ TmaDescriptor a_map,            \
-             const __grid_constant__ TmaDescriptor b_map, void* c, const void* bias, uint64_t* handoff,      \
-             uint64_t epoch, int m, int n_local, int k, int ldc, int group_m, uint64_t* trace) {             \
-        all_scatter<In, B, TileN, SpareWarps, Trace>(ctx, a_map, b_map, c, bias, handoff, epoch, m, n_local, \
-                                                     k, ldc, group_m, trace);                                \
+    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                      \
+        name(const IRIS_GRID_CONSTANT iris_fused_args a) {                                                   \
+        all_scatter<In, B, TileN, SpareWarps, Trace>(a);                                                     \
     }
 #define IRIS_ALL_SCATTER_KERNELS(v, TileN, Spare)                                                               \
     IRIS_ALL_SCATTER_KERNEL(iris_gemm_all_scatter_##v##_bf16_nk, bf16, BLayout::nk, TileN, Spare, false)       \
@@ -71,7 +72,7 @@ using iris::f16;
     IRIS_ALL_SCATTER_KERNEL(iris_gemm_all_scatter_##v##_f16_nk_traced, f16, BLayout::nk, TileN, Spare, true)   \
     IRIS_ALL_SCATTER_KERNEL(iris_gemm_all_scatter_##v##_f16_kn_traced, f16, BLayout::kn, TileN, Spare, true)
 
-IRIS_ALL_SCATTER_KERNELS(sequential, 256, false)
-IRIS_ALL_SCATTER_KERNELS(spare_warps, 256, true)
-IRIS_ALL_SCATTER_KERNELS(sequential_n192, 192, false)
-IRIS_ALL_SCATTER_KERNELS(spare_warps_n192, 192, true)
+IRIS_ALL_SCATTER_KERNELS(sequential, IRIS_GEMM_TILE_N, false)
+IRIS_ALL_SCATTER_KERNELS(spare_warps, IRIS_GEMM_TILE_N, true)
+IRIS_ALL_SCATTER_KERNELS(sequential_n192, IRIS_GEMM_MID_TILE_N, false)
+IRIS_ALL_SCATTER_KERNELS(spare_warps_n192, IRIS_GEMM_MID_TILE_N, true)

@@ -34,7 +34,7 @@
 
 namespace gemm {
 
-inline constexpr int kGatherPieceCols = 128;  // a piece: 128 rows x 128 columns (32 KiB of 16-bit A)
+inline constexpr int kGatherPieceCols = IRIS_FUSED_PIECE_COLS;  // a piece: 128 rows x 128 columns (32 KiB of 16-bit A)
 
 /// u64 words of the all-gather's flags for a gathered A of m x k on `world` ranks (host and device).
 __host__ __device__ constexpr int64_t all_gather_flag_words(int64_t m, int64_t k, int world) {

@@ -1,5 +1,6 @@
 // config.cuh: the GEMM's tile shape, pipeline depth, thread roles and shared-memory layout, in one
-// place. Every other part of the kernel reads its sizes from here.
+// place. Every other part of the kernel reads its sizes from here; the ones the host shares (threads,
+// shared bytes, tile sizes, the boxes of the tensor maps) come from iris/abi/gemm.h.
 //
 // One CTA computes a 128 x 256 output tile with three warpgroups: warpgroup 0 is the producer (one
 // thread issues the TMA loads), warpgroups 1 and 2 are consumers, each owning 64 rows of the tile
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "iris/abi/gemm.h"
 #include "iris/impl/arch.cuh"
 
 namespace gemm {
@@ -40,7 +42,7 @@ constexpr int consumer_registers(int consumers, int producer) {
 /// ProducerRegisters: what the producer warpgroup keeps after setmaxnreg; kernels whose spare
 /// producer warps do work of their own (the fused kernels' copies) need more than the TMA thread.
 /// TileN: columns of the output tile, 256 or 128.
-template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = 256>
+template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = IRIS_GEMM_TILE_N>
 struct Config {
     using In = In_;
     using Out = Out_;
@@ -48,22 +50,27 @@ struct Config {
     static_assert(std::is_same_v<In, iris::bf16> || std::is_same_v<In, iris::f16>, "inputs are bf16 or f16");
     static_assert(std::is_same_v<Out, In> || std::is_same_v<Out, float>, "output is the input type or f32");
 
-    static constexpr int kTileM = 128;
+    static constexpr int kTileM = IRIS_GEMM_TILE_M;
     static constexpr int kTileN = TileN;
-    static_assert(kTileN == 256 || kTileN == 192 || kTileN == 128, "one wgmma n256, n192 or n128 per consumer and k-step");
-    static constexpr int kTileK = 64;  // one 128-byte swizzle row of 16-bit elements
+    static_assert(kTileN == IRIS_GEMM_TILE_N || kTileN == IRIS_GEMM_MID_TILE_N || kTileN == IRIS_GEMM_NARROW_TILE_N,
+                  "one wgmma n256, n192 or n128 per consumer and k-step");
+    static constexpr int kTileK = IRIS_GEMM_TILE_K;
+    static_assert(kTileK * sizeof(In) == IRIS_GEMM_SWIZZLE_BYTES, "a k-block is one swizzle row of A and of an nk B");
     static constexpr int kWgmmaK = 16;
     static constexpr int kConsumers = 2;
     static constexpr int kConsumerRows = kTileM / kConsumers;  // 64: one wgmma M
     static constexpr int kThreads = 128 * (1 + kConsumers);
+    static_assert(kThreads == IRIS_GEMM_THREADS, "the host launches IRIS_GEMM_THREADS threads");
 
     // setmaxnreg budgets: the consumers, holding 128 accumulators each, get what the producer frees.
     static constexpr int kProducerRegisters = ProducerRegisters;
     static constexpr int kConsumerRegisters = consumer_registers(kConsumers, kProducerRegisters);
 
-    // The host's tensor maps (dev.irisjvm.kernels.gemm.Gemm.operandMapA/B) have boxes of {64, 128} for
-    // A and {64, kTileN} (N x K) or kTileN / 64 boxes of {64, 64} (K x N) for B, matching the loads in
-    // mainloop.cuh.
+    // The host's tensor maps (dev.irisjvm.kernels.MainloopMaps) have boxes of {kTileK, kTileM} for A
+    // and {kTileK, kTileN} (N x K) or kTileN / kKnBoxCols boxes of {kKnBoxCols, kTileK} (K x N) for B,
+    // matching the loads in mainloop.cuh.
+    static constexpr int kKnBoxCols = IRIS_GEMM_KN_BOX_COLS;
+    static_assert(kKnBoxCols * sizeof(In) == IRIS_GEMM_SWIZZLE_BYTES, "a kn box row is one swizzle row");
 
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
     static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);
@@ -82,7 +89,12 @@ struct Config {
 
     static constexpr uint32_t kEpilogueOffset = kRingBytes;
     static constexpr uint32_t kSmemBytes = kEpilogueOffset + kConsumers * kChunkBytes + 1024;  // + alignment slack
-    static_assert(kSmemBytes <= 227 * 1024, "shared memory of one sm_90 CTA");
+    static_assert(kSmemBytes <= IRIS_GEMM_SHARED_BYTES, "every launch gives IRIS_GEMM_SHARED_BYTES (iris/abi/gemm.h)");
 };
+
+// The widest configuration needs all of IRIS_GEMM_SHARED_BYTES, which fits one sm_90 CTA.
+static_assert(Config<iris::bf16, BLayout::nk, iris::bf16>::kSmemBytes == IRIS_GEMM_SHARED_BYTES &&
+                  IRIS_GEMM_SHARED_BYTES <= 227 * 1024,
+              "IRIS_GEMM_SHARED_BYTES is the widest tile's pipeline");
 
 }  // namespace gemm

@@ -10,26 +10,51 @@
 // publish a per-tile handoff flag; the spare warps, walking the same tile sequence, wait for it
 // and copy the tile to other ranks. The consumers go back to the tensor cores at once, so remote
 // stores never stall the mainloop.
+//
+// What the host shares with these kernels (their one argument struct, the wait sites, the launch
+// checks, the workspace and trace layouts) is declared once in iris/abi/fused.h.
 #pragma once
 
 #include "ccl_common.cuh"
 #include "gemm/config.cuh"
 #include "gemm/epilogue.cuh"
+#include "gemm/gemm_kernel.cuh"
 #include "gemm/hopper.cuh"
 #include "gemm/tile_scheduler.cuh"
 #include "gemm/trace.cuh"
+#include "iris/abi/fused.h"
 #include "iris/iris.cuh"
 
 namespace gemm {
 
-/// Wait sites the host names in a timeout message (DeviceStatus::site).
+/// Wait sites the host names in a timeout message, and launch checks (DeviceStatus::site).
 enum FusedSite : int {
-    kSitePartialFlag = 9001,
-    kSiteGatheredRows = 9002,
-    kSiteHandoff = 9003,
-    kSiteGatherClear = 9004,
-    kSiteSplitPartial = 9005,
+    kSitePartialFlag = IRIS_FUSED_SITE_PARTIAL_FLAG,
+    kSiteGatheredRows = IRIS_FUSED_SITE_GATHERED_ROWS,
+    kSiteHandoff = IRIS_FUSED_SITE_HANDOFF,
+    kSiteGatherClear = IRIS_FUSED_SITE_GATHER_CLEAR,
+    kSiteSplitPartial = IRIS_FUSED_SITE_SPLIT_PARTIAL,
+    kSiteSharedBytes = IRIS_FUSED_SITE_SHARED_BYTES,
+    kSiteSplitGrid = IRIS_FUSED_SITE_SPLIT_GRID,
 };
+
+/// A launch the kernel cannot run (a host bug): records IRIS_ERROR_CODE_BAD_LAUNCH at launch check
+/// `site` with what the launch gave and what the kernel needs, for the host to raise at its next
+/// check; the caller then returns in every thread. Never __trap: that would kill the context, and
+/// with it the rank. Peers that wait on this rank time out in their bounded waits.
+__device__ inline void refuse_launch(const iris::Ctx& ctx, int site, uint64_t given, uint64_t needed) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        iris::impl::record_error(ctx, iris::ErrorCode::bad_launch, site, -1, given, needed, 0);
+    }
+}
+
+/// shared_memory_fits (gemm_kernel.cuh), recording a refused launch.
+template <class Cfg>
+__device__ inline bool launch_fits(const iris::Ctx& ctx) {
+    if (shared_memory_fits<Cfg>()) return true;
+    refuse_launch(ctx, kSiteSharedBytes, sm90::dynamic_smem_bytes(), Cfg::kSmemBytes);
+    return false;
+}
 
 /// Registers the producer warpgroup keeps when its spare warps copy (see config.cuh): what
 /// SpareWarps::copy needs without spilling. Up to 72 the consumers keep 216

@@ -4,9 +4,11 @@
 //
 //   C[m][n] = sum_k A[m][k] * B(k, n) (+ bias[n]), f32 accumulation, one rounding to Out.
 //
-// Launch: a 1-D grid of at most one CTA per SM, Cfg::kThreads threads, Cfg::kSmemBytes of dynamic
-// shared memory. A and B come as TMA descriptors (128-byte swizzle; boxes in config.cuh), so edges
-// of any M, N, K read zeros; the host checks the 16-byte alignment rules TMA and the epilogue need.
+// Launch: a 1-D grid of at most one CTA per SM, IRIS_GEMM_THREADS threads (Cfg::kThreads) and
+// IRIS_GEMM_SHARED_BYTES of dynamic shared memory (at least Cfg::kSmemBytes: config.cuh); the kernel
+// checks the latter with shared_memory_fits before it calls persistent. A and B come as TMA
+// descriptors (128-byte swizzle; boxes in config.cuh), so edges of any M, N, K read zeros; the host
+// checks the 16-byte alignment rules TMA and the epilogue need.
 #pragma once
 
 #include "gemm/config.cuh"
@@ -26,6 +28,16 @@ struct NoSplit {
     }
 };
 
+/// Whether this launch gave the CTA the dynamic shared memory Cfg needs. The same in every thread of
+/// the grid, so a kernel that returns when it is false returns everywhere. The library launches with
+/// IRIS_GEMM_SHARED_BYTES, which every Config fits, so false means a launch from outside it. Never
+/// __trap instead: that would kill the context, and with it the rank.
+template <class Cfg>
+__device__ inline bool shared_memory_fits() {
+    return sm90::dynamic_smem_bytes() >= Cfg::kSmemBytes;
+}
+
+/// The caller has checked shared_memory_fits<Cfg>().
 /// split: NoSplit, or the exchange of the halves of a SplitKScheduler's tiles (split_k_exchange.cuh),
 /// whose combine(acc, unit, consumer) says whether this warpgroup runs the unit's epilogue.
 template <class Cfg, class Scheduler, class Hooks, bool Trace = false, class Split = NoSplit>
@@ -38,9 +50,6 @@ __device__ void persistent(const sm90::TmaDescriptor* a_map, const sm90::TmaDesc
 
     // The 128-byte swizzle repeats every 1024 bytes; TMA and wgmma must agree on where it starts.
     uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
-    if (sm90::dynamic_smem_bytes() < Cfg::kSmemBytes) {
-        __trap();  // launched with too little shared memory: a host bug, never silently wrong output
-    }
     const Stages<Cfg> st{smem, full, empty};
     if (threadIdx.x == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {

@@ -54,11 +54,11 @@ __device__ void produce(const Stages<Cfg>& st, const sm90::TmaDescriptor* a_map,
             if constexpr (Cfg::kBLayout == BLayout::nk) {
                 sm90::tma_load_2d(st.b(pos.stage), b_map, full, k0, col);
             } else {
-                // N-major B: four 64-column boxes, each 64 K-rows of 128 bytes.
+                // N-major B: kTileN / kKnBoxCols boxes of 64 columns, each 64 K-rows of 128 bytes.
 #pragma unroll
-                for (int j = 0; j < Cfg::kTileN / 64; ++j) {
-                    sm90::tma_load_2d(st.b(pos.stage) + j * 64 * Cfg::kTileK * sizeof(typename Cfg::In), b_map, full,
-                                      col + j * 64, k0);
+                for (int j = 0; j < Cfg::kTileN / Cfg::kKnBoxCols; ++j) {
+                    sm90::tma_load_2d(st.b(pos.stage) + j * Cfg::kKnBoxCols * Cfg::kTileK * sizeof(typename Cfg::In),
+                                      b_map, full, col + j * Cfg::kKnBoxCols, k0);
                 }
             }
         }
@@ -80,7 +80,7 @@ struct OperandDescriptors {
         } else {
             // N-major: 64-column blocks 8 KiB apart (leading), 8-row K groups 1 KiB apart (stride);
             // a K-step is 16 rows.
-            return sm90::smem_descriptor_sw128(stage_b + kk * Cfg::kWgmmaK * 128, 64 * Cfg::kTileK * 2, 1024);
+            return sm90::smem_descriptor_sw128(stage_b + kk * Cfg::kWgmmaK * 128, Cfg::kKnBoxCols * Cfg::kTileK * 2, 1024);
         }
     }
 };

@@ -10,6 +10,8 @@
 // in SplitKScheduler, whose units are halves of K (gemm/split_k_exchange.cuh).
 #pragma once
 
+#include "iris/abi/fused.h"
+
 namespace gemm {
 
 struct TileCoord {
@@ -45,12 +47,21 @@ struct GroupedTileScheduler {
 
 /// A slice boundary falls on a multiple of this many k-blocks (128 columns: a whole all-gather
 /// piece, so a unit's first loads wait for exactly one piece).
-inline constexpr int kSplitAlignBlocks = 2;
+inline constexpr int kSplitAlignBlocks = IRIS_FUSED_SPLIT_ALIGN_BLOCKS;
 
 /// The first k-block of slice 1: half of the K loop, rounded up to kSplitAlignBlocks. The host
-/// splits only when this leaves slice 1 at least one k-block (K >= 256).
+/// splits only when this leaves slice 1 at least one k-block (K >= IRIS_FUSED_MIN_SPLIT_K, which
+/// all_gather_gemm.cu checks against this).
 __host__ __device__ constexpr int split_boundary(int k_blocks) {
     return ((k_blocks + 1) / 2 + kSplitAlignBlocks - 1) / kSplitAlignBlocks * kSplitAlignBlocks;
+}
+
+/// Whether every K loop of `first` to 2^14 k-blocks splits into two slices with k-blocks each.
+constexpr bool splits_into_two(int first) {
+    for (int blocks = first; blocks <= (1 << 14); ++blocks) {
+        if (split_boundary(blocks) <= 0 || split_boundary(blocks) >= blocks) return false;
+    }
+    return true;
 }
 
 struct KBlocks {
@@ -83,7 +94,8 @@ struct SplitKScheduler {
         return t;
     }
 
-    /// A pair split over two rounds of one CTA would wait for itself; the host never launches that.
+    /// A pair split over two rounds of one CTA would wait for itself; the host never launches that
+    /// (FusedGemm.blocks), and the kernel refuses such a launch (all_gather_gemm.cu).
     __device__ bool launch_ok() const { return slices == 1 || gridDim.x % 2 == 0 || count() <= static_cast<int>(gridDim.x); }
 };
 

@@ -10,16 +10,26 @@
 //   (tile is the position in the scheduler's sequence; a buffer of tiles * 6 + pieces records fits all)
 //   record = { start_ns, end_ns, tile_or_piece | sm << 32, kind | consumer << 8 }   (%globaltimer)
 //
+// The record's size and kinds are declared for the host in iris/abi/fused.h (Java: TileTrace).
 // Tracer<false> compiles to nothing, so an untraced kernel pays no cost.
 #pragma once
 
 #include <cstdint>
 
+#include "iris/abi/fused.h"
 #include "iris/impl/arch.cuh"
 
 namespace gemm {
 
-enum class TraceKind : uint32_t { compute = 0, communicate = 1, copy = 2 };
+enum class TraceKind : uint32_t {
+    compute = IRIS_FUSED_TRACE_COMPUTE,
+    communicate = IRIS_FUSED_TRACE_COMMUNICATE,
+    copy = IRIS_FUSED_TRACE_COPY,
+};
+
+/// u64 words of one record.
+inline constexpr int kTraceRecordWords = IRIS_FUSED_TRACE_RECORD_BYTES / 8;
+static_assert(kTraceRecordWords == 4, "a record is {start, end, what | sm << 32, kind | who << 8}");
 
 template <bool On>
 struct Tracer {
@@ -37,7 +47,7 @@ struct Tracer {
         if constexpr (On) {
             uint32_t sm;
             asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-            uint64_t* r = records + slot * 4;
+            uint64_t* r = records + slot * kTraceRecordWords;
             r[0] = start;
             r[1] = end;
             r[2] = static_cast<uint32_t>(what) | uint64_t(sm) << 32;

@@ -45,7 +45,7 @@ enum class ErrorCode : uint32_t {
     count_mismatch = IRIS_ERROR_CODE_COUNT_MISMATCH,    ///< the collectives' all-to-all-v counts disagree
     aborted = IRIS_ERROR_CODE_ABORTED,  ///< a wait gave up because the host set DeviceStatus::abort (a rank was lost)
     bad_address = IRIS_ERROR_CODE_BAD_ADDRESS,  ///< checked builds: a translated address outside the heap or the ranks
-    bad_launch = IRIS_ERROR_CODE_BAD_LAUNCH,    ///< a kernel launched in a way it cannot run (it returns without its work)
+    bad_launch = IRIS_ERROR_CODE_BAD_LAUNCH,    ///< a kernel refused a launch it cannot run (a host bug) and returned
 };
 
 /// Where in the source a remote operation was called. In checked builds (IRIS_CHECKED=1) every

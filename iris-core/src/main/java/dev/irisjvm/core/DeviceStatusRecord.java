@@ -125,13 +125,13 @@ final class DeviceStatusRecord {
     }
 
     /**
-     * "rank 0: a kernel was launched in a way it cannot run (launch check 9202): it got 1024 where it
-     * needs 164864 ...": the check's site names what was counted (the kernel family's header).
+     * "rank 0: a kernel refused its launch at launch check 9006: ...": the kernel returned without
+     * computing anything, and peers waiting on this rank's part of the call time out.
      */
-    static String badLaunch(int rank, int site, long observed, long expected) {
-        return "rank " + rank + ": a kernel was launched in a way it cannot run (launch check " + site + "): it got "
-                + observed + " where it needs " + expected + " (for the attention kernels: bytes of dynamic shared memory);"
-                + " it returned without doing its work, so its outputs are not written";
+    static String badLaunch(int rank, int check, long given, long needed) {
+        return "rank " + rank + ": a kernel refused its launch at launch check " + check + ": the launch gave " + given
+                + " where the kernel needs " + needed + "; it returned without computing, so its outputs are not written"
+                + " (a launch that does not match the kernel: a bug in the code that launched it)";
     }
 
     /** Sets the abort word: every bounded device wait of this rank gives up from now on. */

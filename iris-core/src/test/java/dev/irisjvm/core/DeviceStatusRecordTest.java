@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Map;
@@ -66,18 +65,6 @@ class DeviceStatusRecordTest {
     }
 
     @Test
-    void aBadLaunchSaysWhatTheKernelGotAndNeeds() {
-        record(KernelAbi.IRIS_ERROR_CODE_BAD_LAUNCH, 9202, 1, -1, 1024, 164864, 0);
-        IrisDeviceException e = assertThrows(IrisDeviceException.class, () -> DeviceStatusRecord.check(status, 2, 1000, STRINGS, null));
-        assertEquals("rank 1: a kernel was launched in a way it cannot run (launch check 9202): it got 1024 where it needs 164864"
-                + " (for the attention kernels: bytes of dynamic shared memory); it returned without doing its work, so its"
-                + " outputs are not written", e.getMessage());
-        assertEquals(DeviceStatusRecord.BAD_LAUNCH, e.code());
-        assertEquals(6, e.code(), "IRIS_ERROR_CODE_BAD_LAUNCH");
-        assertEquals(0, status.getInt(DeviceStatusRecord.CODE), "cleared");
-    }
-
-    @Test
     void aBadAddressOutsideTheHeapNamesKernelLineTargetAndOffset() {
         long heap = 1L << 30;
         record(5, 31, 0, 1, heap + 4096, heap, 4);
@@ -89,6 +76,17 @@ class DeviceStatusRecordTest {
         assertEquals(DeviceStatusRecord.BAD_ADDRESS, e.code());
         assertEquals(1, e.peer());
         assertEquals(0L, status.getLong(DeviceStatusRecord.FILE), "cleared");
+    }
+
+    @Test
+    void aRefusedLaunchNamesTheCheckAndWhatTheLaunchGave() {
+        record(6, 9006, 1, -1, 1024, 216064, 0);
+        IrisDeviceException e = assertThrows(IrisDeviceException.class, () -> DeviceStatusRecord.check(status, 2, 1000, STRINGS, null));
+        assertEquals("rank 1: a kernel refused its launch at launch check 9006: the launch gave 1024 where the kernel needs "
+                + "216064; it returned without computing, so its outputs are not written (a launch that does not match the "
+                + "kernel: a bug in the code that launched it)", e.getMessage());
+        assertEquals(DeviceStatusRecord.BAD_LAUNCH, e.code());
+        DeviceStatusRecord.check(status, 2, 1000, STRINGS, null);  // cleared: raised once
     }
 
     @Test

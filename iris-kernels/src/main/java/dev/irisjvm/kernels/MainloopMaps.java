@@ -4,6 +4,7 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.internal.TensorMap;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 
 /**
  * The operands' tensor maps of the GEMM mainloop (gemm/config.cuh), for {@link Gemm} and the kernels
@@ -20,7 +21,7 @@ public final class MainloopMaps {
     /** Box of an NK B's map: 64 elements of K x a tile's N rows. */
     static final int B_NK_BOX_INNER = Gemm.TILE_K;
     /** Box of a KN B's map: 64 elements of N x 64 rows of K (four boxes cover a tile's 256 columns, two a narrow tile's). */
-    static final int B_KN_BOX_INNER = 64;
+    static final int B_KN_BOX_INNER = KernelAbi.IRIS_GEMM_KN_BOX_COLS;
     static final int B_KN_BOX_OUTER = Gemm.TILE_K;
 
     private MainloopMaps() {}

@@ -41,8 +41,8 @@ enum iris_error_code {
     IRIS_ERROR_CODE_COUNT_MISMATCH = 3,  /* all-to-all-v: a send count differs from the peer's receive count */
     IRIS_ERROR_CODE_ABORTED = 4,         /* a wait gave up because the host set abort (a rank was lost) */
     IRIS_ERROR_CODE_BAD_ADDRESS = 5,     /* checked builds: a translated address outside the heap or the ranks */
-    IRIS_ERROR_CODE_BAD_LAUNCH = 6       /* a kernel launched in a way it cannot run (site: the check; observed: what
-                                            it got; expected: what it needs); it returned without its work */
+    IRIS_ERROR_CODE_BAD_LAUNCH = 6       /* a kernel refused a launch it cannot run (site: the check; observed: what the
+                                            launch gave; expected: what the kernel needs) and returned */
 };
 
 /* What a kernel needs to reach every rank's symmetric heap. Passed by value (inside each kernel

@@ -47,10 +47,9 @@ public final class Kernel {
     }
 
     /**
-     * Launches a kernel whose one parameter is an argument struct of the kernel interface
-     * ({@code iris/abi/*.h}, a generated {@code dev.irisjvm.runtime.abi} class). The launch copies
-     * the struct, so it may be refilled for the next launch at once. {@code overlapPrevious} as in
-     * {@link #launch(LaunchShape, Stream, KernelArgs, boolean)}.
+     * Launches a kernel whose one parameter is an argument struct (a generated class of
+     * {@code iris/abi/*.h}, e.g. {@code iris_ccl_args}), passed by value: the launch copies it, so the
+     * caller may refill it at once. {@code overlapPrevious} as above.
      */
     public void launch(LaunchShape shape, Stream stream, Pointer argumentStruct, boolean overlapPrevious) {
         launch(shape, stream, argumentStruct, ONE_STRUCT, 1, overlapPrevious);

@@ -8,12 +8,11 @@ import org.bytedeco.javacpp.BytePointer;
 
 /**
  * A TMA descriptor ({@code CUtensorMap}, 128 bytes): how Hopper's tensor memory accelerator
- * copies boxes of a row-major matrix in global memory into shared memory. Kernels take it by value
- * as a 64-byte aligned {@code const __grid_constant__} parameter, or as an
- * {@code iris_tma_descriptor} member of their argument struct (iris/abi/tma.h); {@link
- * #putInto(KernelArgs)} packs it the first way, {@link #copyTo} writes it the second. Building one is host work only (no GPU work is enqueued, nothing is
- * allocated), so it may happen while a stream is being captured into a graph; it is still worth
- * caching, as the GEMM does. The driver encodes for the calling thread's current device (on a
+ * copies boxes of a row-major matrix in global memory into shared memory. Kernels take it by value,
+ * 64-byte aligned, in the parameter space: {@link #copyTo} copies it into a member of an argument
+ * struct (iris/abi/tma.h), {@link #putInto(KernelArgs)} packs it as a parameter of its own. Building
+ * one is host work only (no GPU work is enqueued, nothing is allocated), so it may happen while a
+ * stream is being captured into a graph; it is still worth caching, as the GEMM does. The driver encodes for the calling thread's current device (on a
  * thread that has not used the GPU yet, that device's primary context is initialized first).
  *
  * <pre>{@code
@@ -171,6 +170,14 @@ public final class TensorMap {
     /** Packs the descriptor as the kernel's next parameter (64-byte aligned, by value); allocates nothing. */
     public KernelArgs putInto(KernelArgs args) {
         return args.putBytes(descriptor, ALIGNMENT);
+    }
+
+    /**
+     * Copies the 128 descriptor bytes to {@code member}, a view of an argument struct's
+     * {@code iris_tma_descriptor} (iris/abi/tma.h); allocates nothing.
+     */
+    public void copyTo(BytePointer member) {
+        member.position(0).put(descriptor);
     }
 
     /** A copy of the 128 descriptor bytes. */

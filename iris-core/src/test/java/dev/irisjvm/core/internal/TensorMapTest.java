@@ -1,5 +1,6 @@
 package dev.irisjvm.core.internal;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,7 @@ import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.runtime.global.IrisRuntime;
+import org.bytedeco.javacpp.BytePointer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -165,6 +167,12 @@ class TensorMapTest {
                 m.putInto(args).putLong(2);
                 assertEquals(64, args.offsets().get(1), "the descriptor is 64-byte aligned");
                 assertEquals(192, args.offsets().get(2));
+            }
+            try (BytePointer member = new BytePointer(TensorMap.BYTES)) {
+                m.copyTo(member);
+                byte[] copied = new byte[TensorMap.BYTES];
+                member.get(copied);
+                assertArrayEquals(b, copied, "copyTo writes the descriptor's bytes");
             }
         } catch (IrisPlatformException e) {
             assertEquals(Platform.HIP, NativeLibrary.platform(), e.getMessage());

@@ -2,7 +2,6 @@ package dev.irisjvm.kernels.fused;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceBarrier;
-import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisException;
 import dev.irisjvm.core.SymTensor;
@@ -12,7 +11,6 @@ import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Kernel;
-import dev.irisjvm.core.internal.KernelArgs;
 import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.internal.Resources;
@@ -23,6 +21,7 @@ import dev.irisjvm.kernels.TensorMapCache;
 import dev.irisjvm.kernels.fused.FusedChecks.Operand;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.runtime.abi.iris_fused_args;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.bytedeco.javacpp.LongPointer;
@@ -73,7 +72,8 @@ import org.bytedeco.javacpp.LongPointer;
  *     plus a barrier. (The GPU tests run two ranks.)</li>
  * <li>NVIDIA Hopper only (compute capability 9.0): creation elsewhere throws
  *     {@link dev.irisjvm.core.IrisPlatformException}.</li>
- * <li>Calls on one instance are serialized (they share an argument buffer and the epoch).</li>
+ * <li>Calls on one instance are serialized (they share the kernels' argument struct,
+ *     {@code iris_fused_args} of iris/abi/fused.h, and the epoch).</li>
  * </ul>
  */
 public abstract sealed class FusedGemm implements AutoCloseable
@@ -112,8 +112,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
     private final DeviceBarrier barrier;
     private final DeviceMemory traceBuffer;
     private final long traceRecords;
-    private final byte[] ctx;
-    private final KernelArgs args = new KernelArgs();
+    private final FusedArgs args;
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, Gemm.SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The last eager epoch (see {@link #begin}). */
@@ -146,7 +145,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
         this.barrier = p.barrier();
         this.traceBuffer = p.traceBuffer();
         this.traceRecords = p.traceRecords();
-        this.ctx = p.iris().deviceContext().bytes();
+        this.args = new FusedArgs(p.iris().deviceContext().bytes(), workspace.partialsAddress(), workspace.flagsAddress(),
+                traceBuffer == null ? 0 : traceBuffer.address(), m, n, k, config.groupM(), splitK);
         // Eager epochs start above REPLAY_EPOCH, the value a replayed call leaves in the flags.
         this.epoch = REPLAY_EPOCH;
     }
@@ -400,34 +400,21 @@ public abstract sealed class FusedGemm implements AutoCloseable
         TensorMap am = mapA(in, oa.address(), m, k);
         TensorMap bm = mapB(in, ob.address(), layout, n, k);
         long epoch = begin(replayable, stream);
-        kernelArgs(am, bm, oa, obias, oc, ldc, epoch);
-        launch(in, layout, stream);
+        args.maps(am, bm);
+        iris_fused_args struct = callArgs(oa, obias, oc, ldc, epoch);
+        kernels[in == DType.BF16 ? 0 : 1][layout.ordinal()].launch(launchShape(), stream, struct, false);
         end(stream);
     }
 
     /**
-     * Packs the kernel's parameter list (FusedSourcesTest checks it against the sources): (ctx, a_map,
-     * b_map), all-gather's gathered A, C, the bias (the reductions add it once: rank 0's), the
-     * workspace (the reductions: partials and flags; all-gather: flags and split-K partials), the
-     * epoch, M, N, K, ldc, groupM, all-gather's split-K, the trace.
+     * The call's fields of the kernel's argument struct: all-gather's gathered A, C, the bias (the
+     * reductions add it once: rank 0's), C's leading dimension and the epoch.
      */
-    private void kernelArgs(TensorMap am, TensorMap bm, Operand a, Operand bias, Operand c, int ldc, long epoch) {
+    private iris_fused_args callArgs(Operand a, Operand bias, Operand c, int ldc, long epoch) {
         boolean reduces = op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER;
         Operand added = reduces && rank != 0 ? null : bias;
-        KernelArgs packed = args(am, bm);
-        boolean gathers = op == FusedOp.ALL_GATHER;
-        if (gathers) {
-            packed.putLong(a.address());
-        }
-        packed.putLong(c.address()).putLong(added == null ? 0 : added.address()).putLong(workspace.primaryAddress());
-        if (reduces || gathers) {
-            packed.putLong(workspace.secondaryAddress());
-        }
-        packed.putLong(epoch).putInt(m).putInt(n).putInt(k).putInt(ldc).putInt(config.groupM());
-        if (gathers) {
-            packed.putInt(splitK);
-        }
-        packed.putLong(traceAddress());
+        return args.call(op == FusedOp.ALL_GATHER ? a.address() : 0, c.address(), added == null ? 0 : added.address(), ldc,
+                epoch);
     }
 
     // ---- the call protocol -------------------------------------------------------------------------
@@ -456,24 +443,6 @@ public abstract sealed class FusedGemm implements AutoCloseable
         if (op.endsWithBarrier()) {
             barrier.enqueue(s);
         }
-    }
-
-    /** The kernel for these inputs, launched with the arguments {@link #args} started. */
-    private void launch(DType in, GemmLayout layout, Stream s) {
-        kernels[in == DType.BF16 ? 0 : 1][layout.ordinal()].launch(launchShape(), s, args);
-    }
-
-    /** The kernel arguments every fused kernel starts with: (ctx, a_map, b_map). */
-    private KernelArgs args(TensorMap a, TensorMap b) {
-        args.clear().putBytes(ctx, DeviceContext.ALIGNMENT);
-        a.putInto(args);
-        b.putInto(args);
-        return args;
-    }
-
-    /** The trace buffer's address, 0 when tracing is off (the last kernel argument). */
-    private long traceAddress() {
-        return traceBuffer == null ? 0 : traceBuffer.address();
     }
 
     // ---- checks and maps ---------------------------------------------------------------------------

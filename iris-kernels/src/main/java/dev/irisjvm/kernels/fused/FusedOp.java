@@ -3,6 +3,7 @@ package dev.irisjvm.kernels.fused;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -103,8 +104,11 @@ public enum FusedOp {
         return this == REDUCE_SCATTER || this == ALL_GATHER;
     }
 
-    /** The least K that split-K takes: each half then has at least one k-block (gemm/tile_scheduler.cuh split_boundary). */
-    public static final int MIN_SPLIT_K = 256;
+    /**
+     * The least K that split-K takes (iris/abi/fused.h): each half then has at least one k-block
+     * (all_gather_gemm.cu asserts it against gemm/tile_scheduler.cuh's split_boundary).
+     */
+    public static final int MIN_SPLIT_K = KernelAbi.IRIS_FUSED_MIN_SPLIT_K;
 
     /** Whether this operation's kernels can split K in two ({@link FusedConfig#splitK}): all-gather + GEMM's. */
     public boolean splitsK() {

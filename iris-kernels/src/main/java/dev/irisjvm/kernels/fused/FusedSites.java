@@ -1,22 +1,28 @@
 package dev.irisjvm.kernels.fused;
 
+import dev.irisjvm.runtime.abi.global.KernelAbi;
+
 /**
- * Wait sites of the fused GEMM + communication kernels ({@code gemm/fused_common.cuh},
- * {@code FusedSite}): a device timeout's message says "wait site N", and {@link #describe(int)}
- * turns N into the operation and the wait, as {@link dev.irisjvm.kernels.ccl.CclSites} does for
- * the collectives.
+ * Wait sites and launch checks of the fused GEMM + communication kernels (iris/abi/fused.h): a
+ * device timeout's message says "wait site N", a refused launch's "launch check N", and {@link
+ * #describe(int)} turns N into the operation and the wait or check, as {@link
+ * dev.irisjvm.kernels.ccl.CclSites} does for the collectives.
  */
 public final class FusedSites {
     /** GEMM + all-reduce / reduce-scatter: a tile's owner waits for a peer's partial of that tile. */
-    public static final int PARTIAL_FLAG = 9001;
+    public static final int PARTIAL_FLAG = KernelAbi.IRIS_FUSED_SITE_PARTIAL_FLAG;
     /** All-gather + GEMM: the producer waits until a peer has pushed the piece of its rows of A that the next loads read. */
-    public static final int GATHERED_ROWS = 9002;
+    public static final int GATHERED_ROWS = KernelAbi.IRIS_FUSED_SITE_GATHERED_ROWS;
     /** Spare-warp variants: the spare warps wait for the consumers to hand over a finished tile (same GPU). */
-    public static final int HANDOFF = 9003;
+    public static final int HANDOFF = KernelAbi.IRIS_FUSED_SITE_HANDOFF;
     /** All-gather + GEMM: the spare warps wait until a peer's call has started before they write into its gathered A. */
-    public static final int GATHER_CLEAR = 9004;
+    public static final int GATHER_CLEAR = KernelAbi.IRIS_FUSED_SITE_GATHER_CLEAR;
     /** All-gather + GEMM with split-K: a block waits for the other half of its tile's K from the block beside it (same GPU). */
-    public static final int SPLIT_PARTIAL = 9005;
+    public static final int SPLIT_PARTIAL = KernelAbi.IRIS_FUSED_SITE_SPLIT_PARTIAL;
+    /** Launch check: the launch gave less dynamic shared memory than the kernel needs (observed, expected: bytes). */
+    public static final int SHARED_BYTES = KernelAbi.IRIS_FUSED_SITE_SHARED_BYTES;
+    /** Launch check: split-K on an odd grid of several rounds, whose tile halves would wait for each other (observed: blocks, expected: units). */
+    public static final int SPLIT_GRID = KernelAbi.IRIS_FUSED_SITE_SPLIT_GRID;
 
     private FusedSites() {}
 
@@ -32,6 +38,10 @@ public final class FusedSites {
                     + "gathered A)";
             case SPLIT_PARTIAL -> "all-gather + GEMM, split-K: waiting for the other half of a tile's K loop from the block "
                     + "beside it (on this GPU; a stall here means that block stopped, e.g. waiting on a peer's rows of A)";
+            case SHARED_BYTES -> "fused GEMM: launched with less dynamic shared memory than the kernel needs (observed: the "
+                    + "launch's bytes, expected: the kernel's)";
+            case SPLIT_GRID -> "all-gather + GEMM, split-K: launched on an odd number of blocks with more units than blocks, "
+                    + "so a tile's two halves would wait for each other (observed: blocks, expected: units)";
             default -> null;
         };
     }

@@ -7,12 +7,13 @@ import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.gemm.Gemm;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The symmetric-heap buffers a fused operation keeps between calls, and their sizes as the kernels'
- * sources define them (in the kernel's terms: M x N output, K products per element; all-scatter's N
+ * sources define them (the kernels find them in iris_fused_args' {@code flags} and {@code partials}) (in the kernel's terms: M x N output, K products per element; all-scatter's N
  * is this rank's columns, the reductions' K this rank's share):
  *
  * <table>
@@ -32,25 +33,23 @@ import java.util.List;
  * world) x 128. Allocation is collective (every rank allocates the same sizes in the same order).
  */
 public final class FusedWorkspace implements AutoCloseable {
-    /** Bytes of one trace record: {@code {start_ns, end_ns, what | sm << 32, kind | who << 8}}. */
-    public static final int TRACE_RECORD_BYTES = 32;
+    /** Bytes of one trace record: {@code {start_ns, end_ns, what | sm << 32, kind | who << 8}} (iris/abi/fused.h). */
+    public static final int TRACE_RECORD_BYTES = KernelAbi.IRIS_FUSED_TRACE_RECORD_BYTES;
     /**
-     * Columns of A in one all-gather piece (all_gather_hooks.cuh's kGatherPieceCols; FusedSourcesTest
-     * checks it): the unit a rank pushes into its peers and flags as arrived.
+     * Columns of A in one all-gather piece (iris/abi/fused.h): the unit a rank pushes into its peers
+     * and flags as arrived.
      */
-    public static final int PIECE_COLS = 128;
+    public static final int PIECE_COLS = KernelAbi.IRIS_FUSED_PIECE_COLS;
 
     private final List<SymTensor> tensors;
-    /** Zeroed before a call that must not see flags of earlier calls (see FusedGemm's epochs). */
-    private final List<SymTensor> flagBuffers;
-    private final SymTensor primary;
-    private final SymTensor secondary;
+    /** Zeroed before a call that must not see flags of earlier calls (see FusedGemm's epochs); null if none. */
+    private final SymTensor flags;
+    private final SymTensor partials;
 
-    private FusedWorkspace(List<SymTensor> tensors, List<SymTensor> flagBuffers, SymTensor primary, SymTensor secondary) {
+    private FusedWorkspace(List<SymTensor> tensors, SymTensor flags, SymTensor partials) {
         this.tensors = tensors;
-        this.flagBuffers = flagBuffers;
-        this.primary = primary;
-        this.secondary = secondary;
+        this.flags = flags;
+        this.partials = partials;
     }
 
     // ---- sizes -------------------------------------------------------------------------------------
@@ -154,20 +153,20 @@ public final class FusedWorkspace implements AutoCloseable {
             return switch (op) {
                 case ALL_SCATTER -> {
                     if (variant != FusedVariant.SPARE_WARPS) {
-                        yield new FusedWorkspace(all, List.of(), null, null);
+                        yield new FusedWorkspace(all, null, null);
                     }
                     SymTensor handoff = track(all, heap.zeros(DType.I64, tiles(m, n, tileN) * 2));
-                    yield new FusedWorkspace(all, List.of(handoff), handoff, null);
+                    yield new FusedWorkspace(all, handoff, null);
                 }
                 case ALL_REDUCE, REDUCE_SCATTER -> {
                     SymTensor ws = track(all, heap.empty(DType.BF16, reduceElements(variant, m, n, world)));
                     SymTensor flags = track(all, heap.zeros(DType.I64, reduceFlags(variant, m, n, world)));
-                    yield new FusedWorkspace(all, List.of(flags), ws, flags);
+                    yield new FusedWorkspace(all, flags, ws);
                 }
                 case ALL_GATHER -> {
                     SymTensor flags = track(all, heap.zeros(DType.I64, gatherFlags(m, n, k, world, tileN, splitK)));
                     SymTensor partials = splitK == 2 ? track(all, heap.empty(DType.F32, splitPartials(m, n, tileN, splitK))) : null;
-                    yield new FusedWorkspace(all, List.of(flags), flags, partials);
+                    yield new FusedWorkspace(all, flags, partials);
                 }
             };
         } catch (RuntimeException | Error e) {
@@ -181,20 +180,20 @@ public final class FusedWorkspace implements AutoCloseable {
         return t;
     }
 
-    /** The first buffer: handoff (all-scatter), ws (the reductions), flags (all-gather); 0 if none. */
-    long primaryAddress() {
-        return primary == null ? 0 : primary.deviceAddress();
+    /** The flags: all-scatter's handoff (SPARE_WARPS), the reductions' and all-gather's; 0 if none. */
+    long flagsAddress() {
+        return flags == null ? 0 : flags.deviceAddress();
     }
 
-    /** The reductions' flags, all-gather's split-K partials; 0 otherwise. */
-    long secondaryAddress() {
-        return secondary == null ? 0 : secondary.deviceAddress();
+    /** The partials: the reductions' ws, all-gather's split-K halves; 0 if none. */
+    long partialsAddress() {
+        return partials == null ? 0 : partials.deviceAddress();
     }
 
     /** Enqueues zeroing every flag and counter on {@code stream} (capturable). */
     void zeroFlags(Stream stream) {
-        for (SymTensor t : flagBuffers) {
-            Memcpy.memset(t.deviceAddress(), 0, t.byteSize(), stream);
+        if (flags != null) {
+            Memcpy.memset(flags.deviceAddress(), 0, flags.byteSize(), stream);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.irisjvm.kernels.fused;
 
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -51,16 +52,23 @@ import java.util.TreeMap;
 public final class TileTrace {
     private static final int MAGIC = 0x54524331;  // "TRC1"
 
-    /** What a record describes. */
+    /** What a record describes, in the order of the records' kind codes (iris/abi/fused.h). */
     public enum Kind {
-        COMPUTE("mainloop"),
-        EPILOGUE("epilogue"),
-        COPY("spare-warp copy");
+        COMPUTE(KernelAbi.IRIS_FUSED_TRACE_COMPUTE, "mainloop"),
+        EPILOGUE(KernelAbi.IRIS_FUSED_TRACE_COMMUNICATE, "epilogue"),
+        COPY(KernelAbi.IRIS_FUSED_TRACE_COPY, "spare-warp copy");
 
+        private final int code;
         private final String text;
 
-        Kind(String text) {
+        Kind(int code, String text) {
+            this.code = code;
             this.text = text;
+        }
+
+        /** The record's kind code: 0, 1 or 2. */
+        public int code() {
+            return code;
         }
 
         public String text() {

@@ -12,12 +12,12 @@ import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Kernel;
-import dev.irisjvm.core.internal.KernelArgs;
 import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.core.internal.TensorMap;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.TensorMapCache;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -70,7 +70,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     replayed: it reads whatever the addresses hold at replay time.</li>
  * <li>Arguments are checked before anything is launched; a failed check throws {@link
  *     IllegalArgumentException} naming the rank, the operand and what was expected, and leaves the
- *     instance usable. Calls on one instance are serialized (they share an argument buffer).</li>
+ *     instance usable. Calls on one instance are serialized (they share the kernels' argument
+ *     struct, {@code iris_gemm_args} of iris/abi/gemm.h).</li>
  * </ul>
  *
  * <p>Launch: a persistent grid of min(SMs, tiles) blocks of {@value #THREADS} threads, each taking
@@ -82,28 +83,31 @@ public final class Gemm implements AutoCloseable {
     public static final String MODULE = "gemm";
     /** What the kernels need, as gemm.cu's IRIS_NVIDIA_ONLY says it. */
     public static final String REQUIREMENT = "sm_90a (wgmma, TMA)";
-    /** Output rows per tile. */
-    public static final int TILE_M = 128;
+    /** Output rows per tile (iris/abi/gemm.h, as every constant below that the kernels share). */
+    public static final int TILE_M = KernelAbi.IRIS_GEMM_TILE_M;
     /** Output columns per tile. */
-    public static final int TILE_N = 256;
+    public static final int TILE_N = KernelAbi.IRIS_GEMM_TILE_N;
     /**
      * Output columns per tile of the fused kernels that also come with 128 x 128 tiles (gemm/config.cuh
      * TileN), for shapes whose 128 x 256 tiles would leave most SMs idle ({@code FusedOp.tileN}).
      */
-    public static final int NARROW_TILE_N = 128;
+    public static final int NARROW_TILE_N = KernelAbi.IRIS_GEMM_NARROW_TILE_N;
     /**
      * Output columns per tile of the fused kernels that also come with 128 x 192 tiles (gemm/config.cuh
      * TileN), for shapes whose last wave of 128 x 256 tiles would be mostly empty ({@code FusedOp.tileN}).
      */
-    public static final int MID_TILE_N = 192;
+    public static final int MID_TILE_N = KernelAbi.IRIS_GEMM_MID_TILE_N;
     /** K per pipeline stage (one 128-byte swizzle row of 16-bit elements). */
-    public static final int TILE_K = 64;
+    public static final int TILE_K = KernelAbi.IRIS_GEMM_TILE_K;
     /** Threads per block: a producer warpgroup and two consumer warpgroups. */
-    public static final int THREADS = 384;
-    /** Dynamic shared memory per block, in bytes. */
-    public static final int SHARED_BYTES = 216064;
+    public static final int THREADS = KernelAbi.IRIS_GEMM_THREADS;
+    /**
+     * Dynamic shared memory per block, in bytes: what the widest tile's pipeline needs, so every
+     * kernel of the family (the fused ones too) launches with it.
+     */
+    public static final int SHARED_BYTES = KernelAbi.IRIS_GEMM_SHARED_BYTES;
     /** Shared-memory swizzle of every tensor map, in bytes. */
-    public static final int SWIZZLE_BYTES = 128;
+    public static final int SWIZZLE_BYTES = KernelAbi.IRIS_GEMM_SWIZZLE_BYTES;
     /** Tile rows per group of the grouped tile order, unless {@link Options} say otherwise. */
     public static final int DEFAULT_GROUP_M = 8;
     /** Tensor maps kept per instance (least recently used ones are dropped). */
@@ -137,7 +141,7 @@ public final class Gemm implements AutoCloseable {
     private final KernelLibrary library;
     /** [input: bf16, f16][layout: nk, kn][output: input type, f32] */
     private final Kernel[][][] kernels = new Kernel[INPUTS.length][GemmLayout.values().length][2];
-    private final KernelArgs args = new KernelArgs();
+    private final GemmArgs args = new GemmArgs();
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -246,14 +250,9 @@ public final class Gemm implements AutoCloseable {
             throw new IllegalArgumentException(GemmChecks.who() + ": stream must not be null");
         }
         Kernel kernel = kernel(p);
-        TensorMap a = tensorMapA(p);
-        TensorMap b = tensorMapB(p);
-        args.clear();
-        a.putInto(args);
-        b.putInto(args);
-        args.putLong(p.c().address()).putLong(p.bias()).putInt(p.m()).putInt(p.n()).putInt(p.k()).putInt(p.ldc())
-                .putInt(options.groupM());
-        kernel.launch(launchShape(p), stream, args);
+        args.maps(tensorMapA(p), tensorMapB(p));
+        kernel.launch(launchShape(p), stream, args.operands(p.c().address(), p.bias(), p.m(), p.n(), p.k(), p.ldc(),
+                options.groupM()), false);
     }
 
     // ---- parts, for kernels that reuse the GEMM's mainloop -----------------------------------------

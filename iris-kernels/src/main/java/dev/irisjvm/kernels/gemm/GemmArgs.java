@@ -1,0 +1,36 @@
+package dev.irisjvm.kernels.gemm;
+
+import dev.irisjvm.core.internal.DeviceAddress;
+import dev.irisjvm.core.internal.TensorMap;
+import dev.irisjvm.runtime.abi.iris_gemm_args;
+import org.bytedeco.javacpp.BytePointer;
+
+/**
+ * The one argument of every {@code iris_gemm_*} kernel ({@code iris_gemm_args}, iris/abi/gemm.h),
+ * kept for the life of a {@link Gemm} and refilled by each call; the launch copies it, so the next
+ * call may refill it at once. A fill allocates nothing. Not thread-safe (Gemm's calls are
+ * synchronized).
+ */
+final class GemmArgs implements AutoCloseable {
+    private final iris_gemm_args args = new iris_gemm_args();
+    private final BytePointer aMap = new BytePointer(args.a_map());
+    private final BytePointer bMap = new BytePointer(args.b_map());
+    private final DeviceAddress c = new DeviceAddress();
+    private final DeviceAddress bias = new DeviceAddress();
+
+    /** A's and B's maps of the next launch. */
+    void maps(TensorMap a, TensorMap b) {
+        a.copyTo(aMap);
+        b.copyTo(bMap);
+    }
+
+    /** The struct of one call, its maps set by {@link #maps}: C, the bias (0: none), the shape and the tile order's group. */
+    iris_gemm_args operands(long cAddress, long biasAddress, int m, int n, int k, int ldc, int groupM) {
+        return args.c(c.at(cAddress)).bias(bias.at(biasAddress)).m(m).n(n).k(k).ldc(ldc).group_m(groupM);
+    }
+
+    @Override
+    public void close() {
+        args.close();
+    }
+}

@@ -1,0 +1,50 @@
+/* iris/abi/gemm.h: the interface of the library's GEMM (iris-kernels gemm.cu; Java:
+ * dev.irisjvm.kernels.gemm.Gemm) and of the mainloop the fused kernels share with it (iris/abi/fused.h).
+ * One declaration of the launch constants, the tile shapes and the argument struct every iris_gemm_*
+ * kernel takes as its one __grid_constant__ parameter; the JavaCPP build generates the Java side. */
+#ifndef IRIS_ABI_GEMM_H
+#define IRIS_ABI_GEMM_H
+
+#include "iris/abi/tma.h"
+
+/* Threads of every block: a producer warpgroup and two consumer warpgroups. */
+#define IRIS_GEMM_THREADS 384
+/* Dynamic shared memory every block is launched with: what the widest tile's pipeline needs (gemm/config.cuh
+ * asserts that every configuration fits and that the widest needs exactly this), so no launch can give less. */
+#define IRIS_GEMM_SHARED_BYTES 216064
+/* Output rows per tile. */
+#define IRIS_GEMM_TILE_M 128
+/* Output columns per tile: the default, and the fused kernels' 128 x 192 and 128 x 128 tiles. */
+#define IRIS_GEMM_TILE_N 256
+#define IRIS_GEMM_MID_TILE_N 192
+#define IRIS_GEMM_NARROW_TILE_N 128
+/* K per pipeline stage: one 128-byte swizzle row of 16-bit elements. */
+#define IRIS_GEMM_TILE_K 64
+/* Shared-memory swizzle of every operand's tensor map, in bytes. */
+#define IRIS_GEMM_SWIZZLE_BYTES 128
+/* Columns of one box of a K x N (kn) B: a tile's columns take IRIS_GEMM_TILE_N / this many boxes. */
+#define IRIS_GEMM_KN_BOX_COLS 64
+
+/* The one parameter of every iris_gemm_* kernel: C = A x B (+ bias). */
+typedef struct iris_gemm_args {
+    iris_tma_descriptor a_map; /* A, M x K: boxes of IRIS_GEMM_TILE_K x IRIS_GEMM_TILE_M */
+    iris_tma_descriptor b_map; /* B, N x K (nk) or K x N (kn): boxes as gemm/config.cuh says */
+    void* c;                   /* C, M x ldc, of the output type */
+    const void* bias;          /* N elements of the output type, or null */
+    int32_t m;
+    int32_t n;
+    int32_t k;
+    int32_t ldc;     /* elements between rows of C */
+    int32_t group_m; /* tile rows per group of the grouped tile order */
+} iris_gemm_args;
+
+#ifdef __cplusplus
+static_assert(offsetof(iris_gemm_args, a_map) % 64 == 0 && offsetof(iris_gemm_args, b_map) % 64 == 0,
+              "iris_gemm_args: TMA descriptors 64-byte aligned");
+static_assert(offsetof(iris_gemm_args, b_map) == 128 && offsetof(iris_gemm_args, c) == 256 &&
+                  offsetof(iris_gemm_args, m) == 272 && offsetof(iris_gemm_args, group_m) == 288 &&
+                  sizeof(iris_gemm_args) == 320,
+              "iris_gemm_args: a 64-bit layout, padded at the end to the descriptors' alignment");
+#endif
+
+#endif
