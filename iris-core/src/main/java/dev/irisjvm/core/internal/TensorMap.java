@@ -12,8 +12,9 @@ import org.bytedeco.javacpp.BytePointer;
  * 64-byte aligned, in the parameter space: {@link #copyTo} copies it into a member of an argument
  * struct (iris/abi/tma.h), {@link #putInto(KernelArgs)} packs it as a parameter of its own. Building
  * one is host work only (no GPU work is enqueued, nothing is allocated), so it may happen while a
- * stream is being captured into a graph; it is still worth caching, as the GEMM does. The driver encodes for the calling thread's current device (on a
- * thread that has not used the GPU yet, that device's primary context is initialized first).
+ * stream is being captured into a graph; it is still worth caching, as the GEMM does. The driver
+ * encodes for the calling thread's current device (on a thread that has not used the GPU yet, that
+ * device's primary context is initialized first).
  *
  * <pre>{@code
  * // A: M x K bf16, row-major, lda elements per row; boxes of 128 rows x 64 elements, 128-byte swizzle
@@ -183,15 +184,6 @@ public final class TensorMap {
     /** A copy of the 128 descriptor bytes. */
     public byte[] bytes() {
         return descriptor.clone();
-    }
-
-    /**
-     * Writes the 128 descriptor bytes at {@code member}, a view of an argument struct's
-     * {@code iris_tma_descriptor} (iris/abi/tma.h); allocates nothing, so a launch may refill its
-     * struct's maps every time.
-     */
-    public void copyTo(BytePointer member) {
-        member.put(descriptor);
     }
 
     public DType elementType() {
