@@ -146,8 +146,11 @@ __device__ __forceinline__ T* translate_range(const Ctx& ctx, T* ptr, uint64_t b
     (void)bytes;
     (void)where;
 #endif
-    if (!can_reach(ctx, to_rank)) return nullptr;
-    return reinterpret_cast<T*>(ctx.bases[to_rank] + offset);
+    // Selects rather than branches (an early return made the fused GEMMs spill registers), and
+    // never indexes bases[] with the rank it has not vetted.
+    const bool reachable = can_reach(ctx, to_rank);
+    const uint64_t base = ctx.bases[reachable ? to_rank : ctx.rank];
+    return reinterpret_cast<T*>(reachable ? base + offset : 0);
 }
 
 /// Bytes spanned by a rows x cols tile with leading dimension ld (elements), from its first element.
