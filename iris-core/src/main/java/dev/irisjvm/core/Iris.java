@@ -1,6 +1,5 @@
 package dev.irisjvm.core;
 
-import dev.irisjvm.core.env.RankEnvironment;
 import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.core.gpu.Platform;
@@ -21,7 +20,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -98,6 +99,7 @@ public final class Iris implements AutoCloseable {
     private boolean statusReleased;                  // guarded by statusLock
     private volatile RankWatchdog watchdog;
     private final List<AutoCloseable> toRelease = new ArrayList<>();  // closed in reverse order
+    private final Map<Class<?>, AutoCloseable> attachments = new LinkedHashMap<>();  // guarded by itself
     private DeviceProperties deviceProperties;
     private Stream stream;
     private MappedHostMemory status;
@@ -122,12 +124,6 @@ public final class Iris implements AutoCloseable {
         this.rank = config.rank();
         this.world = config.worldSize();
         NativeCalls.setRank(rank);
-        RankEnvironment env = config.rankEnvironment();
-        int nodeSize = env.isMultiNode() ? env.localWorldSize() : world;
-        if (nodeSize > DeviceContext.MAX_RANKS) {
-            throw new IllegalArgumentException("rank " + rank + ": " + (env.isMultiNode() ? "node size " : "world size ")
-                    + nodeSize + " exceeds " + DeviceContext.MAX_RANKS + ", the most ranks one node supports");
-        }
         this.rendezvousConfig = new RendezvousConfig(rank, world,
                 config.rankEnvironment().masterAddr(), config.rankEnvironment().masterPort(),
                 config.rankEnvironment().jobToken(), config.rendezvousTimeout(), 16 << 20);
@@ -238,9 +234,11 @@ public final class Iris implements AutoCloseable {
         worldTeam = nodes.world();
         nodeTeam = nodes.node();
         railTeam = nodes.rail();
-        if (nodeTeam.size() > DeviceContext.MAX_RANKS) {
-            throw new IrisException("rank " + rank + ": " + nodeTeam.name() + " holds " + nodeTeam.size()
-                    + " ranks, more than the " + DeviceContext.MAX_RANKS + " one node supports");
+        // Every rank checks every node, so that all fail alike rather than some waiting for the others.
+        if (nodes.maxNodeSize() > DeviceContext.MAX_RANKS) {
+            throw new IrisException("rank " + rank + ": a node of this job holds " + nodes.maxNodeSize()
+                    + " ranks, more than the " + DeviceContext.MAX_RANKS + " one node supports (one device context"
+                    + " addresses at most that many heaps); start more nodes, or fewer ranks per node");
         }
         int nodeSize = nodeTeam.size();
         HeapAnnouncement[] peers = new HeapAnnouncement[nodeSize];
@@ -426,6 +424,53 @@ public final class Iris implements AutoCloseable {
     public DeviceContext deviceContext() {
         ensureOpen("deviceContext");
         return deviceContext;
+    }
+
+    /**
+     * The resource of class {@code type} attached to this instance, made by {@code factory} on the
+     * first call and closed with this instance: first thing in {@link #close()}, before the heap
+     * goes, in reverse order of attachment. For libraries built on Iris that keep one resource per
+     * job, such as iris-kernels' NCCL communicators. Collective where the factory is: every rank
+     * asks at the same point of its program.
+     *
+     * <pre>{@code
+     * NcclTeams nccl = iris.attached(NcclTeams.class, () -> NcclTeams.create(iris));
+     * }</pre>
+     *
+     * @throws IllegalStateException after close, or when the factory gives null or an object of another class
+     */
+    public <T extends AutoCloseable> T attached(Class<T> type, Supplier<T> factory) {
+        ensureOpen("attached");
+        synchronized (attachments) {
+            AutoCloseable existing = attachments.get(type);
+            if (existing == null) {
+                existing = factory.get();
+                if (!type.isInstance(existing)) {
+                    throw new IllegalStateException("rank " + rank + ": attached(" + type.getName() + "): the factory gave "
+                            + existing + ", expected an instance of that class");
+                }
+                attachments.put(type, existing);
+            }
+            return type.cast(existing);
+        }
+    }
+
+    /** Closes the attachments, newest first; returns the first failure with later ones suppressed. */
+    private Throwable closeAttachments() {
+        List<AutoCloseable> all;
+        synchronized (attachments) {
+            all = new ArrayList<>(attachments.values());
+            attachments.clear();
+        }
+        Throwable failure = null;
+        for (int i = all.size() - 1; i >= 0; i--) {
+            try {
+                all.get(i).close();
+            } catch (Exception e) {
+                failure = combine(failure, e);
+            }
+        }
+        return failure;
     }
 
     CoreKernels kernels() {
@@ -670,6 +715,7 @@ public final class Iris implements AutoCloseable {
                 failure = e;
             }
         }
+        failure = combine(failure, closeAttachments());
         heap.closeAll();
         failure = combine(failure, releaseAll());
         if (failure != null) {
