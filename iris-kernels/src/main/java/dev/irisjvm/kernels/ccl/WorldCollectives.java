@@ -4,6 +4,7 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.ccl.CclChecks.Operand;
 import dev.irisjvm.kernels.nccl.NcclCommunicator;
 import dev.irisjvm.kernels.nccl.NcclTeams;
@@ -30,7 +31,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * gets the node's reduction of one n / L shard), rail all-reduce of that shard across the N nodes
  * in NCCL, node all-gather of the shards into {@code out}. On one node it is {@link
  * Collectives#allReduce} and needs no NCCL; on nodes of one rank it is NCCL's all-reduce on the
- * rail, which is then the world.
+ * rail, which is then the world; on a job of one rank it copies {@code in} to {@code out}.
  *
  * <h2>Contract</h2>
  * <ul>
@@ -122,6 +123,9 @@ public final class WorldCollectives implements AutoCloseable {
             throw CclChecks.fail(rank, call, "in has " + i.numel() + " elements, which the node size " + nodeSize
                     + " does not divide (each node rank carries one shard between nodes)");
         }
+        if (alone(in, out, i.byteSize(), stream)) {
+            return;
+        }
         if (rail == null) {
             node.allReduce(in, out, op, stream);
             return;
@@ -152,6 +156,9 @@ public final class WorldCollectives implements AutoCloseable {
         CclChecks.numel(rank, call, o, i.numel() * iris.worldSize(), "world size " + iris.worldSize() + " x in's element count");
         CclChecks.distinct(rank, call, i, o, "the world all-gather is out-of-place");
         WorldChecks.requireConsecutive(rank, call, consecutiveNodes);
+        if (alone(in, out, i.byteSize(), stream)) {
+            return;
+        }
         if (rail == null) {
             node.allGather(in, out, stream);
             return;
@@ -185,6 +192,9 @@ public final class WorldCollectives implements AutoCloseable {
         CclChecks.numel(rank, call, o, i.numel() / iris.worldSize(), "in's element count / world size " + iris.worldSize());
         CclChecks.distinct(rank, call, i, o, "the world reduce-scatter is out-of-place");
         WorldChecks.requireConsecutive(rank, call, consecutiveNodes);
+        if (alone(in, out, i.byteSize(), stream)) {
+            return;
+        }
         if (rail == null) {
             node.reduceScatter(in, out, op, stream);
             return;
@@ -215,6 +225,15 @@ public final class WorldCollectives implements AutoCloseable {
     public String toString() {
         return "WorldCollectives(rank " + rank + " of " + iris.worldSize() + ", " + iris.nodeCount() + " nodes of "
                 + nodeSize + (closed.get() ? ", closed" : "") + ")";
+    }
+
+    /** A job of one rank: every collective is a copy of in to out (the mean of one value is that value). */
+    private boolean alone(SymTensor in, SymTensor out, long bytes, Stream stream) {
+        if (node != null || rail != null) {
+            return false;
+        }
+        Memcpy.deviceToDevice(out.deviceAddress(), in.deviceAddress(), bytes, stream);
+        return true;
     }
 
     /** A heap buffer of this dtype and size between the levels; the first request allocates it (collective). */
