@@ -601,7 +601,7 @@ public final class Iris implements AutoCloseable {
     /** Raises what a kernel recorded in this rank's status (e.g. a wait that timed out). */
     public void checkDeviceStatus() {
         RankWatchdog.Loss loss = loss();
-        DeviceStatusRecord.check(status.buffer(), nodeTeam.size(), config.deviceTimeout().toMillis(), Iris::readDeviceString,
+        DeviceStatusRecord.check(status.buffer(), nodeTeam, config.deviceTimeout().toMillis(), Iris::readDeviceString,
                 loss == null ? null : loss.reason() + " (noticed by rank " + loss.reportedBy() + ")");
     }
 
