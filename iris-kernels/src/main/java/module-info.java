@@ -9,12 +9,14 @@
  * }</pre>
  *
  * The kernel library and its tensor-map cache ({@code dev.irisjvm.kernels}) are not exported; nor
- * are the benchmark kernels ({@code dev.irisjvm.kernels.rma}).
+ * are the benchmark kernels ({@code dev.irisjvm.kernels.rma}) or the NCCL communicators under the
+ * world collectives ({@code dev.irisjvm.kernels.nccl}).
  */
 module dev.irisjvm.kernels {
     requires transitive dev.irisjvm.core;
     requires dev.irisjvm.runtime;
     requires org.bytedeco.javacpp;
+    requires org.bytedeco.cuda;  // NCCL's host API, under the world collectives (dev.irisjvm.kernels.nccl)
 
     exports dev.irisjvm.kernels.attention;
     exports dev.irisjvm.kernels.ccl;

@@ -42,6 +42,18 @@ extern "C" __global__ void dat_translate(const IRIS_GRID_CONSTANT Ctx ctx, const
     values[r] = *there;
 }
 
+// ---- ranks outside the node ------------------------------------------------------------------
+// The context spans the node; thread i asks for rank probes[i] (other nodes' ranks, -1, world)
+// and reports the address translate gave and whether can_reach agreed. Plain builds only: a
+// checked build records the rank as a bad address and stops the thread instead.
+extern "C" __global__ void dat_translate_off_node(const IRIS_GRID_CONSTANT Ctx ctx, const uint64_t* sym, const int* probes,
+                                                  int count, uint64_t* addresses, int* reachable) {
+    const int i = static_cast<int>(threadIdx.x);
+    if (i >= count) return;
+    addresses[i] = reinterpret_cast<uint64_t>(iris::translate(ctx, sym, probes[i]));
+    reachable[i] = iris::can_reach(ctx, probes[i]) ? 1 : 0;
+}
+
 // ---- load / store ---------------------------------------------------------------------------
 // One element per thread (grid-stride). T is a 4-byte, 8-byte or 16-byte (iris::vec16) type, so
 // both the scalar accesses and the single 128-bit access are covered.

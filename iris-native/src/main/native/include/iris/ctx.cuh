@@ -1,5 +1,8 @@
 // ctx.cuh: iris::Ctx, what a kernel needs to reach every rank's symmetric heap.
 //
+// The context describes the node team: rank and world are this rank's index in its node and the
+// node's size, and bases[] holds the node's heaps (CUDA IPC maps no further).
+//
 // One declaration in plain C (abi/ctx.h) serves this header, the host compiler and Java (the
 // generated dev.irisjvm.runtime.abi.iris_ctx). Kernels receive it by value, inside their argument
 // struct, so it lives in the kernel parameter space: reading bases[] is a constant bank load, not a
@@ -70,6 +73,13 @@ struct Site {
 /// What a kernel needs to reach every rank's heap (iris/abi/ctx.h declares it for both sides).
 using Ctx = iris_ctx;
 
+/// Whether `rank` is one of the ranks this context's heap spans (the node team: [0, world)).
+/// Ranks on other nodes are reached through NCCL, not the heap; test with this before translating
+/// where a kernel may be handed such a rank, as NVSHMEM users test nvshmem_ptr for null.
+__device__ __forceinline__ bool can_reach(const Ctx& ctx, int rank) {
+    return static_cast<unsigned>(rank) < static_cast<unsigned>(ctx.world);
+}
+
 namespace impl {
 
 /// Whether this rank already holds an error (any later wait gives up at its next check).
@@ -126,6 +136,8 @@ __device__ __forceinline__ void check_translation(const Ctx& ctx, uint64_t offse
 
 /// translate for an access of `bytes` bytes that starts at `ptr` (the range forms: get, put,
 /// copy, tiles, bulk copies); checked builds check the whole range, not only its first byte.
+/// A rank outside the node gives nullptr in every build: bases[] holds only the node's heaps, and
+/// indexing it with another rank would read a wild pointer out of the parameter space.
 template <class T>
 __device__ __forceinline__ T* translate_range(const Ctx& ctx, T* ptr, uint64_t bytes, int to_rank, Site where) {
     const uint64_t offset = reinterpret_cast<uint64_t>(ptr) - ctx.bases[ctx.rank];
@@ -135,7 +147,11 @@ __device__ __forceinline__ T* translate_range(const Ctx& ctx, T* ptr, uint64_t b
     (void)bytes;
     (void)where;
 #endif
-    return reinterpret_cast<T*>(ctx.bases[to_rank] + offset);
+    // Selects rather than branches (an early return made the fused GEMMs spill registers), and
+    // never indexes bases[] with the rank it has not vetted.
+    const bool reachable = can_reach(ctx, to_rank);
+    const uint64_t base = ctx.bases[reachable ? to_rank : ctx.rank];
+    return reinterpret_cast<T*>(reachable ? base + offset : 0);
 }
 
 /// Bytes spanned by a rows x cols tile with leading dimension ld (elements), from its first element.
@@ -149,9 +165,12 @@ __device__ __forceinline__ uint64_t tile_bytes(uint64_t rows, uint64_t cols, uin
 /// The address of rank `to_rank`'s copy of the symmetric object at `ptr` (a pointer into this
 /// rank's heap). Everything remote rests on this one translation.
 ///
-/// Checked builds (IRIS_CHECKED=1) verify that `to_rank` is in [0, world) and that the object
-/// lies inside the heap; a violation records the call site, the rank, the target rank and the
-/// offset (ErrorCode::bad_address), stops the calling thread, and the host raises it.
+/// The context describes one node (ctx.rank and ctx.world are the node's): a `to_rank` outside
+/// [0, world), such as a rank of another node, gives nullptr in every build, never a wild pointer
+/// (see can_reach). Checked builds (IRIS_CHECKED=1) also verify that the object lies inside the
+/// heap; a violation of either rule records the call site, the rank, the target rank and the
+/// offset (ErrorCode::bad_address) and stops the calling thread before it can dereference
+/// anything, and the host raises it.
 template <class T>
 __device__ __forceinline__ T* translate(const Ctx& ctx, T* ptr, int to_rank, Site where = Site::here()) {
     return impl::translate_range(ctx, ptr, impl::access_bytes<T>, to_rank, where);

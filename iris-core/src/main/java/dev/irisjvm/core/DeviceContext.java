@@ -11,6 +11,10 @@ import java.nio.ByteOrder;
  * device code's {@code iris::Ctx}): what a kernel needs to reach every rank's heap, packed at the
  * offsets the C compiler gives the struct, so that it can be passed to kernels by value.
  *
+ * <p>It describes the node team ({@link Iris#node()}): {@link #rank()} is this rank's index in
+ * its node and {@link #worldSize()} the node's size, the ranks whose heaps {@code bases[]} maps.
+ * On a job of one node these are the world rank and the world size.
+ *
  * <pre>{@code
  * kernel.launch(shape, stream, iris.deviceContext().bytes(), tensor.deviceAddress(), n);
  * }</pre>
@@ -86,13 +90,27 @@ public final class DeviceContext {
         return world;
     }
 
-    /** Rank {@code r}'s heap base as mapped in this process. */
+    /** Node rank {@code r}'s heap base as mapped in this process. */
     public long heapBase(int r) {
+        checkNodeRank(r, "heapBase");
         return bases[r];
     }
 
-    /** Translates a symmetric address of this rank's heap to rank {@code toRank}'s copy. */
+    /**
+     * Translates a symmetric address of this rank's heap to node rank {@code toRank}'s copy.
+     *
+     * @throws IllegalArgumentException when {@code toRank} is not in {@code [0, worldSize())}: the
+     *         heaps of other nodes are not mapped here
+     */
     public long translate(long address, int toRank) {
+        checkNodeRank(toRank, "translate");
         return address - bases[rank] + bases[toRank];
+    }
+
+    private void checkNodeRank(int r, String call) {
+        if (r < 0 || r >= world) {
+            throw new IllegalArgumentException("node rank " + rank + ": DeviceContext." + call + ": rank " + r
+                    + " is not a rank of this node; the context maps the heaps of node ranks [0, " + world + ")");
+        }
     }
 }

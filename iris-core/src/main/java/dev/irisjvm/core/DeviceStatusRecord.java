@@ -7,6 +7,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.function.IntUnaryOperator;
 
 /**
  * Reads the rank's {@code iris_device_status} (iris/abi/ctx.h) from mapped host memory and turns a
@@ -62,13 +63,29 @@ final class DeviceStatusRecord {
      * @param lossReason how the watchdog noticed the lost rank, for an aborted wait (null if unknown)
      */
     static void check(ByteBuffer status, int world, long deviceTimeoutMillis, DeviceStrings strings, String lossReason) {
+        check(status, world, IntUnaryOperator.identity(), deviceTimeoutMillis, strings, lossReason);
+    }
+
+    /**
+     * {@link #check(ByteBuffer, int, long, DeviceStrings, String)} for a job of several nodes: the
+     * device records node ranks (its context's), which the messages name as world ranks.
+     */
+    static void check(ByteBuffer status, Team node, long deviceTimeoutMillis, DeviceStrings strings, String lossReason) {
+        check(status, node.size(), i -> i >= 0 && i < node.size() ? node.worldRank(i) : i, deviceTimeoutMillis, strings,
+                lossReason);
+    }
+
+    private static void check(ByteBuffer status, int world, IntUnaryOperator worldRankOf, long deviceTimeoutMillis,
+                              DeviceStrings strings, String lossReason) {
         int code = status.getInt(CODE);
         if (code == 0) {
             return;
         }
         int site = status.getInt(SITE);
-        int rank = status.getInt(RANK);
-        int peer = status.getInt(PEER);
+        int rank = worldRankOf.applyAsInt(status.getInt(RANK));
+        int recordedPeer = status.getInt(PEER);
+        // A bad address's peer is the rank the kernel asked for, outside the node when that was the fault.
+        int peer = code == BAD_ADDRESS ? recordedPeer : worldRankOf.applyAsInt(recordedPeer);
         long observed = status.getLong(OBSERVED);
         long expected = status.getLong(EXPECTED);
         long elapsed = status.getLong(ELAPSED);

@@ -20,7 +20,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -51,6 +53,27 @@ import org.slf4j.LoggerFactory;
  * <p>Init and close are collective. Close releases every mapping and allocation, and a process may
  * init again afterwards.
  *
+ * <p><b>Nodes and ranks.</b> A job is made of nodes; the symmetric heap spans one node (CUDA IPC
+ * maps no further). Init learns each rank's node from {@code IRIS_NODE_ID} where it is set (one
+ * machine standing in for several), else from the launcher when it reports several nodes, else
+ * from the host each rank runs on, and gives the teams {@link #world()}, {@link #node()} and
+ * {@link #rail()}. Two numberings follow:
+ * <ul>
+ *   <li>world ranks: {@link #rank()}, {@link #worldSize()}, the host-side collectives
+ *       ({@link #broadcast(byte[], int)}'s root, {@link #allGather}'s slots), the launchers;</li>
+ *   <li>node ranks, indexes in {@link #node()}: everything the heap reaches, namely
+ *       {@link RemoteTile}, {@link SymTensor#deviceAddress(int)}, {@link #deviceOf}, {@link #pciAddressOf},
+ *       the device context ({@code ctx.rank}, {@code ctx.world}), the device barriers, and the
+ *       collectives and fused operations built on the heap. A rank outside the node is an error
+ *       naming it, never another node's rank by accident.</li>
+ * </ul>
+ * On a job of one node the two are the same, index for index. Symmetric allocation stays
+ * collective over the whole job: every rank allocates the same sizes in the same order.
+ * <pre>{@code
+ * Team tp = iris.node().split(4);   // tensor-parallel groups of 4 inside a node
+ * Team dp = iris.rail();            // the same GPU index on every node
+ * }</pre>
+ *
  * <p>A watchdog connects the ranks (see {@link RankWatchdog}). When another rank's process ends
  * without closing (killed, crashed, exited) or stops answering for {@link IrisConfig#watchdogTimeout()},
  * this rank's device waits stop within about a millisecond instead of at their deadline, host-side waits
@@ -76,11 +99,16 @@ public final class Iris implements AutoCloseable {
     private boolean statusReleased;                  // guarded by statusLock
     private volatile RankWatchdog watchdog;
     private final List<AutoCloseable> toRelease = new ArrayList<>();  // closed in reverse order
+    private final Map<Class<?>, AutoCloseable> attachments = new LinkedHashMap<>();  // guarded by itself
     private DeviceProperties deviceProperties;
     private Stream stream;
     private MappedHostMemory status;
     private long heapBase;
-    private final long[] peerMappings;
+    private NodeLayout nodes;
+    private Team worldTeam;
+    private Team nodeTeam;
+    private Team railTeam;
+    private long[] peerMappings;   // by node index
     private int[] peerDevices;
     private String[] pciAddresses;
     private int ranksOnThisGpu;
@@ -95,12 +123,7 @@ public final class Iris implements AutoCloseable {
         this.device = device;
         this.rank = config.rank();
         this.world = config.worldSize();
-        this.peerMappings = new long[world];
         NativeCalls.setRank(rank);
-        if (world > DeviceContext.MAX_RANKS) {
-            throw new IllegalArgumentException("rank " + rank + ": world size " + world + " exceeds "
-                    + DeviceContext.MAX_RANKS + ", the most ranks one node supports");
-        }
         this.rendezvousConfig = new RendezvousConfig(rank, world,
                 config.rankEnvironment().masterAddr(), config.rankEnvironment().masterPort(),
                 config.rankEnvironment().jobToken(), config.rendezvousTimeout(), 16 << 20);
@@ -161,87 +184,111 @@ public final class Iris implements AutoCloseable {
 
         exchangeHeaps();
 
-        long[] bases = new long[world];
-        for (int r = 0; r < world; r++) {
-            bases[r] = r == rank ? heapBase : peerMappings[r];
+        int nodeSize = nodeTeam.size();
+        long[] bases = new long[nodeSize];
+        for (int i = 0; i < nodeSize; i++) {
+            bases[i] = i == nodeTeam.index() ? heapBase : peerMappings[i];
         }
-        deviceContext = new DeviceContext(rank, world, config.heapSize(), config.deviceTimeout().toNanos(),
+        deviceContext = new DeviceContext(nodeTeam.index(), nodeSize, config.heapSize(), config.deviceTimeout().toNanos(),
                 status.address(), heapBase + BarrierSlots.flagsOffset(0), heapBase + BarrierSlots.epochOffset(0), bases);
         kernels = track(new CoreKernels(deviceProperties.multiprocessorCount(), config.checked()));
         heap = new SymmetricHeap(this, heapBase, config.heapSize());
         watchdog = track(RankWatchdog.start(rendezvous, rendezvousConfig, config.watchdogTimeout(), this::onRankLost));
         // Nobody touches a peer's heap before every rank has mapped every heap.
         rendezvous.barrier();
-        LOG.info("rank {}/{}: {} on GPU {} ({}, {}, {} SMs){}, heap {} MiB, {}{}", rank, world, Gpu.runtimeDescription(),
-                device, deviceProperties.pciAddress(), deviceProperties.name(), deviceProperties.multiprocessorCount(),
+        LOG.info("rank {}/{}{}: {} on GPU {} ({}, {}, {} SMs){}, heap {} MiB, {}{}", rank, world,
+                nodes.nodeCount() > 1 ? " (node " + nodes.nodeIndex() + " of " + nodes.nodeCount() + ", index "
+                        + nodeTeam.index() + " of " + nodeTeam.size() + ")" : "",
+                Gpu.runtimeDescription(), device, deviceProperties.pciAddress(), deviceProperties.name(), deviceProperties.multiprocessorCount(),
                 ranksOnThisGpu > 1 ? ", shared by " + ranksOnThisGpu + " ranks (correct, but not for timing)" : "",
                 config.heapSize() >> 20, config.rankEnvironment().source(),
                 config.checked() ? ", checked mode (allocations compared across ranks, bounds-checked device code)" : "");
     }
 
     /**
-     * Every rank exports its heap, all-gathers the handles and maps every peer's heap. GPUs are
-     * told apart by host and PCI address, not by index, since ranks may see different
-     * {@code CUDA_VISIBLE_DEVICES}. Ranks on the same GPU map each other's heaps through CUDA IPC
-     * like any peer; the GPU time-slices their kernels.
+     * Every rank announces its node and exports its heap; each maps the heaps of its node's ranks
+     * (see {@link #node()}), the ranks that CUDA IPC can reach. GPUs are told apart by host and
+     * PCI address, not by index, since ranks may see different {@code CUDA_VISIBLE_DEVICES}. Ranks
+     * on the same GPU map each other's heaps through CUDA IPC like any peer; the GPU time-slices
+     * their kernels.
      */
     private void exchangeHeaps() {
+        String nodeKey = NodeKey.of(System.getenv(), config.rankEnvironment(), HostName.local());
+        byte[][] keyBytes = rendezvous.allGather(nodeKey.getBytes(StandardCharsets.UTF_8));
         HeapAnnouncement me = new HeapAnnouncement(IpcHandles.export(heapBase), config.heapSize(),
                 deviceProperties.pciAddress(), HostName.local());
         byte[][] all = rendezvous.allGather(me.encode());
-        HeapAnnouncement[] peers = new HeapAnnouncement[world];
+        HeapAnnouncement[] announced = new HeapAnnouncement[world];
+        String[] keys = new String[world];
+        String[] hosts = new String[world];
         for (int r = 0; r < world; r++) {
-            peers[r] = HeapAnnouncement.decode(all[r]);
-            if (peers[r].heapSize() != config.heapSize()) {
-                throw new IrisException("rank " + rank + ": rank " + r + " has a heap of " + peers[r].heapSize()
+            announced[r] = HeapAnnouncement.decode(all[r]);
+            keys[r] = new String(keyBytes[r], StandardCharsets.UTF_8);
+            hosts[r] = announced[r].host();
+            if (announced[r].heapSize() != config.heapSize()) {
+                throw new IrisException("rank " + rank + ": rank " + r + " has a heap of " + announced[r].heapSize()
                         + " bytes, this rank " + config.heapSize() + "; IRIS_HEAP_SIZE must agree on every rank");
             }
-            if (!peers[r].host().equals(me.host())) {
-                throw new IrisException("rank " + rank + ": rank " + r + " runs on host " + peers[r].host() + ", this rank on "
-                        + me.host() + "; the symmetric heap spans the ranks of one machine (CUDA IPC), so start every rank"
-                        + " of the job on one host");
-            }
+        }
+        nodes = NodeLayout.of(keys, hosts, rank);
+        worldTeam = nodes.world();
+        nodeTeam = nodes.node();
+        railTeam = nodes.rail();
+        // Every rank checks every node, so that all fail alike rather than some waiting for the others.
+        if (nodes.maxNodeSize() > DeviceContext.MAX_RANKS) {
+            throw new IrisException("rank " + rank + ": a node of this job holds " + nodes.maxNodeSize()
+                    + " ranks, more than the " + DeviceContext.MAX_RANKS + " one node supports (one device context"
+                    + " addresses at most that many heaps); start more nodes, or fewer ranks per node");
+        }
+        int nodeSize = nodeTeam.size();
+        HeapAnnouncement[] peers = new HeapAnnouncement[nodeSize];
+        for (int i = 0; i < nodeSize; i++) {
+            peers[i] = announced[nodeTeam.worldRank(i)];
         }
         // Device indexes matter only for peers on other GPUs; asking every GPU for its properties
         // costs start-up time that a job on one GPU need not pay.
         boolean otherGpus = Arrays.stream(peers).anyMatch(p -> !p.sameGpuAs(me));
         List<String> localPci = otherGpus ? localPciAddresses() : List.of();
-        peerDevices = new int[world];
-        pciAddresses = new String[world];
-        for (int r = 0; r < world; r++) {
-            pciAddresses[r] = peers[r].pciAddress();
-            peerDevices[r] = peers[r].sameGpuAs(me) ? device : localPci.indexOf(pciAddresses[r]);
+        peerMappings = new long[nodeSize];
+        peerDevices = new int[nodeSize];
+        pciAddresses = new String[nodeSize];
+        for (int i = 0; i < nodeSize; i++) {
+            int r = nodeTeam.worldRank(i);
+            pciAddresses[i] = peers[i].pciAddress();
+            peerDevices[i] = peers[i].sameGpuAs(me) ? device : localPci.indexOf(pciAddresses[i]);
             if (r == rank) {
                 continue;
             }
-            if (!peers[r].sameGpuAs(me) && peerDevices[r] >= 0) {
-                if (!Gpu.canAccessPeer(device, peerDevices[r])) {
+            if (!peers[i].sameGpuAs(me) && peerDevices[i] >= 0) {
+                if (!Gpu.canAccessPeer(device, peerDevices[i])) {
                     throw new IrisException("rank " + rank + ": GPU " + me.pciAddress() + " cannot access GPU "
-                            + pciAddresses[r] + " of rank " + r + " (no peer-to-peer path), so the symmetric heap cannot map it");
+                            + pciAddresses[i] + " of rank " + r + " (no peer-to-peer path), so the symmetric heap cannot map it");
                 }
-                if (!Gpu.peerAtomicsNative(device, peerDevices[r])) {
+                if (!Gpu.peerAtomicsNative(device, peerDevices[i])) {
                     // Flags, inline-flag packets and remote atomics are single-copy atomic only where the
                     // link makes peer atomics native; elsewhere a waiter could read a torn packet.
                     throw new IrisException("rank " + rank + ": atomics from GPU " + me.pciAddress()
-                            + " on GPU " + pciAddresses[r] + " of rank " + r + " are not native (a PCIe link, no NVLink);"
+                            + " on GPU " + pciAddresses[i] + " of rank " + r + " are not native (a PCIe link, no NVLink);"
                             + " the device API's flags and remote atomics need native peer atomics");
                 }
             }
             final int peer = r;
+            final int index = i;
             try {
-                peerMappings[r] = IpcHandles.open(peers[r].ipcHandle(), r);
+                peerMappings[i] = IpcHandles.open(peers[i].ipcHandle(), r);
             } catch (IrisException e) {
-                if (peerDevices[r] < 0) {
+                if (peerDevices[i] < 0) {
                     throw new IrisException("rank " + rank + ": cannot map the heap of rank " + r + ", whose GPU "
-                            + pciAddresses[r] + " this process does not see (CUDA_VISIBLE_DEVICES); every rank must see"
-                            + " every GPU of the job", e);
+                            + pciAddresses[i] + " this process does not see (CUDA_VISIBLE_DEVICES); every rank must see"
+                            + " every GPU of its node", e);
                 }
                 throw e;
             }
-            toRelease.add(() -> IpcHandles.close(peerMappings[peer], peer));
+            toRelease.add(() -> IpcHandles.close(peerMappings[index], peer));
         }
-        ranksOnThisGpu = (int) Arrays.stream(peers).filter(me::sameGpuAs).count();
-        maxRanksPerGpu = Arrays.stream(peers)
+        // Counted over the whole job: simulated nodes on one machine still share its GPUs.
+        ranksOnThisGpu = (int) Arrays.stream(announced).filter(me::sameGpuAs).count();
+        maxRanksPerGpu = Arrays.stream(announced)
                 .collect(Collectors.groupingBy(p -> p.host() + "/" + p.pciAddress(), Collectors.counting()))
                 .values().stream().mapToInt(Long::intValue).max().orElse(1);
     }
@@ -262,12 +309,52 @@ public final class Iris implements AutoCloseable {
 
     // ---- identity -------------------------------------------------------------------------------
 
+    /** This rank in the whole job (the world team): what launchers number and the rendezvous uses. */
     public int rank() {
         return rank;
     }
 
+    /** Number of ranks in the whole job, on every node. */
     public int worldSize() {
         return world;
+    }
+
+    /** Every rank of the job; this rank's index is {@link #rank()}. */
+    public Team world() {
+        return worldTeam;
+    }
+
+    /**
+     * The ranks of this rank's node, which its symmetric heap spans: device code sees this team
+     * ({@code ctx.rank} is {@code node().index()}, {@code ctx.world} is {@code node().size()}), and
+     * the heap's remote operations ({@link RemoteTile}, {@link SymTensor#deviceAddress(int)},
+     * {@link DeviceContext}), the device barriers and the collectives and fused operations address
+     * its members by their index in it. On a job of one node it is the world, index for index.
+     *
+     * <pre>{@code
+     * Team node = iris.node();
+     * int right = (node.index() + 1) % node.size();        // a node rank: the heap reaches it
+     * t.on(right).storeRemote(mine);
+     * log.info("wrote to world rank {}", node.worldRank(right));
+     * }</pre>
+     */
+    public Team node() {
+        return nodeTeam;
+    }
+
+    /** The ranks at this rank's node index on every node (one rank per node): the cross-node team. */
+    public Team rail() {
+        return railTeam;
+    }
+
+    /** Number of nodes of the job. */
+    public int nodeCount() {
+        return nodes.nodeCount();
+    }
+
+    /** This rank's node, in {@code [0, nodeCount())}: nodes are numbered by their lowest world rank. */
+    public int nodeIndex() {
+        return nodes.nodeIndex();
     }
 
     /** The GPU this rank drives, as an index among the GPUs this process sees. */
@@ -276,17 +363,17 @@ public final class Iris implements AutoCloseable {
     }
 
     /**
-     * The GPU that rank {@code r} drives, as an index among the GPUs this process sees (for
-     * copy-engine baselines); -1 when this process does not see it.
+     * The GPU that node rank {@code r} ({@link #node()}'s index) drives, as an index among the GPUs
+     * this process sees (for copy-engine baselines); -1 when this process does not see it.
      */
     public int deviceOf(int r) {
-        checkRank(r, "r");
+        checkNodeRank(r, "deviceOf");
         return peerDevices[r];
     }
 
-    /** The PCI address ("0000:1b:00") of the GPU that rank {@code r} drives. */
+    /** The PCI address ("0000:1b:00") of the GPU that node rank {@code r} drives. */
     public String pciAddressOf(int r) {
-        checkRank(r, "r");
+        checkNodeRank(r, "pciAddressOf");
         return pciAddresses[r];
     }
 
@@ -330,10 +417,60 @@ public final class Iris implements AutoCloseable {
         return stream;
     }
 
-    /** What kernels need to reach every rank's heap: pass {@code bytes()} as their first argument. */
+    /**
+     * What kernels need to reach the heap of every rank of this node ({@link #node()}): pass
+     * {@code bytes()} as their first argument.
+     */
     public DeviceContext deviceContext() {
         ensureOpen("deviceContext");
         return deviceContext;
+    }
+
+    /**
+     * The resource of class {@code type} attached to this instance, made by {@code factory} on the
+     * first call and closed with this instance: first thing in {@link #close()}, before the heap
+     * goes, in reverse order of attachment. For libraries built on Iris that keep one resource per
+     * job, such as iris-kernels' NCCL communicators. Collective where the factory is: every rank
+     * asks at the same point of its program.
+     *
+     * <pre>{@code
+     * NcclTeams nccl = iris.attached(NcclTeams.class, () -> NcclTeams.create(iris));
+     * }</pre>
+     *
+     * @throws IllegalStateException after close, or when the factory gives null or an object of another class
+     */
+    public <T extends AutoCloseable> T attached(Class<T> type, Supplier<T> factory) {
+        ensureOpen("attached");
+        synchronized (attachments) {
+            AutoCloseable existing = attachments.get(type);
+            if (existing == null) {
+                existing = factory.get();
+                if (!type.isInstance(existing)) {
+                    throw new IllegalStateException("rank " + rank + ": attached(" + type.getName() + "): the factory gave "
+                            + existing + ", expected an instance of that class");
+                }
+                attachments.put(type, existing);
+            }
+            return type.cast(existing);
+        }
+    }
+
+    /** Closes the attachments, newest first; returns the first failure with later ones suppressed. */
+    private Throwable closeAttachments() {
+        List<AutoCloseable> all;
+        synchronized (attachments) {
+            all = new ArrayList<>(attachments.values());
+            attachments.clear();
+        }
+        Throwable failure = null;
+        for (int i = all.size() - 1; i >= 0; i--) {
+            try {
+                all.get(i).close();
+            } catch (Exception e) {
+                failure = combine(failure, e);
+            }
+        }
+        return failure;
     }
 
     CoreKernels kernels() {
@@ -404,7 +541,11 @@ public final class Iris implements AutoCloseable {
 
     // ---- synchronization ------------------------------------------------------------------------
 
-    /** Device-side barrier of all ranks, enqueued on the default stream (returns at once). */
+    /**
+     * Device-side barrier of the node's ranks ({@link #node()}: all ranks on a job of one node),
+     * enqueued on the default stream (returns at once). Ranks of other nodes are met through
+     * {@link #hostBarrier()}.
+     */
     public void barrier() {
         ensureOpen("barrier");
         barrier(stream);
@@ -460,7 +601,7 @@ public final class Iris implements AutoCloseable {
     /** Raises what a kernel recorded in this rank's status (e.g. a wait that timed out). */
     public void checkDeviceStatus() {
         RankWatchdog.Loss loss = loss();
-        DeviceStatusRecord.check(status.buffer(), world, config.deviceTimeout().toMillis(), Iris::readDeviceString,
+        DeviceStatusRecord.check(status.buffer(), nodeTeam, config.deviceTimeout().toMillis(), Iris::readDeviceString,
                 loss == null ? null : loss.reason() + " (noticed by rank " + loss.reportedBy() + ")");
     }
 
@@ -526,6 +667,19 @@ public final class Iris implements AutoCloseable {
         }
     }
 
+    /**
+     * Rejects a rank that is not a node rank: the heap's operations number the node's ranks
+     * {@code [0, node().size())}, which on a job of several nodes are not world ranks.
+     */
+    void checkNodeRank(int r, String call) {
+        if (r < 0 || r >= nodeTeam.size()) {
+            throw new IllegalArgumentException("rank " + rank + ": " + call + ": rank " + r + " is not a rank of this node;"
+                    + " the symmetric heap spans " + nodeTeam.name() + ", whose ranks are addressed by their index in [0, "
+                    + nodeTeam.size() + ")" + (nodes.nodeCount() > 1 ? " (world ranks "
+                    + Arrays.toString(nodeTeam.worldRanks()) + "; iris.node().indexOf(worldRank) gives the index)" : ""));
+        }
+    }
+
     void ensureOpen(String op) {
         if (closed.get()) {
             throw new IllegalStateException("rank " + rank + ": " + op + " called after Iris.close()");
@@ -561,6 +715,7 @@ public final class Iris implements AutoCloseable {
                 failure = e;
             }
         }
+        failure = combine(failure, closeAttachments());
         heap.closeAll();
         failure = combine(failure, releaseAll());
         if (failure != null) {

@@ -3,7 +3,8 @@ package dev.irisjvm.core;
 import dev.irisjvm.core.gpu.Stream;
 
 /**
- * A tile of a symmetric tensor in a given rank's copy. Its operations are one-sided: this rank
+ * A tile of a symmetric tensor in a given rank's copy; {@code rank} is a node rank (an index in
+ * {@link Iris#node()}, the ranks the heap spans), the world rank on a job of one node. Its operations are one-sided: this rank
  * enqueues a kernel that reads or writes the peer's memory directly over NVLink; the peer runs
  * nothing and need not know. Order them against the peer's own work with {@link Iris#barrier()}.
  *
@@ -21,11 +22,7 @@ public record RemoteTile(Tile tile, int rank) {
         if (tile == null) {
             throw new IllegalArgumentException("remote tile: tile must not be null");
         }
-        int world = tile.tensor().heap().iris().worldSize();
-        if (rank < 0 || rank >= world) {
-            throw new IllegalArgumentException(tile.tensor().rankLabel() + ": target rank " + rank
-                    + " is out of range [0, " + world + ")");
-        }
+        tile.tensor().heap().iris().checkNodeRank(rank, "RemoteTile(target rank)");
     }
 
     /** Copies this remote window into the local tile {@code dst} (same shape and dtype), on the default stream. */
@@ -36,7 +33,7 @@ public record RemoteTile(Tile tile, int rank) {
     public void loadRemote(Tile dst, Stream stream) {
         check(dst, "loadRemote", "dst");
         iris().kernels().tileCopy(iris().deviceContext(), dtype().byteSize(), dst.address(), dst.leadingDimension(),
-                iris().rank(), tile.address(), tile.leadingDimension(), rank, tile.rows(), tile.cols(), stream);
+                iris().node().index(), tile.address(), tile.leadingDimension(), rank, tile.rows(), tile.cols(), stream);
     }
 
     /** Copies the local tile {@code src} into this remote window, on the default stream. */
@@ -47,7 +44,7 @@ public record RemoteTile(Tile tile, int rank) {
     public void storeRemote(Tile src, Stream stream) {
         check(src, "storeRemote", "src");
         iris().kernels().tileCopy(iris().deviceContext(), dtype().byteSize(), tile.address(), tile.leadingDimension(),
-                rank, src.address(), src.leadingDimension(), iris().rank(), tile.rows(), tile.cols(), stream);
+                rank, src.address(), src.leadingDimension(), iris().node().index(), tile.rows(), tile.cols(), stream);
     }
 
     /** Adds the local tile {@code src} into this remote window, element by element with atomics. */

@@ -94,8 +94,12 @@ public final class SymTensor implements AutoCloseable {
         return heap.base() + offset;
     }
 
-    /** Rank {@code rank}'s copy of the first element, as mapped in this process (for kernels). */
+    /**
+     * Node rank {@code rank}'s copy of the first element, as mapped in this process (for kernels);
+     * node ranks index {@link Iris#node()}, the ranks the heap spans.
+     */
     public long deviceAddress(int rank) {
+        heap.iris().checkNodeRank(rank, "SymTensor.deviceAddress");
         return heap.iris().deviceContext().translate(deviceAddress(), rank);
     }
 

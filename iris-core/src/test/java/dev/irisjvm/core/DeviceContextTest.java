@@ -64,4 +64,14 @@ class DeviceContextTest {
         }
         assertEquals(c.translate(0x7000_0000_0100L, 1), d.translate(0x7000_0000_0100L, 1));
     }
+
+    @Test
+    void aRankOutsideTheNodeIsRejectedNotTranslated() {
+        DeviceContext c = new DeviceContext(1, 2, 4096, 1, 0, 0, 0, new long[] {1000, 50_000});
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.translate(1123, 2));
+        assertEquals("node rank 1: DeviceContext.translate: rank 2 is not a rank of this node; the context maps the"
+                + " heaps of node ranks [0, 2)", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> c.translate(1123, -1));
+        assertThrows(IllegalArgumentException.class, () -> c.heapBase(2));
+    }
 }

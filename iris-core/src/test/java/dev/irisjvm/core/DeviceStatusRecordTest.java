@@ -111,6 +111,22 @@ class DeviceStatusRecordTest {
         assertTrue(e.getMessage().startsWith("rank 0: checked mode: a kernel translated an address"), e.getMessage());
     }
 
+    @Test
+    void onSeveralNodesTheNodeRanksTheDeviceRecordsAreNamedAsWorldRanks() {
+        Team node = new Team("node 1", new int[] {2, 3}, 1);
+        record(1, 7, 1, 0, 3, 4, 2_500_000_000L);
+        IrisDeviceException e = assertThrows(IrisDeviceException.class, () -> DeviceStatusRecord.check(status, node, 2000, STRINGS, null));
+        assertEquals("rank 3: a device wait (wait_until) timed out in wait site 7 after 2500 ms (deadline 2000 ms), waiting for"
+                + " rank 2: flag was 3, expected 4; rank 2 may have failed or stopped calling the same operations", e.getMessage());
+        assertEquals(2, e.peer());
+        // A bad address keeps the rank the kernel asked for: here one outside the node.
+        record(5, 31, 1, 2, 4096, 1L << 30, 8);
+        e = assertThrows(IrisDeviceException.class, () -> DeviceStatusRecord.check(status, node, 2000, STRINGS, null));
+        assertTrue(e.getMessage().startsWith("rank 3: checked mode: a kernel translated an address for target rank 2: target"
+                + " rank 2 is out of range [0, 2)"), e.getMessage());
+        assertEquals(2, e.peer());
+    }
+
     private void record(int code, int site, int rank, int peer, long observed, long expected, long elapsed) {
         status.putInt(DeviceStatusRecord.CODE, code).putInt(DeviceStatusRecord.SITE, site)
                 .putInt(DeviceStatusRecord.RANK, rank).putInt(DeviceStatusRecord.PEER, peer)

@@ -13,7 +13,7 @@ import java.util.Set;
  * What one launch starts on this node: the {@code iris-run} command line, parsed.
  *
  * <pre>
- * iris-run -n N [--nnodes M --node-rank R] [--gpus G | --ranks-per-gpu K] [--master-addr A] [--master-port P]
+ * iris-run -n N [--nnodes M (--node-rank R | --simulate-nodes)] [--gpus G | --ranks-per-gpu K] [--master-addr A] [--master-port P]
  *          [--timeout SECONDS] [--stop-delay SECONDS] [--dry-run] -- CMD ARGS...
  * </pre>
  *
@@ -26,6 +26,13 @@ import java.util.Set;
  * # on node 0 (host gpu03) and node 1, with the same IRIS_JOB_TOKEN exported on both:
  * iris-run -n 4 --nnodes 2 --node-rank 0 --master-addr gpu03 --master-port 29600 -- ./train
  * iris-run -n 4 --nnodes 2 --node-rank 1 --master-addr gpu03 --master-port 29600 -- ./train
+ * </pre>
+ *
+ * <p>On one host, {@code --simulate-nodes} starts all {@code nnodes x n} ranks here, each node's
+ * ranks with their own {@code IRIS_NODE_ID} and {@code NCCL_HOSTID}, so that Iris and NCCL treat
+ * them as separate machines (NCCL then connects them over loopback sockets): correctness only.
+ * <pre>
+ * iris-run -n 2 --nnodes 2 --simulate-nodes -- ./train      # 2 simulated nodes x 2 ranks
  * </pre>
  *
  * <p>From code, start with {@link #of} and adjust with the {@code with...} methods:
@@ -51,7 +58,10 @@ import java.util.Set;
  *                    (see {@link GpuPlacement})
  * @param ranksPerGpu ranks on each GPU, filled in order; 0: round robin instead
  * @param nodeCount   nodes of the job, each running its own launcher ({@code --nnodes}); at least 1
- * @param nodeRank    this node's index, in {@code [0, nodeCount)} ({@code --node-rank})
+ * @param nodeRank    this node's index, in {@code [0, nodeCount)} ({@code --node-rank}); 0 when simulating
+ * @param simulateNodes this launcher starts every node's ranks on this host, each simulated node
+ *                    with a node id and an NCCL host id of its own ({@code --simulate-nodes}), so that
+ *                    Iris and NCCL treat them as separate machines: for testing multi-node jobs on one host
  */
 public record LaunchOptions(
         int ranksPerNode,
@@ -66,11 +76,12 @@ public record LaunchOptions(
         int gpus,
         int ranksPerGpu,
         int nodeCount,
-        int nodeRank) {
+        int nodeRank,
+        boolean simulateNodes) {
 
     /** The one-line synopsis printed with every usage error. */
     public static final String USAGE =
-            "usage: iris-run -n N [--nnodes M --node-rank R] [--gpus G | --ranks-per-gpu K] [--master-addr A]"
+            "usage: iris-run -n N [--nnodes M (--node-rank R | --simulate-nodes)] [--gpus G | --ranks-per-gpu K] [--master-addr A]"
                     + " [--master-port P] [--timeout SECONDS] [--stop-delay SECONDS] [--dry-run] -- CMD [ARGS...]";
 
     /** Where the rendezvous listens unless {@code --master-addr} says otherwise: this host. */
@@ -102,7 +113,7 @@ public record LaunchOptions(
         if (masterPort < 0 || masterPort > 65535) {
             throw new IllegalArgumentException("masterPort must be in 0..65535 (0: pick a free one), got " + masterPort);
         }
-        if (nodeCount > 1 && masterPort == 0) {
+        if (nodeCount > 1 && masterPort == 0 && !simulateNodes) {
             throw new IllegalArgumentException("masterPort must be given when nodeCount is " + nodeCount
                     + ": a free port picked on one host cannot be agreed on by the others");
         }
@@ -136,8 +147,20 @@ public record LaunchOptions(
         if (gpus > 0 && ranksPerGpu > 0) {
             throw new IllegalArgumentException("give gpus or ranksPerGpu, not both (got " + gpus + " and " + ranksPerGpu + ")");
         }
+        if (simulateNodes && nodeRank != 0) {
+            throw new IllegalArgumentException("nodeRank must be 0 when simulating nodes (this launcher starts every"
+                    + " node), got " + nodeRank);
+        }
         // Checked here so that a bad combination fails at parse time, before anything starts.
-        GpuPlacement.plan(ranksPerNode, gpus, ranksPerGpu);
+        GpuPlacement.plan(simulateNodes ? nodeCount * ranksPerNode : ranksPerNode, gpus, ranksPerGpu);
+    }
+
+    /** The options without simulated nodes, the form before {@code --simulate-nodes}. */
+    public LaunchOptions(int ranksPerNode, String masterAddr, int masterPort, Duration timeout, boolean dryRun,
+                         List<String> command, Map<String, String> extraEnv, Duration gracePeriod, Duration stopDelay,
+                         int gpus, int ranksPerGpu, int nodeCount, int nodeRank) {
+        this(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, gpus,
+                ranksPerGpu, nodeCount, nodeRank, false);
     }
 
     /** The options of a launch on one node, the form before {@code --nnodes}. */
@@ -145,7 +168,7 @@ public record LaunchOptions(
                          List<String> command, Map<String, String> extraEnv, Duration gracePeriod, Duration stopDelay,
                          int gpus, int ranksPerGpu) {
         this(ranks, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu,
-                1, 0);
+                1, 0, false);
     }
 
     /** Ranks of the whole job, on every node: {@code nodeCount x ranksPerNode}. */
@@ -153,9 +176,36 @@ public record LaunchOptions(
         return nodeCount * ranksPerNode;
     }
 
-    /** The global rank of this node's local rank {@code localRank}: node-major, as torchrun numbers them. */
-    public int globalRank(int localRank) {
-        return nodeRank * ranksPerNode + localRank;
+    /**
+     * The global rank of this launcher's process {@code process} (this node's local rank, or, when
+     * simulating nodes, the index among every node's ranks): node-major, as torchrun numbers them.
+     */
+    public int globalRank(int process) {
+        return simulateNodes ? process : nodeRank * ranksPerNode + process;
+    }
+
+    /** How many ranks this launcher starts: this node's, or every node's when simulating nodes. */
+    public int processCount() {
+        return simulateNodes ? worldSize() : ranksPerNode;
+    }
+
+    /** The node of this launcher's process {@code process}. */
+    public int nodeOf(int process) {
+        return simulateNodes ? process / ranksPerNode : nodeRank;
+    }
+
+    /** The local rank (index on its node) of this launcher's process {@code process}. */
+    public int localRankOf(int process) {
+        return simulateNodes ? process % ranksPerNode : process;
+    }
+
+    /**
+     * A copy that starts {@code count} simulated nodes of {@code ranksPerNode()} ranks each on this
+     * host ({@code --nnodes count --simulate-nodes}); 1 ends the simulation.
+     */
+    public LaunchOptions withSimulatedNodes(int count) {
+        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod,
+                stopDelay, gpus, ranksPerGpu, count, 0, count > 1);
     }
 
     /** {@code ranks} ranks of {@code command} on this host alone, everything else at its default. */
@@ -171,42 +221,42 @@ public record LaunchOptions(
 
     /** A copy with another master address. */
     public LaunchOptions withMasterAddr(String addr) {
-        return new LaunchOptions(ranksPerNode, addr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu, nodeCount, nodeRank);
+        return new LaunchOptions(ranksPerNode, addr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu, nodeCount, nodeRank, simulateNodes);
     }
 
     /** A copy with another master port (0: pick a free one). */
     public LaunchOptions withMasterPort(int port) {
-        return new LaunchOptions(ranksPerNode, masterAddr, port, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu, nodeCount, nodeRank);
+        return new LaunchOptions(ranksPerNode, masterAddr, port, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu, nodeCount, nodeRank, simulateNodes);
     }
 
     /** A copy with another wall-clock limit for the whole job, or none when {@code limit} is null. */
     public LaunchOptions withTimeout(Duration limit) {
-        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, limit, dryRun, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu, nodeCount, nodeRank);
+        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, limit, dryRun, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu, nodeCount, nodeRank, simulateNodes);
     }
 
     /** A copy that only prints (true) or really starts (false). */
     public LaunchOptions withDryRun(boolean dry) {
-        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dry, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu, nodeCount, nodeRank);
+        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dry, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu, nodeCount, nodeRank, simulateNodes);
     }
 
     /** A copy with these extra variables for every rank, replacing earlier ones. */
     public LaunchOptions withExtraEnv(Map<String, String> env) {
-        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, env, gracePeriod, stopDelay, gpus, ranksPerGpu, nodeCount, nodeRank);
+        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, env, gracePeriod, stopDelay, gpus, ranksPerGpu, nodeCount, nodeRank, simulateNodes);
     }
 
     /** A copy with another SIGTERM-to-SIGKILL grace period. */
     public LaunchOptions withGracePeriod(Duration grace) {
-        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, extraEnv, grace, stopDelay, gpus, ranksPerGpu, nodeCount, nodeRank);
+        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, extraEnv, grace, stopDelay, gpus, ranksPerGpu, nodeCount, nodeRank, simulateNodes);
     }
 
     /** A copy in which the other ranks get {@code delay} to exit on their own after the first failure. */
     public LaunchOptions withStopDelay(Duration delay) {
-        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, delay, gpus, ranksPerGpu, nodeCount, nodeRank);
+        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, delay, gpus, ranksPerGpu, nodeCount, nodeRank, simulateNodes);
     }
 
     /** A copy that places the ranks round robin on {@code count} GPUs (0: every GPU the host shows). */
     public LaunchOptions withGpus(int count) {
-        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, count, 0, nodeCount, nodeRank);
+        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, count, 0, nodeCount, nodeRank, simulateNodes);
     }
 
     /**
@@ -214,12 +264,12 @@ public record LaunchOptions(
      * ranks; more than one node needs a master port ({@link #withMasterPort}).
      */
     public LaunchOptions withNodes(int count, int rank) {
-        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu, count, rank);
+        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, gpus, ranksPerGpu, count, rank, simulateNodes);
     }
 
     /** A copy that puts {@code k} ranks on each GPU in turn (0: round robin instead). */
     public LaunchOptions withRanksPerGpu(int k) {
-        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, 0, k, nodeCount, nodeRank);
+        return new LaunchOptions(ranksPerNode, masterAddr, masterPort, timeout, dryRun, command, extraEnv, gracePeriod, stopDelay, 0, k, nodeCount, nodeRank, simulateNodes);
     }
 
     /** True when the arguments before {@code --} ask for help ({@code -h} or {@code --help}). */
@@ -270,6 +320,7 @@ public record LaunchOptions(
         Duration timeout = null;
         Duration stopDelay = DEFAULT_STOP_DELAY;
         boolean dryRun = false;
+        boolean simulate = false;
         int gpus = 0;
         int ranksPerGpu = 0;
         List<String> command = null;
@@ -295,8 +346,8 @@ public record LaunchOptions(
                 } else {
                     value = inline;
                 }
-            } else if (inline != null && name.equals("--dry-run")) {
-                throw new IllegalArgumentException("--dry-run takes no value, got '" + arg + "'");
+            } else if (inline != null && (name.equals("--dry-run") || name.equals("--simulate-nodes"))) {
+                throw new IllegalArgumentException(name + " takes no value, got '" + arg + "'");
             }
             switch (name) {
                 case "-n", "--nproc-per-node" -> ranks = parseRanks(name, value);
@@ -312,6 +363,7 @@ public record LaunchOptions(
                 case "--gpus" -> gpus = parseCount(name, value, "GPUs");
                 case "--ranks-per-gpu" -> ranksPerGpu = parseCount(name, value, "ranks per GPU");
                 case "--dry-run" -> dryRun = true;
+                case "--simulate-nodes" -> simulate = true;
                 default -> throw new IllegalArgumentException(arg.startsWith("-")
                         ? "unknown option " + arg
                         : "unexpected argument '" + arg + "': the command must follow '--'");
@@ -330,11 +382,15 @@ public record LaunchOptions(
         if (gpus > 0 && ranksPerGpu > 0) {
             throw new IllegalArgumentException("--gpus and --ranks-per-gpu are alternatives: give one");
         }
-        checkNodes(nodeCount, nodeRank, addrGiven, port, ranks);
-        requireSharedJobToken(nodeCount, env);
+        if (simulate) {
+            checkSimulatedNodes(nodeCount, nodeRank, addrGiven, ranks);
+        } else {
+            checkNodes(nodeCount, nodeRank, addrGiven, port, ranks);
+            requireSharedJobToken(nodeCount, env);
+        }
         return new LaunchOptions(ranks, addr, port, timeout, dryRun, new ArrayList<>(command),
                 new LinkedHashMap<>(), DEFAULT_GRACE_PERIOD, stopDelay, gpus, ranksPerGpu, nodeCount,
-                nodeRank == null ? 0 : nodeRank);
+                nodeRank == null ? 0 : nodeRank, simulate);
     }
 
     /**
@@ -374,6 +430,25 @@ public record LaunchOptions(
         if (port == 0) {
             throw new IllegalArgumentException("--nnodes " + nodeCount + " needs --master-port P, the same on every node:"
                     + " a free port picked on one host cannot be agreed on by the others");
+        }
+        if ((long) nodeCount * ranks > MAX_JOB_SIZE) {
+            throw new IllegalArgumentException("--nnodes " + nodeCount + " x -n " + ranks + " is more than "
+                    + MAX_JOB_SIZE + " ranks");
+        }
+    }
+
+    /** Simulated nodes all run here, from this one launcher, which picks the port and makes the token up. */
+    private static void checkSimulatedNodes(int nodeCount, Integer nodeRank, boolean addrGiven, int ranks) {
+        if (nodeCount < 2) {
+            throw new IllegalArgumentException("--simulate-nodes needs --nnodes M with M >= 2, the number of nodes to"
+                    + " simulate on this host, got " + nodeCount);
+        }
+        if (nodeRank != null) {
+            throw new IllegalArgumentException("--simulate-nodes starts every node here: leave out --node-rank (got "
+                    + nodeRank + ")");
+        }
+        if (addrGiven) {
+            throw new IllegalArgumentException("--simulate-nodes runs the rendezvous on this host: leave out --master-addr");
         }
         if ((long) nodeCount * ranks > MAX_JOB_SIZE) {
             throw new IllegalArgumentException("--nnodes " + nodeCount + " x -n " + ranks + " is more than "

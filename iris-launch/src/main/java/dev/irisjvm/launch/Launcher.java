@@ -66,6 +66,13 @@ import java.util.stream.Collectors;
  * {@code CUDA_VISIBLE_DEVICES} is left alone because peer IPC mappings need every device visible in
  * every rank.
  *
+ * <p>With {@code --simulate-nodes} this one launcher plays every node of {@code --nnodes M} on
+ * this host: it starts all {@code M x n} ranks, numbered and given node variables as above, and
+ * each simulated node's ranks also get {@code IRIS_NODE_ID=simulated-node-R} and
+ * {@code NCCL_HOSTID=iris-simulated-node-R} (with {@code NCCL_SOCKET_IFNAME=lo} and
+ * {@code NCCL_IB_DISABLE=1} unless set), so that Iris maps a heap per simulated node and NCCL
+ * talks between them over sockets (see {@link #simulatedNodeNcclEnv}).
+ *
  * <p>Each rank's stdout and stderr come back line by line with a {@code "[r] "} prefix. When a
  * rank exits non-zero the others get {@code --stop-delay} (default 2 s) to notice (Iris's watchdog
  * sees a lost rank at once) and exit on their own, saying what they saw; then the ones still
@@ -118,6 +125,10 @@ public final class Launcher {
     /** The GPU a rank drives, set when the launcher places the ranks ({@link GpuPlacement}). */
     static final String IRIS_DEVICE = "IRIS_DEVICE";
     private static final String NCCL_HOSTID = "NCCL_HOSTID";
+    /** The node a rank belongs to when nodes are simulated (iris-core's NodeKey reads it). */
+    static final String IRIS_NODE_ID = "IRIS_NODE_ID";
+    /** IRIS_NODE_ID of simulated node i is this prefix and i. */
+    static final String SIMULATED_NODE_PREFIX = "simulated-node-";
     private static final Map<String, String> SHARED_GPU_NCCL_DEFAULTS = orderedMap(
             "NCCL_SOCKET_IFNAME", "lo",
             "NCCL_IB_DISABLE", "1");
@@ -142,6 +153,9 @@ public final class Launcher {
               --nnodes M         nodes of the job (default 1); the world is M x N ranks
               --node-rank R      this node's index in 0..M-1 (required with --nnodes > 1);
                                  its ranks are R*N .. R*N+N-1
+              --simulate-nodes   with --nnodes M: start all M x N ranks on this host, node i's
+                                 with IRIS_NODE_ID=simulated-node-i and an NCCL_HOSTID of its
+                                 own (NCCL over loopback sockets); for tests, never for timing
               --gpus G           place the ranks round robin on G GPUs (default: all the host shows)
               --ranks-per-gpu K  K ranks on GPU 0, the next K on GPU 1, ...
               --master-addr A    rendezvous address, node 0's host (default 127.0.0.1;
@@ -237,7 +251,7 @@ public final class Launcher {
      */
     static LaunchResult run(LaunchOptions options, Consumer<String> stdoutLines, Consumer<String> stderrLines,
                             Map<String, String> environment) {
-        LaunchOptions.requireSharedJobToken(options.nodeCount(), environment);
+        LaunchOptions.requireSharedJobToken(options.simulateNodes() ? 1 : options.nodeCount(), environment);
         return new Job(options, stdoutLines, stderrLines, Map.copyOf(environment)).run();
     }
 
@@ -260,25 +274,30 @@ public final class Launcher {
                                                       Map<String, String> inherited) {
         List<Map<String, String>> envs = new ArrayList<>();
         int n = options.ranksPerNode();
-        for (int local = 0; local < n; local++) {
-            int rank = options.globalRank(local);
+        for (int process = 0; process < options.processCount(); process++) {
+            int rank = options.globalRank(process);
+            int node = options.nodeOf(process);
             Map<String, String> env = new LinkedHashMap<>();
             env.put(RankVariables.IRIS_RANK, Integer.toString(rank));
             env.put(RankVariables.IRIS_WORLD_SIZE, Integer.toString(options.worldSize()));
-            env.put(RankVariables.IRIS_LOCAL_RANK, Integer.toString(local));
+            env.put(RankVariables.IRIS_LOCAL_RANK, Integer.toString(options.localRankOf(process)));
             env.put(RankVariables.IRIS_LOCAL_WORLD_SIZE, Integer.toString(n));
-            env.put(RankVariables.IRIS_NODE_RANK, Integer.toString(options.nodeRank()));
+            env.put(RankVariables.IRIS_NODE_RANK, Integer.toString(node));
             env.put(RankVariables.IRIS_NODE_COUNT, Integer.toString(options.nodeCount()));
             env.put(RankVariables.IRIS_MASTER_ADDR, options.masterAddr());
             env.put(RankVariables.IRIS_MASTER_PORT, Integer.toString(port));
             if (token != null) {
                 env.put(RankVariables.IRIS_JOB_TOKEN, token);
             }
-            // The placement is per node: local ranks on this node's GPUs.
+            // The placement is per host: this launcher's ranks on this host's GPUs.
             if (placement.isPlanned() && !options.extraEnv().containsKey(IRIS_DEVICE)) {
-                env.put(IRIS_DEVICE, Integer.toString(placement.device(local)));
+                env.put(IRIS_DEVICE, Integer.toString(placement.device(process)));
             }
-            if (placement.sharesGpus()) {
+            if (options.simulateNodes()) {
+                env.put(IRIS_NODE_ID, SIMULATED_NODE_PREFIX + node);
+                env.putAll(simulatedNodeNcclEnv(node, sharesGpuWithinNode(options, placement, process) ? rank : -1,
+                        options.extraEnv(), inherited));
+            } else if (placement.sharesGpus()) {
                 env.putAll(sharedGpuNcclEnv(rank, options.extraEnv(), inherited));
             }
             env.putAll(SAFETY_ENV);
@@ -306,10 +325,47 @@ public final class Launcher {
         return env;
     }
 
-    /** The launcher's GPU plan for this node's ranks on a host that shows {@code visibleGpus} (0: unknown). */
+    /**
+     * A simulated node is another host to NCCL through a host id of its own, and NCCL reaches it
+     * over loopback sockets. Two ranks of one simulated node on one GPU would still be refused
+     * (one host, one GPU), so such a rank ({@code sharedGpuRank} >= 0) gets a host id of its own,
+     * as without simulation. Choices the caller or the environment made are kept.
+     */
+    static Map<String, String> simulatedNodeNcclEnv(int node, int sharedGpuRank, Map<String, String> extraEnv,
+                                                    Map<String, String> inherited) {
+        if (sharedGpuRank >= 0) {
+            return sharedGpuNcclEnv(sharedGpuRank, extraEnv, inherited);
+        }
+        Map<String, String> env = new LinkedHashMap<>();
+        if (!extraEnv.containsKey(NCCL_HOSTID)) {
+            env.put(NCCL_HOSTID, "iris-simulated-node-" + node);
+        }
+        for (Map.Entry<String, String> e : SHARED_GPU_NCCL_DEFAULTS.entrySet()) {
+            if (!extraEnv.containsKey(e.getKey()) && !inherited.containsKey(e.getKey())) {
+                env.put(e.getKey(), e.getValue());
+            }
+        }
+        return env;
+    }
+
+    /** Whether another rank of {@code process}'s simulated node is placed on its GPU. */
+    private static boolean sharesGpuWithinNode(LaunchOptions options, GpuPlacement placement, int process) {
+        if (!placement.isPlanned()) {
+            return false;
+        }
+        for (int other = 0; other < options.processCount(); other++) {
+            if (other != process && options.nodeOf(other) == options.nodeOf(process)
+                    && placement.device(other) == placement.device(process)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The launcher's GPU plan for the ranks it starts, on a host that shows {@code visibleGpus} (0: unknown). */
     static GpuPlacement placement(LaunchOptions options, int visibleGpus) {
         int gpus = options.gpus() > 0 ? options.gpus() : visibleGpus;
-        return GpuPlacement.plan(options.ranksPerNode(), gpus, options.ranksPerGpu());
+        return GpuPlacement.plan(options.processCount(), gpus, options.ranksPerGpu());
     }
 
     /** A dry run's line for one rank: {@code [r] NAME=value ... -- cmd args}, shell-quoted. */
@@ -560,13 +616,13 @@ public final class Launcher {
                     stderrLines.accept(line);
                 }
             };
-            this.processes = new Process[options.ranksPerNode()];
+            this.processes = new Process[options.processCount()];
         }
 
         LaunchResult run() {
             // One node makes its token up; several share the one in their environment, which the
             // ranks inherit (from IRIS_JOB_TOKEN_FILE alone, strays are found by process tree only).
-            boolean ownToken = options.nodeCount() == 1;
+            boolean ownToken = options.nodeCount() == 1 || options.simulateNodes();
             token = ownToken ? newJobToken() : environment.get(RankVariables.IRIS_JOB_TOKEN);
             int port = options.masterPort() != 0 ? options.masterPort() : pickFreePort(options.masterAddr());
             GpuPlacement placement = placement(options, GpuPlacement.countVisibleGpus(environment, NVIDIA_PROC_GPUS));
@@ -583,8 +639,8 @@ public final class Launcher {
             }
             wrapper = RankWrapper.detect(environment);
             List<Integer> ranks = new ArrayList<>();
-            for (int local = 0; local < options.ranksPerNode(); local++) {
-                ranks.add(options.globalRank(local));
+            for (int process = 0; process < options.processCount(); process++) {
+                ranks.add(options.globalRank(process));
             }
             guard = ProcessGuard.start(wrapper, environment, ranks, token, options.gracePeriod(), err);
             Thread hook = new Thread(this::onShutdown, "iris-run-shutdown");
@@ -616,7 +672,7 @@ public final class Launcher {
 
         /** Runs this node's ranks; {@code rank} below is the local rank, reports name global ranks. */
         private LaunchResult supervise(List<Map<String, String>> envs) {
-            int n = options.ranksPerNode();
+            int n = options.processCount();
             int[] codes = new int[n];
             Arrays.fill(codes, LaunchResult.NOT_STARTED);
             int failedRank = LaunchResult.NO_RANK;

@@ -49,8 +49,8 @@ enum iris_error_code {
  * family's argument struct), so it lives in the kernel parameter space: reading bases[] is a
  * constant bank load, not a trip to global memory. */
 typedef struct iris_ctx {
-    int32_t rank;                      /* this process's rank */
-    int32_t world;                     /* number of ranks */
+    int32_t rank;                      /* this rank's index in its node (the node team) */
+    int32_t world;                     /* number of ranks on this node: the ranks bases[] maps */
     uint64_t heap_size;                /* bytes in each rank's heap */
     uint64_t timeout_ns;               /* bound on every device-side wait */
     iris_device_status* status;        /* this rank's error record */

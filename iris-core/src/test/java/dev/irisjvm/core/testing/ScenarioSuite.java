@@ -41,6 +41,8 @@ public final class ScenarioSuite {
     private final List<String> scenarios;
     private final Duration limit;
     private final Map<String, String> env;
+    private final int simulatedNodes;   // 0: one node, the world from GpuTestSupport
+    private final int ranksPerNode;
     private MultiRankJob job;
     private RuntimeException jobFailure;
     private int world;
@@ -51,18 +53,41 @@ public final class ScenarioSuite {
 
     /** With extra variables for every rank, e.g. {@code Map.of("IRIS_CHECK", "1")}. */
     public ScenarioSuite(Class<?> mainClass, List<String> scenarios, Duration limit, Map<String, String> env) {
+        this(mainClass, scenarios, limit, env, 0, 0);
+    }
+
+    private ScenarioSuite(Class<?> mainClass, List<String> scenarios, Duration limit, Map<String, String> env,
+                          int simulatedNodes, int ranksPerNode) {
         this.mainClass = mainClass;
         this.scenarios = List.copyOf(scenarios);
         this.limit = limit;
         this.env = Map.copyOf(env);
+        this.simulatedNodes = simulatedNodes;
+        this.ranksPerNode = ranksPerNode;
+    }
+
+    /**
+     * The same suite as a job of {@code nodes} simulated nodes of {@code ranksPerNode} ranks each on
+     * this host (bin/iris-run {@code --nnodes nodes --simulate-nodes}: a node id and an NCCL host id
+     * per simulated node, ranks sharing the GPUs there are); test names start with the layout, e.g.
+     * {@code "2x2 nodes: job exited 0"}.
+     */
+    public ScenarioSuite onSimulatedNodes(int nodes, int ranksPerNode) {
+        if (nodes < 2 || ranksPerNode < 1) {
+            throw new IllegalArgumentException("simulated nodes: nodes must be >= 2 and ranksPerNode >= 1, got " + nodes
+                    + " x " + ranksPerNode);
+        }
+        return new ScenarioSuite(mainClass, scenarios, limit, env, nodes, ranksPerNode);
     }
 
     private synchronized MultiRankJob job() {
         if (job == null && jobFailure == null) {
-            world = GpuTestSupport.worldSize();
+            world = simulatedNodes > 0 ? simulatedNodes * ranksPerNode : GpuTestSupport.worldSize();
             try {
                 UnaryOperator<dev.irisjvm.launch.LaunchOptions> withEnv = o -> env.isEmpty() ? o : o.withExtraEnv(env);
-                job = MultiRankJob.run(world, limit, withEnv, mainClass);
+                job = simulatedNodes > 0
+                        ? MultiRankJob.run(ranksPerNode, limit, o -> withEnv.apply(o).withSimulatedNodes(simulatedNodes), mainClass)
+                        : MultiRankJob.run(world, limit, withEnv, mainClass);
             } catch (RuntimeException e) {
                 jobFailure = e;  // every test reports it; the job is not started again
             }
@@ -79,7 +104,8 @@ public final class ScenarioSuite {
     }
 
     private DynamicTest onGpus(String name, JobCheck check) {
-        return dynamicTest(name, () -> {
+        String shown = simulatedNodes > 0 ? simulatedNodes + "x" + ranksPerNode + " nodes: " + name : name;
+        return dynamicTest(shown, () -> {
             GpuTestSupport.assumeGpus(1);
             MultiRankJob j = job();
             check.run(j, world);

@@ -11,6 +11,7 @@ import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.NodeTeamOperations;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,7 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Distributed flash-decode: attention of one new token per sequence against a KV cache whose
- * tokens are split across the ranks ({@code flash_decode.cu}). Each rank computes partials over its
+ * tokens are split across the ranks of a node ({@link dev.irisjvm.core.Iris#node()}, every rank on a
+ * job of one node; creation refuses a node of one rank in a job of several) ({@code flash_decode.cu}). Each rank computes partials over its
  * part of every sequence; the fused kernel stores each partial straight into every rank's symmetric
  * partials buffer, counts arrivals with a system-scope flag per (sequence, K/V head), and on every
  * rank the first CTAs of each (sequence, head) wait for all ranks' partials and combine them, a
@@ -26,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <pre>{@code
  * try (Iris iris = Iris.init()) {
- *     int len = 65536 / iris.worldSize();                              // 64K tokens per sequence in all
+ *     int len = 65536 / iris.node().size();                              // 64K tokens per sequence in all
  *     FlashDecodeProblem max = FlashDecodeProblem.of(DType.BF16, 8, 32, 8, 128, len,
  *             FlashDecodeProblem.defaultChunkLen(8, 8, len, iris.deviceProperties().multiprocessorCount()));
  *     try (FlashDecode decode = FlashDecode.create(iris, max)) {     // collective: symmetric workspace
@@ -116,7 +118,7 @@ public final class FlashDecode implements AutoCloseable {
             }
         }
         long slot = max.slotFloats();
-        int world = iris.worldSize();
+        int world = iris.node().size();
         SymTensor p = null;
         SymTensor s = null;
         SymTensor g = null;
@@ -152,6 +154,7 @@ public final class FlashDecode implements AutoCloseable {
         AttentionChecks.notNull("flash decode", "iris", iris);
         AttentionChecks.notNull("flash decode", "max", max);
         Platform.require(Platform.CUDA, MODULE, REQUIREMENT);
+        NodeTeamOperations.requirePeers(iris, "FlashDecode");
         KernelLibrary library = KernelLibrary.forIris(iris);
         FlashDecode decode;
         try {
@@ -249,7 +252,7 @@ public final class FlashDecode implements AutoCloseable {
         } else {
             gather.allGather(send.deviceAddress(), gathered.deviceAddress(), floats, stream);
         }
-        combine(p, gathered.deviceAddress(), iris.worldSize(), o, stream);
+        combine(p, gathered.deviceAddress(), iris.node().size(), o, stream);
     }
 
     /**
@@ -260,7 +263,7 @@ public final class FlashDecode implements AutoCloseable {
     public void copyEngineGather(long sendAddress, long recv, long floats, Stream stream) {
         long bytes = floats * 4;
         barrier.enqueue(stream);
-        for (int r = 0; r < iris.worldSize(); r++) {
+        for (int r = 0; r < iris.node().size(); r++) {
             // Peers' slots are mapped into this rank's address space: a device-to-device copy reads
             // them over NVLink with the copy engine and, unlike a peer copy, can be captured in a graph.
             Memcpy.deviceToDevice(recv + r * bytes, iris.deviceContext().translate(sendAddress, r), bytes, stream);
@@ -385,6 +388,6 @@ public final class FlashDecode implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "FlashDecode(rank " + iris.rank() + " of " + iris.worldSize() + ", up to " + max + (closed.get() ? ", closed" : "") + ")";
+        return "FlashDecode(node rank " + iris.node().index() + " of " + iris.node().size() + ", up to " + max + (closed.get() ? ", closed" : "") + ")";
     }
 }

@@ -9,13 +9,15 @@ import dev.irisjvm.core.gpu.Event;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.internal.Resources;
+import dev.irisjvm.kernels.NodeTeamOperations;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Sequence-parallel attention forward over the ranks of an {@link Iris} job (ring attention): Q, K
+ * Sequence-parallel attention forward over the ranks of an {@link Iris} node ({@link Iris#node()}:
+ * every rank on a job of one node; "rank" and "world" below are the node's) (ring attention): Q, K
  * and V are sharded by sequence, each rank holding {@code S / world} tokens of every sequence on the
  * symmetric heap; each rank computes the attention of its queries against the whole sequence and
  * writes its rows of O and of the log-sum-exp. K/V memory per rank stays O(S / world): the rank's own
@@ -23,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <pre>{@code
  * try (Iris iris = Iris.init()) {
- *     int world = iris.worldSize(), shard = 32768 / world;          // S = 32K
+ *     int world = iris.node().size(), shard = 32768 / world;          // S = 32K
  *     AttentionProblem p = AttentionProblem.of(DType.BF16, 1, 32, 8, shard, shard, 128, true);
  *     SymmetricHeap heap = iris.heap();
  *     SymTensor q = heap.randn(DType.BF16, 1, 32, shard, 128);      // this rank's shard (zig-zag)
@@ -112,8 +114,8 @@ public final class RingAttention implements AutoCloseable {
         this.ownsAttention = ownsAttention;
         this.shard = shard;
         this.sharding = sharding;
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
+        this.rank = iris.node().index();
+        this.world = iris.node().size();
         this.chunksOf = new Chunks[world];
         for (int r = 0; r < world; r++) {
             chunksOf[r] = sharding.chunks(r, world, shard.qLen());
@@ -205,7 +207,8 @@ public final class RingAttention implements AutoCloseable {
         AttentionChecks.notNull(op, "attention", attention);
         AttentionChecks.notNull(op, "shard", shard);
         AttentionChecks.notNull(op, "sharding", sharding);
-        checkShard(shard, sharding, iris.rank(), iris.worldSize());
+        NodeTeamOperations.requirePeers(iris, "RingAttention");
+        checkShard(shard, sharding, iris.node().index(), iris.node().size());
         if (!attention.hasRingStep()) {
             attention.ringStep(null, null);  // throws, saying why
         }

@@ -12,6 +12,7 @@ import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.NodeTeamOperations;
 import dev.irisjvm.kernels.ccl.CclChecks.Operand;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.nio.ByteBuffer;
@@ -22,7 +23,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.bytedeco.javacpp.LongPointer;
 
 /**
- * Device-initiated collectives over the symmetric heap: all-reduce (five algorithms), all-gather,
+ * Device-initiated collectives over the symmetric heap, among the ranks of a node ({@link Iris#node()}:
+ * every rank on a job of one node; ranks, roots and counts below are node ranks, indexes in that team): all-reduce (five algorithms), all-gather,
  * reduce-scatter, broadcast, all-to-all and all-to-all-v, on symmetric tensors, enqueued on a
  * stream.
  *
@@ -33,7 +35,7 @@ import org.bytedeco.javacpp.LongPointer;
  *     Stream s = iris.stream();
  *     ccl.allReduce(grad, sum, ReduceOp.SUM, s);                        // AUTO: one- or two-shot by size
  *     ccl.allReduce(grad, grad, ReduceOp.AVG, AllReduceAlgorithm.TWO_SHOT, s);  // in place
- *     SymTensor all = iris.heap().empty(DType.BF16, iris.worldSize() * 4096L, 1024);
+ *     SymTensor all = iris.heap().empty(DType.BF16, iris.node().size() * 4096L, 1024);
  *     ccl.allGather(sum, all, s);
  *     iris.synchronize(s);                                               // raises device errors, if any
  *
@@ -205,8 +207,8 @@ public final class Collectives implements AutoCloseable {
 
     private Collectives(Iris iris, Options options, KernelLibrary library, SymTensor workspace, int maxBlocks) {
         this.iris = iris;
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
+        this.rank = iris.node().index();
+        this.world = iris.node().size();
         this.options = options;
         this.stagingBytes = Partition.alignUp(options.stagingBytes(), 256);
         this.maxBlocks = maxBlocks;
@@ -287,6 +289,7 @@ public final class Collectives implements AutoCloseable {
         if (iris == null) throw new IllegalArgumentException("Collectives.create: iris must not be null");
         int rank = iris.rank();
         if (options == null) throw new IllegalArgumentException("rank " + rank + ": Collectives.create: options must not be null");
+        NodeTeamOperations.requirePeers(iris, "Collectives");
         KernelLibrary library = KernelLibrary.forIris(iris);  // checked variants in checked mode
         SymTensor workspace = null;
         try {

@@ -66,8 +66,8 @@ final class CopyEngineCollectives implements AutoCloseable {
 
     CopyEngineCollectives(Iris iris, long stagingBase, long stagingBytes) {
         this.iris = iris;
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
+        this.rank = iris.node().index();
+        this.world = iris.node().size();
         this.stagingBase = stagingBase;
         this.stagingBytes = stagingBytes;
         List<AutoCloseable> made = new ArrayList<>();

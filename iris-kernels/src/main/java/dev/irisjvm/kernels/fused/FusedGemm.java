@@ -16,6 +16,7 @@ import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.core.internal.TensorMap;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.NodeTeamOperations;
 import dev.irisjvm.kernels.MainloopMaps;
 import dev.irisjvm.kernels.TensorMapCache;
 import dev.irisjvm.kernels.fused.FusedChecks.Operand;
@@ -34,6 +35,9 @@ import org.bytedeco.javacpp.LongPointer;
  *
  * <h2>Contract shared by every operation</h2>
  * <ul>
+ * <li><b>Within a node.</b> The operations serve the node team ({@link dev.irisjvm.core.Iris#node()},
+ *     every rank on a job of one node): tensor parallelism stays inside a node, and "ranks" below are
+ *     node ranks. Creation refuses a job of several nodes whose node holds one rank.</li>
  * <li><b>Collective.</b> Creation and {@link #close()} are collective: every rank creates the
  *     instance with the same shape and {@link FusedConfig} (checked), in the same order relative to
  *     its other symmetric allocations. Every rank then makes the same calls in the same order, in
@@ -126,8 +130,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
 
     FusedGemm(Parts p) {
         this.iris = p.iris();
-        this.rank = p.iris().rank();
-        this.world = p.iris().worldSize();
+        this.rank = p.iris().node().index();
+        this.world = p.iris().node().size();
         this.op = p.op();
         this.config = p.config();
         this.variant = p.variant();
@@ -163,8 +167,9 @@ public abstract sealed class FusedGemm implements AutoCloseable
         if (iris == null) {
             throw new IllegalArgumentException(op.className() + ".create: iris must not be null");
         }
-        int rank = iris.rank();
-        int world = iris.worldSize();
+        NodeTeamOperations.requirePeers(iris, op.className());
+        int rank = iris.node().index();
+        int world = iris.node().size();
         String who = FusedChecks.who(rank, op);
         KernelLibrary library = null;
         Kernel[][] kernels = null;

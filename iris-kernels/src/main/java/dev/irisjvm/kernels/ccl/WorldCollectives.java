@@ -1,0 +1,256 @@
+package dev.irisjvm.kernels.ccl;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.kernels.ccl.CclChecks.Operand;
+import dev.irisjvm.kernels.nccl.NcclCommunicator;
+import dev.irisjvm.kernels.nccl.NcclTeams;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * All-reduce, all-gather and reduce-scatter over every rank of the job, across nodes, in two levels: the part inside a node on
+ * the symmetric heap ({@link Collectives}), the part between nodes in NCCL on the rail (the ranks
+ * at the same node index on every node), chained on one stream.
+ *
+ * <pre>{@code
+ * try (Iris iris = Iris.init(); WorldCollectives world = WorldCollectives.create(iris)) {   // collective
+ *     SymTensor grad = iris.heap().randn(DType.BF16, 1 << 24);
+ *     SymTensor sum = iris.heap().empty(DType.BF16, 1 << 24);
+ *     world.allReduce(grad, sum, ReduceOp.AVG, iris.stream());   // the mean over every rank of every node
+ *     iris.synchronize();
+ * }
+ * }</pre>
+ *
+ * <p>All-reduce of n elements on a job of N nodes of L ranks: node reduce-scatter (each node rank
+ * gets the node's reduction of one n / L shard), rail all-reduce of that shard across the N nodes
+ * in NCCL, node all-gather of the shards into {@code out}. On one node it is {@link
+ * Collectives#allReduce} and needs no NCCL; on nodes of one rank it is NCCL's all-reduce on the
+ * rail, which is then the world; on a job of one rank it copies {@code in} to {@code out}.
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ * <li>Creation and close are collective over the whole job. Every node holds the same number of
+ *     ranks. The NCCL communicators ({@link NcclTeams}) are made by the first creation on a job of
+ *     several nodes and closed with the {@link Iris} instance; NCCL_NVLS_ENABLE must be 0.</li>
+ * <li>Every rank makes the same calls in the same order with tensors of the same shapes.
+ *     Tensors are symmetric (allocated collectively on the heap), {@code in} and {@code out}
+ *     distinct, BF16, F16 or F32, with an element count that the node size divides.</li>
+ * <li>The first call with a new dtype and size allocates the buffer between the levels on the heap, which is
+ *     collective and cannot happen inside a CUDA graph capture: make one call before capturing.</li>
+ * <li>Calls only enqueue work on the stream (no host synchronization); device errors surface at
+ *     the next {@link Iris#synchronize}. Bad arguments throw {@link IllegalArgumentException}
+ *     naming the rank, the call, the argument and what was expected, before anything is enqueued.</li>
+ * <li>Results: the node level reduces in float and rounds once per node (as {@link Collectives}
+ *     does); NCCL then reduces the N node results in the element type, in its own order. So the
+ *     result is not bit-identical to a flat NCCL all-reduce in general; it is within the rounding of
+ *     N + 1 additions of that type.</li>
+ * </ul>
+ */
+public final class WorldCollectives implements AutoCloseable {
+    private final Iris iris;
+    private final int rank;
+    private final int nodeSize;
+    private final Collectives node;          // null on nodes of one rank
+    private final NcclCommunicator rail;     // null on one node
+    private final boolean consecutiveNodes;  // world rank = node index x node size + index in the node
+    private final Map<String, SymTensor> shards = new LinkedHashMap<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private WorldCollectives(Iris iris, Collectives node, NcclCommunicator rail, boolean consecutiveNodes) {
+        this.iris = iris;
+        this.consecutiveNodes = consecutiveNodes;
+        this.rank = iris.rank();
+        this.nodeSize = iris.node().size();
+        this.node = node;
+        this.rail = rail;
+    }
+
+    /**
+     * Collective over the whole job: checks that every node holds the same number of ranks, creates
+     * the node's {@link Collectives} (where a node has several ranks) and, on several nodes, the
+     * NCCL communicators.
+     *
+     * @throws IllegalArgumentException naming the rank when nodes differ in size
+     */
+    public static WorldCollectives create(Iris iris) {
+        if (iris == null) throw new IllegalArgumentException("WorldCollectives.create: iris must not be null");
+        byte[][] places = iris.allGather(ByteBuffer.allocate(12).putInt(iris.node().size()).putInt(iris.nodeIndex())
+                .putInt(iris.node().index()).array());
+        int world = places.length;
+        int[] nodeSizeOf = new int[world];
+        int[] nodeIndexOf = new int[world];
+        int[] indexInNodeOf = new int[world];
+        for (int r = 0; r < world; r++) {
+            ByteBuffer b = ByteBuffer.wrap(places[r]);
+            nodeSizeOf[r] = b.getInt();
+            nodeIndexOf[r] = b.getInt();
+            indexInNodeOf[r] = b.getInt();
+        }
+        WorldChecks.equalNodes(iris.rank(), "WorldCollectives.create", nodeSizeOf);
+        boolean consecutive = WorldChecks.consecutiveNodes(nodeIndexOf, indexInNodeOf, iris.node().size());
+        Collectives node = iris.node().size() > 1 ? Collectives.create(iris) : null;
+        try {
+            NcclCommunicator rail = iris.nodeCount() > 1 ? NcclTeams.of(iris).rail() : null;
+            return new WorldCollectives(iris, node, rail, consecutive);
+        } catch (RuntimeException e) {
+            if (node != null) node.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {@code out} on every rank = the reduction of every rank's {@code in} (see the class comment
+     * for the levels and the rounding), enqueued on {@code stream}.
+     */
+    public synchronized void allReduce(SymTensor in, SymTensor out, ReduceOp op, Stream stream) {
+        final String call = "WorldCollectives.allReduce";
+        ensureOpen(call);
+        Operand i = operand(call, "in", in);
+        Operand o = operand(call, "out", out);
+        CclChecks.notNull(rank, call, "op", op);
+        CclChecks.notNull(rank, call, "stream", stream);
+        CclChecks.reducible(rank, call, i);
+        CclChecks.sameDType(rank, call, i, o);
+        CclChecks.numel(rank, call, o, i.numel(), "the element count of in");
+        CclChecks.distinct(rank, call, i, o, "the world all-reduce is out-of-place");
+        if (i.numel() % nodeSize != 0) {
+            throw CclChecks.fail(rank, call, "in has " + i.numel() + " elements, which the node size " + nodeSize
+                    + " does not divide (each node rank carries one shard between nodes)");
+        }
+        if (alone(in, out, i.byteSize(), stream)) {
+            return;
+        }
+        if (rail == null) {
+            node.allReduce(in, out, op, stream);
+            return;
+        }
+        if (node == null) {
+            rail.allReduce(in.deviceAddress(), out.deviceAddress(), i.numel(), i.dtype(), op, stream);
+            return;
+        }
+        SymTensor shard = shard(in.dtype(), i.numel() / nodeSize);
+        node.reduceScatter(in, shard, op, stream);
+        rail.allReduce(shard.deviceAddress(), shard.deviceAddress(), shard.numel(), shard.dtype(), op, stream);
+        node.allGather(shard, out, stream);
+    }
+
+    /**
+     * {@code out} on every rank = every rank's {@code in}, one after another in world-rank order
+     * (rank r's at elements [r n, (r+1) n), n being {@code in}'s count): a node all-gather on the heap
+     * into a node block, then an NCCL all-gather of the node blocks on the rail straight into
+     * {@code out}. Any dtype; distinct tensors; nodes of consecutive ranks.
+     */
+    public synchronized void allGather(SymTensor in, SymTensor out, Stream stream) {
+        final String call = "WorldCollectives.allGather";
+        ensureOpen(call);
+        Operand i = operand(call, "in", in);
+        Operand o = operand(call, "out", out);
+        CclChecks.notNull(rank, call, "stream", stream);
+        CclChecks.sameDType(rank, call, i, o);
+        CclChecks.numel(rank, call, o, i.numel() * iris.worldSize(), "world size " + iris.worldSize() + " x in's element count");
+        CclChecks.distinct(rank, call, i, o, "the world all-gather is out-of-place");
+        WorldChecks.requireConsecutive(rank, call, consecutiveNodes);
+        if (alone(in, out, i.byteSize(), stream)) {
+            return;
+        }
+        if (rail == null) {
+            node.allGather(in, out, stream);
+            return;
+        }
+        if (node == null) {
+            rail.allGather(in.deviceAddress(), out.deviceAddress(), i.numel(), i.dtype(), stream);
+            return;
+        }
+        SymTensor block = shard(in.dtype(), i.numel() * nodeSize);
+        node.allGather(in, block, stream);
+        rail.allGather(block.deviceAddress(), out.deviceAddress(), block.numel(), block.dtype(), stream);
+    }
+
+    /**
+     * {@code out} on rank r = the reduction over every rank of elements [r m, (r+1) m) of
+     * {@code in}, m being {@code out}'s count: an NCCL reduce-scatter on the rail leaves each rank
+     * its node's block reduced across nodes, and a node reduce-scatter on the heap reduces that
+     * block within the node. BF16, F16 or F32; distinct tensors; nodes of consecutive ranks.
+     * Rounded at most N + 1 times, as the all-reduce (see the class comment).
+     */
+    public synchronized void reduceScatter(SymTensor in, SymTensor out, ReduceOp op, Stream stream) {
+        final String call = "WorldCollectives.reduceScatter";
+        ensureOpen(call);
+        Operand i = operand(call, "in", in);
+        Operand o = operand(call, "out", out);
+        CclChecks.notNull(rank, call, "op", op);
+        CclChecks.notNull(rank, call, "stream", stream);
+        CclChecks.reducible(rank, call, i);
+        CclChecks.sameDType(rank, call, i, o);
+        CclChecks.divisible(rank, call, i, iris.worldSize());
+        CclChecks.numel(rank, call, o, i.numel() / iris.worldSize(), "in's element count / world size " + iris.worldSize());
+        CclChecks.distinct(rank, call, i, o, "the world reduce-scatter is out-of-place");
+        WorldChecks.requireConsecutive(rank, call, consecutiveNodes);
+        if (alone(in, out, i.byteSize(), stream)) {
+            return;
+        }
+        if (rail == null) {
+            node.reduceScatter(in, out, op, stream);
+            return;
+        }
+        if (node == null) {
+            rail.reduceScatter(in.deviceAddress(), out.deviceAddress(), o.numel(), o.dtype(), op, stream);
+            return;
+        }
+        SymTensor block = shard(in.dtype(), o.numel() * nodeSize);
+        rail.reduceScatter(in.deviceAddress(), block.deviceAddress(), block.numel(), block.dtype(), op, stream);
+        node.reduceScatter(block, out, op, stream);
+    }
+
+    /** Collective: releases the shards and the node's collectives; the NCCL communicators stay with Iris. */
+    @Override
+    public synchronized void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        shards.values().forEach(SymTensor::closeIfLive);
+        shards.clear();
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "WorldCollectives(rank " + rank + " of " + iris.worldSize() + ", " + iris.nodeCount() + " nodes of "
+                + nodeSize + (closed.get() ? ", closed" : "") + ")";
+    }
+
+    /** A job of one rank: every collective is a copy of in to out (the mean of one value is that value). */
+    private boolean alone(SymTensor in, SymTensor out, long bytes, Stream stream) {
+        if (node != null || rail != null) {
+            return false;
+        }
+        Memcpy.deviceToDevice(out.deviceAddress(), in.deviceAddress(), bytes, stream);
+        return true;
+    }
+
+    /** A heap buffer of this dtype and size between the levels; the first request allocates it (collective). */
+    private SymTensor shard(DType dtype, long numel) {
+        return shards.computeIfAbsent(dtype + "x" + numel, k -> iris.heap().empty(dtype, numel));
+    }
+
+    private Operand operand(String call, String name, SymTensor t) {
+        CclChecks.notNull(rank, call, name, t);
+        Operand o = new Operand(name, t.dtype(), t.numel(), t.isLive(), t.heap() == iris.heap(), t.heapOffset(), t);
+        CclChecks.usable(rank, call, o);
+        return o;
+    }
+
+    private void ensureOpen(String call) {
+        if (closed.get()) {
+            throw new IllegalStateException("rank " + rank + ": " + call + " after close()");
+        }
+    }
+}
