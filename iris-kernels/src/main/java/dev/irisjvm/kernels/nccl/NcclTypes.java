@@ -4,11 +4,11 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.ccl.ReduceOp;
 import org.bytedeco.cuda.global.nccl;
 
-/** This library's element types and reductions as NCCL's. */
-final class NcclTypes {
+/** This library's element types and reductions as NCCL's (an unexported package: the tests' NCCL reference uses it too). */
+public final class NcclTypes {
     private NcclTypes() {}
 
-    static int type(DType t) {
+    public static int type(DType t) {
         return switch (t) {
             case BF16 -> nccl.ncclBfloat16;
             case F16 -> nccl.ncclFloat16;
@@ -20,7 +20,7 @@ final class NcclTypes {
         };
     }
 
-    static int op(ReduceOp op) {
+    public static int op(ReduceOp op) {
         return switch (op) {
             case SUM -> nccl.ncclSum;
             case MAX -> nccl.ncclMax;

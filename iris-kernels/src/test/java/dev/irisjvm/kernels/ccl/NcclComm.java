@@ -4,6 +4,7 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.kernels.DevicePointer;
+import dev.irisjvm.kernels.nccl.NcclTypes;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.function.IntSupplier;
@@ -167,37 +168,16 @@ public final class NcclComm implements AutoCloseable {
         }
     }
 
-    static int type(DType t) {
-        return switch (t) {
-            case BF16 -> nccl.ncclBfloat16;
-            case F16 -> nccl.ncclFloat16;
-            case F32 -> nccl.ncclFloat32;
-            case F64 -> nccl.ncclFloat64;
-            case I32 -> nccl.ncclInt32;
-            case I64 -> nccl.ncclInt64;
-            case U8 -> nccl.ncclUint8;
-        };
-    }
-
-    static int op(ReduceOp op) {
-        return switch (op) {
-            case SUM -> nccl.ncclSum;
-            case MAX -> nccl.ncclMax;
-            case MIN -> nccl.ncclMin;
-            case AVG -> nccl.ncclAvg;
-        };
-    }
-
     public void allReduce(long in, long out, long count, DType t, ReduceOp op, Stream s) {
-        check(nccl.ncclAllReduce(ptr(in), ptr(out), count, type(t), op(op), comm(), cuda(s)), "ncclAllReduce");
+        check(nccl.ncclAllReduce(ptr(in), ptr(out), count, NcclTypes.type(t), NcclTypes.op(op), comm(), cuda(s)), "ncclAllReduce");
     }
 
     public void reduceScatter(long in, long out, long recvCount, DType t, ReduceOp op, Stream s) {
-        check(nccl.ncclReduceScatter(ptr(in), ptr(out), recvCount, type(t), op(op), comm(), cuda(s)), "ncclReduceScatter");
+        check(nccl.ncclReduceScatter(ptr(in), ptr(out), recvCount, NcclTypes.type(t), NcclTypes.op(op), comm(), cuda(s)), "ncclReduceScatter");
     }
 
     public void allGather(long in, long out, long sendCount, DType t, Stream s) {
-        check(nccl.ncclAllGather(ptr(in), ptr(out), sendCount, type(t), comm(), cuda(s)), "ncclAllGather");
+        check(nccl.ncclAllGather(ptr(in), ptr(out), sendCount, NcclTypes.type(t), comm(), cuda(s)), "ncclAllGather");
     }
 
     /** ncclSend of bytes (ncclUint8) to peer, in a group of one. */
@@ -226,7 +206,7 @@ public final class NcclComm implements AutoCloseable {
         group("ncclAllGather (grouped)", () -> {
             int status = nccl.ncclSuccess;
             for (int i = 0; i < in.length && status == nccl.ncclSuccess; i++) {
-                status = nccl.ncclAllGather(ptr(in[i]), ptr(out[i]), sendCount, type(t), c, cuda(s));
+                status = nccl.ncclAllGather(ptr(in[i]), ptr(out[i]), sendCount, NcclTypes.type(t), c, cuda(s));
             }
             return status;
         });
@@ -244,7 +224,7 @@ public final class NcclComm implements AutoCloseable {
     }
 
     public void broadcast(long send, long recv, long count, DType t, int root, Stream s) {
-        check(nccl.ncclBroadcast(ptr(send), ptr(recv), count, type(t), root, comm(), cuda(s)), "ncclBroadcast");
+        check(nccl.ncclBroadcast(ptr(send), ptr(recv), count, NcclTypes.type(t), root, comm(), cuda(s)), "ncclBroadcast");
     }
 
     /** All-to-all-v as grouped send / receive (counts and displacements in elements). */
@@ -254,9 +234,9 @@ public final class NcclComm implements AutoCloseable {
         group("ncclSend/ncclRecv", () -> {
             int status = nccl.ncclSuccess;
             for (int p = 0; p < sendCounts.length && status == nccl.ncclSuccess; p++) {
-                if (sendCounts[p] > 0) status = nccl.ncclSend(ptr(in + sendDispls[p] * es), sendCounts[p], type(t), p, c, cuda(s));
+                if (sendCounts[p] > 0) status = nccl.ncclSend(ptr(in + sendDispls[p] * es), sendCounts[p], NcclTypes.type(t), p, c, cuda(s));
                 if (status == nccl.ncclSuccess && recvCounts[p] > 0)
-                    status = nccl.ncclRecv(ptr(out + recvDispls[p] * es), recvCounts[p], type(t), p, c, cuda(s));
+                    status = nccl.ncclRecv(ptr(out + recvDispls[p] * es), recvCounts[p], NcclTypes.type(t), p, c, cuda(s));
             }
             return status;
         });
