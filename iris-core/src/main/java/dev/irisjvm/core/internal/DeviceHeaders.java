@@ -8,8 +8,6 @@ import java.net.JarURLConnection;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -56,13 +54,16 @@ public record DeviceHeaders(Path directory, String digest) {
             }
             Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
             staging = null;
-        } catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
-            // Another rank or process unpacked the same headers first: theirs are identical.
         } catch (AtomicMoveNotSupportedException e) {
             throw new IrisException(NativeCalls.rankLabel() + ": cannot unpack the device headers into " + target
                     + ": the file system cannot rename atomically (set IRIS_CACHE_DIR to a local folder)", e);
         } catch (IOException e) {
-            throw new IrisException(NativeCalls.rankLabel() + ": cannot unpack the device headers into " + target + ": " + e, e);
+            // A rename onto a folder that another rank or process unpacked first fails (ENOTEMPTY,
+            // reported as a plain FileSystemException): theirs holds the same headers.
+            if (!Files.isDirectory(target)) {
+                throw new IrisException(NativeCalls.rankLabel() + ": cannot unpack the device headers into " + target
+                        + ": " + e, e);
+            }
         } finally {
             if (staging != null) {
                 deleteTree(staging);
