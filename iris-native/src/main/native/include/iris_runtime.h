@@ -38,6 +38,7 @@ typedef struct iris_event_s* iris_event;
 typedef struct iris_module_s* iris_module;
 typedef struct iris_function_s* iris_function;
 typedef struct iris_graph_s* iris_graph;
+typedef struct iris_rtc_program_s* iris_rtc_program;
 
 /* Device properties that callers size work from. */
 typedef struct iris_device_properties {
@@ -162,6 +163,14 @@ int iris_function_set_max_dynamic_shared_memory(iris_function function, int byte
 int iris_function_attributes(iris_function function, int* registers, int* static_shared_bytes,
                              int* local_bytes, int* max_threads_per_block);
 
+/* The kernel's parameters as its compiler laid them out: *count parameters; for the first
+ * min(*count, capacity) of them offsets[i] (bytes into the parameter space) and sizes[i] (bytes).
+ * offsets and sizes may be NULL when capacity is 0 (to ask for the count). CUDA:
+ * cuKernelGetParamInfo, reached through the runtime's driver entry-point query; a driver older
+ * than CUDA 12.4 gives IRIS_ERROR_UNSUPPORTED, as does HIP (no such query). */
+int iris_function_param_info(iris_function function, uint32_t* count, uint32_t* offsets, uint32_t* sizes,
+                             uint32_t capacity);
+
 /* Launches function. The kernel's arguments are packed in arg_buffer: argument i starts at
  * arg_offsets[i] and is passed by value (its size is whatever the kernel declares). */
 int iris_launch(iris_function function, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,
@@ -208,6 +217,46 @@ int iris_launch_ex(iris_function function, uint32_t grid_x, uint32_t grid_y, uin
 int iris_tensor_map_2d(uint8_t* descriptor, int element_type, uint64_t base, uint64_t inner_elements,
                        uint64_t outer_elements, uint64_t outer_stride_bytes, uint32_t box_inner,
                        uint32_t box_outer, int swizzle_bytes);
+
+/* ---- runtime compilation (CUDA: NVRTC; HIP: IRIS_ERROR_UNSUPPORTED) ----------------------- */
+
+/* Loads the runtime compiler once per process and writes its version (1000 * major + 10 * minor,
+ * e.g. 13010). NVRTC is opened with dlopen, never linked, so libiris loads where it is absent; the
+ * first library that opens wins, tried in this order: library_path (when neither NULL nor empty:
+ * the caller's explicit setting, and then the only one tried), libnvrtc.so.13 and
+ * libnvrtc.alt.so.13 on the loader's search path, the toolkit's lib64 and
+ * targets/x86_64-linux/lib under $CUDA_HOME, $CUDA_PATH, /usr/local/cuda and /usr/local/cuda-13.*,
+ * then the nvidia wheels' nvidia/cu13/lib and nvidia/cuda_nvrtc/lib in the site-packages of
+ * $VIRTUAL_ENV, $CONDA_PREFIX, ~/.local, /usr/local and /usr. NVRTC's builtins library
+ * (libnvrtc-builtins.so.<major>.<minor>) is preloaded from the folder NVRTC came from, so that
+ * folder need not be on the search path. When nothing loads, IRIS_ERROR_NOT_FOUND with a message
+ * listing every path tried and why each failed. A loaded compiler stays loaded; a later
+ * library_path is then ignored. */
+int iris_rtc_version(const char* library_path, int* version);
+
+/* Where the loaded compiler came from (after a successful iris_rtc_version): its file, copied to
+ * path as a NUL-terminated string of at most capacity bytes. */
+int iris_rtc_library(char* path, uint64_t capacity);
+
+/* Compiles one CUDA C++ translation unit. name is the source's file name, as compile messages
+ * print it ("allreduce.cu(12): error: ..."); options are NVRTC's (e.g. "-arch=sm_90a",
+ * "-std=c++17", "-I/path"). Besides the caller's include paths, NVRTC sees <cstdint>, <cstddef>,
+ * <type_traits>, <stdint.h> and <stddef.h> as libcu++'s <cuda/std/...> headers, with their names
+ * in std, because NVRTC has no C++ standard library (libcu++ itself must be on an include path).
+ * Returns IRIS_SUCCESS when the compiler ran, whatever it found in the source: *compiled is 1
+ * when the code compiled, 0 on errors, and the log (iris_rtc_program_log) says why. *program is
+ * freed with iris_rtc_program_destroy in both cases. The compiler must be loaded
+ * (iris_rtc_version). No GPU or driver is needed. */
+int iris_rtc_compile(iris_rtc_program* program, const char* source, const char* name,
+                     const char* const* options, uint32_t option_count, int* compiled);
+/* The compiler's messages, NUL-terminated: *size bytes (the NUL included) are needed; at most
+ * capacity are copied to log (which may be NULL when capacity is 0, to ask for the size). */
+int iris_rtc_program_log(iris_rtc_program program, char* log, uint64_t capacity, uint64_t* size);
+/* The compiled machine code (a cubin for the -arch=sm_XX it was compiled for), as
+ * iris_rtc_program_log: *size bytes are needed, at most capacity are copied. IRIS_ERROR_INVALID_ARGUMENT
+ * when the program did not compile. */
+int iris_rtc_program_code(iris_rtc_program program, void* code, uint64_t capacity, uint64_t* size);
+int iris_rtc_program_destroy(iris_rtc_program program);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,9 @@
 // module.cpp: loading compiled device code at run time and launching its kernels.
 
+#include <atomic>
+
 #include "check.h"
+#include "driver_api.h"
 
 using iris::handle_cast;
 
@@ -58,6 +61,48 @@ int iris_function_attributes(iris_function function, int* registers, int* static
                                           static_shared_bytes, local_bytes, max_threads_per_block);
     if (e != gpuSuccess) return iris::fail_gpu(IRIS_GPU_PREFIX "FuncGetAttributes(&attributes, kernel)", e);
     return IRIS_SUCCESS;
+}
+
+int iris_function_param_info(iris_function function, uint32_t* count, uint32_t* offsets, uint32_t* sizes,
+                             uint32_t capacity) {
+    iris::clear_error();
+    IRIS_REQUIRE(function && count && (capacity == 0 || (offsets && sizes)), "iris_function_param_info",
+                 "NULL argument");
+#if defined(IRIS_PLATFORM_HIP)
+    return iris::fail(IRIS_ERROR_UNSUPPORTED, "iris_function_param_info", "HIP reports no kernel parameter layout");
+#else
+    static std::atomic<PFN_cuKernelGetParamInfo_v12040> get_param_info{nullptr};
+    PFN_cuKernelGetParamInfo_v12040 get = nullptr;
+    void* probe = nullptr;
+    bool found = false;
+    // A driver older than 12.4 lacks the query: that is "no layout to check against", not a failure.
+    if (get_param_info.load(std::memory_order_acquire) == nullptr &&
+        gpu::driver_entry_point("cuKernelGetParamInfo", &probe, 12040, &found) == gpuSuccess && !found) {
+        return iris::fail(IRIS_ERROR_UNSUPPORTED, "iris_function_param_info",
+                          "the driver has no cuKernelGetParamInfo (it needs CUDA 12.4 or newer)");
+    }
+    if (int status = iris::driver_function(get_param_info, "cuKernelGetParamInfo", 12040, "iris_function_param_info", &get)) {
+        return status;
+    }
+    // cudaKernel_t and CUkernel are one handle; the driver answers CUDA_ERROR_INVALID_VALUE past the last parameter.
+    CUkernel kernel = reinterpret_cast<CUkernel>(handle_cast<gpu::Kernel>(function));
+    uint32_t n = 0;
+    for (;; ++n) {
+        IRIS_REQUIRE(n <= kMaxKernelArgs, "iris_function_param_info", "more than 256 kernel parameters");
+        size_t offset = 0, size = 0;
+        CUresult r = get(kernel, n, &offset, &size);
+        if (r == CUDA_ERROR_INVALID_VALUE) break;
+        if (r != CUDA_SUCCESS) {
+            return iris::fail_driver("iris_function_param_info", "cuKernelGetParamInfo(kernel, index, &offset, &size)", r);
+        }
+        if (n < capacity) {
+            offsets[n] = static_cast<uint32_t>(offset);
+            sizes[n] = static_cast<uint32_t>(size);
+        }
+    }
+    *count = n;
+    return IRIS_SUCCESS;
+#endif
 }
 
 int iris_launch_ex(iris_function function, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,

@@ -43,8 +43,12 @@ final class BuiltModules {
         return found;
     }
 
-    /** JUnit and its helpers: on the test class path, not on an application's module path. */
+    /**
+     * JUnit and its helpers, test jars (iris-core's, for its test utilities) and the NVRTC the compile
+     * tests use: on the test class path, not on an application's module path.
+     */
     private static boolean isTestLibrary(String fileName) {
-        return fileName.startsWith("junit-") || fileName.startsWith("opentest4j-") || fileName.startsWith("apiguardian-");
+        return fileName.startsWith("junit-") || fileName.startsWith("opentest4j-") || fileName.startsWith("apiguardian-")
+                || fileName.endsWith("-tests.jar") || fileName.startsWith("cuda-redist-");
     }
 }

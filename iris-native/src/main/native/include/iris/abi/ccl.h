@@ -64,7 +64,8 @@ typedef struct iris_ccl_args {
     iris_ccl_counts counts;  /* all-to-all-v */
 } iris_ccl_args;
 
-#ifdef __cplusplus
+/* NVRTC has no constant offsetof: the layout is pinned by every nvcc and host compile instead. */
+#if defined(__cplusplus) && !defined(__CUDACC_RTC__)
 static_assert(sizeof(iris_ccl_counts) == 264, "iris_ccl_counts: 33 words");
 static_assert(offsetof(iris_ccl_args, workspace) == 112 && offsetof(iris_ccl_args, root) == 152 &&
                   offsetof(iris_ccl_args, stage) == 160 && offsetof(iris_ccl_args, counts) == 192 &&

@@ -59,7 +59,8 @@ typedef struct iris_ctx {
     uint64_t bases[IRIS_MAX_RANKS];    /* each rank's heap base as mapped in this process */
 } iris_ctx;
 
-#ifdef __cplusplus
+/* NVRTC has no constant offsetof: the layout is pinned by every nvcc and host compile instead. */
+#if defined(__cplusplus) && !defined(__CUDACC_RTC__)
 static_assert(sizeof(iris_ctx) == 112 && offsetof(iris_ctx, heap_size) == 8 && offsetof(iris_ctx, timeout_ns) == 16 &&
                   offsetof(iris_ctx, status) == 24 && offsetof(iris_ctx, barrier_flags) == 32 &&
                   offsetof(iris_ctx, barrier_epoch) == 40 && offsetof(iris_ctx, bases) == 48,

@@ -9,7 +9,9 @@ import org.bytedeco.javacpp.Pointer;
 
 /**
  * One kernel of a {@link KernelModule}. Launches are asynchronous on the given stream; argument
- * and launch errors come back as exceptions naming the kernel.
+ * and launch errors come back as exceptions naming the kernel. Packed arguments are checked
+ * against the kernel's parameters first ({@link ParameterLayout}), where the driver reports them
+ * (CUDA 12.4 or newer; not HIP).
  */
 public final class Kernel {
     private static final ThreadLocal<KernelArgs> SCRATCH = ThreadLocal.withInitial(KernelArgs::new);
@@ -19,6 +21,9 @@ public final class Kernel {
     private final KernelModule module;
     private final iris_function_s handle;
     private final String name;
+    /** The kernel's parameters, asked once; {@link #NO_LAYOUT} where the driver cannot say. */
+    private volatile ParameterLayout layout;
+    private static final ParameterLayout NO_LAYOUT = new ParameterLayout(new int[0], new int[0]);
 
     Kernel(KernelModule module, iris_function_s handle, String name) {
         this.module = module;
@@ -43,6 +48,11 @@ public final class Kernel {
      * memory (IRIS_LAUNCH_OVERLAP_PREVIOUS in iris_runtime.h).
      */
     public void launch(LaunchShape shape, Stream stream, KernelArgs args, boolean overlapPrevious) {
+        module.requireOpen();
+        ParameterLayout parameters = parameters();
+        if (parameters != NO_LAYOUT) {
+            parameters.check(name, args);
+        }
         launch(shape, stream, args.buffer(), args.offsets(), args.count(), overlapPrevious);
     }
 
@@ -69,6 +79,33 @@ public final class Kernel {
     public void launch(LaunchShape shape, Stream stream, Object... args) {
         KernelArgs scratch = SCRATCH.get();
         launch(shape, stream, scratch.clear().putAll(args));
+    }
+
+    /**
+     * The kernel's parameters as the driver reports them, asked at the first launch and kept; the
+     * empty {@link #NO_LAYOUT} where it cannot (IRIS_ERROR_UNSUPPORTED: an older driver, or HIP).
+     */
+    private ParameterLayout parameters() {
+        ParameterLayout known = layout;
+        if (known != null) {
+            return known;
+        }
+        try (IntPointer count = new IntPointer(1); IntPointer offsets = new IntPointer(KernelArgs.MAX_ARGS);
+                IntPointer sizes = new IntPointer(KernelArgs.MAX_ARGS)) {
+            int status = IrisRuntime.iris_function_param_info(handle, count, offsets, sizes, KernelArgs.MAX_ARGS);
+            if (status == IrisRuntime.IRIS_ERROR_UNSUPPORTED) {
+                known = NO_LAYOUT;
+            } else {
+                NativeCalls.check(status, "iris_function_param_info(" + name + ")");
+                int[] o = new int[count.get()];
+                int[] z = new int[count.get()];
+                offsets.get(o);
+                sizes.get(z);
+                known = new ParameterLayout(o, z);
+            }
+        }
+        layout = known;
+        return known;
     }
 
     /** Allows more than 48 KiB of dynamic shared memory per block. */

@@ -8,7 +8,8 @@ import org.bytedeco.javacpp.IntPointer;
 
 /**
  * A kernel's arguments packed as the kernel declares them: each value at its natural alignment,
- * structs (such as the 112-byte {@code iris::Ctx}) as raw bytes. Reusable: {@link #clear()} and
+ * structs (such as the 112-byte {@code iris::Ctx}) as raw bytes. Each argument's offset, size and
+ * alignment are recorded, so that a launch can check them against the kernel's parameters. Reusable: {@link #clear()} and
  * fill again, so a hot launch loop allocates nothing; arguments that every launch shares can be
  * packed once and kept with {@link #mark()} / {@link #reset()}.
  *
@@ -31,6 +32,9 @@ public final class KernelArgs implements AutoCloseable {
     private final IntPointer nativeOffsets = new IntPointer(MAX_ARGS);
     // Written through a view: IntPointer.put is a JNI call, and a launch packs several arguments.
     private final IntBuffer offsets = nativeOffsets.asByteBuffer().order(ByteOrder.nativeOrder()).asIntBuffer();
+    // Each argument's size and alignment, for the check against the kernel's parameters (Kernel).
+    private final int[] sizes = new int[MAX_ARGS];
+    private final int[] alignments = new int[MAX_ARGS];
     private int count;
     private int markPosition;
     private int markCount;
@@ -67,6 +71,8 @@ public final class KernelArgs implements AutoCloseable {
             throw new IllegalArgumentException("kernel arguments exceed " + CAPACITY + " bytes");
         }
         buffer.position(at);
+        sizes[count] = size;
+        alignments[count] = alignment;
         offsets.put(count++, at);
         return this;
     }
@@ -136,6 +142,21 @@ public final class KernelArgs implements AutoCloseable {
 
     public int count() {
         return count;
+    }
+
+    /** Where argument {@code i} starts in the packed buffer. */
+    int offset(int i) {
+        return offsets.get(i);
+    }
+
+    /** Bytes of argument {@code i}. */
+    int size(int i) {
+        return sizes[i];
+    }
+
+    /** The alignment argument {@code i} was packed with. */
+    int alignment(int i) {
+        return alignments[i];
     }
 
     BytePointer buffer() {

@@ -21,7 +21,8 @@ public class IrisRuntimeConfig implements InfoMapper {
     public void map(InfoMap infoMap) {
         infoMap.put(new Info("IRIS_RUNTIME_H").cppTypes().annotations());
         // Opaque handles: the typedef'd pointer is the value, a pointer to it is an output slot.
-        for (String handle : new String[] {"iris_stream", "iris_event", "iris_module", "iris_function", "iris_graph"}) {
+        for (String handle : new String[] {"iris_stream", "iris_event", "iris_module", "iris_function", "iris_graph",
+                "iris_rtc_program"}) {
             infoMap.put(new Info(handle).valueTypes(handle + "_s").pointerTypes("@ByPtrPtr " + handle + "_s"));
         }
     }

@@ -1,0 +1,60 @@
+package dev.irisjvm.core.testing;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The global functions (kernels) in one cubin's ELF symbol table, read without any CUDA tool, so a
+ * test can check on a machine without a GPU that a kernel was compiled.
+ *
+ * <pre>{@code
+ * assertTrue(CubinSymbols.globalFunctions(cubin).contains("my_kernel"));
+ * }</pre>
+ */
+public final class CubinSymbols {
+    private static final int SHT_SYMTAB = 2;
+    private static final int STT_FUNC = 2;
+    private static final int STB_GLOBAL = 1;
+
+    private CubinSymbols() {}
+
+    public static Set<String> globalFunctions(byte[] cubin) {
+        ByteBuffer b = ByteBuffer.wrap(cubin).order(ByteOrder.LITTLE_ENDIAN);
+        if (b.getInt(0) != 0x464c457f || b.get(4) != 2) {
+            throw new IllegalArgumentException("not a 64-bit ELF image");
+        }
+        long sectionTable = b.getLong(0x28);
+        int entrySize = Short.toUnsignedInt(b.getShort(0x3a));
+        int sections = Short.toUnsignedInt(b.getShort(0x3c));
+        Set<String> names = new TreeSet<>();
+        for (int s = 0; s < sections; s++) {
+            int header = Math.toIntExact(sectionTable + (long) s * entrySize);
+            if (b.getInt(header + 4) != SHT_SYMTAB) {
+                continue;
+            }
+            int symbols = Math.toIntExact(b.getLong(header + 0x18));
+            long size = b.getLong(header + 0x20);
+            int symbolSize = Math.toIntExact(b.getLong(header + 0x38));
+            int stringsHeader = Math.toIntExact(sectionTable + (long) b.getInt(header + 0x28) * entrySize);
+            int strings = Math.toIntExact(b.getLong(stringsHeader + 0x18));
+            for (int i = 0; (long) i * symbolSize < size; i++) {
+                int symbol = symbols + i * symbolSize;
+                int info = Byte.toUnsignedInt(b.get(symbol + 4));
+                if ((info & 0xf) == STT_FUNC && (info >> 4) == STB_GLOBAL) {
+                    names.add(cString(b, strings + b.getInt(symbol)));
+                }
+            }
+        }
+        return names;
+    }
+
+    private static String cString(ByteBuffer b, int at) {
+        StringBuilder s = new StringBuilder();
+        for (int i = at; b.get(i) != 0; i++) {
+            s.append((char) b.get(i));
+        }
+        return s.toString();
+    }
+}

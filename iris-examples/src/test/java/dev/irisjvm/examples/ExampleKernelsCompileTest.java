@@ -1,0 +1,57 @@
+package dev.irisjvm.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.core.CompiledModule;
+import dev.irisjvm.core.KernelCompiler;
+import dev.irisjvm.core.testing.CubinSymbols;
+import dev.irisjvm.core.testing.TestNvrtc;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every example's kernel source compiles for sm_90a, plain and checked, and holds the kernels its
+ * example launches: a broken example fails the build on a machine without a GPU.
+ */
+class ExampleKernelsCompileTest {
+    /** Each source and the kernels its example class looks up. */
+    static final Map<String, Set<String>> KERNELS = Map.of(
+            "01_load.cu", Set.of("load_from_peer"),
+            "02_store.cu", Set.of("store_to_peer"),
+            "03_get_put_copy.cu", Set.of("get_put_copy"),
+            "04_atomics.cu", Set.of("atomics"),
+            "05_message_passing.cu", Set.of("producer", "consumer"),
+            "06_all_reduce.cu", Set.of("all_reduce_sum"),
+            "07_checked_mode.cu", Set.of("out_of_heap"));
+
+    @TempDir
+    static Path cache;
+
+    @BeforeAll
+    static void nvrtc() {
+        TestNvrtc.use();
+    }
+
+    static List<String> sources() {
+        return KERNELS.keySet().stream().sorted().toList();
+    }
+
+    @ParameterizedTest
+    @MethodSource("sources")
+    void compilesForHopperPlainAndChecked(String source) {
+        for (boolean checked : new boolean[] {false, true}) {
+            CompiledModule m = KernelCompiler.forArchitecture("sm_90a").checked(checked).withCacheDirectory(cache)
+                    .compileResource(ExampleKernelsCompileTest.class, source);
+            Set<String> symbols = CubinSymbols.globalFunctions(m.image());
+            assertTrue(symbols.containsAll(KERNELS.get(source)), source + (checked ? " (checked)" : "") + ": " + symbols);
+            assertEquals("", m.log(), source + ": the compiler warned");
+        }
+    }
+}
