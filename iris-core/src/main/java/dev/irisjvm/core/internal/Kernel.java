@@ -6,6 +6,8 @@ import dev.irisjvm.runtime.global.IrisRuntime;
 import dev.irisjvm.runtime.iris_function_s;
 import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.javacpp.Pointer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One kernel of a {@link KernelModule}. Launches are asynchronous on the given stream; argument
@@ -14,6 +16,7 @@ import org.bytedeco.javacpp.Pointer;
  * (CUDA 12.4 or newer; not HIP).
  */
 public final class Kernel {
+    private static final Logger LOG = LoggerFactory.getLogger(Kernel.class);
     private static final ThreadLocal<KernelArgs> SCRATCH = ThreadLocal.withInitial(KernelArgs::new);
     /** The argument offsets of a kernel whose one parameter is a struct: the struct starts at 0. */
     private static final IntPointer ONE_STRUCT = new IntPointer(1).put(0);
@@ -83,7 +86,8 @@ public final class Kernel {
 
     /**
      * The kernel's parameters as the driver reports them, asked at the first launch and kept; the
-     * empty {@link #NO_LAYOUT} where it cannot (IRIS_ERROR_UNSUPPORTED: an older driver, or HIP).
+     * empty {@link #NO_LAYOUT} where it cannot (IRIS_ERROR_UNSUPPORTED: an older driver, or HIP;
+     * any other failure of the query is logged once and not checked against either).
      */
     private ParameterLayout parameters() {
         ParameterLayout known = layout;
@@ -95,8 +99,12 @@ public final class Kernel {
             int status = IrisRuntime.iris_function_param_info(handle, count, offsets, sizes, KernelArgs.MAX_ARGS);
             if (status == IrisRuntime.IRIS_ERROR_UNSUPPORTED) {
                 known = NO_LAYOUT;
+            } else if (status != IrisRuntime.IRIS_SUCCESS) {
+                // The check is an aid: a driver that cannot answer must not stop the launch itself.
+                LOG.warn("kernel {}: its parameters are not checked before launches: {}", name,
+                        NativeCalls.failure(status, "iris_function_param_info(" + name + ")").getMessage());
+                known = NO_LAYOUT;
             } else {
-                NativeCalls.check(status, "iris_function_param_info(" + name + ")");
                 int[] o = new int[count.get()];
                 int[] z = new int[count.get()];
                 offsets.get(o);
