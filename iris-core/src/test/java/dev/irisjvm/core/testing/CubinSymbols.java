@@ -21,7 +21,12 @@ public final class CubinSymbols {
     private CubinSymbols() {}
 
     public static Set<String> globalFunctions(byte[] cubin) {
-        ByteBuffer b = ByteBuffer.wrap(cubin).order(ByteOrder.LITTLE_ENDIAN);
+        return globalFunctions(ByteBuffer.wrap(cubin));
+    }
+
+    /** The same for an image that starts at index 0 of {@code image} (a slice of a fatbin, say). */
+    public static Set<String> globalFunctions(ByteBuffer image) {
+        ByteBuffer b = image.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         if (b.getInt(0) != 0x464c457f || b.get(4) != 2) {
             throw new IllegalArgumentException("not a 64-bit ELF image");
         }
