@@ -65,11 +65,12 @@ public final class Kernel {
      * caller may refill it at once. {@code overlapPrevious} as above.
      */
     public void launch(LaunchShape shape, Stream stream, Pointer argumentStruct, boolean overlapPrevious) {
+        module.requireOpen();
         launch(shape, stream, argumentStruct, ONE_STRUCT, 1, overlapPrevious);
     }
 
+    /** The launch itself; the callers have checked that the module is open. */
     private void launch(LaunchShape shape, Stream stream, Pointer buffer, IntPointer offsets, int count, boolean overlapPrevious) {
-        module.requireOpen();
         int status = IrisRuntime.iris_launch_ex(handle, shape.gridX(), shape.gridY(), shape.gridZ(),
                 shape.blockX(), shape.blockY(), shape.blockZ(), shape.sharedBytes(), StreamHandles.of(stream),
                 buffer, offsets, count, overlapPrevious ? IrisRuntime.IRIS_LAUNCH_OVERLAP_PREVIOUS : 0);
