@@ -10,8 +10,9 @@
 //   // dynamic shared memory: iris::bulk_smem_bytes<4, 32768>() per block
 //   iris::bulk_copy<4, 32768>(dst, src, bytes);   // every thread of the block calls it
 //
-// Requirements: dst, src and bytes multiples of 16 for the bulk part (a remainder is copied by the
-// block's threads); sm_90 or newer. Elsewhere (HIP) the same call is a plain cooperative copy.
+// dst and src 16-byte aligned take the bulk path (a remainder of bytes past a multiple of 16 is
+// copied by the block's threads); a misaligned dst or src is copied by the threads, 16 bytes at a
+// time where it can. sm_90 or newer. Elsewhere (HIP) the same call is a plain cooperative copy.
 // The source may have just been written with ordinary stores, by any thread of the block, or by a
 // peer whose release the block acquired: bulk_copy meets the block and fences the async proxy first.
 #pragma once
@@ -101,6 +102,11 @@ __device__ void bulk_copy(void* dst, const void* src, uint64_t bytes) {
     // order unless told: the block's stores (and what it acquired) first reach thread 0 through the
     // barrier, then its proxy fence orders them before its bulk loads (PTX memory model, proxies).
     __syncthreads();
+    if (((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) & 15) != 0) {
+        // cp.async.bulk faults on addresses that are not 16-byte aligned: the threads copy instead.
+        impl::copy_elements(d, s, bytes, blockIdx.x * uint64_t(blockDim.x) + threadIdx.x, uint64_t(gridDim.x) * blockDim.x);
+        return;
+    }
     if (threadIdx.x == 0 && mine > 0) {
         asm volatile("fence.proxy.async.global;" ::: "memory");
         for (int k = 0; k < Stages; ++k) impl::mbar_init(&bars[k]);

@@ -1054,7 +1054,11 @@ public final class DeviceApiScenarios {
     // =============================================================================================
 
     static final int BULK_ROUNDS = 200;
-    /** Not a multiple of 2 words: the last 8 bytes take bulk_copy's remainder path. */
+    /**
+     * Not a multiple of 2 words: the last 8 bytes of even rounds take bulk_copy's remainder path, and
+     * slot 1 (odd rounds) starts 8 bytes past a 16-byte boundary, where cp.async.bulk would fault and
+     * bulk_copy must copy with the threads instead.
+     */
     static final int BULK_WORDS = 6001;
     static final int BULK_THREADS = 256;
     /** bulk_smem_bytes<2, 4096>() of device_api_test.cu: two 4 KiB stages and their mbarriers. */
