@@ -110,7 +110,7 @@ public final class DeviceContext {
     private void checkNodeRank(int r, String call) {
         if (r < 0 || r >= world) {
             throw new IllegalArgumentException("node rank " + rank + ": DeviceContext." + call + ": rank " + r
-                    + " is not a rank of this node; the context maps the heaps of node ranks [0, " + world + ")");
+                    + " is out of range: not a rank of this node; the context maps the heaps of node ranks [0, " + world + ")");
         }
     }
 }

@@ -673,7 +673,7 @@ public final class Iris implements AutoCloseable {
      */
     void checkNodeRank(int r, String call) {
         if (r < 0 || r >= nodeTeam.size()) {
-            throw new IllegalArgumentException("rank " + rank + ": " + call + ": rank " + r + " is not a rank of this node;"
+            throw new IllegalArgumentException("rank " + rank + ": " + call + ": rank " + r + " is out of range: not a rank of this node;"
                     + " the symmetric heap spans " + nodeTeam.name() + ", whose ranks are addressed by their index in [0, "
                     + nodeTeam.size() + ")" + (nodes.nodeCount() > 1 ? " (world ranks "
                     + Arrays.toString(nodeTeam.worldRanks()) + "; iris.node().indexOf(worldRank) gives the index)" : ""));

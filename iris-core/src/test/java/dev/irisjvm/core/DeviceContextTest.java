@@ -69,7 +69,7 @@ class DeviceContextTest {
     void aRankOutsideTheNodeIsRejectedNotTranslated() {
         DeviceContext c = new DeviceContext(1, 2, 4096, 1, 0, 0, 0, new long[] {1000, 50_000});
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.translate(1123, 2));
-        assertEquals("node rank 1: DeviceContext.translate: rank 2 is not a rank of this node; the context maps the"
+        assertEquals("node rank 1: DeviceContext.translate: rank 2 is out of range: not a rank of this node; the context maps the"
                 + " heaps of node ranks [0, 2)", e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> c.translate(1123, -1));
         assertThrows(IllegalArgumentException.class, () -> c.heapBase(2));

@@ -137,9 +137,9 @@ public final class MultiNodeScenarios {
         Failures f = new Failures();
         int size = iris.node().size();
         try (SymTensor t = heap.zeros(DType.F32, 64)) {
-            expectRejected(f, () -> t.whole().on(size), "RemoteTile(target rank): rank " + size + " is not a rank of this node");
-            expectRejected(f, () -> t.whole().on(-1), "rank -1 is not a rank of this node");
-            expectRejected(f, () -> t.deviceAddress(size), "SymTensor.deviceAddress: rank " + size + " is not a rank of this node");
+            expectRejected(f, () -> t.whole().on(size), "RemoteTile(target rank): rank " + size + " is out of range: not a rank of this node");
+            expectRejected(f, () -> t.whole().on(-1), "rank -1 is out of range: not a rank of this node");
+            expectRejected(f, () -> t.deviceAddress(size), "SymTensor.deviceAddress: rank " + size + " is out of range: not a rank of this node");
             expectRejected(f, () -> iris.deviceContext().translate(t.deviceAddress(), size), "DeviceContext.translate: rank " + size);
             expectRejected(f, () -> iris.pciAddressOf(size), "pciAddressOf: rank " + size);
             if (size > 1) {
