@@ -13,6 +13,8 @@ import org.bytedeco.cuda.global.nccl;
 import org.bytedeco.cuda.nccl.ncclComm;
 import org.bytedeco.cuda.nccl.ncclConfig_t;
 import org.bytedeco.cuda.nccl.ncclUniqueId;
+import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.javacpp.PointerPointer;
 
 /**
  * One NCCL communicator, non-blocking so that every wait on it has a deadline: init, split, a
@@ -82,12 +84,22 @@ public final class NcclCommunicator implements AutoCloseable {
     public NcclCommunicator split(String newName, int color, int key, int size, int index) {
         ensureOpen("split");
         String call = "ncclCommSplit(" + name + " -> " + newName + ", color " + color + ", key " + key + ")";
-        ncclComm out = new ncclComm();
+        // A non-blocking split writes the child's handle only when the parent is done with it (NCCL
+        // issue 1472), so it goes to native memory of ours, not to a temporary of the JNI call, and
+        // the parent is awaited before the child. Where the wait fails the slot is left allocated:
+        // an aborted split might still write into it.
+        PointerPointer<ncclComm> slot = new PointerPointer<>(1);
+        slot.put(0, (Pointer) null);
         try (ncclConfig_t config = NcclConfig.nonBlocking()) {
-            started(out, nccl.ncclCommSplit(comm, color, key, out, config), call, worldRank);
+            started(comm, nccl.ncclCommSplit(comm, color, key, slot, config), call, worldRank);
+        }
+        awaitReady(comm, call + " (parent)", worldRank, timeout);
+        ncclComm out = slot.get(ncclComm.class, 0);
+        slot.close();
+        if (out == null || out.isNull()) {
+            throw new IrisException("rank " + worldRank + ": " + call + " completed without a communicator");
         }
         awaitReady(out, call, worldRank, timeout);
-        awaitReady(comm, call + " (parent)", worldRank, timeout);
         return checked(new NcclCommunicator(out, newName, worldRank, size, index, timeout), call);
     }
 
