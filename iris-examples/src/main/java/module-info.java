@@ -9,4 +9,7 @@
  */
 module dev.irisjvm.examples {
     requires dev.irisjvm.kernels;
+
+    // The kernel sources beside the examples, which iris-core's KernelCompiler reads.
+    opens dev.irisjvm.examples to dev.irisjvm.core;
 }

@@ -20,9 +20,7 @@ public final class Example00HelloWorld {
 
     public static void main(String[] args) {
         try (Iris iris = Iris.init()) {
-            if (iris.worldSize() < 2) {
-                throw new IllegalStateException("run with at least two ranks: bin/iris-run -n 2 -- ...");
-            }
+            Examples.requireTwoRanks(iris);
             SymTensor buffer = iris.heap().zeros(DType.I32, N);
             SymTensor message = iris.heap().arange(DType.I32, N);
             iris.barrier();  // rank 1's buffer is zeroed before rank 0 writes it

@@ -1,9 +1,11 @@
 package dev.irisjvm.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.CompiledModule;
+import dev.irisjvm.core.KernelCompileException;
 import dev.irisjvm.core.KernelCompiler;
 import dev.irisjvm.core.testing.CubinSymbols;
 import dev.irisjvm.core.testing.TestNvrtc;
@@ -12,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -53,5 +56,18 @@ class ExampleKernelsCompileTest {
             assertTrue(symbols.containsAll(KERNELS.get(source)), source + (checked ? " (checked)" : "") + ": " + symbols);
             assertEquals("", m.log(), source + ": the compiler warned");
         }
+    }
+
+    /** The GPU test's launch-check kernels compile cleanly, and its broken variant fails on the line it names. */
+    @Test
+    void theLaunchCheckKernelsCompileAndTheBrokenVariantNamesItsLine() {
+        KernelCompiler compiler = KernelCompiler.forArchitecture("sm_90a").withCacheDirectory(cache);
+        CompiledModule m = compiler.compile("launch_checks.cu", KernelLaunchScenarios.SOURCE);
+        assertTrue(CubinSymbols.globalFunctions(m.image()).containsAll(Set.of("copy_prefix", "takes_float4")),
+                CubinSymbols.globalFunctions(m.image()).toString());
+        assertEquals("", m.log(), "the compiler warned");
+        String broken = KernelLaunchScenarios.SOURCE.replace("out[i] = in[i]", "out[i] = undeclared_thing + in[i]");
+        KernelCompileException e = assertThrows(KernelCompileException.class, () -> compiler.compile("broken.cu", broken));
+        assertTrue(e.log().contains("broken.cu(" + KernelLaunchScenarios.BROKEN_LINE + ")"), e.log());
     }
 }
