@@ -545,10 +545,21 @@ public final class Collectives implements AutoCloseable {
         CclChecks.distinct(rank, call, i, o, "allToAllV is out-of-place");
         long[] sendDispls = CclChecks.counts(rank, call, "sendCounts", sendCounts, world, i);
         long[] recvDispls = CclChecks.counts(rank, call, "recvCounts", recvCounts, world, o);
+        launchAllToAllV(in, sendCounts, sendDispls, out, recvCounts, recvDispls, stream);
+    }
+
+    /**
+     * All-to-all-v with the displacements given (elements, each rank's its own), already checked
+     * against the tensors: the node part of {@link WorldCollectives}'s all-to-all, whose node block
+     * starts inside the tensors.
+     */
+    synchronized void launchAllToAllV(SymTensor in, long[] sendCounts, long[] sendDispls, SymTensor out, long[] recvCounts,
+                                      long[] recvDispls, Stream stream) {
+        ensureOpen("allToAllV");
         int blocks = Math.min(options.allToAllVBlocks(), maxBlocks);
         allToAllVKernel.launch(LaunchShape.of(blocks, THREADS), stream,
                 args.allToAllV(in.deviceAddress(), out.deviceAddress(), sendCounts, sendDispls, recvCounts, recvDispls,
-                        i.dtype().byteSize()), overlap);
+                        in.dtype().byteSize()), overlap);
     }
 
     // ---- helpers ---------------------------------------------------------------------------------

@@ -9,12 +9,13 @@ import dev.irisjvm.kernels.ccl.CclChecks.Operand;
 import dev.irisjvm.kernels.nccl.NcclCommunicator;
 import dev.irisjvm.kernels.nccl.NcclTeams;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * All-reduce, all-gather and reduce-scatter over every rank of the job, across nodes, in two levels: the part inside a node on
+ * All-reduce, all-gather, reduce-scatter, broadcast and all-to-all(-v) over every rank of the job, across nodes, in two levels: the part inside a node on
  * the symmetric heap ({@link Collectives}), the part between nodes in NCCL on the rail (the ranks
  * at the same node index on every node), chained on one stream.
  *
@@ -206,6 +207,96 @@ public final class WorldCollectives implements AutoCloseable {
         SymTensor block = shard(in.dtype(), o.numel() * nodeSize);
         rail.reduceScatter(in.deviceAddress(), block.deviceAddress(), block.numel(), block.dtype(), op, stream);
         node.reduceScatter(block, out, op, stream);
+    }
+
+    /**
+     * {@code tensor} on every rank = world rank {@code root}'s {@code tensor}, in place: an NCCL
+     * broadcast on the root's rail (the ranks at the root's index on every node) reaches one rank per
+     * node, then a node broadcast on the heap from that rank. Any dtype; nodes of consecutive ranks.
+     */
+    public synchronized void broadcast(SymTensor tensor, int root, Stream stream) {
+        final String call = "WorldCollectives.broadcast";
+        ensureOpen(call);
+        Operand t = operand(call, "tensor", tensor);
+        CclChecks.notNull(rank, call, "stream", stream);
+        CclChecks.root(rank, call, root, iris.worldSize());
+        WorldChecks.requireConsecutive(rank, call, consecutiveNodes);
+        int rootNode = root / nodeSize;
+        int rootIndex = root % nodeSize;
+        if (rail != null && iris.node().index() == rootIndex) {
+            rail.broadcast(tensor.deviceAddress(), tensor.deviceAddress(), t.numel(), t.dtype(), rootNode, stream);
+        }
+        if (node != null) {
+            node.broadcast(tensor, rootIndex, stream);
+        }
+    }
+
+    /**
+     * Block p of {@code in} (elements [p m, (p+1) m), m = element count / world size) goes to world
+     * rank p, where it lands in block r of {@code out} (r: this rank), as {@link #allToAllV} with
+     * every count m. Any dtype; distinct tensors of one dtype and element count, divisible by the
+     * world size; nodes of consecutive ranks.
+     */
+    public synchronized void allToAll(SymTensor in, SymTensor out, Stream stream) {
+        final String call = "WorldCollectives.allToAll";
+        ensureOpen(call);
+        Operand i = operand(call, "in", in);
+        Operand o = operand(call, "out", out);
+        CclChecks.divisible(rank, call, i, iris.worldSize());
+        CclChecks.numel(rank, call, o, i.numel(), "the element count of in");
+        long[] counts = new long[iris.worldSize()];
+        Arrays.fill(counts, i.numel() / iris.worldSize());
+        exchange(call, in, counts, out, counts, stream);
+    }
+
+    /**
+     * All-to-all with per-rank counts across nodes (expert parallelism): this rank sends
+     * {@code sendCounts[p]} elements to world rank p, taken from {@code in} one rank after another,
+     * and receives {@code recvCounts[q]} elements from world rank q into {@code out} one rank after
+     * another, as {@link Collectives#allToAllV} does inside a node. The blocks of this node's ranks
+     * move on the heap; the others in one NCCL group of sends and receives on the world
+     * communicator. {@code sendCounts[q]} here must equal {@code recvCounts[this rank]} on rank q:
+     * inside the node a disagreement is a device error (see {@link Collectives#allToAllV}), between
+     * nodes NCCL does not check it and the call may not end. Any dtype; distinct tensors; nodes of
+     * consecutive ranks.
+     */
+    public synchronized void allToAllV(SymTensor in, long[] sendCounts, SymTensor out, long[] recvCounts, Stream stream) {
+        exchange("WorldCollectives.allToAllV", in, sendCounts, out, recvCounts, stream);
+    }
+
+    private void exchange(String call, SymTensor in, long[] sendCounts, SymTensor out, long[] recvCounts, Stream stream) {
+        ensureOpen(call);
+        Operand i = operand(call, "in", in);
+        Operand o = operand(call, "out", out);
+        CclChecks.notNull(rank, call, "stream", stream);
+        CclChecks.sameDType(rank, call, i, o);
+        CclChecks.distinct(rank, call, i, o, "the world all-to-all is out-of-place");
+        WorldChecks.requireConsecutive(rank, call, consecutiveNodes);
+        int world = iris.worldSize();
+        long[] sendDispls = CclChecks.counts(rank, call, "sendCounts", sendCounts, world, i);
+        long[] recvDispls = CclChecks.counts(rank, call, "recvCounts", recvCounts, world, o);
+        if (sendCounts[rank] != recvCounts[rank]) {
+            throw CclChecks.fail(rank, call, "sendCounts[" + rank + "] = " + sendCounts[rank] + " but recvCounts[" + rank
+                    + "] = " + recvCounts[rank] + ": this rank's block to itself must have one count");
+        }
+        int first = rank - iris.node().index();  // the node's first world rank
+        if (rail != null) {
+            long[] offNodeSends = sendCounts.clone();
+            long[] offNodeRecvs = recvCounts.clone();
+            Arrays.fill(offNodeSends, first, first + nodeSize, 0);
+            Arrays.fill(offNodeRecvs, first, first + nodeSize, 0);
+            NcclTeams.of(iris).world().sendRecv(in.deviceAddress(), sendDispls, offNodeSends, out.deviceAddress(), recvDispls,
+                    offNodeRecvs, i.dtype(), stream);
+        }
+        if (node != null) {
+            node.launchAllToAllV(in, Arrays.copyOfRange(sendCounts, first, first + nodeSize),
+                    Arrays.copyOfRange(sendDispls, first, first + nodeSize), out,
+                    Arrays.copyOfRange(recvCounts, first, first + nodeSize),
+                    Arrays.copyOfRange(recvDispls, first, first + nodeSize), stream);
+        } else {  // a node of one rank: its block to itself
+            Memcpy.deviceToDevice(out.deviceAddress() + recvDispls[rank] * i.dtype().byteSize(),
+                    in.deviceAddress() + sendDispls[rank] * i.dtype().byteSize(), sendCounts[rank] * i.dtype().byteSize(), stream);
+        }
     }
 
     /** Collective: releases the shards and the node's collectives; the NCCL communicators stay with Iris. */

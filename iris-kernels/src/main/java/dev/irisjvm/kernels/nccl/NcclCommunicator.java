@@ -121,6 +121,44 @@ public final class NcclCommunicator implements AutoCloseable {
                 NcclTypes.type(type), NcclTypes.op(op), comm, cuda(stream)));
     }
 
+    /** ncclBroadcast of {@code count} elements from index {@code root} on {@code stream}; in place where in == out. */
+    public void broadcast(long in, long out, long count, DType type, int root, Stream stream) {
+        call("ncclBroadcast(" + name + ", root " + root + ")", () -> nccl.ncclBroadcast(ptr(in), ptr(out), count,
+                NcclTypes.type(type), root, comm, cuda(stream)));
+    }
+
+    /**
+     * One NCCL group of point-to-point transfers on {@code stream}: to every index p with
+     * {@code sendCounts[p] > 0}, the elements at {@code in + sendOffsets[p]}; from every index q with
+     * {@code recvCounts[q] > 0}, into {@code out + recvOffsets[q]} (counts and offsets in elements).
+     * The peer's matching count must be equal: NCCL does not check it.
+     */
+    public void sendRecv(long in, long[] sendOffsets, long[] sendCounts, long out, long[] recvOffsets, long[] recvCounts,
+                         DType type, Stream stream) {
+        int t = NcclTypes.type(type);
+        long bytes = type.byteSize();
+        CUstream_st s = cuda(stream);
+        call("ncclSend/ncclRecv group(" + name + ")", () -> {
+            int status = nccl.ncclGroupStart();
+            if (status != nccl.ncclSuccess) {
+                return status;
+            }
+            for (int p = 0; p < size; p++) {
+                if (sendCounts[p] > 0) {
+                    status = firstFailure(status, nccl.ncclSend(ptr(in + sendOffsets[p] * bytes), sendCounts[p], t, p, comm, s));
+                }
+                if (recvCounts[p] > 0) {
+                    status = firstFailure(status, nccl.ncclRecv(ptr(out + recvOffsets[p] * bytes), recvCounts[p], t, p, comm, s));
+                }
+            }
+            return firstFailure(status, nccl.ncclGroupEnd());  // ends the group even after a failed call in it
+        });
+    }
+
+    private static int firstFailure(int sofar, int next) {
+        return sofar != nccl.ncclSuccess && sofar != nccl.ncclInProgress ? sofar : next;
+    }
+
     public String name() {
         return name;
     }

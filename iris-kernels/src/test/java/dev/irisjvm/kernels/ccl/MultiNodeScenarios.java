@@ -40,13 +40,21 @@ import java.util.Map;
  *     double reference ({@link WorldReference}) and against flat NCCL on the world communicator;</li>
  * <li>{@code nodes_world_all_gather}: the two-level all-gather, bit for bit against every rank's
  *     input and flat NCCL, for every dtype it moves;</li>
- * <li>{@code nodes_world_reduce_scatter}: the two-level reduce-scatter, as the all-reduce.</li>
+ * <li>{@code nodes_world_reduce_scatter}: the two-level reduce-scatter, as the all-reduce;</li>
+ * <li>{@code nodes_world_broadcast}: rail broadcast then node broadcast from every root, bit for
+ *     bit against the root's input and flat NCCL's broadcast;</li>
+ * <li>{@code nodes_world_all_to_all}: equal blocks, node blocks on the heap and the others in one
+ *     NCCL group, bit for bit against every rank's input;</li>
+ * <li>{@code nodes_world_all_to_all_v}: random per-pair counts (some zero) that every rank derives
+ *     from the run seed, bit for bit; elements of {@code out} past the received ones keep their
+ *     poison.</li>
  * </ul>
  */
 public final class MultiNodeScenarios {
     /** The scenarios in the order every rank runs them. */
     public static final List<String> SCENARIOS = List.of("nodes_teams", "nodes_heap_stays_in_node",
-            "nodes_translate_off_node", "nodes_world_all_reduce", "nodes_world_all_gather", "nodes_world_reduce_scatter");
+            "nodes_translate_off_node", "nodes_world_all_reduce", "nodes_world_all_gather", "nodes_world_reduce_scatter",
+            "nodes_world_broadcast", "nodes_world_all_to_all", "nodes_world_all_to_all_v");
     static final long HEAP_BYTES = 512L << 20;
     static final long DEVICE_TIMEOUT_MS = 10_000;
     private static final long POISON_U64 = 0xDEAD_BEEF_DEAD_BEEFL;
@@ -89,6 +97,9 @@ public final class MultiNodeScenarios {
             bodies.put("nodes_world_all_reduce", s::worldAllReduce);
             bodies.put("nodes_world_all_gather", s::worldAllGather);
             bodies.put("nodes_world_reduce_scatter", s::worldReduceScatter);
+            bodies.put("nodes_world_broadcast", s::worldBroadcast);
+            bodies.put("nodes_world_all_to_all", s::worldAllToAll);
+            bodies.put("nodes_world_all_to_all_v", s::worldAllToAllV);
             failed = ScenarioRunner.runTable(bodies, SCENARIOS, iris::hostBarrier);
         }
         System.exit(failed);
@@ -318,6 +329,125 @@ public final class MultiNodeScenarios {
                         }
                         f.add(WorldReference.check(what, got, acc, op, t, nodes, size));
                         f.add(WorldReference.checkVsNccl(what, got, flat, acc, op, t, nodes, size));
+                    }
+                }
+            }
+        }
+        f.throwIfAny();
+    }
+
+    /** From every root: the root's input on every rank, bit for bit, and what flat NCCL's broadcast gives. */
+    private void worldBroadcast() {
+        Failures f = new Failures();
+        try (WorldCollectives wc = WorldCollectives.create(iris)) {
+            NcclTeams nccl = NcclTeams.of(iris);
+            for (DType t : new DType[] {DType.BF16, DType.F32}) {
+                for (long n : new long[] {1, 4099, 1 << 17}) {
+                    for (int root = 0; root < world; root++) {
+                        String what = "world broadcast " + t + " n=" + n + " root " + root;
+                        long seed = TestSeeds.derive(runSeed, "world_broadcast", t.ordinal(), n, root);
+                        float[] got;
+                        float[] flat;
+                        float[] expected;
+                        try (SymTensor x = heap.randn(seed, t, n); SymTensor buf = heap.empty(t, n); SymTensor ref = heap.empty(t, n)) {
+                            expected = x.toFloatArray();
+                            poison(buf);
+                            poison(ref);
+                            if (rank == root) {
+                                Memcpy.deviceToDevice(buf.deviceAddress(), x.deviceAddress(), x.byteSize(), stream);
+                                Memcpy.deviceToDevice(ref.deviceAddress(), x.deviceAddress(), x.byteSize(), stream);
+                            }
+                            wc.broadcast(buf, root, stream);
+                            nccl.world().broadcast(ref.deviceAddress(), ref.deviceAddress(), n, t, root, stream);
+                            iris.synchronize();
+                            got = buf.toFloatArray();
+                            flat = ref.toFloatArray();
+                        }
+                        f.add(CclReference.checkBits(what, got, 0, expected, 0, (int) n));
+                        f.add(CclReference.checkBits(what + " (flat NCCL)", flat, 0, expected, 0, (int) n));
+                    }
+                }
+            }
+        }
+        f.throwIfAny();
+    }
+
+    /** Equal blocks: block r of out holds block (this rank) of rank r's input, bit for bit. */
+    private void worldAllToAll() {
+        Failures f = new Failures();
+        try (WorldCollectives wc = WorldCollectives.create(iris)) {
+            for (DType t : new DType[] {DType.BF16, DType.F32}) {
+                for (long m : new long[] {1, 4099, 1 << 16}) {
+                    String what = "world allToAll " + t + " m=" + m;
+                    long[] seeds = new long[world];
+                    for (int p = 0; p < world; p++) seeds[p] = TestSeeds.derive(runSeed, "world_all_to_all", t.ordinal(), m, p);
+                    float[] got;
+                    try (SymTensor in = heap.randn(seeds[rank], t, m * world); SymTensor out = heap.empty(t, m * world)) {
+                        poison(out);
+                        wc.allToAll(in, out, stream);
+                        iris.synchronize();
+                        got = out.toFloatArray();
+                    }
+                    for (int p = 0; p < world; p++) {
+                        try (SymTensor x = heap.randn(seeds[p], t, m * world)) {  // collective: every rank regenerates every input
+                            f.add(CclReference.checkBits(what + ": block from rank " + p, got, (int) (p * m), x.toFloatArray(),
+                                    (int) (rank * m), (int) m));
+                        }
+                    }
+                }
+            }
+        }
+        f.throwIfAny();
+    }
+
+    /** Per-pair counts from the run seed (one in seven zero): every received block bit for bit, the rest of out untouched. */
+    private void worldAllToAllV() {
+        Failures f = new Failures();
+        try (WorldCollectives wc = WorldCollectives.create(iris)) {
+            for (DType t : new DType[] {DType.BF16, DType.F32}) {
+                for (int maxCount : new int[] {7, 5000}) {
+                    String what = "world allToAllV " + t + " counts < " + maxCount;
+                    long[][] c = new long[world][world];  // c[p][q]: elements p sends to q
+                    long[] sent = new long[world];
+                    long[] seeds = new long[world];
+                    for (int p = 0; p < world; p++) {
+                        seeds[p] = TestSeeds.derive(runSeed, "world_all_to_all_v", t.ordinal(), maxCount, p);
+                        for (int q = 0; q < world; q++) {
+                            long h = TestSeeds.mix64(TestSeeds.derive(runSeed, "world_all_to_all_v_counts", maxCount, p, q));
+                            c[p][q] = Math.floorMod(h, 7) == 0 ? 0 : Math.floorMod(h >>> 8, maxCount);
+                            sent[p] += c[p][q];
+                        }
+                    }
+                    long[] recvCounts = new long[world];
+                    long[] receivedBy = new long[world];
+                    for (int q = 0; q < world; q++) {
+                        recvCounts[q] = c[q][rank];
+                        for (int r = 0; r < world; r++) receivedBy[r] += c[q][r];
+                    }
+                    // Symmetric tensors: every rank allocates the largest sizes, and at least three elements of
+                    // out stay past what any rank receives.
+                    long inSize = Math.max(1, Arrays.stream(sent).max().getAsLong());
+                    long outSize = Arrays.stream(receivedBy).max().getAsLong() + 3;
+                    float[] got;
+                    try (SymTensor in = heap.randn(seeds[rank], t, inSize); SymTensor out = heap.empty(t, outSize)) {
+                        poison(out);
+                        wc.allToAllV(in, c[rank].clone(), out, recvCounts, stream);
+                        iris.synchronize();
+                        got = out.toFloatArray();
+                    }
+                    int at = 0;
+                    for (int q = 0; q < world; q++) {
+                        long from = 0;
+                        for (int r = 0; r < rank; r++) from += c[q][r];
+                        try (SymTensor x = heap.randn(seeds[q], t, inSize)) {
+                            f.add(CclReference.checkBits(what + ": block from rank " + q, got, at, x.toFloatArray(), (int) from,
+                                    (int) c[q][rank]));
+                        }
+                        at += (int) c[q][rank];
+                    }
+                    for (int i = at; i < outSize; i++) {
+                        final int ii = i;
+                        f.check(Float.isNaN(got[i]), () -> what + ": out[" + ii + "] past the received elements was written: " + got[ii]);
                     }
                 }
             }
