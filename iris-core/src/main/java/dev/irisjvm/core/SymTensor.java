@@ -17,11 +17,18 @@ import org.bytedeco.javacpp.Pointer;
  * tensors in the same order. A tensor is freed once: using it afterwards, or closing it again,
  * raises {@link IllegalStateException} naming the tensor and the rank.
  *
+ * <p>Views ({@link #rows}, {@link #chunk}, {@link #slice}, {@link #reshape}) are tensors over a
+ * contiguous part of another tensor's elements, without a copy and without an allocation: they
+ * need no collective call, they are symmetric like the tensor they come from (the same heap offset
+ * on every rank), every operation takes them where it takes a tensor, and they live as long as the
+ * tensor they come from (closing a view does nothing).
+ *
  * <pre>{@code
  * try (SymTensor x = heap.zeros(DType.F32, 4, 1024)) {
  *     x.copyFrom(values);                       // float[4096]
  *     x.tile(0, 0, 1, 1024).on(1).storeRemote(x.tile(1, 0, 1, 1024));
  *     float[] back = x.toFloatArray();
+ *     SymTensor mine = x.chunk(iris.rank(), iris.worldSize());   // this rank's rows of a gathered buffer
  * }
  * }</pre>
  */
@@ -32,16 +39,23 @@ public final class SymTensor implements AutoCloseable {
     private final long[] strides;
     private final long offset;
     private final long numel;
-    /** null while live; then who freed it: "close()" or "Iris.close()". */
+    /** The tensor whose heap block this one is: itself, or the allocation a view was taken from. */
+    private final SymTensor owner;
+    /** null while live; then who freed it: "close()" or "Iris.close()". Only the owner's counts. */
     private final AtomicReference<String> freedBy = new AtomicReference<>();
 
     SymTensor(SymmetricHeap heap, DType dtype, long[] shape, long offset) {
+        this(heap, dtype, shape, offset, null);
+    }
+
+    private SymTensor(SymmetricHeap heap, DType dtype, long[] shape, long offset, SymTensor owner) {
         this.heap = heap;
         this.dtype = dtype;
         this.shape = shape.clone();
         this.strides = contiguousStrides(shape);
         this.offset = offset;
         this.numel = numel(shape);
+        this.owner = owner == null ? this : owner;
     }
 
     static long numel(long[] shape) {
@@ -108,7 +122,100 @@ public final class SymTensor implements AutoCloseable {
     }
 
     public boolean isLive() {
-        return freedBy.get() == null;
+        return owner.freedBy.get() == null;
+    }
+
+    /** Whether this tensor is a view of another one's elements (it owns no heap block). */
+    public boolean isView() {
+        return owner != this;
+    }
+
+    // ---- views --------------------------------------------------------------------------------
+
+    /**
+     * Rows {@code [start, start + count)} of dimension 0, every other dimension whole: a view.
+     *
+     * @throws IllegalArgumentException naming the rank when the rows are not inside the tensor
+     */
+    public SymTensor rows(long start, long count) {
+        ensureLive("rows");
+        if (shape.length == 0) {
+            throw new IllegalArgumentException(rankLabel() + ": rows: tensor " + describe() + " is a scalar; it has no rows");
+        }
+        if (start < 0 || count < 0 || start > shape[0] - count) {
+            throw new IllegalArgumentException(rankLabel() + ": rows(" + start + ", " + count + "): tensor " + describe()
+                    + " has rows [0, " + shape[0] + ")");
+        }
+        long[] s = shape.clone();
+        s[0] = count;
+        return view(start * strides[0], s);
+    }
+
+    /**
+     * Part {@code index} of {@code parts} equal parts along dimension 0, a view: rank r's shard of
+     * a buffer that an all-gather fills is {@code gathered.chunk(r, world)}.
+     *
+     * @throws IllegalArgumentException naming the rank when parts does not divide dimension 0 or
+     *                                  index is not in [0, parts)
+     */
+    public SymTensor chunk(int index, int parts) {
+        ensureLive("chunk");
+        long rows = shape.length == 0 ? 1 : shape[0];
+        if (parts < 1 || index < 0 || index >= parts || rows % parts != 0) {
+            throw new IllegalArgumentException(rankLabel() + ": chunk(" + index + ", " + parts + "): tensor " + describe()
+                    + " needs parts >= 1 dividing its " + rows + " rows and index in [0, parts)");
+        }
+        return rows(index * (rows / parts), rows / parts);
+    }
+
+    /**
+     * Elements {@code [start, start + count)} of the tensor in row-major order, as a
+     * one-dimensional view.
+     *
+     * @throws IllegalArgumentException naming the rank when the range is not inside the tensor
+     */
+    public SymTensor slice(long start, long count) {
+        ensureLive("slice");
+        if (start < 0 || count < 0 || start > numel - count) {
+            throw new IllegalArgumentException(rankLabel() + ": slice(" + start + ", " + count + "): tensor " + describe()
+                    + " has elements [0, " + numel + ")");
+        }
+        return view(start, new long[] {count});
+    }
+
+    /**
+     * The same elements in another shape with the same element count, a view; one dimension may
+     * be -1, for what the others leave.
+     *
+     * @throws IllegalArgumentException naming the rank when the counts differ
+     */
+    public SymTensor reshape(long... newShape) {
+        ensureLive("reshape");
+        long[] s = newShape.clone();
+        int inferred = -1;
+        long known = 1;
+        for (int i = 0; i < s.length; i++) {
+            if (s[i] == -1 && inferred < 0) {
+                inferred = i;
+            } else if (s[i] < 0) {
+                throw new IllegalArgumentException(rankLabel() + ": reshape" + Arrays.toString(newShape) + ": dimension " + i
+                        + " is " + s[i] + "; dimensions are >= 0, one of them may be -1");
+            } else {
+                known = Math.multiplyExact(known, s[i]);
+            }
+        }
+        if (inferred >= 0 && known != 0 && numel % known == 0) {
+            s[inferred] = numel / known;
+        }
+        if (inferred >= 0 && s[inferred] == -1 || numel(s) != numel) {
+            throw new IllegalArgumentException(rankLabel() + ": reshape" + Arrays.toString(newShape) + ": tensor " + describe()
+                    + " has " + numel + " elements");
+        }
+        return view(0, s);
+    }
+
+    private SymTensor view(long elementOffset, long[] viewShape) {
+        return new SymTensor(heap, dtype, viewShape, offset + elementOffset * dtype.byteSize(), owner);
     }
 
     /** The window rows [row0, row0+rows) x cols [col0, col0+cols) of this tensor's matrix view. */
@@ -289,13 +396,17 @@ public final class SymTensor implements AutoCloseable {
     // ---- lifetime ----------------------------------------------------------------------------
 
     /**
-     * Frees this tensor's heap block. Collective: every rank closes the same tensors in the same order.
+     * Frees this tensor's heap block. Collective: every rank closes the same tensors in the same
+     * order. A view owns no block: closing it does nothing.
      *
      * @throws IllegalStateException if it was freed already (by an earlier close, or by
      *                               {@link Iris#close()}): a double free names the tensor and the rank
      */
     @Override
     public void close() {
+        if (isView()) {
+            return;  // the memory is the owner's, freed with it
+        }
         if (!freedBy.compareAndSet(null, "close()")) {
             throw new IllegalStateException(rankLabel() + ": close: tensor " + describe() + " was already freed by "
                     + freedBy.get() + "; a tensor is freed exactly once (a double free)");
@@ -308,7 +419,7 @@ public final class SymTensor implements AutoCloseable {
      * may be closed after their {@link Iris}, whose close frees every tensor. Collective like close.
      */
     public void closeIfLive() {
-        if (freedBy.compareAndSet(null, "close()")) {
+        if (!isView() && freedBy.compareAndSet(null, "close()")) {
             heap.release(this);
         }
     }
@@ -319,7 +430,7 @@ public final class SymTensor implements AutoCloseable {
     }
 
     void ensureLive(String op) {
-        String by = freedBy.get();
+        String by = owner.freedBy.get();
         if (by != null) {
             throw new IllegalStateException(rankLabel() + ": " + op + ": tensor " + describe() + " was freed"
                     + (by.equals("Iris.close()") ? " by Iris.close()" : ""));
@@ -332,7 +443,7 @@ public final class SymTensor implements AutoCloseable {
     }
 
     String describe() {
-        return dtype + Arrays.toString(shape) + "@" + offset;
+        return dtype + Arrays.toString(shape) + "@" + offset + (isView() ? " (view)" : "");
     }
 
     @Override

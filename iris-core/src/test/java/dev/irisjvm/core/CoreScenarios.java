@@ -24,7 +24,7 @@ public final class CoreScenarios {
     /** Every scenario, in the order each rank runs them. */
     public static final List<String> SCENARIOS = List.of("init_identity", "factories", "copies", "store_remote",
             "load_remote", "atomic_add", "barrier_orders_rounds", "broadcast_and_allgather", "heap_reuse",
-            "graph_capture", "barriers_on_two_streams", "misuse", "device_barrier_timeout", "checked_mode_divergence", "init_close_cycles",
+            "graph_capture", "barriers_on_two_streams", "views", "misuse", "device_barrier_timeout", "checked_mode_divergence", "init_close_cycles",
             "use_after_close", "foreign_heap");
 
     private static final List<DType> ALL = List.of(DType.values());
@@ -63,6 +63,7 @@ public final class CoreScenarios {
                     .add("heap_reuse", s::heapReuse)
                     .add("graph_capture", s::graphCapture)
                     .add("barriers_on_two_streams", s::barriersOnTwoStreams)
+                    .add("views", s::views)
                     .add("misuse", s::misuse);
             failed = runner.runAll();
         }
@@ -438,6 +439,84 @@ public final class CoreScenarios {
         } catch (IrisOutOfMemoryException e) {
             check(e.getMessage().contains("requested") && e.requestedBytes() == heap.capacity(), "OOM message: " + e.getMessage());
         }
+    }
+
+    /**
+     * Views: rows, chunk, slice and reshape address the owner's elements without a copy (offsets,
+     * addresses and data agree with the owner's), a remote store into a peer's chunk view lands in
+     * that peer's rows and nowhere else, closing a view frees nothing, a view dies with its owner,
+     * and ranges outside the tensor are refused naming the rank.
+     */
+    private void views() {
+        SymmetricHeap heap = iris.heap();
+        long used = heap.usedBytes();
+        int rowsPerRank = 37;
+        int cols = 129;
+        long seed = random.nextLong();
+        SymTensor gathered = heap.full(Float.NaN, DType.F32, (long) world * rowsPerRank, cols);
+        try (SymTensor mine = heap.uniform(seed ^ rank, -10, 10, DType.F32, rowsPerRank, cols)) {
+            long allocated = heap.usedBytes();
+            SymTensor shard = gathered.chunk(rank, world);
+            check(shard.isView() && !gathered.isView(), "chunk is not a view");
+            check(shard.heapOffset() == gathered.heapOffset() + (long) rank * rowsPerRank * cols * 4,
+                    "chunk(" + rank + ") at offset " + shard.heapOffset() + ", owner at " + gathered.heapOffset());
+            check(shard.deviceAddress() == gathered.deviceAddress() + (long) rank * rowsPerRank * cols * 4, "chunk address");
+            check(Arrays.equals(shard.shape(), new long[] {rowsPerRank, cols}), "chunk shape " + Arrays.toString(shard.shape()));
+            check(heap.usedBytes() == allocated, "a view allocated heap memory");
+            iris.barrier();
+            for (int r = 0; r < world; r++) {  // this rank's rows into every rank's copy of the gathered buffer
+                shard.whole().on(r).storeRemote(mine.whole());
+            }
+            iris.barrier();
+            iris.synchronize();
+            long[] seeds = gatherLongs(seed);
+            float[] all = gathered.toFloatArray();
+            for (int p = 0; p < world; p++) {
+                try (SymTensor ref = heap.uniform(seeds[p] ^ p, -10, 10, DType.F32, rowsPerRank, cols)) {
+                    float[] expect = ref.toFloatArray();
+                    float[] viewed = gathered.chunk(p, world).toFloatArray();
+                    for (int i = 0; i < expect.length; i++) {
+                        float owned = all[p * rowsPerRank * cols + i];
+                        if (Float.compare(owned, expect[i]) != 0 || Float.compare(viewed[i], expect[i]) != 0) {
+                            check(false, "rank " + p + "'s rows, element " + i + ": " + owned + " in the owner, " + viewed[i]
+                                    + " in the view, expected " + expect[i]);
+                        }
+                    }
+                }
+            }
+            SymTensor flat = gathered.reshape(-1);
+            check(flat.numel() == gathered.numel() && flat.heapOffset() == gathered.heapOffset(), "reshape(-1) " + flat);
+            SymTensor middle = flat.slice(5, 1000).reshape(10, -1);
+            check(Arrays.equals(middle.shape(), new long[] {10, 100}), "slice(5, 1000).reshape(10, -1) shape " + Arrays.toString(middle.shape()));
+            float[] m = middle.toFloatArray();
+            for (int i = 0; i < m.length; i++) {
+                if (Float.compare(m[i], all[5 + i]) != 0) {
+                    check(false, "slice element " + i + ": " + m[i] + ", expected " + all[5 + i]);
+                }
+            }
+            middle.copyFrom(new float[1000]);  // writes through to the owner, and only there
+            float[] after = gathered.toFloatArray();
+            for (int i = 0; i < after.length; i++) {
+                float expect = i >= 5 && i < 1005 ? 0f : all[i];
+                if (Float.compare(after[i], expect) != 0) {
+                    check(false, "after writing the slice, element " + i + " is " + after[i] + ", expected " + expect);
+                }
+            }
+            expect(IllegalArgumentException.class, "rank " + rank + ": rows(" + world * rowsPerRank,
+                    () -> gathered.rows((long) world * rowsPerRank, 1));
+            expect(IllegalArgumentException.class, "chunk(0, " + (world * rowsPerRank + 1) + ")",
+                    () -> gathered.chunk(0, world * rowsPerRank + 1));
+            expect(IllegalArgumentException.class, "slice(-1, 2)", () -> gathered.slice(-1, 2));
+            expect(IllegalArgumentException.class, "has " + gathered.numel() + " elements", () -> gathered.reshape(gathered.numel() + 1));
+            shard.close();  // a view: frees nothing, not collective
+            check(gathered.isLive() && heap.usedBytes() == allocated, "closing a view freed memory");
+            iris.barrier();
+        }
+        SymTensor shard = gathered.chunk(rank, world);
+        gathered.close();
+        check(!shard.isLive(), "a view outlived its owner");
+        expect(IllegalStateException.class, "was freed", shard::toFloatArray);
+        check(heap.usedBytes() == used, "heap usage " + heap.usedBytes() + " after closing, was " + used);
     }
 
     /** A barrier and a remote store captured once, replayed with new data each time. */

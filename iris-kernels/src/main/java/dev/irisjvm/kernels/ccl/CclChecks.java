@@ -33,7 +33,12 @@ final class CclChecks {
         }
 
         boolean sameTensor(Operand other) {
-            return heapOffset == other.heapOffset;
+            return heapOffset == other.heapOffset && byteSize() == other.byteSize();
+        }
+
+        /** Whether the two share a byte of the heap (views of one tensor can). */
+        boolean overlaps(Operand other) {
+            return heapOffset < other.heapOffset + other.byteSize() && other.heapOffset < heapOffset + byteSize();
         }
     }
 
@@ -85,6 +90,9 @@ final class CclChecks {
     static void distinct(int rank, String call, Operand in, Operand out, String why) {
         if (in.sameTensor(out)) {
             throw fail(rank, call, in.name() + " and " + out.name() + " are the same tensor " + in.describe() + "; " + why);
+        }
+        if (in.overlaps(out)) {
+            throw fail(rank, call, in.name() + " " + in.describe() + " and " + out.name() + " " + out.describe() + " overlap; " + why);
         }
     }
 

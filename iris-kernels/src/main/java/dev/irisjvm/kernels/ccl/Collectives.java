@@ -401,6 +401,10 @@ public final class Collectives implements AutoCloseable {
         CclChecks.numel(rank, call, o, i.numel(), "the element count of in");
         long bytes = i.byteSize();
         AllReduceAlgorithm alg = resolve(algorithm, bytes);
+        if (i.overlaps(o) && !i.sameTensor(o)) {
+            throw CclChecks.fail(rank, call, "in " + i.describe() + " and out " + o.describe() + " overlap without being the same"
+                    + " elements; pass one tensor twice for an in-place all-reduce");
+        }
         if (i.sameTensor(o) && !alg.allowsInPlace()) {
             throw CclChecks.fail(rank, call, "in and out are the same tensor " + i.describe() + "; " + alg
                     + " is out-of-place only (use ONE_SHOT, TWO_SHOT or RING in place)");

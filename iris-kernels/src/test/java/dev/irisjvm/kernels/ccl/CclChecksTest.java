@@ -58,6 +58,12 @@ class CclChecksTest {
         rejects("rank 0: allToAll: in and out are the same tensor " + a.describe() + "; allToAll is out-of-place",
                 () -> CclChecks.distinct(0, "allToAll", a, same, "allToAll is out-of-place"));
         CclChecks.distinct(0, "allToAll", a, t("out", DType.BF16, 9), "x");
+        // Views of one tensor: the second half of a 16-element tensor and a window across its middle.
+        Operand half = new Operand("in", DType.BF16, 8, true, true, 1016, "SymTensor(BF16[8]@1016 (view))");
+        Operand middle = new Operand("out", DType.BF16, 8, true, true, 1008, "SymTensor(BF16[8]@1008 (view))");
+        rejects("rank 2: allToAll: in SymTensor(BF16[8]@1016 (view)) and out SymTensor(BF16[8]@1008 (view)) overlap; x",
+                () -> CclChecks.distinct(2, "allToAll", half, middle, "x"));
+        CclChecks.distinct(2, "allToAll", half, new Operand("out", DType.BF16, 4, true, true, 1008, "adjacent"), "x");
         rejects("rank 1: broadcast: root 2 is out of range [0, 2)", () -> CclChecks.root(1, "broadcast", 2, 2));
         rejects("rank 1: broadcast: root -1 is out of range [0, 2)", () -> CclChecks.root(1, "broadcast", -1, 2));
         CclChecks.root(1, "broadcast", 1, 2);
