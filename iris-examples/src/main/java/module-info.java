@@ -9,6 +9,8 @@
  */
 module dev.irisjvm.examples {
     requires dev.irisjvm.kernels;
+    requires org.bytedeco.javacpp;
+    requires org.bytedeco.cuda;  // Example09CublasInterop: cuBLAS and the CUDA runtime through JavaCPP
 
     // The kernel sources beside the examples, which iris-core's KernelCompiler reads.
     opens dev.irisjvm.examples to dev.irisjvm.core;

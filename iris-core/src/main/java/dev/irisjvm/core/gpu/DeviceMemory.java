@@ -5,14 +5,19 @@ import dev.irisjvm.core.internal.NativeLibrary;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import org.bytedeco.javacpp.LongPointer;
 
-/** A plain device allocation of the current GPU (not on the symmetric heap), freed on close. */
+/**
+ * A plain device allocation of the current GPU (not on the symmetric heap), freed on close; or,
+ * through {@link #wrap}, memory another library allocated and frees.
+ */
 public final class DeviceMemory extends NativeResource {
     private final long address;
     private final long bytes;
+    private final boolean owned;
 
-    private DeviceMemory(long address, long bytes) {
+    private DeviceMemory(long address, long bytes, boolean owned) {
         this.address = address;
         this.bytes = bytes;
+        this.owned = owned;
     }
 
     public static DeviceMemory allocate(long bytes) {
@@ -22,8 +27,26 @@ public final class DeviceMemory extends NativeResource {
         }
         try (LongPointer p = new LongPointer(1)) {
             NativeCalls.check(IrisRuntime.iris_malloc(p, bytes), "iris_malloc(" + bytes + ")");
-            return new DeviceMemory(p.get(), bytes);
+            return new DeviceMemory(p.get(), bytes, true);
         }
+    }
+
+    /**
+     * {@code bytes} of device memory at {@code address} that another library owns (a PyTorch or
+     * cuBLAS buffer, memory from {@code cudaMalloc} through JavaCPP): usable where this library
+     * takes local device memory; {@link #close()} does not free it.
+     */
+    public static DeviceMemory wrap(long address, long bytes) {
+        if (address == 0 || bytes <= 0) {
+            throw new IllegalArgumentException(NativeCalls.rankLabel() + ": DeviceMemory.wrap: expected a device address"
+                    + " other than 0 and a positive size, got 0x" + Long.toHexString(address) + " and " + bytes + " bytes");
+        }
+        return new DeviceMemory(address, bytes, false);
+    }
+
+    /** True when {@link #close()} frees the memory (made by {@link #allocate}, not {@link #wrap}). */
+    public boolean isOwned() {
+        return owned;
     }
 
     public long address() {
@@ -37,11 +60,14 @@ public final class DeviceMemory extends NativeResource {
 
     @Override
     protected String describe() {
-        return "device allocation 0x" + Long.toHexString(address) + " (" + bytes + " bytes)";
+        return (owned ? "device allocation 0x" : "device memory 0x") + Long.toHexString(address) + " (" + bytes + " bytes"
+                + (owned ? ")" : ", not owned)");
     }
 
     @Override
     protected void release() {
-        NativeCalls.check(IrisRuntime.iris_free(address), "iris_free");
+        if (owned) {
+            NativeCalls.check(IrisRuntime.iris_free(address), "iris_free");
+        }
     }
 }

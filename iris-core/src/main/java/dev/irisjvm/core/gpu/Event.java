@@ -18,9 +18,11 @@ import org.bytedeco.javacpp.FloatPointer;
  */
 public final class Event extends NativeResource {
     private final iris_event_s handle;
+    private final boolean owned;
 
-    private Event(iris_event_s handle) {
+    private Event(iris_event_s handle, boolean owned) {
         this.handle = handle;
+        this.owned = owned;
     }
 
     public static Event timed() {
@@ -35,7 +37,25 @@ public final class Event extends NativeResource {
         NativeLibrary.ensureAvailable();
         iris_event_s h = new iris_event_s();
         NativeCalls.check(IrisRuntime.iris_event_create(h, timing ? 1 : 0), "iris_event_create");
-        return new Event(h);
+        return new Event(h, true);
+    }
+
+    /**
+     * An event that another library created and owns, by its {@code cudaEvent_t} /
+     * {@code hipEvent_t} value: {@code iris.stream().waitFor(Event.wrap(e))} orders this library's
+     * work after what that library recorded. {@link #close()} does not destroy it.
+     */
+    public static Event wrap(long nativeEvent) {
+        NativeLibrary.ensureAvailable();
+        if (nativeEvent == 0) {
+            throw new IllegalArgumentException(NativeCalls.rankLabel() + ": Event.wrap: the event handle is 0 (no event)");
+        }
+        return new Event(new iris_event_s(new AddressPointer(nativeEvent)), false);
+    }
+
+    /** The {@code cudaEvent_t} / {@code hipEvent_t} value, for another GPU library. */
+    public long nativeHandle() {
+        return handle().address();
     }
 
     iris_event_s handle() {
@@ -67,6 +87,8 @@ public final class Event extends NativeResource {
 
     @Override
     protected void release() {
-        NativeCalls.check(IrisRuntime.iris_event_destroy(handle), "iris_event_destroy");
+        if (owned) {
+            NativeCalls.check(IrisRuntime.iris_event_destroy(handle), "iris_event_destroy");
+        }
     }
 }

@@ -6,7 +6,6 @@ import dev.irisjvm.core.internal.StreamHandles;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import dev.irisjvm.runtime.iris_stream_s;
 import org.bytedeco.javacpp.IntPointer;
-import org.bytedeco.javacpp.Pointer;
 
 /**
  * A GPU stream: work enqueued on it runs in order. Operations in this library take a stream and
@@ -142,13 +141,6 @@ public final class Stream extends NativeResource {
     protected void release() {
         if (owned) {
             NativeCalls.check(IrisRuntime.iris_stream_destroy(handle), "iris_stream_destroy");
-        }
-    }
-
-    /** A pointer at a given address: how JavaCPP's handle types are made from a raw value. */
-    private static final class AddressPointer extends Pointer {
-        AddressPointer(long address) {
-            this.address = address;
         }
     }
 }
