@@ -30,7 +30,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>All-reduce of n elements on a job of N nodes of L ranks: node reduce-scatter (each node rank
  * gets the node's reduction of one n / L shard), rail all-reduce of that shard across the N nodes
- * in NCCL, node all-gather of the shards into {@code out}. On one node it is {@link
+ * in NCCL, node all-gather of the shards into {@code out}. Inputs larger than
+ * {@link Options#pipelineChunkBytes()} go in chunks whose three levels overlap on three streams
+ * (see docs/multinode-cost-model.md for why that matters). On one node it is {@link
  * Collectives#allReduce} and needs no NCCL; on nodes of one rank it is NCCL's all-reduce on the
  * rail, which is then the world; on a job of one rank it copies {@code in} to {@code out}.
  *
@@ -54,22 +56,52 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * </ul>
  */
 public final class WorldCollectives implements AutoCloseable {
+    /**
+     * Tuning of the world collectives.
+     *
+     * @param pipelineChunkBytes the all-reduce works in chunks of about this many bytes (at most
+     *                           {@value PipelinedAllReduce#MAX_CHUNKS}), whose node and NCCL levels
+     *                           overlap on three streams; an input of at most this size runs its
+     *                           levels one after the other on the caller's stream
+     */
+    public record Options(long pipelineChunkBytes) {
+        public Options {
+            if (pipelineChunkBytes < 1) {
+                throw new IllegalArgumentException("pipelineChunkBytes must be positive, got " + pipelineChunkBytes);
+            }
+        }
+
+        /** Chunks of 16 MiB: large enough that each level's kernels run at their full rate. */
+        public static Options defaults() {
+            return new Options(16L << 20);
+        }
+
+        public Options withPipelineChunkBytes(long bytes) {
+            return new Options(bytes);
+        }
+    }
+
     private final Iris iris;
     private final int rank;
     private final int nodeSize;
     private final Collectives node;          // null on nodes of one rank
     private final NcclCommunicator rail;     // null on one node
     private final boolean consecutiveNodes;  // world rank = node index x node size + index in the node
+    private final Options options;
+    private final PipelinedAllReduce pipeline;  // null unless both levels exist
     private final Map<String, SymTensor> shards = new LinkedHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private WorldCollectives(Iris iris, Collectives node, NcclCommunicator rail, boolean consecutiveNodes) {
+    private WorldCollectives(Iris iris, Collectives node, NcclCommunicator rail, boolean consecutiveNodes, Options options,
+                             PipelinedAllReduce pipeline) {
         this.iris = iris;
         this.consecutiveNodes = consecutiveNodes;
         this.rank = iris.rank();
         this.nodeSize = iris.node().size();
         this.node = node;
         this.rail = rail;
+        this.options = options;
+        this.pipeline = pipeline;
     }
 
     /**
@@ -80,7 +112,13 @@ public final class WorldCollectives implements AutoCloseable {
      * @throws IllegalArgumentException naming the rank when nodes differ in size
      */
     public static WorldCollectives create(Iris iris) {
+        return create(iris, Options.defaults());
+    }
+
+    /** {@link #create(Iris)} with the tuning given. */
+    public static WorldCollectives create(Iris iris, Options options) {
         if (iris == null) throw new IllegalArgumentException("WorldCollectives.create: iris must not be null");
+        if (options == null) throw new IllegalArgumentException("rank " + iris.rank() + ": WorldCollectives.create: options must not be null");
         byte[][] places = iris.allGather(ByteBuffer.allocate(12).putInt(iris.node().size()).putInt(iris.nodeIndex())
                 .putInt(iris.node().index()).array());
         int world = places.length;
@@ -98,7 +136,9 @@ public final class WorldCollectives implements AutoCloseable {
         Collectives node = iris.node().size() > 1 ? Collectives.create(iris) : null;
         try {
             NcclCommunicator rail = iris.nodeCount() > 1 ? NcclTeams.of(iris).rail() : null;
-            return new WorldCollectives(iris, node, rail, consecutive);
+            PipelinedAllReduce pipeline = node != null && rail != null
+                    ? new PipelinedAllReduce(node, Collectives.create(iris), rail, iris.node().size()) : null;
+            return new WorldCollectives(iris, node, rail, consecutive, options, pipeline);
         } catch (RuntimeException e) {
             if (node != null) node.close();
             throw e;
@@ -136,6 +176,11 @@ public final class WorldCollectives implements AutoCloseable {
             return;
         }
         SymTensor shard = shard(in.dtype(), i.numel() / nodeSize);
+        long chunk = PipelinedAllReduce.chunkElements(i.numel(), i.dtype().byteSize(), nodeSize, options.pipelineChunkBytes());
+        if (chunk < i.numel()) {
+            pipeline.run(in, out, shard, op, chunk, stream);
+            return;
+        }
         node.reduceScatter(in, shard, op, stream);
         rail.allReduce(shard.deviceAddress(), shard.deviceAddress(), shard.numel(), shard.dtype(), op, stream);
         node.allGather(shard, out, stream);
@@ -307,6 +352,9 @@ public final class WorldCollectives implements AutoCloseable {
         }
         shards.values().forEach(SymTensor::closeIfLive);
         shards.clear();
+        if (pipeline != null) {
+            pipeline.close();
+        }
         if (node != null) {
             node.close();
         }

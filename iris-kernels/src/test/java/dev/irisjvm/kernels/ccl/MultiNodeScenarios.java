@@ -38,6 +38,9 @@ import java.util.Map;
  * <li>{@code nodes_world_all_reduce}: the hierarchical all-reduce ({@link WorldCollectives}) for
  *     bf16/f16/f32 x sum/max/min/avg on fresh random inputs, outputs poisoned first, against a
  *     double reference ({@link WorldReference}) and against flat NCCL on the world communicator;</li>
+ * <li>{@code nodes_world_all_reduce_pipelined}: the same with chunks of 64 KiB, so that its levels
+ *     run in up to eight chunks on three streams ({@link PipelinedAllReduce}), on sizes whose last
+ *     chunk is short;</li>
  * <li>{@code nodes_world_all_gather}: the two-level all-gather, bit for bit against every rank's
  *     input and flat NCCL, for every dtype it moves;</li>
  * <li>{@code nodes_world_reduce_scatter}: the two-level reduce-scatter, as the all-reduce;</li>
@@ -53,7 +56,7 @@ import java.util.Map;
 public final class MultiNodeScenarios {
     /** The scenarios in the order every rank runs them. */
     public static final List<String> SCENARIOS = List.of("nodes_teams", "nodes_heap_stays_in_node",
-            "nodes_translate_off_node", "nodes_world_all_reduce", "nodes_world_all_gather", "nodes_world_reduce_scatter",
+            "nodes_translate_off_node", "nodes_world_all_reduce", "nodes_world_all_reduce_pipelined", "nodes_world_all_gather", "nodes_world_reduce_scatter",
             "nodes_world_broadcast", "nodes_world_all_to_all", "nodes_world_all_to_all_v");
     static final long HEAP_BYTES = 512L << 20;
     static final long DEVICE_TIMEOUT_MS = 10_000;
@@ -95,6 +98,7 @@ public final class MultiNodeScenarios {
             bodies.put("nodes_heap_stays_in_node", s::heapStaysInNode);
             bodies.put("nodes_translate_off_node", s::translateOffNode);
             bodies.put("nodes_world_all_reduce", s::worldAllReduce);
+            bodies.put("nodes_world_all_reduce_pipelined", s::worldAllReducePipelined);
             bodies.put("nodes_world_all_gather", s::worldAllGather);
             bodies.put("nodes_world_reduce_scatter", s::worldReduceScatter);
             bodies.put("nodes_world_broadcast", s::worldBroadcast);
@@ -222,6 +226,25 @@ public final class MultiNodeScenarios {
             for (DType t : new DType[] {DType.BF16, DType.F16, DType.F32}) {
                 for (ReduceOp op : ReduceOp.values()) {
                     for (long shard : new long[] {1, 4099, t == DType.F32 ? 1 << 18 : 1 << 19}) {
+                        allReduceCase(f, wc, nccl, t, op, shard * size, nodes, size);
+                    }
+                }
+            }
+            iris.synchronize();
+        }
+        f.throwIfAny();
+    }
+
+    /** Chunks of 64 KiB: up to eight chunks, the last one short, against the double reference and flat NCCL. */
+    private void worldAllReducePipelined() {
+        Failures f = new Failures();
+        int size = iris.node().size();
+        int nodes = iris.nodeCount();
+        try (WorldCollectives wc = WorldCollectives.create(iris, WorldCollectives.Options.defaults().withPipelineChunkBytes(64 << 10))) {
+            NcclTeams nccl = NcclTeams.of(iris);
+            for (DType t : new DType[] {DType.BF16, DType.F32}) {
+                for (ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.AVG}) {
+                    for (long shard : new long[] {PipelinedAllReduce.ALIGN_ELEMENTS * 40 + 3, 1 << 18}) {
                         allReduceCase(f, wc, nccl, t, op, shard * size, nodes, size);
                     }
                 }
