@@ -16,6 +16,8 @@ import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.fused.GemmAllScatter;
+import dev.irisjvm.kernels.gemm.GemmLayout;
 import dev.irisjvm.kernels.nccl.NcclTeams;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,6 +46,10 @@ import java.util.Map;
  * <li>{@code nodes_world_all_gather}: the two-level all-gather, bit for bit against every rank's
  *     input and flat NCCL, for every dtype it moves;</li>
  * <li>{@code nodes_world_reduce_scatter}: the two-level reduce-scatter, as the all-reduce;</li>
+ * <li>{@code nodes_data_parallel_step}: a gradient all-reduce across nodes on one stream while a
+ *     tensor-parallel GEMM + all-scatter runs inside each node on another, both in flight at once;
+ *     each result equal to the same call made alone (skipped on nodes of one rank, where there is
+ *     no tensor parallelism);</li>
  * <li>{@code nodes_world_broadcast}: rail broadcast then node broadcast from every root, bit for
  *     bit against the root's input and flat NCCL's broadcast;</li>
  * <li>{@code nodes_world_all_to_all}: equal blocks, node blocks on the heap and the others in one
@@ -57,7 +63,7 @@ public final class MultiNodeScenarios {
     /** The scenarios in the order every rank runs them. */
     public static final List<String> SCENARIOS = List.of("nodes_teams", "nodes_heap_stays_in_node",
             "nodes_translate_off_node", "nodes_world_all_reduce", "nodes_world_all_reduce_pipelined", "nodes_world_all_gather", "nodes_world_reduce_scatter",
-            "nodes_world_broadcast", "nodes_world_all_to_all", "nodes_world_all_to_all_v");
+            "nodes_data_parallel_step", "nodes_world_broadcast", "nodes_world_all_to_all", "nodes_world_all_to_all_v");
     static final long HEAP_BYTES = 512L << 20;
     static final long DEVICE_TIMEOUT_MS = 10_000;
     private static final long POISON_U64 = 0xDEAD_BEEF_DEAD_BEEFL;
@@ -101,6 +107,7 @@ public final class MultiNodeScenarios {
             bodies.put("nodes_world_all_reduce_pipelined", s::worldAllReducePipelined);
             bodies.put("nodes_world_all_gather", s::worldAllGather);
             bodies.put("nodes_world_reduce_scatter", s::worldReduceScatter);
+            bodies.put("nodes_data_parallel_step", s::dataParallelStep);
             bodies.put("nodes_world_broadcast", s::worldBroadcast);
             bodies.put("nodes_world_all_to_all", s::worldAllToAll);
             bodies.put("nodes_world_all_to_all_v", s::worldAllToAllV);
@@ -355,6 +362,56 @@ public final class MultiNodeScenarios {
                     }
                 }
             }
+        }
+        f.throwIfAny();
+    }
+
+    /**
+     * A data-parallel step beside tensor parallelism: the gradient all-reduce across nodes (pipelined,
+     * so NCCL and the node collectives run on streams of their own) on one stream, and inside each
+     * node a GEMM + all-scatter on another, launched back to back so that both are in flight. Each
+     * result must equal, bit for bit, the same call made alone before: neither may disturb the other
+     * (workspaces, barriers, SMs), and neither may wait forever for the other.
+     */
+    private void dataParallelStep() {
+        int size = iris.node().size();
+        if (size == 1) {
+            throw ScenarioRunner.skip("nodes of one rank have no tensor parallelism inside a node");
+        }
+        Failures f = new Failures();
+        int m = 256;
+        int nLocal = 128;
+        int k = 256;
+        long gradN = (1L << 19) * size;
+        long seed = TestSeeds.derive(runSeed, "data_parallel_step", rank);
+        try (WorldCollectives wc = WorldCollectives.create(iris, WorldCollectives.Options.defaults().withPipelineChunkBytes(128 << 10));
+             GemmAllScatter tp = GemmAllScatter.create(iris, m, nLocal, k);
+             Stream tpStream = Stream.create();
+             SymTensor grad = heap.randn(seed, DType.BF16, gradN);
+             SymTensor sumAlone = heap.empty(DType.BF16, gradN);
+             SymTensor sum = heap.empty(DType.BF16, gradN);
+             SymTensor a = heap.randn(seed + 1, DType.BF16, m, k);
+             SymTensor w = heap.randn(seed + 2, DType.BF16, nLocal, k);
+             SymTensor cAlone = heap.empty(DType.BF16, m, (long) nLocal * size);
+             SymTensor c = heap.empty(DType.BF16, m, (long) nLocal * size)) {
+            poison(sumAlone);
+            poison(sum);
+            poison(cAlone);
+            poison(c);
+            wc.allReduce(grad, sumAlone, ReduceOp.AVG, stream);
+            iris.synchronize();
+            tp.run(a, w, GemmLayout.NK, null, cAlone, stream);
+            iris.synchronize();
+            iris.hostBarrier();
+            wc.allReduce(grad, sum, ReduceOp.AVG, stream);
+            tp.run(a, w, GemmLayout.NK, null, c, tpStream);
+            tpStream.synchronize();
+            iris.synchronize();
+            f.add(CclReference.checkBits("gradient all-reduce beside the tensor-parallel GEMM", sum.toFloatArray(), 0,
+                    sumAlone.toFloatArray(), 0, (int) gradN));
+            f.add(CclReference.checkBits("GEMM + all-scatter beside the gradient all-reduce", c.toFloatArray(), 0,
+                    cAlone.toFloatArray(), 0, (int) c.numel()));
+            iris.hostBarrier();
         }
         f.throwIfAny();
     }
