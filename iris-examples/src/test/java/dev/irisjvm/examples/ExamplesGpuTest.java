@@ -52,7 +52,8 @@ class ExamplesGpuTest {
             new Example(Example04Atomics.class, r -> true),
             new Example(Example05MessagePassing.class, r -> true),
             new Example(Example06AllReduce.class, r -> true),
-            new Example(Example07CheckedMode.class, r -> true));
+            new Example(Example07CheckedMode.class, r -> true),
+            new Example(Example08GemmAllScatter.class, r -> true));
 
     @TestFactory
     Stream<DynamicTest> examples() {
