@@ -22,7 +22,7 @@ struct Problem { int m, n, k; bool kn; };
 
 template <bool KN, class Out>
 static void launch(const TmaDescriptor& a, const TmaDescriptor& b, void* c, const void* bias, int m, int n, int k, int grid, int group, cudaStream_t s) {
-  using Cfg = gemm::Config<bf16, KN ? BLayout::kn : BLayout::nk, Out>;
+  using Cfg = iris::gemm::Config<bf16, KN ? BLayout::kn : BLayout::nk, Out>;
   void (*fn)(iris_gemm_args);
   if constexpr (KN) fn = std::is_same_v<Out, float> ? iris_gemm_bf16_kn_f32 : iris_gemm_bf16_kn_bf16;
   else fn = std::is_same_v<Out, float> ? iris_gemm_bf16_nk_f32 : iris_gemm_bf16_nk_bf16;

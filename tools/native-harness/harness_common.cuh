@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "gemm/hopper.cuh"
+#include "iris/abi/tma.h"
 
 #define CK(x)                                                                                               \
     do {                                                                                                    \
@@ -21,7 +21,7 @@
         }                                                                                                   \
     } while (0)
 
-using gemm::sm90::TmaDescriptor;
+using TmaDescriptor = iris_tma_descriptor;  // iris/abi/tma.h
 
 /// A bf16 tensor map over a [outer, inner] matrix, 128-byte swizzle, zero fill past the edges.
 inline TmaDescriptor map2d(const void* base, uint64_t inner, uint64_t outer, uint64_t stride_bytes, uint32_t box_inner,

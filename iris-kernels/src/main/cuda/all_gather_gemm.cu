@@ -1,7 +1,7 @@
 // all_gather_gemm.cu: all-gather + GEMM, push (sequence-parallel input into a column-parallel
 // layer). A is split by rows over ranks; each rank computes C_rank = A_gathered x B_rank while the
 // spare producer warps push this rank's rows of A into the peers' gathered A, piece by piece
-// (gemm/all_gather_hooks.cuh). The grid may hold more CTAs than units (one per SM); those only
+// (fused/all_gather_hooks.cuh). The grid may hold more CTAs than units (one per SM); those only
 // push, with all their threads.
 //
 //   iris_all_gather_gemm[_n128]_<in>_<b>[_traced]   in: bf16 | f16 (C has the same type)   b: nk | kn
@@ -12,26 +12,26 @@
 //    m, n, k, ldc, group_m, slices, trace)
 //
 // a: symmetric gathered A, M x K, with this rank's M / world rows filled (M % (128 * world) == 0);
-// a_map covers it. flags: symmetric, gemm::all_gather_flag_words(M, K, world) u64 (+ tiles x 2 with
+// a_map covers it. flags: symmetric, fused::all_gather_flag_words(M, K, world) u64 (+ tiles x 2 with
 // split-K), zeroed when allocated; peers write them. epoch grows by one per call. c: M x ldc, local.
 // slices: 1, or 2 for split-K (K >= IRIS_FUSED_MIN_SPLIT_K; an even grid or one wave; else the
-// kernel refuses the launch; gemm/split_k_exchange.cuh), with partials: tiles x TileM x TileN f32,
+// kernel refuses the launch; fused/split_k_exchange.cuh), with partials: tiles x TileM x TileN f32,
 // local (null otherwise).
-#include "gemm/all_gather_hooks.cuh"
-#include "gemm/gemm_kernel.cuh"
-#include "gemm/split_k_exchange.cuh"
+#include "fused/all_gather_hooks.cuh"
+#include "fused/split_k_exchange.cuh"
+#include "iris/gemm.cuh"
 
 IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 
 namespace {
 
-template <class In, gemm::BLayout B, int TileN, bool Trace>
+template <class In, iris::gemm::BLayout B, int TileN, bool Trace>
 __device__ void all_gather_gemm(const iris_fused_args& a) {
 #if IRIS_HAS_WGMMA
-    using Cfg = gemm::Config<In, B, In, gemm::kSpareWarpRegisters, TileN>;  // the spare producer warps copy A
-    static_assert(gemm::kGatherPieceCols % Cfg::kTileK == 0, "a k-block lies in one piece of A");
-    static_assert(gemm::kGatherPieceCols == gemm::kSplitAlignBlocks * Cfg::kTileK, "a split-K slice starts at a piece");
-    static_assert(gemm::splits_into_two(IRIS_FUSED_MIN_SPLIT_K / Cfg::kTileK),
+    using Cfg = iris::gemm::Config<In, B, In, fused::kSpareWarpRegisters, TileN>;  // the spare producer warps copy A
+    static_assert(fused::kGatherPieceCols % Cfg::kTileK == 0, "a k-block lies in one piece of A");
+    static_assert(fused::kGatherPieceCols == fused::kSplitAlignBlocks * Cfg::kTileK, "a split-K slice starts at a piece");
+    static_assert(fused::splits_into_two(IRIS_FUSED_MIN_SPLIT_K / Cfg::kTileK),
                   "from IRIS_FUSED_MIN_SPLIT_K up, both slices have k-blocks");
     const iris::Ctx& ctx = a.ctx;
     const int m = a.m;
@@ -39,37 +39,37 @@ __device__ void all_gather_gemm(const iris_fused_args& a) {
     const int k = a.k;
     const int slices = a.slices;
     uint64_t* flags = a.flags;
-    using Tiles = gemm::OwnerOrderedScheduler<Cfg::kTileM, Cfg::kTileN>;
-    const gemm::SplitKScheduler<Tiles> sched{Tiles(m, n, a.group_m, ctx.rank, ctx.world, true), slices};
-    if (!gemm::launch_fits<Cfg>(ctx)) return;
+    using Tiles = fused::OwnerOrderedScheduler<Cfg::kTileM, Cfg::kTileN>;
+    const fused::SplitKScheduler<Tiles> sched{Tiles(m, n, a.group_m, ctx.rank, ctx.world, true), slices};
+    if (!fused::launch_fits<Cfg>(ctx)) return;
     if (!sched.launch_ok()) {
         // Split-K on an odd grid of several rounds would wait for itself: refused, not deadlocked.
-        gemm::refuse_launch(ctx, gemm::kSiteSplitGrid, gridDim.x, sched.count());
+        fused::refuse_launch(ctx, fused::kSiteSplitGrid, gridDim.x, sched.count());
         return;
     }
     const int k_blocks = (k + Cfg::kTileK - 1) / Cfg::kTileK;
-    const int second_chunk = slices == 1 ? 0 : gemm::split_boundary(k_blocks) / gemm::kSplitAlignBlocks;
-    const gemm::Tracer<Trace> tracer{a.trace};
-    gemm::AllGatherHooks<Trace> hooks{{}, ctx, static_cast<uint16_t*>(a.a), flags, a.epoch, m, k, sched.count(),
-                                      second_chunk, sched.tiles.group_m, sched.tiles.owners, tracer};
-    gemm::StoreEpilogue<In> store(static_cast<In*>(a.c), a.ldc);
-    struct Hooks : gemm::AllGatherHooks<Trace> {
-        gemm::StoreEpilogue<In> out;
-        __device__ void store_chunk(const gemm::OutputChunk<In>& chunk) const { out.store_chunk(chunk); }
+    const int second_chunk = slices == 1 ? 0 : fused::split_boundary(k_blocks) / fused::kSplitAlignBlocks;
+    const fused::Tracer<Trace> tracer{a.trace};
+    fused::AllGatherHooks<Trace> hooks{{}, ctx, static_cast<uint16_t*>(a.a), flags, a.epoch, m, k, sched.count(),
+                                       second_chunk, sched.tiles.group_m, sched.tiles.owners, tracer};
+    iris::gemm::StoreEpilogue<In> store(static_cast<In*>(a.c), a.ldc);
+    struct Hooks : fused::AllGatherHooks<Trace> {
+        iris::gemm::StoreEpilogue<In> out;
+        __device__ void store_chunk(const iris::gemm::OutputChunk<In>& chunk) const { out.store_chunk(chunk); }
     } both{hooks, store};
     if (static_cast<int>(blockIdx.x) >= sched.count()) {
-        hooks.push(gemm::CopyTeam<Cfg::kThreads>{static_cast<int>(threadIdx.x)});  // no unit here: every thread pushes
+        hooks.push(fused::CopyTeam<Cfg::kThreads>{static_cast<int>(threadIdx.x)});  // no unit here: every thread pushes
         return;
     }
-    const gemm::SplitPartials<Cfg> split{ctx, static_cast<float4*>(a.partials),
-                                         flags + gemm::all_gather_flag_words(m, k, ctx.world), a.epoch};
-    gemm::persistent<Cfg>(&a.a_map, &a.b_map, static_cast<const In*>(a.bias), m, n, k, sched, both, tracer, split);
+    const fused::SplitPartials<Cfg> split{ctx, static_cast<float4*>(a.partials),
+                                          flags + fused::all_gather_flag_words(m, k, ctx.world), a.epoch};
+    iris::gemm::persistent<Cfg>(&a.a_map, &a.b_map, static_cast<const In*>(a.bias), m, n, k, sched, both, tracer, split);
 #endif
 }
 
 }  // namespace
 
-using gemm::BLayout;
+using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 

@@ -4,33 +4,30 @@
 //
 //   (iris_gemm_args: a_map, b_map, c, bias, m, n, k, ldc, group_m; iris/abi/gemm.h)
 //
-// The kernel is gemm::persistent with the grouped tile scheduler and the plain store epilogue
-// (gemm/gemm_kernel.cuh); dev.irisjvm.kernels.gemm.Gemm builds the descriptors and launches it with
-// IRIS_GEMM_THREADS threads and IRIS_GEMM_SHARED_BYTES of dynamic shared memory.
-#include "gemm/gemm_kernel.cuh"
+// The kernel is iris::gemm::run with the grouped tile scheduler and the plain store epilogue
+// (iris/gemm.cuh, the same building blocks a user's GEMM kernel takes); dev.irisjvm.kernels.gemm.Gemm
+// builds the descriptors and launches it with IRIS_GEMM_THREADS threads and IRIS_GEMM_SHARED_BYTES
+// of dynamic shared memory.
 #include "iris/abi/gemm.h"
+#include "iris/gemm.cuh"
 
 IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 
 namespace {
 
-template <class In, gemm::BLayout B, class Out>
+template <class In, iris::gemm::BLayout B, class Out>
 __device__ void gemm_entry(const iris_gemm_args& a) {
 #if IRIS_HAS_WGMMA
-    using Cfg = gemm::Config<In, B, Out>;
     // No context to record an error in: the library launches with IRIS_GEMM_SHARED_BYTES, which every
-    // Config fits (config.cuh), so only a launch from outside it gets here. Returning leaves C
-    // unwritten; running on would overrun shared memory.
-    if (!gemm::shared_memory_fits<Cfg>()) return;
-    const gemm::GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(a.m, a.n, a.group_m);
-    gemm::StoreEpilogue<Out> epi(static_cast<Out*>(a.c), a.ldc);
-    gemm::persistent<Cfg>(&a.a_map, &a.b_map, static_cast<const Out*>(a.bias), a.m, a.n, a.k, sched, epi);
+    // Config fits (config.cuh), so only a launch from outside it gives less, and then run returns
+    // without writing C; running on would overrun shared memory.
+    iris::gemm::run<iris::gemm::Config<In, B, Out>>(a);
 #endif
 }
 
 }  // namespace
 
-using gemm::BLayout;
+using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 

@@ -1,5 +1,5 @@
 // gemm_all_scatter.cu: GEMM + all-scatter (column-parallel layer), two ways to move the tiles
-// (gemm/all_scatter_hooks.cuh):
+// (fused/all_scatter_hooks.cuh):
 //
 //   iris_gemm_all_scatter_sequential[_n192]_<in>_<b>[_traced]   the epilogue stores to every rank
 //   iris_gemm_all_scatter_spare_warps[_n192]_<in>_<b>[_traced]  the spare producer warps copy each
@@ -13,16 +13,16 @@
 // a_map covers A (M x K), b_map this rank's B (n_local x K or K x n_local); c is symmetric,
 // M x ldc, rank r's columns start at r * n_local. flags (spare_warps only; else ignored): this
 // rank's handoff, [tiles][2] u64, zeroed when allocated; epoch grows by one per call. trace: the
-// _traced kernels' records (gemm/trace.cuh). Launch as gemm.cu; then a barrier on the same stream
+// _traced kernels' records (fused/trace.cuh). Launch as gemm.cu; then a barrier on the same stream
 // publishes the stores (dev.irisjvm.kernels.fused.GemmAllScatter does both).
-#include "gemm/all_scatter_hooks.cuh"
-#include "gemm/gemm_kernel.cuh"
+#include "fused/all_scatter_hooks.cuh"
+#include "iris/gemm.cuh"
 
 IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 
 namespace {
 
-template <class In, gemm::BLayout B, int TileN, bool SpareWarps, bool Trace>
+template <class In, iris::gemm::BLayout B, int TileN, bool SpareWarps, bool Trace>
 __device__ void all_scatter(const iris_fused_args& a) {
 #if IRIS_HAS_WGMMA
     const iris::Ctx& ctx = a.ctx;
@@ -30,30 +30,30 @@ __device__ void all_scatter(const iris_fused_args& a) {
     const auto* bias = static_cast<const In*>(a.bias);
     const int m = a.m;
     const int n_local = a.n;
-    const gemm::Tracer<Trace> tracer{a.trace};
+    const fused::Tracer<Trace> tracer{a.trace};
     if constexpr (SpareWarps) {
         constexpr int kProducer =
-            TileN == IRIS_GEMM_MID_TILE_N ? gemm::kSpareWarpRegistersMidTiles : gemm::kSpareWarpRegisters;
-        using Cfg = gemm::Config<In, B, In, kProducer, TileN>;
-        if (!gemm::launch_fits<Cfg>(ctx)) return;
-        using Scheduler = gemm::GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN>;
+            TileN == IRIS_GEMM_MID_TILE_N ? fused::kSpareWarpRegistersMidTiles : fused::kSpareWarpRegisters;
+        using Cfg = iris::gemm::Config<In, B, In, kProducer, TileN>;
+        if (!fused::launch_fits<Cfg>(ctx)) return;
+        using Scheduler = iris::gemm::GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN>;
         const Scheduler sched(m, n_local, a.group_m);
-        gemm::AllScatterSpareWarpHooks<In, TileN, Scheduler, Trace> hooks{
+        fused::AllScatterSpareWarpHooks<In, TileN, Scheduler, Trace> hooks{
             {}, ctx, c, a.ldc, ctx.rank * n_local, m, n_local, {a.flags, a.epoch}, sched, tracer};
-        gemm::persistent<Cfg>(&a.a_map, &a.b_map, bias, m, n_local, a.k, sched, hooks, tracer);
+        iris::gemm::persistent<Cfg>(&a.a_map, &a.b_map, bias, m, n_local, a.k, sched, hooks, tracer);
     } else {
-        using Cfg = gemm::Config<In, B, In, gemm::kTmaProducerRegisters, TileN>;
-        if (!gemm::launch_fits<Cfg>(ctx)) return;
-        const gemm::GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(m, n_local, a.group_m);
-        gemm::AllScatterHooks<In> hooks{{}, ctx, c, a.ldc, ctx.rank * n_local};
-        gemm::persistent<Cfg>(&a.a_map, &a.b_map, bias, m, n_local, a.k, sched, hooks, tracer);
+        using Cfg = iris::gemm::Config<In, B, In, iris::gemm::kTmaProducerRegisters, TileN>;
+        if (!fused::launch_fits<Cfg>(ctx)) return;
+        const iris::gemm::GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(m, n_local, a.group_m);
+        fused::AllScatterHooks<In> hooks{{}, ctx, c, a.ldc, ctx.rank * n_local};
+        iris::gemm::persistent<Cfg>(&a.a_map, &a.b_map, bias, m, n_local, a.k, sched, hooks, tracer);
     }
 #endif
 }
 
 }  // namespace
 
-using gemm::BLayout;
+using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 

@@ -1,5 +1,5 @@
 // gemm_reduce.cu: GEMM + all-reduce and GEMM + reduce-scatter (row-parallel layer: K split over
-// ranks), reduced by tile owners as the tiles finish (gemm/reduce_hooks.cuh), in two variants:
+// ranks), reduced by tile owners as the tiles finish (fused/reduce_hooks.cuh), in two variants:
 //
 //   iris_gemm_<op>_epilogue_<in>_<b>[_traced]      the epilogue sends partials and sums itself
 //   iris_gemm_<op>_spare_warps_<in>_<b>[_traced]   the epilogue stores locally; the spare producer
@@ -17,49 +17,49 @@
 // rank only. Partials travel in the output type, so on two ranks the sum is rounded exactly as
 // GEMM-then-NCCL rounds it. The host ends with a barrier: the all-reduce's stores must be
 // published, and the next call reuses the partial buffers.
-#include "gemm/gemm_kernel.cuh"
-#include "gemm/reduce_hooks.cuh"
+#include "fused/reduce_hooks.cuh"
+#include "iris/gemm.cuh"
 
 IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 
 namespace {
 
-template <class In, gemm::BLayout B, bool AllGatherSum, bool SpareWarps, bool Trace>
+template <class In, iris::gemm::BLayout B, bool AllGatherSum, bool SpareWarps, bool Trace>
 __device__ void reduce(const iris_fused_args& a) {
 #if IRIS_HAS_WGMMA
-    using Cfg = gemm::Config<In, B, In, SpareWarps ? gemm::kSpareWarpRegisters : gemm::kTmaProducerRegisters>;
-    static_assert(Cfg::kTileN == gemm::ReduceBuffers<In>::kTileCols, "the hooks index partials by 256-column tiles");
+    using Cfg = iris::gemm::Config<In, B, In, SpareWarps ? fused::kSpareWarpRegisters : iris::gemm::kTmaProducerRegisters>;
+    static_assert(Cfg::kTileN == fused::ReduceBuffers<In>::kTileCols, "the hooks index partials by 256-column tiles");
     const iris::Ctx& ctx = a.ctx;
-    if (!gemm::launch_fits<Cfg>(ctx)) return;
+    if (!fused::launch_fits<Cfg>(ctx)) return;
     const int m = a.m;
     const int n = a.n;
     const int k = a.k;
     const uint64_t epoch = a.epoch;
     uint64_t* flags = a.flags;
     const auto* bias = static_cast<const In*>(a.bias);
-    using Scheduler = gemm::OwnerOrderedScheduler<Cfg::kTileM, Cfg::kTileN>;
+    using Scheduler = fused::OwnerOrderedScheduler<Cfg::kTileM, Cfg::kTileN>;
     const Scheduler sched(m, n, a.group_m, ctx.rank, ctx.world, false);
-    const gemm::Tracer<Trace> tracer{a.trace};
+    const fused::Tracer<Trace> tracer{a.trace};
     // The owned tiles' partials are prefetched into L2 this many k-blocks before the mainloop ends.
     constexpr int kPrefetchLead = 8;
     const int k_blocks = (k + Cfg::kTileK - 1) / Cfg::kTileK;
     const int prefetch_k0 = max(0, k_blocks - kPrefetchLead) * Cfg::kTileK;
-    const gemm::ReduceBuffers<In> buffers{ctx, static_cast<In*>(a.c), a.ldc, static_cast<In*>(a.partials),
-                                          flags, epoch, n, sched.tiles_n, sched.owners, prefetch_k0};
+    const fused::ReduceBuffers<In> buffers{ctx, static_cast<In*>(a.c), a.ldc, static_cast<In*>(a.partials),
+                                           flags, epoch, n, sched.tiles_n, sched.owners, prefetch_k0};
     if constexpr (SpareWarps) {
-        const gemm::Handoff handoff{flags + int64_t(ctx.world) * sched.count() * 2, epoch};
-        gemm::ReduceSpareWarpHooks<In, AllGatherSum, Scheduler, Trace> hooks{{}, buffers, handoff, sched, m, tracer};
-        gemm::persistent<Cfg>(&a.a_map, &a.b_map, bias, m, n, k, sched, hooks, tracer);
+        const fused::Handoff handoff{flags + int64_t(ctx.world) * sched.count() * 2, epoch};
+        fused::ReduceSpareWarpHooks<In, AllGatherSum, Scheduler, Trace> hooks{{}, buffers, handoff, sched, m, tracer};
+        iris::gemm::persistent<Cfg>(&a.a_map, &a.b_map, bias, m, n, k, sched, hooks, tracer);
     } else {
-        gemm::ReduceHooks<In, AllGatherSum> hooks{{}, buffers};
-        gemm::persistent<Cfg>(&a.a_map, &a.b_map, bias, m, n, k, sched, hooks, tracer);
+        fused::ReduceHooks<In, AllGatherSum> hooks{{}, buffers};
+        iris::gemm::persistent<Cfg>(&a.a_map, &a.b_map, bias, m, n, k, sched, hooks, tracer);
     }
 #endif
 }
 
 }  // namespace
 
-using gemm::BLayout;
+using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 

@@ -28,13 +28,13 @@
 
 #include <iris/abi/attention.h>
 
-#include "gemm/config.cuh"
-#include "gemm/hopper.cuh"
+#include "iris/gemm/config.cuh"
+#include "iris/gemm/impl/hopper.cuh"
 #include "iris/sync.cuh"
 
 namespace attention {
 
-namespace sm90 = gemm::sm90;
+namespace sm90 = iris::gemm::sm90;  // the library's own sm_90a instructions (not API)
 
 /// Global positions of a shard's rows (iris/abi/attention.h).
 using Chunks = iris_attention_chunks;
@@ -63,8 +63,8 @@ struct Config {
         HeadDim == 64 ? IRIS_ATTENTION_SHARED_BYTES_D64 : IRIS_ATTENTION_SHARED_BYTES_D128;
     static_assert(kSmemBytes == kTileBytes + kStages * kStageBytes + 1024,
                   "a Q tile, kStages stages of K and V tiles, 1 KiB to align them");
-    static constexpr int kProducerRegisters = gemm::kTmaProducerRegisters;
-    static constexpr int kConsumerRegisters = gemm::consumer_registers(kConsumers, kProducerRegisters);
+    static constexpr int kProducerRegisters = iris::gemm::kTmaProducerRegisters;
+    static constexpr int kConsumerRegisters = iris::gemm::consumer_registers(kConsumers, kProducerRegisters);
 };
 
 /// Params::mode bits.

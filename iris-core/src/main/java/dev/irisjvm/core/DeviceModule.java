@@ -7,7 +7,8 @@ import dev.irisjvm.core.internal.KernelModule;
 
 /**
  * Device code of your own, loaded into the current GPU: a cubin from {@link KernelCompiler}, or a
- * fatbin or cubin compiled ahead of time with nvcc against the shipped headers. Launches are
+ * fatbin or cubin compiled ahead of time with nvcc against the shipped headers
+ * ({@link KernelCompiler#headersDirectory()}, {@link KernelCompiler#nvccOptions()}). Launches are
  * stream-ordered and checked against the kernel's parameters where the driver reports them (CUDA
  * 12.4 or newer): a wrong count, size or alignment raises {@link IllegalArgumentException} naming
  * the kernel and the argument. Close it to unload (safe twice).
@@ -35,7 +36,8 @@ public final class DeviceModule implements AutoCloseable {
      * {@link DeviceContext} passes the context struct ({@code iris::Ctx}), a {@link SymTensor} its
      * device address (a pointer on this rank), an {@code Integer} an {@code int32_t}, a {@code Long}
      * an {@code int64_t} or {@code uint64_t}, {@code Float}, {@code Double}, {@code Short},
-     * {@code Byte} their C types, and a {@code byte[]} a struct of 8-byte alignment.
+     * {@code Byte} their C types, a {@code byte[]} a struct of 8-byte alignment, and a
+     * {@link StructArgument} a struct at its own alignment (such as {@code iris_gemm_args}, 64).
      */
     public void launch(String kernel, LaunchShape shape, Stream stream, Object... args) {
         try (KernelArgs packed = new KernelArgs()) {
@@ -44,6 +46,8 @@ public final class DeviceModule implements AutoCloseable {
                     packed.putBytes(ctx.bytes(), DeviceContext.ALIGNMENT);
                 } else if (a instanceof SymTensor t) {
                     packed.putLong(t.deviceAddress());
+                } else if (a instanceof StructArgument struct) {
+                    packed.putBytes(struct.bytes(), struct.alignment());
                 } else {
                     packed.putAll(a);
                 }

@@ -28,7 +28,9 @@ import java.util.regex.Pattern;
  * <p>Default options: {@code -arch=<architecture> -std=c++17 -default-device} (functions without
  * an execution space are device functions), the shipped headers' and the CUDA headers' include
  * paths, then yours. NVRTC and the CUDA headers are found as the README's "Your own kernels" says;
- * the cache lives in {@code IRIS_CACHE_DIR} (else {@code ~/.cache/iris-jvm}).
+ * the cache lives in {@code IRIS_CACHE_DIR} (else {@code ~/.cache/iris-jvm}). To ship precompiled
+ * kernels instead, compile them with nvcc against {@link #headersDirectory()} using
+ * {@link #nvccOptions()}, and load the cubin or fatbin with {@link DeviceModule#load}.
  *
  * <pre>{@code
  * KernelCompiler compiler = KernelCompiler.forIris(iris);           // this GPU, iris's checked mode
@@ -106,6 +108,38 @@ public final class KernelCompiler {
 
     public String architecture() {
         return architecture;
+    }
+
+    /**
+     * The folder that holds the shipped device headers ({@code iris/iris.cuh}, {@code iris/gemm.cuh},
+     * ...), unpacked from iris-native's jar into this compiler's cache if they are not there yet: the
+     * include path of every compile, and the one to give nvcc for kernels compiled ahead of time. Its
+     * name is the headers' content digest, so it never changes under a running program.
+     */
+    public Path headersDirectory() {
+        return DeviceHeaders.unpack(cacheRoot).directory();
+    }
+
+    /**
+     * The nvcc options that compile a kernel ahead of time as {@link #compile} does at run time:
+     * {@code -arch=<architecture> -std=c++17 -I<headers>}, {@code -DIRIS_CHECKED=1} when checked,
+     * then yours. Add {@code -cubin} or {@code -fatbin} and {@code -o}, and load the result with
+     * {@link DeviceModule#load}. nvcc has no {@code -default-device}: mark device functions
+     * {@code __device__}; it finds the CUDA headers itself.
+     *
+     * <pre>{@code
+     * List<String> cmd = new ArrayList<>(List.of("nvcc", "-cubin", "-o", "mine.cubin"));
+     * cmd.addAll(KernelCompiler.forArchitecture("sm_90a").nvccOptions());
+     * cmd.add("mine.cu");
+     * }</pre>
+     */
+    public List<String> nvccOptions() {
+        List<String> all = new ArrayList<>(List.of("-arch=" + architecture, "-std=c++17", "-I" + headersDirectory()));
+        if (checked) {
+            all.add("-DIRIS_CHECKED=1");
+        }
+        all.addAll(options);
+        return all;
     }
 
     public boolean isChecked() {

@@ -157,6 +157,40 @@ class KernelCompilerTest {
         assertOneEntry(here.image());
     }
 
+    /** The GEMM's entry header as a user includes it: the plain store epilogue, f16 in, K x N B, f32 out. */
+    @Test
+    void theGemmBuildingBlocksCompileAtRunTimeWithoutAWarning() {
+        String gemm = """
+                #include <iris/gemm.cuh>
+                extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)
+                    plain_gemm(const IRIS_GRID_CONSTANT iris_gemm_args args) {
+                #if IRIS_HAS_WGMMA
+                    iris::gemm::run<iris::gemm::Config<iris::f16, iris::gemm::BLayout::kn, float>>(args);
+                #endif
+                }
+                """;
+        CompiledModule m = compiler("sm_90a").compile("plain_gemm.cu", gemm);
+        assertTrue(CubinSymbols.globalFunctions(m.image()).contains("plain_gemm"), CubinSymbols.globalFunctions(m.image()).toString());
+        assertEquals("", m.log(), "the compiler warned");
+    }
+
+    @Test
+    void theHeadersFolderAndTheNvccOptionsAreTheRuntimeCompilesOwn() {
+        KernelCompiler plain = compiler("sm_90a").withOptions("-DTILE=128");
+        Path headers = plain.headersDirectory();
+        for (String header : List.of("iris/iris.cuh", "iris/gemm.cuh", "iris/gemm/persistent.cuh", "iris/gemm/impl/wgmma.cuh",
+                "iris/abi/gemm.h")) {
+            assertTrue(Files.isRegularFile(headers.resolve(header)), header + " is not in " + headers);
+        }
+        assertFalse(Files.exists(headers.resolve("iris/gemm/impl/wgmma_gen.py")), "the generator stays in the source tree");
+        assertTrue(headers.startsWith(cache), "unpacked into the compiler's cache: " + headers);
+        assertEquals(List.of("-arch=sm_90a", "-std=c++17", "-I" + headers, "-DTILE=128"), plain.nvccOptions());
+        assertEquals(List.of("-arch=sm_90a", "-std=c++17", "-I" + headers, "-DIRIS_CHECKED=1", "-DTILE=128"),
+                plain.checked(true).nvccOptions());
+        List<String> runtime = plain.fullOptions(headers, List.of(Path.of("/cuda/include")));
+        assertTrue(runtime.containsAll(plain.nvccOptions()), "every nvcc option is one the runtime compile uses: " + runtime);
+    }
+
     @Test
     void aMissingCompilerNamesWhatWasTried() throws Exception {
         ProcessBuilder missing = child(cache.toString());

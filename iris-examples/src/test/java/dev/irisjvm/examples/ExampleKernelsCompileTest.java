@@ -32,7 +32,8 @@ class ExampleKernelsCompileTest {
             "04_atomics.cu", Set.of("atomics"),
             "05_message_passing.cu", Set.of("producer", "consumer"),
             "06_all_reduce.cu", Set.of("all_reduce_sum"),
-            "07_checked_mode.cu", Set.of("out_of_heap"));
+            "07_checked_mode.cu", Set.of("out_of_heap"),
+            "08_gemm_all_scatter.cu", Set.of("gemm_all_scatter"));
 
     @TempDir
     static Path cache;

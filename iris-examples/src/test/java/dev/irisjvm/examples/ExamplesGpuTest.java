@@ -53,6 +53,7 @@ class ExamplesGpuTest {
             new Example(Example05MessagePassing.class, r -> true),
             new Example(Example06AllReduce.class, r -> true),
             new Example(Example07CheckedMode.class, r -> true),
+            new Example(Example08GemmAllScatter.class, r -> true),
             new Example(Example09CublasInterop.class, r -> true));
 
     @TestFactory

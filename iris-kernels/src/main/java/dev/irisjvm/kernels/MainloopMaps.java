@@ -7,8 +7,9 @@ import dev.irisjvm.kernels.gemm.GemmLayout;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 
 /**
- * The operands' tensor maps of the GEMM mainloop (gemm/config.cuh), for {@link Gemm} and the kernels
- * that reuse its mainloop (the fused ones): one place for the boxes the mainloop's TMA loads expect.
+ * The operands' tensor maps of the GEMM mainloop (iris/gemm/config.cuh), for {@link Gemm}, the kernels
+ * that reuse its mainloop (the fused ones) and users' kernels on it ({@link
+ * dev.irisjvm.kernels.gemm.GemmKernelArgs}): one place for the boxes the mainloop's TMA loads expect.
  *
  * <pre>{@code
  * TensorMap a = MainloopMaps.operandMapA(maps, DType.BF16, aAddress, m, k, k * 2L);
@@ -27,7 +28,7 @@ public final class MainloopMaps {
     private MainloopMaps() {}
 
     /**
-     * A's tensor map for the GEMM mainloop (gemm/config.cuh), from {@code maps}: an M x K matrix
+     * A's tensor map for the GEMM mainloop (iris/gemm/config.cuh), from {@code maps}: an M x K matrix
      * ({@code rows} x {@code cols}), boxes of 128 rows x 64 elements. Kernels that reuse the mainloop
      * (the fused ones) build their maps here too.
      */

@@ -61,7 +61,8 @@ typedef struct iris_fused_args {
     int32_t slices;  /* all-gather: units of K per tile, 1 or 2 (split-K); the others: 1 */
 } iris_fused_args;
 
-#ifdef __cplusplus
+/* NVRTC has no constant offsetof (iris/gemm.cuh reaches this header through the split-K ranges). */
+#if defined(__cplusplus) && !defined(__CUDACC_RTC__)
 static_assert(offsetof(iris_fused_args, a_map) % 64 == 0 && offsetof(iris_fused_args, b_map) % 64 == 0,
               "iris_fused_args: TMA descriptors 64-byte aligned");
 static_assert(offsetof(iris_fused_args, b_map) == 128 && offsetof(iris_fused_args, ctx) == 256 &&

@@ -1,5 +1,6 @@
 /* iris/abi/gemm.h: the interface of the library's GEMM (iris-kernels gemm.cu; Java:
- * dev.irisjvm.kernels.gemm.Gemm) and of the mainloop the fused kernels share with it (iris/abi/fused.h).
+ * dev.irisjvm.kernels.gemm.Gemm), of the mainloop the fused kernels share with it (iris/abi/fused.h),
+ * and of GEMM kernels of your own built on iris/gemm.cuh (Java: dev.irisjvm.kernels.gemm.GemmKernelArgs).
  * One declaration of the launch constants, the tile shapes and the argument struct every iris_gemm_*
  * kernel takes as its one __grid_constant__ parameter; the JavaCPP build generates the Java side. */
 #ifndef IRIS_ABI_GEMM_H
@@ -9,7 +10,7 @@
 
 /* Threads of every block: a producer warpgroup and two consumer warpgroups. */
 #define IRIS_GEMM_THREADS 384
-/* Dynamic shared memory every block is launched with: what the widest tile's pipeline needs (gemm/config.cuh
+/* Dynamic shared memory every block is launched with: what the widest tile's pipeline needs (iris/gemm/config.cuh
  * asserts that every configuration fits and that the widest needs exactly this), so no launch can give less. */
 #define IRIS_GEMM_SHARED_BYTES 216064
 /* Output rows per tile. */
@@ -28,7 +29,7 @@
 /* The one parameter of every iris_gemm_* kernel: C = A x B (+ bias). */
 typedef struct iris_gemm_args {
     iris_tma_descriptor a_map; /* A, M x K: boxes of IRIS_GEMM_TILE_K x IRIS_GEMM_TILE_M */
-    iris_tma_descriptor b_map; /* B, N x K (nk) or K x N (kn): boxes as gemm/config.cuh says */
+    iris_tma_descriptor b_map; /* B, N x K (nk) or K x N (kn): boxes as iris/gemm/config.cuh says */
     void* c;                   /* C, M x ldc, of the output type */
     const void* bias;          /* N elements of the output type, or null */
     int32_t m;
@@ -38,7 +39,8 @@ typedef struct iris_gemm_args {
     int32_t group_m; /* tile rows per group of the grouped tile order */
 } iris_gemm_args;
 
-#ifdef __cplusplus
+/* NVRTC has no constant offsetof: the layout is pinned by every nvcc and host compile instead. */
+#if defined(__cplusplus) && !defined(__CUDACC_RTC__)
 static_assert(offsetof(iris_gemm_args, a_map) % 64 == 0 && offsetof(iris_gemm_args, b_map) % 64 == 0,
               "iris_gemm_args: TMA descriptors 64-byte aligned");
 static_assert(offsetof(iris_gemm_args, b_map) == 128 && offsetof(iris_gemm_args, c) == 256 &&

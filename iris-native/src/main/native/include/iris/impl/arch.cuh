@@ -277,15 +277,17 @@ __device__ inline void fence_acquire() {
 
 #else  // NVIDIA
 
+// __host__ __device__: called from device code, which nvcc allows of a constexpr function only so
+// (or with --expt-relaxed-constexpr); NVRTC's -default-device makes it a device function anyway.
 template <Order O>
-constexpr cuda::std::memory_order order() {
+__host__ __device__ constexpr cuda::std::memory_order order() {
     return O == Order::relaxed   ? cuda::std::memory_order_relaxed
            : O == Order::acquire ? cuda::std::memory_order_acquire
            : O == Order::release ? cuda::std::memory_order_release
                                  : cuda::std::memory_order_acq_rel;
 }
 template <Scope S>
-constexpr cuda::thread_scope scope() {
+__host__ __device__ constexpr cuda::thread_scope scope() {
     return S == Scope::block ? cuda::thread_scope_block
            : S == Scope::gpu ? cuda::thread_scope_device
                              : cuda::thread_scope_system;

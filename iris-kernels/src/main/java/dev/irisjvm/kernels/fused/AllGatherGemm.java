@@ -13,9 +13,9 @@ import dev.irisjvm.kernels.gemm.GemmLayout;
  * warps push this rank's rows of A into the peers' gathered A, in pieces of 128 rows by {@value
  * FusedWorkspace#PIECE_COLS} columns, and the tiles of local rows go first; a tile on a peer's rows
  * starts as soon as the first pieces of those rows are in, so that the all-gather hides behind the
- * GEMM ({@code all_gather_gemm.cu}, {@code gemm/all_gather_hooks.cuh}). When its 128 x 256 tiles
+ * GEMM ({@code all_gather_gemm.cu}, {@code fused/all_gather_hooks.cuh}). When its 128 x 256 tiles
  * would not fill half of the SMs (a small M), two blocks share each tile, each running half of K
- * ({@link FusedConfig#splitK}, {@code gemm/split_k_exchange.cuh}), and blocks without a tile still
+ * ({@link FusedConfig#splitK}, {@code fused/split_k_exchange.cuh}), and blocks without a tile still
  * push.
  *
  * <pre>{@code

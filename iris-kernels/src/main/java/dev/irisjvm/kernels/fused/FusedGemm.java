@@ -247,7 +247,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
      * all {@code limit}, since its blocks beyond the units still push rows of A (at 1024 x 1792 x
      * 8192 on 132 SMs, 112 split-K units left 20 SMs idle and the push took three rounds instead
      * of two); with split-K over several rounds an even number, so that the two halves of a tile run
-     * in the same round on neighbouring blocks (gemm/split_k_exchange.cuh).
+     * in the same round on neighbouring blocks (fused/split_k_exchange.cuh).
      */
     static int blocks(FusedOp op, int world, int limit, long units, int splitK) {
         boolean pushes = op == FusedOp.ALL_GATHER && world > 1;

@@ -78,7 +78,7 @@ public enum FusedOp {
      * and keeps the next call from overwriting what a peer still reads. All-gather + GEMM needs none
      * (about 5 µs saved): its kernel waits for every piece a peer pushes into this rank, so none is
      * in flight once it ends, and a peer writes into this rank's gathered A and flags only after
-     * this rank's next call has started (the clear flag of gemm/all_gather_hooks.cuh).
+     * this rank's next call has started (the clear flag of fused/all_gather_hooks.cuh).
      */
     public boolean endsWithBarrier() {
         return this != ALL_GATHER;
@@ -106,7 +106,7 @@ public enum FusedOp {
 
     /**
      * The least K that split-K takes (iris/abi/fused.h): each half then has at least one k-block
-     * (all_gather_gemm.cu asserts it against gemm/tile_scheduler.cuh's split_boundary).
+     * (all_gather_gemm.cu asserts it against iris/gemm/impl/k_blocks.cuh's split_boundary).
      */
     public static final int MIN_SPLIT_K = KernelAbi.IRIS_FUSED_MIN_SPLIT_K;
 

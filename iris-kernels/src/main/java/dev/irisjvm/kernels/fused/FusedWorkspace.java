@@ -122,7 +122,7 @@ public final class FusedWorkspace implements AutoCloseable {
 
     /**
      * Trace records of one traced call of a kernel with tiles of {@code tileN} columns and {@code
-     * splitK} units per tile: units x 6 (+ room for the all-gather's pieces); gemm/trace.cuh.
+     * splitK} units per tile: units x 6 (+ room for the all-gather's pieces); fused/trace.cuh.
      */
     public static long traceRecords(FusedOp op, long m, long n, long k, int world, int tileN, int splitK) {
         return tiles(m, n, tileN) * splitK * 6 + (op == FusedOp.ALL_GATHER ? gatherPieces(m, k, world) : 0);

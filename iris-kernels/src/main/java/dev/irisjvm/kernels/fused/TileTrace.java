@@ -18,7 +18,7 @@ import java.util.TreeMap;
  * read back by {@link FusedGemm#readTrace}, and its export as a Chrome / Perfetto trace (JSON,
  * open it in ui.perfetto.dev or chrome://tracing).
  *
- * <p>The records ({@code gemm/trace.cuh}): four u64 each, {@code {start_ns, end_ns, what | sm << 32,
+ * <p>The records ({@code fused/trace.cuh}): four u64 each, {@code {start_ns, end_ns, what | sm << 32,
  * kind | who << 8}} from the GPU's {@code %globaltimer}, in slots fixed by what they describe, so
  * unwritten slots stay zero:
  * <ul>

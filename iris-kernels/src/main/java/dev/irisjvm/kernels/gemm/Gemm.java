@@ -88,12 +88,12 @@ public final class Gemm implements AutoCloseable {
     /** Output columns per tile. */
     public static final int TILE_N = KernelAbi.IRIS_GEMM_TILE_N;
     /**
-     * Output columns per tile of the fused kernels that also come with 128 x 128 tiles (gemm/config.cuh
+     * Output columns per tile of the fused kernels that also come with 128 x 128 tiles (iris/gemm/config.cuh
      * TileN), for shapes whose 128 x 256 tiles would leave most SMs idle ({@code FusedOp.tileN}).
      */
     public static final int NARROW_TILE_N = KernelAbi.IRIS_GEMM_NARROW_TILE_N;
     /**
-     * Output columns per tile of the fused kernels that also come with 128 x 192 tiles (gemm/config.cuh
+     * Output columns per tile of the fused kernels that also come with 128 x 192 tiles (iris/gemm/config.cuh
      * TileN), for shapes whose last wave of 128 x 256 tiles would be mostly empty ({@code FusedOp.tileN}).
      */
     public static final int MID_TILE_N = KernelAbi.IRIS_GEMM_MID_TILE_N;

@@ -10,7 +10,7 @@ import dev.irisjvm.kernels.fused.TileTrace.Kind;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Reading trace records as gemm/trace.cuh lays them out, and the Chrome trace written from them. */
+/** Reading trace records as fused/trace.cuh lays them out, and the Chrome trace written from them. */
 class TileTraceTest {
     /** Writes a record into the slot the kernel would use. */
     private static void put(long[] r, long slot, long start, long end, int what, int sm, int kind, int who) {

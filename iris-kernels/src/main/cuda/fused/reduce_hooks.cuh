@@ -17,9 +17,9 @@
 //   c      all-reduce: symmetric M x ldc; reduce-scatter: this rank's rows, (M / world) x ldc
 #pragma once
 
-#include "gemm/fused_common.cuh"
+#include "fused/fused_common.cuh"
 
-namespace gemm {
+namespace fused {
 
 /// What both variants share: the buffers and their indexing.
 template <class Out>
@@ -223,4 +223,4 @@ struct ReduceSpareWarpHooks : NoHooks {
     }
 };
 
-}  // namespace gemm
+}  // namespace fused

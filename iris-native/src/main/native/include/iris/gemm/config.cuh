@@ -1,6 +1,6 @@
-// config.cuh: the GEMM's tile shape, pipeline depth, thread roles and shared-memory layout, in one
-// place. Every other part of the kernel reads its sizes from here; the ones the host shares (threads,
-// shared bytes, tile sizes, the boxes of the tensor maps) come from iris/abi/gemm.h.
+// iris/gemm/config.cuh: the GEMM's tile shape, pipeline depth, thread roles and shared-memory
+// layout, in one place. Every other part of the kernel reads its sizes from here; the ones the host
+// shares (threads, shared bytes, tile sizes, the boxes of the tensor maps) come from iris/abi/gemm.h.
 //
 // One CTA computes a 128 x 256 output tile with three warpgroups: warpgroup 0 is the producer (one
 // thread issues the TMA loads), warpgroups 1 and 2 are consumers, each owning 64 rows of the tile
@@ -19,7 +19,7 @@
 #include "iris/abi/gemm.h"
 #include "iris/impl/arch.cuh"
 
-namespace gemm {
+namespace iris::gemm {
 
 /// How B is stored in global memory: nk = N x K row-major (K contiguous, a Linear layer's weight),
 /// kn = K x N row-major (N contiguous).
@@ -39,9 +39,12 @@ constexpr int consumer_registers(int consumers, int producer) {
     return (launch * threads - producer * 128) / (128 * consumers) / 8 * 8;
 }
 
+/// In_: the inputs' type, iris::bf16 or iris::f16 (A and B alike). B_: how B is stored. Out_: C's
+/// type, In_ or float (accumulation is f32 either way, rounded once).
 /// ProducerRegisters: what the producer warpgroup keeps after setmaxnreg; kernels whose spare
 /// producer warps do work of their own (the fused kernels' copies) need more than the TMA thread.
-/// TileN: columns of the output tile, 256 or 128.
+/// TileN: columns of the output tile, IRIS_GEMM_TILE_N (256), IRIS_GEMM_MID_TILE_N (192) or
+/// IRIS_GEMM_NARROW_TILE_N (128); a K x N B needs a multiple of IRIS_GEMM_KN_BOX_COLS, which all are.
 template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = IRIS_GEMM_TILE_N>
 struct Config {
     using In = In_;
@@ -66,9 +69,10 @@ struct Config {
     static constexpr int kProducerRegisters = ProducerRegisters;
     static constexpr int kConsumerRegisters = consumer_registers(kConsumers, kProducerRegisters);
 
-    // The host's tensor maps (dev.irisjvm.kernels.MainloopMaps) have boxes of {kTileK, kTileM} for A
+    // The host's tensor maps (dev.irisjvm.kernels.MainloopMaps; for your own kernel,
+    // dev.irisjvm.kernels.gemm.GemmKernelArgs) have boxes of {kTileK, kTileM} for A
     // and {kTileK, kTileN} (N x K) or kTileN / kKnBoxCols boxes of {kKnBoxCols, kTileK} (K x N) for B,
-    // matching the loads in mainloop.cuh.
+    // matching the loads in impl/mainloop.cuh.
     static constexpr int kKnBoxCols = IRIS_GEMM_KN_BOX_COLS;
     static_assert(kKnBoxCols * sizeof(In) == IRIS_GEMM_SWIZZLE_BYTES, "a kn box row is one swizzle row");
 
@@ -97,4 +101,4 @@ static_assert(Config<iris::bf16, BLayout::nk, iris::bf16>::kSmemBytes == IRIS_GE
                   IRIS_GEMM_SHARED_BYTES <= 227 * 1024,
               "IRIS_GEMM_SHARED_BYTES is the widest tile's pipeline");
 
-}  // namespace gemm
+}  // namespace iris::gemm

@@ -1,13 +1,14 @@
-// epilogue.cuh: how a finished accumulator tile leaves the kernel, and the hooks that fused kernels
-// plug in.
+// iris/gemm/epilogue.cuh: how a finished accumulator tile leaves the kernel, and the hooks that
+// plug into it.
 //
 // Each consumer warpgroup owns 64 rows x kTileN columns of f32 accumulators in registers. The epilogue
 // converts them to the output type (adding the bias), stages them through shared memory 128 bytes
 // of columns at a time (an OutputChunk: 64 rows x 64 bf16/f16 or 32 f32), and hands each chunk to
-// the kernel's Hooks object. The Hooks are the seam between the GEMM and what a fused kernel does
-// with its output (derive from NoHooks and override what you need; calls are resolved statically):
+// the kernel's Hooks object. The Hooks are the seam between the GEMM and what a kernel does with
+// its output (derive from NoHooks and define what you need; calls are resolved statically, so an
+// empty hook costs nothing):
 //
-//   struct MyHooks : gemm::NoHooks {
+//   struct MyHooks : iris::gemm::NoHooks {
 //       // Producer thread, before it loads the k-block at column k0 of `tile`'s operands (e.g.
 //       // wait until those columns of a peer's rows of A have arrived).
 //       __device__ void before_loads(TileCoord tile, int k0);
@@ -18,22 +19,25 @@
 //       // a peer's partial of this tile).
 //       __device__ void begin_tile(TileCoord tile, int consumer);
 //       // The same threads, once per chunk; chunk.for_each_vector hands out 16-byte pieces with
-//       // their global coordinates (store them to any rank, add them, ...).
+//       // their global coordinates (store them to any rank, add them, ...). Required: NoHooks has
+//       // none, StoreEpilogue writes C.
 //       template <class Out> __device__ void store_chunk(const OutputChunk<Out>& chunk);
 //       // The same threads, after the warpgroup's last chunk of `tile` (after a warpgroup barrier):
 //       // the place for a per-tile flag or a signal to a peer.
 //       __device__ void tile_done(TileCoord tile, int consumer);
 //   };
 //
-// StoreEpilogue below writes C; the fused kernels' hooks are in all_scatter_hooks.cuh, reduce_hooks.cuh
-// and all_gather_hooks.cuh.
+// `consumer` (0 or 1) is the warpgroup: it holds rows [consumer * 64, consumer * 64 + 64) of the
+// tile. The hooks object is shared by every thread of the CTA; keep its state in const members.
+// The library's fused kernels (GEMM + all-scatter, + reduce-scatter / all-reduce, all-gather +
+// GEMM) are hooks of this kind.
 #pragma once
 
-#include "gemm/config.cuh"
-#include "gemm/hopper.cuh"
-#include "gemm/tile_scheduler.cuh"
+#include <cstdint>
 
-namespace gemm {
+#include "iris/gemm/tile_scheduler.cuh"
+
+namespace iris::gemm {
 
 /// 64 rows x kChunkCols columns of finished output in shared memory, with the global position of
 /// its first element and the matrix bounds.
@@ -45,7 +49,7 @@ struct OutputChunk {
     int col0;  // global column of the chunk's first column
     int m;      // rows of C
     int n;      // columns of C
-    int index;  // which chunk of the warpgroup's tile: a constant where run_epilogue unrolls
+    int index;  // which chunk of the warpgroup's tile: a constant where the epilogue unrolls
 
     static constexpr int kRows = 64;
     static constexpr int kVectorsPerRow = 128 / 16;
@@ -81,7 +85,7 @@ struct OutputChunk {
     }
 };
 
-/// Hooks that do nothing; a fused kernel's hooks derive from this.
+/// Hooks that do nothing; every kernel's hooks derive from this.
 struct NoHooks {
     __device__ void before_loads(TileCoord, int) const {}
     __device__ void spare_warps(int) const {}
@@ -89,7 +93,7 @@ struct NoHooks {
     __device__ void tile_done(TileCoord, int) const {}
 };
 
-/// Writes C (row-major, leading dimension ldc) with 16-byte stores.
+/// The plain GEMM's hooks: writes C (row-major, leading dimension ldc) with 16-byte stores.
 template <class Out>
 struct StoreEpilogue : NoHooks {
     Out* c;
@@ -104,68 +108,4 @@ struct StoreEpilogue : NoHooks {
     }
 };
 
-template <class Out>
-__device__ inline void store_pair(uint8_t* p, float a, float b) {
-    if constexpr (std::is_same_v<Out, float>) {
-        *reinterpret_cast<float2*>(p) = make_float2(a, b);
-    } else if constexpr (std::is_same_v<Out, iris::bf16>) {
-        *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
-    } else {
-        *reinterpret_cast<__half2*>(p) = __floats2half2_rn(a, b);
-    }
-}
-
-template <class Out>
-__device__ inline float2 load_pair(const Out* p) {
-    if constexpr (std::is_same_v<Out, float>) {
-        return *reinterpret_cast<const float2*>(p);
-    } else if constexpr (std::is_same_v<Out, iris::bf16>) {
-        return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
-    } else {
-        return __half22float2(*reinterpret_cast<const __half2*>(p));
-    }
-}
-
-/// Hands a consumer's 64 x kTileN accumulators to the hooks `epi`, chunk by chunk.
-///
-/// wgmma's accumulator layout (m64nNk16, f32): in warp w, lane l, element i holds row
-/// 16w + l/4 + 8*((i/2)%2) and column 8*(i/4) + 2*(l%4) + i%2 of the warpgroup's tile.
-template <class Cfg, class Epilogue>
-__device__ void run_epilogue(const float (&acc)[Cfg::kAccumulators], uint8_t* buffer, TileCoord tile, int consumer,
-                             const typename Cfg::Out* bias, int m, int n, Epilogue& epi) {
-    using Out = typename Cfg::Out;
-    const int t = threadIdx.x % 128;
-    const int warp = t / 32;
-    const int lane = t % 32;
-    const int barrier = 1 + consumer;
-    const int row0 = tile.m * Cfg::kTileM + consumer * Cfg::kConsumerRows;
-    const int tile_col0 = tile.n * Cfg::kTileN;
-    epi.begin_tile(tile, consumer);
-#pragma unroll
-    for (int chunk = 0; chunk < Cfg::kChunks; ++chunk) {
-        sm90::named_barrier_sync(barrier, 128);  // the previous chunk has been read
-        constexpr int kBlocks = Cfg::kChunkCols / 8;
-#pragma unroll
-        for (int b = 0; b < kBlocks; ++b) {
-            const int block = chunk * kBlocks + b;
-            const int col = 8 * b + 2 * (lane % 4);  // inside the chunk
-            float2 add = make_float2(0.f, 0.f);
-            const int gcol = tile_col0 + chunk * Cfg::kChunkCols + col;
-            if (bias != nullptr && gcol < n) {
-                add = load_pair(bias + gcol);
-            }
-#pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                const int row = 16 * warp + lane / 4 + 8 * half;
-                const int i = 4 * block + 2 * half;
-                store_pair<Out>(buffer + row * Cfg::kChunkPitch + col * sizeof(Out), acc[i] + add.x, acc[i + 1] + add.y);
-            }
-        }
-        sm90::named_barrier_sync(barrier, 128);
-        epi.store_chunk(OutputChunk<Out>{buffer, Cfg::kChunkPitch, row0, tile_col0 + chunk * Cfg::kChunkCols, m, n, chunk});
-    }
-    sm90::named_barrier_sync(barrier, 128);
-    epi.tile_done(tile, consumer);
-}
-
-}  // namespace gemm
+}  // namespace iris::gemm

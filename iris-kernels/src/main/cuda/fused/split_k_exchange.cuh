@@ -14,16 +14,42 @@
 // The sum is first half + second half in f32, the same on both halves of the tile, rounded once.
 #pragma once
 
-#include "gemm/config.cuh"
-#include "gemm/fused_common.cuh"
-#include "gemm/hopper.cuh"
-#include "gemm/tile_scheduler.cuh"
+#include "fused/fused_common.cuh"
+#include "iris/gemm/impl/k_blocks.cuh"
 
-namespace gemm {
+namespace fused {
 
-/// The exchange of the two units' halves: partials[tiles][2][kAccumulators / 4][128] float4 (each
-/// thread's accumulators, so both sides read and write whole 2 KiB rows per warpgroup), and
-/// flags[tiles][2] u64 whose values are epochs.
+// Where the mainloop splits a tile's K loop (iris/gemm/impl/k_blocks.cuh, the library's own).
+using iris::gemm::impl::kSplitAlignBlocks;
+using iris::gemm::impl::split_boundary;
+using iris::gemm::impl::splits_into_two;
+
+/// Wraps a tile scheduler: `slices` (1 or 2) consecutive units per tile, in the tiles' order. The
+/// mainloop runs a unit's half of K (iris/gemm/impl/k_blocks.cuh's split_boundary).
+template <class Tiles>
+struct SplitKScheduler {
+    Tiles tiles;
+    int slices;
+
+    __device__ int count() const { return tiles.count() * slices; }
+    __device__ int first() const { return static_cast<int>(blockIdx.x); }
+    __device__ int next(int unit) const { return unit + static_cast<int>(gridDim.x); }
+
+    __device__ TileCoord coord(int unit) const {
+        TileCoord t = tiles.coord(unit / slices);
+        t.slice = unit % slices;
+        t.slices = slices;
+        return t;
+    }
+
+    /// A pair split over two rounds of one CTA would wait for itself; the host never launches that
+    /// (FusedGemm.blocks), and the kernel refuses such a launch (all_gather_gemm.cu).
+    __device__ bool launch_ok() const { return slices == 1 || gridDim.x % 2 == 0 || count() <= static_cast<int>(gridDim.x); }
+};
+
+/// The exchange of the two units' halves, persistent's combiner (iris/gemm/persistent.cuh):
+/// partials[tiles][2][kAccumulators / 4][128] float4 (each thread's accumulators, so both sides
+/// read and write whole 2 KiB rows per warpgroup), and flags[tiles][2] u64 whose values are epochs.
 template <class Cfg>
 struct SplitPartials {
     const iris::Ctx& ctx;
@@ -67,4 +93,4 @@ struct SplitPartials {
     }
 };
 
-}  // namespace gemm
+}  // namespace fused

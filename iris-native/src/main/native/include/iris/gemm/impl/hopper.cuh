@@ -1,16 +1,16 @@
-// hopper.cuh: the sm_90a instructions the GEMM and attention kernels are built from, one small
-// function each: shared-memory mbarriers, TMA tile loads, wgmma descriptors and fences (the wgmma
-// instructions themselves are generated into wgmma.cuh), register reallocation and warpgroup-local
-// named barriers. Nothing here knows about tiles or pipelines.
+// iris/gemm/impl/hopper.cuh (not API): the sm_90a instructions the GEMM and attention kernels are
+// built from, one small function each: shared-memory mbarriers, TMA tile loads, wgmma descriptors
+// and fences (the wgmma instructions themselves are generated into wgmma.cuh), register
+// reallocation and warpgroup-local named barriers. Nothing here knows about tiles or pipelines.
 #pragma once
 
 #include <cstdint>
 
-#include "gemm/wgmma.cuh"
 #include "iris/abi/tma.h"
+#include "iris/gemm/impl/wgmma.cuh"
 #include "iris/impl/arch.cuh"
 
-namespace gemm::sm90 {
+namespace iris::gemm::sm90 {
 
 /// A CUtensorMap as the host encodes it (iris_tensor_map_2d): opaque, 128 bytes, 64-aligned, declared
 /// for both sides in iris/abi/tma.h. Kernels take it inside their __grid_constant__ argument struct so
@@ -126,4 +126,4 @@ __device__ inline uint32_t dynamic_smem_bytes() {
     return bytes;
 }
 
-}  // namespace gemm::sm90
+}  // namespace iris::gemm::sm90

@@ -16,16 +16,22 @@
 #pragma once
 
 #include "ccl_common.cuh"
-#include "gemm/config.cuh"
-#include "gemm/epilogue.cuh"
-#include "gemm/gemm_kernel.cuh"
-#include "gemm/hopper.cuh"
-#include "gemm/tile_scheduler.cuh"
-#include "gemm/trace.cuh"
+#include "fused/trace.cuh"
 #include "iris/abi/fused.h"
+#include "iris/gemm.cuh"
+#include "iris/gemm/impl/hopper.cuh"
 #include "iris/iris.cuh"
 
-namespace gemm {
+namespace fused {
+
+// The public GEMM (iris/gemm.cuh) that these kernels plug their hooks into, and the sm_90a
+// instructions under it, which the library may use as its own.
+using iris::gemm::consumer_registers;
+using iris::gemm::NoHooks;
+using iris::gemm::OutputChunk;
+using iris::gemm::shared_memory_fits;
+using iris::gemm::TileCoord;
+namespace sm90 = iris::gemm::sm90;
 
 /// Wait sites the host names in a timeout message, and launch checks (DeviceStatus::site).
 enum FusedSite : int {
@@ -48,7 +54,7 @@ __device__ inline void refuse_launch(const iris::Ctx& ctx, int site, uint64_t gi
     }
 }
 
-/// shared_memory_fits (gemm_kernel.cuh), recording a refused launch.
+/// shared_memory_fits (iris/gemm/persistent.cuh), recording a refused launch.
 template <class Cfg>
 __device__ inline bool launch_fits(const iris::Ctx& ctx) {
     if (shared_memory_fits<Cfg>()) return true;
@@ -56,7 +62,7 @@ __device__ inline bool launch_fits(const iris::Ctx& ctx) {
     return false;
 }
 
-/// Registers the producer warpgroup keeps when its spare warps copy (see config.cuh): what
+/// Registers the producer warpgroup keeps when its spare warps copy (see iris/gemm/config.cuh): what
 /// SpareWarps::copy needs without spilling. Up to 72 the consumers keep 216
 /// (consumer_registers(2, 72) == consumer_registers(2, 64)).
 inline constexpr int kSpareWarpRegisters = 72;
@@ -218,4 +224,4 @@ struct Handoff {
     }
 };
 
-}  // namespace gemm
+}  // namespace fused

@@ -9,9 +9,9 @@
 // Either way the host publishes the stores with a barrier on the stream afterwards.
 #pragma once
 
-#include "gemm/fused_common.cuh"
+#include "fused/fused_common.cuh"
 
-namespace gemm {
+namespace fused {
 
 /// Fused-sequential: every piece goes to every rank from the epilogue.
 template <class Out>
@@ -72,4 +72,4 @@ struct AllScatterSpareWarpHooks : NoHooks {
     }
 };
 
-}  // namespace gemm
+}  // namespace fused

@@ -11,7 +11,8 @@
 //   record = { start_ns, end_ns, tile_or_piece | sm << 32, kind | consumer << 8 }   (%globaltimer)
 //
 // The record's size and kinds are declared for the host in iris/abi/fused.h (Java: TileTrace).
-// Tracer<false> compiles to nothing, so an untraced kernel pays no cost.
+// Tracer<false> compiles to nothing, so an untraced kernel pays no cost. A Tracer is persistent's
+// timeline hook (iris/gemm/persistent.cuh), and the hooks' spare warps record through it too.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,7 @@
 #include "iris/abi/fused.h"
 #include "iris/impl/arch.cuh"
 
-namespace gemm {
+namespace fused {
 
 enum class TraceKind : uint32_t {
     compute = IRIS_FUSED_TRACE_COMPUTE,
@@ -66,4 +67,4 @@ struct Tracer {
     }
 };
 
-}  // namespace gemm
+}  // namespace fused

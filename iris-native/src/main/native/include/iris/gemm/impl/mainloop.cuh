@@ -1,13 +1,14 @@
-// mainloop.cuh: the producer and consumer halves of the K loop, joined by a ring of shared-memory
-// stages. Stage s has two mbarriers: full[s] completes when TMA has delivered the stage's bytes,
-// empty[s] when both consumer warpgroups have finished reading it.
+// iris/gemm/impl/mainloop.cuh (not API): the producer and consumer halves of the K loop, joined by a
+// ring of shared-memory stages. Stage s has two mbarriers: full[s] completes when TMA has delivered
+// the stage's bytes, empty[s] when both consumer warpgroups have finished reading it.
 #pragma once
 
-#include "gemm/config.cuh"
-#include "gemm/hopper.cuh"
-#include "gemm/tile_scheduler.cuh"
+#include "iris/gemm/config.cuh"
+#include "iris/gemm/impl/hopper.cuh"
+#include "iris/gemm/impl/k_blocks.cuh"
+#include "iris/gemm/tile_scheduler.cuh"
 
-namespace gemm {
+namespace iris::gemm::impl {
 
 /// Position in the stage ring; the parity flips each time the ring wraps.
 template <int Stages>
@@ -116,4 +117,4 @@ __device__ void consume(const Stages<Cfg>& st, RingPosition<Cfg::kStages>& pos, 
     }
 }
 
-}  // namespace gemm
+}  // namespace iris::gemm::impl

@@ -30,9 +30,9 @@
 //          then, with split-K, the exchange's [tiles][2] (split_k_exchange.cuh)
 #pragma once
 
-#include "gemm/fused_common.cuh"
+#include "fused/fused_common.cuh"
 
-namespace gemm {
+namespace fused {
 
 inline constexpr int kGatherPieceCols = IRIS_FUSED_PIECE_COLS;  // a piece: 128 rows x 128 columns (32 KiB of 16-bit A)
 
@@ -161,4 +161,4 @@ struct AllGatherHooks : NoHooks {
     }
 };
 
-}  // namespace gemm
+}  // namespace fused

@@ -1,0 +1,153 @@
+// iris/gemm/persistent.cuh: the persistent, warp-specialized sm_90a GEMM, assembled from a tile
+// scheduler (tile_scheduler.cuh), the mainloop (impl/mainloop.cuh) and the epilogue with its hooks
+// (epilogue.cuh). A kernel calls iris::gemm::persistent from its __global__ function with its own
+// hooks and, if it needs one, its own scheduler:
+//
+//   C[m][n] = sum_k A[m][k] * B(k, n) (+ bias[n]), f32 accumulation, one rounding to Out.
+//
+// Launch: a 1-D grid of at most one CTA per SM, IRIS_GEMM_THREADS threads (Cfg::kThreads),
+// __launch_bounds__(IRIS_GEMM_THREADS, 1) on the kernel (the register split of setmaxnreg assumes
+// it), and IRIS_GEMM_SHARED_BYTES of dynamic shared memory (at least Cfg::kSmemBytes: config.cuh);
+// the kernel checks the latter with shared_memory_fits before it calls persistent. A and B come as
+// TMA descriptors (128-byte swizzle; boxes in config.cuh) in the kernel's __grid_constant__
+// parameters, so edges of any M, N, K read zeros; the host checks the 16-byte alignment rules TMA
+// and the epilogue need (in Java, GemmProblem checks them and GemmKernelArgs encodes the
+// descriptors and gives the launch).
+#pragma once
+
+#include <cstdint>
+
+#include "iris/abi/gemm.h"
+#include "iris/abi/tma.h"
+#include "iris/gemm/config.cuh"
+#include "iris/gemm/epilogue.cuh"
+#include "iris/gemm/impl/epilogue.cuh"
+#include "iris/gemm/impl/hopper.cuh"
+#include "iris/gemm/impl/k_blocks.cuh"
+#include "iris/gemm/impl/mainloop.cuh"
+#include "iris/gemm/tile_scheduler.cuh"
+
+namespace iris::gemm {
+
+/// The accumulator hook that keeps every unit's accumulators as they are. A hook of this kind sees
+/// a consumer warpgroup's f32 accumulators of a finished unit before the epilogue:
+///
+///   template <class Acc> __device__ bool combine(Acc& acc, const TileCoord& unit, int consumer);
+///
+/// called by all 128 threads of warpgroup `consumer`, each with its Cfg::kAccumulators values (in
+/// warp w, lane l, element i holds row 16w + l/4 + 8*((i/2)%2) and column 8*(i/4) + 2*(l%4) + i%2
+/// of the warpgroup's 64 rows of the tile: wgmma's m64nNk16 layout). It may change them, and returns
+/// whether the warpgroup runs the epilogue for them (the library's split-K adds the two halves of a
+/// tile here, and only one of them stores).
+struct KeepAccumulators {
+    template <class Acc>
+    __device__ bool combine(Acc&, const TileCoord&, int) const {
+        return true;
+    }
+};
+
+/// The timeline hook that records nothing (and costs nothing). One that records gets now() around
+/// each unit's mainloop and epilogue, from every consumer thread, and then, from each warpgroup's
+/// first thread, tile(unit, consumer, start, mainloop_end, end).
+struct NoTimeline {
+    __device__ uint64_t now() const { return 0; }
+    __device__ void tile(int, int, uint64_t, uint64_t, uint64_t) const {}
+};
+
+/// Whether this launch gave the CTA the dynamic shared memory Cfg needs. The same in every thread of
+/// the grid, so a kernel that returns when it is false returns everywhere. The library launches with
+/// IRIS_GEMM_SHARED_BYTES, which every Config fits, so false means a launch from outside it. Never
+/// __trap instead: that would kill the context, and with it the rank.
+template <class Cfg>
+__device__ inline bool shared_memory_fits() {
+    return sm90::dynamic_smem_bytes() >= Cfg::kSmemBytes;
+}
+
+/// The GEMM of one launch, run by every thread of every CTA; the caller has checked
+/// shared_memory_fits<Cfg>().
+///
+/// a_map, b_map  A (M x K) and B (N x K or K x N, Cfg::kBLayout) as TMA descriptors in the kernel's
+///               __grid_constant__ parameters (iris_gemm_args' a_map and b_map)
+/// bias          N values of Cfg::Out added to every row, or null
+/// m, n, k       the problem; C is m x n
+/// sched         the units and their order (tile_scheduler.cuh), e.g. GroupedTileScheduler
+/// hooks         what happens to each finished tile (epilogue.cuh): StoreEpilogue writes C
+/// timeline      NoTimeline, or a recorder of when each unit ran
+/// combiner      KeepAccumulators, or a hook on the accumulators before the epilogue
+template <class Cfg, class Scheduler, class Hooks, class Timeline = NoTimeline, class Combine = KeepAccumulators>
+__device__ void persistent(const iris_tma_descriptor* a_map, const iris_tma_descriptor* b_map,
+                           const typename Cfg::Out* bias, int m, int n, int k, const Scheduler& sched,
+                           Hooks& hooks, const Timeline& timeline = {}, const Combine& combiner = {}) {
+    extern __shared__ uint8_t smem_raw[];
+    __shared__ uint64_t full[Cfg::kStages];
+    __shared__ uint64_t empty[Cfg::kStages];
+
+    // The 128-byte swizzle repeats every 1024 bytes; TMA and wgmma must agree on where it starts.
+    uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+    const impl::Stages<Cfg> st{smem, full, empty};
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < Cfg::kStages; ++s) {
+            sm90::mbarrier_init(&full[s], 1);
+            sm90::mbarrier_init(&empty[s], Cfg::kConsumers);
+        }
+        sm90::tma_prefetch_descriptor(a_map);
+        sm90::tma_prefetch_descriptor(b_map);
+    }
+    __syncthreads();
+
+    const int k_blocks = (k + Cfg::kTileK - 1) / Cfg::kTileK;
+    const int warpgroup = threadIdx.x / 128;
+    if (warpgroup == 0) {
+        sm90::warpgroup_release_registers<Cfg::kProducerRegisters>();
+        if (threadIdx.x == 0) {
+            impl::produce<Cfg>(st, a_map, b_map, sched, k_blocks, hooks);
+        } else if (threadIdx.x >= 32) {
+            hooks.spare_warps(threadIdx.x / 32);
+        }
+    } else {
+        sm90::warpgroup_claim_registers<Cfg::kConsumerRegisters>();
+        const int consumer = warpgroup - 1;
+        uint8_t* buffer = smem + Cfg::kEpilogueOffset + consumer * Cfg::kChunkBytes;
+        impl::RingPosition<Cfg::kStages> pos;
+        float acc[Cfg::kAccumulators];
+        for (int t = sched.first(); t < sched.count(); t = sched.next(t)) {
+            TileCoord tile = sched.coord(t);
+            tile.index = t;
+            const uint64_t start = timeline.now();
+            impl::consume<Cfg>(st, pos, acc, consumer, impl::k_blocks_of(tile, k_blocks).count());
+            const uint64_t mainloop_end = timeline.now();
+            if (combiner.combine(acc, tile, consumer)) {
+                impl::run_epilogue<Cfg>(acc, buffer, tile, consumer, bias, m, n, hooks);
+            }
+            if (threadIdx.x % 128 == 0) {
+                timeline.tile(t, consumer, start, mainloop_end, timeline.now());
+            }
+        }
+    }
+}
+
+/// The GEMM of iris_gemm_args (iris/abi/gemm.h, filled on the host by
+/// dev.irisjvm.kernels.gemm.GemmKernelArgs) with the default tile order and your hooks: what
+/// persistent needs, taken from the struct. Returns false, having done nothing, where the launch gave
+/// less shared memory than Cfg needs (the same in every thread).
+template <class Cfg, class Hooks>
+__device__ inline bool run(const iris_gemm_args& args, Hooks& hooks) {
+    if (!shared_memory_fits<Cfg>()) return false;
+    const GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(args.m, args.n, args.group_m);
+    persistent<Cfg>(&args.a_map, &args.b_map, static_cast<const typename Cfg::Out*>(args.bias), args.m, args.n,
+                    args.k, sched, hooks);
+    return true;
+}
+
+/// The plain GEMM: run with StoreEpilogue, C = A x B (+ bias) into args.c (leading dimension args.ldc).
+template <class Cfg>
+__device__ inline bool run(const iris_gemm_args& args) {
+    using Out = typename Cfg::Out;
+    if (!shared_memory_fits<Cfg>()) return false;
+    const GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(args.m, args.n, args.group_m);
+    StoreEpilogue<Out> store(static_cast<Out*>(args.c), args.ldc);
+    persistent<Cfg>(&args.a_map, &args.b_map, static_cast<const Out*>(args.bias), args.m, args.n, args.k, sched, store);
+    return true;
+}
+
+}  // namespace iris::gemm
