@@ -1,6 +1,6 @@
 /**
- * Iris's kernels: GEMM, collectives, GEMMs fused with communication, and attention, each a Java
- * class over precompiled device code.
+ * Iris's kernels: GEMM, collectives, GEMMs fused with communication, attention, and the MoE token
+ * exchange, each a Java class over precompiled device code.
  *
  * <pre>{@code
  * try (Iris iris = Iris.init(); Collectives ccl = Collectives.create(iris)) {
@@ -22,6 +22,7 @@ module dev.irisjvm.kernels {
     exports dev.irisjvm.kernels.ccl;
     exports dev.irisjvm.kernels.fused;
     exports dev.irisjvm.kernels.gemm;
+    exports dev.irisjvm.kernels.moe;
 
     // The fatbins beside KernelLibrary, which iris-core's KernelModule reads.
     opens dev.irisjvm.kernels to dev.irisjvm.core;

@@ -38,6 +38,9 @@ final class DeviceStatusRecord {
     static final int ABORTED = KernelAbi.IRIS_ERROR_CODE_ABORTED;
     static final int BAD_ADDRESS = KernelAbi.IRIS_ERROR_CODE_BAD_ADDRESS;
     static final int BAD_LAUNCH = KernelAbi.IRIS_ERROR_CODE_BAD_LAUNCH;
+    /** Kernel families' codes (iris/abi/moe.h): the MoE dispatch's checks. */
+    static final int MOE_OVER_CAPACITY = KernelAbi.IRIS_MOE_ERROR_CODE_OVER_CAPACITY;
+    static final int MOE_BAD_EXPERT = KernelAbi.IRIS_MOE_ERROR_CODE_BAD_EXPERT;
 
     private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
     /** Longest file or function name read back from device memory. */
@@ -106,6 +109,9 @@ final class DeviceStatusRecord {
             case BAD_ADDRESS -> throw new IrisDeviceException(badAddress(rank, world, site, peer, observed, expected, elapsed,
                     name(strings, function, "a kernel"), name(strings, file, null)), code, peer);
             case BAD_LAUNCH -> throw new IrisDeviceException(badLaunch(rank, site, observed, expected), code, peer);
+            case MOE_OVER_CAPACITY -> throw new IrisDeviceException(moeOverCapacity(rank, site, peer, observed, expected, elapsed),
+                    code, peer);
+            case MOE_BAD_EXPERT -> throw new IrisDeviceException(moeBadExpert(rank, site, observed, expected, elapsed), code, peer);
             default -> {
                 String what = switch (code) {
                     case WAIT_TIMEOUT -> "a device wait (wait_until) timed out";
@@ -149,6 +155,27 @@ final class DeviceStatusRecord {
         return "rank " + rank + ": a kernel refused its launch at launch check " + check + ": the launch gave " + given
                 + " where the kernel needs " + needed + "; it returned without computing, so its outputs are not written"
                 + " (a launch that does not match the kernel: a bug in the code that launched it)";
+    }
+
+    /**
+     * "rank 1: MoE dispatch, check 9305: expert 5 (on rank 2) was routed 40 rows by all ranks, more than its
+     * capacity of 32; ...": the record's elapsed word holds the expert (iris/abi/moe.h).
+     */
+    static String moeOverCapacity(int rank, int check, int expertRank, long routed, long capacity, long expert) {
+        return "rank " + rank + ": MoE dispatch, check " + check + ": expert " + expert + " (on rank " + expertRank
+                + ") was routed " + routed + " rows by all ranks, more than its capacity of " + capacity + "; the "
+                + (routed - capacity) + " rows past it were not delivered and add nothing in combine (overflow policy"
+                + " FAIL: raise the capacity, or choose the DROP policy to count such rows instead)";
+    }
+
+    /**
+     * "rank 0: MoE dispatch, check 9306: route 13 names expert -3, outside [0, 64); ...": observed is the id
+     * (sign-extended), elapsed the route (token * topK + k), the first bad one of this rank.
+     */
+    static String moeBadExpert(int rank, int check, long id, long experts, long route) {
+        return "rank " + rank + ": MoE dispatch, check " + check + ": route " + route + " (token * topK + k) names expert "
+                + id + ", outside [0, " + experts + "); it was not delivered and adds nothing in combine (the first such"
+                + " route of this rank; the dispatch's stats count them all)";
     }
 
     /** Sets the abort word: every bounded device wait of this rank gives up from now on. */

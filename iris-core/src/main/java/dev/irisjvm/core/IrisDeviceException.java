@@ -16,8 +16,10 @@ public class IrisDeviceException extends IrisException {
 
     /**
      * The device error code: 1 a wait timed out, 2 a barrier timed out, 3 a collective's counts
-     * disagree (iris-kernels), 5 checked mode: an address outside the heap or the ranks. (4, a wait
-     * aborted because a rank was lost, is raised as {@link IrisRankLostException}.)
+     * disagree (iris-kernels), 5 checked mode: an address outside the heap or the ranks, 6 a kernel
+     * refused its launch; kernel families' checks from 16 (iris-kernels' MoE dispatch: 16 an expert
+     * over its capacity, 17 an expert id out of range). (4, a wait aborted because a rank was lost,
+     * is raised as {@link IrisRankLostException}.)
      */
     public int code() {
         return code;

@@ -90,6 +90,28 @@ class DeviceStatusRecordTest {
     }
 
     @Test
+    void anMoeExpertOverCapacityNamesTheExpertItsRankAndTheCounts() {
+        record(DeviceStatusRecord.MOE_OVER_CAPACITY, 9305, 1, 2, 40, 32, 5);
+        IrisDeviceException e = assertThrows(IrisDeviceException.class, () -> DeviceStatusRecord.check(status, 4, 1000, STRINGS, null));
+        assertEquals("rank 1: MoE dispatch, check 9305: expert 5 (on rank 2) was routed 40 rows by all ranks, more than its "
+                + "capacity of 32; the 8 rows past it were not delivered and add nothing in combine (overflow policy FAIL: "
+                + "raise the capacity, or choose the DROP policy to count such rows instead)", e.getMessage());
+        assertEquals(16, e.code());
+        assertEquals(2, e.peer());
+        DeviceStatusRecord.check(status, 4, 1000, STRINGS, null);  // cleared: raised once
+    }
+
+    @Test
+    void anMoeBadExpertIdNamesTheRouteAndTheId() {
+        record(DeviceStatusRecord.MOE_BAD_EXPERT, 9306, 0, -1, -3L, 64, 13);
+        IrisDeviceException e = assertThrows(IrisDeviceException.class, () -> DeviceStatusRecord.check(status, 2, 1000, STRINGS, null));
+        assertTrue(e.getMessage().startsWith("rank 0: MoE dispatch, check 9306: route 13 (token * topK + k) names expert -3, "
+                + "outside [0, 64)"), e.getMessage());
+        assertEquals(17, e.code());
+        assertEquals(-1, e.peer());
+    }
+
+    @Test
     void badAddressesSayWhatWasWrong() {
         long heap = 1 << 20;
         assertTrue(DeviceStatusRecord.badAddress(0, 2, 9, 2, 64, heap, 4, "k", "a/b.cu")

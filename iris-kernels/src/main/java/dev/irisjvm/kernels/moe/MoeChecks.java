@@ -1,0 +1,116 @@
+package dev.irisjvm.kernels.moe;
+
+import dev.irisjvm.core.DType;
+import java.util.Arrays;
+
+/**
+ * Argument checks of {@link MoeDispatch} and {@link MoeCombine}, done before anything is launched
+ * or allocated. Each failure is an {@link IllegalArgumentException} whose message starts with the
+ * rank and the call and names the argument, what it is and what was expected, e.g. {@code "rank 1:
+ * dispatch: tokens has shape [64, 1024]; expected [rows, 2048] (rows >= numTokens 64, hidden 2048)"}.
+ * Pure functions over {@link Operand}s, so that they are tested without a GPU. Expert ids are
+ * device data: the dispatch checks them on the device (device error 17, {@link MoeSites#BAD_EXPERT}).
+ */
+final class MoeChecks {
+    private MoeChecks() {}
+
+    /**
+     * What the checks need to know about a tensor argument; {@code tensor} is what a message shows
+     * (formatted only when a check fails).
+     */
+    record Operand(String name, DType dtype, long[] shape, boolean live, boolean onThisHeap, Object tensor) {
+        String describe() {
+            return String.valueOf(tensor);
+        }
+
+        long numel() {
+            long n = 1;
+            for (long d : shape) n *= d;
+            return n;
+        }
+    }
+
+    static IllegalArgumentException fail(int rank, String call, String message) {
+        return new IllegalArgumentException("rank " + rank + ": " + call + ": " + message);
+    }
+
+    static void notNull(int rank, String call, String name, Object value) {
+        if (value == null) throw fail(rank, call, name + " must not be null");
+    }
+
+    /** A live tensor of this Iris instance's heap. */
+    static void usable(int rank, String call, Operand t) {
+        if (!t.live()) {
+            throw fail(rank, call, t.name() + " " + t.describe() + " was freed");
+        }
+        if (!t.onThisHeap()) {
+            throw fail(rank, call, t.name() + " " + t.describe() + " is not on this Iris instance's symmetric heap");
+        }
+    }
+
+    /**
+     * What depends on the node: experts split evenly over its {@code world} ranks, and every count
+     * of routes (an expert's rows from all ranks) fits an int32.
+     */
+    static void layer(int rank, String call, MoeConfig c, int world) {
+        if (c.experts() % world != 0) {
+            throw fail(rank, call, "experts is " + c.experts() + ", which the node's " + world + " ranks do not divide"
+                    + " (each rank holds experts / world of them)");
+        }
+        if (world * c.maxRoutes() > Integer.MAX_VALUE) {
+            throw fail(rank, call, world + " ranks x maxTokens " + c.maxTokens() + " x topK " + c.topK() + " = "
+                    + world * c.maxRoutes() + " routes; expected at most " + Integer.MAX_VALUE + " (an expert's rows are counted in int32)");
+        }
+        long recv = bytes(rank, call, "the receive buffer", c.experts() / world, c.capacity(), c.hidden(), c.dtype().byteSize());
+        long staging = bytes(rank, call, "combine's staging", c.maxRoutes(), c.hidden(), c.dtype().byteSize(), 1);
+        bytes(rank, call, "the receive buffer and staging", 1, recv + staging, 1, 1);
+    }
+
+    private static long bytes(int rank, String call, String what, long a, long b, long c, long d) {
+        try {
+            return Math.multiplyExact(Math.multiplyExact(Math.multiplyExact(a, b), c), d);
+        } catch (ArithmeticException e) {
+            throw fail(rank, call, what + " would take " + a + " x " + b + " x " + c + " x " + d + " bytes, more than 64 bits count");
+        }
+    }
+
+    /** Tokens of one call: in [0, maxTokens]. */
+    static void numTokens(int rank, String call, int numTokens, int maxTokens) {
+        if (numTokens < 0 || numTokens > maxTokens) {
+            throw fail(rank, call, "numTokens is " + numTokens + "; expected 0 to maxTokens (" + maxTokens + ")");
+        }
+    }
+
+    /**
+     * A row-major matrix of {@code dtype} with {@code cols} columns and at least {@code minRows} rows:
+     * shape [rows, cols].
+     */
+    static void matrix(int rank, String call, Operand t, DType dtype, long cols, long minRows, String colsName) {
+        if (t.dtype() != dtype) {
+            throw fail(rank, call, t.name() + " has dtype " + t.dtype() + "; expected " + dtype);
+        }
+        long[] s = t.shape();
+        if (s.length != 2 || s[1] != cols || s[0] < minRows) {
+            throw fail(rank, call, t.name() + " has shape " + Arrays.toString(s) + "; expected [rows, " + cols + "] (rows >= "
+                    + "numTokens " + minRows + ", " + colsName + " " + cols + ")");
+        }
+    }
+
+    /**
+     * Combine's expert outputs: {@code dtype}, the receive buffer's shape, [localExperts, capacity,
+     * hidden], or [localExperts * capacity, hidden].
+     */
+    static void expertOutputs(int rank, String call, Operand t, DType dtype, long localExperts, long capacity, long hidden) {
+        if (t.dtype() != dtype) {
+            throw fail(rank, call, t.name() + " has dtype " + t.dtype() + "; expected " + dtype);
+        }
+        long[] s = t.shape();
+        boolean three = s.length == 3 && s[0] == localExperts && s[1] == capacity && s[2] == hidden;
+        boolean two = s.length == 2 && s[0] == localExperts * capacity && s[1] == hidden;
+        if (!three && !two) {
+            throw fail(rank, call, t.name() + " has shape " + Arrays.toString(s) + "; expected [" + localExperts + ", " + capacity
+                    + ", " + hidden + "] (local experts, capacity, hidden: the receive buffer's shape) or ["
+                    + localExperts * capacity + ", " + hidden + "]");
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package dev.irisjvm.kernels.moe;
+
+import dev.irisjvm.runtime.abi.global.KernelAbi;
+
+/**
+ * Wait sites and checks of the MoE kernels (iris/abi/moe.h): a device timeout's message says "wait
+ * site N", an MoE check's "check N", and {@link #describe(int)} turns N into the operation and the
+ * wait, as {@link dev.irisjvm.kernels.ccl.CclSites} does for the collectives.
+ */
+public final class MoeSites {
+    /** Dispatch, counting kernel's last block: waits for a peer's dispatch to start (its arrive). */
+    public static final int ARRIVE = KernelAbi.IRIS_MOE_SITE_ARRIVE;
+    /** Dispatch, sending kernel: every block waits for a peer's routes per expert (its row of the count matrix). */
+    public static final int COUNTS = KernelAbi.IRIS_MOE_SITE_COUNTS;
+    /** Dispatch, sending kernel's last block: waits for a peer's rows to have arrived. */
+    public static final int ROWS = KernelAbi.IRIS_MOE_SITE_ROWS;
+    /** Combine, sending kernel's last block: waits for a peer's expert outputs to have arrived. */
+    public static final int RESULTS = KernelAbi.IRIS_MOE_SITE_RESULTS;
+    /** Check (FAIL policy): an expert was routed more rows than its capacity (device error 16). */
+    public static final int OVER_CAPACITY = KernelAbi.IRIS_MOE_SITE_OVER_CAPACITY;
+    /** Check: a route named an expert outside [0, experts) (device error 17). */
+    public static final int BAD_EXPERT = KernelAbi.IRIS_MOE_SITE_BAD_EXPERT;
+
+    /** Device error codes of the checks (IrisDeviceException.code()). */
+    public static final int ERROR_OVER_CAPACITY = KernelAbi.IRIS_MOE_ERROR_CODE_OVER_CAPACITY;
+    public static final int ERROR_BAD_EXPERT = KernelAbi.IRIS_MOE_ERROR_CODE_BAD_EXPERT;
+
+    private MoeSites() {}
+
+    /** E.g. "MoE dispatch: waiting for a peer's routes per expert", or null for a site that is not the MoE kernels'. */
+    public static String describe(int site) {
+        if (site == ARRIVE) return "MoE dispatch: waiting for a peer to start the same dispatch (its arrive)";
+        if (site == COUNTS) return "MoE dispatch: waiting for a peer's routes per expert (its row of the count matrix)";
+        if (site == ROWS) return "MoE dispatch: waiting for a peer's token rows to arrive";
+        if (site == RESULTS) return "MoE combine: waiting for a peer's expert outputs to arrive";
+        if (site == OVER_CAPACITY) {
+            return "MoE dispatch: an expert was routed more rows than its capacity (FAIL policy; device error "
+                    + ERROR_OVER_CAPACITY + ")";
+        }
+        if (site == BAD_EXPERT) return "MoE dispatch: a route named an expert id out of range (device error " + ERROR_BAD_EXPERT + ")";
+        return null;
+    }
+}

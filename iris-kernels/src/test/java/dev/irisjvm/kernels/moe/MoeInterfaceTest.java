@@ -1,0 +1,131 @@
+package dev.irisjvm.kernels.moe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.core.internal.AbiLayout;
+import dev.irisjvm.kernels.FatbinKernels;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
+import dev.irisjvm.runtime.abi.iris_ctx;
+import dev.irisjvm.runtime.abi.iris_moe_args;
+import dev.irisjvm.runtime.abi.iris_moe_stats;
+import java.util.List;
+import java.util.Set;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.Loader;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The MoE classes' side of iris/abi/moe.h: every kernel they look up is in the built fatbins for
+ * every architecture, each call fills the fields its kernels read, and the workspace layout and
+ * grids are what the kernels assume. Runs without a GPU (the generated struct is host memory).
+ */
+class MoeInterfaceTest {
+
+    @Test
+    void everyKernelTheMoeClassesLookUpIsCompiledForEveryArchitecture() {
+        MoeDispatch.kernelNames().forEach((module, names) -> {
+            List<Set<String>> images = FatbinKernels.of(module);
+            assertFalse(images.isEmpty(), module + " holds no cubin");
+            for (Set<String> image : images) {
+                for (String name : names) {
+                    assertTrue(image.contains(name), module + " lacks " + name + " in one of its cubins: " + image);
+                }
+            }
+        });
+        assertEquals(Set.of("moe_dispatch", "moe_combine"), MoeDispatch.kernelNames().keySet());
+    }
+
+    @Test
+    void theStructsHaveTheLayoutTheHeaderPins() {
+        assertEquals(248, AbiLayout.size(iris_moe_args.class));
+        assertEquals(112, AbiLayout.offset(iris_moe_args.class, "workspace"));
+        assertEquals(224, AbiLayout.offset(iris_moe_args.class, "tokens_n"));
+        assertEquals(32, AbiLayout.size(iris_moe_stats.class));
+        assertEquals(4, AbiLayout.offset(iris_moe_stats.class, "dropped_all"));
+        assertEquals(16, AbiLayout.offset(iris_moe_stats.class, "first_bad_route"));
+    }
+
+    @Test
+    void callsFillTheFieldsTheirKernelsRead() {
+        MoeConfig c = new MoeConfig(256, 8, 2, 100, 40, OverflowPolicy.DROP, dev.irisjvm.core.DType.BF16);
+        MoeLayout layout = MoeLayout.of(c);
+        MoeArgs.Buffers b = new MoeArgs.Buffers(0x10_0000L, 0x20_0000L, 0x30_0000L, 0x40_0000L, 0x40_1000L, 0x50_0000L);
+        try (MoeArgs args = new MoeArgs(context(1, 4), c, layout, b)) {
+            iris_moe_args a = args.dispatch(0x1000, 0x2000, 0x3000, 77);
+            assertEquals(1, a.ctx().rank());
+            assertEquals(4, a.ctx().world());
+            assertEquals(0x10_0000L, a.workspace().address());
+            assertEquals(0x10_0000L + layout.blockCounts(), a.block_counts().address());
+            assertEquals(0x10_0000L + layout.routes(), a.routes().address());
+            assertEquals(0x10_0000L + layout.routeWeights(), a.route_weights().address());
+            assertEquals(0x20_0000L, a.recv().address());
+            assertEquals(0x30_0000L, a.sources().address());
+            assertEquals(0x40_0000L, a.counts().address());
+            assertEquals(0x40_1000L, a.routed().address());
+            assertEquals(0x50_0000L, a.staging().address());
+            assertEquals(0x1000, a.tokens().address());
+            assertEquals(0x2000, a.expert_ids().address());
+            assertEquals(0x3000, a.weights().address());
+            assertEquals(77, a.tokens_n());
+            assertEquals(256, a.hidden());
+            assertEquals(8, a.experts());
+            assertEquals(2, a.top_k());
+            assertEquals(40, a._capacity());  // JavaCPP's name: Pointer has a capacity() of its own
+            assertEquals(KernelAbi.IRIS_MOE_POLICY_DROP, a.policy());
+
+            a = args.combine(0x6000, 0x7000, 5);
+            assertEquals(0x6000, a.expert_out().address());
+            assertEquals(0x7000, a.out().address());
+            assertEquals(5, a.tokens_n());
+        }
+    }
+
+    @Test
+    void theWorkspaceHoldsTheHeaderThenBlockCountsRoutesAndWeights() {
+        MoeConfig c = MoeConfig.of(64, 12, 3, 1001, 10);
+        MoeLayout l = MoeLayout.of(c);
+        assertEquals(KernelAbi.IRIS_MOE_WS_HEADER_BYTES, l.blockCounts());
+        assertTrue(l.routes() >= l.blockCounts() + 256L * 12 * 4);
+        assertTrue(l.routeWeights() >= l.routes() + 3003L * 4);
+        assertTrue(l.bytes() >= l.routeWeights() + 3003L * 4);
+        for (long offset : new long[] {l.blockCounts(), l.routes(), l.routeWeights(), l.bytes()}) {
+            assertEquals(0, offset % 256, "256-byte aligned: " + offset);
+        }
+        // The header: flags after the stats, the count matrix (IRIS_MAX_RANKS x MAX_EXPERTS int32) last.
+        assertTrue(KernelAbi.IRIS_MOE_WS_STATS + 32 <= KernelAbi.IRIS_MOE_WS_ARRIVE);
+        assertEquals(KernelAbi.IRIS_MOE_WS_HEADER_BYTES, KernelAbi.IRIS_MOE_WS_MATRIX + KernelAbi.IRIS_MAX_RANKS * MoeConfig.MAX_EXPERTS * 4);
+    }
+
+    @Test
+    void gridsCoverTheRoutesAndRows() {
+        assertEquals(1, MoeLayout.dispatchBlocks(0));
+        assertEquals(1, MoeLayout.dispatchBlocks(512));
+        assertEquals(2, MoeLayout.dispatchBlocks(513));
+        assertEquals(256, MoeLayout.dispatchBlocks(256L * 512));
+        assertEquals(256, MoeLayout.dispatchBlocks(1L << 40), "at most the per-block count rows");
+        assertEquals(1, MoeLayout.rowBlocks(0, 528));
+        assertEquals(1, MoeLayout.rowBlocks(16, 528));
+        assertEquals(2, MoeLayout.rowBlocks(17, 528));
+        assertEquals(528, MoeLayout.rowBlocks(1_000_000, 528));
+        assertEquals(16, MoeLayout.ROW_GROUPS);
+    }
+
+    @Test
+    void heapBytesCountsEveryBuffer() {
+        MoeConfig c = MoeConfig.of(128, 8, 2, 100, 64);
+        long l = 4;  // on 2 ranks
+        long expected = MoeLayout.of(c).bytes() + l * 64 * 128 * 2 + l * 64 * 8 + 2 * 256 + 200 * 128 * 2;
+        assertEquals(expected, MoeDispatch.heapBytes(c, 2));
+    }
+
+    private static byte[] context(int rank, int world) {
+        try (iris_ctx ctx = new iris_ctx()) {
+            ctx.rank(rank).world(world);
+            byte[] bytes = new byte[Loader.sizeof(iris_ctx.class)];
+            new BytePointer(ctx).get(bytes);
+            return bytes;
+        }
+    }
+}
