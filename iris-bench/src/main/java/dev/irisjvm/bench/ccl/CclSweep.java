@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.ccl;
 
+import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.results.Measurement;
@@ -8,19 +9,13 @@ import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
-import dev.irisjvm.core.gpu.DeviceProperties;
-import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.rma.RmaKernels;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -97,7 +92,7 @@ public final class CclSweep implements Callable<Integer> {
             options.seed = runSeed;
             if (iris.rank() == 0) {
                 System.out.println("CclSweep: " + iris.worldSize() + " ranks, heap " + SizeList.format(config.heapSize())
-                        + " per rank, " + CclOptions.dtypeName(options.dtype()) + ", ops " + options.ops + ", sizes "
+                        + " per rank, " + OptionChecks.dtypeName(options.dtype()) + ", ops " + options.ops + ", sizes "
                         + SizeList.format(options.sizes().get(0)) + " .. " + SizeList.format(options.sizes().get(options.sizes().size() - 1))
                         + ", " + ccl + ", seed " + runSeed);
             }
