@@ -13,8 +13,9 @@ import dev.irisjvm.core.internal.Memcpy;
  * calls it in the same order (allocation and points are collective).
  *
  * <pre>{@code
- * long point = ctx.nextPoint();
- * try (SymTensor src = ctx.randomData(bytes, ctx.seed(point, ctx.rank())); SymTensor dst = ctx.buffer(bytes)) { ... }
+ * try (SymTensor src = ctx.freshData(bytes); SymTensor dst = ctx.buffer(bytes)) {
+ *     ctx.forEachPair((issuer, peer) -> ...);   // one point per ordered pair of ranks
+ * }
  * }</pre>
  */
 public final class SweepContext implements AutoCloseable {
@@ -90,6 +91,28 @@ public final class SweepContext implements AutoCloseable {
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
         z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
         return z ^ (z >>> 31);
+    }
+
+    /** Work on an ordered pair of distinct ranks. */
+    @FunctionalInterface
+    public interface PairPoint {
+        void run(int issuer, int peer);
+    }
+
+    /** Runs {@code point} for every ordered pair of distinct ranks, issuer by issuer (the same order on every rank). */
+    public void forEachPair(PairPoint point) {
+        for (int i = 0; i < world(); i++) {
+            for (int j = 0; j < world(); j++) {
+                if (i != j) {
+                    point.run(i, j);
+                }
+            }
+        }
+    }
+
+    /** {@link #randomData} of this rank seeded by the next point's number: the data of one size (collective). */
+    public SymTensor freshData(long bytes) {
+        return randomData(bytes, seed(nextPoint(), rank()));
     }
 
     /** Fresh random floats in [-1, 1) covering at least {@code bytes} bytes (collective). */
