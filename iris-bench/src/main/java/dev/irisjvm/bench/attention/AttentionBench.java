@@ -33,8 +33,6 @@ import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.bench.rma.RmaKernels;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -143,8 +141,7 @@ public final class AttentionBench implements Callable<Integer> {
             try (NcclComm n = needsNccl ? NcclComm.open(i) : NcclComm.disabled(i, "not needed"); RepTimer t = new RepTimer(i, kernels, stream, true)) {
                 nccl = n;
                 timer = t;
-                software = Gpu.runtimeDescription() + ", " + (n.available() ? n.version() : "NCCL unavailable (" + n.reason() + ")")
-                        + ", Java " + System.getProperty("java.version");
+                software = RunRecord.software(n.available() ? n.version() : "NCCL unavailable (" + n.reason() + ")");
                 say("%s ranks, %s, %s, heap %s, seed %d", world, device.name(), software, SizeList.format(heapBytes), seed);
                 if (options.parts().contains("local")) {
                     for (int s : options.localSeqs()) {
@@ -181,14 +178,9 @@ public final class AttentionBench implements Callable<Integer> {
         }
         if (rank == 0) {
             AttentionBenchResult result = new AttentionBenchResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
-                    world + " x " + device.name() + " (" + device.multiprocessorCount() + " SMs, " + SizeList.format(device.totalGlobalMemory())
-                            + ", CC " + device.computeCapability() + ")", software, RunRecord.command(world, AttentionBench.class, spec), world, options.warmup, sdpa, local,
-                    ring, decode);
-            Path parent = options.out.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            result.write(options.out);
+                    world + " x " + RunRecord.device(device), software, RunRecord.command(world, AttentionBench.class, spec), world,
+                    options.warmup, sdpa, local, ring, decode);
+            RunRecord.write(options.out, result::write);
             System.out.println("AttentionBench: wrote " + options.out.toAbsolutePath());
         }
         return failedChecks > 0 ? 3 : 0;

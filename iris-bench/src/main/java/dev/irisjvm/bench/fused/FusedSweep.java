@@ -7,8 +7,6 @@ import dev.irisjvm.bench.results.FusedSweepResult;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
-import dev.irisjvm.core.gpu.DeviceProperties;
-import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.gemm.CublasGemm;
@@ -16,11 +14,9 @@ import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.bench.rma.RmaKernels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -88,9 +84,8 @@ public final class FusedSweep implements Callable<Integer> {
             hardware = RunRecord.hardware(iris);
             CublasGemm cublas = options.baseline() ? openCublas(iris) : null;
             NcclComm nccl = options.baseline() ? NcclComm.open(iris) : NcclComm.disabled(iris, "--no-baseline");
-            software = Gpu.runtimeDescription() + ", " + (cublas != null ? cublas.version() : "cuBLAS not used") + ", "
-                    + (nccl.available() ? nccl.version() : "NCCL not used (" + nccl.reason() + ")") + ", Java "
-                    + System.getProperty("java.version");
+            software = RunRecord.software((cublas != null ? cublas.version() : "cuBLAS not used") + ", "
+                    + (nccl.available() ? nccl.version() : "NCCL not used (" + nccl.reason() + ")"));
             if (iris.rank() == 0) {
                 Files.createDirectories(options.traces());
                 System.out.println("FusedSweep: " + iris.worldSize() + " ranks (TP " + iris.worldSize() + "), " + hardware + ", "
@@ -122,11 +117,7 @@ public final class FusedSweep implements Callable<Integer> {
                 FusedSweepResult sweep = new FusedSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware,
                         software, RunRecord.command(iris.worldSize(), FusedSweep.class, spec), iris.worldSize(), options.warmup(), options.reps(),
                         options.groupM(), results, traces);
-                Path parent = options.out().toAbsolutePath().getParent();
-                if (parent != null) {
-                    Files.createDirectories(parent);
-                }
-                sweep.write(options.out());
+                RunRecord.write(options.out(), sweep::write);
                 System.out.println("FusedSweep: " + results.size() + " measurements, " + traces.size() + " traces written to "
                         + options.out().toAbsolutePath());
             }

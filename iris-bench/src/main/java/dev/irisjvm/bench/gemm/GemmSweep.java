@@ -22,8 +22,6 @@ import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.bench.rma.RmaKernels;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -107,8 +105,7 @@ public final class GemmSweep implements Callable<Integer> {
                     System.err.println("GemmSweep: cuBLAS unavailable, timing Iris alone: " + cublasReason);
                 }
             }
-            software = Gpu.runtimeDescription() + ", " + (cublas != null ? cublas.version() : "cuBLAS not used (" + cublasReason + ")")
-                    + ", Java " + System.getProperty("java.version");
+            software = RunRecord.software(cublas != null ? cublas.version() : "cuBLAS not used (" + cublasReason + ")");
             System.out.println("GemmSweep: " + gemm + ", " + software + ", " + options.inputType() + " -> " + options.outputType()
                     + ", L2 " + SizeList.format(device.l2CacheBytes()) + ", seed " + seed);
             try (RepTimer timer = new RepTimer(iris, kernels, stream, options.gate())) {
@@ -127,11 +124,7 @@ public final class GemmSweep implements Callable<Integer> {
         }
         GemmSweepResult sweep = new GemmSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware(device),
                 software, RunRecord.command(0, GemmSweep.class, spec), device.l2CacheBytes(), options.l2Factor(), options.warmup(), options.groupM(), results);
-        Path parent = options.out().toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        sweep.write(options.out());
+        RunRecord.write(options.out(), sweep::write);
         System.out.print(console(results));
         System.out.println("GemmSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
         long failed = results.stream().filter(m -> GemmMeasurement.IRIS.equals(m.impl()) && failedCheck(m.check())).count();
