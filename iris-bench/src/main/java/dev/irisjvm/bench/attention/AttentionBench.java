@@ -2,11 +2,13 @@ package dev.irisjvm.bench.attention;
 
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
-import dev.irisjvm.bench.results.AttentionBenchResult;
+import dev.irisjvm.bench.SweepCommand;
 import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
+import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.rma.RepTimer;
+import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.bench.rma.TimingStats;
 import dev.irisjvm.core.DType;
@@ -30,7 +32,6 @@ import dev.irisjvm.kernels.attention.RingAttention;
 import dev.irisjvm.kernels.attention.RingStep;
 import dev.irisjvm.kernels.attention.Sharding;
 import dev.irisjvm.kernels.ccl.NcclComm;
-import dev.irisjvm.bench.rma.RmaKernels;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Instant;
@@ -38,14 +39,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.function.IntToLongFunction;
 import org.bytedeco.javacpp.BytePointer;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * The attention benchmark, one JVM per rank ({@code bin/iris-run -n 2}); {@code bin/iris-bench attention}
@@ -80,7 +77,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "AttentionBench", mixinStandardHelpOptions = true,
         description = "Local attention, ring attention and flash-decode against their baselines, timed with CUDA events.")
-public final class AttentionBench implements Callable<Integer> {
+public final class AttentionBench extends SweepCommand {
     static final String MAIN = "dev.irisjvm.bench.attention.AttentionBench";
     static final DType TYPE = DType.BF16;
     static final long HEAP_HEADROOM = 256L << 20;
@@ -88,9 +85,6 @@ public final class AttentionBench implements Callable<Integer> {
 
     @Mixin
     AttentionBenchOptions options = new AttentionBenchOptions();
-
-    @Spec
-    CommandSpec spec;
 
     private Iris iris;
     private SymmetricHeap heap;
@@ -104,17 +98,14 @@ public final class AttentionBench implements Callable<Integer> {
     private int failedChecks;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new AttentionBench()).execute(args));
+        main(new AttentionBench(), args);
     }
 
     @Override
     public Integer call() throws Exception {
         IrisConfig env = IrisConfig.fromEnvironment();
-        try {
-            options.validate(env.worldSize());
-        } catch (IllegalArgumentException e) {
-            System.err.println("AttentionBench: " + e.getMessage());
-            return 2;
+        if (!valid(() -> options.validate(env.worldSize()))) {
+            return EXIT_USAGE;
         }
         int gpu = env.deviceAmong(Gpu.deviceCount());
         Gpu.setDevice(gpu);
@@ -126,7 +117,7 @@ public final class AttentionBench implements Callable<Integer> {
         String software;
         try (Iris i = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(i, library); Attention a = Attention.create()) {
-            if (SharedGpu.refuses(i, "AttentionBench")) {
+            if (SharedGpu.refuses(i, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
             iris = i;
@@ -135,7 +126,7 @@ public final class AttentionBench implements Callable<Integer> {
             attention = a;
             world = i.worldSize();
             rank = i.rank();
-            seed = i.broadcast(options.seed != null ? options.seed : System.nanoTime(), 0);
+            seed = runSeed(i, options.seed);
             options.seed = seed;
             boolean needsNccl = options.parts().contains("ring") || options.parts().contains("decode");
             try (NcclComm n = needsNccl ? NcclComm.open(i) : NcclComm.disabled(i, "not needed"); RepTimer t = new RepTimer(i, kernels, stream, true)) {
@@ -183,7 +174,7 @@ public final class AttentionBench implements Callable<Integer> {
             RunRecord.write(options.out, result::write);
             System.out.println("AttentionBench: wrote " + options.out.toAbsolutePath());
         }
-        return failedChecks > 0 ? 3 : 0;
+        return failedChecks > 0 ? EXIT_CHECK_FAILED : 0;
     }
 
     // ---- local -------------------------------------------------------------------------------------

@@ -3,8 +3,10 @@ package dev.irisjvm.bench.ccl;
 import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
+import dev.irisjvm.bench.SweepCommand;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
+import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.Iris;
@@ -12,18 +14,13 @@ import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.NcclComm;
-import dev.irisjvm.bench.rma.RmaKernels;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * The collectives sweep: for every op, size and implementation (each iris all-reduce algorithm,
@@ -46,26 +43,19 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "CclSweep", mixinStandardHelpOptions = true,
         description = "Collectives of Iris for the JVM against NCCL: latency and bus bandwidth, eager and from CUDA graphs.")
-public final class CclSweep implements Callable<Integer> {
-    static final String MAIN = "dev.irisjvm.bench.ccl.CclSweep";
+public final class CclSweep extends SweepCommand {
 
     @Mixin
     CclOptions options = new CclOptions();
 
-    @Spec
-    CommandSpec spec;
-
     public static void main(String[] args) {
-        System.exit(new CommandLine(new CclSweep()).execute(args));
+        main(new CclSweep(), args);
     }
 
     @Override
     public Integer call() throws Exception {
-        try {
-            options.validate();
-        } catch (IllegalArgumentException e) {
-            System.err.println("CclSweep: " + e.getMessage());
-            return 2;
+        if (!valid(options::validate)) {
+            return EXIT_USAGE;
         }
         IrisConfig env = IrisConfig.fromEnvironment();
         IrisConfig config = env.withHeapSize(options.heapBytes())
@@ -74,21 +64,19 @@ public final class CclSweep implements Callable<Integer> {
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
              Collectives ccl = Collectives.create(iris, options.collectivesOptions())) {
-            if (SharedGpu.refuses(iris, "CclSweep")) {
+            if (SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
-            if (iris.worldSize() < 2) {
-                throw new IllegalStateException("run with at least two ranks: bin/iris-run -n 2 -- java ... " + MAIN);
-            }
+            requireTwoRanks(iris);
             try {
                 options.validateFor(iris.worldSize());
             } catch (IllegalArgumentException e) {
                 if (iris.rank() == 0) {
-                    System.err.println("CclSweep: " + e.getMessage());
+                    System.err.println(name() + ": " + e.getMessage());
                 }
-                return 2;
+                return EXIT_USAGE;
             }
-            long runSeed = iris.broadcast(options.seed() != null ? options.seed() : System.nanoTime(), 0);
+            long runSeed = runSeed(iris, options.seed());
             options.seed = runSeed;
             if (iris.rank() == 0) {
                 System.out.println("CclSweep: " + iris.worldSize() + " ranks, heap " + SizeList.format(config.heapSize())
@@ -128,12 +116,7 @@ public final class CclSweep implements Callable<Integer> {
                 System.out.println("CclSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
             }
         }
-        long failed = results.stream().filter(CclSweep::failedCheck).count();
-        if (failed > 0) {
-            System.out.println("CclSweep: " + failed + " measurement(s) failed their check");
-            return 3;
-        }
-        return 0;
+        return checked(results.stream().filter(CclSweep::failedCheck).count(), "measurement(s) failed their check");
     }
 
     static boolean failedCheck(Measurement m) {

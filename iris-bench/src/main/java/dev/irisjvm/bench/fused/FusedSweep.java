@@ -2,8 +2,10 @@ package dev.irisjvm.bench.fused;
 
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
+import dev.irisjvm.bench.SweepCommand;
 import dev.irisjvm.bench.results.FusedMeasurement;
 import dev.irisjvm.bench.results.FusedSweepResult;
+import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
@@ -11,7 +13,6 @@ import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.Gemm;
-import dev.irisjvm.bench.rma.RmaKernels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -19,12 +20,8 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * The fused sweep: for every operation and global shape of issue 9, the fused GEMM + communication
@@ -43,26 +40,19 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "FusedSweep", mixinStandardHelpOptions = true,
         description = "Fused GEMM + communication kernels against cuBLAS then NCCL, with CUDA events, on every rank.")
-public final class FusedSweep implements Callable<Integer> {
-    static final String MAIN = "dev.irisjvm.bench.fused.FusedSweep";
+public final class FusedSweep extends SweepCommand {
 
     @Mixin
     FusedOptions options = new FusedOptions();
 
-    @Spec
-    CommandSpec spec;
-
     public static void main(String[] args) {
-        System.exit(new CommandLine(new FusedSweep()).execute(args));
+        main(new FusedSweep(), args);
     }
 
     @Override
     public Integer call() throws Exception {
-        try {
-            options.validate();
-        } catch (IllegalArgumentException e) {
-            System.err.println("FusedSweep: " + e.getMessage());
-            return 2;
+        if (!valid(options::validate)) {
+            return EXIT_USAGE;
         }
         IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(options.heapBytes())
                 .withDeviceTimeout(Duration.ofMillis(options.deviceTimeoutMs()));
@@ -73,13 +63,11 @@ public final class FusedSweep implements Callable<Integer> {
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
              Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()))) {
-            if (SharedGpu.refuses(iris, "FusedSweep")) {
+            if (SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
-            if (iris.worldSize() < 2) {
-                throw new IllegalStateException("run with at least two ranks: bin/iris-run -n 2 -- java ... " + MAIN);
-            }
-            long runSeed = iris.broadcast(options.seed() != null ? options.seed() : System.nanoTime(), 0);
+            requireTwoRanks(iris);
+            long runSeed = runSeed(iris, options.seed());
             options.seed = runSeed;
             hardware = RunRecord.hardware(iris);
             CublasGemm cublas = options.baseline() ? openCublas(iris) : null;
@@ -122,12 +110,8 @@ public final class FusedSweep implements Callable<Integer> {
                         + options.out().toAbsolutePath());
             }
         }
-        long failed = results.stream().filter(m -> FusedMeasurement.FUSED.equals(m.impl()) && m.checkFailed()).count();
-        if (failed > 0) {
-            System.out.println("FusedSweep: " + failed + " fused point(s) failed their check");
-            return 3;
-        }
-        return 0;
+        return checked(results.stream().filter(m -> FusedMeasurement.FUSED.equals(m.impl()) && m.checkFailed()).count(),
+                "fused point(s) failed their check");
     }
 
     /** cuBLAS on every rank, or on none (every rank learns why). */
