@@ -46,14 +46,6 @@ public final class RmaKernels implements AutoCloseable {
     /** Every pointer handed to these kernels must be aligned to this (16-byte vector accesses). */
     public static final int ALIGNMENT = 16;
 
-    /** Wait sites of rma_bench.cu, so that a timeout message can name the wait. */
-    public static final int SITE_GATE = 101;
-    public static final int SITE_PAIR_SYNC = 102;
-    public static final int SITE_PRODUCER_ACK = 103;
-    public static final int SITE_CONSUMER_FLAG = 104;
-    public static final int SITE_PING_INITIATOR = 105;
-    public static final int SITE_PING_RESPONDER = 106;
-
     // Hopper (compute capability 9.0) per-SM limits, for the resident-block count.
     private static final int REGISTERS_PER_SM = 65536;
     private static final int THREADS_PER_SM = 2048;
