@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.rma;
 
+import dev.irisjvm.bench.Seeds;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
@@ -87,10 +88,7 @@ public final class SweepContext implements AutoCloseable {
 
     /** A seed for data that rank {@code owner} generates at a point: differs per run seed, point and owner. */
     public long seed(long pointNumber, int owner) {
-        long z = runSeed + pointNumber * 0x9E3779B97F4A7C15L + (owner + 1L) * 0xD6E8FEB86659FD93L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
+        return Seeds.point(runSeed, pointNumber, owner);
     }
 
     /** Work on an ordered pair of distinct ranks. */
