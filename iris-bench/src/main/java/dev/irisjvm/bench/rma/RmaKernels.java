@@ -190,11 +190,16 @@ public final class RmaKernels implements AutoCloseable {
 
     /** dst (local) = rank {@code peer}'s copy of src, {@code bytes} bytes, pulled by this rank's SMs. */
     public synchronized void load(long dst, SymTensor src, long bytes, int peer, LaunchShape shape, Stream stream) {
+        pull("rma_load", dst, src, bytes, peer, shape, stream);
+    }
+
+    /** rma_load or rma_load_bulk: dst (local) = rank {@code peer}'s copy of src. */
+    private void pull(String kernel, long dst, SymTensor src, long bytes, int peer, LaunchShape shape, Stream stream) {
         checkPeer(peer, "peer");
         checkBytes(bytes);
         checkLocal(dst, "dst");
         checkSym(src, bytes, "src");
-        launch("rma_load", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
+        launch(kernel, shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
                 .putLong(dst).putLong(src.deviceAddress()).putLong(bytes).putInt(peer));
     }
 
@@ -220,33 +225,28 @@ public final class RmaKernels implements AutoCloseable {
 
     /** As {@link #load}, through shared memory with Hopper bulk copies (cp.async.bulk). */
     public synchronized void loadBulk(long dst, SymTensor src, long bytes, int peer, LaunchShape shape, Stream stream) {
-        checkPeer(peer, "peer");
-        checkBytes(bytes);
-        checkLocal(dst, "dst");
-        checkSym(src, bytes, "src");
         configureBulk();
-        launch("rma_load_bulk", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(dst).putLong(src.deviceAddress()).putLong(bytes).putInt(peer));
+        pull("rma_load_bulk", dst, src, bytes, peer, shape, stream);
     }
 
     /** As {@link #store}, through shared memory with Hopper bulk copies (cp.async.bulk). */
     public synchronized void storeBulk(SymTensor dst, long src, long bytes, int peer, LaunchShape shape, Stream stream) {
-        checkPeer(peer, "peer");
-        checkBytes(bytes);
-        checkSym(dst, bytes, "dst");
-        checkLocal(src, "src");
         configureBulk();
-        launch("rma_store_bulk", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(dst.deviceAddress()).putLong(src).putLong(bytes).putInt(peer));
+        push("rma_store_bulk", dst, src, bytes, peer, shape, stream);
     }
 
     /** Rank {@code peer}'s copy of dst = src (local), pushed by this rank's SMs. */
     public synchronized void store(SymTensor dst, long src, long bytes, int peer, LaunchShape shape, Stream stream) {
+        push("rma_store", dst, src, bytes, peer, shape, stream);
+    }
+
+    /** rma_store or rma_store_bulk: rank {@code peer}'s copy of dst = src (local). */
+    private void push(String kernel, SymTensor dst, long src, long bytes, int peer, LaunchShape shape, Stream stream) {
         checkPeer(peer, "peer");
         checkBytes(bytes);
         checkSym(dst, bytes, "dst");
         checkLocal(src, "src");
-        launch("rma_store", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
+        launch(kernel, shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
                 .putLong(dst.deviceAddress()).putLong(src).putLong(bytes).putInt(peer));
     }
 
