@@ -78,7 +78,6 @@ import picocli.CommandLine.Mixin;
 @Command(name = "AttentionBench", mixinStandardHelpOptions = true,
         description = "Local attention, ring attention and flash-decode against their baselines, timed with CUDA events.")
 public final class AttentionBench extends SweepCommand {
-    static final String MAIN = "dev.irisjvm.bench.attention.AttentionBench";
     static final DType TYPE = DType.BF16;
     static final long HEAP_HEADROOM = 256L << 20;
     static final String OK = "ok";

@@ -44,7 +44,6 @@ import picocli.CommandLine.Mixin;
 @Command(name = "CclSweep", mixinStandardHelpOptions = true,
         description = "Collectives of Iris for the JVM against NCCL: latency and bus bandwidth, eager and from CUDA graphs.")
 public final class CclSweep extends SweepCommand {
-
     @Mixin
     CclOptions options = new CclOptions();
 

@@ -41,7 +41,6 @@ import picocli.CommandLine.Mixin;
 @Command(name = "FusedSweep", mixinStandardHelpOptions = true,
         description = "Fused GEMM + communication kernels against cuBLAS then NCCL, with CUDA events, on every rank.")
 public final class FusedSweep extends SweepCommand {
-
     @Mixin
     FusedOptions options = new FusedOptions();
 

@@ -38,7 +38,6 @@ import picocli.CommandLine.Mixin;
 @Command(name = "RmaSweep", mixinStandardHelpOptions = true,
         description = "Remote-memory-access microbenchmarks of Iris for the JVM, with copy-engine, local and NCCL baselines.")
 public final class RmaSweep extends SweepCommand {
-
     @Mixin
     SweepOptions options = new SweepOptions();
 
