@@ -3,6 +3,7 @@ package dev.irisjvm.bench;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -34,25 +35,32 @@ public final class OpNames {
 
     /** A comma-separated list, in the order given, without repeats; "all" is every op. */
     public static <E extends Enum<E>> List<E> parseList(Class<E> type, String text) {
-        if (text == null || text.isBlank()) {
-            throw new IllegalArgumentException("--ops needs at least one op; known: " + ids(type));
-        }
-        List<E> ops = new ArrayList<>();
-        for (String part : text.split(",")) {
-            if (part.isBlank()) {
-                continue;
-            }
-            List<E> next = part.trim().equalsIgnoreCase("all") ? List.of(type.getEnumConstants()) : List.of(parse(type, part));
-            for (E op : next) {
-                if (!ops.contains(op)) {
-                    ops.add(op);
+        return parseList(text, List.of(type.getEnumConstants()), name -> parse(type, name),
+                "--ops needs at least one op; known: " + ids(type));
+    }
+
+    /**
+     * A comma-separated list of names, in the order given, without repeats; "all" stands for
+     * {@code all}. A list that names nothing fails with {@code emptyMessage}.
+     */
+    public static <E> List<E> parseList(String text, List<E> all, Function<String, E> parse, String emptyMessage) {
+        List<E> out = new ArrayList<>();
+        if (text != null) {
+            for (String part : text.split(",")) {
+                if (part.isBlank()) {
+                    continue;
+                }
+                for (E e : part.trim().equalsIgnoreCase("all") ? all : List.of(parse.apply(part))) {
+                    if (!out.contains(e)) {
+                        out.add(e);
+                    }
                 }
             }
         }
-        if (ops.isEmpty()) {
-            throw new IllegalArgumentException("--ops needs at least one op; known: " + ids(type));
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException(emptyMessage);
         }
-        return ops;
+        return out;
     }
 
     /** "load,store,..." */

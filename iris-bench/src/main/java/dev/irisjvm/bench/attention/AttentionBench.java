@@ -2,11 +2,13 @@ package dev.irisjvm.bench.attention;
 
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
-import dev.irisjvm.bench.results.AttentionBenchResult;
+import dev.irisjvm.bench.SweepCommand;
 import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
+import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.rma.RepTimer;
+import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.bench.rma.TimingStats;
 import dev.irisjvm.core.DType;
@@ -30,24 +32,17 @@ import dev.irisjvm.kernels.attention.RingAttention;
 import dev.irisjvm.kernels.attention.RingStep;
 import dev.irisjvm.kernels.attention.Sharding;
 import dev.irisjvm.kernels.ccl.NcclComm;
-import dev.irisjvm.bench.rma.RmaKernels;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.function.IntToLongFunction;
 import org.bytedeco.javacpp.BytePointer;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * The attention benchmark, one JVM per rank ({@code bin/iris-run -n 2}); {@code bin/iris-bench attention}
@@ -82,17 +77,13 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "AttentionBench", mixinStandardHelpOptions = true,
         description = "Local attention, ring attention and flash-decode against their baselines, timed with CUDA events.")
-public final class AttentionBench implements Callable<Integer> {
-    static final String MAIN = "dev.irisjvm.bench.attention.AttentionBench";
+public final class AttentionBench extends SweepCommand {
     static final DType TYPE = DType.BF16;
     static final long HEAP_HEADROOM = 256L << 20;
     static final String OK = "ok";
 
     @Mixin
     AttentionBenchOptions options = new AttentionBenchOptions();
-
-    @Spec
-    CommandSpec spec;
 
     private Iris iris;
     private SymmetricHeap heap;
@@ -106,17 +97,14 @@ public final class AttentionBench implements Callable<Integer> {
     private int failedChecks;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new AttentionBench()).execute(args));
+        main(new AttentionBench(), args);
     }
 
     @Override
     public Integer call() throws Exception {
         IrisConfig env = IrisConfig.fromEnvironment();
-        try {
-            options.validate(env.worldSize());
-        } catch (IllegalArgumentException e) {
-            System.err.println("AttentionBench: " + e.getMessage());
-            return 2;
+        if (!valid(() -> options.validate(env.worldSize()))) {
+            return EXIT_USAGE;
         }
         int gpu = env.deviceAmong(Gpu.deviceCount());
         Gpu.setDevice(gpu);
@@ -128,7 +116,7 @@ public final class AttentionBench implements Callable<Integer> {
         String software;
         try (Iris i = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(i, library); Attention a = Attention.create()) {
-            if (SharedGpu.refuses(i, "AttentionBench")) {
+            if (SharedGpu.refuses(i, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
             iris = i;
@@ -137,14 +125,13 @@ public final class AttentionBench implements Callable<Integer> {
             attention = a;
             world = i.worldSize();
             rank = i.rank();
-            seed = i.broadcast(options.seed != null ? options.seed : System.nanoTime(), 0);
+            seed = runSeed(i, options.seed);
             options.seed = seed;
             boolean needsNccl = options.parts().contains("ring") || options.parts().contains("decode");
             try (NcclComm n = needsNccl ? NcclComm.open(i) : NcclComm.disabled(i, "not needed"); RepTimer t = new RepTimer(i, kernels, stream, true)) {
                 nccl = n;
                 timer = t;
-                software = Gpu.runtimeDescription() + ", " + (n.available() ? n.version() : "NCCL unavailable (" + n.reason() + ")")
-                        + ", Java " + System.getProperty("java.version");
+                software = RunRecord.software(n.available() ? n.version() : "NCCL unavailable (" + n.reason() + ")");
                 say("%s ranks, %s, %s, heap %s, seed %d", world, device.name(), software, SizeList.format(heapBytes), seed);
                 if (options.parts().contains("local")) {
                     for (int s : options.localSeqs()) {
@@ -181,17 +168,12 @@ public final class AttentionBench implements Callable<Integer> {
         }
         if (rank == 0) {
             AttentionBenchResult result = new AttentionBenchResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
-                    world + " x " + device.name() + " (" + device.multiprocessorCount() + " SMs, " + SizeList.format(device.totalGlobalMemory())
-                            + ", CC " + device.computeCapability() + ")", software, RunRecord.command(world, AttentionBench.class, spec), world, options.warmup, sdpa, local,
-                    ring, decode);
-            Path parent = options.out.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            result.write(options.out);
+                    world + " x " + RunRecord.device(device), software, RunRecord.command(world, AttentionBench.class, spec), world,
+                    options.warmup, sdpa, local, ring, decode);
+            RunRecord.write(options.out, result::write);
             System.out.println("AttentionBench: wrote " + options.out.toAbsolutePath());
         }
-        return failedChecks > 0 ? 3 : 0;
+        return failedChecks > 0 ? EXIT_CHECK_FAILED : 0;
     }
 
     // ---- local -------------------------------------------------------------------------------------

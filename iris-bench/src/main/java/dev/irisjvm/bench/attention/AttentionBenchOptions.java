@@ -1,8 +1,10 @@
 package dev.irisjvm.bench.attention;
 
+import static dev.irisjvm.bench.OptionChecks.ints;
+import static dev.irisjvm.bench.OptionChecks.require;
+
 import dev.irisjvm.kernels.attention.FlashDecodeProblem;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -133,26 +135,5 @@ public final class AttentionBenchOptions {
     /** Keys per CTA of flash-decode for this point: --decode-chunk-len, else the library's default. */
     public int decodeChunkLen(int batch, int lenPerRank, int multiprocessors) {
         return decodeChunkLen > 0 ? decodeChunkLen : FlashDecodeProblem.defaultChunkLen(batch, kvHeads, lenPerRank, multiprocessors);
-    }
-
-    static List<Integer> ints(String option, String text) {
-        List<Integer> out = new ArrayList<>();
-        for (String s : text.split(",")) {
-            if (s.isBlank()) {
-                continue;
-            }
-            try {
-                out.add(Integer.parseInt(s.trim()));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(option + ": '" + s.trim() + "' is not a number");
-            }
-        }
-        return out;
-    }
-
-    private static void require(boolean ok, String message) {
-        if (!ok) {
-            throw new IllegalArgumentException(message);
-        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.ccl;
 
+import dev.irisjvm.bench.Seeds;
 import dev.irisjvm.bench.ccl.Tolerance.Rounding;
 import dev.irisjvm.bench.report.BusBandwidth;
 import dev.irisjvm.bench.results.Measurement;
@@ -133,7 +134,7 @@ public final class CclBench implements AutoCloseable {
         }
         long number = ++point;
         int reps = options.repsFor(shape.bytes());
-        try (SymTensor in = iris.heap().uniform(seed(number, rank), -1.0, 1.0, dtype, shape.inCount());
+        try (SymTensor in = iris.heap().uniform(Seeds.point(runSeed, number, rank), -1.0, 1.0, dtype, shape.inCount());
              SymTensor out = op == CclOp.BROADCAST ? null : iris.heap().empty(dtype, shape.outCount());
              SymTensor ref = iris.heap().empty(dtype, shape.outCount())) {
             SymTensor result = op == CclOp.BROADCAST ? in : out;
@@ -317,14 +318,6 @@ public final class CclBench implements AutoCloseable {
         if (notices.add(key) && rank == 0) {
             System.out.println("CclSweep: " + text);
         }
-    }
-
-    /** A seed for the data rank {@code owner} generates at a point: differs per run seed, point and owner. */
-    long seed(long pointNumber, int owner) {
-        long z = runSeed + pointNumber * 0x9E3779B97F4A7C15L + (owner + 1L) * 0xD6E8FEB86659FD93L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
     }
 
     /** Collective: frees the verifier's buffer and the timer's events. */

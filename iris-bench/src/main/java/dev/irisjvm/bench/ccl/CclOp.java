@@ -78,8 +78,4 @@ public enum CclOp {
     public static List<CclOp> parseList(String text) {
         return OpNames.parseList(CclOp.class, text);
     }
-
-    static String allIds() {
-        return OpNames.ids(CclOp.class);
-    }
 }

@@ -1,5 +1,9 @@
 package dev.irisjvm.bench.ccl;
 
+import static dev.irisjvm.bench.OptionChecks.require;
+
+import dev.irisjvm.bench.OpNames;
+import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.bench.rma.SweepOptions.SizeConverter;
 import dev.irisjvm.core.DType;
@@ -7,7 +11,6 @@ import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.ReduceOp;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Option;
@@ -28,6 +31,10 @@ public final class CclOptions {
     static final long HEAP_HEADROOM = 64L << 20;
     /** Tensors of one point at most: input, output and the reference output (each at most --max-bytes). */
     static final int BUFFERS_PER_POINT = 3;
+    /** What --algorithms all stands for, in the order they are timed. */
+    static final List<AllReduceAlgorithm> ALL_ALGORITHMS = List.of(AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT,
+            AllReduceAlgorithm.RING, AllReduceAlgorithm.ATOMIC, AllReduceAlgorithm.COPY_ENGINE, AllReduceAlgorithm.AUTO);
+    private static final String KNOWN_ALGORITHMS = "known: one_shot, two_shot, ring, atomic, copy_engine, auto";
 
     @Option(names = "--min-bytes", converter = SizeConverter.class, defaultValue = "1k",
             description = "Smallest size (per-rank buffer bytes as nccl-tests count them; default: 1 KiB).")
@@ -136,7 +143,9 @@ public final class CclOptions {
     public static final class DTypeConverter implements picocli.CommandLine.ITypeConverter<DType> {
         @Override
         public DType convert(String value) {
-            return parseDType(value);
+            DType t = OptionChecks.dtype(value);
+            require(t != null, "unsupported dtype '" + value + "'; use bf16, f16 or f32");
+            return t;
         }
     }
 
@@ -150,20 +159,6 @@ public final class CclOptions {
                 throw new IllegalArgumentException("unknown reduce op '" + value + "'; known: sum, max, min, avg");
             }
         }
-    }
-
-    static DType parseDType(String value) {
-        return switch (value.trim().toLowerCase(Locale.ROOT)) {
-            case "bf16", "bfloat16" -> DType.BF16;
-            case "f16", "fp16", "half", "float16" -> DType.F16;
-            case "f32", "fp32", "float", "float32" -> DType.F32;
-            default -> throw new IllegalArgumentException("unsupported dtype '" + value + "'; use bf16, f16 or f32");
-        };
-    }
-
-    /** bf16, f16, f32: the name the command line and the report use. */
-    public static String dtypeName(DType t) {
-        return t.name().toLowerCase(Locale.ROOT);
     }
 
     /** Throws IllegalArgumentException naming the first option that is out of range. */
@@ -183,20 +178,12 @@ public final class CclOptions {
         require(deviceTimeoutMs >= 100, "--device-timeout-ms must be >= 100, got " + deviceTimeoutMs);
         ops();
         algorithms();
-        if (!heap.trim().equalsIgnoreCase("auto")) {
-            SizeList.parse(heap);
-        }
+        OptionChecks.heap(heap);
     }
 
     /** The checks that need the world size. */
     public void validateFor(int world) {
         require(root < world, "--root " + root + " is not a rank of this job of " + world);
-    }
-
-    private static void require(boolean ok, String message) {
-        if (!ok) {
-            throw new IllegalArgumentException(message);
-        }
     }
 
     public List<CclOp> ops() {
@@ -205,36 +192,16 @@ public final class CclOptions {
 
     /** The all-reduce algorithms to time, in the order given (AUTO included when asked for). */
     public List<AllReduceAlgorithm> algorithms() {
-        if (algorithms == null || algorithms.isBlank()) {
-            throw new IllegalArgumentException("--algorithms needs at least one algorithm; known: one_shot, two_shot, ring, atomic, copy_engine, auto");
+        return OpNames.parseList(algorithms, ALL_ALGORITHMS, CclOptions::algorithm,
+                "--algorithms needs at least one algorithm; " + KNOWN_ALGORITHMS);
+    }
+
+    private static AllReduceAlgorithm algorithm(String name) {
+        try {
+            return AllReduceAlgorithm.valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("unknown all-reduce algorithm '" + name.trim() + "'; " + KNOWN_ALGORITHMS);
         }
-        List<AllReduceAlgorithm> out = new ArrayList<>();
-        for (String part : algorithms.split(",")) {
-            if (part.isBlank()) {
-                continue;
-            }
-            List<AllReduceAlgorithm> next;
-            if (part.trim().equalsIgnoreCase("all")) {
-                next = List.of(AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING,
-                        AllReduceAlgorithm.ATOMIC, AllReduceAlgorithm.COPY_ENGINE, AllReduceAlgorithm.AUTO);
-            } else {
-                try {
-                    next = List.of(AllReduceAlgorithm.valueOf(part.trim().toUpperCase(Locale.ROOT).replace('-', '_')));
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("unknown all-reduce algorithm '" + part.trim()
-                            + "'; known: one_shot, two_shot, ring, atomic, copy_engine, auto");
-                }
-            }
-            for (AllReduceAlgorithm a : next) {
-                if (!out.contains(a)) {
-                    out.add(a);
-                }
-            }
-        }
-        if (out.isEmpty()) {
-            throw new IllegalArgumentException("--algorithms needs at least one algorithm; known: one_shot, two_shot, ring, atomic, copy_engine, auto");
-        }
-        return out;
     }
 
     /** The impl name a measurement of this algorithm records: iris_one_shot, ..., iris_auto. */
@@ -259,13 +226,13 @@ public final class CclOptions {
 
     /** Heap bytes per rank: --heap, or room for one point's three buffers plus the workspace. */
     public long heapBytes() {
-        if (!heap.trim().equalsIgnoreCase("auto")) {
-            return SizeList.parse(heap);
+        long given = OptionChecks.heap(heap);
+        if (given >= 0) {
+            return given;
         }
         long slot = (maxBytes + 255) / 256 * 256;
-        long bytes = Math.addExact(Math.addExact(Math.multiplyExact(slot, BUFFERS_PER_POINT),
-                Collectives.workspaceBytes(stagingBytes)), HEAP_HEADROOM);
-        return (bytes + (1L << 20) - 1) >> 20 << 20;
+        return OptionChecks.wholeMiB(Math.addExact(Math.addExact(Math.multiplyExact(slot, BUFFERS_PER_POINT),
+                Collectives.workspaceBytes(stagingBytes)), HEAP_HEADROOM));
     }
 
     public int warmup() {

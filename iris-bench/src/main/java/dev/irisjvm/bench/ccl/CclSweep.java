@@ -1,34 +1,26 @@
 package dev.irisjvm.bench.ccl;
 
+import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
+import dev.irisjvm.bench.SweepCommand;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
+import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
-import dev.irisjvm.core.gpu.DeviceProperties;
-import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.NcclComm;
-import dev.irisjvm.bench.rma.RmaKernels;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * The collectives sweep: for every op, size and implementation (each iris all-reduce algorithm,
@@ -51,26 +43,18 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "CclSweep", mixinStandardHelpOptions = true,
         description = "Collectives of Iris for the JVM against NCCL: latency and bus bandwidth, eager and from CUDA graphs.")
-public final class CclSweep implements Callable<Integer> {
-    static final String MAIN = "dev.irisjvm.bench.ccl.CclSweep";
-
+public final class CclSweep extends SweepCommand {
     @Mixin
     CclOptions options = new CclOptions();
 
-    @Spec
-    CommandSpec spec;
-
     public static void main(String[] args) {
-        System.exit(new CommandLine(new CclSweep()).execute(args));
+        main(new CclSweep(), args);
     }
 
     @Override
     public Integer call() throws Exception {
-        try {
-            options.validate();
-        } catch (IllegalArgumentException e) {
-            System.err.println("CclSweep: " + e.getMessage());
-            return 2;
+        if (!valid(options::validate)) {
+            return EXIT_USAGE;
         }
         IrisConfig env = IrisConfig.fromEnvironment();
         IrisConfig config = env.withHeapSize(options.heapBytes())
@@ -79,25 +63,23 @@ public final class CclSweep implements Callable<Integer> {
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
              Collectives ccl = Collectives.create(iris, options.collectivesOptions())) {
-            if (SharedGpu.refuses(iris, "CclSweep")) {
+            if (SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
-            if (iris.worldSize() < 2) {
-                throw new IllegalStateException("run with at least two ranks: bin/iris-run -n 2 -- java ... " + MAIN);
-            }
+            requireTwoRanks(iris);
             try {
                 options.validateFor(iris.worldSize());
             } catch (IllegalArgumentException e) {
                 if (iris.rank() == 0) {
-                    System.err.println("CclSweep: " + e.getMessage());
+                    System.err.println(name() + ": " + e.getMessage());
                 }
-                return 2;
+                return EXIT_USAGE;
             }
-            long runSeed = iris.broadcast(options.seed() != null ? options.seed() : System.nanoTime(), 0);
+            long runSeed = runSeed(iris, options.seed());
             options.seed = runSeed;
             if (iris.rank() == 0) {
                 System.out.println("CclSweep: " + iris.worldSize() + " ranks, heap " + SizeList.format(config.heapSize())
-                        + " per rank, " + CclOptions.dtypeName(options.dtype()) + ", ops " + options.ops + ", sizes "
+                        + " per rank, " + OptionChecks.dtypeName(options.dtype()) + ", ops " + options.ops + ", sizes "
                         + SizeList.format(options.sizes().get(0)) + " .. " + SizeList.format(options.sizes().get(options.sizes().size() - 1))
                         + ", " + ccl + ", seed " + runSeed);
             }
@@ -133,12 +115,7 @@ public final class CclSweep implements Callable<Integer> {
                 System.out.println("CclSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
             }
         }
-        long failed = results.stream().filter(CclSweep::failedCheck).count();
-        if (failed > 0) {
-            System.out.println("CclSweep: " + failed + " measurement(s) failed their check");
-            return 3;
-        }
-        return 0;
+        return checked(results.stream().filter(CclSweep::failedCheck).count(), "measurement(s) failed their check");
     }
 
     static boolean failedCheck(Measurement m) {

@@ -25,14 +25,9 @@ final class AttentionRun extends BenchRun {
     @Option(names = "--no-sdpa", description = "skip PyTorch SDPA (the local target is then not judged)")
     boolean noSdpa;
 
-    @Override
-    ReportKind kind() {
-        return ReportKind.ATTENTION;
-    }
-
-    @Override
-    String sweepMain() {
-        return "dev.irisjvm.bench.attention.AttentionBench";
+    AttentionRun() {
+        super(ReportKind.ATTENTION, "dev.irisjvm.bench.attention.AttentionBench", List.of("--local-seqs", "4096", "--ring-seqs",
+                "32768", "--decode-lens", "32768,131072", "--reps", "5", "--decode-reps", "20"));
     }
 
     @Override
@@ -50,12 +45,6 @@ final class AttentionRun extends BenchRun {
             gpus = 2;
         }
         return gpus >= 2 ? 2 : 1;
-    }
-
-    @Override
-    List<String> quickSweepArgs() {
-        return List.of("--local-seqs", "4096", "--ring-seqs", "32768", "--decode-lens", "32768,131072", "--reps", "5",
-                "--decode-reps", "20");
     }
 
     /** PyTorch SDPA on one GPU, before the ranks take the GPUs; its JSON goes to the benchmark as --sdpa. */

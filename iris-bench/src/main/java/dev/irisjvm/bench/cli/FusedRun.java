@@ -21,24 +21,13 @@ final class FusedRun extends BenchRun {
     @Option(names = "--no-jmh", description = "skip the JMH step")
     boolean noJmh;
 
-    @Override
-    ReportKind kind() {
-        return ReportKind.FUSED;
-    }
-
-    @Override
-    String sweepMain() {
-        return "dev.irisjvm.bench.fused.FusedSweep";
+    FusedRun() {
+        super(ReportKind.FUSED, "dev.irisjvm.bench.fused.FusedSweep", List.of("--quick"));
     }
 
     @Override
     int ranks() {
         return rankCount.resolve(2);
-    }
-
-    @Override
-    List<String> quickSweepArgs() {
-        return List.of("--quick");
     }
 
     @Override

@@ -16,14 +16,9 @@ final class GemmRun extends BenchRun {
     @Option(names = "--device", paramLabel = "D", description = "the GPU to run on (sets IRIS_DEVICE; default: IRIS_DEVICE, else 0)")
     Integer device;
 
-    @Override
-    ReportKind kind() {
-        return ReportKind.GEMM;
-    }
-
-    @Override
-    String sweepMain() {
-        return "dev.irisjvm.bench.gemm.GemmSweep";
+    GemmRun() {
+        super(ReportKind.GEMM, "dev.irisjvm.bench.gemm.GemmSweep",
+                List.of("--shapes", "4096x4096x4096:nk,4096x4096x4096:kn,1024x8192x8192:nk", "--reps", "20"));
     }
 
     @Override
@@ -32,11 +27,6 @@ final class GemmRun extends BenchRun {
             throw new IllegalArgumentException("--device must be a GPU number, got " + device);
         }
         return 0;
-    }
-
-    @Override
-    List<String> quickSweepArgs() {
-        return List.of("--shapes", "4096x4096x4096:nk,4096x4096x4096:kn,1024x8192x8192:nk", "--reps", "20");
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.irisjvm.bench.fused;
 
+import static dev.irisjvm.bench.OptionChecks.require;
+
 import dev.irisjvm.kernels.fused.FusedOp;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -83,27 +85,13 @@ public final class FusedOptions {
 
     /** Throws IllegalArgumentException naming the bad option. */
     public void validate() {
-        if (reps < MIN_REPS) {
-            throw new IllegalArgumentException("--reps " + reps + " is below " + MIN_REPS);
-        }
-        if (warmup < 0) {
-            throw new IllegalArgumentException("--warmup must be >= 0, got " + warmup);
-        }
-        if (groupM < 1) {
-            throw new IllegalArgumentException("--group-m must be >= 1, got " + groupM);
-        }
-        if (tileN < 0) {
-            throw new IllegalArgumentException("--tile-n must be >= 0 (0: the width each shape gets), got " + tileN);
-        }
-        if (splitK < 0 || splitK > 2) {
-            throw new IllegalArgumentException("--split-k must be 0 (the split each shape gets), 1 or 2, got " + splitK);
-        }
-        if (heapGib < 1) {
-            throw new IllegalArgumentException("--heap-gib must be >= 1, got " + heapGib);
-        }
-        if (deviceTimeoutMs < 1) {
-            throw new IllegalArgumentException("--device-timeout-ms must be >= 1, got " + deviceTimeoutMs);
-        }
+        require(reps >= MIN_REPS, "--reps " + reps + " is below " + MIN_REPS);
+        require(warmup >= 0, "--warmup must be >= 0, got " + warmup);
+        require(groupM >= 1, "--group-m must be >= 1, got " + groupM);
+        require(tileN >= 0, "--tile-n must be >= 0 (0: the width each shape gets), got " + tileN);
+        require(splitK >= 0 && splitK <= 2, "--split-k must be 0 (the split each shape gets), 1 or 2, got " + splitK);
+        require(heapGib >= 1, "--heap-gib must be >= 1, got " + heapGib);
+        require(deviceTimeoutMs >= 1, "--device-timeout-ms must be >= 1, got " + deviceTimeoutMs);
         shapes();
     }
 

@@ -1,10 +1,12 @@
 package dev.irisjvm.bench.fused;
 
+import dev.irisjvm.bench.gemm.OutputCheck;
+import dev.irisjvm.bench.gemm.OutputCheck.Difference;
 import dev.irisjvm.core.DType;
-import dev.irisjvm.core.HalfFloats;
 import dev.irisjvm.kernels.fused.FusedOp;
 import java.nio.ByteBuffer;
 import java.util.Locale;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The sweep's one check of a fused output against the baseline's (cuBLAS then NCCL) on the same
@@ -40,37 +42,15 @@ final class FusedOutputCheck {
     static String compare(FusedShape s, int world, ByteBuffer got, ByteBuffer reference, DType t) {
         int m = s.m();
         int nLocal = s.localN(world);
-        long count = got.capacity() / t.byteSize();
-        double diff = 0;
-        double norm = 0;
-        long bad = 0;
-        long firstBad = -1;
-        for (long i = 0; i < count; i++) {
-            double a = get(got, t, i);
-            long j = i;
-            if (s.op() == FusedOp.ALL_SCATTER) {
-                long row = i / s.n();
-                long col = i % s.n();
-                j = ((col / nLocal) * m + row) * nLocal + col % nLocal;
-            }
-            double b = get(reference, t, j);
-            if (!Double.isFinite(a)) {
-                if (bad++ == 0) firstBad = i;
-                continue;
-            }
-            diff += (a - b) * (a - b);
-            norm += b * b;
+        // All-scatter: element (row, col) of the fused M x N output is in the reference's block of the rank that computed it.
+        LongUnaryOperator at = s.op() != FusedOp.ALL_SCATTER ? i -> i
+                : i -> ((i % s.n() / nLocal) * m + i / s.n()) * nLocal + i % s.n() % nLocal;
+        Difference d = OutputCheck.difference(got, reference, t, got.capacity() / t.byteSize(), at);
+        if (d.notFinite() > 0) {
+            return d.notFiniteText();
         }
-        if (bad > 0) {
-            return bad + " of " + count + " elements are not finite (unwritten?), first at index " + firstBad;
-        }
-        double rel = Math.sqrt(diff) / Math.max(Math.sqrt(norm), Double.MIN_NORMAL);
         double tol = tolerance(s, world, t);
-        return rel <= tol ? "ok" : String.format(Locale.ROOT, "relative difference to cuBLAS + NCCL %.3g exceeds %.3g", rel, tol);
-    }
-
-    private static double get(ByteBuffer b, DType t, long index) {
-        int at = Math.toIntExact(index * t.byteSize());
-        return t == DType.BF16 ? HalfFloats.bf16ToFloat(b.getShort(at)) : HalfFloats.f16ToFloat(b.getShort(at));
+        return d.relative() <= tol ? "ok"
+                : String.format(Locale.ROOT, "relative difference to cuBLAS + NCCL %.3g exceeds %.3g", d.relative(), tol);
     }
 }

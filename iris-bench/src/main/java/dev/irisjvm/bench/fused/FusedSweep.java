@@ -2,33 +2,26 @@ package dev.irisjvm.bench.fused;
 
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
+import dev.irisjvm.bench.SweepCommand;
 import dev.irisjvm.bench.results.FusedMeasurement;
 import dev.irisjvm.bench.results.FusedSweepResult;
+import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
-import dev.irisjvm.core.gpu.DeviceProperties;
-import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.Gemm;
-import dev.irisjvm.bench.rma.RmaKernels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * The fused sweep: for every operation and global shape of issue 9, the fused GEMM + communication
@@ -47,26 +40,18 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "FusedSweep", mixinStandardHelpOptions = true,
         description = "Fused GEMM + communication kernels against cuBLAS then NCCL, with CUDA events, on every rank.")
-public final class FusedSweep implements Callable<Integer> {
-    static final String MAIN = "dev.irisjvm.bench.fused.FusedSweep";
-
+public final class FusedSweep extends SweepCommand {
     @Mixin
     FusedOptions options = new FusedOptions();
 
-    @Spec
-    CommandSpec spec;
-
     public static void main(String[] args) {
-        System.exit(new CommandLine(new FusedSweep()).execute(args));
+        main(new FusedSweep(), args);
     }
 
     @Override
     public Integer call() throws Exception {
-        try {
-            options.validate();
-        } catch (IllegalArgumentException e) {
-            System.err.println("FusedSweep: " + e.getMessage());
-            return 2;
+        if (!valid(options::validate)) {
+            return EXIT_USAGE;
         }
         IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(options.heapBytes())
                 .withDeviceTimeout(Duration.ofMillis(options.deviceTimeoutMs()));
@@ -77,20 +62,17 @@ public final class FusedSweep implements Callable<Integer> {
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
              Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()))) {
-            if (SharedGpu.refuses(iris, "FusedSweep")) {
+            if (SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
-            if (iris.worldSize() < 2) {
-                throw new IllegalStateException("run with at least two ranks: bin/iris-run -n 2 -- java ... " + MAIN);
-            }
-            long runSeed = iris.broadcast(options.seed() != null ? options.seed() : System.nanoTime(), 0);
+            requireTwoRanks(iris);
+            long runSeed = runSeed(iris, options.seed());
             options.seed = runSeed;
             hardware = RunRecord.hardware(iris);
             CublasGemm cublas = options.baseline() ? openCublas(iris) : null;
             NcclComm nccl = options.baseline() ? NcclComm.open(iris) : NcclComm.disabled(iris, "--no-baseline");
-            software = Gpu.runtimeDescription() + ", " + (cublas != null ? cublas.version() : "cuBLAS not used") + ", "
-                    + (nccl.available() ? nccl.version() : "NCCL not used (" + nccl.reason() + ")") + ", Java "
-                    + System.getProperty("java.version");
+            software = RunRecord.software((cublas != null ? cublas.version() : "cuBLAS not used") + ", "
+                    + (nccl.available() ? nccl.version() : "NCCL not used (" + nccl.reason() + ")"));
             if (iris.rank() == 0) {
                 Files.createDirectories(options.traces());
                 System.out.println("FusedSweep: " + iris.worldSize() + " ranks (TP " + iris.worldSize() + "), " + hardware + ", "
@@ -122,21 +104,13 @@ public final class FusedSweep implements Callable<Integer> {
                 FusedSweepResult sweep = new FusedSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware,
                         software, RunRecord.command(iris.worldSize(), FusedSweep.class, spec), iris.worldSize(), options.warmup(), options.reps(),
                         options.groupM(), results, traces);
-                Path parent = options.out().toAbsolutePath().getParent();
-                if (parent != null) {
-                    Files.createDirectories(parent);
-                }
-                sweep.write(options.out());
+                RunRecord.write(options.out(), sweep::write);
                 System.out.println("FusedSweep: " + results.size() + " measurements, " + traces.size() + " traces written to "
                         + options.out().toAbsolutePath());
             }
         }
-        long failed = results.stream().filter(m -> FusedMeasurement.FUSED.equals(m.impl()) && m.checkFailed()).count();
-        if (failed > 0) {
-            System.out.println("FusedSweep: " + failed + " fused point(s) failed their check");
-            return 3;
-        }
-        return 0;
+        return checked(results.stream().filter(m -> FusedMeasurement.FUSED.equals(m.impl()) && m.checkFailed()).count(),
+                "fused point(s) failed their check");
     }
 
     /** cuBLAS on every rank, or on none (every rank learns why). */

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.fused;
 
+import dev.irisjvm.bench.Seeds;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
@@ -91,14 +92,14 @@ public final class FusedWorkload implements AutoCloseable {
         switch (shape.op()) {
             case ALL_SCATTER -> {
                 a = add(heap.uniform(seed, -1, 1, TYPE, m, k));  // replicated: the same seed on every rank
-                b = add(heap.uniform(mix(seed + 1, rank), -1, 1, TYPE, n, k));
+                b = add(heap.uniform(Seeds.ofRank(seed + 1, rank), -1, 1, TYPE, n, k));
                 c = add(heap.empty(TYPE, m, shape.n()));
                 local = add(heap.empty(TYPE, m, n));
                 gathered = add(heap.empty(TYPE, (long) world * m, n));
             }
             case ALL_REDUCE, REDUCE_SCATTER -> {
-                a = add(heap.uniform(mix(seed, rank), -1, 1, TYPE, m, k));
-                b = add(heap.uniform(mix(seed + 1, rank), -1, 1, TYPE, n, k));
+                a = add(heap.uniform(Seeds.ofRank(seed, rank), -1, 1, TYPE, m, k));
+                b = add(heap.uniform(Seeds.ofRank(seed + 1, rank), -1, 1, TYPE, n, k));
                 int rows = shape.op() == FusedOp.ALL_REDUCE ? m : m / world;
                 c = add(heap.empty(TYPE, rows, n));
                 local = add(heap.empty(TYPE, m, n));
@@ -106,11 +107,11 @@ public final class FusedWorkload implements AutoCloseable {
             }
             case ALL_GATHER -> {
                 int rows = m / world;
-                aRows = add(heap.uniform(mix(seed, rank), -1, 1, TYPE, rows, k));
+                aRows = add(heap.uniform(Seeds.ofRank(seed, rank), -1, 1, TYPE, rows, k));
                 a = add(heap.empty(TYPE, m, k));
                 Memcpy.deviceToDevice(a.deviceAddress() + (long) rank * rows * k * TYPE.byteSize(), aRows.deviceAddress(),
                         aRows.byteSize(), stream);
-                b = add(heap.uniform(mix(seed + 1, rank), -1, 1, TYPE, n, k));
+                b = add(heap.uniform(Seeds.ofRank(seed + 1, rank), -1, 1, TYPE, n, k));
                 c = add(heap.empty(TYPE, m, n));
                 local = add(heap.empty(TYPE, m, n));
                 gathered = add(heap.empty(TYPE, m, k));
@@ -191,13 +192,6 @@ public final class FusedWorkload implements AutoCloseable {
             case ALL_GATHER -> local;
             case ALL_REDUCE, REDUCE_SCATTER -> out;
         };
-    }
-
-    static long mix(long seed, int rank) {
-        long z = seed + (rank + 1L) * 0x9E3779B97F4A7C15L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
     }
 
     /** Collective: waits for this rank's stream and frees every tensor. */

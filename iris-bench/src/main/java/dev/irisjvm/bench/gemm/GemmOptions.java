@@ -1,10 +1,11 @@
 package dev.irisjvm.bench.gemm;
 
+import static dev.irisjvm.bench.OptionChecks.require;
+
+import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.core.DType;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import picocli.CommandLine.Option;
 
 /**
@@ -75,48 +76,24 @@ public final class GemmOptions {
         require(groupM >= 1, "--group-m must be >= 1, got " + groupM);
     }
 
-    private static void require(boolean ok, String message) {
-        if (!ok) {
-            throw new IllegalArgumentException(message);
-        }
-    }
-
     public List<GemmShape> shapes() {
         return GemmShape.parseList(shapes);
     }
 
     public DType inputType() {
-        DType t = sixteenBit(dtype);
-        if (t == null) {
-            throw new IllegalArgumentException("--dtype '" + dtype + "' is not bf16 or f16");
-        }
+        DType t = OptionChecks.dtype(dtype);
+        require(t == DType.BF16 || t == DType.F16, "--dtype '" + dtype + "' is not bf16 or f16");
         return t;
     }
 
     public DType outputType() {
-        String o = outDtype.trim().toLowerCase(Locale.ROOT);
-        if (o.equals("same")) {
+        if (outDtype.trim().equalsIgnoreCase("same")) {
             return inputType();
         }
-        if (o.equals("f32") || o.equals("fp32") || o.equals("float")) {
-            return DType.F32;
-        }
-        DType t = sixteenBit(o);
-        if (t == null) {
-            throw new IllegalArgumentException("--out-dtype '" + outDtype + "' is not same or f32");
-        }
-        if (t != inputType()) {
-            throw new IllegalArgumentException("--out-dtype '" + outDtype + "': the output is the input type (same) or f32");
-        }
+        DType t = OptionChecks.dtype(outDtype);
+        require(t != null, "--out-dtype '" + outDtype + "' is not same or f32");
+        require(t == DType.F32 || t == inputType(), "--out-dtype '" + outDtype + "': the output is the input type (same) or f32");
         return t;
-    }
-
-    private static DType sixteenBit(String name) {
-        return switch (name.trim().toLowerCase(Locale.ROOT)) {
-            case "bf16", "bfloat16" -> DType.BF16;
-            case "f16", "fp16", "half", "float16" -> DType.F16;
-            default -> null;
-        };
     }
 
     /** Input sets to rotate through so that together they hold at least l2Factor x the L2. */

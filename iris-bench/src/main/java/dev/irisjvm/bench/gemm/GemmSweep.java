@@ -2,9 +2,11 @@ package dev.irisjvm.bench.gemm;
 
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
+import dev.irisjvm.bench.SweepCommand;
 import dev.irisjvm.bench.results.GemmMeasurement;
 import dev.irisjvm.bench.results.GemmSweepResult;
 import dev.irisjvm.bench.rma.RepTimer;
+import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.bench.rma.TimingStats;
 import dev.irisjvm.core.DType;
@@ -19,22 +21,15 @@ import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.Gemm;
-import dev.irisjvm.bench.rma.RmaKernels;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * The GEMM sweep: for every shape, the Iris GEMM ({@link Gemm}) and cuBLAS ({@code cublasGemmEx},
@@ -58,28 +53,21 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "GemmSweep", mixinStandardHelpOptions = true,
         description = "The Iris GEMM against cuBLAS: time per call and TFLOP/s per shape, with CUDA events.")
-public final class GemmSweep implements Callable<Integer> {
-    static final String MAIN = "dev.irisjvm.bench.gemm.GemmSweep";
+public final class GemmSweep extends SweepCommand {
     /** Heap beyond the largest shape's buffers: allocator rounding, the gate. */
     static final long HEAP_HEADROOM = 64L << 20;
 
     @Mixin
     GemmOptions options = new GemmOptions();
 
-    @Spec
-    CommandSpec spec;
-
     public static void main(String[] args) {
-        System.exit(new CommandLine(new GemmSweep()).execute(args));
+        main(new GemmSweep(), args);
     }
 
     @Override
     public Integer call() throws Exception {
-        try {
-            options.validate();
-        } catch (IllegalArgumentException e) {
-            System.err.println("GemmSweep: " + e.getMessage());
-            return 2;
+        if (!valid(options::validate)) {
+            return EXIT_USAGE;
         }
         IrisConfig env = IrisConfig.fromEnvironment();
         int gpu = env.deviceAmong(Gpu.deviceCount());
@@ -91,7 +79,7 @@ public final class GemmSweep implements Callable<Integer> {
         try (Iris iris = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
              Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()))) {
-            if (SharedGpu.refuses(iris, "GemmSweep")) {
+            if (SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
             long seed = options.seed() != null ? options.seed() : System.nanoTime();
@@ -107,8 +95,7 @@ public final class GemmSweep implements Callable<Integer> {
                     System.err.println("GemmSweep: cuBLAS unavailable, timing Iris alone: " + cublasReason);
                 }
             }
-            software = Gpu.runtimeDescription() + ", " + (cublas != null ? cublas.version() : "cuBLAS not used (" + cublasReason + ")")
-                    + ", Java " + System.getProperty("java.version");
+            software = RunRecord.software(cublas != null ? cublas.version() : "cuBLAS not used (" + cublasReason + ")");
             System.out.println("GemmSweep: " + gemm + ", " + software + ", " + options.inputType() + " -> " + options.outputType()
                     + ", L2 " + SizeList.format(device.l2CacheBytes()) + ", seed " + seed);
             try (RepTimer timer = new RepTimer(iris, kernels, stream, options.gate())) {
@@ -127,19 +114,11 @@ public final class GemmSweep implements Callable<Integer> {
         }
         GemmSweepResult sweep = new GemmSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware(device),
                 software, RunRecord.command(0, GemmSweep.class, spec), device.l2CacheBytes(), options.l2Factor(), options.warmup(), options.groupM(), results);
-        Path parent = options.out().toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        sweep.write(options.out());
+        RunRecord.write(options.out(), sweep::write);
         System.out.print(console(results));
         System.out.println("GemmSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
-        long failed = results.stream().filter(m -> GemmMeasurement.IRIS.equals(m.impl()) && failedCheck(m.check())).count();
-        if (failed > 0) {
-            System.out.println("GemmSweep: " + failed + " shape(s) failed the output check");
-            return 3;
-        }
-        return 0;
+        return checked(results.stream().filter(m -> GemmMeasurement.IRIS.equals(m.impl()) && failedCheck(m.check())).count(),
+                "shape(s) failed the output check");
     }
 
     static boolean failedCheck(String check) {

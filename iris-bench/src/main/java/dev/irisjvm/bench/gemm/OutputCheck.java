@@ -4,6 +4,7 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.HalfFloats;
 import java.nio.ByteBuffer;
 import java.util.Locale;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The sweep's one check of each shape's output against cuBLAS's on the same inputs: no element
@@ -29,6 +30,34 @@ public final class OutputCheck {
 
     /** "ok", or what is wrong, comparing {@code count} elements of two outputs of dtype {@code out}. */
     public static String compare(ByteBuffer mine, ByteBuffer theirs, DType out, long count, int k) {
+        Difference d = difference(mine, theirs, out, count, i -> i);
+        if (d.notFinite() > 0) {
+            return d.notFiniteText();
+        }
+        double tol = tolerance(out, k);
+        if (!(d.relative() <= tol)) {
+            return String.format(Locale.ROOT, "relative difference to cuBLAS %.3g exceeds %.3g (largest |diff| %.3g at index %d)",
+                    d.relative(), tol, d.worst(), d.worstAt());
+        }
+        return "ok";
+    }
+
+    /**
+     * How {@code count} elements of {@code mine} differ from {@code theirs}, element i from theirs'
+     * element {@code theirIndex(i)}.
+     *
+     * @param relative       ||mine - theirs|| / ||theirs|| over the finite elements of mine
+     * @param notFinite      elements of mine that are not finite (unwritten, or NaN from the poison)
+     * @param firstNotFinite the first of them, or -1
+     * @param worst          the largest |mine - theirs| and the index {@code worstAt} where it is
+     */
+    public record Difference(long count, double relative, long notFinite, long firstNotFinite, double worst, long worstAt) {
+        public String notFiniteText() {
+            return notFinite + " of " + count + " elements are not finite (unwritten?), first at index " + firstNotFinite;
+        }
+    }
+
+    public static Difference difference(ByteBuffer mine, ByteBuffer theirs, DType t, long count, LongUnaryOperator theirIndex) {
         double diff = 0;
         double norm = 0;
         long bad = 0;
@@ -36,8 +65,8 @@ public final class OutputCheck {
         double worst = 0;
         long worstAt = -1;
         for (long i = 0; i < count; i++) {
-            double a = get(mine, out, i);
-            double b = get(theirs, out, i);
+            double a = get(mine, t, i);
+            double b = get(theirs, t, theirIndex.applyAsLong(i));
             if (!Double.isFinite(a)) {
                 if (bad++ == 0) {
                     firstBad = i;
@@ -52,16 +81,7 @@ public final class OutputCheck {
                 worstAt = i;
             }
         }
-        if (bad > 0) {
-            return bad + " of " + count + " elements are not finite (unwritten?), first at index " + firstBad;
-        }
-        double rel = Math.sqrt(diff) / Math.max(Math.sqrt(norm), Double.MIN_NORMAL);
-        double tol = tolerance(out, k);
-        if (!(rel <= tol)) {
-            return String.format(Locale.ROOT, "relative difference to cuBLAS %.3g exceeds %.3g (largest |diff| %.3g at index %d)",
-                    rel, tol, worst, worstAt);
-        }
-        return "ok";
+        return new Difference(count, Math.sqrt(diff) / Math.max(Math.sqrt(norm), Double.MIN_NORMAL), bad, firstBad, worst, worstAt);
     }
 
     static double get(ByteBuffer b, DType t, long index) {

@@ -1,20 +1,10 @@
 package dev.irisjvm.bench.jmh;
 
-import dev.irisjvm.bench.SharedGpu;
-import dev.irisjvm.core.Iris;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -31,29 +21,17 @@ import org.openjdk.jmh.annotations.Warmup;
  * SingleShotTime with fixed batches and iteration counts guarantees (a time-based mode would
  * leave one rank waiting on the device for a barrier its peer never enqueues).
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.SingleShotTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 10, batchSize = BarrierBenchmark.BATCH)
 @Measurement(iterations = 30, batchSize = BarrierBenchmark.BATCH)
-@Fork(0)
-public class BarrierBenchmark {
+public class BarrierBenchmark extends RankBenchmark {
     /** Barriers per timed batch. */
     static final int BATCH = 100;
 
-    private Iris iris;
-
     @Setup(Level.Trial)
     public void setUp() {
-        iris = Iris.init();
-        SharedGpu.requireOwnGpus(iris, "BarrierBenchmark");
+        start("BarrierBenchmark", 0);
         iris.barrier();
         iris.synchronize();
-    }
-
-    @Setup(Level.Iteration)
-    public void startIteration() {
-        IterationStart.align(iris);
     }
 
     @Benchmark
@@ -74,10 +52,5 @@ public class BarrierBenchmark {
             iris.barrier();
         }
         iris.synchronize();
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        iris.close();
     }
 }

@@ -1,25 +1,14 @@
 package dev.irisjvm.bench.jmh;
 
-import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.core.DType;
-import dev.irisjvm.core.Iris;
-import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.ReduceOp;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -35,17 +24,12 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Collectives are collective: every rank must make the same calls, which SingleShotTime with a
  * fixed batch and fixed iteration counts guarantees, and the ranks meet before every iteration
- * ({@link IterationStart}). Forks are 0 because the ranks' JVMs are the launcher's children;
- * {@code -Djmh.ignoreLock=true} because all ranks share one host. JMH's ss score is per batch of
- * {@value #BATCH} calls (the report divides).
+ * ({@link RankBenchmark}). JMH's ss score is per batch of {@value #BATCH} calls (the report
+ * divides).
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.SingleShotTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 10, batchSize = CollectiveBenchmark.BATCH)
 @Measurement(iterations = 30, batchSize = CollectiveBenchmark.BATCH)
-@Fork(0)
-public class CollectiveBenchmark {
+public class CollectiveBenchmark extends RankBenchmark {
     /** Calls per timed batch. */
     static final int BATCH = 20;
     /** Room in the heap beyond the tensors: the collectives' workspace (2 x 16 MiB staging), allocator alignment. */
@@ -55,7 +39,6 @@ public class CollectiveBenchmark {
     @Param({"4096", "65536", "1048576", "16777216"})
     public long bytes;
 
-    private Iris iris;
     private Collectives ccl;
     private SymTensor in;
     private SymTensor out;
@@ -65,32 +48,21 @@ public class CollectiveBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         long elements = bytes / DType.BF16.byteSize();
-        IrisConfig config = IrisConfig.fromEnvironment();
-        long needed = 4 * bytes + HEAP_SLACK;   // in, out, the gather's input and output
-        if (config.heapSize() < needed) {
-            config = config.withHeapSize(needed);   // the same on every rank: all compute it from bytes
-        }
-        iris = Iris.init(config);
-        SharedGpu.requireOwnGpus(iris, "CollectiveBenchmark");
+        start("CollectiveBenchmark", 4 * bytes + HEAP_SLACK);   // in, out, the gather's input and output
         long perRank = elements / iris.worldSize();
         if (perRank < 1) {
             throw new IllegalArgumentException("bytes " + bytes + " hold less than one bf16 element per rank");
         }
-        ccl = Collectives.create(iris);
-        in = iris.heap().uniform(0x5EEDL + iris.rank(), -1.0, 1.0, DType.BF16, elements);
-        out = iris.heap().empty(DType.BF16, elements);
-        gatherIn = iris.heap().uniform(0xC0FFEEL + iris.rank(), -1.0, 1.0, DType.BF16, perRank);
-        gatherOut = iris.heap().empty(DType.BF16, perRank * iris.worldSize());
+        ccl = keep(Collectives.create(iris));
+        in = keep(iris.heap().uniform(0x5EEDL + iris.rank(), -1.0, 1.0, DType.BF16, elements));
+        out = keep(iris.heap().empty(DType.BF16, elements));
+        gatherIn = keep(iris.heap().uniform(0xC0FFEEL + iris.rank(), -1.0, 1.0, DType.BF16, perRank));
+        gatherOut = keep(iris.heap().empty(DType.BF16, perRank * iris.worldSize()));
         // First calls outside any timing; then every rank is idle and in step.
         ccl.allReduce(in, out, ReduceOp.SUM, iris.stream());
         ccl.allGather(gatherIn, gatherOut, iris.stream());
         iris.synchronize();
         iris.hostBarrier();
-    }
-
-    @Setup(Level.Iteration)
-    public void startIteration() {
-        IterationStart.align(iris);
     }
 
     @Benchmark
@@ -103,18 +75,5 @@ public class CollectiveBenchmark {
     public void allGather() {
         ccl.allGather(gatherIn, gatherOut, iris.stream());
         iris.synchronize();
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        // Every rank drains its stream, then they meet: no peer's kernel still touches these tensors.
-        iris.synchronize();
-        iris.hostBarrier();
-        gatherOut.close();
-        gatherIn.close();
-        out.close();
-        in.close();
-        ccl.close();
-        iris.close();
     }
 }

@@ -1,29 +1,18 @@
 package dev.irisjvm.bench.jmh;
 
-import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.fused.FusedShape;
 import dev.irisjvm.bench.fused.FusedWorkload;
-import dev.irisjvm.core.Iris;
-import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.fused.FusedConfig;
 import dev.irisjvm.kernels.fused.FusedGemm;
 import dev.irisjvm.kernels.fused.FusedOp;
 import dev.irisjvm.kernels.gemm.CublasGemm;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -39,18 +28,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * </pre>
  *
  * <p>As {@link CollectiveBenchmark}: SingleShotTime with fixed batches and iteration counts keeps
- * the ranks' calls identical, {@link IterationStart} aligns them before every iteration, forks are
- * 0 (the ranks' JVMs are the launcher's children). The ss score is per batch of {@value #BATCH}
- * calls. The CUDA-event sweep ({@code bin/iris-bench fused}) is the measurement the report judges by;
+ * the ranks' calls identical, {@link RankBenchmark} aligns them before every iteration. The ss
+ * score is per batch of {@value #BATCH} calls. The CUDA-event sweep ({@code bin/iris-bench fused}) is the measurement the report judges by;
  * this one adds the host's view (launch and synchronization included).
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.SingleShotTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 5, batchSize = FusedBenchmark.BATCH)
 @Measurement(iterations = 20, batchSize = FusedBenchmark.BATCH)
-@Fork(0)
-public class FusedBenchmark {
+public class FusedBenchmark extends RankBenchmark {
     /** Calls per timed batch. */
     static final int BATCH = 10;
 
@@ -61,7 +45,6 @@ public class FusedBenchmark {
     @Param({"4096x4096x4096"})
     public String shape;
 
-    private Iris iris;
     private FusedWorkload workload;
     private FusedGemm fused;
     private CublasGemm cublas;
@@ -69,17 +52,12 @@ public class FusedBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        IrisConfig config = IrisConfig.fromEnvironment();
-        if (config.heapSize() < (4L << 30)) {
-            config = config.withHeapSize(4L << 30);  // the same on every rank
-        }
-        iris = Iris.init(config);
-        SharedGpu.requireOwnGpus(iris, "FusedBenchmark");
+        start("FusedBenchmark", 4L << 30);
         FusedOp fusedOp = FusedOp.valueOf(op.toUpperCase(Locale.ROOT));
-        workload = FusedWorkload.allocate(iris, FusedShape.parse(fusedOp, shape), 0x5EEDL);
-        fused = workload.create(FusedConfig.defaults());
-        cublas = CublasGemm.open(iris.stream());
-        nccl = NcclComm.open(iris);
+        workload = keep(FusedWorkload.allocate(iris, FusedShape.parse(fusedOp, shape), 0x5EEDL));
+        fused = keep(workload.create(FusedConfig.defaults()));
+        cublas = keep(CublasGemm.open(iris.stream()));
+        nccl = keep(NcclComm.open(iris));
         if (!nccl.available()) {
             throw new IllegalStateException("NCCL unavailable: " + nccl.reason());
         }
@@ -88,11 +66,6 @@ public class FusedBenchmark {
         workload.baseline(cublas, nccl);
         iris.synchronize();
         iris.hostBarrier();
-    }
-
-    @Setup(Level.Iteration)
-    public void startIteration() {
-        IterationStart.align(iris);
     }
 
     @Benchmark
@@ -105,16 +78,5 @@ public class FusedBenchmark {
     public void baseline() {
         workload.baseline(cublas, nccl);
         iris.synchronize();
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        iris.synchronize();
-        iris.hostBarrier();
-        nccl.close();
-        cublas.close();
-        fused.close();
-        workload.close();
-        iris.close();
     }
 }

@@ -1,23 +1,14 @@
 package dev.irisjvm.bench.jmh;
 
-import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.core.DType;
-import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.RemoteTile;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.Tile;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -37,32 +28,24 @@ import org.openjdk.jmh.annotations.Warmup;
  * queue is drained at the end of every iteration, outside the timing. SingleShotTime with fixed
  * batches and iteration counts gives every rank the same number of launches.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.SingleShotTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 400, batchSize = LaunchBenchmark.BATCH)
 @Measurement(iterations = 200, batchSize = LaunchBenchmark.BATCH)
-@Fork(0)
-public class LaunchBenchmark {
+public class LaunchBenchmark extends RankBenchmark {
     /** Launches per timed batch. */
     static final int BATCH = 32;
 
     @Param({"loadRemote", "storeRemote", "atomicAdd"})
     public String op;
 
-    private Iris iris;
-    private SymTensor a;
-    private SymTensor b;
     private Tile local;
     private RemoteTile remote;
     private int which;
 
     @Setup(Level.Trial)
     public void setUp() {
-        iris = Iris.init();
-        SharedGpu.requireOwnGpus(iris, "LaunchBenchmark");
-        a = iris.heap().randn(DType.F32, 1, 1024);
-        b = iris.heap().zeros(DType.F32, 1, 1024);
+        start("LaunchBenchmark", 0);
+        SymTensor a = keep(iris.heap().randn(DType.F32, 1, 1024));
+        SymTensor b = keep(iris.heap().zeros(DType.F32, 1, 1024));
         int peer = (iris.rank() + 1) % iris.worldSize();
         which = switch (op) {
             case "loadRemote" -> 0;
@@ -77,11 +60,6 @@ public class LaunchBenchmark {
         iris.synchronize();
     }
 
-    @Setup(Level.Iteration)
-    public void startIteration() {
-        IterationStart.align(iris);
-    }
-
     @Benchmark
     public void launch() {
         switch (which) {
@@ -94,14 +72,5 @@ public class LaunchBenchmark {
     @TearDown(Level.Iteration)
     public void drain() {
         iris.synchronize();
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        iris.synchronize();
-        iris.hostBarrier();
-        b.close();
-        a.close();
-        iris.close();
     }
 }

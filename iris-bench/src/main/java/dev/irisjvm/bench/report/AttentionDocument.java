@@ -1,16 +1,12 @@
 package dev.irisjvm.bench.report;
 
+import static dev.irisjvm.bench.report.ReportHeader.orDash;
+
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.SdpaPoint;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,7 +27,7 @@ import java.util.stream.Collectors;
  *         .write(Path.of("docs/benchmarks"));
  * }</pre>
  */
-public final class AttentionDocument {
+public final class AttentionDocument extends Document {
     public static final String MARKDOWN = "attention.md";
     public static final String LOCAL_PNG = "attention-local.png";
     public static final String RING_PNG = "attention-ring.png";
@@ -47,32 +43,24 @@ public final class AttentionDocument {
     private final double ringAllGatherTarget;
     private final double ringKvShards;
     private final double decodeTarget;
-    private final List<String> rawFiles;
-    private final String runCommand;
     private final String findings;
-    private final List<String> chartErrors = new ArrayList<>();
 
     public AttentionDocument(AttentionBenchResult run, BenchmarkTargets targets, List<String> rawFiles, String runCommand,
                              String findings) {
+        super(ReportKind.ATTENTION, rawFiles, runCommand);
         this.run = run;
         this.localTarget = targets.attention().localMinRatioToSdpa();
         this.ringTarget = targets.attention().ringMaxRatioToNoCommunication();
         this.ringAllGatherTarget = targets.attention().ringMaxRatioToAllGather();
         this.ringKvShards = targets.attention().ringMaxKvShards();
         this.decodeTarget = targets.attention().decodeMinSpeedup();
-        this.rawFiles = List.copyOf(rawFiles);
-        this.runCommand = runCommand;
         this.findings = findings == null ? "" : findings;
     }
 
-    /** Writes the Markdown and the charts; returns why a chart could not be written (empty if all were). */
-    public List<String> write(Path outDir) throws IOException {
-        Files.createDirectories(outDir);
-        chartErrors.clear();
-        String md = header() + targets() + findings + (findings.isBlank() ? "" : "\n") + localSection(outDir) + ringSection(outDir)
-                + decodeSection(outDir) + method();
-        Files.writeString(outDir.resolve(MARKDOWN), md, StandardCharsets.UTF_8);
-        return List.copyOf(chartErrors);
+    @Override
+    String markdown(Charts charts) {
+        return header() + targets() + findings + (findings.isBlank() ? "" : "\n") + localSection(charts) + ringSection(charts)
+                + decodeSection(charts) + method();
     }
 
     // ---- targets -----------------------------------------------------------------------------------
@@ -139,7 +127,7 @@ public final class AttentionDocument {
 
     // ---- sections ----------------------------------------------------------------------------------
 
-    private String localSection(Path outDir) {
+    private String localSection(Charts charts) {
         List<LocalPoint> points = local();
         if (points.isEmpty()) {
             return "## Local kernel\n\nNot run.\n\n";
@@ -170,12 +158,12 @@ public final class AttentionDocument {
                         + run.sdpa().warmup() + " warm-up and " + run.sdpa().reps() + " timed calls per point" + expandedNote() + ".\n\n";
         return "## Local kernel\n\n`Attention.forward` on one GPU: B " + first.batch() + ", " + first.qHeads() + " query heads, "
                 + first.kvHeads() + " K/V heads, head size " + first.headDim() + ", " + first.dtype() + ". TFLOP/s = 4 B Hq S² D ÷ time, "
-                + "halved when causal.\n\n" + sdpaLine + t.render() + "\n" + chart(LOCAL_PNG, "local kernel TFLOP/s against PyTorch SDPA",
+                + "halved when causal.\n\n" + sdpaLine + t.render() + "\n" + charts.link(LOCAL_PNG, "local kernel TFLOP/s against PyTorch SDPA",
                 () -> AttentionCharts.bars("Attention forward on one GPU, TFLOP/s", "TFLOP/s", labels, withoutEmpty(bars),
-                        outDir.resolve(LOCAL_PNG)));
+                        charts.file(LOCAL_PNG)));
     }
 
-    private String ringSection(Path outDir) {
+    private String ringSection(Charts charts) {
         List<RingPoint> points = ring();
         if (points.isEmpty()) {
             return "## Ring attention\n\nNot run (it needs at least 2 ranks).\n\n";
@@ -209,12 +197,12 @@ public final class AttentionDocument {
                 + "causal, one local launch on the gathered [B, Hkv, S, D] (grouped per-head all-gathers); causal, the ring's "
                 + "launches on the gathered zig-zag shards (the plain causal kernel cannot follow zig-zag positions). K/V per rank: "
                 + "ring, the own shard and its receive buffers (one on two ranks, two on more); all-gather, the own shard and the gathered K and V.\n\n" + t.render()
-                + "\n" + chart(RING_PNG, "ring attention against its references",
+                + "\n" + charts.link(RING_PNG, "ring attention against its references",
                 () -> AttentionCharts.bars("Ring attention over " + run.world() + " GPUs, ms per call", "ms", labels, bars,
-                        outDir.resolve(RING_PNG)));
+                        charts.file(RING_PNG)));
     }
 
-    private String decodeSection(Path outDir) {
+    private String decodeSection(Charts charts) {
         List<DecodePoint> points = decode();
         if (points.isEmpty()) {
             return "## Flash-decode\n\nNot run.\n\n";
@@ -235,28 +223,18 @@ public final class AttentionDocument {
                 + "their exchange and the combine) against the baseline `partial` kernel + NCCL all-gather of the partials + `combine` kernel: "
                 + first.qHeads() + " query heads, " + first.kvHeads() + " K/V heads, head size " + first.headDim() + ", " + first.dtype()
                 + ", one new token per sequence, the KV cache of each sequence split evenly over the ranks.\n\n" + t.render() + "\n"
-                + chart(DECODE_PNG, "flash-decode speedup over the baseline",
+                + charts.link(DECODE_PNG, "flash-decode speedup over the baseline",
                 () -> AttentionCharts.lines("Flash-decode: fused ÷ (partial + NCCL all-gather + combine)", "KV tokens per sequence (all ranks)",
-                        "speedup", lines, decodeTarget, "target " + decodeTarget + "×", outDir.resolve(DECODE_PNG)));
+                        "speedup", lines, decodeTarget, "target " + decodeTarget + "×", charts.file(DECODE_PNG)));
     }
 
     private String header() {
-        StringBuilder sb = new StringBuilder("# Attention benchmarks\n\n");
-        sb.append("Issue 6: the single-GPU attention kernel against PyTorch SDPA, sequence-parallel ring attention against NCCL "
-                + "all-gather of K/V plus the same local kernel, and distributed flash-decode against partial + NCCL all-gather + "
-                + "combine, all measured in one run.\n\n");
-        item(sb, "date (UTC)", orDash(run.date()));
-        item(sb, "hardware", orDash(run.hardware()));
-        item(sb, "software", orDash(run.software()));
-        item(sb, "ranks", Integer.toString(run.world()));
-        item(sb, "raw data", rawFiles.isEmpty() ? "—" : rawFiles.stream().map(f -> "[" + f + "](" + f + ")").collect(Collectors.joining(", ")));
-        item(sb, "report written", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
-        sb.append("\nCommands:\n\n```\n");
-        if (runCommand != null && !runCommand.isBlank()) {
-            sb.append(runCommand).append("\n# which ran:\n");
-        }
-        sb.append(orDash(run.command())).append("\n```\n\n");
-        return sb.toString();
+        return new ReportHeader("Attention benchmarks", "Issue 6: the single-GPU attention kernel against PyTorch SDPA, "
+                + "sequence-parallel ring attention against NCCL all-gather of K/V plus the same local kernel, and distributed "
+                + "flash-decode against partial + NCCL all-gather + combine, all measured in one run.", run.date(), run.hardware(),
+                run.software())
+                .item("ranks", Integer.toString(run.world()))
+                .end(rawFiles, "Commands", runCommand, List.of(orDash(run.command())));
     }
 
     private String method() {
@@ -273,10 +251,6 @@ public final class AttentionDocument {
     }
 
     // ---- helpers -----------------------------------------------------------------------------------
-
-    private String chart(String file, String alt, ChartFile.Drawing drawing) {
-        return ChartFile.markdown(file, alt, drawing, chartErrors, "bin/iris-bench report attention");
-    }
 
     private List<LocalPoint> local() {
         return run.local() == null ? List.of() : run.local();
@@ -353,14 +327,6 @@ public final class AttentionDocument {
 
     static String ms(double us) {
         return Sizes.number(us / 1000);
-    }
-
-    private static void item(StringBuilder sb, String name, String value) {
-        sb.append("- **").append(name).append("**: ").append(value).append('\n');
-    }
-
-    private static String orDash(String s) {
-        return s == null || s.isBlank() ? "—" : s;
     }
 
     private String ringAllGatherTarget() {

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.bench.ccl.Tolerance;
 import dev.irisjvm.bench.ccl.Tolerance.Rounding;
 import dev.irisjvm.bench.report.CclFigures.Figure;
@@ -7,12 +8,6 @@ import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.ccl.ReduceOp;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -38,63 +33,40 @@ public final class CclDocument extends SweepDocument {
     /** The ops of the bus-bandwidth chart. */
     static final List<String> BUSBW_OPS = List.of("all_reduce", "all_gather", "reduce_scatter", "all_to_all");
 
-    private final List<String> chartErrors = new ArrayList<>();
-
     public CclDocument(SweepResult sweep, BenchmarkTargets targets, List<JmhResult> jmh, List<String> jmhProblems,
                        List<String> rawFiles, String runCommand, List<String> extraCommands) {
-        super(sweep, targets, jmh, jmhProblems, rawFiles, runCommand, extraCommands);
+        super(ReportKind.CCL, sweep, targets, jmh, jmhProblems, rawFiles, runCommand, extraCommands);
     }
 
     @Override
-    public List<String> write(Path outDir) throws IOException {
-        Files.createDirectories(outDir);
-        chartErrors.clear();
+    String markdown(Charts charts) {
         int world = Math.max(1, sweep.worldSize());
         CclFigures figures = new CclFigures(sweep.measurements(), world);
         CclSettings settings = CclSettings.fromCommand(sweep.command());
-        String md = header(figures, settings)
+        return header(figures, settings)
                 + CclTargets.evaluate(figures, settings, targets.collectives()).section()
                 + findings
                 + AutoChoice.section(figures, settings)
-                + charts(figures, outDir)
+                + charts(figures, charts)
                 + opSections(figures, settings)
                 + method(figures, settings)
                 + jmhSection()
                 + checks(figures);
-        Files.writeString(outDir.resolve(MARKDOWN), md, StandardCharsets.UTF_8);
-        return List.copyOf(chartErrors);
     }
 
     private String header(CclFigures figures, CclSettings settings) {
-        StringBuilder sb = new StringBuilder("# Iris collectives benchmarks\n\n");
-        sb.append("Device-initiated collectives of `dev.irisjvm.kernels.ccl.Collectives` (all-reduce with each algorithm, "
-                + "all-gather, reduce-scatter, all-to-all, broadcast) against NCCL measured in the same run, launched "
-                + "eagerly and replayed from CUDA graphs, from the sweep's smallest to its largest size.\n\n");
-        item(sb, "date (UTC)", orDash(sweep.date()));
-        item(sb, "hardware", orDash(sweep.hardware()));
-        item(sb, "software", orDash(sweep.software()));
-        item(sb, "world size", sweep.worldSize() + " rank(s)");
-        item(sb, "data", settings.dtype() + ", reduce op " + settings.reduceOp() + ", inputs uniform in [-1, 1)");
-        item(sb, "measurements", String.valueOf(figures.index().all().size()));
-        item(sb, "raw data", rawFiles.isEmpty() ? "—"
-                : rawFiles.stream().map(f -> "[" + f + "](" + f + ")").collect(Collectors.joining(", ")));
-        item(sb, "report written", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
-        sb.append("\nCommands, in the order they ran:\n\n```\n");
-        if (runCommand != null && !runCommand.isBlank()) {
-            sb.append(runCommand).append("\n# which ran:\n");
-        }
-        List<String> commands = new ArrayList<>();
-        if (sweep.command() != null && !sweep.command().isBlank()) {
-            commands.add(sweep.command());
-        }
-        commands.addAll(extraCommands);
-        sb.append(commands.isEmpty() ? "(not recorded)" : String.join("\n", commands)).append("\n```\n\n");
-        return sb.toString();
+        return headerEnd(new ReportHeader("Iris collectives benchmarks", "Device-initiated collectives of "
+                + "`dev.irisjvm.kernels.ccl.Collectives` (all-reduce with each algorithm, all-gather, reduce-scatter, all-to-all, "
+                + "broadcast) against NCCL measured in the same run, launched eagerly and replayed from CUDA graphs, from the "
+                + "sweep's smallest to its largest size.", sweep.date(), sweep.hardware(), sweep.software())
+                .item("world size", sweep.worldSize() + " rank(s)")
+                .item("data", settings.dtype() + ", reduce op " + settings.reduceOp() + ", inputs uniform in [-1, 1)")
+                .item("measurements", String.valueOf(figures.index().all().size())));
     }
 
     // ---- charts ----------------------------------------------------------------------------------
 
-    private String charts(CclFigures figures, Path outDir) {
+    private static String charts(CclFigures figures, Charts charts) {
         StringBuilder sb = new StringBuilder("## Charts\n\n");
         SizeChart latency = new SizeChart("All-reduce latency vs size (slowest rank's median per call)", "µs", true);
         for (String impl : figures.impls("all_reduce")) {
@@ -106,7 +78,7 @@ public final class CclDocument extends SweepDocument {
                 latency.series(name, curve);
             }
         }
-        sb.append(chartLink(latency, outDir, LATENCY_PNG, "All-reduce latency vs size"));
+        sb.append(charts.link(latency, LATENCY_PNG, "All-reduce latency vs size", "No data for " + LATENCY_PNG + ".\n\n"));
 
         SizeChart bus = new SizeChart("Bus bandwidth vs size (iris: best eager implementation per size; NCCL dashed)", "bus GB/s", true);
         for (String op : BUSBW_OPS) {
@@ -122,15 +94,8 @@ public final class CclDocument extends SweepDocument {
                 bus.referenceSeries(op + " nccl", nccl);
             }
         }
-        sb.append(chartLink(bus, outDir, BUSBW_PNG, "Bus bandwidth vs size"));
+        sb.append(charts.link(bus, BUSBW_PNG, "Bus bandwidth vs size", "No data for " + BUSBW_PNG + ".\n\n"));
         return sb.toString();
-    }
-
-    private String chartLink(SizeChart chart, Path outDir, String file, String alt) {
-        if (chart.isEmpty()) {
-            return "No data for " + file + ".\n\n";
-        }
-        return ChartFile.markdown(file, alt, () -> chart.writePng(outDir.resolve(file)), chartErrors, "bin/iris-bench report ccl");
     }
 
     // ---- tables per op ---------------------------------------------------------------------------
@@ -260,16 +225,11 @@ public final class CclDocument extends SweepDocument {
 
     /** The reduction bounds of this run's type, op and world, in words and numbers. */
     static String toleranceText(int world, CclSettings settings) {
-        DType t;
+        DType t = OptionChecks.dtype(settings.dtype());
         ReduceOp op;
         try {
-            t = switch (settings.dtype()) {
-                case "bf16" -> DType.BF16;
-                case "f16" -> DType.F16;
-                case "f32" -> DType.F32;
-                default -> throw new IllegalArgumentException(settings.dtype());
-            };
             op = ReduceOp.valueOf(settings.reduceOp().toUpperCase(Locale.ROOT));
+            OptionChecks.require(t != null, settings.dtype());
         } catch (IllegalArgumentException e) {
             return "Reduction bounds: unknown type or op in the sweep's command (" + settings.dtype() + ", " + settings.reduceOp() + ").";
         }

@@ -1,6 +1,8 @@
 package dev.irisjvm.bench.report;
 
+import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.bench.ccl.CclOptions;
+import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.ccl.Collectives;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,12 +75,8 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, long
     }
 
     private static String canonicalType(String v) {
-        return switch (v.trim().toLowerCase(Locale.ROOT)) {
-            case "bfloat16", "bf16" -> "bf16";
-            case "f16", "fp16", "half", "float16" -> "f16";
-            case "f32", "fp32", "float", "float32" -> "f32";
-            default -> v.trim().toLowerCase(Locale.ROOT);
-        };
+        DType t = OptionChecks.dtype(v);
+        return t != null ? OptionChecks.dtypeName(t) : v.trim().toLowerCase(Locale.ROOT);
     }
 
     /** Shell-like words: single and double quotes group, backslash escapes outside single quotes. */

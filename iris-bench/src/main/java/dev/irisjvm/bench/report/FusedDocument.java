@@ -2,12 +2,8 @@ package dev.irisjvm.bench.report;
 
 import dev.irisjvm.bench.results.FusedMeasurement;
 import dev.irisjvm.bench.results.FusedSweepResult;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,7 +29,7 @@ import org.knowm.xchart.style.Styler.LegendPosition;
  * List<String> chartErrors = new FusedDocument(sweep, targets, List.of("fused-sweep.json"), "bin/iris-bench fused -n 2", "").write(Path.of("docs/benchmarks"));
  * }</pre>
  */
-public final class FusedDocument {
+public final class FusedDocument extends Document {
     public static final String MARKDOWN = "fused.md";
     public static final String SPEEDUP_PNG = "fused-speedup.png";
     /**
@@ -44,10 +40,7 @@ public final class FusedDocument {
 
     private final FusedSweepResult sweep;
     private final BenchmarkTargets.Fused targets;
-    private final List<String> rawFiles;
-    private final String runCommand;
     private final String findings;
-    private final List<String> chartErrors = new ArrayList<>();
     private List<JmhResult> jmh = List.of();
     private List<String> jmhProblems = List.of();
     private String jmhCommand;
@@ -93,11 +86,10 @@ public final class FusedDocument {
     }
 
     public FusedDocument(FusedSweepResult sweep, BenchmarkTargets targets, List<String> rawFiles, String runCommand, String findings) {
+        super(ReportKind.FUSED, rawFiles, runCommand);
         this.sweep = sweep;
         this.targets = targets.fused();
-        this.rawFiles = List.copyOf(rawFiles);
-        this.runCommand = runCommand;
-        this.findings = findings == null || findings.isBlank() ? "" : "## Findings\n\n" + findings.strip() + "\n\n";
+        this.findings = ReportHeader.findings(findings);
     }
 
     /**
@@ -138,46 +130,32 @@ public final class FusedDocument {
         return rows;
     }
 
-    /** Writes the Markdown, the chart and the timelines; returns why pictures could not be drawn (empty if all were). */
-    public List<String> write(Path outDir) throws IOException {
-        Files.createDirectories(outDir);
-        chartErrors.clear();
+    /** The Markdown, the chart and the timelines. */
+    @Override
+    String markdown(Charts charts) {
         List<Row> rows = rows();
-        String md = header(rows) + targets(rows) + findings + chart(rows, outDir) + times(rows) + timelines(outDir) + auto(rows)
+        return header(rows) + targets(rows) + findings + chart(rows, charts) + times(rows) + timelines(charts) + auto(rows)
                 + jmhSection() + method() + checks(rows);
-        Files.writeString(outDir.resolve(MARKDOWN), md, StandardCharsets.UTF_8);
-        return List.copyOf(chartErrors);
     }
 
     // ---- sections ----------------------------------------------------------------------------------
 
     private String header(List<Row> rows) {
-        StringBuilder sb = new StringBuilder("# Fused GEMM + communication benchmarks\n\n");
-        sb.append("The fused kernels of `dev.irisjvm.kernels.fused` (`GemmAllScatter`, `GemmAllReduce`, `GemmReduceScatter`, "
-                + "`AllGatherGemm`: one persistent wgmma/TMA kernel that computes the tiles and moves them to the other ranks "
-                + "over the symmetric heap) against cuBLAS then NCCL in sequence on the same inputs, measured in the same run, "
-                + "one process per GPU.\n\n");
-        item(sb, "date (UTC)", orDash(sweep.date()));
-        item(sb, "hardware", orDash(sweep.hardware()));
-        item(sb, "software", orDash(sweep.software()));
-        item(sb, "ranks", sweep.worldSize() + " (tensor parallelism " + sweep.worldSize() + "; shapes are the layer's global M × N × K)");
-        item(sb, "data", "BF16 in and out, F32 accumulation; inputs uniform in [-1, 1), generated on the GPU; B stored N × K "
-                + "(a Linear layer's weight)");
-        item(sb, "points", rows.size() + " (operation × shape), " + sweep.warmup() + " warm-up and " + sweep.reps()
-                + " timed calls per implementation");
-        item(sb, "raw data", rawFiles.isEmpty() ? "—"
-                : rawFiles.stream().map(f -> "[" + f + "](" + f + ")").collect(Collectors.joining(", ")));
-        item(sb, "report written", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
-        sb.append("\nCommands:\n\n```\n");
-        if (runCommand != null && !runCommand.isBlank()) {
-            sb.append(runCommand).append("\n# which ran:\n");
-        }
-        sb.append(sweep.command() == null || sweep.command().isBlank() ? "(not recorded)" : sweep.command()).append("\n");
+        List<String> ran = new ArrayList<>(List.of(ReportHeader.recorded(sweep.command())));
         if (jmhCommand != null && !jmhCommand.isBlank()) {
-            sb.append(jmhCommand).append('\n');
+            ran.add(jmhCommand);
         }
-        sb.append("```\n\n");
-        return sb.toString();
+        return new ReportHeader("Fused GEMM + communication benchmarks", "The fused kernels of `dev.irisjvm.kernels.fused` "
+                + "(`GemmAllScatter`, `GemmAllReduce`, `GemmReduceScatter`, `AllGatherGemm`: one persistent wgmma/TMA kernel that "
+                + "computes the tiles and moves them to the other ranks over the symmetric heap) against cuBLAS then NCCL in "
+                + "sequence on the same inputs, measured in the same run, one process per GPU.", sweep.date(), sweep.hardware(),
+                sweep.software())
+                .item("ranks", sweep.worldSize() + " (tensor parallelism " + sweep.worldSize() + "; shapes are the layer's global M × N × K)")
+                .item("data", "BF16 in and out, F32 accumulation; inputs uniform in [-1, 1), generated on the GPU; B stored N × K "
+                        + "(a Linear layer's weight)")
+                .item("points", rows.size() + " (operation × shape), " + sweep.warmup() + " warm-up and " + sweep.reps()
+                        + " timed calls per implementation")
+                .end(rawFiles, "Commands", runCommand, ran);
     }
 
     private String targets(List<Row> rows) {
@@ -217,17 +195,17 @@ public final class FusedDocument {
                 + "\nSpeedups to three decimals, so that 1.249 does not read as a passing 1.25.\n\n";
     }
 
-    private String chart(List<Row> rows, Path outDir) {
+    private static String chart(List<Row> rows, Charts charts) {
         List<Row> shown = rows.stream().filter(r -> Row.timed(r.baseline())).toList();
         if (shown.isEmpty()) {
             return "";
         }
-        return "## Chart\n\n" + ChartFile.markdown(SPEEDUP_PNG,
+        return "## Chart\n\n" + charts.link(SPEEDUP_PNG,
                 "speedup of each fused variant over cuBLAS then NCCL, with the target and the floor's bound",
-                () -> drawSpeedups(shown, outDir), chartErrors, "bin/iris-bench report fused");
+                () -> drawSpeedups(shown, charts.file(SPEEDUP_PNG)));
     }
 
-    private void drawSpeedups(List<Row> shown, Path outDir) throws Exception {
+    private static void drawSpeedups(List<Row> shown, Path png) throws Exception {
         CategoryChart chart = new CategoryChartBuilder().width(1200).height(620)
                 .title("Speedup over cuBLAS then NCCL (higher is better)").xAxisTitle("operation, global M × N × K")
                 .yAxisTitle("baseline time ÷ time").build();
@@ -244,7 +222,7 @@ public final class FusedDocument {
         chart.addSeries("target", labels, shown.stream().map(r -> (Number) zero(r.target())).toList());
         chart.addSeries("bound: baseline ÷ max(GEMM alone, NVLink bytes at " + Sizes.number(NVLINK_GBPS) + " GB/s)", labels,
                 shown.stream().map(r -> (Number) zero(r.baseline().medianUs() / r.floorUs())).toList());
-        BitmapEncoder.saveBitmap(chart, outDir.resolve(SPEEDUP_PNG).toString(), BitmapFormat.PNG);
+        BitmapEncoder.saveBitmap(chart, png.toString(), BitmapFormat.PNG);
     }
 
     private String times(List<Row> rows) {
@@ -268,7 +246,7 @@ public final class FusedDocument {
                 + "\n";
     }
 
-    private String timelines(Path outDir) {
+    private String timelines(Charts charts) {
         List<FusedSweepResult.Trace> traces = sweep.traces() == null ? List.of() : sweep.traces();
         if (traces.isEmpty()) {
             return "## Tile timelines\n\nNo traced runs in this sweep.\n\n";
@@ -284,13 +262,13 @@ public final class FusedDocument {
         for (FusedSweepResult.Trace tr : traces) {
             String png = tr.file().replaceAll("\\.json$", "") + ".png";
             String stored = ChromeTrace.storedName(tr.file());
-            Path json = outDir.resolve(stored);
+            Path json = charts.file(stored);
             boolean drawn = false;
             if (Files.exists(json)) {
-                drawn = ChartFile.draw(png, () -> TraceTimeline.draw(json, outDir.resolve(png), title(tr.op()) + " "
-                        + label(tr.shape()) + ", " + tr.variant() + " (" + sweep.worldSize() + " ranks)"), chartErrors);
+                drawn = charts.draw(png, () -> TraceTimeline.draw(json, charts.file(png), title(tr.op()) + " "
+                        + label(tr.shape()) + ", " + tr.variant() + " (" + sweep.worldSize() + " ranks)"));
             } else {
-                chartErrors.add(png + ": " + stored + " is not in " + outDir);
+                charts.notDrawn(png, stored + " is not in " + json.getParent());
             }
             pictures.putIfAbsent(tr.op(), null);
             if (drawn && pictures.get(tr.op()) == null) {
@@ -443,13 +421,5 @@ public final class FusedDocument {
 
     private static double zero(double v) {
         return Double.isNaN(v) || Double.isInfinite(v) ? 0.0 : v;
-    }
-
-    private static void item(StringBuilder sb, String name, String value) {
-        sb.append("- **").append(name).append("**: ").append(value).append('\n');
-    }
-
-    private static String orDash(String s) {
-        return s == null || s.isBlank() ? "—" : s;
     }
 }

@@ -1,15 +1,10 @@
 package dev.irisjvm.bench.report;
 
+import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.bench.gemm.OutputCheck;
 import dev.irisjvm.bench.results.GemmMeasurement;
 import dev.irisjvm.bench.results.GemmSweepResult;
 import dev.irisjvm.core.DType;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,7 +23,7 @@ import java.util.stream.Collectors;
  * List<String> chartErrors = new GemmDocument(sweep, targets, List.of("gemm-sweep.json"), "bin/iris-bench gemm", "").write(Path.of("docs/benchmarks"));
  * }</pre>
  */
-public final class GemmDocument {
+public final class GemmDocument extends Document {
     public static final String MARKDOWN = "gemm.md";
     public static final String TFLOPS_PNG = "gemm-tflops.png";
     /**
@@ -39,10 +34,7 @@ public final class GemmDocument {
 
     private final GemmSweepResult sweep;
     private final BenchmarkTargets.Gemm target;
-    private final List<String> rawFiles;
-    private final String runCommand;
     private final String findings;
-    private final List<String> chartErrors = new ArrayList<>();
 
     /** One shape: the Iris point, cuBLAS's (null when cuBLAS was not run), and the ratio that passes. */
     record Row(GemmMeasurement iris, GemmMeasurement cublas, double minRatio) {
@@ -70,11 +62,10 @@ public final class GemmDocument {
     }
 
     public GemmDocument(GemmSweepResult sweep, BenchmarkTargets targets, List<String> rawFiles, String runCommand, String findings) {
+        super(ReportKind.GEMM, rawFiles, runCommand);
         this.sweep = sweep;
         this.target = targets.gemm();
-        this.rawFiles = List.copyOf(rawFiles);
-        this.runCommand = runCommand;
-        this.findings = findings == null || findings.isBlank() ? "" : "## Findings\n\n" + findings.strip() + "\n\n";
+        this.findings = ReportHeader.findings(findings);
     }
 
     /** The shapes in the order the sweep ran them. */
@@ -100,37 +91,20 @@ public final class GemmDocument {
                 .mapToDouble(GemmMeasurement::tflops).max().orElse(Double.NaN);
     }
 
-    /** Writes the Markdown and the chart; returns why the chart could not be written (empty if it was). */
-    public List<String> write(Path outDir) throws IOException {
-        Files.createDirectories(outDir);
-        chartErrors.clear();
+    @Override
+    String markdown(Charts charts) {
         List<Row> rows = rows();
-        String md = header() + targets(rows) + findings + chart(rows, outDir) + times(rows) + method() + checks(rows);
-        Files.writeString(outDir.resolve(MARKDOWN), md, StandardCharsets.UTF_8);
-        return List.copyOf(chartErrors);
+        return header(rows) + targets(rows) + findings + chart(rows, charts) + times(rows) + method() + checks(rows);
     }
 
-    private String header() {
-        StringBuilder sb = new StringBuilder("# Iris GEMM benchmarks\n\n");
-        sb.append("The GEMM of `dev.irisjvm.kernels.gemm.Gemm` (a persistent, warp-specialized wgmma kernel fed by TMA, "
-                + "`gemm.cu`) against cuBLAS (`cublasGemmEx`, F32 compute, default algorithm) on the same inputs, measured in "
-                + "the same run on one GPU.\n\n");
-        item(sb, "date (UTC)", orDash(sweep.date()));
-        item(sb, "hardware", orDash(sweep.hardware()));
-        item(sb, "software", orDash(sweep.software()));
-        List<Row> rows = rows();
+    private String header(List<Row> rows) {
         String types = rows.stream().map(r -> r.iris().inType() + " → " + r.iris().outType()).distinct().collect(Collectors.joining(", "));
-        item(sb, "data", (types.isEmpty() ? "—" : types) + ", F32 accumulation; inputs uniform in [-1, 1), generated on the GPU");
-        item(sb, "shapes", rows.size() + " (M × N × K; B as N × K \"nk\" or K × N \"kn\")");
-        item(sb, "raw data", rawFiles.isEmpty() ? "—"
-                : rawFiles.stream().map(f -> "[" + f + "](" + f + ")").collect(Collectors.joining(", ")));
-        item(sb, "report written", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
-        sb.append("\nCommands:\n\n```\n");
-        if (runCommand != null && !runCommand.isBlank()) {
-            sb.append(runCommand).append("\n# which ran:\n");
-        }
-        sb.append(sweep.command() == null || sweep.command().isBlank() ? "(not recorded)" : sweep.command()).append("\n```\n\n");
-        return sb.toString();
+        return new ReportHeader("Iris GEMM benchmarks", "The GEMM of `dev.irisjvm.kernels.gemm.Gemm` (a persistent, "
+                + "warp-specialized wgmma kernel fed by TMA, `gemm.cu`) against cuBLAS (`cublasGemmEx`, F32 compute, default "
+                + "algorithm) on the same inputs, measured in the same run on one GPU.", sweep.date(), sweep.hardware(), sweep.software())
+                .item("data", (types.isEmpty() ? "—" : types) + ", F32 accumulation; inputs uniform in [-1, 1), generated on the GPU")
+                .item("shapes", rows.size() + " (M × N × K; B as N × K \"nk\" or K × N \"kn\")")
+                .end(rawFiles, "Commands", runCommand, List.of(ReportHeader.recorded(sweep.command())));
     }
 
     private String targets(List<Row> rows) {
@@ -157,17 +131,16 @@ public final class GemmDocument {
                 + "\nRatio to three decimals: 0.9496 must not read as a passing 0.95.\n\n";
     }
 
-    private String chart(List<Row> rows, Path outDir) {
+    private static String chart(List<Row> rows, Charts charts) {
         if (rows.isEmpty()) {
             return "";
         }
         List<String> labels = rows.stream().map(r -> label(r.iris()) + " " + r.iris().layout()).toList();
         List<Double> cublas = rows.stream().anyMatch(r -> r.cublas() != null)
                 ? rows.stream().map(r -> r.cublas() == null ? 0.0 : r.cublas().tflops()).toList() : null;
-        return "## Chart\n\n" + ChartFile.markdown(TFLOPS_PNG, "GEMM TFLOP/s per shape, Iris and cuBLAS",
+        return "## Chart\n\n" + charts.link(TFLOPS_PNG, "GEMM TFLOP/s per shape, Iris and cuBLAS",
                 () -> GemmChart.write("GEMM throughput per shape (datasheet peak " + Sizes.number(DATASHEET_TFLOPS) + " TFLOP/s)",
-                        labels, rows.stream().map(r -> r.iris().tflops()).toList(), cublas, outDir.resolve(TFLOPS_PNG)),
-                chartErrors, "bin/iris-bench report gemm");
+                        labels, rows.stream().map(r -> r.iris().tflops()).toList(), cublas, charts.file(TFLOPS_PNG)));
     }
 
     private String times(List<Row> rows) {
@@ -193,7 +166,8 @@ public final class GemmDocument {
     private String method() {
         List<Row> rows = rows();
         int reps = rows.isEmpty() ? 0 : rows.get(0).iris().reps();
-        DType out = rows.isEmpty() ? DType.BF16 : outType(rows.get(0).iris().outType());
+        DType named = rows.isEmpty() ? null : OptionChecks.dtype(rows.get(0).iris().outType());
+        DType out = named == null ? DType.BF16 : named;
         return "## Method\n\n"
                 + "- Per shape and implementation: " + sweep.warmup() + " untimed call(s), then " + reps + " timed calls queued behind a "
                 + "gate (a one-thread kernel that waits for a host flag, opened once every call is queued), each call between its own "
@@ -206,14 +180,6 @@ public final class GemmDocument {
                 + "- Output check, once per shape on fresh outputs poisoned with NaN: every element finite and ‖C − C_cuBLAS‖ ÷ "
                 + "‖C_cuBLAS‖ ≤ 2 u_out + K 2^-23 (" + String.format(Locale.ROOT, "%.3g", OutputCheck.tolerance(out, 4096))
                 + " at K = 4096 for " + out + "). The GPU tests check element by element against a CPU reference and cuBLAS.\n\n";
-    }
-
-    private static DType outType(String name) {
-        return switch (name) {
-            case "f32" -> DType.F32;
-            case "f16" -> DType.F16;
-            default -> DType.BF16;
-        };
     }
 
     private static String checks(List<Row> rows) {
@@ -237,14 +203,6 @@ public final class GemmDocument {
 
     private static String percent(double f) {
         return Double.isNaN(f) ? "—" : String.format(Locale.ROOT, "%.1f%%", 100 * f);
-    }
-
-    private static void item(StringBuilder sb, String name, String value) {
-        sb.append("- **").append(name).append("**: ").append(value).append('\n');
-    }
-
-    private static String orDash(String s) {
-        return s == null || s.isBlank() ? "—" : s;
     }
 
     /** "issue 5" as a sentence starts it. */

@@ -2,13 +2,6 @@ package dev.irisjvm.bench.report;
 
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -28,15 +21,14 @@ public final class RmaDocument extends SweepDocument {
 
     public RmaDocument(SweepResult sweep, BenchmarkTargets targets, List<JmhResult> jmh, List<String> jmhProblems,
                        List<String> rawFiles, String runCommand, List<String> extraCommands) {
-        super(sweep, targets, jmh, jmhProblems, rawFiles, runCommand, extraCommands);
+        super(ReportKind.RMA, sweep, targets, jmh, jmhProblems, rawFiles, runCommand, extraCommands);
     }
 
     @Override
-    public List<String> write(Path outDir) throws IOException {
-        Files.createDirectories(outDir);
+    String markdown(Charts charts) {
         SweepIndex index = new SweepIndex(sweep.measurements() == null ? List.of() : sweep.measurements());
-        SizeTables sizes = new SizeTables(index, outDir, targets.rma());
-        String md = header(index)
+        SizeTables sizes = new SizeTables(index, charts, targets.rma());
+        return header(index)
                 + Targets.section(Targets.evaluate(index, jmh, targets.rma()), targets.rma())
                 + findings
                 + Floors.section(index, targets.rma())
@@ -46,35 +38,15 @@ public final class RmaDocument extends SweepDocument {
                 + RankMatrix.section(index)
                 + JmhTable.section(jmh, jmhProblems)
                 + checks(index);
-        Files.writeString(outDir.resolve(MARKDOWN), md, StandardCharsets.UTF_8);
-        return sizes.chartErrors();
     }
 
     private String header(SweepIndex index) {
-        StringBuilder sb = new StringBuilder("# Iris RMA benchmarks\n\n");
-        sb.append("Host-initiated one-sided tile operations (`RemoteTile.loadRemote/storeRemote/atomicAdd`), "
-                + "device-side message passing and `Iris.barrier()`, against the copy engine and NCCL measured "
-                + "in the same run.\n\n");
-        item(sb, "date (UTC)", orDash(sweep.date()));
-        item(sb, "hardware", orDash(sweep.hardware()));
-        item(sb, "software", orDash(sweep.software()));
-        item(sb, "world size", sweep.worldSize() + " rank(s)" + (index.ranks().isEmpty() ? "" : ", ranks seen "
-                + index.ranks().stream().map(String::valueOf).collect(Collectors.joining(", "))));
-        item(sb, "measurements", String.valueOf(index.all().size()));
-        item(sb, "raw data", rawFiles.isEmpty() ? "—"
-                : rawFiles.stream().map(f -> "[" + f + "](" + f + ")").collect(Collectors.joining(", ")));
-        item(sb, "report written", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
-        sb.append("\nCommands, in the order they ran:\n\n```\n");
-        if (runCommand != null && !runCommand.isBlank()) {
-            sb.append(runCommand).append("\n# which ran:\n");
-        }
-        List<String> commands = new ArrayList<>();
-        if (sweep.command() != null && !sweep.command().isBlank()) {
-            commands.add(sweep.command());
-        }
-        commands.addAll(extraCommands);
-        sb.append(commands.isEmpty() ? "(not recorded)" : String.join("\n", commands)).append("\n```\n\n");
-        return sb.toString();
+        return headerEnd(new ReportHeader("Iris RMA benchmarks", "Host-initiated one-sided tile operations "
+                + "(`RemoteTile.loadRemote/storeRemote/atomicAdd`), device-side message passing and `Iris.barrier()`, against the "
+                + "copy engine and NCCL measured in the same run.", sweep.date(), sweep.hardware(), sweep.software())
+                .item("world size", sweep.worldSize() + " rank(s)" + (index.ranks().isEmpty() ? "" : ", ranks seen "
+                        + index.ranks().stream().map(String::valueOf).collect(Collectors.joining(", "))))
+                .item("measurements", String.valueOf(index.all().size())));
     }
 
     /** Lists every point whose data did not verify: a fast wrong answer is not a result. */

@@ -1,7 +1,6 @@
 package dev.irisjvm.bench.report;
 
 import dev.irisjvm.bench.results.Measurement;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,9 +17,8 @@ import java.util.stream.Collectors;
  * ranks measured at that size; the per-pair figures are in the matrices.
  *
  * <pre>{@code
- * SizeTables t = new SizeTables(index, outDir, BenchmarkTargets.builtIn().rma());
+ * SizeTables t = new SizeTables(index, new Charts(outDir, ReportKind.RMA), BenchmarkTargets.builtIn().rma());
  * String md = t.bandwidthSection() + t.latencySection() + t.atomicsSection();
- * t.chartErrors();   // empty unless a PNG could not be written
  * }</pre>
  */
 public final class SizeTables {
@@ -30,19 +28,13 @@ public final class SizeTables {
     static final long SMALL_MESSAGE_BYTES = 64 * Sizes.KIB;
 
     private final SweepIndex index;
-    private final Path outDir;
+    private final Charts charts;
     private final BenchmarkTargets.Rma targets;
-    private final List<String> chartErrors = new ArrayList<>();
 
-    public SizeTables(SweepIndex index, Path outDir, BenchmarkTargets.Rma targets) {
+    SizeTables(SweepIndex index, Charts charts, BenchmarkTargets.Rma targets) {
         this.targets = targets;
         this.index = index;
-        this.outDir = outDir;
-    }
-
-    /** Why a chart was not written, one line per chart; empty when all were. */
-    public List<String> chartErrors() {
-        return List.copyOf(chartErrors);
+        this.charts = charts;
     }
 
     public String bandwidthSection() {
@@ -148,10 +140,7 @@ public final class SizeTables {
     }
 
     private String chartLink(SizeChart chart, String file, String alt) {
-        if (chart.isEmpty()) {
-            return "No data for this chart.\n\n";
-        }
-        return ChartFile.markdown(file, alt, () -> chart.writePng(outDir.resolve(file)), chartErrors, "bin/iris-bench report rma");
+        return charts.link(chart, file, alt, "No data for this chart.\n\n");
     }
 
     private SortedSet<Long> sizesOf(List<Series> series) {

@@ -20,13 +20,11 @@ public final class AtomicBench {
     private final SweepContext ctx;
     private final RmaKernels kernels;
     private final SweepOptions options;
-    private final int world;
 
     public AtomicBench(SweepContext ctx) {
         this.ctx = ctx;
         this.kernels = ctx.kernels();
         this.options = ctx.options();
-        this.world = ctx.world();
     }
 
     static AtomicOp kernelOp(RmaOp op) {
@@ -50,40 +48,35 @@ public final class AtomicBench {
             long launches = options.warmup() + reps;
             LaunchShape shape = kernels.atomicShape(ops, options.atomicBlocks(), options.atomicThreads());
             try (SymTensor slots = ctx.counters(ops); SymTensor failures = ctx.counters(1)) {
-                for (int i = 0; i < world; i++) {
-                    for (int j = 0; j < world; j++) {
-                        if (i == j) {
-                            continue;
-                        }
-                        int peer = j;
-                        long number = ctx.nextPoint();
-                        long seed = ctx.seed(number, i);
-                        Lockstep.Outcome o = ctx.lockstep().pair(i, j, false,
-                                () -> {
-                                    ctx.zero(failures);
-                                    ctx.iris().synchronize();
-                                },
-                                () -> {
-                                    kernels.atomicInit(kind, slots, ops, seed, peer, ctx.stream());
-                                    return ctx.timer().run(options.warmup(), reps, r -> {},
-                                            r -> kernels.atomic(kind, slots, ops, seed, r + 1L, peer, failures.deviceAddress(),
-                                                    shape, ctx.stream()), true);
-                                },
-                                null,
-                                () -> {
-                                    String c = ctx.verifier().atomicSlots(kind, slots, ops, seed, launches, peer);
-                                    long failed = Verifier.counter(failures);
-                                    if (failed != 0) {
-                                        String f = failed + " fetch results differed from the value the previous launch left";
-                                        c = Verifier.OK.equals(c) ? f : c + "; " + f;
-                                    }
-                                    return c;
-                                });
-                        if (o != null) {
-                            ctx.record(number, Points.atomics(op.id(), ops, i, j, o));
-                        }
+                ctx.forEachPair((i, j) -> {
+                    int peer = j;
+                    long number = ctx.nextPoint();
+                    long seed = ctx.seed(number, i);
+                    Lockstep.Outcome o = ctx.lockstep().pair(i, j, false,
+                            () -> {
+                                ctx.zero(failures);
+                                ctx.iris().synchronize();
+                            },
+                            () -> {
+                                kernels.atomicInit(kind, slots, ops, seed, peer, ctx.stream());
+                                return ctx.timer().run(options.warmup(), reps, r -> {},
+                                        r -> kernels.atomic(kind, slots, ops, seed, r + 1L, peer, failures.deviceAddress(),
+                                                shape, ctx.stream()), true);
+                            },
+                            null,
+                            () -> {
+                                String c = ctx.verifier().atomicSlots(kind, slots, ops, seed, launches, peer);
+                                long failed = Verifier.counter(failures);
+                                if (failed != 0) {
+                                    String f = failed + " fetch results differed from the value the previous launch left";
+                                    c = Verifier.OK.equals(c) ? f : c + "; " + f;
+                                }
+                                return c;
+                            });
+                    if (o != null) {
+                        ctx.record(number, Points.atomics(op.id(), ops, i, j, o));
                     }
-                }
+                });
             }
         }
     }

@@ -22,7 +22,6 @@ public final class BandwidthBench {
     private final Iris iris;
     private final RmaKernels kernels;
     private final SweepOptions options;
-    private final int rank;
     private final int world;
 
     public BandwidthBench(SweepContext ctx) {
@@ -30,7 +29,6 @@ public final class BandwidthBench {
         this.iris = ctx.iris();
         this.kernels = ctx.kernels();
         this.options = ctx.options();
-        this.rank = ctx.rank();
         this.world = ctx.world();
     }
 
@@ -46,49 +44,43 @@ public final class BandwidthBench {
         }
     }
 
-    /** load / store / copy_engine for every ordered pair. */
+    /** load / store (each in its SM-copy and bulk-copy form) and copy_engine for every ordered pair. */
     private void pairs(RmaOp op, long bytes) {
         int reps = options.repsFor(bytes);
-        long sizePoint = ctx.nextPoint();
-        try (SymTensor src = ctx.randomData(bytes, ctx.seed(sizePoint, rank)); SymTensor dst = ctx.buffer(bytes)) {
-            for (int i = 0; i < world; i++) {
-                for (int j = 0; j < world; j++) {
-                    if (i == j) {
-                        continue;
-                    }
-                    if (op == RmaOp.LOAD) {
-                        int peer = j;
-                        LaunchShape shape = kernels.copyShape("rma_load", bytes, options.blocks(), options.threads());
-                        point("load", "iris", bytes, i, j, dst,
-                                () -> kernels.load(dst.deviceAddress(), src, bytes, peer, shape, ctx.stream()),
-                                () -> ctx.verifier().sameBytes(src.deviceAddress(peer), dst.deviceAddress(), bytes,
-                                        "dst vs rank " + peer + "'s src"), reps);
-                    } else if (op == RmaOp.STORE) {
-                        int peer = j;
-                        LaunchShape shape = kernels.copyShape("rma_store", bytes, options.blocks(), options.threads());
-                        point("store", "iris", bytes, i, j, dst,
-                                () -> kernels.store(dst, src.deviceAddress(), bytes, peer, shape, ctx.stream()),
-                                () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(peer), bytes,
-                                        "rank " + peer + "'s dst vs src"), reps);
-                    } else if (op == RmaOp.LOAD_BULK) {
-                        int peer = j;
-                        LaunchShape shape = kernels.bulkShape(bytes, options.blocks());
-                        point("load_bulk", "iris", bytes, i, j, dst,
-                                () -> kernels.loadBulk(dst.deviceAddress(), src, bytes, peer, shape, ctx.stream()),
-                                () -> ctx.verifier().sameBytes(src.deviceAddress(peer), dst.deviceAddress(), bytes,
-                                        "dst vs rank " + peer + "'s src"), reps);
-                    } else if (op == RmaOp.STORE_BULK) {
-                        int peer = j;
-                        LaunchShape shape = kernels.bulkShape(bytes, options.blocks());
-                        point("store_bulk", "iris", bytes, i, j, dst,
-                                () -> kernels.storeBulk(dst, src.deviceAddress(), bytes, peer, shape, ctx.stream()),
-                                () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(peer), bytes,
-                                        "rank " + peer + "'s dst vs src"), reps);
-                    } else {
-                        copyEngine(bytes, i, j, src, dst, reps);
-                    }
+        boolean load = op == RmaOp.LOAD || op == RmaOp.LOAD_BULK;
+        boolean bulk = op == RmaOp.LOAD_BULK || op == RmaOp.STORE_BULK;
+        try (SymTensor src = ctx.freshData(bytes); SymTensor dst = ctx.buffer(bytes)) {
+            ctx.forEachPair((i, j) -> {
+                if (op == RmaOp.COPY_ENGINE) {
+                    copyEngine(bytes, i, j, src, dst, reps);
+                    return;
                 }
-            }
+                LaunchShape shape = bulk ? kernels.bulkShape(bytes, options.blocks())
+                        : kernels.copyShape(load ? "rma_load" : "rma_store", bytes, options.blocks(), options.threads());
+                if (load) {
+                    point(op.id(), "iris", bytes, i, j, dst,
+                            () -> {
+                                if (bulk) {
+                                    kernels.loadBulk(dst.deviceAddress(), src, bytes, j, shape, ctx.stream());
+                                } else {
+                                    kernels.load(dst.deviceAddress(), src, bytes, j, shape, ctx.stream());
+                                }
+                            },
+                            () -> ctx.verifier().sameBytes(src.deviceAddress(j), dst.deviceAddress(), bytes,
+                                    "dst vs rank " + j + "'s src"), reps);
+                } else {
+                    point(op.id(), "iris", bytes, i, j, dst,
+                            () -> {
+                                if (bulk) {
+                                    kernels.storeBulk(dst, src.deviceAddress(), bytes, j, shape, ctx.stream());
+                                } else {
+                                    kernels.store(dst, src.deviceAddress(), bytes, j, shape, ctx.stream());
+                                }
+                            },
+                            () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(j), bytes,
+                                    "rank " + j + "'s dst vs src"), reps);
+                }
+            });
         }
     }
 
@@ -112,46 +104,37 @@ public final class BandwidthBench {
         }
         int reps = options.repsFor(bytes);
         long stride = RmaKernels.slotStride(bytes);
-        long sizePoint = ctx.nextPoint();
         String kernel = op == RmaOp.ALL_LOAD ? "rma_all_load" : "rma_all_store";
-        try (SymTensor src = ctx.randomData(bytes, ctx.seed(sizePoint, rank)); SymTensor dst = ctx.buffer(stride * world)) {
+        try (SymTensor src = ctx.freshData(bytes); SymTensor dst = ctx.buffer(stride * world)) {
             LaunchShape shape = kernels.allPeersShape(kernel, bytes, options.blocks(), options.threads());
             long total = bytes * (world - 1);
+            boolean load = op == RmaOp.ALL_LOAD;
             for (int i = 0; i < world; i++) {
                 int issuer = i;
-                if (op == RmaOp.ALL_LOAD) {
-                    point("all_load", "iris", total, i, -1, dst,
-                            () -> kernels.allLoad(dst.deviceAddress(), src, bytes, shape, ctx.stream()),
-                            () -> {
-                                for (int p = 0; p < world; p++) {
-                                    if (p == issuer) {
-                                        continue;
-                                    }
-                                    String c = ctx.verifier().sameBytes(src.deviceAddress(p), dst.deviceAddress() + p * stride,
-                                            bytes, "slot " + p + " vs rank " + p + "'s src");
-                                    if (!Verifier.OK.equals(c)) {
-                                        return c;
-                                    }
+                point(op.id(), "iris", total, i, -1, dst,
+                        () -> {
+                            if (load) {
+                                kernels.allLoad(dst.deviceAddress(), src, bytes, shape, ctx.stream());
+                            } else {
+                                kernels.allStore(dst, src.deviceAddress(), bytes, shape, ctx.stream());
+                            }
+                        },
+                        () -> {
+                            for (int p = 0; p < world; p++) {
+                                if (p == issuer) {
+                                    continue;
                                 }
-                                return Verifier.OK;
-                            }, reps);
-                } else {
-                    point("all_store", "iris", total, i, -1, dst,
-                            () -> kernels.allStore(dst, src.deviceAddress(), bytes, shape, ctx.stream()),
-                            () -> {
-                                for (int p = 0; p < world; p++) {
-                                    if (p == issuer) {
-                                        continue;
-                                    }
-                                    String c = ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(p) + issuer * stride,
-                                            bytes, "rank " + p + "'s slot " + issuer + " vs src");
-                                    if (!Verifier.OK.equals(c)) {
-                                        return c;
-                                    }
+                                String c = load
+                                        ? ctx.verifier().sameBytes(src.deviceAddress(p), dst.deviceAddress() + p * stride, bytes,
+                                                "slot " + p + " vs rank " + p + "'s src")
+                                        : ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(p) + issuer * stride, bytes,
+                                                "rank " + p + "'s slot " + issuer + " vs src");
+                                if (!Verifier.OK.equals(c)) {
+                                    return c;
                                 }
-                                return Verifier.OK;
-                            }, reps);
-                }
+                            }
+                            return Verifier.OK;
+                        }, reps);
             }
         }
     }
@@ -169,31 +152,21 @@ public final class BandwidthBench {
         }
         long moved = rows * ld * 2;
         int reps = options.repsFor(moved);
-        long sizePoint = ctx.nextPoint();
         int blocks = options.tileBlocks() > 0 ? options.tileBlocks() : kernels.multiprocessors();
         LaunchShape shape = LaunchShape.of(blocks, options.tileThreads());
-        try (SymTensor src = ctx.randomData(moved, ctx.seed(sizePoint, rank)); SymTensor dst = ctx.buffer(moved)) {
-            for (int i = 0; i < world; i++) {
-                for (int j = 0; j < world; j++) {
-                    if (i == j) {
-                        continue;
-                    }
-                    int peer = j;
-                    point("store_tiles", "iris", moved, i, j, dst,
-                            () -> kernels.storeTiles(dst, src.deviceAddress(), rows, ld, options.tileRows(), options.tileCols(),
-                                    peer, shape, ctx.stream()),
-                            () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(peer), moved,
-                                    "rank " + peer + "'s matrix vs src"), reps);
-                }
-            }
+        try (SymTensor src = ctx.freshData(moved); SymTensor dst = ctx.buffer(moved)) {
+            ctx.forEachPair((i, j) -> point("store_tiles", "iris", moved, i, j, dst,
+                    () -> kernels.storeTiles(dst, src.deviceAddress(), rows, ld, options.tileRows(), options.tileCols(), j, shape,
+                            ctx.stream()),
+                    () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(j), moved, "rank " + j + "'s matrix vs src"),
+                    reps));
         }
     }
 
     /** local_copy (cudaMemcpyAsync) and local_copy_sm (rma_local_copy) on each rank in turn. */
     private void local(long bytes) {
         int reps = options.repsFor(bytes);
-        long sizePoint = ctx.nextPoint();
-        try (SymTensor src = ctx.randomData(bytes, ctx.seed(sizePoint, rank)); SymTensor dst = ctx.buffer(bytes)) {
+        try (SymTensor src = ctx.freshData(bytes); SymTensor dst = ctx.buffer(bytes)) {
             LaunchShape shape = kernels.copyShape("rma_local_copy", bytes, options.blocks(), options.threads());
             for (int i = 0; i < world; i++) {
                 Lockstep.Check same = () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(), bytes, "dst vs src");

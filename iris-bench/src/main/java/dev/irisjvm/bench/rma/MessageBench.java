@@ -29,15 +29,11 @@ public final class MessageBench {
     private final SweepContext ctx;
     private final RmaKernels kernels;
     private final SweepOptions options;
-    private final int rank;
-    private final int world;
 
     public MessageBench(SweepContext ctx) {
         this.ctx = ctx;
         this.kernels = ctx.kernels();
         this.options = ctx.options();
-        this.rank = ctx.rank();
-        this.world = ctx.world();
     }
 
     public void run(RmaOp op) {
@@ -77,76 +73,70 @@ public final class MessageBench {
         long launches = options.warmup() + reps;
         LaunchShape shape = kernels.messageShape(bytes, options.mpBlocks(), options.mpThreads());
         long channels = shape.gridX();
-        long sizePoint = ctx.nextPoint();
-        try (SymTensor src = ctx.randomData(bytes, ctx.seed(sizePoint, rank)); SymTensor landing = ctx.buffer(ll ? 2 * bytes : bytes);
+        try (SymTensor src = ctx.freshData(bytes); SymTensor landing = ctx.buffer(ll ? 2 * bytes : bytes);
              SymTensor out = ctx.buffer(bytes)) {
-            for (int i = 0; i < world; i++) {
-                for (int j = 0; j < world; j++) {
-                    if (i == j) {
-                        continue;
-                    }
-                    int producer = i;
-                    int consumer = j;
-                    long number = ctx.nextPoint();
-                    try (SymTensor flags = ctx.counters(channels); SymTensor acks = ctx.counters(channels);
-                         SymTensor errors = ctx.counters(1); SymTensor done = ctx.counters(1); PairMeeting meeting = new PairMeeting()) {
-                        Lockstep.Outcome o = ctx.lockstep().pair(i, j, true,
-                                () -> {
-                                    if (ll) {
-                                        ctx.zero(landing);  // sequence numbers start at 1 over a zeroed landing area
-                                    } else {
-                                        ctx.poison(landing);
-                                    }
-                                    ctx.poison(out);
-                                    ctx.iris().synchronize();
-                                },
-                                () -> ctx.timer().run(options.warmup(), reps, r -> meeting.meet(consumer),
-                                        r -> {
-                                            if (ll) {
-                                                kernels.messageProducerLl(landing, src.deviceAddress(), bytes, acks,
-                                                        r * iterations, iterations, consumer, done.deviceAddress(), shape, ctx.stream());
-                                            } else {
-                                                kernels.messageProducer(landing, src.deviceAddress(), bytes, flags, acks,
-                                                        r * iterations, iterations, consumer, done.deviceAddress(), shape, ctx.stream());
-                                            }
-                                        },
-                                        true),
-                                () -> ctx.timer().run(options.warmup(), reps, r -> meeting.meet(producer),
-                                        r -> {
-                                            if (ll) {
-                                                kernels.messageConsumerLl(landing, out.deviceAddress(), bytes, acks,
-                                                        r * iterations, iterations, producer, errors, shape, ctx.stream());
-                                            } else {
-                                                kernels.messageConsumer(landing, out.deviceAddress(), bytes, flags, acks,
-                                                        r * iterations, iterations, producer, errors, shape, ctx.stream());
-                                            }
-                                        },
-                                        false),
-                                () -> {
-                                    StringBuilder c = new StringBuilder();
-                                    long delivered = Verifier.counter(done);
-                                    long expected = launches * iterations * channels;
-                                    if (delivered != expected) {
-                                        c.append(delivered).append(" of ").append(expected).append(" channel messages acknowledged");
-                                    }
-                                    long stale = Verifier.counter(errors);
-                                    if (stale != 0) {
-                                        c.append(c.length() == 0 ? "" : "; ").append(stale)
-                                                .append(" words differed between consecutive messages (stale or torn data)");
-                                    }
-                                    String same = ctx.verifier().sameBytes(src.deviceAddress(), out.deviceAddress(consumer), bytes,
-                                            "rank " + consumer + "'s decoded message vs src");
-                                    if (!Verifier.OK.equals(same)) {
-                                        c.append(c.length() == 0 ? "" : "; ").append(same);
-                                    }
-                                    return c.length() == 0 ? Verifier.OK : c.toString();
-                                });
-                        if (o != null) {
-                            ctx.record(number, Points.perMessage(ll ? "message_passing_ll" : "message_passing", bytes, i, j, iterations, true, o));
-                        }
+            ctx.forEachPair((i, j) -> {
+                int producer = i;
+                int consumer = j;
+                long number = ctx.nextPoint();
+                try (SymTensor flags = ctx.counters(channels); SymTensor acks = ctx.counters(channels);
+                     SymTensor errors = ctx.counters(1); SymTensor done = ctx.counters(1); PairMeeting meeting = new PairMeeting()) {
+                    Lockstep.Outcome o = ctx.lockstep().pair(i, j, true,
+                            () -> {
+                                if (ll) {
+                                    ctx.zero(landing);  // sequence numbers start at 1 over a zeroed landing area
+                                } else {
+                                    ctx.poison(landing);
+                                }
+                                ctx.poison(out);
+                                ctx.iris().synchronize();
+                            },
+                            () -> ctx.timer().run(options.warmup(), reps, r -> meeting.meet(consumer),
+                                    r -> {
+                                        if (ll) {
+                                            kernels.messageProducerLl(landing, src.deviceAddress(), bytes, acks,
+                                                    r * iterations, iterations, consumer, done.deviceAddress(), shape, ctx.stream());
+                                        } else {
+                                            kernels.messageProducer(landing, src.deviceAddress(), bytes, flags, acks,
+                                                    r * iterations, iterations, consumer, done.deviceAddress(), shape, ctx.stream());
+                                        }
+                                    },
+                                    true),
+                            () -> ctx.timer().run(options.warmup(), reps, r -> meeting.meet(producer),
+                                    r -> {
+                                        if (ll) {
+                                            kernels.messageConsumerLl(landing, out.deviceAddress(), bytes, acks,
+                                                    r * iterations, iterations, producer, errors, shape, ctx.stream());
+                                        } else {
+                                            kernels.messageConsumer(landing, out.deviceAddress(), bytes, flags, acks,
+                                                    r * iterations, iterations, producer, errors, shape, ctx.stream());
+                                        }
+                                    },
+                                    false),
+                            () -> {
+                                StringBuilder c = new StringBuilder();
+                                long delivered = Verifier.counter(done);
+                                long expected = launches * iterations * channels;
+                                if (delivered != expected) {
+                                    c.append(delivered).append(" of ").append(expected).append(" channel messages acknowledged");
+                                }
+                                long stale = Verifier.counter(errors);
+                                if (stale != 0) {
+                                    c.append(c.length() == 0 ? "" : "; ").append(stale)
+                                            .append(" words differed between consecutive messages (stale or torn data)");
+                                }
+                                String same = ctx.verifier().sameBytes(src.deviceAddress(), out.deviceAddress(consumer), bytes,
+                                        "rank " + consumer + "'s decoded message vs src");
+                                if (!Verifier.OK.equals(same)) {
+                                    c.append(c.length() == 0 ? "" : "; ").append(same);
+                                }
+                                return c.length() == 0 ? Verifier.OK : c.toString();
+                            });
+                    if (o != null) {
+                        ctx.record(number, Points.perMessage(ll ? "message_passing_ll" : "message_passing", bytes, i, j, iterations, true, o));
                     }
                 }
-            }
+            });
         }
     }
 
@@ -160,39 +150,34 @@ public final class MessageBench {
         int reps = options.repsFor(FLAG_BYTES);
         long rounds = options.ppRounds();
         long expected = (options.warmup() + reps) * rounds;
-        for (int i = 0; i < world; i++) {
-            for (int j = 0; j < world; j++) {
-                if (i == j) {
-                    continue;
-                }
-                int initiator = i;
-                int responder = j;
-                long number = ctx.nextPoint();
-                try (SymTensor flag = ctx.counters(1); SymTensor done = ctx.counters(1); PairMeeting meeting = new PairMeeting()) {
-                    Lockstep.Outcome o = ctx.lockstep().pair(i, j, true, null,
-                            () -> ctx.timer().run(options.warmup(), reps, r -> meeting.meet(responder),
-                                    r -> kernels.pingPong(flag, r * rounds, rounds, responder, true, done.deviceAddress(), relaxed,
-                                            ctx.stream()),
-                                    true),
-                            () -> {
-                                ctx.timer().run(options.warmup(), reps, r -> meeting.meet(initiator),
-                                        r -> kernels.pingPong(flag, r * rounds, rounds, initiator, false, done.deviceAddress(),
-                                                relaxed, ctx.stream()), false);
-                                long answered = Verifier.counter(done);
-                                if (answered != expected) {
-                                    throw new IllegalStateException("responder completed " + answered + " of " + expected + " rounds");
-                                }
-                            },
-                            () -> {
-                                long completed = Verifier.counter(done);
-                                return completed == expected ? Verifier.OK
-                                        : "initiator completed " + completed + " of " + expected + " rounds";
-                            });
-                    if (o != null) {
-                        ctx.record(number, Points.perMessage(relaxed ? "ping_pong_relaxed" : "ping_pong", FLAG_BYTES, i, j, rounds, false, o));
-                    }
+        ctx.forEachPair((i, j) -> {
+            int initiator = i;
+            int responder = j;
+            long number = ctx.nextPoint();
+            try (SymTensor flag = ctx.counters(1); SymTensor done = ctx.counters(1); PairMeeting meeting = new PairMeeting()) {
+                Lockstep.Outcome o = ctx.lockstep().pair(i, j, true, null,
+                        () -> ctx.timer().run(options.warmup(), reps, r -> meeting.meet(responder),
+                                r -> kernels.pingPong(flag, r * rounds, rounds, responder, true, done.deviceAddress(), relaxed,
+                                        ctx.stream()),
+                                true),
+                        () -> {
+                            ctx.timer().run(options.warmup(), reps, r -> meeting.meet(initiator),
+                                    r -> kernels.pingPong(flag, r * rounds, rounds, initiator, false, done.deviceAddress(),
+                                            relaxed, ctx.stream()), false);
+                            long answered = Verifier.counter(done);
+                            if (answered != expected) {
+                                throw new IllegalStateException("responder completed " + answered + " of " + expected + " rounds");
+                            }
+                        },
+                        () -> {
+                            long completed = Verifier.counter(done);
+                            return completed == expected ? Verifier.OK
+                                    : "initiator completed " + completed + " of " + expected + " rounds";
+                        });
+                if (o != null) {
+                    ctx.record(number, Points.perMessage(relaxed ? "ping_pong_relaxed" : "ping_pong", FLAG_BYTES, i, j, rounds, false, o));
                 }
             }
-        }
+        });
     }
 }

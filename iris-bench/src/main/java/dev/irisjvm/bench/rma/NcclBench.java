@@ -22,14 +22,12 @@ public final class NcclBench implements AutoCloseable {
     private final SweepContext ctx;
     private final SweepOptions options;
     private final int rank;
-    private final int world;
     private NcclComm nccl;
 
     public NcclBench(SweepContext ctx) {
         this.ctx = ctx;
         this.options = ctx.options();
         this.rank = ctx.rank();
-        this.world = ctx.world();
     }
 
     /** The communicator, opened (collectively) on first use. */
@@ -68,37 +66,31 @@ public final class NcclBench implements AutoCloseable {
 
     private void sendRecv(NcclComm n, long bytes) {
         int reps = options.repsFor(bytes);
-        long sizePoint = ctx.nextPoint();
-        try (SymTensor src = ctx.randomData(bytes, ctx.seed(sizePoint, rank)); SymTensor dst = ctx.buffer(bytes)) {
-            for (int i = 0; i < world; i++) {
-                for (int j = 0; j < world; j++) {
-                    if (i == j) {
-                        continue;
-                    }
-                    int sender = i;
-                    int receiver = j;
-                    long number = ctx.nextPoint();
-                    try (SymTensor flags = ctx.counters(DeviceContext.MAX_RANKS)) {
-                        long[] meetings = {0};
-                        Lockstep.Outcome o = ctx.lockstep().pair(i, j, true,
-                                () -> {
-                                    ctx.poison(dst);
-                                    ctx.iris().synchronize();
-                                },
-                                () -> ctx.timer().run(options.warmup(), reps,
-                                        r -> ctx.kernels().pairSync(flags, ++meetings[0], receiver, ctx.stream()),
-                                        r -> n.send(src.deviceAddress(), bytes, receiver, ctx.stream()), true),
-                                () -> ctx.timer().run(options.warmup(), reps,
-                                        r -> ctx.kernels().pairSync(flags, ++meetings[0], sender, ctx.stream()),
-                                        r -> n.recv(dst.deviceAddress(), bytes, sender, ctx.stream()), false),
-                                () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(receiver), bytes,
-                                        "rank " + receiver + "'s received bytes vs src"));
-                        if (o != null) {
-                            ctx.record(number, Points.bandwidth("send_recv", "nccl", bytes, i, j, o));
-                        }
+        try (SymTensor src = ctx.freshData(bytes); SymTensor dst = ctx.buffer(bytes)) {
+            ctx.forEachPair((i, j) -> {
+                int sender = i;
+                int receiver = j;
+                long number = ctx.nextPoint();
+                try (SymTensor flags = ctx.counters(DeviceContext.MAX_RANKS)) {
+                    long[] meetings = {0};
+                    Lockstep.Outcome o = ctx.lockstep().pair(i, j, true,
+                            () -> {
+                                ctx.poison(dst);
+                                ctx.iris().synchronize();
+                            },
+                            () -> ctx.timer().run(options.warmup(), reps,
+                                    r -> ctx.kernels().pairSync(flags, ++meetings[0], receiver, ctx.stream()),
+                                    r -> n.send(src.deviceAddress(), bytes, receiver, ctx.stream()), true),
+                            () -> ctx.timer().run(options.warmup(), reps,
+                                    r -> ctx.kernels().pairSync(flags, ++meetings[0], sender, ctx.stream()),
+                                    r -> n.recv(dst.deviceAddress(), bytes, sender, ctx.stream()), false),
+                            () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(receiver), bytes,
+                                    "rank " + receiver + "'s received bytes vs src"));
+                    if (o != null) {
+                        ctx.record(number, Points.bandwidth("send_recv", "nccl", bytes, i, j, o));
                     }
                 }
-            }
+            });
         }
     }
 

@@ -46,14 +46,6 @@ public final class RmaKernels implements AutoCloseable {
     /** Every pointer handed to these kernels must be aligned to this (16-byte vector accesses). */
     public static final int ALIGNMENT = 16;
 
-    /** Wait sites of rma_bench.cu, so that a timeout message can name the wait. */
-    public static final int SITE_GATE = 101;
-    public static final int SITE_PAIR_SYNC = 102;
-    public static final int SITE_PRODUCER_ACK = 103;
-    public static final int SITE_CONSUMER_FLAG = 104;
-    public static final int SITE_PING_INITIATOR = 105;
-    public static final int SITE_PING_RESPONDER = 106;
-
     // Hopper (compute capability 9.0) per-SM limits, for the resident-block count.
     private static final int REGISTERS_PER_SM = 65536;
     private static final int THREADS_PER_SM = 2048;
@@ -198,11 +190,16 @@ public final class RmaKernels implements AutoCloseable {
 
     /** dst (local) = rank {@code peer}'s copy of src, {@code bytes} bytes, pulled by this rank's SMs. */
     public synchronized void load(long dst, SymTensor src, long bytes, int peer, LaunchShape shape, Stream stream) {
+        pull("rma_load", dst, src, bytes, peer, shape, stream);
+    }
+
+    /** rma_load or rma_load_bulk: dst (local) = rank {@code peer}'s copy of src. */
+    private void pull(String kernel, long dst, SymTensor src, long bytes, int peer, LaunchShape shape, Stream stream) {
         checkPeer(peer, "peer");
         checkBytes(bytes);
         checkLocal(dst, "dst");
         checkSym(src, bytes, "src");
-        launch("rma_load", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
+        launch(kernel, shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
                 .putLong(dst).putLong(src.deviceAddress()).putLong(bytes).putInt(peer));
     }
 
@@ -228,33 +225,28 @@ public final class RmaKernels implements AutoCloseable {
 
     /** As {@link #load}, through shared memory with Hopper bulk copies (cp.async.bulk). */
     public synchronized void loadBulk(long dst, SymTensor src, long bytes, int peer, LaunchShape shape, Stream stream) {
-        checkPeer(peer, "peer");
-        checkBytes(bytes);
-        checkLocal(dst, "dst");
-        checkSym(src, bytes, "src");
         configureBulk();
-        launch("rma_load_bulk", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(dst).putLong(src.deviceAddress()).putLong(bytes).putInt(peer));
+        pull("rma_load_bulk", dst, src, bytes, peer, shape, stream);
     }
 
     /** As {@link #store}, through shared memory with Hopper bulk copies (cp.async.bulk). */
     public synchronized void storeBulk(SymTensor dst, long src, long bytes, int peer, LaunchShape shape, Stream stream) {
-        checkPeer(peer, "peer");
-        checkBytes(bytes);
-        checkSym(dst, bytes, "dst");
-        checkLocal(src, "src");
         configureBulk();
-        launch("rma_store_bulk", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(dst.deviceAddress()).putLong(src).putLong(bytes).putInt(peer));
+        push("rma_store_bulk", dst, src, bytes, peer, shape, stream);
     }
 
     /** Rank {@code peer}'s copy of dst = src (local), pushed by this rank's SMs. */
     public synchronized void store(SymTensor dst, long src, long bytes, int peer, LaunchShape shape, Stream stream) {
+        push("rma_store", dst, src, bytes, peer, shape, stream);
+    }
+
+    /** rma_store or rma_store_bulk: rank {@code peer}'s copy of dst = src (local). */
+    private void push(String kernel, SymTensor dst, long src, long bytes, int peer, LaunchShape shape, Stream stream) {
         checkPeer(peer, "peer");
         checkBytes(bytes);
         checkSym(dst, bytes, "dst");
         checkLocal(src, "src");
-        launch("rma_store", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
+        launch(kernel, shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
                 .putLong(dst.deviceAddress()).putLong(src).putLong(bytes).putInt(peer));
     }
 

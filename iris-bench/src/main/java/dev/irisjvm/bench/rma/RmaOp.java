@@ -73,8 +73,4 @@ public enum RmaOp {
     public static List<RmaOp> parseList(String text) {
         return OpNames.parseList(RmaOp.class, text);
     }
-
-    static String allIds() {
-        return OpNames.ids(RmaOp.class);
-    }
 }

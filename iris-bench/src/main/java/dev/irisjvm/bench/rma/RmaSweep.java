@@ -2,29 +2,20 @@ package dev.irisjvm.bench.rma;
 
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
+import dev.irisjvm.bench.SweepCommand;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
-import dev.irisjvm.core.gpu.DeviceProperties;
-import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.NcclComm;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * The remote-memory-access sweep: for every op, size and ordered pair of ranks, times the
@@ -46,26 +37,18 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "RmaSweep", mixinStandardHelpOptions = true,
         description = "Remote-memory-access microbenchmarks of Iris for the JVM, with copy-engine, local and NCCL baselines.")
-public final class RmaSweep implements Callable<Integer> {
-    static final String MAIN = "dev.irisjvm.bench.rma.RmaSweep";
-
+public final class RmaSweep extends SweepCommand {
     @Mixin
     SweepOptions options = new SweepOptions();
 
-    @Spec
-    CommandSpec spec;
-
     public static void main(String[] args) {
-        System.exit(new CommandLine(new RmaSweep()).execute(args));
+        main(new RmaSweep(), args);
     }
 
     @Override
     public Integer call() throws Exception {
-        try {
-            options.validate();
-        } catch (IllegalArgumentException e) {
-            System.err.println("RmaSweep: " + e.getMessage());
-            return 2;
+        if (!valid(options::validate)) {
+            return EXIT_USAGE;
         }
         IrisConfig env = IrisConfig.fromEnvironment();
         IrisConfig config = env.withHeapSize(options.heapBytes(env.worldSize()))
@@ -74,13 +57,11 @@ public final class RmaSweep implements Callable<Integer> {
         SweepResult sweep;
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library)) {
-            if (SharedGpu.refuses(iris, "RmaSweep")) {
+            if (SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
-            if (iris.worldSize() < 2) {
-                throw new IllegalStateException("run with at least two ranks: bin/iris-run -n 2 -- java ... " + MAIN);
-            }
-            long runSeed = iris.broadcast(options.seed() != null ? options.seed() : System.nanoTime(), 0);
+            requireTwoRanks(iris);
+            long runSeed = runSeed(iris, options.seed());
             options.seed = runSeed;
             if (iris.rank() == 0) {
                 System.out.println("RmaSweep: " + iris.worldSize() + " ranks, heap " + SizeList.format(config.heapSize())
@@ -117,12 +98,7 @@ public final class RmaSweep implements Callable<Integer> {
                 System.out.println("RmaSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
             }
         }
-        long failed = results.stream().filter(RmaSweep::failedCheck).count();
-        if (failed > 0) {
-            System.out.println("RmaSweep: " + failed + " measurement(s) failed their check");
-            return 3;
-        }
-        return 0;
+        return checked(results.stream().filter(RmaSweep::failedCheck).count(), "measurement(s) failed their check");
     }
 
     static boolean failedCheck(Measurement m) {

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.rma;
 
+import dev.irisjvm.bench.Seeds;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
@@ -13,8 +14,9 @@ import dev.irisjvm.core.internal.Memcpy;
  * calls it in the same order (allocation and points are collective).
  *
  * <pre>{@code
- * long point = ctx.nextPoint();
- * try (SymTensor src = ctx.randomData(bytes, ctx.seed(point, ctx.rank())); SymTensor dst = ctx.buffer(bytes)) { ... }
+ * try (SymTensor src = ctx.freshData(bytes); SymTensor dst = ctx.buffer(bytes)) {
+ *     ctx.forEachPair((issuer, peer) -> ...);   // one point per ordered pair of ranks
+ * }
  * }</pre>
  */
 public final class SweepContext implements AutoCloseable {
@@ -86,10 +88,29 @@ public final class SweepContext implements AutoCloseable {
 
     /** A seed for data that rank {@code owner} generates at a point: differs per run seed, point and owner. */
     public long seed(long pointNumber, int owner) {
-        long z = runSeed + pointNumber * 0x9E3779B97F4A7C15L + (owner + 1L) * 0xD6E8FEB86659FD93L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
+        return Seeds.point(runSeed, pointNumber, owner);
+    }
+
+    /** Work on an ordered pair of distinct ranks. */
+    @FunctionalInterface
+    public interface PairPoint {
+        void run(int issuer, int peer);
+    }
+
+    /** Runs {@code point} for every ordered pair of distinct ranks, issuer by issuer (the same order on every rank). */
+    public void forEachPair(PairPoint point) {
+        for (int i = 0; i < world(); i++) {
+            for (int j = 0; j < world(); j++) {
+                if (i != j) {
+                    point.run(i, j);
+                }
+            }
+        }
+    }
+
+    /** {@link #randomData} of this rank seeded by the next point's number: the data of one size (collective). */
+    public SymTensor freshData(long bytes) {
+        return randomData(bytes, seed(nextPoint(), rank()));
     }
 
     /** Fresh random floats in [-1, 1) covering at least {@code bytes} bytes (collective). */

@@ -1,7 +1,9 @@
 package dev.irisjvm.bench.rma;
 
+import static dev.irisjvm.bench.OptionChecks.require;
+
+import dev.irisjvm.bench.OptionChecks;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -145,20 +147,12 @@ public final class SweepOptions {
         require(ppRounds >= 1, "--pp-rounds must be >= 1, got " + ppRounds);
         require(deviceTimeoutMs >= 100, "--device-timeout-ms must be >= 100, got " + deviceTimeoutMs);
         ops();
-        if (!heap.trim().equalsIgnoreCase("auto")) {
-            SizeList.parse(heap);
-        }
+        OptionChecks.heap(heap);
     }
 
     private static void requireThreads(int t, String name, boolean zeroAllowed) {
         require((zeroAllowed && t == 0) || (t >= 32 && t <= 1024 && t % 32 == 0),
                 name + " must be a multiple of 32 in [32, 1024]" + (zeroAllowed ? " or 0" : "") + ", got " + t);
-    }
-
-    private static void require(boolean ok, String message) {
-        if (!ok) {
-            throw new IllegalArgumentException(message);
-        }
     }
 
     public List<RmaOp> ops() {
@@ -190,13 +184,12 @@ public final class SweepOptions {
 
     /** Heap bytes per rank for a world: --heap, or room for the largest all-peer point. */
     public long heapBytes(int world) {
-        if (!heap.trim().equalsIgnoreCase("auto")) {
-            return SizeList.parse(heap);
+        long given = OptionChecks.heap(heap);
+        if (given >= 0) {
+            return given;
         }
-        long largest = Math.max(maxBytes, mpMaxBytes);
-        long slot = (largest + 15) / 16 * 16;
-        long bytes = Math.addExact(Math.multiplyExact(slot, (long) world + 1), HEAP_HEADROOM);
-        return (bytes + (1L << 20) - 1) >> 20 << 20;
+        long slot = (Math.max(maxBytes, mpMaxBytes) + 15) / 16 * 16;
+        return OptionChecks.wholeMiB(Math.addExact(Math.multiplyExact(slot, (long) world + 1), HEAP_HEADROOM));
     }
 
     public int warmup() {

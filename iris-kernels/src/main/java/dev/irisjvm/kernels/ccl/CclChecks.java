@@ -96,6 +96,30 @@ final class CclChecks {
         }
     }
 
+    /** The arguments every reduction checks: an op and a stream, a reducible dtype, the same in {@code out}. */
+    static void reduction(int rank, String call, Operand in, Operand out, Object op, Object stream) {
+        notNull(rank, call, "op", op);
+        notNull(rank, call, "stream", stream);
+        reducible(rank, call, in);
+        sameDType(rank, call, in, out);
+    }
+
+    /** A reduce-scatter over {@code world} ranks: a reduction whose {@code in} splits into world shards of {@code out}'s size. */
+    static void reduceScatter(int rank, String call, Operand in, Operand out, Object op, Object stream, int world, String outOfPlace) {
+        reduction(rank, call, in, out, op, stream);
+        divisible(rank, call, in, world);
+        numel(rank, call, out, in.numel() / world, "in's element count / world size " + world);
+        distinct(rank, call, in, out, outOfPlace);
+    }
+
+    /** An all-gather over {@code world} ranks: {@code out} of {@code in}'s dtype holds world copies of its size. */
+    static void allGather(int rank, String call, Operand in, Operand out, Object stream, int world, String outOfPlace) {
+        notNull(rank, call, "stream", stream);
+        sameDType(rank, call, in, out);
+        numel(rank, call, out, in.numel() * world, "world size " + world + " x in's element count");
+        distinct(rank, call, in, out, outOfPlace);
+    }
+
     static void root(int rank, String call, int root, int world) {
         if (root < 0 || root >= world) {
             throw fail(rank, call, "root " + root + " is out of range [0, " + world + ")");

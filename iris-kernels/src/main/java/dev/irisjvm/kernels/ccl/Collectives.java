@@ -393,11 +393,8 @@ public final class Collectives implements AutoCloseable {
         ensureOpen(call);
         Operand i = operand(call, "in", in);
         Operand o = operand(call, "out", out);
-        CclChecks.notNull(rank, call, "op", op);
         CclChecks.notNull(rank, call, "algorithm", algorithm);
-        CclChecks.notNull(rank, call, "stream", stream);
-        CclChecks.reducible(rank, call, i);
-        CclChecks.sameDType(rank, call, i, o);
+        CclChecks.reduction(rank, call, i, o, op, stream);
         CclChecks.numel(rank, call, o, i.numel(), "the element count of in");
         long bytes = i.byteSize();
         AllReduceAlgorithm alg = resolve(algorithm, bytes);
@@ -445,13 +442,7 @@ public final class Collectives implements AutoCloseable {
         ensureOpen(call);
         Operand i = operand(call, "in", in);
         Operand o = operand(call, "out", out);
-        CclChecks.notNull(rank, call, "op", op);
-        CclChecks.notNull(rank, call, "stream", stream);
-        CclChecks.reducible(rank, call, i);
-        CclChecks.sameDType(rank, call, i, o);
-        CclChecks.divisible(rank, call, i, world);
-        CclChecks.numel(rank, call, o, i.numel() / world, "in's element count / world size " + world);
-        CclChecks.distinct(rank, call, i, o, "reduceScatter is out-of-place");
+        CclChecks.reduceScatter(rank, call, i, o, op, stream, world, "reduceScatter is out-of-place");
         long shard = o.byteSize();
         ReduceScatterPath path = reduceScatterPath(shard);
         reduceScatterKernels[path.ordinal()][typeIndex(i.dtype())][op.ordinal()].launch(
@@ -475,10 +466,7 @@ public final class Collectives implements AutoCloseable {
         ensureOpen(call);
         Operand i = operand(call, "in", in);
         Operand o = operand(call, "out", out);
-        CclChecks.notNull(rank, call, "stream", stream);
-        CclChecks.sameDType(rank, call, i, o);
-        CclChecks.numel(rank, call, o, i.numel() * world, "world size " + world + " x in's element count");
-        CclChecks.distinct(rank, call, i, o, "allGather is out-of-place");
+        CclChecks.allGather(rank, call, i, o, stream, world, "allGather is out-of-place");
         if (copyEngineMoves(i.byteSize())) {
             copyEngine.allGather(in.deviceAddress(), out.deviceAddress(), i.byteSize(), stream);
             return;

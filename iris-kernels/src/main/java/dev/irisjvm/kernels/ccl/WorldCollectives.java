@@ -154,25 +154,15 @@ public final class WorldCollectives implements AutoCloseable {
         ensureOpen(call);
         Operand i = operand(call, "in", in);
         Operand o = operand(call, "out", out);
-        CclChecks.notNull(rank, call, "op", op);
-        CclChecks.notNull(rank, call, "stream", stream);
-        CclChecks.reducible(rank, call, i);
-        CclChecks.sameDType(rank, call, i, o);
+        CclChecks.reduction(rank, call, i, o, op, stream);
         CclChecks.numel(rank, call, o, i.numel(), "the element count of in");
         CclChecks.distinct(rank, call, i, o, "the world all-reduce is out-of-place");
         if (i.numel() % nodeSize != 0) {
             throw CclChecks.fail(rank, call, "in has " + i.numel() + " elements, which the node size " + nodeSize
                     + " does not divide (each node rank carries one shard between nodes)");
         }
-        if (alone(in, out, i.byteSize(), stream)) {
-            return;
-        }
-        if (rail == null) {
-            node.allReduce(in, out, op, stream);
-            return;
-        }
-        if (node == null) {
-            rail.allReduce(in.deviceAddress(), out.deviceAddress(), i.numel(), i.dtype(), op, stream);
+        if (oneLevel(in, out, i.byteSize(), stream, () -> node.allReduce(in, out, op, stream),
+                () -> rail.allReduce(in.deviceAddress(), out.deviceAddress(), i.numel(), i.dtype(), op, stream))) {
             return;
         }
         SymTensor shard = shard(in.dtype(), i.numel() / nodeSize);
@@ -197,20 +187,10 @@ public final class WorldCollectives implements AutoCloseable {
         ensureOpen(call);
         Operand i = operand(call, "in", in);
         Operand o = operand(call, "out", out);
-        CclChecks.notNull(rank, call, "stream", stream);
-        CclChecks.sameDType(rank, call, i, o);
-        CclChecks.numel(rank, call, o, i.numel() * iris.worldSize(), "world size " + iris.worldSize() + " x in's element count");
-        CclChecks.distinct(rank, call, i, o, "the world all-gather is out-of-place");
+        CclChecks.allGather(rank, call, i, o, stream, iris.worldSize(), "the world all-gather is out-of-place");
         WorldChecks.requireConsecutive(rank, call, consecutiveNodes);
-        if (alone(in, out, i.byteSize(), stream)) {
-            return;
-        }
-        if (rail == null) {
-            node.allGather(in, out, stream);
-            return;
-        }
-        if (node == null) {
-            rail.allGather(in.deviceAddress(), out.deviceAddress(), i.numel(), i.dtype(), stream);
+        if (oneLevel(in, out, i.byteSize(), stream, () -> node.allGather(in, out, stream),
+                () -> rail.allGather(in.deviceAddress(), out.deviceAddress(), i.numel(), i.dtype(), stream))) {
             return;
         }
         SymTensor block = shard(in.dtype(), i.numel() * nodeSize);
@@ -230,23 +210,10 @@ public final class WorldCollectives implements AutoCloseable {
         ensureOpen(call);
         Operand i = operand(call, "in", in);
         Operand o = operand(call, "out", out);
-        CclChecks.notNull(rank, call, "op", op);
-        CclChecks.notNull(rank, call, "stream", stream);
-        CclChecks.reducible(rank, call, i);
-        CclChecks.sameDType(rank, call, i, o);
-        CclChecks.divisible(rank, call, i, iris.worldSize());
-        CclChecks.numel(rank, call, o, i.numel() / iris.worldSize(), "in's element count / world size " + iris.worldSize());
-        CclChecks.distinct(rank, call, i, o, "the world reduce-scatter is out-of-place");
+        CclChecks.reduceScatter(rank, call, i, o, op, stream, iris.worldSize(), "the world reduce-scatter is out-of-place");
         WorldChecks.requireConsecutive(rank, call, consecutiveNodes);
-        if (alone(in, out, i.byteSize(), stream)) {
-            return;
-        }
-        if (rail == null) {
-            node.reduceScatter(in, out, op, stream);
-            return;
-        }
-        if (node == null) {
-            rail.reduceScatter(in.deviceAddress(), out.deviceAddress(), o.numel(), o.dtype(), op, stream);
+        if (oneLevel(in, out, i.byteSize(), stream, () -> node.reduceScatter(in, out, op, stream),
+                () -> rail.reduceScatter(in.deviceAddress(), out.deviceAddress(), o.numel(), o.dtype(), op, stream))) {
             return;
         }
         SymTensor block = shard(in.dtype(), o.numel() * nodeSize);
@@ -366,12 +333,21 @@ public final class WorldCollectives implements AutoCloseable {
                 + nodeSize + (closed.get() ? ", closed" : "") + ")";
     }
 
-    /** A job of one rank: every collective is a copy of in to out (the mean of one value is that value). */
-    private boolean alone(SymTensor in, SymTensor out, long bytes, Stream stream) {
-        if (node != null || rail != null) {
+    /**
+     * Does the call where it needs one level or none; false where both levels take part. A job of
+     * one rank copies in to out (every collective of one rank is that copy: the mean of one value is
+     * that value); a job of one node runs {@code nodeOnly}, one of one rank per node {@code railOnly}.
+     */
+    private boolean oneLevel(SymTensor in, SymTensor out, long bytes, Stream stream, Runnable nodeOnly, Runnable railOnly) {
+        if (node == null && rail == null) {
+            Memcpy.deviceToDevice(out.deviceAddress(), in.deviceAddress(), bytes, stream);
+        } else if (rail == null) {
+            nodeOnly.run();
+        } else if (node == null) {
+            railOnly.run();
+        } else {
             return false;
         }
-        Memcpy.deviceToDevice(out.deviceAddress(), in.deviceAddress(), bytes, stream);
         return true;
     }
 

@@ -1,0 +1,69 @@
+package dev.irisjvm.bench;
+
+import dev.irisjvm.bench.rma.SizeList;
+import dev.irisjvm.core.DType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What the sweeps' option classes check and parse the same way: a failed check is an
+ * IllegalArgumentException whose message names the option; number lists are comma-separated; a
+ * heap is a size or {@code auto}; a type is bf16, f16 or f32 with their usual aliases.
+ *
+ * <pre>{@code
+ * require(reps >= 1, "--reps must be >= 1, got " + reps);
+ * List<Integer> seqs = OptionChecks.ints("--local-seqs", "4096, 16384");   // [4096, 16384]
+ * }</pre>
+ */
+public final class OptionChecks {
+    private OptionChecks() {}
+
+    /** Throws IllegalArgumentException with {@code message} unless {@code ok}. */
+    public static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /** The numbers of a comma-separated list, blanks skipped; the message of a bad one names {@code option}. */
+    public static List<Integer> ints(String option, String text) {
+        List<Integer> out = new ArrayList<>();
+        for (String s : text.split(",")) {
+            if (s.isBlank()) {
+                continue;
+            }
+            try {
+                out.add(Integer.parseInt(s.trim()));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(option + ": '" + s.trim() + "' is not a number");
+            }
+        }
+        return out;
+    }
+
+    /** A {@code --heap} value: a size in bytes ({@link SizeList#parse}), or -1 for {@code auto}. */
+    public static long heap(String value) {
+        return value.trim().equalsIgnoreCase("auto") ? -1 : SizeList.parse(value);
+    }
+
+    /** Bytes rounded up to whole MiB, as the heaps are sized. */
+    public static long wholeMiB(long bytes) {
+        return (bytes + (1L << 20) - 1) >> 20 << 20;
+    }
+
+    /** bf16 (bfloat16), f16 (fp16, half, float16), f32 (fp32, float, float32), any case; null for anything else. */
+    public static DType dtype(String name) {
+        return switch (name.trim().toLowerCase(Locale.ROOT)) {
+            case "bf16", "bfloat16" -> DType.BF16;
+            case "f16", "fp16", "half", "float16" -> DType.F16;
+            case "f32", "fp32", "float", "float32" -> DType.F32;
+            default -> null;
+        };
+    }
+
+    /** bf16, f16, f32: the name the command lines and the reports use. */
+    public static String dtypeName(DType t) {
+        return t.name().toLowerCase(Locale.ROOT);
+    }
+}
