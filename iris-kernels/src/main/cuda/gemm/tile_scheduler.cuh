@@ -77,7 +77,10 @@ __device__ inline KBlocks k_blocks_of(const TileCoord& t, int k_blocks) {
     return t.slice == 0 ? KBlocks{0, boundary} : KBlocks{boundary, k_blocks};
 }
 
-/// Wraps a tile scheduler: `slices` (1 or 2) consecutive units per tile, in the tiles' order.
+/// Wraps a tile scheduler: `slices` (1 or 2) consecutive units per tile, in the tiles' order, so that
+/// on an even grid the two halves of a tile run in the same round on neighbouring CTAs, where the
+/// exchange's wait is shortest. Any grid is correct: the exchange decides who waits by arrival
+/// (gemm/split_k_exchange.cuh), not by this order.
 template <class Tiles>
 struct SplitKScheduler {
     Tiles tiles;
@@ -93,10 +96,6 @@ struct SplitKScheduler {
         t.slices = slices;
         return t;
     }
-
-    /// A pair split over two rounds of one CTA would wait for itself; the host never launches that
-    /// (FusedGemm.blocks), and the kernel refuses such a launch (all_gather_gemm.cu).
-    __device__ bool launch_ok() const { return slices == 1 || gridDim.x % 2 == 0 || count() <= static_cast<int>(gridDim.x); }
 };
 
 }  // namespace gemm
