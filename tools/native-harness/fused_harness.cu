@@ -140,7 +140,8 @@ static void reduce_op(const char* name, FusedKernel kern, int M, int N, int K) {
 // tile_n: 256, or 128 for the kernels the library runs where 128 x 256 tiles would not fill half of
 // the SMs (FusedOp.tileN).
 static void all_gather_gemm(int M, int N, int K, int tile_n) {
-  reset_heaps(); epoch = 0; int nl = N / W, ms = M / W; size_t flags = fused::all_gather_flag_words(M, K, W) * 8;
+  reset_heaps(); epoch = 0; int nl = N / W, ms = M / W;
+  size_t flags = fused::all_gather_flag_words(M, K, W, grid_for(M, nl, tile_n)) * 8;  // a push claim per block
   std::vector<void*> A(W), B(W), C(W), Ag(W), Cb(W); std::vector<uint64_t*> F(W);
   for (auto& r : R) { CK(cudaSetDevice(r.dev)); int i = r.ctx.rank;
     A[i] = r.alloc(size_t(M) * K * 2); B[i] = r.alloc(size_t(nl) * K * 2); C[i] = r.alloc(size_t(M) * nl * 2); Ag[i] = r.alloc(size_t(M) * K * 2); Cb[i] = r.alloc(size_t(M) * nl * 2);

@@ -83,8 +83,9 @@ static void decode(int B, int Hq, int Hkv, int L, int chunk, bool cpu) {
     for (size_t off = 0; off < nkv; off += blk.size()) { size_t n = std::min(blk.size(), nkv - off); CK(cudaMemcpy((char*)dk + off * 2, blk.data(), n * 2, cudaMemcpyHostToDevice)); CK(cudaMemcpy((char*)dv + off * 2, blk.data() + (blk.size() - n), n * 2, cudaMemcpyHostToDevice)); } }
   void *dq = up(q), *o1, *o2; CK(cudaMalloc(&o1, q.size() * 2)); CK(cudaMalloc(&o2, q.size() * 2)); CK(cudaMemset(o1, 0xFF, q.size() * 2)); CK(cudaMemset(o2, 0xFF, q.size() * 2));
   float* part; size_t np = size_t(B) * Hkv * chunks * G * (D + 4); CK(cudaMalloc(&part, np * 4));
-  // world-1 context for the fused kernel: two sets of partials and of counters (odd and even calls)
-  size_t counters = 2 * size_t(B) * Hkv * 8;
+  // world-1 context for the fused kernel: two sets of partials and of counters (odd and even calls),
+  // then the claims on the chunks (flash_decode.cu)
+  size_t counters = (2 * size_t(B) * Hkv + size_t(B) * Hkv * chunks) * 8;
   char* heap; size_t hb = 2 * np * 4 + counters; CK(cudaMalloc(&heap, hb)); CK(cudaMemset(heap, 0, hb));
   iris::DeviceStatus* st; CK(cudaHostAlloc((void**)&st, sizeof(iris::DeviceStatus), cudaHostAllocMapped)); memset(st, 0, sizeof *st);
   iris::Ctx ctx; memset(&ctx, 0, sizeof ctx); ctx.rank = 0; ctx.world = 1; ctx.heap_size = hb; ctx.timeout_ns = 2000000000ull; CK(cudaHostGetDevicePointer((void**)&ctx.status, st, 0)); ctx.bases[0] = (uint64_t)heap;

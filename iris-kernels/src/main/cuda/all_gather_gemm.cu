@@ -2,7 +2,10 @@
 // layer). A is split by rows over ranks; each rank computes C_rank = A_gathered x B_rank while the
 // spare producer warps push this rank's rows of A into the peers' gathered A, piece by piece
 // (fused/all_gather_hooks.cuh). The grid may hold more CTAs than units (one per SM); those only
-// push, with all their threads.
+// push, with all their threads. No CTA waits for another CTA of this grid to start: pieces that
+// a CTA not yet resident owns are pushed by whichever CTA runs (the hooks' claims), and the two
+// halves of a split-K tile meet in whichever order they arrive (fused/split_k_exchange.cuh), so a
+// launch that shares the GPU with other work only runs slower.
 //
 //   iris_all_gather_gemm[_n128]_<in>_<b>[_traced]   in: bf16 | f16 (C has the same type)   b: nk | kn
 //   n128: 128 x 128 output tiles instead of 128 x 256 (b_map's N x K box {64, 128}), for shapes
@@ -12,10 +15,10 @@
 //    m, n, k, ldc, group_m, slices, trace)
 //
 // a: symmetric gathered A, M x K, with this rank's M / world rows filled (M % (128 * world) == 0);
-// a_map covers it. flags: symmetric, fused::all_gather_flag_words(M, K, world) u64 (+ tiles x 2 with
-// split-K), zeroed when allocated; peers write them. epoch grows by one per call. c: M x ldc, local.
-// slices: 1, or 2 for split-K (K >= IRIS_FUSED_MIN_SPLIT_K; an even grid or one wave; else the
-// kernel refuses the launch; fused/split_k_exchange.cuh), with partials: tiles x TileM x TileN f32,
+// a_map covers it. flags: symmetric, fused::all_gather_flag_words(M, K, world, gridDim.x) u64 (+
+// fused::split_exchange_words(tiles) with split-K), zeroed when allocated; peers write them. epoch
+// grows by one per call. c: M x ldc, local. slices: 1, or 2 for split-K (K >=
+// IRIS_FUSED_MIN_SPLIT_K; fused/split_k_exchange.cuh), with partials: tiles x TileM x TileN f32,
 // local (null otherwise).
 #include "fused/all_gather_hooks.cuh"
 #include "fused/split_k_exchange.cuh"
@@ -42,11 +45,6 @@ __device__ void all_gather_gemm(const iris_fused_args& a) {
     using Tiles = fused::OwnerOrderedScheduler<Cfg::kTileM, Cfg::kTileN>;
     const fused::SplitKScheduler<Tiles> sched{Tiles(m, n, a.group_m, ctx.rank, ctx.world, true), slices};
     if (!fused::launch_fits<Cfg>(ctx)) return;
-    if (!sched.launch_ok()) {
-        // Split-K on an odd grid of several rounds would wait for itself: refused, not deadlocked.
-        fused::refuse_launch(ctx, fused::kSiteSplitGrid, gridDim.x, sched.count());
-        return;
-    }
     const int k_blocks = (k + Cfg::kTileK - 1) / Cfg::kTileK;
     const int second_chunk = slices == 1 ? 0 : fused::split_boundary(k_blocks) / fused::kSplitAlignBlocks;
     const fused::Tracer<Trace> tracer{a.trace};
@@ -62,7 +60,8 @@ __device__ void all_gather_gemm(const iris_fused_args& a) {
         return;
     }
     const fused::SplitPartials<Cfg> split{ctx, static_cast<float4*>(a.partials),
-                                          flags + fused::all_gather_flag_words(m, k, ctx.world), a.epoch};
+                                          flags + fused::all_gather_flag_words(m, k, ctx.world, static_cast<int>(gridDim.x)),
+                                          sched.tiles.count(), a.epoch};
     iris::gemm::persistent<Cfg>(&a.a_map, &a.b_map, static_cast<const In*>(a.bias), m, n, k, sched, both, tracer, split);
 #endif
 }

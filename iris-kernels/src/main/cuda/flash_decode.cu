@@ -3,7 +3,8 @@
 // iris_flash_decode_args (iris/abi/flash_decode.h) as its one parameter:
 //
 //   iris_flash_decode_<in>_d<D>           fused: partials to every rank, flags, combine
-//     ctx, q, k, v, o, partials (two sets), arrived, epoch, the shapes, scale_log2
+//     ctx, q, k, v, o, partials (two sets), arrived (two sets of counters, then the claims), epoch,
+//     the shapes, scale_log2
 //   iris_flash_decode_partial_<in>_d<D>   baseline, step 1: this rank's partials only (slot 0)
 //     q, k, v, partials (one slot), the shapes, scale_log2
 //   iris_flash_decode_combine_<in>_d<D>   baseline, step 3 (after an all-gather of the partials)
@@ -21,15 +22,28 @@
 //
 // Fused: every CTA stores its partial into slot [rank] of every rank's partials (symmetric) and
 // adds one to every rank's arrived[b][h] (release, system scope); on each rank the CTAs of chunks
-// 0 .. min(chunks, G) - 1 wait until all world * chunks partials of their (b, h) have arrived and
-// combine them into o, one query head each (more when chunks < G). Partials and counters come in
-// two sets, [2][world][B][Hkv][chunks][G][D + 4] and [2][B][Hkv], used by odd and even calls
-// (epoch is the call number, from 1): a rank that starts call e + 1 has received every peer's
-// partials of call e, so every peer has finished call e - 1, the last reader of the set that call
-// e + 1 writes. No barrier is needed between calls. The counters only grow: call e waits for
-// ((e + 1) / 2) * world * chunks arrivals in its set. The waiting CTAs wait for CTAs of higher
-// chunk index of the same (b, h), which the grid order (chunk fastest) dispatches right after them,
-// so the waiters never fill every resident slot; the wait's deadline turns any stall into an error.
+// 0 .. min(chunks, G) - 1 (the combiners) wait until all world * chunks partials of their (b, h)
+// have arrived and combine them into o, one query head each (more when chunks < G). Partials and
+// counters come in two sets, [2][world][B][Hkv][chunks][G][D + 4] and [2][B][Hkv], used by odd and
+// even calls (epoch is the call number, from 1): a rank that starts call e + 1 has received every
+// peer's partials of call e, so every peer has finished call e - 1, the last reader of the set that
+// call e + 1 writes. No barrier is needed between calls. The counters only grow: call e waits for
+// ((e + 1) / 2) * world * chunks arrivals in its set.
+//
+// Who computes a partial. A combiner waits for the other chunks of its (b, h), whose CTAs CUDA
+// need not have started: SMs held by other work (another stream, another process, an MPS limit)
+// can leave fewer free slots than combiners, all of them waiting for CTAs that only start once a
+// waiter leaves. So every CTA claims its chunk as it starts (an exchange of the epoch into
+// claims[b][h][chunk], after the counters: one set, since a call's claims are this rank's alone and
+// calls on a rank run in stream order), and computes it only if the claim was its own; a combiner
+// whose (b, h) is not complete after kStealAfterNs claims the first unclaimed chunk, computes and
+// publishes it itself, and looks again, until every local chunk is claimed; only then does it
+// wait without bound (up to the deadline). It then waits only for CTAs that run, and for the other
+// ranks. A CTA that finds its chunk taken leaves at once.
+//
+// Cost: one exchange per CTA, issued before q is staged and read after it, so the two round trips
+// overlap; in a launch whose chunks all start together the combiners never look for unclaimed
+// chunks (the partials are in before kStealAfterNs) and nothing else changes.
 #include <iris/abi/flash_decode.h>
 
 #include "iris/iris.cuh"
@@ -44,7 +58,9 @@ constexpr int kMaxChunk = IRIS_FLASH_DECODE_MAX_CHUNK;      // keys per CTA
 constexpr int kSiteArrived = IRIS_FLASH_DECODE_SITE_ARRIVED;  // wait site for the host's timeout message
 // The partial kernel's occupancy, which its bandwidth depends on. Its compiler left alone takes 96
 // registers when its arguments arrive one by one and 100 (four blocks per SM) when they arrive as
-// iris_flash_decode_args; the bound keeps it at 96 without spills. The fused kernel takes 96 either way.
+// iris_flash_decode_args; the bound keeps it at 96 without spills. The fused kernel has the bound
+// too: its partial pass sits in a loop (a combiner computes the chunks nobody claimed), and left
+// alone it took 107-123 registers, four CTAs per SM.
 constexpr int kBlocksPerSm = IRIS_FLASH_DECODE_BLOCKS_PER_SM;
 // 16-byte loads each thread keeps in flight in the V pass. One at a time left the partial pass at
 // a third of HBM bandwidth (Little's law: too few bytes in flight per SM).
@@ -90,9 +106,19 @@ struct Shape {
     __device__ static Shape of(const iris_flash_decode_args& a) { return {a.b, a.hq, a.hkv, a.len, a.chunk_len}; }
 };
 
-/// Partial of this CTA's (chunk, head, sequence), written to `out` ([G][D + 4]) by thread 0..
+/// Whether this call's claim on `word` (a chunk's claim, whose values are epochs; see the file
+/// comment) is the caller's (one thread).
+__device__ inline bool take_claim(uint64_t* word, uint64_t epoch) {
+    return iris::arch::exchange<iris::Order::relaxed, iris::Scope::gpu>(word, epoch) != epoch;
+}
+
+/// Partial of chunk `chunk` of this CTA's (head, sequence), written to `out` ([G][D + 4]) by thread
+/// 0... `claim`: null (the chunk is the caller's), or the chunk's claim word, which thread 0 takes
+/// for `epoch` while q is staged; returns false, having computed nothing, when another CTA holds
+/// it. Every thread calls it alike.
 template <class In, int D, int AheadPasses>
-__device__ void partial(const In* q, const In* k, const In* v, const Shape& s, float scale_log2, float* out) {
+__device__ bool partial(const In* q, const In* k, const In* v, const Shape& s, float scale_log2, int chunk,
+                        uint64_t* claim, uint64_t epoch, float* out) {
     // The K pass gives each key to kKeyLanes threads with 32 elements each, so that a score needs
     // log2(kKeyLanes) shuffles: with 8 elements per thread the shuffles, not HBM, bounded the pass.
     // The V pass keeps 8 elements per thread (kLanesPerKey), which keeps its accumulators small.
@@ -105,18 +131,19 @@ __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, f
     constexpr int kLanesPerKey = D / 8;             // 16-byte pieces of one value row
     constexpr int kKeysPerPass = kThreads / kLanesPerKey;
     const int G = s.group();
-    const int chunk = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
+    const int h = blockIdx.y, b = blockIdx.z;
     const int j0 = chunk * s.chunk_len;
     const int n = min(s.chunk_len, s.len - j0);
     const In* kh = k + ((int64_t(b) * s.hkv + h) * s.len + j0) * D;
     const In* vh = v + ((int64_t(b) * s.hkv + h) * s.len + j0) * D;
     constexpr int kAheadK = AheadPasses * kKeysPerPassK;
+    const bool ours = threadIdx.x != 0 || claim == nullptr || take_claim(claim, epoch);  // read after q is staged
     prefetch_rows<In, D>(kh, 0, min(n, kAheadK));  // arrives while q is staged (none at 0 passes ahead)
     for (int i = threadIdx.x; i < G * D; i += kThreads) {
         const int g = i / D, d = i % D;
         q_s[g][d / 32][d % 32] = iris::arch::to_float(q[(int64_t(b) * s.hq + h * G + g) * D + d]);
     }
-    __syncthreads();
+    if (!__syncthreads_and(ours)) return false;
 
     // Scores. Every thread runs the same number of iterations (keys past n read as zeros and are
     // not stored): the shuffles need the whole warp. A thread has its key's 32 elements, four
@@ -224,6 +251,7 @@ __device__ void partial(const In* q, const In* k, const In* v, const Shape& s, f
         out[threadIdx.x * kEntry<D> + D] = stats[threadIdx.x][0];
         out[threadIdx.x * kEntry<D> + D + 1] = stats[threadIdx.x][1];
     }
+    return true;
 }
 
 /// The largest of every thread's `x`, on every thread of the CTA.
@@ -298,36 +326,105 @@ __device__ void combine(const float* partials, In* o, int world, const Shape& s,
     }
 }
 
+/// How long a combiner waits for its (b, h) before it looks for chunks that nobody has claimed. In a
+/// launch whose CTAs all start, every chunk is claimed within microseconds; longer waits are for
+/// other ranks, or for chunks of a later wave (a combiner that computes one of those instead of
+/// waiting for it saves its CTA the same time) or of CTAs held back by other work.
+constexpr uint64_t kStealAfterNs = 20'000;
+
+/// Whether `counter` reaches `target` within `ns` (one thread; acquire when it does). No record
+/// when it does not: the caller then waits with a deadline.
+__device__ inline bool reaches_within(const uint64_t* counter, uint64_t target, uint64_t ns) {
+    const uint64_t start = iris::arch::now_ns();
+    do {
+        if (iris::arch::load<iris::Order::acquire, iris::Scope::system>(counter) >= target) return true;
+    } while (iris::arch::now_ns() - start < ns);
+    return false;
+}
+
+/// The first of `chunks` chunks (claim words at `claims`) that nobody had claimed, now claimed by
+/// this CTA, or -1 when every chunk is claimed. Every thread calls it alike.
+__device__ inline int claim_unclaimed(uint64_t* claims, int chunks, uint64_t epoch) {
+    __shared__ int s_first;
+    for (;;) {
+        if (threadIdx.x == 0) s_first = chunks;
+        __syncthreads();
+        for (int c = threadIdx.x; c < chunks; c += kThreads) {
+            if (iris::arch::load<iris::Order::relaxed, iris::Scope::gpu>(claims + c) != epoch) {
+                atomicMin(&s_first, c);
+                break;
+            }
+        }
+        __syncthreads();
+        const int c = s_first;
+        if (c == chunks) return -1;
+        // Another combiner of (b, h) or the chunk's own CTA may have taken it since: look again.
+        if (__syncthreads_or(threadIdx.x == 0 && take_claim(claims + c, epoch))) return c;
+    }
+}
+
+/// Where a fused CTA publishes, counts and claims, in shared memory and read where used: kept in
+/// registers across the partial pass, which a combiner repeats in a loop, they did not fit the 96
+/// registers of five CTAs per SM (kBlocksPerSm) without spills.
+struct Exchange {
+    float* slot;         // this rank's partial of chunk 0 of (b, h), in the call's set, as every rank maps it here
+    uint64_t* counter;   // arrivals of (b, h), in the call's set
+    uint64_t* claims;    // the claims on (b, h)'s chunks
+    uint64_t target;     // the arrivals that complete (b, h) in this call
+    int chunk;           // the chunk this CTA computes next
+};
+
 template <class In, int D>
 __device__ void fused(const iris::Ctx& ctx, const In* q, const In* k, const In* v, In* o, float* partials,
                       uint64_t* arrived, uint64_t epoch, const Shape& s, float scale_log2) {
     __shared__ float mine[kMaxGroup * kEntry<D>];
-    const int G = s.group();
-    const int chunks = s.chunks();
-    const int chunk = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
-    partial<In, D, kFusedAheadPasses>(q, k, v, s, scale_log2, mine);
-    __syncthreads();
-    const int64_t per_slot = int64_t(s.b) * s.hkv * chunks * G * kEntry<D>;
-    const int set = int(epoch & 1);
-    partials += set * ctx.world * per_slot;
-    arrived += set * s.b * s.hkv;
-    float* slot = partials + ctx.rank * per_slot + ((int64_t(b) * s.hkv + h) * chunks + chunk) * G * kEntry<D>;
-    for (int p = 0; p < ctx.world; ++p) {
-        float* dst = iris::translate(ctx, slot, p);
-        for (int i = threadIdx.x; i < G * kEntry<D>; i += kThreads) dst[i] = mine[i];
-    }
-    __syncthreads();
-    uint64_t* counter = arrived + int64_t(b) * s.hkv + h;
+    __shared__ Exchange x;
     if (threadIdx.x == 0) {
-        for (int p = 0; p < ctx.world; ++p) iris::signal(ctx, counter, 1, p, iris::SignalOp::add);
-    }
-    const int combiners = min(chunks, G);
-    if (chunk >= combiners) return;
-    if (threadIdx.x == 0) {
-        iris::wait_until(ctx, counter, iris::Cmp::ge, (epoch + 1) / 2 * ctx.world * chunks, kSiteArrived);
+        const int chunks = s.chunks();
+        const int64_t heads = int64_t(s.b) * s.hkv;
+        const int64_t bh = int64_t(blockIdx.z) * s.hkv + blockIdx.y;
+        const int64_t per_slot = heads * chunks * s.group() * kEntry<D>;
+        const int set = int(epoch & 1);
+        x.slot = partials + (set * ctx.world + ctx.rank) * per_slot + bh * chunks * s.group() * kEntry<D>;
+        x.counter = arrived + set * heads + bh;
+        x.claims = arrived + 2 * heads + bh * chunks;
+        x.target = (epoch + 1) / 2 * ctx.world * chunks;
+        x.chunk = blockIdx.x;
     }
     __syncthreads();
-    combine<In, D>(partials, o, ctx.world, s, chunks, b, h, chunk, combiners);
+    // Its own chunk first (if its claim holds), then, in a combiner, those it claims while it waits:
+    // one call site, so that the partial pass is compiled once.
+    for (;;) {
+        const int chunk = x.chunk;
+        uint64_t* claim = chunk == int(blockIdx.x) ? x.claims + chunk : nullptr;  // a claimed chunk is already this CTA's
+        if (partial<In, D, kFusedAheadPasses>(q, k, v, s, scale_log2, chunk, claim, epoch, mine)) {
+            __syncthreads();
+            // x.chunk, not chunk: read again here, so that no register holds it through the pass.
+            float* slot = x.slot + int64_t(x.chunk) * s.group() * kEntry<D>;
+            for (int p = 0; p < ctx.world; ++p) {
+                float* dst = iris::translate(ctx, slot, p);
+                for (int i = threadIdx.x; i < s.group() * kEntry<D>; i += kThreads) dst[i] = mine[i];
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                for (int p = 0; p < ctx.world; ++p) iris::signal(ctx, x.counter, 1, p, iris::SignalOp::add);
+            }
+        }
+        if (int(blockIdx.x) >= min(s.chunks(), s.group())) return;  // not a combiner
+        if (__syncthreads_or(threadIdx.x == 0 && reaches_within(x.counter, x.target, kStealAfterNs))) break;
+        const int next = claim_unclaimed(x.claims, s.chunks(), epoch);
+        if (next < 0) {
+            // Every local chunk is claimed by a CTA that runs: the rest is theirs and the other ranks'.
+            if (threadIdx.x == 0) iris::wait_until(ctx, x.counter, iris::Cmp::ge, x.target, kSiteArrived);
+            __syncthreads();
+            break;
+        }
+        if (threadIdx.x == 0) x.chunk = next;
+        __syncthreads();
+    }
+    const int64_t per_slot = int64_t(s.b) * s.hkv * s.chunks() * s.group() * kEntry<D>;
+    combine<In, D>(partials + int(epoch & 1) * ctx.world * per_slot, o, ctx.world, s, s.chunks(), blockIdx.z, blockIdx.y,
+                   blockIdx.x, min(s.chunks(), s.group()));
 }
 
 }  // namespace
@@ -336,7 +433,7 @@ using iris::bf16;
 using iris::f16;
 
 #define IRIS_FLASH_DECODE_KERNELS(name, In, D)                                                                       \
-    extern "C" __global__ void __launch_bounds__(kThreads) iris_flash_decode_##name##_d##D(                          \
+    extern "C" __global__ void __launch_bounds__(kThreads, kBlocksPerSm) iris_flash_decode_##name##_d##D(            \
         const IRIS_GRID_CONSTANT iris_flash_decode_args a) {                                                         \
         fused<In, D>(a.ctx, static_cast<const In*>(a.q), static_cast<const In*>(a.k), static_cast<const In*>(a.v),   \
                      static_cast<In*>(a.o), static_cast<float*>(a.partials), static_cast<uint64_t*>(a.arrived),      \
@@ -348,7 +445,8 @@ using iris::f16;
         float* out = static_cast<float*>(a.partials) +                                                               \
                      ((int64_t(blockIdx.z) * s.hkv + blockIdx.y) * s.chunks() + blockIdx.x) * s.group() * kEntry<D>; \
         partial<In, D, kPartialAheadPasses>(static_cast<const In*>(a.q), static_cast<const In*>(a.k),                \
-                                            static_cast<const In*>(a.v), s, a.scale_log2, out);                      \
+                                            static_cast<const In*>(a.v), s, a.scale_log2, blockIdx.x, nullptr, 0,     \
+                                            out);                                                                    \
     }                                                                                                                \
     extern "C" __global__ void __launch_bounds__(kThreads) iris_flash_decode_combine_##name##_d##D(                  \
         const IRIS_GRID_CONSTANT iris_flash_decode_args a) {                                                         \

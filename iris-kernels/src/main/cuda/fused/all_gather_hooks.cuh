@@ -18,16 +18,32 @@
 // of a wave gets its first columns first. CTAs without a unit (all-gather launches one per SM)
 // push with all their threads, and take the first pieces.
 //
+// Who pushes: CTA b's team (its spare warps, or all its threads) owns the pieces of pusher index
+// q(b): q, q + gridDim.x, ... (an assignment), and claims it as it starts, with an exchange of the
+// call's epoch into claim[q]. Once done with its own (a team without one: kHelpAfterNs after the
+// peers' clear flags are up) it claims, one at a time, every assignment nobody has claimed yet and
+// pushes those too. A peer's tiles wait for this rank's pieces, so every piece must be pushed by a
+// CTA that runs: with the assignments fixed by block index alone, a piece of a CTA that was not
+// resident (its SM held by other work: another stream, another process, an MPS limit; the CTAs
+// without a unit are the last to get one) waited for that CTA, while the peers' tiles that waited
+// for it held the SMs it needed, and so did this rank's tiles waiting for the peers' pieces. Now
+// the pieces move as long as any CTA of this rank runs. In a launch whose CTAs all start at once
+// every CTA has claimed its own before anyone looks, so the pieces stay where the order above puts
+// them. The cost: one exchange per CTA, in flight during the wait for the peers' clear flags, and
+// one scan of the claims (one load per thread and assignment, all at once) per team when done.
+//
 // Why the clear flag: this call overwrites rows of a peer's gathered A that work the peer ran
-// before this call may still read. Each rank raises `clear` in every peer at the start of its
-// kernel, which runs after that work (stream order); a rank writes into a peer only after the
-// peer's clear. This rank's own rows are read locally, after the caller filled them (stream order).
+// before this call may still read. Every CTA raises `clear` in every peer as it starts, which is
+// after that work (stream order); a rank writes into a peer only after the peer's clear. Every
+// CTA, not one: a peer's pushers must not wait for a CTA of this rank that is not resident yet.
+// This rank's own rows are read locally, after the caller filled them (stream order).
 //
 //   a      symmetric gathered A, M x k; this rank's rows filled by the caller
-//   flags  this rank's, all_gather_flag_words(m, k, world) u64, values are epochs:
+//   flags  this rank's, all_gather_flag_words(m, k, world, gridDim.x) u64, values are epochs:
 //          ready[tiles_m][pieces_per_row]  set by the rows' owner once the piece is in place
 //          clear[world]                    clear[s] set by rank s when its call has started
-//          then, with split-K, the exchange's [tiles][2] (split_k_exchange.cuh)
+//          claim[gridDim.x]                claim[q] set by the CTA that pushes assignment q
+//          then, with split-K, the exchange's flags and tickets (split_k_exchange.cuh)
 #pragma once
 
 #include "fused/fused_common.cuh"
@@ -36,9 +52,10 @@ namespace fused {
 
 inline constexpr int kGatherPieceCols = IRIS_FUSED_PIECE_COLS;  // a piece: 128 rows x 128 columns (32 KiB of 16-bit A)
 
-/// u64 words of the all-gather's flags for a gathered A of m x k on `world` ranks (host and device).
-__host__ __device__ constexpr int64_t all_gather_flag_words(int64_t m, int64_t k, int world) {
-    return (m + 127) / 128 * ((k + kGatherPieceCols - 1) / kGatherPieceCols) + world;
+/// u64 words of the all-gather's flags for a gathered A of m x k on `world` ranks, pushed by a grid
+/// of `blocks` CTAs (host and device).
+__host__ __device__ constexpr int64_t all_gather_flag_words(int64_t m, int64_t k, int world, int blocks) {
+    return (m + 127) / 128 * ((k + kGatherPieceCols - 1) / kGatherPieceCols) + world + blocks;
 }
 
 template <bool Trace>
@@ -64,6 +81,7 @@ struct AllGatherHooks : NoHooks {
     __device__ uint64_t* clear(int from_rank) const {
         return flags + int64_t(owners.tiles_m) * pieces_per_row() + from_rank;
     }
+    __device__ uint64_t* claim(int assignment) const { return clear(ctx.world) + assignment; }
 
     /// The producer, before the loads of the k-block at column k0 of a tile (k0: multiples of the
     /// mainloop's kTileK, which divides kPieceCols).
@@ -106,17 +124,8 @@ struct AllGatherHooks : NoHooks {
         return {row0 + first + q % rows, chunk(q / rows) * kPieceCols};
     }
 
-    /// The spare warps of a CTA with units: block 0's raise this rank's clear flag in the peers,
-    /// then every CTA's push pieces.
-    __device__ void spare_warps(int) const {
-        const int t = SpareWarps::thread();
-        if (blockIdx.x == 0 && t < ctx.world - 1) {
-            // Release: this rank's earlier reads of the rows (work before this kernel) come before
-            // the peer's writes into them.
-            iris::signal(ctx, clear(ctx.rank), epoch, (ctx.rank + 1 + t) % ctx.world);
-        }
-        push(SpareWarps::team());
-    }
+    /// The spare warps of a CTA with units push.
+    __device__ void spare_warps(int) const { push(SpareWarps::team()); }
 
     /// Which pusher this CTA is: the CTAs without a unit first, so that the peers' first pieces,
     /// which every unit on their rows waits for, go to CTAs that push with all their threads.
@@ -126,21 +135,100 @@ struct AllGatherHooks : NoHooks {
         return b >= busy ? b - busy : b + static_cast<int>(gridDim.x) - busy;
     }
 
-    /// The pieces of this CTA (pusher, pusher + gridDim.x, ...) into every peer, by `team` (a CopyTeam).
+    /// This rank's pieces: its tile rows x pieces_per_row.
+    __device__ int pieces() const {
+        return (owners.first_row(ctx.rank + 1) - owners.first_row(ctx.rank)) * pieces_per_row();
+    }
+
+    /// Assignments that hold pieces (the others are empty): q < min(gridDim.x, pieces()).
+    __device__ int assignments() const { return min(static_cast<int>(gridDim.x), pieces()); }
+
+    /// Whether this call's claim on `assignment` is the caller's (one thread).
+    __device__ bool take(int assignment) const {
+        return iris::arch::exchange<iris::Order::relaxed, iris::Scope::gpu>(claim(assignment), epoch) != epoch;
+    }
+
+    /// This CTA's share of the pushing, by `team` (a CopyTeam): it raises this rank's clear flag in
+    /// every peer, claims its own assignment, waits for the peers' clear flags, pushes its
+    /// assignment if the claim was its own, then the assignments nobody has claimed.
     template <class Team>
     __device__ void push(const Team& team) const {
         const int peers = ctx.world - 1;
         const int t = team.thread;
         const int peer = (ctx.rank + 1 + t) % ctx.world;  // thread t < peers speaks to this one
-        const int pieces = (owners.first_row(ctx.rank + 1) - owners.first_row(ctx.rank)) * pieces_per_row();
-        const int first = pusher();
-        if (peers == 0 || first >= pieces) return;
+        if (t < peers) {
+            // Release: this rank's earlier reads of the rows (work before this kernel) come before
+            // the peer's writes into them.
+            iris::signal(ctx, clear(ctx.rank), epoch, peer);
+        }
+        if (peers == 0 || assignments() == 0) return;
+        // The claim, by the first thread that waits for no peer, so that its round trip overlaps the
+        // waits; through shared memory, since a value kept across those waits spilled.
+        __shared__ bool s_mine;
+        if (t == peers) s_mine = pusher() < assignments() && take(pusher());
         if (t < peers) {
             // Tight, for the same reason as before_loads: every piece waits on it.
             iris::wait_until(ctx, clear(peer), iris::Cmp::ge, epoch, kSiteGatherClear, peer);
         }
         team.sync();  // every thread writes into every peer only after that peer's clear
-        for (int p = first; p < pieces; p += gridDim.x) {
+        int j = s_mine ? pusher() : -1;
+        if (j < 0 && pusher() >= assignments()) {
+            // Timed from here, not from the start: a start time kept across the waits above spilled.
+            const uint64_t until = iris::arch::now_ns() + kHelpAfterNs;
+            while (iris::arch::now_ns() < until) iris::arch::sleep_ns(1024);
+        }
+        // Its own, then those nobody has claimed, one at a time: one push in the code, and nothing
+        // live across it (the copy's loads in flight fill kSpareWarpRegisters: keeping even the
+        // count of assignments across it spilled).
+        for (;;) {
+            if (j < 0) j = claim_unclaimed(team);
+            if (j < 0) return;
+            push_assignment(team, j);
+            j = -1;
+        }
+    }
+
+    /// How long a team without an assignment of its own waits, once the peers' clear flags are up,
+    /// before it first looks for unclaimed ones. The CTAs of a launch that finds the SMs free start
+    /// within a few microseconds of each other, the CTAs without a unit (which own the first pieces
+    /// and push them with four times the threads) last; a team that looked at once, with the peers'
+    /// clear flags already up, would take their assignments before they could. A CTA that has not
+    /// started by then is held back by other work, and its pieces are better pushed by a slower
+    /// team than later.
+    static constexpr uint64_t kHelpAfterNs = 10'000;
+
+    /// The first assignment that nobody had claimed, now claimed by this team, or -1 when every one
+    /// is claimed: each thread looks at every Team::kThreads-th claim at once, the leader takes the
+    /// first unclaimed one, and the team looks again if another team took it meanwhile.
+    template <class Team>
+    __device__ int claim_unclaimed(const Team& team) const {
+        __shared__ int s_first;
+        const int assignments = this->assignments();
+        for (;;) {
+            if (team.leader()) s_first = assignments;
+            team.sync();
+            for (int j = team.thread; j < assignments; j += Team::kThreads) {
+                if (iris::arch::load<iris::Order::relaxed, iris::Scope::gpu>(claim(j)) != epoch) {
+                    atomicMin(&s_first, j);
+                    break;
+                }
+            }
+            team.sync();
+            const int j = s_first;
+            if (j == assignments) return -1;
+            if (team.sync_or(team.leader() && take(j))) return j;  // also keeps s_first until every thread read it
+        }
+    }
+
+    /// The pieces of assignment q (q, q + gridDim.x, ...) into every peer, by `team`; the peers have
+    /// raised their clear flags.
+    template <class Team>
+    __device__ void push_assignment(const Team& team, int q) const {
+        const int peers = ctx.world - 1;
+        const int t = team.thread;
+        const int peer = (ctx.rank + 1 + t) % ctx.world;
+        const int pieces_here = pieces();
+        for (int p = q; p < pieces_here; p += gridDim.x) {
             const uint64_t start = tracer.now();
             const Piece pc = piece(p);
             const int64_t base = int64_t(pc.tile_row) * 128 * k + pc.col0;

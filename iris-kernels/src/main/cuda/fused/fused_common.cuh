@@ -41,7 +41,6 @@ enum FusedSite : int {
     kSiteGatherClear = IRIS_FUSED_SITE_GATHER_CLEAR,
     kSiteSplitPartial = IRIS_FUSED_SITE_SPLIT_PARTIAL,
     kSiteSharedBytes = IRIS_FUSED_SITE_SHARED_BYTES,
-    kSiteSplitGrid = IRIS_FUSED_SITE_SPLIT_GRID,
 };
 
 /// A launch the kernel cannot run (a host bug): records IRIS_ERROR_CODE_BAD_LAUNCH at launch check
@@ -157,6 +156,8 @@ struct CopyTeam {
 
     __device__ bool leader() const { return thread == 0; }
     __device__ void sync() const { sm90::named_barrier_sync(kBarrier, Threads); }
+    /// sync, returning on every thread whether `pred` was true on any.
+    __device__ bool sync_or(bool pred) const { return sm90::named_barrier_or(kBarrier, Threads, pred); }
 
     /// Copies rows x cols (cols % 8 == 0) 16-bit elements, 16 bytes per access, kCopyUnroll in
     /// flight per thread; consecutive threads take consecutive pieces of a row.

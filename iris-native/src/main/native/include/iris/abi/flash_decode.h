@@ -41,7 +41,8 @@ typedef struct iris_flash_decode_args {
     void* o;
     void* partials;     /* f32. fused: the symmetric two sets of world slots; partial: its one slot
                            (written); combine: world gathered slots (read) */
-    void* arrived;      /* fused: uint64_t, the symmetric two sets of [B][Hkv] arrival counters */
+    void* arrived;      /* fused: uint64_t, the symmetric two sets of [B][Hkv] arrival counters, then
+                           [B][Hkv][chunks] claims on the chunks (this rank's own; see flash_decode.cu) */
     uint64_t epoch;     /* fused: the call number, from 1; its parity picks the set */
     int32_t b;
     int32_t hq;

@@ -18,8 +18,9 @@ enum iris_fused_site {
     IRIS_FUSED_SITE_HANDOFF = 9003,       /* spare warps wait for the consumers' finished tile */
     IRIS_FUSED_SITE_GATHER_CLEAR = 9004,  /* all-gather: the pushers wait for a peer's call to start */
     IRIS_FUSED_SITE_SPLIT_PARTIAL = 9005, /* all-gather split-K: a block waits for the other half of K */
-    IRIS_FUSED_SITE_SHARED_BYTES = 9006,  /* launch check: dynamic shared memory (bytes) */
-    IRIS_FUSED_SITE_SPLIT_GRID = 9007     /* launch check: split-K on an odd grid of several rounds (blocks, units) */
+    IRIS_FUSED_SITE_SHARED_BYTES = 9006   /* launch check: dynamic shared memory (bytes) */
+    /* 9007 is retired: split-K's launch check of an odd grid, which any grid now passes (the two
+       halves of a tile meet in arrival order, fused/split_k_exchange.cuh) */
 };
 
 /* Columns of A in one all-gather piece (of 128 rows): the unit a rank pushes into its peers and flags. */
@@ -50,7 +51,8 @@ typedef struct iris_fused_args {
     void* partials;   /* reductions: the symmetric partial tiles (ws); all-gather with split-K: the local
                          f32 halves; else null */
     uint64_t* flags;  /* all-scatter spare warps: the handoff; reductions: the partials' flags (+ handoff);
-                         all-gather: ready and clear flags (+ split-K's); zeroed when allocated */
+                         all-gather: ready, clear and push-claim flags (+ split-K's flags and tickets);
+                         zeroed when allocated */
     uint64_t* trace;  /* the _traced kernels' records; else null */
     uint64_t epoch;   /* grows by one per call; flags are compared with it */
     int32_t m;

@@ -24,7 +24,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * part of every sequence; the fused kernel stores each partial straight into every rank's symmetric
  * partials buffer, counts arrivals with a system-scope flag per (sequence, K/V head), and on every
  * rank the first CTAs of each (sequence, head) wait for all ranks' partials and combine them, a
- * query head each: every rank ends with the full output, in one launch.
+ * query head each: every rank ends with the full output, in one launch. A waiting CTA never
+ * depends on a CTA of its own grid that has not started (SMs held by other work: another stream,
+ * another process, an MPS limit): each CTA claims its chunk as it starts, and a waiting one
+ * computes the chunks nobody has claimed itself.
  *
  * <pre>{@code
  * try (Iris iris = Iris.init()) {
@@ -128,7 +131,7 @@ public final class FlashDecode implements AutoCloseable {
             p = iris.heap().empty(DType.F32, 2L * world * slot);  // two sets: odd and even calls
             s = iris.heap().empty(DType.F32, slot);
             g = iris.heap().empty(DType.F32, world * slot);
-            a = iris.heap().zeros(DType.I64, 2L * max.batch() * max.kvHeads());
+            a = iris.heap().zeros(DType.I64, arrivalWords(max));
             b = iris.newBarrier();
         } catch (RuntimeException | Error e) {
             Resources.closeAfter(e, b, a, g, s, p);
@@ -143,12 +146,22 @@ public final class FlashDecode implements AutoCloseable {
     }
 
     /**
+     * u64 words of the fused kernel's counters for calls up to {@code max}: two sets of [B][Hkv]
+     * arrival counters, then [B][Hkv][chunks] claims on the chunks (flash_decode.cu), all zeroed
+     * together whenever the counters restart.
+     */
+    static long arrivalWords(FlashDecodeProblem max) {
+        long heads = (long) max.batch() * max.kvHeads();
+        return 2 * heads + heads * max.chunks();
+    }
+
+    /**
      * Collective: loads the kernels and allocates the symmetric workspace for calls up to {@code
      * max} (its batch, heads and head size, and at most {@code max.len()} tokens per rank with its
      * chunk length): two sets of the partials of every rank ({@code 2 x world x max.slotFloats()}
-     * F32) and of the arrival counters (zeroed, before every rank is told to go on) of the fused kernel, and the
-     * baseline's own send slot and gathered partials (so that the two paths never share a buffer a
-     * slower peer may still read).
+     * F32), the arrival counters and the claims on the chunks ({@code arrivalWords}, zeroed, before
+     * every rank is told to go on) of the fused kernel, and the baseline's own send slot and gathered
+     * partials (so that the two paths never share a buffer a slower peer may still read).
      */
     public static FlashDecode create(Iris iris, FlashDecodeProblem max) {
         AttentionChecks.notNull("flash decode", "iris", iris);
@@ -213,7 +226,8 @@ public final class FlashDecode implements AutoCloseable {
         }
         if (callsSinceReset > 0 && p.chunks() != chunksSinceReset) {
             // The kernel waits for (calls of this parity since the reset) x world x chunks arrivals
-            // in its set: when the number of chunks changes, start the counters again from zero.
+            // in its set: when the number of chunks changes, start the counters again from zero
+            // (and the claims on the chunks, which hold epochs, which restart with them).
             // Every rank does the same; the barrier keeps the peers' next signals behind this
             // rank's reset, and every peer's previous call (this rank's previous call has received
             // all its partials).

@@ -115,11 +115,12 @@ final class FusedChecks {
     }
 
     /**
-     * A config's split-K (1 or 2 here; 0 was resolved before) fits the operation, K and the blocks:
-     * two units of K per tile need the all-gather kernel, K >= {@value FusedOp#MIN_SPLIT_K} (a
-     * k-block on each side) and two blocks (the two halves of a tile run side by side).
+     * A config's split-K (1 or 2 here; 0 was resolved before) fits the operation and K: two units of
+     * K per tile need the all-gather kernel and K >= {@value FusedOp#MIN_SPLIT_K} (a k-block on each
+     * side). Any number of blocks will do, one included: the two halves of a tile meet in arrival
+     * order (split_k_exchange.cuh).
      */
-    static void splitK(String who, FusedOp op, int splitK, long k, int blocks) {
+    static void splitK(String who, FusedOp op, int splitK, long k) {
         if (splitK != 2) {
             return;
         }
@@ -129,10 +130,6 @@ final class FusedChecks {
         if (k < FusedOp.MIN_SPLIT_K) {
             throw fail(who, "config splitK 2 needs K >= " + FusedOp.MIN_SPLIT_K + " (a k-block of 128 columns on each side), got K = "
                     + k);
-        }
-        if (blocks < 2) {
-            throw fail(who, "config splitK 2 needs at least 2 blocks (the two halves of a tile run side by side), got maxBlocks "
-                    + blocks);
         }
     }
 

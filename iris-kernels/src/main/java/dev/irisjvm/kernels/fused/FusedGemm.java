@@ -68,10 +68,12 @@ import org.bytedeco.javacpp.LongPointer;
  *     Iris#synchronize}, naming a wait site that {@link FusedSites#describe} explains.</li>
  * <li><b>Residency.</b> At most one block per SM ({@link FusedConfig#maxBlocks()} caps it
  *     further), {@value Gemm#THREADS} threads and {@value Gemm#SHARED_BYTES} bytes of shared memory
- *     each. Blocks wait for peers, for their own warps and (all-gather) for rows another block of
- *     a peer's blocks push; since the grid never exceeds the SM count, every block gets an SM once
- *     other work drains, but work that occupies SMs on other streams meanwhile slows the call
- *     down (never breaks it, until the device timeout).</li>
+ *     each. Blocks wait for peers and for their own warps, and never for a block of their own grid
+ *     that may not have started: all-gather's pieces of A that a block not yet resident owns are
+ *     pushed by the blocks that run, and the two halves of a split-K tile meet in arrival order (the
+ *     first stores, the second waits for those stores). So work that holds SMs meanwhile (another
+ *     stream, another process, an MPS limit) slows a call down, however few SMs it leaves, and never
+ *     stalls it into the device timeout.</li>
  * <li><b>World size 1</b> is accepted: every loop over peers is empty, so a call is the plain GEMM
  *     plus a barrier. (The GPU tests run two ranks.)</li>
  * <li>NVIDIA Hopper only (compute capability 9.0): creation elsewhere throws
@@ -190,7 +192,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
             FusedChecks.device(who, op, Platform.current(), device);
             boolean wide = config.tileN() == 0 || config.tileN() == Gemm.TILE_N;
             splitK = config.splitK() != 0 ? config.splitK() : wide ? op.splitK(m, n, k, limit) : 1;
-            FusedChecks.splitK(who, op, splitK, k, limit);
+            FusedChecks.splitK(who, op, splitK, k);
             tileN = config.tileN() != 0 ? config.tileN() : splitK == 2 ? Gemm.TILE_N : op.tileN(m, n, limit);
             library = KernelLibrary.forIris(iris);  // checked variants in checked mode
             kernels = load(library, op, variant, tileN, config.tracing());
@@ -226,14 +228,14 @@ public abstract sealed class FusedGemm implements AutoCloseable
         DeviceBarrier barrier = null;
         DeviceMemory trace = null;
         try {
-            workspace = FusedWorkspace.allocate(iris.heap(), op, variant, m, n, k, world, tileN, splitK);
+            int blocks = blocks(op, world, limit, FusedWorkspace.tiles(m, n, tileN) * splitK, splitK);
+            workspace = FusedWorkspace.allocate(iris.heap(), op, variant, m, n, k, world, tileN, splitK, blocks);
             barrier = iris.newBarrier();
             long records = FusedWorkspace.traceRecords(op, m, n, k, world, tileN, splitK);
             if (config.tracing()) {
                 trace = DeviceMemory.allocate(records * FusedWorkspace.TRACE_RECORD_BYTES);
             }
             iris.hostBarrier();  // every rank's flags are zero before any kernel can signal into them
-            int blocks = blocks(op, world, limit, FusedWorkspace.tiles(m, n, tileN) * splitK, splitK);
             return new Parts(iris, op, config, variant, (int) m, (int) n, (int) k, device, tileN, splitK, blocks, library,
                     kernels, workspace, barrier, trace, records);
         } catch (RuntimeException | Error e) {
@@ -247,12 +249,13 @@ public abstract sealed class FusedGemm implements AutoCloseable
      * all {@code limit}, since its blocks beyond the units still push rows of A (at 1024 x 1792 x
      * 8192 on 132 SMs, 112 split-K units left 20 SMs idle and the push took three rounds instead
      * of two); with split-K over several rounds an even number, so that the two halves of a tile run
-     * in the same round on neighbouring blocks (fused/split_k_exchange.cuh).
+     * in the same round on neighbouring blocks, where the second to arrive waits least for the first
+     * (fused/split_k_exchange.cuh; any number would be correct).
      */
     static int blocks(FusedOp op, int world, int limit, long units, int splitK) {
         boolean pushes = op == FusedOp.ALL_GATHER && world > 1;
         int blocks = (int) Math.max(1, pushes ? limit : Math.min(limit, units));
-        return splitK == 2 && blocks < units ? blocks & ~1 : blocks;
+        return splitK == 2 && blocks < units && blocks > 1 ? blocks & ~1 : blocks;
     }
 
     /** "GemmAllReduce M 4096 N 4096 K 2048 groupM 8 SPARE_WARPS untraced maxBlocks 0 tileN 0 splitK 0": what ranks must agree on. */

@@ -17,12 +17,13 @@ public final class FusedSites {
     public static final int HANDOFF = KernelAbi.IRIS_FUSED_SITE_HANDOFF;
     /** All-gather + GEMM: the spare warps wait until a peer's call has started before they write into its gathered A. */
     public static final int GATHER_CLEAR = KernelAbi.IRIS_FUSED_SITE_GATHER_CLEAR;
-    /** All-gather + GEMM with split-K: a block waits for the other half of its tile's K from the block beside it (same GPU). */
+    /**
+     * All-gather + GEMM with split-K: the second block to finish its half of a tile's K waits for the
+     * first one's stores of the other half (same GPU).
+     */
     public static final int SPLIT_PARTIAL = KernelAbi.IRIS_FUSED_SITE_SPLIT_PARTIAL;
     /** Launch check: the launch gave less dynamic shared memory than the kernel needs (observed, expected: bytes). */
     public static final int SHARED_BYTES = KernelAbi.IRIS_FUSED_SITE_SHARED_BYTES;
-    /** Launch check: split-K on an odd grid of several rounds, whose tile halves would wait for each other (observed: blocks, expected: units). */
-    public static final int SPLIT_GRID = KernelAbi.IRIS_FUSED_SITE_SPLIT_GRID;
 
     private FusedSites() {}
 
@@ -37,11 +38,10 @@ public final class FusedSites {
             case GATHER_CLEAR -> "all-gather + GEMM: waiting for a peer to start the same call (before writing into its "
                     + "gathered A)";
             case SPLIT_PARTIAL -> "all-gather + GEMM, split-K: waiting for the other half of a tile's K loop from the block "
-                    + "beside it (on this GPU; a stall here means that block stopped, e.g. waiting on a peer's rows of A)";
+                    + "that finished it first (on this GPU; that block had only its stores left, so a stall here means it "
+                    + "stopped)";
             case SHARED_BYTES -> "fused GEMM: launched with less dynamic shared memory than the kernel needs (observed: the "
                     + "launch's bytes, expected: the kernel's)";
-            case SPLIT_GRID -> "all-gather + GEMM, split-K: launched on an odd number of blocks with more units than blocks, "
-                    + "so a tile's two halves would wait for each other (observed: blocks, expected: units)";
             default -> null;
         };
     }

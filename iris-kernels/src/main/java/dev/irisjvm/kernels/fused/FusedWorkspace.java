@@ -23,14 +23,16 @@ import java.util.List;
  * <tr><td>all-reduce, reduce-scatter</td><td>ws</td><td>world x rowsPerOwner x N 16-bit elements (x 2 with
  *     SPARE_WARPS: local staging)</td><td>reduce_hooks.cuh</td></tr>
  * <tr><td></td><td>flags</td><td>world x tiles x 2 u64 (+ tiles x 2 handoff with SPARE_WARPS; zeroed)</td><td></td></tr>
- * <tr><td>all-gather</td><td>flags</td><td>tiles_m x ceil(K / {@value #PIECE_COLS}) + world u64 (+ tiles x 2 with
- *     split-K; zeroed)</td><td>all_gather_hooks.cuh all_gather_flag_words</td></tr>
+ * <tr><td>all-gather</td><td>flags</td><td>tiles_m x ceil(K / {@value #PIECE_COLS}) + world + blocks u64 (+ tiles x 4
+ *     with split-K; zeroed)</td><td>all_gather_hooks.cuh all_gather_flag_words, split_k_exchange.cuh
+ *     split_exchange_words</td></tr>
  * <tr><td>all-gather, split-K 2</td><td>partials</td><td>tiles x 128 x tileN f32: each tile's two donated halves
  *     of 64 rows</td><td>split_k_exchange.cuh</td></tr>
  * </table>
  *
- * with tiles = ceil(M / 128) x ceil(N / 256), tiles_m = ceil(M / 128) and rowsPerOwner = ceil(tiles_m /
- * world) x 128. Allocation is collective (every rank allocates the same sizes in the same order).
+ * with tiles = ceil(M / 128) x ceil(N / 256), tiles_m = ceil(M / 128), rowsPerOwner = ceil(tiles_m /
+ * world) x 128 and blocks the launch's grid ({@link FusedGemm#blocks()}: all-gather's push claims, one
+ * per block). Allocation is collective (every rank allocates the same sizes in the same order).
  */
 public final class FusedWorkspace implements AutoCloseable {
     /** Bytes of one trace record: {@code {start_ns, end_ns, what | sm << 32, kind | who << 8}} (iris/abi/fused.h). */
@@ -102,17 +104,22 @@ public final class FusedWorkspace implements AutoCloseable {
         return world == 1 ? 0 : (tilesM(m) + world - 1) / world * piecesPerRow(k);
     }
 
-    /** u64 flags of the all-gather: one per piece of every tile row, then one per rank (all_gather_flag_words). */
-    public static long gatherFlags(long m, long k, int world) {
-        return tilesM(m) * piecesPerRow(k) + world;
+    /**
+     * u64 flags of the all-gather launched on {@code blocks} blocks: one per piece of every tile row
+     * (ready), one per rank (clear), one per block (the claim on the pieces that block owns);
+     * all_gather_flag_words.
+     */
+    public static long gatherFlags(long m, long k, int world, int blocks) {
+        return tilesM(m) * piecesPerRow(k) + world + blocks;
     }
 
     /**
-     * u64 flags of the all-gather with {@code splitK} units per tile of {@code tileN} columns: {@link
-     * #gatherFlags}, then with split-K one per half of every tile (split_k_exchange.cuh).
+     * u64 flags of the all-gather on {@code blocks} blocks with {@code splitK} units per tile of
+     * {@code tileN} columns: {@link #gatherFlags(long, long, int, int)}, then with split-K a flag
+     * and a ticket per half of every tile (split_k_exchange.cuh split_exchange_words).
      */
-    public static long gatherFlags(long m, long n, long k, int world, int tileN, int splitK) {
-        return gatherFlags(m, k, world) + (splitK == 2 ? tiles(m, n, tileN) * 2 : 0);
+    public static long gatherFlags(long m, long n, long k, int world, int blocks, int tileN, int splitK) {
+        return gatherFlags(m, k, world, blocks) + (splitK == 2 ? tiles(m, n, tileN) * 2 * 2 : 0);
     }
 
     /** F32 elements of split-K's partials: 128 x tileN per tile (two donated halves of 64 rows), none without split-K. */
@@ -130,13 +137,14 @@ public final class FusedWorkspace implements AutoCloseable {
 
     /**
      * Bytes of the symmetric heap an instance of that operation, variant (not AUTO), shape, tile
-     * width and split-K keeps per rank.
+     * width and split-K, launched on {@code blocks} blocks, keeps per rank.
      */
-    public static long bytes(FusedOp op, FusedVariant variant, long m, long n, long k, int world, int tileN, int splitK) {
+    public static long bytes(FusedOp op, FusedVariant variant, long m, long n, long k, int world, int tileN, int splitK,
+                             int blocks) {
         return switch (op) {
             case ALL_SCATTER -> variant == FusedVariant.SPARE_WARPS ? tiles(m, n, tileN) * 2 * 8 : 0;
             case ALL_REDUCE, REDUCE_SCATTER -> reduceElements(variant, m, n, world) * 2 + reduceFlags(variant, m, n, world) * 8;
-            case ALL_GATHER -> gatherFlags(m, n, k, world, tileN, splitK) * 8 + splitPartials(m, n, tileN, splitK) * 4;
+            case ALL_GATHER -> gatherFlags(m, n, k, world, blocks, tileN, splitK) * 8 + splitPartials(m, n, tileN, splitK) * 4;
         };
     }
 
@@ -144,10 +152,10 @@ public final class FusedWorkspace implements AutoCloseable {
 
     /**
      * Collective: allocates (and zeroes the flags of) what {@code op} with {@code variant} needs for
-     * that shape, tile width and split-K.
+     * that shape, tile width and split-K, launched on {@code blocks} blocks.
      */
     static FusedWorkspace allocate(SymmetricHeap heap, FusedOp op, FusedVariant variant, long m, long n, long k, int world,
-                                   int tileN, int splitK) {
+                                   int tileN, int splitK, int blocks) {
         List<SymTensor> all = new ArrayList<>();
         try {
             return switch (op) {
@@ -164,7 +172,7 @@ public final class FusedWorkspace implements AutoCloseable {
                     yield new FusedWorkspace(all, flags, ws);
                 }
                 case ALL_GATHER -> {
-                    SymTensor flags = track(all, heap.zeros(DType.I64, gatherFlags(m, n, k, world, tileN, splitK)));
+                    SymTensor flags = track(all, heap.zeros(DType.I64, gatherFlags(m, n, k, world, blocks, tileN, splitK)));
                     SymTensor partials = splitK == 2 ? track(all, heap.empty(DType.F32, splitPartials(m, n, tileN, splitK))) : null;
                     yield new FusedWorkspace(all, flags, partials);
                 }

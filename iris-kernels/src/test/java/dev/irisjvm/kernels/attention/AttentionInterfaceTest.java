@@ -45,6 +45,18 @@ class AttentionInterfaceTest {
         assertTrue(AbiLayout.size(iris_flash_decode_args.class) <= 4096);
     }
 
+    /**
+     * The fused flash-decode kernel's u64 words after arrived (flash_decode.cu): two sets of [B][Hkv]
+     * arrival counters, then [B][Hkv][chunks] claims on the chunks.
+     */
+    @Test
+    void flashDecodeCountsArrivalsAndClaims() {
+        // B 2, Hkv 8, 1024 keys per rank in chunks of 64: 16 (sequence, head) pairs of 16 chunks.
+        assertEquals(2L * 16 + 16L * 16, FlashDecode.arrivalWords(FlashDecodeProblem.of(DType.BF16, 2, 16, 8, 128, 1024, 64)));
+        // A ragged last chunk counts: 1000 keys in chunks of 256 are 4.
+        assertEquals(2L + 4, FlashDecode.arrivalWords(FlashDecodeProblem.of(DType.BF16, 1, 8, 1, 128, 1000, 256)));
+    }
+
     @Test
     void theLaunchConstantsAreTheHeaders() {
         assertEquals(KernelAbi.IRIS_ATTENTION_THREADS, AttentionProblem.of(DType.BF16, 1, 1, 1, 128, 128, 64, false)

@@ -12,8 +12,10 @@ import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
+import dev.irisjvm.kernels.SmHog;
 import dev.irisjvm.kernels.attention.AttentionReference.Misses;
 import dev.irisjvm.kernels.attention.AttentionReference.Row;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,7 +60,8 @@ public final class AttentionScenarios {
             "attention_misuse",
             "flash_decode_vs_reference",
             "flash_decode_lengths_change",
-            "flash_decode_large_vs_baseline");
+            "flash_decode_large_vs_baseline",
+            "flash_decode_one_sm_free");
 
     static final long HEAP_BYTES = 3L << 30;
 
@@ -101,6 +104,7 @@ public final class AttentionScenarios {
                 bodies.put("flash_decode_vs_reference", s::flashDecodeVsReference);
                 bodies.put("flash_decode_lengths_change", s::flashDecodeLengthsChange);
                 bodies.put("flash_decode_large_vs_baseline", s::flashDecodeLargeVsBaseline);
+                bodies.put("flash_decode_one_sm_free", s::flashDecodeOneSmFree);
                 failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
             }
@@ -699,6 +703,55 @@ public final class AttentionScenarios {
             }
             f.add(compareDecode(c.describe() + ", fused", c, q, concat(ks, c.b(), c.hkv(), c.len(), c.d(), c.len()),
                     concat(vs, c.b(), c.hkv(), c.len(), c.d(), c.len()), fused.toFloatArray()).failure());
+        }
+        f.throwIfAny();
+    }
+
+    /**
+     * Fused flash-decode (B 2, Hq 16, Hkv 2, so G = 8 query heads per K/V head and 8 combining CTAs
+     * per (sequence, head); 16 chunks of 64 keys per rank) while a kernel on another stream holds
+     * every SM of this rank's GPU but one ({@link SmHog}, resident before the call starts): five of
+     * the call's CTAs fit the free SM at a time, fewer than the combiners of one (sequence, head).
+     * Checked against the CPU reference and the baseline path (run after the SMs are let go) bit for
+     * bit, with no device timeout, and the SMs still held when the call ended.
+     *
+     * <p>Why it failed before the CTAs claimed their chunks: the combiners of the first (sequence,
+     * head) took every slot of the free SM and waited for the partials of later chunks, whose CTAs
+     * could only start once a combiner left. The call ended in a device timeout at wait site 9101
+     * (every rank's partials of a (sequence, head)). Now a waiting combiner computes the chunks
+     * that no CTA has claimed.
+     */
+    private void flashDecodeOneSmFree() {
+        Failures f = new Failures();
+        DecodeCase c = new DecodeCase(DType.BF16, 2, 16, 2, 128, 1024, 64);
+        long seed = seedShared("decode-held-sms", stable(c));
+        float[] q = AttentionReference.randomNormal(seed, c.dtype(), c.b() * c.hq() * c.d());
+        float[][] ks = decodeShards(seed + 1, c);
+        float[][] vs = decodeShards(seed + 1_000_003, c);
+        Duration atMost = iris.config().deviceTimeout().multipliedBy(3).plusSeconds(10);
+        try (FlashDecode decode = FlashDecode.create(iris, c.problem());
+             SymTensor tq = upload(q, c.dtype(), c.b(), c.hq(), c.d());
+             SymTensor tk = upload(ks[rank], c.dtype(), c.b(), c.hkv(), c.len(), c.d());
+             SymTensor tv = upload(vs[rank], c.dtype(), c.b(), c.hkv(), c.len(), c.d());
+             SymTensor fused = heap.empty(c.dtype(), c.b(), c.hq(), c.d());
+             SymTensor base = heap.empty(c.dtype(), c.b(), c.hq(), c.d())) {
+            f.check(c.problem().group() == 8 && c.problem().chunks() == 16, () -> c.describe() + ": expected G 8 and 16 chunks");
+            poison(fused);
+            poison(base);
+            String what = c.describe() + ", fused, all SMs but one held";
+            long start = System.nanoTime();
+            try (SmHog hog = SmHog.hold(iris, 1, atMost)) {
+                decode.forward(tq, tk, tv, fused, stream);
+                iris.synchronize();
+                hog.checkStillHolding();
+            }
+            System.out.printf(Locale.ROOT, "attention: rank %d: %s: %.1f ms%n", rank, what, (System.nanoTime() - start) / 1e6);
+            decode.baseline(tq, tk, tv, base, stream);
+            iris.synchronize();
+            float[] of = fused.toFloatArray();
+            f.add(compareDecode(what, c, q, concat(ks, c.b(), c.hkv(), c.len(), c.d(), c.len()),
+                    concat(vs, c.b(), c.hkv(), c.len(), c.d(), c.len()), of).failure());
+            f.add(sameBits(what + " vs baseline", of, base.toFloatArray()));
         }
         f.throwIfAny();
     }

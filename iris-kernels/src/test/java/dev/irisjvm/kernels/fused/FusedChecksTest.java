@@ -81,13 +81,12 @@ class FusedChecksTest {
 
     @Test
     void splitK() {
-        FusedChecks.splitK(AR, FusedOp.ALL_REDUCE, 1, 8, 1);
-        FusedChecks.splitK(AR, FusedOp.ALL_GATHER, 2, FusedOp.MIN_SPLIT_K, 2);
+        FusedChecks.splitK(AR, FusedOp.ALL_REDUCE, 1, 8);
+        FusedChecks.splitK(AR, FusedOp.ALL_GATHER, 2, FusedOp.MIN_SPLIT_K);
         rejectsWith("rank 1: GemmAllReduce: config splitK 2: the GEMM + all-reduce kernels do not split K",
-                () -> FusedChecks.splitK(AR, FusedOp.ALL_REDUCE, 2, 8192, 132));
+                () -> FusedChecks.splitK(AR, FusedOp.ALL_REDUCE, 2, 8192));
         rejectsWith("config splitK 2 needs K >= 256 (a k-block of 128 columns on each side), got K = 248",
-                () -> FusedChecks.splitK(AR, FusedOp.ALL_GATHER, 2, 248, 132));
-        rejectsWith("config splitK 2 needs at least 2 blocks", () -> FusedChecks.splitK(AR, FusedOp.ALL_GATHER, 2, 8192, 1));
+                () -> FusedChecks.splitK(AR, FusedOp.ALL_GATHER, 2, 248));
     }
 
     @Test

@@ -16,8 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The fused kernels' side of iris/abi/fused.h, without a GPU (the generated struct is host memory):
  * an instance and each call fill the fields the kernels read, the struct keeps the layout TMA needs,
- * and the Java arithmetic that must agree with the kernels' (the launch the split-K kernel accepts,
- * the trace's kinds) does.
+ * and the Java arithmetic that must agree with the kernels' (split-K's grid, the trace's kinds) does.
  */
 class FusedInterfaceTest {
 
@@ -63,14 +62,20 @@ class FusedInterfaceTest {
         assertTrue(AbiLayout.size(iris_fused_args.class) < 4096, "well under the 4 KiB of kernel parameters");
     }
 
-    /** The kernel refuses split-K on an odd grid with more units than blocks (all_gather_gemm.cu); blocks() never launches one. */
+    /**
+     * Split-K over several rounds runs on an even grid, so that the two halves of a tile run side by
+     * side, where the second waits least for the first (any grid is correct: split_k_exchange.cuh);
+     * never on fewer than one block.
+     */
     @Test
-    void splitKLaunchesAreOnesTheKernelAccepts() {
+    void splitKLaunchesPairTheHalvesOfATile() {
         for (int world = 1; world <= 8; world++) {
             for (int limit = 1; limit <= 140; limit++) {
                 for (long units = 2; units <= 600; units += 2) {
                     int blocks = FusedGemm.blocks(FusedOp.ALL_GATHER, world, limit, units, 2);
-                    assertTrue(blocks % 2 == 0 || units <= blocks,
+                    assertTrue(blocks >= 1 && blocks <= limit, "world " + world + ", limit " + limit + ", " + units + " units: " + blocks
+                            + " blocks");
+                    assertTrue(blocks % 2 == 0 || units <= blocks || blocks == 1,
                             "world " + world + ", limit " + limit + ", " + units + " units: " + blocks + " blocks");
                 }
             }
@@ -89,7 +94,7 @@ class FusedInterfaceTest {
     @Test
     void waitSitesAndLaunchChecksAreDistinctAndDescribed() {
         int[] sites = {FusedSites.PARTIAL_FLAG, FusedSites.GATHERED_ROWS, FusedSites.HANDOFF, FusedSites.GATHER_CLEAR,
-                FusedSites.SPLIT_PARTIAL, FusedSites.SHARED_BYTES, FusedSites.SPLIT_GRID};
+                FusedSites.SPLIT_PARTIAL, FusedSites.SHARED_BYTES};
         Set<Integer> seen = new TreeSet<>();
         for (int site : sites) {
             assertTrue(seen.add(site), "site " + site + " twice");

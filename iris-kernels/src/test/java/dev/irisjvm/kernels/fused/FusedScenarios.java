@@ -14,6 +14,7 @@ import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
+import dev.irisjvm.kernels.SmHog;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.fused.FusedReference.Expected;
 import dev.irisjvm.kernels.gemm.GemmErrorBound;
@@ -75,6 +76,8 @@ public final class FusedScenarios {
             "fused_graph_replay",
             "fused_tracing",
             "fused_large_vs_cublas_nccl",
+            "fused_all_gather_split_k_one_sm_free",
+            "fused_all_gather_split_k_four_sms_free",
             "fused_misuse",
             "fused_timeout_names_site");
 
@@ -125,6 +128,8 @@ public final class FusedScenarios {
                 bodies.put("fused_graph_replay", s::graphReplay);
                 bodies.put("fused_tracing", s::tracing);
                 bodies.put("fused_large_vs_cublas_nccl", s::large);
+                bodies.put("fused_all_gather_split_k_one_sm_free", () -> s.allGatherBesideHeldSms(1));
+                bodies.put("fused_all_gather_split_k_four_sms_free", () -> s.allGatherBesideHeldSms(4));
                 bodies.put("fused_misuse", s::misuse);
                 bodies.put("fused_timeout_names_site", s::timeoutNamesSite);  // last: it leaves rank 0's barriers ahead
                 failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
@@ -909,6 +914,61 @@ public final class FusedScenarios {
         ByteBuffer b = ByteBuffer.allocateDirect(one.remaining() * rows).order(ByteOrder.nativeOrder());
         for (int r = 0; r < rows; r++) b.put(one.duplicate());
         return b.flip();
+    }
+
+    // =============================================================================================
+    // beside other work: SMs held by a concurrent kernel
+    // =============================================================================================
+
+    /**
+     * Split-K all-gather + GEMM (2 x 128 rows of A per rank, N 1024, K 2048: 16 units per rank's
+     * rows, most blocks without a unit, every piece of A owned by one of those) while a kernel on
+     * another stream holds every SM of this rank's GPU but {@code free} ({@link SmHog}, resident
+     * before the call starts): the call's blocks then run a few at a time, in an order CUDA does not
+     * promise. Checked against the CPU reference (the gathered A bit for bit), with no device
+     * timeout, and the SMs still held when the call ended.
+     *
+     * <p>Why it failed before the blocks stopped depending on blocks of their own grid (on two
+     * ranks, shared GPU or not):
+     * <ul>
+     * <li>One SM free: a tile's first half waited for its second half, the next block, which could
+     *     start only once the first had left the SM. The call ended in a device timeout at wait site
+     *     9005 ({@link FusedSites#SPLIT_PARTIAL}, split-K partial) after twice the device timeout;
+     *     now the first to arrive stores and the second adds.</li>
+     * <li>Four SMs free: the halves of a tile run side by side, but the tiles of peer rows wait for
+     *     pieces of A that only the peer's blocks without a unit pushed, the last blocks to start,
+     *     behind blocks that wait for this rank's pieces, which only this rank's blocks without a
+     *     unit pushed: on every rank every free SM held a waiting block, and the call ended at wait
+     *     site 9002 ({@link FusedSites#GATHERED_ROWS}, gathered rows) after the device timeout (or
+     *     at 9005, had a tile's two halves been dispatched apart). Now the blocks that run push the
+     *     pieces nobody has claimed.</li>
+     * </ul>
+     */
+    private void allGatherBesideHeldSms(int free) {
+        Failures f = new Failures();
+        int m = 256 * world;
+        int n = 1024;
+        int k = 2048;
+        try (FusedGemm g = create(FusedOp.ALL_GATHER, m, n, k, FusedConfig.defaults().withSplitK(2));
+             Problem p = new Problem(FusedOp.ALL_GATHER, m, n, k, DType.BF16, GemmLayout.NK, true, PAD, "held_sms_" + free)) {
+            String what = p.describe() + " " + g + " with all SMs but " + free + " held";
+            f.check(g.splitK() == 2, () -> what + ": expected split-K");
+            iris.hostBarrier();  // every rank poisoned its outputs before any peer stores into them
+            long start = System.nanoTime();
+            try (SmHog hog = SmHog.hold(iris, free, heldAtMost())) {
+                p.run(g, stream, false);
+                iris.synchronize();
+                hog.checkStillHolding();
+            }
+            System.out.printf(Locale.ROOT, "fused: rank %d: %s: %.1f ms%n", rank, what, (System.nanoTime() - start) / 1e6);
+            f.add(p.check(what));
+        }
+        f.throwIfAny();
+    }
+
+    /** How long SmHog may hold the SMs: past a local wait's deadline (twice the device timeout). */
+    private static Duration heldAtMost() {
+        return Duration.ofMillis(3 * DEVICE_TIMEOUT_MS + 10_000);
     }
 
     // =============================================================================================

@@ -119,6 +119,21 @@ __device__ inline void named_barrier_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+/// named_barrier_sync that also ORs `pred` over the threads that meet: true on each of them when it
+/// was true on any. One instruction is both the meeting and the broadcast of one thread's decision.
+__device__ inline bool named_barrier_or(int id, int threads, bool pred) {
+    uint32_t any;
+    asm volatile(
+        "{\n\t.reg .pred p, q;\n\t"
+        "setp.ne.u32 p, %1, 0;\n\t"
+        "bar.red.or.pred q, %2, %3, p;\n\t"
+        "selp.u32 %0, 1, 0, q;\n\t}"
+        : "=r"(any)
+        : "r"(static_cast<uint32_t>(pred)), "r"(id), "r"(threads)
+        : "memory");
+    return any != 0;
+}
+
 /// Bytes of dynamic shared memory this launch was given.
 __device__ inline uint32_t dynamic_smem_bytes() {
     uint32_t bytes;
