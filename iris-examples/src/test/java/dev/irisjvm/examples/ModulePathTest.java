@@ -48,7 +48,7 @@ class ModulePathTest {
         assertEquals(Set.of("dev.irisjvm.core", "dev.irisjvm.core.env", "dev.irisjvm.core.gpu"), exports(resolved.get("dev.irisjvm.core"), null));
         assertEquals(Set.of("dev.irisjvm.core.internal"), exports(resolved.get("dev.irisjvm.core"), "dev.irisjvm.kernels"));
         assertEquals(Set.of("dev.irisjvm.kernels.attention", "dev.irisjvm.kernels.ccl", "dev.irisjvm.kernels.fused",
-                "dev.irisjvm.kernels.gemm"), exports(resolved.get("dev.irisjvm.kernels"), null));
+                "dev.irisjvm.kernels.gemm", "dev.irisjvm.kernels.moe"), exports(resolved.get("dev.irisjvm.kernels"), null));
         assertEquals(Set.of(), exports(resolved.get("dev.irisjvm.runtime"), null), "the binding is the library's own");
         assertEquals(Set.of("dev.irisjvm.runtime", "dev.irisjvm.runtime.global", "dev.irisjvm.runtime.abi",
                 "dev.irisjvm.runtime.abi.global"), exports(resolved.get("dev.irisjvm.runtime"), "dev.irisjvm.core"));
