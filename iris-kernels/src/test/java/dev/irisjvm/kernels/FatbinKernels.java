@@ -6,8 +6,13 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -33,6 +38,19 @@ public final class FatbinKernels {
         } catch (IOException e) {
             throw new UncheckedIOException(resource, e);
         }
+    }
+
+    /** Every kernel a class looks up ({@code kernelNames()}: module to names) is in every cubin of its module. */
+    public static void assertEveryModuleHolds(Map<String, ? extends Collection<String>> namesByModule) {
+        namesByModule.forEach((module, names) -> {
+            List<Set<String>> images = of(module);
+            assertFalse(images.isEmpty(), module + " holds no cubin");
+            for (Set<String> image : images) {
+                for (String name : names) {
+                    assertTrue(image.contains(name), module + " lacks " + name + " in one of its cubins: " + image);
+                }
+            }
+        });
     }
 
     /** The ELF images are stored uncompressed at 8-byte aligned offsets; each starts with 0x7f 'E' 'L' 'F'. */

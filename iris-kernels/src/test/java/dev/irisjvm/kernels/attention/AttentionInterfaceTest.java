@@ -1,5 +1,6 @@
 package dev.irisjvm.kernels.attention;
 
+import dev.irisjvm.kernels.ContextBytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,11 +9,9 @@ import dev.irisjvm.core.internal.AbiLayout;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import dev.irisjvm.runtime.abi.iris_attention_args;
 import dev.irisjvm.runtime.abi.iris_attention_chunks;
-import dev.irisjvm.runtime.abi.iris_ctx;
 import dev.irisjvm.runtime.abi.iris_flash_decode_args;
 import dev.irisjvm.runtime.abi.iris_tma_descriptor;
 import org.bytedeco.javacpp.BytePointer;
-import org.bytedeco.javacpp.Loader;
 import org.bytedeco.javacpp.Pointer;
 import org.junit.jupiter.api.Test;
 
@@ -111,7 +110,7 @@ class AttentionInterfaceTest {
         Chunks peer = Sharding.ZIG_ZAG.chunks(1, 2, 512);
         RingStep first = new RingStep(p, Q, K, V, O, LSE, ACC, MAX, SUM, true, true, mine, mine);
         try (AttentionArgs args = new AttentionArgs()) {
-            args.context(context(1, 2));
+            args.context(ContextBytes.of(1, 2));
             iris_attention_args a = args.lastSteps(new RingLastSteps(first, K2, V2, peer, READY));
             assertEquals(O, address(a.o()));
             assertEquals(READY, address(a.second_ready()));
@@ -145,7 +144,7 @@ class AttentionInterfaceTest {
     @Test
     void flashDecodeCallsFillTheFieldsTheirKernelsRead() {
         FlashDecodeProblem p = FlashDecodeProblem.of(DType.BF16, 8, 32, 8, 128, 3000, 512);
-        try (FlashDecodeArgs args = new FlashDecodeArgs(context(1, 4))) {
+        try (FlashDecodeArgs args = new FlashDecodeArgs(ContextBytes.of(1, 4))) {
             iris_flash_decode_args a = args.fused(p, Q, K, V, O, ACC, MAX, 7);
             assertEquals(1, a.ctx().rank());
             assertEquals(4, a.ctx().world());
@@ -192,14 +191,5 @@ class AttentionInterfaceTest {
         assertEquals(len, c.len());
         assertEquals(first, c.first());
         assertEquals(second, c.second());
-    }
-
-    private static byte[] context(int rank, int world) {
-        try (iris_ctx ctx = new iris_ctx()) {
-            ctx.rank(rank).world(world);
-            byte[] bytes = new byte[Loader.sizeof(iris_ctx.class)];
-            new BytePointer(ctx).get(bytes);
-            return bytes;
-        }
     }
 }

@@ -1,17 +1,11 @@
 package dev.irisjvm.kernels.ccl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.gpu.Platform;
+import dev.irisjvm.kernels.ContextBytes;
 import dev.irisjvm.kernels.FatbinKernels;
 import dev.irisjvm.runtime.abi.iris_ccl_args;
-import dev.irisjvm.runtime.abi.iris_ctx;
-import java.util.List;
-import java.util.Set;
-import org.bytedeco.javacpp.BytePointer;
-import org.bytedeco.javacpp.Loader;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,22 +17,14 @@ class CclInterfaceTest {
 
     @Test
     void everyKernelCollectivesLooksUpIsCompiledForEveryArchitecture() {
-        Collectives.kernelNames().forEach((module, names) -> {
-            List<Set<String>> images = FatbinKernels.of(module);
-            assertFalse(images.isEmpty(), module + " holds no cubin");
-            for (Set<String> image : images) {
-                for (String name : names) {
-                    assertTrue(image.contains(name), module + " lacks " + name + " in one of its cubins: " + image);
-                }
-            }
-        });
+        FatbinKernels.assertEveryModuleHolds(Collectives.kernelNames());
         assertEquals(4 * 3 * ReduceOp.values().length + 3 * ReduceOp.values().length,
                 Collectives.kernelNames().get("ccl_all_reduce").size(), "four algorithms and the copy engine's reduction");
     }
 
     @Test
     void callsFillTheFieldsTheirKernelsRead() {
-        try (CclArgs args = new CclArgs(context(1, 2), 0x7000_0000L, 1L << 20)) {
+        try (CclArgs args = new CclArgs(ContextBytes.of(1, 2), 0x7000_0000L, 1L << 20)) {
             iris_ccl_args a = args.call(0x1000, 0x2000, 77);
             assertEquals(0x1000, a.in().address());
             assertEquals(0x2000, a.out().address());
@@ -68,14 +54,6 @@ class CclInterfaceTest {
         }
     }
 
-    private static byte[] context(int rank, int world) {
-        try (iris_ctx ctx = new iris_ctx()) {
-            ctx.rank(rank).world(world);
-            byte[] bytes = new byte[Loader.sizeof(iris_ctx.class)];
-            new BytePointer(ctx).get(bytes);
-            return bytes;
-        }
-    }
 
     @Test
     void inlineFlagPacketsCarryTheKernelsPayloadWords() {

@@ -1,16 +1,14 @@
 package dev.irisjvm.kernels.fused;
 
+import dev.irisjvm.kernels.ContextBytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.internal.AbiLayout;
-import dev.irisjvm.runtime.abi.iris_ctx;
 import dev.irisjvm.runtime.abi.iris_fused_args;
 import java.util.Set;
 import java.util.TreeSet;
-import org.bytedeco.javacpp.BytePointer;
-import org.bytedeco.javacpp.Loader;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,7 +20,7 @@ class FusedInterfaceTest {
 
     @Test
     void anInstanceAndACallFillTheFieldsTheKernelsRead() {
-        try (FusedArgs args = new FusedArgs(context(1, 2), 0x7100_0000L, 0x7200_0000L, 0x7300_0000L, 1024, 1792, 8192, 8, 2)) {
+        try (FusedArgs args = new FusedArgs(ContextBytes.of(1, 2), 0x7100_0000L, 0x7200_0000L, 0x7300_0000L, 1024, 1792, 8192, 8, 2)) {
             iris_fused_args a = args.call(0x7400_0000L, 0x7500_0000L, 0x7600_0000L, 1792, 42);
             assertEquals(1, a.ctx().rank());
             assertEquals(2, a.ctx().world());
@@ -46,7 +44,7 @@ class FusedInterfaceTest {
             assertEquals(43, a.epoch());
             assertEquals(0x7200_0000L, a.flags().address(), "the workspace stays");
         }
-        try (FusedArgs args = new FusedArgs(context(0, 1), 0, 0, 0, 128, 256, 64, 8, 1)) {
+        try (FusedArgs args = new FusedArgs(ContextBytes.of(0, 1), 0, 0, 0, 128, 256, 64, 8, 1)) {
             iris_fused_args a = args.call(0, 0x7500_0000L, 0, 256, 2);
             assertNull(a.partials());
             assertNull(a.flags());
@@ -99,15 +97,6 @@ class FusedInterfaceTest {
         for (int site : sites) {
             assertTrue(seen.add(site), "site " + site + " twice");
             assertTrue(FusedSites.describe(site) != null, "site " + site + " is not described");
-        }
-    }
-
-    private static byte[] context(int rank, int world) {
-        try (iris_ctx ctx = new iris_ctx()) {
-            ctx.rank(rank).world(world);
-            byte[] bytes = new byte[Loader.sizeof(iris_ctx.class)];
-            new BytePointer(ctx).get(bytes);
-            return bytes;
         }
     }
 }

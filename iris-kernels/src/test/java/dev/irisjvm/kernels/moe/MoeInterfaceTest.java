@@ -1,19 +1,15 @@
 package dev.irisjvm.kernels.moe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.internal.AbiLayout;
+import dev.irisjvm.kernels.ContextBytes;
 import dev.irisjvm.kernels.FatbinKernels;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
-import dev.irisjvm.runtime.abi.iris_ctx;
 import dev.irisjvm.runtime.abi.iris_moe_args;
 import dev.irisjvm.runtime.abi.iris_moe_stats;
-import java.util.List;
 import java.util.Set;
-import org.bytedeco.javacpp.BytePointer;
-import org.bytedeco.javacpp.Loader;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,15 +21,7 @@ class MoeInterfaceTest {
 
     @Test
     void everyKernelTheMoeClassesLookUpIsCompiledForEveryArchitecture() {
-        MoeDispatch.kernelNames().forEach((module, names) -> {
-            List<Set<String>> images = FatbinKernels.of(module);
-            assertFalse(images.isEmpty(), module + " holds no cubin");
-            for (Set<String> image : images) {
-                for (String name : names) {
-                    assertTrue(image.contains(name), module + " lacks " + name + " in one of its cubins: " + image);
-                }
-            }
-        });
+        FatbinKernels.assertEveryModuleHolds(MoeDispatch.kernelNames());
         assertEquals(Set.of("moe_dispatch", "moe_combine"), MoeDispatch.kernelNames().keySet());
     }
 
@@ -52,7 +40,7 @@ class MoeInterfaceTest {
         MoeConfig c = new MoeConfig(256, 8, 2, 100, 40, OverflowPolicy.DROP, dev.irisjvm.core.DType.BF16);
         MoeLayout layout = MoeLayout.of(c);
         MoeArgs.Buffers b = new MoeArgs.Buffers(0x10_0000L, 0x20_0000L, 0x30_0000L, 0x40_0000L, 0x40_1000L, 0x50_0000L);
-        try (MoeArgs args = new MoeArgs(context(1, 4), c, layout, b)) {
+        try (MoeArgs args = new MoeArgs(ContextBytes.of(1, 4), c, layout, b)) {
             iris_moe_args a = args.dispatch(0x1000, 0x2000, 0x3000, 77);
             assertEquals(1, a.ctx().rank());
             assertEquals(4, a.ctx().world());
@@ -118,14 +106,5 @@ class MoeInterfaceTest {
         long l = 4;  // on 2 ranks
         long expected = MoeLayout.of(c).bytes() + l * 64 * 128 * 2 + l * 64 * 8 + 2 * 256 + 200 * 128 * 2;
         assertEquals(expected, MoeDispatch.heapBytes(c, 2));
-    }
-
-    private static byte[] context(int rank, int world) {
-        try (iris_ctx ctx = new iris_ctx()) {
-            ctx.rank(rank).world(world);
-            byte[] bytes = new byte[Loader.sizeof(iris_ctx.class)];
-            new BytePointer(ctx).get(bytes);
-            return bytes;
-        }
     }
 }
