@@ -44,8 +44,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <li>Every rank makes the same calls in the same order with tensors of the same shapes.
  *     Tensors are symmetric (allocated collectively on the heap), {@code in} and {@code out}
  *     distinct, BF16, F16 or F32, with an element count that the node size divides.</li>
- * <li>The first call with a new dtype and size allocates the buffer between the levels on the heap, which is
- *     collective and cannot happen inside a CUDA graph capture: make one call before capturing.</li>
+ * <li>The first call with a new dtype and size allocates the buffer between the levels on the heap,
+ *     and the first all-reduce that goes in chunks a second {@link Collectives} workspace and its
+ *     streams: collective, and not possible inside a CUDA graph capture, so make one call before
+ *     capturing.</li>
  * <li>Calls only enqueue work on the stream (no host synchronization); device errors surface at
  *     the next {@link Iris#synchronize}. Bad arguments throw {@link IllegalArgumentException}
  *     naming the rank, the call, the argument and what was expected, before anything is enqueued.</li>
@@ -88,12 +90,11 @@ public final class WorldCollectives implements AutoCloseable {
     private final NcclCommunicator rail;     // null on one node
     private final boolean consecutiveNodes;  // world rank = node index x node size + index in the node
     private final Options options;
-    private final PipelinedAllReduce pipeline;  // null unless both levels exist
+    private PipelinedAllReduce pipeline;  // made by the first all-reduce that goes in chunks
     private final Map<String, SymTensor> shards = new LinkedHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private WorldCollectives(Iris iris, Collectives node, NcclCommunicator rail, boolean consecutiveNodes, Options options,
-                             PipelinedAllReduce pipeline) {
+    private WorldCollectives(Iris iris, Collectives node, NcclCommunicator rail, boolean consecutiveNodes, Options options) {
         this.iris = iris;
         this.consecutiveNodes = consecutiveNodes;
         this.rank = iris.rank();
@@ -101,7 +102,6 @@ public final class WorldCollectives implements AutoCloseable {
         this.node = node;
         this.rail = rail;
         this.options = options;
-        this.pipeline = pipeline;
     }
 
     /**
@@ -136,9 +136,7 @@ public final class WorldCollectives implements AutoCloseable {
         Collectives node = iris.node().size() > 1 ? Collectives.create(iris) : null;
         try {
             NcclCommunicator rail = iris.nodeCount() > 1 ? NcclTeams.of(iris).rail() : null;
-            PipelinedAllReduce pipeline = node != null && rail != null
-                    ? new PipelinedAllReduce(node, Collectives.create(iris), rail, iris.node().size()) : null;
-            return new WorldCollectives(iris, node, rail, consecutive, options, pipeline);
+            return new WorldCollectives(iris, node, rail, consecutive, options);
         } catch (RuntimeException e) {
             if (node != null) node.close();
             throw e;
@@ -168,6 +166,9 @@ public final class WorldCollectives implements AutoCloseable {
         SymTensor shard = shard(in.dtype(), i.numel() / nodeSize);
         long chunk = PipelinedAllReduce.chunkElements(i.numel(), i.dtype().byteSize(), nodeSize, options.pipelineChunkBytes());
         if (chunk < i.numel()) {
+            if (pipeline == null) {  // collective, like the shard: every rank's first chunked call is the same call
+                pipeline = new PipelinedAllReduce(node, Collectives.create(iris), rail, nodeSize);
+            }
             pipeline.run(in, out, shard, op, chunk, stream);
             return;
         }
