@@ -52,8 +52,9 @@ import java.util.OptionalInt;
  * kernel left spinning), refuse further collective calls at once with the same exception, and
  * close within {@value #CLOSE_SECONDS} s. Survivors then exit 0 by themselves. The launcher
  * reports the victim as the rank that failed first: killed, with exit 137; thrown, with 1; stopped, it is
- * continued {@value #RESUME_SECONDS} s later by a process it started before stopping (long after
- * the survivors have ended) and exits {@value #RESUMED_EXIT_CODE}.
+ * continued {@value #RESUME_SECONDS} s later by a process it started before stopping (after the
+ * survivors' deadline and close time have both passed, so they must have ended by themselves) and
+ * exits {@value #RESUMED_EXIT_CODE}.
  */
 public final class RankLossScenarios {
     static final long WATCHDOG_TIMEOUT_MS = 3_000;
@@ -61,10 +62,10 @@ public final class RankLossScenarios {
     static final long VICTIM_SLEEP_MS = 500;
     static final double DEADLINE_SECONDS = 5.0;
     static final double STOPPED_DEADLINE_SECONDS = 7.0;
-    static final int RESUME_SECONDS = 25;
     static final int RESUMED_EXIT_CODE = 4;
     static final int RING_SHARD = 4096;
     static final double CLOSE_SECONDS = 10.0;
+    static final int RESUME_SECONDS = (int) (STOPPED_DEADLINE_SECONDS + CLOSE_SECONDS) + 1;
     static final int FLAG_BLOCKS = 132;
     static final int FLAG_SITE = 4242;
     static final int FUSED_SIZE = 2048;
