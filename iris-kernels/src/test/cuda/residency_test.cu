@@ -1,6 +1,6 @@
 // residency_test.cu: other work that holds SMs, driven by dev.irisjvm.kernels.SmHog for the
 // scenarios that run the library's kernels while most of the GPU is taken (FusedScenarios,
-// AttentionScenarios): CUDA promises no kernel that all its blocks are resident at once, nor that
+// AttentionScenarios, DeviceApiScenarios): CUDA promises no kernel that all its blocks are resident at once, nor that
 // they start in index order, when another stream, another process or an MPS limit holds SMs.
 //
 // Portable: only the device API, so the HIP build compiles it too (compile-only).
@@ -24,4 +24,10 @@ extern "C" __global__ void rt_hold_sms(uint32_t* status, uint64_t max_ns) {
         }
         iris::arch::sleep_ns(1000);
     }
+}
+
+// Stores value at out: a kernel that has never run, for the scenario that launches one for the first
+// time beside held SMs (DeviceApiScenarios: its code must already be in the context).
+extern "C" __global__ void rt_store(uint64_t* out, uint64_t value) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) *out = value;
 }

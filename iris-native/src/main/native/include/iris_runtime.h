@@ -154,7 +154,9 @@ int iris_graph_destroy(iris_graph graph);
  * bundle (.hsaco). The bytes are copied; the caller may free them. */
 int iris_module_load_data(iris_module* module, const void* image, uint64_t image_bytes);
 int iris_module_unload(iris_module module);
-/* Looks up an extern "C" kernel; IRIS_ERROR_NOT_FOUND when the module has none of that name. */
+/* Looks up an extern "C" kernel and loads its code into the current context (CUDA 12.4+ drivers), so
+ * that its first launch does not wait for kernels already running; IRIS_ERROR_NOT_FOUND when the
+ * module has none of that name. */
 int iris_module_get_function(iris_function* function, iris_module module, const char* name);
 /* Raises the kernel's dynamic shared memory limit (needed above 48 KiB). */
 int iris_function_set_max_dynamic_shared_memory(iris_function function, int bytes);

@@ -25,5 +25,18 @@ int fail_driver(const char* function, const char* call, CUresult r) {
     return fail(IRIS_ERROR_GPU, function, message);
 }
 
+int ensure_context(const char* caller) {
+    static std::atomic<PFN_cuCtxGetCurrent_v4000> ctx_get_current{nullptr};
+    PFN_cuCtxGetCurrent_v4000 get = nullptr;
+    int status = driver_function(ctx_get_current, "cuCtxGetCurrent", 12000, caller, &get);
+    if (status != IRIS_SUCCESS) return status;
+    CUcontext current = nullptr;
+    if (get(&current) == CUDA_SUCCESS && current != nullptr) return IRIS_SUCCESS;
+    int device = 0;
+    IRIS_GPU_CHECK(gpuGetDevice(&device));
+    IRIS_GPU_CHECK(gpuSetDevice(device));
+    return IRIS_SUCCESS;
+}
+
 }  // namespace iris
 #endif  // !IRIS_PLATFORM_HIP

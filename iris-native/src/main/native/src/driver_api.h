@@ -49,6 +49,12 @@ int driver_function(std::atomic<Fn>& slot, const char* symbol, unsigned version,
 /// "CUDA_ERROR_INVALID_VALUE" for a driver result, through the same query; the number where that fails.
 void driver_error_name(CUresult r, char* out, size_t size);
 
+/// Makes the runtime's device current on the calling thread when no context is: driver functions
+/// that act on the current context fail with CUDA_ERROR_INVALID_CONTEXT on a thread that has not
+/// touched the GPU yet (cudaSetDevice initializes the primary context). With a context current
+/// nothing is called, so this stays legal during stream capture.
+int ensure_context(const char* caller);
+
 /// Records "<function>: <call> failed: <the result's name>" and returns IRIS_ERROR_GPU.
 int fail_driver(const char* function, const char* call, CUresult r);
 

@@ -10,6 +10,39 @@ using iris::handle_cast;
 namespace {
 // Kernel parameter space is 32 KiB on current GPUs; more arguments than this is a caller bug.
 constexpr uint32_t kMaxKernelArgs = 256;
+
+#if !defined(IRIS_PLATFORM_HIP)
+// Under lazy loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) a kernel's code reaches
+// the context at its first launch, and that load waits for the kernels already running: a first
+// launch beside a kernel that spins until it is released (a peer's persistent kernel, a wait on this
+// very launch) stalls until that kernel ends. Loading at lookup moves the wait to where nothing of
+// the caller runs yet. A driver older than 12.4 has no cuFuncLoad: its kernels load at first launch.
+int load_in_current_context(gpu::Kernel k) {
+    static std::atomic<PFN_cuKernelGetFunction_v12000> get_function{nullptr};
+    static std::atomic<PFN_cuFuncLoad_v12040> func_load{nullptr};
+    void* probe = nullptr;
+    bool found = false;
+    if (func_load.load(std::memory_order_acquire) == nullptr &&
+        gpu::driver_entry_point("cuFuncLoad", &probe, 12040, &found) == gpuSuccess && !found) {
+        return IRIS_SUCCESS;
+    }
+    PFN_cuKernelGetFunction_v12000 get = nullptr;
+    PFN_cuFuncLoad_v12040 load = nullptr;
+    if (int status = iris::driver_function(get_function, "cuKernelGetFunction", 12000, "iris_module_get_function", &get)) {
+        return status;
+    }
+    if (int status = iris::driver_function(func_load, "cuFuncLoad", 12040, "iris_module_get_function", &load)) {
+        return status;
+    }
+    if (int status = iris::ensure_context("iris_module_get_function")) return status;
+    CUfunction f = nullptr;
+    CUresult r = get(&f, reinterpret_cast<CUkernel>(k));
+    if (r != CUDA_SUCCESS) return iris::fail_driver("iris_module_get_function", "cuKernelGetFunction(&function, kernel)", r);
+    r = load(f);
+    if (r != CUDA_SUCCESS) return iris::fail_driver("iris_module_get_function", "cuFuncLoad(function)", r);
+    return IRIS_SUCCESS;
+}
+#endif
 }  // namespace
 
 extern "C" {
@@ -40,6 +73,9 @@ int iris_module_get_function(iris_function* function, iris_module module, const 
         iris::fail_gpu(IRIS_LIBRARY_GET_NAME "(&kernel, library, name)", e);
         return IRIS_ERROR_NOT_FOUND;
     }
+#if !defined(IRIS_PLATFORM_HIP)
+    if (int status = load_in_current_context(k)) return status;
+#endif
     *function = handle_cast<iris_function>(k);
     return IRIS_SUCCESS;
 }

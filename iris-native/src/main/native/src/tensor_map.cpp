@@ -75,24 +75,6 @@ int validate(const uint8_t* descriptor, int element_type, uint64_t base, uint64_
 
 std::atomic<PFN_cuTensorMapEncodeTiled_v12000> encode_tiled{nullptr};
 
-// The driver encodes a map for the calling thread's current context and fails with
-// CUDA_ERROR_INVALID_CONTEXT without one (a thread that has not touched the GPU yet). The runtime's
-// device is made current then (cudaSetDevice initializes its primary context); with a context
-// current nothing is called, so this stays legal during stream capture.
-std::atomic<PFN_cuCtxGetCurrent_v4000> ctx_get_current{nullptr};
-
-int ensure_context() {
-    PFN_cuCtxGetCurrent_v4000 get = nullptr;
-    int status = iris::driver_function(ctx_get_current, "cuCtxGetCurrent", 12000, kFunction, &get);
-    if (status != IRIS_SUCCESS) return status;
-    CUcontext current = nullptr;
-    if (get(&current) == CUDA_SUCCESS && current != nullptr) return IRIS_SUCCESS;
-    int device = 0;
-    IRIS_GPU_CHECK(gpuGetDevice(&device));
-    IRIS_GPU_CHECK(gpuSetDevice(device));
-    return IRIS_SUCCESS;
-}
-
 CUtensorMapDataType data_type(int element_type) {
     switch (element_type) {
         case IRIS_TMA_F16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
@@ -133,7 +115,7 @@ int iris_tensor_map_2d(uint8_t* descriptor, int element_type, uint64_t base, uin
     PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
     status = iris::driver_function(encode_tiled, "cuTensorMapEncodeTiled", 12000, kFunction, &encode);
     if (status != IRIS_SUCCESS) return status;
-    status = ensure_context();
+    status = iris::ensure_context(kFunction);
     if (status != IRIS_SUCCESS) return status;
 
     alignas(64) CUtensorMap map;

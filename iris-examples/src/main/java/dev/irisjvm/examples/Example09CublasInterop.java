@@ -122,12 +122,19 @@ public final class Example09CublasInterop {
     }
 
     /** A device address as the pointer type JavaCPP's cuBLAS binding takes. */
-    private static FloatPointer floats(long address) {
-        return new FloatPointer(new Pointer() {
-            {
-                this.address = address;
-            }
-        });
+    private static FloatPointer floats(long deviceAddress) {
+        return new FloatPointer(new At(deviceAddress));
+    }
+
+    /**
+     * A JavaCPP pointer at an address it does not own. A named class, not an anonymous one: inside
+     * {@code new Pointer() {{ address = address; }}} both names are the inherited field, and the
+     * pointer stays null.
+     */
+    private static final class At extends Pointer {
+        At(long deviceAddress) {
+            address = deviceAddress;
+        }
     }
 
     private static void cuda(int status, String call) {
@@ -138,7 +145,7 @@ public final class Example09CublasInterop {
 
     private static void blas(int status, String call) {
         if (status != cublas.CUBLAS_STATUS_SUCCESS) {
-            throw new IllegalStateException(call + " failed with cublasStatus_t " + status);
+            throw new IllegalStateException(call + " failed: " + cublas.cublasGetStatusString(status).getString() + " (" + status + ")");
         }
     }
 }

@@ -11,6 +11,7 @@ import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.gpu.DeviceMemory;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Kernel;
 import dev.irisjvm.core.internal.KernelArgs;
 import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.core.internal.Memcpy;
@@ -67,6 +68,7 @@ public final class DeviceApiScenarios {
             "device_bulk_put_after_store",
             "device_wait_until_cmp",
             "device_wait_local_timeout",
+            "device_first_launch_beside_held_sms",
             "device_wait_timeout");
 
     static final long DEVICE_TIMEOUT_MS = 5_000;
@@ -127,6 +129,7 @@ public final class DeviceApiScenarios {
             bodies.put("device_bulk_put_after_store", s::bulkPutAfterStore);
             bodies.put("device_wait_until_cmp", s::waitUntilCmp);
             bodies.put("device_wait_local_timeout", s::waitLocalTimeout);
+            bodies.put("device_first_launch_beside_held_sms", s::firstLaunchBesideHeldSms);
             bodies.put("device_wait_timeout", s::waitTimeout);  // last: it leaves a device error behind on purpose
             failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
         }
@@ -1260,6 +1263,29 @@ public final class DeviceApiScenarios {
     // =============================================================================================
     // helpers
     // =============================================================================================
+
+    /**
+     * A kernel of a module loaded just now, launched for the first time while other work holds all
+     * SMs but one, runs on the free one at once: its code reached the context when it was looked up.
+     * Loaded lazily at its first launch instead, the launch would wait for the running kernels, here
+     * until the hog lets go by its deadline.
+     */
+    private void firstLaunchBesideHeldSms() {
+        Failures f = new Failures();
+        long value = notPoison(TestSeeds.mix64(seed("first_launch_beside_held_sms", rank)));
+        try (KernelLibrary fresh = KernelLibrary.forIris(iris); SymTensor out = heap.empty(DType.I64, 1)) {
+            Kernel store = fresh.module(SmHog.MODULE).kernel("rt_store");  // a module of its own: none of it has run
+            poison(out, Kind.I64);
+            try (SmHog hog = SmHog.hold(iris, 1, Duration.ofSeconds(20))) {
+                store.launch(LaunchShape.of(1, 32), stream, args.clear().putLong(out.deviceAddress()).putLong(value));
+                stream.synchronize();
+                hog.checkStillHolding();
+            }
+            long got = out.toLongArray()[0];
+            f.check(got == value, () -> "rt_store wrote 0x" + Long.toHexString(got) + ", expected 0x" + Long.toHexString(value));
+        }
+        f.throwIfAny();
+    }
 
     private KernelArgs args() {
         return args.clear().putBytes(ctx, DeviceContext.ALIGNMENT);

@@ -13,6 +13,11 @@ package dev.irisjvm.core.internal;
  * }</pre>
  */
 public record ParameterLayout(int[] offsets, int[] sizes) {
+    /**
+     * The largest alignment a parameter after the first gets: an iris_gemm_args (64-byte aligned for
+     * its TMA descriptors) after the 112-byte iris_ctx was laid out at byte 112 on an H200 (CUDA 13).
+     */
+    static final int MAX_PARAMETER_ALIGNMENT = 16;
 
     public ParameterLayout {
         if (offsets.length != sizes.length) {
@@ -43,7 +48,11 @@ public record ParameterLayout(int[] offsets, int[] sizes) {
                 throw new IllegalArgumentException(NativeCalls.rankLabel() + ": kernel '" + kernel + "', argument " + i
                         + " (" + sizes[i] + " bytes): packed at byte " + args.offset(i) + " with " + args.alignment(i)
                         + "-byte alignment, the kernel's parameter " + i + " is at byte " + offsets[i]
-                        + " (the argument's alignment is not the parameter's)");
+                        + (args.alignment(i) > MAX_PARAMETER_ALIGNMENT
+                                ? " (parameters after the first are aligned to " + MAX_PARAMETER_ALIGNMENT
+                                        + " bytes at most: make the argument that needs " + args.alignment(i)
+                                        + " the kernel's first parameter)"
+                                : " (the argument's alignment is not the parameter's)"));
             }
         }
     }

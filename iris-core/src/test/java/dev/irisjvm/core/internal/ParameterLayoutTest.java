@@ -55,6 +55,18 @@ class ParameterLayoutTest {
     }
 
     @Test
+    void aTmaStructAfterTheContextIsToldToComeFirst() {
+        // (iris::Ctx, iris_gemm_args) as the driver laid it out on an H200: the 64-byte aligned struct at 112.
+        ParameterLayout gemm = new ParameterLayout(new int[] {0, 112}, new int[] {112, 320});
+        try (KernelArgs a = new KernelArgs().putBytes(new byte[112], 8).putBytes(new byte[320], 64)) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> gemm.check("gemm_all_scatter", a));
+            assertTrue(e.getMessage().contains("argument 1 (320 bytes): packed at byte 128 with 64-byte alignment, the kernel's "
+                    + "parameter 1 is at byte 112 (parameters after the first are aligned to 16 bytes at most: make the "
+                    + "argument that needs 64 the kernel's first parameter)"), e.getMessage());
+        }
+    }
+
+    @Test
     void aKernelWithoutParametersTakesNoArguments() {
         ParameterLayout none = new ParameterLayout(new int[0], new int[0]);
         try (KernelArgs a = new KernelArgs()) {
