@@ -41,7 +41,7 @@
 //   };
 //
 //   extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)
-//   gemm_to_every_rank(const IRIS_GRID_CONSTANT iris_gemm_args args, const IRIS_GRID_CONSTANT iris::Ctx ctx) {
+//   gemm_to_every_rank(const IRIS_GRID_CONSTANT iris::Ctx ctx, const IRIS_GRID_CONSTANT iris_gemm_args args) {
 //   #if IRIS_HAS_WGMMA
 //       using Cfg = iris::gemm::Config<iris::bf16, iris::gemm::BLayout::nk, iris::bf16>;
 //       ToEveryRank hooks{{}, ctx, static_cast<iris::bf16*>(args.c), args.ldc};
@@ -49,10 +49,7 @@
 //   #endif
 //   }
 //
-// iris_gemm_args comes first: TMA reads the descriptors in it from the parameter space, at 64-byte
-// aligned addresses, and a parameter after the first is placed at a multiple of at most 16 bytes (a
-// second parameter after the 112-byte iris::Ctx lands at byte 112). Launch it with
-// IRIS_GEMM_THREADS threads per block, IRIS_GEMM_SHARED_BYTES of dynamic shared
+// Launch it with IRIS_GEMM_THREADS threads per block, IRIS_GEMM_SHARED_BYTES of dynamic shared
 // memory (DeviceModule.setMaxDynamicSharedBytes first) and at most one block per SM
 // (GemmKernelArgs.launchShape). `#if IRIS_HAS_WGMMA` keeps the body out of compiles for other
 // architectures, where the kernel is then empty.

@@ -67,8 +67,8 @@ public final class Example08GemmAllScatter {
                         0, new DeviceMatrix(columns, DType.BF16, M, N_LOCAL, n)));
                 iris.barrier();  // every rank's C is poisoned before any rank stores into it
 
-                // gemm_all_scatter(iris_gemm_args args, iris::Ctx ctx)
-                kernels.launch(KERNEL, gemm.launchShape(), iris.stream(), gemm, iris.deviceContext());
+                // gemm_all_scatter(iris::Ctx ctx, iris_gemm_args args)
+                kernels.launch(KERNEL, gemm.launchShape(), iris.stream(), iris.deviceContext(), gemm);
                 iris.barrier();  // publishes every rank's stores into this rank's C
                 iris.synchronize();
 

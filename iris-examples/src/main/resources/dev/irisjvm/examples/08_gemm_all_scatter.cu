@@ -30,7 +30,7 @@ struct StoreToEveryRank : iris::gemm::NoHooks {
 };
 
 extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)
-    gemm_all_scatter(const IRIS_GRID_CONSTANT iris_gemm_args args, const IRIS_GRID_CONSTANT iris::Ctx ctx) {
+    gemm_all_scatter(const IRIS_GRID_CONSTANT iris::Ctx ctx, const IRIS_GRID_CONSTANT iris_gemm_args args) {
 #if IRIS_HAS_WGMMA  // sm_90a: wgmma and TMA
     using Cfg = iris::gemm::Config<bf16, iris::gemm::BLayout::nk, bf16>;  // 128 x 256 tiles, B is N x K
     StoreToEveryRank hooks{{}, ctx, static_cast<bf16*>(args.c), args.ldc};

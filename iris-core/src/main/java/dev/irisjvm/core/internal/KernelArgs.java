@@ -8,8 +8,9 @@ import org.bytedeco.javacpp.IntPointer;
 
 /**
  * A kernel's arguments packed as the kernel declares them: each value at its natural alignment,
- * structs (such as the 112-byte {@code iris::Ctx}) as raw bytes. Each argument's offset, size and
- * alignment are recorded, so that a launch can check them against the kernel's parameters. Reusable: {@link #clear()} and
+ * structs (such as the 112-byte {@code iris::Ctx}) as raw bytes. Each argument's offset and size
+ * are recorded: the launch hands the driver a pointer to each, and checks the sizes against the
+ * kernel's parameters. Reusable: {@link #clear()} and
  * fill again, so a hot launch loop allocates nothing; arguments that every launch shares can be
  * packed once and kept with {@link #mark()} / {@link #reset()}.
  *
@@ -32,9 +33,8 @@ public final class KernelArgs implements AutoCloseable {
     private final IntPointer nativeOffsets = new IntPointer(MAX_ARGS);
     // Written through a view: IntPointer.put is a JNI call, and a launch packs several arguments.
     private final IntBuffer offsets = nativeOffsets.asByteBuffer().order(ByteOrder.nativeOrder()).asIntBuffer();
-    // Each argument's size and alignment, for the check against the kernel's parameters (Kernel).
+    // Each argument's size, for the check against the kernel's parameters (Kernel).
     private final int[] sizes = new int[MAX_ARGS];
-    private final int[] alignments = new int[MAX_ARGS];
     private int count;
     private int markPosition;
     private int markCount;
@@ -72,7 +72,6 @@ public final class KernelArgs implements AutoCloseable {
         }
         buffer.position(at);
         sizes[count] = size;
-        alignments[count] = alignment;
         offsets.put(count++, at);
         return this;
     }
@@ -144,19 +143,9 @@ public final class KernelArgs implements AutoCloseable {
         return count;
     }
 
-    /** Where argument {@code i} starts in the packed buffer. */
-    int offset(int i) {
-        return offsets.get(i);
-    }
-
     /** Bytes of argument {@code i}. */
     int size(int i) {
         return sizes[i];
-    }
-
-    /** The alignment argument {@code i} was packed with. */
-    int alignment(int i) {
-        return alignments[i];
     }
 
     BytePointer buffer() {
