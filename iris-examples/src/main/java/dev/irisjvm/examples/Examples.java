@@ -1,6 +1,7 @@
 package dev.irisjvm.examples;
 
 import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.KernelCompiler;
 import java.util.Random;
 
 /**
@@ -16,6 +17,16 @@ final class Examples {
         if (iris.worldSize() < 2) {
             throw new IllegalStateException("run with at least two ranks: bin/iris-run -n 2 -- ...");
         }
+    }
+
+    /** This GPU's run-time compiler; throws unless the GPU is a Hopper (sm_90a: wgmma and TMA), as the GEMM examples need. */
+    static KernelCompiler hopperCompiler(Iris iris) {
+        KernelCompiler compiler = KernelCompiler.forIris(iris);
+        if (!compiler.architecture().equals("sm_90a")) {
+            throw new IllegalStateException("rank " + iris.rank() + ": this example needs an H100 or H200 (sm_90a); this GPU is "
+                    + compiler.architecture());
+        }
+        return compiler;
     }
 
     /** Collective: this run's seed, rank 0's clock; every input derives from it and the rank that owns it. */

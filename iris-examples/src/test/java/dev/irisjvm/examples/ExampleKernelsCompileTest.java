@@ -33,7 +33,8 @@ class ExampleKernelsCompileTest {
             "05_message_passing.cu", Set.of("producer", "consumer"),
             "06_all_reduce.cu", Set.of("all_reduce_sum"),
             "07_checked_mode.cu", Set.of("out_of_heap"),
-            "08_gemm_all_scatter.cu", Set.of("gemm_all_scatter"));
+            "08_gemm_all_scatter.cu", Set.of("gemm_all_scatter"),
+            "10_overlap_styles.cu", Set.of("gemm", "scatter", "gemm_counting", "scatter_when_counted", "gemm_and_scatter"));
 
     @TempDir
     static Path cache;

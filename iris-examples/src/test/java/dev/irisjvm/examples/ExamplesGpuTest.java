@@ -54,7 +54,8 @@ class ExamplesGpuTest {
             new Example(Example06AllReduce.class, r -> true),
             new Example(Example07CheckedMode.class, r -> true),
             new Example(Example08GemmAllScatter.class, r -> true),
-            new Example(Example09CublasInterop.class, r -> true));
+            new Example(Example09CublasInterop.class, r -> true),
+            new Example(Example10OverlapStyles.class, r -> true));
 
     @TestFactory
     Stream<DynamicTest> examples() {
