@@ -4,20 +4,25 @@ import dev.irisjvm.core.DeviceBarrier;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.Team;
+import dev.irisjvm.core.DType;
 import dev.irisjvm.core.gpu.DeviceMemory;
 import dev.irisjvm.core.gpu.Event;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.NodeTeamOperations;
+import dev.irisjvm.kernels.nccl.NcclCommunicator;
+import dev.irisjvm.kernels.nccl.NcclTeams;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Sequence-parallel attention forward over the ranks of an {@link Iris} node ({@link Iris#node()}:
- * every rank on a job of one node; "rank" and "world" below are the node's) (ring attention): Q, K
+ * Sequence-parallel attention forward over a team of ranks (ring attention): the ranks of this
+ * rank's node ({@link Iris#node()}, the default: every rank on a job of one node), or every rank of
+ * a job of several nodes ({@link Iris#world()}); "rank" and "world" below are the team's. Q, K
  * and V are sharded by sequence, each rank holding {@code S / world} tokens of every sequence on the
  * symmetric heap; each rank computes the attention of its queries against the whole sequence and
  * writes its rows of O and of the log-sum-exp. K/V memory per rank stays O(S / world): the rank's own
@@ -59,6 +64,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * compares global positions, which {@link Sharding} defines; K/V tiles a query tile cannot see are
  * skipped.
  *
+ * <h2>Across nodes</h2>
+ * Over {@link Iris#world()} a source on this rank's node is copied from its heap as above; a source
+ * on another node comes by NCCL on the same copy stream (a group of one send and one receive per
+ * step: this rank sends its own shard to the rank that needs it at that step, {@code rank + s}, and
+ * receives from {@code rank - s}), so it overlaps the steps running on the caller's stream as the
+ * copies do. Every rank pulls its sources straight from their owners rather than forwarding what it
+ * received, so the hops between nodes spread over every rank's network link. The last launch then
+ * starts after that transfer (NCCL's kernel needs SMs that the waiting launch would hold).
+ *
+ * <pre>{@code
+ * try (RingAttention ring = RingAttention.create(iris, attention, p, Sharding.ZIG_ZAG, iris.world())) {
+ *     ring.forward(q, k, v, o, lse, iris.stream());   // shards of S / iris.worldSize() tokens
+ * }
+ * }</pre>
+ *
  * <h2>Contract</h2>
  * <ul>
  * <li>Collective: every rank creates the instance with the same problem and sharding, and calls
@@ -81,8 +101,12 @@ public final class RingAttention implements AutoCloseable {
     private final boolean ownsAttention;
     private final AttentionProblem shard;
     private final Sharding sharding;
+    /** The ranks of the ring: the node, or the world of a job of several nodes. */
+    private final Team team;
     private final int rank;
     private final int world;
+    /** The world communicator for sources on other nodes; null when the ring stays on this node. */
+    private final NcclCommunicator crossNode;
     private final Chunks[] chunksOf;
     private final DeviceMemory workspace;
     private final long oAcc;
@@ -108,14 +132,16 @@ public final class RingAttention implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private RingAttention(Iris iris, Attention attention, boolean ownsAttention, AttentionProblem shard, Sharding sharding,
-                          List<AutoCloseable> made) {
+                          Team team, List<AutoCloseable> made) {
         this.iris = iris;
         this.attention = attention;
         this.ownsAttention = ownsAttention;
         this.shard = shard;
         this.sharding = sharding;
-        this.rank = iris.node().index();
-        this.world = iris.node().size();
+        this.team = team;
+        this.rank = team.index();
+        this.world = team.size();
+        this.crossNode = team.size() > iris.node().size() ? NcclTeams.of(iris).world() : null;
         this.chunksOf = new Chunks[world];
         for (int r = 0; r < world; r++) {
             chunksOf[r] = sharding.chunks(r, world, shard.qLen());
@@ -143,7 +169,7 @@ public final class RingAttention implements AutoCloseable {
         made.add(copyStream);
         barrier = iris.newBarrier();
         made.add(barrier);
-        lastCopyNeedsSms = world > 1 && iris.pciAddressOf((rank + 1) % world).equals(iris.pciAddressOf(rank));
+        lastCopyNeedsSms = world > 1 && lastCopyNeedsSms(iris, team.worldRank((rank + 1) % world));
         if (lastShardReady != 0) {
             // The kernel reads the whole word; stream writes set its low half.
             Memcpy.memset(lastShardReady, 0, 8, copyStream);
@@ -193,33 +219,61 @@ public final class RingAttention implements AutoCloseable {
     }
 
     /**
-     * Collective: sets up ring attention for shards shaped {@code shard} (qLen = kvLen = S / world),
-     * allocating this rank's workspace (the state and two K/V receive buffers, {@link
-     * #workspaceBytes()}) and a copy stream. {@code attention} is used, not owned.
+     * Collective: sets up ring attention over this rank's node for shards shaped {@code shard} (qLen
+     * = kvLen = S / world), allocating this rank's workspace (the state and two K/V receive buffers,
+     * {@link #workspaceBytes()}) and a copy stream. {@code attention} is used, not owned.
      */
     public static RingAttention create(Iris iris, Attention attention, AttentionProblem shard, Sharding sharding) {
-        return create(iris, attention, false, shard, sharding);
+        return create(iris, attention, false, shard, sharding, iris == null ? null : iris.node());
+    }
+
+    /**
+     * Collective over {@code team}: {@link Iris#node()}, as {@link #create(Iris, Attention,
+     * AttentionProblem, Sharding)}, or {@link Iris#world()}, a ring through every rank of the job
+     * whose hops between nodes go through NCCL (the world communicator of {@link NcclTeams}, created
+     * on first use). Shards are S / team size tokens.
+     */
+    public static RingAttention create(Iris iris, Attention attention, AttentionProblem shard, Sharding sharding, Team team) {
+        return create(iris, attention, false, shard, sharding, team);
     }
 
     private static RingAttention create(Iris iris, Attention attention, boolean owns, AttentionProblem shard, Sharding sharding) {
+        return create(iris, attention, owns, shard, sharding, iris == null ? null : iris.node());
+    }
+
+    private static RingAttention create(Iris iris, Attention attention, boolean owns, AttentionProblem shard, Sharding sharding,
+                                        Team team) {
         String op = "ring attention";
         AttentionChecks.notNull(op, "iris", iris);
         AttentionChecks.notNull(op, "attention", attention);
         AttentionChecks.notNull(op, "shard", shard);
         AttentionChecks.notNull(op, "sharding", sharding);
+        AttentionChecks.notNull(op, "team", team);
+        if (!team.equals(iris.node()) && !team.equals(iris.world())) {
+            throw AttentionChecks.fail(op, "team " + team + " is neither iris.node() nor iris.world(); the ring spans one of them");
+        }
         NodeTeamOperations.requirePeers(iris, "RingAttention");
-        checkShard(shard, sharding, iris.node().index(), iris.node().size());
+        checkShard(shard, sharding, team.index(), team.size());
         if (!attention.hasRingStep()) {
             attention.ringStep(null, null);  // throws, saying why
         }
         List<AutoCloseable> made = new ArrayList<>();
         try {
-            return new RingAttention(iris, attention, owns, shard, sharding, made);
+            return new RingAttention(iris, attention, owns, shard, sharding, team, made);
         } catch (RuntimeException | Error e) {
             Collections.reverse(made);
             Resources.closeAfter(e, made);
             throw e;
         }
+    }
+
+    /**
+     * Whether the copy of the last shard, from world rank {@code owner}, runs on SMs: a copy inside
+     * one GPU runs as a kernel, and so does NCCL's transfer from another node.
+     */
+    private static boolean lastCopyNeedsSms(Iris iris, int owner) {
+        Team node = iris.node();
+        return !node.contains(owner) || iris.pciAddressOf(node.indexOf(owner)).equals(iris.pciAddressOf(node.index()));
     }
 
     /** The rules on a shard's shapes: equal Q and K/V lengths, and what the sharding needs. */
@@ -315,8 +369,6 @@ public final class RingAttention implements AutoCloseable {
         int lastBuffer = last % 2;
         RingLastSteps lastSteps = new RingLastSteps(steps[last], receiveK[lastBuffer], receiveV[lastBuffer],
                 chunksOf[Math.floorMod(rank + 1, world)], lastShardReady);
-        long bytes = shard.kvBytes();
-
         barrier.enqueue(stream);           // every rank's shards are written
         start.record(stream);
         copyStream.waitFor(start);
@@ -327,11 +379,7 @@ public final class RingAttention implements AutoCloseable {
             if (s - 1 >= 1) {
                 copyStream.waitFor(readDone[b]);
             }
-            int from = Math.floorMod(rank - s - 1, world);
-            // The peer's shard is mapped into this rank's address space, so a plain device-to-device
-            // copy runs on the copy engine over NVLink and, unlike a peer copy, can be captured in a graph.
-            Memcpy.deviceToDevice(receiveK[b], ctx.translate(k, from), bytes, copyStream);
-            Memcpy.deviceToDevice(receiveV[b], ctx.translate(v, from), bytes, copyStream);
+            fetch(k, v, s + 1, b, ctx);
             if (s == last) {
                 copyStream.writeValue32(lastShardReady, 1);   // the last launch reads the shard after this
             }
@@ -356,6 +404,39 @@ public final class RingAttention implements AutoCloseable {
         barrier.enqueue(stream);           // every rank has finished reading this rank's shards
     }
 
+    /**
+     * Enqueues on the copy stream what step {@code step} needs in receive buffer {@code b}: the shard
+     * of rank {@code rank - step}, copied from its heap when it is on this node, else received by
+     * NCCL; and this rank's own shard sent to rank {@code rank + step} when that one is on another
+     * node (it receives in the same step).
+     */
+    private void fetch(long k, long v, int step, int b, DeviceContext ctx) {
+        Team node = iris.node();
+        int from = team.worldRank(Math.floorMod(rank - step, world));
+        int to = team.worldRank(Math.floorMod(rank + step, world));
+        long bytes = shard.kvBytes();
+        if (node.contains(from)) {
+            // The peer's shard is mapped into this rank's address space, so a plain device-to-device
+            // copy runs on the copy engine over NVLink and, unlike a peer copy, can be captured in a graph.
+            Memcpy.deviceToDevice(receiveK[b], ctx.translate(k, node.indexOf(from)), bytes, copyStream);
+            Memcpy.deviceToDevice(receiveV[b], ctx.translate(v, node.indexOf(from)), bytes, copyStream);
+        }
+        if (node.contains(from) && node.contains(to)) {
+            return;
+        }
+        long[] sendCounts = new long[crossNode.size()];
+        long[] recvCounts = new long[crossNode.size()];
+        long[] offsets = new long[crossNode.size()];
+        if (!node.contains(to)) {
+            sendCounts[to] = bytes;
+        }
+        if (!node.contains(from)) {
+            recvCounts[from] = bytes;
+        }
+        crossNode.sendRecv(k, offsets, sendCounts, receiveK[b], offsets, recvCounts, DType.U8, copyStream);
+        crossNode.sendRecv(v, offsets, sendCounts, receiveV[b], offsets, recvCounts, DType.U8, copyStream);
+    }
+
     private static void onHeap(String name, long address, long bytes, long heapBase, long heapEnd) {
         if (address < heapBase || address + bytes > heapEnd) {
             throw AttentionChecks.fail("ring attention", name + " [0x" + Long.toHexString(address) + ", +" + bytes
@@ -376,7 +457,7 @@ public final class RingAttention implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RingAttention(rank " + rank + " of " + world + ", " + sharding + ", shard " + shard + ", workspace "
+        return "RingAttention(rank " + rank + " of " + world + (crossNode != null ? " across nodes" : "") + ", " + sharding + ", shard " + shard + ", workspace "
                 + workspaceBytes() + " bytes" + (closed.get() ? ", closed" : "") + ")";
     }
 }

@@ -271,7 +271,7 @@ public final class AttentionScenarios {
     }
 
     /** Compares shard r's O and lse with the CPU reference rows at their global positions. */
-    private Misses compareShard(String what, RingCase c, int r, float[] q, float[] k, float[] v, float[] o, float[] lse, int stride) {
+    static Misses compareShard(String what, RingCase c, int r, float[] q, float[] k, float[] v, float[] o, float[] lse, int stride) {
         Misses m = new Misses(what);
         double scale = AttentionProblem.defaultScale(c.d());
         int s = c.total();
