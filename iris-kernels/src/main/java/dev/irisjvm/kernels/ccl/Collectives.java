@@ -13,6 +13,7 @@ import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.NodeTeamOperations;
+import dev.irisjvm.kernels.TensorChecks;
 import dev.irisjvm.kernels.ccl.CclChecks.Operand;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.nio.ByteBuffer;
@@ -393,27 +394,27 @@ public final class Collectives implements AutoCloseable {
         ensureOpen(call);
         Operand i = operand(call, "in", in);
         Operand o = operand(call, "out", out);
-        CclChecks.notNull(rank, call, "algorithm", algorithm);
+        TensorChecks.notNull(rank, call, "algorithm", algorithm);
         CclChecks.reduction(rank, call, i, o, op, stream);
         CclChecks.numel(rank, call, o, i.numel(), "the element count of in");
         long bytes = i.byteSize();
         AllReduceAlgorithm alg = resolve(algorithm, bytes);
         if (i.overlaps(o) && !i.sameTensor(o)) {
-            throw CclChecks.fail(rank, call, "in " + i.describe() + " and out " + o.describe() + " overlap without being the same"
+            throw TensorChecks.fail(rank, call, "in " + i.describe() + " and out " + o.describe() + " overlap without being the same"
                     + " elements; pass one tensor twice for an in-place all-reduce");
         }
         if (i.sameTensor(o) && !alg.allowsInPlace()) {
-            throw CclChecks.fail(rank, call, "in and out are the same tensor " + i.describe() + "; " + alg
+            throw TensorChecks.fail(rank, call, "in and out are the same tensor " + i.describe() + "; " + alg
                     + " is out-of-place only (use ONE_SHOT, TWO_SHOT or RING in place)");
         }
         if (alg == AllReduceAlgorithm.ONE_SHOT && CclChecks.oneShotStagingBytes(bytes, world) > stagingBytes) {
-            throw CclChecks.fail(rank, call, "ONE_SHOT needs " + CclChecks.oneShotStagingBytes(bytes, world) + " bytes of staging for "
+            throw TensorChecks.fail(rank, call, "ONE_SHOT needs " + CclChecks.oneShotStagingBytes(bytes, world) + " bytes of staging for "
                     + bytes + " bytes on " + world + " ranks; this Collectives has " + stagingBytes + " (inputs of up to "
                     + oneShotCapacityBytes() + " bytes); use TWO_SHOT or Options.withStagingBytes");
         }
         if (alg == AllReduceAlgorithm.COPY_ENGINE) {
             if (!CopyEngineCollectives.fits(stagingBytes, world)) {
-                throw CclChecks.fail(rank, call, "COPY_ENGINE needs staging buffers of at least " + 16L * world + " bytes on "
+                throw TensorChecks.fail(rank, call, "COPY_ENGINE needs staging buffers of at least " + 16L * world + " bytes on "
                         + world + " ranks; this Collectives has " + stagingBytes + "; use TWO_SHOT or Options.withStagingBytes");
             }
             copyEngine.allReduce(copyEngineKernels[typeIndex(i.dtype())][op.ordinal()], in.deviceAddress(), out.deviceAddress(),
@@ -482,7 +483,7 @@ public final class Collectives implements AutoCloseable {
         final String call = "broadcast";
         ensureOpen(call);
         Operand t = operand(call, "tensor", tensor);
-        CclChecks.notNull(rank, call, "stream", stream);
+        TensorChecks.notNull(rank, call, "stream", stream);
         CclChecks.root(rank, call, root, world);
         broadcastKernel.launch(shape(t.byteSize()), stream,
                 args.broadcast(tensor.deviceAddress(), t.byteSize(), root), overlap);
@@ -500,7 +501,7 @@ public final class Collectives implements AutoCloseable {
         ensureOpen(call);
         Operand i = operand(call, "in", in);
         Operand o = operand(call, "out", out);
-        CclChecks.notNull(rank, call, "stream", stream);
+        TensorChecks.notNull(rank, call, "stream", stream);
         CclChecks.sameDType(rank, call, i, o);
         CclChecks.divisible(rank, call, i, world);
         CclChecks.numel(rank, call, o, i.numel(), "the element count of in");
@@ -532,7 +533,7 @@ public final class Collectives implements AutoCloseable {
         ensureOpen(call);
         Operand i = operand(call, "in", in);
         Operand o = operand(call, "out", out);
-        CclChecks.notNull(rank, call, "stream", stream);
+        TensorChecks.notNull(rank, call, "stream", stream);
         CclChecks.sameDType(rank, call, i, o);
         CclChecks.distinct(rank, call, i, o, "allToAllV is out-of-place");
         long[] sendDispls = CclChecks.counts(rank, call, "sendCounts", sendCounts, world, i);
@@ -604,7 +605,7 @@ public final class Collectives implements AutoCloseable {
     }
 
     private Operand operand(String call, String name, SymTensor t) {
-        CclChecks.notNull(rank, call, name, t);
+        TensorChecks.notNull(rank, call, name, t);
         Operand o = new Operand(name, t.dtype(), t.numel(), t.isLive(), t.heap() == iris.heap(), t.heapOffset(), t);
         CclChecks.usable(rank, call, o);
         return o;

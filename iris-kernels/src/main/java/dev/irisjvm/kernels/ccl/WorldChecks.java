@@ -1,5 +1,7 @@
 package dev.irisjvm.kernels.ccl;
 
+import dev.irisjvm.kernels.TensorChecks;
+
 /**
  * What the hierarchical world collectives need of a job, checked without a GPU: every node holds
  * the same number of ranks (so that every rail crosses every node, and a rail all-reduce of node
@@ -17,7 +19,7 @@ final class WorldChecks {
     static void equalNodes(int rank, String call, int[] nodeSizeOf) {
         for (int r = 1; r < nodeSizeOf.length; r++) {
             if (nodeSizeOf[r] != nodeSizeOf[0]) {
-                throw CclChecks.fail(rank, call, "rank " + r + "'s node holds " + nodeSizeOf[r] + " ranks, rank 0's "
+                throw TensorChecks.fail(rank, call, "rank " + r + "'s node holds " + nodeSizeOf[r] + " ranks, rank 0's "
                         + nodeSizeOf[0] + "; the world collectives need the same number of ranks on every node (each rail"
                         + " then crosses every node)");
             }
@@ -40,7 +42,7 @@ final class WorldChecks {
     /** Rejects a call that needs nodes of consecutive ranks on a job whose ranks are spread otherwise. */
     static void requireConsecutive(int rank, String call, boolean consecutive) {
         if (!consecutive) {
-            throw CclChecks.fail(rank, call, "the nodes do not hold consecutive world ranks (node j holding ranks j L .. j L"
+            throw TensorChecks.fail(rank, call, "the nodes do not hold consecutive world ranks (node j holding ranks j L .. j L"
                     + " + L - 1), and the blocks of this collective are in world-rank order; start the ranks node by node"
                     + " (torchrun, srun's block distribution and bin/iris-run do)");
         }

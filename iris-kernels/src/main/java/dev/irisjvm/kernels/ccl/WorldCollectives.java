@@ -5,6 +5,7 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.kernels.TensorChecks;
 import dev.irisjvm.kernels.ccl.CclChecks.Operand;
 import dev.irisjvm.kernels.nccl.NcclCommunicator;
 import dev.irisjvm.kernels.nccl.NcclTeams;
@@ -156,7 +157,7 @@ public final class WorldCollectives implements AutoCloseable {
         CclChecks.numel(rank, call, o, i.numel(), "the element count of in");
         CclChecks.distinct(rank, call, i, o, "the world all-reduce is out-of-place");
         if (i.numel() % nodeSize != 0) {
-            throw CclChecks.fail(rank, call, "in has " + i.numel() + " elements, which the node size " + nodeSize
+            throw TensorChecks.fail(rank, call, "in has " + i.numel() + " elements, which the node size " + nodeSize
                     + " does not divide (each node rank carries one shard between nodes)");
         }
         if (oneLevel(in, out, i.byteSize(), stream, () -> node.allReduce(in, out, op, stream),
@@ -231,7 +232,7 @@ public final class WorldCollectives implements AutoCloseable {
         final String call = "WorldCollectives.broadcast";
         ensureOpen(call);
         Operand t = operand(call, "tensor", tensor);
-        CclChecks.notNull(rank, call, "stream", stream);
+        TensorChecks.notNull(rank, call, "stream", stream);
         CclChecks.root(rank, call, root, iris.worldSize());
         WorldChecks.requireConsecutive(rank, call, consecutiveNodes);
         int rootNode = root / nodeSize;
@@ -281,7 +282,7 @@ public final class WorldCollectives implements AutoCloseable {
         ensureOpen(call);
         Operand i = operand(call, "in", in);
         Operand o = operand(call, "out", out);
-        CclChecks.notNull(rank, call, "stream", stream);
+        TensorChecks.notNull(rank, call, "stream", stream);
         CclChecks.sameDType(rank, call, i, o);
         CclChecks.distinct(rank, call, i, o, "the world all-to-all is out-of-place");
         WorldChecks.requireConsecutive(rank, call, consecutiveNodes);
@@ -289,7 +290,7 @@ public final class WorldCollectives implements AutoCloseable {
         long[] sendDispls = CclChecks.counts(rank, call, "sendCounts", sendCounts, world, i);
         long[] recvDispls = CclChecks.counts(rank, call, "recvCounts", recvCounts, world, o);
         if (sendCounts[rank] != recvCounts[rank]) {
-            throw CclChecks.fail(rank, call, "sendCounts[" + rank + "] = " + sendCounts[rank] + " but recvCounts[" + rank
+            throw TensorChecks.fail(rank, call, "sendCounts[" + rank + "] = " + sendCounts[rank] + " but recvCounts[" + rank
                     + "] = " + recvCounts[rank] + ": this rank's block to itself must have one count");
         }
         int first = rank - iris.node().index();  // the node's first world rank
@@ -358,7 +359,7 @@ public final class WorldCollectives implements AutoCloseable {
     }
 
     private Operand operand(String call, String name, SymTensor t) {
-        CclChecks.notNull(rank, call, name, t);
+        TensorChecks.notNull(rank, call, name, t);
         Operand o = new Operand(name, t.dtype(), t.numel(), t.isLive(), t.heap() == iris.heap(), t.heapOffset(), t);
         CclChecks.usable(rank, call, o);
         return o;

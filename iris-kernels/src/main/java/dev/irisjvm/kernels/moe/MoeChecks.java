@@ -1,6 +1,9 @@
 package dev.irisjvm.kernels.moe;
 
+import static dev.irisjvm.kernels.TensorChecks.fail;
+
 import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.TensorChecks;
 import java.util.Arrays;
 
 /**
@@ -30,22 +33,9 @@ final class MoeChecks {
         }
     }
 
-    static IllegalArgumentException fail(int rank, String call, String message) {
-        return new IllegalArgumentException("rank " + rank + ": " + call + ": " + message);
-    }
-
-    static void notNull(int rank, String call, String name, Object value) {
-        if (value == null) throw fail(rank, call, name + " must not be null");
-    }
-
     /** A live tensor of this Iris instance's heap. */
     static void usable(int rank, String call, Operand t) {
-        if (!t.live()) {
-            throw fail(rank, call, t.name() + " " + t.describe() + " was freed");
-        }
-        if (!t.onThisHeap()) {
-            throw fail(rank, call, t.name() + " " + t.describe() + " is not on this Iris instance's symmetric heap");
-        }
+        TensorChecks.usable(rank, call, t.name(), t.tensor(), t.live(), t.onThisHeap(), "");
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Kernel;
 import dev.irisjvm.core.internal.KernelModule;
+import dev.irisjvm.kernels.TensorChecks;
 import dev.irisjvm.kernels.moe.MoeChecks.Operand;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -88,7 +89,7 @@ public final class MoeCombine implements AutoCloseable {
             int numTokens = dispatch.pendingTokens(call);
             Operand e = dispatch.operand(call, "expertOutputs", expertOutputs);
             Operand o = dispatch.operand(call, "out", out);
-            MoeChecks.notNull(rank, call, "stream", stream);
+            TensorChecks.notNull(rank, call, "stream", stream);
             MoeChecks.expertOutputs(rank, call, e, config.dtype(), localExperts, config.capacity(), config.hidden());
             MoeChecks.matrix(rank, call, o, config.dtype(), config.hidden(), numTokens, "hidden");
             var a = args.combine(expertOutputs.deviceAddress(), out.deviceAddress(), numTokens);

@@ -12,6 +12,7 @@ import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.NodeTeamOperations;
+import dev.irisjvm.kernels.TensorChecks;
 import dev.irisjvm.kernels.moe.MoeChecks.Operand;
 import dev.irisjvm.runtime.abi.iris_moe_stats;
 import java.nio.charset.StandardCharsets;
@@ -177,14 +178,14 @@ public final class MoeDispatch implements AutoCloseable {
         if (iris == null) throw new IllegalArgumentException(call + ": iris must not be null");
         int rank = iris.node().index();
         int world = iris.node().size();
-        MoeChecks.notNull(rank, call, "config", config);
+        TensorChecks.notNull(rank, call, "config", config);
         NodeTeamOperations.requirePeers(iris, "MoeDispatch");
         MoeChecks.layer(rank, call, config, world);
         byte[][] all = iris.allGather(config.toString().getBytes(StandardCharsets.UTF_8));  // before any allocation
         for (int r = 0; r < all.length; r++) {
             String theirs = new String(all[r], StandardCharsets.UTF_8);
             if (!theirs.equals(config.toString())) {
-                throw MoeChecks.fail(rank, call, "rank " + r + " passed " + theirs + ", this rank " + config
+                throw TensorChecks.fail(rank, call, "rank " + r + " passed " + theirs + ", this rank " + config
                         + "; every rank must pass the same config");
             }
         }
@@ -231,7 +232,7 @@ public final class MoeDispatch implements AutoCloseable {
         Operand t = operand(call, "tokens", tokens);
         Operand ids = operand(call, "expertIds", expertIds);
         Operand w = operand(call, "weights", weights);
-        MoeChecks.notNull(rank, call, "stream", stream);
+        TensorChecks.notNull(rank, call, "stream", stream);
         MoeChecks.numTokens(rank, call, numTokens, config.maxTokens());
         MoeChecks.matrix(rank, call, t, config.dtype(), config.hidden(), numTokens, "hidden");
         MoeChecks.matrix(rank, call, ids, DType.I32, config.topK(), numTokens, "topK");
@@ -301,7 +302,7 @@ public final class MoeDispatch implements AutoCloseable {
      */
     public MoeStats stats(Stream stream) {
         ensureOpen("stats");
-        MoeChecks.notNull(rank, "stats", "stream", stream);
+        TensorChecks.notNull(rank, "stats", "stream", stream);
         int statsBytes = AbiLayout.size(iris_moe_stats.class);
         try (IntPointer header = new IntPointer(statsBytes / 4); IntPointer r = new IntPointer(localExperts);
              IntPointer c = new IntPointer(localExperts)) {
@@ -381,7 +382,7 @@ public final class MoeDispatch implements AutoCloseable {
     }
 
     Operand operand(String call, String name, SymTensor t) {
-        MoeChecks.notNull(rank, call, name, t);
+        TensorChecks.notNull(rank, call, name, t);
         Operand o = new Operand(name, t.dtype(), t.shape(), t.isLive(), t.heap() == iris.heap(), t);
         MoeChecks.usable(rank, call, o);
         return o;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.TensorChecks;
 import dev.irisjvm.kernels.ccl.CclChecks.Operand;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -27,7 +28,7 @@ class CclChecksTest {
         Operand foreign = new Operand("out", DType.BF16, 10, true, false, 256, "SymTensor(BF16[10]@256)");
         rejects("rank 0: allGather: out SymTensor(BF16[10]@256) is not on this Iris instance's symmetric heap (collectives work "
                 + "on tensors of the heap their Collectives was created from)", () -> CclChecks.usable(0, "allGather", foreign));
-        rejects("rank 1: broadcast: tensor must not be null", () -> CclChecks.notNull(1, "broadcast", "tensor", null));
+        rejects("rank 1: broadcast: tensor must not be null", () -> TensorChecks.notNull(1, "broadcast", "tensor", null));
         CclChecks.usable(0, "allReduce", t("in", DType.F32, 5));  // fine
     }
 

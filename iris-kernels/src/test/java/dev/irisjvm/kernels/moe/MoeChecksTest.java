@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.TensorChecks;
 import dev.irisjvm.kernels.moe.MoeChecks.Operand;
 import org.junit.jupiter.api.Test;
 
@@ -78,7 +79,7 @@ class MoeChecksTest {
                 () -> MoeChecks.usable(0, "dispatch", new Operand("tokens", DType.BF16, new long[] {1, 8}, false, true, "gone")));
         assertMessage("rank 0: dispatch: tokens other is not on this Iris instance's symmetric heap",
                 () -> MoeChecks.usable(0, "dispatch", new Operand("tokens", DType.BF16, new long[] {1, 8}, true, false, "other")));
-        assertMessage("rank 5: combine: out must not be null", () -> MoeChecks.notNull(5, "combine", "out", null));
+        assertMessage("rank 5: combine: out must not be null", () -> TensorChecks.notNull(5, "combine", "out", null));
     }
 
     private static void assertMessage(String fragment, Runnable call) {
