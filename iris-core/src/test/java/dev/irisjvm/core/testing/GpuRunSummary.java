@@ -25,7 +25,13 @@ import org.w3c.dom.NodeList;
  *
  * <pre>
  * java -cp 'lib/*' dev.irisjvm.core.testing.GpuRunSummary REPORTS_DIR COMMIT SELECTION OUT.json
+ * java -cp 'lib/*' dev.irisjvm.core.testing.GpuRunSummary --merge OUT.json PART.json...
  * </pre>
+ *
+ * <p>{@code --merge} joins the summaries of runs of one commit at one world size on one machine
+ * that together ran a selection too long for one sitting (a suite in parts): the counts add up,
+ * the failures and skips are kept, and the selection lists the parts by file name. Parts of other
+ * commits, worlds or GPUs are refused.
  *
  * <p>The world size is the one the tests ran with ({@link GpuTestSupport#worldSize()}, from
  * {@code IRIS_TEST_WORLD}); ranks per GPU follow the launcher's round-robin placement.
@@ -47,6 +53,14 @@ public final class GpuRunSummary {
     private GpuRunSummary() {}
 
     public static void main(String[] args) throws Exception {
+        if (args.length >= 3 && args[0].equals("--merge")) {
+            List<Path> parts = new ArrayList<>();
+            for (int i = 2; i < args.length; i++) {
+                parts.add(Path.of(args[i]));
+            }
+            write(merge(parts), Path.of(args[1]));
+            return;
+        }
         if (args.length != 4) {
             System.err.println("usage: GpuRunSummary REPORTS_DIR COMMIT SELECTION OUT.json");
             System.exit(2);
@@ -56,14 +70,53 @@ public final class GpuRunSummary {
         int gpus = probe.deviceCount();
         String model = gpus > 0 ? Gpu.properties(0).name() : "none (" + probe.reason() + ")";
         int world = GpuTestSupport.worldSize();
-        Summary summary = summarize(counts, args[1], Instant.now(), model, gpus, world, args[2]);
-        Path out = Path.of(args[3]);
+        write(summarize(counts, args[1], Instant.now(), model, gpus, world, args[2]), Path.of(args[3]));
+    }
+
+    private static void write(Summary summary, Path out) throws IOException {
         if (out.getParent() != null) {
             Files.createDirectories(out.getParent());
         }
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), summary);
         System.out.printf("GPU run summary: %d passed, %d failed, %d skipped; world %d, %d rank(s) per GPU on %d x %s -> %s%n",
-                summary.passed(), summary.failed(), summary.skipped(), world, summary.ranksPerGpu(), gpus, model, out);
+                summary.passed(), summary.failed(), summary.skipped(), summary.worldSize(), summary.ranksPerGpu(),
+                summary.gpuCount(), summary.gpuModel(), out);
+    }
+
+    /** The parts as one summary, dated by the last of them; throws unless they share commit, world and machine. */
+    static Summary merge(List<Path> parts) throws IOException {
+        if (parts.isEmpty()) {
+            throw new IllegalArgumentException("--merge needs at least one part");
+        }
+        ObjectMapper json = new ObjectMapper();
+        List<Summary> read = new ArrayList<>();
+        for (Path p : parts) {
+            read.add(json.readValue(p.toFile(), Summary.class));
+        }
+        Summary first = read.get(0);
+        int passed = 0;
+        List<Problem> failures = new ArrayList<>();
+        List<Problem> skips = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        String last = first.date();
+        for (int i = 0; i < read.size(); i++) {
+            Summary s = read.get(i);
+            String part = parts.get(i).getFileName().toString();
+            if (!s.commit().equals(first.commit()) || s.worldSize() != first.worldSize() || s.gpuCount() != first.gpuCount()
+                    || !s.gpuModel().equals(first.gpuModel()) || s.nodes() != first.nodes()) {
+                throw new IllegalArgumentException(part + " ran commit " + s.commit() + " at world " + s.worldSize() + " on "
+                        + s.gpuCount() + " x " + s.gpuModel() + "; " + parts.get(0).getFileName() + " ran " + first.commit()
+                        + " at world " + first.worldSize() + " on " + first.gpuCount() + " x " + first.gpuModel()
+                        + ": only parts of one run may be merged");
+            }
+            passed += s.passed();
+            failures.addAll(s.failures() == null ? List.of() : s.failures());
+            skips.addAll(s.skips() == null ? List.of() : s.skips());
+            names.add(part);
+            last = s.date().compareTo(last) > 0 ? s.date() : last;
+        }
+        return new Summary(first.commit(), last, first.gpuModel(), first.gpuCount(), first.worldSize(), first.ranksPerGpu(),
+                first.nodes(), "merged: " + String.join(", ", names), passed, failures.size(), skips.size(), failures, skips);
     }
 
     static Summary summarize(Counts counts, String commit, Instant when, String model, int gpus, int world, String selection) {

@@ -3,6 +3,7 @@ package dev.irisjvm.core.testing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,6 +48,35 @@ class GpuRunSummaryTest {
         assertEquals(2, s.skipped());
         assertEquals(2, GpuRunSummary.summarize(counts, "c", Instant.EPOCH, "m", 2, 4, "all").ranksPerGpu());
         assertEquals(1, GpuRunSummary.summarize(counts, "c", Instant.EPOCH, "m", 8, 2, "all").ranksPerGpu());
+    }
+
+    @Test
+    void partsOfOneRunMergeAndOthersAreRefused(@TempDir Path dir) throws Exception {
+        GpuRunSummary.Problem skip = new GpuRunSummary.Problem("A ring", "needs an even world");
+        GpuRunSummary.Problem failure = new GpuRunSummary.Problem("B sum", "off by 2");
+        Path a = part(dir, "a.json", new GpuRunSummary.Summary("abc", "2026-12-02T03:10:00Z", "NVIDIA H200", 1, 3, 3, 1,
+                "first", 10, 0, 1, List.of(), List.of(skip)));
+        Path b = part(dir, "b.json", new GpuRunSummary.Summary("abc", "2026-12-02T03:20:00Z", "NVIDIA H200", 1, 3, 3, 1,
+                "second", 5, 1, 0, List.of(failure), List.of()));
+        GpuRunSummary.Summary m = GpuRunSummary.merge(List.of(a, b));
+        assertEquals(15, m.passed());
+        assertEquals(1, m.failed());
+        assertEquals(1, m.skipped());
+        assertEquals(List.of(failure), m.failures());
+        assertEquals(List.of(skip), m.skips());
+        assertEquals("2026-12-02T03:20:00Z", m.date(), "dated by the last part");
+        assertEquals("merged: a.json, b.json", m.selection());
+        Path other = part(dir, "c.json", new GpuRunSummary.Summary("def", "2026-12-02T03:30:00Z", "NVIDIA H200", 1, 3, 3, 1,
+                "third", 1, 0, 0, List.of(), List.of()));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GpuRunSummary.merge(List.of(a, other)));
+        assertEquals("c.json ran commit def at world 3 on 1 x NVIDIA H200; a.json ran abc at world 3 on 1 x NVIDIA H200: "
+                + "only parts of one run may be merged", e.getMessage());
+    }
+
+    private static Path part(Path dir, String name, GpuRunSummary.Summary s) throws IOException {
+        Path p = dir.resolve(name);
+        new ObjectMapper().writeValue(p.toFile(), s);
+        return p;
     }
 
     @Test
