@@ -252,7 +252,9 @@ public final class RingAttention implements AutoCloseable {
         if (!team.equals(iris.node()) && !team.equals(iris.world())) {
             throw AttentionChecks.fail(op, "team " + team + " is neither iris.node() nor iris.world(); the ring spans one of them");
         }
-        NodeTeamOperations.requirePeers(iris, "RingAttention");
+        if (team.equals(iris.node())) {
+            NodeTeamOperations.requirePeers(iris, "RingAttention");  // over the world, nodes of one rank are fine
+        }
         checkShard(shard, sharding, team.index(), team.size());
         if (!attention.hasRingStep()) {
             attention.ringStep(null, null);  // throws, saying why
