@@ -10,7 +10,7 @@ import dev.irisjvm.core.internal.KernelModule;
  * fatbin or cubin compiled ahead of time with nvcc against the shipped headers
  * ({@link KernelCompiler#headersDirectory()}, {@link KernelCompiler#nvccOptions()}). Launches are
  * stream-ordered and checked against the kernel's parameters where the driver reports them (CUDA
- * 12.4 or newer): a wrong count, size or alignment raises {@link IllegalArgumentException} naming
+ * 12.4 or newer): a wrong count or size raises {@link IllegalArgumentException} naming
  * the kernel and the argument. Close it to unload (safe twice).
  *
  * <pre>{@code
