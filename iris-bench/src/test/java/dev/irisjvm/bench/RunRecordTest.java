@@ -24,6 +24,7 @@ class RunRecordTest {
                 "--seed", "42", "--no-graph", "--no-nccl", "--no-overlap-launches");
         roundTrip(new GemmSweep(), "--shapes", "64x64x64:kn,128x256x64", "--dtype", "f16", "--out-dtype", "f32", "--reps", "25",
                 "--seed", "42", "--no-cublas", "--l2-factor", "1.5");
+        roundTrip(new GemmSweep(), "--rounds", "3", "--no-cublaslt", "--cublaslt-workspace-mib", "64");
         roundTrip(new FusedSweep(), "--quick", "--reps", "25", "--no-trace");
         roundTrip(new AttentionBench(), "--parts", "decode", "--decode-chunk-len", "832", "--seed", "7");
     }

@@ -6,12 +6,13 @@ import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code iris-bench gemm}: the Iris GEMM against cuBLAS on one GPU, timed with CUDA events, and gemm.md. */
+/** {@code iris-bench gemm}: the Iris GEMM against cuBLAS and cuBLASLt on one GPU, timed with CUDA events in rounds, and gemm.md. */
 @Command(name = "gemm", mixinStandardHelpOptions = true,
-        description = {"The GEMM sweep on one of this host's GPUs (Iris against cuBLAS in the same run), then gemm.md, "
+        description = {"The GEMM sweep on one of this host's GPUs (Iris against cublasGemmEx and cuBLASLt in the same run, taking "
+                + "turns over rounds), then gemm.md, "
                 + "a PNG chart and the raw JSON. Sweep options: dev.irisjvm.bench.gemm.GemmSweep --help.",
                 "--quick: 4096^3 in both layouts and 1024 x 8192 x 8192 only, 20 timed calls each.",
-                "cuBLAS: libcublas.so.13 must be loadable (in a bundle, source env.sh first)."})
+                "cuBLAS: libcublas.so.13 and libcublasLt.so.13 must be loadable (in a bundle, source env.sh first)."})
 final class GemmRun extends BenchRun {
     @Option(names = "--device", paramLabel = "D", description = "the GPU to run on (sets IRIS_DEVICE; default: IRIS_DEVICE, else 0)")
     Integer device;

@@ -25,8 +25,13 @@ public final class GemmOptions {
      */
     public static final String DEFAULT_SHAPES = "8192x8192x8192:nk,8192x8192x8192:kn,8192x8192x4096:nk,"
             + "8192x4608x36864:nk,4096x4096x4096:nk,4096x4096x4096:kn,1024x8192x8192:nk";
-    /** Fewest timed repetitions a point may have (medians of fewer are too noisy to publish). */
+    /** Fewest timed repetitions a point may have per round (medians of fewer are too noisy to publish). */
     public static final int MIN_REPS = 20;
+    /**
+     * Six rounds: with three implementations, each takes every place in the order twice and comes
+     * right after each other one equally often ({@link RoundOrder}).
+     */
+    public static final int DEFAULT_ROUNDS = 6;
 
     @Option(names = "--shapes", defaultValue = DEFAULT_SHAPES,
             description = "Comma-separated MxNxK[:nk|kn] (default: the issue's seven: ${DEFAULT-VALUE}).")
@@ -39,12 +44,18 @@ public final class GemmOptions {
             description = "Output type: same (as the input) or f32 (default: ${DEFAULT-VALUE}).")
     String outDtype;
 
-    @Option(names = "--warmup", defaultValue = "5", description = "Untimed calls per implementation and shape (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "5",
+            description = "Untimed calls per implementation, shape and round (default: ${DEFAULT-VALUE}).")
     int warmup;
 
     @Option(names = "--reps", defaultValue = "30",
-            description = "Timed calls per implementation and shape, at least " + MIN_REPS + " (default: ${DEFAULT-VALUE}).")
+            description = "Timed calls per implementation, shape and round, at least " + MIN_REPS + " (default: ${DEFAULT-VALUE}).")
     int reps;
+
+    @Option(names = "--rounds", defaultValue = "" + DEFAULT_ROUNDS,
+            description = "Rounds per shape, the implementations' order changing each round; the median is over every round's "
+                    + "timed calls (default: ${DEFAULT-VALUE}).")
+    int rounds;
 
     @Option(names = "--l2-factor", defaultValue = "2",
             description = "Rotate through input sets until they hold at least this many times the GPU's L2 (default: ${DEFAULT-VALUE}).")
@@ -53,8 +64,15 @@ public final class GemmOptions {
     @Option(names = "--group-m", defaultValue = "8", description = "Gemm.Options.groupM (default: ${DEFAULT-VALUE}).")
     int groupM;
 
-    @Option(names = "--no-cublas", description = "Leave cuBLAS out (no baseline, no output check).")
+    @Option(names = "--no-cublas", description = "Leave cuBLAS and cuBLASLt out (no baseline, no output check).")
     boolean noCublas;
+
+    @Option(names = "--no-cublaslt", description = "Leave cuBLASLt out (cublasGemmEx is then the only baseline).")
+    boolean noCublasLt;
+
+    @Option(names = "--cublaslt-workspace-mib", defaultValue = "32",
+            description = "Device workspace offered to cuBLASLt's heuristic and given to every call, MiB (default: ${DEFAULT-VALUE}).")
+    int cublasLtWorkspaceMib;
 
     @Option(names = "--no-gate", description = "Do not hold the stream while the reps are queued.")
     boolean noGate;
@@ -72,6 +90,8 @@ public final class GemmOptions {
         outputType();
         require(warmup >= 1, "--warmup must be >= 1 (the first call loads and tunes), got " + warmup);
         require(reps >= MIN_REPS, "--reps must be >= " + MIN_REPS + ", got " + reps);
+        require(rounds >= 1, "--rounds must be >= 1, got " + rounds);
+        require(cublasLtWorkspaceMib >= 1, "--cublaslt-workspace-mib must be >= 1, got " + cublasLtWorkspaceMib);
         require(l2Factor >= 0, "--l2-factor must be >= 0, got " + l2Factor);
         require(groupM >= 1, "--group-m must be >= 1, got " + groupM);
     }
@@ -111,6 +131,10 @@ public final class GemmOptions {
         return reps;
     }
 
+    public int rounds() {
+        return rounds;
+    }
+
     public double l2Factor() {
         return l2Factor;
     }
@@ -121,6 +145,15 @@ public final class GemmOptions {
 
     public boolean cublas() {
         return !noCublas;
+    }
+
+    /** Whether cuBLASLt is a baseline: neither --no-cublas nor --no-cublaslt. */
+    public boolean cublasLt() {
+        return !noCublas && !noCublasLt;
+    }
+
+    public long cublasLtWorkspaceBytes() {
+        return (long) cublasLtWorkspaceMib << 20;
     }
 
     public boolean gate() {

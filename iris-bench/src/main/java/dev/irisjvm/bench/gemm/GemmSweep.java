@@ -19,40 +19,46 @@ import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.KernelLibrary;
-import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.Gemm;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.IntConsumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
- * The GEMM sweep: for every shape, the Iris GEMM ({@link Gemm}) and cuBLAS ({@code cublasGemmEx},
- * F32 compute, default algorithm) on the same inputs in the same run, timed with CUDA events; the
- * Iris output is checked once against cuBLAS's ({@link OutputCheck}). One GPU: run it directly or
+ * The GEMM sweep: for every shape, the Iris GEMM ({@link Gemm}) and two baselines on the same inputs
+ * in the same run, timed with CUDA events: cuBLAS's {@code cublasGemmEx} (F32 compute, default
+ * algorithm) and cuBLASLt's {@code cublasLtMatmul} (F32 compute, its heuristic's first algorithm, a
+ * {@code --cublaslt-workspace-mib} workspace; see {@link GemmBaselines}). Iris's and cuBLASLt's
+ * outputs are each checked once against cuBLAS's ({@link OutputCheck}). One GPU: run it directly or
  * as one rank ({@code IRIS_DEVICE} picks the GPU).
  *
  * <pre>
  * mvn -q install -DskipTests
  * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --out gemm-sweep.json
- * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --shapes 4096x4096x4096:nk,4096x4096x4096:kn --reps 50
+ * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --shapes 4096x4096x4096:nk,4096x4096x4096:kn --rounds 4
  * </pre>
  *
- * <p>Method, per shape and implementation: inputs uniform in [-1, 1) generated on the GPU, fresh
- * per run; as many input sets (A, B and C each) as it takes for them to hold {@code --l2-factor}
- * times the L2 together, the calls rotating through them, so that no call finds its operands in L2
- * from the call before; {@code --warmup} untimed calls, then {@code --reps} calls queued behind a
- * gate (a kernel that waits on a host flag, so the host's launch cost is not timed), each between
- * its own pair of CUDA events; the median per call counts. TFLOP/s = 2 M N K / median. Exit code:
+ * <p>Method, per shape: inputs uniform in [-1, 1) generated on the GPU, fresh per run; as many
+ * input sets (A, B and C each) as it takes for them to hold {@code --l2-factor} times the L2
+ * together, the calls rotating through them, so that no call finds its operands in L2 from the call
+ * before; {@code --rounds} rounds, in each of which every implementation in turn, in an order that
+ * changes every round ({@link RoundOrder}), makes {@code --warmup} untimed calls, then {@code
+ * --reps} calls queued behind a gate (a kernel that waits on a host flag, so the host's launch cost
+ * is not timed), each between its own pair of CUDA events; the median over all rounds' timed calls
+ * counts ({@link RoundTimes}), each round's median is kept. TFLOP/s = 2 M N K / median. Exit code:
  * 0, 2 for bad options, or 3 if an output check failed.
  */
 @Command(name = "GemmSweep", mixinStandardHelpOptions = true,
-        description = "The Iris GEMM against cuBLAS: time per call and TFLOP/s per shape, with CUDA events.")
+        description = "The Iris GEMM against cuBLAS and cuBLASLt: time per call and TFLOP/s per shape, with CUDA events.")
 public final class GemmSweep extends SweepCommand {
     /** Heap beyond the largest shape's buffers: allocator rounding, the gate. */
     static final long HEAP_HEADROOM = 64L << 20;
@@ -76,6 +82,7 @@ public final class GemmSweep extends SweepCommand {
         long heapBytes = heapBytes(options, device.l2CacheBytes());
         List<GemmMeasurement> results = new ArrayList<>();
         String software;
+        long workspaceBytes;
         try (Iris iris = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
              Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()))) {
@@ -85,56 +92,44 @@ public final class GemmSweep extends SweepCommand {
             long seed = options.seed() != null ? options.seed() : System.nanoTime();
             options.seed = seed;
             Stream stream = iris.stream();
-            CublasGemm cublas = null;
-            String cublasReason = "--no-cublas";
-            if (options.cublas()) {
-                try {
-                    cublas = CublasGemm.open(stream);
-                } catch (RuntimeException | LinkageError e) {
-                    cublasReason = String.valueOf(e.getMessage());
-                    System.err.println("GemmSweep: cuBLAS unavailable, timing Iris alone: " + cublasReason);
-                }
-            }
-            software = RunRecord.software(cublas != null ? cublas.version() : "cuBLAS not used (" + cublasReason + ")");
+            GemmBaselines baselines = GemmBaselines.open(options, stream);
+            software = RunRecord.software(baselines.software());
+            workspaceBytes = baselines.cublasLtWorkspaceBytes();
             System.out.println("GemmSweep: " + gemm + ", " + software + ", " + options.inputType() + " -> " + options.outputType()
-                    + ", L2 " + SizeList.format(device.l2CacheBytes()) + ", seed " + seed);
+                    + ", L2 " + SizeList.format(device.l2CacheBytes()) + ", " + options.rounds() + " round(s), seed " + seed);
             try (RepTimer timer = new RepTimer(iris, kernels, stream, options.gate())) {
                 int index = 0;
                 for (GemmShape shape : options.shapes()) {
                     long start = System.nanoTime();
-                    results.addAll(runShape(iris, gemm, cublas, cublasReason, timer, shape, seed + 1000L * index++, device));
+                    results.addAll(runShape(iris, gemm, baselines, timer, shape, seed + 1000L * index++, device));
                     System.out.printf(Locale.ROOT, "GemmSweep: %s done in %.1f s%n", shape, (System.nanoTime() - start) / 1e9);
                 }
             } finally {
                 iris.synchronize();
-                if (cublas != null) {
-                    cublas.close();
-                }
+                baselines.close();
             }
         }
         GemmSweepResult sweep = new GemmSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware(device),
-                software, RunRecord.command(0, GemmSweep.class, spec), device.l2CacheBytes(), options.l2Factor(), options.warmup(), options.groupM(), results);
+                software, RunRecord.command(0, GemmSweep.class, spec), device.l2CacheBytes(), options.l2Factor(), options.warmup(),
+                options.groupM(), results, options.rounds(), workspaceBytes);
         RunRecord.write(options.out(), sweep::write);
         System.out.print(console(results));
         System.out.println("GemmSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
-        return checked(results.stream().filter(m -> GemmMeasurement.IRIS.equals(m.impl()) && failedCheck(m.check())).count(),
-                "shape(s) failed the output check");
+        return checked(results.stream().filter(GemmMeasurement::checkFailed).count(), "output(s) failed the check (Iris's or cuBLASLt's)");
     }
 
-    static boolean failedCheck(String check) {
-        return !GemmMeasurement.OK.equals(check) && !check.startsWith("not checked");
-    }
-
-    /** One shape: both implementations timed on the same rotating inputs, then the output check. */
-    private List<GemmMeasurement> runShape(Iris iris, Gemm gemm, CublasGemm cublas, String cublasReason, RepTimer timer,
-                                           GemmShape s, long seed, DeviceProperties device) {
+    /**
+     * One shape: every implementation timed on the same rotating inputs, round by round in {@link
+     * RoundOrder}, then the output checks.
+     */
+    private List<GemmMeasurement> runShape(Iris iris, Gemm gemm, GemmBaselines baselines, RepTimer timer, GemmShape s, long seed,
+                                           DeviceProperties device) {
         SymmetricHeap heap = iris.heap();
         Stream stream = iris.stream();
         DType in = options.inputType();
         DType out = options.outputType();
         int sets = options.sets(s, device.l2CacheBytes());
         List<SymTensor> tensors = new ArrayList<>();
-        List<GemmMeasurement> points = new ArrayList<>();
         try {
             SymTensor[] a = new SymTensor[sets];
             SymTensor[] b = new SymTensor[sets];
@@ -145,28 +140,31 @@ public final class GemmSweep extends SweepCommand {
                 c[i] = track(tensors, heap.empty(out, s.m(), s.n()));
             }
             SymTensor reference = track(tensors, heap.empty(out, s.m(), s.n()));
-            float[] irisMs = timer.run(options.warmup(), options.reps(), r -> {},
-                    r -> gemm.matmul(a[r % sets], b[r % sets], s.layout(), c[r % sets], stream), true);
-            float[] cublasMs = cublas == null ? null : timer.run(options.warmup(), options.reps(), r -> {},
-                    r -> cublas.gemm(s.layout(), in, out, s.m(), s.n(), s.k(), a[r % sets].deviceAddress(), b[r % sets].deviceAddress(),
-                            c[r % sets].deviceAddress(), false), true);
-
-            // The check: set 0 once more, both implementations into poisoned outputs.
-            String check;
-            if (cublas == null) {
-                check = "not checked (no cuBLAS: " + cublasReason + ")";
-            } else {
-                Memcpy.memset(c[0].deviceAddress(), 0xFF, c[0].byteSize(), stream);
-                Memcpy.memset(reference.deviceAddress(), 0xFF, reference.byteSize(), stream);
-                gemm.matmul(a[0], b[0], s.layout(), c[0], stream);
-                cublas.gemm(s.layout(), in, out, s.m(), s.n(), s.k(), a[0].deviceAddress(), b[0].deviceAddress(), reference.deviceAddress(),
-                        false);
-                iris.synchronize();
-                check = OutputCheck.compare(download(c[0]), download(reference), out, (long) s.m() * s.n(), s.k());
+            // Each implementation's call on input set i, into C of that set.
+            Map<String, IntConsumer> calls = new LinkedHashMap<>();
+            calls.put(GemmMeasurement.IRIS, i -> gemm.matmul(a[i], b[i], s.layout(), c[i], stream));
+            if (baselines.cublas() != null) {
+                calls.put(GemmMeasurement.CUBLAS, i -> baselines.cublas().gemm(s.layout(), in, out, s.m(), s.n(), s.k(),
+                        a[i].deviceAddress(), b[i].deviceAddress(), c[i].deviceAddress(), false));
             }
-            points.add(point(s, GemmMeasurement.IRIS, irisMs, sets, check));
-            if (cublasMs != null) {
-                points.add(point(s, GemmMeasurement.CUBLAS, cublasMs, sets, GemmMeasurement.REFERENCE));
+            if (baselines.cublasLt() != null) {
+                calls.put(GemmMeasurement.CUBLASLT, i -> baselines.cublasLt().gemm(s.layout(), in, out, s.m(), s.n(), s.k(),
+                        a[i].deviceAddress(), b[i].deviceAddress(), c[i].deviceAddress(), false));
+            }
+            Map<String, RoundTimes> times = new LinkedHashMap<>();
+            calls.keySet().forEach(impl -> times.put(impl, new RoundTimes()));
+            for (int round = 0; round < options.rounds(); round++) {
+                for (String impl : RoundOrder.of(List.copyOf(calls.keySet()), round)) {
+                    IntConsumer call = calls.get(impl);
+                    times.get(impl).add(timer.run(options.warmup(), options.reps(), r -> {}, r -> call.accept(r % sets), true));
+                }
+            }
+            Map<String, String> checks = checks(iris, calls, baselines, s, a[0], b[0], c[0], reference);
+            List<GemmMeasurement> points = new ArrayList<>();
+            for (Map.Entry<String, RoundTimes> e : times.entrySet()) {
+                String algorithm = GemmMeasurement.CUBLASLT.equals(e.getKey())
+                        ? baselines.cublasLt().algorithm(s.layout(), in, out, s.m(), s.n(), s.k()).text() : null;
+                points.add(point(s, e.getKey(), e.getValue(), sets, checks.get(e.getKey()), algorithm));
             }
             return points;
         } finally {
@@ -177,17 +175,49 @@ public final class GemmSweep extends SweepCommand {
         }
     }
 
+    /**
+     * The output checks, on input set 0 once more: cuBLAS's output (into {@code reference}) is the
+     * reference; every other implementation writes into {@code c0}, poisoned before each call, and
+     * is compared with it. Without cuBLAS nothing is checked.
+     */
+    private Map<String, String> checks(Iris iris, Map<String, IntConsumer> calls, GemmBaselines baselines, GemmShape s, SymTensor a0,
+                                       SymTensor b0, SymTensor c0, SymTensor reference) {
+        Map<String, String> checks = new LinkedHashMap<>();
+        if (baselines.cublas() == null) {
+            calls.keySet().forEach(impl -> checks.put(impl, "not checked (no cuBLAS: " + baselines.cublasReason() + ")"));
+            return checks;
+        }
+        Stream stream = iris.stream();
+        DType out = options.outputType();
+        Memcpy.memset(reference.deviceAddress(), 0xFF, reference.byteSize(), stream);
+        baselines.cublas().gemm(s.layout(), options.inputType(), out, s.m(), s.n(), s.k(), a0.deviceAddress(), b0.deviceAddress(),
+                reference.deviceAddress(), false);
+        iris.synchronize();
+        ByteBuffer theirs = download(reference);
+        for (Map.Entry<String, IntConsumer> e : calls.entrySet()) {
+            if (GemmMeasurement.CUBLAS.equals(e.getKey())) {
+                checks.put(e.getKey(), GemmMeasurement.REFERENCE);
+                continue;
+            }
+            Memcpy.memset(c0.deviceAddress(), 0xFF, c0.byteSize(), stream);
+            e.getValue().accept(0);
+            iris.synchronize();
+            checks.put(e.getKey(), OutputCheck.compare(download(c0), theirs, out, (long) s.m() * s.n(), s.k()));
+        }
+        return checks;
+    }
+
     private static SymTensor track(List<SymTensor> tensors, SymTensor t) {
         tensors.add(t);
         return t;
     }
 
-    private GemmMeasurement point(GemmShape s, String impl, float[] ms, int sets, String check) {
-        TimingStats t = TimingStats.ofMillis(ms, 1);
+    private GemmMeasurement point(GemmShape s, String impl, RoundTimes times, int sets, String check, String algorithm) {
+        TimingStats t = times.all();
         double tflops = t.medianUs() > 0 ? s.flops() / (t.medianUs() * 1e6) : 0;
         return new GemmMeasurement(s.id(), s.m(), s.n(), s.k(), s.layout().kernelSuffix(),
                 options.inputType().name().toLowerCase(Locale.ROOT), options.outputType().name().toLowerCase(Locale.ROOT), impl,
-                t.reps(), sets, t.medianUs(), t.minUs(), t.maxUs(), tflops, check);
+                t.reps(), sets, t.medianUs(), t.minUs(), t.maxUs(), tflops, check, times.roundMediansUs(), algorithm);
     }
 
     private static ByteBuffer download(SymTensor t) {
@@ -220,21 +250,30 @@ public final class GemmSweep extends SweepCommand {
                 + p.computeCapability() + ", L2 " + SizeList.format(p.l2CacheBytes()) + ")";
     }
 
-    /** A console table: shape, both medians and TFLOP/s, the ratio, the check. */
+    /** A console table: shape, Iris's and both baselines' TFLOP/s, the strongest baseline and the ratio to it, the checks. */
     static String console(List<GemmMeasurement> results) {
-        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%-22s %12s %10s %12s %10s %8s  %s%n", "shape", "iris µs",
-                "iris TF/s", "cublas µs", "cublas TF/s", "ratio", "check"));
+        String format = "%-22s %10s %11s %13s %-9s %8s  %s%n";
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, format, "shape", "iris TF/s", "cublas TF/s", "cublaslt TF/s",
+                "baseline", "ratio", "check"));
         for (GemmMeasurement m : results) {
             if (!GemmMeasurement.IRIS.equals(m.impl())) {
                 continue;
             }
-            GemmMeasurement ref = results.stream().filter(r -> GemmMeasurement.CUBLAS.equals(r.impl()) && r.shape().equals(m.shape()))
-                    .findFirst().orElse(null);
-            sb.append(String.format(Locale.ROOT, "%-22s %12.1f %10.1f %12s %10s %8s  %s%n", m.shape(), m.medianUs(), m.tflops(),
-                    ref == null ? "—" : String.format(Locale.ROOT, "%.1f", ref.medianUs()),
-                    ref == null ? "—" : String.format(Locale.ROOT, "%.1f", ref.tflops()),
-                    ref == null || ref.tflops() <= 0 ? "—" : String.format(Locale.ROOT, "%.3f", m.tflops() / ref.tflops()), m.check()));
+            GemmMeasurement cublas = find(results, m.shape(), GemmMeasurement.CUBLAS);
+            GemmMeasurement lt = find(results, m.shape(), GemmMeasurement.CUBLASLT);
+            GemmMeasurement best = GemmMeasurement.strongest(cublas, lt);
+            sb.append(String.format(Locale.ROOT, format, m.shape(), tflops(m), tflops(cublas), tflops(lt),
+                    best == null ? "—" : best.impl(), best == null ? "—" : String.format(Locale.ROOT, "%.3f", m.tflops() / best.tflops()),
+                    m.check() + (lt == null || GemmMeasurement.OK.equals(lt.check()) ? "" : "; cublaslt: " + lt.check())));
         }
         return sb.toString();
+    }
+
+    private static GemmMeasurement find(List<GemmMeasurement> results, String shape, String impl) {
+        return results.stream().filter(r -> impl.equals(r.impl()) && r.shape().equals(shape)).findFirst().orElse(null);
+    }
+
+    private static String tflops(GemmMeasurement m) {
+        return m == null ? "—" : String.format(Locale.ROOT, "%.1f", m.tflops());
     }
 }

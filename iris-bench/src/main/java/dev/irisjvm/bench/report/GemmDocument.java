@@ -6,6 +6,8 @@ import dev.irisjvm.bench.results.GemmMeasurement;
 import dev.irisjvm.bench.results.GemmSweepResult;
 import dev.irisjvm.core.DType;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -14,10 +16,14 @@ import java.util.stream.Collectors;
 
 /**
  * Writes {@value #MARKDOWN} and its chart ({@value #TFLOPS_PNG}) into a folder from one GEMM sweep
- * ({@link dev.irisjvm.bench.gemm.GemmSweep}): per shape, Iris and cuBLAS in TFLOP/s, their ratio
- * against the 0.95 target, the times, and the floors (the shape's FLOPs at the run's best cuBLAS
- * rate and at the datasheet's {@value #DATASHEET_TFLOPS} TFLOP/s). The raw JSON it links must already
- * be in that folder ({@link Report} copies it there).
+ * ({@link dev.irisjvm.bench.gemm.GemmSweep}): per shape, Iris and its baselines in TFLOP/s, the
+ * ratio to the strongest baseline against the 0.95 target, the times, and the floors (the shape's
+ * FLOPs at the run's best baseline rate and at the datasheet's {@value #DATASHEET_TFLOPS} TFLOP/s).
+ * The raw JSON it links must already be in that folder ({@link Report} copies it there).
+ *
+ * <p>Sweeps with rounds ({@link GemmSweepResult#interleaved()}) have two baselines, cuBLAS and
+ * cuBLASLt, the faster per shape being the one to reach; sweeps from before rounds had cuBLAS
+ * alone, timed after Iris, and their reports say so and show no cuBLASLt columns.
  *
  * <pre>{@code
  * List<String> chartErrors = new GemmDocument(sweep, targets, List.of("gemm-sweep.json"), "bin/iris-bench gemm", "").write(Path.of("docs/benchmarks"));
@@ -31,15 +37,24 @@ public final class GemmDocument extends Document {
      * NVIDIA's datasheet (1979 with 2:4 sparsity).
      */
     public static final double DATASHEET_TFLOPS = 989;
+    /** A cell of a baseline that was not run in an interleaved sweep. */
+    static final String NOT_MEASURED = "not measured";
 
     private final GemmSweepResult sweep;
     private final BenchmarkTargets.Gemm target;
     private final String findings;
 
-    /** One shape: the Iris point, cuBLAS's (null when cuBLAS was not run), and the ratio that passes. */
-    record Row(GemmMeasurement iris, GemmMeasurement cublas, double minRatio) {
+    /** One shape: the Iris point, the baselines' (null where not run), and the ratio that passes. */
+    record Row(GemmMeasurement iris, GemmMeasurement cublas, GemmMeasurement cublasLt, double minRatio) {
+        /** The faster of the usable baselines ({@link GemmMeasurement#strongest}), or null. */
+        GemmMeasurement baseline() {
+            return GemmMeasurement.strongest(cublas, cublasLt);
+        }
+
+        /** Iris ÷ the strongest baseline, NaN without one. */
         double ratio() {
-            return cublas == null || cublas.tflops() <= 0 || iris.tflops() <= 0 ? Double.NaN : iris.tflops() / cublas.tflops();
+            GemmMeasurement b = baseline();
+            return b == null || iris.tflops() <= 0 ? Double.NaN : iris.tflops() / b.tflops();
         }
 
         boolean checked() {
@@ -70,52 +85,82 @@ public final class GemmDocument extends Document {
 
     /** The shapes in the order the sweep ran them. */
     List<Row> rows() {
-        Map<String, GemmMeasurement> iris = new LinkedHashMap<>();
-        Map<String, GemmMeasurement> cublas = new LinkedHashMap<>();
+        Map<String, Map<String, GemmMeasurement>> byImpl = new LinkedHashMap<>();
+        for (String impl : List.of(GemmMeasurement.IRIS, GemmMeasurement.CUBLAS, GemmMeasurement.CUBLASLT)) {
+            byImpl.put(impl, new LinkedHashMap<>());
+        }
         for (GemmMeasurement m : sweep.measurements()) {
-            String key = m.shape() + " " + m.inType() + " " + m.outType();
-            if (GemmMeasurement.IRIS.equals(m.impl())) {
-                iris.putIfAbsent(key, m);
-            } else if (GemmMeasurement.CUBLAS.equals(m.impl())) {
-                cublas.putIfAbsent(key, m);
+            Map<String, GemmMeasurement> points = byImpl.get(m.impl());
+            if (points != null) {
+                points.putIfAbsent(m.shape() + " " + m.inType() + " " + m.outType(), m);
             }
         }
         List<Row> rows = new ArrayList<>();
-        iris.forEach((key, m) -> rows.add(new Row(m, cublas.get(key), target.minRatioToCublas())));
+        byImpl.get(GemmMeasurement.IRIS).forEach((key, m) -> rows.add(new Row(m, byImpl.get(GemmMeasurement.CUBLAS).get(key),
+                byImpl.get(GemmMeasurement.CUBLASLT).get(key), target.minRatioToCublas())));
         return rows;
     }
 
-    /** The run's best cuBLAS rate, NaN without cuBLAS. */
+    /** The run's best usable baseline point (the floors' peak), or null without one. */
+    GemmMeasurement measuredPeakPoint() {
+        return sweep.measurements().stream().filter(GemmMeasurement::usableBaseline)
+                .max(Comparator.comparingDouble(GemmMeasurement::tflops)).orElse(null);
+    }
+
+    /** The run's best baseline rate, NaN without a baseline. */
     double measuredPeak() {
-        return sweep.measurements().stream().filter(m -> GemmMeasurement.CUBLAS.equals(m.impl()))
-                .mapToDouble(GemmMeasurement::tflops).max().orElse(Double.NaN);
+        GemmMeasurement p = measuredPeakPoint();
+        return p == null ? Double.NaN : p.tflops();
+    }
+
+    /** What the ratios divide by, for the README's status line: "cuBLAS's TFLOP/s", or per shape the faster baseline's. */
+    String baselineRate() {
+        return sweep.interleaved() ? "the faster of cuBLAS's and cuBLASLt's TFLOP/s per shape" : "cuBLAS's TFLOP/s";
     }
 
     @Override
     String markdown(Charts charts) {
         List<Row> rows = rows();
-        return header(rows) + targets(rows) + findings + chart(rows, charts) + times(rows) + method() + checks(rows);
+        return header(rows) + targets(rows) + findings + chart(rows, charts) + times(rows) + rounds(rows) + method() + checks(rows);
     }
 
     private String header(List<Row> rows) {
         String types = rows.stream().map(r -> r.iris().inType() + " → " + r.iris().outType()).distinct().collect(Collectors.joining(", "));
-        return new ReportHeader("Iris GEMM benchmarks", "The GEMM of `dev.irisjvm.kernels.gemm.Gemm` (a persistent, "
-                + "warp-specialized wgmma kernel fed by TMA, `gemm.cu`) against cuBLAS (`cublasGemmEx`, F32 compute, default "
-                + "algorithm) on the same inputs, measured in the same run on one GPU.", sweep.date(), sweep.hardware(), sweep.software())
+        String gemm = "The GEMM of `dev.irisjvm.kernels.gemm.Gemm` (a persistent, warp-specialized wgmma kernel fed by TMA, `gemm.cu`)";
+        String intro = !sweep.interleaved()
+                ? gemm + " against cuBLAS (`cublasGemmEx`, F32 compute, default algorithm) on the same inputs, measured in the same "
+                        + "run on one GPU."
+                : gemm + " against the faster on each shape of two baselines, on the same inputs, measured in the same run on one GPU: "
+                        + (sweep.cublasLtWorkspaceBytes() > 0 ? "cuBLASLt (`cublasLtMatmul`, F32 compute, the heuristic's best "
+                                + "algorithm, a " + Sizes.bytes(sweep.cublasLtWorkspaceBytes()) + " workspace)" : "cuBLASLt (not measured in "
+                                + "this run)") + " and cuBLAS (`cublasGemmEx`, F32 compute, default algorithm). The implementations take "
+                        + "turns in an interleaved order that changes every round, " + sweep.rounds() + " rounds per shape.";
+        return new ReportHeader("Iris GEMM benchmarks", intro, sweep.date(), sweep.hardware(), sweep.software())
                 .item("data", (types.isEmpty() ? "—" : types) + ", F32 accumulation; inputs uniform in [-1, 1), generated on the GPU")
                 .item("shapes", rows.size() + " (M × N × K; B as N × K \"nk\" or K × N \"kn\")")
                 .end(rawFiles, "Commands", runCommand, List.of(ReportHeader.recorded(sweep.command())));
     }
 
     private String targets(List<Row> rows) {
-        MarkdownTable t = new MarkdownTable("M × N × K", "B", "Iris TFLOP/s", "cuBLAS TFLOP/s", "Iris ÷ cuBLAS", "target", "status",
-                "output check");
+        boolean two = sweep.interleaved();
+        List<String> head = new ArrayList<>(List.of("M × N × K", "B", "Iris TFLOP/s", "cuBLAS TFLOP/s"));
+        head.addAll(two ? List.of("cuBLASLt TFLOP/s", "baseline", "Iris ÷ baseline") : List.of("Iris ÷ cuBLAS"));
+        head.addAll(List.of("target", "status", "output check"));
+        MarkdownTable t = new MarkdownTable(head);
         long pass = 0;
         long judged = 0;
         for (Row r : rows) {
             GemmMeasurement m = r.iris();
-            t.row(label(m), m.layout(), Sizes.number(m.tflops()), r.cublas() == null ? null : Sizes.number(r.cublas().tflops()),
-                    ratio(r.ratio()), "≥ " + target.minRatioToCublas(), r.status(), m.check());
+            List<Object> cells = new ArrayList<>(Arrays.asList(label(m), m.layout(), Sizes.number(m.tflops())));
+            if (two) {
+                cells.add(measured(r.cublas()));
+                cells.add(measured(r.cublasLt()));
+                cells.add(r.baseline() == null ? "—" : r.baseline().implName());
+            } else {
+                cells.add(r.cublas() == null ? "—" : Sizes.number(r.cublas().tflops()));
+            }
+            cells.addAll(Arrays.asList(ratio(r.ratio()), "≥ " + target.minRatioToCublas(), r.status(), m.check()));
+            t.row(cells);
             if (!Double.isNaN(r.ratio()) && !r.checkFailed()) {
                 judged++;
                 if (r.ratio() >= target.minRatioToCublas()) {
@@ -126,41 +171,83 @@ public final class GemmDocument extends Document {
         String summary = judged == 0 ? "No shape could be judged (no cuBLAS figures in this run)."
                 : pass + " of " + judged + " shape(s) reach the target" + (judged < rows.size() ? " (" + (rows.size() - judged)
                         + " not judged)" : "") + ".";
-        return "## Target\n\n" + capitalized(target.source()) + ": Iris at least " + target.minRatioToCublas() + " × cuBLAS's TFLOP/s on every shape, cuBLAS measured in the same "
-                + "run; TFLOP/s = 2 M N K ÷ median time per call. " + summary + "\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
+        String goal = two
+                ? ": Iris at least " + target.minRatioToCublas() + " × the strongest baseline's TFLOP/s on every shape, the faster of "
+                        + "cuBLAS and cuBLASLt on that shape (column \"baseline\"; one whose output failed its check does not count), "
+                        + "both measured in the same run; TFLOP/s = 2 M N K ÷ median time per call over all rounds. "
+                : ": Iris at least " + target.minRatioToCublas() + " × cuBLAS's TFLOP/s on every shape, cuBLAS measured in the same "
+                        + "run; TFLOP/s = 2 M N K ÷ median time per call. ";
+        return "## Target\n\n" + capitalized(target.source()) + goal + summary + "\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
                 + "\nRatio to three decimals: 0.9496 must not read as a passing 0.95.\n\n";
     }
 
-    private static String chart(List<Row> rows, Charts charts) {
+    private String chart(List<Row> rows, Charts charts) {
         if (rows.isEmpty()) {
             return "";
         }
         List<String> labels = rows.stream().map(r -> label(r.iris()) + " " + r.iris().layout()).toList();
-        List<Double> cublas = rows.stream().anyMatch(r -> r.cublas() != null)
-                ? rows.stream().map(r -> r.cublas() == null ? 0.0 : r.cublas().tflops()).toList() : null;
-        return "## Chart\n\n" + charts.link(TFLOPS_PNG, "GEMM TFLOP/s per shape, Iris and cuBLAS",
+        Map<String, List<Double>> series = new LinkedHashMap<>();
+        series.put("Iris", rows.stream().map(r -> r.iris().tflops()).toList());
+        if (rows.stream().anyMatch(r -> r.cublas() != null)) {
+            series.put("cuBLAS", rows.stream().map(r -> r.cublas() == null ? 0.0 : r.cublas().tflops()).toList());
+        }
+        if (rows.stream().anyMatch(r -> r.cublasLt() != null)) {
+            series.put("cuBLASLt", rows.stream().map(r -> r.cublasLt() == null ? 0.0 : r.cublasLt().tflops()).toList());
+        }
+        String names = sweep.interleaved() ? "Iris, cuBLAS and cuBLASLt" : "Iris and cuBLAS";
+        return "## Chart\n\n" + charts.link(TFLOPS_PNG, "GEMM TFLOP/s per shape, " + names,
                 () -> GemmChart.write("GEMM throughput per shape (datasheet peak " + Sizes.number(DATASHEET_TFLOPS) + " TFLOP/s)",
-                        labels, rows.stream().map(r -> r.iris().tflops()).toList(), cublas, charts.file(TFLOPS_PNG)));
+                        labels, series, charts.file(TFLOPS_PNG)));
     }
 
     private String times(List<Row> rows) {
+        boolean two = sweep.interleaved();
+        GemmMeasurement peakPoint = measuredPeakPoint();
         double peak = measuredPeak();
-        MarkdownTable t = new MarkdownTable("M × N × K", "B", "TFLOP", "Iris µs (min–max)", "cuBLAS µs (min–max)",
-                "floor at measured peak µs", "floor at " + Sizes.number(DATASHEET_TFLOPS) + " TFLOP/s µs", "Iris of measured peak",
-                "Iris of datasheet", "input sets");
+        List<String> head = new ArrayList<>(List.of("M × N × K", "B", "TFLOP", "Iris µs (min–max)", "cuBLAS µs (min–max)"));
+        if (two) {
+            head.add("cuBLASLt µs (min–max)");
+        }
+        head.addAll(List.of("floor at measured peak µs", "floor at " + Sizes.number(DATASHEET_TFLOPS) + " TFLOP/s µs", "Iris of measured peak",
+                "Iris of datasheet", "input sets"));
+        MarkdownTable t = new MarkdownTable(head);
         for (Row r : rows) {
             GemmMeasurement m = r.iris();
             double flops = m.flops();
-            t.row(label(m), m.layout(), Sizes.number(flops / 1e12), span(m), r.cublas() == null ? null : span(r.cublas()),
-                    Double.isNaN(peak) ? null : Sizes.number(flops / (peak * 1e6)), Sizes.number(flops / (DATASHEET_TFLOPS * 1e6)),
-                    Double.isNaN(peak) ? null : percent(m.tflops() / peak), percent(m.tflops() / DATASHEET_TFLOPS), m.sets());
+            List<Object> cells = new ArrayList<>(Arrays.asList(label(m), m.layout(), Sizes.number(flops / 1e12), span(m)));
+            cells.add(r.cublas() == null ? (two ? NOT_MEASURED : null) : span(r.cublas()));
+            if (two) {
+                cells.add(r.cublasLt() == null ? NOT_MEASURED : span(r.cublasLt()));
+            }
+            cells.add(Double.isNaN(peak) ? null : Sizes.number(flops / (peak * 1e6)));
+            cells.add(Sizes.number(flops / (DATASHEET_TFLOPS * 1e6)));
+            cells.add(Double.isNaN(peak) ? null : percent(m.tflops() / peak));
+            cells.add(percent(m.tflops() / DATASHEET_TFLOPS));
+            cells.add(m.sets());
+            t.row(cells);
         }
-        String peakText = Double.isNaN(peak) ? "not measured (no cuBLAS in this run)"
-                : Sizes.number(peak) + " TFLOP/s (cuBLAS's best shape in this run)";
-        return "## Times and floors\n\nMedian time per call over the timed calls, with the fastest and slowest. A floor is the "
-                + "shape's FLOPs at a peak rate: the measured peak, " + peakText + ", and the datasheet's "
+        String peakText = peakPoint == null ? "not measured (no cuBLAS in this run)"
+                : Sizes.number(peak) + " TFLOP/s (" + peakPoint.implName() + "'s best shape in this run)";
+        return "## Times and floors\n\nMedian time per call over the timed calls" + (two ? " of all rounds" : "") + ", with the fastest and "
+                + "slowest. A floor is the shape's FLOPs at a peak rate: the measured peak, " + peakText + ", and the datasheet's "
                 + Sizes.number(DATASHEET_TFLOPS) + " TFLOP/s (dense BF16/F16, F32 accumulation, H100/H200 SXM).\n\n"
                 + (t.isEmpty() ? "No measurements.\n" : t.render()) + "\n";
+    }
+
+    /** Interleaved sweeps: each round's median per implementation, and the algorithm cuBLASLt's heuristic chose. */
+    private String rounds(List<Row> rows) {
+        if (!sweep.interleaved() || rows.isEmpty()) {
+            return "";
+        }
+        MarkdownTable t = new MarkdownTable("M × N × K", "B", "Iris µs per round", "cuBLAS µs per round", "cuBLASLt µs per round",
+                "cuBLASLt algorithm");
+        for (Row r : rows) {
+            t.row(label(r.iris()), r.iris().layout(), perRound(r.iris()), perRound(r.cublas()), perRound(r.cublasLt()),
+                    r.cublasLt() == null ? NOT_MEASURED : ReportHeader.orDash(r.cublasLt().algorithm()));
+        }
+        return "## Rounds\n\nEach round's median time per call, in the order the rounds ran (the order of the implementations "
+                + "within a round changes from one to the next; see Method), and the algorithm cuBLASLt's heuristic ranked first for "
+                + "the shape.\n\n" + t.render() + "\n";
     }
 
     private String method() {
@@ -168,23 +255,46 @@ public final class GemmDocument extends Document {
         int reps = rows.isEmpty() ? 0 : rows.get(0).iris().reps();
         DType named = rows.isEmpty() ? null : OptionChecks.dtype(rows.get(0).iris().outType());
         DType out = named == null ? DType.BF16 : named;
+        boolean two = sweep.interleaved();
+        String timing = two
+                ? "- Per shape: " + sweep.rounds() + " rounds; in each, every implementation in turn makes " + sweep.warmup() + " untimed "
+                        + "call(s), then " + reps / sweep.rounds() + " timed calls queued behind a gate (a one-thread kernel that waits "
+                        + "for a host flag, opened once every call is queued), each call between its own pair of CUDA events. The order "
+                        + "of the implementations changes every round (`RoundOrder`): it rotates by one each round and runs reversed "
+                        + "every other cycle, so that over six rounds each of three implementations takes every place twice and comes "
+                        + "right after each other one equally often. The median over all " + reps + " timed calls counts; each round's "
+                        + "median is in the JSON and under Rounds.\n"
+                : "- Per shape and implementation: " + sweep.warmup() + " untimed call(s), then " + reps + " timed calls queued behind a "
+                        + "gate (a one-thread kernel that waits for a host flag, opened once every call is queued), each call between its "
+                        + "own pair of CUDA events; the median counts.\n";
+        String lt = two && sweep.cublasLtWorkspaceBytes() > 0 ? " cuBLASLt: `cublasLtMatmul` with `CUBLAS_COMPUTE_32F` on the same "
+                + "operands, the first algorithm `cublasLtMatmulAlgoGetHeuristic` returns for the shape, layout and types (asked once, "
+                + "before the first call, and kept), with a " + Sizes.bytes(sweep.cublasLtWorkspaceBytes()) + " workspace offered to the "
+                + "heuristic (`CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES`) and given to every call." : "";
         return "## Method\n\n"
-                + "- Per shape and implementation: " + sweep.warmup() + " untimed call(s), then " + reps + " timed calls queued behind a "
-                + "gate (a one-thread kernel that waits for a host flag, opened once every call is queued), each call between its own "
-                + "pair of CUDA events; the median counts.\n"
+                + timing
                 + "- Inputs rotate through enough sets (A, B and C each) to hold at least " + Sizes.number(sweep.l2Factor())
                 + " × the L2 (" + Sizes.bytes(sweep.l2Bytes()) + ") together, so a call does not find its operands in L2 from the "
                 + "call before; one set when one set is already larger (column \"input sets\").\n"
                 + "- Iris: `Gemm.matmul` on symmetric-heap tensors, tile order group width " + sweep.groupM() + ". cuBLAS: "
-                + "`cublasGemmEx` with `CUBLAS_COMPUTE_32F` and `CUBLAS_GEMM_DEFAULT` on the same row-major tensors (C^T = B^T A^T).\n"
-                + "- Output check, once per shape on fresh outputs poisoned with NaN: every element finite and ‖C − C_cuBLAS‖ ÷ "
+                + "`cublasGemmEx` with `CUBLAS_COMPUTE_32F` and `CUBLAS_GEMM_DEFAULT` on the same row-major tensors (C^T = B^T A^T)."
+                + lt + "\n"
+                + "- Output check, once per shape on fresh outputs poisoned with NaN: " + (two ? "Iris's and cuBLASLt's outputs each "
+                        + "against cuBLAS's, " : "") + "every element finite and ‖C − C_cuBLAS‖ ÷ "
                 + "‖C_cuBLAS‖ ≤ 2 u_out + K 2^-23 (" + String.format(Locale.ROOT, "%.3g", OutputCheck.tolerance(out, 4096))
                 + " at K = 4096 for " + out + "). The GPU tests check element by element against a CPU reference and cuBLAS.\n\n";
     }
 
     private static String checks(List<Row> rows) {
-        List<String> failed = rows.stream().filter(Row::checkFailed).map(r -> "- " + r.iris().shape() + ": " + r.iris().check())
-                .toList();
+        List<String> failed = new ArrayList<>();
+        for (Row r : rows) {
+            if (r.checkFailed()) {
+                failed.add("- " + r.iris().shape() + ": " + r.iris().check());
+            }
+            if (r.cublasLt() != null && r.cublasLt().checkFailed()) {
+                failed.add("- " + r.iris().shape() + " (cuBLASLt, not counted as a baseline): " + r.cublasLt().check());
+            }
+        }
         return "## Output checks\n\n" + (failed.isEmpty() ? "Every checked shape matched cuBLAS within the tolerance.\n"
                 : String.join("\n", failed) + "\n");
     }
@@ -195,6 +305,19 @@ public final class GemmDocument extends Document {
 
     private static String span(GemmMeasurement m) {
         return Sizes.number(m.medianUs()) + " (" + Sizes.number(m.minUs()) + "–" + Sizes.number(m.maxUs()) + ")";
+    }
+
+    private static String measured(GemmMeasurement m) {
+        return m == null ? NOT_MEASURED : Sizes.number(m.tflops());
+    }
+
+    /** "1377 · 1376 · 1380": a point's round medians, or what is missing. */
+    private static String perRound(GemmMeasurement m) {
+        if (m == null) {
+            return NOT_MEASURED;
+        }
+        List<Double> us = m.roundMediansUs();
+        return us == null || us.isEmpty() ? "—" : us.stream().map(Sizes::number).collect(Collectors.joining(" · "));
     }
 
     private static String ratio(double r) {

@@ -143,7 +143,7 @@ public final class StatusSection {
         return new CclStatus(runs, targets).item(linkBase);
     }
 
-    /** Iris TFLOP/s ÷ cuBLAS's per shape, as gemm.md's target table; a shape whose output check failed is no figure. */
+    /** Iris TFLOP/s ÷ the baseline's per shape, as gemm.md's target table; a shape whose output check failed is no figure. */
     private String gemm() throws IOException {
         Path file = dir.resolve(ReportKind.GEMM.sweepFile());
         if (!Files.isRegularFile(file)) {
@@ -151,12 +151,13 @@ public final class StatusSection {
         }
         GemmSweepResult sweep = GemmSweepResult.read(file);
         measuredOn(sweep.hardware(), "the GEMM");
-        List<Row> rows = new GemmDocument(sweep, targets, List.of(), null, null).rows();
+        GemmDocument doc = new GemmDocument(sweep, targets, List.of(), null, null);
+        List<Row> rows = doc.rows();
         List<Double> ratios = rows.stream().filter(r -> !r.checkFailed()).map(Row::ratio).toList();
         long checked = rows.stream().filter(Row::checked).count();
         String types = sweep.measurements().stream().map(m -> m.inType() + " → " + m.outType()).distinct().collect(Collectors.joining(", "));
         return "- a Hopper GEMM at " + RatioRange.of(ratios).map(RatioRange::text).orElse("no measured ratio to")
-                + " cuBLAS's TFLOP/s on " + rows.size() + " shapes, " + types + ", " + checked + " of " + rows.size()
+                + " " + doc.baselineRate() + " on " + rows.size() + " shapes, " + types + ", " + checked + " of " + rows.size()
                 + " outputs matching cuBLAS's (" + link(GemmDocument.MARKDOWN) + ", " + new RunSource(ReportKind.GEMM.sweepFile(), sweep.date())
                 .cite(linkBase) + ");\n";
     }

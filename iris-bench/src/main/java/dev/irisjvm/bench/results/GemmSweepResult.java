@@ -16,14 +16,23 @@ import java.util.List;
  * @param command         the exact command that produced it
  * @param l2Bytes         the GPU's L2 size, which the input rotation is sized from
  * @param l2Factor        input sets per shape hold at least this many L2s together
- * @param warmup          untimed calls per point
+ * @param warmup          untimed calls per point, per round where there are rounds
  * @param groupM          the GEMM's grouped tile order width
  * @param measurements    every point
+ * @param rounds          rounds per shape, the implementations' order changing each round
+ *                        (dev.irisjvm.bench.gemm.RoundOrder); 0 in sweeps from before rounds, which timed
+ *                        each shape once, Iris first and cuBLAS second, and had no cuBLASLt
+ * @param cublasLtWorkspaceBytes the device workspace offered to cuBLASLt; 0 where cuBLASLt did not run
  */
 public record GemmSweepResult(String date, String hardware, String software, String command, long l2Bytes, double l2Factor,
-                              int warmup, int groupM, List<GemmMeasurement> measurements) {
+                              int warmup, int groupM, List<GemmMeasurement> measurements, int rounds, long cublasLtWorkspaceBytes) {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /** Whether the implementations took turns in rounds (and cuBLASLt was part of the sweep, if it could run). */
+    public boolean interleaved() {
+        return rounds > 0;
+    }
 
     public void write(Path file) throws IOException {
         JSON.writeValue(file.toFile(), this);

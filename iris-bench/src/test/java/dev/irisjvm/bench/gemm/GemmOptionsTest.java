@@ -1,6 +1,7 @@
 package dev.irisjvm.bench.gemm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** The sweep's command line: shapes, types, rotation. */
+/** The sweep's command line: shapes, types, rounds, baselines, rotation. */
 class GemmOptionsTest {
     private static GemmOptions parse(String... args) {
         GemmOptions o = new GemmOptions();
@@ -35,6 +36,17 @@ class GemmOptionsTest {
         assertEquals(DType.BF16, o.outputType());
         assertEquals(30, o.reps());
         assertTrue(o.reps() >= GemmOptions.MIN_REPS);
+        assertEquals(6, o.rounds());
+        assertTrue(o.cublas() && o.cublasLt());
+        assertEquals(32L << 20, o.cublasLtWorkspaceBytes());
+    }
+
+    @Test
+    void baselines() {
+        assertTrue(parse("--no-cublaslt").cublas());
+        assertFalse(parse("--no-cublaslt").cublasLt());
+        assertFalse(parse("--no-cublas").cublasLt(), "no cuBLASLt without cuBLAS, the checks' reference");
+        assertEquals(64L << 20, parse("--cublaslt-workspace-mib", "64").cublasLtWorkspaceBytes());
     }
 
     @Test
@@ -58,6 +70,8 @@ class GemmOptionsTest {
         invalid("--reps must be >= 20, got 5", "--reps", "5");
         invalid("--warmup must be >= 1", "--warmup", "0");
         invalid("--group-m must be >= 1", "--group-m", "0");
+        invalid("--rounds must be >= 1, got 0", "--rounds", "0");
+        invalid("--cublaslt-workspace-mib must be >= 1, got 0", "--cublaslt-workspace-mib", "0");
         invalid("--l2-factor must be >= 0", "--l2-factor", "-1");
         invalid("--dtype 'f32' is not bf16 or f16", "--dtype", "f32");
         invalid("--out-dtype 'f16': the output is the input type (same) or f32", "--out-dtype", "f16");

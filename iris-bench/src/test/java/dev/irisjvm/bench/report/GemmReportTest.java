@@ -3,6 +3,8 @@ package dev.irisjvm.bench.report;
 import dev.irisjvm.bench.cli.IrisBench;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.bench.results.GemmMeasurement;
@@ -16,7 +18,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The GEMM report from a synthetic sweep with known answers: ratios, verdicts, floors, the chart, the JSON round trip. */
+/**
+ * The GEMM report from synthetic sweeps with known answers: ratios against the strongest baseline,
+ * verdicts, floors, the chart, the JSON round trip, and JSON from before rounds and cuBLASLt.
+ */
 class GemmReportTest {
     private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
@@ -26,7 +31,40 @@ class GemmReportTest {
     private static GemmMeasurement point(int m, int n, int k, String layout, String impl, double us, String check) {
         double tflops = 2.0 * m * n * k / (us * 1e6);
         return new GemmMeasurement(m + "x" + n + "x" + k + ":" + layout, m, n, k, layout, "bf16", "bf16", impl, 30, 1, us, us * 0.98,
-                us * 1.04, tflops, check);
+                us * 1.04, tflops, check, null, null);
+    }
+
+    private static GemmMeasurement point(int m, int n, int k, String layout, String impl, double us, String check, String algorithm) {
+        GemmMeasurement p = point(m, n, k, layout, impl, us, check);
+        return new GemmMeasurement(p.shape(), m, n, k, layout, "bf16", "bf16", impl, 180, 1, us, us * 0.98, us * 1.04, p.tflops(), check,
+                List.of(us, us * 1.01, us * 0.99, us, us * 1.02, us), algorithm);
+    }
+
+    private static final String ALGO = "algo 66, tile 128x256, stages 64x4, cluster 2x1x1, workspace 0 B, 0.97 waves";
+
+    /**
+     * An interleaved sweep (6 rounds, cuBLASLt with 32 MiB): 8192^3 nk, cuBLASLt 1400 µs is the
+     * faster baseline (Iris 1500: 0.933, fail); 4096^3 kn, cuBLAS 176 µs is (Iris 170: 1.035,
+     * pass); 1024 x 8192 x 8192 without cuBLASLt (cuBLAS 180 vs Iris 150: 1.2); 2048^3, cuBLASLt
+     * fastest of all (15 µs) but its output failed the check, so cuBLAS (45 µs) is the baseline and
+     * cuBLASLt's 8192^3 the measured peak.
+     */
+    static GemmSweepResult interleavedSweep() {
+        List<GemmMeasurement> ms = new ArrayList<>();
+        ms.add(point(8192, 8192, 8192, "nk", GemmMeasurement.IRIS, 1500, "ok", null));
+        ms.add(point(8192, 8192, 8192, "nk", GemmMeasurement.CUBLAS, 1450, GemmMeasurement.REFERENCE, null));
+        ms.add(point(8192, 8192, 8192, "nk", GemmMeasurement.CUBLASLT, 1400, "ok", ALGO));
+        ms.add(point(4096, 4096, 4096, "kn", GemmMeasurement.IRIS, 170, "ok", null));
+        ms.add(point(4096, 4096, 4096, "kn", GemmMeasurement.CUBLAS, 176, GemmMeasurement.REFERENCE, null));
+        ms.add(point(4096, 4096, 4096, "kn", GemmMeasurement.CUBLASLT, 180, "ok", ALGO));
+        ms.add(point(1024, 8192, 8192, "nk", GemmMeasurement.IRIS, 150, "ok", null));
+        ms.add(point(1024, 8192, 8192, "nk", GemmMeasurement.CUBLAS, 180, GemmMeasurement.REFERENCE, null));
+        ms.add(point(2048, 2048, 2048, "nk", GemmMeasurement.IRIS, 40, "ok", null));
+        ms.add(point(2048, 2048, 2048, "nk", GemmMeasurement.CUBLAS, 45, GemmMeasurement.REFERENCE, null));
+        ms.add(point(2048, 2048, 2048, "nk", GemmMeasurement.CUBLASLT, 15, "relative difference to cuBLAS 0.5 exceeds 0.0083", ALGO));
+        return new GemmSweepResult("2026-12-03T10:00:00Z", "NVIDIA H200 (132 SMs, 140 GiB, CC 9.0, L2 60 MiB)",
+                "CUDA 13.0 (driver 13.0), cuBLAS 13.1.0, cuBLASLt 13.1.0 (32 MiB workspace), Java 17",
+                "java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --rounds 6", 60L << 20, 2, 5, 8, ms, 6, 32L << 20);
     }
 
     /**
@@ -44,7 +82,7 @@ class GemmReportTest {
         ms.add(point(1024, 8192, 8192, "nk", GemmMeasurement.CUBLAS, 200, GemmMeasurement.REFERENCE));
         return new GemmSweepResult("2026-12-01T10:00:00Z", "NVIDIA H200 (132 SMs, 140 GiB, CC 9.0, L2 60 MiB)",
                 "CUDA 13.0 (driver 13.0), cuBLAS 13.0.2, Java 17", "java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep",
-                60L << 20, 2, 5, 8, ms);
+                60L << 20, 2, 5, 8, ms, 0, 0);
     }
 
     @Test
@@ -59,6 +97,114 @@ class GemmReportTest {
         assertEquals("**FAIL** (output check)", rows.get(3).status());
         double peak = 2.0 * 8192 * 8192 * 8192 / (1450 * 1e6);
         assertEquals(peak, d.measuredPeak(), 1e-9, "cuBLAS's best shape");
+    }
+
+    @Test
+    void interleavedRowsDivideByTheFasterBaseline() {
+        GemmDocument d = new GemmDocument(interleavedSweep(), BenchmarkTargets.builtIn(), List.of(), null, null);
+        List<GemmDocument.Row> rows = d.rows();
+        assertEquals(4, rows.size());
+        assertEquals(GemmMeasurement.CUBLASLT, rows.get(0).baseline().impl());
+        assertEquals(1400.0 / 1500, rows.get(0).ratio(), 1e-12);
+        assertEquals("**FAIL**", rows.get(0).status());
+        assertEquals(GemmMeasurement.CUBLAS, rows.get(1).baseline().impl());
+        assertEquals(176.0 / 170, rows.get(1).ratio(), 1e-12);
+        assertEquals("pass", rows.get(1).status());
+        assertNull(rows.get(2).cublasLt());
+        assertEquals(GemmMeasurement.CUBLAS, rows.get(2).baseline().impl());
+        assertEquals(GemmMeasurement.CUBLAS, rows.get(3).baseline().impl(), "cuBLASLt's wrong output does not count");
+        assertEquals(2.0 * 8192 * 8192 * 8192 / (1400 * 1e6), d.measuredPeak(), 1e-9, "the best usable baseline point");
+        assertEquals("the faster of cuBLAS's and cuBLASLt's TFLOP/s per shape", d.baselineRate());
+        assertEquals("cuBLAS's TFLOP/s", new GemmDocument(sweep(), BenchmarkTargets.builtIn(), List.of(), null, null).baselineRate());
+    }
+
+    @Test
+    void interleavedReportNamesBothBaselinesAndTheRounds() throws IOException {
+        GemmSweepResult s = interleavedSweep();
+        Path json = dir.resolve("in.json");
+        s.write(json);
+        Path out = dir.resolve("out");
+        assertEquals(0, IrisBench.commandLine().execute("report", "gemm", "--sweep", json.toString(), "--out", out.toString()));
+        String md = Files.readString(out.resolve(GemmDocument.MARKDOWN));
+        assertTrue(md.contains("against the faster on each shape of two baselines, on the same inputs, measured in the same run on one "
+                + "GPU: cuBLASLt (`cublasLtMatmul`, F32 compute, the heuristic's best algorithm, a 32 MiB workspace) and cuBLAS "
+                + "(`cublasGemmEx`, F32 compute, default algorithm). The implementations take turns in an interleaved order that "
+                + "changes every round, 6 rounds per shape."), md);
+        assertTrue(md.contains("| M × N × K | B | Iris TFLOP/s | cuBLAS TFLOP/s | cuBLASLt TFLOP/s | baseline | Iris ÷ baseline |"), md);
+        assertTrue(md.contains("| 8192 × 8192 × 8192 | nk | 733 | 758 | 785 | cuBLASLt | 0.933× | ≥ 0.95 | **FAIL** | ok |"), md);
+        assertTrue(md.contains("| 4096 × 4096 × 4096 | kn | 808 | 781 | 764 | cuBLAS | 1.035× | ≥ 0.95 | pass | ok |"), md);
+        assertTrue(md.contains("| 1024 × 8192 × 8192 | nk | 916 | 764 | not measured | cuBLAS | 1.200× | ≥ 0.95 | pass | ok |"), md);
+        assertTrue(md.contains("3 of 4 shape(s) reach the target."), md);
+        assertTrue(md.contains("785 TFLOP/s (cuBLASLt's best shape in this run)"), md);
+        assertTrue(md.contains("| 1024 × 8192 × 8192 | nk | 0.137 | 150 (147–156) | 180 (176–187) | not measured |"), md);
+        assertTrue(md.contains("## Rounds"), md);
+        assertTrue(md.contains("| 8192 × 8192 × 8192 | nk | 1500 · 1515 · 1485 · 1500 · 1530 · 1500 |"), md);
+        assertTrue(md.contains(ALGO + " |"), md);
+        assertTrue(md.contains("- Per shape: 6 rounds; in each, every implementation in turn makes 5 untimed call(s), then 30 timed "
+                + "calls"), md);
+        assertTrue(md.contains("The median over all 180 timed calls counts"), md);
+        assertTrue(md.contains("with a 32 MiB workspace offered to the heuristic"), md);
+        assertTrue(md.contains("- 2048x2048x2048:nk (cuBLASLt, not counted as a baseline): relative difference to cuBLAS 0.5"), md);
+        assertTrue(md.contains("![GEMM TFLOP/s per shape, Iris, cuBLAS and cuBLASLt](" + GemmDocument.TFLOPS_PNG + ")"), md);
+        assertEquals(s, GemmSweepResult.read(out.resolve(ReportKind.GEMM.sweepFile())), "the round medians and algorithms survive");
+    }
+
+    /** A sweep with rounds where cuBLASLt could not run: its cells say so, and cuBLAS is the baseline. */
+    @Test
+    void interleavedWithoutCublasLtSaysNotMeasured() throws IOException {
+        GemmSweepResult full = interleavedSweep();
+        GemmSweepResult s = new GemmSweepResult(full.date(), full.hardware(), full.software(), full.command(), full.l2Bytes(),
+                full.l2Factor(), full.warmup(), full.groupM(), full.measurements().stream()
+                        .filter(m -> !GemmMeasurement.CUBLASLT.equals(m.impl())).toList(), 6, 0);
+        Path json = dir.resolve("in.json");
+        s.write(json);
+        assertEquals(0, IrisBench.commandLine().execute("report", "gemm", "--sweep", json.toString(), "--out", dir.toString()));
+        String md = Files.readString(dir.resolve(GemmDocument.MARKDOWN));
+        assertTrue(md.contains("cuBLASLt (not measured in this run) and cuBLAS (`cublasGemmEx`"), md);
+        assertTrue(md.contains("| 8192 × 8192 × 8192 | nk | 733 | 758 | not measured | cuBLAS | 0.967× | ≥ 0.95 | pass | ok |"), md);
+    }
+
+    /** JSON from before rounds and cuBLASLt (the committed format): read as one round of Iris then cuBLAS, reported as it was. */
+    @Test
+    void jsonFromBeforeRoundsReadsAndReportsAsBefore() throws IOException {
+        Path json = dir.resolve("old.json");
+        Files.writeString(json, """
+                {"date": "2026-12-02T00:41:10Z", "hardware": "NVIDIA H200", "software": "CUDA 13.0, cuBLAS 13.1.0, Java 17",
+                 "command": "java ... GemmSweep", "l2Bytes": 62914560, "l2Factor": 2.0, "warmup": 5, "groupM": 8,
+                 "measurements": [
+                  {"shape": "4096x4096x4096:nk", "m": 4096, "n": 4096, "k": 4096, "layout": "nk", "inType": "bf16", "outType": "bf16",
+                   "impl": "iris", "reps": 30, "sets": 2, "medianUs": 176.0, "minUs": 175.0, "maxUs": 182.0, "tflops": 781.0,
+                   "check": "ok"},
+                  {"shape": "4096x4096x4096:nk", "m": 4096, "n": 4096, "k": 4096, "layout": "nk", "inType": "bf16", "outType": "bf16",
+                   "impl": "cublas", "reps": 30, "sets": 2, "medianUs": 172.0, "minUs": 172.0, "maxUs": 179.0, "tflops": 797.0,
+                   "check": "reference"}]}
+                """);
+        GemmSweepResult s = GemmSweepResult.read(json);
+        assertFalse(s.interleaved());
+        assertEquals(0, s.rounds());
+        assertEquals(0, s.cublasLtWorkspaceBytes());
+        assertNull(s.measurements().get(0).roundMediansUs());
+        assertNull(s.measurements().get(1).algorithm());
+        GemmDocument.Row row = new GemmDocument(s, BenchmarkTargets.builtIn(), List.of(), null, null).rows().get(0);
+        assertNull(row.cublasLt());
+        assertEquals(781.0 / 797.0, row.ratio(), 1e-12);
+        assertEquals(0, IrisBench.commandLine().execute("report", "gemm", "--sweep", json.toString(), "--out", dir.toString()));
+        String md = Files.readString(dir.resolve(GemmDocument.MARKDOWN));
+        assertTrue(md.contains("against cuBLAS (`cublasGemmEx`, F32 compute, default algorithm) on the same inputs"), md);
+        assertTrue(md.contains("| 4096 × 4096 × 4096 | nk | 781 | 797 | 0.980× | ≥ 0.95 | pass | ok |"), md);
+        assertTrue(md.contains("- Per shape and implementation: 5 untimed call(s), then 30 timed calls"), md);
+        assertFalse(md.contains("cuBLASLt") || md.contains("## Rounds"), md);
+    }
+
+    /** The committed sweep is from before rounds: no cuBLASLt in it, every ratio against cuBLAS. */
+    @Test
+    void theCommittedSweepIsReadAsOneRoundAgainstCublas() throws IOException {
+        GemmSweepResult s = GemmSweepResult.read(CommittedReportsTest.COMMITTED.resolve(ReportKind.GEMM.sweepFile()));
+        assertFalse(s.interleaved());
+        for (GemmDocument.Row r : new GemmDocument(s, BenchmarkTargets.builtIn(), List.of(), null, null).rows()) {
+            assertNull(r.cublasLt(), r.iris().shape());
+            assertEquals(GemmMeasurement.CUBLAS, r.baseline().impl(), r.iris().shape());
+        }
     }
 
     @Test

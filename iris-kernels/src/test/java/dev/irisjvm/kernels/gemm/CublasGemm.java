@@ -50,11 +50,11 @@ public final class CublasGemm implements AutoCloseable {
                     + "looks for it): " + t, t);
         }
         cublasContext h = new cublasContext();
-        check(cublas.cublasCreate_v2(h), "cublasCreate");
+        CublasStatus.check(cublas.cublasCreate_v2(h), "cublasCreate");
         try {
-            check(cublas.cublasSetStream_v2(h, new CUstream_st(new DevicePointer(stream.nativeHandle()))), "cublasSetStream");
+            CublasStatus.check(cublas.cublasSetStream_v2(h, new CUstream_st(new DevicePointer(stream.nativeHandle()))), "cublasSetStream");
             int[] v = new int[1];
-            check(cublas.cublasGetVersion_v2(h, v), "cublasGetVersion");
+            CublasStatus.check(cublas.cublasGetVersion_v2(h, v), "cublasGetVersion");
             return new CublasGemm(h, "cuBLAS " + v[0] / 10000 + "." + (v[0] % 10000) / 100 + "." + v[0] % 100);
         } catch (RuntimeException e) {
             cublas.cublasDestroy_v2(h);
@@ -83,7 +83,7 @@ public final class CublasGemm implements AutoCloseable {
     public void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, int lda, long b, int ldb, long c, int ldc,
                      boolean accumulate) {
         int transB = layout == GemmLayout.NK ? cublas.CUBLAS_OP_T : cublas.CUBLAS_OP_N;
-        check(cublas.cublasGemmEx(handle, transB, cublas.CUBLAS_OP_N, n, m, k, one, new DevicePointer(b), type(in), ldb,
+        CublasStatus.check(cublas.cublasGemmEx(handle, transB, cublas.CUBLAS_OP_N, n, m, k, one, new DevicePointer(b), type(in), ldb,
                 new DevicePointer(a), type(in), lda, accumulate ? one : zero, new DevicePointer(c), type(out), ldc,
                 cublas.CUBLAS_COMPUTE_32F, cublas.CUBLAS_GEMM_DEFAULT), "cublasGemmEx");
     }
@@ -93,21 +93,9 @@ public final class CublasGemm implements AutoCloseable {
         gemm(layout, in, out, m, n, k, a, k, b, (int) layout.bCols(n, k), c, n, accumulate);
     }
 
-    private static void check(int status, String call) {
-        if (status != cublas.CUBLAS_STATUS_SUCCESS) {
-            String text;
-            try {
-                text = cublas.cublasGetStatusString(status).getString();
-            } catch (RuntimeException e) {
-                text = "status " + status;
-            }
-            throw new IllegalStateException(call + " failed: " + text + " (" + status + ")");
-        }
-    }
-
     @Override
     public void close() {
-        check(cublas.cublasDestroy_v2(handle), "cublasDestroy");
+        CublasStatus.check(cublas.cublasDestroy_v2(handle), "cublasDestroy");
         one.close();
         zero.close();
     }

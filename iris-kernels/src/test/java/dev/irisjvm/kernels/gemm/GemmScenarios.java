@@ -45,6 +45,9 @@ import java.util.Random;
  *     GEMM of |A| and |B|); on 1024 sampled elements plus the corners, within the element bound
  *     against the exact reference, and no less accurate than cuBLAS: rms(c - ref) <= 2 rms(cublas
  *     - ref) + u_out rms(ref). cuBLAS is required unless {@code IRIS_TEST_CUBLAS=off}.</li>
+ * <li>cuBLASLt as the GEMM benchmark runs it ({@link CublasLtGemm}) is checked on small shapes
+ *     against the same CPU reference and element bound, so that the baseline the benchmark divides
+ *     by computes the same product; it is required when cuBLAS is.</li>
  * <li>Checks are collected and thrown at the end of a scenario; every scenario ends with {@code
  *     iris.hostBarrier()}, and every rank allocates the same heap tensors in the same order.</li>
  * </ul>
@@ -57,6 +60,7 @@ public final class GemmScenarios {
             "gemm_back_to_back",
             "gemm_graph_replay",
             "gemm_large_vs_cublas",
+            "gemm_cublaslt_vs_cpu",
             "gemm_misuse");
 
     static final long HEAP_BYTES = 2L << 30;
@@ -72,16 +76,19 @@ public final class GemmScenarios {
     private final Stream stream;
     private final Gemm gemm;
     private final CublasGemm cublas;
+    private final CublasLtGemm cublasLt;
+    /** Why cuBLAS or cuBLASLt is not there (IRIS_TEST_CUBLAS=off, or what failed to open), or null. */
     private final String cublasReason;
     private final int rank;
     private final long runSeed;
 
-    private GemmScenarios(Iris iris, Gemm gemm, CublasGemm cublas, String cublasReason, long runSeed) {
+    private GemmScenarios(Iris iris, Gemm gemm, CublasGemm cublas, CublasLtGemm cublasLt, String cublasReason, long runSeed) {
         this.iris = iris;
         this.heap = iris.heap();
         this.stream = iris.stream();
         this.gemm = gemm;
         this.cublas = cublas;
+        this.cublasLt = cublasLt;
         this.cublasReason = cublasReason;
         this.rank = iris.rank();
         this.runSeed = runSeed;
@@ -93,32 +100,39 @@ public final class GemmScenarios {
         try (Iris iris = Iris.init(config)) {
             long runSeed = TestSeeds.runSeed(iris);
             CublasGemm cublas = null;
+            CublasLtGemm cublasLt = null;
             String reason = null;
             if ("off".equalsIgnoreCase(String.valueOf(System.getenv("IRIS_TEST_CUBLAS")).trim())) {
                 reason = "IRIS_TEST_CUBLAS=off";
             } else {
                 try {
                     cublas = CublasGemm.open(iris.stream());
+                    cublasLt = CublasLtGemm.open(iris.stream(), CublasLtGemm.DEFAULT_WORKSPACE_BYTES);
                 } catch (RuntimeException | LinkageError e) {
                     reason = String.valueOf(e.getMessage());
                 }
             }
             System.out.println("gemm: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed
                     + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs), "
-                    + (cublas != null ? cublas.version() : "cuBLAS unavailable: " + reason));
+                    + (cublas != null ? cublas.version() : "cuBLAS unavailable: " + reason)
+                    + (cublasLt != null ? ", " + cublasLt.version() : cublas != null ? ", cuBLASLt unavailable: " + reason : ""));
             try (Gemm gemm = Gemm.create()) {
                 System.out.println("gemm: " + gemm);
-                GemmScenarios s = new GemmScenarios(iris, gemm, cublas, reason, runSeed);
+                GemmScenarios s = new GemmScenarios(iris, gemm, cublas, cublasLt, reason, runSeed);
                 Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
                 bodies.put("gemm_small_shapes", s::smallShapes);
                 bodies.put("gemm_group_m", s::groupM);
                 bodies.put("gemm_back_to_back", s::backToBack);
                 bodies.put("gemm_graph_replay", s::graphReplay);
                 bodies.put("gemm_large_vs_cublas", s::largeVsCublas);
+                bodies.put("gemm_cublaslt_vs_cpu", s::cublasLtVsCpu);
                 bodies.put("gemm_misuse", s::misuse);
                 failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
             } finally {
+                if (cublasLt != null) {
+                    cublasLt.close();
+                }
                 if (cublas != null) {
                     cublas.close();
                 }
@@ -474,6 +488,129 @@ public final class GemmScenarios {
             b.put(one.duplicate());
         }
         return b.flip();
+    }
+
+    // =============================================================================================
+    // cuBLASLt, the benchmark's baseline, against the CPU reference
+    // =============================================================================================
+
+    /**
+     * {@link CublasLtGemm} on two ragged shapes (the second with few output tiles and a long K, where
+     * the heuristic may split K), both input dtypes, both layouts, into the input dtype and F32:
+     * contiguous operands into a poisoned C, and padded rows (lda = K + 8, ldb = B's columns + 8,
+     * ldc = N + 8, a row of C beyond M) accumulating onto a bias row preloaded in C, the padding
+     * poisoned. Every element within {@link GemmErrorBound#element} of the double reference, widened
+     * by {@link #splitRounding} where the chosen algorithm adds split-K parts in the output type;
+     * nothing outside the output written. Failures name the algorithm the heuristic chose.
+     */
+    private void cublasLtVsCpu() {
+        Failures f = new Failures();
+        if (cublasLt == null) {
+            if (!"IRIS_TEST_CUBLAS=off".equals(cublasReason)) {
+                f.fail("cuBLASLt is unavailable (" + cublasReason + "); set IRIS_TEST_CUBLAS=off to skip this comparison");
+            }
+            f.throwIfAny();
+            return;
+        }
+        for (int[] shape : new int[][] {{200, 136, 72}, {129, 264, 1000}}) {
+            for (DType in : INPUTS) {
+                for (GemmLayout layout : GemmLayout.values()) {
+                    cublasLtCase(f, shape[0], shape[1], shape[2], in, layout);
+                }
+            }
+        }
+        f.throwIfAny();
+    }
+
+    private void cublasLtCase(Failures f, int m, int n, int k, DType in, GemmLayout layout) {
+        long seed = seed("cublaslt", m, n, k, in.ordinal(), layout.ordinal());
+        int bRows = (int) layout.bRows(n, k);
+        int bCols = (int) layout.bCols(n, k);
+        HostMatrix a = HostMatrix.random(seed, in, m, k);
+        HostMatrix b = HostMatrix.random(seed + 1, in, bRows, bCols);
+        float[] bias = HostMatrix.random(seed + 2, in, 1, n).values();
+        Reference ref = GemmReference.full(a, b, layout);
+        String shape = m + " x " + n + " x " + k + " " + in + " " + layout.kernelSuffix();
+        try (SymTensor ta = upload(a, k, 0, m, k); SymTensor tb = upload(b, bCols, 0, bRows, bCols);
+             SymTensor pa = upload(a, k + PAD, PAD_VALUE, m, k + PAD); SymTensor pb = upload(b, bCols + PAD, PAD_VALUE, bRows, bCols + PAD)) {
+            for (DType out : new DType[] {in, DType.F32}) {
+                try (SymTensor c = heap.empty(out, m, n)) {
+                    poison(c);
+                    cublasLt.gemm(layout, in, out, m, n, k, ta.deviceAddress(), tb.deviceAddress(), c.deviceAddress(), false);
+                    iris.synchronize();
+                    CublasLtAlgorithm chosen = cublasLt.algorithm(layout, in, out, m, n, k);
+                    f.add(GemmReference.checkElements(shape + " -> " + out + ", tensors (" + chosen.text() + ")", download(c), out, n, m,
+                            cublasLtWindow(ref, null, out, chosen)));
+                }
+                int ldc = n + PAD;
+                try (SymTensor c = heap.empty(out, m + 1, ldc)) {
+                    c.copyFrom(biasRowsInPoison(bias, out, m, n, ldc, m + 1));
+                    cublasLt.gemm(layout, in, out, m, n, k, pa.deviceAddress(), k + PAD, pb.deviceAddress(), bCols + PAD, c.deviceAddress(),
+                            ldc, true);
+                    iris.synchronize();
+                    CublasLtAlgorithm chosen = cublasLt.algorithm(layout, in, out, m, n, k, k + PAD, bCols + PAD, ldc);
+                    f.add(GemmReference.checkElements(shape + " -> " + out + " + C (a bias row), padded rows (" + chosen.text() + ")",
+                            download(c), out, ldc, m + 1, cublasLtWindow(ref, bias, out, chosen)));
+                }
+            }
+        }
+    }
+
+    /** The reference plus {@code bias[j]} (or none), within the element bound plus {@link #splitRounding}. */
+    private static GemmReference.Window cublasLtWindow(Reference ref, float[] bias, DType out, CublasLtAlgorithm chosen) {
+        return new GemmReference.Window() {
+            @Override
+            public int rows() {
+                return ref.m();
+            }
+
+            @Override
+            public int cols() {
+                return ref.n();
+            }
+
+            @Override
+            public double expected(int i, int j) {
+                return ref.sum(i, j) + (bias == null ? 0 : bias[j]);
+            }
+
+            @Override
+            public double bound(int i, int j) {
+                double beta = bias == null ? 0 : Math.abs(bias[j]);
+                return GemmErrorBound.element(out, ref.k(), expected(i, j), ref.absSum(i, j), beta)
+                        + GemmErrorBound.referenceError(ref.k(), ref.absSum(i, j)) + splitRounding(chosen, out, ref.absSum(i, j), beta);
+            }
+        };
+    }
+
+    /**
+     * What an algorithm that splits K into s parts and adds them up in the output type may add to
+     * the bound, which assumes one rounding: each part is rounded when stored and each addition
+     * rounds again, at most 2 s roundings in all, each off by at most u_out of a value below 2 (S +
+     * |beta|) (a partial sum or running total; the 2 covers the F32 accumulation's own error) plus
+     * eta_out, so 2 s (2 u_out (S + |beta|) + eta_out). Zero for algorithms that reduce in F32 or do
+     * not split.
+     */
+    static double splitRounding(CublasLtAlgorithm chosen, DType out, double absSum, double absBias) {
+        if (!chosen.reducesInOutputType()) {
+            return 0;
+        }
+        return 2.0 * chosen.splitK() * (2 * out.unitRoundoff() * (absSum + absBias) + out.halfSmallestSubnormal());
+    }
+
+    /** A rows x ldc image of C: {@code bias} in each of the first m rows' first n elements, every other byte 0xFF (poison). */
+    private static ByteBuffer biasRowsInPoison(float[] bias, DType out, int m, int n, int ldc, int rows) {
+        ByteBuffer b = ByteBuffer.allocateDirect(rows * ldc * out.byteSize()).order(ByteOrder.nativeOrder());
+        while (b.hasRemaining()) {
+            b.put((byte) 0xFF);
+        }
+        for (int i = 0; i < m; i++) {
+            b.position((i * ldc) * out.byteSize());
+            for (int j = 0; j < n; j++) {
+                GemmReference.put(b, out, bias[j]);
+            }
+        }
+        return b.clear();
     }
 
     // =============================================================================================
