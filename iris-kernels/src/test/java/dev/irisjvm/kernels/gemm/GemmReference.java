@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Locale;
 import java.util.Random;
+import java.util.function.DoubleBinaryOperator;
 import java.util.stream.IntStream;
 
 /**
@@ -278,7 +279,16 @@ public final class GemmReference {
      * every other element still poison. Returns null, or the count and the first few failures.
      */
     static String check(String what, ByteBuffer c, DType out, int ldc, int allocatedRows, Reference ref, float[] bias) {
-        return checkElements(what, c, out, ldc, allocatedRows, new Window() {
+        return checkElements(what, c, out, ldc, allocatedRows, window(ref, bias, out, (absSum, absBias) -> 0));
+    }
+
+    /**
+     * The reference plus {@code bias[j]} (or none) as a {@link Window}: every element within
+     * {@link GemmErrorBound#element} and the reference's own error, plus {@code slack(S, |bias[j]|)}
+     * for a computation that rounds more than once (0 for one rounding).
+     */
+    static Window window(Reference ref, float[] bias, DType out, DoubleBinaryOperator slack) {
+        return new Window() {
             @Override
             public int rows() {
                 return ref.m();
@@ -296,15 +306,15 @@ public final class GemmReference {
 
             @Override
             public double bound(int i, int j) {
-                double beta = bias == null ? 0 : bias[j];
-                return GemmErrorBound.element(out, ref.k(), expected(i, j), ref.absSum(i, j), Math.abs(beta))
-                        + GemmErrorBound.referenceError(ref.k(), ref.absSum(i, j));
+                double beta = bias == null ? 0 : Math.abs(bias[j]);
+                return GemmErrorBound.element(out, ref.k(), expected(i, j), ref.absSum(i, j), beta)
+                        + GemmErrorBound.referenceError(ref.k(), ref.absSum(i, j)) + slack.applyAsDouble(ref.absSum(i, j), beta);
             }
 
             @Override
             public String detail(int i, int j) {
                 return String.format(Locale.ROOT, " (S = %.6g)", ref.absSum(i, j));
             }
-        });
+        };
     }
 }

@@ -540,7 +540,7 @@ public final class GemmScenarios {
                     iris.synchronize();
                     CublasLtAlgorithm chosen = cublasLt.algorithm(layout, in, out, m, n, k);
                     f.add(GemmReference.checkElements(shape + " -> " + out + ", tensors (" + chosen.text() + ")", download(c), out, n, m,
-                            cublasLtWindow(ref, null, out, chosen)));
+                            GemmReference.window(ref, null, out, (absSum, absBias) -> splitRounding(chosen, out, absSum, absBias))));
                 }
                 int ldc = n + PAD;
                 try (SymTensor c = heap.empty(out, m + 1, ldc)) {
@@ -550,37 +550,10 @@ public final class GemmScenarios {
                     iris.synchronize();
                     CublasLtAlgorithm chosen = cublasLt.algorithm(layout, in, out, m, n, k, k + PAD, bCols + PAD, ldc);
                     f.add(GemmReference.checkElements(shape + " -> " + out + " + C (a bias row), padded rows (" + chosen.text() + ")",
-                            download(c), out, ldc, m + 1, cublasLtWindow(ref, bias, out, chosen)));
+                            download(c), out, ldc, m + 1, GemmReference.window(ref, bias, out, (absSum, absBias) -> splitRounding(chosen, out, absSum, absBias))));
                 }
             }
         }
-    }
-
-    /** The reference plus {@code bias[j]} (or none), within the element bound plus {@link #splitRounding}. */
-    private static GemmReference.Window cublasLtWindow(Reference ref, float[] bias, DType out, CublasLtAlgorithm chosen) {
-        return new GemmReference.Window() {
-            @Override
-            public int rows() {
-                return ref.m();
-            }
-
-            @Override
-            public int cols() {
-                return ref.n();
-            }
-
-            @Override
-            public double expected(int i, int j) {
-                return ref.sum(i, j) + (bias == null ? 0 : bias[j]);
-            }
-
-            @Override
-            public double bound(int i, int j) {
-                double beta = bias == null ? 0 : Math.abs(bias[j]);
-                return GemmErrorBound.element(out, ref.k(), expected(i, j), ref.absSum(i, j), beta)
-                        + GemmErrorBound.referenceError(ref.k(), ref.absSum(i, j)) + splitRounding(chosen, out, ref.absSum(i, j), beta);
-            }
-        };
     }
 
     /**
