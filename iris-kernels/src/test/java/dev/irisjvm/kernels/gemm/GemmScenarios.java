@@ -540,7 +540,7 @@ public final class GemmScenarios {
                     iris.synchronize();
                     CublasLtAlgorithm chosen = cublasLt.algorithm(layout, in, out, m, n, k);
                     f.add(GemmReference.checkElements(shape + " -> " + out + ", tensors (" + chosen.text() + ")", download(c), out, n, m,
-                            GemmReference.window(ref, null, out, (absSum, absBias) -> splitRounding(chosen, out, absSum, absBias))));
+                            GemmReference.window(ref, null, out, (absS, absB) -> splitRounding(chosen, out, absS, absB))));
                 }
                 int ldc = n + PAD;
                 try (SymTensor c = heap.empty(out, m + 1, ldc)) {
@@ -550,7 +550,7 @@ public final class GemmScenarios {
                     iris.synchronize();
                     CublasLtAlgorithm chosen = cublasLt.algorithm(layout, in, out, m, n, k, k + PAD, bCols + PAD, ldc);
                     f.add(GemmReference.checkElements(shape + " -> " + out + " + C (a bias row), padded rows (" + chosen.text() + ")",
-                            download(c), out, ldc, m + 1, GemmReference.window(ref, bias, out, (absSum, absBias) -> splitRounding(chosen, out, absSum, absBias))));
+                            download(c), out, ldc, m + 1, GemmReference.window(ref, bias, out, (absS, absB) -> splitRounding(chosen, out, absS, absB))));
                 }
             }
         }
