@@ -95,7 +95,7 @@ static void decode(int B, int Hq, int Hkv, int L, int chunk, bool cpu) {
   fa.ctx = ctx; fa.q = dq; fa.k = dk; fa.v = dv; fa.o = o1; fa.partials = fpart; fa.arrived = arrived; fa.epoch = 1;
   fa.b = B; fa.hq = Hq; fa.hkv = Hkv; fa.len = L; fa.chunk_len = chunk; fa.scale_log2 = sl2;
   iris_flash_decode_args pa = fa;  // partial into part, then combine of world 1
-  pa.partials = part; pa.o = o2; pa.world = 1;
+  pa.partials = part; pa.o = o2; pa.world = 1; pa.slot_chunks = chunks;
   iris_flash_decode_bf16_d128<<<dim3(chunks, Hkv, B), IRIS_FLASH_DECODE_THREADS>>>(fa); CK(cudaGetLastError());
   iris_flash_decode_partial_bf16_d128<<<dim3(chunks, Hkv, B), IRIS_FLASH_DECODE_THREADS>>>(pa); CK(cudaGetLastError());
   iris_flash_decode_combine_bf16_d128<<<dim3(Hkv, B, G), IRIS_FLASH_DECODE_THREADS>>>(pa); CK(cudaGetLastError());

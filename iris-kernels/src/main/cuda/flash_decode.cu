@@ -5,11 +5,18 @@
 //   iris_flash_decode_<in>_d<D>           fused: partials to every rank, flags, combine
 //     ctx, q, k, v, o, partials (two sets), arrived (two sets of counters, then the claims), epoch,
 //     the shapes, scale_log2
-//   iris_flash_decode_partial_<in>_d<D>   baseline, step 1: this rank's partials only (slot 0)
+//   iris_flash_decode_partial_<in>_d<D>   unfused, step 1: this rank's partials only (one slot)
 //     q, k, v, partials (one slot), the shapes, scale_log2
-//   iris_flash_decode_combine_<in>_d<D>   baseline, step 3 (after an all-gather of the partials)
-//     partials (world slots), o, world, the shapes                                  grid (Hkv, B, G)
+//   iris_flash_decode_merge_d<D>          conventional, step 2: this rank's chunks merged into one
+//     partials (one slot), merged, the shapes        (O, LSE) entry per query head; grid (Hkv, B, G)
+//   iris_flash_decode_combine_<in>_d<D>   unfused, last step, after an all-gather of every rank's
+//     partials (world slots), o, world, slot_chunks, the shapes       slot         grid (Hkv, B, G)
 //   in: bf16 | f16   D: 64 | 128
+//
+// The two unfused paths (Java: FlashDecode.conventional, FlashDecode.baseline) differ in what they
+// all-gather: the conventional decode merges its chunks first and gathers one entry per query head
+// (the combine then reads slot_chunks = 1), the all-partials baseline gathers every chunk's partial
+// (slot_chunks = chunks), about chunks times the bytes.
 //
 // q [B, Hq, D]; k, v [B, Hkv, len, D] (this rank's part of each sequence's cache; every rank holds
 // the same len); o [B, Hq, D], the full result, on every rank. G = Hq / Hkv query heads share a K/V
@@ -265,26 +272,20 @@ __device__ inline float block_max(float x, float* scratch) {
     return m;
 }
 
-/// o[b, h * G + g, :] for g = g0, g0 + g_step, ... from the world * chunks partials of (b, h).
-/// The CTA reads kThreads / (D / 4) partials at a time, a float4 of numerators per thread, so
-/// that every load is independent of the previous ones; a serial walk over the partials by a few
-/// threads made this step as slow as the partial pass itself at small batch.
-template <class In, int D>
-__device__ void combine(const float* partials, In* o, int world, const Shape& s, int chunks, int b, int h, int g0,
-                        int g_step) {
+/// The softmax-weighted sum of `entries` partials of each query head g = g0, g0 + g_step, ... < G,
+/// partial e of head g at entry(e, g); hands each head's sums to store(g, lane, num, den, max) on the
+/// D / 4 threads of slot 0, `lane` holding the numerators [4 lane, 4 lane + 4). The CTA reads
+/// kThreads / (D / 4) partials at a time, a float4 of numerators per thread, so that every load is
+/// independent of the previous ones; a serial walk over the partials by a few threads made this step
+/// as slow as the partial pass itself at small batch.
+template <int D, class Entry, class Store>
+__device__ void reduce_entries(const Entry& entry, int entries, int G, int g0, int g_step, const Store& store) {
     constexpr int kLanes = D / 4;                    // threads per partial
     constexpr int kParallel = kThreads / kLanes;     // partials read at once
     __shared__ float4 num_s[kParallel][kLanes];
     __shared__ float den_s[kParallel];
     __shared__ float scratch[kThreads / 32];
-    const int G = s.group();
-    const int entries = world * chunks;
-    const int64_t per_slot = int64_t(s.b) * s.hkv * chunks * G * kEntry<D>;
     const int lane = threadIdx.x % kLanes, slot = threadIdx.x / kLanes;
-    auto entry = [&](int e, int g) {
-        return partials + (e / chunks) * per_slot + ((int64_t(b) * s.hkv + h) * chunks + e % chunks) * G * kEntry<D> +
-               g * kEntry<D>;
-    };
     for (int g = g0; g < G; g += g_step) {
         float m = -INFINITY;
         for (int e = threadIdx.x; e < entries; e += kThreads) m = fmaxf(m, entry(e, g)[D]);
@@ -316,14 +317,46 @@ __device__ void combine(const float* partials, In* o, int world, const Shape& s,
                 total.w += num_s[r][lane].w;
                 total_den += den_s[r];
             }
-            In* out = o + (int64_t(b) * s.hq + h * G + g) * D + lane * 4;
-            out[0] = iris::arch::from_float<In>(total.x / total_den);
-            out[1] = iris::arch::from_float<In>(total.y / total_den);
-            out[2] = iris::arch::from_float<In>(total.z / total_den);
-            out[3] = iris::arch::from_float<In>(total.w / total_den);
+            store(g, lane, total, total_den, m);
         }
         __syncthreads();  // num_s and den_s are free for the next head
     }
+}
+
+/// o[b, h * G + g, :] for g = g0, g0 + g_step, ... from the world * chunks partials of (b, h)
+/// (partials: world slots of [B][Hkv][chunks][G][D + 4]).
+template <class In, int D>
+__device__ void combine(const float* partials, In* o, int world, const Shape& s, int chunks, int b, int h, int g0,
+                        int g_step) {
+    const int G = s.group();
+    const int64_t per_slot = int64_t(s.b) * s.hkv * chunks * G * kEntry<D>;
+    auto entry = [&](int e, int g) {
+        return partials + (e / chunks) * per_slot + ((int64_t(b) * s.hkv + h) * chunks + e % chunks) * G * kEntry<D> +
+               g * kEntry<D>;
+    };
+    reduce_entries<D>(entry, world * chunks, G, g0, g_step, [&](int g, int lane, float4 num, float den, float) {
+        In* out = o + (int64_t(b) * s.hq + h * G + g) * D + lane * 4;
+        out[0] = iris::arch::from_float<In>(num.x / den);
+        out[1] = iris::arch::from_float<In>(num.y / den);
+        out[2] = iris::arch::from_float<In>(num.z / den);
+        out[3] = iris::arch::from_float<In>(num.w / den);
+    });
+}
+
+/// The conventional decode's local step: this rank's chunks of (b, h) (partials: one slot of
+/// [B][Hkv][chunks][G][D + 4]) merged into one entry of query head g at merged[b][h][g], its output
+/// normalized and the log-sum-exp (log2 units) in the max's place with a sum of 1: a combine weighs
+/// such an entry by exp2(lse - max), as it weighs a chunk's partial by exp2(chunk max - max) x sum.
+template <int D>
+__device__ void merge(const float* partials, float* merged, const Shape& s, int b, int h, int g) {
+    const int G = s.group();
+    const float* head = partials + (int64_t(b) * s.hkv + h) * s.chunks() * G * kEntry<D>;
+    auto entry = [&](int e, int gq) { return head + (int64_t(e) * G + gq) * kEntry<D>; };
+    reduce_entries<D>(entry, s.chunks(), G, g, G, [&](int gq, int lane, float4 num, float den, float m) {
+        float* out = merged + ((int64_t(b) * s.hkv + h) * G + gq) * kEntry<D>;
+        reinterpret_cast<float4*>(out)[lane] = make_float4(num.x / den, num.y / den, num.z / den, num.w / den);
+        if (lane == 0) *reinterpret_cast<float2*>(out + D) = make_float2(m + log2f(den), 1.f);
+    });
 }
 
 /// How long a combiner waits for its (b, h) before it looks for chunks that nobody has claimed. In a
@@ -451,7 +484,7 @@ using iris::f16;
     extern "C" __global__ void __launch_bounds__(kThreads) iris_flash_decode_combine_##name##_d##D(                  \
         const IRIS_GRID_CONSTANT iris_flash_decode_args a) {                                                         \
         const Shape s = Shape::of(a);                                                                                \
-        combine<In, D>(static_cast<const float*>(a.partials), static_cast<In*>(a.o), a.world, s, s.chunks(),         \
+        combine<In, D>(static_cast<const float*>(a.partials), static_cast<In*>(a.o), a.world, s, a.slot_chunks,      \
                        blockIdx.y, blockIdx.x, blockIdx.z, s.group());                                               \
     }
 
@@ -459,3 +492,15 @@ IRIS_FLASH_DECODE_KERNELS(bf16, bf16, 128)
 IRIS_FLASH_DECODE_KERNELS(bf16, bf16, 64)
 IRIS_FLASH_DECODE_KERNELS(f16, f16, 128)
 IRIS_FLASH_DECODE_KERNELS(f16, f16, 64)
+
+// The merge reads and writes F32 only: one kernel per head size serves both input types.
+extern "C" __global__ void __launch_bounds__(kThreads)
+    iris_flash_decode_merge_d128(const IRIS_GRID_CONSTANT iris_flash_decode_args a) {
+    merge<128>(static_cast<const float*>(a.partials), static_cast<float*>(a.merged), Shape::of(a), blockIdx.y,
+               blockIdx.x, blockIdx.z);
+}
+extern "C" __global__ void __launch_bounds__(kThreads)
+    iris_flash_decode_merge_d64(const IRIS_GRID_CONSTANT iris_flash_decode_args a) {
+    merge<64>(static_cast<const float*>(a.partials), static_cast<float*>(a.merged), Shape::of(a), blockIdx.y,
+              blockIdx.x, blockIdx.z);
+}

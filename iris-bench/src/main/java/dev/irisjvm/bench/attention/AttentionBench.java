@@ -3,6 +3,7 @@ package dev.irisjvm.bench.attention;
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.SweepCommand;
+import dev.irisjvm.bench.results.AttentionBenchResult.Conventional;
 import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
@@ -61,8 +62,10 @@ import picocli.CommandLine.Mixin;
  *     [W][B, Hkv, S/W, D] and the ring's launches on the gathered shards, which carry the global
  *     positions the plain causal kernel cannot express). Also the K/V bytes per rank of both.</li>
  * <li><b>decode</b>: {@link FlashDecode}, batch 1 and 8, 32K to 512K KV tokens per sequence split over
- *     the ranks: the fused kernel against partial kernel + NCCL
- *     all-gather of the partials + combine kernel, and the three steps alone.</li>
+ *     the ranks: the fused kernel against the conventional unfused decode ({@link
+ *     FlashDecode#conventional}: partial kernel + merge kernel + NCCL all-gather of one entry per
+ *     query head + combine kernel), and against the all-partials path ({@link FlashDecode#baseline}:
+ *     partial kernel + NCCL all-gather of every chunk's partial + combine kernel); each step alone.</li>
  * </ol>
  *
  * <p>Method: inputs standard normal, generated on the GPU; per point {@code --warmup} untimed calls,
@@ -81,6 +84,11 @@ public final class AttentionBench extends SweepCommand {
     static final DType TYPE = DType.BF16;
     static final long HEAP_HEADROOM = 256L << 20;
     static final String OK = "ok";
+    /**
+     * How far the conventional decode's output may be from the fused one's, relative to max |o|: a
+     * few BF16 roundings (each at most 2^-8 of the value), as the ring check allows.
+     */
+    static final double NEAR = 0x1p-6;
 
     @Mixin
     AttentionBenchOptions options = new AttentionBenchOptions();
@@ -391,42 +399,55 @@ public final class AttentionBench extends SweepCommand {
                 SymTensor k = track(made, heap.randn(seed + 31L * totalLen + batch + 1, TYPE, batch, hkv, len, d));
                 SymTensor v = track(made, heap.randn(seed + 31L * totalLen + batch + 2, TYPE, batch, hkv, len, d));
                 SymTensor fused = track(made, heap.empty(TYPE, batch, hq, d));
+                SymTensor conv = track(made, heap.empty(TYPE, batch, hq, d));
                 SymTensor base = track(made, heap.empty(TYPE, batch, hq, d));
                 long qa = q.deviceAddress();
                 long ka = k.deviceAddress();
                 long va = v.deviceAddress();
-                long floats = p.slotFloats();
                 long send = decode.sendBuffer().deviceAddress();
                 long gathered = decode.gatheredBuffer().deviceAddress();
+                long mergedSend = decode.mergedSendBuffer().deviceAddress();
+                long mergedGathered = decode.mergedGatheredBuffer().deviceAddress();
                 FlashDecode.PartialsGather gather = nccl.available()
                         ? (s, r, f, st) -> nccl.allGather(s, r, f, DType.F32, st)
-                        : null;  // without NCCL: the copy-engine gather (said in the check column)
+                        : null;  // without NCCL: the copy-engine gather (said in the check columns)
                 int reps = options.decodeReps;
                 TimingStats fusedT = time(reps, () -> decode.forward(p, qa, ka, va, fused.deviceAddress(), stream));
                 iris.barrier(stream);
+                TimingStats convT = time(reps, () -> decode.conventional(p, qa, ka, va, conv.deviceAddress(), gather, stream));
                 TimingStats baseT = time(reps, () -> decode.baseline(p, qa, ka, va, base.deviceAddress(), gather, stream));
                 TimingStats partialT = time(reps, () -> decode.partial(p, qa, ka, va, send, stream));
-                TimingStats gatherT = nccl.available() ? time(reps, () -> nccl.allGather(send, gathered, floats, DType.F32, stream)) : null;
+                TimingStats mergeT = time(reps, () -> decode.merge(p, send, mergedSend, stream));
+                TimingStats mergedGatherT = nccl.available()
+                        ? time(reps, () -> nccl.allGather(mergedSend, mergedGathered, p.mergedFloats(), DType.F32, stream)) : null;
+                TimingStats mergedCombineT = time(reps, () -> decode.combineMerged(p, mergedGathered, world, conv.deviceAddress(), stream));
+                TimingStats gatherT = nccl.available() ? time(reps, () -> nccl.allGather(send, gathered, p.slotFloats(), DType.F32, stream)) : null;
                 TimingStats combineT = time(reps, () -> decode.combine(p, gathered, world, base.deviceAddress(), stream));
-                // The check: both paths once more into poisoned outputs, compared bit for bit.
+                // The checks: every path once more into poisoned outputs.
                 iris.barrier(stream);
-                Memcpy.memset(fused.deviceAddress(), 0xFF, fused.byteSize(), stream);
-                Memcpy.memset(base.deviceAddress(), 0xFF, base.byteSize(), stream);
+                for (SymTensor out : List.of(fused, conv, base)) {
+                    Memcpy.memset(out.deviceAddress(), 0xFF, out.byteSize(), stream);
+                }
                 decode.forward(p, qa, ka, va, fused.deviceAddress(), stream);
+                decode.conventional(p, qa, ka, va, conv.deviceAddress(), gather, stream);
                 decode.baseline(p, qa, ka, va, base.deviceAddress(), gather, stream);
                 iris.synchronize();
-                String check = sameBits(fused.toFloatArray(), base.toFloatArray());
-                if (gather == null) {
-                    check += " (baseline gathered with the copy engine: NCCL unavailable, " + nccl.reason() + ")";
-                }
-                if (!check.startsWith(OK)) {
+                float[] of = fused.toFloatArray();
+                String gatheredBy = gather == null ? " (gathered with the copy engine: NCCL unavailable, " + nccl.reason() + ")" : "";
+                String check = sameBits(of, base.toFloatArray()) + gatheredBy;
+                String convCheck = near(conv.toFloatArray(), of) + gatheredBy;
+                Conventional conventional = new Conventional(maxOverRanks(convT.medianUs()), maxOverRanks(mergeT.medianUs()),
+                        mergedGatherT == null ? 0 : maxOverRanks(mergedGatherT.medianUs()), maxOverRanks(mergedCombineT.medianUs()),
+                        convCheck);
+                DecodePoint point = new DecodePoint("bf16", batch, hq, hkv, d, totalLen, len, chunkLen, p.chunks(), fusedT.reps(),
+                        maxOverRanks(fusedT.medianUs()), conventional, maxOverRanks(baseT.medianUs()), maxOverRanks(partialT.medianUs()),
+                        gatherT == null ? 0 : maxOverRanks(gatherT.medianUs()), maxOverRanks(combineT.medianUs()), check);
+                if (!point.checksPassed()) {
                     failedChecks++;
                 }
-                DecodePoint point = new DecodePoint("bf16", batch, hq, hkv, d, totalLen, len, chunkLen, p.chunks(), fusedT.reps(),
-                        maxOverRanks(fusedT.medianUs()), maxOverRanks(baseT.medianUs()), maxOverRanks(partialT.medianUs()),
-                        gatherT == null ? 0 : maxOverRanks(gatherT.medianUs()), maxOverRanks(combineT.medianUs()), check);
-                say("decode B %d, %d tokens (%d per rank, chunks of %d): fused %.1f us, baseline %.1f us (%.2fx); %s", batch, totalLen, len,
-                        chunkLen, point.fusedUs(), point.baselineUs(), point.speedup(), check);
+                say("decode B %d, %d tokens (%d per rank, chunks of %d): fused %.1f us, conventional %.1f us (%.2fx), all partials %.1f us"
+                        + " (%.2fx); %s; %s", batch, totalLen, len, chunkLen, point.fusedUs(), conventional.us(), point.speedup(),
+                        point.allPartialsUs(), point.allPartialsSpeedup(), convCheck, check);
                 return point;
             } finally {
                 iris.synchronize();
@@ -435,13 +456,34 @@ public final class AttentionBench extends SweepCommand {
         }
     }
 
-    private static String sameBits(float[] a, float[] b) {
-        for (int i = 0; i < a.length; i++) {
-            if (Float.isNaN(a[i]) || Float.floatToRawIntBits(a[i]) != Float.floatToRawIntBits(b[i])) {
-                return String.format(Locale.ROOT, "FAIL: element %d: fused %s, baseline %s", i, a[i], b[i]);
+    /** "ok" when the fused output equals the all-partials path's bit for bit (the same combination), else where not. */
+    private static String sameBits(float[] fused, float[] allPartials) {
+        for (int i = 0; i < fused.length; i++) {
+            if (Float.isNaN(fused[i]) || Float.floatToRawIntBits(fused[i]) != Float.floatToRawIntBits(allPartials[i])) {
+                return String.format(Locale.ROOT, "FAIL: element %d: fused %s, all partials %s", i, fused[i], allPartials[i]);
             }
         }
-        return OK + ": fused equals the baseline bit for bit (" + a.length + " elements)";
+        return OK + ": fused equals the all-partials path bit for bit (" + fused.length + " elements)";
+    }
+
+    /**
+     * "ok" when the conventional output is within {@link #NEAR} max |fused| of the fused output at
+     * every element: the two combine in different orders and round to BF16 apart (the GPU tests hold
+     * each to the CPU reference).
+     */
+    static String near(float[] conventional, float[] fused) {
+        double maxDiff = 0;
+        double maxAbs = 0;
+        for (int i = 0; i < fused.length; i++) {
+            if (Float.isNaN(conventional[i]) || Float.isNaN(fused[i])) {
+                return String.format(Locale.ROOT, "FAIL: element %d: conventional %s, fused %s", i, conventional[i], fused[i]);
+            }
+            maxDiff = Math.max(maxDiff, Math.abs(conventional[i] - fused[i]));
+            maxAbs = Math.max(maxAbs, Math.abs(fused[i]));
+        }
+        boolean near = maxDiff <= NEAR * maxAbs;
+        return String.format(Locale.ROOT, "%s: max |conventional - fused| %.3g %s 2^%d max |o| (max |o| %.3g, %d elements)",
+                near ? OK : "FAIL", maxDiff, near ? "<=" : ">", Math.getExponent(NEAR), maxAbs, fused.length);
     }
 
     // ---- helpers -----------------------------------------------------------------------------------
@@ -542,8 +584,8 @@ public final class AttentionBench extends SweepCommand {
                     long len = total / world;
                     long kv = b * o.kvHeads * len * d * e;
                     int chunkLen = o.decodeChunkLen(b, (int) len, multiprocessors);
-                    long slot = FlashDecodeProblem.of(DType.BF16, b, o.qHeads, o.kvHeads, o.headDim, (int) len, chunkLen).slotFloats() * 4;
-                    most = Math.max(most, 2 * kv + (2L * world + 1) * slot + 3L * b * o.qHeads * d * e);
+                    FlashDecodeProblem p = FlashDecodeProblem.of(DType.BF16, b, o.qHeads, o.kvHeads, o.headDim, (int) len, chunkLen);
+                    most = Math.max(most, 2 * kv + FlashDecode.workspaceBytes(p, world) + 4L * b * o.qHeads * d * e);
                 }
             }
         }

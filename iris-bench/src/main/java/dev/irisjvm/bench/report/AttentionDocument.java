@@ -3,7 +3,6 @@ package dev.irisjvm.bench.report;
 import static dev.irisjvm.bench.report.ReportHeader.orDash;
 
 import dev.irisjvm.bench.results.AttentionBenchResult;
-import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.SdpaPoint;
@@ -12,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -42,7 +40,7 @@ public final class AttentionDocument extends Document {
     private final double ringTarget;
     private final double ringAllGatherTarget;
     private final double ringKvShards;
-    private final double decodeTarget;
+    private final AttentionDecodeSection decode;
     private final String findings;
 
     public AttentionDocument(AttentionBenchResult run, BenchmarkTargets targets, List<String> rawFiles, String runCommand,
@@ -53,14 +51,14 @@ public final class AttentionDocument extends Document {
         this.ringTarget = targets.attention().ringMaxRatioToNoCommunication();
         this.ringAllGatherTarget = targets.attention().ringMaxRatioToAllGather();
         this.ringKvShards = targets.attention().ringMaxKvShards();
-        this.decodeTarget = targets.attention().decodeMinSpeedup();
+        this.decode = new AttentionDecodeSection(run, targets.attention().decodeMinSpeedup());
         this.findings = findings == null ? "" : findings;
     }
 
     @Override
     String markdown(Charts charts) {
         return header() + targets() + findings + (findings.isBlank() ? "" : "\n") + localSection(charts) + ringSection(charts)
-                + decodeSection(charts) + method();
+                + decode.markdown(charts) + method();
     }
 
     // ---- targets -----------------------------------------------------------------------------------
@@ -104,13 +102,7 @@ public final class AttentionDocument extends Document {
                 out.add(new Verdict("ring output = all-gather output", config, p.check(), p.check().startsWith("not checked") ? NOT_JUDGED : FAIL));
             }
         }
-        for (DecodePoint p : decode()) {
-            String config = "B " + p.batch() + ", KV " + tokens(p.totalLen()) + " (" + tokens(p.lenPerRank()) + " per rank)";
-            double s = p.speedup();
-            out.add(new Verdict("flash-decode ≥ " + decodeTarget + "× over partial + all-gather + combine", config,
-                    Sizes.number(p.fusedUs()) + " vs " + Sizes.number(p.baselineUs()) + " µs = " + ratio(s),
-                    !p.check().startsWith("ok") ? FAIL + " (output check)" : s >= decodeTarget ? PASS : FAIL));
-        }
+        out.addAll(decode.verdicts());
         return out;
     }
 
@@ -202,36 +194,10 @@ public final class AttentionDocument extends Document {
                         charts.file(RING_PNG)));
     }
 
-    private String decodeSection(Charts charts) {
-        List<DecodePoint> points = decode();
-        if (points.isEmpty()) {
-            return "## Flash-decode\n\nNot run.\n\n";
-        }
-        MarkdownTable t = new MarkdownTable("batch", "KV tokens (per rank)", "chunks × len", "fused µs", "baseline µs", "speedup",
-                "partial µs", "all-gather µs", "combine µs", "check");
-        Map<String, double[][]> lines = new LinkedHashMap<>();
-        Map<Integer, List<DecodePoint>> byBatch = new TreeMap<>(points.stream().collect(Collectors.groupingBy(DecodePoint::batch)));
-        for (DecodePoint p : points) {
-            t.row(p.batch(), tokens(p.totalLen()) + " (" + tokens(p.lenPerRank()) + ")", p.chunks() + " × " + p.chunkLen(),
-                    Sizes.number(p.fusedUs()), Sizes.number(p.baselineUs()), ratio(p.speedup()), Sizes.number(p.partialUs()),
-                    p.gatherUs() > 0 ? Sizes.number(p.gatherUs()) : null, Sizes.number(p.combineUs()), p.check());
-        }
-        byBatch.forEach((b, list) -> lines.put("batch " + b, new double[][] {
-                list.stream().mapToDouble(DecodePoint::totalLen).toArray(), list.stream().mapToDouble(DecodePoint::speedup).toArray()}));
-        DecodePoint first = points.get(0);
-        return "## Flash-decode\n\n`FlashDecode.forward` over " + run.world() + " ranks (one kernel: partials, "
-                + "their exchange and the combine) against the baseline `partial` kernel + NCCL all-gather of the partials + `combine` kernel: "
-                + first.qHeads() + " query heads, " + first.kvHeads() + " K/V heads, head size " + first.headDim() + ", " + first.dtype()
-                + ", one new token per sequence, the KV cache of each sequence split evenly over the ranks.\n\n" + t.render() + "\n"
-                + charts.link(DECODE_PNG, "flash-decode speedup over the baseline",
-                () -> AttentionCharts.lines("Flash-decode: fused ÷ (partial + NCCL all-gather + combine)", "KV tokens per sequence (all ranks)",
-                        "speedup", lines, decodeTarget, "target " + decodeTarget + "×", charts.file(DECODE_PNG)));
-    }
-
     private String header() {
         return new ReportHeader("Attention benchmarks", "Issue 6: the single-GPU attention kernel against PyTorch SDPA, "
-                + "sequence-parallel ring attention against NCCL all-gather of K/V plus the same local kernel, and distributed "
-                + "flash-decode against partial + NCCL all-gather + combine, all measured in one run.", run.date(), run.hardware(),
+                + "sequence-parallel ring attention against NCCL all-gather of K/V plus the same local kernel, and "
+                + decode.headerPhrase() + ", all measured in one run.", run.date(), run.hardware(),
                 run.software())
                 .item("ranks", Integer.toString(run.world()))
                 .end(rawFiles, "Commands", runCommand, List.of(orDash(run.command())));
@@ -244,8 +210,7 @@ public final class AttentionDocument extends Document {
                 + "pair of CUDA events; the median counts. Work that spans ranks counts its slowest rank's median.\n"
                 + "- Ring attention includes its opening and closing device barriers and the copy-engine transfers of the next K/V "
                 + "shard, which run on a second stream while the current step computes.\n"
-                + "- Flash-decode's fused call is its one kernel: odd and even calls use separate partials and counters, so no "
-                + "barrier separates calls.\n"
+                + decode.methodLine()
                 + "- Correctness is the GPU tests' job (`AttentionGpuTest`: double-precision CPU references, poisoned outputs); the "
                 + "\"check\" columns compare the paths of this run with each other once, on fresh poisoned outputs.\n";
     }
@@ -258,10 +223,6 @@ public final class AttentionDocument extends Document {
 
     private List<RingPoint> ring() {
         return run.ring() == null ? List.of() : run.ring();
-    }
-
-    private List<DecodePoint> decode() {
-        return run.decode() == null ? List.of() : run.decode();
     }
 
     /**

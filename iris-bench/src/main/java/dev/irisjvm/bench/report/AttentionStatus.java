@@ -17,7 +17,8 @@ import java.util.stream.Collectors;
  * The README's status item for attention, from one attention run, with the ratios of {@code
  * attention.md}'s targets: the local kernel's TFLOP/s ÷ SDPA's (the faster of SDPA's GQA forms),
  * ring attention's time ÷ the no-communication reference and ÷ all-gather + local, and flash-decode's
- * baseline time ÷ fused time.
+ * baseline time ÷ fused time (the conventional path's, or in earlier runs the all-partials path's:
+ * {@link AttentionDecodeSection}).
  *
  * <pre>{@code
  * String item = new AttentionStatus(source, AttentionBenchResult.read(path), targets).item("docs/benchmarks");
@@ -27,6 +28,7 @@ final class AttentionStatus {
     private final RunSource source;
     private final AttentionBenchResult run;
     private final AttentionDocument document;
+    private final AttentionDecodeSection decode;
     private final double decodeTarget;
 
     AttentionStatus(RunSource source, AttentionBenchResult run, BenchmarkTargets targets) {
@@ -34,6 +36,7 @@ final class AttentionStatus {
         this.run = run;
         this.document = new AttentionDocument(run, targets, List.of(), null, "");
         this.decodeTarget = targets.attention().decodeMinSpeedup();
+        this.decode = new AttentionDecodeSection(run, decodeTarget);
     }
 
     String item(String linkBase) {
@@ -44,7 +47,7 @@ final class AttentionStatus {
         if (run.ring() != null && !run.ring().isEmpty()) {
             parts.add(ring());
         }
-        if (run.decode() != null && !run.decode().isEmpty()) {
+        if (!decode.points().isEmpty()) {
             parts.add(decode());
         }
         return "- attention ([" + AttentionDocument.MARKDOWN + "](" + linkBase + "/" + AttentionDocument.MARKDOWN + ")): "
@@ -99,17 +102,17 @@ final class AttentionStatus {
 
     /** Speedup per batch, and how far along the KV length each batch meets the target. */
     private String decode() {
-        Map<Integer, List<DecodePoint>> byBatch = new TreeMap<>(run.decode().stream().collect(Collectors.groupingBy(DecodePoint::batch)));
+        Map<Integer, List<DecodePoint>> byBatch = new TreeMap<>(decode.points().stream().collect(Collectors.groupingBy(DecodePoint::batch)));
         List<String> ranges = new ArrayList<>();
         List<String> reach = new ArrayList<>();
         byBatch.forEach((batch, points) -> {
-            RatioRange.of(points.stream().map(DecodePoint::speedup).toList())
+            RatioRange.of(points.stream().map(decode::speedup).toList())
                     .ifPresent(r -> ranges.add(r.text() + " at batch " + batch));
             // Speedup falls as the KV length grows (the partials' exchange is a smaller share), so the
             // claim is the longest prefix of lengths that all meet the target.
             long upTo = -1;
             for (DecodePoint p : points.stream().sorted(Comparator.comparingLong(DecodePoint::lenPerRank)).toList()) {
-                if (!(p.speedup() >= decodeTarget) || !p.check().startsWith("ok")) {
+                if (!(decode.speedup(p) >= decodeTarget) || !decode.checked(p)) {
                     break;
                 }
                 upTo = p.lenPerRank();
@@ -117,9 +120,10 @@ final class AttentionStatus {
             reach.add(upTo < 0 ? "not at batch " + batch : "at batch " + batch + " up to " + AttentionDocument.tokens(upTo)
                     + " tokens per rank");
         });
-        String lengths = run.decode().stream().map(DecodePoint::lenPerRank).distinct().sorted()
+        String lengths = decode.points().stream().map(DecodePoint::lenPerRank).distinct().sorted()
                 .map(l -> AttentionDocument.tokens(l)).collect(Collectors.joining(", "));
-        return "distributed flash-decode " + CclStatus.join(ranges) + " over partial + NCCL all-gather + combine (" + lengths
-                + " tokens per rank), the " + Sizes.ratio(decodeTarget) + " target met " + CclStatus.join(reach);
+        return "distributed flash-decode " + (ranges.isEmpty() ? "not measured" : CclStatus.join(ranges)) + " over "
+                + decode.baselinePhrase() + " (" + lengths + " tokens per rank), the " + Sizes.ratio(decodeTarget) + " target met "
+                + CclStatus.join(reach);
     }
 }

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.results;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -24,7 +25,7 @@ import java.util.List;
  * @param sdpa     PyTorch SDPA on one GPU (the JSON of attention_sdpa.py, as read), or null
  * @param local    the single-GPU kernel
  * @param ring     ring attention and its references
- * @param decode   flash-decode, fused and baseline
+ * @param decode   flash-decode, fused, the conventional path and the all-partials path
  */
 public record AttentionBenchResult(String date, String hardware, String software, String command, int world, int warmup,
                                    Sdpa sdpa, List<LocalPoint> local, List<RingPoint> ring, List<DecodePoint> decode) {
@@ -99,22 +100,55 @@ public record AttentionBenchResult(String date, String hardware, String software
     }
 
     /**
-     * Flash-decode on one batch and KV length.
+     * Flash-decode on one batch and KV length: the fused kernel against the conventional unfused
+     * decode (the baseline of the target) and against the all-partials path. Runs before the
+     * conventional path was measured have no {@code conventional} (null) and call the all-partials
+     * time "baselineUs", read here as {@code allPartialsUs}.
      *
-     * @param totalLen   KV tokens per sequence over all ranks
-     * @param lenPerRank this rank's tokens per sequence (totalLen / world)
-     * @param fusedUs    FlashDecode.forward: the fused kernel
-     * @param baselineUs partial kernel, NCCL all-gather of the partials, combine kernel
-     * @param partialUs  the partial kernel alone
-     * @param gatherUs   the NCCL all-gather of the partials alone
-     * @param combineUs  the combine kernel alone
-     * @param check      "ok" when the fused output equalled the baseline's bit for bit, else what differed
+     * @param totalLen      KV tokens per sequence over all ranks
+     * @param lenPerRank    this rank's tokens per sequence (totalLen / world)
+     * @param fusedUs       FlashDecode.forward: the fused kernel
+     * @param conventional  FlashDecode.conventional and its steps; null when not measured
+     * @param allPartialsUs FlashDecode.baseline: partial kernel, NCCL all-gather of every chunk's partial, combine kernel
+     * @param partialUs     the partial kernel alone
+     * @param gatherUs      the NCCL all-gather of the partials alone (0 when not measured)
+     * @param combineUs     the combine kernel over every rank's partials alone
+     * @param check         "ok" when the fused output equalled the all-partials path's bit for bit, else what differed
      */
     public record DecodePoint(String dtype, int batch, int qHeads, int kvHeads, int headDim, long totalLen, int lenPerRank,
-                              int chunkLen, int chunks, int reps, double fusedUs, double baselineUs, double partialUs,
-                              double gatherUs, double combineUs, String check) {
+                              int chunkLen, int chunks, int reps, double fusedUs, Conventional conventional,
+                              @JsonAlias("baselineUs") double allPartialsUs, double partialUs, double gatherUs, double combineUs,
+                              String check) {
+        /** The conventional path's time over the fused kernel's; NaN when either was not measured. */
         public double speedup() {
-            return fusedUs > 0 ? baselineUs / fusedUs : Double.NaN;
+            return conventional != null && fusedUs > 0 ? conventional.us() / fusedUs : Double.NaN;
+        }
+
+        /** The all-partials path's time over the fused kernel's. */
+        public double allPartialsSpeedup() {
+            return fusedUs > 0 ? allPartialsUs / fusedUs : Double.NaN;
+        }
+
+        /** Whether every output check of the point passed. */
+        public boolean checksPassed() {
+            return check != null && check.startsWith("ok") && (conventional == null || conventional.checkPassed());
+        }
+    }
+
+    /**
+     * The conventional unfused decode on one point ({@code FlashDecode.conventional}): this rank's
+     * partials merged into one entry per query head, one entry per head and rank all-gathered, then
+     * combined.
+     *
+     * @param us        partial kernel, merge kernel, NCCL all-gather of the merged entries, combine kernel
+     * @param mergeUs   the merge kernel alone
+     * @param gatherUs  the NCCL all-gather of the merged entries alone (0 when not measured)
+     * @param combineUs the combine kernel over every rank's merged entries alone
+     * @param check     "ok" when its output was within the run's bound of the fused kernel's, else what differed
+     */
+    public record Conventional(double us, double mergeUs, double gatherUs, double combineUs, String check) {
+        public boolean checkPassed() {
+            return check != null && check.startsWith("ok");
         }
     }
 }

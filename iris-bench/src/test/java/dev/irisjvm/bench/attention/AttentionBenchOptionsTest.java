@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.attention.FlashDecode;
 import dev.irisjvm.kernels.attention.FlashDecodeProblem;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -57,6 +59,8 @@ class AttentionBenchOptionsTest {
         assertTrue(heap > decodeKv, "heap " + heap);
         assertTrue(heap < decodeKv * 3 / 2, "heap " + heap);
         assertEquals(0, heap % (1 << 20));
+        FlashDecodeProblem largest = FlashDecodeProblem.of(DType.BF16, 8, 32, 8, 128, 262144, o.decodeChunkLen(8, 262144, 132));
+        assertTrue(heap > decodeKv + FlashDecode.workspaceBytes(largest, 2), "heap " + heap + " holds the decode workspace too");
     }
 
     @Test

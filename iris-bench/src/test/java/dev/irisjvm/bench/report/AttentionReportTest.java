@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.bench.results.AttentionBenchResult;
+import dev.irisjvm.bench.results.AttentionBenchResult.Conventional;
 import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The attention report from a synthetic run with known answers (the numbers below are made up for
  * the test, never published): each target's verdict, the not-judged cases, the SDPA file as
- * attention_sdpa.py writes it, and the JSON round trip.
+ * attention_sdpa.py writes it, the JSON round trip, and runs written before the conventional
+ * flash-decode path was measured.
  */
 class AttentionReportTest {
     @TempDir
@@ -29,7 +31,8 @@ class AttentionReportTest {
      * Local: 4K Iris 600 vs SDPA 700 TFLOP/s (0.857, pass), 4K causal 400 vs 600 (0.667, fail), 16K
      * without SDPA (not judged). Ring: 32K ring 10.2 ms vs steps 10.0 / local 9.9 (1.030, pass) and
      * all-gather 11 (pass); 128K causal ring 110 vs steps 100 (1.10, fail) and all-gather 105 (fail).
-     * Decode: 1.5x (pass), 1.1x (fail), and one with a failed output check.
+     * Decode, against the conventional path: 1.5x (pass), 1.1x (fail), one whose conventional output
+     * check failed, and one without the conventional path (not judged).
      */
     static AttentionBenchResult run() {
         Sdpa sdpa = new Sdpa("2.11.0+cu130", "13.0", "NVIDIA H200", "bf16", 1, 32, 8, 128, 3, 10, List.of(
@@ -47,9 +50,13 @@ class AttentionReportTest {
                 new RingPoint("bf16", 1, 32, 8, 128, true, 131072, 65536, "ZIG_ZAG", 10, 110_000, 100_000, 0, 105_000, 2_000,
                         6 * 4 * shardKv, 6 * 4 * shardKv, 300, "FAIL: max |ring - all-gather| 3"));
         List<DecodePoint> decode = List.of(
-                new DecodePoint("bf16", 1, 32, 8, 128, 32768, 16384, 256, 64, 50, 20, 30, 12, 10, 5, "ok"),
-                new DecodePoint("bf16", 8, 32, 8, 128, 524288, 262144, 1024, 256, 50, 1000, 1100, 900, 100, 50, "ok"),
-                new DecodePoint("bf16", 8, 32, 8, 128, 65536, 32768, 1024, 32, 50, 10, 100, 9, 50, 5, "FAIL: element 3"));
+                new DecodePoint("bf16", 1, 32, 8, 128, 32768, 16384, 256, 64, 50, 20, new Conventional(30, 2, 3, 4, "ok: within"), 45, 12,
+                        10, 5, "ok"),
+                new DecodePoint("bf16", 8, 32, 8, 128, 524288, 262144, 1024, 256, 50, 1000, new Conventional(1100, 20, 30, 40, "ok"), 1300,
+                        900, 100, 50, "ok"),
+                new DecodePoint("bf16", 8, 32, 8, 128, 65536, 32768, 1024, 32, 50, 10, new Conventional(100, 2, 3, 4,
+                        "FAIL: max |conventional - fused| 1 > 2^-6 max |o|"), 100, 9, 50, 5, "ok"),
+                new DecodePoint("bf16", 1, 32, 8, 128, 65536, 32768, 512, 64, 50, 30, null, 50, 20, 12, 6, "ok"));
         return new AttentionBenchResult("2026-12-01T10:00:00Z", "2 x NVIDIA H200 (132 SMs, 140 GiB, CC 9.0)", "CUDA 13.0, NCCL 2.28.3, Java 17",
                 "bin/iris-run -n 2 -- java ... AttentionBench", 2, 2, sdpa, local, ring, decode);
     }
@@ -71,9 +78,65 @@ class AttentionReportTest {
         assertEquals("**FAIL**", status(vs, "ring ≤ all-gather", "S 128K causal, 2 ranks"));
         assertEquals("PASS", status(vs, "K/V per rank", "S 128K causal, 2 ranks"));
         assertEquals("**FAIL**", status(vs, "ring output", "S 128K causal, 2 ranks"));
-        assertEquals("PASS", status(vs, "flash-decode", "B 1, KV 32K (16K per rank)"));
+        assertEquals("PASS", status(vs, "flash-decode ≥ 1.2× over the conventional path", "B 1, KV 32K (16K per rank)"));
         assertEquals("**FAIL**", status(vs, "flash-decode", "B 8, KV 512K (256K per rank)"));
         assertEquals("**FAIL** (output check)", status(vs, "flash-decode", "B 8, KV 64K (32K per rank)"));
+        assertEquals("not judged", status(vs, "flash-decode", "B 1, KV 64K (32K per rank)"));
+    }
+
+    /** The speedups: over the conventional path (NaN where it was not measured) and over the all-partials path. */
+    @Test
+    void decodeSpeedups() {
+        List<DecodePoint> d = run().decode();
+        assertEquals(1.5, d.get(0).speedup(), 1e-12);
+        assertEquals(2.25, d.get(0).allPartialsSpeedup(), 1e-12);
+        assertTrue(Double.isNaN(d.get(3).speedup()));
+        assertTrue(d.get(0).checksPassed());
+        assertTrue(!d.get(2).checksPassed(), "the conventional check failed");
+        assertTrue(d.get(3).checksPassed(), "no conventional check to fail");
+    }
+
+    /**
+     * The README's item: speedups over the conventional path per batch (the point without it gives
+     * none), and how far each batch meets the target (batch 8's first point failed its check).
+     */
+    @Test
+    void statusItemJudgesAgainstTheConventionalPath() {
+        String item = new AttentionStatus(new RunSource("attention-bench.json", run().date()), run(), BenchmarkTargets.builtIn())
+                .item("docs/benchmarks");
+        assertTrue(item.contains("distributed flash-decode 1.500× at batch 1 and 1.100–10.000× at batch 8 over the conventional "
+                + "partial + merge + NCCL all-gather + combine (16K, 32K, 256K tokens per rank), the 1.20× target met at batch 1 up to "
+                + "16K tokens per rank and not at batch 8"), item);
+    }
+
+    /**
+     * A run written before the conventional path was measured: its all-partials time is "baselineUs",
+     * and it is judged, tabled and described against that path, as it was when written.
+     */
+    @Test
+    void readsAndReportsARunWithoutTheConventionalPath() throws Exception {
+        Path json = dir.resolve("old.json");
+        Files.writeString(json, """
+                {"date": "2026-12-01T10:00:00Z", "hardware": "2 x NVIDIA H200", "software": "CUDA 13.0", "command": "x", "world": 2,
+                 "warmup": 2, "sdpa": null, "local": [], "ring": [],
+                 "decode": [{"dtype": "bf16", "batch": 1, "qHeads": 32, "kvHeads": 8, "headDim": 128, "totalLen": 32768,
+                             "lenPerRank": 16384, "chunkLen": 256, "chunks": 64, "reps": 50, "fusedUs": 20.0, "baselineUs": 30.0,
+                             "partialUs": 12.0, "gatherUs": 10.0, "combineUs": 5.0,
+                             "check": "ok: fused equals the baseline bit for bit (4096 elements)"}]}
+                """);
+        AttentionBenchResult old = AttentionBenchResult.read(json);
+        DecodePoint p = old.decode().get(0);
+        assertEquals(30.0, p.allPartialsUs());
+        assertEquals(null, p.conventional());
+        List<AttentionDocument.Verdict> vs = new AttentionDocument(old, BenchmarkTargets.builtIn(), List.of(), null, null).verdicts();
+        assertEquals("PASS", status(vs, "flash-decode ≥ 1.2× over partial + all-gather + combine", "B 1, KV 32K (16K per rank)"));
+        int rc = IrisBench.commandLine().execute("report", "attention", "--sweep", json.toString(), "--out", dir.resolve("old").toString());
+        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
+        String md = Files.readString(dir.resolve("old").resolve(AttentionDocument.MARKDOWN));
+        assertTrue(md.contains("distributed flash-decode against partial + NCCL all-gather + combine, all measured"), md);
+        assertTrue(md.contains("against the baseline `partial` kernel + NCCL all-gather of the partials + `combine` kernel"), md);
+        assertTrue(md.contains("| 1 | 32K (16K) | 64 × 256 | 20.0 | 30.0 | 1.500× |"), md);
+        assertTrue(!md.contains("conventional"), md);
     }
 
     @Test
@@ -107,6 +170,10 @@ class AttentionReportTest {
         assertTrue(md.contains("0.857×"), md);
         assertTrue(md.contains("failed: enable_gqa: RuntimeError"), md);
         assertTrue(md.contains("[attention-bench.json](attention-bench.json)"), md);
+        assertTrue(md.contains("distributed flash-decode against the conventional unfused decode"), md);
+        assertTrue(md.contains("| 1 | 32K (16K) | 64 × 256 | 20.0 | 30.0 | 1.500× | 12.0 | 2.00 | 3.00 | 4.00 | ok: within |"), md);
+        assertTrue(md.contains("| 1 | 64K (32K) | 64 × 512 | 30.0 | not measured |"), md);
+        assertTrue(md.contains("| 1 | 32K (16K) | 45.0 | 2.250× | 10.0 | 5.00 | ok |"), md);
         assertTrue(Files.exists(dir.resolve("out").resolve(ReportKind.ATTENTION.sweepFile())));
         if (rc == 0) {
             for (String png : List.of(AttentionDocument.LOCAL_PNG, AttentionDocument.RING_PNG, AttentionDocument.DECODE_PNG)) {

@@ -40,6 +40,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *         SymTensor v = heap.randn(DType.BF16, 8, 8, len, 128);
  *         SymTensor o = heap.empty(DType.BF16, 8, 32, 128);              // the full result, on every rank
  *         decode.forward(q, k, v, o, iris.stream());                     // fused
+ *         decode.conventional(q, k, v, o, iris.stream());                // partial, merge, all-gather, combine
  *         decode.baseline(q, k, v, o, iris.stream());                    // partial, all-gather, combine
  *         iris.synchronize();
  *     }
@@ -51,23 +52,27 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <li>{@code o[b, h] = sum_j softmax_j(scale q[b,h] . k[b,h/G,j]) v[b,h/G,j]} over the tokens of
  *     every rank (rank order does not matter); scores, partials and the combination are F32, o is
  *     rounded once.</li>
- * <li>Collective: every rank calls {@code forward} (or {@code baseline}) the same number of times,
- *     in the same order, with the same shapes and the same {@code len}; the arguments are checked as
- *     {@link FlashDecodeProblem} says. q, k and v may be any device memory of this process; the
- *     workspace is this instance's.</li>
+ * <li>Collective: every rank calls {@code forward} (or {@code conventional}, or {@code baseline}) the
+ *     same number of times, in the same order, with the same shapes and the same {@code len}; the
+ *     arguments are checked as {@link FlashDecodeProblem} says. q, k and v may be any device memory
+ *     of this process; the workspace is this instance's.</li>
  * <li>{@link #forward} is one kernel, stream-ordered, no host synchronization. Odd and even calls use
  *     two sets of partials and counters, so no barrier is needed between calls: a rank that starts
  *     a call has received every peer's partials of the previous one, so every peer has finished the
  *     call before that, the last reader of the set this call writes. Each
  *     call passes its call number ({@code epoch}) by value, so a CUDA graph of a call replays that
  *     number: capture and replay are not supported for {@link #forward} (they are for {@link
- *     #baseline} with a gather that supports them).</li>
- * <li>{@link #baseline} is the reference path: the partial kernel, an all-gather of the partials
- *     (by default copy-engine reads of every peer's partials between two device barriers; the
- *     benchmarks pass NCCL), then the combine kernel.</li>
+ *     #conventional} and {@link #baseline} with a gather that supports them).</li>
+ * <li>{@link #conventional} is the unfused decode as it is usually built, the baseline the fused
+ *     kernel is measured against: the partial kernel, the merge kernel (this rank's chunks into one
+ *     (output, log-sum-exp) entry per query head), an all-gather of those entries (by default
+ *     copy-engine reads of every peer's entries between two device barriers; the benchmarks pass
+ *     NCCL), then the combine kernel over one entry per rank.</li>
+ * <li>{@link #baseline} gathers every chunk's partial instead, about {@code chunks} times the bytes,
+ *     and combines them all: the same combination as the fused kernel's, to its last bit.</li>
  * </ul>
  *
- * <p>The three kernels take one argument struct, {@code iris_flash_decode_args}
+ * <p>The four kernels take one argument struct, {@code iris_flash_decode_args}
  * (iris/abi/flash_decode.h, which also declares the launch constants and the partials' layout
  * used here), filled per call by {@link FlashDecodeArgs}.
  */
@@ -76,13 +81,14 @@ public final class FlashDecode implements AutoCloseable {
     public static final String MODULE = "flash_decode";
     /** What the kernels need (flash_decode.cu's IRIS_NVIDIA_ONLY). */
     public static final String REQUIREMENT = "32-lane warp shuffles";
-    /** Threads per CTA of all three kernels. */
+    /** Threads per CTA of all four kernels. */
     public static final int THREADS = KernelAbi.IRIS_FLASH_DECODE_THREADS;
 
     /**
-     * Gathers every rank's partials: {@code floats} F32 values at {@code send} on each rank into
-     * {@code recv} on every rank, rank r's at {@code recv + r x floats x 4}, stream-ordered on {@code
-     * stream}. {@code send} is this rank's symmetric address; {@code recv} holds world slots.
+     * Gathers every rank's partials (or merged entries): {@code floats} F32 values at {@code send} on
+     * each rank into {@code recv} on every rank, rank r's at {@code recv + r x floats x 4},
+     * stream-ordered on {@code stream}. {@code send} is this rank's symmetric address; {@code recv}
+     * holds world slots.
      */
     @FunctionalInterface
     public interface PartialsGather {
@@ -97,6 +103,8 @@ public final class FlashDecode implements AutoCloseable {
     private final SymTensor send;
     private final SymTensor gathered;
     private final SymTensor arrived;
+    private final SymTensor mergedSend;
+    private final SymTensor mergedGathered;
     /** Its own device barrier, so that its barriers pair only with its own on the peers. */
     private final DeviceBarrier barrier;
     private final FlashDecodeArgs args;
@@ -120,27 +128,38 @@ public final class FlashDecode implements AutoCloseable {
                 }
             }
         }
+        for (int d : new int[] {64, 128}) {
+            String name = FlashDecodeProblem.mergeKernelName(d);
+            kernels.put(name, module.kernel(name));
+        }
         long slot = max.slotFloats();
+        long entries = max.mergedFloats();
         int world = iris.node().size();
         SymTensor p = null;
         SymTensor s = null;
         SymTensor g = null;
         SymTensor a = null;
+        SymTensor ms = null;
+        SymTensor mg = null;
         DeviceBarrier b = null;
         try {
             p = iris.heap().empty(DType.F32, 2L * world * slot);  // two sets: odd and even calls
             s = iris.heap().empty(DType.F32, slot);
             g = iris.heap().empty(DType.F32, world * slot);
             a = iris.heap().zeros(DType.I64, arrivalWords(max));
+            ms = iris.heap().empty(DType.F32, entries);
+            mg = iris.heap().empty(DType.F32, world * entries);
             b = iris.newBarrier();
         } catch (RuntimeException | Error e) {
-            Resources.closeAfter(e, b, a, g, s, p);
+            Resources.closeAfter(e, b, mg, ms, a, g, s, p);
             throw e;
         }
         partials = p;
         send = s;
         gathered = g;
         arrived = a;
+        mergedSend = ms;
+        mergedGathered = mg;
         barrier = b;
         args = new FlashDecodeArgs(iris.deviceContext().bytes());
     }
@@ -156,12 +175,26 @@ public final class FlashDecode implements AutoCloseable {
     }
 
     /**
+     * Bytes of the symmetric workspace of an instance made for {@code max} on {@code world} ranks, as
+     * {@link #create} allocates it: two sets of every rank's partials, the send slot and the gathered
+     * partials ({@code (3 world + 1) x max.slotFloats()} F32), the conventional path's send and
+     * gathered entries ({@code (world + 1) x max.mergedFloats()} F32), and {@link #arrivalWords} u64.
+     */
+    public static long workspaceBytes(FlashDecodeProblem max, int world) {
+        AttentionChecks.notNull("flash decode", "max", max);
+        AttentionChecks.positive("flash decode", "world", world);
+        return 4 * ((3L * world + 1) * max.slotFloats() + (world + 1L) * max.mergedFloats()) + 8 * arrivalWords(max);
+    }
+
+    /**
      * Collective: loads the kernels and allocates the symmetric workspace for calls up to {@code
      * max} (its batch, heads and head size, and at most {@code max.len()} tokens per rank with its
      * chunk length): two sets of the partials of every rank ({@code 2 x world x max.slotFloats()}
      * F32), the arrival counters and the claims on the chunks ({@code arrivalWords}, zeroed, before
-     * every rank is told to go on) of the fused kernel, and the baseline's own send slot and gathered
-     * partials (so that the two paths never share a buffer a slower peer may still read).
+     * every rank is told to go on) of the fused kernel, the unfused paths' own send slot and gathered
+     * partials (so that they never share a buffer with the fused kernel that a slower peer may still
+     * read or write), and the conventional path's send and gathered entries ({@link #workspaceBytes}
+     * in all).
      */
     public static FlashDecode create(Iris iris, FlashDecodeProblem max) {
         AttentionChecks.notNull("flash decode", "iris", iris);
@@ -199,7 +232,8 @@ public final class FlashDecode implements AutoCloseable {
 
     /** Bytes of this rank's symmetric workspace. */
     public long workspaceBytes() {
-        return partials.byteSize() + send.byteSize() + gathered.byteSize() + arrived.byteSize();
+        return partials.byteSize() + send.byteSize() + gathered.byteSize() + arrived.byteSize() + mergedSend.byteSize()
+                + mergedGathered.byteSize();
     }
 
     // ---- the fused kernel --------------------------------------------------------------------------
@@ -244,6 +278,66 @@ public final class FlashDecode implements AutoCloseable {
         calls++;
     }
 
+    // ---- the conventional path ---------------------------------------------------------------------
+
+    /**
+     * {@link #conventional(FlashDecodeProblem, long, long, long, long, PartialsGather, Stream)} on
+     * tensors, gathering with the copy engine.
+     */
+    public void conventional(SymTensor q, SymTensor k, SymTensor v, SymTensor o, Stream stream) {
+        FlashDecodeProblem p = problemOf(q, k, v, o);
+        conventional(p, q.deviceAddress(), k.deviceAddress(), v.deviceAddress(), o.deviceAddress(), null, stream);
+    }
+
+    /**
+     * The conventional unfused decode, on device addresses laid out as {@code p} says (which must fit
+     * this instance, as for {@link #forward}): {@link #partial} into this rank's send slot, {@link
+     * #merge} of its chunks into one entry per query head, {@code gather} of every rank's entries
+     * ({@code p.mergedFloats()} F32 each; null: {@link #copyEngineGather}), and {@link #combineMerged}
+     * into o. Stream-ordered, no host synchronization; capturable in a CUDA graph when the gather is.
+     *
+     * <pre>{@code
+     * FlashDecode.PartialsGather nccl = (send, recv, floats, s) -> comm.allGather(send, recv, floats, DType.F32, s);
+     * decode.conventional(p, q.deviceAddress(), k.deviceAddress(), v.deviceAddress(), o.deviceAddress(), nccl, stream);
+     * }</pre>
+     */
+    public synchronized void conventional(FlashDecodeProblem p, long q, long k, long v, long o, PartialsGather gather,
+                                          Stream stream) {
+        ensureOpen();
+        check(p, q, k, v, o, stream);
+        // The partials stay on this rank, in the baseline's send slot: a baseline call's gather has
+        // finished reading it before this call starts in stream order, as before its own next call.
+        partial(p, q, k, v, send.deviceAddress(), stream);
+        merge(p, send.deviceAddress(), mergedSend.deviceAddress(), stream);
+        long floats = p.mergedFloats();
+        if (gather == null) {
+            copyEngineGather(mergedSend.deviceAddress(), mergedGathered.deviceAddress(), floats, stream);
+        } else {
+            gather.allGather(mergedSend.deviceAddress(), mergedGathered.deviceAddress(), floats, stream);
+        }
+        combineMerged(p, mergedGathered.deviceAddress(), iris.node().size(), o, stream);
+    }
+
+    /**
+     * This rank's partials at {@code partials} ({@code p.slotFloats()} F32, as {@link #partial} writes
+     * them) merged into one entry per query head at {@code out} ({@code p.mergedFloats()} F32, layout
+     * [B][Hkv][1][G][D + 4]: the normalized output, then its log-sum-exp in log2 units and a sum of 1).
+     */
+    public synchronized void merge(FlashDecodeProblem p, long partials, long out, Stream stream) {
+        ensureOpen();
+        checkMerge(p, partials, out, stream);
+        Kernel kernel = kernels.get(p.mergeKernelName());
+        kernel.launch(p.combineLaunchShape(), stream, args.merge(p, partials, out), false);
+    }
+
+    /** o from {@code world} ranks' gathered merged entries at {@code gathered} ([world][B][Hkv][1][G][D + 4]). */
+    public synchronized void combineMerged(FlashDecodeProblem p, long gathered, int world, long o, Stream stream) {
+        ensureOpen();
+        checkCombine(p, gathered, world, o, stream);
+        Kernel kernel = kernels.get(p.combineKernelName());
+        kernel.launch(p.combineLaunchShape(), stream, args.combine(p, gathered, world, 1, o), false);
+    }
+
     // ---- the baseline ------------------------------------------------------------------------------
 
     /** {@link #baseline(FlashDecodeProblem, long, long, long, long, PartialsGather, Stream)} on tensors, gathering with the copy engine. */
@@ -253,8 +347,10 @@ public final class FlashDecode implements AutoCloseable {
     }
 
     /**
-     * The unfused reference path: {@link #partial} into this rank's send slot, {@code gather} of
-     * every rank's slot into the gathered buffer (null: {@link #copyEngineGather}), {@link #combine}.
+     * The all-partials path: {@link #partial} into this rank's send slot, {@code gather} of every
+     * rank's slot into the gathered buffer (null: {@link #copyEngineGather}), {@link #combine}. Its
+     * output equals the fused kernel's bit for bit; {@link #conventional} gathers chunks times fewer
+     * bytes and is the faster unfused path.
      */
     public synchronized void baseline(FlashDecodeProblem p, long q, long k, long v, long o, PartialsGather gather, Stream stream) {
         ensureOpen();
@@ -270,9 +366,9 @@ public final class FlashDecode implements AutoCloseable {
     }
 
     /**
-     * The default all-gather of {@link #baseline}: a device barrier (every rank's partials are
-     * written), copy-engine reads of each rank's slot, and a barrier (nobody overwrites a slot that a
-     * peer still reads).
+     * The default all-gather of {@link #conventional} and {@link #baseline}: a device barrier (every
+     * rank's slot is written), copy-engine reads of each rank's slot, and a barrier (nobody overwrites
+     * a slot that a peer still reads).
      */
     public void copyEngineGather(long sendAddress, long recv, long floats, Stream stream) {
         long bytes = floats * 4;
@@ -296,11 +392,9 @@ public final class FlashDecode implements AutoCloseable {
     /** o from {@code world} ranks' gathered partials at {@code gathered} ([world][B][Hkv][chunks][G][D + 4]). */
     public synchronized void combine(FlashDecodeProblem p, long gathered, int world, long o, Stream stream) {
         ensureOpen();
-        AttentionChecks.address("flash decode", "gathered partials", gathered, 4);
-        AttentionChecks.address("flash decode", "O", o, 2);
-        AttentionChecks.positive("flash decode", "world", world);
+        checkCombine(p, gathered, world, o, stream);
         Kernel kernel = kernels.get(p.combineKernelName());
-        kernel.launch(p.combineLaunchShape(), stream, args.combine(p, gathered, world, o), false);
+        kernel.launch(p.combineLaunchShape(), stream, args.combine(p, gathered, world, p.chunks(), o), false);
     }
 
     /** This rank's symmetric partials buffer (world slots of {@link #max()}'s size). */
@@ -316,6 +410,16 @@ public final class FlashDecode implements AutoCloseable {
     /** The baseline's gathered partials (world slots of {@link #max()}'s size). */
     public SymTensor gatheredBuffer() {
         return gathered;
+    }
+
+    /** This rank's merged entries, the conventional path's send slot ({@link #max()}'s {@code mergedFloats()} F32). */
+    public SymTensor mergedSendBuffer() {
+        return mergedSend;
+    }
+
+    /** The conventional path's gathered entries (world slots of {@link #max()}'s {@code mergedFloats()} F32). */
+    public SymTensor mergedGatheredBuffer() {
+        return mergedGathered;
     }
 
     // ---- checks ------------------------------------------------------------------------------------
@@ -362,6 +466,29 @@ public final class FlashDecode implements AutoCloseable {
         AttentionChecks.disjoint(op, "o", o, p.qBytes(), "v", v, p.kvBytes());
     }
 
+    /**
+     * The merge's arguments: {@code partials} and {@code out} 16-byte aligned (the kernel moves
+     * float4s) and apart from each other.
+     */
+    static void checkMerge(FlashDecodeProblem p, long partials, long out, Stream stream) {
+        String op = "flash decode";
+        AttentionChecks.notNull(op, "problem", p);
+        AttentionChecks.address(op, "partials", partials, AttentionChecks.POINTER_ALIGNMENT);
+        AttentionChecks.address(op, "merged entries", out, AttentionChecks.POINTER_ALIGNMENT);
+        AttentionChecks.disjoint(op, "merged entries", out, 4 * p.mergedFloats(), "partials", partials, 4 * p.slotFloats());
+        AttentionChecks.notNull(op, "stream", stream);
+    }
+
+    /** The combine's arguments: the gathered slots 16-byte aligned (the kernel reads float4s), o aligned, world >= 1. */
+    static void checkCombine(FlashDecodeProblem p, long gathered, int world, long o, Stream stream) {
+        String op = "flash decode";
+        AttentionChecks.notNull(op, "problem", p);
+        AttentionChecks.address(op, "gathered partials", gathered, AttentionChecks.POINTER_ALIGNMENT);
+        AttentionChecks.address(op, "O", o, 2);
+        AttentionChecks.positive(op, "world", world);
+        AttentionChecks.notNull(op, "stream", stream);
+    }
+
     /** {@code p} may use a workspace made for {@code max}: the same shapes but len, and len at most max's. */
     static void checkFits(FlashDecodeProblem max, FlashDecodeProblem p) {
         String op = "flash decode";
@@ -392,8 +519,8 @@ public final class FlashDecode implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        Resources.closeAll(barrier, arrived::closeIfLive, gathered::closeIfLive, send::closeIfLive, partials::closeIfLive,
-                library, this::releaseArguments);
+        Resources.closeAll(barrier, mergedGathered::closeIfLive, mergedSend::closeIfLive, arrived::closeIfLive,
+                gathered::closeIfLive, send::closeIfLive, partials::closeIfLive, library, this::releaseArguments);
     }
 
     private synchronized void releaseArguments() {

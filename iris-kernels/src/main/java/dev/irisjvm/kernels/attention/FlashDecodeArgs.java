@@ -6,7 +6,7 @@ import dev.irisjvm.runtime.abi.iris_flash_decode_args;
 import org.bytedeco.javacpp.BytePointer;
 
 /**
- * The one argument of the three flash-decode kernels ({@code iris_flash_decode_args},
+ * The one argument of the four flash-decode kernels ({@code iris_flash_decode_args},
  * iris/abi/flash_decode.h), kept for the life of a {@link FlashDecode}: the context is set once,
  * each call fills the fields its kernel reads and launches; the launch copies the struct, so the
  * next call may refill it at once. Filling it allocates nothing. Not thread-safe (FlashDecode's
@@ -20,6 +20,7 @@ final class FlashDecodeArgs implements AutoCloseable {
     private final DeviceAddress o = new DeviceAddress();
     private final DeviceAddress partials = new DeviceAddress();
     private final DeviceAddress arrived = new DeviceAddress();
+    private final DeviceAddress merged = new DeviceAddress();
 
     /** @param ctx the rank's context ({@link DeviceContext#bytes()}), which the fused kernel reads */
     FlashDecodeArgs(byte[] ctx) {
@@ -38,9 +39,17 @@ final class FlashDecodeArgs implements AutoCloseable {
         return inputs(p, qAddress, kAddress, vAddress).partials(partials.at(out));
     }
 
-    /** The combine kernel: {@code world} gathered slots of partials into o. */
-    iris_flash_decode_args combine(FlashDecodeProblem p, long gathered, int world, long oAddress) {
-        return shapes(p).partials(partials.at(gathered)).o(o.at(oAddress)).world(world);
+    /** The merge kernel: this rank's slot of partials into one entry per query head at {@code out}. */
+    iris_flash_decode_args merge(FlashDecodeProblem p, long partialsAddress, long out) {
+        return shapes(p).partials(partials.at(partialsAddress)).merged(merged.at(out));
+    }
+
+    /**
+     * The combine kernel: {@code world} gathered slots of {@code slotChunks} chunks each into o
+     * ({@code p.chunks()} after the partial kernel, 1 after the merge).
+     */
+    iris_flash_decode_args combine(FlashDecodeProblem p, long gathered, int world, int slotChunks, long oAddress) {
+        return shapes(p).partials(partials.at(gathered)).o(o.at(oAddress)).world(world).slot_chunks(slotChunks);
     }
 
     private iris_flash_decode_args inputs(FlashDecodeProblem p, long qAddress, long kAddress, long vAddress) {

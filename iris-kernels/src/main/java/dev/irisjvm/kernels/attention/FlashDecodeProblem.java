@@ -11,7 +11,8 @@ import java.util.Locale;
  * {@code len} tokens of every sequence, k and v [batch, kvHeads, len, headDim]; o [batch, qHeads,
  * headDim] is the attention over every rank's tokens, on every rank. The keys are cut into chunks of
  * {@code chunkLen}; one CTA per (chunk, K/V head, sequence) writes a partial (un-normalized output,
- * max, sum) per query head, and the partials of all ranks are combined.
+ * max, sum) per query head, and the partials of all ranks are combined (the conventional path first
+ * merges each rank's partials into one entry per query head, and combines those).
  *
  * <p>Rules (checked here, {@link IllegalArgumentException} naming the rank and the argument): BF16
  * or F16; headDim 64 or 128; qHeads a multiple of kvHeads with at most {@value
@@ -22,7 +23,8 @@ import java.util.Locale;
  * <pre>{@code
  * FlashDecodeProblem p = FlashDecodeProblem.of(DType.BF16, 8, 32, 8, 128, 65536, 512);
  * p.chunks();         // 128
- * p.slotFloats();     // 8 x 8 x 128 x 4 x 130: one rank's partials
+ * p.slotFloats();     // 8 x 8 x 128 x 4 x 132: one rank's partials
+ * p.mergedFloats();   // 8 x 32 x 132: one rank's merged entries, one per query head
  * }</pre>
  *
  * @param dtype    BF16 or F16, of q, k, v and o
@@ -133,6 +135,15 @@ public record FlashDecodeProblem(DType dtype, int batch, int qHeads, int kvHeads
         return (long) batch * kvHeads * chunks() * group() * (headDim + KernelAbi.IRIS_FLASH_DECODE_PARTIAL_EXTRA);
     }
 
+    /**
+     * Floats of one rank's merged entries: batch x qHeads x (headDim + 4), one per query head, laid
+     * out as a slot of one chunk ([B][Hkv][1][G][D + 4], iris/abi/flash_decode.h): what the
+     * conventional path all-gathers, {@link #chunks()} times fewer floats than {@link #slotFloats()}.
+     */
+    public long mergedFloats() {
+        return (long) batch * qHeads * (headDim + KernelAbi.IRIS_FLASH_DECODE_PARTIAL_EXTRA);
+    }
+
     /** {@code scale * log2(e)}. */
     public float scaleLog2() {
         return (float) (scale * AttentionProblem.LOG2E);
@@ -148,7 +159,10 @@ public record FlashDecodeProblem(DType dtype, int batch, int qHeads, int kvHeads
         return (long) batch * kvHeads * len * headDim * dtype.byteSize();
     }
 
-    /** {@code iris_flash_decode_<bf16|f16>_d<D>}, {@code ..._partial_...}, {@code ..._combine_...}. */
+    /**
+     * {@code iris_flash_decode_<bf16|f16>_d<D>}, {@code ..._partial_...}, {@code ..._combine_...};
+     * the merge, F32 only, is {@code iris_flash_decode_merge_d<D>}.
+     */
     public String kernelName() {
         return kernelName("iris_flash_decode_", dtype, headDim);
     }
@@ -161,6 +175,14 @@ public record FlashDecodeProblem(DType dtype, int batch, int qHeads, int kvHeads
         return kernelName("iris_flash_decode_combine_", dtype, headDim);
     }
 
+    public String mergeKernelName() {
+        return mergeKernelName(headDim);
+    }
+
+    static String mergeKernelName(int headDim) {
+        return "iris_flash_decode_merge_d" + headDim;
+    }
+
     static String kernelName(String prefix, DType dtype, int headDim) {
         return prefix + dtype.name().toLowerCase(Locale.ROOT) + "_d" + headDim;
     }
@@ -170,7 +192,7 @@ public record FlashDecodeProblem(DType dtype, int batch, int qHeads, int kvHeads
         return new LaunchShape(chunks(), kvHeads, batch, FlashDecode.THREADS, 1, 1, 0);
     }
 
-    /** The combine kernel's grid: (kvHeads, batch, group) of 128 threads, a CTA per query head. */
+    /** The merge and combine kernels' grid: (kvHeads, batch, group) of 128 threads, a CTA per query head. */
     public LaunchShape combineLaunchShape() {
         return new LaunchShape(kvHeads, batch, group(), FlashDecode.THREADS, 1, 1, 0);
     }

@@ -299,10 +299,58 @@ class AttentionChecksTest {
         assertEquals("iris_flash_decode_bf16_d128", p.kernelName());
         assertEquals("iris_flash_decode_partial_bf16_d128", p.partialKernelName());
         assertEquals("iris_flash_decode_combine_bf16_d128", p.combineKernelName());
+        assertEquals("iris_flash_decode_merge_d128", p.mergeKernelName());
+        assertEquals("iris_flash_decode_merge_d64", FlashDecodeProblem.of(DType.F16, 1, 8, 8, 64, 64, 64).mergeKernelName());
         assertEquals(new LaunchShape(128, 8, 8, 128, 1, 1, 0), p.launchShape());
         assertEquals(new LaunchShape(8, 8, 4, 128, 1, 1, 0), p.combineLaunchShape());
         assertEquals(3, p.withLen(1100).chunks());
         assertEquals(1, p.withLen(1).chunks());
+    }
+
+    /** One merged entry per query head, whatever the length: chunks times fewer floats than the partials. */
+    @Test
+    void flashDecodeMergedEntries() {
+        FlashDecodeProblem p = FlashDecodeProblem.of(DType.BF16, 8, 32, 8, 128, 65536, 512);
+        assertEquals(8L * 32 * 132, p.mergedFloats());
+        assertEquals(p.mergedFloats(), p.withLen(1).mergedFloats());
+        assertEquals(p.slotFloats(), p.chunks() * p.mergedFloats());
+        assertEquals(2L * 8 * 68, FlashDecodeProblem.of(DType.F16, 2, 8, 2, 64, 777, 64).mergedFloats());
+    }
+
+    /**
+     * The workspace create() allocates: two sets of world slots, the send slot and world gathered
+     * slots of partials, the merged send slot and world gathered merged slots, the counters.
+     */
+    @Test
+    void flashDecodeWorkspace() {
+        FlashDecodeProblem p = FlashDecodeProblem.of(DType.BF16, 2, 16, 8, 128, 1024, 64);
+        long slot = 2L * 8 * 16 * 2 * 132;
+        long merged = 2L * 16 * 132;
+        long words = 2L * 16 + 16L * 16;
+        assertEquals(slot, p.slotFloats());
+        assertEquals(4 * (2 * 3 * slot + slot + 3 * slot) + 4 * (merged + 3 * merged) + 8 * words, FlashDecode.workspaceBytes(p, 3));
+        assertEquals(4 * (4 * slot + 2 * merged) + 8 * words, FlashDecode.workspaceBytes(p, 1));
+        rejects("flash decode", "world = 0 must be >= 1", () -> FlashDecode.workspaceBytes(p, 0));
+    }
+
+    @Test
+    void flashDecodeMergeAndCombineRejects() {
+        String op = "flash decode";
+        FlashDecodeProblem p = FlashDecodeProblem.of(DType.BF16, 2, 8, 2, 64, 4096, 256);
+        long partials = 0x7f10_0000_0000L;
+        long out = 0x7f20_0000_0000L;
+        rejects(op, "partials's address 0x7f1000000008 is not 16-byte aligned", () -> FlashDecode.checkMerge(p, partials + 8, out, null));
+        rejects(op, "merged entries's address 0x7f2000000004 is not 16-byte aligned",
+                () -> FlashDecode.checkMerge(p, partials, out + 4, null));
+        rejects(op, "merged entries's address is 0", () -> FlashDecode.checkMerge(p, partials, 0, null));
+        rejects(op, "merged entries [0x7f1000000100", () -> FlashDecode.checkMerge(p, partials, partials + 256, null));
+        rejects(op, "stream must not be null", () -> FlashDecode.checkMerge(p, partials, out, null));
+        rejects(op, "problem must not be null", () -> FlashDecode.checkMerge(null, partials, out, null));
+        rejects(op, "gathered partials's address 0x7f1000000004 is not 16-byte aligned",
+                () -> FlashDecode.checkCombine(p, partials + 4, 2, out, null));
+        rejects(op, "O's address 0x7f2000000001 is not 2-byte aligned", () -> FlashDecode.checkCombine(p, partials, 2, out + 1, null));
+        rejects(op, "world = 0 must be >= 1", () -> FlashDecode.checkCombine(p, partials, 0, out, null));
+        rejects(op, "stream must not be null", () -> FlashDecode.checkCombine(p, partials, 2, out, null));
     }
 
     @Test

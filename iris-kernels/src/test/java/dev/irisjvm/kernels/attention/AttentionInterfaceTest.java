@@ -166,11 +166,20 @@ class AttentionInterfaceTest {
             assertEquals(SUM, address(a.partials()));
             assertEquals(1000, a.len());
 
-            a = args.combine(p, LSE, 3, O + 64);
+            a = args.merge(p.withLen(1000), SUM, READY);
+            assertEquals(SUM, address(a.partials()));
+            assertEquals(READY, address(a.merged()));
+            assertEquals(1000, a.len(), "the merge reads ceil(len / chunk_len) chunks");
+            assertEquals(512, a.chunk_len());
+
+            a = args.combine(p, LSE, 3, p.chunks(), O + 64);
             assertEquals(LSE, address(a.partials()));
             assertEquals(O + 64, address(a.o()));
             assertEquals(3, a.world());
-            assertEquals(p.chunks(), (a.len() + a.chunk_len() - 1) / a.chunk_len(), "the combine's chunks");
+            assertEquals(6, a.slot_chunks(), "the baseline's slots: every chunk of 3000 keys in chunks of 512");
+
+            a = args.combine(p, LSE, 3, 1, O + 64);
+            assertEquals(1, a.slot_chunks(), "the conventional path's slots: one merged entry per query head");
         }
     }
 

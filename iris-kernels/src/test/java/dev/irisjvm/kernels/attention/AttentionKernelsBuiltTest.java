@@ -38,6 +38,9 @@ class AttentionKernelsBuiltTest {
                 }
             }
         }
+        for (int d : HEAD_DIMS) {
+            assertIn(images, FlashDecodeProblem.mergeKernelName(d), FlashDecode.MODULE);
+        }
     }
 
     private static List<Set<String>> images(String module) {

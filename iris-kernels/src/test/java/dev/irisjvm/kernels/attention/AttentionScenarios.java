@@ -59,6 +59,7 @@ public final class AttentionScenarios {
             "ring_graph_replay",
             "attention_misuse",
             "flash_decode_vs_reference",
+            "flash_decode_conventional_vs_reference",
             "flash_decode_lengths_change",
             "flash_decode_large_vs_baseline",
             "flash_decode_one_sm_free");
@@ -102,6 +103,7 @@ public final class AttentionScenarios {
                 bodies.put("ring_graph_replay", s::ringGraphReplay);
                 bodies.put("attention_misuse", s::misuse);
                 bodies.put("flash_decode_vs_reference", s::flashDecodeVsReference);
+                bodies.put("flash_decode_conventional_vs_reference", s::flashDecodeConventionalVsReference);
                 bodies.put("flash_decode_lengths_change", s::flashDecodeLengthsChange);
                 bodies.put("flash_decode_large_vs_baseline", s::flashDecodeLargeVsBaseline);
                 bodies.put("flash_decode_one_sm_free", s::flashDecodeOneSmFree);
@@ -568,16 +570,48 @@ public final class AttentionScenarios {
     }
 
     private Misses compareDecode(String what, DecodeCase c, float[] q, float[] kAll, float[] vAll, float[] o) {
-        Misses m = new Misses(what);
+        return compareDecode(what, c, decodeReference(c, q, kAll, vAll), o);
+    }
+
+    /** The CPU reference of every (sequence, query head) of a case over every rank's tokens, [b x hq + h]. */
+    private Row[] decodeReference(DecodeCase c, float[] q, float[] kAll, float[] vAll) {
         double scale = AttentionProblem.defaultScale(c.d());
         int skv = world * c.len();
+        Row[] rows = new Row[c.b() * c.hq()];
         for (int b = 0; b < c.b(); b++) {
             for (int h = 0; h < c.hq(); h++) {
-                Row ref = AttentionReference.row(q, kAll, vAll, c.hq(), c.hkv(), 1, skv, c.d(), b, h, 0, scale, null);
-                for (int e = 0; e < c.d(); e++) {
-                    double bound = (c.dtype().unitRoundoff() * Math.abs(ref.o()[e]) + 0x1p-14 * ref.magnitude()[e]);
-                    m.element("o[" + b + "," + h + "," + e + "]", o[(b * c.hq() + h) * c.d() + e], ref.o()[e], bound);
-                }
+                rows[b * c.hq() + h] = AttentionReference.row(q, kAll, vAll, c.hq(), c.hkv(), 1, skv, c.d(), b, h, 0, scale, null);
+            }
+        }
+        return rows;
+    }
+
+    /** Element e of a decode row may miss the reference by one rounding of o plus 2^-14 sum p |v| / l. */
+    private static double decodeBound(DecodeCase c, Row ref, int e) {
+        return c.dtype().unitRoundoff() * Math.abs(ref.o()[e]) + 0x1p-14 * ref.magnitude()[e];
+    }
+
+    private static Misses compareDecode(String what, DecodeCase c, Row[] refs, float[] o) {
+        Misses m = new Misses(what);
+        for (int row = 0; row < refs.length; row++) {
+            for (int e = 0; e < c.d(); e++) {
+                m.element("o[" + row / c.hq() + "," + row % c.hq() + "," + e + "]", o[row * c.d() + e], refs[row].o()[e],
+                        decodeBound(c, refs[row], e));
+            }
+        }
+        return m;
+    }
+
+    /**
+     * Two results of one case against each other: each is within its bound of the reference, so
+     * they are within the sum of both bounds of each other.
+     */
+    private static Misses agreeDecode(String what, DecodeCase c, Row[] refs, float[] a, float[] b) {
+        Misses m = new Misses(what);
+        for (int row = 0; row < refs.length; row++) {
+            for (int e = 0; e < c.d(); e++) {
+                int i = row * c.d() + e;
+                m.element("o[" + row / c.hq() + "," + row % c.hq() + "," + e + "]", a[i], b[i], 2 * decodeBound(c, refs[row], e));
             }
         }
         return m;
@@ -619,6 +653,61 @@ public final class AttentionScenarios {
                 f.add(compareDecode(c.describe() + ", fused", c, q, kAll, vAll, of).failure());
                 f.add(compareDecode(c.describe() + ", baseline", c, q, kAll, vAll, ob).failure());
                 f.add(sameBits(c.describe() + ": fused vs baseline", of, ob));
+            }
+        }
+        f.throwIfAny();
+    }
+
+    /**
+     * The conventional path ({@link FlashDecode#conventional}: partial, merge of each rank's chunks
+     * into one entry per query head, all-gather of the entries, combine) against the CPU reference
+     * over every rank's tokens, and against the fused kernel within the sum of both bounds: ragged
+     * and single-key chunks, one chunk per rank and 79, GQA up to 8, both dtypes and head sizes. Each
+     * case runs twice on fresh inputs, the second time through the address overload with a
+     * caller's gather, outputs poisoned before each run.
+     */
+    private void flashDecodeConventionalVsReference() {
+        Failures f = new Failures();
+        List<DecodeCase> cases = List.of(
+                new DecodeCase(DType.BF16, 1, 8, 8, 128, 1000, 256),
+                new DecodeCase(DType.F16, 3, 8, 2, 64, 777, 64),
+                new DecodeCase(DType.BF16, 2, 32, 8, 128, 4096, 1024),
+                new DecodeCase(DType.F16, 1, 16, 2, 128, 301, 128),
+                new DecodeCase(DType.BF16, 2, 4, 4, 64, 1, 64),
+                new DecodeCase(DType.F16, 1, 8, 1, 64, 5000, 64),
+                new DecodeCase(DType.BF16, 2, 16, 2, 64, 65, 64));
+        for (DecodeCase c : cases) {
+            try (FlashDecode decode = FlashDecode.create(iris, c.problem());
+                 SymTensor tq = heap.empty(c.dtype(), c.b(), c.hq(), c.d());
+                 SymTensor tk = heap.empty(c.dtype(), c.b(), c.hkv(), c.len(), c.d());
+                 SymTensor tv = heap.empty(c.dtype(), c.b(), c.hkv(), c.len(), c.d());
+                 SymTensor fused = heap.empty(c.dtype(), c.b(), c.hq(), c.d());
+                 SymTensor conv = heap.empty(c.dtype(), c.b(), c.hq(), c.d())) {
+                for (int round = 0; round < 2; round++) {
+                    long seed = seedShared("decode-conventional", stable(c), round);
+                    float[] q = AttentionReference.randomNormal(seed, c.dtype(), c.b() * c.hq() * c.d());
+                    float[][] ks = decodeShards(seed + 1, c);
+                    float[][] vs = decodeShards(seed + 1_000_003, c);
+                    tq.copyFrom(q);
+                    tk.copyFrom(ks[rank]);
+                    tv.copyFrom(vs[rank]);
+                    poison(fused);
+                    poison(conv);
+                    if (round == 0) {
+                        decode.conventional(tq, tk, tv, conv, stream);
+                    } else {
+                        decode.conventional(c.problem(), tq.deviceAddress(), tk.deviceAddress(), tv.deviceAddress(), conv.deviceAddress(),
+                                decode::copyEngineGather, stream);
+                    }
+                    decode.forward(tq, tk, tv, fused, stream);
+                    iris.synchronize();
+                    Row[] refs = decodeReference(c, q, concat(ks, c.b(), c.hkv(), c.len(), c.d(), c.len()),
+                            concat(vs, c.b(), c.hkv(), c.len(), c.d(), c.len()));
+                    String what = c.describe() + ", call " + round;
+                    float[] oc = conv.toFloatArray();
+                    f.add(compareDecode(what + ", conventional", c, refs, oc).failure());
+                    f.add(agreeDecode(what + ": conventional vs fused", c, refs, oc, fused.toFloatArray()).failure());
+                }
             }
         }
         f.throwIfAny();

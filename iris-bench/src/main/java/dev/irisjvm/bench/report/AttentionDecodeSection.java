@@ -1,0 +1,180 @@
+package dev.irisjvm.bench.report;
+
+import dev.irisjvm.bench.results.AttentionBenchResult;
+import dev.irisjvm.bench.results.AttentionBenchResult.Conventional;
+import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The flash-decode part of the attention report ({@link AttentionDocument}) and of its status item
+ * ({@link AttentionStatus}), judged against the baseline the run measured. Runs that measured the
+ * conventional unfused decode ({@code FlashDecode.conventional}: partial, merge, all-gather of one
+ * entry per query head, combine) are judged against it, and show the all-partials path beside it.
+ * Earlier runs measured only the all-partials path ({@code FlashDecode.baseline}, their
+ * "baselineUs"): they render as they were written, judged against it and saying so.
+ *
+ * <pre>{@code
+ * AttentionDecodeSection decode = new AttentionDecodeSection(run, targets.attention().decodeMinSpeedup());
+ * decode.verdicts();              // one per point
+ * decode.markdown(charts);        // "## Flash-decode" with its tables and chart
+ * }</pre>
+ */
+final class AttentionDecodeSection {
+    static final String CONVENTIONAL_STEPS = "partial + merge + NCCL all-gather + combine";
+    static final String ALL_PARTIALS_STEPS = "partial + NCCL all-gather + combine";
+
+    private final AttentionBenchResult run;
+    private final List<DecodePoint> points;
+    private final double target;
+    /** Whether the run measured the conventional path: earlier runs did not. */
+    private final boolean conventional;
+
+    AttentionDecodeSection(AttentionBenchResult run, double target) {
+        this.run = run;
+        this.points = run.decode() == null ? List.of() : run.decode();
+        this.target = target;
+        this.conventional = points.stream().anyMatch(p -> p.conventional() != null);
+    }
+
+    List<DecodePoint> points() {
+        return points;
+    }
+
+    /** Whether the run measured the conventional path, the baseline of the target. */
+    boolean measuredConventional() {
+        return conventional;
+    }
+
+    /** The point's baseline time over its fused time: the conventional path's, or in an earlier run the all-partials path's. */
+    double speedup(DecodePoint p) {
+        return conventional ? p.speedup() : p.allPartialsSpeedup();
+    }
+
+    /** Whether the point's output checks passed (an earlier run has only the all-partials one). */
+    boolean checked(DecodePoint p) {
+        return conventional ? p.checksPassed() : p.check().startsWith("ok");
+    }
+
+    /** What the fused kernel is measured against, as the status item says it. */
+    String baselinePhrase() {
+        return conventional ? "the conventional " + CONVENTIONAL_STEPS : ALL_PARTIALS_STEPS;
+    }
+
+    /** The header's words for the flash-decode comparison. */
+    String headerPhrase() {
+        return conventional
+                ? "distributed flash-decode against the conventional unfused decode (partial, local merge, NCCL all-gather of one "
+                        + "entry per query head, combine)"
+                : "distributed flash-decode against " + ALL_PARTIALS_STEPS;
+    }
+
+    List<AttentionDocument.Verdict> verdicts() {
+        List<AttentionDocument.Verdict> out = new ArrayList<>();
+        for (DecodePoint p : points) {
+            String config = "B " + p.batch() + ", KV " + AttentionDocument.tokens(p.totalLen()) + " ("
+                    + AttentionDocument.tokens(p.lenPerRank()) + " per rank)";
+            if (!conventional) {
+                double s = p.allPartialsSpeedup();
+                out.add(new AttentionDocument.Verdict("flash-decode ≥ " + target + "× over partial + all-gather + combine", config,
+                        Sizes.number(p.fusedUs()) + " vs " + Sizes.number(p.allPartialsUs()) + " µs = " + AttentionDocument.ratio(s),
+                        status(p, s)));
+                continue;
+            }
+            String name = "flash-decode ≥ " + target + "× over the conventional path";
+            if (p.conventional() == null) {
+                out.add(new AttentionDocument.Verdict(name, config, "conventional path not measured", AttentionDocument.NOT_JUDGED));
+                continue;
+            }
+            double s = p.speedup();
+            out.add(new AttentionDocument.Verdict(name, config, Sizes.number(p.fusedUs()) + " vs " + Sizes.number(p.conventional().us())
+                    + " µs = " + AttentionDocument.ratio(s), status(p, s)));
+        }
+        return out;
+    }
+
+    private String status(DecodePoint p, double speedup) {
+        if (!checked(p)) {
+            return AttentionDocument.FAIL + " (output check)";
+        }
+        return speedup >= target ? AttentionDocument.PASS : AttentionDocument.FAIL;
+    }
+
+    String markdown(Charts charts) {
+        if (points.isEmpty()) {
+            return "## Flash-decode\n\nNot run.\n\n";
+        }
+        return conventional ? conventionalSection(charts) : allPartialsSection(charts);
+    }
+
+    /** The method's line on flash-decode. */
+    String methodLine() {
+        return "- Flash-decode's fused call is its one kernel: odd and even calls use separate partials and counters, so no "
+                + "barrier separates calls."
+                + (conventional ? " The conventional path's check bounds its difference from the fused output (they combine in "
+                        + "different orders and round apart); the all-partials path's output must equal the fused one bit for bit." : "")
+                + "\n";
+    }
+
+    private String conventionalSection(Charts charts) {
+        MarkdownTable t = new MarkdownTable("batch", "KV tokens (per rank)", "chunks × len", "fused µs", "conventional µs", "speedup",
+                "partial µs", "merge µs", "all-gather µs", "combine µs", "check");
+        MarkdownTable all = new MarkdownTable("batch", "KV tokens (per rank)", "all-partials µs", "speedup", "all-gather µs",
+                "combine µs", "check");
+        for (DecodePoint p : points) {
+            String tokens = AttentionDocument.tokens(p.totalLen()) + " (" + AttentionDocument.tokens(p.lenPerRank()) + ")";
+            Conventional c = p.conventional();
+            t.row(p.batch(), tokens, p.chunks() + " × " + p.chunkLen(), Sizes.number(p.fusedUs()),
+                    c == null ? "not measured" : Sizes.number(c.us()), AttentionDocument.ratio(p.speedup()), Sizes.number(p.partialUs()),
+                    c == null ? null : Sizes.number(c.mergeUs()), c == null || !(c.gatherUs() > 0) ? null : Sizes.number(c.gatherUs()),
+                    c == null ? null : Sizes.number(c.combineUs()), c == null ? null : c.check());
+            all.row(p.batch(), tokens, Sizes.number(p.allPartialsUs()), AttentionDocument.ratio(p.allPartialsSpeedup()),
+                    p.gatherUs() > 0 ? Sizes.number(p.gatherUs()) : null, Sizes.number(p.combineUs()), p.check());
+        }
+        Map<String, double[][]> lines = new LinkedHashMap<>();
+        List<DecodePoint> measured = points.stream().filter(p -> p.conventional() != null).toList();
+        new TreeMap<>(measured.stream().collect(Collectors.groupingBy(DecodePoint::batch))).forEach((b, list) -> lines.put("batch " + b,
+                new double[][] {list.stream().mapToDouble(DecodePoint::totalLen).toArray(),
+                        list.stream().mapToDouble(DecodePoint::speedup).toArray()}));
+        DecodePoint first = points.get(0);
+        return "## Flash-decode\n\n`FlashDecode.forward` over " + run.world() + " ranks (one kernel: partials, their exchange and the "
+                + "combine) against the conventional unfused decode, `FlashDecode.conventional`: the `partial` kernel, the `merge` kernel "
+                + "(each rank's chunks into one output and log-sum-exp per query head), NCCL all-gather of those entries and the "
+                + "`combine` kernel over one entry per rank: " + first.qHeads() + " query heads, " + first.kvHeads() + " K/V heads, head size "
+                + first.headDim() + ", " + first.dtype() + ", one new token per sequence, the KV cache of each sequence split evenly over "
+                + "the ranks.\n\n" + t.render() + "\n"
+                + "The all-partials path, `FlashDecode.baseline`, all-gathers every chunk's partial instead (chunks times the bytes) "
+                + "and combines them all, as the fused kernel does; speedup is its time ÷ the fused time.\n\n" + all.render() + "\n"
+                + charts.link(AttentionDocument.DECODE_PNG, "flash-decode speedup over the conventional path",
+                () -> AttentionCharts.lines("Flash-decode: fused ÷ (" + CONVENTIONAL_STEPS + ")", "KV tokens per sequence (all ranks)",
+                        "speedup", lines, target, "target " + target + "×", charts.file(AttentionDocument.DECODE_PNG)));
+    }
+
+    /** An earlier run's section, as it was written: the all-partials path was its baseline. */
+    private String allPartialsSection(Charts charts) {
+        MarkdownTable t = new MarkdownTable("batch", "KV tokens (per rank)", "chunks × len", "fused µs", "baseline µs", "speedup",
+                "partial µs", "all-gather µs", "combine µs", "check");
+        Map<String, double[][]> lines = new LinkedHashMap<>();
+        for (DecodePoint p : points) {
+            t.row(p.batch(), AttentionDocument.tokens(p.totalLen()) + " (" + AttentionDocument.tokens(p.lenPerRank()) + ")",
+                    p.chunks() + " × " + p.chunkLen(), Sizes.number(p.fusedUs()), Sizes.number(p.allPartialsUs()),
+                    AttentionDocument.ratio(p.allPartialsSpeedup()), Sizes.number(p.partialUs()),
+                    p.gatherUs() > 0 ? Sizes.number(p.gatherUs()) : null, Sizes.number(p.combineUs()), p.check());
+        }
+        new TreeMap<>(points.stream().collect(Collectors.groupingBy(DecodePoint::batch))).forEach((b, list) -> lines.put("batch " + b,
+                new double[][] {list.stream().mapToDouble(DecodePoint::totalLen).toArray(),
+                        list.stream().mapToDouble(DecodePoint::allPartialsSpeedup).toArray()}));
+        DecodePoint first = points.get(0);
+        return "## Flash-decode\n\n`FlashDecode.forward` over " + run.world() + " ranks (one kernel: partials, "
+                + "their exchange and the combine) against the baseline `partial` kernel + NCCL all-gather of the partials + `combine` kernel: "
+                + first.qHeads() + " query heads, " + first.kvHeads() + " K/V heads, head size " + first.headDim() + ", " + first.dtype()
+                + ", one new token per sequence, the KV cache of each sequence split evenly over the ranks.\n\n" + t.render() + "\n"
+                + charts.link(AttentionDocument.DECODE_PNG, "flash-decode speedup over the baseline",
+                () -> AttentionCharts.lines("Flash-decode: fused ÷ (partial + NCCL all-gather + combine)", "KV tokens per sequence (all ranks)",
+                        "speedup", lines, target, "target " + target + "×", charts.file(AttentionDocument.DECODE_PNG)));
+    }
+}
