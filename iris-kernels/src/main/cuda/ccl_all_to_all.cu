@@ -16,24 +16,8 @@
 //         (observed: the receiver's count, expected: the send count); the smaller count is moved.
 #include "ccl_common.cuh"
 
-
 extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_to_all_push(const IRIS_GRID_CONSTANT iris_ccl_args a) {
-    using namespace ccl;
-    constexpr int kSite = kSiteAllToAll;
-    const iris::Ctx& ctx = a.ctx;
-    uint8_t* ws = a.workspace;
-    const uint64_t bytes = a.count;
-    const auto* in = static_cast<const uint8_t*>(a.in);
-    auto* out = static_cast<uint8_t*>(a.out);
-    const Call c = begin(ctx, ws);
-    const uint64_t e = c.epoch;
-    const Range r = split(0, bytes, blockIdx.x, gridDim.x, 16);
-    if (wait_all(ctx, arrive_slot(ws, 0), 1, e, kSite + kWaitArrive)) {
-        copy_to_all(ctx, out + uint64_t(ctx.rank) * bytes + r.begin, in + r.begin, bytes, r.size());
-        signal_all(ctx, data_slot(ws, blockIdx.x, ctx.rank), phase(e, 1));
-        wait_all(ctx, data_slot(ws, blockIdx.x, 0), 1, phase(e, 1), kSite + kWaitData);
-    }
-    end(ctx, ws, c, kSite);
+    ccl::push_to_all<ccl::kSiteAllToAll>(a, a.count);
 }
 
 extern "C" __global__ void __launch_bounds__(ccl::kThreads, 1) ccl_all_to_all_v_push(const IRIS_GRID_CONSTANT iris_ccl_args a) {

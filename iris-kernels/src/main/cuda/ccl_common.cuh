@@ -901,6 +901,29 @@ __device__ inline void red_range(typename T::Bits* dst, const typename T::Bits* 
     for (uint64_t i = done + threadIdx.x; i < end; i += lanes) Red<T, Op>::one(dst + i, src[i]);
 }
 
+/// The push of all-gather and all-to-all (iris_ccl_args: in, out, count = bytes): once every peer
+/// has arrived (its output is free), each block writes its piece of the input into slot [rank] of
+/// every rank's output, rank p's from in + p * src_stride (all-gather: 0, the one input; all-to-all:
+/// bytes, the block meant for p), all in one pass (copy_to_all), then flags every peer; a rank ends
+/// once every peer's pieces have arrived. Waits name kSite.
+template <int kSite>
+__device__ inline void push_to_all(const iris_ccl_args& a, uint64_t src_stride) {
+    const iris::Ctx& ctx = a.ctx;
+    uint8_t* ws = a.workspace;
+    const uint64_t bytes = a.count;
+    const auto* in = static_cast<const uint8_t*>(a.in);
+    auto* out = static_cast<uint8_t*>(a.out);
+    const Call c = begin(ctx, ws);
+    const uint64_t e = c.epoch;
+    const Range r = split(0, bytes, blockIdx.x, gridDim.x, 16);
+    if (wait_all(ctx, arrive_slot(ws, 0), 1, e, kSite + kWaitArrive)) {
+        copy_to_all(ctx, out + uint64_t(ctx.rank) * bytes + r.begin, in + r.begin, src_stride, r.size());
+        signal_all(ctx, data_slot(ws, blockIdx.x, ctx.rank), phase(e, 1));
+        wait_all(ctx, data_slot(ws, blockIdx.x, 0), 1, phase(e, 1), kSite + kWaitData);
+    }
+    end(ctx, ws, c, kSite);
+}
+
 }  // namespace ccl
 
 // The reducing collectives' kernels: ccl_<COLLECTIVE>_<VARIANT>_<type>_<op> for every element type
