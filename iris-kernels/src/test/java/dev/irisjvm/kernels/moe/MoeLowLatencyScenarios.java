@@ -42,7 +42,8 @@ public final class MoeLowLatencyScenarios {
             "moe_ll_empty_ranks",
             "moe_ll_back_to_back",
             "moe_ll_graph_replay",
-            "moe_ll_misuse");
+            "moe_ll_misuse",
+            "moe_ll_timeout_names_site");
 
     private final Iris iris;
     private final Stream stream;
@@ -75,6 +76,7 @@ public final class MoeLowLatencyScenarios {
             bodies.put("moe_ll_back_to_back", s::backToBack);
             bodies.put("moe_ll_graph_replay", s::graphReplay);
             bodies.put("moe_ll_misuse", s::misuse);
+            bodies.put("moe_ll_timeout_names_site", s::timeoutNamesSite);  // last: it leaves a device error behind on rank 0
             failed = ScenarioRunner.runTable(bodies, SCENARIOS, iris::hostBarrier);
             iris.synchronize();
         }
@@ -260,6 +262,38 @@ public final class MoeLowLatencyScenarios {
                 f.check(counts[src] == want, () -> "misuse: the call after the refused ones: local expert 0 got " + counts[s]
                         + " rows from rank " + s + "; expected " + want);
             }
+        }
+        f.throwIfAny();
+    }
+
+    /**
+     * Only rank 0 dispatches on a fresh instance: its last block gives up at wait site 9307 (the
+     * peers' rows never come), and its synchronize names the site, which {@link MoeSites#describe}
+     * explains.
+     */
+    private void timeoutNamesSite() {
+        Failures f = new Failures();
+        f.check(String.valueOf(MoeSites.describe(MoeSites.LL_ROWS)).startsWith("MoE low-latency dispatch: waiting for a source's rows"),
+                () -> "MoeSites.describe(" + MoeSites.LL_ROWS + ") = " + MoeSites.describe(MoeSites.LL_ROWS));
+        if (world < 2) {
+            f.throwIfAny();
+            return;
+        }
+        int hidden = 64, topK = 1, maxTokens = 8;
+        SymmetricHeap h = iris.heap();
+        try (MoeLowLatency lone = MoeLowLatency.create(iris, MoeConfig.of(hidden, world, topK, maxTokens, 1));
+             SymTensor x = h.zeros(DType.BF16, maxTokens, hidden); SymTensor ids = h.zeros(DType.I32, maxTokens, topK);
+             SymTensor w = h.zeros(DType.F32, maxTokens, topK)) {
+            if (rank == 0) {
+                long start = System.nanoTime();
+                lone.dispatch(x, ids, w, stream);
+                ExpectedDeviceError got = ExpectedDeviceError.synchronize(iris, start);
+                String site = "wait site " + MoeSites.LL_ROWS;
+                f.check(got.error() != null && got.error().getMessage().contains(site),
+                        () -> "lone dispatch: expected a timeout at " + site + ", got " + got.error());
+                f.check(got.seconds() < 4 * MoeScenarios.DEVICE_TIMEOUT_MS / 1000.0, () -> "lone dispatch: it took " + got.seconds() + " s");
+            }
+            iris.hostBarrier();  // rank 0's kernel is over before any rank frees the instance
         }
         f.throwIfAny();
     }
