@@ -43,40 +43,5 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) moe_combine_send(const
 }
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1) moe_combine_reduce(const IRIS_GRID_CONSTANT iris_moe_args a) {
-    const int top_k = a.top_k;
-    const int hidden = a.hidden;
-    const auto* routes = static_cast<const int32_t*>(a.routes);          // (tokens, top_k)
-    const auto* route_weights = static_cast<const float*>(a.route_weights);  // (tokens, top_k)
-    const auto* staging = static_cast<const uint16_t*>(a.staging);       // (tokens * top_k, hidden)
-    auto* out = static_cast<uint16_t*>(a.out);                           // (tokens, hidden)
-    const uint64_t tokens = uint64_t(a.tokens_n);
-    const uint64_t groups = uint64_t(gridDim.x) * kRowGroups;
-    const int lane = static_cast<int>(threadIdx.x % kRowLanes);
-    for (uint64_t token = uint64_t(blockIdx.x) * kRowGroups + threadIdx.x / kRowLanes; token < tokens; token += groups) {
-        const uint64_t first = token * top_k;
-        for (int h = lane * kLanesBf16; h < hidden; h += kRowLanes * kLanesBf16) {
-            float acc[kLanesBf16];
-#pragma unroll
-            for (int q = 0; q < kLanesBf16; ++q) acc[q] = 0.0f;
-            for (int k = 0; k < top_k; ++k) {
-                if (routes[first + k] < 0) continue;
-                const float w = route_weights[first + k];
-                const uint4 v = load_cg(reinterpret_cast<const uint4*>(staging + (first + k) * hidden + h));
-                const uint32_t words[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-                for (int q = 0; q < 4; ++q) {
-                    acc[2 * q] = fmaf(w, __uint_as_float(words[q] << 16), acc[2 * q]);
-                    acc[2 * q + 1] = fmaf(w, __uint_as_float(words[q] & 0xffff0000u), acc[2 * q + 1]);
-                }
-            }
-            uint32_t packed[4];
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                const uint32_t lo = iris::arch::bits_of(iris::arch::from_float<iris::bf16>(acc[2 * q]));
-                const uint32_t hi = iris::arch::bits_of(iris::arch::from_float<iris::bf16>(acc[2 * q + 1]));
-                packed[q] = lo | (hi << 16);
-            }
-            *reinterpret_cast<uint4*>(out + token * hidden + h) = make_uint4(packed[0], packed[1], packed[2], packed[3]);
-        }
-    }
+    reduce_routes(a.routes, a.route_weights, a.staging, a.out, a.tokens_n, a.top_k, a.hidden);
 }

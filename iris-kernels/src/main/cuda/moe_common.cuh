@@ -1,4 +1,5 @@
-// moe_common.cuh: what the MoE token exchange (moe_dispatch.cu, moe_combine.cu) shares: the
+// moe_common.cuh: what the MoE token exchange (moe_dispatch.cu, moe_combine.cu, and the
+// low-latency moe_ll.cu for its epoch, last block, copies and sum) shares: the
 // workspace slots, the call epoch, the last-block hand-off, the flag handshakes and the row copies.
 //
 // The contract of the four kernels (Java: dev.irisjvm.kernels.moe.MoeDispatch / MoeCombine):
@@ -58,6 +59,7 @@ inline constexpr int kSiteBadExpert = IRIS_MOE_SITE_BAD_EXPERT;
 
 // ---- workspace slots ----------------------------------------------------------------------------
 
+/// The low-latency kernels (moe_ll.cu) take send (their dispatch) and combine (their combine's send).
 enum class Ticket { count = 0, send = 1, combine = 2 };
 
 __device__ __forceinline__ uint8_t* bytes(void* ws) { return static_cast<uint8_t*>(ws); }
@@ -159,6 +161,50 @@ __device__ inline void signal_all(const iris::Ctx& ctx, void* ws, int area, uint
     __syncthreads();  // the whole block's writes come before the flags (release is cumulative)
     const int t = static_cast<int>(threadIdx.x);
     if (t < ctx.world && t != ctx.rank) iris::signal(ctx, flag_slot(ws, area, ctx.rank), epoch, t);
+}
+
+// ---- combine's sum ------------------------------------------------------------------------------
+
+/// Both combines' last step, for the whole grid: out[t] = bf16( sum over k = 0 .. top_k-1, in that
+/// order, of weight[t][k] * staging[t * top_k + k] ), accumulated in f32 (fma) and rounded once to
+/// nearest even, skipping routes that were not delivered (routes[i] = -1). One token per group of
+/// kRowLanes threads; the same bits on every run.
+__device__ inline void reduce_routes(const void* routes_, const void* route_weights_, const void* staging_, void* out_,
+                                     int tokens_n, int top_k, int hidden) {
+    const auto* routes = static_cast<const int32_t*>(routes_);              // (tokens, top_k)
+    const auto* route_weights = static_cast<const float*>(route_weights_);  // (tokens, top_k)
+    const auto* staging = static_cast<const uint16_t*>(staging_);          // (tokens * top_k, hidden)
+    auto* out = static_cast<uint16_t*>(out_);                               // (tokens, hidden)
+    const uint64_t tokens = uint64_t(tokens_n);
+    const uint64_t groups = uint64_t(gridDim.x) * kRowGroups;
+    const int lane = static_cast<int>(threadIdx.x % kRowLanes);
+    for (uint64_t token = uint64_t(blockIdx.x) * kRowGroups + threadIdx.x / kRowLanes; token < tokens; token += groups) {
+        const uint64_t first = token * top_k;
+        for (int h = lane * kLanesBf16; h < hidden; h += kRowLanes * kLanesBf16) {
+            float acc[kLanesBf16];
+#pragma unroll
+            for (int q = 0; q < kLanesBf16; ++q) acc[q] = 0.0f;
+            for (int k = 0; k < top_k; ++k) {
+                if (routes[first + k] < 0) continue;
+                const float w = route_weights[first + k];
+                const uint4 v = load_cg(reinterpret_cast<const uint4*>(staging + (first + k) * hidden + h));
+                const uint32_t words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    acc[2 * q] = fmaf(w, __uint_as_float(words[q] << 16), acc[2 * q]);
+                    acc[2 * q + 1] = fmaf(w, __uint_as_float(words[q] & 0xffff0000u), acc[2 * q + 1]);
+                }
+            }
+            uint32_t packed[4];
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                const uint32_t lo = iris::arch::bits_of(iris::arch::from_float<iris::bf16>(acc[2 * q]));
+                const uint32_t hi = iris::arch::bits_of(iris::arch::from_float<iris::bf16>(acc[2 * q + 1]));
+                packed[q] = lo | (hi << 16);
+            }
+            *reinterpret_cast<uint4*>(out + token * hidden + h) = make_uint4(packed[0], packed[1], packed[2], packed[3]);
+        }
+    }
 }
 
 /// Records an MoE check's failure (first error wins; see iris/abi/moe.h for the fields).

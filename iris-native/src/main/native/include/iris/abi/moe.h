@@ -1,9 +1,10 @@
 /* iris/abi/moe.h: the interface of the mixture-of-experts token exchange on the symmetric heap
  * (iris-kernels moe_dispatch.cu and moe_combine.cu over moe_common.cuh; Java:
- * dev.irisjvm.kernels.moe.MoeDispatch and MoeCombine). One declaration of the launch constants,
- * the workspace header, the overflow policies, the wait sites, the error codes and the argument
- * struct that every MoE kernel takes as its one __grid_constant__ parameter; the JavaCPP build
- * generates the Java side from it.
+ * dev.irisjvm.kernels.moe.MoeDispatch and MoeCombine), and of its low-latency mode for decode
+ * (moe_ll.cu; Java: MoeLowLatency), whose declarations close the file. One declaration of the
+ * launch constants, the workspace headers, the overflow policies, the wait sites, the error codes
+ * and the argument structs that the MoE kernels take as their one __grid_constant__ parameter; the
+ * JavaCPP build generates the Java side from it.
  *
  * Terms: a route is one (token, k) pair of a rank, numbered token * top_k + k; expert e lives on
  * rank e / local_experts as its local expert e % local_experts (local_experts = experts / world);
@@ -51,7 +52,9 @@ enum iris_moe_site {
     IRIS_MOE_SITE_ROWS = 9303,          /* dispatch, end: waits for a peer's rows to arrive */
     IRIS_MOE_SITE_RESULTS = 9304,       /* combine, end of sending: waits for a peer's expert outputs */
     IRIS_MOE_SITE_OVER_CAPACITY = 9305, /* check (FAIL policy): an expert was routed more rows than it holds */
-    IRIS_MOE_SITE_BAD_EXPERT = 9306     /* check: a route named an expert outside [0, experts) */
+    IRIS_MOE_SITE_BAD_EXPERT = 9306,    /* check: a route named an expert outside [0, experts) (both modes) */
+    IRIS_MOE_SITE_LL_ROWS = 9307,       /* low-latency dispatch, last block: waits for a source's rows to a local expert */
+    IRIS_MOE_SITE_LL_RESULTS = 9308     /* low-latency combine, reduce: waits for an owner's expert outputs */
 };
 
 /* iris_device_status.code of the MoE checks (kernel families' codes start at 16). The record's
@@ -102,6 +105,44 @@ typedef struct iris_moe_args {
     int32_t policy;            /* iris_moe_policy */
 } iris_moe_args;
 
+/* ---- The low-latency mode (moe_ll.cu; Java: dev.irisjvm.kernels.moe.MoeLowLatency) ------------
+ * No count exchange before the rows: on every owner, each local expert l has a fixed region per
+ * source rank src of region_rows = max_tokens * top_k rows, row (l, src, j) at index
+ * (l * world + src) * region_rows + j of the receive buffer [local_experts][world][region_rows].
+ * Source src writes its routes to l there in route order, then the count it wrote and a release
+ * signal of the call's epoch. A region holds all of a source's routes, so nothing overflows. */
+
+/* The low-latency workspace header, bytes from its start (symmetric; zeroed once, never reset). The
+ * epoch and the tickets lie where IRIS_MOE_WS_EPOCH and IRIS_MOE_WS_TICKETS do, so that the two
+ * modes share moe_common.cuh's epoch and last-block code. */
+#define IRIS_MOE_LL_WS_RESULTS 64        /* uint64[IRIS_MAX_RANKS], remote: [owner] = epoch once its outputs for this rank are here */
+#define IRIS_MOE_LL_WS_ROWS_SIGNAL 1024  /* uint64[IRIS_MOE_MAX_EXPERTS], remote: [l * world + src] = epoch once src's rows to l are here */
+#define IRIS_MOE_LL_WS_ROWS_COUNT 9216   /* int32[IRIS_MOE_MAX_EXPERTS], remote: [l * world + src] = rows src wrote to l (valid with the signal) */
+#define IRIS_MOE_LL_WS_HEADER_BYTES 13312
+
+/* The one parameter of the low-latency kernels (moe_ll.cu). */
+typedef struct iris_moe_ll_args {
+    iris_ctx ctx;
+    void* workspace;           /* the low-latency header, symmetric (IRIS_MOE_LL_WS_*) */
+    void* routes;              /* int32 [max_tokens * top_k], local: each route's row in its region, or -1 */
+    void* route_weights;       /* f32 [max_tokens * top_k], local: the routing weights, kept for combine */
+    void* recv;                /* bf16 [local_experts][world][region_rows][hidden], symmetric */
+    void* recv_routes;         /* int32 [local_experts][world][region_rows], symmetric: each row's route at its source */
+    void* counts;              /* int32 [local_experts][world], local: rows of each region valid in this call */
+    void* staging;             /* bf16 [max_tokens * top_k][hidden], symmetric: combine's expert outputs, per route */
+    const void* tokens;        /* dispatch: bf16 [tokens][hidden], local */
+    const void* expert_ids;    /* dispatch: int32 [tokens][top_k], local */
+    const void* weights;       /* dispatch: f32 [tokens][top_k], local */
+    const void* expert_out;    /* combine: bf16, the receive buffer's shape, local */
+    void* out;                 /* combine: bf16 [tokens][hidden], local */
+    int32_t tokens_n;          /* this rank's tokens in this call (dispatch, and the combine that follows it) */
+    int32_t hidden;            /* elements per row, a multiple of 8 */
+    int32_t experts;           /* all ranks' experts, a multiple of the world size */
+    int32_t top_k;
+    int32_t region_rows;       /* rows of one (local expert, source) region: max_tokens * top_k */
+    int32_t reserved;          /* zero: keeps the struct free of tail padding */
+} iris_moe_ll_args;
+
 /* NVRTC has no constant offsetof: the layout is pinned by every nvcc and host compile instead. */
 #if defined(__cplusplus) && !defined(__CUDACC_RTC__)
 static_assert(sizeof(iris_moe_stats) == 32, "iris_moe_stats: eight words");
@@ -114,6 +155,14 @@ static_assert(IRIS_MOE_WS_MATRIX + IRIS_MAX_RANKS * IRIS_MOE_MAX_EXPERTS * 4 == 
 static_assert(IRIS_MOE_WS_STATS + sizeof(iris_moe_stats) <= IRIS_MOE_WS_ARRIVE &&
                   IRIS_MOE_WS_RESULTS_SENT + IRIS_MAX_RANKS * 8 <= IRIS_MOE_WS_MATRIX,
               "moe workspace header: fields overlap");
+static_assert(offsetof(iris_moe_ll_args, workspace) == 112 && offsetof(iris_moe_ll_args, out) == 200 &&
+                  offsetof(iris_moe_ll_args, tokens_n) == 208 && sizeof(iris_moe_ll_args) == 232,
+              "iris_moe_ll_args: a 64-bit layout without padding");
+static_assert(IRIS_MOE_WS_TICKETS + 16 <= IRIS_MOE_LL_WS_RESULTS &&
+                  IRIS_MOE_LL_WS_RESULTS + IRIS_MAX_RANKS * 8 <= IRIS_MOE_LL_WS_ROWS_SIGNAL &&
+                  IRIS_MOE_LL_WS_ROWS_SIGNAL + IRIS_MOE_MAX_EXPERTS * 8 == IRIS_MOE_LL_WS_ROWS_COUNT &&
+                  IRIS_MOE_LL_WS_ROWS_COUNT + IRIS_MOE_MAX_EXPERTS * 4 == IRIS_MOE_LL_WS_HEADER_BYTES,
+              "moe low-latency workspace header: fields overlap");
 #endif
 
 #endif

@@ -7,7 +7,7 @@ import dev.irisjvm.kernels.TensorChecks;
 import java.util.Arrays;
 
 /**
- * Argument checks of {@link MoeDispatch} and {@link MoeCombine}, done before anything is launched
+ * Argument checks of {@link MoeDispatch}, {@link MoeCombine} and {@link MoeLowLatency}, done before anything is launched
  * or allocated. Each failure is an {@link IllegalArgumentException} whose message starts with the
  * rank and the call and names the argument, what it is and what was expected, e.g. {@code "rank 1:
  * dispatch: tokens has shape [64, 1024]; expected [rows, 2048] (rows >= numTokens 64, hidden 2048)"}.
@@ -54,6 +54,42 @@ final class MoeChecks {
         long recv = bytes(rank, call, "the receive buffer", c.experts() / world, c.capacity(), c.hidden(), c.dtype().byteSize());
         long staging = bytes(rank, call, "combine's staging", c.maxRoutes(), c.hidden(), c.dtype().byteSize(), 1);
         bytes(rank, call, "the receive buffer and staging", 1, recv + staging, 1, 1);
+    }
+
+    /**
+     * The low-latency mode's layer: experts split evenly over the node, and its receive buffer,
+     * [localExperts, world, maxTokens * topK, hidden], and its staging countable in bytes (the
+     * capacity and policy of {@code c} are not used: a source's region holds all its routes).
+     */
+    static void lowLatencyLayer(int rank, String call, MoeConfig c, int world) {
+        if (c.experts() % world != 0) {
+            throw fail(rank, call, "experts is " + c.experts() + ", which the node's " + world + " ranks do not divide"
+                    + " (each rank holds experts / world of them)");
+        }
+        long rows = bytes(rank, call, "the receive buffer's rows", c.experts() / world, world, c.maxRoutes(), 1);
+        long recv = bytes(rank, call, "the receive buffer", rows, c.hidden(), c.dtype().byteSize(), 1);
+        long staging = bytes(rank, call, "combine's staging", c.maxRoutes(), c.hidden(), c.dtype().byteSize(), 1);
+        bytes(rank, call, "the receive buffer and staging", 1, recv + staging, 1, 1);
+    }
+
+    /**
+     * The low-latency combine's expert outputs: {@code dtype}, the receive buffer's shape,
+     * [localExperts, world, regionRows, hidden], or [localExperts * world * regionRows, hidden].
+     */
+    static void lowLatencyOutputs(int rank, String call, Operand t, DType dtype, long localExperts, long world, long regionRows,
+                                  long hidden) {
+        if (t.dtype() != dtype) {
+            throw fail(rank, call, t.name() + " has dtype " + t.dtype() + "; expected " + dtype);
+        }
+        long[] s = t.shape();
+        long rows = localExperts * world * regionRows;
+        boolean four = s.length == 4 && s[0] == localExperts && s[1] == world && s[2] == regionRows && s[3] == hidden;
+        boolean two = s.length == 2 && s[0] == rows && s[1] == hidden;
+        if (!four && !two) {
+            throw fail(rank, call, t.name() + " has shape " + Arrays.toString(s) + "; expected [" + localExperts + ", " + world + ", "
+                    + regionRows + ", " + hidden + "] (local experts, source ranks, rows per source, hidden: the receive buffer's"
+                    + " shape) or [" + rows + ", " + hidden + "]");
+        }
     }
 
     private static long bytes(int rank, String call, String what, long a, long b, long c, long d) {

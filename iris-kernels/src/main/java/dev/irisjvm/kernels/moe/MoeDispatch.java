@@ -27,7 +27,8 @@ import org.bytedeco.javacpp.LongPointer;
  * are node ranks): each rank writes its tokens straight into the receive buffers of the ranks that
  * own their experts, grouped by local expert, and every owner learns how many rows each expert got
  * and where each row came from, with no host round trip ({@code moe_dispatch.cu}). {@link
- * MoeCombine} is the inverse.
+ * MoeCombine} is the inverse. For decode, a few tokens per rank, {@link MoeLowLatency} skips the
+ * count exchange at the cost of memory.
  *
  * <pre>{@code
  * int world = iris.node().size();

@@ -18,8 +18,13 @@ public final class MoeSites {
     public static final int RESULTS = KernelAbi.IRIS_MOE_SITE_RESULTS;
     /** Check (FAIL policy): an expert was routed more rows than its capacity (device error 16). */
     public static final int OVER_CAPACITY = KernelAbi.IRIS_MOE_SITE_OVER_CAPACITY;
-    /** Check: a route named an expert outside [0, experts) (device error 17). */
+    /** Check, both modes: a route named an expert outside [0, experts) (device error 17). */
     public static final int BAD_EXPERT = KernelAbi.IRIS_MOE_SITE_BAD_EXPERT;
+
+    /** Low-latency dispatch ({@link MoeLowLatency}), last block: waits for a source's rows to a local expert (its count and epoch). */
+    public static final int LL_ROWS = KernelAbi.IRIS_MOE_SITE_LL_ROWS;
+    /** Low-latency combine, reducing kernel: every block waits for a peer's expert outputs to have arrived. */
+    public static final int LL_RESULTS = KernelAbi.IRIS_MOE_SITE_LL_RESULTS;
 
     /** Device error codes of the checks (IrisDeviceException.code()). */
     public static final int ERROR_OVER_CAPACITY = KernelAbi.IRIS_MOE_ERROR_CODE_OVER_CAPACITY;
@@ -37,6 +42,8 @@ public final class MoeSites {
             return "MoE dispatch: an expert was routed more rows than its capacity (FAIL policy; device error "
                     + ERROR_OVER_CAPACITY + ")";
         }
+        if (site == LL_ROWS) return "MoE low-latency dispatch: waiting for a source's rows to a local expert (its count and epoch)";
+        if (site == LL_RESULTS) return "MoE low-latency combine: waiting for a peer's expert outputs to arrive";
         if (site == BAD_EXPERT) return "MoE dispatch: a route named an expert id out of range (device error " + ERROR_BAD_EXPERT + ")";
         return null;
     }

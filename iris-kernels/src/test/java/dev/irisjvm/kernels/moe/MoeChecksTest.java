@@ -74,6 +74,29 @@ class MoeChecksTest {
     }
 
     @Test
+    void theLowLatencyLayerSplitsExpertsEvenlyAndCountsItsBytes() {
+        MoeConfig c = MoeConfig.of(7168, 256, 8, 128, 1);
+        MoeChecks.lowLatencyLayer(0, "MoeLowLatency.create", c, 8);
+        assertMessage("rank 1: MoeLowLatency.create: experts is 256, which the node's 3 ranks do not divide",
+                () -> MoeChecks.lowLatencyLayer(1, "MoeLowLatency.create", c, 3));
+        MoeConfig huge = MoeConfig.of(1 << 30, 1024, 1024, Integer.MAX_VALUE / 1024, 1);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> MoeChecks.lowLatencyLayer(2, "MoeLowLatency.create", huge, 8));
+        assertEquals(true, e.getMessage().startsWith("rank 2: MoeLowLatency.create: the receive buffer would take "), e.getMessage());
+    }
+
+    @Test
+    void lowLatencyOutputsHaveTheReceiveBuffersShape() {
+        MoeChecks.lowLatencyOutputs(0, "combine", t("expertOutputs", DType.BF16, 2, 4, 16, 64), DType.BF16, 2, 4, 16, 64);
+        MoeChecks.lowLatencyOutputs(0, "combine", t("expertOutputs", DType.BF16, 128, 64), DType.BF16, 2, 4, 16, 64);
+        assertMessage("rank 3: combine: expertOutputs has shape [2, 4, 15, 64]; expected [2, 4, 16, 64] (local experts, source ranks,"
+                        + " rows per source, hidden: the receive buffer's shape) or [128, 64]",
+                () -> MoeChecks.lowLatencyOutputs(3, "combine", t("expertOutputs", DType.BF16, 2, 4, 15, 64), DType.BF16, 2, 4, 16, 64));
+        assertMessage("rank 3: combine: expertOutputs has dtype F32; expected BF16",
+                () -> MoeChecks.lowLatencyOutputs(3, "combine", t("expertOutputs", DType.F32, 128, 64), DType.BF16, 2, 4, 16, 64));
+    }
+
+    @Test
     void tensorsMustBeLiveAndOnThisHeap() {
         assertMessage("rank 0: dispatch: tokens gone was freed",
                 () -> MoeChecks.usable(0, "dispatch", new Operand("tokens", DType.BF16, new long[] {1, 8}, false, true, "gone")));

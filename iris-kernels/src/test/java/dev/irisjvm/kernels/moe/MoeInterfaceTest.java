@@ -8,14 +8,15 @@ import dev.irisjvm.kernels.ContextBytes;
 import dev.irisjvm.kernels.FatbinKernels;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import dev.irisjvm.runtime.abi.iris_moe_args;
+import dev.irisjvm.runtime.abi.iris_moe_ll_args;
 import dev.irisjvm.runtime.abi.iris_moe_stats;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The MoE classes' side of iris/abi/moe.h: every kernel they look up is in the built fatbins for
- * every architecture, each call fills the fields its kernels read, and the workspace layout and
- * grids are what the kernels assume. Runs without a GPU (the generated struct is host memory).
+ * The MoE classes' side of iris/abi/moe.h (both modes): every kernel they look up is in the built
+ * fatbins for every architecture, each call fills the fields its kernels read, and the workspace
+ * layout and grids are what the kernels assume. Runs without a GPU (the generated struct is host memory).
  */
 class MoeInterfaceTest {
 
@@ -23,6 +24,8 @@ class MoeInterfaceTest {
     void everyKernelTheMoeClassesLookUpIsCompiledForEveryArchitecture() {
         FatbinKernels.assertEveryModuleHolds(MoeDispatch.kernelNames());
         assertEquals(Set.of("moe_dispatch", "moe_combine"), MoeDispatch.kernelNames().keySet());
+        FatbinKernels.assertEveryModuleHolds(MoeLowLatency.kernelNames());
+        assertEquals(Set.of("moe_ll"), MoeLowLatency.kernelNames().keySet());
     }
 
     @Test
@@ -33,6 +36,42 @@ class MoeInterfaceTest {
         assertEquals(32, AbiLayout.size(iris_moe_stats.class));
         assertEquals(4, AbiLayout.offset(iris_moe_stats.class, "dropped_all"));
         assertEquals(16, AbiLayout.offset(iris_moe_stats.class, "first_bad_route"));
+        assertEquals(232, AbiLayout.size(iris_moe_ll_args.class));
+        assertEquals(112, AbiLayout.offset(iris_moe_ll_args.class, "workspace"));
+        assertEquals(208, AbiLayout.offset(iris_moe_ll_args.class, "tokens_n"));
+    }
+
+    @Test
+    void lowLatencyCallsFillTheFieldsTheirKernelsRead() {
+        MoeConfig c = MoeConfig.of(256, 8, 2, 100, 1);
+        MoeLowLatencyLayout layout = MoeLowLatencyLayout.of(c, 4);
+        MoeLowLatencyArgs.Buffers b = new MoeLowLatencyArgs.Buffers(0x10_0000L, 0x20_0000L, 0x30_0000L, 0x40_0000L, 0x50_0000L);
+        try (MoeLowLatencyArgs args = new MoeLowLatencyArgs(ContextBytes.of(3, 4), c, layout, b)) {
+            iris_moe_ll_args a = args.dispatch(0x1000, 0x2000, 0x3000, 77);
+            assertEquals(3, a.ctx().rank());
+            assertEquals(4, a.ctx().world());
+            assertEquals(0x10_0000L, a.workspace().address());
+            assertEquals(0x10_0000L + layout.routes(), a.routes().address());
+            assertEquals(0x10_0000L + layout.routeWeights(), a.route_weights().address());
+            assertEquals(0x20_0000L, a.recv().address());
+            assertEquals(0x30_0000L, a.recv_routes().address());
+            assertEquals(0x40_0000L, a.counts().address());
+            assertEquals(0x50_0000L, a.staging().address());
+            assertEquals(0x1000, a.tokens().address());
+            assertEquals(0x2000, a.expert_ids().address());
+            assertEquals(0x3000, a.weights().address());
+            assertEquals(77, a.tokens_n());
+            assertEquals(256, a.hidden());
+            assertEquals(8, a.experts());
+            assertEquals(2, a.top_k());
+            assertEquals(200, a.region_rows());
+            assertEquals(0, a.reserved());
+
+            a = args.combine(0x6000, 0x7000, 5);
+            assertEquals(0x6000, a.expert_out().address());
+            assertEquals(0x7000, a.out().address());
+            assertEquals(5, a.tokens_n());
+        }
     }
 
     @Test

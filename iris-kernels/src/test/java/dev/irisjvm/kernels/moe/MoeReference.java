@@ -8,7 +8,8 @@ import java.util.List;
  * The host's MoE dispatch and combine, for the GPU scenarios: the layout {@link MoeDispatch}
  * documents, computed route by route from every rank's expert ids, and combine's sums in double.
  * The dispatch's received rows, counts, sources and stats must equal it bit for bit; combine's
- * output must lie within {@link #combineBound} of it.
+ * output must lie within {@link #combineBound} of it. {@link #regions} is the layout of the
+ * low-latency mode ({@link MoeLowLatency}).
  */
 final class MoeReference {
     private MoeReference() {}
@@ -100,6 +101,27 @@ final class MoeReference {
         }
         return new Dispatch(world, experts, topK, capacity, matrix, routes, rows, routed, droppedHere, badHere, firstBad, droppedAll,
                 fullExperts, firstFull);
+    }
+
+    /**
+     * The low-latency layout: [e][src] = the routes of rank src to expert e in route order, so that
+     * route [e][src][j] lands in row j of region (e % L, src) on rank e / L. Ids outside [0,
+     * experts) land nowhere. Its combine is {@link #combine} of {@link #dispatch} with no capacity.
+     */
+    static List<List<List<Integer>>> regions(int[][] ids, int experts) {
+        List<List<List<Integer>>> regions = new ArrayList<>();
+        for (int e = 0; e < experts; e++) {
+            List<List<Integer>> bySource = new ArrayList<>();
+            for (int s = 0; s < ids.length; s++) bySource.add(new ArrayList<>());
+            regions.add(bySource);
+        }
+        for (int s = 0; s < ids.length; s++) {
+            for (int i = 0; i < ids[s].length; i++) {
+                int e = ids[s][i];
+                if (e >= 0 && e < experts) regions.get(e).get(s).add(i);
+            }
+        }
+        return regions;
     }
 
     /** Combine's result in double, and per element the sum of the terms' magnitudes (for the bound). */

@@ -15,6 +15,18 @@ import org.junit.jupiter.api.Test;
 /** The host reference the GPU scenarios compare with: a worked example, and its laws on random routings. */
 class MoeReferenceTest {
     @Test
+    void theLowLatencyRegionsHoldEachSourcesRoutesInRouteOrder() {
+        int[][] ids = {
+                {0, 1, 0, 3, 0, 1},  // rank 0: tokens (0,1) (0,3) (0,1)
+                {0, 2, 1, 4}};       // rank 1: tokens (0,2) (1,bad)
+        List<List<List<Integer>>> r = MoeReference.regions(ids, 4);
+        assertEquals(List.of(List.of(0, 2, 4), List.of(0)), r.get(0));  // nothing dropped: a region holds all of a source's routes
+        assertEquals(List.of(List.of(1, 5), List.of(2)), r.get(1));
+        assertEquals(List.of(List.of(), List.of(1)), r.get(2));
+        assertEquals(List.of(List.of(3), List.of()), r.get(3));  // the bad id (route 3 of rank 1) lands nowhere
+    }
+
+    @Test
     void aWorkedExample() {
         // 2 ranks, 4 experts (rank 0: 0 and 1, rank 1: 2 and 3), top-2, capacity 2.
         int[][] ids = {

@@ -30,7 +30,8 @@ import java.util.SplittableRandom;
 /**
  * MoE dispatch and combine ({@link MoeDispatch}, {@link MoeCombine}) on every rank of a real
  * multi-GPU job (ranks may share a GPU), run by {@link MoeGpuTest} through the launcher; the exit
- * code is the number of failed scenarios.
+ * code is the number of failed scenarios. Its inputs, poisoning and combine check serve {@link
+ * MoeLowLatencyScenarios} too.
  *
  * <p>Rules every scenario follows:
  * <ul>
@@ -80,7 +81,7 @@ public final class MoeScenarios {
     private final int world;
     private final long runSeed;
 
-    private MoeScenarios(Iris iris, long runSeed) {
+    MoeScenarios(Iris iris, long runSeed) {
         this.iris = iris;
         this.heap = iris.heap();
         this.stream = iris.stream();
@@ -552,7 +553,7 @@ public final class MoeScenarios {
     }
 
     /** This rank's combine output ({@code got}: bits of [maxTokens, hidden]) against the double reference; rows past the tokens poisoned. */
-    private void checkCombine(Failures f, String what, MoeConfig config, Dispatch ref, Inputs[] in, Expert expert, short[] got) {
+    void checkCombine(Failures f, String what, MoeConfig config, Dispatch ref, Inputs[] in, Expert expert, short[] got) {
         int hidden = config.hidden();
         int topK = config.topK();
         Inputs mine = in[rank];
@@ -596,7 +597,7 @@ public final class MoeScenarios {
     /** One rank's inputs: {@code tokens} rows of bf16 bits, ids and weights token-major. */
     record Inputs(int tokens, short[] x, int[] ids, float[] w) {}
 
-    private Inputs[] inputs(long seed, int[] tokens, int hidden, int experts, int topK, Routing routing) {
+    Inputs[] inputs(long seed, int[] tokens, int hidden, int experts, int topK, Routing routing) {
         Inputs[] in = new Inputs[world];
         for (int p = 0; p < world; p++) {
             SplittableRandom r = new SplittableRandom(TestSeeds.derive(seed, "rank", p));
@@ -624,7 +625,7 @@ public final class MoeScenarios {
         return in;
     }
 
-    private static int[][] ids(Inputs[] in) {
+    static int[][] ids(Inputs[] in) {
         int[][] ids = new int[in.length][];
         for (int p = 0; p < in.length; p++) ids[p] = in[p].ids;
         return ids;
@@ -640,7 +641,7 @@ public final class MoeScenarios {
     }
 
     /** This rank's tokens, ids and weights ([maxTokens, ...], poison past its tokens) and a poisoned out: tensors the caller closes. */
-    private SymTensor[] upload(MoeConfig config, Inputs mine) {
+    SymTensor[] upload(MoeConfig config, Inputs mine) {
         SymTensor[] t = new SymTensor[4];
         try {
             t[0] = heap.empty(DType.BF16, config.maxTokens(), config.hidden());
@@ -656,7 +657,7 @@ public final class MoeScenarios {
     }
 
     /** Writes {@code mine} into the tensors of {@link #upload} and poisons out. */
-    private void fill(MoeConfig config, Inputs mine, SymTensor[] t) {
+    void fill(MoeConfig config, Inputs mine, SymTensor[] t) {
         short[] x = new short[config.maxTokens() * config.hidden()];
         Arrays.fill(x, (short) -1);
         System.arraycopy(mine.x, 0, x, 0, mine.x.length);
@@ -676,22 +677,22 @@ public final class MoeScenarios {
     // helpers
     // =============================================================================================
 
-    private long seed(String what, long... parts) {
+    long seed(String what, long... parts) {
         return TestSeeds.derive(runSeed, "moe/" + what, parts);
     }
 
-    private void poison(SymTensor t) {
+    void poison(SymTensor t) {
         Memcpy.memset(t.deviceAddress(), 0xFF, t.byteSize(), stream);
         iris.synchronize();
     }
 
-    private static ByteBuffer shorts(short[] values) {
+    static ByteBuffer shorts(short[] values) {
         ByteBuffer b = ByteBuffer.allocateDirect(values.length * 2).order(ByteOrder.nativeOrder());
         b.asShortBuffer().put(values);
         return b;
     }
 
-    private static short[] bits(SymTensor t) {
+    static short[] bits(SymTensor t) {
         ByteBuffer b = ByteBuffer.allocateDirect((int) t.byteSize()).order(ByteOrder.nativeOrder());
         t.copyTo(b);
         b.flip();
@@ -700,13 +701,13 @@ public final class MoeScenarios {
         return out;
     }
 
-    private static void closeAll(SymTensor[] t) {
+    static void closeAll(SymTensor[] t) {
         for (int i = t.length - 1; i >= 0; i--) {
             if (t[i] != null) t[i].close();
         }
     }
 
-    private static void expectThrows(Failures f, Class<? extends RuntimeException> type, String fragment, Runnable call) {
+    static void expectThrows(Failures f, Class<? extends RuntimeException> type, String fragment, Runnable call) {
         try {
             call.run();
             f.fail("expected " + type.getSimpleName() + " containing \"" + fragment + "\", nothing was thrown");
