@@ -3,6 +3,8 @@ package dev.irisjvm.kernels.moe;
 import static dev.irisjvm.kernels.TensorChecks.fail;
 
 import dev.irisjvm.core.DType;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.kernels.TensorChecks;
 import java.util.Arrays;
 
@@ -98,6 +100,28 @@ final class MoeChecks {
         } catch (ArithmeticException e) {
             throw fail(rank, call, what + " would take " + a + " x " + b + " x " + c + " x " + d + " bytes, more than 64 bits count");
         }
+    }
+
+    /** A tensor argument of a call, checked to be live and on {@code heap}. */
+    static Operand operand(int rank, String call, String name, SymTensor t, SymmetricHeap heap) {
+        TensorChecks.notNull(rank, call, name, t);
+        Operand o = new Operand(name, t.dtype(), t.shape(), t.isLive(), t.heap() == heap, t);
+        usable(rank, call, o);
+        return o;
+    }
+
+    /**
+     * A dispatch's inputs, as both modes take them: {@code numTokens} in [0, maxTokens], tokens
+     * [rows, hidden] of the config's dtype, expert ids I32 and weights F32 [rows, topK], rows at
+     * least numTokens, and a stream.
+     */
+    static void dispatchInputs(int rank, String call, MoeConfig config, int numTokens, Operand tokens, Operand ids, Operand weights,
+                               Object stream) {
+        TensorChecks.notNull(rank, call, "stream", stream);
+        numTokens(rank, call, numTokens, config.maxTokens());
+        matrix(rank, call, tokens, config.dtype(), config.hidden(), numTokens, "hidden");
+        matrix(rank, call, ids, DType.I32, config.topK(), numTokens, "topK");
+        matrix(rank, call, weights, DType.F32, config.topK(), numTokens, "topK");
     }
 
     /** Tokens of one call: in [0, maxTokens]. */

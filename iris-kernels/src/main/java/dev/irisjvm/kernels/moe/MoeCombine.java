@@ -87,8 +87,8 @@ public final class MoeCombine implements AutoCloseable {
         synchronized (dispatch) {
             ensureOpen(call);
             int numTokens = dispatch.pendingTokens(call);
-            Operand e = dispatch.operand(call, "expertOutputs", expertOutputs);
-            Operand o = dispatch.operand(call, "out", out);
+            Operand e = MoeChecks.operand(rank, call, "expertOutputs", expertOutputs, dispatch.heap());
+            Operand o = MoeChecks.operand(rank, call, "out", out, dispatch.heap());
             TensorChecks.notNull(rank, call, "stream", stream);
             MoeChecks.expertOutputs(rank, call, e, config.dtype(), localExperts, config.capacity(), config.hidden());
             MoeChecks.matrix(rank, call, o, config.dtype(), config.hidden(), numTokens, "hidden");

@@ -3,6 +3,7 @@ package dev.irisjvm.kernels.moe;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.AbiLayout;
@@ -230,14 +231,10 @@ public final class MoeDispatch implements AutoCloseable {
     public synchronized void dispatch(SymTensor tokens, SymTensor expertIds, SymTensor weights, int numTokens, Stream stream) {
         final String call = "dispatch";
         ensureOpen(call);
-        Operand t = operand(call, "tokens", tokens);
-        Operand ids = operand(call, "expertIds", expertIds);
-        Operand w = operand(call, "weights", weights);
-        TensorChecks.notNull(rank, call, "stream", stream);
-        MoeChecks.numTokens(rank, call, numTokens, config.maxTokens());
-        MoeChecks.matrix(rank, call, t, config.dtype(), config.hidden(), numTokens, "hidden");
-        MoeChecks.matrix(rank, call, ids, DType.I32, config.topK(), numTokens, "topK");
-        MoeChecks.matrix(rank, call, w, DType.F32, config.topK(), numTokens, "topK");
+        Operand t = MoeChecks.operand(rank, call, "tokens", tokens, iris.heap());
+        Operand ids = MoeChecks.operand(rank, call, "expertIds", expertIds, iris.heap());
+        Operand w = MoeChecks.operand(rank, call, "weights", weights, iris.heap());
+        MoeChecks.dispatchInputs(rank, call, config, numTokens, t, ids, w, stream);
         LaunchShape grid = LaunchShape.of(MoeLayout.dispatchBlocks((long) numTokens * config.topK()), MoeLayout.THREADS);
         var a = args.dispatch(tokens.deviceAddress(), expertIds.deviceAddress(), weights.deviceAddress(), numTokens);
         countKernel.launch(grid, stream, a, false);
@@ -382,11 +379,10 @@ public final class MoeDispatch implements AutoCloseable {
         pendingTokens = -1;
     }
 
-    Operand operand(String call, String name, SymTensor t) {
-        TensorChecks.notNull(rank, call, name, t);
-        Operand o = new Operand(name, t.dtype(), t.shape(), t.isLive(), t.heap() == iris.heap(), t);
-        MoeChecks.usable(rank, call, o);
-        return o;
+
+    /** The heap its buffers and its callers' tensors are on. */
+    SymmetricHeap heap() {
+        return iris.heap();
     }
 
     void ensureOpen(String call) {

@@ -197,14 +197,10 @@ public final class MoeLowLatency implements AutoCloseable {
             throw new IllegalStateException("rank " + rank + ": " + call + ": the last dispatch has no combine yet: every dispatch of"
                     + " the low-latency mode is followed by its combine (the next rows overwrite regions an owner may still read)");
         }
-        Operand t = operand(call, "tokens", tokens);
-        Operand ids = operand(call, "expertIds", expertIds);
-        Operand w = operand(call, "weights", weights);
-        TensorChecks.notNull(rank, call, "stream", stream);
-        MoeChecks.numTokens(rank, call, numTokens, config.maxTokens());
-        MoeChecks.matrix(rank, call, t, config.dtype(), config.hidden(), numTokens, "hidden");
-        MoeChecks.matrix(rank, call, ids, DType.I32, config.topK(), numTokens, "topK");
-        MoeChecks.matrix(rank, call, w, DType.F32, config.topK(), numTokens, "topK");
+        Operand t = MoeChecks.operand(rank, call, "tokens", tokens, iris.heap());
+        Operand ids = MoeChecks.operand(rank, call, "expertIds", expertIds, iris.heap());
+        Operand w = MoeChecks.operand(rank, call, "weights", weights, iris.heap());
+        MoeChecks.dispatchInputs(rank, call, config, numTokens, t, ids, w, stream);
         var a = args.dispatch(tokens.deviceAddress(), expertIds.deviceAddress(), weights.deviceAddress(), numTokens);
         dispatchKernel.launch(LaunchShape.of(MoeLowLatencyLayout.dispatchBlocks((long) numTokens * config.topK()), MoeLayout.THREADS),
                 stream, a, false);
@@ -226,8 +222,8 @@ public final class MoeLowLatency implements AutoCloseable {
             throw new IllegalStateException("rank " + rank + ": " + call + ": no dispatch to combine: each combine follows its own"
                     + " dispatch (call dispatch first)");
         }
-        Operand e = operand(call, "expertOutputs", expertOutputs);
-        Operand o = operand(call, "out", out);
+        Operand e = MoeChecks.operand(rank, call, "expertOutputs", expertOutputs, iris.heap());
+        Operand o = MoeChecks.operand(rank, call, "out", out, iris.heap());
         TensorChecks.notNull(rank, call, "stream", stream);
         MoeChecks.lowLatencyOutputs(rank, call, e, config.dtype(), layout.localExperts(), world, layout.regionRows(), config.hidden());
         MoeChecks.matrix(rank, call, o, config.dtype(), config.hidden(), pendingTokens, "hidden");
@@ -281,12 +277,6 @@ public final class MoeLowLatency implements AutoCloseable {
         return MoeLowLatencyLayout.of(c, world).heapBytes(c.hidden(), c.dtype().byteSize());
     }
 
-    private Operand operand(String call, String name, SymTensor t) {
-        TensorChecks.notNull(rank, call, name, t);
-        Operand o = new Operand(name, t.dtype(), t.shape(), t.isLive(), t.heap() == iris.heap(), t);
-        MoeChecks.usable(rank, call, o);
-        return o;
-    }
 
     private void ensureOpen(String call) {
         if (closed.get()) {
