@@ -349,7 +349,7 @@ public final class RingAttention implements AutoCloseable {
         AttentionChecks.notNull(op, "stream", stream);
         AttentionChecks.buffers(shard, q, k, v, o, lse);
         DeviceContext ctx = iris.deviceContext();
-        long heapBase = ctx.heapBase(rank);
+        long heapBase = ctx.heapBase(ctx.rank());   // the context counts node ranks; rank is the team's
         long heapEnd = heapBase + iris.heap().capacity();
         onHeap("K", k, shard.kvBytes(), heapBase, heapEnd);
         onHeap("V", v, shard.kvBytes(), heapBase, heapEnd);

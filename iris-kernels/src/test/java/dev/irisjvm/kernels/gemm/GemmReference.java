@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Locale;
 import java.util.Random;
-import java.util.function.DoubleBinaryOperator;
 import java.util.stream.IntStream;
 
 /**
@@ -279,15 +278,28 @@ public final class GemmReference {
      * every other element still poison. Returns null, or the count and the first few failures.
      */
     static String check(String what, ByteBuffer c, DType out, int ldc, int allocatedRows, Reference ref, float[] bias) {
-        return checkElements(what, c, out, ldc, allocatedRows, window(ref, bias, out, (absSum, absBias) -> 0));
+        return checkElements(what, c, out, ldc, allocatedRows, window(ref, bias, out, Slack.NONE));
+    }
+
+    /** What a computation that rounds more than once may add to the one-rounding bound of an element. */
+    @FunctionalInterface
+    interface Slack {
+        Slack NONE = (product, absSum, absBias) -> 0;
+
+        /**
+         * @param product the exact A·B of the element, without the bias
+         * @param absSum  {@code S = sum_k |a_k b_k|}
+         * @param absBias {@code |bias[j]|}, 0 without a bias
+         */
+        double of(double product, double absSum, double absBias);
     }
 
     /**
      * The reference plus {@code bias[j]} (or none) as a {@link Window}: every element within
-     * {@link GemmErrorBound#element} and the reference's own error, plus {@code slack(S, |bias[j]|)}
-     * for a computation that rounds more than once (0 for one rounding).
+     * {@link GemmErrorBound#element} and the reference's own error, plus {@code slack} for a
+     * computation that rounds more than once ({@link Slack#NONE} for one rounding).
      */
-    static Window window(Reference ref, float[] bias, DType out, DoubleBinaryOperator slack) {
+    static Window window(Reference ref, float[] bias, DType out, Slack slack) {
         return new Window() {
             @Override
             public int rows() {
@@ -308,7 +320,7 @@ public final class GemmReference {
             public double bound(int i, int j) {
                 double beta = bias == null ? 0 : Math.abs(bias[j]);
                 return GemmErrorBound.element(out, ref.k(), expected(i, j), ref.absSum(i, j), beta)
-                        + GemmErrorBound.referenceError(ref.k(), ref.absSum(i, j)) + slack.applyAsDouble(ref.absSum(i, j), beta);
+                        + GemmErrorBound.referenceError(ref.k(), ref.absSum(i, j)) + slack.of(ref.sum(i, j), ref.absSum(i, j), beta);
             }
 
             @Override
