@@ -575,7 +575,7 @@ public final class GemmScenarios {
     /**
      * What an epilogue that rounds alpha A·B to the output type before it adds beta C may add to the
      * bound: one more rounding of A·B as accumulated, u_out (|A·B| + K 2^-22 S) + eta_out. cuBLASLt
-     * 13.1 does so on an H200 for 16-bit outputs with beta = 1 (algorithm 66, 8 x 64 tiles: 11 % of
+     * 13.1 does so on an H200 for 16-bit outputs with beta = 1 (algorithm 66, 8 x 64 tiles: up to 11 % of
      * the elements one or two units in the last place beyond the one-rounding bound, none beyond this
      * one); it is within what its documentation promises, so the baseline is held to it, not to ours.
      */
