@@ -14,9 +14,15 @@ import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
+import dev.irisjvm.kernels.gemm.DeviceMatrix;
+import dev.irisjvm.kernels.gemm.Gemm;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import dev.irisjvm.kernels.moe.MoeReference.Dispatch;
 import dev.irisjvm.kernels.moe.MoeReference.Source;
 import dev.irisjvm.kernels.moe.MoeReference.Sums;
+import dev.irisjvm.kernels.nccl.NcclCommunicator;
+import dev.irisjvm.kernels.nccl.NcclTeams;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -67,6 +73,7 @@ public final class MoeScenarios {
             "moe_back_to_back",
             "moe_graph_replay",
             "moe_misuse",
+            "moe_vs_nccl_all_to_all_v",
             "moe_timeout_names_site");
 
     static final long HEAP_BYTES = 1L << 30;
@@ -108,6 +115,7 @@ public final class MoeScenarios {
             bodies.put("moe_back_to_back", s::backToBack);
             bodies.put("moe_graph_replay", s::graphReplay);
             bodies.put("moe_misuse", s::misuse);
+            bodies.put("moe_vs_nccl_all_to_all_v", s::versusNccl);
             bodies.put("moe_timeout_names_site", s::timeoutNamesSite);  // last: it leaves a device error behind on rank 0
             failed = ScenarioRunner.runTable(bodies, SCENARIOS, iris::hostBarrier);
             iris.synchronize();
@@ -395,6 +403,94 @@ public final class MoeScenarios {
     }
 
     /**
+     * The library's path against what a user has without it ({@link MoeNcclPath}: NCCL
+     * all-to-all-v there and back, the experts' GEMMs in between) on the same routing: uniform, one
+     * hot expert, and tokens on the odd ranks only. Each expert is a GEMM with its own random
+     * weight, the library's GEMM on both paths. The experts' inputs and outputs must agree bit for
+     * bit, and combine must lie within its bound of the weighted sum of the rows NCCL brought home.
+     */
+    private void versusNccl() {
+        Failures f = new Failures();
+        if (iris.worldSize() != world) {
+            throw new IllegalStateException("rank " + rank + ": moe_vs_nccl_all_to_all_v runs on one node; this job has "
+                    + iris.worldSize() + " ranks on nodes of " + world);
+        }
+        int hidden = 256, topK = 2, maxTokens = 300;
+        int experts = 4 * world;
+        int[] uneven = new int[world];
+        int[] oddOnly = new int[world];
+        for (int p = 0; p < world; p++) {
+            uneven[p] = maxTokens - 41 * p % maxTokens;
+            oddOnly[p] = p % 2 == 1 ? maxTokens - p : 0;
+        }
+        NcclCommunicator nccl = NcclTeams.of(iris).world();
+        try (Gemm gemm = Gemm.create()) {
+            versusNccl(f, gemm, nccl, "uniform", uneven, new Routing(Routing.UNIFORM, -1, 0), hidden, experts, topK, maxTokens);
+            versusNccl(f, gemm, nccl, "one hot expert", uneven, new Routing(Routing.HOT, experts - 1, 0.9), hidden, experts, topK,
+                    maxTokens);
+            versusNccl(f, gemm, nccl, "odd ranks only", oddOnly, new Routing(Routing.UNIFORM, -1, 0), hidden, experts, topK, maxTokens);
+        }
+        f.throwIfAny();
+    }
+
+    private void versusNccl(Failures f, Gemm gemm, NcclCommunicator nccl, String what, int[] tokens, Routing routing, int hidden,
+                            int experts, int topK, int maxTokens) {
+        int local = experts / world;
+        Inputs[] in = inputs(seed("nccl/" + what), tokens, hidden, experts, topK, routing);
+        int capacity = Math.max(1, maxRouted(in, experts, topK));
+        MoeConfig config = new MoeConfig(hidden, experts, topK, maxTokens, capacity, OverflowPolicy.FAIL, DType.BF16);
+        Dispatch ref = MoeReference.dispatch(ids(in), experts, topK, capacity);
+        long slotBytes = (long) capacity * hidden * 2;
+        try (MoeDispatch dispatch = MoeDispatch.create(iris, config); MoeCombine combine = MoeCombine.create(dispatch);
+             SymTensor weights = heap.empty(DType.BF16, local, hidden, hidden);
+             SymTensor expertOut = heap.empty(DType.BF16, local, capacity, hidden)) {
+            weights.copyFrom(HostMatrix.random(seed("nccl/w", rank), DType.BF16, local * hidden, hidden).values());
+            SymTensor[] t = upload(config, in[rank]);
+            try {
+                poison(dispatch.received());
+                poison(expertOut);
+                dispatch.dispatch(t[0], t[1], t[2], in[rank].tokens, stream);
+                iris.synchronize();
+                int[] counts = dispatch.counts().toIntArray();
+                for (int l = 0; l < local; l++) {
+                    if (counts[l] <= 0 || counts[l] > capacity) continue;   // checked below
+                    gemm.matmul(new DeviceMatrix(dispatch.received().deviceAddress() + l * slotBytes, DType.BF16, counts[l], hidden, hidden),
+                            DeviceMatrix.contiguous(weights.deviceAddress() + (long) l * hidden * hidden * 2, DType.BF16, hidden, hidden),
+                            GemmLayout.NK, 0, new DeviceMatrix(expertOut.deviceAddress() + l * slotBytes, DType.BF16, counts[l], hidden, hidden),
+                            stream);
+                }
+                combine.combine(expertOut, t[3], stream);
+                iris.synchronize();
+                short[] received = bits(dispatch.received());
+                short[] produced = bits(expertOut);
+                short[] got = bits(t[3]);
+                MoeNcclPath.Result base = MoeNcclPath.run(heap, nccl, gemm, weights, in, rank, experts, topK, hidden, maxTokens, stream);
+                for (int l = 0; l < local; l++) {
+                    int e = rank * local + l;
+                    int want = base.expertInputs()[l].length / hidden;
+                    int count = counts[l];
+                    if (count != want) {
+                        f.fail(what + ": expert " + e + " got " + count + " rows from dispatch; NCCL delivered " + want);
+                        continue;
+                    }
+                    int from = (int) (l * slotBytes / 2);
+                    f.check(Arrays.equals(received, from, from + want * hidden, base.expertInputs()[l], 0, want * hidden),
+                            () -> what + ": expert " + e + ": the dispatched rows differ from the rows NCCL delivered, regrouped");
+                    f.check(Arrays.equals(produced, from, from + want * hidden, base.expertOutputs()[l], 0, want * hidden),
+                            () -> what + ": expert " + e + ": the GEMM of the dispatched rows differs from the GEMM of NCCL's");
+                }
+                checkCombine(f, what + " (against NCCL's rows)", config, ref, in[rank], (r, route) -> {
+                    float[] row = new float[hidden];
+                    for (int h = 0; h < hidden; h++) row[h] = HalfFloats.bf16ToFloat(base.home()[route][h]);
+                    return row;
+                }, got);
+            } finally {
+                closeAll(t);
+            }
+        }
+    }
+
+    /**
      * Only rank 0 dispatches on a fresh instance: it gives up at wait site 9301 (its count kernel's
      * last block waiting for the peers to arrive), and its synchronize names the site, which {@link
      * MoeSites#describe} explains.
@@ -556,14 +652,21 @@ public final class MoeScenarios {
     void checkCombine(Failures f, String what, MoeConfig config, Dispatch ref, Inputs[] in, Expert expert, short[] got) {
         int hidden = config.hidden();
         int topK = config.topK();
-        Inputs mine = in[rank];
-        Sums sums = MoeReference.combine(ref, rank, mine.tokens, hidden, mine.w, (r, route) -> {
+        checkCombine(f, what, config, ref, in[rank], (r, route) -> {
             int e = in[r].ids[route];
             float[] row = new float[hidden];
             int from = route / topK * hidden;
             for (int h = 0; h < hidden; h++) row[h] = expert.value(HalfFloats.bf16ToFloat(in[r].x[from + h]), e);
             return row;
-        });
+        }, got);
+    }
+
+    /** The same, with the expert output row of each of this rank's routes given. */
+    private void checkCombine(Failures f, String what, MoeConfig config, Dispatch ref, Inputs mine, MoeReference.RowOf expertRow,
+                              short[] got) {
+        int hidden = config.hidden();
+        int topK = config.topK();
+        Sums sums = MoeReference.combine(ref, rank, mine.tokens, hidden, mine.w, expertRow);
         int bad = 0;
         String first = null;
         for (int i = 0; i < mine.tokens * hidden; i++) {
