@@ -196,14 +196,16 @@ class GemmReportTest {
         assertFalse(md.contains("cuBLASLt") || md.contains("## Rounds"), md);
     }
 
-    /** The committed sweep is from before rounds: no cuBLASLt in it, every ratio against cuBLAS. */
+    /** The committed sweep took turns in rounds against both baselines: each shape is judged against the faster one. */
     @Test
-    void theCommittedSweepIsReadAsOneRoundAgainstCublas() throws IOException {
+    void theCommittedSweepIsJudgedAgainstTheFasterBaselinePerShape() throws IOException {
         GemmSweepResult s = GemmSweepResult.read(CommittedReportsTest.COMMITTED.resolve(ReportKind.GEMM.sweepFile()));
-        assertFalse(s.interleaved());
+        assertTrue(s.interleaved());
         for (GemmDocument.Row r : new GemmDocument(s, BenchmarkTargets.builtIn(), List.of(), null, null).rows()) {
-            assertNull(r.cublasLt(), r.iris().shape());
-            assertEquals(GemmMeasurement.CUBLAS, r.baseline().impl(), r.iris().shape());
+            assertEquals(GemmMeasurement.CUBLAS, r.cublas().impl(), r.iris().shape());
+            assertEquals(GemmMeasurement.CUBLASLT, r.cublasLt().impl(), r.iris().shape());
+            String faster = r.cublasLt().tflops() > r.cublas().tflops() ? GemmMeasurement.CUBLASLT : GemmMeasurement.CUBLAS;
+            assertEquals(faster, r.baseline().impl(), r.iris().shape());
         }
     }
 
