@@ -52,6 +52,11 @@ abstract class BenchRun implements Callable<Integer> {
         this.quickSweepArgs = List.copyOf(quickSweepArgs);
     }
 
+    /** The sweep's options that --quick stands for. */
+    List<String> quickSweepArgs() {
+        return quickSweepArgs;
+    }
+
     /** Ranks to start through bin/iris-run, or 0 for one JVM without the launcher; throws IllegalArgumentException on bad usage. */
     abstract int ranks();
 
@@ -115,7 +120,7 @@ abstract class BenchRun implements Callable<Integer> {
         sweep.addAll(List.of("--out", sweepJson.toString()));
         sweep.addAll(beforeSweep(work));
         if (options.quick) {
-            sweep.addAll(quickSweepArgs);
+            sweep.addAll(quickSweepArgs());
         }
         sweep.addAll(options.sweepArgs);
         int sweepRc = Processes.run(sweep, sweepEnvironment());

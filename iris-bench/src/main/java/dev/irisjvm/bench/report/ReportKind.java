@@ -12,7 +12,8 @@ public enum ReportKind {
     CCL("ccl", "ccl-sweep.json", CclDocument.MARKDOWN, "collectives-findings.md"),
     FUSED("fused", "fused-sweep.json", FusedDocument.MARKDOWN, "fused-findings.md"),
     ATTENTION("attention", "attention-bench.json", AttentionDocument.MARKDOWN, "attention-findings.md"),
-    RMA("rma", "rma-sweep.json", RmaDocument.MARKDOWN, "rma-findings.md");
+    RMA("rma", "rma-sweep.json", RmaDocument.MARKDOWN, "rma-findings.md"),
+    JIT("jit", "jit-bench.json", JitDocument.MARKDOWN, "jit-findings.md");
 
     private final String prefix;
     private final String sweepFile;
@@ -26,7 +27,7 @@ public enum ReportKind {
         this.findingsFile = findingsFile;
     }
 
-    /** The kind's name on the command line and the prefix of its copied files: gemm, ccl, fused, attention, rma. */
+    /** The kind's name on the command line and the prefix of its copied files: gemm, ccl, fused, attention, rma, jit. */
     public String prefix() {
         return prefix;
     }
@@ -48,6 +49,14 @@ public enum ReportKind {
         return prefix + "-commands.txt";
     }
 
+    /**
+     * Whether the report stands without a run's JSON: jit.md's device-line counts come from the
+     * example sources, and its measured parts then say that they are pending a GPU run.
+     */
+    public boolean runOptional() {
+        return this == JIT;
+    }
+
     /** The glob of the JMH result files the folder keeps, one per rank. */
     public String jmhGlob() {
         return prefix + "-jmh-rank*.json";
@@ -60,6 +69,6 @@ public enum ReportKind {
                 return k;
             }
         }
-        throw new IllegalArgumentException("unknown report '" + name + "'; known: gemm, ccl, fused, attention, rma");
+        throw new IllegalArgumentException("unknown report '" + name + "'; known: gemm, ccl, fused, attention, rma, jit");
     }
 }
