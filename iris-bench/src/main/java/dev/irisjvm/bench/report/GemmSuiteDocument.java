@@ -170,7 +170,8 @@ public final class GemmSuiteDocument extends Document {
                 + "\"bound\" names the longer floor at the datasheet's peaks). Measured peaks, the best of any baseline point in this "
                 + "run: " + peak(true) + " and " + peak(false) + ". Datasheet peaks: " + Sizes.number(GemmDocument.DATASHEET_TFLOPS)
                 + " TFLOP/s (dense BF16/F16, F32 accumulation, H100/H200 SXM) and " + Sizes.number(GemmRoofline.DATASHEET_HBM_TBPS)
-                + " TB/s (H200 HBM3e). \"Iris of roofline\" is the roofline ÷ Iris's median time.\n\n"
+                + " TB/s (H200 HBM3e). \"Iris of roofline\" is the roofline ÷ Iris's median time; times are medians per call over all "
+                + "rounds, Iris's with its fastest and slowest call.\n\n"
                 + (t.isEmpty() ? "No measurements.\n" : t.render()) + "\n";
     }
 
