@@ -43,9 +43,9 @@ class RunRecordTest {
     @Test
     void commandsNameTheLauncherWhenThereAreRanks() {
         CommandLine cl = new CommandLine(new GemmSweep());
-        cl.parseArgs("--out", "my results.json");
+        cl.parseArgs("--suite", "models", "--out", "my results.json");
         String c = RunRecord.command(0, GemmSweep.class, cl.getCommandSpec());
-        assertTrue(c.startsWith("java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --shapes "), c);
+        assertTrue(c.startsWith("java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --suite models --dtype bf16 "), c);
         assertTrue(c.contains("--out 'my results.json'"), c);
         cl = new CommandLine(new CclSweep());
         cl.parseArgs();

@@ -3,6 +3,7 @@ package dev.irisjvm.bench.gemm;
 import static dev.irisjvm.bench.OptionChecks.require;
 
 import dev.irisjvm.bench.OptionChecks;
+import dev.irisjvm.bench.results.GemmShapeOrigin;
 import dev.irisjvm.core.DType;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,6 +17,9 @@ import picocli.CommandLine.Option;
  * new CommandLine(o).parseArgs("--shapes", "4096x4096x4096:nk,4096x4096x4096:kn", "--reps", "50");
  * o.validate();
  * o.shapes();        // [4096x4096x4096:nk, 4096x4096x4096:kn]
+ *
+ * new CommandLine(o = new GemmOptions()).parseArgs("--suite", "models");
+ * o.shapes().size();  // 117, with 3 warm-up calls, 20 timed calls, 6 rounds (GemmSuite.MODELS)
  * }</pre>
  */
 public final class GemmOptions {
@@ -33,9 +37,21 @@ public final class GemmOptions {
      */
     public static final int DEFAULT_ROUNDS = 6;
 
-    @Option(names = "--shapes", defaultValue = DEFAULT_SHAPES,
-            description = "Comma-separated MxNxK[:nk|kn] (default: the issue's seven: ${DEFAULT-VALUE}).")
+    @Option(names = "--shapes",
+            description = "Comma-separated MxNxK[:nk|kn], instead of a suite (default: the headline suite, issue 5's seven: "
+                    + DEFAULT_SHAPES + ").")
     String shapes;
+
+    @Option(names = "--suite", paramLabel = "NAME",
+            description = {"A named shape list: headline (the default: issue 5's seven large shapes; 5 warm-up calls, 30 timed "
+                    + "calls, 6 rounds) or models (issue 26: 117 shapes, the linear layers of Llama-3 8B, 70B and 405B and "
+                    + "Mixtral 8x7B's experts at TP 1, 2, 4 and 8, each at a decode M of 1 to 128 and a prefill M of 256 to 16384 "
+                    + "in both B layouts, plus 9 shapes off the tile grid; 3 warm-up calls, 20 timed calls, 6 rounds). Each call "
+                    + "of models stays under 2^41 FLOPs; at the headline run's ~700 TFLOP/s and ~4 TB/s, with a 5 µs floor per "
+                    + "call, its timed and warm-up calls come to about 20 s of GPU time (an estimate, not a measurement), "
+                    + "setting up and checking each shape adds to it. --warmup, --reps and --rounds override a suite's.",
+                    "Not with --shapes."})
+    String suite;
 
     @Option(names = "--dtype", defaultValue = "bf16", description = "Input type: bf16 or f16 (default: ${DEFAULT-VALUE}).")
     String dtype;
@@ -44,18 +60,20 @@ public final class GemmOptions {
             description = "Output type: same (as the input) or f32 (default: ${DEFAULT-VALUE}).")
     String outDtype;
 
-    @Option(names = "--warmup", defaultValue = "5",
-            description = "Untimed calls per implementation, shape and round (default: ${DEFAULT-VALUE}).")
-    int warmup;
+    @Option(names = "--warmup",
+            description = "Untimed calls per implementation, shape and round (default: the suite's, 5 for headline and --shapes, 3 "
+                    + "for models).")
+    Integer warmup;
 
-    @Option(names = "--reps", defaultValue = "30",
-            description = "Timed calls per implementation, shape and round, at least " + MIN_REPS + " (default: ${DEFAULT-VALUE}).")
-    int reps;
+    @Option(names = "--reps",
+            description = "Timed calls per implementation, shape and round, at least " + MIN_REPS + " (default: the suite's, 30 for "
+                    + "headline and --shapes, 20 for models).")
+    Integer reps;
 
-    @Option(names = "--rounds", defaultValue = "" + DEFAULT_ROUNDS,
+    @Option(names = "--rounds",
             description = "Rounds per shape, the implementations' order changing each round; the median is over every round's "
-                    + "timed calls (default: ${DEFAULT-VALUE}).")
-    int rounds;
+                    + "timed calls (default: the suite's, " + DEFAULT_ROUNDS + ").")
+    Integer rounds;
 
     @Option(names = "--l2-factor", defaultValue = "2",
             description = "Rotate through input sets until they hold at least this many times the GPU's L2 (default: ${DEFAULT-VALUE}).")
@@ -85,19 +103,49 @@ public final class GemmOptions {
 
     /** Throws IllegalArgumentException naming the first option that is out of range. */
     public void validate() {
+        require(shapes == null || suite == null, "--shapes and --suite: give one of them, not both");
         shapes();
         inputType();
         outputType();
-        require(warmup >= 1, "--warmup must be >= 1 (the first call loads and tunes), got " + warmup);
-        require(reps >= MIN_REPS, "--reps must be >= " + MIN_REPS + ", got " + reps);
-        require(rounds >= 1, "--rounds must be >= 1, got " + rounds);
+        require(warmup() >= 1, "--warmup must be >= 1 (the first call loads and tunes), got " + warmup());
+        require(reps() >= MIN_REPS, "--reps must be >= " + MIN_REPS + ", got " + reps());
+        require(rounds() >= 1, "--rounds must be >= 1, got " + rounds());
         require(cublasLtWorkspaceMib >= 1, "--cublaslt-workspace-mib must be >= 1, got " + cublasLtWorkspaceMib);
         require(l2Factor >= 0, "--l2-factor must be >= 0, got " + l2Factor);
         require(groupM >= 1, "--group-m must be >= 1, got " + groupM);
     }
 
+    /**
+     * Writes the suite and its settings into the options left out, so that the command the results
+     * record ({@code RunRecord.command}) names them and replays the same run.
+     */
+    void settle() {
+        if (shapes == null) {
+            suite = suite().id();
+        }
+        warmup = warmup();
+        reps = reps();
+        rounds = rounds();
+    }
+
+    /** The shapes of --shapes, else of the suite. */
     public List<GemmShape> shapes() {
-        return GemmShape.parseList(shapes);
+        return shapes != null ? GemmShape.parseList(shapes) : suite().shapes();
+    }
+
+    /** The suite named by --suite, {@link GemmSuite#HEADLINE} without one; its settings also stand for --shapes. */
+    public GemmSuite suite() {
+        return suite == null ? GemmSuite.HEADLINE : GemmSuite.of(suite);
+    }
+
+    /** The suite's name for the results, or null where --shapes chose the shapes. */
+    public String suiteName() {
+        return shapes != null ? null : suite().id();
+    }
+
+    /** Where each shape comes from: the suite's origins, none for --shapes. */
+    public List<GemmShapeOrigin> origins() {
+        return shapes != null ? List.of() : suite().origins();
     }
 
     public DType inputType() {
@@ -124,15 +172,15 @@ public final class GemmOptions {
     }
 
     public int warmup() {
-        return warmup;
+        return warmup != null ? warmup : suite().warmup();
     }
 
     public int reps() {
-        return reps;
+        return reps != null ? reps : suite().reps();
     }
 
     public int rounds() {
-        return rounds;
+        return rounds != null ? rounds : suite().rounds();
     }
 
     public double l2Factor() {

@@ -45,6 +45,7 @@ import picocli.CommandLine.Mixin;
  * mvn -q install -DskipTests
  * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --out gemm-sweep.json
  * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --shapes 4096x4096x4096:nk,4096x4096x4096:kn --rounds 4
+ * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --suite models --out gemm-suite.json
  * </pre>
  *
  * <p>Method, per shape: inputs uniform in [-1, 1) generated on the GPU, fresh per run; as many
@@ -75,6 +76,7 @@ public final class GemmSweep extends SweepCommand {
         if (!valid(options::validate)) {
             return EXIT_USAGE;
         }
+        options.settle();
         IrisConfig env = IrisConfig.fromEnvironment();
         int gpu = env.deviceAmong(Gpu.deviceCount());
         Gpu.setDevice(gpu);
@@ -95,14 +97,17 @@ public final class GemmSweep extends SweepCommand {
             GemmBaselines baselines = GemmBaselines.open(options, stream);
             software = RunRecord.software(baselines.software());
             workspaceBytes = baselines.cublasLtWorkspaceBytes();
-            System.out.println("GemmSweep: " + gemm + ", " + software + ", " + options.inputType() + " -> " + options.outputType()
+            System.out.println("GemmSweep: " + gemm + ", " + software + ", " + options.shapes().size() + " shape(s)"
+                    + (options.suiteName() == null ? "" : " (suite " + options.suiteName() + ")") + ", " + options.inputType() + " -> "
+                    + options.outputType()
                     + ", L2 " + SizeList.format(device.l2CacheBytes()) + ", " + options.rounds() + " round(s), seed " + seed);
             try (RepTimer timer = new RepTimer(iris, kernels, stream, options.gate())) {
-                int index = 0;
-                for (GemmShape shape : options.shapes()) {
+                List<GemmShape> shapes = options.shapes();
+                for (int index = 0; index < shapes.size(); index++) {
                     long start = System.nanoTime();
-                    results.addAll(runShape(iris, gemm, baselines, timer, shape, seed + 1000L * index++, device));
-                    System.out.printf(Locale.ROOT, "GemmSweep: %s done in %.1f s%n", shape, (System.nanoTime() - start) / 1e9);
+                    results.addAll(runShape(iris, gemm, baselines, timer, shapes.get(index), seed + 1000L * index, device));
+                    System.out.printf(Locale.ROOT, "GemmSweep: %s (%d of %d) done in %.1f s%n", shapes.get(index), index + 1, shapes.size(),
+                            (System.nanoTime() - start) / 1e9);
                 }
             } finally {
                 iris.synchronize();
@@ -111,7 +116,7 @@ public final class GemmSweep extends SweepCommand {
         }
         GemmSweepResult sweep = new GemmSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware(device),
                 software, RunRecord.command(0, GemmSweep.class, spec), device.l2CacheBytes(), options.l2Factor(), options.warmup(),
-                options.groupM(), results, options.rounds(), workspaceBytes);
+                options.groupM(), results, options.rounds(), workspaceBytes, options.suiteName(), options.origins());
         RunRecord.write(options.out(), sweep::write);
         System.out.print(console(results));
         System.out.println("GemmSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());

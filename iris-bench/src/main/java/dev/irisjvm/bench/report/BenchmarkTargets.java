@@ -19,19 +19,27 @@ import java.util.Map;
  * <pre>{@code
  * BenchmarkTargets t = BenchmarkTargets.forFolder(Path.of("docs/benchmarks"));
  * t.gemm().minRatioToCublas();                         // 0.95
+ * t.gemmSuite().minRatio();                            // 0.9
  * t.fused().speedup("all_reduce", "4096x4096x4096");   // 1.5
  * }</pre>
  *
  * @param about       what the file is, for a reader of the JSON
  * @param collectives targets A to F of the collectives report, in the order it lists them
  */
-public record BenchmarkTargets(String about, Gemm gemm, Attention attention, Rma rma, List<CclTargets.Spec> collectives,
-                               Fused fused) {
+public record BenchmarkTargets(String about, Gemm gemm, GemmSuite gemmSuite, Attention attention, Rma rma,
+                               List<CclTargets.Spec> collectives, Fused fused) {
     public static final String FILE = "targets.json";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The GEMM report's target: Iris at least this many times cuBLAS's TFLOP/s on every shape. */
     public record Gemm(String source, double minRatioToCublas) {}
+
+    /**
+     * The GEMM suite report's targets (gemm-suite.md): Iris at least {@code minRatio} times the
+     * strongest baseline's TFLOP/s on every shape of the suite, and at least {@code minRatioGeomean}
+     * times as the geometric mean over the shapes.
+     */
+    public record GemmSuite(String source, double minRatio, double minRatioGeomean) {}
 
     /**
      * The attention report's targets: the local kernel against PyTorch SDPA's fastest backend, ring
@@ -89,7 +97,7 @@ public record BenchmarkTargets(String about, Gemm gemm, Attention attention, Rma
 
     private static BenchmarkTargets parse(InputStream in, String name) throws IOException {
         BenchmarkTargets t = JSON.readValue(in, BenchmarkTargets.class);
-        String missing = t.gemm == null ? "gemm" : t.attention == null ? "attention" : t.rma == null ? "rma"
+        String missing = t.gemm == null ? "gemm" : t.gemmSuite == null ? "gemmSuite" : t.attention == null ? "attention" : t.rma == null ? "rma"
                 : t.collectives == null ? "collectives" : t.fused == null || t.fused.speedups == null ? "fused" : null;
         if (missing != null) {
             throw new IOException(name + ": no \"" + missing + "\" targets");

@@ -83,8 +83,13 @@ public final class GemmDocument extends Document {
         this.findings = ReportHeader.findings(findings);
     }
 
-    /** The shapes in the order the sweep ran them. */
+    /** The shapes in the order the sweep ran them, judged by the GEMM report's target. */
     List<Row> rows() {
+        return rows(target.minRatioToCublas());
+    }
+
+    /** The shapes in the order the sweep ran them, judged by {@code minRatio} (the suite report's). */
+    List<Row> rows(double minRatio) {
         Map<String, Map<String, GemmMeasurement>> byImpl = new LinkedHashMap<>();
         for (String impl : List.of(GemmMeasurement.IRIS, GemmMeasurement.CUBLAS, GemmMeasurement.CUBLASLT)) {
             byImpl.put(impl, new LinkedHashMap<>());
@@ -97,7 +102,7 @@ public final class GemmDocument extends Document {
         }
         List<Row> rows = new ArrayList<>();
         byImpl.get(GemmMeasurement.IRIS).forEach((key, m) -> rows.add(new Row(m, byImpl.get(GemmMeasurement.CUBLAS).get(key),
-                byImpl.get(GemmMeasurement.CUBLASLT).get(key), target.minRatioToCublas())));
+                byImpl.get(GemmMeasurement.CUBLASLT).get(key), minRatio)));
         return rows;
     }
 
@@ -235,7 +240,7 @@ public final class GemmDocument extends Document {
     }
 
     /** Interleaved sweeps: each round's median per implementation, and the algorithm cuBLASLt's heuristic chose. */
-    private String rounds(List<Row> rows) {
+    String rounds(List<Row> rows) {
         if (!sweep.interleaved() || rows.isEmpty()) {
             return "";
         }
@@ -250,7 +255,8 @@ public final class GemmDocument extends Document {
                 + "the shape.\n\n" + t.render() + "\n";
     }
 
-    private String method() {
+    /** How the sweep times and checks, from its settings: the GEMM reports' Method section. */
+    String method() {
         List<Row> rows = rows();
         int reps = rows.isEmpty() ? 0 : rows.get(0).iris().reps();
         DType named = rows.isEmpty() ? null : OptionChecks.dtype(rows.get(0).iris().outType());
@@ -285,7 +291,8 @@ public final class GemmDocument extends Document {
                 + " at K = 4096 for " + out + "). The GPU tests check element by element against a CPU reference and cuBLAS.\n\n";
     }
 
-    private static String checks(List<Row> rows) {
+    /** The output checks that failed, Iris's and cuBLASLt's, or a line saying none did. */
+    static String checks(List<Row> rows) {
         List<String> failed = new ArrayList<>();
         for (Row r : rows) {
             if (r.checkFailed()) {
@@ -299,15 +306,15 @@ public final class GemmDocument extends Document {
                 : String.join("\n", failed) + "\n");
     }
 
-    private static String label(GemmMeasurement m) {
+    static String label(GemmMeasurement m) {
         return m.m() + " × " + m.n() + " × " + m.k();
     }
 
-    private static String span(GemmMeasurement m) {
+    static String span(GemmMeasurement m) {
         return Sizes.number(m.medianUs()) + " (" + Sizes.number(m.minUs()) + "–" + Sizes.number(m.maxUs()) + ")";
     }
 
-    private static String measured(GemmMeasurement m) {
+    static String measured(GemmMeasurement m) {
         return m == null ? NOT_MEASURED : Sizes.number(m.tflops());
     }
 
@@ -320,11 +327,11 @@ public final class GemmDocument extends Document {
         return us == null || us.isEmpty() ? "—" : us.stream().map(Sizes::number).collect(Collectors.joining(" · "));
     }
 
-    private static String ratio(double r) {
+    static String ratio(double r) {
         return Double.isNaN(r) ? "—" : String.format(Locale.ROOT, "%.3f×", r);
     }
 
-    private static String percent(double f) {
+    static String percent(double f) {
         return Double.isNaN(f) ? "—" : String.format(Locale.ROOT, "%.1f%%", 100 * f);
     }
 

@@ -46,6 +46,8 @@ public final class Report {
         return switch (kind) {
             case GEMM -> new GemmDocument(read(copy, in.sweep(), GemmSweepResult::read), targets, raw.names(), in.runCommand(),
                     findings).write(out);
+            case GEMM_SUITE -> new GemmSuiteDocument(read(copy, in.sweep(), GemmSweepResult::read), targets, raw.names(),
+                    in.runCommand(), findings).write(out);
             case ATTENTION -> new AttentionDocument(read(copy, in.sweep(), AttentionBenchResult::read), targets, raw.names(),
                     in.runCommand(), findings).write(out);
             case RMA, CCL -> {

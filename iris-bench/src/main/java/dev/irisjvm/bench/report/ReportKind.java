@@ -9,6 +9,8 @@ import java.util.Locale;
  */
 public enum ReportKind {
     GEMM("gemm", "gemm-sweep.json", GemmDocument.MARKDOWN, "gemm-findings.md"),
+    /** The GEMM on a named suite of many shapes ({@code bin/iris-bench gemm --suite models}). */
+    GEMM_SUITE("gemm-suite", "gemm-suite.json", GemmSuiteDocument.MARKDOWN, "gemm-suite-findings.md"),
     CCL("ccl", "ccl-sweep.json", CclDocument.MARKDOWN, "collectives-findings.md"),
     FUSED("fused", "fused-sweep.json", FusedDocument.MARKDOWN, "fused-findings.md"),
     ATTENTION("attention", "attention-bench.json", AttentionDocument.MARKDOWN, "attention-findings.md"),
@@ -27,7 +29,7 @@ public enum ReportKind {
         this.findingsFile = findingsFile;
     }
 
-    /** The kind's name on the command line and the prefix of its copied files: gemm, ccl, fused, attention, rma, jit. */
+    /** The kind's name on the command line and the prefix of its copied files: gemm, gemm-suite, ccl, fused, attention, rma, jit. */
     public String prefix() {
         return prefix;
     }
@@ -69,6 +71,6 @@ public enum ReportKind {
                 return k;
             }
         }
-        throw new IllegalArgumentException("unknown report '" + name + "'; known: gemm, ccl, fused, attention, rma, jit");
+        throw new IllegalArgumentException("unknown report '" + name + "'; known: gemm, gemm-suite, ccl, fused, attention, rma, jit");
     }
 }

@@ -24,7 +24,7 @@ import java.util.stream.Collectors;
  *
  * <p>Files read (a missing one leaves its item without figures, pointing to the report):
  * {@code rma-sweep.json}, every {@code ccl-sweep*.json}, {@code gemm-sweep.json},
- * {@code fused-sweep.json}, {@code attention-bench.json}.
+ * {@code gemm-suite.json}, {@code fused-sweep.json}, {@code attention-bench.json}.
  *
  * <pre>{@code
  * String section = StatusSection.render(Path.of("docs/benchmarks"), "docs/benchmarks");
@@ -65,7 +65,7 @@ public final class StatusSection {
 
     private String render() throws IOException {
         // The items first: reading their runs collects the hardware the introduction names.
-        List<String> items = List.of(rma(), ccl(), gemm(), fused(), attention(), faults());
+        List<String> items = List.of(rma(), ccl(), gemm(), gemmSuite(), fused(), attention(), faults());
         StringBuilder sb = new StringBuilder();
         for (String paragraph : concat(intro(), items)) {
             sb.append(MarkdownWrap.wrap(paragraph.strip(), WIDTH)).append('\n');
@@ -160,6 +160,30 @@ public final class StatusSection {
                 + " " + doc.baselineRate() + " on " + rows.size() + " shapes, " + types + ", " + checked + " of " + rows.size()
                 + " outputs matching cuBLAS's (" + link(GemmDocument.MARKDOWN) + ", " + new RunSource(ReportKind.GEMM.sweepFile(), sweep.date())
                 .cite(linkBase) + ");\n";
+    }
+
+    /**
+     * The GEMM on the model-shape suite, judged as gemm-suite.md judges it: the geometric mean of
+     * the ratios, how many shapes reach the per-shape ratio, and the worst shape.
+     */
+    private String gemmSuite() throws IOException {
+        Path file = dir.resolve(ReportKind.GEMM_SUITE.sweepFile());
+        if (!Files.isRegularFile(file)) {
+            return "- the GEMM on issue 26's model shapes: no committed run yet (`bin/iris-bench gemm --suite models` writes "
+                    + GemmSuiteDocument.MARKDOWN + ");\n";
+        }
+        GemmSweepResult sweep = GemmSweepResult.read(file);
+        measuredOn(sweep.hardware(), "the GEMM suite");
+        GemmSuiteDocument doc = new GemmSuiteDocument(sweep, targets, List.of(), null, null);
+        GemmSuiteSummary s = doc.summary();
+        Row worst = s.worstFirst().stream().filter(r -> !r.checkFailed() && !Double.isNaN(r.ratio())).findFirst().orElse(null);
+        String worstText = worst == null ? "" : ", the lowest " + GemmDocument.ratio(worst.ratio()) + " (" + worst.iris().shape() + ")";
+        return "- the GEMM on " + s.rows().size() + " model shapes (suite `" + sweep.suite() + "`): a geometric mean of "
+                + (s.judged().isEmpty() ? "no measured ratio to" : GemmDocument.ratio(s.geomean())) + " the faster of cuBLAS's and "
+                + "cuBLASLt's TFLOP/s per shape (target " + targets.gemmSuite().minRatioGeomean() + "), " + s.passing() + " of "
+                + s.rows().size() + " shapes at " + targets.gemmSuite().minRatio() + " or more" + worstText + ", "
+                + s.checkFailures() + " output(s) failing the check (" + link(GemmSuiteDocument.MARKDOWN) + ", "
+                + new RunSource(ReportKind.GEMM_SUITE.sweepFile(), sweep.date()).cite(linkBase) + ");\n";
     }
 
     private String fused() throws IOException {

@@ -23,11 +23,21 @@ import java.util.List;
  *                        (dev.irisjvm.bench.gemm.RoundOrder); 0 in sweeps from before rounds, which timed
  *                        each shape once, Iris first and cuBLAS second, and had no cuBLASLt
  * @param cublasLtWorkspaceBytes the device workspace offered to cuBLASLt; 0 where cuBLASLt did not run
+ * @param suite           the named shape list (dev.irisjvm.bench.gemm.GemmSuite: "headline", "models"); null where
+ *                        the shapes were given one by one, and in sweeps from before suites
+ * @param origins         where each shape of the suite comes from (model, layer, tensor-parallel degree), one or
+ *                        more per shape; empty or null where the suite names none
  */
 public record GemmSweepResult(String date, String hardware, String software, String command, long l2Bytes, double l2Factor,
-                              int warmup, int groupM, List<GemmMeasurement> measurements, int rounds, long cublasLtWorkspaceBytes) {
+                              int warmup, int groupM, List<GemmMeasurement> measurements, int rounds, long cublasLtWorkspaceBytes,
+                              String suite, List<GemmShapeOrigin> origins) {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /** The origins, never null. */
+    public List<GemmShapeOrigin> originList() {
+        return origins == null ? List.of() : origins;
+    }
 
     /** Whether the implementations took turns in rounds (and cuBLASLt was part of the sweep, if it could run). */
     public boolean interleaved() {

@@ -41,6 +41,47 @@ class GemmOptionsTest {
         assertEquals(32L << 20, o.cublasLtWorkspaceBytes());
     }
 
+    /** --suite models: its shapes and its own warm-up, reps and rounds, which the command line may still override. */
+    @Test
+    void suites() {
+        GemmOptions o = parse("--suite", "models");
+        o.validate();
+        assertEquals(GemmSuite.MODELS.shapes(), o.shapes());
+        assertEquals("models", o.suiteName());
+        assertEquals(GemmSuite.MODELS.origins(), o.origins());
+        assertEquals(3, o.warmup());
+        assertEquals(20, o.reps());
+        assertEquals(6, o.rounds());
+        GemmOptions more = parse("--suite", "models", "--reps", "40", "--rounds", "3", "--warmup", "1");
+        assertEquals(List.of(1, 40, 3), List.of(more.warmup(), more.reps(), more.rounds()));
+        assertEquals("headline", parse().suiteName());
+        assertEquals(parse().shapes(), parse("--suite", "headline").shapes());
+        GemmOptions given = parse("--shapes", "64x64x64");
+        assertEquals(null, given.suiteName(), "shapes given one by one are no suite");
+        assertTrue(given.origins().isEmpty());
+        assertEquals(30, given.reps(), "--shapes runs with the headline settings");
+        invalid("--shapes and --suite: give one of them, not both", "--suite", "models", "--shapes", "64x64x64");
+        invalid("--suite 'all' is not headline or models", "--suite", "all");
+        invalid("--reps must be >= 20, got 10", "--suite", "models", "--reps", "10");
+    }
+
+    /** The recorded command names the suite and the settings it ran with, so that it replays the same run. */
+    @Test
+    void settledOptionsAreRecorded() {
+        GemmOptions o = new GemmOptions();
+        CommandLine cl = new CommandLine(o);
+        cl.parseArgs("--suite", "models");
+        o.settle();
+        List<String> words = dev.irisjvm.bench.RunRecord.options(cl.getCommandSpec());
+        String line = String.join(" ", words);
+        assertTrue(line.contains("--suite models") && line.contains("--warmup 3") && line.contains("--reps 20")
+                && line.contains("--rounds 6"), line);
+        assertFalse(line.contains("--shapes"), line);
+        GemmOptions again = parse(words.toArray(String[]::new));
+        again.validate();
+        assertEquals(o.shapes(), again.shapes());
+    }
+
     @Test
     void baselines() {
         assertTrue(parse("--no-cublaslt").cublas());

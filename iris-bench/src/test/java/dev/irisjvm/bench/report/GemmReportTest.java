@@ -64,7 +64,7 @@ class GemmReportTest {
         ms.add(point(2048, 2048, 2048, "nk", GemmMeasurement.CUBLASLT, 15, "relative difference to cuBLAS 0.5 exceeds 0.0083", ALGO));
         return new GemmSweepResult("2026-12-03T10:00:00Z", "NVIDIA H200 (132 SMs, 140 GiB, CC 9.0, L2 60 MiB)",
                 "CUDA 13.0 (driver 13.0), cuBLAS 13.1.0, cuBLASLt 13.1.0 (32 MiB workspace), Java 17",
-                "java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --rounds 6", 60L << 20, 2, 5, 8, ms, 6, 32L << 20);
+                "java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --rounds 6", 60L << 20, 2, 5, 8, ms, 6, 32L << 20, null, null);
     }
 
     /**
@@ -82,7 +82,7 @@ class GemmReportTest {
         ms.add(point(1024, 8192, 8192, "nk", GemmMeasurement.CUBLAS, 200, GemmMeasurement.REFERENCE));
         return new GemmSweepResult("2026-12-01T10:00:00Z", "NVIDIA H200 (132 SMs, 140 GiB, CC 9.0, L2 60 MiB)",
                 "CUDA 13.0 (driver 13.0), cuBLAS 13.0.2, Java 17", "java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep",
-                60L << 20, 2, 5, 8, ms, 0, 0);
+                60L << 20, 2, 5, 8, ms, 0, 0, null, null);
     }
 
     @Test
@@ -155,7 +155,7 @@ class GemmReportTest {
         GemmSweepResult full = interleavedSweep();
         GemmSweepResult s = new GemmSweepResult(full.date(), full.hardware(), full.software(), full.command(), full.l2Bytes(),
                 full.l2Factor(), full.warmup(), full.groupM(), full.measurements().stream()
-                        .filter(m -> !GemmMeasurement.CUBLASLT.equals(m.impl())).toList(), 6, 0);
+                        .filter(m -> !GemmMeasurement.CUBLASLT.equals(m.impl())).toList(), 6, 0, null, null);
         Path json = dir.resolve("in.json");
         s.write(json);
         assertEquals(0, IrisBench.commandLine().execute("report", "gemm", "--sweep", json.toString(), "--out", dir.toString()));
@@ -204,6 +204,18 @@ class GemmReportTest {
         for (GemmDocument.Row r : new GemmDocument(s, BenchmarkTargets.builtIn(), List.of(), null, null).rows()) {
             assertNull(r.cublasLt(), r.iris().shape());
             assertEquals(GemmMeasurement.CUBLAS, r.baseline().impl(), r.iris().shape());
+        }
+    }
+
+    /** The committed sweep has rounds and cuBLASLt: every shape's baseline is the faster of its two usable ones. */
+    @Test
+    void theCommittedSweepIsJudgedAgainstTheFasterBaseline() throws IOException {
+        GemmSweepResult s = GemmSweepResult.read(CommittedReportsTest.COMMITTED.resolve(ReportKind.GEMM.sweepFile()));
+        assertTrue(s.interleaved());
+        for (GemmDocument.Row r : new GemmDocument(s, BenchmarkTargets.builtIn(), List.of(), null, null).rows()) {
+            assertEquals(GemmMeasurement.strongest(r.cublas(), r.cublasLt()), r.baseline(), r.iris().shape());
+            assertTrue(r.baseline().tflops() >= Math.max(r.cublas().usableBaseline() ? r.cublas().tflops() : 0,
+                    r.cublasLt().usableBaseline() ? r.cublasLt().tflops() : 0), r.iris().shape());
         }
     }
 

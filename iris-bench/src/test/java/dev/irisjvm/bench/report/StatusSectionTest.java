@@ -102,6 +102,20 @@ class StatusSectionTest {
         assertTrue(section.contains("attention: no committed run"), section);
     }
 
+    /** The suite's item: absent, it points to the command that makes it; present, its mean, passes and worst shape as gemm-suite.md. */
+    @Test
+    void gemmSuiteItemJudgesTheSuiteAsItsReport() throws IOException {
+        String absent = StatusSection.render(dir, "docs/benchmarks").replaceAll("\\s+", " ");
+        assertTrue(absent.contains("- the GEMM on issue 26's model shapes: no committed run yet (`bin/iris-bench gemm --suite models` "
+                + "writes gemm-suite.md);"), absent);
+        GemmSuiteReportTest.synthetic(dir).write(dir.resolve(ReportKind.GEMM_SUITE.sweepFile()));
+        String section = StatusSection.render(dir, "docs/benchmarks").replaceAll("\\s+", " ");
+        assertTrue(section.contains("- the GEMM on 6 model shapes (suite `models`): a geometric mean of 0.928× the faster of cuBLAS's and "
+                + "cuBLASLt's TFLOP/s per shape (target 0.97), 3 of 6 shapes at 0.9 or more, the lowest 0.800× (1x6144x4096:nk), 1 "
+                + "output(s) failing the check ([gemm-suite.md](docs/benchmarks/gemm-suite.md), "
+                + "[gemm-suite.json](docs/benchmarks/gemm-suite.json) of 2026-12-03T10:00:00Z);"), section);
+    }
+
     @Test
     void ratioRangesPrintThreeDecimalsAndOneFigureWhenTheEndsAgree() {
         assertEquals("1.249–1.341×", RatioRange.of(List.of(1.302, 1.2494, 1.341, Double.NaN)).orElseThrow().text());
