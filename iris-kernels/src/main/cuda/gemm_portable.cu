@@ -3,7 +3,7 @@
 //
 //   iris_gemm_portable_<in>_<b>_<out>   in: bf16 | f16   b: nk (B is N x K) | kn (B is K x N)   out: in | f32
 //
-//   (iris_gemm_portable_args: a, b, c, bias, m, n, k, lda, ldb, ldc, group_m; iris/abi/gemm_portable.h)
+//   (iris_gemm_portable_args: a, b, c, bias, lda, ldb, ldc, m, n, k, group_m; iris/abi/gemm_portable.h)
 //
 // The kernel is iris::gemm::sm80::run (iris/gemm/sm80/gemm.cuh: mma.sync, ldmatrix, a cp.async
 // pipeline); dev.irisjvm.kernels.gemm.Gemm launches it with Mainloop.PORTABLE, one block of

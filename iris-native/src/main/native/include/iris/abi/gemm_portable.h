@@ -24,23 +24,22 @@
 
 /* The one parameter of every iris_gemm_portable_* kernel: C = A x B (+ bias), plain pointers. */
 typedef struct iris_gemm_portable_args {
-    const void* a;    /* A, M x K, lda elements between rows */
-    const void* b;    /* B, N x K (nk) or K x N (kn), ldb elements between rows */
-    void* c;          /* C, M x N of the output type, ldc elements between rows */
+    const void* a;    /* A, M x K */
+    const void* b;    /* B, N x K (nk) or K x N (kn) */
+    void* c;          /* C, M x N of the output type */
     const void* bias; /* N elements of the output type, or null */
+    int64_t lda;      /* elements between rows of A */
+    int64_t ldb;      /* elements between rows of B */
+    int64_t ldc;      /* elements between rows of C */
     int32_t m;
     int32_t n;
     int32_t k;
-    int32_t lda;
-    int32_t ldb;
-    int32_t ldc;
     int32_t group_m; /* tile rows per group of the grouped tile order */
-    int32_t reserved; /* zero; pads the struct to a multiple of 8 bytes */
 } iris_gemm_portable_args;
 
 #if defined(__cplusplus) && !defined(__CUDACC_RTC__)
-static_assert(offsetof(iris_gemm_portable_args, m) == 32 && offsetof(iris_gemm_portable_args, group_m) == 56 &&
-                  sizeof(iris_gemm_portable_args) == 64,
+static_assert(offsetof(iris_gemm_portable_args, lda) == 32 && offsetof(iris_gemm_portable_args, m) == 56 &&
+                  offsetof(iris_gemm_portable_args, group_m) == 68 && sizeof(iris_gemm_portable_args) == 72,
               "iris_gemm_portable_args: a 64-bit layout");
 #endif
 

@@ -25,9 +25,34 @@ struct SwizzledTile {
     static constexpr int kSwizzleMask = (kChunks < 8 ? kChunks : 8) - 1;
 
     /// Byte offset of logical chunk `chunk` of row `row`.
-    __device__ static constexpr uint32_t offset(int row, int chunk) {
+    __host__ __device__ static constexpr uint32_t offset(int row, int chunk) {
         return static_cast<uint32_t>(row * RowBytes + ((chunk ^ ((row / kRowsPerBankLine) & kSwizzleMask)) * 16));
     }
+
+    /// The layout's laws, for every coordinate: each row's chunks stay in the row, one each (a
+    /// permutation); the eight rows of any 8-row block at one logical chunk (an ldmatrix phase)
+    /// cover the eight 16-byte bank groups of a 128-byte line; and s depends on row mod 8 only.
+    static constexpr bool conflict_free() {
+        for (int r = 0; r < Rows; ++r) {
+            unsigned seen = 0;
+            for (int c = 0; c < kChunks; ++c) {
+                const uint32_t o = offset(r, c);
+                if (o / RowBytes != static_cast<uint32_t>(r) || (seen >> ((o % RowBytes) / 16)) & 1u) return false;
+                seen |= 1u << ((o % RowBytes) / 16);
+                if (r >= 8 && offset(r, c) - offset(r % 8, c) != static_cast<uint32_t>((r - r % 8) * RowBytes)) return false;
+            }
+        }
+        for (int r0 = 0; r0 < Rows; r0 += 8) {
+            for (int c = 0; c < kChunks; ++c) {
+                unsigned groups = 0;
+                for (int r = r0; r < r0 + 8; ++r) groups |= 1u << ((offset(r, c) / 16) % 8);
+                if (groups != 0xffu) return false;
+            }
+        }
+        return true;
+    }
+    static_assert(Rows % 8 == 0, "whole 8-row blocks");
+    static_assert(conflict_free(), "the swizzle is a permutation of each row and conflict-free for ldmatrix");
 };
 
 /// One thread's share of copying a Tile from a row-major global matrix of 16-bit elements, one
