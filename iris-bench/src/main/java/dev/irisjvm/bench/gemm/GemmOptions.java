@@ -92,6 +92,10 @@ public final class GemmOptions {
             description = "Device workspace offered to cuBLASLt's heuristic and given to every call, MiB (default: ${DEFAULT-VALUE}).")
     int cublasLtWorkspaceMib;
 
+    @Option(names = "--portable", description = "Also time the portable mainloop (mma.sync, GemmMainloop.PORTABLE) as "
+            + "implementation iris-portable, beside the one Gemm chooses for this GPU.")
+    boolean portable;
+
     @Option(names = "--no-gate", description = "Do not hold the stream while the reps are queued.")
     boolean noGate;
 
@@ -202,6 +206,11 @@ public final class GemmOptions {
 
     public long cublasLtWorkspaceBytes() {
         return (long) cublasLtWorkspaceMib << 20;
+    }
+
+    /** Whether the portable mainloop is timed as an implementation of its own (--portable). */
+    public boolean portable() {
+        return portable;
     }
 
     public boolean gate() {

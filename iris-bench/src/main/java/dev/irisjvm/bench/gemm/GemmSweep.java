@@ -20,6 +20,7 @@ import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.gemm.Gemm;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Instant;
@@ -46,6 +47,7 @@ import picocli.CommandLine.Mixin;
  * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --out gemm-sweep.json
  * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --shapes 4096x4096x4096:nk,4096x4096x4096:kn --rounds 4
  * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --suite models --out gemm-suite.json
+ * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --portable --shapes 8192x8192x8192:nk  # + iris-portable
  * </pre>
  *
  * <p>Method, per shape: inputs uniform in [-1, 1) generated on the GPU, fresh per run; as many
@@ -87,7 +89,9 @@ public final class GemmSweep extends SweepCommand {
         long workspaceBytes;
         try (Iris iris = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
-             Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()))) {
+             Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()));
+             Gemm portable = options.portable()
+                     ? Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()).withMainloop(GemmMainloop.PORTABLE)) : null) {
             if (SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
@@ -105,7 +109,7 @@ public final class GemmSweep extends SweepCommand {
                 List<GemmShape> shapes = options.shapes();
                 for (int index = 0; index < shapes.size(); index++) {
                     long start = System.nanoTime();
-                    results.addAll(runShape(iris, gemm, baselines, timer, shapes.get(index), seed + 1000L * index, device));
+                    results.addAll(runShape(iris, gemm, portable, baselines, timer, shapes.get(index), seed + 1000L * index, device));
                     System.out.printf(Locale.ROOT, "GemmSweep: %s (%d of %d) done in %.1f s%n", shapes.get(index), index + 1, shapes.size(),
                             (System.nanoTime() - start) / 1e9);
                 }
@@ -127,8 +131,8 @@ public final class GemmSweep extends SweepCommand {
      * One shape: every implementation timed on the same rotating inputs, round by round in {@link
      * RoundOrder}, then the output checks.
      */
-    private List<GemmMeasurement> runShape(Iris iris, Gemm gemm, GemmBaselines baselines, RepTimer timer, GemmShape s, long seed,
-                                           DeviceProperties device) {
+    private List<GemmMeasurement> runShape(Iris iris, Gemm gemm, Gemm portable, GemmBaselines baselines, RepTimer timer, GemmShape s,
+                                           long seed, DeviceProperties device) {
         SymmetricHeap heap = iris.heap();
         Stream stream = iris.stream();
         DType in = options.inputType();
@@ -148,6 +152,9 @@ public final class GemmSweep extends SweepCommand {
             // Each implementation's call on input set i, into C of that set.
             Map<String, IntConsumer> calls = new LinkedHashMap<>();
             calls.put(GemmMeasurement.IRIS, i -> gemm.matmul(a[i], b[i], s.layout(), c[i], stream));
+            if (portable != null) {
+                calls.put(GemmMeasurement.IRIS_PORTABLE, i -> portable.matmul(a[i], b[i], s.layout(), c[i], stream));
+            }
             if (baselines.cublas() != null) {
                 calls.put(GemmMeasurement.CUBLAS, i -> baselines.cublas().gemm(s.layout(), in, out, s.m(), s.n(), s.k(),
                         a[i].deviceAddress(), b[i].deviceAddress(), c[i].deviceAddress(), false));
@@ -255,19 +262,20 @@ public final class GemmSweep extends SweepCommand {
                 + p.computeCapability() + ", L2 " + SizeList.format(p.l2CacheBytes()) + ")";
     }
 
-    /** A console table: shape, Iris's and both baselines' TFLOP/s, the strongest baseline and the ratio to it, the checks. */
+    /** A console table (with --portable, a row for the portable mainloop too): shape, Iris's and both baselines' TFLOP/s, the strongest baseline and the ratio to it, the checks. */
     static String console(List<GemmMeasurement> results) {
         String format = "%-22s %10s %11s %13s %-9s %8s  %s%n";
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, format, "shape", "iris TF/s", "cublas TF/s", "cublaslt TF/s",
                 "baseline", "ratio", "check"));
         for (GemmMeasurement m : results) {
-            if (!GemmMeasurement.IRIS.equals(m.impl())) {
+            boolean portable = GemmMeasurement.IRIS_PORTABLE.equals(m.impl());
+            if (!GemmMeasurement.IRIS.equals(m.impl()) && !portable) {
                 continue;
             }
             GemmMeasurement cublas = find(results, m.shape(), GemmMeasurement.CUBLAS);
             GemmMeasurement lt = find(results, m.shape(), GemmMeasurement.CUBLASLT);
             GemmMeasurement best = GemmMeasurement.strongest(cublas, lt);
-            sb.append(String.format(Locale.ROOT, format, m.shape(), tflops(m), tflops(cublas), tflops(lt),
+            sb.append(String.format(Locale.ROOT, format, m.shape() + (portable ? " portable" : ""), tflops(m), tflops(cublas), tflops(lt),
                     best == null ? "—" : best.impl(), best == null ? "—" : String.format(Locale.ROOT, "%.3f", m.tflops() / best.tflops()),
                     m.check() + (lt == null || GemmMeasurement.OK.equals(lt.check()) ? "" : "; cublaslt: " + lt.check())));
         }

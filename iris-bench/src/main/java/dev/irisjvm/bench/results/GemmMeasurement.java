@@ -13,8 +13,8 @@ import java.util.List;
  * @param layout         "nk" (B is N x K) or "kn" (B is K x N)
  * @param inType         "bf16" or "f16"
  * @param outType        "bf16", "f16" or "f32"
- * @param impl           "iris" (dev.irisjvm.kernels.gemm.Gemm), "cublas" (cublasGemmEx, F32 compute, default
- *                       algorithm) or "cublaslt" (cublasLtMatmul, F32 compute, the heuristic's first algorithm, a workspace)
+ * @param impl           "iris" (dev.irisjvm.kernels.gemm.Gemm), "iris-portable" (the same with GemmMainloop.PORTABLE,
+ *                       GemmSweep --portable), "cublas" (cublasGemmEx, F32 compute, default algorithm) or "cublaslt" (cublasLtMatmul, F32 compute, the heuristic's first algorithm, a workspace)
  * @param reps           timed calls, over all rounds
  * @param sets           input sets the calls rotated through (A, B and C each), so that they do not sit in L2
  * @param medianUs       median time per call over all {@code reps}
@@ -47,6 +47,8 @@ public record GemmMeasurement(
         String algorithm) {
 
     public static final String IRIS = "iris";
+    /** Iris's portable mainloop forced (GemmSweep --portable), whatever the GPU. */
+    public static final String IRIS_PORTABLE = "iris-portable";
     public static final String CUBLAS = "cublas";
     public static final String CUBLASLT = "cublaslt";
     public static final String OK = "ok";
@@ -61,6 +63,7 @@ public record GemmMeasurement(
     public String implName() {
         return switch (impl) {
             case IRIS -> "Iris";
+            case IRIS_PORTABLE -> "Iris (portable)";
             case CUBLAS -> "cuBLAS";
             case CUBLASLT -> "cuBLASLt";
             default -> impl;

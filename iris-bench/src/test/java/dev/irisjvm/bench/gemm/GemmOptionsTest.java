@@ -91,6 +91,12 @@ class GemmOptionsTest {
     }
 
     @Test
+    void thePortableMainloopIsTimedOnlyWhenAskedFor() {
+        assertFalse(parse().portable());
+        assertTrue(parse("--portable").portable());
+    }
+
+    @Test
     void shapes() {
         GemmShape s = GemmShape.parse(" 8192X4608x36864 : KN ");
         assertEquals(new GemmShape(8192, 4608, 36864, GemmLayout.KN), s);

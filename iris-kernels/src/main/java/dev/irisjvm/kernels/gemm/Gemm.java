@@ -22,8 +22,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The library's GEMM on one GPU: {@code C = A B (+ bias)} in BF16 or F16 with F32 accumulation,
- * for Hopper (a persistent warp-specialized wgmma kernel fed by TMA, {@code gemm.cu}), enqueued on
- * a stream.
+ * enqueued on a stream. On Hopper a persistent warp-specialized wgmma kernel fed by TMA runs it
+ * ({@code gemm.cu}); on any other NVIDIA GPU since Ampere, an mma.sync kernel fed by a cp.async
+ * pipeline ({@code gemm_portable.cu}). {@link GemmMainloop} says how the choice is made and how to
+ * force either.
  *
  * <pre>{@code
  * try (Iris iris = Iris.init(); Gemm gemm = Gemm.create()) {
@@ -61,9 +63,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     a multiple of 8 elements; every pointer 16-byte aligned; C must not overlap A, B or the bias.
  *     Rows of C beyond M and columns beyond N (up to ldc) are not written. Edges need no padding:
  *     TMA reads out-of-range elements of A and B as zeros.</li>
- * <li>NVIDIA Hopper only: compute capability 9.0 and 216064 bytes of shared memory per block.
- *     Elsewhere {@link #create} throws {@link IrisPlatformException} (on HIP the module is shipped
- *     as {@code gemm.unavailable-hip}).</li>
+ * <li>NVIDIA only. {@link GemmMainloop#HOPPER}: compute capability 9.0 and 216064 bytes of shared
+ *     memory per block; {@link GemmMainloop#PORTABLE}: compute capability 8.0 or later and 64 KiB.
+ *     Elsewhere {@link #create} throws {@link IrisPlatformException} (on HIP the modules are shipped
+ *     as {@code gemm.unavailable-hip} and {@code gemm_portable.unavailable-hip}).</li>
  * <li>Every call only enqueues work on the given stream: no host synchronization, no device
  *     allocation. The TMA descriptors a call needs are built on the host the first time a given
  *     (address, shape) is seen and cached, so a call may be captured into a CUDA graph and the graph
@@ -74,9 +77,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     struct, {@code iris_gemm_args} of iris/abi/gemm.h).</li>
  * </ul>
  *
- * <p>Launch: a persistent grid of min(SMs, tiles) blocks of {@value #THREADS} threads, each taking
+ * <p>Launch (Hopper): a persistent grid of min(SMs, tiles) blocks of {@value #THREADS} threads, each taking
  * {@value #TILE_M} x {@value #TILE_N} output tiles in grouped order ({@link Options#groupM()} tile
  * rows per group, for L2 reuse), with {@value #SHARED_BYTES} bytes of dynamic shared memory.
+ * Portable: one block of 128 threads and 64 KiB per 128 x 128 tile, in the same grouped order.
  */
 public final class Gemm implements AutoCloseable {
     /** The kernel module ({@code gemm.cu}). */
@@ -118,37 +122,56 @@ public final class Gemm implements AutoCloseable {
     /**
      * Tuning of an instance.
      *
-     * @param groupM tile rows per group of the grouped tile order (>= 1): a group's tiles are walked
-     *               column by column, so that the blocks running together share rows of A and
-     *               columns of B in L2
+     * @param groupM   tile rows per group of the grouped tile order (>= 1): a group's tiles are walked
+     *                 column by column, so that the blocks running together share rows of A and
+     *                 columns of B in L2
+     * @param mainloop which kernels run ({@link GemmMainloop#AUTO}: {@value GemmMainloop#VARIABLE},
+     *                 else by GPU)
      */
-    public record Options(int groupM) {
+    public record Options(int groupM, GemmMainloop mainloop) {
         public Options {
             GemmChecks.groupM(groupM);
+            if (mainloop == null) {
+                throw new IllegalArgumentException(GemmChecks.who() + ": mainloop must not be null (GemmMainloop.AUTO chooses by GPU)");
+            }
         }
 
         public static Options defaults() {
-            return new Options(DEFAULT_GROUP_M);
+            return new Options(DEFAULT_GROUP_M, GemmMainloop.AUTO);
         }
 
         public Options withGroupM(int rows) {
-            return new Options(rows);
+            return new Options(rows, mainloop);
+        }
+
+        public Options withMainloop(GemmMainloop choice) {
+            return new Options(groupM, choice);
         }
     }
 
     private final Options options;
     private final DeviceProperties device;
     private final KernelLibrary library;
+    /** What runs: HOPPER or PORTABLE, never AUTO. */
+    private final GemmMainloop mainloop;
+    /** The portable kernels, or null where the Hopper ones run. */
+    private final PortableGemm portable;
     /** [input: bf16, f16][layout: nk, kn][output: input type, f32] */
     private final Kernel[][][] kernels = new Kernel[INPUTS.length][GemmLayout.values().length][2];
     private final GemmArgs args = new GemmArgs();
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private Gemm(Options options, DeviceProperties device, KernelLibrary library) {
+    private Gemm(Options options, DeviceProperties device, KernelLibrary library, GemmMainloop mainloop) {
         this.options = options;
         this.device = device;
         this.library = library;
+        this.mainloop = mainloop;
+        if (mainloop == GemmMainloop.PORTABLE) {
+            this.portable = new PortableGemm(library.module(PortableGemm.MODULE));
+            return;
+        }
+        this.portable = null;
         KernelModule module = library.module(MODULE);
         for (int i = 0; i < INPUTS.length; i++) {
             for (GemmLayout layout : GemmLayout.values()) {
@@ -167,20 +190,29 @@ public final class Gemm implements AutoCloseable {
     }
 
     /**
-     * Loads the kernels into the calling thread's current device ({@code Iris.init} makes the rank's
-     * GPU current for the thread that called it). Throws {@link IrisPlatformException} on HIP or on a
-     * GPU other than compute capability 9.0.
+     * Loads the kernels of the {@link GemmMainloop} that {@code options} (then {@value
+     * GemmMainloop#VARIABLE}, then the GPU) choose into the calling thread's current device ({@code
+     * Iris.init} makes the rank's GPU current for the thread that called it). Throws {@link
+     * IrisPlatformException} on HIP, or where the GPU cannot run the chosen mainloop (the Hopper one
+     * needs compute capability 9.0, the portable one 8.0 or later), and {@link
+     * IllegalArgumentException} when {@value GemmMainloop#VARIABLE} holds something else than auto,
+     * hopper or portable.
      */
     public static Gemm create(Options options) {
         if (options == null) {
             throw new IllegalArgumentException(GemmChecks.who() + ": options must not be null");
         }
-        Platform.require(Platform.CUDA, MODULE, REQUIREMENT);
+        Platform.require(Platform.CUDA, MODULE, REQUIREMENT + " or " + PortableGemm.REQUIREMENT);
         DeviceProperties device = Gpu.properties(Gpu.currentDevice());
-        GemmChecks.device(Platform.current(), device);
+        GemmMainloop mainloop = GemmMainloop.choose(options.mainloop(), GemmMainloop.fromEnvironment(System.getenv()), device);
+        if (mainloop == GemmMainloop.HOPPER) {
+            GemmChecks.device(Platform.current(), device);
+        } else {
+            PortableGemm.device(Platform.current(), device);
+        }
         KernelLibrary library = KernelLibrary.forClasspath();
         try {
-            return new Gemm(options, device, library);
+            return new Gemm(options, device, library, mainloop);
         } catch (RuntimeException | Error e) {
             library.close();
             throw e;
@@ -191,6 +223,11 @@ public final class Gemm implements AutoCloseable {
 
     public Options options() {
         return options;
+    }
+
+    /** The mainloop that runs: {@link GemmMainloop#HOPPER} or {@link GemmMainloop#PORTABLE}, never AUTO. */
+    public GemmMainloop mainloop() {
+        return mainloop;
     }
 
     /** The GPU the kernels were loaded for. */
@@ -248,6 +285,10 @@ public final class Gemm implements AutoCloseable {
         }
         if (stream == null) {
             throw new IllegalArgumentException(GemmChecks.who() + ": stream must not be null");
+        }
+        if (portable != null) {
+            portable.launch(p, stream, options.groupM());
+            return;
         }
         Kernel kernel = kernel(p);
         args.maps(tensorMapA(p), tensorMapB(p));
@@ -307,11 +348,14 @@ public final class Gemm implements AutoCloseable {
     private synchronized void releaseArguments() {
         maps.clear();
         args.close();
+        if (portable != null) {
+            portable.close();
+        }
     }
 
     @Override
     public String toString() {
-        return "Gemm(GPU " + device.device() + " " + device.name() + ", " + device.multiprocessorCount() + " SMs, groupM "
-                + options.groupM() + (closed.get() ? ", closed" : "") + ")";
+        return "Gemm(GPU " + device.device() + " " + device.name() + ", " + device.multiprocessorCount() + " SMs, " + mainloop
+                + " mainloop, groupM " + options.groupM() + (closed.get() ? ", closed" : "") + ")";
     }
 }

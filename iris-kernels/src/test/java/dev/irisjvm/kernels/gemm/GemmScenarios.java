@@ -50,6 +50,10 @@ import java.util.Random;
  *     by computes the same product; it is required when cuBLAS is.</li>
  * <li>Checks are collected and thrown at the end of a scenario; every scenario ends with {@code
  *     iris.hostBarrier()}, and every rank allocates the same heap tensors in the same order.</li>
+ * <li>The {@code gemm_portable_*} scenarios run the small-shape and cuBLAS checks on a Gemm forced
+ *     to {@link GemmMainloop#PORTABLE} (on inputs of their own), whatever the GPU; the other
+ *     scenarios run on the mainloop {@link Gemm#create()} chooses, so the whole suite runs on the
+ *     portable one with {@code IRIS_GEMM_MAINLOOP=portable} ({@link GemmPortableGpuTest}).</li>
  * </ul>
  */
 public final class GemmScenarios {
@@ -61,7 +65,9 @@ public final class GemmScenarios {
             "gemm_graph_replay",
             "gemm_large_vs_cublas",
             "gemm_cublaslt_vs_cpu",
-            "gemm_misuse");
+            "gemm_misuse",
+            "gemm_portable_vs_cpu",
+            "gemm_portable_large_vs_cublas");
 
     static final long HEAP_BYTES = 2L << 30;
     /** (M, N, K): one element row, ragged edges in every dimension, more than one tile each way. */
@@ -116,9 +122,12 @@ public final class GemmScenarios {
                     + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs), "
                     + (cublas != null ? cublas.version() : "cuBLAS unavailable: " + reason)
                     + (cublasLt != null ? ", " + cublasLt.version() : cublas != null ? ", cuBLASLt unavailable: " + reason : ""));
-            try (Gemm gemm = Gemm.create()) {
+            try (Gemm gemm = Gemm.create();
+                 Gemm portableGemm = Gemm.create(Gemm.Options.defaults().withMainloop(GemmMainloop.PORTABLE))) {
                 System.out.println("gemm: " + gemm);
+                System.out.println("gemm: " + portableGemm);
                 GemmScenarios s = new GemmScenarios(iris, gemm, cublas, cublasLt, reason, runSeed);
+                GemmScenarios portable = new GemmScenarios(iris, portableGemm, cublas, cublasLt, reason, runSeed);
                 Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
                 bodies.put("gemm_small_shapes", s::smallShapes);
                 bodies.put("gemm_group_m", s::groupM);
@@ -127,6 +136,8 @@ public final class GemmScenarios {
                 bodies.put("gemm_large_vs_cublas", s::largeVsCublas);
                 bodies.put("gemm_cublaslt_vs_cpu", s::cublasLtVsCpu);
                 bodies.put("gemm_misuse", s::misuse);
+                bodies.put("gemm_portable_vs_cpu", portable::smallShapes);
+                bodies.put("gemm_portable_large_vs_cublas", portable::largeVsCublas);
                 failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
             } finally {
@@ -687,8 +698,10 @@ public final class GemmScenarios {
         iris.synchronize();
     }
 
+    /** Differs between ranks, cases and mainloops (the portable scenarios get inputs of their own). */
     private long seed(String what, long... parts) {
-        return TestSeeds.mix64(TestSeeds.derive(runSeed, what, parts) ^ rank);
+        String tag = gemm.mainloop() == GemmMainloop.PORTABLE ? "portable " + what : what;
+        return TestSeeds.mix64(TestSeeds.derive(runSeed, tag, parts) ^ rank);
     }
 
 }

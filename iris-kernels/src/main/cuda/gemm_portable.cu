@@ -1,0 +1,35 @@
+// gemm_portable.cu: the library's GEMM for every NVIDIA GPU since Ampere (A100, A10, L40S, RTX 30xx
+// to 50xx, and Hopper when asked for), C = A x B (+ bias), as eight kernels
+//
+//   iris_gemm_portable_<in>_<b>_<out>   in: bf16 | f16   b: nk (B is N x K) | kn (B is K x N)   out: in | f32
+//
+//   (iris_gemm_portable_args: a, b, c, bias, lda, ldb, ldc, m, n, k, group_m; iris/abi/gemm_portable.h)
+//
+// The kernel is iris::gemm::sm80::run (iris/gemm/sm80/gemm.cuh: mma.sync, ldmatrix, a cp.async
+// pipeline); dev.irisjvm.kernels.gemm.Gemm launches it with Mainloop.PORTABLE, one block of
+// IRIS_GEMM_PORTABLE_THREADS threads per 128 x 128 output tile and IRIS_GEMM_PORTABLE_SHARED_BYTES of
+// dynamic shared memory. A portable module: machine code for sm_80 to sm_120 and compute_80 PTX.
+// AMD has no mma.sync: the HIP build leaves it out (iris-kernels/CMakeLists.txt).
+#include "iris/abi/gemm_portable.h"
+#include "iris/gemm/sm80/gemm.cuh"
+
+using iris::bf16;
+using iris::f16;
+using iris::gemm::BLayout;
+
+// Two blocks per SM: 2 x 64 KiB of shared memory fit sm_80 and sm_90, and one block's epilogue
+// overlaps the other's mainloop.
+#define IRIS_GEMM_PORTABLE_KERNEL(name, In, B, Out)                                                   \
+    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_PORTABLE_THREADS, 2)                      \
+        name(const IRIS_GRID_CONSTANT iris_gemm_portable_args a) {                                    \
+        iris::gemm::sm80::run<iris::gemm::sm80::Config<In, B, Out>>(a);                               \
+    }
+
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_bf16_nk_bf16, bf16, BLayout::nk, bf16)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_bf16_nk_f32, bf16, BLayout::nk, float)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_bf16_kn_bf16, bf16, BLayout::kn, bf16)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_bf16_kn_f32, bf16, BLayout::kn, float)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_f16_nk_f16, f16, BLayout::nk, f16)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_f16_nk_f32, f16, BLayout::nk, float)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_f16_kn_f16, f16, BLayout::kn, f16)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_f16_kn_f32, f16, BLayout::kn, float)

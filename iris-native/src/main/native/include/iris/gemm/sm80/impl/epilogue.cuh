@@ -1,0 +1,64 @@
+// iris/gemm/sm80/impl/epilogue.cuh (not API): a warp's accumulators, plus the bias, rounded once to
+// the output type and stored straight from registers: each lane writes pairs of adjacent columns,
+// four lanes a 16-byte (f32: 32-byte) piece of a row.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "iris/gemm/sm80/config.cuh"
+#include "iris/gemm/sm80/impl/warp_tile.cuh"
+
+namespace iris::gemm::sm80 {
+
+template <class Out>
+__device__ inline void store_pair(Out* p, float x, float y) {
+    if constexpr (std::is_same_v<Out, float>) {
+        *reinterpret_cast<float2*>(p) = make_float2(x, y);
+    } else if constexpr (std::is_same_v<Out, iris::bf16>) {
+        *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
+    } else {
+        *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
+    }
+}
+
+template <class Out>
+__device__ inline float2 load_pair(const Out* p) {
+    if constexpr (std::is_same_v<Out, float>) {
+        return *reinterpret_cast<const float2*>(p);
+    } else if constexpr (std::is_same_v<Out, iris::bf16>) {
+        return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
+    } else {
+        return __half22float2(*reinterpret_cast<const __half2*>(p));
+    }
+}
+
+/// C[row0 + r][col0 + c] = acc(r, c) + bias[col0 + c] for the warp's outputs inside the m x n
+/// matrix C (leading dimension ldc); bias may be null. n % 8 == 0 keeps each lane's pair of columns
+/// wholly in or out.
+template <class Cfg>
+__device__ void store_warp_tile(const Accumulators<Cfg>& acc, typename Cfg::Out* c, int64_t ldc,
+                                const typename Cfg::Out* bias, int m, int n, int row0, int col0) {
+    using Out = typename Cfg::Out;
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int g = lane / 4;
+    const int t = lane % 4;
+#pragma unroll
+    for (int j = 0; j < Cfg::kFragsN; ++j) {
+        const int col = col0 + j * 8 + 2 * t;
+        if (col >= n) continue;
+        const float2 add = bias != nullptr ? load_pair(bias + col) : make_float2(0.f, 0.f);
+#pragma unroll
+        for (int i = 0; i < Cfg::kFragsM; ++i) {
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const int row = row0 + i * 16 + g + 8 * half;
+                if (row < m) {
+                    store_pair(c + row * ldc + col, acc.d[i][j][2 * half] + add.x, acc.d[i][j][2 * half + 1] + add.y);
+                }
+            }
+        }
+    }
+}
+
+}  // namespace iris::gemm::sm80

@@ -1,0 +1,75 @@
+// iris/gemm/sm80/impl/mainloop.cuh (not API): the multi-stage cp.async pipeline of one CTA tile.
+//
+// kStages shared-memory stages hold consecutive k-blocks of A and B. The prologue starts the copies
+// of the first kStages - 1; then each k-block's first k-step starts the copy of the k-block
+// kStages - 1 ahead into the stage freed by the previous k-block, and its last k-step waits for the
+// next k-block's copy (cp.async.wait_group kStages - 2, then a CTA barrier, which also tells every
+// warp that the stage about to be overwritten has been read). The fragments are double-buffered in
+// registers: k-step s + 1's ldmatrix loads are issued before k-step s's mma.sync, across k-blocks
+// too, so shared-memory latency hides behind the tensor cores.
+#pragma once
+
+#include <cstdint>
+
+#include "iris/gemm/sm80/config.cuh"
+#include "iris/gemm/sm80/impl/ptx.cuh"
+#include "iris/gemm/sm80/impl/smem_tile.cuh"
+#include "iris/gemm/sm80/impl/warp_tile.cuh"
+
+namespace iris::gemm::sm80 {
+
+/// acc = the CTA tile's A rows times B columns over all of K, for the warp at (warp_m, warp_n).
+/// `smem`: the shared address of kStages stages of kStageBytes (A's tile, then B's). a_copy and
+/// b_copy start at k-block 0 of the tile's operands; k_blocks = ceil(K / kTileK) >= 1. Called by
+/// every thread of the CTA.
+template <class Cfg, class ACopy, class BCopy>
+__device__ void mainloop(Accumulators<Cfg>& acc, uint32_t smem, ACopy& a_copy, BCopy& b_copy, int k_blocks, int warp_m,
+                         int warp_n) {
+    static_assert(Cfg::kKSteps % 2 == 0, "the fragment buffer of k-step 0 is the same in every k-block");
+    const auto a_tile = [&](int stage) { return smem + stage * Cfg::kStageBytes; };
+    const auto b_tile = [&](int stage) { return smem + stage * Cfg::kStageBytes + Cfg::kABytes; };
+
+#pragma unroll
+    for (int s = 0; s < Cfg::kStages - 1; ++s) {
+        if (s < k_blocks) {
+            a_copy.copy_and_advance(a_tile(s));
+            b_copy.copy_and_advance(b_tile(s));
+        }
+        cp_async_commit();  // empty groups too: the wait counts below assume one group per k-block
+    }
+    acc.zero();
+    cp_async_wait<Cfg::kStages - 2>();
+    __syncthreads();
+
+    Fragments<Cfg> frag[2];
+    int read = 0;                   // the stage of the k-block being multiplied
+    int write = Cfg::kStages - 1;   // the stage the next copy fills
+    int next = Cfg::kStages - 1;    // the k-block it copies
+    frag[0].load(a_tile(read), b_tile(read), warp_m, warp_n, 0);
+    for (int kb = 0; kb < k_blocks; ++kb) {
+#pragma unroll
+        for (int ks = 0; ks < Cfg::kKSteps; ++ks) {
+            if (ks == Cfg::kKSteps - 1) {
+                // The next k-block has landed, and every warp has read the stage the next copy
+                // overwrites.
+                cp_async_wait<Cfg::kStages - 2>();
+                __syncthreads();
+                read = read == Cfg::kStages - 1 ? 0 : read + 1;
+            }
+            frag[(ks + 1) % 2].load(a_tile(read), b_tile(read), warp_m, warp_n, (ks + 1) % Cfg::kKSteps);
+            if (ks == 0) {
+                if (next < k_blocks) {
+                    a_copy.copy_and_advance(a_tile(write));
+                    b_copy.copy_and_advance(b_tile(write));
+                }
+                cp_async_commit();
+                write = write == Cfg::kStages - 1 ? 0 : write + 1;
+                ++next;
+            }
+            warp_mma(acc, frag[ks % 2]);
+        }
+    }
+    cp_async_wait<0>();  // only empty groups are left; nothing may be in flight when the CTA ends
+}
+
+}  // namespace iris::gemm::sm80
