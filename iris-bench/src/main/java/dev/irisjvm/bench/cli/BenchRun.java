@@ -55,6 +55,11 @@ abstract class BenchRun implements Callable<Integer> {
     /** Ranks to start through bin/iris-run, or 0 for one JVM without the launcher; throws IllegalArgumentException on bad usage. */
     abstract int ranks();
 
+    /** The sweep's options that --quick stands for. */
+    List<String> quickSweepArgs() {
+        return quickSweepArgs;
+    }
+
     /** The JMH benchmarks (a regular expression), or null for none. */
     String jmhBenchmarks() {
         return null;

@@ -24,7 +24,7 @@ import picocli.CommandLine.Parameters;
         description = "Renders a report (Markdown and PNG charts) from the raw JSON of a run; measures nothing.")
 final class ReportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "KIND", converter = KindConverter.class,
-            description = "gemm, ccl, fused, attention or rma")
+            description = "gemm, ccl, fused, attention, rma or moe")
     ReportKind kind;
 
     @Option(names = "--out", paramLabel = "DIR", description = "the report's folder (default: docs/benchmarks of the project)")

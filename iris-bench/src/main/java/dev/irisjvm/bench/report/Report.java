@@ -3,6 +3,7 @@ package dev.irisjvm.bench.report;
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.FusedSweepResult;
 import dev.irisjvm.bench.results.GemmSweepResult;
+import dev.irisjvm.bench.results.MoeSweepResult;
 import dev.irisjvm.bench.results.SweepResult;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -41,6 +42,8 @@ public final class Report {
         return switch (kind) {
             case GEMM -> new GemmDocument(read(copy, in.sweep(), GemmSweepResult::read), targets, raw.names(), in.runCommand(),
                     findings).write(out);
+            case MOE -> new MoeDocument(read(copy, in.sweep(), MoeSweepResult::read), targets, raw.names(), in.runCommand(), findings)
+                    .write(out);
             case ATTENTION -> new AttentionDocument(read(copy, in.sweep(), AttentionBenchResult::read), targets, raw.names(),
                     in.runCommand(), findings).write(out);
             case RMA, CCL -> {

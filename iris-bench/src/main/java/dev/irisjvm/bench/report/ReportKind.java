@@ -12,7 +12,8 @@ public enum ReportKind {
     CCL("ccl", "ccl-sweep.json", CclDocument.MARKDOWN, "collectives-findings.md"),
     FUSED("fused", "fused-sweep.json", FusedDocument.MARKDOWN, "fused-findings.md"),
     ATTENTION("attention", "attention-bench.json", AttentionDocument.MARKDOWN, "attention-findings.md"),
-    RMA("rma", "rma-sweep.json", RmaDocument.MARKDOWN, "rma-findings.md");
+    RMA("rma", "rma-sweep.json", RmaDocument.MARKDOWN, "rma-findings.md"),
+    MOE("moe", "moe-sweep.json", MoeDocument.MARKDOWN, "moe-findings.md");
 
     private final String prefix;
     private final String sweepFile;
@@ -26,7 +27,7 @@ public enum ReportKind {
         this.findingsFile = findingsFile;
     }
 
-    /** The kind's name on the command line and the prefix of its copied files: gemm, ccl, fused, attention, rma. */
+    /** The kind's name on the command line and the prefix of its copied files: gemm, ccl, fused, attention, rma, moe. */
     public String prefix() {
         return prefix;
     }
@@ -60,6 +61,6 @@ public enum ReportKind {
                 return k;
             }
         }
-        throw new IllegalArgumentException("unknown report '" + name + "'; known: gemm, ccl, fused, attention, rma");
+        throw new IllegalArgumentException("unknown report '" + name + "'; known: gemm, ccl, fused, attention, rma, moe");
     }
 }
