@@ -155,8 +155,7 @@ public final class KernelCompiler {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(source, "source");
         KernelCache cache = new KernelCache(cacheRoot);
-        List<String> all = fullOptions(DeviceHeaders.unpack(cacheRoot).directory(),
-                CudaIncludes.find(Nvrtc.library(), System.getenv()));
+        List<String> all = nvrtcOptions();
         String key = KernelCache.key(keyParts(name, source, all, Nvrtc.version(), driverDescription()));
         Optional<byte[]> cached = cache.read(key);
         if (cached.isPresent()) {
@@ -183,6 +182,20 @@ public final class KernelCompiler {
         } catch (IOException e) {
             throw new IrisException(NativeCalls.rankLabel() + ": cannot read kernel source '" + resource + "'", e);
         }
+    }
+
+    /**
+     * The options {@link #compile} gives NVRTC, which the cache key covers too: the defaults, the
+     * include paths of the shipped headers (unpacked first if they are not yet) and of the CUDA
+     * headers, checked mode's define, then yours. Loads NVRTC to find the CUDA headers beside it.
+     *
+     * <pre>{@code
+     * KernelCompiler.forArchitecture("sm_90a").checked(true).nvrtcOptions();
+     * // [-arch=sm_90a, -std=c++17, -default-device, -I<cache>/include/<digest>, -I/usr/local/cuda/include, -DIRIS_CHECKED=1]
+     * }</pre>
+     */
+    public List<String> nvrtcOptions() {
+        return fullOptions(DeviceHeaders.unpack(cacheRoot).directory(), CudaIncludes.find(Nvrtc.library(), System.getenv()));
     }
 
     /** The defaults, the include paths, checked mode's define, then the caller's options. */

@@ -192,6 +192,17 @@ class KernelCompilerTest {
     }
 
     @Test
+    void theNvrtcOptionsAreTheOnesTheCacheKeyCovers() {
+        KernelCompiler checked = compiler("sm_90a").checked(true).withOptions("-DTILE=128");
+        List<String> options = checked.nvrtcOptions();
+        assertEquals(List.of("-arch=sm_90a", "-std=c++17", "-default-device", "-I" + checked.headersDirectory()), options.subList(0, 4));
+        assertEquals(List.of("-DIRIS_CHECKED=1", "-DTILE=128"), options.subList(options.size() - 2, options.size()));
+        assertTrue(options.stream().skip(4).limit(options.size() - 6L).allMatch(o -> o.startsWith("-I")),
+                "between them only the CUDA headers' include paths: " + options);
+        assertFalse(compiler("sm_90a").nvrtcOptions().contains("-DIRIS_CHECKED=1"), "plain compiles are not checked");
+    }
+
+    @Test
     void aMissingCompilerNamesWhatWasTried() throws Exception {
         ProcessBuilder missing = child(cache.toString());
         int at = missing.command().indexOf("-D" + Nvrtc.LIBRARY_PROPERTY + "=" + System.getProperty(Nvrtc.LIBRARY_PROPERTY));

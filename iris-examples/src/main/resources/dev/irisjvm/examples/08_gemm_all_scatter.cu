@@ -7,11 +7,16 @@
 // args (iris_gemm_args of iris/abi/gemm.h, filled by GemmKernelArgs): A (M x K) and this rank's B
 // (n_local x K, a Linear layer's weight shard) as TMA descriptors; c: this rank's column block of
 // the symmetric C (M x ldc, ldc = world * n_local), that is C + rank * n_local; n = n_local.
+//
+// The `// style: fused_sequential` section is what this overlap style adds to the plain GEMM, whose
+// other styles are in 10_overlap_styles.cu; `bin/iris-bench report jit` counts its device lines
+// (docs/benchmarks/jit.md).
 #include <iris/gemm.cuh>
 #include <iris/iris.cuh>
 
 using iris::bf16;
 
+// style: fused_sequential
 /// The epilogue: every 16-byte piece of a finished tile into every rank's copy of C, the next rank
 /// first, so that the ranks' stores spread over the links.
 struct StoreToEveryRank : iris::gemm::NoHooks {
@@ -37,3 +42,4 @@ extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)
     iris::gemm::run<Cfg>(args, hooks);
 #endif
 }
+// end style

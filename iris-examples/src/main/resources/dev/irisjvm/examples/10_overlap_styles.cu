@@ -11,14 +11,19 @@
 // args (iris_gemm_args, GemmKernelArgs on the host): A, this rank's B, c = C + rank * n_local with
 // ldc = world * n_local, n = n_local. flags: one u64 per tile of this rank's block, zeroed once and
 // only ever increased; `call` counts the calls from 1, so a call waits for counts of its own.
-// Each `// style:` section is what that style adds to the plain GEMM; Example10OverlapStyles runs
-// every style and checks C against a double-precision reference.
+// Example10OverlapStyles runs every style and checks C against a double-precision reference.
+//
+// Markers (comments only): a `// style: NAME` section holds what only that style needs, a
+// `// shared: NAME` section defines NAME for the styles that use it, and the code outside both is the
+// plain GEMM. `bin/iris-bench report jit` counts from them the device lines each style adds to the
+// plain GEMM (docs/benchmarks/jit.md).
 #include <iris/gemm.cuh>
 #include <iris/iris.cuh>
 
 using iris::bf16;
 using Cfg = iris::gemm::Config<bf16, iris::gemm::BLayout::nk, bf16>;  // 128 x 256 tiles, B is N x K
 
+// shared: send_tile
 /// Sends `tile` of this rank's column block of C to every other rank, 16 bytes at a time, spread
 /// over the CTA's threads.
 __device__ inline void send_tile(const iris::Ctx& ctx, const iris_gemm_args& args, iris::gemm::TileCoord tile) {
@@ -33,16 +38,21 @@ __device__ inline void send_tile(const iris::Ctx& ctx, const iris_gemm_args& arg
         for (int j = 1; j < ctx.world; ++j) iris::store(ctx, piece, value, (ctx.rank + j) % ctx.world);
     }
 }
+// end shared
 
+// shared: gemm_order
 /// The GEMM's tile order: the senders walk the tiles in the order in which they finish.
 __device__ inline iris::gemm::GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> gemm_order(const iris_gemm_args& args) {
     return {args.m, args.n, args.group_m};
 }
+// end shared
 
+// shared: flag_of
 /// A tile's flag: one per tile, row by row.
 __device__ inline uint64_t* flag_of(uint64_t* flags, const iris_gemm_args& args, iris::gemm::TileCoord tile) {
     return flags + tile.m * ((args.n + Cfg::kTileN - 1) / Cfg::kTileN) + tile.n;
 }
+// end shared
 
 // The plain GEMM, which bulk_synchronous and producer_consumer launch as it is.
 extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1) gemm(const IRIS_GRID_CONSTANT iris_gemm_args args) {
@@ -59,7 +69,7 @@ extern "C" __global__ void scatter(const IRIS_GRID_CONSTANT iris::Ctx ctx, const
 }
 // end style
 
-// style: producer_consumer
+// shared: CountTiles
 // The GEMM's epilogue stores C as the plain GEMM does and counts each warpgroup's half of a tile in
 // flags[tile] (release: the stores come first).
 struct CountTiles : iris::gemm::StoreEpilogue<bf16> {
@@ -74,7 +84,9 @@ struct CountTiles : iris::gemm::StoreEpilogue<bf16> {
         if (threadIdx.x % 128 == 0) iris::signal(ctx, flag_of(flags, args, tile), 1, ctx.rank, iris::SignalOp::add);
     }
 };
+// end shared
 
+// shared: send_when_counted
 /// Waits until both warpgroups counted `tile` in this call, then sends it; false where the wait
 /// failed (the error is recorded for the host).
 __device__ inline bool send_when_counted(const iris::Ctx& ctx, const iris_gemm_args& args, uint64_t* flags,
@@ -84,7 +96,9 @@ __device__ inline bool send_when_counted(const iris::Ctx& ctx, const iris_gemm_a
     send_tile(ctx, args, tile);
     return true;
 }
+// end shared
 
+// style: producer_consumer
 extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)
     gemm_counting(const IRIS_GRID_CONSTANT iris::Ctx ctx, const IRIS_GRID_CONSTANT iris_gemm_args args, uint64_t* flags) {
 #if IRIS_HAS_WGMMA

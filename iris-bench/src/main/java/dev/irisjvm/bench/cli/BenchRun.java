@@ -52,13 +52,18 @@ abstract class BenchRun implements Callable<Integer> {
         this.quickSweepArgs = List.copyOf(quickSweepArgs);
     }
 
-    /** Ranks to start through bin/iris-run, or 0 for one JVM without the launcher; throws IllegalArgumentException on bad usage. */
-    abstract int ranks();
-
     /** The sweep's options that --quick stands for. */
     List<String> quickSweepArgs() {
         return quickSweepArgs;
     }
+
+    /** The report this run writes; a subclass whose options choose another one says so here. */
+    ReportKind kind() {
+        return kind;
+    }
+
+    /** Ranks to start through bin/iris-run, or 0 for one JVM without the launcher; throws IllegalArgumentException on bad usage. */
+    abstract int ranks();
 
     /** The JMH benchmarks (a regular expression), or null for none. */
     String jmhBenchmarks() {
@@ -87,11 +92,11 @@ abstract class BenchRun implements Callable<Integer> {
 
     /** Files of an earlier run in the report folder that must not sit beside this report. */
     List<String> staleGlobs() {
-        return List.of(kind.prefix() + "-jmh-rank*.json", kind.prefix() + "-jmh-[0-9]*.json");
+        return List.of(kind().prefix() + "-jmh-rank*.json", kind().prefix() + "-jmh-[0-9]*.json");
     }
 
     String name() {
-        return "iris-bench " + kind.prefix();
+        return "iris-bench " + kind().prefix();
     }
 
     @Override
@@ -99,7 +104,7 @@ abstract class BenchRun implements Callable<Integer> {
         Path out = (options.out != null ? options.out : home.defaultReports()).toAbsolutePath().normalize();
         Files.createDirectories(out);
         if (options.reportOnly) {
-            return new picocli.CommandLine(new ReportCommand()).execute(kind.prefix(), "--out", out.toString());
+            return new picocli.CommandLine(new ReportCommand()).execute(kind().prefix(), "--out", out.toString());
         }
         int n;
         try {
@@ -108,19 +113,19 @@ abstract class BenchRun implements Callable<Integer> {
             System.err.println(name() + ": " + e.getMessage());
             return EXIT_USAGE;
         }
-        Path work = Files.createTempDirectory("iris-bench-" + kind.prefix() + ".");
+        Path work = Files.createTempDirectory("iris-bench-" + kind().prefix() + ".");
         System.out.println(name() + ": " + (n == 0 ? "one GPU" : n + " rank(s)") + ", raw results in " + work + ", report in " + out);
         List<String> shownArgs = new ArrayList<>(List.of("bin/iris-bench"));
         shownArgs.addAll(spec.root().commandLine().getParseResult().originalArgs());
         String runCommand = home.shown(shownArgs);
 
-        Path sweepJson = work.resolve(kind.sweepFile());
+        Path sweepJson = work.resolve(kind().sweepFile());
         List<String> sweep = new ArrayList<>(n == 0 ? List.of() : home.launch(n));
         sweep.addAll(home.javaMain(sweepMain));
         sweep.addAll(List.of("--out", sweepJson.toString()));
         sweep.addAll(beforeSweep(work));
         if (options.quick) {
-            sweep.addAll(quickSweepArgs);
+            sweep.addAll(quickSweepArgs());
         }
         sweep.addAll(options.sweepArgs);
         int sweepRc = Processes.run(sweep, sweepEnvironment());
@@ -146,7 +151,7 @@ abstract class BenchRun implements Callable<Integer> {
             }
         }
 
-        Files.writeString(out.resolve(kind.commandsFile()), "run: " + runCommand + "\n"
+        Files.writeString(out.resolve(kind().commandsFile()), "run: " + runCommand + "\n"
                 + (recordsJmh() ? "jmh: " + jmhCommand + "\n" : ""));
         for (String glob : staleGlobs()) {
             for (Path stale : ReportCommand.filesIn(out, glob)) {
@@ -159,19 +164,19 @@ abstract class BenchRun implements Callable<Integer> {
         }
         int reportRc;
         try {
-            reportRc = ReportCommand.render(new ReportInput(kind, out, sweepJson, jmhFiles, work, runCommand, jmhCommand,
-                    ReportCommand.findingsIn(out, kind), BenchmarkTargets.forFolder(out)));
+            reportRc = ReportCommand.render(new ReportInput(kind(), out, sweepJson, jmhFiles, work, runCommand, jmhCommand,
+                    ReportCommand.findingsIn(out, kind()), BenchmarkTargets.forFolder(out)));
         } catch (IOException | RuntimeException e) {
             System.err.println(name() + ": the report failed (" + e.getMessage() + "); raw files kept in " + work);
             return 1;
         }
         if (reportRc != 0) {
             System.err.println(name() + ": charts not written here; on a machine with a full JDK: bin/iris-bench report "
-                    + kind.prefix() + " --out " + out);
+                    + kind().prefix() + " --out " + out);
         }
         for (int rc : new int[] {reportRc, sweepRc, jmhRc}) {
             if (rc != 0) {
-                System.err.println(name() + ": wrote " + out.resolve(kind.markdown()) + " with problems (exit " + rc
+                System.err.println(name() + ": wrote " + out.resolve(kind().markdown()) + " with problems (exit " + rc
                         + "); raw files kept in " + work);
                 return rc;
             }
@@ -179,7 +184,7 @@ abstract class BenchRun implements Callable<Integer> {
         try (Stream<Path> files = Files.walk(work)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
-        System.out.println(name() + ": wrote " + out.resolve(kind.markdown()));
+        System.out.println(name() + ": wrote " + out.resolve(kind().markdown()));
         return 0;
     }
 }

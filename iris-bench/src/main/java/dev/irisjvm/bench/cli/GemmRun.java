@@ -4,7 +4,7 @@ import dev.irisjvm.bench.report.ReportKind;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 /** {@code iris-bench gemm}: the Iris GEMM against cuBLAS and cuBLASLt on one GPU, timed with CUDA events in rounds, and gemm.md. */
 @Command(name = "gemm", mixinStandardHelpOptions = true,
@@ -14,8 +14,8 @@ import picocli.CommandLine.Option;
                 "--quick: 4096^3 in both layouts and 1024 x 8192 x 8192 only, 20 timed calls each.",
                 "cuBLAS: libcublas.so.13 and libcublasLt.so.13 must be loadable (in a bundle, source env.sh first)."})
 final class GemmRun extends BenchRun {
-    @Option(names = "--device", paramLabel = "D", description = "the GPU to run on (sets IRIS_DEVICE; default: IRIS_DEVICE, else 0)")
-    Integer device;
+    @Mixin
+    DeviceChoice device = new DeviceChoice();
 
     GemmRun() {
         super(ReportKind.GEMM, "dev.irisjvm.bench.gemm.GemmSweep",
@@ -24,14 +24,12 @@ final class GemmRun extends BenchRun {
 
     @Override
     int ranks() {
-        if (device != null && device < 0) {
-            throw new IllegalArgumentException("--device must be a GPU number, got " + device);
-        }
+        device.validate();
         return 0;
     }
 
     @Override
     Map<String, String> sweepEnvironment() {
-        return device == null ? Map.of() : Map.of("IRIS_DEVICE", device.toString());
+        return device.environment();
     }
 }

@@ -19,8 +19,8 @@ import picocli.CommandLine.Command;
  * </pre>
  */
 @Command(name = "iris-bench", mixinStandardHelpOptions = true,
-        subcommands = {GemmRun.class, CclRun.class, FusedRun.class, AttentionRun.class, RmaRun.class, MoeRun.class, ReportCommand.class,
-                StatusReport.class},
+        subcommands = {GemmRun.class, CclRun.class, FusedRun.class, AttentionRun.class, RmaRun.class, JitRun.class, MoeRun.class,
+                ReportCommand.class, StatusReport.class},
         description = "Benchmarks of Iris for the JVM against cuBLAS, NCCL and PyTorch, measured in the same run, "
                 + "and their reports (docs/benchmarks). Pass/fail targets: docs/benchmarks/targets.json.")
 public final class IrisBench {

@@ -9,13 +9,14 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
  * The README's status item for attention, from one attention run, with the ratios of {@code
- * attention.md}'s targets: the local kernel's TFLOP/s ÷ SDPA's (the faster of SDPA's GQA forms),
+ * attention.md}'s targets: the local kernel's TFLOP/s ÷ the fastest SDPA backend's (each backend at the faster of its GQA forms),
  * ring attention's time ÷ the no-communication reference and ÷ all-gather + local, and flash-decode's
  * baseline time ÷ fused time (the conventional path's, or in earlier runs the all-partials path's:
  * {@link AttentionDecodeSection}).
@@ -54,27 +55,21 @@ final class AttentionStatus {
                 + (parts.isEmpty() ? "nothing measured" : String.join("; ", parts)) + " (" + source.cite(linkBase) + ");\n";
     }
 
-    /** Iris TFLOP/s ÷ SDPA's, per backend, over the shapes both measured. */
+    /** Iris TFLOP/s ÷ the fastest SDPA backend's, over the shapes both measured, and which backends those were. */
     private String local() {
-        List<Double> vsDefault = new ArrayList<>();
-        List<Double> vsCudnn = new ArrayList<>();
+        List<Double> ratios = new ArrayList<>();
+        Set<String> backends = new TreeSet<>();
         for (LocalPoint p : run.local()) {
-            ratio(p, "default").ifPresent(vsDefault::add);
-            ratio(p, "cudnn").ifPresent(vsCudnn::add);
+            SdpaPoint ref = document.fastestSdpa(p.seq(), p.causal());
+            if (ref != null && ref.tflops() != null && ref.tflops() > 0) {
+                ratios.add(p.tflops() / ref.tflops());
+                backends.add(ref.backend());
+            }
         }
         String seqs = run.local().stream().map(LocalPoint::seq).distinct().sorted()
                 .map(s -> AttentionDocument.tokens(s)).collect(Collectors.joining(", "));
-        return "a local kernel at " + RatioRange.of(vsDefault).map(r -> r.text() + " PyTorch SDPA's default TFLOP/s")
-                .orElse("no SDPA default figure") + RatioRange.of(vsCudnn).map(r -> " and " + r.text() + " its cuDNN backend's").orElse("")
-                + " (S = " + seqs + ", causal and not)";
-    }
-
-    private Optional<Double> ratio(LocalPoint p, String backend) {
-        SdpaPoint ref = document.sdpa(backend, p.seq(), p.causal());
-        if (ref == null || ref.tflops() == null || ref.tflops() <= 0) {
-            return Optional.empty();
-        }
-        return Optional.of(p.tflops() / ref.tflops());
+        return "a local kernel at " + RatioRange.of(ratios).map(r -> r.text() + " the fastest PyTorch SDPA backend's TFLOP/s ("
+                + String.join(", ", backends) + ")").orElse("no SDPA figure") + " (S = " + seqs + ", causal and not)";
     }
 
     private String ring() {

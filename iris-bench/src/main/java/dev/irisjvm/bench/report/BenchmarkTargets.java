@@ -35,7 +35,7 @@ public record BenchmarkTargets(String about, Gemm gemm, Attention attention, Rma
     public record Gemm(String source, double minRatioToCublas) {}
 
     /**
-     * The attention report's targets: the local kernel against PyTorch SDPA's default backend, ring
+     * The attention report's targets: the local kernel against PyTorch SDPA's fastest backend, ring
      * attention against the same work without communication and against all-gather + local, its
      * K/V bytes per rank in shards (the own one and at most two receive buffers, whatever the
      * world), flash-decode against partial + all-gather + combine.

@@ -61,7 +61,12 @@ public final class CclDocument extends SweepDocument {
                 + "sweep's smallest to its largest size.", sweep.date(), sweep.hardware(), sweep.software())
                 .item("world size", sweep.worldSize() + " rank(s)")
                 .item("data", settings.dtype() + ", reduce op " + settings.reduceOp() + ", inputs uniform in [-1, 1)")
-                .item("measurements", String.valueOf(figures.index().all().size())));
+                .item("measurements", String.valueOf(figures.index().all().size()))
+                .item("baseline", "NCCL on plain device buffers, " + (settings.eagerCalls() > 1 ? settings.eagerCalls()
+                        + " eager calls back to back per timed repetition (nccl-tests' way)" : "one eager call per timed repetition")
+                        + " and graph replays. Not in this run, though issue 29 asks for them: NCCL's symmetric kernels on "
+                        + "window-registered buffers (NCCL ≥ 2.27), and for the small sizes one call as a training step issues it. "
+                        + "The ratios are against the baseline above until a two-GPU run measures those."));
     }
 
     // ---- charts ----------------------------------------------------------------------------------

@@ -155,6 +155,10 @@ public final class FusedDocument extends Document {
                         + "(a Linear layer's weight)")
                 .item("points", rows.size() + " (operation × shape), " + sweep.warmup() + " warm-up and " + sweep.reps()
                         + " timed calls per implementation")
+                .item("baseline", "cuBLAS (`cublasGemmEx`, default algorithm, no workspace) then NCCL on plain buffers, on one "
+                        + "stream. Not in this run, though issue 29 asks for them: cuBLASLt with its heuristic's best algorithm and a "
+                        + "workspace (the GEMM report's stronger baseline), and NCCL on window-registered buffers. The speedups are "
+                        + "against the baseline above until a two-GPU run measures those.")
                 .end(rawFiles, "Commands", runCommand, ran);
     }
 

@@ -13,15 +13,23 @@ import java.util.Objects;
  * token count and operation, the library's time (MoeDispatch / MoeCombine, and MoeLowLatency
  * where measured) against NCCL all-to-all-v moving the same rows, the speedup (NCCL's time ÷ the
  * library's) against the targets, and the output checks. A run whose ranks shared a GPU is
- * reported as such, with its times and checks but no speedup and no verdict.
+ * reported as such, with its times and checks but no speedup and no verdict. Without a run, the
+ * report says what the benchmark measures, its command, and that the comparison is pending.
  *
  * <pre>{@code
  * new MoeDocument(sweep, targets, List.of("moe-sweep.json"), "bin/iris-bench moe", "").write(Path.of("docs/benchmarks"));
+ * new MoeDocument(null, targets, List.of(), null, "").write(Path.of("docs/benchmarks"));   // no run yet
  * }</pre>
  */
 public final class MoeDocument extends Document {
     public static final String MARKDOWN = "moe.md";
     static final String NOT_JUDGED = "not judged (ranks shared GPUs)";
+    /** The command that runs the benchmark and writes this report. */
+    static final String COMMAND = "bin/iris-bench moe -n 2 --out docs/benchmarks";
+    static final String TITLE = "Iris MoE dispatch and combine benchmarks";
+    static final String INTRO = "MoE dispatch and combine of `dev.irisjvm.kernels.moe` (`MoeDispatch`, `MoeCombine`, and "
+            + "`MoeLowLatency` for small T) against NCCL all-to-all-v moving the same rows (one group of ncclSend/ncclRecv per "
+            + "direction, `NcclCommunicator.sendRecv`), measured in the same run on every rank.";
 
     private final MoeSweepResult sweep;
     private final BenchmarkTargets.Moe target;
@@ -54,6 +62,7 @@ public final class MoeDocument extends Document {
         }
     }
 
+    /** @param sweep the run, or null where none was made yet */
     public MoeDocument(MoeSweepResult sweep, BenchmarkTargets targets, List<String> rawFiles, String runCommand, String findings) {
         super(ReportKind.MOE, rawFiles, runCommand);
         this.sweep = sweep;
@@ -99,15 +108,23 @@ public final class MoeDocument extends Document {
 
     @Override
     String markdown(Charts charts) {
+        if (sweep == null) {
+            return pending();
+        }
         List<Row> rows = rows();
         return header() + targets() + findings + times(rows) + method() + checks(rows);
     }
 
+    /** Without a run: what the benchmark measures and its command; no figure. */
+    private String pending() {
+        return new ReportHeader(TITLE, INTRO + " The comparison is pending a run on two GPUs: nothing has been measured yet.", null,
+                null, null).item("measurements", "pending a run on two GPUs: `" + COMMAND + "`")
+                .end(rawFiles, "Command (not run yet)", null, List.of(COMMAND))
+                + method().replace("## Method", "## What the benchmark measures") + findings;
+    }
+
     private String header() {
-        String intro = "MoE dispatch and combine of `dev.irisjvm.kernels.moe` (`MoeDispatch`, `MoeCombine`, and `MoeLowLatency` for "
-                + "small T) against NCCL all-to-all-v moving the same rows (one group of ncclSend/ncclRecv per direction, "
-                + "`NcclCommunicator.sendRecv`), measured in the same run on every rank.";
-        return new ReportHeader("Iris MoE dispatch and combine benchmarks", intro, sweep.date(), sweep.hardware(), sweep.software())
+        return new ReportHeader(TITLE, INTRO, sweep.date(), sweep.hardware(), sweep.software())
                 .item("ranks", sweep.worldSize() + (sweep.sharedGpu() ? ", sharing GPUs (up to " + sweep.maxRanksPerGpu()
                         + " per GPU): nothing is compared" : ", one GPU each"))
                 .item("layers", "DeepSeek-V3 (H 7168, top-8 of 256 experts), Mixtral (H 4096, top-2 of 8); BF16 rows, uniform routing, "
@@ -192,6 +209,9 @@ public final class MoeDocument extends Document {
 
     private String method() {
         return "## Method\n\n"
+                + "- **Cases**: DeepSeek-V3's layer (H 7168, top-8 of 256 experts) and Mixtral's (H 4096, top-2 of 8), BF16 rows, "
+                + "by default at T = 128, 256, 512, 1024, 2048, 4096, 8192 and 16384 tokens per rank (`--tokens`), the "
+                + "low-latency mode up to T = 512 (`--ll-max-tokens`); every operation alone and dispatch + combine.\n"
                 + "- **Routing**: every token of every rank picks its top-k experts, distinct, uniformly at random from a fixed seed; "
                 + "weights uniform in [0, 1). Every rank generates every rank's routing on the host, as NCCL's path needs the counts "
                 + "there. The experts' capacity is the most rows any expert gets, so nothing drops.\n"
@@ -207,7 +227,9 @@ public final class MoeDocument extends Document {
                 + "Per call the slowest rank counts. The implementations take turns in an order that changes every round.\n"
                 + "- **Checks**, once per case before timing: NCCL's rows there and back unchanged; dispatch's received rows equal "
                 + "bit for bit NCCL's received rows regrouped by local expert, its counts the host's, nothing dropped; combine's "
-                + "output the weighted sums of the tokens, on the host, within bf16's rounding.\n\n";
+                + "output the weighted sums of the tokens, on the host, within bf16's rounding.\n"
+                + "- **Shared GPUs**: where ranks share a GPU the run still checks the outputs and records the sharing; the times "
+                + "then measure the ranks' turns on each GPU, and the report shows no speedup and judges no target.\n\n";
     }
 
     private String checks(List<Row> rows) {

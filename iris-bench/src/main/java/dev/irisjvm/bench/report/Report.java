@@ -1,8 +1,10 @@
 package dev.irisjvm.bench.report;
 
+import dev.irisjvm.bench.jit.ExampleSource;
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.FusedSweepResult;
 import dev.irisjvm.bench.results.GemmSweepResult;
+import dev.irisjvm.bench.results.JitBenchResult;
 import dev.irisjvm.bench.results.MoeSweepResult;
 import dev.irisjvm.bench.results.SweepResult;
 import java.io.IOException;
@@ -29,21 +31,24 @@ public final class Report {
 
     private Report() {}
 
-    /** Writes the report; returns why charts could not be drawn (empty if all were). */
+    /**
+     * Writes the report; returns why charts could not be drawn (empty if all were). A kind whose
+     * report stands without a run ({@link ReportKind#runOptional()}) takes a null sweep.
+     */
     public static List<String> write(ReportInput in) throws IOException {
         Path out = in.out();
         Files.createDirectories(out);
         ReportKind kind = in.kind();
         RawFiles raw = new RawFiles(out, kind.prefix());
-        Path copy = raw.copy(in.sweep(), kind.sweepFile());
+        Path copy = in.sweep() == null && kind.runOptional() ? null : raw.copy(in.sweep(), kind.sweepFile());
         String findings = in.findings() == null ? "" : Files.readString(in.findings());
         List<String> jmhCommands = in.jmhCommand() == null || in.jmhCommand().isBlank() ? List.of() : List.of(in.jmhCommand());
         BenchmarkTargets targets = in.targets();
         return switch (kind) {
             case GEMM -> new GemmDocument(read(copy, in.sweep(), GemmSweepResult::read), targets, raw.names(), in.runCommand(),
                     findings).write(out);
-            case MOE -> new MoeDocument(read(copy, in.sweep(), MoeSweepResult::read), targets, raw.names(), in.runCommand(), findings)
-                    .write(out);
+            case MOE -> new MoeDocument(copy == null ? null : read(copy, in.sweep(), MoeSweepResult::read), targets, raw.names(),
+                    in.runCommand(), findings).write(out);
             case ATTENTION -> new AttentionDocument(read(copy, in.sweep(), AttentionBenchResult::read), targets, raw.names(),
                     in.runCommand(), findings).write(out);
             case RMA, CCL -> {
@@ -54,6 +59,8 @@ public final class Report {
                         : new CclDocument(sweep, targets, jmh.results(), jmh.problems(), raw.names(), in.runCommand(), jmhCommands);
                 yield doc.withFindings(findings).write(out);
             }
+            case JIT -> new JitDocument(copy == null ? null : read(copy, in.sweep(), JitBenchResult::read),
+                    ExampleSource.allOnClassPath(), raw.names(), in.runCommand(), findings).write(out);
             case FUSED -> {
                 FusedSweepResult sweep = read(copy, in.sweep(), FusedSweepResult::read);
                 copyTraces(sweep, in, raw);

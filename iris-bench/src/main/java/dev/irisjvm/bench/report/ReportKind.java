@@ -13,6 +13,7 @@ public enum ReportKind {
     FUSED("fused", "fused-sweep.json", FusedDocument.MARKDOWN, "fused-findings.md"),
     ATTENTION("attention", "attention-bench.json", AttentionDocument.MARKDOWN, "attention-findings.md"),
     RMA("rma", "rma-sweep.json", RmaDocument.MARKDOWN, "rma-findings.md"),
+    JIT("jit", "jit-bench.json", JitDocument.MARKDOWN, "jit-findings.md"),
     MOE("moe", "moe-sweep.json", MoeDocument.MARKDOWN, "moe-findings.md");
 
     private final String prefix;
@@ -27,7 +28,7 @@ public enum ReportKind {
         this.findingsFile = findingsFile;
     }
 
-    /** The kind's name on the command line and the prefix of its copied files: gemm, ccl, fused, attention, rma, moe. */
+    /** The kind's name on the command line and the prefix of its copied files: gemm, ccl, fused, attention, rma, jit, moe. */
     public String prefix() {
         return prefix;
     }
@@ -49,6 +50,15 @@ public enum ReportKind {
         return prefix + "-commands.txt";
     }
 
+    /**
+     * Whether the report stands without a run's JSON: jit.md's device-line counts come from the
+     * example sources, and its measured parts then say that they are pending a GPU run; moe.md then
+     * says what the benchmark measures and that the comparison is pending a run.
+     */
+    public boolean runOptional() {
+        return this == JIT || this == MOE;
+    }
+
     /** The glob of the JMH result files the folder keeps, one per rank. */
     public String jmhGlob() {
         return prefix + "-jmh-rank*.json";
@@ -61,6 +71,6 @@ public enum ReportKind {
                 return k;
             }
         }
-        throw new IllegalArgumentException("unknown report '" + name + "'; known: gemm, ccl, fused, attention, rma, moe");
+        throw new IllegalArgumentException("unknown report '" + name + "'; known: gemm, ccl, fused, attention, rma, jit, moe");
     }
 }

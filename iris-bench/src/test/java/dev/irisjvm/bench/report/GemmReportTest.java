@@ -196,10 +196,10 @@ class GemmReportTest {
         assertFalse(md.contains("cuBLASLt") || md.contains("## Rounds"), md);
     }
 
-    /** The committed sweep is from before rounds: no cuBLASLt in it, every ratio against cuBLAS. */
+    /** A sweep from before rounds (e173bd1's): no cuBLASLt in it, every ratio against cuBLAS. */
     @Test
-    void theCommittedSweepIsReadAsOneRoundAgainstCublas() throws IOException {
-        GemmSweepResult s = GemmSweepResult.read(CommittedReportsTest.COMMITTED.resolve(ReportKind.GEMM.sweepFile()));
+    void aSweepFromBeforeRoundsIsReadAsOneRoundAgainstCublas() throws Exception {
+        GemmSweepResult s = GemmSweepResult.read(Path.of(GemmReportTest.class.getResource("gemm-sweep-2026-12-02-e173bd1.json").toURI()));
         assertFalse(s.interleaved());
         for (GemmDocument.Row r : new GemmDocument(s, BenchmarkTargets.builtIn(), List.of(), null, null).rows()) {
             assertNull(r.cublasLt(), r.iris().shape());

@@ -123,6 +123,20 @@ class MoeReportTest {
     }
 
     @Test
+    void withoutARunTheComparisonIsPending() throws IOException {
+        Path out = dir.resolve("pending");
+        int rc = IrisBench.commandLine().execute("report", "moe", "--out", out.toString());
+        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
+        String md = Files.readString(out.resolve(MoeDocument.MARKDOWN));
+        assertTrue(md.contains("The comparison is pending a run on two GPUs: nothing has been measured yet."), md);
+        assertTrue(md.contains("```\n" + MoeDocument.COMMAND + "\n```"), md);
+        assertTrue(md.contains("## What the benchmark measures"), md);
+        assertTrue(md.contains("NCCL's combine omits the sum: the comparison favours NCCL"), md);
+        assertFalse(md.contains("µs") || md.contains("## Target") || md.contains("pass") || md.contains("FAIL"), md);
+        assertFalse(Files.exists(out.resolve(ReportKind.MOE.sweepFile())));
+    }
+
+    @Test
     void jsonRoundTrip() throws IOException {
         MoeSweepResult read = MoeSweepResult.read(resource("moe-sweep-shared-gpus.json"));
         assertTrue(read.sharedGpu());

@@ -88,11 +88,7 @@ final class MoeNcclPath {
                 }
             }
             toExperts.copyFrom(MoeScenarios.shorts(send));
-            poison(atExperts, stream);
-            comm.sendRecv(toExperts.deviceAddress(), offsets(sendRows, hidden), scale(sendRows, hidden), atExperts.deviceAddress(),
-                    offsets(recvRows, hidden), scale(recvRows, hidden), DType.BF16, stream);
-            stream.synchronize();
-            short[] received = MoeScenarios.bits(atExperts);
+            short[] received = allToAllV(comm, toExperts, sendRows, atExperts, recvRows, hidden, stream);
 
             // Regroup by local expert, in (source rank, route) order.
             short[][] inputs = new short[local][];
@@ -145,11 +141,7 @@ final class MoeNcclPath {
                 }
             }
             toHome.copyFrom(MoeScenarios.shorts(back));
-            poison(atHome, stream);
-            comm.sendRecv(toHome.deviceAddress(), offsets(recvRows, hidden), scale(recvRows, hidden), atHome.deviceAddress(),
-                    offsets(sendRows, hidden), scale(sendRows, hidden), DType.BF16, stream);
-            stream.synchronize();
-            short[] returned = MoeScenarios.bits(atHome);
+            short[] returned = allToAllV(comm, toHome, recvRows, atHome, sendRows, hidden, stream);
             short[][] home = new short[mine.ids().length][];
             at = 0;
             for (List<Integer> routes : outgoing) {
@@ -164,6 +156,16 @@ final class MoeNcclPath {
             }
             return new Result(inputs, outputs, home);
         }
+    }
+
+    /** Rows {@code from} to each rank, {@code to} from each, packed in rank order; returns what arrived (poison elsewhere), waited for. */
+    private static short[] allToAllV(NcclCommunicator comm, SymTensor from, long[] sendRows, SymTensor to, long[] recvRows, int hidden,
+                                     Stream stream) {
+        poison(to, stream);
+        comm.sendRecv(from.deviceAddress(), offsets(sendRows, hidden), scale(sendRows, hidden), to.deviceAddress(),
+                offsets(recvRows, hidden), scale(recvRows, hidden), DType.BF16, stream);
+        stream.synchronize();
+        return MoeScenarios.bits(to);
     }
 
     private static long[] counts(List<List<Integer>> routesPerRank) {
