@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
  * MoeOptions o = new MoeOptions();
  * new CommandLine(o).parseArgs("--models", "mixtral", "--tokens", "128,16384");
  * o.validate();
- * o.cases();   // [mixtral T=128 (with MoeLowLatency), mixtral T=16384]
+ * o.cases();   // [mixtral T=128, mixtral T=16384], the first with MoeLowLatency too
  * }</pre>
  */
 public final class MoeOptions {
