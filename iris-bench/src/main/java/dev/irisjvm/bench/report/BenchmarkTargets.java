@@ -21,13 +21,14 @@ import java.util.Map;
  * t.gemm().minRatioToCublas();                         // 0.95
  * t.gemmSuite().minRatio();                            // 0.9
  * t.fused().speedup("all_reduce", "4096x4096x4096");   // 1.5
+ * t.moe().minRatio(512);                               // 1.5
  * }</pre>
  *
  * @param about       what the file is, for a reader of the JSON
  * @param collectives targets A to F of the collectives report, in the order it lists them
  */
 public record BenchmarkTargets(String about, Gemm gemm, GemmSuite gemmSuite, Attention attention, Rma rma,
-                               List<CclTargets.Spec> collectives, Fused fused) {
+                               List<CclTargets.Spec> collectives, Fused fused, Moe moe) {
     public static final String FILE = "targets.json";
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -70,6 +71,19 @@ public record BenchmarkTargets(String about, Gemm gemm, GemmSuite gemmSuite, Att
         }
     }
 
+    /**
+     * The MoE report's targets, for dispatch and for combine each: the library at least
+     * {@code minRatioSmall} times NCCL all-to-all-v's speed (NCCL's time ÷ the library's) at every
+     * T up to {@code smallTokens} tokens per rank, and at least {@code minRatioLarge} times at
+     * {@code largeTokens}.
+     */
+    public record Moe(String source, int smallTokens, double minRatioSmall, int largeTokens, double minRatioLarge) {
+        /** The ratio to reach at T tokens per rank, NaN where none is stated. */
+        public double minRatio(int tokens) {
+            return tokens <= smallTokens ? minRatioSmall : tokens == largeTokens ? minRatioLarge : Double.NaN;
+        }
+    }
+
     /** Reads and checks a targets file. */
     public static BenchmarkTargets read(Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {
@@ -98,7 +112,7 @@ public record BenchmarkTargets(String about, Gemm gemm, GemmSuite gemmSuite, Att
     private static BenchmarkTargets parse(InputStream in, String name) throws IOException {
         BenchmarkTargets t = JSON.readValue(in, BenchmarkTargets.class);
         String missing = t.gemm == null ? "gemm" : t.gemmSuite == null ? "gemmSuite" : t.attention == null ? "attention" : t.rma == null ? "rma"
-                : t.collectives == null ? "collectives" : t.fused == null || t.fused.speedups == null ? "fused" : null;
+                : t.collectives == null ? "collectives" : t.fused == null || t.fused.speedups == null ? "fused" : t.moe == null ? "moe" : null;
         if (missing != null) {
             throw new IOException(name + ": no \"" + missing + "\" targets");
         }

@@ -15,7 +15,8 @@ public enum ReportKind {
     FUSED("fused", "fused-sweep.json", FusedDocument.MARKDOWN, "fused-findings.md"),
     ATTENTION("attention", "attention-bench.json", AttentionDocument.MARKDOWN, "attention-findings.md"),
     RMA("rma", "rma-sweep.json", RmaDocument.MARKDOWN, "rma-findings.md"),
-    JIT("jit", "jit-bench.json", JitDocument.MARKDOWN, "jit-findings.md");
+    JIT("jit", "jit-bench.json", JitDocument.MARKDOWN, "jit-findings.md"),
+    MOE("moe", "moe-sweep.json", MoeDocument.MARKDOWN, "moe-findings.md");
 
     private final String prefix;
     private final String sweepFile;
@@ -29,7 +30,7 @@ public enum ReportKind {
         this.findingsFile = findingsFile;
     }
 
-    /** The kind's name on the command line and the prefix of its copied files: gemm, gemm-suite, ccl, fused, attention, rma, jit. */
+    /** The kind's name on the command line and the prefix of its copied files: gemm, gemm-suite, ccl, fused, attention, rma, jit, moe. */
     public String prefix() {
         return prefix;
     }
@@ -53,10 +54,11 @@ public enum ReportKind {
 
     /**
      * Whether the report stands without a run's JSON: jit.md's device-line counts come from the
-     * example sources, and its measured parts then say that they are pending a GPU run.
+     * example sources, and its measured parts then say that they are pending a GPU run; moe.md then
+     * says what the benchmark measures and that the comparison is pending a run.
      */
     public boolean runOptional() {
-        return this == JIT;
+        return this == JIT || this == MOE;
     }
 
     /** The glob of the JMH result files the folder keeps, one per rank. */
@@ -71,6 +73,6 @@ public enum ReportKind {
                 return k;
             }
         }
-        throw new IllegalArgumentException("unknown report '" + name + "'; known: gemm, gemm-suite, ccl, fused, attention, rma, jit");
+        throw new IllegalArgumentException("unknown report '" + name + "'; known: gemm, gemm-suite, ccl, fused, attention, rma, jit, moe");
     }
 }

@@ -18,9 +18,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Every report committed under docs/benchmarks renders again from its committed raw JSON with
  * {@code iris-bench report KIND}, to the same Markdown (jit.md also without a run, from the example
- * sources), and judges by the targets file beside it: a broken renderer or a target that no longer
- * comes from the data file fails the build. A report whose first run is still to be committed (its
- * JSON absent) is skipped.
+ * sources; moe.md without a run says what it will measure), and judges by the targets file beside
+ * it: a broken renderer or a target that no longer comes from the data file fails the build. A
+ * report whose first run is still to be committed (its JSON absent) is skipped, unless it stands
+ * without one.
  */
 class CommittedReportsTest {
     static final Path COMMITTED = Path.of("../docs/benchmarks");
@@ -37,7 +38,7 @@ class CommittedReportsTest {
         String rendered = Files.readString(out.resolve(kind.markdown()));
         assertEquals(withoutWriteDate(Files.readString(COMMITTED.resolve(kind.markdown()))), withoutWriteDate(rendered),
                 kind + ": the committed report differs");
-        if (kind != ReportKind.JIT) {  // numbers to record, no targets
+        if (kind != ReportKind.JIT && runCommitted(kind)) {  // jit: numbers to record, no targets; moe: no run yet
             assertTrue(rendered.contains("## Target"), rendered);
         }
     }
@@ -45,6 +46,7 @@ class CommittedReportsTest {
     @ParameterizedTest
     @EnumSource(value = ReportKind.class, mode = EnumSource.Mode.EXCLUDE, names = "JIT")
     void judgesByTheTargetsFileBesideTheReport(ReportKind kind) throws IOException {
+        assumeRunCommitted(kind);
         Path out = copyOfCommitted(kind);
         String targets = Files.readString(out.resolve(BenchmarkTargets.FILE));
         // Every bound out of reach: nothing can pass any more.
@@ -56,6 +58,18 @@ class CommittedReportsTest {
         assertTrue(!Pattern.compile("\\|\\s*(pass|PASS)\\s*\\|").matcher(targetsSection).find(), kind + ":\n" + targetsSection);
         assertTrue(targetsSection.contains("FAIL") || targetsSection.contains("not measured") || targetsSection.contains("not judged"),
                 kind + ":\n" + targetsSection);
+    }
+
+    /**
+     * Only the MoE benchmark may lack its run (its report then says the comparison is pending);
+     * once moe-sweep.json is committed, its report is judged like the others.
+     */
+    private static void assumeRunCommitted(ReportKind kind) {
+        assumeTrue(runCommitted(kind), "no MoE run committed yet");
+    }
+
+    private static boolean runCommitted(ReportKind kind) {
+        return kind != ReportKind.MOE || Files.isRegularFile(COMMITTED.resolve(kind.sweepFile()));
     }
 
     /** The report without its "report written" line, the one line that differs from one rendering to the next. */

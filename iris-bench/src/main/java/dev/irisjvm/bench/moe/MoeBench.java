@@ -1,0 +1,348 @@
+package dev.irisjvm.bench.moe;
+
+import dev.irisjvm.bench.Seeds;
+import dev.irisjvm.bench.gemm.RoundOrder;
+import dev.irisjvm.bench.gemm.RoundTimes;
+import dev.irisjvm.bench.results.MoeMeasurement;
+import dev.irisjvm.bench.rma.Lockstep;
+import dev.irisjvm.bench.rma.RepTimer;
+import dev.irisjvm.bench.rma.RmaKernels;
+import dev.irisjvm.bench.rma.TimingStats;
+import dev.irisjvm.bench.rma.Verifier;
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.kernels.moe.MoeCombine;
+import dev.irisjvm.kernels.moe.MoeConfig;
+import dev.irisjvm.kernels.moe.MoeDispatch;
+import dev.irisjvm.kernels.moe.MoeLowLatency;
+import dev.irisjvm.kernels.nccl.NcclCommunicator;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One case of the MoE sweep on this rank; every rank runs the same calls in the same order. Per
+ * case: the routing ({@link MoeRouting}, uniform, from the run's seed), the tokens (uniform in
+ * [-1, 1), BF16, generated on the GPU), NCCL's packed rows ({@link MoeNcclBaseline}), a {@link
+ * MoeDispatch} with room for exactly the most rows an expert gets (nothing drops), its {@link
+ * MoeCombine}, and for small T a {@link MoeLowLatency}. Then:
+ *
+ * <ol>
+ *   <li>the checks, once ({@link MoeOutputCheck}): NCCL's rows there and back, dispatch against
+ *       NCCL's rows, combine of identity experts against the host's sums; the same for the
+ *       low-latency mode;</li>
+ *   <li>rounds: in each, every implementation of every operation (dispatch, combine, dispatch +
+ *       combine; iris, iris_ll, nccl) in {@link RoundOrder}'s order of that round, each timed with
+ *       {@link RepTimer} (warm-up calls, then the timed ones queued behind a gate, each preceded by
+ *       an untimed device barrier of all ranks and framed by its own CUDA events). What an
+ *       operation needs before it (a combine's dispatch) runs before the barrier, untimed. Per
+ *       repetition the slowest rank's time counts.</li>
+ * </ol>
+ *
+ * A failure on any rank becomes the point's check text on every rank ({@link Lockstep}).
+ */
+final class MoeBench implements AutoCloseable {
+    /** One implementation of one operation: the untimed work before each repetition, the timed work, and what leaves it clean. */
+    private record Timed(String op, String impl, RepTimer.Rep before, RepTimer.Rep body, Runnable after) {}
+
+    private final Iris iris;
+    private final MoeOptions options;
+    private final NcclCommunicator comm;
+    private final Stream stream;
+    private final RepTimer timer;
+    private final Verifier verifier;
+    private final MoeOutputCheck checks;
+    private final Lockstep lockstep;
+    private final int rank;
+    private final int world;
+    private final List<MoeMeasurement> measurements = new ArrayList<>();
+    /** Whether the low-latency instance has a dispatch without its combine yet (its dispatches and combines alternate). */
+    private boolean llPending;
+
+    MoeBench(Iris iris, MoeOptions options, NcclCommunicator comm, RmaKernels kernels) {
+        this.iris = iris;
+        this.options = options;
+        this.comm = comm;
+        this.stream = iris.stream();
+        this.timer = new RepTimer(iris, kernels, stream, true);
+        this.verifier = new Verifier(iris, kernels, stream);
+        this.checks = new MoeOutputCheck(iris, verifier, stream);
+        this.lockstep = new Lockstep(iris);
+        this.rank = iris.rank();
+        this.world = iris.worldSize();
+    }
+
+    List<MoeMeasurement> measurements() {
+        return List.copyOf(measurements);
+    }
+
+    /** Everything about one case. */
+    void run(MoeCase c) {
+        MoeRouting routing = MoeRouting.uniform(c.model(), c.tokens(), world, options.seed());
+        llPending = false;
+        int t = c.tokens();
+        int h = c.model().hidden();
+        int k = c.model().topK();
+        MoeConfig config = MoeConfig.of(h, c.model().experts(), k, t, routing.capacity());
+        long tokenSeed = Seeds.point(options.seed(), t * 10L + c.model().ordinal(), rank);
+        try (SymTensor tokens = iris.heap().uniform(tokenSeed, -1.0, 1.0, DType.BF16, t, h);
+             SymTensor ids = iris.heap().empty(DType.I32, t, k);
+             SymTensor weights = iris.heap().empty(DType.F32, t, k);
+             SymTensor out = iris.heap().empty(DType.BF16, t, h);
+             MoeNcclBaseline nccl = MoeNcclBaseline.pack(iris, comm, routing, tokens, stream);
+             MoeDispatch dispatch = MoeDispatch.create(iris, config);
+             MoeCombine combine = MoeCombine.create(dispatch);
+             MoeLowLatency ll = c.lowLatency() ? MoeLowLatency.create(iris, config.withCapacity(1)) : null) {
+            ids.copyFrom(routing.ids(rank));
+            weights.copyFrom(routing.weights(rank));
+            Inputs in = new Inputs(tokens, ids, weights, out);
+            String irisCheck = checkIris(in, nccl, dispatch, combine, routing);
+            String llCheck = ll == null ? null : checkLowLatency(in, nccl, ll, routing);
+            String ncclCheck = agree(ncclRoundTrip(nccl, routing));
+            List<Timed> impls = new ArrayList<>(irisImpls(in, dispatch, combine));
+            impls.addAll(ncclImpls(nccl));
+            if (ll != null) {
+                impls.addAll(lowLatencyImpls(in, ll));
+            }
+            Map<Timed, String> checkOf = new LinkedHashMap<>();
+            for (Timed i : impls) {
+                checkOf.put(i, switch (i.impl()) {
+                    case MoeMeasurement.IRIS -> irisCheck;
+                    case MoeMeasurement.IRIS_LL -> llCheck;
+                    default -> Verifier.OK.equals(ncclCheck) ? MoeMeasurement.REFERENCE : ncclCheck;
+                });
+            }
+            time(c, impls, checkOf);
+        } catch (RuntimeException e) {
+            String why = oneLine(e);
+            try {
+                iris.synchronize();
+            } catch (RuntimeException again) {
+                why += " (then: " + oneLine(again) + ")";
+            }
+            List<String> implNames = c.lowLatency() ? List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL, MoeMeasurement.IRIS_LL)
+                    : List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL);
+            for (String impl : implNames) {
+                for (String op : List.of(MoeMeasurement.DISPATCH, MoeMeasurement.COMBINE, MoeMeasurement.DISPATCH_COMBINE)) {
+                    record(failedPoint(c, op, impl, why));
+                }
+            }
+        }
+    }
+
+    /** This rank's operands of a case. */
+    private record Inputs(SymTensor tokens, SymTensor ids, SymTensor weights, SymTensor out) {}
+
+    // ---- checks ------------------------------------------------------------------------------------
+
+    private String checkIris(Inputs in, MoeNcclBaseline nccl, MoeDispatch d, MoeCombine combine, MoeRouting routing) {
+        Lockstep.Outcome o = lockstep.everyone(
+                () -> {
+                    poison(d.received(), in.out(), nccl.recv(), nccl.home());
+                    iris.synchronize();
+                },
+                () -> {
+                    nccl.dispatch(stream);
+                    nccl.combine(stream);
+                    d.dispatch(in.tokens(), in.ids(), in.weights(), stream);
+                    combine.combine(d.received(), in.out(), stream);   // identity experts: the received rows are their outputs
+                    iris.synchronize(stream);
+                    return null;
+                },
+                () -> MoeOutputCheck.joined(List.of(checks.dispatch(d, nccl, routing),
+                        checks.combine("combine", in.tokens(), in.out(), routing))));
+        return agree(o.check());
+    }
+
+    private String checkLowLatency(Inputs in, MoeNcclBaseline nccl, MoeLowLatency ll, MoeRouting routing) {
+        Lockstep.Outcome o = lockstep.everyone(
+                () -> {
+                    poison(ll.received(), in.out());
+                    iris.synchronize();
+                },
+                () -> {
+                    ll.dispatch(in.tokens(), in.ids(), in.weights(), stream);
+                    ll.combine(ll.received(), in.out(), stream);
+                    iris.synchronize(stream);
+                    return null;
+                },
+                () -> MoeOutputCheck.joined(List.of(checks.lowLatency(ll, nccl, routing),
+                        checks.combine("low-latency combine", in.tokens(), in.out(), routing))));
+        return agree(o.check());
+    }
+
+    /** NCCL's rows after the check's round trip (local: a failure here is this rank's text, not an exception). */
+    private String ncclRoundTrip(MoeNcclBaseline nccl, MoeRouting routing) {
+        try {
+            return checks.ncclRoundTrip(nccl, routing);
+        } catch (RuntimeException e) {
+            return "rank " + rank + ": NCCL's round trip could not be checked: " + oneLine(e);
+        }
+    }
+
+    private void poison(SymTensor... tensors) {
+        for (SymTensor t : tensors) {
+            Memcpy.memset(t.deviceAddress(), 0xFF, t.byteSize(), stream);
+        }
+    }
+
+    // ---- the implementations -------------------------------------------------------------------------
+
+    private List<Timed> irisImpls(Inputs in, MoeDispatch d, MoeCombine c) {
+        Runnable dispatch = () -> d.dispatch(in.tokens(), in.ids(), in.weights(), stream);
+        Runnable combine = () -> c.combine(d.received(), in.out(), stream);
+        return List.of(
+                new Timed(MoeMeasurement.DISPATCH, MoeMeasurement.IRIS, r -> barrier(), r -> dispatch.run(), () -> {}),
+                new Timed(MoeMeasurement.COMBINE, MoeMeasurement.IRIS, r -> {
+                    dispatch.run();
+                    barrier();
+                }, r -> combine.run(), () -> {}),
+                new Timed(MoeMeasurement.DISPATCH_COMBINE, MoeMeasurement.IRIS, r -> barrier(), r -> {
+                    dispatch.run();
+                    combine.run();
+                }, () -> {}));
+    }
+
+    private List<Timed> ncclImpls(MoeNcclBaseline nccl) {
+        return List.of(
+                new Timed(MoeMeasurement.DISPATCH, MoeMeasurement.NCCL, r -> barrier(), r -> nccl.dispatch(stream), () -> {}),
+                new Timed(MoeMeasurement.COMBINE, MoeMeasurement.NCCL, r -> {
+                    nccl.dispatch(stream);
+                    barrier();
+                }, r -> nccl.combine(stream), () -> {}),
+                new Timed(MoeMeasurement.DISPATCH_COMBINE, MoeMeasurement.NCCL, r -> barrier(), r -> {
+                    nccl.dispatch(stream);
+                    nccl.combine(stream);
+                }, () -> {}));
+    }
+
+    /** The low-latency mode's dispatches and combines alternate: a dispatch timed alone has its combine before the next barrier. */
+    private List<Timed> lowLatencyImpls(Inputs in, MoeLowLatency ll) {
+        Runnable dispatch = () -> {
+            ll.dispatch(in.tokens(), in.ids(), in.weights(), stream);
+            llPending = true;
+        };
+        Runnable combine = () -> {
+            ll.combine(ll.received(), in.out(), stream);
+            llPending = false;
+        };
+        Runnable settle = () -> {
+            if (llPending) {
+                combine.run();
+                iris.synchronize(stream);
+            }
+        };
+        return List.of(
+                new Timed(MoeMeasurement.DISPATCH, MoeMeasurement.IRIS_LL, r -> {
+                    if (llPending) combine.run();
+                    barrier();
+                }, r -> dispatch.run(), settle),
+                new Timed(MoeMeasurement.COMBINE, MoeMeasurement.IRIS_LL, r -> {
+                    dispatch.run();
+                    barrier();
+                }, r -> combine.run(), settle),
+                new Timed(MoeMeasurement.DISPATCH_COMBINE, MoeMeasurement.IRIS_LL, r -> barrier(), r -> {
+                    dispatch.run();
+                    combine.run();
+                }, settle));
+    }
+
+    private void barrier() {
+        iris.barrier(stream);
+    }
+
+    // ---- timing ------------------------------------------------------------------------------------
+
+    private void time(MoeCase c, List<Timed> impls, Map<Timed, String> checkOf) {
+        Map<Timed, RoundTimes> times = new LinkedHashMap<>();
+        Map<Timed, String> failed = new LinkedHashMap<>();
+        for (Timed i : impls) {
+            times.put(i, new RoundTimes());
+        }
+        for (int round = 0; round < options.rounds(); round++) {
+            for (Timed i : RoundOrder.of(impls, round)) {
+                if (failed.containsKey(i)) continue;
+                Lockstep.Outcome o = lockstep.everyone(null, () -> {
+                    try {
+                        return timer.run(options.warmup(), options.reps(), i.before(), i.body(), true);
+                    } finally {
+                        i.after().run();
+                    }
+                }, null);
+                if (o.millis() == null) {
+                    failed.put(i, o.check());
+                } else {
+                    times.get(i).add(SlowestRank.of(iris, o.millis()));
+                }
+            }
+        }
+        for (Timed i : impls) {
+            if (failed.containsKey(i)) {
+                record(failedPoint(c, i.op(), i.impl(), failed.get(i)));
+            } else {
+                RoundTimes r = times.get(i);
+                TimingStats all = r.all();
+                record(new MoeMeasurement(c.model().id(), c.tokens(), c.model().hidden(), c.model().experts(), c.model().topK(), world,
+                        i.op(), i.impl(), all.reps(), all.medianUs(), all.minUs(), all.maxUs(), r.roundMediansUs(), c.bytesPerRank(),
+                        checkOf.get(i)));
+            }
+        }
+    }
+
+    private MoeMeasurement failedPoint(MoeCase c, String op, String impl, String why) {
+        return MoeMeasurement.failed(c.model().id(), c.tokens(), c.model().hidden(), c.model().experts(), c.model().topK(), world, op,
+                impl, why);
+    }
+
+    /** Every rank's check text as one: a text all share once, else each rank's that is not "ok", prefixed with its rank. */
+    private String agree(String mine) {
+        byte[][] all = iris.allGather((mine == null ? "" : mine).getBytes(StandardCharsets.UTF_8));
+        List<String> texts = new ArrayList<>();
+        for (byte[] one : all) {
+            texts.add(new String(one, StandardCharsets.UTF_8));
+        }
+        if (texts.stream().distinct().count() == 1) {
+            return texts.get(0);
+        }
+        List<String> bad = new ArrayList<>();
+        for (int r = 0; r < texts.size(); r++) {
+            String t = texts.get(r);
+            if (!Verifier.OK.equals(t)) {
+                bad.add(t.startsWith("rank ") ? t : "rank " + r + ": " + t);
+            }
+        }
+        return String.join("; ", bad);
+    }
+
+    private void record(MoeMeasurement m) {
+        measurements.add(m);
+        if (rank != 0) {
+            return;
+        }
+        String what = String.format(Locale.ROOT, "  %-12s T=%-6d %-17s %-8s", m.model(), m.tokens(), m.op(), m.impl());
+        if (!m.timed()) {
+            System.out.println(what + " " + m.check());
+        } else {
+            System.out.printf(Locale.ROOT, "%s %10.1f us (slowest rank per rep; min %.1f, max %.1f) check: %s%n", what, m.medianUs(),
+                    m.minUs(), m.maxUs(), m.check());
+        }
+    }
+
+    static String oneLine(Throwable t) {
+        String m = t.getMessage();
+        return (t.getClass().getSimpleName() + (m == null ? "" : ": " + m)).replace('\n', ' ');
+    }
+
+    /** Collective: frees the verifier's buffer and the timer's events. */
+    @Override
+    public void close() {
+        verifier.close();
+        timer.close();
+    }
+}

@@ -1,0 +1,149 @@
+package dev.irisjvm.bench.moe;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/**
+ * The command-line options of {@link MoeSweep}.
+ *
+ * <pre>{@code
+ * MoeOptions o = new MoeOptions();
+ * new CommandLine(o).parseArgs("--models", "mixtral", "--tokens", "128,16384");
+ * o.validate();
+ * o.cases();   // [mixtral T=128, mixtral T=16384], the first with MoeLowLatency too
+ * }</pre>
+ */
+public final class MoeOptions {
+    /** Issue 27's token counts per rank. */
+    public static final String DEFAULT_TOKENS = "128,256,512,1024,2048,4096,8192,16384";
+    /** Fewest timed repetitions per round (medians of fewer are too noisy to publish). */
+    public static final int MIN_REPS = 10;
+    /**
+     * Six rounds: with three implementations each takes every place in the order twice
+     * (dev.irisjvm.bench.gemm.RoundOrder).
+     */
+    public static final int DEFAULT_ROUNDS = 6;
+
+    @Option(names = "--out", defaultValue = "moe-sweep.json", description = "Result JSON, written by rank 0 (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    @Option(names = "--models", defaultValue = "deepseek_v3,mixtral",
+            description = "Comma-separated layers: deepseek_v3 (H 7168, top-8 of 256), mixtral (H 4096, top-2 of 8) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String models;
+
+    @Option(names = "--tokens", defaultValue = DEFAULT_TOKENS,
+            description = "Comma-separated tokens per rank (default: ${DEFAULT-VALUE}).")
+    String tokens;
+
+    @Option(names = "--ll-max-tokens", defaultValue = "512",
+            description = "MoeLowLatency is measured too up to this many tokens per rank; 0 for never (default: ${DEFAULT-VALUE}).")
+    int llMaxTokens;
+
+    @Option(names = "--warmup", defaultValue = "5",
+            description = "Untimed calls per implementation, case and round (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--reps", defaultValue = "20",
+            description = "Timed calls per implementation, case and round, at least " + MIN_REPS + " (default: ${DEFAULT-VALUE}).")
+    int reps;
+
+    @Option(names = "--rounds", defaultValue = "" + DEFAULT_ROUNDS,
+            description = "Rounds per case, the implementations' order changing each round (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--heap-gib", defaultValue = "48",
+            description = "Symmetric heap per rank in GiB; the largest case needs about 12 (MoeLowLatency at T = 512 about 16) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int heapGib;
+
+    @Option(names = "--device-timeout-ms", defaultValue = "30000", description = "Device wait timeout (default: ${DEFAULT-VALUE}).")
+    long deviceTimeoutMs;
+
+    @Option(names = "--seed", defaultValue = "27", description = "Seed of the routing and the tokens (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    /** Throws IllegalArgumentException naming the bad option. */
+    public void validate() {
+        require(reps >= MIN_REPS, "--reps " + reps + " is below " + MIN_REPS);
+        require(warmup >= 0, "--warmup must be >= 0, got " + warmup);
+        require(rounds >= 1, "--rounds must be >= 1, got " + rounds);
+        require(llMaxTokens >= 0, "--ll-max-tokens must be >= 0, got " + llMaxTokens);
+        require(heapGib >= 1, "--heap-gib must be >= 1, got " + heapGib);
+        require(deviceTimeoutMs >= 1, "--device-timeout-ms must be >= 1, got " + deviceTimeoutMs);
+        cases();
+    }
+
+    /** Every case: each model at each token count, in that order. */
+    public List<MoeCase> cases() {
+        List<MoeModel> ms = new ArrayList<>();
+        for (String m : items(models, "--models")) {
+            ms.add(MoeModel.of(m));
+        }
+        List<Integer> ts = new ArrayList<>();
+        for (String t : items(tokens, "--tokens")) {
+            int n;
+            try {
+                n = Integer.parseInt(t);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--tokens: '" + t + "' is not a number");
+            }
+            require(n >= 1, "--tokens: " + n + " tokens per rank; expected at least 1");
+            ts.add(n);
+        }
+        List<MoeCase> out = new ArrayList<>();
+        for (MoeModel m : ms) {
+            for (int t : ts) {
+                out.add(new MoeCase(m, t, t <= llMaxTokens));
+            }
+        }
+        return out;
+    }
+
+    private static List<String> items(String list, String option) {
+        List<String> out = new ArrayList<>();
+        for (String s : list.split(",")) {
+            if (!s.isBlank()) {
+                out.add(s.trim());
+            }
+        }
+        require(!out.isEmpty(), option + " names nothing");
+        return out;
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    public Path out() {
+        return out;
+    }
+
+    public int warmup() {
+        return warmup;
+    }
+
+    public int reps() {
+        return reps;
+    }
+
+    public int rounds() {
+        return rounds;
+    }
+
+    public long heapBytes() {
+        return (long) heapGib << 30;
+    }
+
+    public long deviceTimeoutMs() {
+        return deviceTimeoutMs;
+    }
+
+    public long seed() {
+        return seed;
+    }
+}

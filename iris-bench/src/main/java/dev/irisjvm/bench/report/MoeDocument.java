@@ -1,0 +1,249 @@
+package dev.irisjvm.bench.report;
+
+import dev.irisjvm.bench.results.MoeMeasurement;
+import dev.irisjvm.bench.results.MoeSweepResult;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Writes {@value #MARKDOWN} from one MoE sweep ({@code dev.irisjvm.bench.moe.MoeSweep}): per model,
+ * token count and operation, the library's time (MoeDispatch / MoeCombine, and MoeLowLatency
+ * where measured) against NCCL all-to-all-v moving the same rows, the speedup (NCCL's time ÷ the
+ * library's) against the targets, and the output checks. A run whose ranks shared a GPU is
+ * reported as such, with its times and checks but no speedup and no verdict. Without a run, the
+ * report says what the benchmark measures, its command, and that the comparison is pending.
+ *
+ * <pre>{@code
+ * new MoeDocument(sweep, targets, List.of("moe-sweep.json"), "bin/iris-bench moe", "").write(Path.of("docs/benchmarks"));
+ * new MoeDocument(null, targets, List.of(), null, "").write(Path.of("docs/benchmarks"));   // no run yet
+ * }</pre>
+ */
+public final class MoeDocument extends Document {
+    public static final String MARKDOWN = "moe.md";
+    static final String NOT_JUDGED = "not judged (ranks shared GPUs)";
+    /** The command that runs the benchmark and writes this report. */
+    static final String COMMAND = "bin/iris-bench moe -n 2 --out docs/benchmarks";
+    static final String TITLE = "Iris MoE dispatch and combine benchmarks";
+    static final String INTRO = "MoE dispatch and combine of `dev.irisjvm.kernels.moe` (`MoeDispatch`, `MoeCombine`, and "
+            + "`MoeLowLatency` for small T) against NCCL all-to-all-v moving the same rows (one group of ncclSend/ncclRecv per "
+            + "direction, `NcclCommunicator.sendRecv`), measured in the same run on every rank.";
+
+    private final MoeSweepResult sweep;
+    private final BenchmarkTargets.Moe target;
+    private final String findings;
+
+    /** One model, token count and operation: each implementation's point, null where it was not run. */
+    record Row(String model, int tokens, String op, MoeMeasurement iris, MoeMeasurement lowLatency, MoeMeasurement nccl) {
+        /** The faster of the library's usable modes (timed, output not failed), or null. */
+        MoeMeasurement best() {
+            MoeMeasurement a = usable(iris) ? iris : null;
+            MoeMeasurement b = usable(lowLatency) ? lowLatency : null;
+            if (a == null || b == null) {
+                return a != null ? a : b;
+            }
+            return b.medianUs() < a.medianUs() ? b : a;
+        }
+
+        /** NCCL's median ÷ {@code m}'s: above 1 the library is faster; NaN where either is missing. */
+        double speedup(MoeMeasurement m) {
+            return usable(m) && nccl != null && nccl.timed() ? nccl.medianUs() / m.medianUs() : Double.NaN;
+        }
+
+        boolean checkFailed() {
+            return (iris != null && iris.checkFailed()) || (lowLatency != null && lowLatency.checkFailed())
+                    || (nccl != null && nccl.checkFailed());
+        }
+
+        private static boolean usable(MoeMeasurement m) {
+            return m != null && m.timed() && !m.checkFailed();
+        }
+    }
+
+    /** @param sweep the run, or null where none was made yet */
+    public MoeDocument(MoeSweepResult sweep, BenchmarkTargets targets, List<String> rawFiles, String runCommand, String findings) {
+        super(ReportKind.MOE, rawFiles, runCommand);
+        this.sweep = sweep;
+        this.target = targets.moe();
+        this.findings = ReportHeader.findings(findings);
+    }
+
+    /** The rows in the order the sweep ran them. */
+    List<Row> rows() {
+        Map<String, Map<String, MoeMeasurement>> byKey = new LinkedHashMap<>();
+        for (MoeMeasurement m : sweep.measurements()) {
+            byKey.computeIfAbsent(m.model() + " " + m.tokens() + " " + m.op(), k -> new LinkedHashMap<>()).putIfAbsent(m.impl(), m);
+        }
+        List<Row> rows = new ArrayList<>();
+        for (Map<String, MoeMeasurement> impls : byKey.values()) {
+            MoeMeasurement any = impls.values().iterator().next();
+            rows.add(new Row(any.model(), any.tokens(), any.op(), impls.get(MoeMeasurement.IRIS), impls.get(MoeMeasurement.IRIS_LL),
+                    impls.get(MoeMeasurement.NCCL)));
+        }
+        return rows;
+    }
+
+    /** The rows a target applies to: dispatch and combine at the token counts the targets name. */
+    List<Row> judgedRows() {
+        return rows().stream().filter(r -> !MoeMeasurement.DISPATCH_COMBINE.equals(r.op()) && !Double.isNaN(target.minRatio(r.tokens())))
+                .toList();
+    }
+
+    /** A target row's verdict. */
+    String status(Row r) {
+        if (r.checkFailed()) {
+            return "**FAIL** (output check)";
+        }
+        if (sweep.sharedGpu()) {
+            return NOT_JUDGED;
+        }
+        double s = r.speedup(r.best());
+        if (Double.isNaN(s)) {
+            return "not measured";
+        }
+        return s >= target.minRatio(r.tokens()) ? "pass" : "**FAIL**";
+    }
+
+    @Override
+    String markdown(Charts charts) {
+        if (sweep == null) {
+            return pending();
+        }
+        List<Row> rows = rows();
+        return header() + targets() + findings + times(rows) + method() + checks(rows);
+    }
+
+    /** Without a run: what the benchmark measures and its command; no figure. */
+    private String pending() {
+        return new ReportHeader(TITLE, INTRO + " The comparison is pending a run on two GPUs: nothing has been measured yet.", null,
+                null, null).item("measurements", "pending a run on two GPUs: `" + COMMAND + "`")
+                .end(rawFiles, "Command (not run yet)", null, List.of(COMMAND))
+                + method().replace("## Method", "## What the benchmark measures") + findings;
+    }
+
+    private String header() {
+        return new ReportHeader(TITLE, INTRO, sweep.date(), sweep.hardware(), sweep.software())
+                .item("ranks", sweep.worldSize() + (sweep.sharedGpu() ? ", sharing GPUs (up to " + sweep.maxRanksPerGpu()
+                        + " per GPU): nothing is compared" : ", one GPU each"))
+                .item("layers", "DeepSeek-V3 (H 7168, top-8 of 256 experts), Mixtral (H 4096, top-2 of 8); BF16 rows, uniform routing, "
+                        + "seed " + sweep.seed())
+                .item("timing", sweep.warmup() + " warm-up and " + sweep.reps() + " timed calls per implementation, case and round, "
+                        + sweep.rounds() + " round(s)")
+                .end(rawFiles, "Commands", runCommand, List.of(ReportHeader.recorded(sweep.command())));
+    }
+
+    private String targets() {
+        String goal = GemmDocument.capitalized(target.source()) + ": for dispatch and for combine, the library at least "
+                + target.minRatioSmall() + " × NCCL's speed (NCCL's median time ÷ the library's) at every T ≤ " + target.smallTokens()
+                + " tokens per rank, and at least " + target.minRatioLarge() + " × at T = " + target.largeTokens()
+                + ". The library's figure is its faster mode (MoeDispatch / MoeCombine, or MoeLowLatency where measured). NCCL's "
+                + "combine is its return transfer alone, without the weighted sum (which favours NCCL).";
+        List<Row> rows = judgedRows();
+        if (sweep.sharedGpu()) {
+            MarkdownTable t = new MarkdownTable("model", "operation", "T", "target", "status");
+            for (Row r : rows) {
+                t.row(r.model(), r.op(), r.tokens(), "≥ " + target.minRatio(r.tokens()) + " ×", status(r));
+            }
+            return "## Target\n\n" + goal + "\n\nNot judged: the " + sweep.worldSize() + " ranks shared GPUs (up to "
+                    + sweep.maxRanksPerGpu() + " per GPU), so their kernels took turns on each GPU and the times measure the turns; "
+                    + "no speedup is reported. Run with one GPU per rank.\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render()) + "\n";
+        }
+        MarkdownTable t = new MarkdownTable("model", "operation", "T", "library µs", "mode", "NCCL µs", "NCCL ÷ library", "target",
+                "status");
+        long pass = 0;
+        long judged = 0;
+        for (Row r : rows) {
+            MoeMeasurement best = r.best();
+            double s = r.speedup(best);
+            String st = status(r);
+            t.row(r.model(), r.op(), r.tokens(), best == null ? "—" : Sizes.number(best.medianUs()), best == null ? "—" : best.impl(),
+                    r.nccl() == null || !r.nccl().timed() ? "—" : Sizes.number(r.nccl().medianUs()), Sizes.ratio(s),
+                    "≥ " + target.minRatio(r.tokens()) + " ×", st);
+            if (!st.equals("not measured")) {
+                judged++;
+                if (st.equals("pass")) pass++;
+            }
+        }
+        String summary = judged == 0 ? "No point could be judged." : pass + " of " + judged + " point(s) reach their target"
+                + (judged < rows.size() ? " (" + (rows.size() - judged) + " not measured)" : "") + ".";
+        return "## Target\n\n" + goal + " " + summary + "\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
+                + "\nRatios to two decimals; a verdict compares the unrounded ratio.\n\n";
+    }
+
+    private String times(List<Row> rows) {
+        boolean ratios = !sweep.sharedGpu();
+        StringBuilder sb = new StringBuilder("## Times\n\nMedian per call in µs over every round's timed calls, the slowest rank per "
+                + "call, with the fastest and slowest call in brackets" + (ratios ? "; × is NCCL's median ÷ that column's."
+                : ". The ranks shared GPUs: these times include the ranks' turns on each GPU and compare nothing.") + "\n\n");
+        for (String model : rows.stream().map(Row::model).distinct().toList()) {
+            List<String> head = new ArrayList<>(List.of("T", "operation", "iris µs", "iris_ll µs", "NCCL µs"));
+            if (ratios) {
+                head.addAll(List.of("iris ×", "iris_ll ×"));
+            }
+            MarkdownTable t = new MarkdownTable(head);
+            for (Row r : rows) {
+                if (!r.model().equals(model)) continue;
+                List<Object> cells = new ArrayList<>(List.of(r.tokens(), r.op(), time(r.iris()), time(r.lowLatency()), time(r.nccl())));
+                if (ratios) {
+                    cells.add(Sizes.ratio(r.speedup(r.iris())));
+                    cells.add(Sizes.ratio(r.speedup(r.lowLatency())));
+                }
+                t.row(cells);
+            }
+            sb.append("### ").append(model).append("\n\n").append(t.render()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String time(MoeMeasurement m) {
+        if (m == null) {
+            return "—";
+        }
+        if (!m.timed()) {
+            return "not run";
+        }
+        return Sizes.number(m.medianUs()) + " [" + Sizes.number(m.minUs()) + "–" + Sizes.number(m.maxUs()) + "]";
+    }
+
+    private String method() {
+        return "## Method\n\n"
+                + "- **Cases**: DeepSeek-V3's layer (H 7168, top-8 of 256 experts) and Mixtral's (H 4096, top-2 of 8), BF16 rows, "
+                + "by default at T = 128, 256, 512, 1024, 2048, 4096, 8192 and 16384 tokens per rank (`--tokens`), the "
+                + "low-latency mode up to T = 512 (`--ll-max-tokens`); every operation alone and dispatch + combine.\n"
+                + "- **Routing**: every token of every rank picks its top-k experts, distinct, uniformly at random from a fixed seed; "
+                + "weights uniform in [0, 1). Every rank generates every rank's routing on the host, as NCCL's path needs the counts "
+                + "there. The experts' capacity is the most rows any expert gets, so nothing drops.\n"
+                + "- **Library**: `MoeDispatch.dispatch` (count exchange and rows in one pair of kernels), `MoeCombine.combine` of "
+                + "the receive buffer itself (identity experts: the weighted sum is done, the expert computation is left out), "
+                + "and both back to back; `MoeLowLatency` the same for small T.\n"
+                + "- **NCCL**: what a JVM user without the library runs: each route's token row packed per destination rank in "
+                + "route order (once, untimed), then one all-to-all-v (a group of ncclSend/ncclRecv) to the experts' ranks; combine "
+                + "is the return all-to-all-v alone. There is no weighted-sum kernel to add after it, so NCCL's combine omits the sum: "
+                + "the comparison favours NCCL.\n"
+                + "- **Timing**: CUDA events around each call, calls queued behind a gate so that no host launch time is inside, an "
+                + "untimed device barrier of all ranks before each call; a combine's own dispatch runs before the barrier, untimed. "
+                + "Per call the slowest rank counts. The implementations take turns in an order that changes every round.\n"
+                + "- **Checks**, once per case before timing: NCCL's rows there and back unchanged; dispatch's received rows equal "
+                + "bit for bit NCCL's received rows regrouped by local expert, its counts the host's, nothing dropped; combine's "
+                + "output the weighted sums of the tokens, on the host, within bf16's rounding.\n"
+                + "- **Shared GPUs**: where ranks share a GPU the run still checks the outputs and records the sharing; the times "
+                + "then measure the ranks' turns on each GPU, and the report shows no speedup and judges no target.\n\n";
+    }
+
+    private String checks(List<Row> rows) {
+        List<String> bad = new ArrayList<>();
+        for (Row r : rows) {
+            for (MoeMeasurement m : new MoeMeasurement[] {r.iris(), r.lowLatency(), r.nccl()}) {
+                if (m != null && (m.checkFailed() || !m.timed())) {
+                    bad.add("- " + m.model() + " T=" + m.tokens() + " " + m.op() + " " + m.impl() + ": " + m.check());
+                }
+            }
+        }
+        long points = rows.stream().flatMap(r -> java.util.stream.Stream.of(r.iris(), r.lowLatency(), r.nccl()))
+                .filter(Objects::nonNull).count();
+        return "## Output checks\n\n" + (bad.isEmpty() ? "All " + points + " point(s) passed their checks.\n"
+                : String.join("\n", bad) + "\n");
+    }
+}

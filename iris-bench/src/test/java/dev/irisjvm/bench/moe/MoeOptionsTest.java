@@ -1,0 +1,73 @@
+package dev.irisjvm.bench.moe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The sweep's command line: the issue's cases by default, which cases run the low-latency mode, and bad options named. */
+class MoeOptionsTest {
+    private static MoeOptions parse(String... args) {
+        MoeOptions o = new MoeOptions();
+        new CommandLine(o).parseArgs(args);
+        return o;
+    }
+
+    private static void invalid(String expected, String... args) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(args).validate());
+        assertTrue(e.getMessage().contains(expected), () -> "'" + e.getMessage() + "' should say '" + expected + "'");
+    }
+
+    @Test
+    void defaultsAreTheIssuesCases() {
+        MoeOptions o = parse();
+        o.validate();
+        List<MoeCase> cases = o.cases();
+        assertEquals(16, cases.size());
+        int[] tokens = {128, 256, 512, 1024, 2048, 4096, 8192, 16384};
+        for (int i = 0; i < tokens.length; i++) {
+            assertEquals(new MoeCase(MoeModel.DEEPSEEK_V3, tokens[i], tokens[i] <= 512), cases.get(i));
+            assertEquals(new MoeCase(MoeModel.MIXTRAL, tokens[i], tokens[i] <= 512), cases.get(i + tokens.length));
+        }
+        assertEquals(20, o.reps());
+        assertEquals(5, o.warmup());
+        assertEquals(MoeOptions.DEFAULT_ROUNDS, o.rounds());
+        assertEquals(27, o.seed(), "a fixed seed: every run routes the same way");
+        assertEquals(48L << 30, o.heapBytes());
+    }
+
+    @Test
+    void theLayersAreDeepSeekV3AndMixtral() {
+        assertEquals(7168, MoeModel.DEEPSEEK_V3.hidden());
+        assertEquals(256, MoeModel.DEEPSEEK_V3.experts());
+        assertEquals(8, MoeModel.DEEPSEEK_V3.topK());
+        assertEquals(4096, MoeModel.MIXTRAL.hidden());
+        assertEquals(8, MoeModel.MIXTRAL.experts());
+        assertEquals(2, MoeModel.MIXTRAL.topK());
+        assertEquals(16384L * 8 * 7168 * 2, new MoeCase(MoeModel.DEEPSEEK_V3, 16384, false).bytesPerRank());
+    }
+
+    @Test
+    void chosenCases() {
+        MoeOptions o = parse("--models", " MIXTRAL ", "--tokens", "16384, 64", "--ll-max-tokens", "100");
+        o.validate();
+        assertEquals(List.of(new MoeCase(MoeModel.MIXTRAL, 16384, false), new MoeCase(MoeModel.MIXTRAL, 64, true)), o.cases());
+        assertTrue(parse("--ll-max-tokens", "0").cases().stream().noneMatch(MoeCase::lowLatency));
+    }
+
+    @Test
+    void badOptionsAreNamed() {
+        invalid("--reps 5 is below " + MoeOptions.MIN_REPS, "--reps", "5");
+        invalid("--warmup", "--warmup", "-1");
+        invalid("--rounds", "--rounds", "0");
+        invalid("--ll-max-tokens", "--ll-max-tokens", "-1");
+        invalid("--heap-gib", "--heap-gib", "0");
+        invalid("unknown model 'llama'; known: deepseek_v3, mixtral", "--models", "llama");
+        invalid("--tokens: 'many' is not a number", "--tokens", "many");
+        invalid("--tokens: 0 tokens per rank", "--tokens", "128,0");
+        invalid("--models names nothing", "--models", " , ");
+    }
+}

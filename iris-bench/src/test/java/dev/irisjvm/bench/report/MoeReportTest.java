@@ -1,0 +1,148 @@
+package dev.irisjvm.bench.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.bench.cli.IrisBench;
+import dev.irisjvm.bench.results.MoeMeasurement;
+import dev.irisjvm.bench.results.MoeSweepResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The MoE report from synthetic sweeps in this package's test resources, with known answers: the
+ * same measurements on GPUs of their own (moe-sweep-own-gpus.json) and with two ranks per GPU
+ * (moe-sweep-shared-gpus.json).
+ *
+ * <p>deepseek_v3 T=128: dispatch NCCL 90 µs, iris 60, iris_ll 30 → 3.0× by iris_ll, pass (≥ 1.5);
+ * combine NCCL 60, iris 70, iris_ll 50 → 1.2×, FAIL. T=4096: no target. T=16384: dispatch 5000 /
+ * 4000 = 1.25×, pass (≥ 1.15); combine 5000 / 4500 = 1.11×, FAIL. mixtral T=512: dispatch's
+ * output check failed; combine's NCCL point did not run → not measured (no dispatch + combine points).
+ */
+class MoeReportTest {
+    @TempDir
+    Path dir;
+
+    private Path resource(String name) throws IOException {
+        Path file = dir.resolve(name);
+        try (InputStream in = MoeReportTest.class.getResourceAsStream(name)) {
+            Files.copy(in, file);
+        }
+        return file;
+    }
+
+    private MoeDocument document(String name) throws IOException {
+        return new MoeDocument(MoeSweepResult.read(resource(name)), BenchmarkTargets.builtIn(), List.of(), null, null);
+    }
+
+    private static MoeDocument.Row row(List<MoeDocument.Row> rows, String model, int tokens, String op) {
+        return rows.stream().filter(r -> r.model().equals(model) && r.tokens() == tokens && r.op().equals(op)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void targetsAreTheIssues() {
+        BenchmarkTargets.Moe t = BenchmarkTargets.builtIn().moe();
+        assertEquals(1.5, t.minRatio(128));
+        assertEquals(1.5, t.minRatio(512));
+        assertTrue(Double.isNaN(t.minRatio(1024)));
+        assertEquals(1.15, t.minRatio(16384));
+    }
+
+    @Test
+    void speedupsModesAndVerdicts() throws IOException {
+        MoeDocument d = document("moe-sweep-own-gpus.json");
+        List<MoeDocument.Row> rows = d.rows();
+        assertEquals(11, rows.size());
+
+        MoeDocument.Row small = row(rows, "deepseek_v3", 128, MoeMeasurement.DISPATCH);
+        assertEquals(MoeMeasurement.IRIS_LL, small.best().impl());
+        assertEquals(3.0, small.speedup(small.best()), 1e-12);
+        assertEquals(1.5, small.speedup(small.iris()), 1e-12);
+        assertEquals("pass", d.status(small));
+        MoeDocument.Row smallCombine = row(rows, "deepseek_v3", 128, MoeMeasurement.COMBINE);
+        assertEquals(1.2, smallCombine.speedup(smallCombine.best()), 1e-12);
+        assertEquals("**FAIL**", d.status(smallCombine));
+
+        assertEquals("pass", d.status(row(rows, "deepseek_v3", 16384, MoeMeasurement.DISPATCH)));
+        assertEquals("**FAIL**", d.status(row(rows, "deepseek_v3", 16384, MoeMeasurement.COMBINE)));
+
+        MoeDocument.Row broken = row(rows, "mixtral", 512, MoeMeasurement.DISPATCH);
+        assertEquals(MoeMeasurement.IRIS_LL, broken.best().impl(), "a point whose check failed is never the library's figure");
+        assertEquals("**FAIL** (output check)", d.status(broken));
+        MoeDocument.Row noNccl = row(rows, "mixtral", 512, MoeMeasurement.COMBINE);
+        assertTrue(Double.isNaN(noNccl.speedup(noNccl.best())));
+        assertEquals("not measured", d.status(noNccl));
+
+        // dispatch and combine at T <= 512 and T = 16384 only: not 4096, not dispatch + combine.
+        assertEquals(6, d.judgedRows().size());
+        assertTrue(d.judgedRows().stream().noneMatch(r -> r.tokens() == 4096 || r.op().equals(MoeMeasurement.DISPATCH_COMBINE)));
+        assertNull(row(rows, "deepseek_v3", 4096, MoeMeasurement.DISPATCH).lowLatency());
+    }
+
+    @Test
+    void markdownFromTheCommandLine() throws IOException {
+        Path sweep = resource("moe-sweep-own-gpus.json");
+        Path out = dir.resolve("out");
+        int rc = IrisBench.commandLine().execute("report", "moe", "--sweep", sweep.toString(), "--out", out.toString(),
+                "--run-command", "bin/iris-bench moe -n 2");
+        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
+        String md = Files.readString(out.resolve(MoeDocument.MARKDOWN));
+        assertTrue(Files.isRegularFile(out.resolve(ReportKind.MOE.sweepFile())), "the raw JSON is copied beside the report");
+        assertTrue(md.contains("[moe-sweep.json](moe-sweep.json)"), md);
+        assertTrue(md.contains("bin/iris-bench moe -n 2\n# which ran:\n" + "bin/iris-run -n 2 -- java"), md);
+        assertTrue(md.contains("2 of 5 point(s) reach their target (1 not measured)."), md);
+        assertTrue(md.contains("| deepseek_v3 | dispatch | 128 | 30.0 | iris_ll | 90.0 | 3.00× | ≥ 1.5 × | pass |"), md);
+        assertTrue(md.contains("| deepseek_v3 | combine | 16384 | 4500 | iris | 5000 | 1.11× | ≥ 1.15 × | **FAIL** |"), md);
+        assertTrue(md.contains("without the weighted sum (which favours NCCL)"), md);
+        assertTrue(md.contains("- mixtral T=512 dispatch iris: dispatch: local expert 1's rows vs NCCL's"), md);
+        assertTrue(md.contains("### mixtral"), md);
+        assertTrue(md.contains("iris_ll ×"), md);
+    }
+
+    @Test
+    void sharedGpusShowNoRatioAndNoVerdict() throws IOException {
+        Path sweep = resource("moe-sweep-shared-gpus.json");
+        Path out = dir.resolve("shared");
+        IrisBench.commandLine().execute("report", "moe", "--sweep", sweep.toString(), "--out", out.toString());
+        String md = Files.readString(out.resolve(MoeDocument.MARKDOWN));
+        assertTrue(md.contains("sharing GPUs (up to 2 per GPU): nothing is compared"), md);
+        assertTrue(md.contains("Not judged: the 2 ranks shared GPUs (up to 2 per GPU)"), md);
+        assertTrue(md.contains("| deepseek_v3 | dispatch | 128 | ≥ 1.5 × | " + MoeDocument.NOT_JUDGED + " |"), md);
+        assertFalse(md.contains("| pass |"), md);
+        assertFalse(md.matches("(?s).*\\d\\.\\d\\d×.*"), "no ratio anywhere:\n" + md);
+        assertFalse(md.contains("iris ×"), md);
+        assertTrue(md.contains("| **FAIL** (output check) |"), "a wrong output is wrong on shared GPUs too:\n" + md);
+        assertTrue(md.contains("these times include the ranks' turns on each GPU"), md);
+    }
+
+    @Test
+    void withoutARunTheComparisonIsPending() throws IOException {
+        Path out = dir.resolve("pending");
+        int rc = IrisBench.commandLine().execute("report", "moe", "--out", out.toString());
+        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
+        String md = Files.readString(out.resolve(MoeDocument.MARKDOWN));
+        assertTrue(md.contains("The comparison is pending a run on two GPUs: nothing has been measured yet."), md);
+        assertTrue(md.contains("```\n" + MoeDocument.COMMAND + "\n```"), md);
+        assertTrue(md.contains("## What the benchmark measures"), md);
+        assertTrue(md.contains("NCCL's combine omits the sum: the comparison favours NCCL"), md);
+        assertFalse(md.contains("µs") || md.contains("## Target") || md.contains("pass") || md.contains("FAIL"), md);
+        assertFalse(Files.exists(out.resolve(ReportKind.MOE.sweepFile())));
+    }
+
+    @Test
+    void jsonRoundTrip() throws IOException {
+        MoeSweepResult read = MoeSweepResult.read(resource("moe-sweep-shared-gpus.json"));
+        assertTrue(read.sharedGpu());
+        Path again = dir.resolve("again.json");
+        read.write(again);
+        assertEquals(read, MoeSweepResult.read(again));
+        assertFalse(Files.readString(again).contains("\"sharedGpu\""), "derived facts are not stored");
+    }
+}
