@@ -34,11 +34,14 @@ import java.util.Random;
  * <li>Outputs are poisoned first (all bytes 0xFF, a NaN in every output dtype), so an unwritten
  *     element never passes; elements outside the M x N output (the padding columns up to ldc, a
  *     row beyond M) must still be poison afterwards.</li>
+ * <li>A stored K x M and C = alpha A B + beta C have their own cases ({@link GemmLayoutScenarios}):
+ *     every layout pair, beta 0 over poison (C must not be read), beta != 0 over random C whose
+ *     padding must stay poison, within {@link GemmErrorBound#scaled}.</li>
  * <li>Small shapes are compared element by element with a double-precision CPU reference within
  *     {@link GemmErrorBound#element} (plus the reference's own error): {@code |c - ref| <= u_out
  *     |ref| + (1 + u_out) K 2^-22 (S + |bias|) + eta_out}, S = sum |a b|; the derivation is in
  *     {@link GemmErrorBound}. Also, the output in the input dtype must be the F32 output of the
- *     same inputs rounded to nearest even, bit for bit: the eight kernels share one F32 mainloop,
+ *     same inputs rounded to nearest even, bit for bit: the kernels share one F32 mainloop,
  *     so "rounded once" is checked exactly.</li>
  * <li>Large shapes are compared with cuBLAS ({@code cublasGemmEx}, F32 compute) on the same
  *     inputs: every element within {@link GemmErrorBound#pairBound} (S bounded by an F32 cuBLAS
@@ -61,6 +64,8 @@ public final class GemmScenarios {
             "gemm_graph_replay",
             "gemm_large_vs_cublas",
             "gemm_cublaslt_vs_cpu",
+            "gemm_transposed_a_vs_cpu",
+            "gemm_alpha_beta_vs_cpu",
             "gemm_misuse");
 
     static final long HEAP_BYTES = 2L << 30;
@@ -126,6 +131,9 @@ public final class GemmScenarios {
                 bodies.put("gemm_graph_replay", s::graphReplay);
                 bodies.put("gemm_large_vs_cublas", s::largeVsCublas);
                 bodies.put("gemm_cublaslt_vs_cpu", s::cublasLtVsCpu);
+                GemmLayoutScenarios layouts = new GemmLayoutScenarios(s, iris, gemm);
+                bodies.put("gemm_transposed_a_vs_cpu", layouts::transposedA);
+                bodies.put("gemm_alpha_beta_vs_cpu", layouts::alphaBeta);
                 bodies.put("gemm_misuse", s::misuse);
                 failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
@@ -212,7 +220,7 @@ public final class GemmScenarios {
     }
 
     /** The 16-bit output equals the F32 output of the same call rounded to nearest even, bit for bit. */
-    private static String roundedOnce(String what, ByteBuffer got, ByteBuffer f32, DType out, int m, int n, int ldc) {
+    static String roundedOnce(String what, ByteBuffer got, ByteBuffer f32, DType out, int m, int n, int ldc) {
         int wrong = 0;
         String first = null;
         for (int i = 0; i < m; i++) {
@@ -233,7 +241,7 @@ public final class GemmScenarios {
         return wrong == 0 ? null : what + ": " + wrong + " element(s) are not the F32 result rounded once to nearest even: " + first;
     }
 
-    private static String sameBits(String what, ByteBuffer got, ByteBuffer expected) {
+    static String sameBits(String what, ByteBuffer got, ByteBuffer expected) {
         int mismatch = got.mismatch(expected);
         return mismatch < 0 ? null : what + ": byte " + mismatch + " changed";
     }
@@ -650,7 +658,7 @@ public final class GemmScenarios {
         f.throwIfAny();
     }
 
-    private static void expect(Failures f, String expected, Runnable call) {
+    static void expect(Failures f, String expected, Runnable call) {
         try {
             call.run();
             f.fail("no exception; expected one saying '" + expected + "'");
@@ -665,7 +673,7 @@ public final class GemmScenarios {
     // =============================================================================================
 
     /** A [shape] tensor holding the matrix with rows {@code ld} elements apart, the padding set to {@code pad}. */
-    private SymTensor upload(HostMatrix x, int ld, float pad, long... shape) {
+    SymTensor upload(HostMatrix x, int ld, float pad, long... shape) {
         SymTensor t = heap.empty(x.dtype(), shape);
         try {
             t.copyFrom(x.bytes(ld, pad));
@@ -676,18 +684,18 @@ public final class GemmScenarios {
         }
     }
 
-    private static ByteBuffer download(SymTensor t) {
+    static ByteBuffer download(SymTensor t) {
         ByteBuffer b = ByteBuffer.allocateDirect(Math.toIntExact(t.byteSize())).order(ByteOrder.nativeOrder());
         t.copyTo(b);
         return b.flip();
     }
 
-    private void poison(SymTensor t) {
+    void poison(SymTensor t) {
         Memcpy.memset(t.deviceAddress(), 0xFF, t.byteSize(), stream);
         iris.synchronize();
     }
 
-    private long seed(String what, long... parts) {
+    long seed(String what, long... parts) {
         return TestSeeds.mix64(TestSeeds.derive(runSeed, what, parts) ^ rank);
     }
 
