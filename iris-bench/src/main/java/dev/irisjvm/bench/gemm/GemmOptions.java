@@ -34,7 +34,7 @@ public final class GemmOptions {
     public static final int DEFAULT_ROUNDS = 6;
 
     @Option(names = "--shapes", defaultValue = DEFAULT_SHAPES,
-            description = "Comma-separated MxNxK[:nk|kn] (default: the issue's seven: ${DEFAULT-VALUE}).")
+            description = "Comma-separated MxNxK[:nk|kn|km_nk|km_kn] (km_: A stored K x M; default: the issue's seven: ${DEFAULT-VALUE}).")
     String shapes;
 
     @Option(names = "--dtype", defaultValue = "bf16", description = "Input type: bf16 or f16 (default: ${DEFAULT-VALUE}).")

@@ -504,8 +504,9 @@ public final class GemmScenarios {
 
     /**
      * {@link CublasLtGemm} on two ragged shapes (the second with few output tiles and a long K, where
-     * the heuristic may split K), both input dtypes, both layouts, into the input dtype and F32:
-     * contiguous operands into a poisoned C, and padded rows (lda = K + 8, ldb = B's columns + 8,
+     * the heuristic may split K), both input dtypes, every layout pair (A stored K x M too, as the
+     * benchmark's transposed shapes run it), into the input dtype and F32: contiguous operands into
+     * a poisoned C, and padded rows (lda = A's columns + 8, ldb = B's columns + 8,
      * ldc = N + 8, a row of C beyond M) accumulating onto a bias row preloaded in C, the padding
      * poisoned. Every element within {@link GemmErrorBound#element} of the double reference, widened
      * by {@link #splitRounding} where the chosen algorithm adds split-K parts in the output type;
@@ -522,41 +523,45 @@ public final class GemmScenarios {
         }
         for (int[] shape : new int[][] {{200, 136, 72}, {129, 264, 1000}}) {
             for (DType in : INPUTS) {
-                for (GemmLayout layout : GemmLayout.values()) {
-                    cublasLtCase(f, shape[0], shape[1], shape[2], in, layout);
+                for (GemmLayouts layouts : new GemmLayouts[] {GemmLayouts.MK_NK, GemmLayouts.MK_KN, GemmLayouts.KM_NK, GemmLayouts.KM_KN}) {
+                    cublasLtCase(f, shape[0], shape[1], shape[2], in, layouts);
                 }
             }
         }
         f.throwIfAny();
     }
 
-    private void cublasLtCase(Failures f, int m, int n, int k, DType in, GemmLayout layout) {
-        long seed = seed("cublaslt", m, n, k, in.ordinal(), layout.ordinal());
+    private void cublasLtCase(Failures f, int m, int n, int k, DType in, GemmLayouts layouts) {
+        GemmLayout layout = layouts.b();
+        long seed = seed("cublaslt", m, n, k, in.ordinal(), layout.ordinal(), layouts.a().ordinal());
+        int aRows = (int) layouts.a().aRows(m, k);
+        int aCols = (int) layouts.a().aCols(m, k);
         int bRows = (int) layout.bRows(n, k);
         int bCols = (int) layout.bCols(n, k);
-        HostMatrix a = HostMatrix.random(seed, in, m, k);
+        HostMatrix a = HostMatrix.random(seed, in, aRows, aCols);
         HostMatrix b = HostMatrix.random(seed + 1, in, bRows, bCols);
         float[] bias = HostMatrix.random(seed + 2, in, 1, n).values();
-        Reference ref = GemmReference.full(a, b, layout);
-        String shape = m + " x " + n + " x " + k + " " + in + " " + layout.kernelSuffix();
-        try (SymTensor ta = upload(a, k, 0, m, k); SymTensor tb = upload(b, bCols, 0, bRows, bCols);
-             SymTensor pa = upload(a, k + PAD, PAD_VALUE, m, k + PAD); SymTensor pb = upload(b, bCols + PAD, PAD_VALUE, bRows, bCols + PAD)) {
+        Reference ref = GemmReference.full(a, layouts.a(), b, layout);
+        String shape = m + " x " + n + " x " + k + " " + in + " " + layouts.kernelPart();
+        try (SymTensor ta = upload(a, aCols, 0, aRows, aCols); SymTensor tb = upload(b, bCols, 0, bRows, bCols);
+             SymTensor pa = upload(a, aCols + PAD, PAD_VALUE, aRows, aCols + PAD);
+             SymTensor pb = upload(b, bCols + PAD, PAD_VALUE, bRows, bCols + PAD)) {
             for (DType out : new DType[] {in, DType.F32}) {
                 try (SymTensor c = heap.empty(out, m, n)) {
                     poison(c);
-                    cublasLt.gemm(layout, in, out, m, n, k, ta.deviceAddress(), tb.deviceAddress(), c.deviceAddress(), false);
+                    cublasLt.gemm(layouts, in, out, m, n, k, ta.deviceAddress(), tb.deviceAddress(), c.deviceAddress(), false);
                     iris.synchronize();
-                    CublasLtAlgorithm chosen = cublasLt.algorithm(layout, in, out, m, n, k);
+                    CublasLtAlgorithm chosen = cublasLt.algorithm(layouts, in, out, m, n, k);
                     f.add(GemmReference.checkElements(shape + " -> " + out + ", tensors (" + chosen.text() + ")", download(c), out, n, m,
                             GemmReference.window(ref, null, out, (ab, absS, absB) -> splitRounding(chosen, out, absS, absB))));
                 }
                 int ldc = n + PAD;
                 try (SymTensor c = heap.empty(out, m + 1, ldc)) {
                     c.copyFrom(biasRowsInPoison(bias, out, m, n, ldc, m + 1));
-                    cublasLt.gemm(layout, in, out, m, n, k, pa.deviceAddress(), k + PAD, pb.deviceAddress(), bCols + PAD, c.deviceAddress(),
-                            ldc, true);
+                    cublasLt.gemm(layouts, in, out, m, n, k, pa.deviceAddress(), aCols + PAD, pb.deviceAddress(), bCols + PAD,
+                            c.deviceAddress(), ldc, true);
                     iris.synchronize();
-                    CublasLtAlgorithm chosen = cublasLt.algorithm(layout, in, out, m, n, k, k + PAD, bCols + PAD, ldc);
+                    CublasLtAlgorithm chosen = cublasLt.algorithm(layouts, in, out, m, n, k, aCols + PAD, bCols + PAD, ldc);
                     f.add(GemmReference.checkElements(shape + " -> " + out + " + C (a bias row), padded rows (" + chosen.text() + ")",
                             download(c), out, ldc, m + 1, GemmReference.window(ref, bias, out,
                                     (ab, absS, absB) -> splitRounding(chosen, out, absS, absB) + epilogueRounding(out, k, ab, absS))));
