@@ -30,6 +30,7 @@ static void launch(const TmaDescriptor& a, const TmaDescriptor& b, void* c, cons
   if (!set) { CK(cudaFuncSetAttribute((const void*)fn, cudaFuncAttributeMaxDynamicSharedMemorySize, IRIS_GEMM_SHARED_BYTES)); set = true; }
   iris_gemm_args args{};  // iris/abi/gemm.h: the kernel's one argument
   args.a_map = a; args.b_map = b; args.c = c; args.bias = bias; args.m = m; args.n = n; args.k = k; args.ldc = n; args.group_m = group;
+  args.alpha = 1; args.beta = 0;  // the plain product: a zeroed alpha would scale it to 0
   fn<<<grid, Cfg::kThreads, IRIS_GEMM_SHARED_BYTES, s>>>(args);
   CK(cudaGetLastError());
 }

@@ -2,20 +2,22 @@
 // kernel needs (store each finished tile to other ranks, add it into a peer's partial, signal a
 // consumer...). NVIDIA Hopper only (sm_90a: wgmma and TMA); compile for sm_90a.
 //
-//   C[m][n] = sum_k A[m][k] * B(k, n) (+ bias[n])   A: M x K, B: N x K or K x N, all row-major;
-//                                                   bf16 or f16 in, f32 accumulation, Out = In or f32
+//   C[m][n] = alpha sum_k A(m, k) * B(k, n) + beta C[m][n] (+ bias[n])
+//       A: M x K or K x M, B: N x K or K x N, all row-major; bf16 or f16 in, f32 accumulation,
+//       Out = In or f32; alpha and beta only in the plain run(args) (ScaleAccumulators)
 //
 // What it gives, in namespace iris::gemm:
 //
-//   Config<In, BLayout, Out[, ProducerRegisters, TileN]>   tile shape (128 x 256 by default, K 64
+//   Config<In, BLayout, Out[, ProducerRegisters, TileN, ALayout]>   tile shape (128 x 256 by default, K 64
 //       per stage), pipeline depth, thread roles, shared memory          gemm/config.cuh
 //   iris_gemm_args        the kernel's one argument struct: A's and B's TMA descriptors, C, bias,
-//       m, n, k, ldc, group_m; Java fills it (dev.irisjvm.kernels.gemm.GemmKernelArgs)
+//       m, n, k, ldc, group_m, alpha, beta; Java fills it (dev.irisjvm.kernels.gemm.GemmKernelArgs)
 //                                                                  iris/abi/gemm.h, iris/abi/tma.h
 //   run<Cfg>(args[, hooks])   the whole GEMM of one launch in the default tile order; without
 //       hooks it stores C (StoreEpilogue)                                gemm/persistent.cuh
 //   persistent<Cfg>(a_map, b_map, bias, m, n, k, scheduler, hooks[, timeline, combiner])   the
 //       same with your own tile order and per-unit hooks                 gemm/persistent.cuh
+//   ScaleAccumulators<Cfg>   C = alpha A x B + beta C as persistent's combiner   gemm/scale.cuh
 //   NoHooks, StoreEpilogue<Out>, OutputChunk<Out>   the epilogue's hook points: before_loads,
 //       spare_warps, begin_tile, store_chunk (each 64 x 128-byte chunk of a finished tile, with its
 //       global coordinates), tile_done                                   gemm/epilogue.cuh

@@ -3,6 +3,7 @@ package dev.irisjvm.kernels;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.internal.TensorMap;
 import dev.irisjvm.kernels.gemm.Gemm;
+import dev.irisjvm.kernels.gemm.GemmALayout;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 
@@ -16,9 +17,12 @@ import dev.irisjvm.runtime.abi.global.KernelAbi;
  * }</pre>
  */
 public final class MainloopMaps {
-    /** Box of A's map: 64 elements of K x 128 rows of M. */
+    /** Box of an MK A's map: 64 elements of K x 128 rows of M. */
     static final int A_BOX_INNER = Gemm.TILE_K;
     static final int A_BOX_OUTER = Gemm.TILE_M;
+    /** Box of a KM A's map: 64 elements of M x 64 rows of K (two boxes cover a tile's 128 rows, one per consumer). */
+    static final int A_KM_BOX_INNER = KernelAbi.IRIS_GEMM_KN_BOX_COLS;
+    static final int A_KM_BOX_OUTER = Gemm.TILE_K;
     /** Box of an NK B's map: 64 elements of K x a tile's N rows. */
     static final int B_NK_BOX_INNER = Gemm.TILE_K;
     /** Box of a KN B's map: 64 elements of N x 64 rows of K (four boxes cover a tile's 256 columns, two a narrow tile's). */
@@ -34,7 +38,19 @@ public final class MainloopMaps {
      */
     public static TensorMap operandMapA(TensorMapCache maps, DType type, long address, long rows, long cols,
                                         long rowStrideBytes) {
-        return maps.tiled2d(type, address, cols, rows, rowStrideBytes, A_BOX_INNER, A_BOX_OUTER);
+        return operandMapA(maps, type, address, GemmALayout.MK, rows, cols, rowStrideBytes);
+    }
+
+    /**
+     * A's tensor map for a mainloop whose Config has A stored as {@code layout} (iris/gemm/config.cuh
+     * ALayout): for MK an M x K matrix with boxes of 128 rows x 64 elements, for KM a K x M matrix
+     * ({@code rows} K, {@code cols} M) with boxes of 64 rows x 64 elements, as a KN B's.
+     */
+    public static TensorMap operandMapA(TensorMapCache maps, DType type, long address, GemmALayout layout, long rows,
+                                        long cols, long rowStrideBytes) {
+        boolean mk = layout == GemmALayout.MK;
+        return maps.tiled2d(type, address, cols, rows, rowStrideBytes, mk ? A_BOX_INNER : A_KM_BOX_INNER,
+                mk ? A_BOX_OUTER : A_KM_BOX_OUTER);
     }
 
     /**

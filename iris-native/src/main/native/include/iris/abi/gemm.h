@@ -23,12 +23,13 @@
 #define IRIS_GEMM_TILE_K 64
 /* Shared-memory swizzle of every operand's tensor map, in bytes. */
 #define IRIS_GEMM_SWIZZLE_BYTES 128
-/* Columns of one box of a K x N (kn) B: a tile's columns take IRIS_GEMM_TILE_N / this many boxes. */
+/* Columns of one box of an MN-major operand, a K x N (kn) B or a K x M (km) A: a tile's columns take
+ * IRIS_GEMM_TILE_N / this many boxes, its rows IRIS_GEMM_TILE_M / this many. */
 #define IRIS_GEMM_KN_BOX_COLS 64
 
-/* The one parameter of every iris_gemm_* kernel: C = A x B (+ bias). */
+/* The one parameter of every iris_gemm_* kernel: C = alpha A x B + beta C (+ bias). */
 typedef struct iris_gemm_args {
-    iris_tma_descriptor a_map; /* A, M x K: boxes of IRIS_GEMM_TILE_K x IRIS_GEMM_TILE_M */
+    iris_tma_descriptor a_map; /* A, M x K (mk) or K x M (km): boxes as iris/gemm/config.cuh says */
     iris_tma_descriptor b_map; /* B, N x K (nk) or K x N (kn): boxes as iris/gemm/config.cuh says */
     void* c;                   /* C, M x ldc, of the output type */
     const void* bias;          /* N elements of the output type, or null */
@@ -37,6 +38,11 @@ typedef struct iris_gemm_args {
     int32_t k;
     int32_t ldc;     /* elements between rows of C */
     int32_t group_m; /* tile rows per group of the grouped tile order */
+    /* The plain store's scaling (iris::gemm::run(args) without hooks; kernels with hooks of their own
+     * ignore both): alpha 1 and beta 0 are the plain product. beta 0 never reads C, so C may hold
+     * anything (NaN included) before the launch. A zeroed struct has alpha 0: set both. */
+    float alpha;
+    float beta;
 } iris_gemm_args;
 
 /* NVRTC has no constant offsetof: the layout is pinned by every nvcc and host compile instead. */
@@ -45,6 +51,7 @@ static_assert(offsetof(iris_gemm_args, a_map) % 64 == 0 && offsetof(iris_gemm_ar
               "iris_gemm_args: TMA descriptors 64-byte aligned");
 static_assert(offsetof(iris_gemm_args, b_map) == 128 && offsetof(iris_gemm_args, c) == 256 &&
                   offsetof(iris_gemm_args, m) == 272 && offsetof(iris_gemm_args, group_m) == 288 &&
+                  offsetof(iris_gemm_args, alpha) == 292 && offsetof(iris_gemm_args, beta) == 296 &&
                   sizeof(iris_gemm_args) == 320,
               "iris_gemm_args: a 64-bit layout, padded at the end to the descriptors' alignment");
 #endif

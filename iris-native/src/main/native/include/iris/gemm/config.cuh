@@ -25,6 +25,11 @@ namespace iris::gemm {
 /// kn = K x N row-major (N contiguous).
 enum class BLayout { nk, kn };
 
+/// How A is stored in global memory: mk = M x K row-major (K contiguous, the usual activation),
+/// km = K x M row-major (M contiguous: A is the transpose of a stored matrix, as X in the weight
+/// gradient X^T dY). wgmma reads a km A from shared memory M-major (its transpose-A bit).
+enum class ALayout { mk, km };
+
 /// What the producer warpgroup keeps after setmaxnreg when only its TMA thread works.
 inline constexpr int kTmaProducerRegisters = 40;
 
@@ -45,11 +50,14 @@ constexpr int consumer_registers(int consumers, int producer) {
 /// producer warps do work of their own (the fused kernels' copies) need more than the TMA thread.
 /// TileN: columns of the output tile, IRIS_GEMM_TILE_N (256), IRIS_GEMM_MID_TILE_N (192) or
 /// IRIS_GEMM_NARROW_TILE_N (128); a K x N B needs a multiple of IRIS_GEMM_KN_BOX_COLS, which all are.
-template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = IRIS_GEMM_TILE_N>
+/// A_: how A is stored (last, so that the kernels written before it name the same Config).
+template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = IRIS_GEMM_TILE_N,
+          ALayout A_ = ALayout::mk>
 struct Config {
     using In = In_;
     using Out = Out_;
     static constexpr BLayout kBLayout = B_;
+    static constexpr ALayout kALayout = A_;
     static_assert(std::is_same_v<In, iris::bf16> || std::is_same_v<In, iris::f16>, "inputs are bf16 or f16");
     static_assert(std::is_same_v<Out, In> || std::is_same_v<Out, float>, "output is the input type or f32");
 
@@ -70,11 +78,13 @@ struct Config {
     static constexpr int kConsumerRegisters = consumer_registers(kConsumers, kProducerRegisters);
 
     // The host's tensor maps (dev.irisjvm.kernels.MainloopMaps; for your own kernel,
-    // dev.irisjvm.kernels.gemm.GemmKernelArgs) have boxes of {kTileK, kTileM} for A
-    // and {kTileK, kTileN} (N x K) or kTileN / kKnBoxCols boxes of {kKnBoxCols, kTileK} (K x N) for B,
-    // matching the loads in impl/mainloop.cuh.
+    // dev.irisjvm.kernels.gemm.GemmKernelArgs) have boxes of {kTileK, kTileM} (M x K) or kTileM /
+    // kKnBoxCols boxes of {kKnBoxCols, kTileK} (K x M) for A, and {kTileK, kTileN} (N x K) or
+    // kTileN / kKnBoxCols boxes of {kKnBoxCols, kTileK} (K x N) for B, matching the loads in
+    // impl/mainloop.cuh.
     static constexpr int kKnBoxCols = IRIS_GEMM_KN_BOX_COLS;
     static_assert(kKnBoxCols * sizeof(In) == IRIS_GEMM_SWIZZLE_BYTES, "a kn box row is one swizzle row");
+    static_assert(kConsumerRows == kKnBoxCols, "a km A box holds one consumer's rows");
 
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
     static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);

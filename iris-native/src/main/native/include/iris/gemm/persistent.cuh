@@ -3,7 +3,7 @@
 // (epilogue.cuh). A kernel calls iris::gemm::persistent from its __global__ function with its own
 // hooks and, if it needs one, its own scheduler:
 //
-//   C[m][n] = sum_k A[m][k] * B(k, n) (+ bias[n]), f32 accumulation, one rounding to Out.
+//   C[m][n] = sum_k A(m, k) * B(k, n) (+ bias[n]), f32 accumulation, one rounding to Out.
 //
 // Launch: a 1-D grid of at most one CTA per SM, IRIS_GEMM_THREADS threads (Cfg::kThreads),
 // __launch_bounds__(IRIS_GEMM_THREADS, 1) on the kernel (the register split of setmaxnreg assumes
@@ -25,6 +25,7 @@
 #include "iris/gemm/impl/hopper.cuh"
 #include "iris/gemm/impl/k_blocks.cuh"
 #include "iris/gemm/impl/mainloop.cuh"
+#include "iris/gemm/scale.cuh"
 #include "iris/gemm/tile_scheduler.cuh"
 
 namespace iris::gemm {
@@ -66,7 +67,7 @@ __device__ inline bool shared_memory_fits() {
 /// The GEMM of one launch, run by every thread of every CTA; the caller has checked
 /// shared_memory_fits<Cfg>().
 ///
-/// a_map, b_map  A (M x K) and B (N x K or K x N, Cfg::kBLayout) as TMA descriptors in the kernel's
+/// a_map, b_map  A (M x K or K x M, Cfg::kALayout) and B (N x K or K x N, Cfg::kBLayout) as TMA descriptors in the kernel's
 ///               __grid_constant__ parameters (iris_gemm_args' a_map and b_map)
 /// bias          N values of Cfg::Out added to every row, or null
 /// m, n, k       the problem; C is m x n
@@ -128,8 +129,9 @@ __device__ void persistent(const iris_tma_descriptor* a_map, const iris_tma_desc
 
 /// The GEMM of iris_gemm_args (iris/abi/gemm.h, filled on the host by
 /// dev.irisjvm.kernels.gemm.GemmKernelArgs) with the default tile order and your hooks: what
-/// persistent needs, taken from the struct. Returns false, having done nothing, where the launch gave
-/// less shared memory than Cfg needs (the same in every thread).
+/// persistent needs, taken from the struct; alpha and beta are not applied (your hooks decide what
+/// happens to A x B; ScaleAccumulators in scale.cuh is how to apply them). Returns false, having
+/// done nothing, where the launch gave less shared memory than Cfg needs (the same in every thread).
 template <class Cfg, class Hooks>
 __device__ inline bool run(const iris_gemm_args& args, Hooks& hooks) {
     if (!shared_memory_fits<Cfg>()) return false;
@@ -139,14 +141,17 @@ __device__ inline bool run(const iris_gemm_args& args, Hooks& hooks) {
     return true;
 }
 
-/// The plain GEMM: run with StoreEpilogue, C = A x B (+ bias) into args.c (leading dimension args.ldc).
+/// The plain GEMM: run with StoreEpilogue, C = alpha A x B + beta C (+ bias) into args.c (leading
+/// dimension args.ldc); beta == 0 does not read C.
 template <class Cfg>
 __device__ inline bool run(const iris_gemm_args& args) {
     using Out = typename Cfg::Out;
     if (!shared_memory_fits<Cfg>()) return false;
     const GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(args.m, args.n, args.group_m);
     StoreEpilogue<Out> store(static_cast<Out*>(args.c), args.ldc);
-    persistent<Cfg>(&args.a_map, &args.b_map, static_cast<const Out*>(args.bias), args.m, args.n, args.k, sched, store);
+    const ScaleAccumulators<Cfg> scale{static_cast<const Out*>(args.c), args.ldc, args.m, args.n, args.alpha, args.beta};
+    persistent<Cfg>(&args.a_map, &args.b_map, static_cast<const Out*>(args.bias), args.m, args.n, args.k, sched, store,
+                    NoTimeline{}, scale);
     return true;
 }
 

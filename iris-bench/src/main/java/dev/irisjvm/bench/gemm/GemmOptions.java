@@ -38,7 +38,7 @@ public final class GemmOptions {
     public static final int DEFAULT_ROUNDS = 6;
 
     @Option(names = "--shapes",
-            description = "Comma-separated MxNxK[:nk|kn], instead of a suite (default: the headline suite, issue 5's seven: "
+            description = "Comma-separated MxNxK[:nk|kn|km_nk|km_kn] (km_: A stored K x M), instead of a suite (default: the headline suite, issue 5's seven: "
                     + DEFAULT_SHAPES + ").")
     String shapes;
 

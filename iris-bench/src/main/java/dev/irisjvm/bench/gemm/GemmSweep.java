@@ -20,6 +20,7 @@ import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.gemm.Gemm;
+import dev.irisjvm.kernels.gemm.GemmALayout;
 import dev.irisjvm.kernels.gemm.GemmMainloop;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -48,7 +49,11 @@ import picocli.CommandLine.Mixin;
  * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --shapes 4096x4096x4096:nk,4096x4096x4096:kn --rounds 4
  * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --suite models --out gemm-suite.json
  * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --portable --shapes 8192x8192x8192:nk  # + iris-portable
+ * java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.gemm.GemmSweep --shapes 8192x8192x8192:km_nk,8192x8192x8192:km_kn
  * </pre>
+ *
+ * <p>A shape's layouts ({@link GemmShape}) reach all three: {@code km_} stores A K x M, which Iris
+ * reads M-major and the baselines take with their A transposed (see {@code CublasGemm}).
  *
  * <p>Method, per shape: inputs uniform in [-1, 1) generated on the GPU, fresh per run; as many
  * input sets (A, B and C each) as it takes for them to hold {@code --l2-factor} times the L2
@@ -144,23 +149,23 @@ public final class GemmSweep extends SweepCommand {
             SymTensor[] b = new SymTensor[sets];
             SymTensor[] c = new SymTensor[sets];
             for (int i = 0; i < sets; i++) {
-                a[i] = track(tensors, heap.uniform(seed + 3L * i, -1, 1, in, s.m(), s.k()));
+                a[i] = track(tensors, heap.uniform(seed + 3L * i, -1, 1, in, s.aRows(), s.aCols()));
                 b[i] = track(tensors, heap.uniform(seed + 3L * i + 1, -1, 1, in, s.bRows(), s.bCols()));
                 c[i] = track(tensors, heap.empty(out, s.m(), s.n()));
             }
             SymTensor reference = track(tensors, heap.empty(out, s.m(), s.n()));
             // Each implementation's call on input set i, into C of that set.
             Map<String, IntConsumer> calls = new LinkedHashMap<>();
-            calls.put(GemmMeasurement.IRIS, i -> gemm.matmul(a[i], b[i], s.layout(), c[i], stream));
-            if (portable != null) {
+            calls.put(GemmMeasurement.IRIS, i -> gemm.matmul(a[i], b[i], s.layouts(), c[i], 1f, 0f, stream));
+            if (portable != null && s.layouts().a() == GemmALayout.MK) {   // it takes A stored M x K only
                 calls.put(GemmMeasurement.IRIS_PORTABLE, i -> portable.matmul(a[i], b[i], s.layout(), c[i], stream));
             }
             if (baselines.cublas() != null) {
-                calls.put(GemmMeasurement.CUBLAS, i -> baselines.cublas().gemm(s.layout(), in, out, s.m(), s.n(), s.k(),
+                calls.put(GemmMeasurement.CUBLAS, i -> baselines.cublas().gemm(s.layouts(), in, out, s.m(), s.n(), s.k(),
                         a[i].deviceAddress(), b[i].deviceAddress(), c[i].deviceAddress(), false));
             }
             if (baselines.cublasLt() != null) {
-                calls.put(GemmMeasurement.CUBLASLT, i -> baselines.cublasLt().gemm(s.layout(), in, out, s.m(), s.n(), s.k(),
+                calls.put(GemmMeasurement.CUBLASLT, i -> baselines.cublasLt().gemm(s.layouts(), in, out, s.m(), s.n(), s.k(),
                         a[i].deviceAddress(), b[i].deviceAddress(), c[i].deviceAddress(), false));
             }
             Map<String, RoundTimes> times = new LinkedHashMap<>();
@@ -175,7 +180,7 @@ public final class GemmSweep extends SweepCommand {
             List<GemmMeasurement> points = new ArrayList<>();
             for (Map.Entry<String, RoundTimes> e : times.entrySet()) {
                 String algorithm = GemmMeasurement.CUBLASLT.equals(e.getKey())
-                        ? baselines.cublasLt().algorithm(s.layout(), in, out, s.m(), s.n(), s.k()).text() : null;
+                        ? baselines.cublasLt().algorithm(s.layouts(), in, out, s.m(), s.n(), s.k()).text() : null;
                 points.add(point(s, e.getKey(), e.getValue(), sets, checks.get(e.getKey()), algorithm));
             }
             return points;
@@ -202,7 +207,7 @@ public final class GemmSweep extends SweepCommand {
         Stream stream = iris.stream();
         DType out = options.outputType();
         Memcpy.memset(reference.deviceAddress(), 0xFF, reference.byteSize(), stream);
-        baselines.cublas().gemm(s.layout(), options.inputType(), out, s.m(), s.n(), s.k(), a0.deviceAddress(), b0.deviceAddress(),
+        baselines.cublas().gemm(s.layouts(), options.inputType(), out, s.m(), s.n(), s.k(), a0.deviceAddress(), b0.deviceAddress(),
                 reference.deviceAddress(), false);
         iris.synchronize();
         ByteBuffer theirs = download(reference);
@@ -227,7 +232,7 @@ public final class GemmSweep extends SweepCommand {
     private GemmMeasurement point(GemmShape s, String impl, RoundTimes times, int sets, String check, String algorithm) {
         TimingStats t = times.all();
         double tflops = t.medianUs() > 0 ? s.flops() / (t.medianUs() * 1e6) : 0;
-        return new GemmMeasurement(s.id(), s.m(), s.n(), s.k(), s.layout().kernelSuffix(),
+        return new GemmMeasurement(s.id(), s.m(), s.n(), s.k(), s.layouts().kernelPart(),
                 options.inputType().name().toLowerCase(Locale.ROOT), options.outputType().name().toLowerCase(Locale.ROOT), impl,
                 t.reps(), sets, t.medianUs(), t.minUs(), t.maxUs(), tflops, check, times.roundMediansUs(), algorithm);
     }

@@ -10,7 +10,7 @@ import java.util.List;
  * @param m              rows of A and C
  * @param n              columns of C
  * @param k              the reduction dimension
- * @param layout         "nk" (B is N x K) or "kn" (B is K x N)
+ * @param layout         "nk" (B is N x K) or "kn" (B is K x N), "km_nk" or "km_kn" with A stored K x M
  * @param inType         "bf16" or "f16"
  * @param outType        "bf16", "f16" or "f32"
  * @param impl           "iris" (dev.irisjvm.kernels.gemm.Gemm), "iris-portable" (the same with GemmMainloop.PORTABLE,

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.kernels.gemm.GemmLayouts;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -110,6 +111,25 @@ class GemmOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> GemmShape.parse("64xAx64"));
         assertThrows(IllegalArgumentException.class, () -> GemmShape.parse("0x64x64"));
         assertThrows(IllegalArgumentException.class, () -> GemmShape.parseList(" , "));
+    }
+
+    @Test
+    void transposedAShapesNameBothLayoutsAsTheKernelsDo() {
+        GemmShape s = GemmShape.parse("4096x2048x16384:KM_KN");
+        assertEquals(new GemmShape(4096, 2048, 16384, GemmLayouts.KM_KN), s);
+        assertEquals("4096x2048x16384:km_kn", s.id());
+        assertEquals(16384, s.aRows(), "A is stored K x M");
+        assertEquals(4096, s.aCols());
+        assertEquals(16384, s.bRows());
+        assertEquals(GemmLayout.KN, s.layout());
+        GemmShape t = GemmShape.parse("256x512x128:km_nk");
+        assertEquals(GemmLayouts.KM_NK, t.layouts());
+        assertEquals(512, t.bRows());
+        assertEquals(256, GemmShape.parse("256x512x128:nk").aRows(), "an M x K A without km_");
+        assertEquals(3, GemmShape.parseList("64x64x64:nk,64x64x64:km_nk,64x64x64:km_kn").size(), "distinct layouts, distinct shapes");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GemmShape.parse("64x64x64:mk_nk"));
+        assertTrue(e.getMessage().contains("is not one of nk|kn|km_nk|km_kn"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new GemmShape(64, 64, 64, (GemmLayouts) null));
     }
 
     @Test

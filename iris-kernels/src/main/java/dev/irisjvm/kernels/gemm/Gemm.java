@@ -21,11 +21,11 @@ import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The library's GEMM on one GPU: {@code C = A B (+ bias)} in BF16 or F16 with F32 accumulation,
- * enqueued on a stream. On Hopper a persistent warp-specialized wgmma kernel fed by TMA runs it
- * ({@code gemm.cu}); on any other NVIDIA GPU since Ampere, an mma.sync kernel fed by a cp.async
- * pipeline ({@code gemm_portable.cu}). {@link GemmMainloop} says how the choice is made and how to
- * force either.
+ * The library's GEMM on one GPU: {@code C = alpha A B + beta C (+ bias)} in BF16 or F16 with F32
+ * accumulation, enqueued on a stream. On Hopper a persistent warp-specialized wgmma kernel fed by
+ * TMA runs it ({@code gemm.cu}); on any other NVIDIA GPU since Ampere, an mma.sync kernel fed by a
+ * cp.async pipeline ({@code gemm_portable.cu}), which so far takes A stored M x K, alpha = 1 and
+ * beta = 0 only. {@link GemmMainloop} says how the choice is made and how to force either.
  *
  * <pre>{@code
  * try (Iris iris = Iris.init(); Gemm gemm = Gemm.create()) {
@@ -39,6 +39,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     SymTensor v = heap.randn(DType.BF16, 8192, 2048);        // B: K x N
  *     SymTensor z = heap.empty(DType.F32, 4096, 2048);         // F32 output
  *     gemm.matmul(x, v, GemmLayout.KN, z, iris.stream());      // z = x v
+ *
+ *     // A weight gradient accumulated in F32: dw += dy^T x, with dy [T, out] and x [T, in] as stored.
+ *     SymTensor dy = heap.randn(DType.BF16, 4096, 2048);       // A: K x M (T x out)
+ *     SymTensor dw = heap.zeros(DType.F32, 2048, 8192);        // C: M x N (out x in)
+ *     gemm.matmul(dy, x, GemmLayouts.KM_KN, dw, 1f, 1f, iris.stream());
  *     iris.synchronize();
  *
  *     // Plain device memory, windows of larger matrices, a leading dimension of C: rows 0..1023
@@ -53,14 +58,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <h2>Contract</h2>
  * <ul>
- * <li>{@code C[m][n] = sum_k A[m][k] * B(k, n) + bias[n]}, accumulated in F32 and rounded once to
- *     C's dtype (to nearest, ties to even). A is M x K row-major; B is N x K ({@link GemmLayout#NK},
- *     a PyTorch {@code Linear} weight) or K x N ({@link GemmLayout#KN}), row-major; C is M x N
- *     row-major with leading dimension ldc; the bias (optional) has N elements of C's dtype.</li>
- * <li>dtypes: A and B both BF16 or both F16; C of the same type or F32. Eight kernels,
- *     {@code iris_gemm_<bf16|f16>_<nk|kn>_<in|f32>}.</li>
- * <li>Shapes: M, N, K >= 1; K and N multiples of 8; every leading dimension at least its row and
- *     a multiple of 8 elements; every pointer 16-byte aligned; C must not overlap A, B or the bias.
+ * <li>{@code C[m][n] = alpha sum_k A(m, k) * B(k, n) + beta C[m][n] + bias[n]}, accumulated in F32
+ *     and rounded once to C's dtype (to nearest, ties to even). A is M x K ({@link GemmALayout#MK})
+ *     or K x M ({@link GemmALayout#KM}, read transposed), row-major; B is N x K ({@link
+ *     GemmLayout#NK}, a PyTorch {@code Linear} weight) or K x N ({@link GemmLayout#KN}), row-major
+ *     ({@link GemmLayouts} names the four pairs); C is M x N row-major with leading dimension ldc;
+ *     the bias (optional) has N elements of C's dtype and is not scaled.</li>
+ * <li>alpha and beta: finite; 1 and 0 unless given. beta = 0 never reads C, so C may hold anything
+ *     (NaN included); otherwise C is read in its own dtype before it is overwritten, and {@code
+ *     alpha A B + beta C} is formed in F32 before the bias is added and the one rounding.</li>
+ * <li>dtypes: A and B both BF16 or both F16; C of the same type or F32. Sixteen kernels,
+ *     {@code iris_gemm_<bf16|f16>[_km]_<nk|kn>_<in|f32>}.</li>
+ * <li>Shapes: M, N, K >= 1; N, and every operand's contiguous dimension (K of an MK A or an NK B, M
+ *     of a KM A), multiples of 8; every leading dimension at least its row and a multiple of 8
+ *     elements; every pointer 16-byte aligned; C must not overlap A, B or the bias.
  *     Rows of C beyond M and columns beyond N (up to ldc) are not written. Edges need no padding:
  *     TMA reads out-of-range elements of A and B as zeros.</li>
  * <li>NVIDIA only. {@link GemmMainloop#HOPPER}: compute capability 9.0 and 216064 bytes of shared
@@ -79,7 +90,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Launch (Hopper): a persistent grid of min(SMs, tiles) blocks of {@value #THREADS} threads, each taking
  * {@value #TILE_M} x {@value #TILE_N} output tiles in grouped order ({@link Options#groupM()} tile
- * rows per group, for L2 reuse), with {@value #SHARED_BYTES} bytes of dynamic shared memory.
+ * rows per group, for L2 reuse), with {@value #SHARED_BYTES} bytes of dynamic shared memory. Every
+ * layout runs the same TMA and wgmma pipeline: a KM A is loaded in 64 x 64 boxes with M contiguous
+ * and fed to wgmma M-major, as a KN B is N-major.
  * Portable: one block of 128 threads and 64 KiB per 128 x 128 tile, in the same grouped order.
  */
 public final class Gemm implements AutoCloseable {
@@ -156,8 +169,8 @@ public final class Gemm implements AutoCloseable {
     private final GemmMainloop mainloop;
     /** The portable kernels, or null where the Hopper ones run. */
     private final PortableGemm portable;
-    /** [input: bf16, f16][layout: nk, kn][output: input type, f32] */
-    private final Kernel[][][] kernels = new Kernel[INPUTS.length][GemmLayout.values().length][2];
+    /** [input: bf16, f16][A: mk, km][B: nk, kn][output: input type, f32] */
+    private final Kernel[][][][] kernels = new Kernel[INPUTS.length][GemmALayout.values().length][GemmLayout.values().length][2];
     private final GemmArgs args = new GemmArgs();
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -174,11 +187,14 @@ public final class Gemm implements AutoCloseable {
         this.portable = null;
         KernelModule module = library.module(MODULE);
         for (int i = 0; i < INPUTS.length; i++) {
-            for (GemmLayout layout : GemmLayout.values()) {
-                for (int o = 0; o < 2; o++) {
-                    Kernel k = module.kernel(GemmProblem.kernelName(INPUTS[i], layout, o == 0 ? INPUTS[i] : DType.F32));
-                    k.setMaxDynamicSharedBytes(SHARED_BYTES);
-                    kernels[i][layout.ordinal()][o] = k;
+            for (GemmALayout aLayout : GemmALayout.values()) {
+                for (GemmLayout layout : GemmLayout.values()) {
+                    for (int o = 0; o < 2; o++) {
+                        Kernel k = module.kernel(GemmProblem.kernelName(INPUTS[i], new GemmLayouts(aLayout, layout),
+                                o == 0 ? INPUTS[i] : DType.F32));
+                        k.setMaxDynamicSharedBytes(SHARED_BYTES);
+                        kernels[i][aLayout.ordinal()][layout.ordinal()][o] = k;
+                    }
                 }
             }
         }
@@ -253,9 +269,31 @@ public final class Gemm implements AutoCloseable {
      * {@code c}'s dtype, or null; {@code c} [M, N].
      */
     public void matmul(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream) {
-        GemmChecks.tensors(operand("A", a), operand("B", b), layout, bias == null ? null : operand("bias", bias), operand("C", c));
-        launch(new GemmProblem(DeviceMatrix.of(a), DeviceMatrix.of(b), layout, bias == null ? 0 : bias.deviceAddress(),
-                DeviceMatrix.of(c)), stream);
+        matmul(a, b, new GemmLayouts(GemmALayout.MK, layout), bias, c, 1f, 0f, stream);
+    }
+
+    /** {@code c = alpha a b + beta c}: see {@link #matmul(SymTensor, SymTensor, GemmLayouts, SymTensor, SymTensor, float, float, Stream)}. */
+    public void matmul(SymTensor a, SymTensor b, GemmLayouts layouts, SymTensor c, float alpha, float beta, Stream stream) {
+        matmul(a, b, layouts, null, c, alpha, beta, stream);
+    }
+
+    /**
+     * {@code c = alpha a b + beta c + bias} on this rank's copies of symmetric tensors: {@code a}
+     * [M, K] for {@link GemmALayout#MK} or [K, M] for {@link GemmALayout#KM}; {@code b} [N, K] for
+     * {@link GemmLayout#NK} or [K, N] for {@link GemmLayout#KN}; {@code bias} [N] of {@code c}'s
+     * dtype, or null; {@code c} [M, N], read only where {@code beta != 0}.
+     *
+     * <pre>{@code
+     * gemm.matmul(dy, x, GemmLayouts.KM_KN, null, dw, 1f, 1f, stream);   // dw += dy^T x
+     * }</pre>
+     */
+    public void matmul(SymTensor a, SymTensor b, GemmLayouts layouts, SymTensor bias, SymTensor c, float alpha, float beta,
+                       Stream stream) {
+        GemmChecks.layouts(layouts);
+        GemmChecks.tensors(operand("A", a), layouts.a(), operand("B", b), layouts.b(), bias == null ? null : operand("bias", bias),
+                operand("C", c));
+        launch(new GemmProblem(DeviceMatrix.of(a), layouts.a(), DeviceMatrix.of(b), layouts.b(),
+                bias == null ? 0 : bias.deviceAddress(), DeviceMatrix.of(c), alpha, beta), stream);
     }
 
     /**
@@ -277,6 +315,15 @@ public final class Gemm implements AutoCloseable {
         launch(new GemmProblem(a, b, layout, bias, c), stream);
     }
 
+    /**
+     * {@code c = alpha a b + beta c + bias} on device matrices, A and B stored as {@code layouts}
+     * say; {@code bias} is a device address of N elements of C's dtype, or 0.
+     */
+    public void matmul(DeviceMatrix a, DeviceMatrix b, GemmLayouts layouts, long bias, DeviceMatrix c, float alpha, float beta,
+                       Stream stream) {
+        launch(new GemmProblem(a, b, layouts, bias, c, alpha, beta), stream);
+    }
+
     /** Enqueues the GEMM of a checked problem on {@code stream}. */
     public synchronized void launch(GemmProblem p, Stream stream) {
         ensureOpen();
@@ -292,17 +339,19 @@ public final class Gemm implements AutoCloseable {
         }
         Kernel kernel = kernel(p);
         args.maps(tensorMapA(p), tensorMapB(p));
-        kernel.launch(launchShape(p), stream, args.operands(p.c().address(), p.bias(), p.m(), p.n(), p.k(), p.ldc(),
-                options.groupM()), false);
+        kernel.launch(launchShape(p), stream, args.operands(p, options.groupM()), false);
     }
 
     // ---- parts, for kernels that reuse the GEMM's mainloop -----------------------------------------
 
-    /** A's tensor map: K elements per row, M rows, lda apart; boxes of 128 rows x 64 elements, 128-byte swizzle. */
+    /**
+     * A's tensor map: for MK, K elements per row and M rows, boxes of 128 rows x 64 elements; for KM,
+     * M elements per row and K rows, boxes of 64 rows x 64 elements. 128-byte swizzle.
+     */
     synchronized TensorMap tensorMapA(GemmProblem p) {
         ensureOpen();
         DeviceMatrix a = p.a();
-        return operandMapA(maps, a.dtype(), a.address(), a.rows(), a.cols(), a.rowStrideBytes());
+        return operandMapA(maps, a.dtype(), a.address(), p.aLayout(), a.rows(), a.cols(), a.rowStrideBytes());
     }
 
     /**
@@ -327,7 +376,7 @@ public final class Gemm implements AutoCloseable {
     private Kernel kernel(GemmProblem p) {
         int in = p.inputType() == DType.BF16 ? 0 : 1;
         int out = p.outputType() == DType.F32 ? 1 : 0;
-        return kernels[in][p.layout().ordinal()][out];
+        return kernels[in][p.aLayout().ordinal()][p.layout().ordinal()][out];
     }
 
     private void ensureOpen() {

@@ -24,9 +24,17 @@ final class GemmArgs implements AutoCloseable {
         b.copyTo(bMap);
     }
 
-    /** The struct of one call, its maps set by {@link #maps}: C, the bias (0: none), the shape and the tile order's group. */
-    iris_gemm_args operands(long cAddress, long biasAddress, int m, int n, int k, int ldc, int groupM) {
-        return args.c(c.at(cAddress)).bias(bias.at(biasAddress)).m(m).n(n).k(k).ldc(ldc).group_m(groupM);
+    /**
+     * The struct of one call, its maps set by {@link #maps}: C, the bias (0: none), the shape, the
+     * tile order's group and the scaling, C = alpha A B + beta C.
+     */
+    iris_gemm_args operands(long cAddress, long biasAddress, int m, int n, int k, int ldc, int groupM, float alpha, float beta) {
+        return args.c(c.at(cAddress)).bias(bias.at(biasAddress)).m(m).n(n).k(k).ldc(ldc).group_m(groupM).alpha(alpha).beta(beta);
+    }
+
+    /** {@link #operands(long, long, int, int, int, int, int, float, float)} of a checked problem. */
+    iris_gemm_args operands(GemmProblem p, int groupM) {
+        return operands(p.c().address(), p.bias(), p.m(), p.n(), p.k(), p.ldc(), groupM, p.alpha(), p.beta());
     }
 
     @Override

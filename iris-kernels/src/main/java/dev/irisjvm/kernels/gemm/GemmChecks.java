@@ -14,7 +14,7 @@ import java.util.Arrays;
  * 8; ..."}. Pure functions (no GPU, no native call), so that every rule is unit-tested.
  */
 final class GemmChecks {
-    /** K, N and every leading dimension must be multiples of this many elements (16 bytes of 16-bit data). */
+    /** Contiguous dimensions and every leading dimension must be multiples of this many elements (16 bytes of 16-bit data). */
     static final int ELEMENT_MULTIPLE = 8;
     /** Every pointer must be aligned to this many bytes. */
     static final int POINTER_ALIGNMENT = 16;
@@ -40,36 +40,42 @@ final class GemmChecks {
         boolean out = c == a || c == DType.F32;
         if (!in || !out) {
             throw fail("unsupported dtype combination A " + a + " x B " + b + " -> C " + c + "; supported: A and B both BF16 "
-                    + "or both F16, C of the same type or F32 (kernels iris_gemm_<bf16|f16>_<nk|kn>_<in|f32>)");
+                    + "or both F16, C of the same type or F32 (kernels iris_gemm_<bf16|f16>[_km]_<nk|kn>_<in|f32>)");
         }
     }
 
     // ---- the problem -------------------------------------------------------------------------------
 
     /** Everything about a problem on device matrices; see {@link GemmProblem}. */
-    static void problem(DeviceMatrix a, DeviceMatrix b, GemmLayout layout, long bias, DeviceMatrix c) {
+    static void problem(DeviceMatrix a, GemmALayout aLayout, DeviceMatrix b, GemmLayout layout, long bias, DeviceMatrix c,
+                        float alpha, float beta) {
         notNull("A", a);
+        notNull("A's layout", aLayout);
         notNull("B", b);
         notNull("layout", layout);
         notNull("C", c);
         dtypes(a.dtype(), b.dtype(), c.dtype());
+        finite("alpha", alpha);
+        finite("beta", beta);
 
-        long m = a.rows();
-        long k = a.cols();
+        String describeA = aLayout == GemmALayout.MK ? "A (M x K)" : aLayout.describeA();
+        long m = aLayout == GemmALayout.MK ? a.rows() : a.cols();
+        long k = aLayout == GemmALayout.MK ? a.cols() : a.rows();
         if (m < 1 || k < 1) {
-            throw fail("A (M x K) is " + a.rows() + " x " + a.cols() + "; M and K must be >= 1");
+            throw fail(describeA + " is " + a.rows() + " x " + a.cols() + "; M and K must be >= 1");
         }
+        String aShape = "A is " + a.rows() + " x " + a.cols() + (aLayout == GemmALayout.MK ? "" : ", K x M");
         long n;
         if (layout == GemmLayout.NK) {
             if (b.cols() != k) {
                 throw fail(layout.describeB() + " is " + b.rows() + " x " + b.cols() + "; expected K = " + k
-                        + " columns (A is " + m + " x " + k + ")");
+                        + " columns (" + aShape + ")");
             }
             n = b.rows();
         } else {
             if (b.rows() != k) {
                 throw fail(layout.describeB() + " is " + b.rows() + " x " + b.cols() + "; expected K = " + k
-                        + " rows (A is " + m + " x " + k + ")");
+                        + " rows (" + aShape + ")");
             }
             n = b.cols();
         }
@@ -82,15 +88,23 @@ final class GemmChecks {
         fitsInt("M", m);
         fitsInt("N", n);
         fitsInt("K", k);
-        if (k % ELEMENT_MULTIPLE != 0) {
-            throw fail("K = " + k + " (A's columns) is not a multiple of " + ELEMENT_MULTIPLE
-                    + " (TMA copies rows of A" + (layout == GemmLayout.NK ? " and B" : "") + " in 16-byte units)");
+        // TMA copies each operand's rows, its contiguous dimension, in 16-byte units.
+        if (aLayout == GemmALayout.MK || layout == GemmLayout.NK) {
+            if (k % ELEMENT_MULTIPLE != 0) {
+                String rows = aLayout == GemmALayout.MK ? (layout == GemmLayout.NK ? "A and B" : "A") : "B";
+                throw fail("K = " + k + " (" + (aLayout == GemmALayout.MK ? "A's columns" : "B's columns") + ") is not a multiple of "
+                        + ELEMENT_MULTIPLE + " (TMA copies rows of " + rows + " in 16-byte units)");
+            }
+        }
+        if (aLayout == GemmALayout.KM && m % ELEMENT_MULTIPLE != 0) {
+            throw fail("M = " + m + " (" + aLayout.describeA() + "'s columns) is not a multiple of " + ELEMENT_MULTIPLE
+                    + " (TMA copies rows of A in 16-byte units)");
         }
         if (n % ELEMENT_MULTIPLE != 0) {
             throw fail("N = " + n + " is not a multiple of " + ELEMENT_MULTIPLE + " (C is stored in 16-byte vectors"
                     + (layout == GemmLayout.KN ? ", and TMA copies rows of B in 16-byte units" : "") + ")");
         }
-        leadingDimension("A", a);
+        leadingDimension(aLayout == GemmALayout.MK ? "A" : aLayout.describeA(), a);
         leadingDimension(layout.describeB(), b);
         leadingDimension("C", c);
         fitsInt("ldc", c.ld());
@@ -119,6 +133,19 @@ final class GemmChecks {
 
     static long ceilDiv(long x, long d) {
         return (x + d - 1) / d;
+    }
+
+    /** The layouts of {@link GemmProblem}'s one-argument form, not null. */
+    static GemmLayouts layouts(GemmLayouts layouts) {
+        notNull("layouts", layouts);
+        return layouts;
+    }
+
+    /** alpha and beta must be numbers: a NaN or infinite factor would turn every element into one. */
+    private static void finite(String name, float value) {
+        if (!Float.isFinite(value)) {
+            throw fail(name + " = " + value + " is not finite; expected a finite scale factor");
+        }
     }
 
     private static void notNull(String name, Object value) {
@@ -165,12 +192,13 @@ final class GemmChecks {
     // ---- tensors -----------------------------------------------------------------------------------
 
     /**
-     * The tensor form: A [M, K], B [N, K] (NK) or [K, N] (KN), C [M, N], bias [N] or null; live
-     * tensors; bias of C's dtype. Shapes are compared with each other here so that the message
-     * shows tensor shapes; the rest is {@link #problem}.
+     * The tensor form: A [M, K] (MK) or [K, M] (KM), B [N, K] (NK) or [K, N] (KN), C [M, N], bias
+     * [N] or null; live tensors; bias of C's dtype. Shapes are compared with each other here so that
+     * the message shows tensor shapes; the rest is {@link #problem}.
      */
-    static void tensors(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c) {
+    static void tensors(Operand a, GemmALayout aLayout, Operand b, GemmLayout layout, Operand bias, Operand c) {
         notNull("A", a);
+        notNull("A's layout", aLayout);
         notNull("B", b);
         notNull("layout", layout);
         notNull("C", c);
@@ -179,16 +207,18 @@ final class GemmChecks {
                 throw fail(t.name() + " " + t.describe() + " was freed");
             }
         }
-        rank(a, 2, "a rank-2 M x K tensor");
+        rank(a, 2, aLayout == GemmALayout.MK ? "a rank-2 M x K tensor" : "a rank-2 K x M tensor (" + aLayout.describeA() + ")");
         rank(b, 2, "a rank-2 " + layout.shape() + " tensor (" + layout.describeB() + ")");
         rank(c, 2, "a rank-2 M x N tensor");
         dtypes(a.dtype(), b.dtype(), c.dtype());
-        long m = a.shape()[0];
-        long k = a.shape()[1];
+        boolean mk = aLayout == GemmALayout.MK;
+        long m = a.shape()[mk ? 0 : 1];
+        long k = a.shape()[mk ? 1 : 0];
         long bk = layout == GemmLayout.NK ? b.shape()[1] : b.shape()[0];
         long n = layout == GemmLayout.NK ? b.shape()[0] : b.shape()[1];
         if (bk != k) {
-            throw fail(layout.describeB() + " " + b.describe() + " does not match A " + a.describe() + ": expected "
+            throw fail(layout.describeB() + " " + b.describe() + " does not match " + (mk ? "A" : aLayout.describeA()) + " "
+                    + a.describe() + ": expected "
                     + (layout == GemmLayout.NK ? "shape [N, " + k + "]" : "shape [" + k + ", N]") + " (K = " + k + ")");
         }
         if (c.shape()[0] != m || c.shape()[1] != n) {

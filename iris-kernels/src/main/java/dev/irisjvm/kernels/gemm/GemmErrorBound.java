@@ -66,6 +66,26 @@ public final class GemmErrorBound {
         return u * Math.abs(ref) + (1 + u) * accumulation(k, absSum, absBias) + out.halfSmallestSubnormal();
     }
 
+    /**
+     * The bound on {@code |c - ref|} for one element of {@code C = alpha A B + beta C0 + bias}, with
+     * {@code ref = alpha sum_k a_k b_k + beta c0 + bias} exact. The F32 sum s' of the products is
+     * within {@code K 2^-22 S} of the exact one as above, so {@code alpha s'} within {@code |alpha| K
+     * 2^-22 S}; forming {@code alpha s' + beta c0} and adding the bias rounds at most three more
+     * times, each off by at most 2^-24 of a value below {@code 2 (|alpha| S + |beta c0| + |bias|)}.
+     * Those count as two more terms of the accumulation over the scaled sum:
+     * <pre>
+     *   |c - ref| &lt;= u_out |ref| + (1 + u_out) (K + 2) 2^-22 (|alpha| S + |beta c0| + |bias|) + eta_out
+     * </pre>
+     * With alpha 1 and no beta term this is {@link #element} with two more terms (the kernel then
+     * rounds as {@link #element} says, so either bound holds).
+     *
+     * @param alpha     the product's factor
+     * @param absAddend {@code |beta c0| + |bias|}: what is added to the scaled product
+     */
+    public static double scaled(DType out, long k, double ref, double absSum, double alpha, double absAddend) {
+        return element(out, k + 2, ref, Math.abs(alpha) * absSum, absAddend);
+    }
+
     /** The error of a reference summed in double: {@code K 2^-53 S} (rounded up generously to K 2^-50 S). */
     public static double referenceError(long k, double absSum) {
         return k * 0x1p-50 * absSum;

@@ -16,7 +16,8 @@ import org.bytedeco.javacpp.BytePointer;
  * The argument of a GEMM kernel of your own, written on the device headers' GEMM
  * ({@code #include <iris/gemm.cuh>}, whose {@code iris::gemm::run} takes it): {@code iris_gemm_args}
  * of iris/abi/gemm.h, filled for one checked {@link GemmProblem}, with A's and B's TMA descriptors,
- * C, the bias, the shape and the tile order's group. Pass it to {@link DeviceModule#launch} where
+ * C, the bias, the shape, the tile order's group and the scaling (alpha, beta: {@code iris::gemm::run(args)}
+ * applies them; a kernel with hooks of its own decides). Pass it to {@link DeviceModule#launch} where
  * the kernel declares {@code const IRIS_GRID_CONSTANT iris_gemm_args args}; it goes in at its
  * 64-byte alignment.
  *
@@ -30,7 +31,8 @@ import org.bytedeco.javacpp.BytePointer;
  * }</pre>
  *
  * <p>The kernel's {@code iris::gemm::Config} must match what the arguments were built for: the
- * problem's dtypes and B layout, and {@link #tileN()} columns per tile (the NK B descriptor's box
+ * problem's dtypes and both layouts ({@code Config}'s {@code BLayout}, and its last parameter {@code
+ * ALayout::km} for {@link GemmALayout#KM}), and {@link #tileN()} columns per tile (the NK B descriptor's box
  * holds that many rows). Building one encodes the two descriptors on the host (no GPU work, nothing
  * allocated on the device); they hold the operands' addresses, so the kernel reads whatever those
  * hold at launch time, and a new address needs new arguments. Immutable. NVIDIA Hopper only (TMA):
@@ -77,11 +79,11 @@ public final class GemmKernelArgs implements StructArgument {
         DeviceMatrix b = problem.b();
         TensorMap bMap = MainloopMaps.operandMapB(maps, b.dtype(), b.address(), problem.layout(), b.rows(), b.cols(),
                 b.rowStrideBytes(), tileN);
-        TensorMap aMap = MainloopMaps.operandMapA(maps, a.dtype(), a.address(), a.rows(), a.cols(), a.rowStrideBytes());
+        TensorMap aMap = MainloopMaps.operandMapA(maps, a.dtype(), a.address(), problem.aLayout(), a.rows(), a.cols(),
+                a.rowStrideBytes());
         try (GemmArgs args = new GemmArgs()) {
             args.maps(aMap, bMap);
-            return new GemmKernelArgs(problem, groupM, tileN, bytesOf(args.operands(problem.c().address(), problem.bias(),
-                    problem.m(), problem.n(), problem.k(), problem.ldc(), groupM)));
+            return new GemmKernelArgs(problem, groupM, tileN, bytesOf(args.operands(problem, groupM)));
         }
     }
 

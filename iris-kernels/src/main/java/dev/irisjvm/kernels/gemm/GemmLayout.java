@@ -21,7 +21,10 @@ public enum GemmLayout {
         this.shape = shape;
     }
 
-    /** The part of the kernel name: {@code iris_gemm_bf16_<nk|kn>_bf16}. */
+    /**
+     * The part of the kernel name with an M x K A: {@code iris_gemm_bf16_<nk|kn>_bf16} ({@link
+     * GemmLayouts#kernelPart()} names both layouts).
+     */
     public String kernelSuffix() {
         return suffix;
     }

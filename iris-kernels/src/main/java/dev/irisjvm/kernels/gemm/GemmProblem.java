@@ -4,7 +4,8 @@ import dev.irisjvm.core.DType;
 import java.util.Locale;
 
 /**
- * One GEMM, checked: {@code C[m][n] = sum_k A[m][k] * B(k, n) (+ bias[n])} on device matrices.
+ * One GEMM, checked: {@code C[m][n] = alpha sum_k A(m, k) * B(k, n) + beta C[m][n] (+ bias[n])} on
+ * device matrices.
  * Creating one checks every rule of the kernels (see {@link Gemm}) and throws {@link
  * IllegalArgumentException} naming the rank, the operand and what was expected; an instance is
  * therefore always launchable. Fused kernels that reuse the GEMM's mainloop take one of these,
@@ -14,21 +15,41 @@ import java.util.Locale;
  * GemmProblem p = new GemmProblem(DeviceMatrix.of(x), DeviceMatrix.of(w), GemmLayout.NK, 0, DeviceMatrix.of(y));
  * p.m(); p.n(); p.k();      // from the shapes
  * p.kernelName();           // "iris_gemm_bf16_nk_bf16"
+ *
+ * // dw += dy^T x: dy [T, out] (A, K x M), x [T, in] (B, K x N), dw [out, in] F32
+ * GemmProblem g = new GemmProblem(DeviceMatrix.of(dy), DeviceMatrix.of(x), GemmLayouts.KM_KN, 0, DeviceMatrix.of(dw), 1f, 1f);
+ * g.kernelName();           // "iris_gemm_bf16_km_kn_f32"
  * }</pre>
  *
- * @param a      A, M x K, BF16 or F16
- * @param b      B of A's dtype: N x K for {@link GemmLayout#NK}, K x N for {@link GemmLayout#KN}
- * @param layout how B is stored
- * @param bias   device address of N elements of C's dtype, or 0 for none
- * @param c      C, M x N, of A's dtype or F32; must not overlap A, B or the bias
+ * @param a       A, BF16 or F16: M x K for {@link GemmALayout#MK}, K x M for {@link GemmALayout#KM}
+ * @param aLayout how A is stored
+ * @param b       B of A's dtype: N x K for {@link GemmLayout#NK}, K x N for {@link GemmLayout#KN}
+ * @param layout  how B is stored
+ * @param bias    device address of N elements of C's dtype, or 0 for none; added after the scaling,
+ *                not scaled by alpha
+ * @param c       C, M x N, of A's dtype or F32; must not overlap A, B or the bias
+ * @param alpha   the product's factor, finite
+ * @param beta    C's factor, finite: 0 never reads C (it may hold anything, NaN included); otherwise C
+ *                is read, in its dtype, before it is overwritten
  */
-public record GemmProblem(DeviceMatrix a, DeviceMatrix b, GemmLayout layout, long bias, DeviceMatrix c) {
+public record GemmProblem(DeviceMatrix a, GemmALayout aLayout, DeviceMatrix b, GemmLayout layout, long bias, DeviceMatrix c,
+                          float alpha, float beta) {
     public GemmProblem {
-        GemmChecks.problem(a, b, layout, bias, c);
+        GemmChecks.problem(a, aLayout, b, layout, bias, c, alpha, beta);
+    }
+
+    /** {@code C = A B (+ bias)} with A M x K: alpha 1, beta 0. */
+    public GemmProblem(DeviceMatrix a, DeviceMatrix b, GemmLayout layout, long bias, DeviceMatrix c) {
+        this(a, GemmALayout.MK, b, layout, bias, c, 1f, 0f);
+    }
+
+    /** {@code C = alpha A B + beta C (+ bias)} with both operands' layouts in one argument. */
+    public GemmProblem(DeviceMatrix a, DeviceMatrix b, GemmLayouts layouts, long bias, DeviceMatrix c, float alpha, float beta) {
+        this(a, GemmChecks.layouts(layouts).a(), b, layouts.b(), bias, c, alpha, beta);
     }
 
     public int m() {
-        return (int) a.rows();
+        return (int) (aLayout == GemmALayout.MK ? a.rows() : a.cols());
     }
 
     public int n() {
@@ -36,7 +57,17 @@ public record GemmProblem(DeviceMatrix a, DeviceMatrix b, GemmLayout layout, lon
     }
 
     public int k() {
-        return (int) a.cols();
+        return (int) (aLayout == GemmALayout.MK ? a.cols() : a.rows());
+    }
+
+    /** Both operands' layouts. */
+    public GemmLayouts layouts() {
+        return new GemmLayouts(aLayout, layout);
+    }
+
+    /** Whether the kernel reads C (beta != 0). */
+    public boolean readsC() {
+        return beta != 0f;
     }
 
     /** C's leading dimension. */
@@ -58,27 +89,32 @@ public record GemmProblem(DeviceMatrix a, DeviceMatrix b, GemmLayout layout, lon
 
     /** Output tiles of {@link Gemm#TILE_M} x {@link Gemm#TILE_N}: ceil(M / 128) x ceil(N / 256). */
     public int tiles() {
-        return (int) GemmChecks.tiles(a.rows(), c.cols());
+        return (int) GemmChecks.tiles(m(), n());
     }
 
-    /** Floating-point operations, 2 M N K (the bias not counted). */
+    /** Floating-point operations, 2 M N K (the scaling and the bias not counted). */
     public double flops() {
-        return 2.0 * a.rows() * c.cols() * a.cols();
+        return 2.0 * m() * n() * k();
     }
 
-    /** The kernel this problem runs: {@code iris_gemm_<in>_<nk|kn>_<out>}. */
+    /** The kernel this problem runs: {@code iris_gemm_<in>[_km]_<nk|kn>_<out>}. */
     public String kernelName() {
-        return kernelName(inputType(), layout, outputType());
+        return kernelName(inputType(), layouts(), outputType());
     }
 
     static String kernelName(DType in, GemmLayout layout, DType out) {
-        return "iris_gemm_" + in.name().toLowerCase(Locale.ROOT) + "_" + layout.kernelSuffix() + "_"
+        return kernelName(in, new GemmLayouts(GemmALayout.MK, layout), out);
+    }
+
+    static String kernelName(DType in, GemmLayouts layouts, DType out) {
+        return "iris_gemm_" + in.name().toLowerCase(Locale.ROOT) + "_" + layouts.kernelPart() + "_"
                 + out.name().toLowerCase(Locale.ROOT);
     }
 
     @Override
     public String toString() {
         return "GemmProblem(" + m() + " x " + n() + " x " + k() + ", " + kernelName() + ", A " + a + ", B " + b + ", C " + c
-                + (hasBias() ? ", bias at 0x" + Long.toHexString(bias) : "") + ")";
+                + (hasBias() ? ", bias at 0x" + Long.toHexString(bias) : "")
+                + (alpha != 1f || beta != 0f ? ", alpha " + alpha + ", beta " + beta : "") + ")";
     }
 }

@@ -90,6 +90,10 @@ final class PortableGemm implements AutoCloseable {
 
     /** Enqueues the problem on {@code stream}, tiles walked in groups of {@code groupM} tile rows. */
     void launch(GemmProblem p, Stream stream, int groupM) {
+        if (p.aLayout() != GemmALayout.MK || p.alpha() != 1f || p.beta() != 0f) {
+            throw GemmChecks.fail("the portable mainloop takes A stored M x K with alpha = 1 and beta = 0 so far; this problem has A "
+                    + p.aLayout() + ", alpha " + p.alpha() + ", beta " + p.beta() + " (the Hopper mainloop takes every layout and scale)");
+        }
         int in = p.inputType() == DType.BF16 ? 0 : 1;
         int out = p.outputType() == DType.F32 ? 1 : 0;
         kernels[in][p.layout().ordinal()][out].launch(launchShape(p), stream, args.of(p, groupM), false);

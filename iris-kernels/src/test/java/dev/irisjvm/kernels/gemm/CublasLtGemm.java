@@ -33,6 +33,7 @@ import org.bytedeco.javacpp.PointerPointer;
  * <pre>{@code
  * try (CublasLtGemm lt = CublasLtGemm.open(stream, CublasLtGemm.DEFAULT_WORKSPACE_BYTES)) {
  *     lt.gemm(GemmLayout.NK, DType.BF16, DType.BF16, m, n, k, a, b, c, false);
+ *     lt.gemm(GemmLayouts.KM_KN, DType.BF16, DType.F32, m, n, k, a, b, c, true);   // C += A^T B of a K x M A
  *     String chosen = lt.algorithm(GemmLayout.NK, DType.BF16, DType.BF16, m, n, k).text();
  * }
  * }</pre>
@@ -116,29 +117,50 @@ public final class CublasLtGemm extends NativeResource {
     }
 
     /**
-     * {@code C = A B (+ C when accumulate)} on row-major operands: A M x K (ld lda), B per layout
+     * {@code C = A B (+ C when accumulate)} on row-major operands: A per layout (ld lda), B per layout
      * (ld ldb), C M x N (ld ldc); A and B of type {@code in}, C of type {@code out}. The first call
      * of a problem asks the heuristic (host work, not enqueued).
      */
-    public void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, int lda, long b, int ldb, long c, int ldc,
+    public void gemm(GemmLayouts layouts, DType in, DType out, int m, int n, int k, long a, int lda, long b, int ldb, long c, int ldc,
                      boolean accumulate) {
-        plan(new Problem(layout, in, out, m, n, k, lda, ldb, ldc)).matmul(handle, one, new DevicePointer(a), new DevicePointer(b),
+        plan(new Problem(layouts, in, out, m, n, k, lda, ldb, ldc)).matmul(handle, one, new DevicePointer(a), new DevicePointer(b),
                 accumulate ? one : zero, new DevicePointer(c), workspacePointer, workspace.bytes(), stream);
     }
 
-    /** Contiguous operands: lda = K, ldb = B's columns, ldc = N. */
+    /** Contiguous operands: lda = A's columns, ldb = B's columns, ldc = N. */
+    public void gemm(GemmLayouts layouts, DType in, DType out, int m, int n, int k, long a, long b, long c, boolean accumulate) {
+        gemm(layouts, in, out, m, n, k, a, (int) layouts.a().aCols(m, k), b, (int) layouts.b().bCols(n, k), c, n, accumulate);
+    }
+
+    /** An M x K A (ld lda) and B per layout. */
+    public void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, int lda, long b, int ldb, long c, int ldc,
+                     boolean accumulate) {
+        gemm(new GemmLayouts(GemmALayout.MK, layout), in, out, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+    }
+
+    /** An M x K A and B per layout, contiguous. */
     public void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, long b, long c, boolean accumulate) {
-        gemm(layout, in, out, m, n, k, a, k, b, (int) layout.bCols(n, k), c, n, accumulate);
+        gemm(new GemmLayouts(GemmALayout.MK, layout), in, out, m, n, k, a, b, c, accumulate);
     }
 
     /** The algorithm chosen for a problem (asking the heuristic if no call has yet). */
-    public CublasLtAlgorithm algorithm(GemmLayout layout, DType in, DType out, int m, int n, int k, int lda, int ldb, int ldc) {
-        return plan(new Problem(layout, in, out, m, n, k, lda, ldb, ldc)).algorithm();
+    public CublasLtAlgorithm algorithm(GemmLayouts layouts, DType in, DType out, int m, int n, int k, int lda, int ldb, int ldc) {
+        return plan(new Problem(layouts, in, out, m, n, k, lda, ldb, ldc)).algorithm();
     }
 
     /** The same for contiguous operands. */
+    public CublasLtAlgorithm algorithm(GemmLayouts layouts, DType in, DType out, int m, int n, int k) {
+        return algorithm(layouts, in, out, m, n, k, (int) layouts.a().aCols(m, k), (int) layouts.b().bCols(n, k), n);
+    }
+
+    /** The same for an M x K A. */
+    public CublasLtAlgorithm algorithm(GemmLayout layout, DType in, DType out, int m, int n, int k, int lda, int ldb, int ldc) {
+        return algorithm(new GemmLayouts(GemmALayout.MK, layout), in, out, m, n, k, lda, ldb, ldc);
+    }
+
+    /** The same for an M x K A, contiguous. */
     public CublasLtAlgorithm algorithm(GemmLayout layout, DType in, DType out, int m, int n, int k) {
-        return algorithm(layout, in, out, m, n, k, k, (int) layout.bCols(n, k), n);
+        return algorithm(new GemmLayouts(GemmALayout.MK, layout), in, out, m, n, k);
     }
 
     private CublasLtPlan plan(Problem p) {

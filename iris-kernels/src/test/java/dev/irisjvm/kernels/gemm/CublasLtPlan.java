@@ -26,18 +26,18 @@ import org.bytedeco.javacpp.SizeTPointer;
  * with the handle.
  *
  * <pre>{@code
- * CublasLtPlan plan = CublasLtPlan.create(handle, preference, new CublasLtPlan.Problem(GemmLayout.NK, DType.BF16, DType.BF16,
+ * CublasLtPlan plan = CublasLtPlan.create(handle, preference, new CublasLtPlan.Problem(GemmLayouts.MK_NK, DType.BF16, DType.BF16,
  *         m, n, k, k, k, n));
  * plan.algorithm().text();
  * plan.close();
  * }</pre>
  */
 final class CublasLtPlan implements AutoCloseable {
-    /** What the heuristic's answer depends on: layout, types, sizes and leading dimensions (row-major, in elements). */
-    record Problem(GemmLayout layout, DType in, DType out, int m, int n, int k, int lda, int ldb, int ldc) {
+    /** What the heuristic's answer depends on: layouts, types, sizes and leading dimensions (row-major, in elements). */
+    record Problem(GemmLayouts layouts, DType in, DType out, int m, int n, int k, int lda, int ldb, int ldc) {
         @Override
         public String toString() {
-            return m + " x " + n + " x " + k + " " + layout.kernelSuffix() + " " + in + " -> " + out + " (lda " + lda + ", ldb " + ldb
+            return m + " x " + n + " x " + k + " " + layouts.kernelPart() + " " + in + " -> " + out + " (lda " + lda + ", ldb " + ldb
                     + ", ldc " + ldc + ")";
         }
     }
@@ -45,15 +45,18 @@ final class CublasLtPlan implements AutoCloseable {
     /**
      * The row-major problem as cuBLASLt's column-major {@code D = op(A) op(B)}, D being C^T (N x M,
      * ld ldc). cuBLASLt's A is our B: an NK B (N x K, ld ldb) reads column-major as K x N, so it is
-     * transposed; a KN B (K x N) reads as N x K, taken as it is. cuBLASLt's B is our A (M x K, ld
-     * lda), which reads column-major as K x M, taken as it is. Rows and columns are those of the
-     * stored matrices, before {@code transA}; the fields name cuBLASLt's operands.
+     * transposed; a KN B (K x N) reads as N x K, taken as it is. cuBLASLt's B is our A: an MK A (M x
+     * K, ld lda) reads column-major as K x M, taken as it is; a KM A (K x M) reads as M x K, so it is
+     * transposed. Rows and columns are those of the stored matrices, before {@code transA} and
+     * {@code transB}; the fields name cuBLASLt's operands.
      */
-    record ColumnMajor(int transA, long aRows, long aCols, long lda, long bRows, long bCols, long ldb, long cRows, long cCols, long ldc) {
+    record ColumnMajor(int transA, long aRows, long aCols, long lda, int transB, long bRows, long bCols, long ldb, long cRows,
+                       long cCols, long ldc) {
         static ColumnMajor of(Problem p) {
-            boolean nk = p.layout() == GemmLayout.NK;
+            boolean nk = p.layouts().b() == GemmLayout.NK;
+            boolean km = p.layouts().a() == GemmALayout.KM;
             return new ColumnMajor(nk ? cublas.CUBLAS_OP_T : cublas.CUBLAS_OP_N, nk ? p.k() : p.n(), nk ? p.n() : p.k(), p.ldb(),
-                    p.k(), p.m(), p.lda(), p.n(), p.m(), p.ldc());
+                    km ? cublas.CUBLAS_OP_T : cublas.CUBLAS_OP_N, km ? p.m() : p.k(), km ? p.k() : p.m(), p.lda(), p.n(), p.m(), p.ldc());
         }
     }
 
@@ -92,7 +95,7 @@ final class CublasLtPlan implements AutoCloseable {
             desc = out.get(cublasLtMatmulDescOpaque_t.class, 0);
         }
         setInt(cublas.CUBLASLT_MATMUL_DESC_TRANSA, cm.transA(), "TRANSA");
-        setInt(cublas.CUBLASLT_MATMUL_DESC_TRANSB, cublas.CUBLAS_OP_N, "TRANSB");
+        setInt(cublas.CUBLASLT_MATMUL_DESC_TRANSB, cm.transB(), "TRANSB");
         int in = CublasGemm.type(problem.in());
         ltA = layout(in, cm.aRows(), cm.aCols(), cm.lda(), "A");
         ltB = layout(in, cm.bRows(), cm.bCols(), cm.ldb(), "B");

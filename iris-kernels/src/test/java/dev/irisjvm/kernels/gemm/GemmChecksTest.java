@@ -232,47 +232,52 @@ class GemmChecksTest {
         return new Operand(name, dtype, shape, true, dtype + java.util.Arrays.toString(shape));
     }
 
+    /** The tensor form with an M x K A. */
+    private static void tensors(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c) {
+        GemmChecks.tensors(a, GemmALayout.MK, b, layout, bias, c);
+    }
+
     @Test
     void tensorShapes() {
-        GemmChecks.tensors(t("A", DType.BF16, 200, 72), t("B", DType.BF16, 136, 72), GemmLayout.NK, t("bias", DType.BF16, 136),
+        tensors(t("A", DType.BF16, 200, 72), t("B", DType.BF16, 136, 72), GemmLayout.NK, t("bias", DType.BF16, 136),
                 t("C", DType.BF16, 200, 136));
-        GemmChecks.tensors(t("A", DType.F16, 200, 72), t("B", DType.F16, 72, 136), GemmLayout.KN, null, t("C", DType.F32, 200, 136));
-        rejects("A F16[200] has rank 1; expected a rank-2 M x K tensor", () -> GemmChecks.tensors(t("A", DType.F16, 200),
+        tensors(t("A", DType.F16, 200, 72), t("B", DType.F16, 72, 136), GemmLayout.KN, null, t("C", DType.F32, 200, 136));
+        rejects("A F16[200] has rank 1; expected a rank-2 M x K tensor", () -> tensors(t("A", DType.F16, 200),
                 t("B", DType.F16, 72, 136), GemmLayout.KN, null, t("C", DType.F32, 200, 136)));
         rejects("B F16[2, 72, 136] has rank 3; expected a rank-2 K x N tensor (B (kn: K x N))",
-                () -> GemmChecks.tensors(t("A", DType.F16, 200, 72), t("B", DType.F16, 2, 72, 136), GemmLayout.KN, null,
+                () -> tensors(t("A", DType.F16, 200, 72), t("B", DType.F16, 2, 72, 136), GemmLayout.KN, null,
                         t("C", DType.F32, 200, 136)));
-        rejects("C F32[27200] has rank 1; expected a rank-2 M x N tensor", () -> GemmChecks.tensors(t("A", DType.F16, 200, 72),
+        rejects("C F32[27200] has rank 1; expected a rank-2 M x N tensor", () -> tensors(t("A", DType.F16, 200, 72),
                 t("B", DType.F16, 72, 136), GemmLayout.KN, null, t("C", DType.F32, 27200)));
         rejects("B (nk: N x K) BF16[72, 136] does not match A BF16[200, 72]: expected shape [N, 72] (K = 72)",
-                () -> GemmChecks.tensors(t("A", DType.BF16, 200, 72), t("B", DType.BF16, 72, 136), GemmLayout.NK, null,
+                () -> tensors(t("A", DType.BF16, 200, 72), t("B", DType.BF16, 72, 136), GemmLayout.NK, null,
                         t("C", DType.BF16, 200, 136)));
         rejects("B (kn: K x N) BF16[136, 72] does not match A BF16[200, 72]: expected shape [72, N] (K = 72)",
-                () -> GemmChecks.tensors(t("A", DType.BF16, 200, 72), t("B", DType.BF16, 136, 72), GemmLayout.KN, null,
+                () -> tensors(t("A", DType.BF16, 200, 72), t("B", DType.BF16, 136, 72), GemmLayout.KN, null,
                         t("C", DType.BF16, 200, 136)));
         rejects("C BF16[136, 200] has shape [136, 200]; expected [M, N] = [200, 136]",
-                () -> GemmChecks.tensors(t("A", DType.BF16, 200, 72), t("B", DType.BF16, 136, 72), GemmLayout.NK, null,
+                () -> tensors(t("A", DType.BF16, 200, 72), t("B", DType.BF16, 136, 72), GemmLayout.NK, null,
                         t("C", DType.BF16, 136, 200)));
     }
 
     @Test
     void tensorBias() {
-        rejects("bias BF16[1, 136] has shape [1, 136]; expected [N] = [136]", () -> GemmChecks.tensors(t("A", DType.BF16, 200, 72),
+        rejects("bias BF16[1, 136] has shape [1, 136]; expected [N] = [136]", () -> tensors(t("A", DType.BF16, 200, 72),
                 t("B", DType.BF16, 136, 72), GemmLayout.NK, t("bias", DType.BF16, 1, 136), t("C", DType.BF16, 200, 136)));
-        rejects("bias BF16[128] has shape [128]; expected [N] = [136]", () -> GemmChecks.tensors(t("A", DType.BF16, 200, 72),
+        rejects("bias BF16[128] has shape [128]; expected [N] = [136]", () -> tensors(t("A", DType.BF16, 200, 72),
                 t("B", DType.BF16, 136, 72), GemmLayout.NK, t("bias", DType.BF16, 128), t("C", DType.BF16, 200, 136)));
-        rejects("bias has dtype BF16; expected F32 (C's dtype)", () -> GemmChecks.tensors(t("A", DType.BF16, 200, 72),
+        rejects("bias has dtype BF16; expected F32 (C's dtype)", () -> tensors(t("A", DType.BF16, 200, 72),
                 t("B", DType.BF16, 136, 72), GemmLayout.NK, t("bias", DType.BF16, 136), t("C", DType.F32, 200, 136)));
     }
 
     @Test
     void tensorDtypesAndLiveness() {
-        rejects("unsupported dtype combination A BF16 x B BF16 -> C F16", () -> GemmChecks.tensors(t("A", DType.BF16, 8, 8),
+        rejects("unsupported dtype combination A BF16 x B BF16 -> C F16", () -> tensors(t("A", DType.BF16, 8, 8),
                 t("B", DType.BF16, 8, 8), GemmLayout.NK, null, t("C", DType.F16, 8, 8)));
         Operand freed = new Operand("B", DType.BF16, new long[] {8, 8}, false, "SymTensor(BF16[8, 8]@4096, freed)");
-        rejects("B SymTensor(BF16[8, 8]@4096, freed) was freed", () -> GemmChecks.tensors(t("A", DType.BF16, 8, 8), freed,
+        rejects("B SymTensor(BF16[8, 8]@4096, freed) was freed", () -> tensors(t("A", DType.BF16, 8, 8), freed,
                 GemmLayout.NK, null, t("C", DType.BF16, 8, 8)));
-        rejects("C must not be null", () -> GemmChecks.tensors(t("A", DType.BF16, 8, 8), t("B", DType.BF16, 8, 8), GemmLayout.NK,
+        rejects("C must not be null", () -> tensors(t("A", DType.BF16, 8, 8), t("B", DType.BF16, 8, 8), GemmLayout.NK,
                 null, null));
     }
 

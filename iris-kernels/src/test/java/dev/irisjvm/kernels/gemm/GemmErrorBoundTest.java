@@ -87,6 +87,66 @@ class GemmErrorBoundTest {
         }
     }
 
+    /**
+     * C = alpha A B + beta C0 + bias as the kernel's epilogue forms it in F32 (alpha times the sum
+     * and beta C0, fused or not, then the bias), rounded once to the output: within {@link
+     * GemmErrorBound#scaled} for any alpha and beta, C0 of the output's dtype.
+     */
+    @Test
+    void simulatedScaledEpiloguesStayWithinTheScaledBound() {
+        Random r = new Random(13);
+        float[][] scales = {{1f, 0f}, {0.5f, 0f}, {1f, 1f}, {-3f, 0.25f}, {0.125f, -2f}, {7f, 1f}};
+        for (DType in : new DType[] {DType.BF16, DType.F16}) {
+            for (int k : new int[] {8, 520, 4096}) {
+                for (int trial = 0; trial < 30; trial++) {
+                    float[] a = new float[k];
+                    float[] b = new float[k];
+                    double product = 0;
+                    double abs = 0;
+                    for (int i = 0; i < k; i++) {
+                        a[i] = GemmReference.representable(in, r.nextFloat() * 2 - 1);
+                        b[i] = GemmReference.representable(in, r.nextFloat() * 2 - 1);
+                        product += (double) a[i] * b[i];
+                        abs += Math.abs((double) a[i] * b[i]);
+                    }
+                    float bias = trial % 2 == 0 ? 0f : GemmReference.representable(in, r.nextFloat() * 2 - 1);
+                    int[] order = trial % 3 == 0 ? shuffled(k, r) : java.util.stream.IntStream.range(0, k).toArray();
+                    for (boolean truncating : new boolean[] {false, true}) {
+                        float acc = accumulate(a, b, 0f, order, 64, truncating);
+                        for (DType out : OUTPUTS) {
+                            float c0 = GemmReference.representable(out, r.nextFloat() * 8 - 4);
+                            for (float[] ab : scales) {
+                                float alpha = ab[0];
+                                float beta = ab[1];
+                                for (boolean fused : new boolean[] {false, true}) {
+                                    float scaled = fused ? Math.fma(alpha, acc, beta * c0) : alpha * acc + beta * c0;
+                                    float sum = scaled + bias;
+                                    double c = GemmReference.representable(out, sum);
+                                    double exact = alpha * product + (double) beta * c0 + bias;
+                                    double bound = GemmErrorBound.scaled(out, k, exact, abs, alpha,
+                                            Math.abs((double) beta * c0) + Math.abs(bias));
+                                    assertTrue(Math.abs(c - exact) <= bound, () -> in + " -> " + out + " K " + k + " alpha " + alpha
+                                            + " beta " + beta + ": |" + c + " - " + exact + "| > " + bound);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void theScaledBoundScalesWithAlphaAndCountsTwoMoreTerms() {
+        double u = DType.BF16.unitRoundoff();
+        double eta = DType.BF16.halfSmallestSubnormal();
+        double plain = GemmErrorBound.scaled(DType.BF16, 100, 3.0, 10.0, 1.0, 0.5);
+        assertEquals(u * 3.0 + (1 + u) * 102 * 0x1p-22 * 10.5 + eta, plain, 1e-18);
+        double doubled = GemmErrorBound.scaled(DType.BF16, 100, 3.0, 10.0, -2.0, 0.5);
+        assertEquals(u * 3.0 + (1 + u) * 102 * 0x1p-22 * 20.5 + eta, doubled, 1e-18);
+        assertTrue(plain >= GemmErrorBound.element(DType.BF16, 100, 3.0, 10.0, 0.5), "never tighter than the one-rounding bound");
+    }
+
     @Test
     void aLostProductIsCaught() {
         Random r = new Random(11);

@@ -24,22 +24,36 @@ class GemmInterfaceTest {
     void everyKernelGemmLoadsIsCompiledForEveryArchitecture() {
         List<Set<String>> images = FatbinKernels.of(Gemm.MODULE);
         assertFalse(images.isEmpty(), Gemm.MODULE + " holds no cubin");
+        int names = 0;
         for (DType in : new DType[] {DType.BF16, DType.F16}) {
-            for (GemmLayout layout : GemmLayout.values()) {
-                for (DType out : new DType[] {in, DType.F32}) {
-                    String name = GemmProblem.kernelName(in, layout, out);
-                    for (Set<String> image : images) {
-                        assertTrue(image.contains(name), name + " is missing from a cubin of " + Gemm.MODULE);
+            for (GemmALayout aLayout : GemmALayout.values()) {
+                for (GemmLayout layout : GemmLayout.values()) {
+                    for (DType out : new DType[] {in, DType.F32}) {
+                        String name = GemmProblem.kernelName(in, new GemmLayouts(aLayout, layout), out);
+                        names++;
+                        for (Set<String> image : images) {
+                            assertTrue(image.contains(name), name + " is missing from a cubin of " + Gemm.MODULE);
+                        }
                     }
                 }
             }
         }
+        assertEquals(16, names);
+    }
+
+    @Test
+    void kernelNamesSayBothLayoutsAndKeepTheOldNamesForAnMkA() {
+        assertEquals("iris_gemm_bf16_nk_bf16", GemmProblem.kernelName(DType.BF16, GemmLayout.NK, DType.BF16));
+        assertEquals("iris_gemm_bf16_nk_bf16", GemmProblem.kernelName(DType.BF16, GemmLayouts.MK_NK, DType.BF16));
+        assertEquals("iris_gemm_f16_kn_f32", GemmProblem.kernelName(DType.F16, GemmLayouts.MK_KN, DType.F32));
+        assertEquals("iris_gemm_bf16_km_nk_f32", GemmProblem.kernelName(DType.BF16, GemmLayouts.KM_NK, DType.F32));
+        assertEquals("iris_gemm_f16_km_kn_f16", GemmProblem.kernelName(DType.F16, GemmLayouts.KM_KN, DType.F16));
     }
 
     @Test
     void aCallFillsTheFieldsTheKernelReads() {
         try (GemmArgs args = new GemmArgs()) {
-            iris_gemm_args a = args.operands(0x7000_0000L, 0x7100_0000L, 4096, 2048, 8192, 4096, 8);
+            iris_gemm_args a = args.operands(0x7000_0000L, 0x7100_0000L, 4096, 2048, 8192, 4096, 8, 0.5f, -2f);
             assertEquals(0x7000_0000L, a.c().address());
             assertEquals(0x7100_0000L, a.bias().address());
             assertEquals(4096, a.m());
@@ -47,10 +61,14 @@ class GemmInterfaceTest {
             assertEquals(8192, a.k());
             assertEquals(4096, a.ldc());
             assertEquals(8, a.group_m());
+            assertEquals(0.5f, a.alpha());
+            assertEquals(-2f, a.beta());
 
-            a = args.operands(0x7200_0000L, 0, 1, 8, 8, 8, 1);
+            a = args.operands(0x7200_0000L, 0, 1, 8, 8, 8, 1, 1f, 0f);
             assertNull(a.bias(), "no bias: a null pointer");
             assertEquals(0x7200_0000L, a.c().address());
+            assertEquals(1f, a.alpha(), "refilled: the previous call's scaling does not stay");
+            assertEquals(0f, a.beta());
         }
     }
 
@@ -59,6 +77,31 @@ class GemmInterfaceTest {
         assertEquals(0, AbiLayout.offset(iris_gemm_args.class, "a_map") % 64);
         assertEquals(0, AbiLayout.offset(iris_gemm_args.class, "b_map") % 64);
         assertTrue(AbiLayout.size(iris_gemm_args.class) < 4096, "well under the 4 KiB of kernel parameters");
+    }
+
+    @Test
+    void aProblemFillsItsScalingAndItsTransposedShape() {
+        // dw (F32, 256 x 200, ld 264) += dy^T x with dy 72 x 256 (K x M) and x 72 x 200 (K x N).
+        GemmProblem p = new GemmProblem(new DeviceMatrix(0x1000_0000L, DType.BF16, 72, 256, 256),
+                new DeviceMatrix(0x2000_0000L, DType.BF16, 72, 200, 200), GemmLayouts.KM_KN, 0,
+                new DeviceMatrix(0x3000_0000L, DType.F32, 256, 200, 264), 1f, 1f);
+        try (GemmArgs args = new GemmArgs()) {
+            iris_gemm_args a = args.operands(p, 4);
+            assertEquals(256, a.m());
+            assertEquals(200, a.n());
+            assertEquals(72, a.k());
+            assertEquals(264, a.ldc());
+            assertEquals(4, a.group_m());
+            assertEquals(1f, a.alpha());
+            assertEquals(1f, a.beta());
+        }
+        GemmProblem plain = new GemmProblem(new DeviceMatrix(0x1000_0000L, DType.BF16, 256, 72, 72),
+                new DeviceMatrix(0x2000_0000L, DType.BF16, 72, 200, 200), GemmLayout.KN, 0,
+                new DeviceMatrix(0x3000_0000L, DType.F32, 256, 200, 264));
+        assertEquals(1f, plain.alpha(), "the old constructor is the plain product");
+        assertEquals(0f, plain.beta());
+        assertFalse(plain.readsC());
+        assertTrue(p.readsC());
     }
 
     @Test

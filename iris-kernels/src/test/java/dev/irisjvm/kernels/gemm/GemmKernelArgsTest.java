@@ -26,7 +26,7 @@ class GemmKernelArgsTest {
     @Test
     void theBytesAreTheStructTheKernelReads() {
         try (GemmArgs args = new GemmArgs()) {
-            byte[] bytes = GemmKernelArgs.bytesOf(args.operands(0x3000_0210L, 0x4000_0000L, 333, 264, 200, 528, 8));
+            byte[] bytes = GemmKernelArgs.bytesOf(args.operands(0x3000_0210L, 0x4000_0000L, 333, 264, 200, 528, 8, 0.25f, 3f));
             assertEquals(AbiLayout.size(iris_gemm_args.class), bytes.length);
             assertEquals(320, bytes.length, "iris/abi/gemm.h pins the layout");
             ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
@@ -37,6 +37,10 @@ class GemmKernelArgsTest {
             assertEquals(200, b.getInt(offset("k")));
             assertEquals(528, b.getInt(offset("ldc")));
             assertEquals(8, b.getInt(offset("group_m")));
+            assertEquals(0.25f, b.getFloat(offset("alpha")));
+            assertEquals(3f, b.getFloat(offset("beta")));
+            assertEquals(292, offset("alpha"), "iris/abi/gemm.h pins the layout");
+            assertEquals(296, offset("beta"));
         }
     }
 

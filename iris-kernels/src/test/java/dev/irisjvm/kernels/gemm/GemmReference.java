@@ -33,6 +33,17 @@ public final class GemmReference {
             return new HostMatrix(dtype, rows, cols, v);
         }
 
+        /** The cols x rows transpose: how a K x M A holds the M x K matrix the GEMM multiplies. */
+        public HostMatrix transposed() {
+            float[] v = new float[values.length];
+            for (int r = 0; r < rows; r++) {
+                for (int c = 0; c < cols; c++) {
+                    v[c * rows + r] = values[r * cols + c];
+                }
+            }
+            return new HostMatrix(dtype, cols, rows, v);
+        }
+
         public HostMatrix abs() {
             float[] v = values.clone();
             for (int i = 0; i < v.length; i++) {
@@ -160,6 +171,11 @@ public final class GemmReference {
         return products(a, b, layout, 0, a.rows(), null);
     }
 
+    /** {@link #full(HostMatrix, HostMatrix, GemmLayout)} of A as stored in {@code aLayout}: a K x M A is read transposed. */
+    public static Reference full(HostMatrix a, GemmALayout aLayout, HostMatrix b, GemmLayout layout) {
+        return full(aLayout == GemmALayout.MK ? a : a.transposed(), b, layout);
+    }
+
     /**
      * Rows [row0, row0 + rows) of A times every column of B, plus {@code bias} (or none): a
      * {@code rows} x N reference whose sums include {@code bias[j]} and whose S include {@code |bias[j]|}.
@@ -211,6 +227,51 @@ public final class GemmReference {
     }
 
     // ---- the check ---------------------------------------------------------------------------------
+
+    /**
+     * {@code alpha (A B) + beta C0 + bias[j]} as a {@link Window}: {@code ref} is A B without a bias,
+     * {@code c0} C as it was before the call (M x N; ignored where beta is 0, so it may be null then),
+     * {@code bias} null or N values. Every element within {@link GemmErrorBound#scaled} and the
+     * reference's own error.
+     */
+    static Window scaledWindow(Reference ref, float alpha, float beta, HostMatrix c0, float[] bias, DType out) {
+        return new Window() {
+            @Override
+            public int rows() {
+                return ref.m();
+            }
+
+            @Override
+            public int cols() {
+                return ref.n();
+            }
+
+            private double addend(int i, int j) {
+                return (beta == 0 ? 0 : (double) beta * c0.at(i, j)) + (bias == null ? 0 : bias[j]);
+            }
+
+            private double absAddend(int i, int j) {
+                return (beta == 0 ? 0 : Math.abs((double) beta * c0.at(i, j))) + (bias == null ? 0 : Math.abs(bias[j]));
+            }
+
+            @Override
+            public double expected(int i, int j) {
+                return alpha * ref.sum(i, j) + addend(i, j);
+            }
+
+            @Override
+            public double bound(int i, int j) {
+                double scaledSum = Math.abs(alpha) * ref.absSum(i, j);
+                return GemmErrorBound.scaled(out, ref.k(), expected(i, j), ref.absSum(i, j), alpha, absAddend(i, j))
+                        + GemmErrorBound.referenceError(ref.k() + 2L, scaledSum + absAddend(i, j));
+            }
+
+            @Override
+            public String detail(int i, int j) {
+                return String.format(Locale.ROOT, " (S = %.6g, C0 = %s)", ref.absSum(i, j), beta == 0 ? "unread" : c0.at(i, j));
+            }
+        };
+    }
 
     /** What the rows x cols window of an output should hold: each element's value and bound. */
     public interface Window {

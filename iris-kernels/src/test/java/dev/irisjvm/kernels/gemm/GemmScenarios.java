@@ -34,11 +34,14 @@ import java.util.Random;
  * <li>Outputs are poisoned first (all bytes 0xFF, a NaN in every output dtype), so an unwritten
  *     element never passes; elements outside the M x N output (the padding columns up to ldc, a
  *     row beyond M) must still be poison afterwards.</li>
+ * <li>A stored K x M and C = alpha A B + beta C have their own cases ({@link GemmLayoutScenarios}):
+ *     every layout pair, beta 0 over poison (C must not be read), beta != 0 over random C whose
+ *     padding must stay poison, within {@link GemmErrorBound#scaled}.</li>
  * <li>Small shapes are compared element by element with a double-precision CPU reference within
  *     {@link GemmErrorBound#element} (plus the reference's own error): {@code |c - ref| <= u_out
  *     |ref| + (1 + u_out) K 2^-22 (S + |bias|) + eta_out}, S = sum |a b|; the derivation is in
  *     {@link GemmErrorBound}. Also, the output in the input dtype must be the F32 output of the
- *     same inputs rounded to nearest even, bit for bit: the eight kernels share one F32 mainloop,
+ *     same inputs rounded to nearest even, bit for bit: the kernels share one F32 mainloop,
  *     so "rounded once" is checked exactly.</li>
  * <li>Large shapes are compared with cuBLAS ({@code cublasGemmEx}, F32 compute) on the same
  *     inputs: every element within {@link GemmErrorBound#pairBound} (S bounded by an F32 cuBLAS
@@ -65,6 +68,8 @@ public final class GemmScenarios {
             "gemm_graph_replay",
             "gemm_large_vs_cublas",
             "gemm_cublaslt_vs_cpu",
+            "gemm_transposed_a_vs_cpu",
+            "gemm_alpha_beta_vs_cpu",
             "gemm_misuse",
             "gemm_portable_vs_cpu",
             "gemm_portable_large_vs_cublas");
@@ -135,6 +140,9 @@ public final class GemmScenarios {
                 bodies.put("gemm_graph_replay", s::graphReplay);
                 bodies.put("gemm_large_vs_cublas", s::largeVsCublas);
                 bodies.put("gemm_cublaslt_vs_cpu", s::cublasLtVsCpu);
+                GemmLayoutScenarios layouts = new GemmLayoutScenarios(s, iris, gemm);
+                bodies.put("gemm_transposed_a_vs_cpu", layouts::transposedA);
+                bodies.put("gemm_alpha_beta_vs_cpu", layouts::alphaBeta);
                 bodies.put("gemm_misuse", s::misuse);
                 bodies.put("gemm_portable_vs_cpu", portable::smallShapes);
                 bodies.put("gemm_portable_large_vs_cublas", portable::largeVsCublas);
@@ -223,7 +231,7 @@ public final class GemmScenarios {
     }
 
     /** The 16-bit output equals the F32 output of the same call rounded to nearest even, bit for bit. */
-    private static String roundedOnce(String what, ByteBuffer got, ByteBuffer f32, DType out, int m, int n, int ldc) {
+    static String roundedOnce(String what, ByteBuffer got, ByteBuffer f32, DType out, int m, int n, int ldc) {
         int wrong = 0;
         String first = null;
         for (int i = 0; i < m; i++) {
@@ -244,7 +252,7 @@ public final class GemmScenarios {
         return wrong == 0 ? null : what + ": " + wrong + " element(s) are not the F32 result rounded once to nearest even: " + first;
     }
 
-    private static String sameBits(String what, ByteBuffer got, ByteBuffer expected) {
+    static String sameBits(String what, ByteBuffer got, ByteBuffer expected) {
         int mismatch = got.mismatch(expected);
         return mismatch < 0 ? null : what + ": byte " + mismatch + " changed";
     }
@@ -507,8 +515,9 @@ public final class GemmScenarios {
 
     /**
      * {@link CublasLtGemm} on two ragged shapes (the second with few output tiles and a long K, where
-     * the heuristic may split K), both input dtypes, both layouts, into the input dtype and F32:
-     * contiguous operands into a poisoned C, and padded rows (lda = K + 8, ldb = B's columns + 8,
+     * the heuristic may split K), both input dtypes, every layout pair (A stored K x M too, as the
+     * benchmark's transposed shapes run it), into the input dtype and F32: contiguous operands into
+     * a poisoned C, and padded rows (lda = A's columns + 8, ldb = B's columns + 8,
      * ldc = N + 8, a row of C beyond M) accumulating onto a bias row preloaded in C, the padding
      * poisoned. Every element within {@link GemmErrorBound#element} of the double reference, widened
      * by {@link #splitRounding} where the chosen algorithm adds split-K parts in the output type;
@@ -525,41 +534,45 @@ public final class GemmScenarios {
         }
         for (int[] shape : new int[][] {{200, 136, 72}, {129, 264, 1000}}) {
             for (DType in : INPUTS) {
-                for (GemmLayout layout : GemmLayout.values()) {
-                    cublasLtCase(f, shape[0], shape[1], shape[2], in, layout);
+                for (GemmLayouts layouts : new GemmLayouts[] {GemmLayouts.MK_NK, GemmLayouts.MK_KN, GemmLayouts.KM_NK, GemmLayouts.KM_KN}) {
+                    cublasLtCase(f, shape[0], shape[1], shape[2], in, layouts);
                 }
             }
         }
         f.throwIfAny();
     }
 
-    private void cublasLtCase(Failures f, int m, int n, int k, DType in, GemmLayout layout) {
-        long seed = seed("cublaslt", m, n, k, in.ordinal(), layout.ordinal());
+    private void cublasLtCase(Failures f, int m, int n, int k, DType in, GemmLayouts layouts) {
+        GemmLayout layout = layouts.b();
+        long seed = seed("cublaslt", m, n, k, in.ordinal(), layout.ordinal(), layouts.a().ordinal());
+        int aRows = (int) layouts.a().aRows(m, k);
+        int aCols = (int) layouts.a().aCols(m, k);
         int bRows = (int) layout.bRows(n, k);
         int bCols = (int) layout.bCols(n, k);
-        HostMatrix a = HostMatrix.random(seed, in, m, k);
+        HostMatrix a = HostMatrix.random(seed, in, aRows, aCols);
         HostMatrix b = HostMatrix.random(seed + 1, in, bRows, bCols);
         float[] bias = HostMatrix.random(seed + 2, in, 1, n).values();
-        Reference ref = GemmReference.full(a, b, layout);
-        String shape = m + " x " + n + " x " + k + " " + in + " " + layout.kernelSuffix();
-        try (SymTensor ta = upload(a, k, 0, m, k); SymTensor tb = upload(b, bCols, 0, bRows, bCols);
-             SymTensor pa = upload(a, k + PAD, PAD_VALUE, m, k + PAD); SymTensor pb = upload(b, bCols + PAD, PAD_VALUE, bRows, bCols + PAD)) {
+        Reference ref = GemmReference.full(a, layouts.a(), b, layout);
+        String shape = m + " x " + n + " x " + k + " " + in + " " + layouts.kernelPart();
+        try (SymTensor ta = upload(a, aCols, 0, aRows, aCols); SymTensor tb = upload(b, bCols, 0, bRows, bCols);
+             SymTensor pa = upload(a, aCols + PAD, PAD_VALUE, aRows, aCols + PAD);
+             SymTensor pb = upload(b, bCols + PAD, PAD_VALUE, bRows, bCols + PAD)) {
             for (DType out : new DType[] {in, DType.F32}) {
                 try (SymTensor c = heap.empty(out, m, n)) {
                     poison(c);
-                    cublasLt.gemm(layout, in, out, m, n, k, ta.deviceAddress(), tb.deviceAddress(), c.deviceAddress(), false);
+                    cublasLt.gemm(layouts, in, out, m, n, k, ta.deviceAddress(), tb.deviceAddress(), c.deviceAddress(), false);
                     iris.synchronize();
-                    CublasLtAlgorithm chosen = cublasLt.algorithm(layout, in, out, m, n, k);
+                    CublasLtAlgorithm chosen = cublasLt.algorithm(layouts, in, out, m, n, k);
                     f.add(GemmReference.checkElements(shape + " -> " + out + ", tensors (" + chosen.text() + ")", download(c), out, n, m,
                             GemmReference.window(ref, null, out, (ab, absS, absB) -> splitRounding(chosen, out, absS, absB))));
                 }
                 int ldc = n + PAD;
                 try (SymTensor c = heap.empty(out, m + 1, ldc)) {
                     c.copyFrom(biasRowsInPoison(bias, out, m, n, ldc, m + 1));
-                    cublasLt.gemm(layout, in, out, m, n, k, pa.deviceAddress(), k + PAD, pb.deviceAddress(), bCols + PAD, c.deviceAddress(),
-                            ldc, true);
+                    cublasLt.gemm(layouts, in, out, m, n, k, pa.deviceAddress(), aCols + PAD, pb.deviceAddress(), bCols + PAD,
+                            c.deviceAddress(), ldc, true);
                     iris.synchronize();
-                    CublasLtAlgorithm chosen = cublasLt.algorithm(layout, in, out, m, n, k, k + PAD, bCols + PAD, ldc);
+                    CublasLtAlgorithm chosen = cublasLt.algorithm(layouts, in, out, m, n, k, aCols + PAD, bCols + PAD, ldc);
                     f.add(GemmReference.checkElements(shape + " -> " + out + " + C (a bias row), padded rows (" + chosen.text() + ")",
                             download(c), out, ldc, m + 1, GemmReference.window(ref, bias, out,
                                     (ab, absS, absB) -> splitRounding(chosen, out, absS, absB) + epilogueRounding(out, k, ab, absS))));
@@ -661,7 +674,7 @@ public final class GemmScenarios {
         f.throwIfAny();
     }
 
-    private static void expect(Failures f, String expected, Runnable call) {
+    static void expect(Failures f, String expected, Runnable call) {
         try {
             call.run();
             f.fail("no exception; expected one saying '" + expected + "'");
@@ -676,7 +689,7 @@ public final class GemmScenarios {
     // =============================================================================================
 
     /** A [shape] tensor holding the matrix with rows {@code ld} elements apart, the padding set to {@code pad}. */
-    private SymTensor upload(HostMatrix x, int ld, float pad, long... shape) {
+    SymTensor upload(HostMatrix x, int ld, float pad, long... shape) {
         SymTensor t = heap.empty(x.dtype(), shape);
         try {
             t.copyFrom(x.bytes(ld, pad));
@@ -687,19 +700,19 @@ public final class GemmScenarios {
         }
     }
 
-    private static ByteBuffer download(SymTensor t) {
+    static ByteBuffer download(SymTensor t) {
         ByteBuffer b = ByteBuffer.allocateDirect(Math.toIntExact(t.byteSize())).order(ByteOrder.nativeOrder());
         t.copyTo(b);
         return b.flip();
     }
 
-    private void poison(SymTensor t) {
+    void poison(SymTensor t) {
         Memcpy.memset(t.deviceAddress(), 0xFF, t.byteSize(), stream);
         iris.synchronize();
     }
 
     /** Differs between ranks, cases and mainloops (the portable scenarios get inputs of their own). */
-    private long seed(String what, long... parts) {
+    long seed(String what, long... parts) {
         String tag = gemm.mainloop() == GemmMainloop.PORTABLE ? "portable " + what : what;
         return TestSeeds.mix64(TestSeeds.derive(runSeed, tag, parts) ^ rank);
     }

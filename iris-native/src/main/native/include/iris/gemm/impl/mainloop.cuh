@@ -51,7 +51,17 @@ __device__ void produce(const Stages<Cfg>& st, const sm90::TmaDescriptor* a_map,
             sm90::mbarrier_wait(&st.empty[pos.stage], pos.parity ^ 1);
             uint64_t* full = &st.full[pos.stage];
             sm90::mbarrier_arrive_expect_tx(full, Cfg::kStageBytes);
-            sm90::tma_load_2d(st.a(pos.stage), a_map, full, k0, row);
+            if constexpr (Cfg::kALayout == ALayout::mk) {
+                sm90::tma_load_2d(st.a(pos.stage), a_map, full, k0, row);
+            } else {
+                // M-major A: kTileM / kKnBoxCols boxes of 64 rows of the tile, each 64 K-rows of 128
+                // bytes; box j is consumer j's operand.
+#pragma unroll
+                for (int j = 0; j < Cfg::kTileM / Cfg::kKnBoxCols; ++j) {
+                    sm90::tma_load_2d(st.a(pos.stage) + j * Cfg::kKnBoxCols * Cfg::kTileK * sizeof(typename Cfg::In),
+                                      a_map, full, row + j * Cfg::kKnBoxCols, k0);
+                }
+            }
             if constexpr (Cfg::kBLayout == BLayout::nk) {
                 sm90::tma_load_2d(st.b(pos.stage), b_map, full, k0, col);
             } else {
@@ -71,9 +81,17 @@ __device__ void produce(const Stages<Cfg>& st, const sm90::TmaDescriptor* a_map,
 template <class Cfg>
 struct OperandDescriptors {
     __device__ static uint64_t a(const uint8_t* stage_a, int consumer, int kk) {
-        // K-major rows of 128 bytes; 8-row swizzle atoms 1024 bytes apart. A K-step moves 32 bytes
-        // inside the atom, which the hardware swizzles like the TMA did.
-        return sm90::smem_descriptor_sw128(stage_a + consumer * Cfg::kConsumerRows * 128 + kk * 32, 16, 1024);
+        if constexpr (Cfg::kALayout == ALayout::mk) {
+            // K-major rows of 128 bytes; 8-row swizzle atoms 1024 bytes apart. A K-step moves 32 bytes
+            // inside the atom, which the hardware swizzles like the TMA did.
+            return sm90::smem_descriptor_sw128(stage_a + consumer * Cfg::kConsumerRows * 128 + kk * 32, 16, 1024);
+        } else {
+            // M-major, as an N-major B: this consumer's 64 rows are one box (8 KiB), whose 8-row K
+            // groups are 1 KiB apart (stride); a K-step is 16 rows. The leading offset (between
+            // 64-row blocks) is never used by an M of 64, but is the boxes' distance all the same.
+            constexpr uint32_t kBox = Cfg::kKnBoxCols * Cfg::kTileK * sizeof(typename Cfg::In);
+            return sm90::smem_descriptor_sw128(stage_a + consumer * kBox + kk * Cfg::kWgmmaK * 128, kBox, 1024);
+        }
     }
     __device__ static uint64_t b(const uint8_t* stage_b, int kk) {
         if constexpr (Cfg::kBLayout == BLayout::nk) {
@@ -92,6 +110,7 @@ template <class Cfg>
 __device__ void consume(const Stages<Cfg>& st, RingPosition<Cfg::kStages>& pos, float (&acc)[Cfg::kAccumulators],
                         int consumer, int k_blocks) {
     constexpr int kTransB = Cfg::kBLayout == BLayout::kn ? 1 : 0;
+    constexpr int kTransA = Cfg::kALayout == ALayout::km ? 1 : 0;
     const bool leader = threadIdx.x % 128 == 0;
     int previous = -1;
     for (int kb = 0; kb < k_blocks; ++kb) {
@@ -99,7 +118,7 @@ __device__ void consume(const Stages<Cfg>& st, RingPosition<Cfg::kStages>& pos, 
         sm90::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < Cfg::kTileK / Cfg::kWgmmaK; ++kk) {
-            sm90::wgmma_ss<typename Cfg::In, Cfg::kTileN, kTransB>(
+            sm90::wgmma_ss<typename Cfg::In, Cfg::kTileN, kTransB, kTransA>(
                 acc, OperandDescriptors<Cfg>::a(st.a(pos.stage), consumer, kk),
                 OperandDescriptors<Cfg>::b(st.b(pos.stage), kk), kb > 0 || kk > 0);
         }

@@ -12,19 +12,19 @@
 
 namespace iris::gemm::sm90 {
 
-template <int TransB>
+template <int TransB, int TransA = 0>
 __device__ inline void wgmma_m64n64k16_ss_bf16(float (&d)[32], uint64_t desc_a, uint64_t desc_b, int accumulate) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16\n"
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n"
-        "%32, %33, p, 1, 1, 0, %35;\n}\n"
+        "%32, %33, p, 1, 1, %36, %35;\n}\n"
         :
           "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
           "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB));
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
 }
 
 template <int TransB>
@@ -42,19 +42,19 @@ __device__ inline void wgmma_m64n64k16_rs_bf16(float (&d)[32], const uint32_t (&
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
 }
 
-template <int TransB>
+template <int TransB, int TransA = 0>
 __device__ inline void wgmma_m64n64k16_ss_f16(float (&d)[32], uint64_t desc_a, uint64_t desc_b, int accumulate) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16\n"
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n"
-        "%32, %33, p, 1, 1, 0, %35;\n}\n"
+        "%32, %33, p, 1, 1, %36, %35;\n}\n"
         :
           "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
           "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB));
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
 }
 
 template <int TransB>
@@ -72,13 +72,13 @@ __device__ inline void wgmma_m64n64k16_rs_f16(float (&d)[32], const uint32_t (&a
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
 }
 
-template <int TransB>
+template <int TransB, int TransA = 0>
 __device__ inline void wgmma_m64n128k16_ss_bf16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16\n"
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},\n"
-        "%64, %65, p, 1, 1, 0, %67;\n}\n"
+        "%64, %65, p, 1, 1, %68, %67;\n}\n"
         :
           "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
@@ -88,7 +88,7 @@ __device__ inline void wgmma_m64n128k16_ss_bf16(float (&d)[64], uint64_t desc_a,
           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB));
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
 }
 
 template <int TransB>
@@ -110,13 +110,13 @@ __device__ inline void wgmma_m64n128k16_rs_bf16(float (&d)[64], const uint32_t (
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
 }
 
-template <int TransB>
+template <int TransB, int TransA = 0>
 __device__ inline void wgmma_m64n128k16_ss_f16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16\n"
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},\n"
-        "%64, %65, p, 1, 1, 0, %67;\n}\n"
+        "%64, %65, p, 1, 1, %68, %67;\n}\n"
         :
           "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
@@ -126,7 +126,7 @@ __device__ inline void wgmma_m64n128k16_ss_f16(float (&d)[64], uint64_t desc_a, 
           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB));
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
 }
 
 template <int TransB>
@@ -148,13 +148,13 @@ __device__ inline void wgmma_m64n128k16_rs_f16(float (&d)[64], const uint32_t (&
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
 }
 
-template <int TransB>
+template <int TransB, int TransA = 0>
 __device__ inline void wgmma_m64n192k16_ss_bf16(float (&d)[96], uint64_t desc_a, uint64_t desc_b, int accumulate) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16\n"
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95},\n"
-        "%96, %97, p, 1, 1, 0, %99;\n}\n"
+        "%96, %97, p, 1, 1, %100, %99;\n}\n"
         :
           "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
@@ -168,7 +168,7 @@ __device__ inline void wgmma_m64n192k16_ss_bf16(float (&d)[96], uint64_t desc_a,
           "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
           "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
           "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB));
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
 }
 
 template <int TransB>
@@ -194,13 +194,13 @@ __device__ inline void wgmma_m64n192k16_rs_bf16(float (&d)[96], const uint32_t (
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
 }
 
-template <int TransB>
+template <int TransB, int TransA = 0>
 __device__ inline void wgmma_m64n192k16_ss_f16(float (&d)[96], uint64_t desc_a, uint64_t desc_b, int accumulate) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16\n"
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95},\n"
-        "%96, %97, p, 1, 1, 0, %99;\n}\n"
+        "%96, %97, p, 1, 1, %100, %99;\n}\n"
         :
           "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
@@ -214,7 +214,7 @@ __device__ inline void wgmma_m64n192k16_ss_f16(float (&d)[96], uint64_t desc_a, 
           "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
           "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
           "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB));
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
 }
 
 template <int TransB>
@@ -240,13 +240,13 @@ __device__ inline void wgmma_m64n192k16_rs_f16(float (&d)[96], const uint32_t (&
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
 }
 
-template <int TransB>
+template <int TransB, int TransA = 0>
 __device__ inline void wgmma_m64n256k16_ss_bf16(float (&d)[128], uint64_t desc_a, uint64_t desc_b, int accumulate) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16\n"
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127},\n"
-        "%128, %129, p, 1, 1, 0, %131;\n}\n"
+        "%128, %129, p, 1, 1, %132, %131;\n}\n"
         :
           "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
@@ -264,7 +264,7 @@ __device__ inline void wgmma_m64n256k16_ss_bf16(float (&d)[128], uint64_t desc_a
           "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
           "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB));
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
 }
 
 template <int TransB>
@@ -294,13 +294,13 @@ __device__ inline void wgmma_m64n256k16_rs_bf16(float (&d)[128], const uint32_t 
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
 }
 
-template <int TransB>
+template <int TransB, int TransA = 0>
 __device__ inline void wgmma_m64n256k16_ss_f16(float (&d)[128], uint64_t desc_a, uint64_t desc_b, int accumulate) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16\n"
         "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127},\n"
-        "%128, %129, p, 1, 1, 0, %131;\n}\n"
+        "%128, %129, p, 1, 1, %132, %131;\n}\n"
         :
           "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
@@ -318,7 +318,7 @@ __device__ inline void wgmma_m64n256k16_ss_f16(float (&d)[128], uint64_t desc_a,
           "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
           "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB));
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
 }
 
 template <int TransB>
@@ -350,26 +350,27 @@ __device__ inline void wgmma_m64n256k16_rs_f16(float (&d)[128], const uint32_t (
 
 /// D(64xN, f32) (+)= A(64x16) * B(16xN): A and B from shared memory. TransB: 0 when B is K-major in
 /// shared memory, 1 when it is N-major.
-template <class In, int N, int TransB>
+/// TransA: 0 when A is K-major in shared memory, 1 when it is M-major (A stored K x M).
+template <class In, int N, int TransB, int TransA = 0>
 __device__ inline void wgmma_ss(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, int accumulate) {
     static_assert(std::is_same_v<In, iris::bf16> || std::is_same_v<In, iris::f16>, "wgmma inputs are bf16 or f16");
     constexpr bool kBf16 = std::is_same_v<In, iris::bf16>;
     if constexpr (N == 64 && kBf16) {
-        wgmma_m64n64k16_ss_bf16<TransB>(d, desc_a, desc_b, accumulate);
+        wgmma_m64n64k16_ss_bf16<TransB, TransA>(d, desc_a, desc_b, accumulate);
     } else if constexpr (N == 64 && !kBf16) {
-        wgmma_m64n64k16_ss_f16<TransB>(d, desc_a, desc_b, accumulate);
+        wgmma_m64n64k16_ss_f16<TransB, TransA>(d, desc_a, desc_b, accumulate);
     } else if constexpr (N == 128 && kBf16) {
-        wgmma_m64n128k16_ss_bf16<TransB>(d, desc_a, desc_b, accumulate);
+        wgmma_m64n128k16_ss_bf16<TransB, TransA>(d, desc_a, desc_b, accumulate);
     } else if constexpr (N == 128 && !kBf16) {
-        wgmma_m64n128k16_ss_f16<TransB>(d, desc_a, desc_b, accumulate);
+        wgmma_m64n128k16_ss_f16<TransB, TransA>(d, desc_a, desc_b, accumulate);
     } else if constexpr (N == 192 && kBf16) {
-        wgmma_m64n192k16_ss_bf16<TransB>(d, desc_a, desc_b, accumulate);
+        wgmma_m64n192k16_ss_bf16<TransB, TransA>(d, desc_a, desc_b, accumulate);
     } else if constexpr (N == 192 && !kBf16) {
-        wgmma_m64n192k16_ss_f16<TransB>(d, desc_a, desc_b, accumulate);
+        wgmma_m64n192k16_ss_f16<TransB, TransA>(d, desc_a, desc_b, accumulate);
     } else if constexpr (N == 256 && kBf16) {
-        wgmma_m64n256k16_ss_bf16<TransB>(d, desc_a, desc_b, accumulate);
+        wgmma_m64n256k16_ss_bf16<TransB, TransA>(d, desc_a, desc_b, accumulate);
     } else if constexpr (N == 256 && !kBf16) {
-        wgmma_m64n256k16_ss_f16<TransB>(d, desc_a, desc_b, accumulate);
+        wgmma_m64n256k16_ss_f16<TransB, TransA>(d, desc_a, desc_b, accumulate);
     } else {
         static_assert(N == 64 || N == 128 || N == 192 || N == 256, "wgmma N is 64, 128, 192 or 256 here");
     }

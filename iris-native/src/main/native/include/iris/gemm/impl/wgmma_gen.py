@@ -21,16 +21,16 @@ def operands(n):
 def ss(n, ty):
     regs = n // 2
     d = ", ".join(f"%{i}" for i in range(regs))
-    return f'''template <int TransB>
+    return f'''template <int TransB, int TransA = 0>
 __device__ inline void wgmma_m64n{n}k16_ss_{ty}(float (&d)[{regs}], uint64_t desc_a, uint64_t desc_b, int accumulate) {{
     asm volatile(
         "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{regs + 2}, 0;\\n"
         "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty}\\n"
         "{{{d}}},\\n"
-        "%{regs}, %{regs + 1}, p, 1, 1, 0, %{regs + 3};\\n}}\\n"
+        "%{regs}, %{regs + 1}, p, 1, 1, %{regs + 4}, %{regs + 3};\\n}}\\n"
         :
 {operands(n)}
-        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB));
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
 }}
 '''
 
@@ -57,9 +57,11 @@ def dispatch():
     for kind, a_type, a_arg in (("ss", "uint64_t", "desc_a"), ("rs", "const uint32_t (&)[4]", "a")):
         sig_a = "uint64_t desc_a" if kind == "ss" else "const uint32_t (&a)[4]"
         what = "A and B from shared memory" if kind == "ss" else "A from registers (the accumulator-shaped\n/// fragment of a previous wgmma, converted to 16-bit pairs), B from shared memory"
+        trans_a = "" if kind == "rs" else ", int TransA = 0"
+        trans_a_doc = "" if kind == "rs" else "\n/// TransA: 0 when A is K-major in shared memory, 1 when it is M-major (A stored K x M)."
         out.append(f'''/// D(64xN, f32) (+)= A(64x16) * B(16xN): {what}. TransB: 0 when B is K-major in
-/// shared memory, 1 when it is N-major.
-template <class In, int N, int TransB>
+/// shared memory, 1 when it is N-major.{trans_a_doc}
+template <class In, int N, int TransB{trans_a}>
 __device__ inline void wgmma_{kind}(float (&d)[N / 2], {sig_a}, uint64_t desc_b, int accumulate) {{
     static_assert(std::is_same_v<In, iris::bf16> || std::is_same_v<In, iris::f16>, "wgmma inputs are bf16 or f16");
     constexpr bool kBf16 = std::is_same_v<In, iris::bf16>;''')
@@ -68,7 +70,8 @@ __device__ inline void wgmma_{kind}(float (&d)[N / 2], {sig_a}, uint64_t desc_b,
             for ty in TYPES:
                 cond = f"N == {n} && {'kBf16' if ty == 'bf16' else '!kBf16'}"
                 kw = "if constexpr" if first else "} else if constexpr"
-                out.append(f"    {kw} ({cond}) {{\n        wgmma_m64n{n}k16_{kind}_{ty}<TransB>(d, {a_arg}, desc_b, accumulate);")
+                targs = "TransB" if kind == "rs" else "TransB, TransA"
+                out.append(f"    {kw} ({cond}) {{\n        wgmma_m64n{n}k16_{kind}_{ty}<{targs}>(d, {a_arg}, desc_b, accumulate);")
                 first = False
         allowed = " || ".join(f"N == {n}" for n in SHAPES)
         listed = ", ".join(str(n) for n in SHAPES[:-1]) + f" or {SHAPES[-1]}"

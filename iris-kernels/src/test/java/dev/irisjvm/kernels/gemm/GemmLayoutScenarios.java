@@ -1,0 +1,248 @@
+package dev.irisjvm.kernels.gemm;
+
+import static dev.irisjvm.kernels.gemm.GemmScenarios.PAD;
+import static dev.irisjvm.kernels.gemm.GemmScenarios.PAD_VALUE;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.SymmetricHeap;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
+import dev.irisjvm.kernels.gemm.GemmReference.Reference;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * {@link GemmScenarios}' cases of a transposed (K x M) A and of {@code C = alpha A B + beta C}, under
+ * the same rules (fresh inputs per case, poisoned outputs, the double reference within the derived
+ * bound, padding neither read nor written).
+ */
+final class GemmLayoutScenarios {
+    /**
+     * (M, N, K) for a K x M A: one 8 x 8 corner of a tile, ragged edges in every dimension (M a
+     * multiple of 8, as A's rows need), more than one tile each way.
+     */
+    static final int[][] TRANSPOSED_SHAPES = {{8, 8, 8}, {200, 136, 72}, {136, 264, 520}, {296, 520, 1000}};
+    /** A K that is no multiple of 8 (nor of the 64 of a k-block): K x M A with K x N B takes it, as no row runs along K. */
+    static final int[] RAGGED_K = {200, 136, 101};
+    /** (M, N, K) of the scaling's cases, every layout pair. */
+    static final int[][] SCALED_SHAPES = {{8, 8, 8}, {200, 136, 72}, {136, 264, 520}};
+    /** (alpha, beta): accumulation, both scaled (beta negative), and beta 0 over poison (C must not be read). */
+    static final float[][] SCALES = {{1f, 1f}, {0.5f, -1.5f}, {-2f, 0f}};
+
+    private final GemmScenarios s;
+    private final Iris iris;
+    private final SymmetricHeap heap;
+    private final Stream stream;
+    private final Gemm gemm;
+
+    GemmLayoutScenarios(GemmScenarios s, Iris iris, Gemm gemm) {
+        this.s = s;
+        this.iris = iris;
+        this.heap = iris.heap();
+        this.stream = iris.stream();
+        this.gemm = gemm;
+    }
+
+    // =============================================================================================
+    // A stored K x M
+    // =============================================================================================
+
+    /**
+     * Every shape x input dtype x B layout x output dtype x bias or not with A stored K x M, through
+     * both entry points: symmetric tensors, and device matrices with padded rows (lda = M + 8, ldb =
+     * B's columns + 8, ldc = N + 8, and a row of C beyond M). The 16-bit output is the F32 output
+     * rounded once, bit for bit. Then the transposed layout's argument checks on live tensors.
+     */
+    void transposedA() {
+        Failures f = new Failures();
+        if (refusedByPortable(f, GemmLayouts.KM_NK, 1f, 0f)) {
+            return;
+        }
+        for (int[] shape : TRANSPOSED_SHAPES) {
+            for (DType in : GemmScenarios.INPUTS) {
+                for (GemmLayout layout : GemmLayout.values()) {
+                    transposedCase(f, shape[0], shape[1], shape[2], in, layout);
+                }
+            }
+        }
+        for (DType in : GemmScenarios.INPUTS) {
+            transposedCase(f, RAGGED_K[0], RAGGED_K[1], RAGGED_K[2], in, GemmLayout.KN);
+        }
+        misuse(f);
+        f.throwIfAny();
+    }
+
+    /**
+     * On the portable mainloop (forced by {@link GemmPortableGpuTest}), which takes neither a K x M
+     * A nor alpha and beta yet: the call must be refused, naming what it lacks. Returns whether
+     * this Gemm is the portable one (the scenario then ends here).
+     */
+    private boolean refusedByPortable(Failures f, GemmLayouts layouts, float alpha, float beta) {
+        if (gemm.mainloop() != GemmMainloop.PORTABLE) {
+            return false;
+        }
+        try (SymTensor a = heap.empty(DType.BF16, 64, 64); SymTensor b = heap.empty(DType.BF16, 64, 64);
+             SymTensor c = heap.empty(DType.BF16, 64, 64)) {
+            GemmScenarios.expect(f, "the portable mainloop takes A stored M x K with alpha = 1 and beta = 0",
+                    () -> gemm.matmul(a, b, layouts, c, alpha, beta, stream));
+        }
+        f.throwIfAny();
+        return true;
+    }
+
+    private void transposedCase(Failures f, int m, int n, int k, DType in, GemmLayout layout) {
+        long seed = s.seed("transposed_a", m, n, k, in.ordinal(), layout.ordinal());
+        int bRows = (int) layout.bRows(n, k);
+        int bCols = (int) layout.bCols(n, k);
+        HostMatrix a = HostMatrix.random(seed, in, k, m);
+        HostMatrix b = HostMatrix.random(seed + 1, in, bRows, bCols);
+        HostMatrix biasIn = HostMatrix.random(seed + 2, in, 1, n);
+        Reference ref = GemmReference.full(a, GemmALayout.KM, b, layout);
+        GemmLayouts layouts = new GemmLayouts(GemmALayout.KM, layout);
+        String shape = m + " x " + n + " x " + k + " " + in + " " + layouts.kernelPart();
+        try (SymTensor ta = s.upload(a, m, 0, k, m); SymTensor tb = s.upload(b, bCols, 0, bRows, bCols);
+             SymTensor pa = s.upload(a, m + PAD, PAD_VALUE, k, m + PAD);
+             SymTensor pb = s.upload(b, bCols + PAD, PAD_VALUE, bRows, bCols + PAD);
+             SymTensor biasSame = s.upload(biasIn, n, 0, n); SymTensor biasF32 = s.upload(biasIn.as(DType.F32), n, 0, n)) {
+            for (boolean withBias : new boolean[] {false, true}) {
+                for (boolean padded : new boolean[] {false, true}) {
+                    ByteBuffer f32 = null;
+                    for (DType out : new DType[] {DType.F32, in}) {
+                        SymTensor bias = withBias ? (out == DType.F32 ? biasF32 : biasSame) : null;
+                        String what = shape + " -> " + out + (withBias ? " + bias" : "") + (padded ? ", padded rows" : ", tensors");
+                        int ldc = padded ? n + PAD : n;
+                        int rows = padded ? m + 1 : m;
+                        try (SymTensor c = heap.empty(out, rows, ldc)) {
+                            s.poison(c);
+                            if (padded) {
+                                gemm.matmul(new DeviceMatrix(pa.deviceAddress(), in, k, m, m + PAD),
+                                        new DeviceMatrix(pb.deviceAddress(), in, bRows, bCols, bCols + PAD), layouts,
+                                        bias == null ? 0 : bias.deviceAddress(), new DeviceMatrix(c.deviceAddress(), out, m, n, ldc), 1f,
+                                        0f, stream);
+                            } else {
+                                gemm.matmul(ta, tb, layouts, bias, c, 1f, 0f, stream);
+                            }
+                            iris.synchronize();
+                            ByteBuffer got = GemmScenarios.download(c);
+                            f.add(GemmReference.check(what, got, out, ldc, rows, ref, withBias ? biasIn.values() : null));
+                            if (out == DType.F32) {
+                                f32 = got;
+                            } else {
+                                f.add(GemmScenarios.roundedOnce(what, got, f32, out, m, n, ldc));
+                            }
+                        }
+                    }
+                }
+            }
+            f.add(GemmScenarios.sameBits(shape + ": A after the calls", GemmScenarios.download(ta), a.bytes()));
+            f.add(GemmScenarios.sameBits(shape + ": B after the calls", GemmScenarios.download(tb), b.bytes()));
+        }
+    }
+
+    /** The transposed layout's and the scaling's checks on live tensors, before anything is launched. */
+    private void misuse(Failures f) {
+        String prefix = "rank " + iris.rank() + ": gemm: ";
+        try (SymTensor a = heap.empty(DType.BF16, 64, 200); SymTensor a129 = heap.empty(DType.BF16, 64, 129);
+             SymTensor b = heap.empty(DType.BF16, 64, 136); SymTensor c = heap.empty(DType.F32, 200, 136);
+             SymTensor c129 = heap.empty(DType.F32, 129, 136)) {
+            GemmScenarios.expect(f, prefix + "M = 129 (A (km: K x M)'s columns) is not a multiple of 8",
+                    () -> gemm.matmul(a129, b, GemmLayouts.KM_KN, c129, 1f, 0f, stream));
+            GemmScenarios.expect(f, prefix + "B (nk: N x K) " + b + " does not match A (km: K x M)",
+                    () -> gemm.matmul(a, b, GemmLayouts.KM_NK, c, 1f, 0f, stream));
+            GemmScenarios.expect(f, prefix + "alpha = NaN is not finite", () -> gemm.matmul(a, b, GemmLayouts.KM_KN, c, Float.NaN, 0f, stream));
+            GemmScenarios.expect(f, prefix + "layouts must not be null", () -> gemm.matmul(a, b, (GemmLayouts) null, c, 1f, 0f, stream));
+        }
+    }
+
+    // =============================================================================================
+    // C = alpha A B + beta C
+    // =============================================================================================
+
+    /**
+     * Every layout pair x input dtype x output dtype x (alpha, beta) x bias or not: C starts as
+     * random values of its dtype in the M x N window (poison where beta is 0, so a kernel that reads
+     * C there fails) with poisoned padding (ldc = N + 8, a row beyond M) that must stay poison; the
+     * result is checked against {@code alpha (A B) + beta C0 + bias} within {@link
+     * GemmErrorBound#scaled}. Without a bias the call takes device matrices, with one symmetric
+     * tensors (C then unpadded).
+     */
+    void alphaBeta() {
+        Failures f = new Failures();
+        if (refusedByPortable(f, GemmLayouts.MK_NK, 0.5f, 1f)) {
+            return;
+        }
+        GemmLayouts[] pairs = {GemmLayouts.MK_NK, GemmLayouts.MK_KN, GemmLayouts.KM_NK, GemmLayouts.KM_KN};
+        for (int[] shape : SCALED_SHAPES) {
+            for (GemmLayouts layouts : pairs) {
+                for (DType in : GemmScenarios.INPUTS) {
+                    scaledCase(f, shape[0], shape[1], shape[2], layouts, in);
+                }
+            }
+        }
+        f.throwIfAny();
+    }
+
+    private void scaledCase(Failures f, int m, int n, int k, GemmLayouts layouts, DType in) {
+        long seed = s.seed("alpha_beta", m, n, k, layouts.a().ordinal(), layouts.b().ordinal(), in.ordinal());
+        int aRows = (int) layouts.a().aRows(m, k);
+        int aCols = (int) layouts.a().aCols(m, k);
+        int bRows = (int) layouts.b().bRows(n, k);
+        int bCols = (int) layouts.b().bCols(n, k);
+        HostMatrix a = HostMatrix.random(seed, in, aRows, aCols);
+        HostMatrix b = HostMatrix.random(seed + 1, in, bRows, bCols);
+        HostMatrix biasIn = HostMatrix.random(seed + 2, in, 1, n);
+        Reference ref = GemmReference.full(a, layouts.a(), b, layouts.b());
+        String shape = m + " x " + n + " x " + k + " " + in + " " + layouts.kernelPart();
+        try (SymTensor ta = s.upload(a, aCols, 0, aRows, aCols); SymTensor tb = s.upload(b, bCols, 0, bRows, bCols);
+             SymTensor biasSame = s.upload(biasIn, n, 0, n); SymTensor biasF32 = s.upload(biasIn.as(DType.F32), n, 0, n)) {
+            for (DType out : new DType[] {DType.F32, in}) {
+                HostMatrix c0 = HostMatrix.random(seed + 3 + out.ordinal(), out, m, n);
+                for (float[] scale : SCALES) {
+                    float alpha = scale[0];
+                    float beta = scale[1];
+                    for (boolean withBias : new boolean[] {false, true}) {
+                        SymTensor bias = withBias ? (out == DType.F32 ? biasF32 : biasSame) : null;
+                        String what = shape + " -> " + out + ", alpha " + alpha + ", beta " + beta + (withBias ? " + bias, tensors" : ", padded C");
+                        int ldc = withBias ? n : n + PAD;
+                        int rows = withBias ? m : m + 1;
+                        try (SymTensor c = heap.empty(out, rows, ldc)) {
+                            if (beta == 0f) {
+                                s.poison(c);
+                            } else {
+                                c.copyFrom(valuesInPoison(c0, ldc, rows));
+                            }
+                            if (withBias) {
+                                gemm.matmul(ta, tb, layouts, bias, c, alpha, beta, stream);
+                            } else {
+                                gemm.matmul(DeviceMatrix.of(ta), DeviceMatrix.of(tb), layouts, 0,
+                                        new DeviceMatrix(c.deviceAddress(), out, m, n, ldc), alpha, beta, stream);
+                            }
+                            iris.synchronize();
+                            f.add(GemmReference.checkElements(what, GemmScenarios.download(c), out, ldc, rows,
+                                    GemmReference.scaledWindow(ref, alpha, beta, c0, withBias ? biasIn.values() : null, out)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** A rows x ldc image of C: {@code c0} in its window, every other byte 0xFF (poison). */
+    private static ByteBuffer valuesInPoison(HostMatrix c0, int ldc, int rows) {
+        DType out = c0.dtype();
+        ByteBuffer b = ByteBuffer.allocateDirect(rows * ldc * out.byteSize()).order(ByteOrder.nativeOrder());
+        while (b.hasRemaining()) {
+            b.put((byte) 0xFF);
+        }
+        for (int i = 0; i < c0.rows(); i++) {
+            b.position(i * ldc * out.byteSize());
+            for (int j = 0; j < c0.cols(); j++) {
+                GemmReference.put(b, out, c0.at(i, j));
+            }
+        }
+        return b.clear();
+    }
+}
