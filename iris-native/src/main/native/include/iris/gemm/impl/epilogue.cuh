@@ -2,36 +2,13 @@
 // accumulators through shared memory, chunk by chunk, into the hooks of iris/gemm/epilogue.cuh.
 #pragma once
 
-#include <type_traits>
-
 #include "iris/gemm/config.cuh"
 #include "iris/gemm/epilogue.cuh"
 #include "iris/gemm/impl/hopper.cuh"
+#include "iris/gemm/impl/pairs.cuh"
 #include "iris/gemm/tile_scheduler.cuh"
 
 namespace iris::gemm::impl {
-
-template <class Out>
-__device__ inline void store_pair(uint8_t* p, float a, float b) {
-    if constexpr (std::is_same_v<Out, float>) {
-        *reinterpret_cast<float2*>(p) = make_float2(a, b);
-    } else if constexpr (std::is_same_v<Out, iris::bf16>) {
-        *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
-    } else {
-        *reinterpret_cast<__half2*>(p) = __floats2half2_rn(a, b);
-    }
-}
-
-template <class Out>
-__device__ inline float2 load_pair(const Out* p) {
-    if constexpr (std::is_same_v<Out, float>) {
-        return *reinterpret_cast<const float2*>(p);
-    } else if constexpr (std::is_same_v<Out, iris::bf16>) {
-        return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
-    } else {
-        return __half22float2(*reinterpret_cast<const __half2*>(p));
-    }
-}
 
 /// Hands a consumer's 64 x kTileN accumulators to the hooks `epi`, chunk by chunk.
 ///
@@ -65,7 +42,7 @@ __device__ void run_epilogue(const float (&acc)[Cfg::kAccumulators], uint8_t* bu
             for (int half = 0; half < 2; ++half) {
                 const int row = 16 * warp + lane / 4 + 8 * half;
                 const int i = 4 * block + 2 * half;
-                store_pair<Out>(buffer + row * Cfg::kChunkPitch + col * sizeof(Out), acc[i] + add.x, acc[i + 1] + add.y);
+                store_pair(reinterpret_cast<Out*>(buffer + row * Cfg::kChunkPitch + col * sizeof(Out)), acc[i] + add.x, acc[i + 1] + add.y);
             }
         }
         sm90::named_barrier_sync(barrier, 128);

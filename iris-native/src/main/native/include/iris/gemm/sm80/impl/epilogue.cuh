@@ -4,34 +4,15 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
+#include "iris/gemm/impl/pairs.cuh"
 #include "iris/gemm/sm80/config.cuh"
 #include "iris/gemm/sm80/impl/warp_tile.cuh"
 
 namespace iris::gemm::sm80 {
 
-template <class Out>
-__device__ inline void store_pair(Out* p, float x, float y) {
-    if constexpr (std::is_same_v<Out, float>) {
-        *reinterpret_cast<float2*>(p) = make_float2(x, y);
-    } else if constexpr (std::is_same_v<Out, iris::bf16>) {
-        *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
-    } else {
-        *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
-    }
-}
-
-template <class Out>
-__device__ inline float2 load_pair(const Out* p) {
-    if constexpr (std::is_same_v<Out, float>) {
-        return *reinterpret_cast<const float2*>(p);
-    } else if constexpr (std::is_same_v<Out, iris::bf16>) {
-        return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
-    } else {
-        return __half22float2(*reinterpret_cast<const __half2*>(p));
-    }
-}
+using iris::gemm::impl::load_pair;
+using iris::gemm::impl::store_pair;
 
 /// C[row0 + r][col0 + c] = acc(r, c) + bias[col0 + c] for the warp's outputs inside the m x n
 /// matrix C (leading dimension ldc); bias may be null. n % 8 == 0 keeps each lane's pair of columns
