@@ -248,17 +248,22 @@ final class GemmChecks {
             throw platform.unavailable(Gemm.MODULE, Gemm.REQUIREMENT);
         }
         if (p.major() != 9 || p.minor() != 0) {
-            String requirement = "compute capability 9.0 (" + Gemm.REQUIREMENT + ")";
-            throw new IrisPlatformException(NativeCalls.rankLabel() + ": not available on this GPU: " + Gemm.MODULE + " needs "
-                    + requirement + "; GPU " + p.device() + " (" + p.name() + ") has " + p.computeCapability(),
-                    platform, Gemm.MODULE, requirement);
+            throw notOnThisGpu(platform, p, Gemm.MODULE, "compute capability 9.0 (" + Gemm.REQUIREMENT + ")", "has " + p.computeCapability());
         }
-        if (p.sharedMemoryPerBlockOptin() < Gemm.SHARED_BYTES) {
-            String requirement = Gemm.SHARED_BYTES + " bytes of shared memory per block";
-            throw new IrisPlatformException(NativeCalls.rankLabel() + ": not available on this GPU: " + Gemm.MODULE + " needs "
-                    + requirement + "; GPU " + p.device() + " (" + p.name() + ") allows " + p.sharedMemoryPerBlockOptin(),
-                    platform, Gemm.MODULE, requirement);
+        sharedMemory(platform, p, Gemm.MODULE, Gemm.SHARED_BYTES);
+    }
+
+    /** That GPU {@code p} lets a block of {@code module} have {@code bytes} of shared memory. */
+    static void sharedMemory(Platform platform, DeviceProperties p, String module, long bytes) {
+        if (p.sharedMemoryPerBlockOptin() < bytes) {
+            throw notOnThisGpu(platform, p, module, bytes + " bytes of shared memory per block", "allows " + p.sharedMemoryPerBlockOptin());
         }
+    }
+
+    /** "rank r: not available on this GPU: MODULE needs REQUIREMENT; GPU d (name) HAS". */
+    static IrisPlatformException notOnThisGpu(Platform platform, DeviceProperties p, String module, String requirement, String has) {
+        return new IrisPlatformException(NativeCalls.rankLabel() + ": not available on this GPU: " + module + " needs " + requirement
+                + "; GPU " + p.device() + " (" + p.name() + ") " + has, platform, module, requirement);
     }
 
     static void groupM(int groupM) {

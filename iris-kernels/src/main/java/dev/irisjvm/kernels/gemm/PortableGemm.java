@@ -1,14 +1,12 @@
 package dev.irisjvm.kernels.gemm;
 
 import dev.irisjvm.core.DType;
-import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Kernel;
 import dev.irisjvm.core.internal.KernelModule;
-import dev.irisjvm.core.internal.NativeCalls;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.Locale;
 
@@ -56,16 +54,9 @@ final class PortableGemm implements AutoCloseable {
             throw platform.unavailable(MODULE, REQUIREMENT);
         }
         if (p.major() < 8) {
-            throw new IrisPlatformException(NativeCalls.rankLabel() + ": not available on this GPU: " + MODULE + " needs "
-                    + REQUIREMENT + "; GPU " + p.device() + " (" + p.name() + ") has " + p.computeCapability(), platform, MODULE,
-                    REQUIREMENT);
+            throw GemmChecks.notOnThisGpu(platform, p, MODULE, REQUIREMENT, "has " + p.computeCapability());
         }
-        if (p.sharedMemoryPerBlockOptin() < SHARED_BYTES) {
-            String requirement = SHARED_BYTES + " bytes of shared memory per block";
-            throw new IrisPlatformException(NativeCalls.rankLabel() + ": not available on this GPU: " + MODULE + " needs "
-                    + requirement + "; GPU " + p.device() + " (" + p.name() + ") allows " + p.sharedMemoryPerBlockOptin(),
-                    platform, MODULE, requirement);
-        }
+        GemmChecks.sharedMemory(platform, p, MODULE, SHARED_BYTES);
     }
 
     static String kernelName(DType in, GemmLayout layout, DType out) {

@@ -112,16 +112,25 @@ final class MoeChecks {
 
     /**
      * A dispatch's inputs, as both modes take them: {@code numTokens} in [0, maxTokens], tokens
-     * [rows, hidden] of the config's dtype, expert ids I32 and weights F32 [rows, topK], rows at
-     * least numTokens, and a stream.
+     * [rows, hidden] of the config's dtype, expert ids I32 and weights F32 [rows, topK], each live
+     * on {@code heap}, rows at least numTokens, and a stream.
      */
-    static void dispatchInputs(int rank, String call, MoeConfig config, int numTokens, Operand tokens, Operand ids, Operand weights,
-                               Object stream) {
+    static void dispatchInputs(int rank, String call, MoeConfig config, int numTokens, SymTensor tokens, SymTensor expertIds,
+                               SymTensor weights, SymmetricHeap heap, Object stream) {
+        Operand t = operand(rank, call, "tokens", tokens, heap);
+        Operand ids = operand(rank, call, "expertIds", expertIds, heap);
+        Operand w = operand(rank, call, "weights", weights, heap);
         TensorChecks.notNull(rank, call, "stream", stream);
         numTokens(rank, call, numTokens, config.maxTokens());
-        matrix(rank, call, tokens, config.dtype(), config.hidden(), numTokens, "hidden");
+        matrix(rank, call, t, config.dtype(), config.hidden(), numTokens, "hidden");
         matrix(rank, call, ids, DType.I32, config.topK(), numTokens, "topK");
-        matrix(rank, call, weights, DType.F32, config.topK(), numTokens, "topK");
+        matrix(rank, call, w, DType.F32, config.topK(), numTokens, "topK");
+    }
+
+    /** The rows of a [rows, hidden] tokens tensor, for the dispatch of all of them (0 for what the checks will refuse). */
+    static int rows(SymTensor tokens) {
+        long rows = tokens != null && tokens.shape().length == 2 ? tokens.shape()[0] : 0;
+        return (int) Math.min(rows, Integer.MAX_VALUE);
     }
 
     /** Tokens of one call: in [0, maxTokens]. */

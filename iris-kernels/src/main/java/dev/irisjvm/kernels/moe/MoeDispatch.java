@@ -14,7 +14,6 @@ import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.NodeTeamOperations;
 import dev.irisjvm.kernels.TensorChecks;
-import dev.irisjvm.kernels.moe.MoeChecks.Operand;
 import dev.irisjvm.runtime.abi.iris_moe_stats;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -217,8 +216,7 @@ public final class MoeDispatch implements AutoCloseable {
 
     /** {@link #dispatch(SymTensor, SymTensor, SymTensor, int, Stream)} of every row of {@code tokens}. */
     public void dispatch(SymTensor tokens, SymTensor expertIds, SymTensor weights, Stream stream) {
-        long rows = tokens != null && tokens.shape().length == 2 ? tokens.shape()[0] : 0;
-        dispatch(tokens, expertIds, weights, (int) Math.min(rows, Integer.MAX_VALUE), stream);
+        dispatch(tokens, expertIds, weights, MoeChecks.rows(tokens), stream);
     }
 
     /**
@@ -231,10 +229,7 @@ public final class MoeDispatch implements AutoCloseable {
     public synchronized void dispatch(SymTensor tokens, SymTensor expertIds, SymTensor weights, int numTokens, Stream stream) {
         final String call = "dispatch";
         ensureOpen(call);
-        Operand t = MoeChecks.operand(rank, call, "tokens", tokens, iris.heap());
-        Operand ids = MoeChecks.operand(rank, call, "expertIds", expertIds, iris.heap());
-        Operand w = MoeChecks.operand(rank, call, "weights", weights, iris.heap());
-        MoeChecks.dispatchInputs(rank, call, config, numTokens, t, ids, w, stream);
+        MoeChecks.dispatchInputs(rank, call, config, numTokens, tokens, expertIds, weights, iris.heap(), stream);
         LaunchShape grid = LaunchShape.of(MoeLayout.dispatchBlocks((long) numTokens * config.topK()), MoeLayout.THREADS);
         var a = args.dispatch(tokens.deviceAddress(), expertIds.deviceAddress(), weights.deviceAddress(), numTokens);
         countKernel.launch(grid, stream, a, false);

@@ -179,8 +179,7 @@ public final class MoeLowLatency implements AutoCloseable {
 
     /** {@link #dispatch(SymTensor, SymTensor, SymTensor, int, Stream)} of every row of {@code tokens}. */
     public void dispatch(SymTensor tokens, SymTensor expertIds, SymTensor weights, Stream stream) {
-        long rows = tokens != null && tokens.shape().length == 2 ? tokens.shape()[0] : 0;
-        dispatch(tokens, expertIds, weights, (int) Math.min(rows, Integer.MAX_VALUE), stream);
+        dispatch(tokens, expertIds, weights, MoeChecks.rows(tokens), stream);
     }
 
     /**
@@ -197,10 +196,7 @@ public final class MoeLowLatency implements AutoCloseable {
             throw new IllegalStateException("rank " + rank + ": " + call + ": the last dispatch has no combine yet: every dispatch of"
                     + " the low-latency mode is followed by its combine (the next rows overwrite regions an owner may still read)");
         }
-        Operand t = MoeChecks.operand(rank, call, "tokens", tokens, iris.heap());
-        Operand ids = MoeChecks.operand(rank, call, "expertIds", expertIds, iris.heap());
-        Operand w = MoeChecks.operand(rank, call, "weights", weights, iris.heap());
-        MoeChecks.dispatchInputs(rank, call, config, numTokens, t, ids, w, stream);
+        MoeChecks.dispatchInputs(rank, call, config, numTokens, tokens, expertIds, weights, iris.heap(), stream);
         var a = args.dispatch(tokens.deviceAddress(), expertIds.deviceAddress(), weights.deviceAddress(), numTokens);
         dispatchKernel.launch(LaunchShape.of(MoeLowLatencyLayout.dispatchBlocks((long) numTokens * config.topK()), MoeLayout.THREADS),
                 stream, a, false);
