@@ -11,10 +11,14 @@
 //   Config<In, BLayout, Out[, ProducerRegisters, TileN, ALayout]>   tile shape (128 x 256 by default, K 64
 //       per stage), pipeline depth, thread roles, shared memory          gemm/config.cuh
 //   iris_gemm_args        the kernel's one argument struct: A's and B's TMA descriptors, C, bias,
-//       m, n, k, ldc, group_m, alpha, beta; Java fills it (dev.irisjvm.kernels.gemm.GemmKernelArgs)
+//       m, n, k, ldc, group_m, alpha, beta, stream-K's tiles and workspace; Java fills it (dev.irisjvm.kernels.gemm.GemmKernelArgs)
 //                                                                  iris/abi/gemm.h, iris/abi/tma.h
 //   run<Cfg>(args[, hooks])   the whole GEMM of one launch in the default tile order; without
-//       hooks it stores C (StoreEpilogue)                                gemm/persistent.cuh
+//       hooks it stores C (StoreEpilogue), sharing out by K the tiles args.stream_k_tiles names
+//                                                                        gemm/persistent.cuh
+//   StreamKScheduler<Cfg>, StreamKFixup<Cfg>   stream-K: whole tiles, then the last ones shared
+//       out by k-blocks over every CTA, the last CTA to finish a tile adding the partials in a
+//       fixed order (no CTA waits for another)                           gemm/stream_k.cuh
 //   persistent<Cfg>(a_map, b_map, bias, m, n, k, scheduler, hooks[, timeline, combiner])   the
 //       same with your own tile order and per-unit hooks                 gemm/persistent.cuh
 //   ScaleAccumulators<Cfg>   C = alpha A x B + beta C as persistent's combiner   gemm/scale.cuh

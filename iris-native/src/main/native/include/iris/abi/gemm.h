@@ -43,7 +43,22 @@ typedef struct iris_gemm_args {
      * anything (NaN included) before the launch. A zeroed struct has alpha 0: set both. */
     float alpha;
     float beta;
+    /* Stream-K, the plain GEMM's schedule (iris::gemm::run(args) without hooks; kernels with hooks of
+     * their own ignore these three): the last stream_k_tiles tiles of the tile order are shared out by
+     * k-blocks over every CTA of the grid, the others run whole, round robin; 0 runs every tile whole.
+     * Partials: IRIS_GEMM_STREAM_K_SLOTS_PER_CTA x gridDim.x x IRIS_GEMM_TILE_M x IRIS_GEMM_TILE_N
+     * floats. Counters: 2 u32 per stream-K tile, zero before the launch and left zero after it. */
+    int32_t stream_k_tiles;
+    void* stream_k_partials;
+    void* stream_k_counters;
 } iris_gemm_args;
+
+/* Partial slots of stream-K per CTA: a CTA's k-range starts inside one tile and ends inside another,
+ * and only those two pieces can be partial (iris/gemm/stream_k.cuh). */
+#define IRIS_GEMM_STREAM_K_SLOTS_PER_CTA 2
+/* The least k-blocks of a CTA's stream-K range: the host never shares out so few iterations that the
+ * pipeline fill and the partial's round trip would cost more than the k-blocks they save. */
+#define IRIS_GEMM_STREAM_K_MIN_BLOCKS 4
 
 /* NVRTC has no constant offsetof: the layout is pinned by every nvcc and host compile instead. */
 #if defined(__cplusplus) && !defined(__CUDACC_RTC__)
@@ -52,7 +67,8 @@ static_assert(offsetof(iris_gemm_args, a_map) % 64 == 0 && offsetof(iris_gemm_ar
 static_assert(offsetof(iris_gemm_args, b_map) == 128 && offsetof(iris_gemm_args, c) == 256 &&
                   offsetof(iris_gemm_args, m) == 272 && offsetof(iris_gemm_args, group_m) == 288 &&
                   offsetof(iris_gemm_args, alpha) == 292 && offsetof(iris_gemm_args, beta) == 296 &&
-                  sizeof(iris_gemm_args) == 320,
+                  offsetof(iris_gemm_args, stream_k_tiles) == 300 && offsetof(iris_gemm_args, stream_k_partials) == 304 &&
+                  offsetof(iris_gemm_args, stream_k_counters) == 312 && sizeof(iris_gemm_args) == 320,
               "iris_gemm_args: a 64-bit layout, padded at the end to the descriptors' alignment");
 #endif
 

@@ -26,6 +26,7 @@
 #include "iris/gemm/impl/k_blocks.cuh"
 #include "iris/gemm/impl/mainloop.cuh"
 #include "iris/gemm/scale.cuh"
+#include "iris/gemm/stream_k.cuh"
 #include "iris/gemm/tile_scheduler.cuh"
 
 namespace iris::gemm {
@@ -142,16 +143,20 @@ __device__ inline bool run(const iris_gemm_args& args, Hooks& hooks) {
 }
 
 /// The plain GEMM: run with StoreEpilogue, C = alpha A x B + beta C (+ bias) into args.c (leading
-/// dimension args.ldc); beta == 0 does not read C.
+/// dimension args.ldc); beta == 0 does not read C. The last args.stream_k_tiles tiles are shared out
+/// by K over the grid (stream_k.cuh) where the struct also gives the partials and counters.
 template <class Cfg>
 __device__ inline bool run(const iris_gemm_args& args) {
     using Out = typename Cfg::Out;
     if (!shared_memory_fits<Cfg>()) return false;
-    const GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(args.m, args.n, args.group_m);
+    const bool workspace = args.stream_k_partials != nullptr && args.stream_k_counters != nullptr;
+    const StreamKScheduler<Cfg> sched(args.m, args.n, args.k, args.group_m, workspace ? args.stream_k_tiles : 0);
     StoreEpilogue<Out> store(static_cast<Out*>(args.c), args.ldc);
     const ScaleAccumulators<Cfg> scale{static_cast<const Out*>(args.c), args.ldc, args.m, args.n, args.alpha, args.beta};
+    const StreamKFixup<Cfg> fixup{sched, static_cast<float4*>(args.stream_k_partials), static_cast<uint32_t*>(args.stream_k_counters),
+                                  scale};
     persistent<Cfg>(&args.a_map, &args.b_map, static_cast<const Out*>(args.bias), args.m, args.n, args.k, sched, store,
-                    NoTimeline{}, scale);
+                    NoTimeline{}, fixup);
     return true;
 }
 

@@ -9,8 +9,8 @@
 //
 // beta == 0 never reads C, so C may hold anything (NaN included); alpha == 1 with beta == 0 leaves
 // the accumulators as they are. The result is alpha * (A x B) + beta * C (+ bias) in f32 (the two
-// products and their sum each rounded at most once), rounded once to Out. Every unit must be a whole tile: with the
-// library's split-K each half would add beta C.
+// products and their sum each rounded at most once), rounded once to Out. Every unit must be a whole tile: with
+// split-K each part would add beta C (stream-K's fix-up, stream_k.cuh, applies it to the finished sum).
 #pragma once
 
 #include <cstdint>

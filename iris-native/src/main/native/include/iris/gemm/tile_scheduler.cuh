@@ -18,13 +18,16 @@
 
 namespace iris::gemm {
 
-/// One unit of work: an output tile, or with split-K one half of its K loop.
+/// One unit of work: an output tile, or a part of its K loop (the fused all-gather's split-K halves,
+/// the plain GEMM's stream-K pieces).
 struct TileCoord {
-    int m;           ///< tile row: output rows [m * kTileM, (m + 1) * kTileM)
-    int n;           ///< tile column: output columns [n * kTileN, (n + 1) * kTileN)
-    int index = 0;   ///< position in the scheduler's sequence (set by persistent)
-    int slice = 0;   ///< which half of K this unit runs when slices == 2 (the library's split-K)
-    int slices = 1;  ///< units per tile: 1 (every scheduler of yours), or 2 for the library's split-K
+    int m;            ///< tile row: output rows [m * kTileM, (m + 1) * kTileM)
+    int n;            ///< tile column: output columns [n * kTileN, (n + 1) * kTileN)
+    int index = 0;    ///< position in the scheduler's sequence (set by persistent)
+    int slice = 0;    ///< which half of K this unit runs when slices == 2 (the library's split-K)
+    int slices = 1;   ///< units per tile: 1 (every scheduler of yours), or 2 for the library's split-K
+    int k_begin = 0;  ///< with k_end >= 0: the unit runs k-blocks [k_begin, k_end) of the tile (stream-K)
+    int k_end = -1;   ///< -1: the k-blocks follow from slice and slices
 };
 
 /// The default order: CTA b takes tiles b, b + gridDim.x, ...; with r = t % (group * tiles_n), tile

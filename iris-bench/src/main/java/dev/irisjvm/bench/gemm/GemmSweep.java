@@ -179,8 +179,12 @@ public final class GemmSweep extends SweepCommand {
             Map<String, String> checks = checks(iris, calls, baselines, s, a[0], b[0], c[0], reference);
             List<GemmMeasurement> points = new ArrayList<>();
             for (Map.Entry<String, RoundTimes> e : times.entrySet()) {
-                String algorithm = GemmMeasurement.CUBLASLT.equals(e.getKey())
-                        ? baselines.cublasLt().algorithm(s.layouts(), in, out, s.m(), s.n(), s.k()).text() : null;
+                String algorithm = switch (e.getKey()) {
+                    case GemmMeasurement.CUBLASLT -> baselines.cublasLt().algorithm(s.layouts(), in, out, s.m(), s.n(), s.k()).text();
+                    case GemmMeasurement.IRIS -> gemm.schedule(s.m(), s.n(), s.k());
+                    case GemmMeasurement.IRIS_PORTABLE -> portable.schedule(s.m(), s.n(), s.k());
+                    default -> null;
+                };
                 points.add(point(s, e.getKey(), e.getValue(), sets, checks.get(e.getKey()), algorithm));
             }
             return points;

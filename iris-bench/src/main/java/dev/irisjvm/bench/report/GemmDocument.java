@@ -245,13 +245,15 @@ public final class GemmDocument extends Document {
             return "";
         }
         MarkdownTable t = new MarkdownTable("M × N × K", "B", "Iris µs per round", "cuBLAS µs per round", "cuBLASLt µs per round",
-                "cuBLASLt algorithm");
+                "Iris schedule", "cuBLASLt algorithm");
         for (Row r : rows) {
             t.row(label(r.iris()), r.iris().layout(), perRound(r.iris()), perRound(r.cublas()), perRound(r.cublasLt()),
+                    ReportHeader.orDash(r.iris().algorithm()),
                     r.cublasLt() == null ? NOT_MEASURED : ReportHeader.orDash(r.cublasLt().algorithm()));
         }
         return "## Rounds\n\nEach round's median time per call, in the order the rounds ran (the order of the implementations "
-                + "within a round changes from one to the next; see Method), and the algorithm cuBLASLt's heuristic ranked first for "
+                + "within a round changes from one to the next; see Method), how Iris spread the shape over the GPU (whole tiles, or "
+                + "stream-K; — in runs from before it was recorded), and the algorithm cuBLASLt's heuristic ranked first for "
                 + "the shape.\n\n" + t.render() + "\n";
     }
 

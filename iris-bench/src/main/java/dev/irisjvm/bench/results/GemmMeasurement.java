@@ -25,7 +25,8 @@ import java.util.List;
  *                       cuBLAS itself, "not checked (...)" without cuBLAS, else what was wrong
  * @param roundMediansUs each round's median, in the order of the rounds; null in sweeps from before rounds
  * @param algorithm      for cuBLASLt, the algorithm its heuristic chose (dev.irisjvm.kernels.gemm.CublasLtAlgorithm's
- *                       text); null otherwise
+ *                       text); for Iris, its schedule on the GPU (Gemm.schedule: whole tiles or stream-K); null
+ *                       otherwise, and in sweeps from before Iris recorded it
  */
 public record GemmMeasurement(
         String shape,

@@ -88,9 +88,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     struct, {@code iris_gemm_args} of iris/abi/gemm.h).</li>
  * </ul>
  *
- * <p>Launch (Hopper): a persistent grid of min(SMs, tiles) blocks of {@value #THREADS} threads, each taking
- * {@value #TILE_M} x {@value #TILE_N} output tiles in grouped order ({@link Options#groupM()} tile
- * rows per group, for L2 reuse), with {@value #SHARED_BYTES} bytes of dynamic shared memory. Every
+ * <p>Launch (Hopper): a persistent grid of at most one block per SM, {@value #THREADS} threads and
+ * {@value #SHARED_BYTES} bytes of dynamic shared memory each, taking {@value #TILE_M} x {@value
+ * #TILE_N} output tiles in grouped order ({@link Options#groupM()} tile rows per group, for L2
+ * reuse). Where the tiles fill their waves they run whole, one block per tile at a time; where they
+ * would leave SMs idle (few tiles, as at a small M, or a mostly empty last wave) the last of them
+ * are shared out by K over every block (stream-K: each block adds its F32 partial, the last to
+ * finish a tile adds them all in a fixed order, so results do not change from run to run), on the
+ * workspace {@link Options#streamK()} allocates. Two such calls of one instance on different
+ * streams must not overlap in time. Every
  * layout runs the same TMA and wgmma pipeline: a KM A is loaded in 64 x 64 boxes with M contiguous
  * and fed to wgmma M-major, as a KN B is N-major.
  * Portable: one block of 128 threads and 64 KiB per 128 x 128 tile, in the same grouped order.
@@ -140,8 +146,11 @@ public final class Gemm implements AutoCloseable {
      *                 columns of B in L2
      * @param mainloop which kernels run ({@link GemmMainloop#AUTO}: {@value GemmMainloop#VARIABLE},
      *                 else by GPU)
+     * @param streamK  whether shapes whose tiles leave SMs idle share tiles out by K (Hopper
+     *                 mainloop; see {@link Gemm}'s launch notes); it costs a workspace of two F32
+     *                 tiles per SM, allocated by {@link #create}. Off: every tile runs whole.
      */
-    public record Options(int groupM, GemmMainloop mainloop) {
+    public record Options(int groupM, GemmMainloop mainloop, boolean streamK) {
         public Options {
             GemmChecks.groupM(groupM);
             if (mainloop == null) {
@@ -150,15 +159,19 @@ public final class Gemm implements AutoCloseable {
         }
 
         public static Options defaults() {
-            return new Options(DEFAULT_GROUP_M, GemmMainloop.AUTO);
+            return new Options(DEFAULT_GROUP_M, GemmMainloop.AUTO, true);
         }
 
         public Options withGroupM(int rows) {
-            return new Options(rows, mainloop);
+            return new Options(rows, mainloop, streamK);
         }
 
         public Options withMainloop(GemmMainloop choice) {
-            return new Options(groupM, choice);
+            return new Options(groupM, choice, streamK);
+        }
+
+        public Options withStreamK(boolean on) {
+            return new Options(groupM, mainloop, on);
         }
     }
 
@@ -172,6 +185,8 @@ public final class Gemm implements AutoCloseable {
     /** [input: bf16, f16][A: mk, km][B: nk, kn][output: input type, f32] */
     private final Kernel[][][][] kernels = new Kernel[INPUTS.length][GemmALayout.values().length][GemmLayout.values().length][2];
     private final GemmArgs args = new GemmArgs();
+    /** Stream-K's partials and counters, or null (portable mainloop, or stream-K off). */
+    private final StreamKWorkspace workspace;
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -182,6 +197,7 @@ public final class Gemm implements AutoCloseable {
         this.mainloop = mainloop;
         if (mainloop == GemmMainloop.PORTABLE) {
             this.portable = new PortableGemm(library.module(PortableGemm.MODULE));
+            this.workspace = null;
             return;
         }
         this.portable = null;
@@ -198,6 +214,7 @@ public final class Gemm implements AutoCloseable {
                 }
             }
         }
+        this.workspace = options.streamK() ? StreamKWorkspace.allocate(device.multiprocessorCount()) : null;
     }
 
     /** {@link #create(Options)} with {@link Options#defaults()}. */
@@ -339,7 +356,38 @@ public final class Gemm implements AutoCloseable {
         }
         Kernel kernel = kernel(p);
         args.maps(tensorMapA(p), tensorMapB(p));
-        kernel.launch(launchShape(p), stream, args.operands(p, options.groupM()), false);
+        StreamKPlan plan = plan(p);
+        if (plan.sharedTiles() == 0) {
+            kernel.launch(launchShape(plan), stream, args.operands(p, options.groupM()), false);
+            return;
+        }
+        workspace.prepare(stream);
+        kernel.launch(launchShape(plan), stream,
+                args.operands(p, options.groupM(), plan, workspace.partialsAddress(), workspace.countersAddress()), false);
+    }
+
+    /**
+     * How a call of an {@code m} x {@code n} x {@code k} problem spreads over this GPU, in words for
+     * logs and reports: "whole tiles on 64 blocks", or "stream-K on 132 blocks, 16 of 16 tiles
+     * shared by K" (portable mainloop: "portable, ..."). Nothing is launched.
+     */
+    public String schedule(int m, int n, int k) {
+        if (portable != null) {
+            return "portable, whole " + PortableGemm.TILE_M + " x " + PortableGemm.TILE_N + " tiles";
+        }
+        StreamKPlan plan = plan(GemmChecks.tiles(m, n), k, device.multiprocessorCount(), workspace != null);
+        return plan.sharedTiles() == 0 ? "whole tiles on " + plan.grid() + " blocks"
+                : "stream-K on " + plan.grid() + " blocks, " + plan.sharedTiles() + " of " + GemmChecks.tiles(m, n) + " tiles shared by K";
+    }
+
+    /** How a call of {@code p} spreads over this GPU: whole tiles, or stream-K where there is a workspace. */
+    StreamKPlan plan(GemmProblem p) {
+        return plan(p.tiles(), p.k(), device.multiprocessorCount(), workspace != null);
+    }
+
+    static StreamKPlan plan(long tiles, int k, int multiprocessors, boolean streamK) {
+        return streamK ? StreamKPlan.choose(tiles, (int) GemmChecks.ceilDiv(k, TILE_K), multiprocessors)
+                : StreamKPlan.whole(tiles, multiprocessors);
     }
 
     // ---- parts, for kernels that reuse the GEMM's mainloop -----------------------------------------
@@ -364,13 +412,21 @@ public final class Gemm implements AutoCloseable {
         return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes());
     }
 
-    /** min(SMs, tiles) blocks of {@value #THREADS} threads with {@value #SHARED_BYTES} bytes of shared memory. */
+    /**
+     * The launch of a call of {@code p}: at most one block per SM (min(SMs, tiles) where every tile
+     * runs whole), {@value #THREADS} threads, {@value #SHARED_BYTES} bytes of shared memory.
+     */
     public LaunchShape launchShape(GemmProblem p) {
-        return launchShape(p, device.multiprocessorCount());
+        return launchShape(plan(p));
     }
 
+    /** {@link #launchShape(GemmProblem)} on {@code multiprocessors} SMs with stream-K on. */
     static LaunchShape launchShape(GemmProblem p, int multiprocessors) {
-        return LaunchShape.of(Math.max(1, Math.min(multiprocessors, p.tiles())), THREADS).withSharedBytes(SHARED_BYTES);
+        return launchShape(plan(p.tiles(), p.k(), multiprocessors, true));
+    }
+
+    private static LaunchShape launchShape(StreamKPlan plan) {
+        return LaunchShape.of(plan.grid(), THREADS).withSharedBytes(SHARED_BYTES);
     }
 
     private Kernel kernel(GemmProblem p) {
@@ -391,7 +447,7 @@ public final class Gemm implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        Resources.closeAll(library, this::releaseArguments);
+        Resources.closeAll(library, this::releaseArguments, workspace);
     }
 
     private synchronized void releaseArguments() {

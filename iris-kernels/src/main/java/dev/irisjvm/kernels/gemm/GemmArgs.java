@@ -17,6 +17,8 @@ final class GemmArgs implements AutoCloseable {
     private final BytePointer bMap = new BytePointer(args.b_map());
     private final DeviceAddress c = new DeviceAddress();
     private final DeviceAddress bias = new DeviceAddress();
+    private final DeviceAddress partials = new DeviceAddress();
+    private final DeviceAddress counters = new DeviceAddress();
 
     /** A's and B's maps of the next launch. */
     void maps(TensorMap a, TensorMap b) {
@@ -29,12 +31,24 @@ final class GemmArgs implements AutoCloseable {
      * tile order's group and the scaling, C = alpha A B + beta C.
      */
     iris_gemm_args operands(long cAddress, long biasAddress, int m, int n, int k, int ldc, int groupM, float alpha, float beta) {
-        return args.c(c.at(cAddress)).bias(bias.at(biasAddress)).m(m).n(n).k(k).ldc(ldc).group_m(groupM).alpha(alpha).beta(beta);
+        return args.c(c.at(cAddress)).bias(bias.at(biasAddress)).m(m).n(n).k(k).ldc(ldc).group_m(groupM).alpha(alpha).beta(beta)
+                .stream_k_tiles(0).stream_k_partials(partials.at(0)).stream_k_counters(counters.at(0));
     }
 
-    /** {@link #operands(long, long, int, int, int, int, int, float, float)} of a checked problem. */
+    /** {@link #operands(long, long, int, int, int, int, int, float, float)} of a checked problem, every tile whole. */
     iris_gemm_args operands(GemmProblem p, int groupM) {
         return operands(p.c().address(), p.bias(), p.m(), p.n(), p.k(), p.ldc(), groupM, p.alpha(), p.beta());
+    }
+
+    /**
+     * The struct of a checked problem: {@link #operands(GemmProblem, int)}, with the plan's shared
+     * tiles on the workspace's partials and counters (left 0 where the plan shares none).
+     */
+    iris_gemm_args operands(GemmProblem p, int groupM, StreamKPlan plan, long partialsAddress, long countersAddress) {
+        operands(p, groupM);
+        return plan.sharedTiles() == 0 ? args
+                : args.stream_k_tiles(plan.sharedTiles()).stream_k_partials(partials.at(partialsAddress))
+                        .stream_k_counters(counters.at(countersAddress));
     }
 
     @Override

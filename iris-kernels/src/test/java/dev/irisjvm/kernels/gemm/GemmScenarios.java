@@ -70,6 +70,7 @@ public final class GemmScenarios {
             "gemm_cublaslt_vs_cpu",
             "gemm_transposed_a_vs_cpu",
             "gemm_alpha_beta_vs_cpu",
+            "gemm_stream_k_vs_cpu",
             "gemm_misuse",
             "gemm_portable_vs_cpu",
             "gemm_portable_large_vs_cublas");
@@ -143,6 +144,7 @@ public final class GemmScenarios {
                 GemmLayoutScenarios layouts = new GemmLayoutScenarios(s, iris, gemm);
                 bodies.put("gemm_transposed_a_vs_cpu", layouts::transposedA);
                 bodies.put("gemm_alpha_beta_vs_cpu", layouts::alphaBeta);
+                bodies.put("gemm_stream_k_vs_cpu", new GemmStreamKScenarios(s, iris, gemm)::streamK);
                 bodies.put("gemm_misuse", s::misuse);
                 bodies.put("gemm_portable_vs_cpu", portable::smallShapes);
                 bodies.put("gemm_portable_large_vs_cublas", portable::largeVsCublas);
@@ -183,7 +185,7 @@ public final class GemmScenarios {
         f.throwIfAny();
     }
 
-    private void smallCase(Failures f, int m, int n, int k, DType in, GemmLayout layout) {
+    void smallCase(Failures f, int m, int n, int k, DType in, GemmLayout layout) {
         long seed = seed("small", m, n, k, in.ordinal(), layout.ordinal());
         int bRows = (int) layout.bRows(n, k);
         int bCols = (int) layout.bCols(n, k);

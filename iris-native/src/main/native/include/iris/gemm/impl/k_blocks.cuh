@@ -1,6 +1,7 @@
 // iris/gemm/impl/k_blocks.cuh (not API): which k-blocks of a tile a unit runs. A whole tile runs
-// all of them; the library's split-K (TileCoord::slices == 2) runs each half of K as a unit of its
-// own, the halves meeting at split_boundary. The boundary is shared with the host through
+// all of them; a stream-K piece (iris/gemm/stream_k.cuh) the range its scheduler set; the fused
+// all-gather's split-K (TileCoord::slices == 2) runs each half of K as a unit of its own, the
+// halves meeting at split_boundary. The boundary is shared with the host through
 // iris/abi/fused.h.
 #pragma once
 
@@ -34,8 +35,9 @@ struct KBlocks {
     __device__ int count() const { return end - begin; }
 };
 
-/// The k-blocks a unit runs: all of them, or its slice's half.
+/// The k-blocks a unit runs: the range its scheduler gave it, all of them, or its slice's half.
 __device__ inline KBlocks k_blocks_of(const TileCoord& t, int k_blocks) {
+    if (t.k_end >= 0) return {t.k_begin, t.k_end};
     if (t.slices == 1) return {0, k_blocks};
     const int boundary = split_boundary(k_blocks);
     return t.slice == 0 ? KBlocks{0, boundary} : KBlocks{boundary, k_blocks};

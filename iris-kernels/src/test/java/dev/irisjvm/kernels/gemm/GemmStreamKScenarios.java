@@ -1,0 +1,119 @@
+package dev.irisjvm.kernels.gemm;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.SymmetricHeap;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * {@link GemmScenarios}' cases of stream-K (iris/gemm/stream_k.cuh): shapes whose tiles leave SMs
+ * idle, each first checked to take the schedule it is meant to test (on the Hopper mainloop; the
+ * portable one runs every tile whole and must give the same results), then against the double
+ * reference under the same rules as the small shapes.
+ */
+final class GemmStreamKScenarios {
+    /**
+     * (M, N, K), every tile shared on 132 SMs: a decode step's single row over 16 tiles (about 8 CTAs
+     * per tile); 3 tiles of 64 rows over 96 CTAs (32 pieces per tile, the most the fix-up adds); a
+     * ragged shape whose CTAs' ranges start and end inside tiles of unequal pieces.
+     */
+    static final int[][] SHARED_SHAPES = {{1, 4096, 4096}, {64, 768, 8192}, {200, 520, 3000}};
+    /** 32 x 9 = 288 tiles of 128 x 256 on 132 SMs: 132 whole, then 156 shared (2.18 waves). */
+    static final int[] HYBRID = {4096, 2304, 1024};
+    /** Rows of the hybrid case checked against the reference: its first tile row (whole tiles) and last (shared). */
+    static final int WINDOW_ROWS = 128;
+
+    private final GemmScenarios s;
+    private final Iris iris;
+    private final SymmetricHeap heap;
+    private final Stream stream;
+    private final Gemm gemm;
+
+    GemmStreamKScenarios(GemmScenarios s, Iris iris, Gemm gemm) {
+        this.s = s;
+        this.iris = iris;
+        this.heap = iris.heap();
+        this.stream = iris.stream();
+        this.gemm = gemm;
+    }
+
+    /**
+     * The shared shapes through every case of {@link GemmScenarios#smallCase} (both input dtypes,
+     * both B layouts, both outputs, bias or not, padded rows or not; the 16-bit output the F32 one
+     * rounded once, which also shows the fix-up adds in the same order for both calls); the hybrid
+     * shape by two row windows; and the same call twice, bit for bit.
+     */
+    void streamK() {
+        Failures f = new Failures();
+        int index = 0;
+        for (int[] shape : SHARED_SHAPES) {
+            expectPlan(f, shape, true);
+            for (GemmLayout layout : GemmLayout.values()) {
+                s.smallCase(f, shape[0], shape[1], shape[2], GemmScenarios.INPUTS[index++ % 2], layout);
+            }
+        }
+        expectPlan(f, HYBRID, false);
+        hybrid(f);
+        sameTwice(f);
+        f.throwIfAny();
+    }
+
+    /** The plan that {@code shape} gets on this GPU shares tiles: all of them, or ({@code allShared} false) only some. */
+    private void expectPlan(Failures f, int[] shape, boolean allShared) {
+        if (gemm.mainloop() != GemmMainloop.HOPPER) {
+            return;
+        }
+        int m = shape[0], n = shape[1], k = shape[2];
+        GemmProblem p = new GemmProblem(new DeviceMatrix(0x1000_0000L, DType.BF16, m, k, k),
+                new DeviceMatrix(0x2000_0000L, DType.BF16, n, k, k), GemmLayout.NK, 0, new DeviceMatrix(0x3000_0000L, DType.BF16, m, n, n));
+        StreamKPlan plan = gemm.plan(p);
+        boolean expected = allShared ? plan.sharedTiles() == p.tiles() : plan.sharedTiles() > 0 && plan.sharedTiles() < p.tiles();
+        f.check(expected, () -> m + " x " + n + " x " + k + " on " + gemm.device().multiprocessorCount() + " SMs: plan " + plan
+                + " of " + p.tiles() + " tiles should share " + (allShared ? "every tile" : "some tiles, not all"));
+    }
+
+    /** The hybrid shape, bf16 in, F32 out with a bias: its first and last tile rows against the reference. */
+    private void hybrid(Failures f) {
+        int m = HYBRID[0], n = HYBRID[1], k = HYBRID[2];
+        long seed = s.seed("stream_k_hybrid", m, n, k);
+        HostMatrix a = HostMatrix.random(seed, DType.BF16, m, k);
+        HostMatrix b = HostMatrix.random(seed + 1, DType.BF16, n, k);
+        HostMatrix bias = HostMatrix.random(seed + 2, DType.BF16, 1, n).as(DType.F32);
+        try (SymTensor ta = s.upload(a, k, 0, m, k); SymTensor tb = s.upload(b, k, 0, n, k); SymTensor tbias = s.upload(bias, n, 0, n);
+             SymTensor c = heap.empty(DType.F32, m, n)) {
+            s.poison(c);
+            gemm.matmul(ta, tb, GemmLayout.NK, tbias, c, stream);
+            iris.synchronize();
+            ByteBuffer got = GemmScenarios.download(c);
+            for (int row0 : new int[] {0, m - WINDOW_ROWS}) {
+                var ref = GemmReference.products(a, b, GemmLayout.NK, row0, WINDOW_ROWS, null);
+                ByteBuffer rows = got.slice(row0 * n * Float.BYTES, WINDOW_ROWS * n * Float.BYTES).order(ByteOrder.nativeOrder());
+                f.add(GemmReference.check(m + " x " + n + " x " + k + " bf16 -> F32 + bias, rows " + row0 + ".." + (row0 + WINDOW_ROWS - 1),
+                        rows, DType.F32, n, WINDOW_ROWS, ref, bias.values()));
+            }
+        }
+    }
+
+    /** The most shared shape twice on fresh outputs: the fix-up's sum does not depend on which CTA arrives last. */
+    private void sameTwice(Failures f) {
+        int m = SHARED_SHAPES[1][0], n = SHARED_SHAPES[1][1], k = SHARED_SHAPES[1][2];
+        long seed = s.seed("stream_k_twice", m, n, k);
+        HostMatrix a = HostMatrix.random(seed, DType.BF16, m, k);
+        HostMatrix b = HostMatrix.random(seed + 1, DType.BF16, n, k);
+        try (SymTensor ta = s.upload(a, k, 0, m, k); SymTensor tb = s.upload(b, k, 0, n, k);
+             SymTensor first = heap.empty(DType.F32, m, n); SymTensor second = heap.empty(DType.F32, m, n)) {
+            s.poison(first);
+            s.poison(second);
+            gemm.matmul(ta, tb, GemmLayout.NK, first, stream);
+            gemm.matmul(ta, tb, GemmLayout.NK, second, stream);
+            iris.synchronize();
+            f.add(GemmScenarios.sameBits(m + " x " + n + " x " + k + ": the second call's F32 output", GemmScenarios.download(second),
+                    GemmScenarios.download(first)));
+        }
+    }
+}

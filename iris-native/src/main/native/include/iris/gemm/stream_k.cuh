@@ -1,0 +1,177 @@
+// iris/gemm/stream_k.cuh: stream-K, the plain GEMM's schedule for shapes whose tiles do not fill the
+// GPU. A 1 x 4096 x 14336 layer has 16 tiles of 128 x 256: one per CTA, 16 of 132 SMs stream the
+// weights. Stream-K shares out the k-blocks of the last `sk_tiles` tiles over every CTA of the grid
+// instead: CTA c runs iterations [c S / G, (c + 1) S / G) of the S = sk_tiles x k_blocks in tile
+// order, so its range starts inside one tile and ends inside another. The other tiles run whole,
+// round robin, first (the host makes them whole waves, and shares out only what would have been a
+// mostly empty last wave, or every tile when there are fewer than SMs).
+//
+// A tile that several CTAs share is finished by the last of them to arrive, so that no CTA ever
+// waits for another: each piece stores its f32 accumulators to its CTA's slot, then counts itself
+// on the tile's counter; the piece that makes the count whole adds every slot of the tile, in the
+// order of the CTAs that own them (the same sum on every run, whoever arrives last), and runs the
+// epilogue; it resets the counter to zero for the next launch. Each consumer warpgroup owns its 64
+// rows in every piece, so the two warpgroups count apart and never meet. The cost: a partial of a
+// tile's rows inside C written and read once per piece (at M = 1, 4 threads' accumulators of 128;
+// a warpgroup without a row in C takes no part), and one atomic per warpgroup and piece.
+//
+// Only the first and the last piece of a CTA's range can be partial, hence two slots per CTA
+// (IRIS_GEMM_STREAM_K_SLOTS_PER_CTA); the host never gives a CTA fewer than
+// IRIS_GEMM_STREAM_K_MIN_BLOCKS iterations, so no range is empty.
+#pragma once
+
+#include <cstdint>
+
+#include "iris/abi/gemm.h"
+#include "iris/gemm/config.cuh"
+#include "iris/gemm/impl/hopper.cuh"
+#include "iris/gemm/scale.cuh"
+#include "iris/gemm/tile_scheduler.cuh"
+#include "iris/impl/arch.cuh"
+
+namespace iris::gemm {
+
+/// Whole tiles round robin, then this CTA's stream-K range (a scheduler as tile_scheduler.cuh says).
+/// Units are tile numbers in grouped order; the stream-K tiles are the last sk_tiles of them.
+template <class Cfg>
+struct StreamKScheduler {
+    GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> order;
+    int k_blocks;
+    int whole_tiles;  // tiles [0, whole_tiles) run whole
+    int iterations;   // of the stream-K tiles: (tiles - whole_tiles) x k_blocks
+
+    /// sk_tiles outside [0, tiles], too few iterations for one per CTA, or more than an int counts
+    /// (the host shares out fewer than two waves of tiles), run every tile whole.
+    __device__ StreamKScheduler(int m, int n, int k, int group, int sk_tiles)
+        : order(m, n, group), k_blocks((k + Cfg::kTileK - 1) / Cfg::kTileK) {
+        const int tiles = order.count();
+        const int64_t shared = int64_t(sk_tiles) * k_blocks;
+        if (sk_tiles < 0 || sk_tiles > tiles || shared < gridDim.x || shared > 0x3fffffff) sk_tiles = 0;  // int arithmetic below
+        whole_tiles = tiles - sk_tiles;
+        iterations = sk_tiles * k_blocks;
+    }
+
+    __device__ int start(int cta) const { return static_cast<int>(int64_t(cta) * iterations / gridDim.x); }
+    /// The CTA whose range holds iteration x (the last CTA that starts at or before it).
+    __device__ int owner(int x) const { return static_cast<int>((int64_t(x + 1) * gridDim.x - 1) / iterations); }
+    // This CTA's iterations are [start(blockIdx.x), start(blockIdx.x + 1)), worked out where needed
+    // (once per tile) rather than kept in registers across the mainloop, which holds 128 accumulators.
+    __device__ int first_shared() const { return whole_tiles + start(blockIdx.x) / k_blocks; }
+
+    __device__ int count() const {
+        const int end = start(blockIdx.x + 1);
+        return start(blockIdx.x) < end ? whole_tiles + (end - 1) / k_blocks + 1 : whole_tiles;
+    }
+    __device__ int first() const { return static_cast<int>(blockIdx.x) < whole_tiles ? static_cast<int>(blockIdx.x) : first_shared(); }
+    __device__ int next(int t) const {
+        if (t >= whole_tiles) return t + 1;
+        t += static_cast<int>(gridDim.x);
+        return t < whole_tiles ? t : first_shared();
+    }
+
+    __device__ TileCoord coord(int t) const {
+        TileCoord c = order.coord(t);
+        if (t >= whole_tiles) {
+            const int tile_begin = (t - whole_tiles) * k_blocks;
+            c.k_begin = max(start(blockIdx.x), tile_begin) - tile_begin;
+            c.k_end = min(start(blockIdx.x + 1), tile_begin + k_blocks) - tile_begin;
+        }
+        return c;
+    }
+
+    /// The CTA that owns the first piece of tile t (a stream-K tile).
+    __device__ int first_owner(int t) const { return owner((t - whole_tiles) * k_blocks); }
+
+    /// How many CTAs share tile t: 1 for a whole tile.
+    __device__ int pieces(int t) const {
+        if (t < whole_tiles) return 1;
+        const int tile_begin = (t - whole_tiles) * k_blocks;
+        return owner(tile_begin + k_blocks - 1) - owner(tile_begin) + 1;
+    }
+
+    /// CTA cta's slot for its piece of tile t: 0 where t is the first tile of its range, else 1.
+    __device__ int slot(int cta, int t) const {
+        return cta * IRIS_GEMM_STREAM_K_SLOTS_PER_CTA + (whole_tiles + start(cta) / k_blocks == t ? 0 : 1);
+    }
+};
+
+/// persistent's combiner for StreamKScheduler: the fix-up of shared tiles described above, then
+/// alpha and beta (ScaleAccumulators) on the finished sum only.
+/// partials: IRIS_GEMM_STREAM_K_SLOTS_PER_CTA x gridDim.x slots of kTileM x kTileN floats, each
+/// [consumer][kAccumulators / 4][128 threads] float4; counters: [stream-K tile][consumer] u32.
+template <class Cfg>
+struct StreamKFixup {
+    const StreamKScheduler<Cfg>& sched;
+    float4* partials;
+    uint32_t* counters;
+    ScaleAccumulators<Cfg> scale;
+
+    static constexpr int kVectors = Cfg::kAccumulators / 4;
+
+    __device__ const float4* slot_of(int cta, int t, int consumer) const {
+        return partials + (int64_t(sched.slot(cta, t)) * Cfg::kConsumers + consumer) * kVectors * 128 + threadIdx.x % 128;
+    }
+
+    template <class Acc>
+    __device__ bool combine(Acc& acc, const TileCoord& tile, int consumer) const {
+        const int pieces = sched.pieces(tile.index);
+        if (pieces == 1) return scale.combine(acc, tile, consumer);
+        const int rows = tile.m * Cfg::kTileM + consumer * Cfg::kConsumerRows;
+        if (rows >= scale.m) return false;  // no row of C in any piece: nothing to add, nothing to store
+
+        // Vector v holds acc[4v .. 4v + 3]: columns 8v + 2 (lane % 4) + {0, 1} of rows r and r + 8, r
+        // this thread's first row. Only threads whose first row is inside C move their partials (at
+        // M = 1, 4 of 128); the others' are never stored. One predicate per thread, not per vector:
+        // the accumulators leave no registers for more.
+        const int t = threadIdx.x % 128;
+        const bool inside = rows + 16 * (t / 32) + (t % 32) / 4 < scale.m;
+        const int barrier = 1 + consumer;
+
+        if (inside) {
+            float4* mine = const_cast<float4*>(slot_of(blockIdx.x, tile.index, consumer));
+#pragma unroll
+            for (int v = 0; v < kVectors; ++v) {
+                __stcg(mine + v * 128, make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]));
+            }
+        }
+        __threadfence();
+        sm90::named_barrier_sync(barrier, 128);
+        bool last = false;
+        if (t == 0) {
+            uint32_t* counter = counters + int64_t(tile.index - sched.whole_tiles) * Cfg::kConsumers + consumer;
+            last = iris::arch::fetch_add<iris::Order::acq_rel, iris::Scope::gpu>(counter, 1u) == uint32_t(pieces - 1);
+            if (last) {
+                iris::arch::store<iris::Order::relaxed, iris::Scope::gpu>(counter, 0u);  // no piece of this launch counts again
+            }
+        }
+        if (!sm90::named_barrier_or(barrier, 128, last)) return false;
+        __threadfence();
+
+        if (inside) {
+            const int first = sched.first_owner(tile.index);
+            const float4* slot = slot_of(first, tile.index, consumer);
+#pragma unroll
+            for (int v = 0; v < kVectors; ++v) {
+                const float4 x = __ldcg(slot + v * 128);
+                acc[4 * v] = x.x;
+                acc[4 * v + 1] = x.y;
+                acc[4 * v + 2] = x.z;
+                acc[4 * v + 3] = x.w;
+            }
+            for (int p = 1; p < pieces; ++p) {
+                slot = slot_of(first + p, tile.index, consumer);
+#pragma unroll
+                for (int v = 0; v < kVectors; ++v) {
+                    const float4 x = __ldcg(slot + v * 128);
+                    acc[4 * v] += x.x;
+                    acc[4 * v + 1] += x.y;
+                    acc[4 * v + 2] += x.z;
+                    acc[4 * v + 3] += x.w;
+                }
+            }
+        }
+        return scale.combine(acc, tile, consumer);
+    }
+};
+
+}  // namespace iris::gemm
