@@ -34,7 +34,8 @@ class ExampleKernelsCompileTest {
             "06_all_reduce.cu", Set.of("all_reduce_sum"),
             "07_checked_mode.cu", Set.of("out_of_heap"),
             "08_gemm_all_scatter.cu", Set.of("gemm_all_scatter"),
-            "10_overlap_styles.cu", Set.of("gemm", "scatter", "gemm_counting", "scatter_when_counted", "gemm_and_scatter"));
+            "10_overlap_styles.cu", Set.of("gemm", "scatter", "gemm_counting", "scatter_when_counted", "gemm_and_scatter"),
+            "11_training_step.cu", Set.of("silu_forward", "silu_backward", "mse_loss", "zero_grad", "cast_to_bf16", "sgd_update"));
 
     @TempDir
     static Path cache;

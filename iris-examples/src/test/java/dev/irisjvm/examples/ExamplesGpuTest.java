@@ -55,7 +55,8 @@ class ExamplesGpuTest {
             new Example(Example07CheckedMode.class, r -> true),
             new Example(Example08GemmAllScatter.class, r -> true),
             new Example(Example09CublasInterop.class, r -> true),
-            new Example(Example10OverlapStyles.class, r -> true));
+            new Example(Example10OverlapStyles.class, r -> true),
+            new Example(Example11TrainingStep.class, r -> true));
 
     @TestFactory
     Stream<DynamicTest> examples() {

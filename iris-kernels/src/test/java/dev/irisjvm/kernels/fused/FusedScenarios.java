@@ -17,8 +17,11 @@ import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.SmHog;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.fused.FusedReference.Expected;
+import dev.irisjvm.kernels.gemm.Gemm;
+import dev.irisjvm.kernels.gemm.GemmALayout;
 import dev.irisjvm.kernels.gemm.GemmErrorBound;
 import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.kernels.gemm.GemmLayouts;
 import dev.irisjvm.kernels.gemm.GemmReference;
 import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import dev.irisjvm.kernels.gemm.GemmReference.Reference;
@@ -71,6 +74,8 @@ public final class FusedScenarios {
             "fused_all_reduce_small",
             "fused_reduce_scatter_small",
             "fused_all_gather_gemm_small",
+            "fused_column_parallel_backward",
+            "fused_row_parallel_backward",
             "fused_back_to_back",
             "fused_all_scatter_entry_handshake",
             "fused_graph_replay",
@@ -123,6 +128,8 @@ public final class FusedScenarios {
                 bodies.put("fused_all_reduce_small", () -> s.small(FusedOp.ALL_REDUCE));
                 bodies.put("fused_reduce_scatter_small", () -> s.small(FusedOp.REDUCE_SCATTER));
                 bodies.put("fused_all_gather_gemm_small", () -> s.small(FusedOp.ALL_GATHER));
+                bodies.put("fused_column_parallel_backward", s::columnParallelBackward);
+                bodies.put("fused_row_parallel_backward", s::rowParallelBackward);
                 bodies.put("fused_back_to_back", s::backToBack);
                 bodies.put("fused_all_scatter_entry_handshake", s::allScatterEntryHandshake);
                 bodies.put("fused_graph_replay", s::graphReplay);
@@ -448,6 +455,98 @@ public final class FusedScenarios {
             iris.hostBarrier();  // no rank frees its workspace while a peer may still read it
             return failure;
         }
+    }
+
+    // =============================================================================================
+    // the layouts a tensor-parallel layer's backward pass uses
+    // =============================================================================================
+
+    /** A training-like shard: 256 tokens per rank, hidden 512, 384 columns of the FFN per rank. */
+    private static final int BACKWARD_TOKENS_PER_RANK = 256;
+    private static final int BACKWARD_HIDDEN = 512;
+    private static final int BACKWARD_FFN_PER_RANK = 384;
+
+    /**
+     * A column-parallel layer ({@code H_r = X W_r^T}, X gathered over the sequence, W_r this rank's
+     * [F_local, hidden] rows of the weight) backward, per variant: {@code dX = reduce-scatter(dH_r
+     * W_r)}, GEMM + reduce-scatter with W_r as stored, K x N ({@link GemmLayout#KN}); then on the
+     * same stream the weight gradient {@code dW_r += dH_r^T X} with the plain GEMM in {@link
+     * GemmLayouts#KM_KN}, F32, alpha 1 and beta 1 onto a random F32 gradient (accumulation).
+     */
+    private void columnParallelBackward() {
+        Failures f = new Failures();
+        int t = BACKWARD_TOKENS_PER_RANK * world;
+        for (FusedVariant v : FusedOp.REDUCE_SCATTER.variants()) {
+            String tag = "column_parallel_backward_" + v;
+            HostMatrix x = HostMatrix.random(seed(tag, 4), DType.BF16, t, BACKWARD_HIDDEN);  // the gathered input
+            HostMatrix dw0 = HostMatrix.random(seed(tag, 5, rank), DType.F32, BACKWARD_FFN_PER_RANK, BACKWARD_HIDDEN);
+            try (Gemm gemm = Gemm.create();
+                 FusedGemm g = create(FusedOp.REDUCE_SCATTER, t, BACKWARD_HIDDEN, BACKWARD_FFN_PER_RANK,
+                         FusedConfig.defaults().withVariant(v));
+                 // A: dH_r [T, F_local]; B: W_r [F_local, hidden], K x N; C: dX_r [T / world, hidden]
+                 Problem p = new Problem(FusedOp.REDUCE_SCATTER, t, BACKWARD_HIDDEN, BACKWARD_FFN_PER_RANK, DType.BF16,
+                         GemmLayout.KN, false, 0, tag);
+                 SymTensor tx = heap.empty(DType.BF16, t, BACKWARD_HIDDEN);
+                 SymTensor dw = heap.empty(DType.F32, BACKWARD_FFN_PER_RANK, BACKWARD_HIDDEN)) {
+                tx.copyFrom(x.bytes());
+                dw.copyFrom(dw0.bytes());
+                iris.hostBarrier();  // every rank poisoned dX before any peer stores into it
+                p.run(g, stream, false);
+                gemm.matmul(p.ta, tx, GemmLayouts.KM_KN, dw, 1f, 1f, stream);
+                iris.synchronize();
+                f.add(p.check("column-parallel backward, dX = reduce-scatter(dH W): " + p.describe() + " " + g));
+                f.add(weightGradientCheck("column-parallel backward, dW += dH^T X (" + v + ")", dw, p.a[rank], x, dw0));
+                iris.hostBarrier();  // no rank frees its workspace while a peer may still write into it
+            }
+        }
+        f.throwIfAny();
+    }
+
+    /**
+     * A row-parallel layer ({@code Y = reduce-scatter(A_r W_r^T)}, W_r this rank's [hidden, F_local]
+     * columns of the weight) backward: {@code dA_r = gather(dY) W_r}, all-gather + GEMM with W_r as
+     * stored, K x N ({@link GemmLayout#KN}); then on the same stream the weight gradient {@code dW_r
+     * += gather(dY)^T A_r}, reading the gathered dY that the call filled, with the plain GEMM in
+     * {@link GemmLayouts#KM_KN}, F32, alpha 1 and beta 1 onto a random F32 gradient.
+     */
+    private void rowParallelBackward() {
+        Failures f = new Failures();
+        int t = BACKWARD_TOKENS_PER_RANK * world;
+        for (FusedVariant v : FusedOp.ALL_GATHER.variants()) {
+            String tag = "row_parallel_backward_" + v;
+            HostMatrix act = HostMatrix.random(seed(tag, 4, rank), DType.BF16, t, BACKWARD_FFN_PER_RANK);  // the layer's input A_r
+            HostMatrix dw0 = HostMatrix.random(seed(tag, 5, rank), DType.F32, BACKWARD_HIDDEN, BACKWARD_FFN_PER_RANK);
+            try (Gemm gemm = Gemm.create();
+                 FusedGemm g = create(FusedOp.ALL_GATHER, t, BACKWARD_FFN_PER_RANK, BACKWARD_HIDDEN,
+                         FusedConfig.defaults().withVariant(v));
+                 // A: dY gathered [T, hidden]; B: W_r [hidden, F_local], K x N; C: dA_r [T, F_local]
+                 Problem p = new Problem(FusedOp.ALL_GATHER, t, BACKWARD_FFN_PER_RANK, BACKWARD_HIDDEN, DType.BF16,
+                         GemmLayout.KN, false, 0, tag);
+                 SymTensor ta = heap.empty(DType.BF16, t, BACKWARD_FFN_PER_RANK);
+                 SymTensor dw = heap.empty(DType.F32, BACKWARD_HIDDEN, BACKWARD_FFN_PER_RANK)) {
+                ta.copyFrom(act.bytes());
+                dw.copyFrom(dw0.bytes());
+                iris.hostBarrier();  // every rank poisoned its gathered dY before any peer pushes into it
+                p.run(g, stream, false);
+                gemm.matmul(p.ta, ta, GemmLayouts.KM_KN, dw, 1f, 1f, stream);
+                iris.synchronize();
+                f.add(p.check("row-parallel backward, dA = gather(dY) W: " + p.describe() + " " + g));
+                f.add(weightGradientCheck("row-parallel backward, dW += gather(dY)^T A (" + v + ")", dw, p.gathered(), act, dw0));
+                iris.hostBarrier();  // no rank frees its gathered dY while a peer may still push into it
+            }
+        }
+        f.throwIfAny();
+    }
+
+    /**
+     * Null, or what is wrong with a weight gradient {@code dw = dy^T x + dw0} (F32, dy [T, out] read
+     * as A stored K x M, x [T, in] as B stored K x N), every element within {@link
+     * GemmErrorBound#scaled}'s bound.
+     */
+    private static String weightGradientCheck(String what, SymTensor dw, HostMatrix dy, HostMatrix x, HostMatrix dw0) {
+        Reference ref = GemmReference.full(dy, GemmALayout.KM, x, GemmLayout.KN);
+        return GemmReference.checkElements(what, download(dw), DType.F32, dw0.cols(), dw0.rows(),
+                GemmReference.scaledWindow(ref, 1f, 1f, dw0, null, DType.F32));
     }
 
     // =============================================================================================

@@ -234,7 +234,7 @@ public final class GemmReference {
      * {@code bias} null or N values. Every element within {@link GemmErrorBound#scaled} and the
      * reference's own error.
      */
-    static Window scaledWindow(Reference ref, float alpha, float beta, HostMatrix c0, float[] bias, DType out) {
+    public static Window scaledWindow(Reference ref, float alpha, float beta, HostMatrix c0, float[] bias, DType out) {
         return new Window() {
             @Override
             public int rows() {
