@@ -22,7 +22,8 @@ import java.util.stream.Collectors;
  * <pre>{@code
  * CclFigures f = new CclFigures(sweep.measurements(), sweep.worldSize());
  * f.figure("all_reduce", "nccl", 1 << 20).map(Figure::busGbps);   // Optional[...]
- * f.impls("all_reduce");   // [iris_one_shot, ..., iris_auto, nccl, iris_one_shot_graph, ..., nccl_graph]
+ * f.impls("all_reduce");   // [iris_one_shot, ..., iris_auto, nccl, nccl_window, iris_one_shot_graph, ..., nccl_window_graph]
+ * f.baseline("all_reduce", false, 4096).map(Baseline::impl);   // Optional[nccl_window] where it is the faster there
  * }</pre>
  */
 public final class CclFigures {
