@@ -3,6 +3,7 @@ package dev.irisjvm.bench.ccl;
 import dev.irisjvm.bench.Seeds;
 import dev.irisjvm.bench.ccl.Tolerance.Rounding;
 import dev.irisjvm.bench.report.BusBandwidth;
+import dev.irisjvm.bench.report.CclFigures;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.rma.Lockstep;
 import dev.irisjvm.bench.rma.MeasurementLog;
@@ -20,6 +21,7 @@ import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.NcclComm;
+import dev.irisjvm.kernels.ccl.NcclWindows;
 import dev.irisjvm.kernels.ccl.ReduceOp;
 import dev.irisjvm.bench.rma.RmaKernels;
 import java.util.ArrayList;
@@ -36,8 +38,9 @@ import java.util.Set;
  *   <li>fresh random inputs (seeded per point and rank), an output and a reference buffer;</li>
  *   <li>the reference output: one untimed NCCL call into the reference buffer, or, without NCCL,
  *       {@link HostReference};</li>
- *   <li>per implementation (nccl, then iris: each all-reduce algorithm, or the op's one kernel):
- *       the output is poisoned, then <em>eager</em>: warm-up repetitions, then the timed ones queued
+ *   <li>per implementation (nccl, nccl_window, then iris: each all-reduce algorithm, or the op's one
+ *       kernel): the output is poisoned (nccl_window: the input is first copied into its input window,
+ *       see {@link NcclWindows}), then <em>eager</em>: warm-up repetitions, then the timed ones queued
  *       behind {@link RepTimer}'s gate, each a device barrier of all ranks (untimed), a CUDA event,
  *       {@code --eager-calls} calls launched back to back, a CUDA event; time per call = repetition
  *       ÷ calls, as nccl-tests times. The ranks leave a barrier one NVLink trip apart (the last to
@@ -55,7 +58,7 @@ import java.util.Set;
  * rank, peer = -1); the report takes the slowest rank.
  *
  * <pre>{@code
- * try (CclBench bench = new CclBench(iris, options, ccl, rmaKernels, nccl, runSeed)) {
+ * try (CclBench bench = new CclBench(iris, options, ccl, rmaKernels, nccl, windows, runSeed)) {
  *     bench.run(CclOp.ALL_REDUCE);
  *     List<Measurement> all = bench.log().gather(iris);
  * }
@@ -68,13 +71,20 @@ public final class CclBench implements AutoCloseable {
         void enqueue(Stream s);
     }
 
-    /** An implementation of the op at one size. */
-    record Variant(String impl, Rounding rounding, Call call) {}
+    /**
+     * An implementation of the op at one size.
+     *
+     * @param stage  readies its buffers before each run: poisons the output (and copies the input
+     *               where the implementation reads its own buffers)
+     * @param result the device address of its output, checked against the reference
+     */
+    record Variant(String impl, Rounding rounding, Call call, Runnable stage, long result) {}
 
     private final Iris iris;
     private final CclOptions options;
     private final Collectives ccl;
     private final NcclComm nccl;
+    private final NcclWindows windows;
     private final Stream stream;
     private final RepTimer timer;
     private final Verifier verifier;
@@ -90,11 +100,17 @@ public final class CclBench implements AutoCloseable {
     private final Set<String> notices = new HashSet<>();
     private long point;
 
-    public CclBench(Iris iris, CclOptions options, Collectives ccl, RmaKernels kernels, NcclComm nccl, long runSeed) {
+    /**
+     * @param windows NCCL's window-registered buffers of the sweep's largest size (input, output),
+     *                or an unavailable instance, which the sweep records once per op
+     */
+    public CclBench(Iris iris, CclOptions options, Collectives ccl, RmaKernels kernels, NcclComm nccl, NcclWindows windows,
+                    long runSeed) {
         this.iris = iris;
         this.options = options;
         this.ccl = ccl;
         this.nccl = nccl;
+        this.windows = windows;
         this.runSeed = runSeed;
         this.rank = iris.rank();
         this.world = iris.worldSize();
@@ -119,6 +135,11 @@ public final class CclBench implements AutoCloseable {
             if (rank == 0) {
                 record(number, Points.failed(op.id(), "nccl", 0, 0, -1, "nccl unavailable: " + nccl.reason()));
             }
+        } else if (nccl.available() && !windows.available()) {
+            long number = ++point;
+            if (rank == 0) {
+                record(number, Points.failed(op.id(), CclFigures.NCCL_WINDOW, 0, 0, -1, CclFigures.WINDOW_UNAVAILABLE + windows.reason()));
+            }
         }
         for (long bytes : options.sizes()) {
             point(op, bytes);
@@ -137,7 +158,6 @@ public final class CclBench implements AutoCloseable {
         try (SymTensor in = iris.heap().uniform(Seeds.point(runSeed, number, rank), -1.0, 1.0, dtype, shape.inCount());
              SymTensor out = op == CclOp.BROADCAST ? null : iris.heap().empty(dtype, shape.outCount());
              SymTensor ref = iris.heap().empty(dtype, shape.outCount())) {
-            SymTensor result = op == CclOp.BROADCAST ? in : out;
             List<Variant> variants = variants(op, shape, in, out);
             Lockstep.Outcome reference = lockstep.everyone(
                     () -> {
@@ -160,9 +180,9 @@ public final class CclBench implements AutoCloseable {
                 return;
             }
             for (Variant v : variants) {
-                eager(op, shape, v, result, ref, reps);
+                eager(op, shape, v, ref, reps);
                 if (options.graph()) {
-                    graph(op, shape, v, result, ref, reps);
+                    graph(op, shape, v, ref, reps);
                 }
             }
         }
@@ -171,8 +191,13 @@ public final class CclBench implements AutoCloseable {
     private List<Variant> variants(CclOp op, CclOp.Shape shape, SymTensor in, SymTensor out) {
         List<Variant> v = new ArrayList<>();
         SymTensor result = op == CclOp.BROADCAST ? in : out;
+        long resultBytes = shape.outCount() * dtype.byteSize();
         if (nccl.available()) {
-            v.add(new Variant("nccl", Rounding.NCCL, ncclCall(op, shape, in.deviceAddress(), result.deviceAddress())));
+            v.add(onTensors("nccl", Rounding.NCCL, ncclCall(op, shape, in.deviceAddress(), result.deviceAddress()), op, result,
+                    resultBytes));
+        }
+        if (windows.available()) {
+            v.add(windowVariant(op, shape, in));
         }
         switch (op) {
             case ALL_REDUCE -> {
@@ -183,15 +208,38 @@ public final class CclBench implements AutoCloseable {
                         continue;
                     }
                     Rounding r = Tolerance.of(ccl.resolve(a, shape.bytes()));
-                    v.add(new Variant(CclOptions.implName(a), r, s -> ccl.allReduce(in, out, reduceOp, a, s)));
+                    v.add(onTensors(CclOptions.implName(a), r, s -> ccl.allReduce(in, out, reduceOp, a, s), op, result, resultBytes));
                 }
             }
-            case REDUCE_SCATTER -> v.add(new Variant("iris", Rounding.ONCE, s -> ccl.reduceScatter(in, out, reduceOp, s)));
-            case ALL_GATHER -> v.add(new Variant("iris", Rounding.ONCE, s -> ccl.allGather(in, out, s)));
-            case ALL_TO_ALL -> v.add(new Variant("iris", Rounding.ONCE, s -> ccl.allToAll(in, out, s)));
-            case BROADCAST -> v.add(new Variant("iris", Rounding.ONCE, s -> ccl.broadcast(in, options.root(), s)));
+            case REDUCE_SCATTER -> v.add(onTensors("iris", Rounding.ONCE, s -> ccl.reduceScatter(in, out, reduceOp, s), op, result, resultBytes));
+            case ALL_GATHER -> v.add(onTensors("iris", Rounding.ONCE, s -> ccl.allGather(in, out, s), op, result, resultBytes));
+            case ALL_TO_ALL -> v.add(onTensors("iris", Rounding.ONCE, s -> ccl.allToAll(in, out, s), op, result, resultBytes));
+            case BROADCAST -> v.add(onTensors("iris", Rounding.ONCE, s -> ccl.broadcast(in, options.root(), s), op, result, resultBytes));
         }
         return v;
+    }
+
+    /** A variant that reads the point's input tensor and writes {@code result}. */
+    private Variant onTensors(String impl, Rounding r, Call call, CclOp op, SymTensor result, long resultBytes) {
+        return new Variant(impl, r, call, () -> poisonOutput(op, result.deviceAddress(), resultBytes), result.deviceAddress());
+    }
+
+    /**
+     * NCCL on its window-registered buffers: the same call as plain NCCL's, from window 0 into
+     * window 1 (broadcast: in place in window 0), after this point's input is copied into window 0.
+     */
+    private Variant windowVariant(CclOp op, CclOp.Shape shape, SymTensor in) {
+        long win = windows.address(0);
+        long wout = op == CclOp.BROADCAST ? win : windows.address(1);
+        long inBytes = shape.inCount() * dtype.byteSize();
+        long outBytes = shape.outCount() * dtype.byteSize();
+        Runnable stage = () -> {
+            if (op != CclOp.BROADCAST || rank == options.root()) {
+                Memcpy.deviceToDevice(win, in.deviceAddress(), inBytes, stream);
+            }
+            poisonOutput(op, wout, outBytes);
+        };
+        return new Variant(CclFigures.NCCL_WINDOW, Rounding.NCCL, ncclCall(op, shape, win, wout), stage, wout);
     }
 
     /** NCCL's call for this op from {@code in} into {@code out} (broadcast: from the root's {@code in}). */
@@ -218,25 +266,25 @@ public final class CclBench implements AutoCloseable {
         return nccl.available() ? Rounding.NCCL : Rounding.ONCE;
     }
 
-    private void eager(CclOp op, CclOp.Shape shape, Variant v, SymTensor result, SymTensor ref, int reps) {
+    private void eager(CclOp op, CclOp.Shape shape, Variant v, SymTensor ref, int reps) {
         long number = ++point;
         int calls = options.eagerCalls();
         Lockstep.Outcome o = lockstep.everyone(
-                () -> prepare(op, result),
+                () -> prepare(v),
                 () -> timer.run(options.warmup(), reps, r -> iris.barrier(stream), r -> {
                     for (int i = 0; i < calls; i++) {
                         v.call().enqueue(stream);
                     }
                 }, true),
-                () -> verify(op, shape, v, result, ref));
+                () -> verify(op, shape, v, ref));
         record(number, measurement(op.id(), v.impl(), shape.bytes(), rank, o, calls));
     }
 
-    private void graph(CclOp op, CclOp.Shape shape, Variant v, SymTensor result, SymTensor ref, int reps) {
+    private void graph(CclOp op, CclOp.Shape shape, Variant v, SymTensor ref, int reps) {
         long number = ++point;
         int calls = options.graphCalls();
         Lockstep.Outcome o = lockstep.everyone(
-                () -> prepare(op, result),
+                () -> prepare(v),
                 () -> {
                     v.call().enqueue(stream);   // whatever a first call sets up happens here, not in the capture
                     iris.synchronize(stream);
@@ -252,7 +300,7 @@ public final class CclBench implements AutoCloseable {
                         g.close();
                     }
                 },
-                () -> verify(op, shape, v, result, ref));
+                () -> verify(op, shape, v, ref));
         record(number, measurement(op.id(), v.impl() + "_graph", shape.bytes(), rank, o, calls));
     }
 
@@ -274,18 +322,22 @@ public final class CclBench implements AutoCloseable {
         return stream.endCapture();
     }
 
-    /** Poisons the output (broadcast: the buffer of every rank but the root). */
-    private void prepare(CclOp op, SymTensor result) {
-        if (op != CclOp.BROADCAST || rank != options.root()) {
-            poison(result);
-        }
+    private void prepare(Variant v) {
+        v.stage().run();
         iris.synchronize();
     }
 
-    private String verify(CclOp op, CclOp.Shape shape, Variant v, SymTensor result, SymTensor ref) {
+    /** Poisons an output (broadcast: the buffer of every rank but the root). */
+    private void poisonOutput(CclOp op, long address, long bytes) {
+        if (op != CclOp.BROADCAST || rank != options.root()) {
+            Memcpy.memset(address, 0xFF, bytes, stream);
+        }
+    }
+
+    private String verify(CclOp op, CclOp.Shape shape, Variant v, SymTensor ref) {
         double bound = op.reduction() ? Tolerance.bound(reduceOp, dtype, world, v.rounding(), referenceRounding()) : Double.NaN;
         String what = "rank " + rank + "'s output vs " + (nccl.available() ? "NCCL's" : "the host reference");
-        return outputs.compare(ref.deviceAddress(), result.deviceAddress(), shape.outCount(), dtype, bound, what);
+        return outputs.compare(ref.deviceAddress(), v.result(), shape.outCount(), dtype, bound, what);
     }
 
     private void poison(SymTensor t) {

@@ -10,8 +10,8 @@ import java.util.Optional;
 
 /**
  * The sweep's results as a console table, one line per op, implementation and size: the slowest
- * rank's median µs, bus GB/s, and the speed ratio against NCCL in the same mode (NCCL's time ÷
- * this one's), or why there is no figure.
+ * rank's median µs, bus GB/s, and the speed ratio against NCCL in the same mode (the time of the
+ * faster of plain and window-registered NCCL ÷ this one's), or why there is no figure.
  *
  * <pre>{@code
  * System.out.print(CclConsole.format(measurements, 2));
@@ -29,7 +29,7 @@ public final class CclConsole {
                 for (long bytes : f.sizes(op)) {
                     Optional<Figure> fig = f.figure(op, impl, bytes);
                     if (fig.isPresent()) {
-                        Optional<Figure> nccl = f.figure(op, CclFigures.ncclImpl(CclFigures.isGraph(impl)), bytes);
+                        Optional<Figure> nccl = f.baseline(op, CclFigures.isGraph(impl), bytes).map(CclFigures.Baseline::figure);
                         String ratio = nccl.isPresent() && !CclFigures.isNccl(impl)
                                 ? String.format(Locale.ROOT, "%.2fx", nccl.get().us() / fig.get().us()) : "";
                         b.append(String.format(Locale.ROOT, "%-15s %-22s %10s %12.2f %12.1f %9s%n", op, impl, SizeList.format(bytes),

@@ -4,6 +4,7 @@ import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SharedGpu;
 import dev.irisjvm.bench.SweepCommand;
+import dev.irisjvm.bench.report.CclFigures;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
 import dev.irisjvm.bench.rma.RmaKernels;
@@ -14,6 +15,7 @@ import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.NcclComm;
+import dev.irisjvm.kernels.ccl.NcclWindows;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -24,9 +26,12 @@ import picocli.CommandLine.Mixin;
 
 /**
  * The collectives sweep: for every op, size and implementation (each iris all-reduce algorithm,
- * the other collectives' kernels, NCCL), the time per call launched eagerly and replayed from a
- * CUDA graph, measured with CUDA events (see {@link CclBench}); every output is checked against
- * NCCL's output on the same input. Rank 0 writes one {@link SweepResult} and a console table.
+ * the other collectives' kernels, NCCL on plain buffers and NCCL on window-registered symmetric
+ * buffers), the time per call launched eagerly and replayed from a CUDA graph, measured with CUDA
+ * events (see {@link CclBench}); every output is checked against plain NCCL's output on the same
+ * input. Rank 0 writes one {@link SweepResult} and a console table. Where NCCL cannot register
+ * symmetric windows ({@link NcclWindows}: older than 2.27, or a registration refused), the sweep
+ * records why, once per op, and goes on with plain NCCL.
  *
  * <pre>
  * mvn -q install -DskipTests
@@ -37,7 +42,7 @@ import picocli.CommandLine.Mixin;
  *
  * <p>Measurements: op = all_reduce, all_gather, reduce_scatter, all_to_all, broadcast; impl =
  * iris_one_shot, iris_two_shot, iris_ring, iris_atomic, iris_auto (all-reduce), iris (the others),
- * nccl, and the same with {@code _graph}; issuer = the rank that timed it, peer = -1; bytes = the
+ * nccl, nccl_window, and the same with {@code _graph}; issuer = the rank that timed it, peer = -1; bytes = the
  * per-rank buffer as nccl-tests counts it; gbps = algorithm bandwidth (bytes ÷ median). Exit code:
  * 0, 2 for bad options, or 3 if any check failed.
  */
@@ -89,7 +94,13 @@ public final class CclSweep extends SweepCommand {
                         : "NCCL unavailable (" + nccl.reason() + "): outputs are checked against a host reference"));
             }
             String ncclVersion = nccl.version();
-            try (CclBench bench = new CclBench(iris, options, ccl, kernels, nccl, runSeed)) {
+            long largest = options.sizes().stream().mapToLong(Long::longValue).max().orElseThrow();
+            NcclWindows windows = NcclWindows.open(iris, nccl, largest, largest);
+            if (iris.rank() == 0 && nccl.available()) {
+                System.out.println("CclSweep: " + (windows.available() ? "NCCL on window-registered symmetric buffers: two windows of "
+                        + SizeList.format(largest) : CclFigures.WINDOW_UNAVAILABLE + windows.reason()));
+            }
+            try (CclBench bench = new CclBench(iris, options, ccl, kernels, nccl, windows, runSeed)) {
                 for (CclOp op : options.ops()) {
                     long start = System.nanoTime();
                     bench.run(op);
@@ -103,7 +114,11 @@ public final class CclSweep extends SweepCommand {
                 try {
                     iris.synchronize();
                 } finally {
-                    nccl.close();
+                    try {
+                        windows.close();   // before the communicator it is registered with
+                    } finally {
+                        nccl.close();
+                    }
                 }
             }
             String baselines = !options.nccl() ? "NCCL not used (--no-nccl)" : ncclVersion == null ? "NCCL unavailable" : ncclVersion;
@@ -119,6 +134,7 @@ public final class CclSweep extends SweepCommand {
     }
 
     static boolean failedCheck(Measurement m) {
-        return !Verifier.OK.equals(m.check()) && !m.check().startsWith("nccl unavailable");
+        return !Verifier.OK.equals(m.check()) && !m.check().startsWith("nccl unavailable")
+                && !m.check().startsWith(CclFigures.WINDOW_UNAVAILABLE);
     }
 }

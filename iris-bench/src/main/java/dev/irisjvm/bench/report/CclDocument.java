@@ -62,11 +62,32 @@ public final class CclDocument extends SweepDocument {
                 .item("world size", sweep.worldSize() + " rank(s)")
                 .item("data", settings.dtype() + ", reduce op " + settings.reduceOp() + ", inputs uniform in [-1, 1)")
                 .item("measurements", String.valueOf(figures.index().all().size()))
-                .item("baseline", "NCCL on plain device buffers, " + (settings.eagerCalls() > 1 ? settings.eagerCalls()
-                        + " eager calls back to back per timed repetition (nccl-tests' way)" : "one eager call per timed repetition")
-                        + " and graph replays. Not in this run, though issue 29 asks for them: NCCL's symmetric kernels on "
-                        + "window-registered buffers (NCCL ≥ 2.27), and for the small sizes one call as a training step issues it. "
-                        + "The ratios are against the baseline above until a two-GPU run measures those."));
+                .item("baseline", baselines(figures, settings)));
+    }
+
+    /**
+     * The header's baseline item: both NCCL baselines and the rule that picks one per size, then
+     * what this run has of the window-registered one (measured, unavailable and why, or not yet).
+     */
+    static String baselines(CclFigures figures, CclSettings settings) {
+        String calls = settings.eagerCalls() > 1 ? settings.eagerCalls()
+                + " eager calls back to back per timed repetition (nccl-tests' way)" : "one eager call per timed repetition";
+        String both = "NCCL in the same run, two ways, timed one after the other at every size: on plain device buffers "
+                + "(`nccl`) and on window-registered symmetric buffers (`nccl_window`: `ncclMemAlloc` + "
+                + "`ncclCommWindowRegister(..., NCCL_WIN_COLL_SYMMETRIC)`, NCCL ≥ 2.27's symmetric kernels); ratios and targets "
+                + "take the faster of the two at each size. " + calls + " and graph replays. ";
+        String window;
+        if (figures.ops().stream().anyMatch(figures::hasWindowBaseline)) {
+            window = "";
+        } else if (figures.windowUnavailable().isPresent()) {
+            window = "In this run " + CclFigures.WINDOW_UNAVAILABLE + figures.windowUnavailable().get()
+                    + "; the ratios are against plain NCCL. ";
+        } else {
+            window = "This run predates the window-registered baseline: its ratios are against plain NCCL only, pending the "
+                    + "next two-GPU run. ";
+        }
+        return both + window + "Not yet in this run, though issue 29 asks for it: for the small sizes, one call as a "
+                + "training step issues it.";
     }
 
     // ---- charts ----------------------------------------------------------------------------------
@@ -94,9 +115,11 @@ public final class CclDocument extends SweepDocument {
             if (!best.isEmpty()) {
                 bus.series(op + " iris" + (op.equals("all_reduce") ? " (best algorithm)" : ""), best);
             }
-            TreeMap<Long, Double> nccl = figures.curve(op, CclFigures.NCCL, Figure::busGbps);
-            if (!nccl.isEmpty()) {
-                bus.referenceSeries(op + " nccl", nccl);
+            for (String baseline : CclFigures.BASELINES) {
+                TreeMap<Long, Double> nccl = figures.curve(op, baseline, Figure::busGbps);
+                if (!nccl.isEmpty()) {
+                    bus.referenceSeries(op + " " + baseline, nccl);
+                }
             }
         }
         sb.append(charts.link(bus, BUSBW_PNG, "Bus bandwidth vs size", "No data for " + BUSBW_PNG + ".\n\n"));
@@ -144,11 +167,14 @@ public final class CclDocument extends SweepDocument {
     }
 
     private static String latencyTable(CclFigures figures, String op, List<String> impls, boolean graph) {
-        String nccl = CclFigures.ncclImpl(graph);
-        boolean withRatio = impls.contains(nccl);
+        boolean withRatio = impls.stream().anyMatch(CclFigures::isNccl);
+        boolean window = impls.contains(CclFigures.baselineImpls(graph).get(1)) && figures.hasWindowBaseline(op);
         List<String> header = new ArrayList<>(List.of("size"));
         impls.forEach(i -> header.add(i + " µs"));
         List<String> iris = impls.stream().filter(i -> !CclFigures.isNccl(i)).collect(Collectors.toList());
+        if (window) {
+            header.add("baseline");
+        }
         if (withRatio) {
             iris.forEach(i -> header.add(i + " vs NCCL"));
         }
@@ -156,17 +182,22 @@ public final class CclDocument extends SweepDocument {
         for (long bytes : figures.sizes(op)) {
             List<Object> row = new ArrayList<>(List.of(CclFigures.sizeLabel(bytes)));
             impls.forEach(i -> row.add(cell(figures, op, i, bytes, Figure::us)));
+            Optional<CclFigures.Baseline> n = figures.baseline(op, graph, bytes);
+            if (window) {
+                row.add(n.map(CclFigures.Baseline::impl).orElse("—"));
+            }
             if (withRatio) {
-                Optional<Figure> n = figures.figure(op, nccl, bytes);
                 for (String i : iris) {
                     Optional<Figure> f = figures.figure(op, i, bytes);
-                    row.add(f.isPresent() && n.isPresent() ? Sizes.ratio(n.get().us() / f.get().us()) : "—");
+                    row.add(f.isPresent() && n.isPresent() ? Sizes.ratio(n.get().figure().us() / f.get().us()) : "—");
                 }
             }
             t.row(row);
         }
-        return "Time per call, µs (slowest rank's median)" + (withRatio ? "; \"vs NCCL\" = NCCL's time ÷ iris's (> 1: iris faster)" : "")
-                + ":\n\n" + t.render();
+        String ratio = !withRatio ? "" : window
+                ? "; \"vs NCCL\" = the time of the faster NCCL (column \"baseline\") ÷ iris's (> 1: iris faster)"
+                : "; \"vs NCCL\" = NCCL's time ÷ iris's (> 1: iris faster)";
+        return "Time per call, µs (slowest rank's median)" + ratio + ":\n\n" + t.render();
     }
 
     private static String bandwidthTable(CclFigures figures, String op, List<String> impls) {
@@ -211,6 +242,7 @@ public final class CclDocument extends SweepDocument {
         sb.append("- **Graph**: ").append(settings.graphCalls()).append(" calls are captured back to back into one CUDA graph ")
                 .append("(after eager warm-up calls), which is replayed like an eager call (device barrier, event, replay, event); ")
                 .append("time per call = replay time ÷ ").append(settings.graphCalls()).append(". Variants end in `_graph`.\n");
+        sb.append(windowMethod(figures));
         sb.append("- **Inputs**: fresh random values per size (uniform in [-1, 1), seeded per point and rank); every ")
                 .append("implementation of a size reads the same input, and its output is poisoned (all bits set) before it runs.\n");
         sb.append("- **Checks**: after its timing, every variant's output is compared with a reference output on the same input: ")
@@ -226,6 +258,17 @@ public final class CclDocument extends SweepDocument {
         sb.append(String.join(", ", factors)).append(".\n\n");
         sb.append(toleranceText(figures.world(), settings)).append("\n\n");
         return sb.toString();
+    }
+
+    /** How the window-registered baseline was run, where the sweep has it. */
+    private static String windowMethod(CclFigures figures) {
+        if (figures.ops().stream().noneMatch(figures::hasWindowBaseline)) {
+            return "";
+        }
+        return "- **Window-registered NCCL** (`nccl_window`): two buffers from `ncclMemAlloc` of the sweep's largest size, "
+                + "registered once per run as symmetric windows (`NCCL_WIN_COLL_SYMMETRIC`) and deregistered at its end. At every "
+                + "size the input is copied into the input window (untimed) and the output window is poisoned; it is timed right "
+                + "after plain NCCL in the same way, and its output checked against the same reference.\n";
     }
 
     /** The reduction bounds of this run's type, op and world, in words and numbers. */

@@ -22,19 +22,26 @@ import java.util.stream.Collectors;
  * <pre>{@code
  * CclFigures f = new CclFigures(sweep.measurements(), sweep.worldSize());
  * f.figure("all_reduce", "nccl", 1 << 20).map(Figure::busGbps);   // Optional[...]
- * f.impls("all_reduce");   // [iris_one_shot, ..., iris_auto, nccl, iris_one_shot_graph, ..., nccl_graph]
+ * f.impls("all_reduce");   // [iris_one_shot, ..., iris_auto, nccl, nccl_window, iris_one_shot_graph, ..., nccl_window_graph]
+ * f.baseline("all_reduce", false, 4096).map(Baseline::impl);   // Optional[nccl_window] where it is the faster there
  * }</pre>
  */
 public final class CclFigures {
     /** Suffix of the graph-replay variants. */
     public static final String GRAPH = "_graph";
     public static final String NCCL = "nccl";
+    /** NCCL on window-registered symmetric buffers (ncclMemAlloc + ncclCommWindowRegister, NCCL ≥ 2.27). */
+    public static final String NCCL_WINDOW = "nccl_window";
+    /** The baselines, plain first; where both have a figure, the faster one judges iris. */
+    public static final List<String> BASELINES = List.of(NCCL, NCCL_WINDOW);
+    /** How a sweep records that it could not measure {@link #NCCL_WINDOW}: the check text of a 0-byte point. */
+    public static final String WINDOW_UNAVAILABLE = "window-registered NCCL not available: ";
     /** The iris all-reduce algorithms, in the order tables show them. */
     public static final List<String> ALL_REDUCE_ALGORITHMS = List.of("iris_one_shot", "iris_two_shot", "iris_ring", "iris_atomic",
             "iris_copy_engine");
     public static final String AUTO = "iris_auto";
     static final List<String> IMPL_ORDER = List.of("iris_one_shot", "iris_two_shot", "iris_ring", "iris_atomic", "iris_copy_engine", "iris_auto",
-            "iris", "nccl");
+            "iris", "nccl", "nccl_window");
     static final List<String> OP_ORDER = List.of("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast");
 
     /**
@@ -87,8 +94,9 @@ public final class CclFigures {
         return impl.endsWith(GRAPH);
     }
 
+    /** Whether the implementation is one of NCCL's ({@link #BASELINES}), eager or replayed. */
     public static boolean isNccl(String impl) {
-        return eagerOf(impl).equals(NCCL);
+        return BASELINES.contains(eagerOf(impl));
     }
 
     private static int rankOf(List<String> order, String s) {
@@ -177,5 +185,29 @@ public final class CclFigures {
     /** "nccl" or "nccl_graph". */
     public static String ncclImpl(boolean graph) {
         return graph ? NCCL + GRAPH : NCCL;
+    }
+
+    /** The baselines in one mode: [nccl, nccl_window] or [nccl_graph, nccl_window_graph]. */
+    public static List<String> baselineImpls(boolean graph) {
+        return BASELINES.stream().map(b -> graph ? b + GRAPH : b).toList();
+    }
+
+    /** NCCL at its fastest at one size and mode: the implementation and its figure. */
+    public record Baseline(String impl, Figure figure) {}
+
+    /** The faster of the baselines that have a figure here (plain NCCL where the window one has none), or empty. */
+    public Optional<Baseline> baseline(String op, boolean graph, long bytes) {
+        return fastest(op, baselineImpls(graph), bytes).map(impl -> new Baseline(impl, figure(op, impl, bytes).orElseThrow()));
+    }
+
+    /** Whether the sweep measured NCCL on window-registered buffers for {@code op} at some size. */
+    public boolean hasWindowBaseline(String op) {
+        return index.find(op, NCCL_WINDOW).map(s -> !index.sizes(s).tailSet(1L).isEmpty()).orElse(false);
+    }
+
+    /** Why the sweep could not measure NCCL on window-registered buffers, as it recorded it; empty when it did not say. */
+    public Optional<String> windowUnavailable() {
+        return index.all().stream().filter(m -> m.impl().equals(NCCL_WINDOW) && m.check() != null
+                && m.check().startsWith(WINDOW_UNAVAILABLE)).map(m -> m.check().substring(WINDOW_UNAVAILABLE.length())).findFirst();
     }
 }

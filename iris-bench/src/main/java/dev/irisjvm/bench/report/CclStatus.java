@@ -130,11 +130,14 @@ final class CclStatus {
                 + (behind.isEmpty() ? "" : "; slower than NCCL: " + String.join("; ", behind));
     }
 
-    /** NCCL's time ÷ iris's at one size, both eager; the iris all-reduce is the one a caller gets by default. */
+    /**
+     * NCCL's time ÷ iris's at one size, both eager, NCCL the faster of its baselines there; the iris
+     * all-reduce is the one a caller gets by default.
+     */
     private static Optional<Double> ratio(CclFigures figures, String op, long bytes) {
         String iris = op.equals("all_reduce") ? CclFigures.AUTO : "iris";
         Optional<Figure> i = figures.figure(op, iris, bytes);
-        Optional<Figure> n = figures.figure(op, CclFigures.NCCL, bytes);
+        Optional<Figure> n = figures.baseline(op, false, bytes).map(CclFigures.Baseline::figure);
         return i.isPresent() && n.isPresent() ? Optional.of(n.get().us() / i.get().us()) : Optional.empty();
     }
 

@@ -10,8 +10,9 @@ import dev.irisjvm.bench.rma.SizeList;
 
 /**
  * The collectives' performance targets, judged from one run's data against NCCL measured in the
- * same run. Every ratio is "how many times faster than NCCL": NCCL's time ÷ iris's time, which at
- * equal bytes is also iris's bus bandwidth ÷ NCCL's. A target is judged at every size of its range
+ * same run, at each size the faster of plain NCCL and NCCL on window-registered symmetric buffers
+ * where the run measured both ({@link CclFigures#baseline}). Every ratio is "how many times faster
+ * than NCCL": NCCL's time ÷ iris's time, which at equal bytes is also iris's bus bandwidth ÷ NCCL's. A target is judged at every size of its range
  * that the sweep has: it passes when every one of them passes; it fails when one measured size
  * fails or an iris output there failed its check; it is "not measured" when the range has no size,
  * or NCCL (or iris) has no figure at some size and nothing failed. No figure is ever assumed.
@@ -70,9 +71,13 @@ public final class CclTargets {
         }
     }
 
-    /** One size of one target. */
-    public record Row(Spec spec, long bytes, Optional<Figure> iris, Optional<Figure> nccl, double ratio, Status status,
-                      String note, String bestAlgorithm, double bestRatio) {}
+    /**
+     * One size of one target.
+     *
+     * @param baseline the NCCL implementation {@code nccl} is the figure of (the faster one), or null where there is none
+     */
+    public record Row(Spec spec, long bytes, Optional<Figure> iris, String baseline, Optional<Figure> nccl, double ratio,
+                      Status status, String note, String bestAlgorithm, double bestRatio) {}
 
     private final List<TargetResult> results;
     private final List<Row> rows;
@@ -129,7 +134,9 @@ public final class CclTargets {
         Row worstRow = null;
         for (long bytes : sizes) {
             Optional<Figure> iris = figures.figure(spec.op(), spec.iris(), bytes);
-            Optional<Figure> nccl = figures.figure(spec.op(), spec.nccl(), bytes);
+            Optional<CclFigures.Baseline> fastestNccl = figures.baseline(spec.op(), spec.graph(), bytes);
+            Optional<Figure> nccl = fastestNccl.map(CclFigures.Baseline::figure);
+            String baseline = fastestNccl.map(CclFigures.Baseline::impl).orElse(null);
             String best = null;
             double bestRatio = Double.NaN;
             if (spec.op().equals("all_reduce")) {
@@ -147,13 +154,13 @@ public final class CclTargets {
             Row row;
             if (iris.isEmpty() && figures.failed(spec.op(), spec.iris(), bytes)) {
                 failed++;
-                row = new Row(spec, bytes, iris, nccl, Double.NaN, Status.FAIL, spec.iris() + " failed its check (or did not run)",
+                row = new Row(spec, bytes, iris, baseline, nccl, Double.NaN, Status.FAIL, spec.iris() + " failed its check (or did not run)",
                         best, bestRatio);
             } else if (iris.isEmpty() || nccl.isEmpty()) {
                 missing.add(CclFigures.sizeLabel(bytes));
                 String why = iris.isEmpty() ? "no " + spec.iris() + " figure" : (figures.failed(spec.op(), spec.nccl(), bytes)
                         ? spec.nccl() + " failed its check" : "no " + spec.nccl() + " figure");
-                row = new Row(spec, bytes, iris, nccl, Double.NaN, Status.NOT_MEASURED, why, best, bestRatio);
+                row = new Row(spec, bytes, iris, baseline, nccl, Double.NaN, Status.NOT_MEASURED, why, best, bestRatio);
             } else {
                 measured++;
                 double ratio = nccl.get().us() / iris.get().us();
@@ -161,7 +168,9 @@ public final class CclTargets {
                 if (!pass) {
                     failed++;
                 }
-                row = new Row(spec, bytes, iris, nccl, ratio, pass ? Status.PASS : Status.FAIL, "", best, bestRatio);
+                String windowImpl = CclFigures.baselineImpls(spec.graph()).get(1);
+                String note = figures.failed(spec.op(), windowImpl, bytes) ? windowImpl + " failed its check; judged against " + baseline : "";
+                row = new Row(spec, bytes, iris, baseline, nccl, ratio, pass ? Status.PASS : Status.FAIL, note, best, bestRatio);
                 if (Double.isNaN(worst) || ratio < worst) {
                     worst = ratio;
                     worstBytes = bytes;
@@ -170,7 +179,9 @@ public final class CclTargets {
             }
             rows.add(row);
         }
-        String source = spec.iris() + " vs " + spec.nccl() + ", " + measured + " of " + sizes.size() + " size(s) in range measured ("
+        boolean window = figures.hasWindowBaseline(spec.op());
+        String against = window ? "the faster of " + spec.nccl() + " and " + CclFigures.baselineImpls(spec.graph()).get(1) : spec.nccl();
+        String source = spec.iris() + " vs " + against + ", " + measured + " of " + sizes.size() + " size(s) in range measured ("
                 + CclFigures.sizeLabel(sizes.get(0)) + (sizes.size() > 1 ? " … " + CclFigures.sizeLabel(sizes.get(sizes.size() - 1)) : "") + ")"
                 + (missing.isEmpty() ? "" : "; not measured at " + String.join(", ", missing));
         if (measured == 0 && failed == 0) {
@@ -178,7 +189,7 @@ public final class CclTargets {
         }
         String measuredText = worstRow == null ? "iris output failed its check"
                 : "worst " + ratio(worst) + " at " + CclFigures.sizeLabel(worstBytes) + " (iris " + Sizes.number(worstRow.iris().get().us())
-                        + " µs, NCCL " + Sizes.number(worstRow.nccl().get().us()) + " µs)";
+                        + " µs, NCCL " + Sizes.number(worstRow.nccl().get().us()) + " µs" + (window ? " " + worstRow.baseline() : "") + ")";
         Status status = failed > 0 ? Status.FAIL : missing.isEmpty() ? Status.PASS : Status.NOT_MEASURED;
         return new TargetResult(spec.id(), target, bound, measuredText, worst, status, source);
     }
@@ -191,7 +202,9 @@ public final class CclTargets {
     /** The Targets section: the verdicts, then every size each verdict rests on. */
     public String section() {
         StringBuilder sb = new StringBuilder("## Targets\n\n");
-        sb.append("Judged from this run only, against NCCL in the same run");
+        sb.append("Judged from this run only, against NCCL in the same run: at each size the faster of NCCL on plain buffers "
+                + "(`nccl`) and on window-registered symmetric buffers (`nccl_window`) where the run measured both (column "
+                + "\"baseline\")");
         if (world != 2) {
             sb.append(" (the targets are stated for two H200s; this run has ").append(world).append(" ranks)");
         }
@@ -203,12 +216,12 @@ public final class CclTargets {
         }
         sb.append(t.render()).append('\n');
         if (!rows.isEmpty()) {
-            MarkdownTable d = new MarkdownTable("target", "size", "iris", "iris µs", "iris bus GB/s", "NCCL µs", "NCCL bus GB/s",
-                    "ratio", "status", "fastest iris algorithm (ratio)");
+            MarkdownTable d = new MarkdownTable("target", "size", "iris", "iris µs", "iris bus GB/s", "baseline", "NCCL µs",
+                    "NCCL bus GB/s", "ratio", "status", "fastest iris algorithm (ratio)");
             for (Row r : rows) {
                 d.row(r.spec().id(), CclFigures.sizeLabel(r.bytes()), r.spec().iris(),
                         r.iris().map(f -> Sizes.number(f.us())).orElse("—"), r.iris().map(f -> Sizes.number(f.busGbps())).orElse("—"),
-                        r.nccl().map(f -> Sizes.number(f.us())).orElse("—"), r.nccl().map(f -> Sizes.number(f.busGbps())).orElse("—"),
+                        r.baseline() == null ? "—" : r.baseline(), r.nccl().map(f -> Sizes.number(f.us())).orElse("—"), r.nccl().map(f -> Sizes.number(f.busGbps())).orElse("—"),
                         ratio(r.ratio()), r.status().text() + (r.note().isEmpty() ? "" : " (" + r.note() + ")"),
                         r.bestAlgorithm() == null ? "—" : r.bestAlgorithm() + " (" + ratio(r.bestRatio()) + ")");
             }

@@ -1,6 +1,7 @@
 package dev.irisjvm.kernels.ccl;
 
 import dev.irisjvm.core.DType;
+import java.util.function.DoubleBinaryOperator;
 
 /**
  * The CPU reference of the reductions, in double precision, and the error bounds the results are
@@ -117,13 +118,21 @@ final class CclReference {
 
     /** Null when every |got[i] - exact| <= bound, else a description of the misses (NaN: unwritten, the poison). */
     static String check(String what, float[] got, Accumulator a, ReduceOp op, Rounding r, DType t) {
+        return within(what, got, a, (exact, absSum) -> bound(op, r, t, a.added(), exact, absSum));
+    }
+
+    /** {@link #check} of an NCCL result (e.g. on window-registered buffers), held to NCCL's bound. */
+    static String checkNccl(String what, float[] got, Accumulator a, ReduceOp op, DType t) {
+        return within(what, got, a, (exact, absSum) -> ncclBound(op, t, a.added(), exact, absSum));
+    }
+
+    private static String within(String what, float[] got, Accumulator a, DoubleBinaryOperator boundOf) {
         if (got.length != a.length()) return what + ": " + got.length + " elements, expected " + a.length();
-        int world = a.added();
         long bad = 0;
         StringBuilder first = new StringBuilder();
         for (int i = 0; i < got.length; i++) {
             double exact = a.exact(i);
-            double b = bound(op, r, t, world, exact, a.absSum(i));
+            double b = boundOf.applyAsDouble(exact, a.absSum(i));
             double err = Math.abs(got[i] - exact);
             if (!(err <= b)) {
                 if (bad < 3) {
@@ -139,6 +148,19 @@ final class CclReference {
 
     /** Null when got equals NCCL's result bit for bit (exact) or within our bound plus NCCL's. */
     static String checkVsNccl(String what, float[] got, float[] nccl, Accumulator a, ReduceOp op, Rounding r, DType t) {
+        return againstNccl(what, got, nccl, a, op, t, (exact, absSum) -> bound(op, r, t, a.added(), exact, absSum));
+    }
+
+    /**
+     * Two NCCL results on the same inputs (window-registered buffers against plain ones): bit for
+     * bit where {@link #exactVsNccl}, else within twice NCCL's bound.
+     */
+    static String checkNcclVsNccl(String what, float[] got, float[] nccl, Accumulator a, ReduceOp op, DType t) {
+        return againstNccl(what, got, nccl, a, op, t, (exact, absSum) -> ncclBound(op, t, a.added(), exact, absSum));
+    }
+
+    private static String againstNccl(String what, float[] got, float[] nccl, Accumulator a, ReduceOp op, DType t,
+                                      DoubleBinaryOperator gotBound) {
         if (got.length != nccl.length) return what + ": " + got.length + " elements, NCCL " + nccl.length;
         int world = a.added();
         boolean exact = exactVsNccl(op, world);
@@ -152,7 +174,7 @@ final class CclReference {
             } else {
                 double e = a.exact(i);
                 double s = a.absSum(i);
-                allowed = bound(op, r, t, world, e, s) + ncclBound(op, t, world, e, s);
+                allowed = gotBound.applyAsDouble(e, s) + ncclBound(op, t, world, e, s);
                 ok = Math.abs((double) got[i] - nccl[i]) <= allowed;
             }
             if (!ok) {

@@ -98,6 +98,37 @@ class CclReferenceTest {
     }
 
     @Test
+    void anNcclResultIsHeldToNcclsBound() {
+        for (DType t : new DType[] {DType.BF16, DType.F16, DType.F32}) {
+            for (int world = 2; world <= 8; world++) {
+                float[][] x = inputs(world, 5_000, t, 17L * world + t.ordinal());
+                for (ReduceOp op : ReduceOp.values()) {
+                    Accumulator a = accumulate(x, op);
+                    // Window-registered NCCL and plain NCCL may each round once or at every step.
+                    float[] window = op == ReduceOp.SUM || op == ReduceOp.AVG ? everyStep(x, op, t) : once(x, op, t);
+                    float[] plain = once(x, op, t);
+                    assertNull(CclReference.checkNccl("window", window, a, op, t), t + " " + op + " W=" + world);
+                    if (!CclReference.exactVsNccl(op, world)) {
+                        assertNull(CclReference.checkNcclVsNccl("window", window, plain, a, op, t), t + " " + op + " W=" + world);
+                    }
+                    assertNull(CclReference.checkNcclVsNccl("same", plain, plain.clone(), a, op, t), t + " " + op + " W=" + world);
+                }
+            }
+        }
+        float[][] x = inputs(2, 1000, DType.BF16, 11);
+        Accumulator a = accumulate(x, ReduceOp.SUM);
+        float[] got = once(x, ReduceOp.SUM, DType.BF16);
+        float[] off = got.clone();
+        off[9] = off[9] * 1.5f + 1;
+        assertNotNull(CclReference.checkNccl("off", off, a, ReduceOp.SUM, DType.BF16));
+        off = got.clone();
+        off[9] = Math.nextUp(off[9]);
+        assertNotNull(CclReference.checkNcclVsNccl("one ulp on two ranks", off, got, a, ReduceOp.SUM, DType.BF16));
+        off[9] = Float.NaN;
+        assertNotNull(CclReference.checkNccl("nan", off, a, ReduceOp.SUM, DType.BF16));
+    }
+
+    @Test
     void aWrongResultFails() {
         float[][] x = inputs(2, 1000, DType.BF16, 7);
         for (ReduceOp op : ReduceOp.values()) {

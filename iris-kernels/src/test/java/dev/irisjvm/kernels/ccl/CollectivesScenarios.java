@@ -68,6 +68,7 @@ public final class CollectivesScenarios {
             "ccl_all_to_all",
             "ccl_all_to_all_v",
             "ccl_data_movement_64mib",
+            "nccl_window_baseline_matches",
             "ccl_back_to_back",
             "ccl_graph_replay",
             "ccl_plain_launches",
@@ -132,6 +133,7 @@ public final class CollectivesScenarios {
                 bodies.put("ccl_all_to_all", s::allToAllMatrix);
                 bodies.put("ccl_all_to_all_v", s::allToAllVMatrix);
                 bodies.put("ccl_data_movement_64mib", s::dataMovementBig);
+                bodies.put("nccl_window_baseline_matches", () -> new NcclWindowScenario(iris, nccl, runSeed).run());
                 bodies.put("ccl_back_to_back", () -> s.backToBack(s.ccl));
                 bodies.put("ccl_graph_replay", () -> s.graphReplay(s.ccl));
                 bodies.put("ccl_plain_launches", s::plainLaunches);

@@ -254,7 +254,8 @@ public final class NcclComm implements AutoCloseable {
         check(end, "ncclGroupEnd");
     }
 
-    private ncclComm comm() {
+    /** The communicator handle, for {@link NcclWindows}; throws where NCCL is unavailable. */
+    ncclComm comm() {
         if (comm == null) throw new IllegalStateException("rank " + rank + ": NCCL is unavailable: " + reason);
         return comm;
     }
@@ -271,7 +272,7 @@ public final class NcclComm implements AutoCloseable {
         if (status != nccl.ncclSuccess) throw new IllegalStateException(call + " failed: " + errorString(status));
     }
 
-    private static String errorString(int status) {
+    static String errorString(int status) {
         try {
             return nccl.ncclGetErrorString(status).getString() + " (" + status + ")";
         } catch (RuntimeException e) {

@@ -1,0 +1,134 @@
+package dev.irisjvm.bench.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.bench.report.TargetResult.Status;
+import dev.irisjvm.bench.results.Measurement;
+import dev.irisjvm.bench.results.SweepResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The collectives report with both NCCL baselines, from ccl-sweep-window-synthetic.json in the
+ * test resources (two ranks; its figures are made up for this test, never published): the faster
+ * baseline judges each size, the tables name it, and a sweep without the window baseline says why.
+ *
+ * <p>In the fixture (rank 1's times; rank 0 is 10% faster): all-reduce eager NCCL max(20 µs, 300
+ * GB/s), window max(8 µs, 280 GB/s), iris_auto max(9 µs, 340 GB/s); graph NCCL 10 µs, window 5 µs,
+ * iris_auto 6 µs; all-gather NCCL 200 GB/s, window 250 GB/s (its check fails on rank 1 at 16 MiB),
+ * iris 230 GB/s.
+ */
+class CclWindowBaselineTest {
+    static final long KIB = 1L << 10;
+    static final long MIB = 1L << 20;
+
+    @TempDir
+    Path dir;
+
+    private static SweepResult fixture(Path dir) throws IOException {
+        Path json = dir.resolve("ccl-window.json");
+        try (InputStream in = CclWindowBaselineTest.class.getResourceAsStream("ccl-sweep-window-synthetic.json")) {
+            Files.copy(in, json, StandardCopyOption.REPLACE_EXISTING);
+        }
+        return SweepResult.read(json);
+    }
+
+    private static CclTargets targets(SweepResult s) {
+        return CclTargets.evaluate(new CclFigures(s.measurements(), s.worldSize()), CclSettings.fromCommand(s.command()),
+                BenchmarkTargets.builtIn().collectives());
+    }
+
+    private static CclTargets.Row row(CclTargets t, String id, long bytes) {
+        return t.rows().stream().filter(r -> r.spec().id().equals(id) && r.bytes() == bytes).findFirst().orElseThrow();
+    }
+
+    @Test
+    void theFasterBaselineIsTakenAtEachSize() throws IOException {
+        CclFigures f = new CclFigures(fixture(dir).measurements(), 2);
+        assertEquals("nccl_window", f.baseline("all_reduce", false, 4 * KIB).orElseThrow().impl());
+        assertEquals(8.0, f.baseline("all_reduce", false, 4 * KIB).orElseThrow().figure().us(), 1e-9);
+        assertEquals("nccl", f.baseline("all_reduce", false, 64 * MIB).orElseThrow().impl());          // 300 GB/s beats 280
+        assertEquals("nccl_window_graph", f.baseline("all_reduce", true, 4 * KIB).orElseThrow().impl());
+        assertEquals("nccl", f.baseline("all_gather", false, 16 * MIB).orElseThrow().impl());           // the window's check failed
+        assertEquals("nccl_window", f.baseline("all_gather", false, 64 * MIB).orElseThrow().impl());
+        assertTrue(f.hasWindowBaseline("all_reduce"));
+        assertTrue(CclFigures.isNccl("nccl_window_graph"));
+        assertEquals(List.of("iris_one_shot", "iris_two_shot", "iris_auto"), f.irisImpls("all_reduce", false));
+    }
+
+    @Test
+    void targetsAreJudgedAgainstTheFasterBaseline() throws IOException {
+        CclTargets t = targets(fixture(dir));
+        // A: plain NCCL's 20 µs would give 2.22x; the window's 8 µs gives 0.889x, and the target fails.
+        assertEquals(Status.FAIL, t.results().get(0).status());
+        assertEquals(8.0 / 9, t.results().get(0).ratio(), 1e-9);
+        assertTrue(t.results().get(0).source().contains("iris_auto vs the faster of nccl and nccl_window"), t.results().get(0).source());
+        assertTrue(t.results().get(0).measured().contains("NCCL 8.00 µs nccl_window"), t.results().get(0).measured());
+        assertEquals("nccl_window", row(t, "A", 4 * KIB).baseline());
+        assertEquals(5.0 / 6, t.results().get(1).ratio(), 1e-9);                      // B: graph replays, window 5 µs
+        // C: at 16 and 64 MiB plain NCCL is the faster: 340 / 300.
+        assertEquals(Status.PASS, t.results().get(2).status());
+        assertEquals(340.0 / 300, t.results().get(2).ratio(), 1e-9);
+        assertEquals("nccl", row(t, "C", 64 * MIB).baseline());
+        // D: at 16 MiB the window's output failed its check, so plain NCCL judges (230 / 200); at 64 MiB the window (230 / 250).
+        CclTargets.Row d16 = row(t, "D", 16 * MIB);
+        assertEquals("nccl", d16.baseline());
+        assertEquals(Status.PASS, d16.status());
+        assertEquals("nccl_window failed its check; judged against nccl", d16.note());
+        assertEquals(230.0 / 250, row(t, "D", 64 * MIB).ratio(), 1e-9);
+        assertEquals(Status.FAIL, t.results().get(3).status());
+        assertEquals(Status.NOT_MEASURED, t.results().get(4).status());               // no reduce-scatter in the fixture
+    }
+
+    @Test
+    void theReportNamesBothBaselinesAndWhichOneJudged() throws IOException {
+        SweepResult s = fixture(dir);
+        Path out = dir.resolve("report");
+        List<String> errors = new CclDocument(s, BenchmarkTargets.builtIn(), List.of(), List.of(), List.of(), "bin/iris-bench ccl -n 2",
+                List.of()).write(out);
+        assertEquals(List.of(), errors);
+        String md = Files.readString(out.resolve(CclDocument.MARKDOWN));
+        assertTrue(md.contains("on plain device buffers (`nccl`) and on window-registered symmetric buffers (`nccl_window`"), md);
+        assertTrue(md.contains("take the faster of the two at each size"), md);
+        assertFalse(md.contains("predates the window-registered baseline"), md);
+        assertTrue(md.contains("- **Window-registered NCCL** (`nccl_window`)"), md);
+        // latency tables: both NCCL columns, the baseline column, ratios against the faster one
+        assertTrue(md.contains("| size | iris_one_shot µs | iris_two_shot µs | iris_auto µs | nccl µs | nccl_window µs | baseline |"), md);
+        assertTrue(md.contains("| 4 KiB | 8.00 | 12.0 | 9.00 | 20.0 | 8.00 | nccl_window | 1.00× | 0.67× | 0.89× |"), md);
+        assertTrue(md.contains("| 64 MiB | — | 192 | 197 | 224 | 240 | nccl | — | 1.17× | 1.13× |"), md);
+        assertTrue(md.contains("the time of the faster NCCL (column \"baseline\") ÷ iris's"), md);
+        // the targets' per-size table names the baseline of every row
+        assertTrue(md.contains("| target | size | iris | iris µs | iris bus GB/s | baseline | NCCL µs | NCCL bus GB/s |"), md);
+        assertTrue(md.contains("| D | 16 MiB | iris |"), md);
+        assertTrue(md.contains("nccl_window failed its check; judged against nccl"), md);
+        assertTrue(md.contains("rank 1's output vs NCCL's: 2 of 8388608 elements differ"), md);   // Data checks
+    }
+
+    @Test
+    void aSweepWithoutTheWindowBaselineSaysWhy() {
+        CclReportTest.Runs runs = new CclReportTest.Runs(2)
+                .add("all_reduce", "nccl", new long[] {4 * KIB}, CclReportTest.at(20, 300))
+                .add("all_reduce", "iris_auto", new long[] {4 * KIB}, CclReportTest.at(9, 340));
+        CclFigures old = new CclFigures(runs.build("").measurements(), 2);
+        assertTrue(CclDocument.baselines(old, CclSettings.defaults()).contains("This run predates the window-registered baseline"));
+        assertEquals(20.0 / 9, CclTargets.evaluate(old, CclSettings.defaults(), BenchmarkTargets.builtIn().collectives())
+                .results().get(0).ratio(), 1e-9);
+
+        runs.add(new Measurement("all_reduce", "nccl_window", 0, 0, -1, 0, 0, 0, 0, 0, 0,
+                CclFigures.WINDOW_UNAVAILABLE + "rank 1: ncclCommWindowRegister(1048576 bytes, NCCL_WIN_COLL_SYMMETRIC) failed"));
+        CclFigures refused = new CclFigures(runs.build("").measurements(), 2);
+        assertFalse(refused.hasWindowBaseline("all_reduce"));
+        String text = CclDocument.baselines(refused, CclSettings.defaults());
+        assertTrue(text.contains("In this run window-registered NCCL not available: rank 1: ncclCommWindowRegister"), text);
+        assertTrue(text.contains("the ratios are against plain NCCL"), text);
+        assertEquals("nccl", refused.baseline("all_reduce", false, 4 * KIB).orElseThrow().impl());
+    }
+}
