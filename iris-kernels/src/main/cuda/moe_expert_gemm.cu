@@ -22,6 +22,10 @@
 // producer and the consumers walk the same units. Units cover each expert's real rows rounded up
 // to a tile; the rows of a tile past its expert's count are computed from stale rows and never
 // stored. Launch as gemm.cu, at most one CTA per unit of the capacity bound.
+//
+// Nothing here waits: the kernel reads only what the dispatch finished before it on the stream, so
+// it makes progress whether or not the peers' kernels run at the same time (ranks sharing a GPU).
+// The one wait of the fused combine, for the peers' rows, is moe_combine_publish's bounded one.
 #include "fused/fused_common.cuh"
 #include "moe_common.cuh"
 
