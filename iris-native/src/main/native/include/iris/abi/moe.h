@@ -13,6 +13,7 @@
 #define IRIS_ABI_MOE_H
 
 #include "iris/abi/ctx.h"
+#include "iris/abi/tma.h"
 
 /* Threads of every MoE block; the routing kernels rank this many routes at a time. */
 #define IRIS_MOE_THREADS 512
@@ -143,6 +144,35 @@ typedef struct iris_moe_ll_args {
     int32_t reserved;          /* zero: keeps the struct free of tail padding */
 } iris_moe_ll_args;
 
+/* ---- The expert GEMM (moe_expert_gemm.cu; Java: dev.irisjvm.kernels.moe.MoeExpertGemm) --------
+ * One launch computes, for every local expert l and every received row j < counts[l],
+ *   Y[l][j] = recv[l][j] x W[l]^T        (recv: [local_experts][capacity][k], W: [local_experts][n][k])
+ * on the GEMM mainloop (iris/gemm/persistent.cuh): A is the whole receive buffer as one
+ * (local_experts * capacity) x k matrix, B the weights as one (local_experts * n) x k matrix. A tile
+ * never straddles two experts: capacity and n are multiples of the tile (IRIS_GEMM_TILE_M, and the
+ * kernel's tile width), which the host checks. Tiles are scheduled over the rows the counts say
+ * (read on the device), rows past a count are computed from stale rows and never stored.
+ *   moe_expert_gemm_n<tile>          Y goes to out, bf16 [local_experts][capacity][n]
+ *   moe_expert_gemm_combine_n<tile>  row j of expert l goes straight to its source's combine staging
+ *                                    (sources[l][j] = {rank, route}: out is the symmetric staging,
+ *                                    bf16 [routes][n], n = hidden); moe_combine_publish and
+ *                                    moe_combine_reduce (iris_moe_args) then finish the combine. */
+
+/* The one parameter of the expert GEMM kernels (moe_expert_gemm.cu). */
+typedef struct iris_moe_gemm_args {
+    iris_tma_descriptor a_map; /* the receive buffer, (local_experts * capacity) x k, bf16 */
+    iris_tma_descriptor b_map; /* the weights, (local_experts * n) x k, bf16 */
+    iris_ctx ctx;
+    const void* counts;        /* int32 [local_experts], local: rows of each expert (at most the capacity) */
+    const void* sources;       /* combine: int32 [local_experts][capacity][2], symmetric: each row's source rank and route */
+    void* out;                 /* gemm: bf16 [local_experts][capacity][n], local; combine: the staging, symmetric */
+    int32_t local_experts;
+    int32_t capacity;          /* rows per local expert, a multiple of IRIS_GEMM_TILE_M */
+    int32_t n;                 /* output columns per expert, a multiple of the kernel's tile width */
+    int32_t k;                 /* products per output element (hidden), a multiple of 8 */
+    int32_t reserved[10];      /* zero: keeps the struct free of tail padding */
+} iris_moe_gemm_args;
+
 /* NVRTC has no constant offsetof: the layout is pinned by every nvcc and host compile instead. */
 #if defined(__cplusplus) && !defined(__CUDACC_RTC__)
 static_assert(sizeof(iris_moe_stats) == 32, "iris_moe_stats: eight words");
@@ -163,6 +193,10 @@ static_assert(IRIS_MOE_WS_TICKETS + 16 <= IRIS_MOE_LL_WS_RESULTS &&
                   IRIS_MOE_LL_WS_ROWS_SIGNAL + IRIS_MOE_MAX_EXPERTS * 8 == IRIS_MOE_LL_WS_ROWS_COUNT &&
                   IRIS_MOE_LL_WS_ROWS_COUNT + IRIS_MOE_MAX_EXPERTS * 4 == IRIS_MOE_LL_WS_HEADER_BYTES,
               "moe low-latency workspace header: fields overlap");
+static_assert(offsetof(iris_moe_gemm_args, b_map) == 128 && offsetof(iris_moe_gemm_args, ctx) == 256 &&
+                  offsetof(iris_moe_gemm_args, counts) == 368 && offsetof(iris_moe_gemm_args, local_experts) == 392 &&
+                  offsetof(iris_moe_gemm_args, reserved) == 408 && sizeof(iris_moe_gemm_args) == 448,
+              "iris_moe_gemm_args: a 64-bit layout without padding");
 #endif
 
 #endif

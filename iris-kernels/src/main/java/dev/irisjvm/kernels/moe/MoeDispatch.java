@@ -114,6 +114,8 @@ public final class MoeDispatch implements AutoCloseable {
     static final String SEND_KERNEL = "moe_dispatch_send";
     static final String COMBINE_SEND_KERNEL = "moe_combine_send";
     static final String COMBINE_REDUCE_KERNEL = "moe_combine_reduce";
+    /** The fused expert GEMM's end of combine ({@link MoeExpertGemm#gemmAndCombine}). */
+    static final String COMBINE_PUBLISH_KERNEL = "moe_combine_publish";
 
     private final Iris iris;
     private final int rank;
@@ -165,7 +167,7 @@ public final class MoeDispatch implements AutoCloseable {
     /** Every kernel the MoE classes look up, by module: what the fatbins must hold. */
     static Map<String, List<String>> kernelNames() {
         return Map.of(DISPATCH_MODULE, List.of(COUNT_KERNEL, SEND_KERNEL), COMBINE_MODULE,
-                List.of(COMBINE_SEND_KERNEL, COMBINE_REDUCE_KERNEL));
+                List.of(COMBINE_SEND_KERNEL, COMBINE_REDUCE_KERNEL, COMBINE_PUBLISH_KERNEL));
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.irisjvm.kernels.ContextBytes;
 import dev.irisjvm.kernels.FatbinKernels;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import dev.irisjvm.runtime.abi.iris_moe_args;
+import dev.irisjvm.runtime.abi.iris_moe_gemm_args;
 import dev.irisjvm.runtime.abi.iris_moe_ll_args;
 import dev.irisjvm.runtime.abi.iris_moe_stats;
 import java.util.Set;
@@ -26,6 +27,8 @@ class MoeInterfaceTest {
         assertEquals(Set.of("moe_dispatch", "moe_combine"), MoeDispatch.kernelNames().keySet());
         FatbinKernels.assertEveryModuleHolds(MoeLowLatency.kernelNames());
         assertEquals(Set.of("moe_ll"), MoeLowLatency.kernelNames().keySet());
+        FatbinKernels.assertEveryModuleHolds(MoeExpertGemm.kernelNames());
+        assertEquals(Set.of("moe_expert_gemm", "moe_combine"), MoeExpertGemm.kernelNames().keySet());
     }
 
     @Test
@@ -39,6 +42,27 @@ class MoeInterfaceTest {
         assertEquals(232, AbiLayout.size(iris_moe_ll_args.class));
         assertEquals(112, AbiLayout.offset(iris_moe_ll_args.class, "workspace"));
         assertEquals(208, AbiLayout.offset(iris_moe_ll_args.class, "tokens_n"));
+        assertEquals(448, AbiLayout.size(iris_moe_gemm_args.class));
+        assertEquals(128, AbiLayout.offset(iris_moe_gemm_args.class, "b_map"));
+        assertEquals(368, AbiLayout.offset(iris_moe_gemm_args.class, "counts"));
+        assertEquals(392, AbiLayout.offset(iris_moe_gemm_args.class, "local_experts"));
+    }
+
+    @Test
+    void expertGemmCallsFillTheFieldsTheirKernelsRead() {
+        try (MoeExpertGemmArgs args = new MoeExpertGemmArgs(ContextBytes.of(2, 4), 0x40_0000L, 0x30_0000L, 3, 256, 384, 264)) {
+            iris_moe_gemm_args a = args.call(0x70_0000L);
+            assertEquals(2, a.ctx().rank());
+            assertEquals(4, a.ctx().world());
+            assertEquals(0x40_0000L, a.counts().address());
+            assertEquals(0x30_0000L, a.sources().address());
+            assertEquals(0x70_0000L, a.out().address());
+            assertEquals(3, a.local_experts());
+            assertEquals(256, a._capacity());  // JavaCPP's name: Pointer has a capacity() of its own
+            assertEquals(384, a.n());
+            assertEquals(264, a.k());
+            assertEquals(0x50_0000L, args.call(0x50_0000L).out().address());
+        }
     }
 
     @Test

@@ -1,0 +1,187 @@
+// moe_expert_gemm.cu: the grouped expert GEMM of a MoE layer, one launch for every local expert,
+// over the receive buffer that moe_dispatch.cu filled (Java: dev.irisjvm.kernels.moe.MoeExpertGemm):
+//
+//   Y[l][j] = recv[l][j] x W[l]^T    for every local expert l and every row j < counts[l]
+//
+//   moe_expert_gemm_n<tile>          Y goes to out, bf16 [local_experts][capacity][n]
+//   moe_expert_gemm_combine_n<tile>  combine as the epilogue: row j of expert l goes straight into
+//                                    its source rank's combine staging, at the route it came from
+//                                    (sources[l][j]), where moe_combine_send would have put it;
+//                                    then moe_combine_publish and moe_combine_reduce (moe_combine.cu)
+//   tile: 256 or 128 output columns per tile (n is a multiple of it)
+//
+//   (iris_moe_gemm_args, iris/abi/moe.h: a_map, b_map, ctx, counts, sources, out, local_experts,
+//    capacity, n, k)
+//
+// The GEMM is the library's (iris/gemm/persistent.cuh) with a tile scheduler over (expert, tile)
+// units and epilogue hooks that mask and place the rows. A is the whole receive buffer as one
+// (local_experts * capacity) x k matrix and B the weights as one (local_experts * n) x k matrix: with
+// capacity a multiple of 128 and n one of the tile width (the host checks both), a tile's rows and
+// columns belong to one expert, so one pair of tensor maps serves every expert. The counts stay on
+// the device: every CTA reads them once into a per-expert unit table in shared memory, so the
+// producer and the consumers walk the same units. Units cover each expert's real rows rounded up
+// to a tile; the rows of a tile past its expert's count are computed from stale rows and never
+// stored. Launch as gemm.cu, at most one CTA per unit of the capacity bound.
+//
+// Nothing here waits: the kernel reads only what the dispatch finished before it on the stream, so
+// it makes progress whether or not the peers' kernels run at the same time (ranks sharing a GPU).
+// The one wait of the fused combine, for the peers' rows, is moe_combine_publish's bounded one.
+#include "fused/fused_common.cuh"
+#include "moe_common.cuh"
+
+IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
+
+namespace {
+
+using iris::gemm::OutputChunk;
+using iris::gemm::TileCoord;
+
+/// The unit table of one launch, in shared memory: expert l's units are [table[l], table[l + 1]),
+/// ceil(counts[l] / TileM) tile rows times tiles_n tile columns; table[local_experts] is the total.
+/// Every thread of the CTA calls it; it returns once the table is complete.
+template <int TileM>
+__device__ void plan_units(int32_t* table, const int32_t* counts, int local_experts, int capacity, int tiles_n) {
+    for (int l = static_cast<int>(threadIdx.x); l < local_experts; l += static_cast<int>(blockDim.x)) {
+        const int rows = min(max(counts[l], 0), capacity);
+        table[l + 1] = (rows + TileM - 1) / TileM * tiles_n;
+    }
+    if (threadIdx.x == 0) table[0] = 0;
+    __syncthreads();
+    if (threadIdx.x < 32) {  // warp 0: an inclusive scan of table[1 ..], 32 experts at a time
+        const int lane = static_cast<int>(threadIdx.x);
+        int carry = 0;
+        for (int base = 1; base <= local_experts; base += 32) {
+            const int i = base + lane;
+            int v = i <= local_experts ? table[i] : 0;
+#pragma unroll
+            for (int d = 1; d < 32; d *= 2) {
+                const int below = __shfl_up_sync(0xFFFFFFFFu, v, d);
+                if (lane >= d) v += below;
+            }
+            if (i <= local_experts) table[i] = carry + v;
+            carry += __shfl_sync(0xFFFFFFFFu, v, 31);
+        }
+    }
+    __syncthreads();
+}
+
+/// The tile order (a scheduler of iris/gemm/tile_scheduler.cuh) over the unit table: CTA b takes
+/// units b, b + gridDim.x, ...; inside an expert, consecutive units walk its tile rows first, so
+/// the CTAs running together share a tile column of its weights.
+template <int TileM, int TileN>
+struct ExpertTileScheduler {
+    const int32_t* table;  // the unit table (shared memory)
+    int local_experts;
+    int tiles_n;           // n / TileN
+    int rows_per_expert;   // capacity / TileM: tile rows of the receive buffer per expert
+
+    __device__ int count() const { return table[local_experts]; }
+    __device__ int first() const { return static_cast<int>(blockIdx.x); }
+    __device__ int next(int u) const { return u + static_cast<int>(gridDim.x); }
+
+    __device__ TileCoord coord(int u) const {
+        // The last expert whose units start at or before u; experts without rows have empty ranges.
+        int lo = 0;
+        int hi = local_experts - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) / 2;
+            if (table[mid] <= u) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        const int r = u - table[lo];
+        const int tiles_m = (table[lo + 1] - table[lo]) / tiles_n;
+        return {lo * rows_per_expert + r % tiles_m, lo * tiles_n + r / tiles_m};
+    }
+};
+
+/// Where a chunk of output lies: its expert, and how many of its 64 rows are real rows.
+struct ChunkPlace {
+    int expert;
+    int real_rows;
+
+    /// A chunk's rows are of one expert: capacity is a multiple of the tile's 128 rows.
+    __device__ static ChunkPlace of(const OutputChunk<iris::bf16>& chunk, const int32_t* counts, int capacity) {
+        const int l = chunk.row0 / capacity;
+        const int count = min(counts[l], capacity);
+        return {l, count - (chunk.row0 - l * capacity)};
+    }
+};
+
+/// moe_expert_gemm: Y[l][j] into out, bf16 [local_experts][capacity][n]; nothing past a count.
+struct StoreRows : iris::gemm::NoHooks {
+    uint16_t* out;
+    const int32_t* counts;
+    int capacity;
+    int n;
+
+    __device__ void store_chunk(const OutputChunk<iris::bf16>& chunk) const {
+        const ChunkPlace place = ChunkPlace::of(chunk, counts, capacity);
+        const int col_shift = place.expert * n;  // B's rows of expert l are its columns 0 .. n-1
+        chunk.for_each_vector([&](int row, int col, const uint4& v) {
+            if (row - chunk.row0 >= place.real_rows) return;
+            *reinterpret_cast<uint4*>(out + int64_t(row) * n + (col - col_shift)) = v;
+        });
+    }
+};
+
+/// moe_expert_gemm_combine: row j of expert l into rank sources[l][j].x's staging row
+/// sources[l][j].y (remote stores; that rank's previous combine is over, as the dispatch's
+/// arrive said). The staging rows are what moe_combine_send would have written, bit for bit.
+struct SendRowsHome : iris::gemm::NoHooks {
+    const iris::Ctx& ctx;
+    uint16_t* staging;  // symmetric, (routes, n)
+    const int2* sources;
+    const int32_t* counts;
+    int capacity;
+    int n;
+
+    __device__ void store_chunk(const OutputChunk<iris::bf16>& chunk) const {
+        const ChunkPlace place = ChunkPlace::of(chunk, counts, capacity);
+        const int col_shift = place.expert * n;
+        chunk.for_each_vector([&](int row, int col, const uint4& v) {
+            if (row - chunk.row0 >= place.real_rows) return;
+            const int2 from = moe::load_cg(sources + row);  // written by the source rank during the dispatch
+            uint16_t* home = staging + int64_t(from.y) * n + (col - col_shift);
+            *reinterpret_cast<uint4*>(iris::translate(ctx, home, from.x)) = v;
+        });
+    }
+};
+
+template <int TileN, bool Combine>
+__device__ void expert_gemm(const iris_moe_gemm_args& a) {
+#if IRIS_HAS_WGMMA
+    using Cfg = iris::gemm::Config<iris::bf16, iris::gemm::BLayout::nk, iris::bf16, iris::gemm::kTmaProducerRegisters, TileN>;
+    __shared__ int32_t table[IRIS_MOE_MAX_EXPERTS + 1];
+    const iris::Ctx& ctx = a.ctx;
+    if (!fused::launch_fits<Cfg>(ctx)) return;
+    const auto* counts = static_cast<const int32_t*>(a.counts);  // (local_experts)
+    const int tiles_n = a.n / TileN;
+    plan_units<Cfg::kTileM>(table, counts, a.local_experts, a.capacity, tiles_n);
+    const ExpertTileScheduler<Cfg::kTileM, TileN> sched{table, a.local_experts, tiles_n, a.capacity / Cfg::kTileM};
+    const int m = a.local_experts * a.capacity;
+    const int n = a.local_experts * a.n;
+    if constexpr (Combine) {
+        SendRowsHome hooks{{}, ctx, static_cast<uint16_t*>(a.out), static_cast<const int2*>(a.sources), counts, a.capacity, a.n};
+        iris::gemm::persistent<Cfg>(&a.a_map, &a.b_map, nullptr, m, n, a.k, sched, hooks);
+    } else {
+        StoreRows hooks{{}, static_cast<uint16_t*>(a.out), counts, a.capacity, a.n};
+        iris::gemm::persistent<Cfg>(&a.a_map, &a.b_map, nullptr, m, n, a.k, sched, hooks);
+    }
+#endif
+}
+
+}  // namespace
+
+#define IRIS_MOE_EXPERT_GEMM_KERNEL(name, TileN, Combine)                                          \
+    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                             \
+        name(const IRIS_GRID_CONSTANT iris_moe_gemm_args a) {                                      \
+        expert_gemm<TileN, Combine>(a);                                                            \
+    }
+
+IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_n256, IRIS_GEMM_TILE_N, false)
+IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_n128, IRIS_GEMM_NARROW_TILE_N, false)
+IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_combine_n256, IRIS_GEMM_TILE_N, true)
+IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_combine_n128, IRIS_GEMM_NARROW_TILE_N, true)
