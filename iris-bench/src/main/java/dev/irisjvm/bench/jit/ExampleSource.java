@@ -29,7 +29,8 @@ import java.util.regex.Pattern;
 public record ExampleSource(String name, String text) {
     /** Every example's kernel source, in example order (00 and 09 compile none). */
     public static final List<String> NAMES = List.of("01_load.cu", "02_store.cu", "03_get_put_copy.cu", "04_atomics.cu",
-            "05_message_passing.cu", "06_all_reduce.cu", "07_checked_mode.cu", "08_gemm_all_scatter.cu", "10_overlap_styles.cu");
+            "05_message_passing.cu", "06_all_reduce.cu", "07_checked_mode.cu", "08_gemm_all_scatter.cu", "10_overlap_styles.cu",
+            "11_training_step.cu");
     /** Where the examples keep them, on the class path. */
     public static final String FOLDER = "dev/irisjvm/examples/";
     private static final Pattern FILE_NAME = Pattern.compile("([0-9]{2})_([a-z0-9_]+)\\.cu");
