@@ -11,9 +11,7 @@ import picocli.CommandLine.Option;
  * Each sweep's options hold one as a picocli mixin.
  *
  * <pre>{@code
- * @Mixin
- * SizeSweepOptions sweep = new SizeSweepOptions();
- * ...
+ * SizeSweepOptions sweep = new SizeSweepOptions();   // a field marked picocli.CommandLine.Mixin
  * sweep.validate();
  * sweep.sizes(4096, 1L << 30);   // 4 KiB, 16 KiB, ..., 1 GiB with the default --factor 4
  * }</pre>
