@@ -13,6 +13,7 @@ import java.util.stream.Stream;
  *
  * <pre>{@code
  * List<RmaOp> ops = OpNames.parseList(RmaOp.class, "load,store,all");
+ * MoeModel m = OpNames.byId(MoeModel.values(), MoeModel::id, " Mixtral", "unknown model");   // MIXTRAL
  * }</pre>
  */
 public final class OpNames {
@@ -46,11 +47,8 @@ public final class OpNames {
     public static <E> List<E> parseList(String text, List<E> all, Function<String, E> parse, String emptyMessage) {
         List<E> out = new ArrayList<>();
         if (text != null) {
-            for (String part : text.split(",")) {
-                if (part.isBlank()) {
-                    continue;
-                }
-                for (E e : part.trim().equalsIgnoreCase("all") ? all : List.of(parse.apply(part))) {
+            for (String part : OptionChecks.items(text)) {
+                for (E e : part.equalsIgnoreCase("all") ? all : List.of(parse.apply(part))) {
                     if (!out.contains(e)) {
                         out.add(e);
                     }
@@ -61,6 +59,20 @@ public final class OpNames {
             throw new IllegalArgumentException(emptyMessage);
         }
         return out;
+    }
+
+    /**
+     * The one of {@code values} whose {@code id} is {@code name}, trimmed, in any case; else an
+     * IllegalArgumentException saying {@code unknown}.
+     */
+    public static <E> E byId(E[] values, Function<E, String> id, String name, String unknown) {
+        String n = name.trim().toLowerCase(Locale.ROOT);
+        for (E e : values) {
+            if (id.apply(e).equals(n)) {
+                return e;
+            }
+        }
+        throw new IllegalArgumentException(unknown);
     }
 
     /** "load,store,..." */

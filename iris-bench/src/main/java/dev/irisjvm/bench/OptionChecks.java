@@ -12,7 +12,8 @@ import java.util.Locale;
  * heap is a size or {@code auto}; a type is bf16, f16 or f32 with their usual aliases.
  *
  * <pre>{@code
- * require(reps >= 1, "--reps must be >= 1, got " + reps);
+ * atLeast("--reps", reps, 1);                                              // "--reps must be >= 1, got 0"
+ * List<String> parts = OptionChecks.items(" local, ,ring");                 // [local, ring]
  * List<Integer> seqs = OptionChecks.ints("--local-seqs", "4096, 16384");   // [4096, 16384]
  * }</pre>
  */
@@ -26,17 +27,30 @@ public final class OptionChecks {
         }
     }
 
+    /** Throws IllegalArgumentException "{@code option} must be >= {@code min}, got {@code value}" unless it is. */
+    public static void atLeast(String option, long value, long min) {
+        require(value >= min, option + " must be >= " + min + ", got " + value);
+    }
+
+    /** The items of a comma-separated list, trimmed, blanks skipped, in order. */
+    public static List<String> items(String text) {
+        List<String> out = new ArrayList<>();
+        for (String s : text.split(",")) {
+            if (!s.isBlank()) {
+                out.add(s.trim());
+            }
+        }
+        return out;
+    }
+
     /** The numbers of a comma-separated list, blanks skipped; the message of a bad one names {@code option}. */
     public static List<Integer> ints(String option, String text) {
         List<Integer> out = new ArrayList<>();
-        for (String s : text.split(",")) {
-            if (s.isBlank()) {
-                continue;
-            }
+        for (String s : items(text)) {
             try {
-                out.add(Integer.parseInt(s.trim()));
+                out.add(Integer.parseInt(s));
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(option + ": '" + s.trim() + "' is not a number");
+                throw new IllegalArgumentException(option + ": '" + s + "' is not a number");
             }
         }
         return out;

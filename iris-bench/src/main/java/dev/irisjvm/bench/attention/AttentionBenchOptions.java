@@ -1,8 +1,10 @@
 package dev.irisjvm.bench.attention;
 
+import static dev.irisjvm.bench.OptionChecks.atLeast;
 import static dev.irisjvm.bench.OptionChecks.ints;
 import static dev.irisjvm.bench.OptionChecks.require;
 
+import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.kernels.attention.FlashDecodeProblem;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
@@ -97,18 +99,15 @@ public final class AttentionBenchOptions {
                 "--decode-chunk-len must be 0 or a multiple of 64 up to 1024, got " + decodeChunkLen);
         require(qHeads >= 1 && kvHeads >= 1 && qHeads % kvHeads == 0, "--q-heads " + qHeads + " must be a multiple of --kv-heads " + kvHeads);
         require(headDim == 64 || headDim == 128, "--head-dim must be 64 or 128, got " + headDim);
-        require(warmup >= 1, "--warmup must be >= 1, got " + warmup);
-        require(reps >= 3, "--reps must be >= 3, got " + reps);
-        require(decodeReps >= 3, "--decode-reps must be >= 3, got " + decodeReps);
+        atLeast("--warmup", warmup, 1);
+        atLeast("--reps", reps, 3);
+        atLeast("--decode-reps", decodeReps, 3);
     }
 
     public Set<String> parts() {
         Set<String> out = new LinkedHashSet<>();
-        for (String p : parts.split(",")) {
-            String name = p.trim().toLowerCase(Locale.ROOT);
-            if (name.isEmpty()) {
-                continue;
-            }
+        for (String p : OptionChecks.items(parts)) {
+            String name = p.toLowerCase(Locale.ROOT);
             require(PARTS.contains(name), "--parts: unknown part '" + p + "'; expected some of " + PARTS);
             out.add(name);
         }

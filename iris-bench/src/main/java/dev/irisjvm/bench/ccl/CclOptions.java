@@ -1,10 +1,12 @@
 package dev.irisjvm.bench.ccl;
 
+import static dev.irisjvm.bench.OptionChecks.atLeast;
 import static dev.irisjvm.bench.OptionChecks.require;
 
 import dev.irisjvm.bench.OpNames;
 import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.bench.rma.SizeList;
+import dev.irisjvm.bench.rma.SizeSweepOptions;
 import dev.irisjvm.bench.rma.SweepOptions.SizeConverter;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
@@ -13,6 +15,7 @@ import dev.irisjvm.kernels.ccl.ReduceOp;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -43,8 +46,8 @@ public final class CclOptions {
     @Option(names = "--max-bytes", converter = SizeConverter.class, defaultValue = "1g", description = "Largest size (default: 1 GiB).")
     long maxBytes;
 
-    @Option(names = "--factor", defaultValue = "4", description = "Ratio between successive sizes (default: ${DEFAULT-VALUE}).")
-    int factor;
+    @Mixin
+    SizeSweepOptions sweep = new SizeSweepOptions();
 
     @Option(names = "--warmup", defaultValue = "3",
             description = "Untimed eager repetitions before the timed ones (default: ${DEFAULT-VALUE}).")
@@ -113,15 +116,8 @@ public final class CclOptions {
                     + "all-gather and all-to-all copy with the copy engines; a size, or never (default: ${DEFAULT-VALUE}, the library's).")
     long copyEngineBytes;
 
-    @Option(names = "--device-timeout-ms", defaultValue = "10000",
-            description = "Bound on every device-side wait; a peer silent this long fails the point (default: ${DEFAULT-VALUE}).")
-    long deviceTimeoutMs;
-
     @Option(names = "--seed", description = "Seed of the random inputs (default: chosen by rank 0 and printed).")
     Long seed;
-
-    @Option(names = "--no-gate", description = "Do not hold the stream while the reps are queued (then each rep's time includes launch gaps).")
-    boolean noGate;
 
     @Option(names = "--no-nccl", description = "Leave NCCL out: no nccl variants; outputs are checked against a reference computed on the host.")
     boolean noNccl;
@@ -165,17 +161,16 @@ public final class CclOptions {
     public void validate() {
         require(minBytes >= 1, "--min-bytes must be at least 1, got " + minBytes);
         require(maxBytes >= minBytes, "--max-bytes " + maxBytes + " is below --min-bytes " + minBytes);
-        require(factor >= 2, "--factor must be >= 2, got " + factor);
+        sweep.validate();
         require(warmup >= 1, "--warmup must be >= 1 (the first call of a size sets NCCL up; it must not be timed or captured), got " + warmup);
-        require(reps >= 1, "--reps must be >= 1, got " + reps);
-        require(largeReps >= 1, "--large-reps must be >= 1, got " + largeReps);
-        require(eagerCalls >= 1, "--eager-calls must be >= 1, got " + eagerCalls);
-        require(graphCalls >= 1, "--graph-calls must be >= 1, got " + graphCalls);
-        require(graphWarmup >= 0, "--graph-warmup must be >= 0, got " + graphWarmup);
-        require(root >= 0, "--root must be >= 0, got " + root);
-        require(stagingBytes >= 0, "--staging-bytes must be >= 0, got " + stagingBytes);
-        require(copyEngineBytes >= 1, "--copy-engine-bytes must be >= 1, got " + copyEngineBytes);
-        require(deviceTimeoutMs >= 100, "--device-timeout-ms must be >= 100, got " + deviceTimeoutMs);
+        atLeast("--reps", reps, 1);
+        atLeast("--large-reps", largeReps, 1);
+        atLeast("--eager-calls", eagerCalls, 1);
+        atLeast("--graph-calls", graphCalls, 1);
+        atLeast("--graph-warmup", graphWarmup, 0);
+        atLeast("--root", root, 0);
+        atLeast("--staging-bytes", stagingBytes, 0);
+        atLeast("--copy-engine-bytes", copyEngineBytes, 1);
         ops();
         algorithms();
         OptionChecks.heap(heap);
@@ -210,7 +205,7 @@ public final class CclOptions {
     }
 
     public List<Long> sizes() {
-        return SizeList.geometric(minBytes, maxBytes, factor);
+        return sweep.sizes(minBytes, maxBytes);
     }
 
     /** Timed repetitions for a size. */
@@ -256,7 +251,7 @@ public final class CclOptions {
     }
 
     public boolean gate() {
-        return !noGate;
+        return sweep.gate();
     }
 
     public boolean nccl() {
@@ -288,7 +283,7 @@ public final class CclOptions {
     }
 
     public long deviceTimeoutMs() {
-        return deviceTimeoutMs;
+        return sweep.deviceTimeoutMs();
     }
 
     /** The --seed given (or the run's seed once CclSweep has chosen one), or null. */

@@ -24,7 +24,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -191,7 +190,7 @@ final class FusedBench implements AutoCloseable {
     private void point(FusedShape s, String impl, String variant, Runnable call, Lockstep.Check verify) {
         Lockstep.Outcome o = lockstep.everyone(null,
                 () -> timer.run(options.warmup(), options.reps(), r -> iris.barrier(stream), r -> call.run(), true), verify);
-        String check = agree(o.check() == null ? "" : o.check());
+        String check = Verifier.agree(iris, o.check());
         if (verify == null && Verifier.OK.equals(check)) {
             check = FusedMeasurement.BASELINE.equals(impl) ? FusedMeasurement.REFERENCE : "";
         }
@@ -222,34 +221,6 @@ final class FusedBench implements AutoCloseable {
     private void skipped(FusedShape s, String impl, String why) {
         FusedMeasurement m = FusedMeasurement.failed(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, impl, "", why);
         measurements.add(m);
-    }
-
-    /** Every rank's check text, combined by {@link #combine}. */
-    private String agree(String mine) {
-        byte[][] all = iris.allGather(mine.getBytes(StandardCharsets.UTF_8));
-        List<String> texts = new ArrayList<>();
-        for (byte[] one : all) {
-            texts.add(new String(one, StandardCharsets.UTF_8));
-        }
-        return combine(texts);
-    }
-
-    /**
-     * The ranks' check texts as one: a text every rank shares, once ("ok", "not checked (...)", the
-     * same failure), else each rank's text that is not "ok", prefixed with its rank unless it names one.
-     */
-    static String combine(List<String> texts) {
-        if (texts.stream().distinct().count() == 1) {
-            return texts.get(0);
-        }
-        List<String> bad = new ArrayList<>();
-        for (int r = 0; r < texts.size(); r++) {
-            String t = texts.get(r);
-            if (!Verifier.OK.equals(t)) {
-                bad.add(t.startsWith("rank ") ? t : "rank " + r + ": " + t);
-            }
-        }
-        return String.join("; ", bad);
     }
 
     private float[][] gatherMillis(float[] mine) {

@@ -1,12 +1,14 @@
 package dev.irisjvm.bench.fused;
 
+import static dev.irisjvm.bench.OptionChecks.atLeast;
 import static dev.irisjvm.bench.OptionChecks.require;
 
+import dev.irisjvm.bench.OpNames;
+import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.kernels.fused.FusedOp;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import picocli.CommandLine.Option;
 
 /**
@@ -86,43 +88,32 @@ public final class FusedOptions {
     /** Throws IllegalArgumentException naming the bad option. */
     public void validate() {
         require(reps >= MIN_REPS, "--reps " + reps + " is below " + MIN_REPS);
-        require(warmup >= 0, "--warmup must be >= 0, got " + warmup);
-        require(groupM >= 1, "--group-m must be >= 1, got " + groupM);
+        atLeast("--warmup", warmup, 0);
+        atLeast("--group-m", groupM, 1);
         require(tileN >= 0, "--tile-n must be >= 0 (0: the width each shape gets), got " + tileN);
         require(splitK >= 0 && splitK <= 2, "--split-k must be 0 (the split each shape gets), 1 or 2, got " + splitK);
-        require(heapGib >= 1, "--heap-gib must be >= 1, got " + heapGib);
-        require(deviceTimeoutMs >= 1, "--device-timeout-ms must be >= 1, got " + deviceTimeoutMs);
+        atLeast("--heap-gib", heapGib, 1);
+        atLeast("--device-timeout-ms", deviceTimeoutMs, 1);
         shapes();
     }
 
     /** The shapes, in order. */
     public List<FusedShape> shapes() {
         List<FusedShape> out = new ArrayList<>();
-        for (String item : (quick ? QUICK_SHAPES : shapes).split(",")) {
-            String s = item.trim();
-            if (s.isEmpty()) {
-                continue;
-            }
+        for (String s : OptionChecks.items(quick ? QUICK_SHAPES : shapes)) {
             int colon = s.indexOf(':');
             if (colon < 0) {
                 throw new IllegalArgumentException("--shapes: '" + s + "' is not op:MxNxK");
             }
             out.add(FusedShape.parse(op(s.substring(0, colon)), s.substring(colon + 1)));
         }
-        if (out.isEmpty()) {
-            throw new IllegalArgumentException("--shapes names no shape");
-        }
+        require(!out.isEmpty(), "--shapes names no shape");
         return out;
     }
 
     static FusedOp op(String id) {
-        String t = id.trim().toLowerCase(Locale.ROOT);
-        for (FusedOp op : FusedOp.values()) {
-            if (op.id().equals(t)) {
-                return op;
-            }
-        }
-        throw new IllegalArgumentException("unknown operation '" + id + "'; expected all_scatter, all_reduce, reduce_scatter or all_gather");
+        return OpNames.byId(FusedOp.values(), FusedOp::id, id,
+                "unknown operation '" + id + "'; expected all_scatter, all_reduce, reduce_scatter or all_gather");
     }
 
     public Path out() {

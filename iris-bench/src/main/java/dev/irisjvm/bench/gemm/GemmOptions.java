@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.gemm;
 
+import static dev.irisjvm.bench.OptionChecks.atLeast;
 import static dev.irisjvm.bench.OptionChecks.require;
 
 import dev.irisjvm.bench.OptionChecks;
@@ -112,11 +113,11 @@ public final class GemmOptions {
         inputType();
         outputType();
         require(warmup() >= 1, "--warmup must be >= 1 (the first call loads and tunes), got " + warmup());
-        require(reps() >= MIN_REPS, "--reps must be >= " + MIN_REPS + ", got " + reps());
-        require(rounds() >= 1, "--rounds must be >= 1, got " + rounds());
-        require(cublasLtWorkspaceMib >= 1, "--cublaslt-workspace-mib must be >= 1, got " + cublasLtWorkspaceMib);
+        atLeast("--reps", reps(), MIN_REPS);
+        atLeast("--rounds", rounds(), 1);
+        atLeast("--cublaslt-workspace-mib", cublasLtWorkspaceMib, 1);
         require(l2Factor >= 0, "--l2-factor must be >= 0, got " + l2Factor);
-        require(groupM >= 1, "--group-m must be >= 1, got " + groupM);
+        atLeast("--group-m", groupM, 1);
     }
 
     /**

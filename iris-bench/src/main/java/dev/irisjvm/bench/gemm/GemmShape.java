@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.gemm;
 
+import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.kernels.gemm.GemmALayout;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import dev.irisjvm.kernels.gemm.GemmLayouts;
@@ -69,12 +70,10 @@ public record GemmShape(int m, int n, int k, GemmLayouts layouts) {
     /** Comma-separated shapes, in the order given, duplicates dropped. */
     public static List<GemmShape> parseList(String text) {
         List<GemmShape> out = new ArrayList<>();
-        for (String part : text.split(",")) {
-            if (!part.isBlank()) {
-                GemmShape s = parse(part);
-                if (!out.contains(s)) {
-                    out.add(s);
-                }
+        for (String part : OptionChecks.items(text)) {
+            GemmShape s = parse(part);
+            if (!out.contains(s)) {
+                out.add(s);
             }
         }
         if (out.isEmpty()) {

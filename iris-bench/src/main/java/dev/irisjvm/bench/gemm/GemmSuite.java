@@ -1,11 +1,11 @@
 package dev.irisjvm.bench.gemm;
 
+import dev.irisjvm.bench.OpNames;
 import dev.irisjvm.bench.results.GemmShapeOrigin;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -69,12 +69,7 @@ public enum GemmSuite {
 
     /** The suite called {@code name} (any case); IllegalArgumentException naming the known ones. */
     public static GemmSuite of(String name) {
-        for (GemmSuite s : values()) {
-            if (s.id.equals(name.trim().toLowerCase(Locale.ROOT))) {
-                return s;
-            }
-        }
-        throw new IllegalArgumentException("--suite '" + name + "' is not headline or models");
+        return OpNames.byId(values(), GemmSuite::id, name, "--suite '" + name + "' is not headline or models");
     }
 
     /** "headline" or "models": the name on the command line and in the JSON. */

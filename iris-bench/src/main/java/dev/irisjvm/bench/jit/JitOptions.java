@@ -1,7 +1,9 @@
 package dev.irisjvm.bench.jit;
 
+import static dev.irisjvm.bench.OptionChecks.atLeast;
 import static dev.irisjvm.bench.OptionChecks.require;
 
+import dev.irisjvm.bench.OptionChecks;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,8 +51,8 @@ public final class JitOptions {
     /** Throws IllegalArgumentException naming the first option that is out of range. */
     public void validate() {
         sources();
-        require(coldReps >= MIN_REPS, "--cold-reps must be >= " + MIN_REPS + ", got " + coldReps);
-        require(warmReps >= MIN_REPS, "--warm-reps must be >= " + MIN_REPS + ", got " + warmReps);
+        atLeast("--cold-reps", coldReps, MIN_REPS);
+        atLeast("--warm-reps", warmReps, MIN_REPS);
     }
 
     /** The sources to measure, in example order. */
@@ -59,11 +61,7 @@ public final class JitOptions {
             return ExampleSource.NAMES;
         }
         List<String> asked = new ArrayList<>();
-        for (String s : sources.split(",")) {
-            String name = s.trim();
-            if (name.isEmpty()) {
-                continue;
-            }
+        for (String name : OptionChecks.items(sources)) {
             require(ExampleSource.NAMES.contains(name), "--sources: '" + name + "' is not an example kernel source; known: "
                     + String.join(", ", ExampleSource.NAMES));
             if (!asked.contains(name)) {

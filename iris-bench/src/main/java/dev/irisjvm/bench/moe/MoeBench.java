@@ -19,7 +19,6 @@ import dev.irisjvm.kernels.moe.MoeConfig;
 import dev.irisjvm.kernels.moe.MoeDispatch;
 import dev.irisjvm.kernels.moe.MoeLowLatency;
 import dev.irisjvm.kernels.nccl.NcclCommunicator;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -104,7 +103,7 @@ final class MoeBench implements AutoCloseable {
             Inputs in = new Inputs(tokens, ids, weights, out);
             String irisCheck = checkIris(in, nccl, dispatch, combine, routing);
             String llCheck = ll == null ? null : checkLowLatency(in, nccl, ll, routing);
-            String ncclCheck = agree(ncclRoundTrip(nccl, routing));
+            String ncclCheck = Verifier.agree(iris, ncclRoundTrip(nccl, routing));
             List<Timed> impls = new ArrayList<>(irisImpls(in, dispatch, combine));
             impls.addAll(ncclImpls(nccl));
             if (ll != null) {
@@ -157,7 +156,7 @@ final class MoeBench implements AutoCloseable {
                 },
                 () -> MoeOutputCheck.joined(List.of(checks.dispatch(d, nccl, routing),
                         checks.combine("combine", in.tokens(), in.out(), routing))));
-        return agree(o.check());
+        return Verifier.agree(iris, o.check());
     }
 
     private String checkLowLatency(Inputs in, MoeNcclBaseline nccl, MoeLowLatency ll, MoeRouting routing) {
@@ -174,7 +173,7 @@ final class MoeBench implements AutoCloseable {
                 },
                 () -> MoeOutputCheck.joined(List.of(checks.lowLatency(ll, nccl, routing),
                         checks.combine("low-latency combine", in.tokens(), in.out(), routing))));
-        return agree(o.check());
+        return Verifier.agree(iris, o.check());
     }
 
     /** NCCL's rows after the check's round trip (local: a failure here is this rank's text, not an exception). */
@@ -298,26 +297,6 @@ final class MoeBench implements AutoCloseable {
     private MoeMeasurement failedPoint(MoeCase c, String op, String impl, String why) {
         return MoeMeasurement.failed(c.model().id(), c.tokens(), c.model().hidden(), c.model().experts(), c.model().topK(), world, op,
                 impl, why);
-    }
-
-    /** Every rank's check text as one: a text all share once, else each rank's that is not "ok", prefixed with its rank. */
-    private String agree(String mine) {
-        byte[][] all = iris.allGather((mine == null ? "" : mine).getBytes(StandardCharsets.UTF_8));
-        List<String> texts = new ArrayList<>();
-        for (byte[] one : all) {
-            texts.add(new String(one, StandardCharsets.UTF_8));
-        }
-        if (texts.stream().distinct().count() == 1) {
-            return texts.get(0);
-        }
-        List<String> bad = new ArrayList<>();
-        for (int r = 0; r < texts.size(); r++) {
-            String t = texts.get(r);
-            if (!Verifier.OK.equals(t)) {
-                bad.add(t.startsWith("rank ") ? t : "rank " + r + ": " + t);
-            }
-        }
-        return String.join("; ", bad);
     }
 
     private void record(MoeMeasurement m) {

@@ -1,6 +1,6 @@
 package dev.irisjvm.bench.moe;
 
-import java.util.Locale;
+import dev.irisjvm.bench.OpNames;
 
 /**
  * The MoE layers the sweep measures: DeepSeek-V3's (H = 7168, top-8 of 256 experts) and
@@ -41,12 +41,6 @@ public enum MoeModel {
 
     /** The model named {@code id} (any case); throws IllegalArgumentException listing the known ones. */
     public static MoeModel of(String id) {
-        String t = id.trim().toLowerCase(Locale.ROOT);
-        for (MoeModel m : values()) {
-            if (m.id.equals(t)) {
-                return m;
-            }
-        }
-        throw new IllegalArgumentException("--models: unknown model '" + id + "'; known: deepseek_v3, mixtral");
+        return OpNames.byId(values(), MoeModel::id, id, "--models: unknown model '" + id + "'; known: deepseek_v3, mixtral");
     }
 }

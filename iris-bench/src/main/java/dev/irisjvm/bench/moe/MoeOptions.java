@@ -1,5 +1,9 @@
 package dev.irisjvm.bench.moe;
 
+import static dev.irisjvm.bench.OptionChecks.atLeast;
+import static dev.irisjvm.bench.OptionChecks.require;
+
+import dev.irisjvm.bench.OptionChecks;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,55 +72,28 @@ public final class MoeOptions {
     /** Throws IllegalArgumentException naming the bad option. */
     public void validate() {
         require(reps >= MIN_REPS, "--reps " + reps + " is below " + MIN_REPS);
-        require(warmup >= 0, "--warmup must be >= 0, got " + warmup);
-        require(rounds >= 1, "--rounds must be >= 1, got " + rounds);
-        require(llMaxTokens >= 0, "--ll-max-tokens must be >= 0, got " + llMaxTokens);
-        require(heapGib >= 1, "--heap-gib must be >= 1, got " + heapGib);
-        require(deviceTimeoutMs >= 1, "--device-timeout-ms must be >= 1, got " + deviceTimeoutMs);
+        atLeast("--warmup", warmup, 0);
+        atLeast("--rounds", rounds, 1);
+        atLeast("--ll-max-tokens", llMaxTokens, 0);
+        atLeast("--heap-gib", heapGib, 1);
+        atLeast("--device-timeout-ms", deviceTimeoutMs, 1);
         cases();
     }
 
     /** Every case: each model at each token count, in that order. */
     public List<MoeCase> cases() {
-        List<MoeModel> ms = new ArrayList<>();
-        for (String m : items(models, "--models")) {
-            ms.add(MoeModel.of(m));
-        }
-        List<Integer> ts = new ArrayList<>();
-        for (String t : items(tokens, "--tokens")) {
-            int n;
-            try {
-                n = Integer.parseInt(t);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("--tokens: '" + t + "' is not a number");
-            }
-            require(n >= 1, "--tokens: " + n + " tokens per rank; expected at least 1");
-            ts.add(n);
-        }
+        List<MoeModel> ms = OptionChecks.items(models).stream().map(MoeModel::of).toList();
+        require(!ms.isEmpty(), "--models names nothing");
+        List<Integer> ts = OptionChecks.ints("--tokens", tokens);
+        require(!ts.isEmpty(), "--tokens names nothing");
         List<MoeCase> out = new ArrayList<>();
         for (MoeModel m : ms) {
             for (int t : ts) {
+                require(t >= 1, "--tokens: " + t + " tokens per rank; expected at least 1");
                 out.add(new MoeCase(m, t, t <= llMaxTokens));
             }
         }
         return out;
-    }
-
-    private static List<String> items(String list, String option) {
-        List<String> out = new ArrayList<>();
-        for (String s : list.split(",")) {
-            if (!s.isBlank()) {
-                out.add(s.trim());
-            }
-        }
-        require(!out.isEmpty(), option + " names nothing");
-        return out;
-    }
-
-    private static void require(boolean ok, String message) {
-        if (!ok) {
-            throw new IllegalArgumentException(message);
-        }
     }
 
     public Path out() {

@@ -1,6 +1,6 @@
 package dev.irisjvm.bench.report;
 
-import java.util.Locale;
+import dev.irisjvm.bench.OpNames;
 
 /**
  * The reports there are, each with the files of its folder: the raw JSON it is rendered from, the
@@ -68,11 +68,7 @@ public enum ReportKind {
 
     /** The kind named {@code name} (any case). */
     public static ReportKind of(String name) {
-        for (ReportKind k : values()) {
-            if (k.prefix.equals(name.trim().toLowerCase(Locale.ROOT))) {
-                return k;
-            }
-        }
-        throw new IllegalArgumentException("unknown report '" + name + "'; known: gemm, gemm-suite, ccl, fused, attention, rma, jit, moe");
+        return OpNames.byId(values(), ReportKind::prefix, name,
+                "unknown report '" + name + "'; known: gemm, gemm-suite, ccl, fused, attention, rma, jit, moe");
     }
 }

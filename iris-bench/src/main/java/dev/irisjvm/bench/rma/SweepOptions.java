@@ -1,11 +1,13 @@
 package dev.irisjvm.bench.rma;
 
+import static dev.irisjvm.bench.OptionChecks.atLeast;
 import static dev.irisjvm.bench.OptionChecks.require;
 
 import dev.irisjvm.bench.OptionChecks;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -29,8 +31,8 @@ public final class SweepOptions {
             description = "Largest payload (default: 1 GiB).")
     long maxBytes;
 
-    @Option(names = "--factor", defaultValue = "4", description = "Ratio between successive sizes (default: ${DEFAULT-VALUE}).")
-    int factor;
+    @Mixin
+    SizeSweepOptions sweep = new SizeSweepOptions();
 
     @Option(names = "--warmup", defaultValue = "3", description = "Untimed repetitions before the timed ones (default: ${DEFAULT-VALUE}).")
     int warmup;
@@ -107,15 +109,8 @@ public final class SweepOptions {
     @Option(names = "--pp-rounds", defaultValue = "2000", description = "Round trips per ping_pong launch (default: ${DEFAULT-VALUE}).")
     int ppRounds;
 
-    @Option(names = "--device-timeout-ms", defaultValue = "10000",
-            description = "Bound on every device-side wait; a peer silent this long fails the point (default: ${DEFAULT-VALUE}).")
-    long deviceTimeoutMs;
-
     @Option(names = "--seed", description = "Seed of the random data and atomic slot values (default: chosen by rank 0 and printed).")
     Long seed;
-
-    @Option(names = "--no-gate", description = "Do not hold the stream while the reps are queued (then each rep's time includes launch gaps).")
-    boolean noGate;
 
     /** Turns "64k"-style sizes into bytes for picocli. */
     public static final class SizeConverter implements ITypeConverter<Long> {
@@ -129,10 +124,10 @@ public final class SweepOptions {
     public void validate() {
         require(minBytes >= 8, "--min-bytes must be at least 8, got " + minBytes);
         require(maxBytes >= minBytes, "--max-bytes " + maxBytes + " is below --min-bytes " + minBytes);
-        require(factor >= 2, "--factor must be >= 2, got " + factor);
-        require(warmup >= 0, "--warmup must be >= 0, got " + warmup);
-        require(reps >= 1, "--reps must be >= 1, got " + reps);
-        require(largeReps >= 1, "--large-reps must be >= 1, got " + largeReps);
+        sweep.validate();
+        atLeast("--warmup", warmup, 0);
+        atLeast("--reps", reps, 1);
+        atLeast("--large-reps", largeReps, 1);
         require(blocks >= 0 && atomicBlocks >= 0 && mpBlocks >= 0, "--blocks, --atomic-blocks and --mp-blocks must be >= 0");
         requireThreads(threads, "--threads", false);
         requireThreads(atomicThreads, "--atomic-threads", false);
@@ -143,9 +138,8 @@ public final class SweepOptions {
         requireThreads(mpThreads, "--mp-threads", true);
         require(mpMinBytes >= 1 && mpMaxBytes >= mpMinBytes, "--mp-min-bytes must be >= 1 and <= --mp-max-bytes, got "
                 + mpMinBytes + " and " + mpMaxBytes);
-        require(mpIterations >= 0, "--mp-iterations must be >= 0, got " + mpIterations);
-        require(ppRounds >= 1, "--pp-rounds must be >= 1, got " + ppRounds);
-        require(deviceTimeoutMs >= 100, "--device-timeout-ms must be >= 100, got " + deviceTimeoutMs);
+        atLeast("--mp-iterations", mpIterations, 0);
+        atLeast("--pp-rounds", ppRounds, 1);
         ops();
         OptionChecks.heap(heap);
     }
@@ -161,12 +155,12 @@ public final class SweepOptions {
 
     /** Sizes of the bandwidth, atomic and NCCL points. */
     public List<Long> sizes() {
-        return SizeList.geometric(minBytes, maxBytes, factor);
+        return sweep.sizes(minBytes, maxBytes);
     }
 
     /** Message sizes of message_passing. */
     public List<Long> messageSizes() {
-        return SizeList.geometric(mpMinBytes, mpMaxBytes, factor);
+        return sweep.sizes(mpMinBytes, mpMaxBytes);
     }
 
     /** Timed repetitions for a payload. */
@@ -249,7 +243,7 @@ public final class SweepOptions {
     }
 
     public long deviceTimeoutMs() {
-        return deviceTimeoutMs;
+        return sweep.deviceTimeoutMs();
     }
 
     /** The --seed given, or null. */
@@ -258,6 +252,6 @@ public final class SweepOptions {
     }
 
     public boolean gate() {
-        return !noGate;
+        return sweep.gate();
     }
 }

@@ -5,6 +5,9 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Checks a point's data on the GPU after its timed repetitions and says what was wrong, if anything,
@@ -25,6 +28,37 @@ public final class Verifier implements AutoCloseable {
     private final RmaKernels kernels;
     private final Stream stream;
     private final SymTensor result;
+
+    /**
+     * Every rank's check text as one ({@link #combine}); collective: every rank calls it at the
+     * same point.
+     */
+    public static String agree(Iris iris, String mine) {
+        byte[][] all = iris.allGather((mine == null ? "" : mine).getBytes(StandardCharsets.UTF_8));
+        List<String> texts = new ArrayList<>();
+        for (byte[] one : all) {
+            texts.add(new String(one, StandardCharsets.UTF_8));
+        }
+        return combine(texts);
+    }
+
+    /**
+     * The ranks' check texts as one: a text every rank shares, once ("ok", "not checked (...)", the
+     * same failure), else each rank's text that is not "ok", prefixed with its rank unless it names one.
+     */
+    public static String combine(List<String> texts) {
+        if (texts.stream().distinct().count() == 1) {
+            return texts.get(0);
+        }
+        List<String> bad = new ArrayList<>();
+        for (int r = 0; r < texts.size(); r++) {
+            String t = texts.get(r);
+            if (!OK.equals(t)) {
+                bad.add(t.startsWith("rank ") ? t : "rank " + r + ": " + t);
+            }
+        }
+        return String.join("; ", bad);
+    }
 
     public Verifier(Iris iris, RmaKernels kernels, Stream stream) {
         this.kernels = kernels;

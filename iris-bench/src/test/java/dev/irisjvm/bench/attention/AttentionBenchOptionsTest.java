@@ -1,9 +1,9 @@
 package dev.irisjvm.bench.attention;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.bench.OptionsUnderTest;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.attention.FlashDecode;
 import dev.irisjvm.kernels.attention.FlashDecodeProblem;
@@ -13,16 +13,11 @@ import picocli.CommandLine;
 
 /** The attention benchmark's options: defaults are issue 6's shapes, bad values are named, heap sizing. */
 class AttentionBenchOptionsTest {
-    private static AttentionBenchOptions parse(String... args) {
-        AttentionBenchOptions o = new AttentionBenchOptions();
-        new CommandLine(o).parseArgs(args);
-        return o;
-    }
+    private static final OptionsUnderTest<AttentionBenchOptions> OPTIONS = new OptionsUnderTest<>(AttentionBenchOptions::new, o -> o.validate(2));
 
     @Test
     void defaultsAreTheIssuesShapes() {
-        AttentionBenchOptions o = parse();
-        o.validate(2);
+        AttentionBenchOptions o = OPTIONS.valid();
         assertEquals(List.of(4096, 16384), o.localSeqs());
         assertEquals(List.of(32768, 131072), o.ringSeqs());
         assertEquals(List.of(32768, 65536, 131072, 262144, 524288), o.decodeLens());
@@ -32,28 +27,26 @@ class AttentionBenchOptionsTest {
 
     @Test
     void rejectsWhatTheKernelsCannotRun() {
-        AttentionBenchOptions bad = parse("--ring-seqs", "1000");
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> bad.validate(2));
-        assertTrue(e.getMessage().contains("--ring-seqs: 1000 is not a multiple of 256 x 2"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> parse("--parts", "ring,nothing").validate(2));
-        assertThrows(IllegalArgumentException.class, () -> parse("--head-dim", "96").validate(2));
-        assertThrows(IllegalArgumentException.class, () -> parse("--decode-lens", "1001").validate(2));
-        assertThrows(IllegalArgumentException.class, () -> parse("--local-seqs", "100").validate(2));
-        parse("--decode-lens", "1001").validate(1);
-        assertThrows(IllegalArgumentException.class, () -> parse("--decode-chunk-len", "100").validate(2));
-        assertThrows(IllegalArgumentException.class, () -> parse("--decode-chunk-len", "2048").validate(2));
+        OPTIONS.rejects("--ring-seqs: 1000 is not a multiple of 256 x 2", "--ring-seqs", "1000");
+        OPTIONS.rejects("--parts", "--parts", "ring,nothing");
+        OPTIONS.rejects("--head-dim", "--head-dim", "96");
+        OPTIONS.rejects("--decode-lens", "--decode-lens", "1001");
+        OPTIONS.rejects("--local-seqs", "--local-seqs", "100");
+        OPTIONS.parse("--decode-lens", "1001").validate(1);
+        OPTIONS.rejects("--decode-chunk-len", "--decode-chunk-len", "100");
+        OPTIONS.rejects("--decode-chunk-len", "--decode-chunk-len", "2048");
     }
 
     @Test
     void decodeChunkLenOverridesTheLibraryDefault() {
-        assertEquals(FlashDecodeProblem.defaultChunkLen(1, 8, 65536, 132), parse().decodeChunkLen(1, 65536, 132));
-        assertEquals(832, parse("--decode-chunk-len", "832").decodeChunkLen(1, 65536, 132));
+        assertEquals(FlashDecodeProblem.defaultChunkLen(1, 8, 65536, 132), OPTIONS.parse().decodeChunkLen(1, 65536, 132));
+        assertEquals(832, OPTIONS.parse("--decode-chunk-len", "832").decodeChunkLen(1, 65536, 132));
         assertTrue(recorded("--decode-chunk-len", "832").contains("--decode-chunk-len 832"));
     }
 
     @Test
     void heapHoldsTheLargestPart() {
-        AttentionBenchOptions o = parse();
+        AttentionBenchOptions o = OPTIONS.parse();
         long heap = AttentionBench.heapBytes(o, 2, 132);
         long decodeKv = 2L * 8 * 8 * 262144 * 128 * 2;   // B 8, 256K tokens per rank: K and V
         assertTrue(heap > decodeKv, "heap " + heap);

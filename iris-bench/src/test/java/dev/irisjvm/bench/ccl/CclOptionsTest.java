@@ -6,26 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.bench.OptionsUnderTest;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.ReduceOp;
-import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 class CclOptionsTest {
-    private static CclOptions parse(String... args) {
-        CclOptions o = new CclOptions();
-        new CommandLine(o).parseArgs(args);
-        return o;
-    }
+    private static final OptionsUnderTest<CclOptions> OPTIONS = new OptionsUnderTest<>(CclOptions::new, CclOptions::validate);
 
     @Test
     void defaults() {
-        CclOptions o = parse();
-        o.validate();
+        CclOptions o = OPTIONS.valid();
         assertEquals(1024, o.minBytes);
         assertEquals(1L << 30, o.maxBytes);
         assertEquals(11, o.sizes().size());   // 1 KiB, 4 KiB, ..., 256 MiB, 1 GiB
@@ -44,7 +39,6 @@ class CclOptionsTest {
         assertTrue(o.gate());
         assertTrue(o.nccl());
         assertEquals(0, o.root());
-        assertEquals(Path.of("ccl-sweep.json"), o.out());
         assertEquals(Collectives.Options.DEFAULT_STAGING_BYTES, o.stagingBytes());
         assertEquals(Collectives.Options.defaults(), o.collectivesOptions());
         assertNull(o.seed());
@@ -52,10 +46,9 @@ class CclOptionsTest {
 
     @Test
     void listsSizesAndTypesParse() {
-        CclOptions o = parse("--min-bytes", "4k", "--max-bytes", "64m", "--factor", "8", "--ops", "all_gather, all_reduce,all_gather",
+        CclOptions o = OPTIONS.valid("--min-bytes", "4k", "--max-bytes", "64m", "--factor", "8", "--ops", "all_gather, all_reduce,all_gather",
                 "--algorithms", "auto,one-shot", "--dtype", "f32", "--reduce-op", "AVG", "--graph-calls", "16", "--eager-calls", "1", "--no-graph",
                 "--no-nccl", "--no-gate", "--seed", "7", "--root", "1", "--staging-bytes", "64m", "--no-overlap-launches", "--copy-engine-bytes", "8m");
-        o.validate();
         assertEquals(List.of(4096L, 32768L, 262144L, 2097152L, 16777216L, 67108864L), o.sizes());
         assertEquals(List.of(CclOp.ALL_GATHER, CclOp.ALL_REDUCE), o.ops());
         assertEquals(List.of(AllReduceAlgorithm.AUTO, AllReduceAlgorithm.ONE_SHOT), o.algorithms());
@@ -70,27 +63,26 @@ class CclOptionsTest {
         assertEquals(1, o.root());
         assertEquals(64L << 20, o.collectivesOptions().stagingBytes());
         assertEquals(8L << 20, o.collectivesOptions().copyEngineBytes());
-        assertEquals(Collectives.Options.NEVER, parse("--copy-engine-bytes", "Never").copyEngineBytes());
+        assertEquals(Collectives.Options.NEVER, OPTIONS.parse("--copy-engine-bytes", "Never").copyEngineBytes());
         assertFalse(o.collectivesOptions().overlapLaunches());
-        assertTrue(parse().collectivesOptions().overlapLaunches(), "overlapped launches by default");
-        assertEquals(DType.F16, parse("--dtype", "fp16").dtype());
-        assertEquals(DType.BF16, parse("--dtype", "BF16").dtype());
+        assertTrue(OPTIONS.parse().collectivesOptions().overlapLaunches(), "overlapped launches by default");
+        assertEquals(DType.F16, OPTIONS.parse("--dtype", "fp16").dtype());
+        assertEquals(DType.BF16, OPTIONS.parse("--dtype", "BF16").dtype());
     }
 
     @Test
     void badValuesAreRejected() {
-        assertThrows(CommandLine.ParameterException.class, () -> parse("--dtype", "i32"));
-        assertThrows(CommandLine.ParameterException.class, () -> parse("--reduce-op", "prod"));
-        assertThrows(IllegalArgumentException.class, () -> parse("--ops", "all_reduce,gather").validate());
-        assertThrows(IllegalArgumentException.class, () -> parse("--algorithms", "tree").validate());
-        assertThrows(IllegalArgumentException.class, () -> parse("--algorithms", " , ").validate());
-        assertThrows(IllegalArgumentException.class, () -> parse("--max-bytes", "512", "--min-bytes", "1k").validate());
-        assertThrows(IllegalArgumentException.class, () -> parse("--graph-calls", "0").validate());
-        assertThrows(IllegalArgumentException.class, () -> parse("--eager-calls", "0").validate());
-        assertThrows(IllegalArgumentException.class, () -> parse("--warmup", "0").validate());
-        assertThrows(IllegalArgumentException.class, () -> parse("--heap", "lots").validate());
-        CclOptions root = parse("--root", "2");
-        root.validate();
+        assertThrows(CommandLine.ParameterException.class, () -> OPTIONS.parse("--dtype", "i32"));
+        assertThrows(CommandLine.ParameterException.class, () -> OPTIONS.parse("--reduce-op", "prod"));
+        assertThrows(IllegalArgumentException.class, () -> OPTIONS.parse("--ops", "all_reduce,gather").validate());
+        assertThrows(IllegalArgumentException.class, () -> OPTIONS.parse("--algorithms", "tree").validate());
+        assertThrows(IllegalArgumentException.class, () -> OPTIONS.parse("--algorithms", " , ").validate());
+        OPTIONS.rejects("--max-bytes", "--max-bytes", "512", "--min-bytes", "1k");
+        OPTIONS.rejects("--graph-calls", "--graph-calls", "0");
+        OPTIONS.rejects("--eager-calls", "--eager-calls", "0");
+        OPTIONS.rejects("--warmup", "--warmup", "0");
+        assertThrows(IllegalArgumentException.class, () -> OPTIONS.parse("--heap", "lots").validate());
+        CclOptions root = OPTIONS.valid("--root", "2");
         assertThrows(IllegalArgumentException.class, () -> root.validateFor(2));
         root.validateFor(3);
     }
@@ -99,9 +91,9 @@ class CclOptionsTest {
     void autoHeapHoldsThreeBuffersAndTheWorkspace() {
         long workspace = Collectives.workspaceBytes(16L << 20);
         long expected = (3L * (1L << 30) + workspace + (64L << 20) + (1L << 20) - 1) >> 20 << 20;
-        assertEquals(expected, parse().heapBytes());
-        assertEquals(2L << 30, parse("--heap", "2g").heapBytes());
-        long small = parse("--max-bytes", "1m", "--staging-bytes", "0").heapBytes();
+        assertEquals(expected, OPTIONS.parse().heapBytes());
+        assertEquals(2L << 30, OPTIONS.parse("--heap", "2g").heapBytes());
+        long small = OPTIONS.parse("--max-bytes", "1m", "--staging-bytes", "0").heapBytes();
         assertTrue(small >= 3 * (1L << 20) + Collectives.HEADER_BYTES + (64L << 20), "heap " + small);
     }
 

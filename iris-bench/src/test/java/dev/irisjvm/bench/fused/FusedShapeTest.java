@@ -5,23 +5,24 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.bench.OptionsUnderTest;
+import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.fused.FusedOp;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** Shapes, their per-rank split and NVLink bytes, the options, and the sweep's output check. */
 class FusedShapeTest {
     @Test
     void ranksCheckTextsCombine() {
-        assertEquals("ok", FusedBench.combine(List.of("ok", "ok")));
+        assertEquals("ok", Verifier.combine(List.of("ok", "ok")));
         // --no-baseline: one shared text, which FusedMeasurement.checkFailed does not count as a failure.
-        assertEquals("not checked (--no-baseline)", FusedBench.combine(List.of("not checked (--no-baseline)", "not checked (--no-baseline)")));
-        assertEquals("rank 1: 3 elements differ", FusedBench.combine(List.of("ok", "3 elements differ")));
-        assertEquals("rank 0: x; rank 1: y", FusedBench.combine(List.of("x", "rank 1: y")));
+        assertEquals("not checked (--no-baseline)", Verifier.combine(List.of("not checked (--no-baseline)", "not checked (--no-baseline)")));
+        assertEquals("rank 1: 3 elements differ", Verifier.combine(List.of("ok", "3 elements differ")));
+        assertEquals("rank 0: x; rank 1: y", Verifier.combine(List.of("x", "rank 1: y")));
     }
 
     @Test
@@ -48,30 +49,16 @@ class FusedShapeTest {
 
     @Test
     void options() {
-        FusedOptions o = new FusedOptions();
-        new CommandLine(o).parseArgs();
-        o.validate();
-        List<FusedShape> shapes = o.shapes();
+        OptionsUnderTest<FusedOptions> options = new OptionsUnderTest<>(FusedOptions::new, FusedOptions::validate);
+        List<FusedShape> shapes = options.valid().shapes();
         assertEquals(8, shapes.size());
         assertEquals(FusedOp.ALL_SCATTER, shapes.get(0).op());
         assertEquals("8192x4096x12288", shapes.get(7).id());
-        FusedOptions q = new FusedOptions();
-        new CommandLine(q).parseArgs("--quick", "--reps", "25", "--no-trace");
-        q.validate();
-        assertEquals(4, q.shapes().size());
-        FusedOptions wide = new FusedOptions();
-        new CommandLine(wide).parseArgs("--tile-n", "256");
-        wide.validate();
-        assertEquals(256, wide.tileN());
-        FusedOptions negative = new FusedOptions();
-        new CommandLine(negative).parseArgs("--tile-n", "-1");
-        assertTrue(assertThrows(IllegalArgumentException.class, negative::validate).getMessage().contains("--tile-n must be >= 0"));
-        FusedOptions bad = new FusedOptions();
-        new CommandLine(bad).parseArgs("--reps", "5");
-        assertTrue(assertThrows(IllegalArgumentException.class, bad::validate).getMessage().contains("--reps 5 is below 20"));
-        FusedOptions op = new FusedOptions();
-        new CommandLine(op).parseArgs("--shapes", "all_sum:8x8x8");
-        assertTrue(assertThrows(IllegalArgumentException.class, op::validate).getMessage().contains("unknown operation 'all_sum'"));
+        assertEquals(4, options.valid("--quick", "--reps", "25", "--no-trace").shapes().size());
+        assertEquals(256, options.valid("--tile-n", "256").tileN());
+        options.rejects("--tile-n must be >= 0", "--tile-n", "-1");
+        options.rejects("unknown operation 'all_sum'", "--shapes", "all_sum:8x8x8");
+        options.rejects("--shapes names no shape", "--shapes", " , ");
     }
 
     private static ByteBuffer bf16(float... v) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.bench.OptionsUnderTest;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import dev.irisjvm.kernels.gemm.GemmLayouts;
@@ -14,21 +15,11 @@ import picocli.CommandLine;
 
 /** The sweep's command line: shapes, types, rounds, baselines, rotation. */
 class GemmOptionsTest {
-    private static GemmOptions parse(String... args) {
-        GemmOptions o = new GemmOptions();
-        new CommandLine(o).parseArgs(args);
-        return o;
-    }
-
-    private static void invalid(String expected, String... args) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(args).validate());
-        assertTrue(e.getMessage().contains(expected), () -> "'" + e.getMessage() + "' should say '" + expected + "'");
-    }
+    private static final OptionsUnderTest<GemmOptions> OPTIONS = new OptionsUnderTest<>(GemmOptions::new, GemmOptions::validate);
 
     @Test
     void defaultsAreTheIssuesShapes() {
-        GemmOptions o = parse();
-        o.validate();
+        GemmOptions o = OPTIONS.valid();
         assertEquals(List.of(new GemmShape(8192, 8192, 8192, GemmLayout.NK), new GemmShape(8192, 8192, 8192, GemmLayout.KN),
                 new GemmShape(8192, 8192, 4096, GemmLayout.NK), new GemmShape(8192, 4608, 36864, GemmLayout.NK),
                 new GemmShape(4096, 4096, 4096, GemmLayout.NK), new GemmShape(4096, 4096, 4096, GemmLayout.KN),
@@ -45,25 +36,24 @@ class GemmOptionsTest {
     /** --suite models: its shapes and its own warm-up, reps and rounds, which the command line may still override. */
     @Test
     void suites() {
-        GemmOptions o = parse("--suite", "models");
-        o.validate();
+        GemmOptions o = OPTIONS.valid("--suite", "models");
         assertEquals(GemmSuite.MODELS.shapes(), o.shapes());
         assertEquals("models", o.suiteName());
         assertEquals(GemmSuite.MODELS.origins(), o.origins());
         assertEquals(3, o.warmup());
         assertEquals(20, o.reps());
         assertEquals(6, o.rounds());
-        GemmOptions more = parse("--suite", "models", "--reps", "40", "--rounds", "3", "--warmup", "1");
+        GemmOptions more = OPTIONS.parse("--suite", "models", "--reps", "40", "--rounds", "3", "--warmup", "1");
         assertEquals(List.of(1, 40, 3), List.of(more.warmup(), more.reps(), more.rounds()));
-        assertEquals("headline", parse().suiteName());
-        assertEquals(parse().shapes(), parse("--suite", "headline").shapes());
-        GemmOptions given = parse("--shapes", "64x64x64");
+        assertEquals("headline", OPTIONS.parse().suiteName());
+        assertEquals(OPTIONS.parse().shapes(), OPTIONS.parse("--suite", "headline").shapes());
+        GemmOptions given = OPTIONS.parse("--shapes", "64x64x64");
         assertEquals(null, given.suiteName(), "shapes given one by one are no suite");
         assertTrue(given.origins().isEmpty());
         assertEquals(30, given.reps(), "--shapes runs with the headline settings");
-        invalid("--shapes and --suite: give one of them, not both", "--suite", "models", "--shapes", "64x64x64");
-        invalid("--suite 'all' is not headline or models", "--suite", "all");
-        invalid("--reps must be >= 20, got 10", "--suite", "models", "--reps", "10");
+        OPTIONS.rejects("--shapes and --suite: give one of them, not both", "--suite", "models", "--shapes", "64x64x64");
+        OPTIONS.rejects("--suite 'all' is not headline or models", "--suite", "all");
+        OPTIONS.rejects("--reps must be >= 20, got 10", "--suite", "models", "--reps", "10");
     }
 
     /** The recorded command names the suite and the settings it ran with, so that it replays the same run. */
@@ -78,23 +68,22 @@ class GemmOptionsTest {
         assertTrue(line.contains("--suite models") && line.contains("--warmup 3") && line.contains("--reps 20")
                 && line.contains("--rounds 6"), line);
         assertFalse(line.contains("--shapes"), line);
-        GemmOptions again = parse(words.toArray(String[]::new));
-        again.validate();
+        GemmOptions again = OPTIONS.valid(words.toArray(String[]::new));
         assertEquals(o.shapes(), again.shapes());
     }
 
     @Test
     void baselines() {
-        assertTrue(parse("--no-cublaslt").cublas());
-        assertFalse(parse("--no-cublaslt").cublasLt());
-        assertFalse(parse("--no-cublas").cublasLt(), "no cuBLASLt without cuBLAS, the checks' reference");
-        assertEquals(64L << 20, parse("--cublaslt-workspace-mib", "64").cublasLtWorkspaceBytes());
+        assertTrue(OPTIONS.parse("--no-cublaslt").cublas());
+        assertFalse(OPTIONS.parse("--no-cublaslt").cublasLt());
+        assertFalse(OPTIONS.parse("--no-cublas").cublasLt(), "no cuBLASLt without cuBLAS, the checks' reference");
+        assertEquals(64L << 20, OPTIONS.parse("--cublaslt-workspace-mib", "64").cublasLtWorkspaceBytes());
     }
 
     @Test
     void thePortableMainloopIsTimedOnlyWhenAskedFor() {
-        assertFalse(parse().portable());
-        assertTrue(parse("--portable").portable());
+        assertFalse(OPTIONS.parse().portable());
+        assertTrue(OPTIONS.parse("--portable").portable());
     }
 
     @Test
@@ -134,35 +123,33 @@ class GemmOptionsTest {
 
     @Test
     void outOfRange() {
-        invalid("--reps must be >= 20, got 5", "--reps", "5");
-        invalid("--warmup must be >= 1", "--warmup", "0");
-        invalid("--group-m must be >= 1", "--group-m", "0");
-        invalid("--rounds must be >= 1, got 0", "--rounds", "0");
-        invalid("--cublaslt-workspace-mib must be >= 1, got 0", "--cublaslt-workspace-mib", "0");
-        invalid("--l2-factor must be >= 0", "--l2-factor", "-1");
-        invalid("--dtype 'f32' is not bf16 or f16", "--dtype", "f32");
-        invalid("--out-dtype 'f16': the output is the input type (same) or f32", "--out-dtype", "f16");
-        invalid("is not MxNxK", "--shapes", "64x64");
+        OPTIONS.rejects("--warmup must be >= 1", "--warmup", "0");
+        OPTIONS.rejects("--group-m must be >= 1", "--group-m", "0");
+        OPTIONS.rejects("--rounds must be >= 1, got 0", "--rounds", "0");
+        OPTIONS.rejects("--cublaslt-workspace-mib must be >= 1, got 0", "--cublaslt-workspace-mib", "0");
+        OPTIONS.rejects("--l2-factor must be >= 0", "--l2-factor", "-1");
+        OPTIONS.rejects("--dtype 'f32' is not bf16 or f16", "--dtype", "f32");
+        OPTIONS.rejects("--out-dtype 'f16': the output is the input type (same) or f32", "--out-dtype", "f16");
+        OPTIONS.rejects("is not MxNxK", "--shapes", "64x64");
     }
 
     @Test
     void types() {
-        GemmOptions o = parse("--dtype", "f16", "--out-dtype", "f32");
-        o.validate();
+        GemmOptions o = OPTIONS.valid("--dtype", "f16", "--out-dtype", "f32");
         assertEquals(DType.F16, o.inputType());
         assertEquals(DType.F32, o.outputType());
-        assertEquals(DType.F16, parse("--dtype", "fp16", "--out-dtype", "f16").outputType());
+        assertEquals(DType.F16, OPTIONS.parse("--dtype", "fp16", "--out-dtype", "f16").outputType());
     }
 
     /** Enough sets to hold twice the L2 together; one when a set is already larger. */
     @Test
     void rotation() {
-        GemmOptions o = parse();
+        GemmOptions o = OPTIONS.parse();
         long l2 = 60L << 20;
         assertEquals(2, o.sets(new GemmShape(4096, 4096, 4096, GemmLayout.NK), l2), "64 MiB per set, 120 MiB wanted");
         assertEquals(1, o.sets(new GemmShape(8192, 8192, 8192, GemmLayout.NK), l2));
         assertEquals(30, o.sets(new GemmShape(1024, 1024, 1024, GemmLayout.NK), l2), "4 MiB per set");
-        assertEquals(1, parse("--l2-factor", "0").sets(new GemmShape(1024, 1024, 1024, GemmLayout.NK), l2));
+        assertEquals(1, OPTIONS.parse("--l2-factor", "0").sets(new GemmShape(1024, 1024, 1024, GemmLayout.NK), l2));
         long heap = GemmSweep.heapBytes(o, l2);
         assertTrue(heap > 604L * 1024 * 1024 + 340L * 1024 * 1024, "room for 8192 x 4608 x 36864: " + heap);
         assertEquals(0, heap % (1 << 20));

@@ -1,30 +1,19 @@
 package dev.irisjvm.bench.moe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.bench.OptionsUnderTest;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** The sweep's command line: the issue's cases by default, which cases run the low-latency mode, and bad options named. */
 class MoeOptionsTest {
-    private static MoeOptions parse(String... args) {
-        MoeOptions o = new MoeOptions();
-        new CommandLine(o).parseArgs(args);
-        return o;
-    }
-
-    private static void invalid(String expected, String... args) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(args).validate());
-        assertTrue(e.getMessage().contains(expected), () -> "'" + e.getMessage() + "' should say '" + expected + "'");
-    }
+    private static final OptionsUnderTest<MoeOptions> OPTIONS = new OptionsUnderTest<>(MoeOptions::new, MoeOptions::validate);
 
     @Test
     void defaultsAreTheIssuesCases() {
-        MoeOptions o = parse();
-        o.validate();
+        MoeOptions o = OPTIONS.valid();
         List<MoeCase> cases = o.cases();
         assertEquals(16, cases.size());
         int[] tokens = {128, 256, 512, 1024, 2048, 4096, 8192, 16384};
@@ -52,22 +41,20 @@ class MoeOptionsTest {
 
     @Test
     void chosenCases() {
-        MoeOptions o = parse("--models", " MIXTRAL ", "--tokens", "16384, 64", "--ll-max-tokens", "100");
-        o.validate();
+        MoeOptions o = OPTIONS.valid("--models", " MIXTRAL ", "--tokens", "16384, 64", "--ll-max-tokens", "100");
         assertEquals(List.of(new MoeCase(MoeModel.MIXTRAL, 16384, false), new MoeCase(MoeModel.MIXTRAL, 64, true)), o.cases());
-        assertTrue(parse("--ll-max-tokens", "0").cases().stream().noneMatch(MoeCase::lowLatency));
+        assertTrue(OPTIONS.parse("--ll-max-tokens", "0").cases().stream().noneMatch(MoeCase::lowLatency));
     }
 
     @Test
     void badOptionsAreNamed() {
-        invalid("--reps 5 is below " + MoeOptions.MIN_REPS, "--reps", "5");
-        invalid("--warmup", "--warmup", "-1");
-        invalid("--rounds", "--rounds", "0");
-        invalid("--ll-max-tokens", "--ll-max-tokens", "-1");
-        invalid("--heap-gib", "--heap-gib", "0");
-        invalid("unknown model 'llama'; known: deepseek_v3, mixtral", "--models", "llama");
-        invalid("--tokens: 'many' is not a number", "--tokens", "many");
-        invalid("--tokens: 0 tokens per rank", "--tokens", "128,0");
-        invalid("--models names nothing", "--models", " , ");
+        OPTIONS.rejects("--reps 5 is below " + MoeOptions.MIN_REPS, "--reps", "5");
+        OPTIONS.rejects("--rounds", "--rounds", "0");
+        OPTIONS.rejects("--ll-max-tokens", "--ll-max-tokens", "-1");
+        OPTIONS.rejects("--heap-gib", "--heap-gib", "0");
+        OPTIONS.rejects("unknown model 'llama'; known: deepseek_v3, mixtral", "--models", "llama");
+        OPTIONS.rejects("--tokens: 'many' is not a number", "--tokens", "many");
+        OPTIONS.rejects("--tokens: 0 tokens per rank", "--tokens", "128,0");
+        OPTIONS.rejects("--models names nothing", "--models", " , ");
     }
 }

@@ -5,29 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
+import dev.irisjvm.bench.OptionsUnderTest;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 class SweepOptionsTest {
-    private static SweepOptions parse(String... args) {
-        SweepOptions o = new SweepOptions();
-        new CommandLine(o).parseArgs(args);
-        return o;
-    }
+    private static final OptionsUnderTest<SweepOptions> OPTIONS = new OptionsUnderTest<>(SweepOptions::new, SweepOptions::validate);
 
     @Test
     void defaults() {
-        SweepOptions o = parse();
-        o.validate();
+        SweepOptions o = OPTIONS.valid();
         assertEquals(4096, o.minBytes);
         assertEquals(1L << 30, o.maxBytes);
-        assertEquals(4, o.factor);
+        assertEquals(4, o.sweep.factor);
         assertEquals(20, o.repsFor(4096));
         assertEquals(5, o.repsFor(256L << 20));
         assertEquals(RmaOp.values().length, o.ops().size());
-        assertEquals(Path.of("rma-sweep.json"), o.out());
         assertTrue(o.gate());
         assertEquals(null, o.seed());
         assertEquals(10, o.sizes().size());
@@ -37,9 +31,8 @@ class SweepOptionsTest {
 
     @Test
     void sizesAndListsParse() {
-        SweepOptions o = parse("--min-bytes", "1k", "--max-bytes", "64m", "--factor", "8", "--ops", "load, ping_pong,load",
+        SweepOptions o = OPTIONS.valid("--min-bytes", "1k", "--max-bytes", "64m", "--factor", "8", "--ops", "load, ping_pong,load",
                 "--reps", "7", "--large-reps", "9", "--no-gate", "--seed", "42");
-        o.validate();
         assertEquals(List.of(1024L, 8192L, 65536L, 524288L, 4194304L, 33554432L, 67108864L), o.sizes());
         assertEquals(List.of(RmaOp.LOAD, RmaOp.PING_PONG), o.ops());
         assertEquals(7, o.repsFor(1L << 30));   // never more than --reps
@@ -49,36 +42,32 @@ class SweepOptionsTest {
 
     @Test
     void autoHeapFitsTheAllPeerBuffers() {
-        SweepOptions o = parse("--max-bytes", "1g");
+        SweepOptions o = OPTIONS.parse("--max-bytes", "1g");
         assertEquals(3L * (1L << 30) + (64L << 20), o.heapBytes(2));
         assertEquals(9L * (1L << 30) + (64L << 20), o.heapBytes(8));
-        assertEquals(2L << 30, parse("--heap", "2g").heapBytes(2));
+        assertEquals(2L << 30, OPTIONS.parse("--heap", "2g").heapBytes(2));
     }
 
     @Test
     void messageIterationsAreClamped() {
-        SweepOptions o = parse();
+        SweepOptions o = OPTIONS.parse();
         assertEquals(1000, o.messageIterations(8));
         assertEquals(64, o.messageIterations(1 << 20));
         assertEquals(50, o.messageIterations(16L << 20));
-        assertEquals(77, parse("--mp-iterations", "77").messageIterations(8));
+        assertEquals(77, OPTIONS.parse("--mp-iterations", "77").messageIterations(8));
     }
 
     @Test
     void validationNamesTheOption() {
-        assertMessage("--max-bytes", "--min-bytes", "1m", "--max-bytes", "4k");
-        assertMessage("--factor", "--factor", "1");
-        assertMessage("--threads", "--threads", "100");
-        assertMessage("--mp-threads", "--mp-threads", "33");
-        assertMessage("unknown op 'lod'", "--ops", "load,lod");
-        assertMessage("--reps", "--reps", "0");
-        assertMessage("--tile-cols", "--tile-cols", "12");
-        assertMessage("--tile-cols", "--tile-ld", "1000");
-        assertThrows(CommandLine.ParameterException.class, () -> parse("--max-bytes", "lots"));
+        OPTIONS.rejects("--max-bytes", "--min-bytes", "1m", "--max-bytes", "4k");
+        OPTIONS.rejects("--factor", "--factor", "1");
+        OPTIONS.rejects("--threads", "--threads", "100");
+        OPTIONS.rejects("--mp-threads", "--mp-threads", "33");
+        OPTIONS.rejects("unknown op 'lod'", "--ops", "load,lod");
+        OPTIONS.rejects("--reps", "--reps", "0");
+        OPTIONS.rejects("--tile-cols", "--tile-cols", "12");
+        OPTIONS.rejects("--tile-cols", "--tile-ld", "1000");
+        assertThrows(CommandLine.ParameterException.class, () -> OPTIONS.parse("--max-bytes", "lots"));
     }
 
-    private static void assertMessage(String fragment, String... args) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(args).validate());
-        assertTrue(e.getMessage().contains(fragment), e.getMessage());
-    }
 }
