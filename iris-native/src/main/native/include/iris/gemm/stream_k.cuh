@@ -108,7 +108,7 @@ struct StreamKFixup {
 
     static constexpr int kVectors = Cfg::kAccumulators / 4;
 
-    __device__ const float4* slot_of(int cta, int t, int consumer) const {
+    __device__ float4* slot_of(int cta, int t, int consumer) const {
         return partials + (int64_t(sched.slot(cta, t)) * Cfg::kConsumers + consumer) * kVectors * 128 + threadIdx.x % 128;
     }
 
@@ -128,7 +128,7 @@ struct StreamKFixup {
         const int barrier = 1 + consumer;
 
         if (inside) {
-            float4* mine = const_cast<float4*>(slot_of(blockIdx.x, tile.index, consumer));
+            float4* mine = slot_of(blockIdx.x, tile.index, consumer);
 #pragma unroll
             for (int v = 0; v < kVectors; ++v) {
                 __stcg(mine + v * 128, make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]));
