@@ -7,6 +7,7 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.DeviceProperties;
+import dev.irisjvm.core.gpu.Event;
 import dev.irisjvm.core.gpu.Gpu;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Platform;
@@ -18,6 +19,7 @@ import dev.irisjvm.core.internal.TensorMap;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.TensorMapCache;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -149,8 +151,13 @@ public final class Gemm implements AutoCloseable {
      * @param streamK  whether shapes whose tiles leave SMs idle share tiles out by K (Hopper
      *                 mainloop; see {@link Gemm}'s launch notes); it costs a workspace of two F32
      *                 tiles per SM, allocated by {@link #create}. Off: every tile runs whole.
+     * @param tune     whether the first call of each shape (M, N, K, layouts, dtypes) on this
+     *                 instance times the schedules it can take (whole tiles, stream-K) on its own
+     *                 operands and keeps the fastest for later calls; off, a rule on the tile count
+     *                 decides. Only calls with beta = 0 on a stream that is not being captured are
+     *                 timed (they run a dozen times and wait for the GPU once); needs streamK.
      */
-    public record Options(int groupM, GemmMainloop mainloop, boolean streamK) {
+    public record Options(int groupM, GemmMainloop mainloop, boolean streamK, boolean tune) {
         public Options {
             GemmChecks.groupM(groupM);
             if (mainloop == null) {
@@ -159,19 +166,23 @@ public final class Gemm implements AutoCloseable {
         }
 
         public static Options defaults() {
-            return new Options(DEFAULT_GROUP_M, GemmMainloop.AUTO, true);
+            return new Options(DEFAULT_GROUP_M, GemmMainloop.AUTO, true, false);
         }
 
         public Options withGroupM(int rows) {
-            return new Options(rows, mainloop, streamK);
+            return new Options(rows, mainloop, streamK, tune);
         }
 
         public Options withMainloop(GemmMainloop choice) {
-            return new Options(groupM, choice, streamK);
+            return new Options(groupM, choice, streamK, tune);
         }
 
         public Options withStreamK(boolean on) {
-            return new Options(groupM, mainloop, on);
+            return new Options(groupM, mainloop, on, tune);
+        }
+
+        public Options withTune(boolean on) {
+            return new Options(groupM, mainloop, streamK, on);
         }
     }
 
@@ -187,6 +198,8 @@ public final class Gemm implements AutoCloseable {
     private final GemmArgs args = new GemmArgs();
     /** Stream-K's partials and counters, or null (portable mainloop, or stream-K off). */
     private final StreamKWorkspace workspace;
+    /** The kept choices of {@link Options#tune()}, or null. */
+    private final GemmTuner tuner;
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -198,6 +211,7 @@ public final class Gemm implements AutoCloseable {
         if (mainloop == GemmMainloop.PORTABLE) {
             this.portable = new PortableGemm(library.module(PortableGemm.MODULE));
             this.workspace = null;
+            this.tuner = null;
             return;
         }
         this.portable = null;
@@ -215,6 +229,7 @@ public final class Gemm implements AutoCloseable {
             }
         }
         this.workspace = options.streamK() ? StreamKWorkspace.allocate(device.multiprocessorCount()) : null;
+        this.tuner = options.streamK() && options.tune() ? new GemmTuner() : null;
     }
 
     /** {@link #create(Options)} with {@link Options#defaults()}. */
@@ -357,6 +372,14 @@ public final class Gemm implements AutoCloseable {
         Kernel kernel = kernel(p);
         args.maps(tensorMapA(p), tensorMapB(p));
         StreamKPlan plan = plan(p);
+        if (tuner != null) {
+            plan = tuner.plan(p, !p.readsC() && !stream.isCapturing(), plan,
+                    GemmTuner.candidates(p.tiles(), kBlocks(p.k()), device.multiprocessorCount()), c -> medianUs(kernel, p, c, stream));
+        }
+        launch(kernel, p, plan, stream);
+    }
+
+    private void launch(Kernel kernel, GemmProblem p, StreamKPlan plan, Stream stream) {
         if (plan.sharedTiles() == 0) {
             kernel.launch(launchShape(plan), stream, args.operands(p, options.groupM()), false);
             return;
@@ -366,10 +389,36 @@ public final class Gemm implements AutoCloseable {
                 args.operands(p, options.groupM(), plan, workspace.partialsAddress(), workspace.countersAddress()), false);
     }
 
+    /** The median of {@link GemmTuner#TIMED_CALLS} timed calls of {@code p} with {@code plan}, after one untimed, in µs. */
+    private double medianUs(Kernel kernel, GemmProblem p, StreamKPlan plan, Stream stream) {
+        launch(kernel, p, plan, stream);
+        float[] us = new float[GemmTuner.TIMED_CALLS];
+        try (Event start = Event.timed(); Event end = Event.timed()) {
+            for (int i = 0; i < us.length; i++) {
+                start.record(stream);
+                launch(kernel, p, plan, stream);
+                end.record(stream);
+                us[i] = end.elapsedSince(start) * 1000f;
+            }
+        }
+        Arrays.sort(us);
+        return us[us.length / 2];
+    }
+
+    /** Shapes whose schedule {@link Options#tune()} has chosen on this instance (0 without it). */
+    synchronized int tunedShapes() {
+        return tuner == null ? 0 : tuner.shapes();
+    }
+
+    private static int kBlocks(int k) {
+        return (int) GemmChecks.ceilDiv(k, TILE_K);
+    }
+
     /**
      * How a call of an {@code m} x {@code n} x {@code k} problem spreads over this GPU, in words for
      * logs and reports: "whole tiles on 64 blocks", or "stream-K on 132 blocks, 16 of 16 tiles
-     * shared by K" (portable mainloop: "portable, ..."). Nothing is launched.
+     * shared by K" (portable mainloop: "portable, ..."); with {@link Options#tune()}, what the rule
+     * would choose before a first call's timing. Nothing is launched.
      */
     public String schedule(int m, int n, int k) {
         if (portable != null) {
@@ -386,7 +435,7 @@ public final class Gemm implements AutoCloseable {
     }
 
     static StreamKPlan plan(long tiles, int k, int multiprocessors, boolean streamK) {
-        return streamK ? StreamKPlan.choose(tiles, (int) GemmChecks.ceilDiv(k, TILE_K), multiprocessors)
+        return streamK ? StreamKPlan.choose(tiles, kBlocks(k), multiprocessors)
                 : StreamKPlan.whole(tiles, multiprocessors);
     }
 

@@ -28,20 +28,24 @@ record StreamKPlan(int grid, int sharedTiles) {
 
     /** The plan for {@code tiles} output tiles of {@code kBlocks} k-blocks each on {@code multiprocessors} SMs. */
     static StreamKPlan choose(long tiles, int kBlocks, int multiprocessors) {
-        StreamKPlan whole = whole(tiles, multiprocessors);
         long waves = GemmChecks.ceilDiv(tiles, multiprocessors);
-        if ((double) tiles / (waves * multiprocessors) >= WHOLE_WAVE_EFFICIENCY) {
-            return whole;
-        }
+        StreamKPlan shared = (double) tiles / (waves * multiprocessors) >= WHOLE_WAVE_EFFICIENCY ? null
+                : shared(tiles, kBlocks, multiprocessors);
+        return shared == null ? whole(tiles, multiprocessors) : shared;
+    }
+
+    /**
+     * The stream-K plan, however full the waves: every tile shared with fewer tiles than SMs, else
+     * the last full wave and the partial one (a full wave when there is none); null where it would
+     * not help (see the class notes) or its iterations overflow the kernel's int arithmetic.
+     */
+    static StreamKPlan shared(long tiles, int kBlocks, int multiprocessors) {
         long shared = tiles < multiprocessors ? tiles : tiles % multiprocessors + multiprocessors;
         long iterations = shared * kBlocks;
         int grid = (int) Math.min(multiprocessors, iterations / KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS);
         // Fewer tiles than SMs: worth it only with more CTAs than tiles; more: only on every SM.
         boolean useful = tiles < multiprocessors ? grid > tiles : grid == multiprocessors;
-        if (iterations > Integer.MAX_VALUE / 2 || !useful) {
-            return whole;
-        }
-        return new StreamKPlan(grid, (int) shared);
+        return iterations > Integer.MAX_VALUE / 2 || !useful ? null : new StreamKPlan(grid, (int) shared);
     }
 
     /** Bytes of partials a launch of {@code grid} CTAs needs: two tiles of F32 per CTA. */

@@ -60,7 +60,46 @@ final class GemmStreamKScenarios {
         expectPlan(f, HYBRID, false);
         hybrid(f);
         sameTwice(f);
+        if (gemm.mainloop() == GemmMainloop.HOPPER) {
+            tuned(f);
+        }
         f.throwIfAny();
+    }
+
+    /**
+     * {@link Gemm.Options#tune()}: the first call of a shape times its schedules and must still leave
+     * the right C (it ran several times, beta 0); the choice is kept; a later call of the shape with
+     * beta 1 (never timed) adds A B once more.
+     */
+    private void tuned(Failures f) {
+        int m = SHARED_SHAPES[0][0], n = SHARED_SHAPES[0][1], k = SHARED_SHAPES[0][2];
+        long seed = s.seed("stream_k_tuned", m, n, k);
+        HostMatrix a = HostMatrix.random(seed, DType.BF16, m, k);
+        HostMatrix b = HostMatrix.random(seed + 1, DType.BF16, n, k);
+        var ref = GemmReference.full(a, b, GemmLayout.NK);
+        String what = m + " x " + n + " x " + k + " bf16 -> F32, tuned";
+        try (Gemm tunedGemm = Gemm.create(Gemm.Options.defaults().withTune(true));
+             SymTensor ta = s.upload(a, k, 0, m, k); SymTensor tb = s.upload(b, k, 0, n, k); SymTensor c = heap.empty(DType.F32, m, n)) {
+            s.poison(c);
+            tunedGemm.matmul(ta, tb, GemmLayouts.MK_NK, c, 1f, 0f, stream);
+            iris.synchronize();
+            ByteBuffer once = GemmScenarios.download(c);
+            f.add(GemmReference.check(what + ", first call", once, DType.F32, n, m, ref, null));
+            f.check(tunedGemm.tunedShapes() == 1, () -> what + ": " + tunedGemm.tunedShapes() + " shapes kept after the first call, expected 1");
+            tunedGemm.matmul(ta, tb, GemmLayouts.MK_NK, c, 1f, 1f, stream);
+            iris.synchronize();
+            ByteBuffer twice = GemmScenarios.download(c);
+            for (int j = 0; j < n; j++) {
+                float expected = 2 * GemmReference.get(once, DType.F32, j);
+                float got = GemmReference.get(twice, DType.F32, j);
+                double bound = 2 * Math.ulp(expected) + 2 * Math.abs(expected) * 0x1p-24 * k;
+                if (!(Math.abs(got - expected) <= bound)) {
+                    f.fail(what + ", second call with beta 1: (0, " + j + ") = " + got + ", expected about " + expected);
+                    break;
+                }
+            }
+            f.check(tunedGemm.tunedShapes() == 1, () -> what + ": the beta 1 call kept another shape");
+        }
     }
 
     /** The plan that {@code shape} gets on this GPU shares tiles: all of them, or ({@code allShared} false) only some. */

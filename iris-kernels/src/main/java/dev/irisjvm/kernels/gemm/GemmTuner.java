@@ -1,0 +1,74 @@
+package dev.irisjvm.kernels.gemm;
+
+import dev.irisjvm.core.DType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The on-first-use choice of a schedule ({@link Gemm.Options#tune()}): the first call of a shape
+ * times each schedule the shape can take, on the call's own operands, and keeps the fastest for
+ * every later call of that shape on this instance. Without it, {@link StreamKPlan#choose} decides
+ * from the tile count alone.
+ *
+ * <p>A call is timed only where running it more than once changes nothing and holds up nothing:
+ * beta = 0 (C is only written) and a stream that is not being captured into a graph. Other calls
+ * take the shape's kept choice if there is one, else the rule.
+ */
+final class GemmTuner {
+    /** Calls per candidate: one to warm up, then the timed ones, whose median counts. */
+    static final int TIMED_CALLS = 5;
+
+    /** What a choice is kept for: the problem's shape, layouts and types (not its addresses). */
+    record Shape(int m, int n, int k, GemmLayouts layouts, DType in, DType out) {
+        static Shape of(GemmProblem p) {
+            return new Shape(p.m(), p.n(), p.k(), p.layouts(), p.inputType(), p.outputType());
+        }
+    }
+
+    private final Map<Shape, StreamKPlan> kept = new HashMap<>();
+
+    /**
+     * The plan for {@code p}: its kept choice; else, where {@code timeable}, the fastest of {@code
+     * candidates} by {@code medianUs} (which runs the call with a plan and returns its median time),
+     * kept from then on; else {@code rule}.
+     */
+    StreamKPlan plan(GemmProblem p, boolean timeable, StreamKPlan rule, List<StreamKPlan> candidates,
+                     ToDoubleFunction<StreamKPlan> medianUs) {
+        Shape shape = Shape.of(p);
+        StreamKPlan chosen = kept.get(shape);
+        if (chosen != null) {
+            return chosen;
+        }
+        if (!timeable || candidates.size() < 2) {
+            return rule;
+        }
+        double best = Double.POSITIVE_INFINITY;
+        for (StreamKPlan c : candidates) {
+            double us = medianUs.applyAsDouble(c);
+            if (us < best) {
+                best = us;
+                chosen = c;
+            }
+        }
+        kept.put(shape, chosen);
+        return chosen;
+    }
+
+    /** Shapes with a kept choice. */
+    int shapes() {
+        return kept.size();
+    }
+
+    /** The schedules a shape can take on {@code multiprocessors} SMs: every tile whole, and K shared out where that is possible. */
+    static List<StreamKPlan> candidates(long tiles, int kBlocks, int multiprocessors) {
+        List<StreamKPlan> c = new ArrayList<>(List.of(StreamKPlan.whole(tiles, multiprocessors)));
+        StreamKPlan shared = StreamKPlan.shared(tiles, kBlocks, multiprocessors);
+        if (shared != null) {
+            c.add(shared);
+        }
+        return c;
+    }
+}

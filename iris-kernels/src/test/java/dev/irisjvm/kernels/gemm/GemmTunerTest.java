@@ -1,0 +1,69 @@
+package dev.irisjvm.kernels.gemm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.core.DType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class GemmTunerTest {
+    private static final int SMS = 132;
+    private static final StreamKPlan WHOLE = new StreamKPlan(16, 0);
+    private static final StreamKPlan SHARED = new StreamKPlan(SMS, 16);
+
+    private static GemmProblem problem(int m, int n, int k, float beta) {
+        return new GemmProblem(new DeviceMatrix(0x1000_0000L, DType.BF16, m, k, k), GemmALayout.MK,
+                new DeviceMatrix(0x2000_0000L, DType.BF16, n, k, k), GemmLayout.NK, 0,
+                new DeviceMatrix(0x3000_0000L, DType.BF16, m, n, n), 1f, beta);
+    }
+
+    @Test
+    void theFirstCallTimesEveryCandidateAndLaterCallsKeepTheFastest() {
+        GemmTuner tuner = new GemmTuner();
+        List<StreamKPlan> timed = new ArrayList<>();
+        Map<StreamKPlan, Double> us = Map.of(WHOLE, 40.0, SHARED, 12.0);
+        StreamKPlan first = tuner.plan(problem(1, 4096, 4096, 0f), true, WHOLE, List.of(WHOLE, SHARED), c -> {
+            timed.add(c);
+            return us.get(c);
+        });
+        assertEquals(SHARED, first);
+        assertEquals(List.of(WHOLE, SHARED), timed);
+        StreamKPlan again = tuner.plan(problem(1, 4096, 4096, 0f), true, WHOLE, List.of(WHOLE, SHARED), c -> {
+            throw new AssertionError("a kept shape is not timed again");
+        });
+        assertEquals(SHARED, again);
+        assertEquals(1, tuner.shapes());
+    }
+
+    @Test
+    void aCallThatCannotRunTwiceTakesTheRuleAndKeepsNothing() {
+        GemmTuner tuner = new GemmTuner();
+        StreamKPlan plan = tuner.plan(problem(1, 4096, 4096, 1f), false, WHOLE, List.of(WHOLE, SHARED), c -> {
+            throw new AssertionError("beta != 0 or a capturing stream: never timed");
+        });
+        assertEquals(WHOLE, plan);
+        assertEquals(0, tuner.shapes());
+    }
+
+    @Test
+    void aKeptChoiceServesCallsThatCannotBeTimedAndOnlyTheSameShape() {
+        GemmTuner tuner = new GemmTuner();
+        tuner.plan(problem(1, 4096, 4096, 0f), true, WHOLE, List.of(WHOLE, SHARED), c -> c == SHARED ? 1 : 2);
+        assertEquals(SHARED, tuner.plan(problem(1, 4096, 4096, 1f), false, WHOLE, List.of(WHOLE, SHARED), c -> 0));
+        assertEquals(WHOLE, tuner.plan(problem(2, 4096, 4096, 1f), false, WHOLE, List.of(WHOLE, SHARED), c -> 0),
+                "another M is another shape");
+    }
+
+    @Test
+    void candidatesAreWholeTilesAndStreamKWhereItHelps() {
+        assertEquals(List.of(StreamKPlan.whole(16, SMS), new StreamKPlan(SMS, 16)), GemmTuner.candidates(16, 64, SMS));
+        List<StreamKPlan> big = GemmTuner.candidates(64 * 32, 128, SMS);
+        assertEquals(StreamKPlan.whole(64 * 32, SMS), big.get(0));
+        assertEquals(new StreamKPlan(SMS, 2048 % SMS + SMS), big.get(1), "full waves too get a stream-K candidate");
+        assertEquals(List.of(StreamKPlan.whole(50, SMS)), GemmTuner.candidates(50, 1, SMS), "K = 64: nothing to share");
+        assertTrue(GemmTuner.candidates(2, 2, SMS).size() == 1);
+    }
+}
