@@ -373,8 +373,8 @@ public final class Gemm implements AutoCloseable {
         args.maps(tensorMapA(p), tensorMapB(p));
         StreamKPlan plan = plan(p);
         if (tuner != null) {
-            plan = tuner.plan(p, !p.readsC() && !stream.isCapturing(), plan,
-                    GemmTuner.candidates(p.tiles(), kBlocks(p.k()), device.multiprocessorCount()), c -> medianUs(kernel, p, c, stream));
+            plan = tuner.plan(p, () -> !p.readsC() && !stream.isCapturing(), plan,
+                    () -> GemmTuner.candidates(p.tiles(), kBlocks(p.k()), device.multiprocessorCount()), c -> medianUs(kernel, p, c, stream));
         }
         launch(kernel, p, plan, stream);
     }

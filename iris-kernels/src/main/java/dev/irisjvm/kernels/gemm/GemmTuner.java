@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -33,20 +35,22 @@ final class GemmTuner {
     /**
      * The plan for {@code p}: its kept choice; else, where {@code timeable}, the fastest of {@code
      * candidates} by {@code medianUs} (which runs the call with a plan and returns its median time),
-     * kept from then on; else {@code rule}.
+     * kept from then on; else {@code rule}. A kept shape asks neither supplier: a tuned call costs
+     * one map lookup more than an untuned one.
      */
-    StreamKPlan plan(GemmProblem p, boolean timeable, StreamKPlan rule, List<StreamKPlan> candidates,
+    StreamKPlan plan(GemmProblem p, BooleanSupplier timeable, StreamKPlan rule, Supplier<List<StreamKPlan>> candidates,
                      ToDoubleFunction<StreamKPlan> medianUs) {
         Shape shape = Shape.of(p);
         StreamKPlan chosen = kept.get(shape);
         if (chosen != null) {
             return chosen;
         }
-        if (!timeable || candidates.size() < 2) {
+        List<StreamKPlan> plans;
+        if (!timeable.getAsBoolean() || (plans = candidates.get()).size() < 2) {
             return rule;
         }
         double best = Double.POSITIVE_INFINITY;
-        for (StreamKPlan c : candidates) {
+        for (StreamKPlan c : plans) {
             double us = medianUs.applyAsDouble(c);
             if (us < best) {
                 best = us;

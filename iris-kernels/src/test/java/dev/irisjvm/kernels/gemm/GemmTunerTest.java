@@ -25,13 +25,13 @@ class GemmTunerTest {
         GemmTuner tuner = new GemmTuner();
         List<StreamKPlan> timed = new ArrayList<>();
         Map<StreamKPlan, Double> us = Map.of(WHOLE, 40.0, SHARED, 12.0);
-        StreamKPlan first = tuner.plan(problem(1, 4096, 4096, 0f), true, WHOLE, List.of(WHOLE, SHARED), c -> {
+        StreamKPlan first = tuner.plan(problem(1, 4096, 4096, 0f), () -> true, WHOLE, () -> List.of(WHOLE, SHARED), c -> {
             timed.add(c);
             return us.get(c);
         });
         assertEquals(SHARED, first);
         assertEquals(List.of(WHOLE, SHARED), timed);
-        StreamKPlan again = tuner.plan(problem(1, 4096, 4096, 0f), true, WHOLE, List.of(WHOLE, SHARED), c -> {
+        StreamKPlan again = tuner.plan(problem(1, 4096, 4096, 0f), () -> true, WHOLE, () -> List.of(WHOLE, SHARED), c -> {
             throw new AssertionError("a kept shape is not timed again");
         });
         assertEquals(SHARED, again);
@@ -41,7 +41,7 @@ class GemmTunerTest {
     @Test
     void aCallThatCannotRunTwiceTakesTheRuleAndKeepsNothing() {
         GemmTuner tuner = new GemmTuner();
-        StreamKPlan plan = tuner.plan(problem(1, 4096, 4096, 1f), false, WHOLE, List.of(WHOLE, SHARED), c -> {
+        StreamKPlan plan = tuner.plan(problem(1, 4096, 4096, 1f), () -> false, WHOLE, () -> List.of(WHOLE, SHARED), c -> {
             throw new AssertionError("beta != 0 or a capturing stream: never timed");
         });
         assertEquals(WHOLE, plan);
@@ -51,9 +51,9 @@ class GemmTunerTest {
     @Test
     void aKeptChoiceServesCallsThatCannotBeTimedAndOnlyTheSameShape() {
         GemmTuner tuner = new GemmTuner();
-        tuner.plan(problem(1, 4096, 4096, 0f), true, WHOLE, List.of(WHOLE, SHARED), c -> c == SHARED ? 1 : 2);
-        assertEquals(SHARED, tuner.plan(problem(1, 4096, 4096, 1f), false, WHOLE, List.of(WHOLE, SHARED), c -> 0));
-        assertEquals(WHOLE, tuner.plan(problem(2, 4096, 4096, 1f), false, WHOLE, List.of(WHOLE, SHARED), c -> 0),
+        tuner.plan(problem(1, 4096, 4096, 0f), () -> true, WHOLE, () -> List.of(WHOLE, SHARED), c -> c == SHARED ? 1 : 2);
+        assertEquals(SHARED, tuner.plan(problem(1, 4096, 4096, 1f), () -> false, WHOLE, () -> List.of(WHOLE, SHARED), c -> 0));
+        assertEquals(WHOLE, tuner.plan(problem(2, 4096, 4096, 1f), () -> false, WHOLE, () -> List.of(WHOLE, SHARED), c -> 0),
                 "another M is another shape");
     }
 
