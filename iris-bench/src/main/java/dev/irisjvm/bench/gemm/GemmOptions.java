@@ -97,6 +97,10 @@ public final class GemmOptions {
             + "implementation iris-portable, beside the one Gemm chooses for this GPU.")
     boolean portable;
 
+    @Option(names = "--tuned", description = "Also time Gemm.Options.withTune(true) as implementation iris-tuned: its first "
+            + "call of a shape (a warm-up) times the schedules the shape can take and keeps the fastest.")
+    boolean tuned;
+
     @Option(names = "--no-gate", description = "Do not hold the stream while the reps are queued.")
     boolean noGate;
 
@@ -207,6 +211,11 @@ public final class GemmOptions {
 
     public long cublasLtWorkspaceBytes() {
         return (long) cublasLtWorkspaceMib << 20;
+    }
+
+    /** Whether the tuned GEMM is timed as an implementation of its own (--tuned). */
+    public boolean tuned() {
+        return tuned;
     }
 
     /** Whether the portable mainloop is timed as an implementation of its own (--portable). */

@@ -96,7 +96,8 @@ public final class GemmSweep extends SweepCommand {
              RmaKernels kernels = new RmaKernels(iris, library);
              Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()));
              Gemm portable = options.portable()
-                     ? Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()).withMainloop(GemmMainloop.PORTABLE)) : null) {
+                     ? Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()).withMainloop(GemmMainloop.PORTABLE)) : null;
+             Gemm tuned = options.tuned() ? Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()).withTune(true)) : null) {
             if (SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
@@ -114,7 +115,8 @@ public final class GemmSweep extends SweepCommand {
                 List<GemmShape> shapes = options.shapes();
                 for (int index = 0; index < shapes.size(); index++) {
                     long start = System.nanoTime();
-                    results.addAll(runShape(iris, gemm, portable, baselines, timer, shapes.get(index), seed + 1000L * index, device));
+                    results.addAll(runShape(iris, variants(gemm, tuned, portable), baselines, timer, shapes.get(index), seed + 1000L * index,
+                            device));
                     System.out.printf(Locale.ROOT, "GemmSweep: %s (%d of %d) done in %.1f s%n", shapes.get(index), index + 1, shapes.size(),
                             (System.nanoTime() - start) / 1e9);
                 }
@@ -136,7 +138,20 @@ public final class GemmSweep extends SweepCommand {
      * One shape: every implementation timed on the same rotating inputs, round by round in {@link
      * RoundOrder}, then the output checks.
      */
-    private List<GemmMeasurement> runShape(Iris iris, Gemm gemm, Gemm portable, GemmBaselines baselines, RepTimer timer, GemmShape s,
+    /** The library's GEMMs this run times, by implementation name: the default one, and those --tuned and --portable add. */
+    private static Map<String, Gemm> variants(Gemm gemm, Gemm tuned, Gemm portable) {
+        Map<String, Gemm> v = new LinkedHashMap<>();
+        v.put(GemmMeasurement.IRIS, gemm);
+        if (tuned != null) {
+            v.put(GemmMeasurement.IRIS_TUNED, tuned);
+        }
+        if (portable != null) {
+            v.put(GemmMeasurement.IRIS_PORTABLE, portable);
+        }
+        return v;
+    }
+
+    private List<GemmMeasurement> runShape(Iris iris, Map<String, Gemm> variants, GemmBaselines baselines, RepTimer timer, GemmShape s,
                                            long seed, DeviceProperties device) {
         SymmetricHeap heap = iris.heap();
         Stream stream = iris.stream();
@@ -156,10 +171,12 @@ public final class GemmSweep extends SweepCommand {
             SymTensor reference = track(tensors, heap.empty(out, s.m(), s.n()));
             // Each implementation's call on input set i, into C of that set.
             Map<String, IntConsumer> calls = new LinkedHashMap<>();
-            calls.put(GemmMeasurement.IRIS, i -> gemm.matmul(a[i], b[i], s.layouts(), c[i], 1f, 0f, stream));
-            if (portable != null && s.layouts().a() == GemmALayout.MK) {   // it takes A stored M x K only
-                calls.put(GemmMeasurement.IRIS_PORTABLE, i -> portable.matmul(a[i], b[i], s.layout(), c[i], stream));
-            }
+            variants.forEach((impl, gemm) -> {
+                // The portable mainloop takes A stored M x K only.
+                if (!GemmMeasurement.IRIS_PORTABLE.equals(impl) || s.layouts().a() == GemmALayout.MK) {
+                    calls.put(impl, i -> gemm.matmul(a[i], b[i], s.layouts(), c[i], 1f, 0f, stream));
+                }
+            });
             if (baselines.cublas() != null) {
                 calls.put(GemmMeasurement.CUBLAS, i -> baselines.cublas().gemm(s.layouts(), in, out, s.m(), s.n(), s.k(),
                         a[i].deviceAddress(), b[i].deviceAddress(), c[i].deviceAddress(), false));
@@ -179,12 +196,10 @@ public final class GemmSweep extends SweepCommand {
             Map<String, String> checks = checks(iris, calls, baselines, s, a[0], b[0], c[0], reference);
             List<GemmMeasurement> points = new ArrayList<>();
             for (Map.Entry<String, RoundTimes> e : times.entrySet()) {
-                String algorithm = switch (e.getKey()) {
-                    case GemmMeasurement.CUBLASLT -> baselines.cublasLt().algorithm(s.layouts(), in, out, s.m(), s.n(), s.k()).text();
-                    case GemmMeasurement.IRIS -> gemm.schedule(s.m(), s.n(), s.k());
-                    case GemmMeasurement.IRIS_PORTABLE -> portable.schedule(s.m(), s.n(), s.k());
-                    default -> null;
-                };
+                Gemm variant = variants.get(e.getKey());
+                String algorithm = variant != null ? variant.schedule(s.m(), s.n(), s.k())
+                        : GemmMeasurement.CUBLASLT.equals(e.getKey()) ? baselines.cublasLt().algorithm(s.layouts(), in, out, s.m(), s.n(), s.k()).text()
+                        : null;
                 points.add(point(s, e.getKey(), e.getValue(), sets, checks.get(e.getKey()), algorithm));
             }
             return points;
@@ -271,20 +286,19 @@ public final class GemmSweep extends SweepCommand {
                 + p.computeCapability() + ", L2 " + SizeList.format(p.l2CacheBytes()) + ")";
     }
 
-    /** A console table (with --portable, a row for the portable mainloop too): shape, Iris's and both baselines' TFLOP/s, the strongest baseline and the ratio to it, the checks. */
+    /** A console table (with --tuned and --portable, rows for those too): shape, Iris's and both baselines' TFLOP/s, the strongest baseline and the ratio to it, the checks. */
     static String console(List<GemmMeasurement> results) {
         String format = "%-22s %10s %11s %13s %-9s %8s  %s%n";
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, format, "shape", "iris TF/s", "cublas TF/s", "cublaslt TF/s",
                 "baseline", "ratio", "check"));
         for (GemmMeasurement m : results) {
-            boolean portable = GemmMeasurement.IRIS_PORTABLE.equals(m.impl());
-            if (!GemmMeasurement.IRIS.equals(m.impl()) && !portable) {
+            if (!m.impl().startsWith(GemmMeasurement.IRIS)) {
                 continue;
             }
             GemmMeasurement cublas = find(results, m.shape(), GemmMeasurement.CUBLAS);
             GemmMeasurement lt = find(results, m.shape(), GemmMeasurement.CUBLASLT);
             GemmMeasurement best = GemmMeasurement.strongest(cublas, lt);
-            sb.append(String.format(Locale.ROOT, format, m.shape() + (portable ? " portable" : ""), tflops(m), tflops(cublas), tflops(lt),
+            sb.append(String.format(Locale.ROOT, format, m.shape() + (GemmMeasurement.IRIS.equals(m.impl()) ? "" : " " + m.impl().substring(GemmMeasurement.IRIS.length() + 1)), tflops(m), tflops(cublas), tflops(lt),
                     best == null ? "—" : best.impl(), best == null ? "—" : String.format(Locale.ROOT, "%.3f", m.tflops() / best.tflops()),
                     m.check() + (lt == null || GemmMeasurement.OK.equals(lt.check()) ? "" : "; cublaslt: " + lt.check())));
         }

@@ -50,6 +50,8 @@ public record GemmMeasurement(
     public static final String IRIS = "iris";
     /** Iris's portable mainloop forced (GemmSweep --portable), whatever the GPU. */
     public static final String IRIS_PORTABLE = "iris-portable";
+    /** Iris with its on-first-use schedule tuner (GemmSweep --tuned). */
+    public static final String IRIS_TUNED = "iris-tuned";
     public static final String CUBLAS = "cublas";
     public static final String CUBLASLT = "cublaslt";
     public static final String OK = "ok";
@@ -65,6 +67,7 @@ public record GemmMeasurement(
         return switch (impl) {
             case IRIS -> "Iris";
             case IRIS_PORTABLE -> "Iris (portable)";
+            case IRIS_TUNED -> "Iris (tuned)";
             case CUBLAS -> "cuBLAS";
             case CUBLASLT -> "cuBLASLt";
             default -> impl;

@@ -94,10 +94,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@value #SHARED_BYTES} bytes of dynamic shared memory each, taking {@value #TILE_M} x {@value
  * #TILE_N} output tiles in grouped order ({@link Options#groupM()} tile rows per group, for L2
  * reuse). Where the tiles fill their waves they run whole, one block per tile at a time; where they
- * would leave SMs idle (few tiles, as at a small M, or a mostly empty last wave) the last of them
- * are shared out by K over every block (stream-K: each block adds its F32 partial, the last to
- * finish a tile adds them all in a fixed order, so results do not change from run to run), on the
- * workspace {@link Options#streamK()} allocates. Two such calls of one instance on different
+ * would leave SMs idle (few tiles, as at a small M, or a mostly empty last wave) tiles are shared
+ * out by K: split-K (each tile in equal slices, one block each) or stream-K (every block an equal
+ * run of k-blocks across tiles), whichever a cost model fitted on H200 timings estimates faster.
+ * Each block adds its F32 partial and the last to finish a tile adds them all in a fixed order, so
+ * results do not change from run to run, on the workspace {@link Options#streamK()} allocates. Two such calls of one instance on different
  * streams must not overlap in time. Every
  * layout runs the same TMA and wgmma pipeline: a KM A is loaded in 64 x 64 boxes with M contiguous
  * and fed to wgmma M-major, as a KN B is N-major.
@@ -152,9 +153,9 @@ public final class Gemm implements AutoCloseable {
      *                 mainloop; see {@link Gemm}'s launch notes); it costs a workspace of two F32
      *                 tiles per SM, allocated by {@link #create}. Off: every tile runs whole.
      * @param tune     whether the first call of each shape (M, N, K, layouts, dtypes) on this
-     *                 instance times the schedules it can take (whole tiles, stream-K) on its own
-     *                 operands and keeps the fastest for later calls; off, a rule on the tile count
-     *                 decides. Only calls with beta = 0 on a stream that is not being captured are
+     *                 instance times the schedules it can take (whole tiles and the cost model's
+     *                 best few of split-K and stream-K) on its own operands and keeps the fastest
+     *                 for later calls; off, the cost model decides. Only calls with beta = 0 on a stream that is not being captured are
      *                 timed (they run a dozen times and wait for the GPU once); needs streamK.
      */
     public record Options(int groupM, GemmMainloop mainloop, boolean streamK, boolean tune) {
@@ -374,7 +375,7 @@ public final class Gemm implements AutoCloseable {
         StreamKPlan plan = plan(p);
         if (tuner != null) {
             plan = tuner.plan(p, () -> !p.readsC() && !stream.isCapturing(), plan,
-                    () -> GemmTuner.candidates(p.tiles(), kBlocks(p.k()), device.multiprocessorCount()), c -> medianUs(kernel, p, c, stream));
+                    () -> GemmTuner.candidates(p.m(), p.n(), kBlocks(p.k()), device.multiprocessorCount()), c -> medianUs(kernel, p, c, stream));
         }
         launch(kernel, p, plan, stream);
     }
@@ -416,27 +417,38 @@ public final class Gemm implements AutoCloseable {
 
     /**
      * How a call of an {@code m} x {@code n} x {@code k} problem spreads over this GPU, in words for
-     * logs and reports: "whole tiles on 64 blocks", or "stream-K on 132 blocks, 16 of 16 tiles
-     * shared by K" (portable mainloop: "portable, ..."); with {@link Options#tune()}, what the rule
-     * would choose before a first call's timing. Nothing is launched.
+     * logs and reports: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
+     * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K" (portable mainloop: "portable,
+     * ..."); with {@link Options#tune()}, the choice kept for the shape once a call has timed it,
+     * else what the rule chooses. Nothing is launched.
      */
-    public String schedule(int m, int n, int k) {
+    public synchronized String schedule(int m, int n, int k) {
         if (portable != null) {
             return "portable, whole " + PortableGemm.TILE_M + " x " + PortableGemm.TILE_N + " tiles";
         }
-        StreamKPlan plan = plan(GemmChecks.tiles(m, n), k, device.multiprocessorCount(), workspace != null);
-        return plan.sharedTiles() == 0 ? "whole tiles on " + plan.grid() + " blocks"
-                : "stream-K on " + plan.grid() + " blocks, " + plan.sharedTiles() + " of " + GemmChecks.tiles(m, n) + " tiles shared by K";
+        StreamKPlan kept = tuner == null ? null : tuner.kept(m, n, k);
+        StreamKPlan plan = kept != null ? kept : plan(m, n, k, device.multiprocessorCount(), workspace != null);
+        return plan.describe(GemmChecks.tiles(m, n)) + (kept != null ? " (tuned)" : "");
     }
 
-    /** How a call of {@code p} spreads over this GPU: whole tiles, or stream-K where there is a workspace. */
+    /** How a call of {@code p} spreads over this GPU: whole tiles, or K shared out where there is a workspace. */
     StreamKPlan plan(GemmProblem p) {
-        return plan(p.tiles(), p.k(), device.multiprocessorCount(), workspace != null);
+        return plan(p.m(), p.n(), p.k(), device.multiprocessorCount(), workspace != null);
     }
 
-    static StreamKPlan plan(long tiles, int k, int multiprocessors, boolean streamK) {
-        return streamK ? StreamKPlan.choose(tiles, kBlocks(k), multiprocessors)
-                : StreamKPlan.whole(tiles, multiprocessors);
+    static StreamKPlan plan(int m, int n, int k, int multiprocessors, boolean streamK) {
+        return streamK ? StreamKPlan.choose(m, n, kBlocks(k), multiprocessors)
+                : StreamKPlan.whole(GemmChecks.tiles(m, n), multiprocessors);
+    }
+
+    /** Runs {@code p} with {@code plan}, whatever the rule or the tuner would choose (tests: every schedule against the reference). */
+    synchronized void launch(GemmProblem p, StreamKPlan plan, Stream stream) {
+        ensureOpen();
+        if (plan.sharedTiles() > 0 && workspace == null) {
+            throw new IllegalStateException(GemmChecks.who() + ": plan " + plan + " shares tiles, but this Gemm has no stream-K workspace");
+        }
+        args.maps(tensorMapA(p), tensorMapB(p));
+        launch(kernel(p), p, plan, stream);
     }
 
     // ---- parts, for kernels that reuse the GEMM's mainloop -----------------------------------------
@@ -471,7 +483,7 @@ public final class Gemm implements AutoCloseable {
 
     /** {@link #launchShape(GemmProblem)} on {@code multiprocessors} SMs with stream-K on. */
     static LaunchShape launchShape(GemmProblem p, int multiprocessors) {
-        return launchShape(plan(p.tiles(), p.k(), multiprocessors, true));
+        return launchShape(plan(p.m(), p.n(), p.k(), multiprocessors, true));
     }
 
     private static LaunchShape launchShape(StreamKPlan plan) {

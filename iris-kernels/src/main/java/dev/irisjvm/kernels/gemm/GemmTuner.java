@@ -13,7 +13,7 @@ import java.util.function.ToDoubleFunction;
  * The on-first-use choice of a schedule ({@link Gemm.Options#tune()}): the first call of a shape
  * times each schedule the shape can take, on the call's own operands, and keeps the fastest for
  * every later call of that shape on this instance. Without it, {@link StreamKPlan#choose} decides
- * from the tile count alone.
+ * from {@link ScheduleCost}'s estimate alone.
  *
  * <p>A call is timed only where running it more than once changes nothing and holds up nothing:
  * beta = 0 (C is only written) and a stream that is not being captured into a graph. Other calls
@@ -22,6 +22,8 @@ import java.util.function.ToDoubleFunction;
 final class GemmTuner {
     /** Calls per candidate: one to warm up, then the timed ones, whose median counts. */
     static final int TIMED_CALLS = 5;
+    /** Schedules a first call times besides whole tiles: the estimate's best few. */
+    static final int SHORTLIST = 3;
 
     /** What a choice is kept for: the problem's shape, layouts and types (not its addresses). */
     record Shape(int m, int n, int k, GemmLayouts layouts, DType in, DType out) {
@@ -66,13 +68,24 @@ final class GemmTuner {
         return kept.size();
     }
 
-    /** The schedules a shape can take on {@code multiprocessors} SMs: every tile whole, and K shared out where that is possible. */
-    static List<StreamKPlan> candidates(long tiles, int kBlocks, int multiprocessors) {
-        List<StreamKPlan> c = new ArrayList<>(List.of(StreamKPlan.whole(tiles, multiprocessors)));
-        StreamKPlan shared = StreamKPlan.shared(tiles, kBlocks, multiprocessors);
-        if (shared != null) {
-            c.add(shared);
+    /**
+     * The schedules the first call of a shape times: the {@value #SHORTLIST} that {@link
+     * ScheduleCost} estimates fastest among those it can take ({@link StreamKPlan#candidates}), and
+     * whole tiles always (the schedule without a workspace, whatever the estimate).
+     */
+    static List<StreamKPlan> candidates(int m, int n, int kBlocks, int multiprocessors) {
+        List<StreamKPlan> all = StreamKPlan.candidates(m, n, kBlocks, multiprocessors);
+        List<StreamKPlan> c = new ArrayList<>(all.subList(0, Math.min(SHORTLIST, all.size())));
+        StreamKPlan whole = StreamKPlan.whole(GemmChecks.tiles(m, n), multiprocessors);
+        if (!c.contains(whole)) {
+            c.add(whole);
         }
         return c;
+    }
+
+    /** The choice kept for an {@code m} x {@code n} x {@code k} shape (any layouts and types), or null. */
+    StreamKPlan kept(int m, int n, int k) {
+        return kept.entrySet().stream().filter(e -> e.getKey().m() == m && e.getKey().n() == n && e.getKey().k() == k)
+                .map(Map.Entry::getValue).findFirst().orElse(null);
     }
 }

@@ -1,37 +1,68 @@
 package dev.irisjvm.kernels.gemm;
 
 import dev.irisjvm.runtime.abi.global.KernelAbi;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 
 /**
  * How one GEMM launch spreads its tiles over the GPU (iris/gemm/stream_k.cuh): {@code grid}
  * persistent CTAs, the first tiles whole and round robin, the last {@code sharedTiles} shared out
  * by k-blocks over every CTA.
  *
- * <p>Tiles run whole where they fill their waves (at least {@value #WHOLE_WAVE_EFFICIENCY} of the
- * slots of the last wave busy). Otherwise the mostly empty last wave and the full wave before it
- * are shared out, so every CTA runs the same number of k-blocks, within one; with fewer tiles than
- * SMs every tile is shared. A CTA gets at least {@value KernelAbi#IRIS_GEMM_STREAM_K_MIN_BLOCKS}
- * k-blocks; with fewer tiles than SMs, stream-K runs only where that still puts more CTAs to work
- * than there are tiles, with more tiles only where every SM gets a share.
+ * <p>Three kinds of plan come out of that one kernel: every tile whole; split-K, every tile cut
+ * into the same number of slices of K, one CTA per slice, so that the CTAs of neighbouring tiles
+ * read the same k at the same time (the grid a multiple of the tiles); and stream-K, every CTA an
+ * equal run of k-blocks across tile boundaries (with many tiles, only a mostly empty last wave and
+ * the full wave before it). {@link #choose} takes the one {@link ScheduleCost} estimates fastest. A
+ * CTA gets at least {@value KernelAbi#IRIS_GEMM_STREAM_K_MIN_BLOCKS} k-blocks.
  *
  * @param grid        persistent CTAs of the launch
  * @param sharedTiles tiles shared out by K (0: every tile whole)
  */
 record StreamKPlan(int grid, int sharedTiles) {
-    /** The least share of the last wave's slots that whole tiles must fill. */
-    static final double WHOLE_WAVE_EFFICIENCY = 0.9;
-
     /** Every tile whole on min(SMs, tiles) CTAs: the schedule without a workspace. */
     static StreamKPlan whole(long tiles, int multiprocessors) {
         return new StreamKPlan((int) Math.max(1, Math.min(multiprocessors, tiles)), 0);
     }
 
-    /** The plan for {@code tiles} output tiles of {@code kBlocks} k-blocks each on {@code multiprocessors} SMs. */
-    static StreamKPlan choose(long tiles, int kBlocks, int multiprocessors) {
-        long waves = GemmChecks.ceilDiv(tiles, multiprocessors);
-        StreamKPlan shared = (double) tiles / (waves * multiprocessors) >= WHOLE_WAVE_EFFICIENCY ? null
-                : shared(tiles, kBlocks, multiprocessors);
-        return shared == null ? whole(tiles, multiprocessors) : shared;
+    /** The plan {@link ScheduleCost} estimates fastest for an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks. */
+    static StreamKPlan choose(int m, int n, int kBlocks, int multiprocessors) {
+        return candidates(m, n, kBlocks, multiprocessors).get(0);
+    }
+
+    /**
+     * Every plan the shape can take, fastest by {@link ScheduleCost} first: whole tiles, split-K into
+     * 2 or more slices while the slices fit on the SMs, and stream-K where {@link #shared} allows it.
+     */
+    static List<StreamKPlan> candidates(int m, int n, int kBlocks, int multiprocessors) {
+        long tiles = GemmChecks.tiles(m, n);
+        List<StreamKPlan> plans = new ArrayList<>(List.of(whole(tiles, multiprocessors)));
+        for (long slices = 2; tiles * slices <= multiprocessors && kBlocks / slices >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS; slices++) {
+            plans.add(new StreamKPlan((int) (tiles * slices), (int) tiles));
+        }
+        StreamKPlan streamK = shared(tiles, kBlocks, multiprocessors);
+        if (streamK != null && !plans.contains(streamK)) {
+            plans.add(streamK);
+        }
+        plans.sort(Comparator.comparingDouble(p -> ScheduleCost.us(p, m, n, kBlocks, multiprocessors)));
+        return plans;
+    }
+
+    /** Whether this plan is split-K for a shape of {@code tiles} tiles: every tile shared, in as many slices each. */
+    boolean isSplitK(long tiles) {
+        return sharedTiles == tiles && grid > tiles && grid % tiles == 0;
+    }
+
+    /** The plan in words: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of K", "stream-K on ...". */
+    String describe(long tiles) {
+        if (sharedTiles == 0) {
+            return "whole tiles on " + grid + " blocks";
+        }
+        if (isSplitK(tiles)) {
+            return "split-K on " + grid + " blocks, " + tiles + " tiles in " + grid / tiles + " slices of K";
+        }
+        return "stream-K on " + grid + " blocks, " + sharedTiles + " of " + tiles + " tiles shared by K";
     }
 
     /**

@@ -9,21 +9,23 @@ import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.List;
 
 /**
- * {@link GemmScenarios}' cases of stream-K (iris/gemm/stream_k.cuh): shapes whose tiles leave SMs
- * idle, each first checked to take the schedule it is meant to test (on the Hopper mainloop; the
- * portable one runs every tile whole and must give the same results), then against the double
+ * {@link GemmScenarios}' cases of the schedules that share tiles out by K (iris/gemm/stream_k.cuh):
+ * shapes whose tiles leave SMs idle, through every case under the schedule the rule chooses (on the
+ * Hopper mainloop; the portable one runs every tile whole and must give the same results), then
+ * under each schedule the shape can take (whole, split-K, stream-K), forced, against the double
  * reference under the same rules as the small shapes.
  */
 final class GemmStreamKScenarios {
     /**
-     * (M, N, K), every tile shared on 132 SMs: a decode step's single row over 16 tiles (about 8 CTAs
-     * per tile); 3 tiles of 64 rows over 96 CTAs (32 pieces per tile, the most the fix-up adds); a
-     * ragged shape whose CTAs' ranges start and end inside tiles of unequal pieces.
+     * (M, N, K) whose tiles leave most of 132 SMs idle: a decode step's single row over 16 tiles
+     * (stream-K: about 8 CTAs per tile); 3 tiles of 64 rows (up to 32 pieces per tile, the most the
+     * fix-up adds); a ragged shape whose stream-K ranges start and end inside tiles of unequal pieces.
      */
     static final int[][] SHARED_SHAPES = {{1, 4096, 4096}, {64, 768, 8192}, {200, 520, 3000}};
-    /** 32 x 9 = 288 tiles of 128 x 256 on 132 SMs: 132 whole, then 156 shared (2.18 waves). */
+    /** 32 x 9 = 288 tiles of 128 x 256 on 132 SMs: 132 whole, then 156 shared (2.18 waves), forced. */
     static final int[] HYBRID = {4096, 2304, 1024};
     /** Rows of the hybrid case checked against the reference: its first tile row (whole tiles) and last (shared). */
     static final int WINDOW_ROWS = 128;
@@ -52,17 +54,18 @@ final class GemmStreamKScenarios {
         Failures f = new Failures();
         int index = 0;
         for (int[] shape : SHARED_SHAPES) {
-            expectPlan(f, shape, true);
             for (GemmLayout layout : GemmLayout.values()) {
                 s.smallCase(f, shape[0], shape[1], shape[2], GemmScenarios.INPUTS[index++ % 2], layout);
             }
         }
-        expectPlan(f, HYBRID, false);
-        hybrid(f);
-        sameTwice(f);
         if (gemm.mainloop() == GemmMainloop.HOPPER) {
+            for (int[] shape : SHARED_SHAPES) {
+                everySchedule(f, shape);
+            }
             tuned(f);
         }
+        hybrid(f);
+        sameTwice(f);
         f.throwIfAny();
     }
 
@@ -102,18 +105,31 @@ final class GemmStreamKScenarios {
         }
     }
 
-    /** The plan that {@code shape} gets on this GPU shares tiles: all of them, or ({@code allShared} false) only some. */
-    private void expectPlan(Failures f, int[] shape, boolean allShared) {
-        if (gemm.mainloop() != GemmMainloop.HOPPER) {
-            return;
-        }
+    /**
+     * {@code shape}, bf16 in and F32 out, under each schedule it can take on this GPU, forced (split-K
+     * must be among them; the first and last shapes' stream-K grids are no multiple of their tiles),
+     * each against the reference.
+     */
+    private void everySchedule(Failures f, int[] shape) {
         int m = shape[0], n = shape[1], k = shape[2];
-        GemmProblem p = new GemmProblem(new DeviceMatrix(0x1000_0000L, DType.BF16, m, k, k),
-                new DeviceMatrix(0x2000_0000L, DType.BF16, n, k, k), GemmLayout.NK, 0, new DeviceMatrix(0x3000_0000L, DType.BF16, m, n, n));
-        StreamKPlan plan = gemm.plan(p);
-        boolean expected = allShared ? plan.sharedTiles() == p.tiles() : plan.sharedTiles() > 0 && plan.sharedTiles() < p.tiles();
-        f.check(expected, () -> m + " x " + n + " x " + k + " on " + gemm.device().multiprocessorCount() + " SMs: plan " + plan
-                + " of " + p.tiles() + " tiles should share " + (allShared ? "every tile" : "some tiles, not all"));
+        int sms = gemm.device().multiprocessorCount();
+        long tiles = GemmChecks.tiles(m, n);
+        List<StreamKPlan> plans = StreamKPlan.candidates(m, n, (int) GemmChecks.ceilDiv(k, Gemm.TILE_K), sms);
+        String what = m + " x " + n + " x " + k + " bf16 -> F32";
+        f.check(plans.stream().anyMatch(p -> p.isSplitK(tiles)), () -> what + " on " + sms + " SMs: no split-K among " + plans);
+        long seed = s.seed("stream_k_every_schedule", m, n, k);
+        HostMatrix a = HostMatrix.random(seed, DType.BF16, m, k);
+        HostMatrix b = HostMatrix.random(seed + 1, DType.BF16, n, k);
+        var ref = GemmReference.full(a, b, GemmLayout.NK);
+        try (SymTensor ta = s.upload(a, k, 0, m, k); SymTensor tb = s.upload(b, k, 0, n, k); SymTensor c = heap.empty(DType.F32, m, n)) {
+            GemmProblem p = new GemmProblem(DeviceMatrix.of(ta), DeviceMatrix.of(tb), GemmLayout.NK, 0, DeviceMatrix.of(c));
+            for (StreamKPlan plan : plans) {
+                s.poison(c);
+                gemm.launch(p, plan, stream);
+                iris.synchronize();
+                f.add(GemmReference.check(what + ", " + plan.describe(tiles), GemmScenarios.download(c), DType.F32, n, m, ref, null));
+            }
+        }
     }
 
     /** The hybrid shape, bf16 in, F32 out with a bias: its first and last tile rows against the reference. */
@@ -126,7 +142,15 @@ final class GemmStreamKScenarios {
         try (SymTensor ta = s.upload(a, k, 0, m, k); SymTensor tb = s.upload(b, k, 0, n, k); SymTensor tbias = s.upload(bias, n, 0, n);
              SymTensor c = heap.empty(DType.F32, m, n)) {
             s.poison(c);
-            gemm.matmul(ta, tb, GemmLayout.NK, tbias, c, stream);
+            if (gemm.mainloop() == GemmMainloop.HOPPER) {
+                int sms = gemm.device().multiprocessorCount();
+                StreamKPlan plan = StreamKPlan.shared(GemmChecks.tiles(m, n), (int) GemmChecks.ceilDiv(k, Gemm.TILE_K), sms);
+                f.check(plan != null && plan.sharedTiles() < GemmChecks.tiles(m, n), () -> "the hybrid shape has no hybrid plan on " + sms + " SMs");
+                gemm.launch(new GemmProblem(DeviceMatrix.of(ta), DeviceMatrix.of(tb), GemmLayout.NK, tbias.deviceAddress(), DeviceMatrix.of(c)),
+                        plan == null ? StreamKPlan.whole(GemmChecks.tiles(m, n), sms) : plan, stream);
+            } else {
+                gemm.matmul(ta, tb, GemmLayout.NK, tbias, c, stream);
+            }
             iris.synchronize();
             ByteBuffer got = GemmScenarios.download(c);
             for (int row0 : new int[] {0, m - WINDOW_ROWS}) {

@@ -58,12 +58,23 @@ class GemmTunerTest {
     }
 
     @Test
-    void candidatesAreWholeTilesAndStreamKWhereItHelps() {
-        assertEquals(List.of(StreamKPlan.whole(16, SMS), new StreamKPlan(SMS, 16)), GemmTuner.candidates(16, 64, SMS));
-        List<StreamKPlan> big = GemmTuner.candidates(64 * 32, 128, SMS);
+    void candidatesAreTheEstimatesBestFewAndWholeTiles() {
+        List<StreamKPlan> few = GemmTuner.candidates(1, 4096, 64, SMS);   // 16 tiles: whole, splits, stream-K
+        assertEquals(GemmTuner.SHORTLIST + 1, few.size(), few::toString);
+        assertEquals(StreamKPlan.candidates(1, 4096, 64, SMS).subList(0, GemmTuner.SHORTLIST), few.subList(0, GemmTuner.SHORTLIST));
+        assertTrue(few.contains(StreamKPlan.whole(16, SMS)));
+        List<StreamKPlan> big = GemmTuner.candidates(8192, 8192, 128, SMS);
         assertEquals(StreamKPlan.whole(64 * 32, SMS), big.get(0));
-        assertEquals(new StreamKPlan(SMS, 2048 % SMS + SMS), big.get(1), "full waves too get a stream-K candidate");
-        assertEquals(List.of(StreamKPlan.whole(50, SMS)), GemmTuner.candidates(50, 1, SMS), "K = 64: nothing to share");
-        assertTrue(GemmTuner.candidates(2, 2, SMS).size() == 1);
+        assertTrue(big.contains(new StreamKPlan(SMS, 2048 % SMS + SMS)), "full waves too get a stream-K candidate");
+        assertEquals(List.of(StreamKPlan.whole(50, SMS)), GemmTuner.candidates(128 * 50, 256, 1, SMS), "K = 64: nothing to share");
+        assertEquals(1, GemmTuner.candidates(128, 512, 2, SMS).size());
+    }
+
+    @Test
+    void aKeptChoiceIsFoundByItsShape() {
+        GemmTuner tuner = new GemmTuner();
+        tuner.plan(problem(1, 4096, 4096, 0f), () -> true, WHOLE, () -> List.of(WHOLE, SHARED), c -> c == SHARED ? 1 : 2);
+        assertEquals(SHARED, tuner.kept(1, 4096, 4096));
+        assertEquals(null, tuner.kept(2, 4096, 4096));
     }
 }

@@ -4,52 +4,90 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.runtime.abi.global.KernelAbi;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class StreamKPlanTest {
     private static final int SMS = 132;
 
+    private static int kBlocks(int k) {
+        return (int) GemmChecks.ceilDiv(k, Gemm.TILE_K);
+    }
+
+    private static StreamKPlan choose(int m, int n, int k) {
+        return StreamKPlan.choose(m, n, kBlocks(k), SMS);
+    }
+
     @Test
     void tilesThatFillTheirWavesRunWhole() {
-        assertEquals(new StreamKPlan(SMS, 0), StreamKPlan.choose(64 * 32, 128, SMS), "8192 x 8192: 15.5 waves, 97 % full");
-        assertEquals(new StreamKPlan(SMS, 0), StreamKPlan.choose(640, 47, SMS), "4000 x 5000 x 3000: 4.85 waves, 97 % full");
-        assertEquals(new StreamKPlan(120, 0), StreamKPlan.choose(120, 64, SMS), "120 tiles on 132 SMs: 91 % busy");
+        assertEquals(StreamKPlan.whole(64 * 32, SMS), choose(8192, 8192, 8192), "15.5 waves, 97 % full");
+        assertEquals(StreamKPlan.whole(640, SMS), choose(4000, 5000, 3000), "4.85 waves, 97 % full");
     }
 
     @Test
-    void fewTilesAreSharedOverEverySm() {
-        assertEquals(new StreamKPlan(SMS, 16), StreamKPlan.choose(16, 224, SMS), "1 x 4096 x 14336: 16 tiles, 224 k-blocks each");
-        assertEquals(new StreamKPlan(SMS, 72), StreamKPlan.choose(72, 24, SMS), "1536^3");
+    void streamKIsNotTakenWhereTilesThatShareOperandsNearlyFillTheGpu() {
+        // Measured on an H200 (gemm-suite, 2026-12-02): stream-K's CTAs read their panels at unrelated
+        // k, so these ran at half the speed of whole tiles (166 against 84 µs, 285 against 167 µs).
+        assertEquals(StreamKPlan.whole(112, SMS), choose(1024, 3584, 8192), "112 tiles");
+        assertEquals(StreamKPlan.whole(224, SMS), choose(512, 14336, 8192), "224 tiles, 1.7 waves");
     }
 
     @Test
-    void aCtaGetsAtLeastTheLeastBlocks() {
-        StreamKPlan plan = StreamKPlan.choose(3, 64, SMS);   // 1 x 768 x 4096: 192 k-blocks in all
-        assertEquals(new StreamKPlan(192 / KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS, 3), plan);
-        assertEquals(StreamKPlan.whole(50, SMS), StreamKPlan.choose(50, 1, SMS), "K = 64: 50 iterations cannot use more CTAs than 50 whole tiles");
-        assertEquals(StreamKPlan.whole(2, SMS), StreamKPlan.choose(2, 2, SMS), "4 iterations: one CTA, fewer than the tiles");
+    void fewTilesWithLongKAreSharedOverMostSms() {
+        StreamKPlan decode = choose(1, 4096, 14336);
+        assertEquals(16, decode.sharedTiles(), "1 x 4096 x 14336: every one of its 16 tiles shared");
+        assertTrue(decode.grid() >= 96, () -> "1 x 4096 x 14336 on " + decode.grid() + " CTAs");
+        StreamKPlan rowParallel = choose(256, 4096, 14336);
+        assertTrue(rowParallel.isSplitK(32) && rowParallel.grid() == 128, () -> "256 x 4096 x 14336: 32 tiles in 4 slices, not " + rowParallel);
     }
 
     @Test
-    void aMostlyEmptyLastWaveIsSharedWithTheFullWaveBeforeIt() {
-        StreamKPlan plan = StreamKPlan.choose(288, 16, SMS);   // 4096 x 2304 x 1024: 2.18 waves
-        assertEquals(new StreamKPlan(SMS, 288 % SMS + SMS), plan, "132 whole tiles, then 156 shared");
-        assertEquals(new StreamKPlan(SMS, 160), StreamKPlan.choose(160, 16, SMS), "1.21 waves: every tile shared");
-        assertEquals(StreamKPlan.whole(160, SMS), StreamKPlan.choose(160, 1, SMS), "too few k-blocks for one SM each");
-    }
-
-    @Test
-    void sharedTilesNeverExceedTheCounters() {
-        for (int tiles = 1; tiles < 20 * SMS; tiles++) {
-            for (int kBlocks : new int[] {1, 3, 4, 16, 200}) {
-                StreamKPlan plan = StreamKPlan.choose(tiles, kBlocks, SMS);
-                int t = tiles;
-                assertTrue(plan.sharedTiles() <= StreamKPlan.maxSharedTiles(SMS), () -> t + " tiles: " + plan);
-                assertTrue(plan.grid() >= 1 && plan.grid() <= SMS, () -> t + " tiles: " + plan);
-                assertTrue(plan.sharedTiles() == 0 || (long) plan.sharedTiles() * kBlocks >= (long) plan.grid() * KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS,
-                        () -> t + " tiles of " + kBlocks + " k-blocks: " + plan + " gives a CTA fewer than the least k-blocks");
+    void splitKSlicesAreWholeMultiplesOfTheTilesWithTheLeastBlocksEach() {
+        for (StreamKPlan p : StreamKPlan.candidates(256, 4096, kBlocks(1024), SMS)) {
+            if (p.isSplitK(32)) {
+                assertTrue(kBlocks(1024) / (p.grid() / 32) >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS, p::toString);
             }
         }
+        assertEquals(List.of(StreamKPlan.whole(2, SMS)), StreamKPlan.candidates(128, 512, 2, SMS), "2 tiles of 2 k-blocks: nothing to share");
+    }
+
+    @Test
+    void candidatesComeFastestFirstAndTheFirstIsTheChoice() {
+        int[][] shapes = {{1, 768, 4096}, {64, 1280, 8192}, {1536, 1536, 1536}, {4096, 2304, 1024}, {8192, 1792, 4096}, {33, 1000, 8200}};
+        for (int[] s : shapes) {
+            List<StreamKPlan> c = StreamKPlan.candidates(s[0], s[1], kBlocks(s[2]), SMS);
+            assertEquals(c.get(0), choose(s[0], s[1], s[2]));
+            for (int i = 1; i < c.size(); i++) {
+                assertTrue(ScheduleCost.us(c.get(i - 1), s[0], s[1], kBlocks(s[2]), SMS) <= ScheduleCost.us(c.get(i), s[0], s[1], kBlocks(s[2]), SMS));
+            }
+            assertTrue(c.contains(StreamKPlan.whole(GemmChecks.tiles(s[0], s[1]), SMS)), "whole tiles are always a candidate");
+        }
+    }
+
+    @Test
+    void everyPlanFitsTheGridTheCountersAndTheLeastBlocks() {
+        for (int tilesM = 1; tilesM <= 40; tilesM += 3) {
+            for (int tilesN = 1; tilesN <= 60; tilesN += 4) {
+                for (int kBlocks : new int[] {1, 3, 4, 16, 200}) {
+                    long tiles = (long) tilesM * tilesN;
+                    for (StreamKPlan plan : StreamKPlan.candidates(tilesM * Gemm.TILE_M, tilesN * Gemm.TILE_N, kBlocks, SMS)) {
+                        String what = tiles + " tiles of " + kBlocks + " k-blocks: " + plan;
+                        assertTrue(plan.sharedTiles() <= StreamKPlan.maxSharedTiles(SMS), what);
+                        assertTrue(plan.grid() >= 1 && plan.grid() <= SMS, what);
+                        assertTrue(plan.sharedTiles() == 0 || (long) plan.sharedTiles() * kBlocks >= (long) plan.grid() * KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS,
+                                what + " gives a CTA fewer than the least k-blocks");
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void plansSayWhatTheyAre() {
+        assertEquals("whole tiles on 64 blocks", new StreamKPlan(64, 0).describe(64));
+        assertEquals("split-K on 128 blocks, 32 tiles in 4 slices of K", new StreamKPlan(128, 32).describe(32));
+        assertEquals("stream-K on 132 blocks, 16 of 16 tiles shared by K", new StreamKPlan(132, 16).describe(16));
+        assertEquals("stream-K on 132 blocks, 156 of 288 tiles shared by K", new StreamKPlan(132, 156).describe(288));
     }
 
     @Test

@@ -1,0 +1,58 @@
+package dev.irisjvm.kernels.gemm;
+
+/**
+ * The estimated time of a GEMM launch under a {@link StreamKPlan}, in µs on an H200, from which
+ * {@link StreamKPlan#choose} picks the schedule of a shape. A model, not a measurement: each term is
+ * one thing that limits the kernel, and its constants were fitted (least squares on the logarithm
+ * of the time) to the 199 timings of whole tiles and of stream-K in the model-shape suite
+ * (docs/benchmarks/gemm-suite-findings.md), where it is within 15 % RMS.
+ *
+ * <ul>
+ *   <li>Compute: a CTA's k-blocks in a row, each a 128 x 256 x 64 wgmma step, whatever rows of the
+ *       tile exist.
+ *   <li>Memory: bytes of A and B over the GPU's bandwidth. Tiles that run side by side in step (whole
+ *       waves, and split-K, whose slices of neighbouring tiles start at the same k) read a panel
+ *       once for all the tiles that share it; stream-K's CTAs start at unrelated k, so each tile
+ *       reads its own panels. That is why stream-K halves the speed of a 1024 x 3584 x 8192 GEMM
+ *       whose 112 tiles already nearly fill the GPU.
+ *   <li>The fix-up: each piece of a shared tile writes its partial and the last reads them all, and
+ *       each piece after the first waits for the one before it to count itself.
+ *   <li>A fixed cost per launch and per wave (pipeline fill, epilogue).
+ * </ul>
+ */
+final class ScheduleCost {
+    /** µs of one k-block of a 128 x 256 tile on one SM. */
+    static final double K_BLOCK_US = 0.624;
+    /** Bytes per µs the GPU's memory delivers to the kernel. */
+    static final double BYTES_PER_US = 4.91e6;
+    /** µs per launch, and per wave of tiles. */
+    static final double LAUNCH_US = 1.69;
+    static final double WAVE_US = 6.02;
+    /** µs each piece of a shared tile adds to its fix-up. */
+    static final double PIECE_US = 1.2;
+
+    private ScheduleCost() {
+    }
+
+    /** The estimated µs of an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks under {@code plan} on {@code multiprocessors} SMs. */
+    static double us(StreamKPlan plan, int m, int n, int kBlocks, int multiprocessors) {
+        long tilesM = GemmChecks.ceilDiv(m, Gemm.TILE_M);
+        long tilesN = GemmChecks.ceilDiv(n, Gemm.TILE_N);
+        long tiles = tilesM * tilesN;
+        double k = (double) kBlocks * Gemm.TILE_K;
+        double operandBytes = ((double) m + n) * k * 2;
+        if (plan.sharedTiles() == 0) {
+            long waves = GemmChecks.ceilDiv(tiles, multiprocessors);
+            return Math.max(waves * kBlocks * K_BLOCK_US, operandBytes / BYTES_PER_US) + LAUNCH_US + WAVE_US * waves;
+        }
+        long shared = plan.sharedTiles();
+        long wholeWaves = (tiles - shared) / multiprocessors;
+        double partialBytes = (double) Math.min(m, Gemm.TILE_M) * Gemm.TILE_N * Float.BYTES;
+        long pieces = GemmChecks.ceilDiv(plan.grid(), shared);
+        double bytes = plan.isSplitK(tiles) ? operandBytes + plan.grid() * partialBytes * 2
+                : ((double) tilesN * m + (double) tilesM * n) * k * 2 * shared / tiles + (plan.grid() + shared) * partialBytes * 2;
+        double sharedUs = Math.max(GemmChecks.ceilDiv(shared * kBlocks, plan.grid()) * K_BLOCK_US, bytes / BYTES_PER_US);
+        return wholeWaves * kBlocks * K_BLOCK_US + sharedUs + Math.max(1, pieces - 1) * PIECE_US
+                + LAUNCH_US + WAVE_US * (1 + wholeWaves);
+    }
+}
