@@ -98,10 +98,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * out by K: split-K (each tile in equal slices, one block each) or stream-K (every block an equal
  * run of k-blocks across tiles), whichever a cost model fitted on H200 timings estimates faster.
  * Each block adds its F32 partial and the last to finish a tile adds them all in a fixed order, so
- * results do not change from run to run, on the workspace {@link Options#streamK()} allocates. Two such calls of one instance on different
- * streams must not overlap in time. Every
- * layout runs the same TMA and wgmma pipeline: a KM A is loaded in 64 x 64 boxes with M contiguous
- * and fed to wgmma M-major, as a KN B is N-major.
+ * results do not change from run to run, on the workspace {@link Options#streamK()} allocates. Two
+ * such calls of one instance on different streams must not overlap in time. Every layout runs the
+ * same TMA and wgmma pipeline: a KM A is loaded in 64 x 64 boxes with M contiguous and fed to wgmma
+ * M-major, as a KN B is N-major.
  * Portable: one block of 128 threads and 64 KiB per 128 x 128 tile, in the same grouped order.
  */
 public final class Gemm implements AutoCloseable {
@@ -155,8 +155,9 @@ public final class Gemm implements AutoCloseable {
      * @param tune     whether the first call of each shape (M, N, K, layouts, dtypes) on this
      *                 instance times the schedules it can take (whole tiles and the cost model's
      *                 best few of split-K and stream-K) on its own operands and keeps the fastest
-     *                 for later calls; off, the cost model decides. Only calls with beta = 0 on a stream that is not being captured are
-     *                 timed (they run a dozen times and wait for the GPU once); needs streamK.
+     *                 for later calls; off, the cost model decides. Only calls with beta = 0 on a
+     *                 stream that is not being captured are timed (they run a dozen times and wait
+     *                 for the GPU once); needs streamK.
      */
     public record Options(int groupM, GemmMainloop mainloop, boolean streamK, boolean tune) {
         public Options {
@@ -444,6 +445,10 @@ public final class Gemm implements AutoCloseable {
     /** Runs {@code p} with {@code plan}, whatever the rule or the tuner would choose (tests: every schedule against the reference). */
     synchronized void launch(GemmProblem p, StreamKPlan plan, Stream stream) {
         ensureOpen();
+        if (portable != null) {
+            throw new IllegalStateException(GemmChecks.who() + ": the portable mainloop has one schedule (whole tiles); plan "
+                    + plan + " is for the Hopper one");
+        }
         if (plan.sharedTiles() > 0 && workspace == null) {
             throw new IllegalStateException(GemmChecks.who() + ": plan " + plan + " shares tiles, but this Gemm has no stream-K workspace");
         }
