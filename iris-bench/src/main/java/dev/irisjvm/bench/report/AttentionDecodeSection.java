@@ -73,6 +73,13 @@ final class AttentionDecodeSection {
                 : "distributed flash-decode against " + ALL_PARTIALS_STEPS;
     }
 
+    /** The header's baseline item: {@link #baselinePhrase()}, and for a run without the conventional path, that it is still to run. */
+    String headerBaseline() {
+        return conventional ? baselinePhrase()
+                : baselinePhrase() + ", the baseline before issue 29; this run predates the conventional unfused decode, its "
+                        + "stronger baseline, pending the next two-GPU run";
+    }
+
     List<AttentionDocument.Verdict> verdicts() {
         List<AttentionDocument.Verdict> out = new ArrayList<>();
         for (DecodePoint p : points) {

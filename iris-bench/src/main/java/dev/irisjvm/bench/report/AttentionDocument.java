@@ -202,6 +202,8 @@ public final class AttentionDocument extends Document {
                 + decode.headerPhrase() + ", all measured in one run.", run.date(), run.hardware(),
                 run.software())
                 .item("ranks", Integer.toString(run.world()))
+                .item("baseline", "local: the fastest of PyTorch SDPA's backends measured in this run (default, FlashAttention-2, "
+                        + "cuDNN); ring: NCCL all-gather of K/V, then the same local kernel; decode: " + decode.headerBaseline())
                 .end(rawFiles, "Commands", runCommand, List.of(orDash(run.command())));
     }
 
