@@ -138,6 +138,8 @@ public final class Gemm implements AutoCloseable {
     public static final int DEFAULT_GROUP_M = 8;
     /** Tensor maps kept per instance (least recently used ones are dropped). */
     static final int MAP_CACHE_ENTRIES = 256;
+    /** Shapes whose schedule a Gemm keeps. */
+    private static final int PLAN_CACHE_ENTRIES = 256;
 
     private static final DType[] INPUTS = {DType.BF16, DType.F16};
 
@@ -203,6 +205,8 @@ public final class Gemm implements AutoCloseable {
     /** The kept choices of {@link Options#tune()}, or null. */
     private final GemmTuner tuner;
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, SWIZZLE_BYTES);
+    /** The schedule of each recent shape. */
+    private final PlanCache plans;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private Gemm(Options options, DeviceProperties device, KernelLibrary library, GemmMainloop mainloop) {
@@ -210,6 +214,7 @@ public final class Gemm implements AutoCloseable {
         this.device = device;
         this.library = library;
         this.mainloop = mainloop;
+        this.plans = new PlanCache(PLAN_CACHE_ENTRIES, device.multiprocessorCount());
         if (mainloop == GemmMainloop.PORTABLE) {
             this.portable = new PortableGemm(library.module(PortableGemm.MODULE));
             this.workspace = null;
@@ -433,8 +438,8 @@ public final class Gemm implements AutoCloseable {
     }
 
     /** How a call of {@code p} spreads over this GPU: whole tiles, or K shared out where there is a workspace. */
-    StreamKPlan plan(GemmProblem p) {
-        return plan(p.m(), p.n(), p.k(), device.multiprocessorCount(), workspace != null);
+    synchronized StreamKPlan plan(GemmProblem p) {
+        return workspace == null ? StreamKPlan.whole(p.tiles(), device.multiprocessorCount()) : plans.choose(p.m(), p.n(), kBlocks(p.k()));
     }
 
     static StreamKPlan plan(int m, int n, int k, int multiprocessors, boolean streamK) {

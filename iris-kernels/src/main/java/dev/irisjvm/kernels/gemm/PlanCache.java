@@ -1,0 +1,38 @@
+package dev.irisjvm.kernels.gemm;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The schedule {@link StreamKPlan#choose} gave each recent shape, so that a call of a shape seen
+ * before costs a map lookup instead of pricing every schedule again (up to one per possible slice
+ * count: a hundred and more for a shape of one tile). The least recently used shapes are dropped
+ * beyond a limit. Not thread-safe: its owner ({@link Gemm}) synchronizes.
+ */
+final class PlanCache {
+    private record Shape(int m, int n, int kBlocks) {}
+
+    private final int multiprocessors;
+    private final Map<Shape, StreamKPlan> plans;
+
+    /** A cache of at most {@code entries} shapes' plans on {@code multiprocessors} SMs. */
+    PlanCache(int entries, int multiprocessors) {
+        this.multiprocessors = multiprocessors;
+        this.plans = new LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Shape, StreamKPlan> eldest) {
+                return size() > entries;
+            }
+        };
+    }
+
+    /** {@link StreamKPlan#choose} of this shape on the cache's SMs: cached, or chosen and cached. */
+    StreamKPlan choose(int m, int n, int kBlocks) {
+        return plans.computeIfAbsent(new Shape(m, n, kBlocks), s -> StreamKPlan.choose(s.m(), s.n(), s.kBlocks(), multiprocessors));
+    }
+
+    /** Shapes cached now. */
+    int size() {
+        return plans.size();
+    }
+}
