@@ -2,7 +2,6 @@ package dev.irisjvm.kernels;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.internal.TensorMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -25,12 +24,7 @@ public final class TensorMapCache {
     /** A cache of at most {@code entries} maps, all encoded with {@code swizzleBytes} of shared-memory swizzle. */
     public TensorMapCache(int entries, int swizzleBytes) {
         this.swizzleBytes = swizzleBytes;
-        this.maps = new LinkedHashMap<>(64, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Key, TensorMap> eldest) {
-                return size() > entries;
-            }
-        };
+        this.maps = new LruMap<>(entries);
     }
 
     /**

@@ -111,12 +111,12 @@ public final class GemmSweep extends SweepCommand {
                     + (options.suiteName() == null ? "" : " (suite " + options.suiteName() + ")") + ", " + options.inputType() + " -> "
                     + options.outputType()
                     + ", L2 " + SizeList.format(device.l2CacheBytes()) + ", " + options.rounds() + " round(s), seed " + seed);
+            Map<String, Gemm> variants = variants(gemm, tuned, portable);
             try (RepTimer timer = new RepTimer(iris, kernels, stream, options.gate())) {
                 List<GemmShape> shapes = options.shapes();
                 for (int index = 0; index < shapes.size(); index++) {
                     long start = System.nanoTime();
-                    results.addAll(runShape(iris, variants(gemm, tuned, portable), baselines, timer, shapes.get(index), seed + 1000L * index,
-                            device));
+                    results.addAll(runShape(iris, variants, baselines, timer, shapes.get(index), seed + 1000L * index, device));
                     System.out.printf(Locale.ROOT, "GemmSweep: %s (%d of %d) done in %.1f s%n", shapes.get(index), index + 1, shapes.size(),
                             (System.nanoTime() - start) / 1e9);
                 }

@@ -417,7 +417,8 @@ public final class Gemm implements AutoCloseable {
         return tuner == null ? 0 : tuner.shapes();
     }
 
-    private static int kBlocks(int k) {
+    /** K-blocks of {@value #TILE_K} in a K. */
+    static int kBlocks(int k) {
         return (int) GemmChecks.ceilDiv(k, TILE_K);
     }
 
@@ -433,13 +434,17 @@ public final class Gemm implements AutoCloseable {
             return "portable, whole " + PortableGemm.TILE_M + " x " + PortableGemm.TILE_N + " tiles";
         }
         StreamKPlan kept = tuner == null ? null : tuner.kept(m, n, k);
-        StreamKPlan plan = kept != null ? kept : plan(m, n, k, device.multiprocessorCount(), workspace != null);
+        StreamKPlan plan = kept != null ? kept : plan(m, n, k);
         return plan.describe(GemmChecks.tiles(m, n)) + (kept != null ? " (tuned)" : "");
     }
 
     /** How a call of {@code p} spreads over this GPU: whole tiles, or K shared out where there is a workspace. */
-    synchronized StreamKPlan plan(GemmProblem p) {
-        return workspace == null ? StreamKPlan.whole(p.tiles(), device.multiprocessorCount()) : plans.choose(p.m(), p.n(), kBlocks(p.k()));
+    StreamKPlan plan(GemmProblem p) {
+        return plan(p.m(), p.n(), p.k());
+    }
+
+    private synchronized StreamKPlan plan(int m, int n, int k) {
+        return workspace == null ? StreamKPlan.whole(GemmChecks.tiles(m, n), device.multiprocessorCount()) : plans.choose(m, n, kBlocks(k));
     }
 
     static StreamKPlan plan(int m, int n, int k, int multiprocessors, boolean streamK) {

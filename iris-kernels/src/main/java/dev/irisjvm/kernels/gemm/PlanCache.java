@@ -1,6 +1,6 @@
 package dev.irisjvm.kernels.gemm;
 
-import java.util.LinkedHashMap;
+import dev.irisjvm.kernels.LruMap;
 import java.util.Map;
 
 /**
@@ -18,12 +18,7 @@ final class PlanCache {
     /** A cache of at most {@code entries} shapes' plans on {@code multiprocessors} SMs. */
     PlanCache(int entries, int multiprocessors) {
         this.multiprocessors = multiprocessors;
-        this.plans = new LinkedHashMap<>(64, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Shape, StreamKPlan> eldest) {
-                return size() > entries;
-            }
-        };
+        this.plans = new LruMap<>(entries);
     }
 
     /** {@link StreamKPlan#choose} of this shape on the cache's SMs: cached, or chosen and cached. */

@@ -114,7 +114,7 @@ final class GemmStreamKScenarios {
         int m = shape[0], n = shape[1], k = shape[2];
         int sms = gemm.device().multiprocessorCount();
         long tiles = GemmChecks.tiles(m, n);
-        List<StreamKPlan> plans = StreamKPlan.candidates(m, n, (int) GemmChecks.ceilDiv(k, Gemm.TILE_K), sms);
+        List<StreamKPlan> plans = StreamKPlan.candidates(m, n, Gemm.kBlocks(k), sms);
         String what = m + " x " + n + " x " + k + " bf16 -> F32";
         f.check(plans.stream().anyMatch(p -> p.isSplitK(tiles)), () -> what + " on " + sms + " SMs: no split-K among " + plans);
         long seed = s.seed("stream_k_every_schedule", m, n, k);
@@ -144,7 +144,7 @@ final class GemmStreamKScenarios {
             s.poison(c);
             if (gemm.mainloop() == GemmMainloop.HOPPER) {
                 int sms = gemm.device().multiprocessorCount();
-                StreamKPlan plan = StreamKPlan.shared(GemmChecks.tiles(m, n), (int) GemmChecks.ceilDiv(k, Gemm.TILE_K), sms);
+                StreamKPlan plan = StreamKPlan.shared(GemmChecks.tiles(m, n), Gemm.kBlocks(k), sms);
                 f.check(plan != null && plan.sharedTiles() < GemmChecks.tiles(m, n), () -> "the hybrid shape has no hybrid plan on " + sms + " SMs");
                 gemm.launch(new GemmProblem(DeviceMatrix.of(ta), DeviceMatrix.of(tb), GemmLayout.NK, tbias.deviceAddress(), DeviceMatrix.of(c)),
                         plan == null ? StreamKPlan.whole(GemmChecks.tiles(m, n), sms) : plan, stream);

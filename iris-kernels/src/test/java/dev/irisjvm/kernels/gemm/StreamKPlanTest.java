@@ -10,12 +10,8 @@ import org.junit.jupiter.api.Test;
 class StreamKPlanTest {
     private static final int SMS = 132;
 
-    private static int kBlocks(int k) {
-        return (int) GemmChecks.ceilDiv(k, Gemm.TILE_K);
-    }
-
     private static StreamKPlan choose(int m, int n, int k) {
-        return StreamKPlan.choose(m, n, kBlocks(k), SMS);
+        return StreamKPlan.choose(m, n, Gemm.kBlocks(k), SMS);
     }
 
     @Test
@@ -43,9 +39,9 @@ class StreamKPlanTest {
 
     @Test
     void splitKSlicesAreWholeMultiplesOfTheTilesWithTheLeastBlocksEach() {
-        for (StreamKPlan p : StreamKPlan.candidates(256, 4096, kBlocks(1024), SMS)) {
+        for (StreamKPlan p : StreamKPlan.candidates(256, 4096, Gemm.kBlocks(1024), SMS)) {
             if (p.isSplitK(32)) {
-                assertTrue(kBlocks(1024) / (p.grid() / 32) >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS, p::toString);
+                assertTrue(Gemm.kBlocks(1024) / (p.grid() / 32) >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS, p::toString);
             }
         }
         assertEquals(List.of(StreamKPlan.whole(2, SMS)), StreamKPlan.candidates(128, 512, 2, SMS), "2 tiles of 2 k-blocks: nothing to share");
@@ -55,10 +51,10 @@ class StreamKPlanTest {
     void candidatesComeFastestFirstAndTheFirstIsTheChoice() {
         int[][] shapes = {{1, 768, 4096}, {64, 1280, 8192}, {1536, 1536, 1536}, {4096, 2304, 1024}, {8192, 1792, 4096}, {33, 1000, 8200}};
         for (int[] s : shapes) {
-            List<StreamKPlan> c = StreamKPlan.candidates(s[0], s[1], kBlocks(s[2]), SMS);
+            List<StreamKPlan> c = StreamKPlan.candidates(s[0], s[1], Gemm.kBlocks(s[2]), SMS);
             assertEquals(c.get(0), choose(s[0], s[1], s[2]));
             for (int i = 1; i < c.size(); i++) {
-                assertTrue(ScheduleCost.us(c.get(i - 1), s[0], s[1], kBlocks(s[2]), SMS) <= ScheduleCost.us(c.get(i), s[0], s[1], kBlocks(s[2]), SMS));
+                assertTrue(ScheduleCost.us(c.get(i - 1), s[0], s[1], Gemm.kBlocks(s[2]), SMS) <= ScheduleCost.us(c.get(i), s[0], s[1], Gemm.kBlocks(s[2]), SMS));
             }
             assertTrue(c.contains(StreamKPlan.whole(GemmChecks.tiles(s[0], s[1]), SMS)), "whole tiles are always a candidate");
         }
