@@ -24,7 +24,7 @@ import org.w3c.dom.NodeList;
  * Read from the JUnit XML reports the console launcher writes ({@code --reports-dir}).
  *
  * <pre>
- * java -cp 'lib/*' dev.irisjvm.core.testing.GpuRunSummary REPORTS_DIR COMMIT SELECTION OUT.json
+ * java -cp 'lib/*' dev.irisjvm.core.testing.GpuRunSummary REPORTS_DIR COMMIT SELECTION OUT.json [RESIDUE.properties]
  * java -cp 'lib/*' dev.irisjvm.core.testing.GpuRunSummary --merge OUT.json PART.json...
  * </pre>
  *
@@ -32,6 +32,9 @@ import org.w3c.dom.NodeList;
  * that together ran a selection too long for one sitting (a suite in parts): the counts add up,
  * the failures and skips are kept, and the selection lists the parts by file name. Parts of other
  * commits, worlds or GPUs are refused.
+ *
+ * <p>{@code RESIDUE.properties}, written by {@code run-gpu-tests}, is what the run left on the machine
+ * ({@link RunResidue}); it goes into the summary as {@code residue}.
  *
  * <p>The world size is the one the tests ran with ({@link GpuTestSupport#worldSize()}, from
  * {@code IRIS_TEST_WORLD}); ranks per GPU follow the launcher's round-robin placement.
@@ -45,7 +48,7 @@ public final class GpuRunSummary {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Summary(String commit, String date, String gpuModel, int gpuCount, int worldSize, int ranksPerGpu,
                           int nodes, String selection, int passed, int failed, int skipped, List<Problem> failures,
-                          List<Problem> skips) {}
+                          List<Problem> skips, RunResidue residue) {}
 
     /** Counts of one set of reports. */
     record Counts(int passed, List<Problem> failures, List<Problem> skips) {}
@@ -61,16 +64,17 @@ public final class GpuRunSummary {
             write(merge(parts), Path.of(args[1]));
             return;
         }
-        if (args.length != 4) {
-            System.err.println("usage: GpuRunSummary REPORTS_DIR COMMIT SELECTION OUT.json");
+        if (args.length != 4 && args.length != 5) {
+            System.err.println("usage: GpuRunSummary REPORTS_DIR COMMIT SELECTION OUT.json [RESIDUE.properties]");
             System.exit(2);
         }
         Counts counts = read(Path.of(args[0]));
+        RunResidue residue = args.length == 5 ? RunResidue.read(Path.of(args[4])) : null;
         Gpu.GpuProbe probe = GpuTestSupport.probe();
         int gpus = probe.deviceCount();
         String model = gpus > 0 ? Gpu.properties(0).name() : "none (" + probe.reason() + ")";
         int world = GpuTestSupport.worldSize();
-        write(summarize(counts, args[1], Instant.now(), model, gpus, world, args[2]), Path.of(args[3]));
+        write(summarize(counts, args[1], Instant.now(), model, gpus, world, args[2], residue), Path.of(args[3]));
     }
 
     private static void write(Summary summary, Path out) throws IOException {
@@ -78,9 +82,12 @@ public final class GpuRunSummary {
             Files.createDirectories(out.getParent());
         }
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), summary);
-        System.out.printf("GPU run summary: %d passed, %d failed, %d skipped; world %d, %d rank(s) per GPU on %d x %s -> %s%n",
+        RunResidue r = summary.residue();
+        String left = r == null ? "" : String.format("; %d process(es) left behind, GPU memory used %s -> %s MiB",
+                r.leftoverProcesses(), r.gpuMemoryUsedMiBBefore(), r.gpuMemoryUsedMiBAfter());
+        System.out.printf("GPU run summary: %d passed, %d failed, %d skipped; world %d, %d rank(s) per GPU on %d x %s%s -> %s%n",
                 summary.passed(), summary.failed(), summary.skipped(), summary.worldSize(), summary.ranksPerGpu(),
-                summary.gpuCount(), summary.gpuModel(), out);
+                summary.gpuCount(), summary.gpuModel(), left, out);
     }
 
     /** The parts as one summary, dated by the last of them; throws unless they share commit, world and machine. */
@@ -99,6 +106,9 @@ public final class GpuRunSummary {
         List<Problem> skips = new ArrayList<>();
         List<String> names = new ArrayList<>();
         String last = first.date();
+        RunResidue firstResidue = null;
+        RunResidue lastResidue = null;
+        int leftover = 0;
         for (int i = 0; i < read.size(); i++) {
             Summary s = read.get(i);
             String part = parts.get(i).getFileName().toString();
@@ -113,17 +123,25 @@ public final class GpuRunSummary {
             failures.addAll(s.failures() == null ? List.of() : s.failures());
             skips.addAll(s.skips() == null ? List.of() : s.skips());
             names.add(part);
+            if (s.residue() != null) {
+                firstResidue = firstResidue == null ? s.residue() : firstResidue;
+                lastResidue = s.residue();
+                leftover += s.residue().leftoverProcesses();
+            }
             last = s.date().compareTo(last) > 0 ? s.date() : last;
         }
         return new Summary(first.commit(), last, first.gpuModel(), first.gpuCount(), first.worldSize(), first.ranksPerGpu(),
-                first.nodes(), "merged: " + String.join(", ", names), passed, failures.size(), skips.size(), failures, skips);
+                first.nodes(), "merged: " + String.join(", ", names), passed, failures.size(), skips.size(), failures, skips,
+                firstResidue == null ? null : RunResidue.merge(firstResidue, lastResidue, leftover));
     }
 
-    static Summary summarize(Counts counts, String commit, Instant when, String model, int gpus, int world, String selection) {
+    static Summary summarize(Counts counts, String commit, Instant when, String model, int gpus, int world, String selection,
+                             RunResidue residue) {
         // As the launcher placed the ranks; with no GPU counted, all of them on one.
         int ranksPerGpu = gpus > 0 ? GpuPlacement.plan(world, gpus, 0).ranksPerGpu() : world;
         return new Summary(commit, when.truncatedTo(ChronoUnit.SECONDS).toString(), model, gpus, world, ranksPerGpu, 1,
-                selection, counts.passed(), counts.failures().size(), counts.skips().size(), counts.failures(), counts.skips());
+                selection, counts.passed(), counts.failures().size(), counts.skips().size(), counts.failures(), counts.skips(),
+                residue);
     }
 
     /** Every {@code testcase} of every {@code TEST-*.xml} under {@code dir}. */
