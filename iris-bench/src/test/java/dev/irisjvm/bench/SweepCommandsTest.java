@@ -11,6 +11,7 @@ import dev.irisjvm.bench.jit.JitBench;
 import dev.irisjvm.bench.moe.MoeSweep;
 import dev.irisjvm.bench.report.ReportKind;
 import dev.irisjvm.bench.rma.RmaSweep;
+import dev.irisjvm.bench.step.StepSweep;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +38,7 @@ class SweepCommandsTest {
                 Arguments.of(ReportKind.GEMM, (Supplier<SweepCommand>) GemmSweep::new, "--reps", "5", "--reps must be >= 20, got 5"),
                 Arguments.of(ReportKind.FUSED, (Supplier<SweepCommand>) FusedSweep::new, "--reps", "5", "--reps 5 is below 20"),
                 Arguments.of(ReportKind.MOE, (Supplier<SweepCommand>) MoeSweep::new, "--warmup", "-1", "--warmup must be >= 0, got -1"),
+                Arguments.of(ReportKind.STEP, (Supplier<SweepCommand>) StepSweep::new, "--reps", "2", "--reps 2 is below 5"),
                 Arguments.of(ReportKind.JIT, (Supplier<SweepCommand>) JitBench::new, "--cold-reps", "2",
                         "--cold-reps must be >= 3, got 2"));
     }

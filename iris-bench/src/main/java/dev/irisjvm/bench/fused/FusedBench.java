@@ -155,7 +155,7 @@ final class FusedBench implements AutoCloseable {
         try {
             g = buf.create(config);
         } catch (RuntimeException e) {
-            String why = "not run: creation failed: " + oneLine(e);
+            String why = "not run: creation failed: " + Lockstep.oneLine(e);
             measurements.add(FusedMeasurement.failed(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, FusedMeasurement.FUSED,
                     v.kernelName(s.op()), why));
             report(measurements.get(measurements.size() - 1));
@@ -280,7 +280,7 @@ final class FusedBench implements AutoCloseable {
             throw new UncheckedIOException("cannot write " + file, e);
         } catch (RuntimeException e) {
             if (rank == 0) {
-                System.out.println("FusedSweep: trace of " + s + " " + v.kernelName(s.op()) + " failed: " + oneLine(e));
+                System.out.println("FusedSweep: trace of " + s + " " + v.kernelName(s.op()) + " failed: " + Lockstep.oneLine(e));
             }
             try {
                 iris.synchronize();
@@ -296,11 +296,6 @@ final class FusedBench implements AutoCloseable {
         ByteBuffer b = ByteBuffer.allocateDirect(Math.toIntExact(t.byteSize())).order(ByteOrder.nativeOrder());
         t.copyTo(b);
         return b.flip();
-    }
-
-    static String oneLine(Throwable t) {
-        String m = t.getMessage();
-        return (t.getClass().getSimpleName() + (m == null ? "" : ": " + m)).replace('\n', ' ');
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.irisjvm.bench.results.MoeMeasurement;
 import dev.irisjvm.bench.rma.Lockstep;
 import dev.irisjvm.bench.rma.RepTimer;
 import dev.irisjvm.bench.rma.RmaKernels;
+import dev.irisjvm.bench.rma.SlowestRank;
 import dev.irisjvm.bench.rma.TimingStats;
 import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.DType;
@@ -119,11 +120,11 @@ final class MoeBench implements AutoCloseable {
             }
             time(c, impls, checkOf);
         } catch (RuntimeException e) {
-            String why = oneLine(e);
+            String why = Lockstep.oneLine(e);
             try {
                 iris.synchronize();
             } catch (RuntimeException again) {
-                why += " (then: " + oneLine(again) + ")";
+                why += " (then: " + Lockstep.oneLine(again) + ")";
             }
             List<String> implNames = c.lowLatency() ? List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL, MoeMeasurement.IRIS_LL)
                     : List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL);
@@ -181,7 +182,7 @@ final class MoeBench implements AutoCloseable {
         try {
             return checks.ncclRoundTrip(nccl, routing);
         } catch (RuntimeException e) {
-            return "rank " + rank + ": NCCL's round trip could not be checked: " + oneLine(e);
+            return "rank " + rank + ": NCCL's round trip could not be checked: " + Lockstep.oneLine(e);
         }
     }
 
@@ -311,11 +312,6 @@ final class MoeBench implements AutoCloseable {
             System.out.printf(Locale.ROOT, "%s %10.1f us (slowest rank per rep; min %.1f, max %.1f) check: %s%n", what, m.medianUs(),
                     m.minUs(), m.maxUs(), m.check());
         }
-    }
-
-    static String oneLine(Throwable t) {
-        String m = t.getMessage();
-        return (t.getClass().getSimpleName() + (m == null ? "" : ": " + m)).replace('\n', ' ');
     }
 
     /** Collective: frees the verifier's buffer and the timer's events. */

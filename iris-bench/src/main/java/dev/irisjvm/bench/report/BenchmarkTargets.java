@@ -22,13 +22,14 @@ import java.util.Map;
  * t.gemmSuite().minRatio();                            // 0.9
  * t.fused().speedup("all_reduce", "4096x4096x4096");   // 1.5
  * t.moe().minRatio(512);                               // 1.5
+ * t.trainingStep().minSpeedup();                       // 1.15
  * }</pre>
  *
  * @param about       what the file is, for a reader of the JSON
  * @param collectives targets A to F of the collectives report, in the order it lists them
  */
 public record BenchmarkTargets(String about, Gemm gemm, GemmSuite gemmSuite, Attention attention, Rma rma,
-                               List<CclTargets.Spec> collectives, Fused fused, Moe moe) {
+                               List<CclTargets.Spec> collectives, Fused fused, Moe moe, TrainingStep trainingStep) {
     public static final String FILE = "targets.json";
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -84,6 +85,13 @@ public record BenchmarkTargets(String about, Gemm gemm, GemmSuite gemmSuite, Att
         }
     }
 
+    /**
+     * The training-step report's target: forward + backward of the tensor-parallel MLP with the
+     * fused operations at least {@code minSpeedup} times as fast as the same step with cuBLAS then
+     * NCCL in sequence (the baseline's time ÷ the fused step's), stated for {@code world} ranks.
+     */
+    public record TrainingStep(String source, int world, double minSpeedup) {}
+
     /** Reads and checks a targets file. */
     public static BenchmarkTargets read(Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {
@@ -112,7 +120,8 @@ public record BenchmarkTargets(String about, Gemm gemm, GemmSuite gemmSuite, Att
     private static BenchmarkTargets parse(InputStream in, String name) throws IOException {
         BenchmarkTargets t = JSON.readValue(in, BenchmarkTargets.class);
         String missing = t.gemm == null ? "gemm" : t.gemmSuite == null ? "gemmSuite" : t.attention == null ? "attention" : t.rma == null ? "rma"
-                : t.collectives == null ? "collectives" : t.fused == null || t.fused.speedups == null ? "fused" : t.moe == null ? "moe" : null;
+                : t.collectives == null ? "collectives" : t.fused == null || t.fused.speedups == null ? "fused" : t.moe == null ? "moe"
+                : t.trainingStep == null ? "trainingStep" : null;
         if (missing != null) {
             throw new IOException(name + ": no \"" + missing + "\" targets");
         }

@@ -6,6 +6,7 @@ import dev.irisjvm.bench.results.FusedSweepResult;
 import dev.irisjvm.bench.results.GemmSweepResult;
 import dev.irisjvm.bench.results.JitBenchResult;
 import dev.irisjvm.bench.results.MoeSweepResult;
+import dev.irisjvm.bench.results.StepSweepResult;
 import dev.irisjvm.bench.results.SweepResult;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -50,6 +51,8 @@ public final class Report {
             case GEMM_SUITE -> new GemmSuiteDocument(read(copy, in.sweep(), GemmSweepResult::read), targets, raw.names(),
                     in.runCommand(), findings).write(out);
             case MOE -> new MoeDocument(copy == null ? null : read(copy, in.sweep(), MoeSweepResult::read), targets, raw.names(),
+                    in.runCommand(), findings).write(out);
+            case STEP -> new StepDocument(copy == null ? null : read(copy, in.sweep(), StepSweepResult::read), targets, raw.names(),
                     in.runCommand(), findings).write(out);
             case ATTENTION -> new AttentionDocument(read(copy, in.sweep(), AttentionBenchResult::read), targets, raw.names(),
                     in.runCommand(), findings).write(out);

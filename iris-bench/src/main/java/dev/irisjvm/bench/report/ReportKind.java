@@ -16,7 +16,9 @@ public enum ReportKind {
     ATTENTION("attention", "attention-bench.json", AttentionDocument.MARKDOWN, "attention-findings.md"),
     RMA("rma", "rma-sweep.json", RmaDocument.MARKDOWN, "rma-findings.md"),
     JIT("jit", "jit-bench.json", JitDocument.MARKDOWN, "jit-findings.md"),
-    MOE("moe", "moe-sweep.json", MoeDocument.MARKDOWN, "moe-findings.md");
+    MOE("moe", "moe-sweep.json", MoeDocument.MARKDOWN, "moe-findings.md"),
+    /** Forward + backward of a tensor-parallel MLP, fused against cuBLAS then NCCL ({@code bin/iris-bench step}). */
+    STEP("training-step", "training-step.json", StepDocument.MARKDOWN, "training-step-findings.md");
 
     private final String prefix;
     private final String sweepFile;
@@ -30,7 +32,10 @@ public enum ReportKind {
         this.findingsFile = findingsFile;
     }
 
-    /** The kind's name on the command line and the prefix of its copied files: gemm, gemm-suite, ccl, fused, attention, rma, jit, moe. */
+    /**
+     * The kind's name on the command line of {@code iris-bench report} and the prefix of its copied
+     * files: gemm, gemm-suite, ccl, fused, attention, rma, jit, moe, training-step.
+     */
     public String prefix() {
         return prefix;
     }
@@ -54,11 +59,11 @@ public enum ReportKind {
 
     /**
      * Whether the report stands without a run's JSON: jit.md's device-line counts come from the
-     * example sources, and its measured parts then say that they are pending a GPU run; moe.md then
-     * says what the benchmark measures and that the comparison is pending a run.
+     * example sources, and its measured parts then say that they are pending a GPU run; moe.md and
+     * training-step.md then say what the benchmark measures and that the comparison is pending a run.
      */
     public boolean runOptional() {
-        return this == JIT || this == MOE;
+        return this == JIT || this == MOE || this == STEP;
     }
 
     /** The glob of the JMH result files the folder keeps, one per rank. */
@@ -69,6 +74,6 @@ public enum ReportKind {
     /** The kind named {@code name} (any case). */
     public static ReportKind of(String name) {
         return OpNames.byId(values(), ReportKind::prefix, name,
-                "unknown report '" + name + "'; known: gemm, gemm-suite, ccl, fused, attention, rma, jit, moe");
+                "unknown report '" + name + "'; known: gemm, gemm-suite, ccl, fused, attention, rma, jit, moe, training-step");
     }
 }

@@ -135,7 +135,8 @@ public final class Lockstep {
         return b.length() == 0 ? null : b.toString();
     }
 
-    static String oneLine(Throwable t) {
+    /** An exception as one line: its simple class name and message, newlines folded. */
+    public static String oneLine(Throwable t) {
         String m = t.getMessage();
         return (t.getClass().getSimpleName() + (m == null ? "" : ": " + m)).replace('\n', ' ');
     }

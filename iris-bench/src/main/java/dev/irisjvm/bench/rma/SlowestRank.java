@@ -1,4 +1,4 @@
-package dev.irisjvm.bench.moe;
+package dev.irisjvm.bench.rma;
 
 import dev.irisjvm.core.Iris;
 import java.nio.ByteBuffer;
@@ -8,10 +8,10 @@ import java.nio.ByteOrder;
  * Per repetition, the slowest rank's time: an exchange is done when its last rank is. Collective
  * (every rank passes its own times of the same repetitions and gets the same answer).
  */
-final class SlowestRank {
+public final class SlowestRank {
     private SlowestRank() {}
 
-    static float[] of(Iris iris, float[] mine) {
+    public static float[] of(Iris iris, float[] mine) {
         ByteBuffer b = ByteBuffer.allocate(4 * mine.length).order(ByteOrder.LITTLE_ENDIAN);
         for (float x : mine) b.putFloat(x);
         byte[][] all = iris.allGather(b.array());

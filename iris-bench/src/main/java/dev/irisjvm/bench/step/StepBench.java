@@ -1,0 +1,185 @@
+package dev.irisjvm.bench.step;
+
+import dev.irisjvm.bench.gemm.RoundOrder;
+import dev.irisjvm.bench.gemm.RoundTimes;
+import dev.irisjvm.bench.results.StepMeasurement;
+import dev.irisjvm.bench.rma.Lockstep;
+import dev.irisjvm.bench.rma.RepTimer;
+import dev.irisjvm.bench.rma.RmaKernels;
+import dev.irisjvm.bench.rma.SlowestRank;
+import dev.irisjvm.bench.rma.TimingStats;
+import dev.irisjvm.bench.rma.Verifier;
+import dev.irisjvm.core.DeviceModule;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.kernels.ccl.NcclComm;
+import dev.irisjvm.kernels.gemm.CublasGemm;
+import dev.irisjvm.kernels.gemm.Gemm;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The training-step benchmark on this rank; every rank runs the same calls in the same order.
+ * On one {@link StepWorkload}:
+ *
+ * <ol>
+ *   <li>rounds: in each, {@code fused} (the step with the fused operations), {@code baseline} (cuBLAS
+ *       then NCCL), and the baseline's parts alone ({@code cublas_gemms}, {@code nccl}) and the
+ *       library's GEMMs alone ({@code iris_gemms}), in {@link RoundOrder}'s order of that round, each
+ *       timed with {@link RepTimer} (warm-up steps, then the timed ones queued behind a gate, each
+ *       preceded by an untimed device barrier of all ranks and framed by its own CUDA events). Per
+ *       step the slowest rank's time counts;</li>
+ *   <li>the check, once, after the timing: a baseline step and a fused step from the same inputs,
+ *       each into poisoned outputs with zeroed gradients ({@link StepOutputCheck}).</li>
+ * </ol>
+ *
+ * A failure on any rank becomes the point's check text on every rank ({@link Lockstep}).
+ */
+final class StepBench implements AutoCloseable {
+    private record Timed(String impl, Runnable step) {}
+
+    private final Iris iris;
+    private final StepOptions options;
+    private final Gemm gemm;
+    private final CublasGemm cublas;
+    private final NcclComm nccl;
+    private final Stream stream;
+    private final RepTimer timer;
+    private final Lockstep lockstep;
+    private final int rank;
+    private final int world;
+    private final List<StepMeasurement> measurements = new ArrayList<>();
+
+    StepBench(Iris iris, StepOptions options, Gemm gemm, CublasGemm cublas, NcclComm nccl, RmaKernels kernels) {
+        this.iris = iris;
+        this.options = options;
+        this.gemm = gemm;
+        this.cublas = cublas;
+        this.nccl = nccl;
+        this.stream = iris.stream();
+        this.timer = new RepTimer(iris, kernels, stream, true);
+        this.lockstep = new Lockstep(iris);
+        this.rank = iris.rank();
+        this.world = iris.worldSize();
+    }
+
+    List<StepMeasurement> measurements() {
+        return List.copyOf(measurements);
+    }
+
+    /** Everything about one shape. */
+    void run(StepShape s, DeviceModule elementwise) {
+        String unsplittable = s.unsplittable(world);
+        if (unsplittable != null) {
+            notRun(s, unsplittable);
+            return;
+        }
+        try (StepWorkload w = new StepWorkload(iris, s, elementwise, options.seed())) {
+            List<Timed> impls = List.of(
+                    new Timed(StepMeasurement.FUSED, () -> w.fused(gemm)),
+                    new Timed(StepMeasurement.BASELINE, () -> w.baseline(cublas, nccl)),
+                    new Timed(StepMeasurement.CUBLAS_GEMMS, () -> w.cublasGemms(cublas)),
+                    new Timed(StepMeasurement.IRIS_GEMMS, () -> w.irisGemms(gemm)),
+                    new Timed(StepMeasurement.NCCL, () -> w.collectives(nccl)));
+            Map<String, String> checks = new LinkedHashMap<>();
+            Map<String, RoundTimes> times = time(impls, checks);
+            String fusedCheck = Verifier.agree(iris, lockstep.everyone(null, () -> null, () -> check(w)).check());
+            for (Timed i : impls) {
+                String check = checks.getOrDefault(i.impl(), switch (i.impl()) {
+                    case StepMeasurement.FUSED -> fusedCheck;
+                    case StepMeasurement.BASELINE -> StepMeasurement.REFERENCE;
+                    default -> "";
+                });
+                record(s, i.impl(), times.get(i.impl()), check);
+            }
+        } catch (RuntimeException e) {
+            String why = Lockstep.oneLine(e);
+            try {
+                iris.synchronize();
+            } catch (RuntimeException again) {
+                why += " (then: " + Lockstep.oneLine(again) + ")";
+            }
+            notRun(s, why);
+        }
+    }
+
+    private void notRun(StepShape s, String why) {
+        for (String impl : List.of(StepMeasurement.FUSED, StepMeasurement.BASELINE, StepMeasurement.CUBLAS_GEMMS,
+                StepMeasurement.IRIS_GEMMS, StepMeasurement.NCCL)) {
+            record(StepMeasurement.failed(s.tokens(), s.hidden(), s.ffn(), world, impl, why));
+        }
+    }
+
+    /** Every implementation's times; {@code failed} gets the check text of those that failed to run. */
+    private Map<String, RoundTimes> time(List<Timed> impls, Map<String, String> failed) {
+        Map<String, RoundTimes> times = new LinkedHashMap<>();
+        for (Timed i : impls) {
+            times.put(i.impl(), new RoundTimes());
+        }
+        for (int round = 0; round < options.rounds(); round++) {
+            for (Timed i : RoundOrder.of(impls, round)) {
+                if (failed.containsKey(i.impl())) continue;
+                Lockstep.Outcome o = lockstep.everyone(null,
+                        () -> timer.run(options.warmup(), options.reps(), r -> iris.barrier(stream), r -> i.step().run(), true), null);
+                if (o.millis() == null) {
+                    failed.put(i.impl(), StepMeasurement.NOT_RUN + o.check());
+                } else {
+                    times.get(i.impl()).add(SlowestRank.of(iris, o.millis()));
+                }
+            }
+        }
+        return times;
+    }
+
+    /** The baseline's step, then the fused step, from the same inputs into poisoned outputs: "ok" or what differs. */
+    private String check(StepWorkload w) {
+        w.poison();
+        iris.synchronize();
+        iris.hostBarrier();  // every rank poisoned before any peer stores into its tensors
+        w.baseline(cublas, nccl);
+        iris.synchronize();
+        ByteBuffer[] reference = StepOutputCheck.download(w.outputs());
+        iris.hostBarrier();
+        w.poison();
+        iris.synchronize();
+        iris.hostBarrier();
+        w.fused(gemm);
+        iris.synchronize();
+        String mine = StepOutputCheck.compare(StepOutputCheck.download(w.outputs()), reference);
+        return Verifier.OK.equals(mine) ? mine : "rank " + rank + ": " + mine;
+    }
+
+    private void record(StepShape s, String impl, RoundTimes r, String check) {
+        if (r == null || r.rounds() == 0) {
+            record(StepMeasurement.failed(s.tokens(), s.hidden(), s.ffn(), world, impl, check.isEmpty() ? "nothing timed" : check));
+            return;
+        }
+        TimingStats all = r.all();
+        record(new StepMeasurement(s.tokens(), s.hidden(), s.ffn(), world, impl, all.reps(), all.medianUs(), all.minUs(), all.maxUs(),
+                r.roundMediansUs(), s.flopsPerRank(world), s.commBytesPerRank(world), check));
+    }
+
+    private void record(StepMeasurement m) {
+        measurements.add(m);
+        if (rank != 0) {
+            return;
+        }
+        String what = String.format(Locale.ROOT, "  %-18s %-13s", m.tokens() + "x" + m.hidden() + "x" + m.ffn(), m.impl());
+        if (!m.timed()) {
+            System.out.println(what + " " + m.check());
+        } else {
+            System.out.printf(Locale.ROOT, "%s %10.1f us (slowest rank per step; min %.1f, max %.1f)%s%n", what, m.medianUs(),
+                    m.minUs(), m.maxUs(), m.check().isEmpty() ? "" : " check: " + m.check());
+        }
+    }
+
+    /** Collective: frees the timer's events. */
+    @Override
+    public void close() {
+        timer.close();
+    }
+}
