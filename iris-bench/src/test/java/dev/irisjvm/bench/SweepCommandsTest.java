@@ -9,6 +9,7 @@ import dev.irisjvm.bench.fused.FusedSweep;
 import dev.irisjvm.bench.gemm.GemmSweep;
 import dev.irisjvm.bench.jit.JitBench;
 import dev.irisjvm.bench.moe.MoeSweep;
+import dev.irisjvm.bench.nodes.NodesSweep;
 import dev.irisjvm.bench.report.ReportKind;
 import dev.irisjvm.bench.rma.RmaSweep;
 import dev.irisjvm.bench.step.StepSweep;
@@ -39,6 +40,7 @@ class SweepCommandsTest {
                 Arguments.of(ReportKind.FUSED, (Supplier<SweepCommand>) FusedSweep::new, "--reps", "5", "--reps 5 is below 20"),
                 Arguments.of(ReportKind.MOE, (Supplier<SweepCommand>) MoeSweep::new, "--warmup", "-1", "--warmup must be >= 0, got -1"),
                 Arguments.of(ReportKind.STEP, (Supplier<SweepCommand>) StepSweep::new, "--reps", "2", "--reps 2 is below 5"),
+                Arguments.of(ReportKind.NODES, (Supplier<SweepCommand>) NodesSweep::new, "--reps", "4", "--reps 4 is below 5"),
                 Arguments.of(ReportKind.JIT, (Supplier<SweepCommand>) JitBench::new, "--cold-reps", "2",
                         "--cold-reps must be >= 3, got 2"));
     }

@@ -30,9 +30,15 @@ record BenchHome(Path root, String java, String classPath) {
         return root.resolve("bin/iris-run").toString();
     }
 
-    /** {@code bin/iris-run -n N --} before a rank's command. */
-    List<String> launch(int ranks) {
-        return List.of(launcher(), "-n", Integer.toString(ranks), "--");
+    /**
+     * {@code bin/iris-run OPTIONS -n N --} before a rank's command; OPTIONS e.g. {@code --nnodes 2
+     * --simulate-nodes} for N ranks on each of 2 simulated nodes, or none for N ranks on this host.
+     */
+    List<String> launch(List<String> options, int ranks) {
+        List<String> words = new ArrayList<>(List.of(launcher()));
+        words.addAll(options);
+        words.addAll(List.of("-n", Integer.toString(ranks), "--"));
+        return List.copyOf(words);
     }
 
     /** {@code java -cp CP MAIN} */

@@ -62,8 +62,24 @@ abstract class BenchRun implements Callable<Integer> {
         return kind;
     }
 
-    /** Ranks to start through bin/iris-run, or 0 for one JVM without the launcher; throws IllegalArgumentException on bad usage. */
+    /**
+     * Ranks to start through bin/iris-run (on each node, where {@link #launchOptions()} name
+     * several), or 0 for one JVM without the launcher; throws IllegalArgumentException on bad usage.
+     */
     abstract int ranks();
+
+    /**
+     * Launcher options before {@code -n}, e.g. {@code --nnodes 2 --simulate-nodes}, which make
+     * {@link #ranks()} the ranks of each node rather than of the job.
+     */
+    List<String> launchOptions() {
+        return List.of();
+    }
+
+    /** {@code bin/iris-run [launchOptions] -n N --}, before each rank's command. */
+    List<String> launch(int ranks) {
+        return home.launch(launchOptions(), ranks);
+    }
 
     /** The JMH benchmarks (a regular expression), or null for none. */
     String jmhBenchmarks() {
@@ -114,13 +130,15 @@ abstract class BenchRun implements Callable<Integer> {
             return EXIT_USAGE;
         }
         Path work = Files.createTempDirectory("iris-bench-" + kind().prefix() + ".");
-        System.out.println(name() + ": " + (n == 0 ? "one GPU" : n + " rank(s)") + ", raw results in " + work + ", report in " + out);
+        String ranks = n == 0 ? "one GPU"
+                : n + " rank(s)" + (launchOptions().isEmpty() ? "" : " per node (" + String.join(" ", launchOptions()) + ")");
+        System.out.println(name() + ": " + ranks + ", raw results in " + work + ", report in " + out);
         List<String> shownArgs = new ArrayList<>(List.of("bin/iris-bench"));
         shownArgs.addAll(spec.root().commandLine().getParseResult().originalArgs());
         String runCommand = home.shown(shownArgs);
 
         Path sweepJson = work.resolve(kind().sweepFile());
-        List<String> sweep = new ArrayList<>(n == 0 ? List.of() : home.launch(n));
+        List<String> sweep = new ArrayList<>(n == 0 ? List.of() : launch(n));
         sweep.addAll(home.javaMain(sweepMain));
         sweep.addAll(List.of("--out", sweepJson.toString()));
         sweep.addAll(beforeSweep(work));
@@ -140,7 +158,7 @@ abstract class BenchRun implements Callable<Integer> {
         int jmhRc = 0;
         String jmhCommand = "";
         if (jmhBenchmarks() != null) {
-            List<String> jmh = new ArrayList<>(home.launch(n));
+            List<String> jmh = new ArrayList<>(launch(n));
             jmh.addAll(List.of("sh", "-c", JMH_SHELL, "sh", home.java(), home.classPath(), work.toString(), jmhBenchmarks(),
                     "-foe", "true", "-rf", "json"));
             jmh.addAll(jmhArgs());

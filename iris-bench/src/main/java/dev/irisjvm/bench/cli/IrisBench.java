@@ -15,13 +15,14 @@ import picocli.CommandLine.Command;
  * bin/iris-bench ccl -n 2 --out docs/benchmarks -- --ops all_reduce
  * bin/iris-bench moe -n 2                     # MoE dispatch and combine against NCCL all-to-all-v
  * bin/iris-bench step -n 2                    # a training step, fused against cuBLAS then NCCL
+ * bin/iris-bench nodes --nodes 2 -n 1         # world collectives on simulated nodes, two levels against flat NCCL
  * bin/iris-bench report fused                 # redraw docs/benchmarks/fused.md from its JSON
  * bin/iris-bench status --check
  * </pre>
  */
 @Command(name = "iris-bench", mixinStandardHelpOptions = true,
         subcommands = {GemmRun.class, CclRun.class, FusedRun.class, AttentionRun.class, RmaRun.class, JitRun.class, MoeRun.class,
-                StepRun.class, ReportCommand.class, StatusReport.class},
+                StepRun.class, NodesRun.class, ReportCommand.class, StatusReport.class},
         description = "Benchmarks of Iris for the JVM against cuBLAS, NCCL and PyTorch, measured in the same run, "
                 + "and their reports (docs/benchmarks). Pass/fail targets: docs/benchmarks/targets.json.")
 public final class IrisBench {

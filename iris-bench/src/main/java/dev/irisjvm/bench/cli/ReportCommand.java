@@ -24,13 +24,13 @@ import picocli.CommandLine.Parameters;
         description = "Renders a report (Markdown and PNG charts) from the raw JSON of a run; measures nothing.")
 final class ReportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "KIND", converter = KindConverter.class,
-            description = "gemm, gemm-suite, ccl, fused, attention, rma, jit, moe or training-step")
+            description = "gemm, gemm-suite, ccl, fused, attention, rma, jit, moe, training-step or nodes")
     ReportKind kind;
 
     @Option(names = "--out", paramLabel = "DIR", description = "the report's folder (default: docs/benchmarks of the project)")
     Path out;
 
-    @Option(names = "--sweep", paramLabel = "FILE", description = "the run's JSON (default: DIR/gemm-sweep.json, DIR/gemm-suite.json, DIR/attention-bench.json, ...; jit, moe and training-step render without one)")
+    @Option(names = "--sweep", paramLabel = "FILE", description = "the run's JSON (default: DIR/gemm-sweep.json, DIR/gemm-suite.json, DIR/attention-bench.json, ...; jit, moe, training-step and nodes render without one)")
     Path sweep;
 
     @Option(names = "--jmh", arity = "1..*", paramLabel = "FILE",

@@ -6,6 +6,7 @@ import dev.irisjvm.bench.results.FusedSweepResult;
 import dev.irisjvm.bench.results.GemmSweepResult;
 import dev.irisjvm.bench.results.JitBenchResult;
 import dev.irisjvm.bench.results.MoeSweepResult;
+import dev.irisjvm.bench.results.NodesSweepResult;
 import dev.irisjvm.bench.results.StepSweepResult;
 import dev.irisjvm.bench.results.SweepResult;
 import java.io.IOException;
@@ -53,6 +54,8 @@ public final class Report {
             case MOE -> new MoeDocument(copy == null ? null : read(copy, in.sweep(), MoeSweepResult::read), targets, raw.names(),
                     in.runCommand(), findings).write(out);
             case STEP -> new StepDocument(copy == null ? null : read(copy, in.sweep(), StepSweepResult::read), targets, raw.names(),
+                    in.runCommand(), findings).write(out);
+            case NODES -> new NodesDocument(copy == null ? null : read(copy, in.sweep(), NodesSweepResult::read), raw.names(),
                     in.runCommand(), findings).write(out);
             case ATTENTION -> new AttentionDocument(read(copy, in.sweep(), AttentionBenchResult::read), targets, raw.names(),
                     in.runCommand(), findings).write(out);

@@ -8,8 +8,8 @@ import java.util.List;
  *
  * @param out        the report's folder; the raw files are copied into it
  * @param sweep      the run's JSON (a SweepResult, GemmSweepResult, FusedSweepResult, AttentionBenchResult,
- *                   JitBenchResult, MoeSweepResult or StepSweepResult); null for a kind whose report stands without one
- *                   ({@link ReportKind#runOptional()})
+ *                   JitBenchResult, MoeSweepResult, StepSweepResult or NodesSweepResult); null for a kind whose report
+ *                   stands without one ({@link ReportKind#runOptional()})
  * @param jmh        JMH result files, one per rank (ccl, fused, rma; ignored by the others)
  * @param traces     folder of a fused sweep's Chrome traces, or null for the sweep JSON's folder
  * @param runCommand the command that ran everything, for the header, or null

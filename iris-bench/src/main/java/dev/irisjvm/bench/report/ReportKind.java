@@ -18,7 +18,9 @@ public enum ReportKind {
     JIT("jit", "jit-bench.json", JitDocument.MARKDOWN, "jit-findings.md"),
     MOE("moe", "moe-sweep.json", MoeDocument.MARKDOWN, "moe-findings.md"),
     /** Forward + backward of a tensor-parallel MLP, fused against cuBLAS then NCCL ({@code bin/iris-bench step}). */
-    STEP("training-step", "training-step.json", StepDocument.MARKDOWN, "training-step-findings.md");
+    STEP("training-step", "training-step.json", StepDocument.MARKDOWN, "training-step-findings.md"),
+    /** World collectives over several nodes, two levels against one flat NCCL collective ({@code bin/iris-bench nodes}). */
+    NODES("nodes", "nodes-sweep.json", NodesDocument.MARKDOWN, "nodes-findings.md");
 
     private final String prefix;
     private final String sweepFile;
@@ -34,7 +36,7 @@ public enum ReportKind {
 
     /**
      * The kind's name on the command line of {@code iris-bench report} and the prefix of its copied
-     * files: gemm, gemm-suite, ccl, fused, attention, rma, jit, moe, training-step.
+     * files: gemm, gemm-suite, ccl, fused, attention, rma, jit, moe, training-step, nodes.
      */
     public String prefix() {
         return prefix;
@@ -59,11 +61,12 @@ public enum ReportKind {
 
     /**
      * Whether the report stands without a run's JSON: jit.md's device-line counts come from the
-     * example sources, and its measured parts then say that they are pending a GPU run; moe.md and
-     * training-step.md then say what the benchmark measures and that the comparison is pending a run.
+     * example sources, and its measured parts then say that they are pending a GPU run; moe.md,
+     * training-step.md and nodes.md then say what the benchmark measures and that the comparison is
+     * pending a run.
      */
     public boolean runOptional() {
-        return this == JIT || this == MOE || this == STEP;
+        return this == JIT || this == MOE || this == STEP || this == NODES;
     }
 
     /** The glob of the JMH result files the folder keeps, one per rank. */
@@ -74,6 +77,6 @@ public enum ReportKind {
     /** The kind named {@code name} (any case). */
     public static ReportKind of(String name) {
         return OpNames.byId(values(), ReportKind::prefix, name,
-                "unknown report '" + name + "'; known: gemm, gemm-suite, ccl, fused, attention, rma, jit, moe, training-step");
+                "unknown report '" + name + "'; known: gemm, gemm-suite, ccl, fused, attention, rma, jit, moe, training-step, nodes");
     }
 }

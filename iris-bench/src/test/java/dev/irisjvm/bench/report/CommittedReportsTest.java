@@ -1,6 +1,7 @@
 package dev.irisjvm.bench.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -9,6 +10,8 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,13 +21,16 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Every report committed under docs/benchmarks renders again from its committed raw JSON with
  * {@code iris-bench report KIND}, to the same Markdown (jit.md also without a run, from the example
- * sources; moe.md and training-step.md without a run say what they will measure), and judges by
- * the targets file beside it: a broken renderer or a target that no longer comes from the data
- * file fails the build. A report whose first run is still to be committed (its JSON absent) is
- * skipped, unless it stands without one.
+ * sources; moe.md, training-step.md and nodes.md without a run say what they will measure), and
+ * judges by the targets file beside it: a broken renderer or a target that no longer comes from the
+ * data file fails the build. A report whose first run is still to be committed (its JSON absent) is
+ * skipped, unless it stands without one. jit.md and nodes.md judge nothing: jit records numbers, and
+ * nodes compares two implementations without a target.
  */
 class CommittedReportsTest {
     static final Path COMMITTED = Path.of("../docs/benchmarks");
+    /** The kinds whose report stands while their first run is still to be committed. */
+    private static final Set<ReportKind> PENDING_ALLOWED = EnumSet.of(ReportKind.MOE, ReportKind.STEP, ReportKind.NODES);
 
     @TempDir
     Path dir;
@@ -38,13 +44,15 @@ class CommittedReportsTest {
         String rendered = Files.readString(out.resolve(kind.markdown()));
         assertEquals(withoutWriteDate(Files.readString(COMMITTED.resolve(kind.markdown()))), withoutWriteDate(rendered),
                 kind + ": the committed report differs");
-        if (kind != ReportKind.JIT && runCommitted(kind)) {  // jit: numbers to record, no targets; moe, training-step: no run yet
+        if (judged(kind) && runCommitted(kind)) {  // moe, training-step: no run yet
             assertTrue(rendered.contains("## Target"), rendered);
+        } else if (!judged(kind)) {
+            assertFalse(rendered.contains("## Target"), kind + " has no target:\n" + rendered);
         }
     }
 
     @ParameterizedTest
-    @EnumSource(value = ReportKind.class, mode = EnumSource.Mode.EXCLUDE, names = "JIT")
+    @EnumSource(value = ReportKind.class, mode = EnumSource.Mode.EXCLUDE, names = {"JIT", "NODES"})
     void judgesByTheTargetsFileBesideTheReport(ReportKind kind) throws IOException {
         assumeRunCommitted(kind);
         Path out = copyOfCommitted(kind);
@@ -61,16 +69,21 @@ class CommittedReportsTest {
     }
 
     /**
-     * Only the MoE and training-step benchmarks may lack their run (their reports then say the
-     * comparison is pending); once moe-sweep.json or training-step.json is committed, its report is
-     * judged like the others.
+     * Only the MoE, training-step and nodes benchmarks may lack their run (their reports then say
+     * the comparison is pending); once moe-sweep.json or training-step.json is committed, its report
+     * is judged like the others.
      */
     private static void assumeRunCommitted(ReportKind kind) {
         assumeTrue(runCommitted(kind), "no " + kind.prefix() + " run committed yet");
     }
 
     private static boolean runCommitted(ReportKind kind) {
-        return (kind != ReportKind.MOE && kind != ReportKind.STEP) || Files.isRegularFile(COMMITTED.resolve(kind.sweepFile()));
+        return !PENDING_ALLOWED.contains(kind) || Files.isRegularFile(COMMITTED.resolve(kind.sweepFile()));
+    }
+
+    /** Whether the kind's report judges by targets.json: jit records numbers, nodes compares without a target. */
+    private static boolean judged(ReportKind kind) {
+        return kind != ReportKind.JIT && kind != ReportKind.NODES;
     }
 
     /** The report without its "report written" line, the one line that differs from one rendering to the next. */

@@ -1,0 +1,135 @@
+package dev.irisjvm.bench.nodes;
+
+import static dev.irisjvm.bench.OptionChecks.atLeast;
+import static dev.irisjvm.bench.OptionChecks.require;
+
+import dev.irisjvm.bench.OptionChecks;
+import dev.irisjvm.bench.ccl.CclOp;
+import dev.irisjvm.bench.rma.SizeList;
+import dev.irisjvm.core.DType;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Option;
+
+/**
+ * The command-line options of {@link NodesSweep}.
+ *
+ * <pre>{@code
+ * NodesOptions o = new NodesOptions();
+ * new CommandLine(o).parseArgs("--sizes", "1m,16m", "--ops", "all_reduce");
+ * o.validate();
+ * o.sizes();   // [1048576, 16777216]
+ * }</pre>
+ */
+public final class NodesOptions {
+    /** Fewest timed calls per round (medians of fewer are too noisy to publish). */
+    public static final int MIN_REPS = 5;
+    /** The world collectives that have both a two-level and a flat NCCL form. */
+    static final List<CclOp> OPS = List.of(CclOp.ALL_REDUCE, CclOp.ALL_GATHER, CclOp.REDUCE_SCATTER, CclOp.ALL_TO_ALL);
+
+    @Option(names = "--out", defaultValue = "nodes-sweep.json", description = "Result JSON, written by rank 0 (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    @Option(names = "--ops", defaultValue = "all_reduce,all_gather,reduce_scatter,all_to_all",
+            description = "Comma-separated world collectives (default: ${DEFAULT-VALUE}).")
+    String ops;
+
+    @Option(names = "--sizes", defaultValue = "1m,16m,64m,256m",
+            description = "Comma-separated sizes as nccl-tests names them (all-gather: the output per rank, reduce-scatter: the "
+                    + "input per rank), with binary suffixes (default: ${DEFAULT-VALUE}).")
+    String sizes;
+
+    @Option(names = "--dtype", defaultValue = "bf16", description = "bf16, f16 or f32 (default: ${DEFAULT-VALUE}).")
+    String dtype;
+
+    @Option(names = "--warmup", defaultValue = "3", description = "Untimed calls per implementation, point and round (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--reps", defaultValue = "10",
+            description = "Timed calls per implementation, point and round, at least " + MIN_REPS + " (default: ${DEFAULT-VALUE}).")
+    int reps;
+
+    @Option(names = "--rounds", defaultValue = "4",
+            description = "Rounds per point, the implementations' order changing each round (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--heap-gib", defaultValue = "8",
+            description = "Symmetric heap per rank in GiB: the largest point's three buffers and the world collectives' "
+                    + "workspace (default: ${DEFAULT-VALUE}).")
+    int heapGib;
+
+    @Option(names = "--device-timeout-ms", defaultValue = "60000", description = "Device wait timeout (default: ${DEFAULT-VALUE}).")
+    long deviceTimeoutMs;
+
+    @Option(names = "--seed", defaultValue = "24", description = "Seed of the inputs (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    /** Throws IllegalArgumentException naming the bad option. */
+    public void validate() {
+        require(reps >= MIN_REPS, "--reps " + reps + " is below " + MIN_REPS);
+        atLeast("--warmup", warmup, 0);
+        atLeast("--rounds", rounds, 1);
+        atLeast("--heap-gib", heapGib, 1);
+        atLeast("--device-timeout-ms", deviceTimeoutMs, 1);
+        ops();
+        sizes();
+        dtype();
+    }
+
+    List<CclOp> ops() {
+        List<CclOp> list = CclOp.parseList(ops);
+        require(!list.isEmpty(), "--ops names nothing");
+        for (CclOp op : list) {
+            require(OPS.contains(op), "--ops: " + op.id() + " has no two-level form to compare; known: all_reduce, all_gather, "
+                    + "reduce_scatter, all_to_all");
+        }
+        return list;
+    }
+
+    List<Long> sizes() {
+        List<Long> list = OptionChecks.items(sizes).stream().map(SizeList::parse).toList();
+        require(!list.isEmpty(), "--sizes names nothing");
+        for (long s : list) {
+            require(s >= 8, "--sizes: " + SizeList.format(s) + " is below 8 bytes");
+        }
+        return list;
+    }
+
+    DType dtype() {
+        return switch (dtype.trim().toLowerCase(Locale.ROOT)) {
+            case "bf16" -> DType.BF16;
+            case "f16" -> DType.F16;
+            case "f32" -> DType.F32;
+            default -> throw new IllegalArgumentException("--dtype '" + dtype + "': expected bf16, f16 or f32");
+        };
+    }
+
+    Path out() {
+        return out;
+    }
+
+    int warmup() {
+        return warmup;
+    }
+
+    int reps() {
+        return reps;
+    }
+
+    int rounds() {
+        return rounds;
+    }
+
+    long heapBytes() {
+        return (long) heapGib << 30;
+    }
+
+    long deviceTimeoutMs() {
+        return deviceTimeoutMs;
+    }
+
+    long seed() {
+        return seed;
+    }
+}
