@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.nodes;
 
+import dev.irisjvm.bench.RoundsOptions;
 import dev.irisjvm.bench.Seeds;
 import dev.irisjvm.bench.ccl.CclOp;
 import dev.irisjvm.bench.gemm.RoundOrder;
@@ -44,6 +45,7 @@ final class NodesBench implements AutoCloseable {
 
     private final Iris iris;
     private final NodesOptions options;
+    private final RoundsOptions timing;
     private final WorldCollectives collectives;
     private final NcclCommunicator flat;
     private final DType dtype;
@@ -60,6 +62,7 @@ final class NodesBench implements AutoCloseable {
     NodesBench(Iris iris, NodesOptions options, WorldCollectives collectives, NcclCommunicator flat, RmaKernels kernels) {
         this.iris = iris;
         this.options = options;
+        this.timing = options.rounds();
         this.collectives = collectives;
         this.flat = flat;
         this.dtype = options.dtype();
@@ -84,7 +87,7 @@ final class NodesBench implements AutoCloseable {
             notRun(op, bytes, SizeList.format(bytes) + " of " + dtype + " does not split into whole elements per rank and node");
             return;
         }
-        try (SymTensor in = iris.heap().uniform(Seeds.point(options.seed(), number, rank), -1, 1, dtype, shape.inCount());
+        try (SymTensor in = iris.heap().uniform(Seeds.point(timing.seed(), number, rank), -1, 1, dtype, shape.inCount());
              SymTensor twoLevel = iris.heap().empty(dtype, shape.outCount());
              SymTensor reference = iris.heap().empty(dtype, shape.outCount())) {
             List<Timed> impls = List.of(
@@ -159,11 +162,11 @@ final class NodesBench implements AutoCloseable {
         for (Timed i : impls) {
             times.put(i.impl(), new RoundTimes());
         }
-        for (int round = 0; round < options.rounds(); round++) {
+        for (int round = 0; round < timing.rounds(); round++) {
             for (Timed i : RoundOrder.of(impls, round)) {
                 if (failed.containsKey(i.impl())) continue;
                 Lockstep.Outcome o = lockstep.everyone(null,
-                        () -> timer.run(options.warmup(), options.reps(), r -> iris.barrier(stream), r -> i.call().accept(stream), true),
+                        () -> timer.run(timing.warmup(), timing.reps(), r -> iris.barrier(stream), r -> i.call().accept(stream), true),
                         null);
                 if (o.millis() == null) {
                     failed.put(i.impl(), NodesMeasurement.NOT_RUN + o.check());

@@ -1,19 +1,21 @@
 package dev.irisjvm.bench.nodes;
 
-import static dev.irisjvm.bench.OptionChecks.atLeast;
 import static dev.irisjvm.bench.OptionChecks.require;
 
 import dev.irisjvm.bench.OptionChecks;
+import dev.irisjvm.bench.RoundsOptions;
 import dev.irisjvm.bench.ccl.CclOp;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.core.DType;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * The command-line options of {@link NodesSweep}.
+ * The command-line options of {@link NodesSweep}: the operations, sizes and type, the output, and
+ * {@link RoundsOptions}.
  *
  * <pre>{@code
  * NodesOptions o = new NodesOptions();
@@ -23,8 +25,6 @@ import picocli.CommandLine.Option;
  * }</pre>
  */
 public final class NodesOptions {
-    /** Fewest timed calls per round (medians of fewer are too noisy to publish). */
-    public static final int MIN_REPS = 5;
     /** The world collectives that have both a two-level and a flat NCCL form. */
     static final List<CclOp> OPS = List.of(CclOp.ALL_REDUCE, CclOp.ALL_GATHER, CclOp.REDUCE_SCATTER, CclOp.ALL_TO_ALL);
 
@@ -43,35 +43,13 @@ public final class NodesOptions {
     @Option(names = "--dtype", defaultValue = "bf16", description = "bf16, f16 or f32 (default: ${DEFAULT-VALUE}).")
     String dtype;
 
-    @Option(names = "--warmup", defaultValue = "3", description = "Untimed calls per implementation, point and round (default: ${DEFAULT-VALUE}).")
-    int warmup;
-
-    @Option(names = "--reps", defaultValue = "10",
-            description = "Timed calls per implementation, point and round, at least " + MIN_REPS + " (default: ${DEFAULT-VALUE}).")
-    int reps;
-
-    @Option(names = "--rounds", defaultValue = "4",
-            description = "Rounds per point, the implementations' order changing each round (default: ${DEFAULT-VALUE}).")
-    int rounds;
-
-    @Option(names = "--heap-gib", defaultValue = "8",
-            description = "Symmetric heap per rank in GiB: the largest point's three buffers and the world collectives' "
-                    + "workspace (default: ${DEFAULT-VALUE}).")
-    int heapGib;
-
-    @Option(names = "--device-timeout-ms", defaultValue = "60000", description = "Device wait timeout (default: ${DEFAULT-VALUE}).")
-    long deviceTimeoutMs;
-
-    @Option(names = "--seed", defaultValue = "24", description = "Seed of the inputs (default: ${DEFAULT-VALUE}).")
-    long seed;
+    /** The largest default point's three buffers and the world collectives' workspace fit in 8 GiB. */
+    @Mixin
+    RoundsOptions rounds = new RoundsOptions(8, 24);
 
     /** Throws IllegalArgumentException naming the bad option. */
     public void validate() {
-        require(reps >= MIN_REPS, "--reps " + reps + " is below " + MIN_REPS);
-        atLeast("--warmup", warmup, 0);
-        atLeast("--rounds", rounds, 1);
-        atLeast("--heap-gib", heapGib, 1);
-        atLeast("--device-timeout-ms", deviceTimeoutMs, 1);
+        rounds.validate();
         ops();
         sizes();
         dtype();
@@ -109,27 +87,7 @@ public final class NodesOptions {
         return out;
     }
 
-    int warmup() {
-        return warmup;
-    }
-
-    int reps() {
-        return reps;
-    }
-
-    int rounds() {
+    RoundsOptions rounds() {
         return rounds;
-    }
-
-    long heapBytes() {
-        return (long) heapGib << 30;
-    }
-
-    long deviceTimeoutMs() {
-        return deviceTimeoutMs;
-    }
-
-    long seed() {
-        return seed;
     }
 }

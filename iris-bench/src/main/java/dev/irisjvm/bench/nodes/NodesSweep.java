@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.nodes;
 
+import dev.irisjvm.bench.RoundsOptions;
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SweepCommand;
 import dev.irisjvm.bench.ccl.CclOp;
@@ -57,8 +58,9 @@ public final class NodesSweep extends SweepCommand {
         if (!valid(options::validate)) {
             return EXIT_USAGE;
         }
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(options.heapBytes())
-                .withDeviceTimeout(Duration.ofMillis(options.deviceTimeoutMs()));
+        RoundsOptions timing = options.rounds();
+        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(timing.heapBytes())
+                .withDeviceTimeout(Duration.ofMillis(timing.deviceTimeoutMs()));
         List<NodesMeasurement> results;
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library); WorldCollectives collectives = WorldCollectives.create(iris)) {
@@ -76,7 +78,7 @@ public final class NodesSweep extends SweepCommand {
             if (iris.rank() == 0) {
                 System.out.println("NodesSweep: " + nodes + " nodes x " + ranksPerNode + " ranks" + (simulated ? " simulated on one host "
                         + "(NCCL between the nodes over loopback sockets: says nothing about a real network)" : "") + ", " + hardware
-                        + ", " + software + ", heap " + SizeList.format(config.heapSize()) + " per rank, seed " + options.seed());
+                        + ", " + software + ", heap " + SizeList.format(config.heapSize()) + " per rank, seed " + timing.seed());
                 if (perGpu > 1) {
                     System.out.println("NodesSweep: the ranks share GPUs (up to " + perGpu + " per GPU): the outputs are checked, "
                             + "but the times measure the ranks' turns on each GPU and the report compares nothing");
@@ -100,7 +102,7 @@ public final class NodesSweep extends SweepCommand {
             if (iris.rank() == 0) {
                 NodesSweepResult sweep = new NodesSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware,
                         software, command(nodes, ranksPerNode, simulated), iris.worldSize(), nodes, ranksPerNode,
-                        simulated, perGpu, options.warmup(), options.reps(), options.rounds(), options.seed(), results);
+                        simulated, perGpu, timing.warmup(), timing.reps(), timing.rounds(), timing.seed(), results);
                 RunRecord.write(options.out(), sweep::write);
                 System.out.println("NodesSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
             }

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.step;
 
+import dev.irisjvm.bench.RoundsOptions;
 import dev.irisjvm.bench.gemm.RoundOrder;
 import dev.irisjvm.bench.gemm.RoundTimes;
 import dev.irisjvm.bench.results.StepMeasurement;
@@ -44,6 +45,7 @@ final class StepBench implements AutoCloseable {
 
     private final Iris iris;
     private final StepOptions options;
+    private final RoundsOptions timing;
     private final Gemm gemm;
     private final CublasGemm cublas;
     private final NcclComm nccl;
@@ -57,6 +59,7 @@ final class StepBench implements AutoCloseable {
     StepBench(Iris iris, StepOptions options, Gemm gemm, CublasGemm cublas, NcclComm nccl, RmaKernels kernels) {
         this.iris = iris;
         this.options = options;
+        this.timing = options.rounds();
         this.gemm = gemm;
         this.cublas = cublas;
         this.nccl = nccl;
@@ -78,7 +81,7 @@ final class StepBench implements AutoCloseable {
             notRun(s, unsplittable);
             return;
         }
-        try (StepWorkload w = new StepWorkload(iris, s, elementwise, options.seed())) {
+        try (StepWorkload w = new StepWorkload(iris, s, elementwise, timing.seed())) {
             List<Timed> impls = List.of(
                     new Timed(StepMeasurement.FUSED, () -> w.fused(gemm)),
                     new Timed(StepMeasurement.BASELINE, () -> w.baseline(cublas, nccl)),
@@ -120,11 +123,11 @@ final class StepBench implements AutoCloseable {
         for (Timed i : impls) {
             times.put(i.impl(), new RoundTimes());
         }
-        for (int round = 0; round < options.rounds(); round++) {
+        for (int round = 0; round < timing.rounds(); round++) {
             for (Timed i : RoundOrder.of(impls, round)) {
                 if (failed.containsKey(i.impl())) continue;
                 Lockstep.Outcome o = lockstep.everyone(null,
-                        () -> timer.run(options.warmup(), options.reps(), r -> iris.barrier(stream), r -> i.step().run(), true), null);
+                        () -> timer.run(timing.warmup(), timing.reps(), r -> iris.barrier(stream), r -> i.step().run(), true), null);
                 if (o.millis() == null) {
                     failed.put(i.impl(), StepMeasurement.NOT_RUN + o.check());
                 } else {

@@ -1,13 +1,12 @@
 package dev.irisjvm.bench.step;
 
-import static dev.irisjvm.bench.OptionChecks.atLeast;
-import static dev.irisjvm.bench.OptionChecks.require;
-
+import dev.irisjvm.bench.RoundsOptions;
 import java.nio.file.Path;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * The command-line options of {@link StepSweep}.
+ * The command-line options of {@link StepSweep}: the shape, the output, and {@link RoundsOptions}.
  *
  * <pre>{@code
  * StepOptions o = new StepOptions();
@@ -17,9 +16,6 @@ import picocli.CommandLine.Option;
  * }</pre>
  */
 public final class StepOptions {
-    /** Fewest timed steps per round (medians of fewer are too noisy to publish). */
-    public static final int MIN_REPS = 5;
-
     @Option(names = "--out", defaultValue = "training-step.json", description = "Result JSON, written by rank 0 (default: ${DEFAULT-VALUE}).")
     Path out;
 
@@ -28,34 +24,13 @@ public final class StepOptions {
                     + "(default: ${DEFAULT-VALUE}, Llama-3 70B's MLP).")
     String shape;
 
-    @Option(names = "--warmup", defaultValue = "3", description = "Untimed steps per implementation and round (default: ${DEFAULT-VALUE}).")
-    int warmup;
-
-    @Option(names = "--reps", defaultValue = "10",
-            description = "Timed steps per implementation and round, at least " + MIN_REPS + " (default: ${DEFAULT-VALUE}).")
-    int reps;
-
-    @Option(names = "--rounds", defaultValue = "4",
-            description = "Rounds, the implementations' order changing each round (default: ${DEFAULT-VALUE}).")
-    int rounds;
-
-    @Option(names = "--heap-gib", defaultValue = "16",
-            description = "Symmetric heap per rank in GiB; the default shape needs about 4 on two ranks (default: ${DEFAULT-VALUE}).")
-    int heapGib;
-
-    @Option(names = "--device-timeout-ms", defaultValue = "60000", description = "Device wait timeout (default: ${DEFAULT-VALUE}).")
-    long deviceTimeoutMs;
-
-    @Option(names = "--seed", defaultValue = "25", description = "Seed of the inputs (default: ${DEFAULT-VALUE}).")
-    long seed;
+    /** The default shape needs about 4 GiB of heap per rank on two ranks. */
+    @Mixin
+    RoundsOptions rounds = new RoundsOptions(16, 25);
 
     /** Throws IllegalArgumentException naming the bad option. */
     public void validate() {
-        require(reps >= MIN_REPS, "--reps " + reps + " is below " + MIN_REPS);
-        atLeast("--warmup", warmup, 0);
-        atLeast("--rounds", rounds, 1);
-        atLeast("--heap-gib", heapGib, 1);
-        atLeast("--device-timeout-ms", deviceTimeoutMs, 1);
+        rounds.validate();
         shape();
     }
 
@@ -67,27 +42,7 @@ public final class StepOptions {
         return out;
     }
 
-    int warmup() {
-        return warmup;
-    }
-
-    int reps() {
-        return reps;
-    }
-
-    int rounds() {
+    RoundsOptions rounds() {
         return rounds;
-    }
-
-    long heapBytes() {
-        return (long) heapGib << 30;
-    }
-
-    long deviceTimeoutMs() {
-        return deviceTimeoutMs;
-    }
-
-    long seed() {
-        return seed;
     }
 }

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.step;
 
+import dev.irisjvm.bench.RoundsOptions;
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SweepCommand;
 import dev.irisjvm.bench.results.StepMeasurement;
@@ -55,8 +56,9 @@ public final class StepSweep extends SweepCommand {
         if (!valid(options::validate)) {
             return EXIT_USAGE;
         }
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(options.heapBytes())
-                .withDeviceTimeout(Duration.ofMillis(options.deviceTimeoutMs()));
+        RoundsOptions timing = options.rounds();
+        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(timing.heapBytes())
+                .withDeviceTimeout(Duration.ofMillis(timing.deviceTimeoutMs()));
         StepShape shape = options.shape();
         List<StepMeasurement> results;
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
@@ -76,7 +78,7 @@ public final class StepSweep extends SweepCommand {
                 if (iris.rank() == 0) {
                     System.out.println("StepSweep: " + shape + " on " + iris.worldSize() + " ranks (TP " + iris.worldSize() + "), "
                             + hardware + ", " + software + ", heap " + SizeList.format(config.heapSize()) + " per rank, seed "
-                            + options.seed());
+                            + timing.seed());
                     if (perGpu > 1) {
                         System.out.println("StepSweep: the ranks share GPUs (up to " + perGpu + " per GPU): the outputs are checked, "
                                 + "but the times measure the ranks' turns on each GPU and the report compares nothing");
@@ -93,7 +95,7 @@ public final class StepSweep extends SweepCommand {
                 if (iris.rank() == 0) {
                     StepSweepResult sweep = new StepSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware,
                             software, RunRecord.command(iris.worldSize(), StepSweep.class, spec), iris.worldSize(), perGpu,
-                            options.warmup(), options.reps(), options.rounds(), options.seed(), results);
+                            timing.warmup(), timing.reps(), timing.rounds(), timing.seed(), results);
                     RunRecord.write(options.out(), sweep::write);
                     System.out.println("StepSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
                 }

@@ -40,9 +40,9 @@ class StepShapeTest {
         new CommandLine(o).parseArgs("--shape", "2048x2048x8192", "--rounds", "2");
         o.validate();
         assertEquals(new StepShape(2048, 2048, 8192), o.shape());
-        assertEquals(2, o.rounds());
+        assertEquals(2, o.rounds().rounds());
         StepOptions few = new StepOptions();
         new CommandLine(few).parseArgs("--reps", "4");
-        assertEquals("--reps 4 is below " + StepOptions.MIN_REPS, assertThrows(IllegalArgumentException.class, few::validate).getMessage());
+        assertEquals("--reps 4 is below " + dev.irisjvm.bench.RoundsOptions.MIN_REPS, assertThrows(IllegalArgumentException.class, few::validate).getMessage());
     }
 }

@@ -1,0 +1,79 @@
+package dev.irisjvm.bench;
+
+import static dev.irisjvm.bench.OptionChecks.atLeast;
+import static dev.irisjvm.bench.OptionChecks.require;
+
+import picocli.CommandLine.Option;
+
+/**
+ * The options of a sweep that times its implementations in rounds (a picocli mixin): warm-up and
+ * timed calls per implementation and round, rounds, the heap, the device deadline and the seed.
+ * Each sweep gives its own heap size and seed; the defaults are the field values, which picocli
+ * shows as such.
+ *
+ * <pre>{@code
+ * @Mixin RoundsOptions rounds = new RoundsOptions(16, 25);   // 16 GiB of heap, seed 25
+ * rounds.validate();                                          // names the option that is out of range
+ * }</pre>
+ */
+public final class RoundsOptions {
+    /** Fewest timed calls per round (medians of fewer are too noisy to publish). */
+    public static final int MIN_REPS = 5;
+
+    @Option(names = "--warmup", description = "Untimed calls per implementation and round (default: ${DEFAULT-VALUE}).")
+    int warmup = 3;
+
+    @Option(names = "--reps", description = "Timed calls per implementation and round, at least " + MIN_REPS
+            + " (default: ${DEFAULT-VALUE}).")
+    int reps = 10;
+
+    @Option(names = "--rounds", description = "Rounds, the implementations' order changing each round (default: ${DEFAULT-VALUE}).")
+    int rounds = 4;
+
+    @Option(names = "--heap-gib", description = "Symmetric heap per rank in GiB (default: ${DEFAULT-VALUE}).")
+    int heapGib;
+
+    @Option(names = "--device-timeout-ms", description = "Device wait timeout (default: ${DEFAULT-VALUE}).")
+    long deviceTimeoutMs = 60_000;
+
+    @Option(names = "--seed", description = "Seed of the inputs (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    public RoundsOptions(int heapGib, long seed) {
+        this.heapGib = heapGib;
+        this.seed = seed;
+    }
+
+    /** Throws IllegalArgumentException naming the bad option. */
+    public void validate() {
+        require(reps >= MIN_REPS, "--reps " + reps + " is below " + MIN_REPS);
+        atLeast("--warmup", warmup, 0);
+        atLeast("--rounds", rounds, 1);
+        atLeast("--heap-gib", heapGib, 1);
+        atLeast("--device-timeout-ms", deviceTimeoutMs, 1);
+    }
+
+    public int warmup() {
+        return warmup;
+    }
+
+    public int reps() {
+        return reps;
+    }
+
+    public int rounds() {
+        return rounds;
+    }
+
+    public long heapBytes() {
+        return (long) heapGib << 30;
+    }
+
+    public long deviceTimeoutMs() {
+        return deviceTimeoutMs;
+    }
+
+    public long seed() {
+        return seed;
+    }
+}
