@@ -1,14 +1,13 @@
 package dev.irisjvm.bench.moe;
 
 import dev.irisjvm.bench.Seeds;
-import dev.irisjvm.bench.gemm.RoundOrder;
 import dev.irisjvm.bench.gemm.RoundTimes;
 import dev.irisjvm.bench.results.MoeMeasurement;
 import dev.irisjvm.bench.rma.Lockstep;
 import dev.irisjvm.bench.rma.RepTimer;
 import dev.irisjvm.bench.rma.RmaKernels;
-import dev.irisjvm.bench.rma.SlowestRank;
 import dev.irisjvm.bench.rma.TimingStats;
+import dev.irisjvm.bench.rma.TurnsInRounds;
 import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
@@ -38,7 +37,7 @@ import java.util.Map;
  *       NCCL's rows, combine of identity experts against the host's sums; the same for the
  *       low-latency mode;</li>
  *   <li>rounds: in each, every implementation of every operation (dispatch, combine, dispatch +
- *       combine; iris, iris_ll, nccl) in {@link RoundOrder}'s order of that round, each timed with
+ *       combine; iris, iris_ll, nccl) in an order that changes every round ({@link TurnsInRounds}), each timed with
  *       {@link RepTimer} (warm-up calls, then the timed ones queued behind a gate, each preceded by
  *       an untimed device barrier of all ranks and framed by its own CUDA events). What an
  *       operation needs before it (a combine's dispatch) runs before the barrier, untimed. Per
@@ -49,7 +48,7 @@ import java.util.Map;
  */
 final class MoeBench implements AutoCloseable {
     /** One implementation of one operation: the untimed work before each repetition, the timed work, and what leaves it clean. */
-    private record Timed(String op, String impl, RepTimer.Rep before, RepTimer.Rep body, Runnable after) {}
+    private record Timed(String op, String impl, RepTimer.Rep before, RepTimer.Rep body, Runnable after) implements TurnsInRounds.Turn {}
 
     private final Iris iris;
     private final MoeOptions options;
@@ -260,28 +259,10 @@ final class MoeBench implements AutoCloseable {
     // ---- timing ------------------------------------------------------------------------------------
 
     private void time(MoeCase c, List<Timed> impls, Map<Timed, String> checkOf) {
-        Map<Timed, RoundTimes> times = new LinkedHashMap<>();
-        Map<Timed, String> failed = new LinkedHashMap<>();
-        for (Timed i : impls) {
-            times.put(i, new RoundTimes());
-        }
-        for (int round = 0; round < options.rounds(); round++) {
-            for (Timed i : RoundOrder.of(impls, round)) {
-                if (failed.containsKey(i)) continue;
-                Lockstep.Outcome o = lockstep.everyone(null, () -> {
-                    try {
-                        return timer.run(options.warmup(), options.reps(), i.before(), i.body(), true);
-                    } finally {
-                        i.after().run();
-                    }
-                }, null);
-                if (o.millis() == null) {
-                    failed.put(i, o.check());
-                } else {
-                    times.get(i).add(SlowestRank.of(iris, o.millis()));
-                }
-            }
-        }
+        TurnsInRounds.Outcome<Timed> turns = TurnsInRounds.time(iris, lockstep, timer, impls, options.rounds(), options.warmup(),
+                options.reps());
+        Map<Timed, String> failed = turns.failures();
+        Map<Timed, RoundTimes> times = turns.times();
         for (Timed i : impls) {
             if (failed.containsKey(i)) {
                 record(failedPoint(c, i.op(), i.impl(), failed.get(i)));

@@ -3,7 +3,6 @@ package dev.irisjvm.bench.nodes;
 import dev.irisjvm.bench.RoundsOptions;
 import dev.irisjvm.bench.Seeds;
 import dev.irisjvm.bench.ccl.CclOp;
-import dev.irisjvm.bench.gemm.RoundOrder;
 import dev.irisjvm.bench.gemm.RoundTimes;
 import dev.irisjvm.bench.report.BusBandwidth;
 import dev.irisjvm.bench.results.NodesMeasurement;
@@ -11,8 +10,8 @@ import dev.irisjvm.bench.rma.Lockstep;
 import dev.irisjvm.bench.rma.RepTimer;
 import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.bench.rma.SizeList;
-import dev.irisjvm.bench.rma.SlowestRank;
 import dev.irisjvm.bench.rma.TimingStats;
+import dev.irisjvm.bench.rma.TurnsInRounds;
 import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
@@ -23,11 +22,8 @@ import dev.irisjvm.kernels.ccl.ReduceOp;
 import dev.irisjvm.kernels.ccl.WorldCollectives;
 import dev.irisjvm.kernels.nccl.NcclCommunicator;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.function.Consumer;
 
 /**
  * One point of the nodes benchmark on this rank (a world collective at one size); every rank runs
@@ -35,13 +31,18 @@ import java.util.function.Consumer;
  * distinct seed per rank; the check, once (both implementations into poisoned outputs, the
  * two-level output against the flat one, {@link NodesOutputCheck}); then rounds in which {@code
  * hierarchical} ({@link WorldCollectives}) and {@code flat_nccl} (one NCCL collective over every
- * rank) take turns in {@link RoundOrder}'s order, each timed with {@link RepTimer} (warm-up calls,
+ * rank) take turns in an order that changes every round ({@link TurnsInRounds}), each timed with {@link RepTimer} (warm-up calls,
  * then the timed ones queued behind a gate, each preceded by an untimed device barrier of all ranks
  * and framed by its own CUDA events). Per call the slowest rank's time counts. A failure on any
  * rank becomes the point's check text on every rank ({@link Lockstep}).
  */
 final class NodesBench implements AutoCloseable {
-    private record Timed(String impl, Consumer<Stream> call) {}
+    private record Timed(String impl, Runnable call, RepTimer.Rep before) implements TurnsInRounds.Turn {
+        @Override
+        public RepTimer.Rep body() {
+            return r -> call.run();
+        }
+    }
 
     private final Iris iris;
     private final NodesOptions options;
@@ -91,15 +92,17 @@ final class NodesBench implements AutoCloseable {
              SymTensor twoLevel = iris.heap().empty(dtype, shape.outCount());
              SymTensor reference = iris.heap().empty(dtype, shape.outCount())) {
             List<Timed> impls = List.of(
-                    new Timed(NodesMeasurement.HIERARCHICAL, s -> hierarchical(op, in, twoLevel, s)),
-                    new Timed(NodesMeasurement.FLAT, s -> flat(op, shape, in, reference, s)));
+                    timed(NodesMeasurement.HIERARCHICAL, () -> hierarchical(op, in, twoLevel, stream)),
+                    timed(NodesMeasurement.FLAT, () -> flat(op, shape, in, reference, stream)));
             Lockstep.Outcome checked = lockstep.everyone(null, () -> null, () -> check(op, impls, twoLevel, reference));
             String check = Verifier.agree(iris, checked.check());
-            Map<String, String> failed = new LinkedHashMap<>();
-            Map<String, RoundTimes> times = time(impls, failed);
+            TurnsInRounds.Outcome<Timed> turns = TurnsInRounds.time(iris, lockstep, timer, impls, timing.rounds(), timing.warmup(),
+                    timing.reps());
             for (Timed i : impls) {
-                String c = failed.getOrDefault(i.impl(), NodesMeasurement.FLAT.equals(i.impl()) ? NodesMeasurement.REFERENCE : check);
-                record(op, shape.bytes(), i.impl(), times.get(i.impl()), c);
+                String failure = turns.failures().get(i);
+                String c = failure != null ? NodesMeasurement.NOT_RUN + failure
+                        : NodesMeasurement.FLAT.equals(i.impl()) ? NodesMeasurement.REFERENCE : check;
+                record(op, shape.bytes(), i.impl(), turns.times().get(i), c);
             }
         } catch (RuntimeException e) {
             String why = Lockstep.oneLine(e);
@@ -150,32 +153,16 @@ final class NodesBench implements AutoCloseable {
         iris.synchronize();
         iris.hostBarrier();  // every rank poisoned before any peer stores into its output
         for (Timed i : impls) {
-            i.call().accept(stream);
+            i.call().run();
         }
         iris.synchronize();
         String why = NodesOutputCheck.compare(op.reduction(), dtype, world, twoLevel.toFloatArray(), reference.toFloatArray());
         return why == null ? Verifier.OK : "rank " + rank + ": " + why;
     }
 
-    private Map<String, RoundTimes> time(List<Timed> impls, Map<String, String> failed) {
-        Map<String, RoundTimes> times = new LinkedHashMap<>();
-        for (Timed i : impls) {
-            times.put(i.impl(), new RoundTimes());
-        }
-        for (int round = 0; round < timing.rounds(); round++) {
-            for (Timed i : RoundOrder.of(impls, round)) {
-                if (failed.containsKey(i.impl())) continue;
-                Lockstep.Outcome o = lockstep.everyone(null,
-                        () -> timer.run(timing.warmup(), timing.reps(), r -> iris.barrier(stream), r -> i.call().accept(stream), true),
-                        null);
-                if (o.millis() == null) {
-                    failed.put(i.impl(), NodesMeasurement.NOT_RUN + o.check());
-                } else {
-                    times.get(i.impl()).add(SlowestRank.of(iris, o.millis()));
-                }
-            }
-        }
-        return times;
+    /** A call that takes its turns after an untimed device barrier of all ranks. */
+    private Timed timed(String impl, Runnable call) {
+        return new Timed(impl, call, r -> iris.barrier(stream));
     }
 
     private void notRun(CclOp op, long bytes, String why) {
@@ -185,7 +172,7 @@ final class NodesBench implements AutoCloseable {
     }
 
     private void record(CclOp op, long bytes, String impl, RoundTimes r, String check) {
-        if (r == null || r.rounds() == 0) {
+        if (r == null) {
             record(NodesMeasurement.failed(op.id(), id(dtype), bytes, nodes, ranksPerNode, impl, check.isEmpty() ? "nothing timed" : check));
             return;
         }

@@ -27,32 +27,18 @@ import java.util.List;
  */
 public record NodesMeasurement(String op, String dtype, long bytes, int nodes, int ranksPerNode, String impl, int reps,
                                double medianUs, double minUs, double maxUs, List<Double> roundMediansUs, double busBandwidthGBs,
-                               String check) {
+                               String check) implements CheckedPoint {
     public static final String HIERARCHICAL = "hierarchical";
     public static final String FLAT = "flat_nccl";
-    public static final String OK = "ok";
-    public static final String REFERENCE = "reference";
-    /** How the check of a point that did not run starts. */
-    public static final String NOT_RUN = "not run: ";
 
     public NodesMeasurement {
         roundMediansUs = roundMediansUs == null ? List.of() : List.copyOf(roundMediansUs);
         check = check == null ? "" : check;
     }
 
-    /** Whether a time was measured. */
-    public boolean timed() {
-        return reps > 0 && medianUs > 0;
-    }
-
-    /** Whether the output check failed (not merely a point that did not run). */
-    public boolean checkFailed() {
-        return !check.isEmpty() && !OK.equals(check) && !REFERENCE.equals(check) && !check.startsWith(NOT_RUN);
-    }
-
     /** A point with nothing timed; its check says {@link #NOT_RUN} and {@code why}. */
     public static NodesMeasurement failed(String op, String dtype, long bytes, int nodes, int ranksPerNode, String impl, String why) {
         return new NodesMeasurement(op, dtype, bytes, nodes, ranksPerNode, impl, 0, 0, 0, 0, List.of(), 0,
-                why.startsWith(NOT_RUN) ? why : NOT_RUN + why);
+                CheckedPoint.notRun(why));
     }
 }

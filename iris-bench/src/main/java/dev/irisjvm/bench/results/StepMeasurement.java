@@ -28,35 +28,22 @@ import java.util.List;
  *                         where nothing was timed
  */
 public record StepMeasurement(int tokens, int hidden, int ffn, int world, String impl, int reps, double medianUs, double minUs,
-                              double maxUs, List<Double> roundMediansUs, double flopsPerRank, long commBytesPerRank, String check) {
+                              double maxUs, List<Double> roundMediansUs, double flopsPerRank, long commBytesPerRank, String check)
+        implements CheckedPoint {
     public static final String FUSED = "fused";
     public static final String BASELINE = "baseline";
     public static final String CUBLAS_GEMMS = "cublas_gemms";
     public static final String IRIS_GEMMS = "iris_gemms";
     public static final String NCCL = "nccl";
-    public static final String OK = "ok";
-    public static final String REFERENCE = "reference";
-    /** How the check of a point that did not run starts. */
-    public static final String NOT_RUN = "not run: ";
 
     public StepMeasurement {
         roundMediansUs = roundMediansUs == null ? List.of() : List.copyOf(roundMediansUs);
         check = check == null ? "" : check;
     }
 
-    /** Whether a time was measured. */
-    public boolean timed() {
-        return reps > 0 && medianUs > 0;
-    }
-
-    /** Whether the output check failed (not merely a point that did not run, or a part that is not checked). */
-    public boolean checkFailed() {
-        return !check.isEmpty() && !OK.equals(check) && !REFERENCE.equals(check) && !check.startsWith(NOT_RUN);
-    }
-
     /** A point with nothing timed; its check says {@link #NOT_RUN} and {@code why}. */
     public static StepMeasurement failed(int tokens, int hidden, int ffn, int world, String impl, String why) {
         return new StepMeasurement(tokens, hidden, ffn, world, impl, 0, 0, 0, 0, List.of(), 0, 0,
-                why.startsWith(NOT_RUN) ? why : NOT_RUN + why);
+                CheckedPoint.notRun(why));
     }
 }

@@ -1,14 +1,13 @@
 package dev.irisjvm.bench.step;
 
 import dev.irisjvm.bench.RoundsOptions;
-import dev.irisjvm.bench.gemm.RoundOrder;
 import dev.irisjvm.bench.gemm.RoundTimes;
 import dev.irisjvm.bench.results.StepMeasurement;
 import dev.irisjvm.bench.rma.Lockstep;
 import dev.irisjvm.bench.rma.RepTimer;
 import dev.irisjvm.bench.rma.RmaKernels;
-import dev.irisjvm.bench.rma.SlowestRank;
 import dev.irisjvm.bench.rma.TimingStats;
+import dev.irisjvm.bench.rma.TurnsInRounds;
 import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.DeviceModule;
 import dev.irisjvm.core.Iris;
@@ -18,10 +17,8 @@ import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.Gemm;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * The training-step benchmark on this rank; every rank runs the same calls in the same order.
@@ -30,7 +27,7 @@ import java.util.Map;
  * <ol>
  *   <li>rounds: in each, {@code fused} (the step with the fused operations), {@code baseline} (cuBLAS
  *       then NCCL), and the baseline's parts alone ({@code cublas_gemms}, {@code nccl}) and the
- *       library's GEMMs alone ({@code iris_gemms}), in {@link RoundOrder}'s order of that round, each
+ *       library's GEMMs alone ({@code iris_gemms}), in an order that changes every round ({@link TurnsInRounds}), each
  *       timed with {@link RepTimer} (warm-up steps, then the timed ones queued behind a gate, each
  *       preceded by an untimed device barrier of all ranks and framed by its own CUDA events). Per
  *       step the slowest rank's time counts;</li>
@@ -41,7 +38,7 @@ import java.util.Map;
  * A failure on any rank becomes the point's check text on every rank ({@link Lockstep}).
  */
 final class StepBench implements AutoCloseable {
-    private record Timed(String impl, Runnable step) {}
+    private record Timed(String impl, RepTimer.Rep before, RepTimer.Rep body) implements TurnsInRounds.Turn {}
 
     private final Iris iris;
     private final StepOptions options;
@@ -83,21 +80,22 @@ final class StepBench implements AutoCloseable {
         }
         try (StepWorkload w = new StepWorkload(iris, s, elementwise, timing.seed())) {
             List<Timed> impls = List.of(
-                    new Timed(StepMeasurement.FUSED, () -> w.fused(gemm)),
-                    new Timed(StepMeasurement.BASELINE, () -> w.baseline(cublas, nccl)),
-                    new Timed(StepMeasurement.CUBLAS_GEMMS, () -> w.cublasGemms(cublas)),
-                    new Timed(StepMeasurement.IRIS_GEMMS, () -> w.irisGemms(gemm)),
-                    new Timed(StepMeasurement.NCCL, () -> w.collectives(nccl)));
-            Map<String, String> checks = new LinkedHashMap<>();
-            Map<String, RoundTimes> times = time(impls, checks);
+                    timed(StepMeasurement.FUSED, () -> w.fused(gemm)),
+                    timed(StepMeasurement.BASELINE, () -> w.baseline(cublas, nccl)),
+                    timed(StepMeasurement.CUBLAS_GEMMS, () -> w.cublasGemms(cublas)),
+                    timed(StepMeasurement.IRIS_GEMMS, () -> w.irisGemms(gemm)),
+                    timed(StepMeasurement.NCCL, () -> w.collectives(nccl)));
+            TurnsInRounds.Outcome<Timed> turns = TurnsInRounds.time(iris, lockstep, timer, impls, timing.rounds(), timing.warmup(),
+                    timing.reps());
             String fusedCheck = Verifier.agree(iris, lockstep.everyone(null, () -> null, () -> check(w)).check());
             for (Timed i : impls) {
-                String check = checks.getOrDefault(i.impl(), switch (i.impl()) {
+                String failure = turns.failures().get(i);
+                String check = failure != null ? StepMeasurement.NOT_RUN + failure : switch (i.impl()) {
                     case StepMeasurement.FUSED -> fusedCheck;
                     case StepMeasurement.BASELINE -> StepMeasurement.REFERENCE;
                     default -> "";
-                });
-                record(s, i.impl(), times.get(i.impl()), check);
+                };
+                record(s, i.impl(), turns.times().get(i), check);
             }
         } catch (RuntimeException e) {
             String why = Lockstep.oneLine(e);
@@ -117,25 +115,9 @@ final class StepBench implements AutoCloseable {
         }
     }
 
-    /** Every implementation's times; {@code failed} gets the check text of those that failed to run. */
-    private Map<String, RoundTimes> time(List<Timed> impls, Map<String, String> failed) {
-        Map<String, RoundTimes> times = new LinkedHashMap<>();
-        for (Timed i : impls) {
-            times.put(i.impl(), new RoundTimes());
-        }
-        for (int round = 0; round < timing.rounds(); round++) {
-            for (Timed i : RoundOrder.of(impls, round)) {
-                if (failed.containsKey(i.impl())) continue;
-                Lockstep.Outcome o = lockstep.everyone(null,
-                        () -> timer.run(timing.warmup(), timing.reps(), r -> iris.barrier(stream), r -> i.step().run(), true), null);
-                if (o.millis() == null) {
-                    failed.put(i.impl(), StepMeasurement.NOT_RUN + o.check());
-                } else {
-                    times.get(i.impl()).add(SlowestRank.of(iris, o.millis()));
-                }
-            }
-        }
-        return times;
+    /** A step that takes its turns after an untimed device barrier of all ranks. */
+    private Timed timed(String impl, Runnable step) {
+        return new Timed(impl, r -> iris.barrier(stream), r -> step.run());
     }
 
     /** The baseline's step, then the fused step, from the same inputs into poisoned outputs: "ok" or what differs. */
@@ -157,7 +139,7 @@ final class StepBench implements AutoCloseable {
     }
 
     private void record(StepShape s, String impl, RoundTimes r, String check) {
-        if (r == null || r.rounds() == 0) {
+        if (r == null) {
             record(StepMeasurement.failed(s.tokens(), s.hidden(), s.ffn(), world, impl, check.isEmpty() ? "nothing timed" : check));
             return;
         }
