@@ -1,14 +1,16 @@
-// gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen kernels
+// gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen kernels of 128-row
+// tiles and the same sixteen of 64-row ("short") tiles, for problems of at most 64 rows
 //
-//   iris_gemm_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
-//                                   b: nk (B is N x K) | kn (B is K x N)   out: in | f32
+//   iris_gemm[_short]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
+//                                           b: nk (B is N x K) | kn (B is K x N)   out: in | f32
 //
 //   (iris_gemm_args: a_map, b_map, c, bias, m, n, k, ldc, group_m, alpha, beta; iris/abi/gemm.h)
 //
 // The kernel is iris::gemm::run with the grouped tile scheduler, the plain store epilogue and the
 // alpha/beta scaling (iris/gemm.cuh, the same building blocks a user's GEMM kernel takes);
-// dev.irisjvm.kernels.gemm.Gemm builds the descriptors and launches it with IRIS_GEMM_THREADS threads
-// and IRIS_GEMM_SHARED_BYTES of dynamic shared memory.
+// dev.irisjvm.kernels.gemm.Gemm builds the descriptors (A's box has the tile's rows) and launches
+// it with IRIS_GEMM_THREADS threads (IRIS_GEMM_SHORT_THREADS for short tiles) and
+// IRIS_GEMM_SHARED_BYTES of dynamic shared memory.
 #include "iris/abi/gemm.h"
 #include "iris/gemm.cuh"
 
@@ -16,13 +18,13 @@ IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 
 namespace {
 
-template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out>
+template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out, int Consumers>
 __device__ void gemm_entry(const iris_gemm_args& a) {
 #if IRIS_HAS_WGMMA
     // No context to record an error in: the library launches with IRIS_GEMM_SHARED_BYTES, which every
     // Config fits (config.cuh), so only a launch from outside it gives less, and then run returns
     // without writing C; running on would overrun shared memory.
-    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, IRIS_GEMM_TILE_N, A>;
+    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, IRIS_GEMM_TILE_N, A, Consumers>;
     iris::gemm::run<Cfg>(a);
 #endif
 }
@@ -34,25 +36,30 @@ using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 
-#define IRIS_GEMM_KERNEL(name, In, A, B, Out)                                                         \
-    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                               \
-        name(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                             \
-        gemm_entry<In, A, B, Out>(a);                                                                 \
+// Both tile heights of one variant: iris_gemm_<variant> and iris_gemm_short_<variant>.
+#define IRIS_GEMM_KERNELS(variant, In, A, B, Out)                                                        \
+    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                 \
+        iris_gemm_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                \
+        gemm_entry<In, A, B, Out, 2>(a);                                                                \
+    }                                                                                                   \
+    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_SHORT_THREADS, 1)                           \
+        iris_gemm_short_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                          \
+        gemm_entry<In, A, B, Out, 1>(a);                                                                \
     }
 
-IRIS_GEMM_KERNEL(iris_gemm_bf16_nk_bf16, bf16, ALayout::mk, BLayout::nk, bf16)
-IRIS_GEMM_KERNEL(iris_gemm_bf16_nk_f32, bf16, ALayout::mk, BLayout::nk, float)
-IRIS_GEMM_KERNEL(iris_gemm_bf16_kn_bf16, bf16, ALayout::mk, BLayout::kn, bf16)
-IRIS_GEMM_KERNEL(iris_gemm_bf16_kn_f32, bf16, ALayout::mk, BLayout::kn, float)
-IRIS_GEMM_KERNEL(iris_gemm_f16_nk_f16, f16, ALayout::mk, BLayout::nk, f16)
-IRIS_GEMM_KERNEL(iris_gemm_f16_nk_f32, f16, ALayout::mk, BLayout::nk, float)
-IRIS_GEMM_KERNEL(iris_gemm_f16_kn_f16, f16, ALayout::mk, BLayout::kn, f16)
-IRIS_GEMM_KERNEL(iris_gemm_f16_kn_f32, f16, ALayout::mk, BLayout::kn, float)
-IRIS_GEMM_KERNEL(iris_gemm_bf16_km_nk_bf16, bf16, ALayout::km, BLayout::nk, bf16)
-IRIS_GEMM_KERNEL(iris_gemm_bf16_km_nk_f32, bf16, ALayout::km, BLayout::nk, float)
-IRIS_GEMM_KERNEL(iris_gemm_bf16_km_kn_bf16, bf16, ALayout::km, BLayout::kn, bf16)
-IRIS_GEMM_KERNEL(iris_gemm_bf16_km_kn_f32, bf16, ALayout::km, BLayout::kn, float)
-IRIS_GEMM_KERNEL(iris_gemm_f16_km_nk_f16, f16, ALayout::km, BLayout::nk, f16)
-IRIS_GEMM_KERNEL(iris_gemm_f16_km_nk_f32, f16, ALayout::km, BLayout::nk, float)
-IRIS_GEMM_KERNEL(iris_gemm_f16_km_kn_f16, f16, ALayout::km, BLayout::kn, f16)
-IRIS_GEMM_KERNEL(iris_gemm_f16_km_kn_f32, f16, ALayout::km, BLayout::kn, float)
+IRIS_GEMM_KERNELS(bf16_nk_bf16, bf16, ALayout::mk, BLayout::nk, bf16)
+IRIS_GEMM_KERNELS(bf16_nk_f32, bf16, ALayout::mk, BLayout::nk, float)
+IRIS_GEMM_KERNELS(bf16_kn_bf16, bf16, ALayout::mk, BLayout::kn, bf16)
+IRIS_GEMM_KERNELS(bf16_kn_f32, bf16, ALayout::mk, BLayout::kn, float)
+IRIS_GEMM_KERNELS(f16_nk_f16, f16, ALayout::mk, BLayout::nk, f16)
+IRIS_GEMM_KERNELS(f16_nk_f32, f16, ALayout::mk, BLayout::nk, float)
+IRIS_GEMM_KERNELS(f16_kn_f16, f16, ALayout::mk, BLayout::kn, f16)
+IRIS_GEMM_KERNELS(f16_kn_f32, f16, ALayout::mk, BLayout::kn, float)
+IRIS_GEMM_KERNELS(bf16_km_nk_bf16, bf16, ALayout::km, BLayout::nk, bf16)
+IRIS_GEMM_KERNELS(bf16_km_nk_f32, bf16, ALayout::km, BLayout::nk, float)
+IRIS_GEMM_KERNELS(bf16_km_kn_bf16, bf16, ALayout::km, BLayout::kn, bf16)
+IRIS_GEMM_KERNELS(bf16_km_kn_f32, bf16, ALayout::km, BLayout::kn, float)
+IRIS_GEMM_KERNELS(f16_km_nk_f16, f16, ALayout::km, BLayout::nk, f16)
+IRIS_GEMM_KERNELS(f16_km_nk_f32, f16, ALayout::km, BLayout::nk, float)
+IRIS_GEMM_KERNELS(f16_km_kn_f16, f16, ALayout::km, BLayout::kn, f16)
+IRIS_GEMM_KERNELS(f16_km_kn_f32, f16, ALayout::km, BLayout::kn, float)

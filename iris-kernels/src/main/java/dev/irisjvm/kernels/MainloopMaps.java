@@ -48,9 +48,22 @@ public final class MainloopMaps {
      */
     public static TensorMap operandMapA(TensorMapCache maps, DType type, long address, GemmALayout layout, long rows,
                                         long cols, long rowStrideBytes) {
+        return operandMapA(maps, type, address, layout, rows, cols, rowStrideBytes, A_BOX_OUTER);
+    }
+
+    /**
+     * A's tensor map for a mainloop of tiles of {@code tileM} rows ({@link Gemm#TILE_M}, or {@link
+     * Gemm#SHORT_TILE_M} for a Config of one consumer): an MK box holds a tile's M rows; KM boxes do
+     * not depend on it.
+     */
+    public static TensorMap operandMapA(TensorMapCache maps, DType type, long address, GemmALayout layout, long rows,
+                                        long cols, long rowStrideBytes, int tileM) {
+        if (tileM != Gemm.TILE_M && tileM != Gemm.SHORT_TILE_M) {
+            throw new IllegalArgumentException("tile height " + tileM + ": the mainloop takes " + Gemm.TILE_M + " or " + Gemm.SHORT_TILE_M);
+        }
         boolean mk = layout == GemmALayout.MK;
         return maps.tiled2d(type, address, cols, rows, rowStrideBytes, mk ? A_BOX_INNER : A_KM_BOX_INNER,
-                mk ? A_BOX_OUTER : A_KM_BOX_OUTER);
+                mk ? tileM : A_KM_BOX_OUTER);
     }
 
     /**

@@ -10,11 +10,15 @@
 
 /* Threads of every block: a producer warpgroup and two consumer warpgroups. */
 #define IRIS_GEMM_THREADS 384
+/* Threads of a block of the short tiles (IRIS_GEMM_SHORT_TILE_M rows): a producer warpgroup and one consumer. */
+#define IRIS_GEMM_SHORT_THREADS 256
 /* Dynamic shared memory every block is launched with: what the widest tile's pipeline needs (iris/gemm/config.cuh
  * asserts that every configuration fits and that the widest needs exactly this), so no launch can give less. */
 #define IRIS_GEMM_SHARED_BYTES 216064
-/* Output rows per tile. */
+/* Output rows per tile: the default (one 64-row wgmma per consumer warpgroup, two of them), and the short
+ * tile of one consumer for problems of at most 64 rows, whose second consumer would only multiply zeros. */
 #define IRIS_GEMM_TILE_M 128
+#define IRIS_GEMM_SHORT_TILE_M 64
 /* Output columns per tile: the default, and the fused kernels' 128 x 192 and 128 x 128 tiles. */
 #define IRIS_GEMM_TILE_N 256
 #define IRIS_GEMM_MID_TILE_N 192

@@ -11,6 +11,11 @@
 // whose 128 x 256 tiles would leave most SMs idle, or 128 x 192 (96 accumulators), for problems
 // whose last wave of 128 x 256 tiles would be mostly empty. The same 192 KiB hold 6 stages of
 // 128 x 128 and 4 of 128 x 192 (160 KiB), so every shape launches with the same shared memory.
+//
+// A kernel of short tiles (Consumers = 1: 64 x TileN, IRIS_GEMM_SHORT_THREADS threads) has the
+// producer and one consumer: for M <= 64 the second consumer's rows are all past C, and a tile of
+// two costs the wgmma time of 128 rows for the rows of one. A separate instantiation, not a branch
+// in the consumers' loop: a second path among 128 live accumulators makes ptxas serialize wgmma.
 #pragma once
 
 #include <cstdint>
@@ -50,9 +55,11 @@ constexpr int consumer_registers(int consumers, int producer) {
 /// producer warps do work of their own (the fused kernels' copies) need more than the TMA thread.
 /// TileN: columns of the output tile, IRIS_GEMM_TILE_N (256), IRIS_GEMM_MID_TILE_N (192) or
 /// IRIS_GEMM_NARROW_TILE_N (128); a K x N B needs a multiple of IRIS_GEMM_KN_BOX_COLS, which all are.
-/// A_: how A is stored (last, so that the kernels written before it name the same Config).
+/// A_: how A is stored (after the others, so that the kernels written before it name the same Config).
+/// Consumers: consumer warpgroups, each of 64 rows: 2 (IRIS_GEMM_TILE_M rows, IRIS_GEMM_THREADS
+/// threads) or 1 (IRIS_GEMM_SHORT_TILE_M rows, IRIS_GEMM_SHORT_THREADS threads).
 template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = IRIS_GEMM_TILE_N,
-          ALayout A_ = ALayout::mk>
+          ALayout A_ = ALayout::mk, int Consumers = 2>
 struct Config {
     using In = In_;
     using Out = Out_;
@@ -61,21 +68,26 @@ struct Config {
     static_assert(std::is_same_v<In, iris::bf16> || std::is_same_v<In, iris::f16>, "inputs are bf16 or f16");
     static_assert(std::is_same_v<Out, In> || std::is_same_v<Out, float>, "output is the input type or f32");
 
-    static constexpr int kTileM = IRIS_GEMM_TILE_M;
+    static_assert(Consumers == 1 || Consumers == 2, "one or two consumer warpgroups");
+    static constexpr int kConsumers = Consumers;
+    static constexpr int kTileM = Consumers == 2 ? IRIS_GEMM_TILE_M : IRIS_GEMM_SHORT_TILE_M;
     static constexpr int kTileN = TileN;
     static_assert(kTileN == IRIS_GEMM_TILE_N || kTileN == IRIS_GEMM_MID_TILE_N || kTileN == IRIS_GEMM_NARROW_TILE_N,
                   "one wgmma n256, n192 or n128 per consumer and k-step");
     static constexpr int kTileK = IRIS_GEMM_TILE_K;
     static_assert(kTileK * sizeof(In) == IRIS_GEMM_SWIZZLE_BYTES, "a k-block is one swizzle row of A and of an nk B");
     static constexpr int kWgmmaK = 16;
-    static constexpr int kConsumers = 2;
     static constexpr int kConsumerRows = kTileM / kConsumers;  // 64: one wgmma M
+    static_assert(kConsumerRows == 64, "one wgmma M per consumer");
     static constexpr int kThreads = 128 * (1 + kConsumers);
-    static_assert(kThreads == IRIS_GEMM_THREADS, "the host launches IRIS_GEMM_THREADS threads");
+    static_assert(kThreads == (Consumers == 2 ? IRIS_GEMM_THREADS : IRIS_GEMM_SHORT_THREADS),
+                  "the host launches IRIS_GEMM_THREADS (IRIS_GEMM_SHORT_THREADS for short tiles) threads");
 
     // setmaxnreg budgets: the consumers, holding 128 accumulators each, get what the producer frees.
+    // A lone consumer has no need: __launch_bounds__(256, 1) already allows every thread 255.
+    static constexpr bool kMovesRegisters = kConsumers > 1;
     static constexpr int kProducerRegisters = ProducerRegisters;
-    static constexpr int kConsumerRegisters = consumer_registers(kConsumers, kProducerRegisters);
+    static constexpr int kConsumerRegisters = kMovesRegisters ? consumer_registers(kConsumers, kProducerRegisters) : 0;
 
     // The host's tensor maps (dev.irisjvm.kernels.MainloopMaps; for your own kernel,
     // dev.irisjvm.kernels.gemm.GemmKernelArgs) have boxes of {kTileK, kTileM} (M x K) or kTileM /
@@ -89,7 +101,7 @@ struct Config {
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
     static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);
     static constexpr uint32_t kStageBytes = kABytes + kBBytes;
-    static constexpr int kStages = 192 * 1024 / kStageBytes;  // 4 of 128 x 256 or 128 x 192, 6 of 128 x 128
+    static constexpr int kStages = 192 * 1024 / kStageBytes;  // 4 of 128 x 256 or 128 x 192, 6 of 128 x 128 (or 64 x 256)
     static constexpr uint32_t kRingBytes = kStages * kStageBytes;
     static_assert(kStageBytes % 1024 == 0, "stages keep the 1024-byte alignment of the 128-byte swizzle");
     static constexpr int kAccumulators = kTileN / 2;  // f32 per consumer thread: 64 x kTileN over 128 threads

@@ -5,8 +5,8 @@
 //
 //   C[m][n] = sum_k A(m, k) * B(k, n) (+ bias[n]), f32 accumulation, one rounding to Out.
 //
-// Launch: a 1-D grid of at most one CTA per SM, IRIS_GEMM_THREADS threads (Cfg::kThreads),
-// __launch_bounds__(IRIS_GEMM_THREADS, 1) on the kernel (the register split of setmaxnreg assumes
+// Launch: a 1-D grid of at most one CTA per SM, Cfg::kThreads threads (IRIS_GEMM_THREADS, or
+// IRIS_GEMM_SHORT_THREADS for short tiles), __launch_bounds__(Cfg::kThreads, 1) on the kernel (the register split of setmaxnreg assumes
 // it), and IRIS_GEMM_SHARED_BYTES of dynamic shared memory (at least Cfg::kSmemBytes: config.cuh);
 // the kernel checks the latter with shared_memory_fits before it calls persistent. A and B come as
 // TMA descriptors (128-byte swizzle; boxes in config.cuh) in the kernel's __grid_constant__
@@ -100,14 +100,14 @@ __device__ void persistent(const iris_tma_descriptor* a_map, const iris_tma_desc
     const int k_blocks = (k + Cfg::kTileK - 1) / Cfg::kTileK;
     const int warpgroup = threadIdx.x / 128;
     if (warpgroup == 0) {
-        sm90::warpgroup_release_registers<Cfg::kProducerRegisters>();
+        if constexpr (Cfg::kMovesRegisters) sm90::warpgroup_release_registers<Cfg::kProducerRegisters>();
         if (threadIdx.x == 0) {
             impl::produce<Cfg>(st, a_map, b_map, sched, k_blocks, hooks);
         } else if (threadIdx.x >= 32) {
             hooks.spare_warps(threadIdx.x / 32);
         }
     } else {
-        sm90::warpgroup_claim_registers<Cfg::kConsumerRegisters>();
+        if constexpr (Cfg::kMovesRegisters) sm90::warpgroup_claim_registers<Cfg::kConsumerRegisters>();
         const int consumer = warpgroup - 1;
         uint8_t* buffer = smem + Cfg::kEpilogueOffset + consumer * Cfg::kChunkBytes;
         impl::RingPosition<Cfg::kStages> pos;

@@ -92,7 +92,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Launch (Hopper): a persistent grid of at most one block per SM, {@value #THREADS} threads and
  * {@value #SHARED_BYTES} bytes of dynamic shared memory each, taking {@value #TILE_M} x {@value
- * #TILE_N} output tiles in grouped order ({@link Options#groupM()} tile rows per group, for L2
+ * #TILE_N} output tiles (for M at most {@value #SHORT_TILE_M}, {@value #SHORT_TILE_M}-row tiles on
+ * {@value #SHORT_THREADS} threads, whose wgmma steps cost half as much) in grouped order ({@link Options#groupM()} tile rows per group, for L2
  * reuse). Where the tiles fill their waves they run whole, one block per tile at a time; where they
  * would leave SMs idle (few tiles, as at a small M, or a mostly empty last wave) tiles are shared
  * out by K: split-K (each tile in equal slices, one block each) or stream-K (every block an equal
@@ -111,6 +112,11 @@ public final class Gemm implements AutoCloseable {
     public static final String REQUIREMENT = "sm_90a (wgmma, TMA)";
     /** Output rows per tile (iris/abi/gemm.h, as every constant below that the kernels share). */
     public static final int TILE_M = KernelAbi.IRIS_GEMM_TILE_M;
+    /**
+     * Output rows per tile of the short kernels, which run every problem of at most this many rows
+     * ({@link GemmProblem#shortTiles()}): one consumer warpgroup, {@value #SHORT_THREADS} threads.
+     */
+    public static final int SHORT_TILE_M = KernelAbi.IRIS_GEMM_SHORT_TILE_M;
     /** Output columns per tile. */
     public static final int TILE_N = KernelAbi.IRIS_GEMM_TILE_N;
     /**
@@ -127,6 +133,8 @@ public final class Gemm implements AutoCloseable {
     public static final int TILE_K = KernelAbi.IRIS_GEMM_TILE_K;
     /** Threads per block: a producer warpgroup and two consumer warpgroups. */
     public static final int THREADS = KernelAbi.IRIS_GEMM_THREADS;
+    /** Threads per block of the short tiles: a producer warpgroup and one consumer warpgroup. */
+    public static final int SHORT_THREADS = KernelAbi.IRIS_GEMM_SHORT_THREADS;
     /**
      * Dynamic shared memory per block, in bytes: what the widest tile's pipeline needs, so every
      * kernel of the family (the fused ones too) launches with it.
@@ -197,8 +205,8 @@ public final class Gemm implements AutoCloseable {
     private final GemmMainloop mainloop;
     /** The portable kernels, or null where the Hopper ones run. */
     private final PortableGemm portable;
-    /** [input: bf16, f16][A: mk, km][B: nk, kn][output: input type, f32] */
-    private final Kernel[][][][] kernels = new Kernel[INPUTS.length][GemmALayout.values().length][GemmLayout.values().length][2];
+    /** [tile: 128 rows, short][input: bf16, f16][A: mk, km][B: nk, kn][output: input type, f32] */
+    private final Kernel[][][][][] kernels = new Kernel[2][INPUTS.length][GemmALayout.values().length][GemmLayout.values().length][2];
     private final GemmArgs args = new GemmArgs();
     /** Stream-K's partials and counters, or null (portable mainloop, or stream-K off). */
     private final StreamKWorkspace workspace;
@@ -223,14 +231,16 @@ public final class Gemm implements AutoCloseable {
         }
         this.portable = null;
         KernelModule module = library.module(MODULE);
-        for (int i = 0; i < INPUTS.length; i++) {
-            for (GemmALayout aLayout : GemmALayout.values()) {
-                for (GemmLayout layout : GemmLayout.values()) {
-                    for (int o = 0; o < 2; o++) {
-                        Kernel k = module.kernel(GemmProblem.kernelName(INPUTS[i], new GemmLayouts(aLayout, layout),
-                                o == 0 ? INPUTS[i] : DType.F32));
-                        k.setMaxDynamicSharedBytes(SHARED_BYTES);
-                        kernels[i][aLayout.ordinal()][layout.ordinal()][o] = k;
+        for (int tile = 0; tile < 2; tile++) {
+            for (int i = 0; i < INPUTS.length; i++) {
+                for (GemmALayout aLayout : GemmALayout.values()) {
+                    for (GemmLayout layout : GemmLayout.values()) {
+                        for (int o = 0; o < 2; o++) {
+                            Kernel k = module.kernel(GemmProblem.kernelName(tile == 1, INPUTS[i], new GemmLayouts(aLayout, layout),
+                                    o == 0 ? INPUTS[i] : DType.F32));
+                            k.setMaxDynamicSharedBytes(SHARED_BYTES);
+                            kernels[tile][i][aLayout.ordinal()][layout.ordinal()][o] = k;
+                        }
                     }
                 }
             }
@@ -388,11 +398,11 @@ public final class Gemm implements AutoCloseable {
 
     private void launch(Kernel kernel, GemmProblem p, StreamKPlan plan, Stream stream) {
         if (plan.sharedTiles() == 0) {
-            kernel.launch(launchShape(plan), stream, args.operands(p, options.groupM()), false);
+            kernel.launch(launchShape(p, plan), stream, args.operands(p, options.groupM()), false);
             return;
         }
         workspace.prepare(stream);
-        kernel.launch(launchShape(plan), stream,
+        kernel.launch(launchShape(p, plan), stream,
                 args.operands(p, options.groupM(), plan, workspace.partialsAddress(), workspace.countersAddress()), false);
     }
 
@@ -425,7 +435,8 @@ public final class Gemm implements AutoCloseable {
     /**
      * How a call of an {@code m} x {@code n} x {@code k} problem spreads over this GPU, in words for
      * logs and reports: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
-     * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K" (portable mainloop: "portable,
+     * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by ", 64-row tiles" for
+     * the short tiles (portable mainloop: "portable,
      * ..."); with {@link Options#tune()}, the choice kept for the shape once a call has timed it,
      * else what the rule chooses. Nothing is launched.
      */
@@ -435,7 +446,8 @@ public final class Gemm implements AutoCloseable {
         }
         StreamKPlan kept = tuner == null ? null : tuner.kept(m, n, k);
         StreamKPlan plan = kept != null ? kept : plan(m, n, k);
-        return plan.describe(GemmChecks.tiles(m, n)) + (kept != null ? " (tuned)" : "");
+        return plan.describe(GemmChecks.tiles(m, n)) + (m <= SHORT_TILE_M ? ", " + SHORT_TILE_M + "-row tiles" : "")
+                + (kept != null ? " (tuned)" : "");
     }
 
     /** How a call of {@code p} spreads over this GPU: whole tiles, or K shared out where there is a workspace. */
@@ -469,13 +481,14 @@ public final class Gemm implements AutoCloseable {
     // ---- parts, for kernels that reuse the GEMM's mainloop -----------------------------------------
 
     /**
-     * A's tensor map: for MK, K elements per row and M rows, boxes of 128 rows x 64 elements; for KM,
-     * M elements per row and K rows, boxes of 64 rows x 64 elements. 128-byte swizzle.
+     * A's tensor map: for MK, K elements per row and M rows, boxes of the tile's rows ({@link
+     * GemmProblem#tileM()}) x 64 elements; for KM, M elements per row and K rows, boxes of 64 rows x
+     * 64 elements. 128-byte swizzle.
      */
     synchronized TensorMap tensorMapA(GemmProblem p) {
         ensureOpen();
         DeviceMatrix a = p.a();
-        return operandMapA(maps, a.dtype(), a.address(), p.aLayout(), a.rows(), a.cols(), a.rowStrideBytes());
+        return operandMapA(maps, a.dtype(), a.address(), p.aLayout(), a.rows(), a.cols(), a.rowStrideBytes(), p.tileM());
     }
 
     /**
@@ -490,25 +503,26 @@ public final class Gemm implements AutoCloseable {
 
     /**
      * The launch of a call of {@code p}: at most one block per SM (min(SMs, tiles) where every tile
-     * runs whole), {@value #THREADS} threads, {@value #SHARED_BYTES} bytes of shared memory.
+     * runs whole), {@value #THREADS} threads ({@value #SHORT_THREADS} for short tiles), {@value
+     * #SHARED_BYTES} bytes of shared memory.
      */
     public LaunchShape launchShape(GemmProblem p) {
-        return launchShape(plan(p));
+        return launchShape(p, plan(p));
     }
 
     /** {@link #launchShape(GemmProblem)} on {@code multiprocessors} SMs with stream-K on. */
     static LaunchShape launchShape(GemmProblem p, int multiprocessors) {
-        return launchShape(plan(p.m(), p.n(), p.k(), multiprocessors, true));
+        return launchShape(p, plan(p.m(), p.n(), p.k(), multiprocessors, true));
     }
 
-    private static LaunchShape launchShape(StreamKPlan plan) {
-        return LaunchShape.of(plan.grid(), THREADS).withSharedBytes(SHARED_BYTES);
+    private static LaunchShape launchShape(GemmProblem p, StreamKPlan plan) {
+        return LaunchShape.of(plan.grid(), p.shortTiles() ? SHORT_THREADS : THREADS).withSharedBytes(SHARED_BYTES);
     }
 
     private Kernel kernel(GemmProblem p) {
         int in = p.inputType() == DType.BF16 ? 0 : 1;
         int out = p.outputType() == DType.F32 ? 1 : 0;
-        return kernels[in][p.aLayout().ordinal()][p.layout().ordinal()][out];
+        return kernels[p.shortTiles() ? 1 : 0][in][p.aLayout().ordinal()][p.layout().ordinal()][out];
     }
 
     private void ensureOpen() {

@@ -14,7 +14,7 @@ import java.util.Locale;
  * <pre>{@code
  * GemmProblem p = new GemmProblem(DeviceMatrix.of(x), DeviceMatrix.of(w), GemmLayout.NK, 0, DeviceMatrix.of(y));
  * p.m(); p.n(); p.k();      // from the shapes
- * p.kernelName();           // "iris_gemm_bf16_nk_bf16"
+ * p.kernelName();           // "iris_gemm_bf16_nk_bf16" ("iris_gemm_short_bf16_nk_bf16" for M <= 64)
  *
  * // dw += dy^T x: dy [T, out] (A, K x M), x [T, in] (B, K x N), dw [out, in] F32
  * GemmProblem g = new GemmProblem(DeviceMatrix.of(dy), DeviceMatrix.of(x), GemmLayouts.KM_KN, 0, DeviceMatrix.of(dw), 1f, 1f);
@@ -97,17 +97,30 @@ public record GemmProblem(DeviceMatrix a, GemmALayout aLayout, DeviceMatrix b, G
         return 2.0 * m() * n() * k();
     }
 
-    /** The kernel this problem runs: {@code iris_gemm_<in>[_km]_<nk|kn>_<out>}. */
+    /**
+     * The kernel this problem runs: {@code iris_gemm[_short]_<in>[_km]_<nk|kn>_<out>}, {@code _short}
+     * where M is at most {@link Gemm#SHORT_TILE_M} ({@link #shortTiles()}).
+     */
     public String kernelName() {
-        return kernelName(inputType(), layouts(), outputType());
+        return kernelName(shortTiles(), inputType(), layouts(), outputType());
     }
 
-    static String kernelName(DType in, GemmLayout layout, DType out) {
-        return kernelName(in, new GemmLayouts(GemmALayout.MK, layout), out);
+    /**
+     * Whether the library runs this problem on tiles of {@link Gemm#SHORT_TILE_M} rows (one consumer
+     * warpgroup): M is at most that, so a {@link Gemm#TILE_M}-row tile's second half would only
+     * multiply the zeros past C's last row. The tile count is the same either way.
+     */
+    public boolean shortTiles() {
+        return m() <= Gemm.SHORT_TILE_M;
     }
 
-    static String kernelName(DType in, GemmLayouts layouts, DType out) {
-        return "iris_gemm_" + in.name().toLowerCase(Locale.ROOT) + "_" + layouts.kernelPart() + "_"
+    /** Output rows per tile of the kernel this problem runs: {@link Gemm#SHORT_TILE_M} or {@link Gemm#TILE_M}. */
+    public int tileM() {
+        return shortTiles() ? Gemm.SHORT_TILE_M : Gemm.TILE_M;
+    }
+
+    static String kernelName(boolean shortTiles, DType in, GemmLayouts layouts, DType out) {
+        return "iris_gemm_" + (shortTiles ? "short_" : "") + in.name().toLowerCase(Locale.ROOT) + "_" + layouts.kernelPart() + "_"
                 + out.name().toLowerCase(Locale.ROOT);
     }
 

@@ -9,7 +9,8 @@ package dev.irisjvm.kernels.gemm;
  *
  * <ul>
  *   <li>Compute: a CTA's k-blocks in a row, each a 128 x 256 x 64 wgmma step, whatever rows of the
- *       tile exist.
+ *       tile exist; half that for M of at most {@link Gemm#SHORT_TILE_M}, whose tiles have 64 rows
+ *       (an assumption from the wgmma work, not yet a fit).
  *   <li>Memory: bytes of A and B over the GPU's bandwidth. Tiles that run side by side in step (whole
  *       waves, and split-K, whose slices of neighbouring tiles start at the same k) read a panel
  *       once for all the tiles that share it; stream-K's CTAs start at unrelated k, so each tile
@@ -40,10 +41,11 @@ final class ScheduleCost {
         long tilesN = GemmChecks.ceilDiv(n, Gemm.TILE_N);
         long tiles = tilesM * tilesN;
         double k = (double) kBlocks * Gemm.TILE_K;
+        double kBlockUs = m <= Gemm.SHORT_TILE_M ? K_BLOCK_US * Gemm.SHORT_TILE_M / Gemm.TILE_M : K_BLOCK_US;
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {
             long waves = GemmChecks.ceilDiv(tiles, multiprocessors);
-            return Math.max(waves * kBlocks * K_BLOCK_US, operandBytes / BYTES_PER_US) + LAUNCH_US + WAVE_US * waves;
+            return Math.max(waves * kBlocks * kBlockUs, operandBytes / BYTES_PER_US) + LAUNCH_US + WAVE_US * waves;
         }
         long shared = plan.sharedTiles();
         long wholeWaves = (tiles - shared) / multiprocessors;
@@ -51,8 +53,8 @@ final class ScheduleCost {
         long pieces = GemmChecks.ceilDiv(plan.grid(), shared);
         double bytes = plan.isSplitK(tiles) ? operandBytes + plan.grid() * partialBytes * 2
                 : ((double) tilesN * m + (double) tilesM * n) * k * 2 * shared / tiles + (plan.grid() + shared) * partialBytes * 2;
-        double sharedUs = Math.max(GemmChecks.ceilDiv(shared * kBlocks, plan.grid()) * K_BLOCK_US, bytes / BYTES_PER_US);
-        return wholeWaves * kBlocks * K_BLOCK_US + sharedUs + Math.max(1, pieces - 1) * PIECE_US
+        double sharedUs = Math.max(GemmChecks.ceilDiv(shared * kBlocks, plan.grid()) * kBlockUs, bytes / BYTES_PER_US);
+        return wholeWaves * kBlocks * kBlockUs + sharedUs + Math.max(1, pieces - 1) * PIECE_US
                 + LAUNCH_US + WAVE_US * (1 + wholeWaves);
     }
 }

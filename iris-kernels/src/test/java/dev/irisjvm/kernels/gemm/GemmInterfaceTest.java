@@ -29,25 +29,28 @@ class GemmInterfaceTest {
             for (GemmALayout aLayout : GemmALayout.values()) {
                 for (GemmLayout layout : GemmLayout.values()) {
                     for (DType out : new DType[] {in, DType.F32}) {
-                        String name = GemmProblem.kernelName(in, new GemmLayouts(aLayout, layout), out);
-                        names++;
-                        for (Set<String> image : images) {
-                            assertTrue(image.contains(name), name + " is missing from a cubin of " + Gemm.MODULE);
+                        for (boolean shortTiles : new boolean[] {false, true}) {
+                            String name = GemmProblem.kernelName(shortTiles, in, new GemmLayouts(aLayout, layout), out);
+                            names++;
+                            for (Set<String> image : images) {
+                                assertTrue(image.contains(name), name + " is missing from a cubin of " + Gemm.MODULE);
+                            }
                         }
                     }
                 }
             }
         }
-        assertEquals(16, names);
+        assertEquals(32, names);
     }
 
     @Test
-    void kernelNamesSayBothLayoutsAndKeepTheOldNamesForAnMkA() {
-        assertEquals("iris_gemm_bf16_nk_bf16", GemmProblem.kernelName(DType.BF16, GemmLayout.NK, DType.BF16));
-        assertEquals("iris_gemm_bf16_nk_bf16", GemmProblem.kernelName(DType.BF16, GemmLayouts.MK_NK, DType.BF16));
-        assertEquals("iris_gemm_f16_kn_f32", GemmProblem.kernelName(DType.F16, GemmLayouts.MK_KN, DType.F32));
-        assertEquals("iris_gemm_bf16_km_nk_f32", GemmProblem.kernelName(DType.BF16, GemmLayouts.KM_NK, DType.F32));
-        assertEquals("iris_gemm_f16_km_kn_f16", GemmProblem.kernelName(DType.F16, GemmLayouts.KM_KN, DType.F16));
+    void kernelNamesSayTheTileBothLayoutsAndKeepTheOldNamesForAnMkA() {
+        assertEquals("iris_gemm_bf16_nk_bf16", GemmProblem.kernelName(false, DType.BF16, GemmLayouts.MK_NK, DType.BF16));
+        assertEquals("iris_gemm_f16_kn_f32", GemmProblem.kernelName(false, DType.F16, GemmLayouts.MK_KN, DType.F32));
+        assertEquals("iris_gemm_bf16_km_nk_f32", GemmProblem.kernelName(false, DType.BF16, GemmLayouts.KM_NK, DType.F32));
+        assertEquals("iris_gemm_f16_km_kn_f16", GemmProblem.kernelName(false, DType.F16, GemmLayouts.KM_KN, DType.F16));
+        assertEquals("iris_gemm_short_bf16_nk_bf16", GemmProblem.kernelName(true, DType.BF16, GemmLayouts.MK_NK, DType.BF16));
+        assertEquals("iris_gemm_short_f16_km_kn_f32", GemmProblem.kernelName(true, DType.F16, GemmLayouts.KM_KN, DType.F32));
     }
 
     @Test
@@ -113,5 +116,23 @@ class GemmInterfaceTest {
         assertEquals(Gemm.THREADS, shape.blockX());
         assertEquals(Gemm.SHARED_BYTES, shape.sharedBytes());
         assertEquals(64, shape.gridX(), "8 x 8 tiles of 128 x 256 and 8 k-blocks each: too short a K to share, one block per tile");
+        assertFalse(p.shortTiles());
+        assertEquals(Gemm.TILE_M, p.tileM());
+    }
+
+    @Test
+    void problemsOfAtMost64RowsLaunchTheShortTiles() {
+        for (int m : new int[] {1, 33, Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_M + 1}) {
+            GemmProblem p = new GemmProblem(new DeviceMatrix(0x1000_0000L, DType.BF16, m, 512, 512),
+                    new DeviceMatrix(0x2000_0000L, DType.BF16, 2048, 512, 512), GemmLayout.NK, 0,
+                    new DeviceMatrix(0x3000_0000L, DType.BF16, m, 2048, 2048));
+            boolean expected = m <= Gemm.SHORT_TILE_M;
+            assertEquals(expected, p.shortTiles(), "M = " + m);
+            assertEquals(expected ? Gemm.SHORT_TILE_M : Gemm.TILE_M, p.tileM(), "M = " + m);
+            assertEquals(expected ? "iris_gemm_short_bf16_nk_bf16" : "iris_gemm_bf16_nk_bf16", p.kernelName(), "M = " + m);
+            assertEquals(expected ? Gemm.SHORT_THREADS : Gemm.THREADS, Gemm.launchShape(p, 132).blockX(), "M = " + m);
+            assertEquals(Gemm.SHARED_BYTES, Gemm.launchShape(p, 132).sharedBytes(), "M = " + m);
+        }
+        assertEquals(Gemm.SHORT_THREADS, 128 * (1 + Gemm.SHORT_TILE_M / 64), "a producer and one consumer of 64 rows");
     }
 }

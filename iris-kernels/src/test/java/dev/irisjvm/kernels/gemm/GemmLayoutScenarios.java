@@ -24,7 +24,7 @@ final class GemmLayoutScenarios {
      * (M, N, K) for a K x M A: one 8 x 8 corner of a tile, ragged edges in every dimension (M a
      * multiple of 8, as A's rows need), more than one tile each way.
      */
-    static final int[][] TRANSPOSED_SHAPES = {{8, 8, 8}, {200, 136, 72}, {136, 264, 520}, {296, 520, 1000}};
+    static final int[][] TRANSPOSED_SHAPES = {{8, 8, 8}, {48, 264, 520}, {200, 136, 72}, {136, 264, 520}, {296, 520, 1000}};
     /** A K that is no multiple of 8 (nor of the 64 of a k-block): K x M A with K x N B takes it, as no row runs along K. */
     static final int[] RAGGED_K = {200, 136, 101};
     /** (M, N, K) of the scaling's cases, every layout pair. */

@@ -76,8 +76,11 @@ public final class GemmScenarios {
             "gemm_portable_large_vs_cublas");
 
     static final long HEAP_BYTES = 2L << 30;
-    /** (M, N, K): one element row, ragged edges in every dimension, more than one tile each way. */
-    static final int[][] SMALL_SHAPES = {{1, 8, 8}, {200, 136, 72}, {129, 264, 520}, {300, 520, 1000}};
+    /**
+     * (M, N, K): one element row, ragged edges in every dimension, more than one tile each way; 1 and
+     * 33 rows run the short (64-row) tiles.
+     */
+    static final int[][] SMALL_SHAPES = {{1, 8, 8}, {33, 264, 520}, {200, 136, 72}, {129, 264, 520}, {300, 520, 1000}};
     static final DType[] INPUTS = {DType.BF16, DType.F16};
     /** Padding of the strided operands, in elements; the padding holds a value that would show if it were read. */
     static final int PAD = 8;

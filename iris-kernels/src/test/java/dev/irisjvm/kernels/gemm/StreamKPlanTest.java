@@ -32,9 +32,18 @@ class StreamKPlanTest {
     void fewTilesWithLongKAreSharedOverMostSms() {
         StreamKPlan decode = choose(1, 4096, 14336);
         assertEquals(16, decode.sharedTiles(), "1 x 4096 x 14336: every one of its 16 tiles shared");
-        assertTrue(decode.grid() >= 96, () -> "1 x 4096 x 14336 on " + decode.grid() + " CTAs");
+        assertTrue(decode.grid() >= 3 * 16, () -> "1 x 4096 x 14336 on " + decode.grid() + " CTAs");
         StreamKPlan rowParallel = choose(256, 4096, 14336);
         assertTrue(rowParallel.isSplitK(32) && rowParallel.grid() == 128, () -> "256 x 4096 x 14336: 32 tiles in 4 slices, not " + rowParallel);
+    }
+
+    @Test
+    void shortTilesHalveTheComputeOfAtMost64Rows() {
+        StreamKPlan whole = StreamKPlan.whole(16, SMS);
+        double short64 = ScheduleCost.us(whole, 64, 4096, 64, SMS);
+        double tall65 = ScheduleCost.us(whole, 65, 4096, 64, SMS);
+        assertEquals(64 * ScheduleCost.K_BLOCK_US / 2, short64 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9);
+        assertEquals(64 * ScheduleCost.K_BLOCK_US, tall65 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9);
     }
 
     @Test
