@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
@@ -27,6 +29,11 @@ public final class RunRecord {
     static final String CLASS_PATH = "'iris-bench/target/lib/*'";
 
     private RunRecord() {}
+
+    /** The time now, to the second, in ISO 8601 ("2026-12-02T17:05:00Z"): the stamp of a run's result. */
+    public static String now() {
+        return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    }
 
     /** "NVIDIA H200 (132 SMs, 140 GiB, CC 9.0)". */
     public static String device(DeviceProperties p) {

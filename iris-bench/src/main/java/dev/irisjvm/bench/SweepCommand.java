@@ -1,7 +1,18 @@
 package dev.irisjvm.bench;
 
+import dev.irisjvm.bench.rma.RmaKernels;
+import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.IrisConfig;
+import dev.irisjvm.kernels.KernelLibrary;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -9,15 +20,19 @@ import picocli.CommandLine.Spec;
 /**
  * What every sweep's command does around its measurements, with the exit codes they share: 0; 2
  * for a bad option, named on stderr; {@link SharedGpu#EXIT_SHARED_GPU} where ranks share a GPU; 3
- * when a measurement failed its check. Messages start with the command's name.
+ * when a measurement failed its check. Messages start with the command's name; what every rank
+ * does alike, only rank 0 says.
  *
  * <pre>{@code
  * public Integer call() throws Exception {
- *     if (!valid(options::validate)) {
- *         return EXIT_USAGE;
- *     }
- *     ...
- *     return checked(failed, "measurement(s) failed their check");
+ *     return sweep(options::validate, () -> config(options.rounds()), this::measure);
+ * }
+ *
+ * private int measure(Iris iris, RmaKernels kernels) throws Exception {
+ *     sayRun(iris, iris.worldSize() + " ranks", hardware, software, seed);
+ *     runEach(iris, options.cases(), Object::toString, bench::run);
+ *     write(iris, options.out(), result::write, results.size() + " measurements");
+ *     return checked(failed, "point(s) failed their check");
  * }
  * }</pre>
  */
@@ -26,6 +41,12 @@ public abstract class SweepCommand implements Callable<Integer> {
     public static final int EXIT_USAGE = 2;
     /** Exit code of a sweep in which a measurement failed its check. */
     public static final int EXIT_CHECK_FAILED = 3;
+
+    /** What a sweep does on its Iris job with the bench's kernels; returns the exit code. */
+    @FunctionalInterface
+    protected interface Measure {
+        int on(Iris iris, RmaKernels kernels) throws Exception;
+    }
 
     @Spec
     protected CommandSpec spec;
@@ -51,6 +72,20 @@ public abstract class SweepCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * The frame of a sweep's run: checks the options ({@link #EXIT_USAGE} for a bad one), joins the
+     * Iris job of {@code config} with the bench's kernels, and measures on them.
+     */
+    protected int sweep(Runnable validate, Supplier<IrisConfig> config, Measure measure) throws Exception {
+        if (!valid(validate)) {
+            return EXIT_USAGE;
+        }
+        try (Iris iris = Iris.init(config.get()); KernelLibrary library = KernelLibrary.forClasspath();
+             RmaKernels kernels = new RmaKernels(iris, library)) {
+            return measure.on(iris, kernels);
+        }
+    }
+
     /** Throws unless the job has at least two ranks. */
     protected void requireTwoRanks(Iris iris) {
         if (iris.worldSize() < 2) {
@@ -61,6 +96,64 @@ public abstract class SweepCommand implements Callable<Integer> {
     /** The run's seed, the same on every rank: {@code given}, else rank 0's clock. */
     protected static long runSeed(Iris iris, Long given) {
         return iris.broadcast(given != null ? given : System.nanoTime(), 0);
+    }
+
+    /** The environment's configuration with the sweep's heap per rank and device wait timeout. */
+    protected static IrisConfig config(long heapBytes, long deviceTimeoutMs) {
+        return config(IrisConfig.fromEnvironment(), heapBytes, deviceTimeoutMs);
+    }
+
+    /** {@code env} with the sweep's heap per rank and device wait timeout. */
+    protected static IrisConfig config(IrisConfig env, long heapBytes, long deviceTimeoutMs) {
+        return env.withHeapSize(heapBytes).withDeviceTimeout(Duration.ofMillis(deviceTimeoutMs));
+    }
+
+    /** The environment's configuration with the heap per rank and device wait timeout of {@code timing}. */
+    protected static IrisConfig config(RoundsOptions timing) {
+        return config(timing.heapBytes(), timing.deviceTimeoutMs());
+    }
+
+    /** Rank 0 prints {@code line} after the command's name. */
+    protected void say(Iris iris, String line) {
+        if (iris.rank() == 0) {
+            System.out.println(name() + ": " + line);
+        }
+    }
+
+    /** The run's first line: who runs ({@code ranks}, e.g. "2 ranks"), on what, the heap per rank and the seed. */
+    protected void sayRun(Iris iris, String ranks, String hardware, String software, long seed) {
+        say(iris, ranks + ", " + hardware + ", " + software + ", heap " + SizeList.format(iris.config().heapSize()) + " per rank, seed "
+                + seed);
+    }
+
+    /** Where ranks share a GPU ({@code perGpu} > 1), says what the run is then still good for. */
+    protected void sayIfGpusShared(Iris iris, int perGpu) {
+        if (perGpu > 1) {
+            say(iris, "the ranks share GPUs (up to " + perGpu + " per GPU): the outputs are checked, "
+                    + "but the times measure the ranks' turns on each GPU and the report compares nothing");
+        }
+    }
+
+    /** Runs {@code run} on each item in order, saying how long each took (by {@code label}). */
+    protected <T> void runEach(Iris iris, Iterable<T> items, Function<T, String> label, Consumer<T> run) {
+        for (T item : items) {
+            long start = System.nanoTime();
+            run.accept(item);
+            say(iris, String.format(Locale.ROOT, "%s done in %.1f s", label.apply(item), (System.nanoTime() - start) / 1e9));
+        }
+    }
+
+    /** Rank 0 writes the run's JSON to {@code out} and says {@code what} it wrote there (e.g. "12 measurements"). */
+    protected void write(Iris iris, Path out, RunRecord.JsonWriter json, String what) throws IOException {
+        if (iris.rank() == 0) {
+            write(out, json, what);
+        }
+    }
+
+    /** Writes the run's JSON to {@code out} and says {@code what} it wrote there: for a sweep in one process. */
+    protected void write(Path out, RunRecord.JsonWriter json, String what) throws IOException {
+        RunRecord.write(out, json);
+        System.out.println(name() + ": " + what + " written to " + out.toAbsolutePath());
     }
 
     /** 0, or {@link #EXIT_CHECK_FAILED} once it has said how many {@code what} (e.g. "shape(s) failed the output check"). */

@@ -35,8 +35,6 @@ import dev.irisjvm.kernels.attention.Sharding;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -175,7 +173,7 @@ public final class AttentionBench extends SweepCommand {
             }
         }
         if (rank == 0) {
-            AttentionBenchResult result = new AttentionBenchResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
+            AttentionBenchResult result = new AttentionBenchResult(RunRecord.now(),
                     world + " x " + RunRecord.device(device), software, RunRecord.command(world, AttentionBench.class, spec), world,
                     options.warmup, sdpa, local, ring, decode);
             RunRecord.write(options.out, result::write);

@@ -11,16 +11,10 @@ import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.Iris;
-import dev.irisjvm.core.IrisConfig;
-import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.ccl.NcclWindows;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -58,16 +52,12 @@ public final class CclSweep extends SweepCommand {
 
     @Override
     public Integer call() throws Exception {
-        if (!valid(options::validate)) {
-            return EXIT_USAGE;
-        }
-        IrisConfig env = IrisConfig.fromEnvironment();
-        IrisConfig config = env.withHeapSize(options.heapBytes())
-                .withDeviceTimeout(Duration.ofMillis(options.deviceTimeoutMs()));
+        return sweep(options::validate, () -> config(options.heapBytes(), options.deviceTimeoutMs()), this::measure);
+    }
+
+    private int measure(Iris iris, RmaKernels kernels) throws Exception {
         List<Measurement> results;
-        try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
-             RmaKernels kernels = new RmaKernels(iris, library);
-             Collectives ccl = Collectives.create(iris, options.collectivesOptions())) {
+        try (Collectives ccl = Collectives.create(iris, options.collectivesOptions())) {
             if (SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
@@ -82,32 +72,22 @@ public final class CclSweep extends SweepCommand {
             }
             long runSeed = runSeed(iris, options.seed());
             options.seed = runSeed;
-            if (iris.rank() == 0) {
-                System.out.println("CclSweep: " + iris.worldSize() + " ranks, heap " + SizeList.format(config.heapSize())
-                        + " per rank, " + OptionChecks.dtypeName(options.dtype()) + ", ops " + options.ops + ", sizes "
-                        + SizeList.format(options.sizes().get(0)) + " .. " + SizeList.format(options.sizes().get(options.sizes().size() - 1))
-                        + ", " + ccl + ", seed " + runSeed);
-            }
+            List<Long> sizes = options.sizes();
+            say(iris, iris.worldSize() + " ranks, heap " + SizeList.format(iris.config().heapSize()) + " per rank, "
+                    + OptionChecks.dtypeName(options.dtype()) + ", ops " + options.ops + ", sizes " + SizeList.format(sizes.get(0)) + " .. "
+                    + SizeList.format(sizes.get(sizes.size() - 1)) + ", " + ccl + ", seed " + runSeed);
             NcclComm nccl = options.nccl() ? NcclComm.open(iris) : NcclComm.disabled(iris, "--no-nccl");
-            if (iris.rank() == 0) {
-                System.out.println("CclSweep: " + (nccl.available() ? nccl.version() + ": outputs are checked against NCCL's"
-                        : "NCCL unavailable (" + nccl.reason() + "): outputs are checked against a host reference"));
-            }
+            say(iris, nccl.available() ? nccl.version() + ": outputs are checked against NCCL's"
+                    : "NCCL unavailable (" + nccl.reason() + "): outputs are checked against a host reference");
             String ncclVersion = nccl.version();
-            long largest = options.sizes().stream().mapToLong(Long::longValue).max().orElseThrow();
+            long largest = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
             NcclWindows windows = NcclWindows.open(iris, nccl, largest, largest);
-            if (iris.rank() == 0 && nccl.available()) {
-                System.out.println("CclSweep: " + (windows.available() ? "NCCL on window-registered symmetric buffers: two windows of "
-                        + SizeList.format(largest) : CclFigures.WINDOW_UNAVAILABLE + windows.reason()));
+            if (nccl.available()) {
+                say(iris, windows.available() ? "NCCL on window-registered symmetric buffers: two windows of " + SizeList.format(largest)
+                        : CclFigures.WINDOW_UNAVAILABLE + windows.reason());
             }
             try (CclBench bench = new CclBench(iris, options, ccl, kernels, nccl, windows, runSeed)) {
-                for (CclOp op : options.ops()) {
-                    long start = System.nanoTime();
-                    bench.run(op);
-                    if (iris.rank() == 0) {
-                        System.out.printf(Locale.ROOT, "CclSweep: %s done in %.1f s%n", op.id(), (System.nanoTime() - start) / 1e9);
-                    }
-                }
+                runEach(iris, options.ops(), CclOp::id, bench::run);
                 iris.synchronize();
                 results = bench.log().gather(iris);
             } finally {
@@ -122,13 +102,12 @@ public final class CclSweep extends SweepCommand {
                 }
             }
             String baselines = !options.nccl() ? "NCCL not used (--no-nccl)" : ncclVersion == null ? "NCCL unavailable" : ncclVersion;
-            SweepResult sweep = new SweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), RunRecord.hardware(iris),
-                    RunRecord.software(baselines), RunRecord.command(iris.worldSize(), CclSweep.class, spec), iris.worldSize(), results);
+            SweepResult sweep = new SweepResult(RunRecord.now(), RunRecord.hardware(iris), RunRecord.software(baselines),
+                    RunRecord.command(iris.worldSize(), CclSweep.class, spec), iris.worldSize(), results);
             if (iris.rank() == 0) {
-                RunRecord.write(options.out(), sweep::write);
                 System.out.print(CclConsole.format(results, iris.worldSize()));
-                System.out.println("CclSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
             }
+            write(iris, options.out(), sweep::write, results.size() + " measurements");
         }
         return checked(results.stream().filter(CclSweep::failedCheck).count(), "measurement(s) failed their check");
     }

@@ -4,7 +4,6 @@ import dev.irisjvm.bench.report.ReportKind;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code iris-bench fused}: the fused GEMM + communication sweep, traces and JMH, then fused.md. */
@@ -14,20 +13,12 @@ import picocli.CommandLine.Option;
                 + "variant, JMH inside every rank (FusedBenchmark), then fused.md, a speedup chart, trace timelines and the "
                 + "raw JSON. About 3-5 minutes on 2 x H200. Sweep options: dev.irisjvm.bench.fused.FusedSweep --help.",
                 "--quick: one 4096^3 shape per operation instead of issue 9's eight shapes."})
-final class FusedRun extends BenchRun {
-    @Mixin
-    RankCount rankCount = new RankCount();
-
+final class FusedRun extends RankedRun {
     @Option(names = "--no-jmh", description = "skip the JMH step")
     boolean noJmh;
 
     FusedRun() {
         super(ReportKind.FUSED, "dev.irisjvm.bench.fused.FusedSweep", List.of("--quick"));
-    }
-
-    @Override
-    int ranks() {
-        return rankCount.resolve(2);
     }
 
     @Override

@@ -4,7 +4,6 @@ import dev.irisjvm.bench.moe.MoeOptions;
 import dev.irisjvm.bench.report.ReportKind;
 import java.util.List;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 
 /** {@code iris-bench moe}: the MoE dispatch / combine sweep against NCCL all-to-all-v, then moe.md. */
 @Command(name = "moe", mixinStandardHelpOptions = true,
@@ -13,18 +12,10 @@ import picocli.CommandLine.Mixin;
                 + "Mixtral's layers at 128 to 16384 tokens per rank, then moe.md and the raw JSON. "
                 + "Sweep options: dev.irisjvm.bench.moe.MoeSweep --help.",
                 "--quick: T = 128 and 4096 only, 2 rounds of " + MoeRun.QUICK_REPS + " timed calls."})
-final class MoeRun extends BenchRun {
+final class MoeRun extends RankedRun {
     static final String QUICK_REPS = "" + MoeOptions.MIN_REPS;
-
-    @Mixin
-    RankCount rankCount = new RankCount();
 
     MoeRun() {
         super(ReportKind.MOE, "dev.irisjvm.bench.moe.MoeSweep", List.of("--tokens", "128,4096", "--rounds", "2", "--reps", QUICK_REPS));
-    }
-
-    @Override
-    int ranks() {
-        return rankCount.resolve(2);
     }
 }

@@ -9,10 +9,7 @@ import picocli.CommandLine.Mixin;
  * parameter ({@code --jmh-args}), as {@code ccl} and {@code rma} run: --quick stands for sizes up
  * to 16 MiB and 5 repetitions in the sweep, and the smaller sizes in JMH.
  */
-abstract class SizeSweepRun extends BenchRun {
-    @Mixin
-    RankCount rankCount = new RankCount();
-
+abstract class SizeSweepRun extends RankedRun {
     @Mixin
     JmhOptions jmh = new JmhOptions();
 
@@ -27,11 +24,6 @@ abstract class SizeSweepRun extends BenchRun {
         super(kind, sweepMain, List.of("--max-bytes", "16777216", "--reps", "5"));
         this.jmhBenchmarks = jmhBenchmarks;
         this.jmhQuickParams = jmhQuickParams;
-    }
-
-    @Override
-    int ranks() {
-        return rankCount.resolve(2);
     }
 
     @Override

@@ -3,7 +3,6 @@ package dev.irisjvm.bench.cli;
 import dev.irisjvm.bench.report.ReportKind;
 import java.util.List;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 
 /** {@code iris-bench step}: forward + backward of a tensor-parallel MLP, fused against cuBLAS then NCCL, then training-step.md. */
 @Command(name = "step", mixinStandardHelpOptions = true,
@@ -12,19 +11,11 @@ import picocli.CommandLine.Mixin;
                 + "with cuBLAS then NCCL in sequence, and each part alone, on this host's GPUs, one rank per GPU; then "
                 + "training-step.md and the raw JSON. Sweep options: dev.irisjvm.bench.step.StepSweep --help.",
                 "--quick: " + StepRun.QUICK_SHAPE + " (M x H x F), 2 rounds."})
-final class StepRun extends BenchRun {
+final class StepRun extends RankedRun {
     static final String QUICK_SHAPE = "2048x2048x8192";
-
-    @Mixin
-    RankCount rankCount = new RankCount();
 
     StepRun() {
         super(ReportKind.STEP, "dev.irisjvm.bench.step.StepSweep", List.of("--shape", QUICK_SHAPE, "--rounds", "2"));
-    }
-
-    @Override
-    int ranks() {
-        return rankCount.resolve(2);
     }
 
     /** The command's name, not the report's (training-step). */

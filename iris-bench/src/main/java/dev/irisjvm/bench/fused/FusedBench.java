@@ -70,6 +70,8 @@ final class FusedBench implements AutoCloseable {
     private final List<FusedMeasurement> measurements = new ArrayList<>();
     private final List<FusedSweepResult.Trace> traces = new ArrayList<>();
     private final Set<FusedOp> traced = EnumSet.noneOf(FusedOp.class);
+    /** Shapes run so far: each shape's inputs take their seed from its place in the sweep. */
+    private int shapesRun;
 
     FusedBench(Iris iris, FusedOptions options, Gemm gemm, CublasGemm cublas, NcclComm nccl, RmaKernels kernels, long runSeed) {
         this.iris = iris;
@@ -97,8 +99,9 @@ final class FusedBench implements AutoCloseable {
         return cublas != null && nccl.available();
     }
 
-    /** Everything about one shape. */
-    void run(FusedShape s, int index) {
+    /** Everything about the sweep's next shape. */
+    void run(FusedShape s) {
+        int index = shapesRun++;
         String unsplittable = s.unsplittable(world);
         if (unsplittable != null) {
             if (rank == 0) {

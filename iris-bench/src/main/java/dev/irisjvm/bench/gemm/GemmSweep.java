@@ -24,8 +24,6 @@ import dev.irisjvm.kernels.gemm.GemmALayout;
 import dev.irisjvm.kernels.gemm.GemmMainloop;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -125,12 +123,11 @@ public final class GemmSweep extends SweepCommand {
                 baselines.close();
             }
         }
-        GemmSweepResult sweep = new GemmSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware(device),
+        GemmSweepResult sweep = new GemmSweepResult(RunRecord.now(), hardware(device),
                 software, RunRecord.command(0, GemmSweep.class, spec), device.l2CacheBytes(), options.l2Factor(), options.warmup(),
                 options.groupM(), results, options.rounds(), workspaceBytes, options.suiteName(), options.origins());
-        RunRecord.write(options.out(), sweep::write);
         System.out.print(console(results));
-        System.out.println("GemmSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
+        write(options.out(), sweep::write, results.size() + " measurements");
         return checked(results.stream().filter(GemmMeasurement::checkFailed).count(), "output(s) failed the check (Iris's or cuBLASLt's)");
     }
 

@@ -16,8 +16,6 @@ import dev.irisjvm.core.internal.Nvrtc;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -80,12 +78,11 @@ public final class JitBench extends SweepCommand {
                 System.out.println(console(t));
             }
         }
-        JitBenchResult run = new JitBenchResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), RunRecord.device(device),
+        JitBenchResult run = new JitBenchResult(RunRecord.now(), RunRecord.device(device),
                 RunRecord.software("NVRTC " + nvrtc), RunRecord.command(0, JitBench.class, spec), compiler.architecture(), nvrtc,
                 Nvrtc.library(), Gpu.runtimeDescription(), options.cacheParent().toAbsolutePath().toString(), options.coldReps(),
                 options.warmReps(), first, times);
-        RunRecord.write(options.out(), run::write);
-        System.out.println(name() + ": " + times.size() + " source(s) and variant(s) written to " + options.out().toAbsolutePath());
+        write(options.out(), run::write, times.size() + " source(s) and variant(s)");
         return 0;
     }
 

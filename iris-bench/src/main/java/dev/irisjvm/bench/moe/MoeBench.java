@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.moe;
 
+import dev.irisjvm.bench.RoundsOptions;
 import dev.irisjvm.bench.Seeds;
 import dev.irisjvm.bench.gemm.RoundTimes;
 import dev.irisjvm.bench.results.MoeMeasurement;
@@ -51,7 +52,7 @@ final class MoeBench implements AutoCloseable {
     private record Timed(String op, String impl, RepTimer.Rep before, RepTimer.Rep body, Runnable after) implements TurnsInRounds.Turn {}
 
     private final Iris iris;
-    private final MoeOptions options;
+    private final RoundsOptions timing;
     private final NcclCommunicator comm;
     private final Stream stream;
     private final RepTimer timer;
@@ -66,7 +67,7 @@ final class MoeBench implements AutoCloseable {
 
     MoeBench(Iris iris, MoeOptions options, NcclCommunicator comm, RmaKernels kernels) {
         this.iris = iris;
-        this.options = options;
+        this.timing = options.rounds();
         this.comm = comm;
         this.stream = iris.stream();
         this.timer = new RepTimer(iris, kernels, stream, true);
@@ -83,13 +84,13 @@ final class MoeBench implements AutoCloseable {
 
     /** Everything about one case. */
     void run(MoeCase c) {
-        MoeRouting routing = MoeRouting.uniform(c.model(), c.tokens(), world, options.seed());
+        MoeRouting routing = MoeRouting.uniform(c.model(), c.tokens(), world, timing.seed());
         llPending = false;
         int t = c.tokens();
         int h = c.model().hidden();
         int k = c.model().topK();
         MoeConfig config = MoeConfig.of(h, c.model().experts(), k, t, routing.capacity());
-        long tokenSeed = Seeds.point(options.seed(), t * 10L + c.model().ordinal(), rank);
+        long tokenSeed = Seeds.point(timing.seed(), t * 10L + c.model().ordinal(), rank);
         try (SymTensor tokens = iris.heap().uniform(tokenSeed, -1.0, 1.0, DType.BF16, t, h);
              SymTensor ids = iris.heap().empty(DType.I32, t, k);
              SymTensor weights = iris.heap().empty(DType.F32, t, k);
@@ -119,12 +120,7 @@ final class MoeBench implements AutoCloseable {
             }
             time(c, impls, checkOf);
         } catch (RuntimeException e) {
-            String why = Lockstep.oneLine(e);
-            try {
-                iris.synchronize();
-            } catch (RuntimeException again) {
-                why += " (then: " + Lockstep.oneLine(again) + ")";
-            }
+            String why = lockstep.recover(e);
             List<String> implNames = c.lowLatency() ? List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL, MoeMeasurement.IRIS_LL)
                     : List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL);
             for (String impl : implNames) {
@@ -259,8 +255,8 @@ final class MoeBench implements AutoCloseable {
     // ---- timing ------------------------------------------------------------------------------------
 
     private void time(MoeCase c, List<Timed> impls, Map<Timed, String> checkOf) {
-        TurnsInRounds.Outcome<Timed> turns = TurnsInRounds.time(iris, lockstep, timer, impls, options.rounds(), options.warmup(),
-                options.reps());
+        TurnsInRounds.Outcome<Timed> turns = TurnsInRounds.time(iris, lockstep, timer, impls, timing.rounds(), timing.warmup(),
+                timing.reps());
         Map<Timed, String> failed = turns.failures();
         Map<Timed, RoundTimes> times = turns.times();
         for (Timed i : impls) {

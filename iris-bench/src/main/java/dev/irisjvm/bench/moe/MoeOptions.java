@@ -4,13 +4,16 @@ import static dev.irisjvm.bench.OptionChecks.atLeast;
 import static dev.irisjvm.bench.OptionChecks.require;
 
 import dev.irisjvm.bench.OptionChecks;
+import dev.irisjvm.bench.RoundsOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * The command-line options of {@link MoeSweep}.
+ * The command-line options of {@link MoeSweep}: the models, token counts and low-latency cases, the
+ * output, and {@link RoundsOptions}.
  *
  * <pre>{@code
  * MoeOptions o = new MoeOptions();
@@ -46,37 +49,17 @@ public final class MoeOptions {
             description = "MoeLowLatency is measured too up to this many tokens per rank; 0 for never (default: ${DEFAULT-VALUE}).")
     int llMaxTokens;
 
-    @Option(names = "--warmup", defaultValue = "5",
-            description = "Untimed calls per implementation, case and round (default: ${DEFAULT-VALUE}).")
-    int warmup;
-
-    @Option(names = "--reps", defaultValue = "20",
-            description = "Timed calls per implementation, case and round, at least " + MIN_REPS + " (default: ${DEFAULT-VALUE}).")
-    int reps;
-
-    @Option(names = "--rounds", defaultValue = "" + DEFAULT_ROUNDS,
-            description = "Rounds per case, the implementations' order changing each round (default: ${DEFAULT-VALUE}).")
-    int rounds;
-
-    @Option(names = "--heap-gib", defaultValue = "48",
-            description = "Symmetric heap per rank in GiB; the largest case needs about 12 (MoeLowLatency at T = 512 about 16) "
-                    + "(default: ${DEFAULT-VALUE}).")
-    int heapGib;
-
-    @Option(names = "--device-timeout-ms", defaultValue = "30000", description = "Device wait timeout (default: ${DEFAULT-VALUE}).")
-    long deviceTimeoutMs;
-
-    @Option(names = "--seed", defaultValue = "27", description = "Seed of the routing and the tokens (default: ${DEFAULT-VALUE}).")
-    long seed;
+    /**
+     * The largest case needs about 12 GiB of heap per rank (MoeLowLatency at T = 512 about 16); a
+     * fixed seed routes every run the same way.
+     */
+    @Mixin
+    RoundsOptions rounds = new RoundsOptions(48, 27).calls(5, 20, MIN_REPS).rounds(DEFAULT_ROUNDS).deviceTimeoutMs(30_000);
 
     /** Throws IllegalArgumentException naming the bad option. */
     public void validate() {
-        require(reps >= MIN_REPS, "--reps " + reps + " is below " + MIN_REPS);
-        atLeast("--warmup", warmup, 0);
-        atLeast("--rounds", rounds, 1);
+        rounds.validate();
         atLeast("--ll-max-tokens", llMaxTokens, 0);
-        atLeast("--heap-gib", heapGib, 1);
-        atLeast("--device-timeout-ms", deviceTimeoutMs, 1);
         cases();
     }
 
@@ -100,27 +83,8 @@ public final class MoeOptions {
         return out;
     }
 
-    public int warmup() {
-        return warmup;
-    }
-
-    public int reps() {
-        return reps;
-    }
-
-    public int rounds() {
+    /** The warm-up, timed calls, rounds, heap, device deadline and seed. */
+    public RoundsOptions rounds() {
         return rounds;
-    }
-
-    public long heapBytes() {
-        return (long) heapGib << 30;
-    }
-
-    public long deviceTimeoutMs() {
-        return deviceTimeoutMs;
-    }
-
-    public long seed() {
-        return seed;
     }
 }

@@ -1,20 +1,14 @@
 package dev.irisjvm.bench.moe;
 
+import dev.irisjvm.bench.RoundsOptions;
 import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.SweepCommand;
 import dev.irisjvm.bench.results.MoeMeasurement;
 import dev.irisjvm.bench.results.MoeSweepResult;
 import dev.irisjvm.bench.rma.RmaKernels;
-import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.core.Iris;
-import dev.irisjvm.core.IrisConfig;
-import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.nccl.NcclTeams;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -46,51 +40,33 @@ public final class MoeSweep extends SweepCommand {
 
     @Override
     public Integer call() throws Exception {
-        if (!valid(options::validate)) {
-            return EXIT_USAGE;
+        return sweep(options::validate, () -> config(options.rounds()), this::measure);
+    }
+
+    private int measure(Iris iris, RmaKernels kernels) throws Exception {
+        requireTwoRanks(iris);
+        if (iris.node().size() != iris.worldSize()) {
+            throw new IllegalStateException("MoeDispatch exchanges within a node: run every rank on one node (world "
+                    + iris.worldSize() + ", node " + iris.node().size() + ")");
         }
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(options.heapBytes())
-                .withDeviceTimeout(Duration.ofMillis(options.deviceTimeoutMs()));
+        RoundsOptions timing = options.rounds();
+        String hardware = RunRecord.hardware(iris);
+        NcclTeams nccl = NcclTeams.of(iris);
+        String software = RunRecord.software(nccl.version());
+        int perGpu = iris.maxRanksPerGpu();
+        sayRun(iris, iris.worldSize() + " ranks", hardware, software, timing.seed());
+        sayIfGpusShared(iris, perGpu);
         List<MoeMeasurement> results;
-        try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
-             RmaKernels kernels = new RmaKernels(iris, library)) {
-            requireTwoRanks(iris);
-            if (iris.node().size() != iris.worldSize()) {
-                throw new IllegalStateException("MoeDispatch exchanges within a node: run every rank on one node (world "
-                        + iris.worldSize() + ", node " + iris.node().size() + ")");
-            }
-            String hardware = RunRecord.hardware(iris);
-            NcclTeams nccl = NcclTeams.of(iris);
-            String software = RunRecord.software(nccl.version());
-            int perGpu = iris.maxRanksPerGpu();
-            if (iris.rank() == 0) {
-                System.out.println("MoeSweep: " + iris.worldSize() + " ranks, " + hardware + ", " + software + ", heap "
-                        + SizeList.format(config.heapSize()) + " per rank, seed " + options.seed());
-                if (perGpu > 1) {
-                    System.out.println("MoeSweep: the ranks share GPUs (up to " + perGpu + " per GPU): the outputs are checked, "
-                            + "but the times measure the ranks' turns on each GPU and the report compares nothing");
-                }
-            }
-            try (MoeBench bench = new MoeBench(iris, options, nccl.world(), kernels)) {
-                for (MoeCase c : options.cases()) {
-                    long start = System.nanoTime();
-                    bench.run(c);
-                    if (iris.rank() == 0) {
-                        System.out.printf(Locale.ROOT, "MoeSweep: %s done in %.1f s%n", c, (System.nanoTime() - start) / 1e9);
-                    }
-                }
-                results = bench.measurements();
-            } finally {
-                iris.synchronize();
-            }
-            if (iris.rank() == 0) {
-                MoeSweepResult sweep = new MoeSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware, software,
-                        RunRecord.command(iris.worldSize(), MoeSweep.class, spec), iris.worldSize(), perGpu, options.warmup(),
-                        options.reps(), options.rounds(), options.seed(), results);
-                RunRecord.write(options.out(), sweep::write);
-                System.out.println("MoeSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
-            }
+        try (MoeBench bench = new MoeBench(iris, options, nccl.world(), kernels)) {
+            runEach(iris, options.cases(), Object::toString, bench::run);
+            results = bench.measurements();
+        } finally {
+            iris.synchronize();
         }
+        MoeSweepResult sweep = new MoeSweepResult(RunRecord.now(), hardware, software,
+                RunRecord.command(iris.worldSize(), MoeSweep.class, spec), iris.worldSize(), perGpu, timing.warmup(), timing.reps(),
+                timing.rounds(), timing.seed(), results);
+        write(iris, options.out(), sweep::write, results.size() + " measurements");
         return checked(results.stream().filter(MoeMeasurement::checkFailed).count(), "point(s) failed their check");
     }
 }

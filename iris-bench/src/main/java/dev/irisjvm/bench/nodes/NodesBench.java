@@ -105,13 +105,7 @@ final class NodesBench implements AutoCloseable {
                 record(op, shape.bytes(), i.impl(), turns.times().get(i), c);
             }
         } catch (RuntimeException e) {
-            String why = Lockstep.oneLine(e);
-            try {
-                iris.synchronize();
-            } catch (RuntimeException again) {
-                why += " (then: " + Lockstep.oneLine(again) + ")";
-            }
-            notRun(op, bytes, why);
+            notRun(op, bytes, lockstep.recover(e));
         }
     }
 

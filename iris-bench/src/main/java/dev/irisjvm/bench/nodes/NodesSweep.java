@@ -9,19 +9,13 @@ import dev.irisjvm.bench.results.NodesSweepResult;
 import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.core.Iris;
-import dev.irisjvm.core.IrisConfig;
-import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.WorldCollectives;
 import dev.irisjvm.kernels.nccl.NcclTeams;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -55,15 +49,13 @@ public final class NodesSweep extends SweepCommand {
 
     @Override
     public Integer call() throws Exception {
-        if (!valid(options::validate)) {
-            return EXIT_USAGE;
-        }
+        return sweep(options::validate, () -> config(options.rounds()), this::measure);
+    }
+
+    private int measure(Iris iris, RmaKernels kernels) throws Exception {
         RoundsOptions timing = options.rounds();
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(timing.heapBytes())
-                .withDeviceTimeout(Duration.ofMillis(timing.deviceTimeoutMs()));
         List<NodesMeasurement> results;
-        try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
-             RmaKernels kernels = new RmaKernels(iris, library); WorldCollectives collectives = WorldCollectives.create(iris)) {
+        try (WorldCollectives collectives = WorldCollectives.create(iris)) {
             int ranksPerNode = iris.node().size();
             int nodes = iris.worldSize() / ranksPerNode;
             if (nodes < 2) {
@@ -75,37 +67,22 @@ public final class NodesSweep extends SweepCommand {
             String software = RunRecord.software(nccl.version());
             boolean simulated = oneHost(iris);
             int perGpu = iris.maxRanksPerGpu();
-            if (iris.rank() == 0) {
-                System.out.println("NodesSweep: " + nodes + " nodes x " + ranksPerNode + " ranks" + (simulated ? " simulated on one host "
-                        + "(NCCL between the nodes over loopback sockets: says nothing about a real network)" : "") + ", " + hardware
-                        + ", " + software + ", heap " + SizeList.format(config.heapSize()) + " per rank, seed " + timing.seed());
-                if (perGpu > 1) {
-                    System.out.println("NodesSweep: the ranks share GPUs (up to " + perGpu + " per GPU): the outputs are checked, "
-                            + "but the times measure the ranks' turns on each GPU and the report compares nothing");
-                }
-            }
+            sayRun(iris, nodes + " nodes x " + ranksPerNode + " ranks" + (simulated ? " simulated on one host "
+                    + "(NCCL between the nodes over loopback sockets: says nothing about a real network)" : ""), hardware, software,
+                    timing.seed());
+            sayIfGpusShared(iris, perGpu);
             try (NodesBench bench = new NodesBench(iris, options, collectives, nccl.world(), kernels)) {
                 for (CclOp op : options.ops()) {
-                    for (long bytes : options.sizes()) {
-                        long start = System.nanoTime();
-                        bench.run(op, bytes);
-                        if (iris.rank() == 0) {
-                            System.out.printf(Locale.ROOT, "NodesSweep: %s %s done in %.1f s%n", op.id(), SizeList.format(bytes),
-                                    (System.nanoTime() - start) / 1e9);
-                        }
-                    }
+                    runEach(iris, options.sizes(), bytes -> op.id() + " " + SizeList.format(bytes), bytes -> bench.run(op, bytes));
                 }
                 results = bench.measurements();
             } finally {
                 iris.synchronize();
             }
-            if (iris.rank() == 0) {
-                NodesSweepResult sweep = new NodesSweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), hardware,
-                        software, command(nodes, ranksPerNode, simulated), iris.worldSize(), nodes, ranksPerNode,
-                        simulated, perGpu, timing.warmup(), timing.reps(), timing.rounds(), timing.seed(), results);
-                RunRecord.write(options.out(), sweep::write);
-                System.out.println("NodesSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
-            }
+            NodesSweepResult sweep = new NodesSweepResult(RunRecord.now(), hardware, software, command(nodes, ranksPerNode, simulated),
+                    iris.worldSize(), nodes, ranksPerNode, simulated, perGpu, timing.warmup(), timing.reps(), timing.rounds(),
+                    timing.seed(), results);
+            write(iris, options.out(), sweep::write, results.size() + " measurements");
         }
         return checked(results.stream().filter(NodesMeasurement::checkFailed).count(), "point(s) failed their check");
     }

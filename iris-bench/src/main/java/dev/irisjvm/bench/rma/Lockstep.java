@@ -113,14 +113,23 @@ public final class Lockstep {
             step.run();
             return null;
         } catch (Exception e) {
-            String message = "rank " + iris.rank() + ": " + what + " failed: " + oneLine(e);
-            try {
-                iris.synchronize();  // drains the stream and clears what a kernel recorded, so later points start clean
-            } catch (RuntimeException again) {
-                message += " (then: " + oneLine(again) + ")";
-            }
-            return message;
+            return "rank " + iris.rank() + ": " + what + " failed: " + recover(e);
         }
+    }
+
+    /**
+     * After {@code e}, synchronizes this rank so that later points start clean (it drains the
+     * stream and clears what a kernel recorded); returns {@code e} as one line, with whatever the
+     * synchronization threw after it.
+     */
+    public String recover(Exception e) {
+        String why = oneLine(e);
+        try {
+            iris.synchronize();
+        } catch (RuntimeException again) {
+            why += " (then: " + oneLine(again) + ")";
+        }
+        return why;
     }
 
     /** Every rank's failure text (null for none), joined; null if no rank failed. */

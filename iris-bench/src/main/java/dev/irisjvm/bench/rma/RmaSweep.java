@@ -7,13 +7,8 @@ import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
-import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ccl.NcclComm;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -47,57 +42,50 @@ public final class RmaSweep extends SweepCommand {
 
     @Override
     public Integer call() throws Exception {
-        if (!valid(options::validate)) {
-            return EXIT_USAGE;
-        }
+        return sweep(options::validate, this::configForWorld, this::measure);
+    }
+
+    /** The heap per rank depends on the world size, which the environment tells. */
+    private IrisConfig configForWorld() {
         IrisConfig env = IrisConfig.fromEnvironment();
-        IrisConfig config = env.withHeapSize(options.heapBytes(env.worldSize()))
-                .withDeviceTimeout(Duration.ofMillis(options.deviceTimeoutMs()));
-        List<Measurement> results;
-        SweepResult sweep;
-        try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forClasspath();
-             RmaKernels kernels = new RmaKernels(iris, library)) {
-            if (SharedGpu.refuses(iris, name())) {
-                return SharedGpu.EXIT_SHARED_GPU;
-            }
-            requireTwoRanks(iris);
-            long runSeed = runSeed(iris, options.seed());
-            options.seed = runSeed;
-            if (iris.rank() == 0) {
-                System.out.println("RmaSweep: " + iris.worldSize() + " ranks, heap " + SizeList.format(config.heapSize())
-                        + " per rank, ops " + options.ops + ", sizes " + SizeList.format(options.sizes().get(0)) + " .. "
-                        + SizeList.format(options.sizes().get(options.sizes().size() - 1)) + ", seed " + runSeed);
-            }
-            String ncclVersion;
-            try (SweepContext ctx = new SweepContext(iris, options, kernels, runSeed); NcclBench ncclBench = new NcclBench(ctx)) {
-                for (RmaOp op : options.ops()) {
-                    long start = System.nanoTime();
-                    switch (op.family()) {
-                        case BANDWIDTH -> new BandwidthBench(ctx).run(op);
-                        case ATOMIC -> new AtomicBench(ctx).run(op);
-                        case MESSAGE -> new MessageBench(ctx).run(op);
-                        case NCCL -> ncclBench.run(op);
-                    }
-                    if (iris.rank() == 0) {
-                        System.out.printf(Locale.ROOT, "RmaSweep: %s done in %.1f s%n", op.id(), (System.nanoTime() - start) / 1e9);
-                    }
-                }
-                iris.synchronize();
-                ncclVersion = ncclBench.openedVersion();
-                results = ctx.log().gather(iris);
-            }
-            if (ncclVersion == null) {
-                ncclVersion = NcclComm.loadedVersion();
-            }
-            sweep = new SweepResult(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), RunRecord.hardware(iris),
-                    RunRecord.software(ncclVersion == null ? "NCCL unavailable" : ncclVersion),
-                    RunRecord.command(iris.worldSize(), RmaSweep.class, spec), iris.worldSize(), results);
-            if (iris.rank() == 0) {
-                RunRecord.write(options.out(), sweep::write);
-                System.out.print(ResultTable.format(results));
-                System.out.println("RmaSweep: " + results.size() + " measurements written to " + options.out().toAbsolutePath());
-            }
+        return config(env, options.heapBytes(env.worldSize()), options.deviceTimeoutMs());
+    }
+
+    private int measure(Iris iris, RmaKernels kernels) throws Exception {
+        if (SharedGpu.refuses(iris, name())) {
+            return SharedGpu.EXIT_SHARED_GPU;
         }
+        requireTwoRanks(iris);
+        long runSeed = runSeed(iris, options.seed());
+        options.seed = runSeed;
+        List<Long> sizes = options.sizes();
+        say(iris, iris.worldSize() + " ranks, heap " + SizeList.format(iris.config().heapSize()) + " per rank, ops " + options.ops
+                + ", sizes " + SizeList.format(sizes.get(0)) + " .. " + SizeList.format(sizes.get(sizes.size() - 1)) + ", seed " + runSeed);
+        String ncclVersion;
+        List<Measurement> results;
+        try (SweepContext ctx = new SweepContext(iris, options, kernels, runSeed); NcclBench ncclBench = new NcclBench(ctx)) {
+            runEach(iris, options.ops(), RmaOp::id, op -> {
+                switch (op.family()) {
+                    case BANDWIDTH -> new BandwidthBench(ctx).run(op);
+                    case ATOMIC -> new AtomicBench(ctx).run(op);
+                    case MESSAGE -> new MessageBench(ctx).run(op);
+                    case NCCL -> ncclBench.run(op);
+                }
+            });
+            iris.synchronize();
+            ncclVersion = ncclBench.openedVersion();
+            results = ctx.log().gather(iris);
+        }
+        if (ncclVersion == null) {
+            ncclVersion = NcclComm.loadedVersion();
+        }
+        SweepResult sweep = new SweepResult(RunRecord.now(), RunRecord.hardware(iris),
+                RunRecord.software(ncclVersion == null ? "NCCL unavailable" : ncclVersion),
+                RunRecord.command(iris.worldSize(), RmaSweep.class, spec), iris.worldSize(), results);
+        if (iris.rank() == 0) {
+            System.out.print(ResultTable.format(results));
+        }
+        write(iris, options.out(), sweep::write, results.size() + " measurements");
         return checked(results.stream().filter(RmaSweep::failedCheck).count(), "measurement(s) failed their check");
     }
 

@@ -98,13 +98,7 @@ final class StepBench implements AutoCloseable {
                 record(s, i.impl(), turns.times().get(i), check);
             }
         } catch (RuntimeException e) {
-            String why = Lockstep.oneLine(e);
-            try {
-                iris.synchronize();
-            } catch (RuntimeException again) {
-                why += " (then: " + Lockstep.oneLine(again) + ")";
-            }
-            notRun(s, why);
+            notRun(s, lockstep.recover(e));
         }
     }
 

@@ -21,11 +21,12 @@ class MoeOptionsTest {
             assertEquals(new MoeCase(MoeModel.DEEPSEEK_V3, tokens[i], tokens[i] <= 512), cases.get(i));
             assertEquals(new MoeCase(MoeModel.MIXTRAL, tokens[i], tokens[i] <= 512), cases.get(i + tokens.length));
         }
-        assertEquals(20, o.reps());
-        assertEquals(5, o.warmup());
-        assertEquals(MoeOptions.DEFAULT_ROUNDS, o.rounds());
-        assertEquals(27, o.seed(), "a fixed seed: every run routes the same way");
-        assertEquals(48L << 30, o.heapBytes());
+        assertEquals(20, o.rounds().reps());
+        assertEquals(5, o.rounds().warmup());
+        assertEquals(MoeOptions.DEFAULT_ROUNDS, o.rounds().rounds());
+        assertEquals(27, o.rounds().seed(), "a fixed seed: every run routes the same way");
+        assertEquals(48L << 30, o.rounds().heapBytes());
+        assertEquals(30_000, o.rounds().deviceTimeoutMs());
     }
 
     @Test

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.irisjvm.bench.cli.IrisBench;
 import dev.irisjvm.bench.results.NodesMeasurement;
 import dev.irisjvm.bench.results.NodesSweepResult;
 import java.io.IOException;
@@ -61,14 +60,8 @@ class NodesReportTest {
 
     /** The report of {@code run} as {@code iris-bench report nodes} writes it. */
     private String markdown(NodesSweepResult run, String name) throws IOException {
-        Path json = dir.resolve(name + ".json");
-        run.write(json);
-        Path out = dir.resolve(name);
-        int rc = IrisBench.commandLine().execute("report", ReportKind.NODES.prefix(), "--sweep", json.toString(), "--out",
-                out.toString(), "--run-command", "bin/iris-bench nodes --nodes " + run.nodes() + " -n " + run.ranksPerNode());
-        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
-        assertTrue(Files.isRegularFile(out.resolve(ReportKind.NODES.sweepFile())), "the raw JSON is copied beside the report");
-        return Files.readString(out.resolve(NodesDocument.MARKDOWN));
+        return ReportRuns.reported(dir, ReportKind.NODES, name, run::write,
+                "bin/iris-bench nodes --nodes " + run.nodes() + " -n " + run.ranksPerNode());
     }
 
     @Test
@@ -184,11 +177,7 @@ class NodesReportTest {
     @Test
     void withoutARunTheComparisonIsPending() throws IOException {
         Path out = dir.resolve("pending");
-        Files.createDirectories(out);
-        Files.writeString(out.resolve(ReportKind.NODES.findingsFile()), "Loopback says nothing about a network.\n");
-        int rc = IrisBench.commandLine().execute("report", ReportKind.NODES.prefix(), "--out", out.toString());
-        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
-        String md = Files.readString(out.resolve(NodesDocument.MARKDOWN));
+        String md = ReportRuns.pending(out, ReportKind.NODES, "Loopback says nothing about a network.\n");
         assertTrue(md.startsWith("# " + NodesDocument.TITLE + "\n"), md);
         assertTrue(md.contains(NodesDocument.PENDING), md);
         assertTrue(md.contains("one GPU per rank, i.e. on a machine with as many GPUs as ranks"), md);

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.irisjvm.bench.cli.IrisBench;
 import dev.irisjvm.bench.results.StepMeasurement;
 import dev.irisjvm.bench.results.StepSweepResult;
 import java.io.IOException;
@@ -58,14 +57,7 @@ class StepReportTest {
 
     /** The report of {@code run} as {@code iris-bench report training-step} writes it. */
     private String markdown(StepSweepResult run, String name) throws IOException {
-        Path json = dir.resolve(name + ".json");
-        run.write(json);
-        Path out = dir.resolve(name);
-        int rc = IrisBench.commandLine().execute("report", ReportKind.STEP.prefix(), "--sweep", json.toString(), "--out",
-                out.toString(), "--run-command", "bin/iris-bench step -n 2");
-        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
-        assertTrue(Files.isRegularFile(out.resolve(ReportKind.STEP.sweepFile())), "the raw JSON is copied beside the report");
-        return Files.readString(out.resolve(StepDocument.MARKDOWN));
+        return ReportRuns.reported(dir, ReportKind.STEP, name, run::write, "bin/iris-bench step -n 2");
     }
 
     @Test
@@ -188,11 +180,7 @@ class StepReportTest {
     @Test
     void withoutARunTheComparisonIsPending() throws IOException {
         Path out = dir.resolve("pending");
-        Files.createDirectories(out);
-        Files.writeString(out.resolve(ReportKind.STEP.findingsFile()), "The floor: the six GEMMs at 0.960 × cuBLAS.\n");
-        int rc = IrisBench.commandLine().execute("report", ReportKind.STEP.prefix(), "--out", out.toString());
-        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
-        String md = Files.readString(out.resolve(StepDocument.MARKDOWN));
+        String md = ReportRuns.pending(out, ReportKind.STEP, "The floor: the six GEMMs at 0.960 × cuBLAS.\n");
         assertTrue(md.startsWith("# " + StepDocument.TITLE + "\n"), md);
         assertTrue(md.contains("The comparison is pending a run on two GPUs: nothing has been measured yet."), md);
         assertTrue(md.contains("```\n" + StepDocument.COMMAND + "\n```"), md);
