@@ -1,5 +1,5 @@
-// gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen kernels of 128-row
-// tiles and the same sixteen of 64-row ("short") tiles, for problems of at most 64 rows
+// gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen kernels of 128 x 256
+// tiles and the same sixteen of 64 x 128 ("short") tiles, for problems of at most 64 rows
 //
 //   iris_gemm[_short]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
 //                                           b: nk (B is N x K) | kn (B is K x N)   out: in | f32
@@ -18,13 +18,13 @@ IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 
 namespace {
 
-template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out, int Consumers>
+template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out, int Consumers, int TileN>
 __device__ void gemm_entry(const iris_gemm_args& a) {
 #if IRIS_HAS_WGMMA
     // No context to record an error in: the library launches with IRIS_GEMM_SHARED_BYTES, which every
     // Config fits (config.cuh), so only a launch from outside it gives less, and then run returns
     // without writing C; running on would overrun shared memory.
-    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, IRIS_GEMM_TILE_N, A, Consumers>;
+    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, TileN, A, Consumers>;
     iris::gemm::run<Cfg>(a);
 #endif
 }
@@ -36,15 +36,15 @@ using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 
-// Both tile heights of one variant: iris_gemm_<variant> and iris_gemm_short_<variant>.
+// Both tiles of one variant: iris_gemm_<variant> and iris_gemm_short_<variant>.
 #define IRIS_GEMM_KERNELS(variant, In, A, B, Out)                                                        \
     extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                 \
         iris_gemm_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                \
-        gemm_entry<In, A, B, Out, 2>(a);                                                                \
+        gemm_entry<In, A, B, Out, 2, IRIS_GEMM_TILE_N>(a);                                                                \
     }                                                                                                   \
     extern "C" __global__ void __launch_bounds__(IRIS_GEMM_SHORT_THREADS, 1)                           \
         iris_gemm_short_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                          \
-        gemm_entry<In, A, B, Out, 1>(a);                                                                \
+        gemm_entry<In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N>(a);                                                                \
     }
 
 IRIS_GEMM_KERNELS(bf16_nk_bf16, bf16, ALayout::mk, BLayout::nk, bf16)

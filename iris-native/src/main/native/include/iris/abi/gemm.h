@@ -23,6 +23,9 @@
 #define IRIS_GEMM_TILE_N 256
 #define IRIS_GEMM_MID_TILE_N 192
 #define IRIS_GEMM_NARROW_TILE_N 128
+/* Output columns of the short tile: narrow, so that a layer of few rows makes twice the tiles (and CTAs that
+ * stream B) that 256 columns would, before any of its K has to be shared out. */
+#define IRIS_GEMM_SHORT_TILE_N 128
 /* K per pipeline stage: one 128-byte swizzle row of 16-bit elements. */
 #define IRIS_GEMM_TILE_K 64
 /* Shared-memory swizzle of every operand's tensor map, in bytes. */

@@ -12,8 +12,8 @@
 // whose last wave of 128 x 256 tiles would be mostly empty. The same 192 KiB hold 6 stages of
 // 128 x 128 and 4 of 128 x 192 (160 KiB), so every shape launches with the same shared memory.
 //
-// A kernel of short tiles (Consumers = 1: 64 x TileN, IRIS_GEMM_SHORT_THREADS threads) has the
-// producer and one consumer: for M <= 64 the second consumer's rows are all past C, and a tile of
+// A kernel of short tiles (Consumers = 1: 64 x TileN, IRIS_GEMM_SHORT_THREADS threads; the library's
+// are 64 x IRIS_GEMM_SHORT_TILE_N, in 8 stages) has the producer and one consumer: for M <= 64 the second consumer's rows are all past C, and a tile of
 // two costs the wgmma time of 128 rows for the rows of one. A separate instantiation, not a branch
 // in the consumers' loop: a second path among 128 live accumulators makes ptxas serialize wgmma.
 #pragma once
@@ -101,7 +101,7 @@ struct Config {
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
     static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);
     static constexpr uint32_t kStageBytes = kABytes + kBBytes;
-    static constexpr int kStages = 192 * 1024 / kStageBytes;  // 4 of 128 x 256 or 128 x 192, 6 of 128 x 128 (or 64 x 256)
+    static constexpr int kStages = 192 * 1024 / kStageBytes;  // 4 of 128 x 256 or 128 x 192, 6 of 128 x 128, 8 of 64 x 128
     static constexpr uint32_t kRingBytes = kStages * kStageBytes;
     static_assert(kStageBytes % 1024 == 0, "stages keep the 1024-byte alignment of the 128-byte swizzle");
     static constexpr int kAccumulators = kTileN / 2;  // f32 per consumer thread: 64 x kTileN over 128 threads

@@ -92,8 +92,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Launch (Hopper): a persistent grid of at most one block per SM, {@value #THREADS} threads and
  * {@value #SHARED_BYTES} bytes of dynamic shared memory each, taking {@value #TILE_M} x {@value
- * #TILE_N} output tiles (for M at most {@value #SHORT_TILE_M}, {@value #SHORT_TILE_M}-row tiles on
- * {@value #SHORT_THREADS} threads, whose wgmma steps cost half as much) in grouped order ({@link Options#groupM()} tile rows per group, for L2
+ * #TILE_N} output tiles (for M at most {@value #SHORT_TILE_M}, {@value #SHORT_TILE_M} x {@value
+ * #SHORT_TILE_N} tiles on {@value #SHORT_THREADS} threads: no wgmma on rows past C, and twice the
+ * tiles to spread B over) in grouped order ({@link Options#groupM()} tile rows per group, for L2
  * reuse). Where the tiles fill their waves they run whole, one block per tile at a time; where they
  * would leave SMs idle (few tiles, as at a small M, or a mostly empty last wave) tiles are shared
  * out by K: split-K (each tile in equal slices, one block each) or stream-K (every block an equal
@@ -114,9 +115,12 @@ public final class Gemm implements AutoCloseable {
     public static final int TILE_M = KernelAbi.IRIS_GEMM_TILE_M;
     /**
      * Output rows per tile of the short kernels, which run every problem of at most this many rows
-     * ({@link GemmProblem#shortTiles()}): one consumer warpgroup, {@value #SHORT_THREADS} threads.
+     * ({@link GemmProblem#shortTiles()}): one consumer warpgroup, {@value #SHORT_THREADS} threads,
+     * tiles of {@value #SHORT_TILE_M} x {@value #SHORT_TILE_N}.
      */
     public static final int SHORT_TILE_M = KernelAbi.IRIS_GEMM_SHORT_TILE_M;
+    /** Output columns per tile of the short kernels: narrow, so that a few rows make twice the tiles. */
+    public static final int SHORT_TILE_N = KernelAbi.IRIS_GEMM_SHORT_TILE_N;
     /** Output columns per tile. */
     public static final int TILE_N = KernelAbi.IRIS_GEMM_TILE_N;
     /**
@@ -435,7 +439,7 @@ public final class Gemm implements AutoCloseable {
     /**
      * How a call of an {@code m} x {@code n} x {@code k} problem spreads over this GPU, in words for
      * logs and reports: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
-     * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by ", 64-row tiles" for
+     * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by ", 64 x 128 tiles" for
      * the short tiles (portable mainloop: "portable,
      * ..."); with {@link Options#tune()}, the choice kept for the shape once a call has timed it,
      * else what the rule chooses. Nothing is launched.
@@ -446,7 +450,7 @@ public final class Gemm implements AutoCloseable {
         }
         StreamKPlan kept = tuner == null ? null : tuner.kept(m, n, k);
         StreamKPlan plan = kept != null ? kept : plan(m, n, k);
-        return plan.describe(GemmChecks.tiles(m, n)) + (m <= SHORT_TILE_M ? ", " + SHORT_TILE_M + "-row tiles" : "")
+        return plan.describe(GemmChecks.tiles(m, n)) + (m <= SHORT_TILE_M ? ", " + SHORT_TILE_M + " x " + SHORT_TILE_N + " tiles" : "")
                 + (kept != null ? " (tuned)" : "");
     }
 
@@ -492,13 +496,14 @@ public final class Gemm implements AutoCloseable {
     }
 
     /**
-     * B's tensor map: for NK, K elements per row and N rows, boxes of 256 rows x 64 elements; for KN,
-     * N elements per row and K rows, boxes of 64 rows x 64 elements. 128-byte swizzle.
+     * B's tensor map: for NK, K elements per row and N rows, boxes of the tile's columns ({@link
+     * GemmProblem#tileN()}) x 64 elements; for KN, N elements per row and K rows, boxes of 64 rows x
+     * 64 elements. 128-byte swizzle.
      */
     synchronized TensorMap tensorMapB(GemmProblem p) {
         ensureOpen();
         DeviceMatrix b = p.b();
-        return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes());
+        return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes(), p.tileN());
     }
 
     /**

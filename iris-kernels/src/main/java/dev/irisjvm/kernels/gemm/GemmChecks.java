@@ -127,8 +127,14 @@ final class GemmChecks {
         }
     }
 
+    /** Output tiles of the library kernel of an {@code m} x {@code n} C: 128 x 256, or 64 x 128 where {@link #shortTiles}. */
     static long tiles(long m, long n) {
-        return ceilDiv(m, Gemm.TILE_M) * ceilDiv(n, Gemm.TILE_N);
+        return shortTiles(m) ? ceilDiv(n, Gemm.SHORT_TILE_N) : ceilDiv(m, Gemm.TILE_M) * ceilDiv(n, Gemm.TILE_N);
+    }
+
+    /** Whether the library runs a C of {@code m} rows on its short tiles. */
+    static boolean shortTiles(long m) {
+        return m <= Gemm.SHORT_TILE_M;
     }
 
     static long ceilDiv(long x, long d) {

@@ -87,7 +87,10 @@ public record GemmProblem(DeviceMatrix a, GemmALayout aLayout, DeviceMatrix b, G
         return bias != 0;
     }
 
-    /** Output tiles of {@link Gemm#TILE_M} x {@link Gemm#TILE_N}: ceil(M / 128) x ceil(N / 256). */
+    /**
+     * Output tiles of the kernel this problem runs: ceil(M / 128) x ceil(N / 256), or ceil(N / 128)
+     * tiles of {@link Gemm#SHORT_TILE_M} x {@link Gemm#SHORT_TILE_N} where M is at most 64.
+     */
     public int tiles() {
         return (int) GemmChecks.tiles(m(), n());
     }
@@ -106,17 +109,23 @@ public record GemmProblem(DeviceMatrix a, GemmALayout aLayout, DeviceMatrix b, G
     }
 
     /**
-     * Whether the library runs this problem on tiles of {@link Gemm#SHORT_TILE_M} rows (one consumer
-     * warpgroup): M is at most that, so a {@link Gemm#TILE_M}-row tile's second half would only
-     * multiply the zeros past C's last row. The tile count is the same either way.
+     * Whether the library runs this problem on {@link Gemm#SHORT_TILE_M} x {@link Gemm#SHORT_TILE_N}
+     * tiles (one consumer warpgroup): M is at most {@link Gemm#SHORT_TILE_M}, so a {@link
+     * Gemm#TILE_M}-row tile's second half would only multiply the zeros past C's last row, and the
+     * narrower tiles give twice the CTAs to stream B.
      */
     public boolean shortTiles() {
-        return m() <= Gemm.SHORT_TILE_M;
+        return GemmChecks.shortTiles(m());
     }
 
     /** Output rows per tile of the kernel this problem runs: {@link Gemm#SHORT_TILE_M} or {@link Gemm#TILE_M}. */
     public int tileM() {
         return shortTiles() ? Gemm.SHORT_TILE_M : Gemm.TILE_M;
+    }
+
+    /** Output columns per tile of the kernel this problem runs: {@link Gemm#SHORT_TILE_N} or {@link Gemm#TILE_N}. */
+    public int tileN() {
+        return shortTiles() ? Gemm.SHORT_TILE_N : Gemm.TILE_N;
     }
 
     static String kernelName(boolean shortTiles, DType in, GemmLayouts layouts, DType out) {

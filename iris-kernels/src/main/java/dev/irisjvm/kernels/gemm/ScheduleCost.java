@@ -9,8 +9,8 @@ package dev.irisjvm.kernels.gemm;
  *
  * <ul>
  *   <li>Compute: a CTA's k-blocks in a row, each a 128 x 256 x 64 wgmma step, whatever rows of the
- *       tile exist; half that for M of at most {@link Gemm#SHORT_TILE_M}, whose tiles have 64 rows
- *       (an assumption from the wgmma work, not yet a fit).
+ *       tile exist; a quarter of that for the 64 x 128 tiles of M at most {@link Gemm#SHORT_TILE_M}
+ *       (in proportion to the wgmma work: an assumption, not a fit).
  *   <li>Memory: bytes of A and B over the GPU's bandwidth. Tiles that run side by side in step (whole
  *       waves, and split-K, whose slices of neighbouring tiles start at the same k) read a panel
  *       once for all the tiles that share it; stream-K's CTAs start at unrelated k, so each tile
@@ -37,11 +37,14 @@ final class ScheduleCost {
 
     /** The estimated µs of an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks under {@code plan} on {@code multiprocessors} SMs. */
     static double us(StreamKPlan plan, int m, int n, int kBlocks, int multiprocessors) {
-        long tilesM = GemmChecks.ceilDiv(m, Gemm.TILE_M);
-        long tilesN = GemmChecks.ceilDiv(n, Gemm.TILE_N);
+        boolean small = GemmChecks.shortTiles(m);
+        int tileM = small ? Gemm.SHORT_TILE_M : Gemm.TILE_M;
+        int tileN = small ? Gemm.SHORT_TILE_N : Gemm.TILE_N;
+        long tilesM = GemmChecks.ceilDiv(m, tileM);
+        long tilesN = GemmChecks.ceilDiv(n, tileN);
         long tiles = tilesM * tilesN;
         double k = (double) kBlocks * Gemm.TILE_K;
-        double kBlockUs = m <= Gemm.SHORT_TILE_M ? K_BLOCK_US * Gemm.SHORT_TILE_M / Gemm.TILE_M : K_BLOCK_US;
+        double kBlockUs = K_BLOCK_US * tileM * tileN / (Gemm.TILE_M * Gemm.TILE_N);
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {
             long waves = GemmChecks.ceilDiv(tiles, multiprocessors);
@@ -49,7 +52,7 @@ final class ScheduleCost {
         }
         long shared = plan.sharedTiles();
         long wholeWaves = (tiles - shared) / multiprocessors;
-        double partialBytes = (double) Math.min(m, Gemm.TILE_M) * Gemm.TILE_N * Float.BYTES;
+        double partialBytes = (double) Math.min(m, tileM) * tileN * Float.BYTES;
         long pieces = GemmChecks.ceilDiv(plan.grid(), shared);
         double bytes = plan.isSplitK(tiles) ? operandBytes + plan.grid() * partialBytes * 2
                 : ((double) tilesN * m + (double) tilesM * n) * k * 2 * shared / tiles + (plan.grid() + shared) * partialBytes * 2;

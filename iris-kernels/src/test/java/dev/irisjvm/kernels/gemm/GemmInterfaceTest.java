@@ -129,6 +129,8 @@ class GemmInterfaceTest {
             boolean expected = m <= Gemm.SHORT_TILE_M;
             assertEquals(expected, p.shortTiles(), "M = " + m);
             assertEquals(expected ? Gemm.SHORT_TILE_M : Gemm.TILE_M, p.tileM(), "M = " + m);
+            assertEquals(expected ? Gemm.SHORT_TILE_N : Gemm.TILE_N, p.tileN(), "M = " + m);
+            assertEquals(expected ? 2048 / Gemm.SHORT_TILE_N : 2048 / Gemm.TILE_N, p.tiles(), "M = " + m);
             assertEquals(expected ? "iris_gemm_short_bf16_nk_bf16" : "iris_gemm_bf16_nk_bf16", p.kernelName(), "M = " + m);
             assertEquals(expected ? Gemm.SHORT_THREADS : Gemm.THREADS, Gemm.launchShape(p, 132).blockX(), "M = " + m);
             assertEquals(Gemm.SHARED_BYTES, Gemm.launchShape(p, 132).sharedBytes(), "M = " + m);

@@ -59,9 +59,9 @@ class GemmTunerTest {
 
     @Test
     void candidatesAreTheEstimatesBestFewAndWholeTiles() {
-        List<StreamKPlan> few = GemmTuner.candidates(1, 4096, 64, SMS);   // 16 tiles: whole, splits, stream-K
+        List<StreamKPlan> few = GemmTuner.candidates(128, 4096, 64, SMS);   // 16 tiles: whole, splits, stream-K
         assertEquals(GemmTuner.SHORTLIST + 1, few.size(), few::toString);
-        assertEquals(StreamKPlan.candidates(1, 4096, 64, SMS).subList(0, GemmTuner.SHORTLIST), few.subList(0, GemmTuner.SHORTLIST));
+        assertEquals(StreamKPlan.candidates(128, 4096, 64, SMS).subList(0, GemmTuner.SHORTLIST), few.subList(0, GemmTuner.SHORTLIST));
         assertTrue(few.contains(StreamKPlan.whole(16, SMS)));
         List<StreamKPlan> big = GemmTuner.candidates(8192, 8192, 128, SMS);
         assertEquals(StreamKPlan.whole(64 * 32, SMS), big.get(0));

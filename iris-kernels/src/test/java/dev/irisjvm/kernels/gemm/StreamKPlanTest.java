@@ -31,18 +31,19 @@ class StreamKPlanTest {
     @Test
     void fewTilesWithLongKAreSharedOverMostSms() {
         StreamKPlan decode = choose(1, 4096, 14336);
-        assertEquals(16, decode.sharedTiles(), "1 x 4096 x 14336: every one of its 16 tiles shared");
-        assertTrue(decode.grid() >= 3 * 16, () -> "1 x 4096 x 14336 on " + decode.grid() + " CTAs");
+        assertEquals(32, decode.sharedTiles(), "1 x 4096 x 14336: every one of its 32 short tiles shared");
+        assertTrue(decode.grid() >= 2 * 32, () -> "1 x 4096 x 14336 on " + decode.grid() + " CTAs");
         StreamKPlan rowParallel = choose(256, 4096, 14336);
         assertTrue(rowParallel.isSplitK(32) && rowParallel.grid() == 128, () -> "256 x 4096 x 14336: 32 tiles in 4 slices, not " + rowParallel);
     }
 
     @Test
-    void shortTilesHalveTheComputeOfAtMost64Rows() {
-        StreamKPlan whole = StreamKPlan.whole(16, SMS);
-        double short64 = ScheduleCost.us(whole, 64, 4096, 64, SMS);
-        double tall65 = ScheduleCost.us(whole, 65, 4096, 64, SMS);
-        assertEquals(64 * ScheduleCost.K_BLOCK_US / 2, short64 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9);
+    void shortTilesAreAQuarterOfTheComputeAndTwiceTheTiles() {
+        assertEquals(32, GemmChecks.tiles(64, 4096), "64 x 4096: 32 tiles of 64 x 128");
+        assertEquals(16, GemmChecks.tiles(65, 4096), "65 x 4096: 16 tiles of 128 x 256");
+        double short64 = ScheduleCost.us(StreamKPlan.whole(32, SMS), 64, 4096, 64, SMS);
+        double tall65 = ScheduleCost.us(StreamKPlan.whole(16, SMS), 65, 4096, 64, SMS);
+        assertEquals(64 * ScheduleCost.K_BLOCK_US / 4, short64 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9);
         assertEquals(64 * ScheduleCost.K_BLOCK_US, tall65 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9);
     }
 
@@ -71,11 +72,12 @@ class StreamKPlanTest {
 
     @Test
     void everyPlanFitsTheGridTheCountersAndTheLeastBlocks() {
-        for (int tilesM = 1; tilesM <= 40; tilesM += 3) {
+        for (int tilesM = 0; tilesM <= 40; tilesM += 3) {
             for (int tilesN = 1; tilesN <= 60; tilesN += 4) {
                 for (int kBlocks : new int[] {1, 3, 4, 16, 200}) {
-                    long tiles = (long) tilesM * tilesN;
-                    for (StreamKPlan plan : StreamKPlan.candidates(tilesM * Gemm.TILE_M, tilesN * Gemm.TILE_N, kBlocks, SMS)) {
+                    int m = tilesM == 0 ? Gemm.SHORT_TILE_M : tilesM * Gemm.TILE_M;   // 0: one row of short tiles
+                    long tiles = GemmChecks.tiles(m, tilesN * Gemm.TILE_N);
+                    for (StreamKPlan plan : StreamKPlan.candidates(m, tilesN * Gemm.TILE_N, kBlocks, SMS)) {
                         String what = tiles + " tiles of " + kBlocks + " k-blocks: " + plan;
                         assertTrue(plan.sharedTiles() <= StreamKPlan.maxSharedTiles(SMS), what);
                         assertTrue(plan.grid() >= 1 && plan.grid() <= SMS, what);
