@@ -9,8 +9,9 @@ package dev.irisjvm.kernels.gemm;
  *
  * <ul>
  *   <li>Compute: a CTA's k-blocks in a row, each a 128 x 256 x 64 wgmma step, whatever rows of the
- *       tile exist; a quarter of that for the 64 x 128 tiles of M at most {@link Gemm#SHORT_TILE_M}
- *       (in proportion to the wgmma work: an assumption, not a fit).
+ *       tile exist; for M at most {@link Gemm#SHORT_TILE_M}, a k-block of a 64 x 128 tile, which
+ *       takes about half as long, not the quarter its multiply-adds would say: its one consumer
+ *       warpgroup's wgmma rate is the limit.
  *   <li>Memory: bytes of A and B over the GPU's bandwidth. Tiles that run side by side in step (whole
  *       waves, and split-K, whose slices of neighbouring tiles start at the same k) read a panel
  *       once for all the tiles that share it; stream-K's CTAs start at unrelated k, so each tile
@@ -24,6 +25,11 @@ package dev.irisjvm.kernels.gemm;
 final class ScheduleCost {
     /** µs of one k-block of a 128 x 256 tile on one SM. */
     static final double K_BLOCK_US = 0.624;
+    /**
+     * µs of one k-block of a 64 x 128 short tile on one SM, fitted (the other constants held) on the
+     * 96 short-tile timings of the suite at commit {@code 1e8a765} (13 % RMS).
+     */
+    static final double SHORT_K_BLOCK_US = 0.28;
     /** Bytes per µs the GPU's memory delivers to the kernel. */
     static final double BYTES_PER_US = 4.91e6;
     /** µs per launch, and per wave of tiles. */
@@ -44,7 +50,7 @@ final class ScheduleCost {
         long tilesN = GemmChecks.ceilDiv(n, tileN);
         long tiles = tilesM * tilesN;
         double k = (double) kBlocks * Gemm.TILE_K;
-        double kBlockUs = K_BLOCK_US * tileM * tileN / (Gemm.TILE_M * Gemm.TILE_N);
+        double kBlockUs = small ? SHORT_K_BLOCK_US : K_BLOCK_US;
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {
             long waves = GemmChecks.ceilDiv(tiles, multiprocessors);

@@ -38,12 +38,12 @@ class StreamKPlanTest {
     }
 
     @Test
-    void shortTilesAreAQuarterOfTheComputeAndTwiceTheTiles() {
+    void shortTilesHaveTheirOwnKBlockCostAndTwiceTheTiles() {
         assertEquals(32, GemmChecks.tiles(64, 4096), "64 x 4096: 32 tiles of 64 x 128");
         assertEquals(16, GemmChecks.tiles(65, 4096), "65 x 4096: 16 tiles of 128 x 256");
         double short64 = ScheduleCost.us(StreamKPlan.whole(32, SMS), 64, 4096, 64, SMS);
         double tall65 = ScheduleCost.us(StreamKPlan.whole(16, SMS), 65, 4096, 64, SMS);
-        assertEquals(64 * ScheduleCost.K_BLOCK_US / 4, short64 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9);
+        assertEquals(64 * ScheduleCost.SHORT_K_BLOCK_US, short64 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9);
         assertEquals(64 * ScheduleCost.K_BLOCK_US, tall65 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9);
     }
 
