@@ -1,16 +1,17 @@
-// gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen kernels of 128 x 256
-// tiles and the same sixteen of 64 x 128 ("short") tiles, for problems of at most 64 rows
+// gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen variants, each in
+// three tiles: 128 x 256 (the default), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs
+// idle) and 64 x 128 ("short", one consumer warpgroup, for problems of at most 64 rows)
 //
-//   iris_gemm[_short]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
-//                                           b: nk (B is N x K) | kn (B is K x N)   out: in | f32
+//   iris_gemm[_narrow|_short]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
+//                                                   b: nk (B is N x K) | kn (B is K x N)   out: in | f32
 //
 //   (iris_gemm_args: a_map, b_map, c, bias, m, n, k, ldc, group_m, alpha, beta; iris/abi/gemm.h)
 //
 // The kernel is iris::gemm::run with the grouped tile scheduler, the plain store epilogue and the
 // alpha/beta scaling (iris/gemm.cuh, the same building blocks a user's GEMM kernel takes);
-// dev.irisjvm.kernels.gemm.Gemm builds the descriptors (A's box has the tile's rows) and launches
-// it with IRIS_GEMM_THREADS threads (IRIS_GEMM_SHORT_THREADS for short tiles) and
-// IRIS_GEMM_SHARED_BYTES of dynamic shared memory.
+// dev.irisjvm.kernels.gemm.Gemm builds the descriptors (boxes of the tile's rows of A and columns
+// of B) and launches it with IRIS_GEMM_THREADS threads (IRIS_GEMM_SHORT_THREADS for short tiles)
+// and IRIS_GEMM_SHARED_BYTES of dynamic shared memory.
 #include "iris/abi/gemm.h"
 #include "iris/gemm.cuh"
 
@@ -36,15 +37,19 @@ using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 
-// Both tiles of one variant: iris_gemm_<variant> and iris_gemm_short_<variant>.
-#define IRIS_GEMM_KERNELS(variant, In, A, B, Out)                                                        \
-    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                 \
+// The three tiles of one variant: iris_gemm_<variant>, iris_gemm_narrow_<variant>, iris_gemm_short_<variant>.
+#define IRIS_GEMM_KERNELS(variant, In, A, B, Out)                                                       \
+    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                  \
         iris_gemm_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                \
-        gemm_entry<In, A, B, Out, 2, IRIS_GEMM_TILE_N>(a);                                                                \
+        gemm_entry<In, A, B, Out, 2, IRIS_GEMM_TILE_N>(a);                                              \
     }                                                                                                   \
-    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_SHORT_THREADS, 1)                           \
+    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                  \
+        iris_gemm_narrow_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                         \
+        gemm_entry<In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N>(a);                                       \
+    }                                                                                                   \
+    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_SHORT_THREADS, 1)                            \
         iris_gemm_short_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                          \
-        gemm_entry<In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N>(a);                                                                \
+        gemm_entry<In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N>(a);                                        \
     }
 
 IRIS_GEMM_KERNELS(bf16_nk_bf16, bf16, ALayout::mk, BLayout::nk, bf16)

@@ -94,7 +94,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@value #SHARED_BYTES} bytes of dynamic shared memory each, taking {@value #TILE_M} x {@value
  * #TILE_N} output tiles (for M at most {@value #SHORT_TILE_M}, {@value #SHORT_TILE_M} x {@value
  * #SHORT_TILE_N} tiles on {@value #SHORT_THREADS} threads: no wgmma on rows past C, and twice the
- * tiles to spread B over) in grouped order ({@link Options#groupM()} tile rows per group, for L2
+ * tiles to spread B over; for larger M, 128 x 128 tiles where the cost model finds that the wide
+ * ones would leave SMs idle) in grouped order ({@link Options#groupM()} tile rows per group, for L2
  * reuse). Where the tiles fill their waves they run whole, one block per tile at a time; where they
  * would leave SMs idle (few tiles, as at a small M, or a mostly empty last wave) tiles are shared
  * out by K: split-K (each tile in equal slices, one block each) or stream-K (every block an equal
@@ -115,7 +116,7 @@ public final class Gemm implements AutoCloseable {
     public static final int TILE_M = KernelAbi.IRIS_GEMM_TILE_M;
     /**
      * Output rows per tile of the short kernels, which run every problem of at most this many rows
-     * ({@link GemmProblem#shortTiles()}): one consumer warpgroup, {@value #SHORT_THREADS} threads,
+     * ({@link GemmTile#SHORT}): one consumer warpgroup, {@value #SHORT_THREADS} threads,
      * tiles of {@value #SHORT_TILE_M} x {@value #SHORT_TILE_N}.
      */
     public static final int SHORT_TILE_M = KernelAbi.IRIS_GEMM_SHORT_TILE_M;
@@ -209,8 +210,9 @@ public final class Gemm implements AutoCloseable {
     private final GemmMainloop mainloop;
     /** The portable kernels, or null where the Hopper ones run. */
     private final PortableGemm portable;
-    /** [tile: 128 rows, short][input: bf16, f16][A: mk, km][B: nk, kn][output: input type, f32] */
-    private final Kernel[][][][][] kernels = new Kernel[2][INPUTS.length][GemmALayout.values().length][GemmLayout.values().length][2];
+    /** [tile: GemmTile][input: bf16, f16][A: mk, km][B: nk, kn][output: input type, f32] */
+    private final Kernel[][][][][] kernels =
+            new Kernel[GemmTile.values().length][INPUTS.length][GemmALayout.values().length][GemmLayout.values().length][2];
     private final GemmArgs args = new GemmArgs();
     /** Stream-K's partials and counters, or null (portable mainloop, or stream-K off). */
     private final StreamKWorkspace workspace;
@@ -235,15 +237,15 @@ public final class Gemm implements AutoCloseable {
         }
         this.portable = null;
         KernelModule module = library.module(MODULE);
-        for (int tile = 0; tile < 2; tile++) {
+        for (GemmTile tile : GemmTile.values()) {
             for (int i = 0; i < INPUTS.length; i++) {
                 for (GemmALayout aLayout : GemmALayout.values()) {
                     for (GemmLayout layout : GemmLayout.values()) {
                         for (int o = 0; o < 2; o++) {
-                            Kernel k = module.kernel(GemmProblem.kernelName(tile == 1, INPUTS[i], new GemmLayouts(aLayout, layout),
+                            Kernel k = module.kernel(GemmProblem.kernelName(tile, INPUTS[i], new GemmLayouts(aLayout, layout),
                                     o == 0 ? INPUTS[i] : DType.F32));
                             k.setMaxDynamicSharedBytes(SHARED_BYTES);
-                            kernels[tile][i][aLayout.ordinal()][layout.ordinal()][o] = k;
+                            kernels[tile.ordinal()][i][aLayout.ordinal()][layout.ordinal()][o] = k;
                         }
                     }
                 }
@@ -390,34 +392,35 @@ public final class Gemm implements AutoCloseable {
             portable.launch(p, stream, options.groupM());
             return;
         }
-        Kernel kernel = kernel(p);
-        args.maps(tensorMapA(p), tensorMapB(p));
         StreamKPlan plan = plan(p);
         if (tuner != null) {
             plan = tuner.plan(p, () -> !p.readsC() && !stream.isCapturing(), plan,
-                    () -> GemmTuner.candidates(p.m(), p.n(), kBlocks(p.k()), device.multiprocessorCount()), c -> medianUs(kernel, p, c, stream));
+                    () -> GemmTuner.candidates(p.m(), p.n(), kBlocks(p.k()), device.multiprocessorCount()), c -> medianUs(p, c, stream));
         }
-        launch(kernel, p, plan, stream);
+        run(p, plan, stream);
     }
 
-    private void launch(Kernel kernel, GemmProblem p, StreamKPlan plan, Stream stream) {
+    /** Launches {@code p} with {@code plan}: its tile's kernel and tensor maps, its grid, its share of the workspace. */
+    private void run(GemmProblem p, StreamKPlan plan, Stream stream) {
+        Kernel kernel = kernel(p, plan.tile());
+        args.maps(tensorMapA(p, plan.tile()), tensorMapB(p, plan.tile()));
         if (plan.sharedTiles() == 0) {
-            kernel.launch(launchShape(p, plan), stream, args.operands(p, options.groupM()), false);
+            kernel.launch(launchShape(plan), stream, args.operands(p, options.groupM()), false);
             return;
         }
         workspace.prepare(stream);
-        kernel.launch(launchShape(p, plan), stream,
+        kernel.launch(launchShape(plan), stream,
                 args.operands(p, options.groupM(), plan, workspace.partialsAddress(), workspace.countersAddress()), false);
     }
 
     /** The median of {@link GemmTuner#TIMED_CALLS} timed calls of {@code p} with {@code plan}, after one untimed, in µs. */
-    private double medianUs(Kernel kernel, GemmProblem p, StreamKPlan plan, Stream stream) {
-        launch(kernel, p, plan, stream);
+    private double medianUs(GemmProblem p, StreamKPlan plan, Stream stream) {
+        run(p, plan, stream);
         float[] us = new float[GemmTuner.TIMED_CALLS];
         try (Event start = Event.timed(); Event end = Event.timed()) {
             for (int i = 0; i < us.length; i++) {
                 start.record(stream);
-                launch(kernel, p, plan, stream);
+                run(p, plan, stream);
                 end.record(stream);
                 us[i] = end.elapsedSince(start) * 1000f;
             }
@@ -450,8 +453,7 @@ public final class Gemm implements AutoCloseable {
         }
         StreamKPlan kept = tuner == null ? null : tuner.kept(m, n, k);
         StreamKPlan plan = kept != null ? kept : plan(m, n, k);
-        return plan.describe(GemmChecks.tiles(m, n)) + (m <= SHORT_TILE_M ? ", " + SHORT_TILE_M + " x " + SHORT_TILE_N + " tiles" : "")
-                + (kept != null ? " (tuned)" : "");
+        return plan.describe(plan.tiles(m, n)) + (kept != null ? " (tuned)" : "");
     }
 
     /** How a call of {@code p} spreads over this GPU: whole tiles, or K shared out where there is a workspace. */
@@ -460,12 +462,12 @@ public final class Gemm implements AutoCloseable {
     }
 
     private synchronized StreamKPlan plan(int m, int n, int k) {
-        return workspace == null ? StreamKPlan.whole(GemmChecks.tiles(m, n), device.multiprocessorCount()) : plans.choose(m, n, kBlocks(k));
+        return workspace == null ? StreamKPlan.whole(m, n, device.multiprocessorCount()) : plans.choose(m, n, kBlocks(k));
     }
 
     static StreamKPlan plan(int m, int n, int k, int multiprocessors, boolean streamK) {
         return streamK ? StreamKPlan.choose(m, n, kBlocks(k), multiprocessors)
-                : StreamKPlan.whole(GemmChecks.tiles(m, n), multiprocessors);
+                : StreamKPlan.whole(m, n, multiprocessors);
     }
 
     /** Runs {@code p} with {@code plan}, whatever the rule or the tuner would choose (tests: every schedule against the reference). */
@@ -478,56 +480,53 @@ public final class Gemm implements AutoCloseable {
         if (plan.sharedTiles() > 0 && workspace == null) {
             throw new IllegalStateException(GemmChecks.who() + ": plan " + plan + " shares tiles, but this Gemm has no stream-K workspace");
         }
-        args.maps(tensorMapA(p), tensorMapB(p));
-        launch(kernel(p), p, plan, stream);
+        run(p, plan, stream);
     }
 
     // ---- parts, for kernels that reuse the GEMM's mainloop -----------------------------------------
 
     /**
-     * A's tensor map: for MK, K elements per row and M rows, boxes of the tile's rows ({@link
-     * GemmProblem#tileM()}) x 64 elements; for KM, M elements per row and K rows, boxes of 64 rows x
-     * 64 elements. 128-byte swizzle.
+     * A's tensor map for {@code tile}'s kernel: for MK, K elements per row and M rows, boxes of the
+     * tile's rows x 64 elements; for KM, M elements per row and K rows, boxes of 64 rows x 64
+     * elements. 128-byte swizzle.
      */
-    synchronized TensorMap tensorMapA(GemmProblem p) {
-        ensureOpen();
+    private TensorMap tensorMapA(GemmProblem p, GemmTile tile) {
         DeviceMatrix a = p.a();
-        return operandMapA(maps, a.dtype(), a.address(), p.aLayout(), a.rows(), a.cols(), a.rowStrideBytes(), p.tileM());
+        return operandMapA(maps, a.dtype(), a.address(), p.aLayout(), a.rows(), a.cols(), a.rowStrideBytes(), tile.rows());
     }
 
     /**
-     * B's tensor map: for NK, K elements per row and N rows, boxes of the tile's columns ({@link
-     * GemmProblem#tileN()}) x 64 elements; for KN, N elements per row and K rows, boxes of 64 rows x
-     * 64 elements. 128-byte swizzle.
+     * B's tensor map for {@code tile}'s kernel: for NK, K elements per row and N rows, boxes of the
+     * tile's columns x 64 elements; for KN, N elements per row and K rows, boxes of 64 rows x 64
+     * elements. 128-byte swizzle.
      */
-    synchronized TensorMap tensorMapB(GemmProblem p) {
-        ensureOpen();
+    private TensorMap tensorMapB(GemmProblem p, GemmTile tile) {
         DeviceMatrix b = p.b();
-        return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes(), p.tileN());
+        return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes(), tile.cols());
     }
 
     /**
      * The launch of a call of {@code p}: at most one block per SM (min(SMs, tiles) where every tile
      * runs whole), {@value #THREADS} threads ({@value #SHORT_THREADS} for short tiles), {@value
-     * #SHARED_BYTES} bytes of shared memory.
+     * #SHARED_BYTES} bytes of shared memory, for the plan the rule chooses.
      */
     public LaunchShape launchShape(GemmProblem p) {
-        return launchShape(p, plan(p));
+        return launchShape(plan(p));
     }
 
     /** {@link #launchShape(GemmProblem)} on {@code multiprocessors} SMs with stream-K on. */
     static LaunchShape launchShape(GemmProblem p, int multiprocessors) {
-        return launchShape(p, plan(p.m(), p.n(), p.k(), multiprocessors, true));
+        return launchShape(plan(p.m(), p.n(), p.k(), multiprocessors, true));
     }
 
-    private static LaunchShape launchShape(GemmProblem p, StreamKPlan plan) {
-        return LaunchShape.of(plan.grid(), p.shortTiles() ? SHORT_THREADS : THREADS).withSharedBytes(SHARED_BYTES);
+    private static LaunchShape launchShape(StreamKPlan plan) {
+        return LaunchShape.of(plan.grid(), plan.tile().threads()).withSharedBytes(SHARED_BYTES);
     }
 
-    private Kernel kernel(GemmProblem p) {
+    private Kernel kernel(GemmProblem p, GemmTile tile) {
         int in = p.inputType() == DType.BF16 ? 0 : 1;
         int out = p.outputType() == DType.F32 ? 1 : 0;
-        return kernels[p.shortTiles() ? 1 : 0][in][p.aLayout().ordinal()][p.layout().ordinal()][out];
+        return kernels[tile.ordinal()][in][p.aLayout().ordinal()][p.layout().ordinal()][out];
     }
 
     private void ensureOpen() {

@@ -108,10 +108,12 @@ final class GemmChecks {
         leadingDimension(layout.describeB(), b);
         leadingDimension("C", c);
         fitsInt("ldc", c.ld());
-        long tiles = tiles(m, n);
-        if (tiles > Integer.MAX_VALUE) {
-            throw fail("M x N = " + m + " x " + n + " makes " + tiles + " tiles of " + Gemm.TILE_M + " x " + Gemm.TILE_N
-                    + "; the kernel numbers tiles with an int");
+        for (GemmTile tile : GemmTile.choices(m)) {
+            long tiles = tile.tiles(m, n);
+            if (tiles > Integer.MAX_VALUE) {
+                throw fail("M x N = " + m + " x " + n + " makes " + tiles + " tiles of " + tile.describe()
+                        + "; the kernel numbers tiles with an int");
+            }
         }
         address("A", a.address());
         address("B", b.address());
@@ -127,14 +129,9 @@ final class GemmChecks {
         }
     }
 
-    /** Output tiles of the library kernel of an {@code m} x {@code n} C: 128 x 256, or 64 x 128 where {@link #shortTiles}. */
+    /** Output tiles of an {@code m} x {@code n} C in its first tile ({@link GemmTile#of}): 128 x 256, or 64 x 128 for M <= 64. */
     static long tiles(long m, long n) {
-        return shortTiles(m) ? ceilDiv(n, Gemm.SHORT_TILE_N) : ceilDiv(m, Gemm.TILE_M) * ceilDiv(n, Gemm.TILE_N);
-    }
-
-    /** Whether the library runs a C of {@code m} rows on its short tiles. */
-    static boolean shortTiles(long m) {
-        return m <= Gemm.SHORT_TILE_M;
+        return GemmTile.of(m).tiles(m, n);
     }
 
     static long ceilDiv(long x, long d) {

@@ -8,8 +8,7 @@ import java.util.Locale;
  * device matrices.
  * Creating one checks every rule of the kernels (see {@link Gemm}) and throws {@link
  * IllegalArgumentException} naming the rank, the operand and what was expected; an instance is
- * therefore always launchable. Fused kernels that reuse the GEMM's mainloop take one of these,
- * {@link Gemm#tensorMapA}, {@link Gemm#tensorMapB} and {@link Gemm#launchShape}.
+ * therefore always launchable.
  *
  * <pre>{@code
  * GemmProblem p = new GemmProblem(DeviceMatrix.of(x), DeviceMatrix.of(w), GemmLayout.NK, 0, DeviceMatrix.of(y));
@@ -88,8 +87,9 @@ public record GemmProblem(DeviceMatrix a, GemmALayout aLayout, DeviceMatrix b, G
     }
 
     /**
-     * Output tiles of the kernel this problem runs: ceil(M / 128) x ceil(N / 256), or ceil(N / 128)
-     * tiles of {@link Gemm#SHORT_TILE_M} x {@link Gemm#SHORT_TILE_N} where M is at most 64.
+     * Output tiles of the problem's first tile ({@link #kernelName()}'s): ceil(M / 128) x ceil(N /
+     * 256), or ceil(N / 128) tiles of {@link Gemm#SHORT_TILE_M} x {@link Gemm#SHORT_TILE_N} where M
+     * is at most 64. A call may take the 128 x 128 tiles instead ({@link Gemm#schedule} says).
      */
     public int tiles() {
         return (int) GemmChecks.tiles(m(), n());
@@ -101,35 +101,16 @@ public record GemmProblem(DeviceMatrix a, GemmALayout aLayout, DeviceMatrix b, G
     }
 
     /**
-     * The kernel this problem runs: {@code iris_gemm[_short]_<in>[_km]_<nk|kn>_<out>}, {@code _short}
-     * where M is at most {@link Gemm#SHORT_TILE_M} ({@link #shortTiles()}).
+     * The kernel of the problem's first tile: {@code iris_gemm[_short]_<in>[_km]_<nk|kn>_<out>},
+     * {@code _short} where M is at most {@link Gemm#SHORT_TILE_M}. Where 128 x 256 tiles would leave
+     * SMs idle a call may run {@code iris_gemm_narrow_...} instead ({@link Gemm#schedule} says).
      */
     public String kernelName() {
-        return kernelName(shortTiles(), inputType(), layouts(), outputType());
+        return kernelName(GemmTile.of(m()), inputType(), layouts(), outputType());
     }
 
-    /**
-     * Whether the library runs this problem on {@link Gemm#SHORT_TILE_M} x {@link Gemm#SHORT_TILE_N}
-     * tiles (one consumer warpgroup): M is at most {@link Gemm#SHORT_TILE_M}, so a {@link
-     * Gemm#TILE_M}-row tile's second half would only multiply the zeros past C's last row, and the
-     * narrower tiles give twice the CTAs to stream B.
-     */
-    public boolean shortTiles() {
-        return GemmChecks.shortTiles(m());
-    }
-
-    /** Output rows per tile of the kernel this problem runs: {@link Gemm#SHORT_TILE_M} or {@link Gemm#TILE_M}. */
-    public int tileM() {
-        return shortTiles() ? Gemm.SHORT_TILE_M : Gemm.TILE_M;
-    }
-
-    /** Output columns per tile of the kernel this problem runs: {@link Gemm#SHORT_TILE_N} or {@link Gemm#TILE_N}. */
-    public int tileN() {
-        return shortTiles() ? Gemm.SHORT_TILE_N : Gemm.TILE_N;
-    }
-
-    static String kernelName(boolean shortTiles, DType in, GemmLayouts layouts, DType out) {
-        return "iris_gemm_" + (shortTiles ? "short_" : "") + in.name().toLowerCase(Locale.ROOT) + "_" + layouts.kernelPart() + "_"
+    static String kernelName(GemmTile tile, DType in, GemmLayouts layouts, DType out) {
+        return "iris_gemm_" + tile.namePart() + in.name().toLowerCase(Locale.ROOT) + "_" + layouts.kernelPart() + "_"
                 + out.name().toLowerCase(Locale.ROOT);
     }
 

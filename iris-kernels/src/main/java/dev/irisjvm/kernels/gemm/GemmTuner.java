@@ -76,7 +76,7 @@ final class GemmTuner {
     static List<StreamKPlan> candidates(int m, int n, int kBlocks, int multiprocessors) {
         List<StreamKPlan> all = StreamKPlan.candidates(m, n, kBlocks, multiprocessors);
         List<StreamKPlan> c = new ArrayList<>(all.subList(0, Math.min(SHORTLIST, all.size())));
-        StreamKPlan whole = StreamKPlan.whole(GemmChecks.tiles(m, n), multiprocessors);
+        StreamKPlan whole = StreamKPlan.whole(m, n, multiprocessors);
         if (!c.contains(whole)) {
             c.add(whole);
         }

@@ -9,9 +9,10 @@ package dev.irisjvm.kernels.gemm;
  *
  * <ul>
  *   <li>Compute: a CTA's k-blocks in a row, each a 128 x 256 x 64 wgmma step, whatever rows of the
- *       tile exist; for M at most {@link Gemm#SHORT_TILE_M}, a k-block of a 64 x 128 tile, which
- *       takes about half as long, not the quarter its multiply-adds would say: its one consumer
- *       warpgroup's wgmma rate is the limit.
+ *       tile exist. A k-block of a 64 x 128 short tile takes about half as long, not the quarter
+ *       its multiply-adds would say (its one consumer warpgroup's wgmma rate is the limit); one of
+ *       a 128 x 128 tile is taken to cost half of 128 x 256's, the same tensor rate (an assumption:
+ *       the two warpgroups share the SM's tensor cores, and 128 x 256 already runs near their peak).
  *   <li>Memory: bytes of A and B over the GPU's bandwidth. Tiles that run side by side in step (whole
  *       waves, and split-K, whose slices of neighbouring tiles start at the same k) read a panel
  *       once for all the tiles that share it; stream-K's CTAs start at unrelated k, so each tile
@@ -43,14 +44,17 @@ final class ScheduleCost {
 
     /** The estimated µs of an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks under {@code plan} on {@code multiprocessors} SMs. */
     static double us(StreamKPlan plan, int m, int n, int kBlocks, int multiprocessors) {
-        boolean small = GemmChecks.shortTiles(m);
-        int tileM = small ? Gemm.SHORT_TILE_M : Gemm.TILE_M;
-        int tileN = small ? Gemm.SHORT_TILE_N : Gemm.TILE_N;
+        int tileM = plan.tile().rows();
+        int tileN = plan.tile().cols();
         long tilesM = GemmChecks.ceilDiv(m, tileM);
         long tilesN = GemmChecks.ceilDiv(n, tileN);
         long tiles = tilesM * tilesN;
         double k = (double) kBlocks * Gemm.TILE_K;
-        double kBlockUs = small ? SHORT_K_BLOCK_US : K_BLOCK_US;
+        double kBlockUs = switch (plan.tile()) {
+            case WIDE -> K_BLOCK_US;
+            case NARROW -> K_BLOCK_US / 2;
+            case SHORT -> SHORT_K_BLOCK_US;
+        };
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {
             long waves = GemmChecks.ceilDiv(tiles, multiprocessors);

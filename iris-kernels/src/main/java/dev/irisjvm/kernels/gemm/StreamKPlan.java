@@ -6,24 +6,32 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * How one GEMM launch spreads its tiles over the GPU (iris/gemm/stream_k.cuh): {@code grid}
- * persistent CTAs, the first tiles whole and round robin, the last {@code sharedTiles} shared out
- * by k-blocks over every CTA.
+ * How one GEMM launch spreads its tiles over the GPU (iris/gemm/stream_k.cuh): the kernel of
+ * {@code tile}, {@code grid} persistent CTAs, the first tiles whole and round robin, the last
+ * {@code sharedTiles} shared out by k-blocks over every CTA.
  *
  * <p>Three kinds of plan come out of that one kernel: every tile whole; split-K, every tile cut
  * into the same number of slices of K, one CTA per slice, so that the CTAs of neighbouring tiles
  * read the same k at the same time (the grid a multiple of the tiles); and stream-K, every CTA an
  * equal run of k-blocks across tile boundaries (with many tiles, only a mostly empty last wave and
- * the full wave before it). {@link #choose} takes the one {@link ScheduleCost} estimates fastest. A
- * CTA gets at least {@value KernelAbi#IRIS_GEMM_STREAM_K_MIN_BLOCKS} k-blocks.
+ * the full wave before it), each in every tile the problem may take ({@link GemmTile#choices}).
+ * {@link #choose} takes the one {@link ScheduleCost} estimates fastest. A CTA gets at least {@value
+ * KernelAbi#IRIS_GEMM_STREAM_K_MIN_BLOCKS} k-blocks.
  *
+ * @param tile        the output tile, and with it the kernel
  * @param grid        persistent CTAs of the launch
  * @param sharedTiles tiles shared out by K (0: every tile whole)
  */
-record StreamKPlan(int grid, int sharedTiles) {
+record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
     /** Every tile whole on min(SMs, tiles) CTAs: the schedule without a workspace. */
-    static StreamKPlan whole(long tiles, int multiprocessors) {
-        return new StreamKPlan((int) Math.max(1, Math.min(multiprocessors, tiles)), 0);
+    static StreamKPlan whole(GemmTile tile, long tiles, int multiprocessors) {
+        return new StreamKPlan(tile, (int) Math.max(1, Math.min(multiprocessors, tiles)), 0);
+    }
+
+    /** Every tile of an {@code m} x {@code n} C whole, in its first tile ({@link GemmTile#of}). */
+    static StreamKPlan whole(int m, int n, int multiprocessors) {
+        GemmTile tile = GemmTile.of(m);
+        return whole(tile, tile.tiles(m, n), multiprocessors);
     }
 
     /** The plan {@link ScheduleCost} estimates fastest for an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks. */
@@ -32,21 +40,30 @@ record StreamKPlan(int grid, int sharedTiles) {
     }
 
     /**
-     * Every plan the shape can take, fastest by {@link ScheduleCost} first: whole tiles, split-K into
-     * 2 or more slices while the slices fit on the SMs, and stream-K where {@link #shared} allows it.
+     * Every plan the shape can take, fastest by {@link ScheduleCost} first: in each tile it may take,
+     * whole tiles, split-K into 2 or more slices while the slices fit on the SMs, and stream-K where
+     * {@link #shared} allows it.
      */
     static List<StreamKPlan> candidates(int m, int n, int kBlocks, int multiprocessors) {
-        long tiles = GemmChecks.tiles(m, n);
-        List<StreamKPlan> plans = new ArrayList<>(List.of(whole(tiles, multiprocessors)));
-        for (long slices = 2; tiles * slices <= multiprocessors && kBlocks / slices >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS; slices++) {
-            plans.add(new StreamKPlan((int) (tiles * slices), (int) tiles));
-        }
-        StreamKPlan streamK = shared(tiles, kBlocks, multiprocessors);
-        if (streamK != null && !plans.contains(streamK)) {
-            plans.add(streamK);
+        List<StreamKPlan> plans = new ArrayList<>();
+        for (GemmTile tile : GemmTile.choices(m)) {
+            long tiles = tile.tiles(m, n);
+            plans.add(whole(tile, tiles, multiprocessors));
+            for (long slices = 2; tiles * slices <= multiprocessors && kBlocks / slices >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS; slices++) {
+                plans.add(new StreamKPlan(tile, (int) (tiles * slices), (int) tiles));
+            }
+            StreamKPlan streamK = shared(tile, tiles, kBlocks, multiprocessors);
+            if (streamK != null && !plans.contains(streamK)) {
+                plans.add(streamK);
+            }
         }
         plans.sort(Comparator.comparingDouble(p -> ScheduleCost.us(p, m, n, kBlocks, multiprocessors)));
         return plans;
+    }
+
+    /** Output tiles of an {@code m} x {@code n} C in this plan's tile. */
+    long tiles(int m, int n) {
+        return tile.tiles(m, n);
     }
 
     /** Whether this plan is split-K for a shape of {@code tiles} tiles: every tile shared, in as many slices each. */
@@ -54,15 +71,19 @@ record StreamKPlan(int grid, int sharedTiles) {
         return sharedTiles == tiles && grid > tiles && grid % tiles == 0;
     }
 
-    /** The plan in words: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of K", "stream-K on ...". */
+    /**
+     * The plan in words: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
+     * K", "stream-K on ...", followed by ", 128 x 128 tiles" (or 64 x 128) where the tile is not 128 x 256.
+     */
     String describe(long tiles) {
+        String size = tile == GemmTile.WIDE ? "" : ", " + tile.describe() + " tiles";
         if (sharedTiles == 0) {
-            return "whole tiles on " + grid + " blocks";
+            return "whole tiles on " + grid + " blocks" + size;
         }
         if (isSplitK(tiles)) {
-            return "split-K on " + grid + " blocks, " + tiles + " tiles in " + grid / tiles + " slices of K";
+            return "split-K on " + grid + " blocks, " + tiles + " tiles in " + grid / tiles + " slices of K" + size;
         }
-        return "stream-K on " + grid + " blocks, " + sharedTiles + " of " + tiles + " tiles shared by K";
+        return "stream-K on " + grid + " blocks, " + sharedTiles + " of " + tiles + " tiles shared by K" + size;
     }
 
     /**
@@ -70,13 +91,13 @@ record StreamKPlan(int grid, int sharedTiles) {
      * the last full wave and the partial one (a full wave when there is none); null where it would
      * not help (see the class notes) or its iterations overflow the kernel's int arithmetic.
      */
-    static StreamKPlan shared(long tiles, int kBlocks, int multiprocessors) {
+    static StreamKPlan shared(GemmTile tile, long tiles, int kBlocks, int multiprocessors) {
         long shared = tiles < multiprocessors ? tiles : tiles % multiprocessors + multiprocessors;
         long iterations = shared * kBlocks;
         int grid = (int) Math.min(multiprocessors, iterations / KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS);
         // Fewer tiles than SMs: worth it only with more CTAs than tiles; more: only on every SM.
         boolean useful = tiles < multiprocessors ? grid > tiles : grid == multiprocessors;
-        return iterations > Integer.MAX_VALUE / 2 || !useful ? null : new StreamKPlan(grid, (int) shared);
+        return iterations > Integer.MAX_VALUE / 2 || !useful ? null : new StreamKPlan(tile, grid, (int) shared);
     }
 
     /** Bytes of partials a launch of {@code grid} CTAs needs: two tiles of F32 per CTA. */

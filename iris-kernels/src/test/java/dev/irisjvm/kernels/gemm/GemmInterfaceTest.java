@@ -1,5 +1,6 @@
 package dev.irisjvm.kernels.gemm;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -29,8 +30,8 @@ class GemmInterfaceTest {
             for (GemmALayout aLayout : GemmALayout.values()) {
                 for (GemmLayout layout : GemmLayout.values()) {
                     for (DType out : new DType[] {in, DType.F32}) {
-                        for (boolean shortTiles : new boolean[] {false, true}) {
-                            String name = GemmProblem.kernelName(shortTiles, in, new GemmLayouts(aLayout, layout), out);
+                        for (GemmTile tile : GemmTile.values()) {
+                            String name = GemmProblem.kernelName(tile, in, new GemmLayouts(aLayout, layout), out);
                             names++;
                             for (Set<String> image : images) {
                                 assertTrue(image.contains(name), name + " is missing from a cubin of " + Gemm.MODULE);
@@ -40,17 +41,18 @@ class GemmInterfaceTest {
                 }
             }
         }
-        assertEquals(32, names);
+        assertEquals(48, names);
     }
 
     @Test
     void kernelNamesSayTheTileBothLayoutsAndKeepTheOldNamesForAnMkA() {
-        assertEquals("iris_gemm_bf16_nk_bf16", GemmProblem.kernelName(false, DType.BF16, GemmLayouts.MK_NK, DType.BF16));
-        assertEquals("iris_gemm_f16_kn_f32", GemmProblem.kernelName(false, DType.F16, GemmLayouts.MK_KN, DType.F32));
-        assertEquals("iris_gemm_bf16_km_nk_f32", GemmProblem.kernelName(false, DType.BF16, GemmLayouts.KM_NK, DType.F32));
-        assertEquals("iris_gemm_f16_km_kn_f16", GemmProblem.kernelName(false, DType.F16, GemmLayouts.KM_KN, DType.F16));
-        assertEquals("iris_gemm_short_bf16_nk_bf16", GemmProblem.kernelName(true, DType.BF16, GemmLayouts.MK_NK, DType.BF16));
-        assertEquals("iris_gemm_short_f16_km_kn_f32", GemmProblem.kernelName(true, DType.F16, GemmLayouts.KM_KN, DType.F32));
+        assertEquals("iris_gemm_bf16_nk_bf16", GemmProblem.kernelName(GemmTile.WIDE, DType.BF16, GemmLayouts.MK_NK, DType.BF16));
+        assertEquals("iris_gemm_f16_kn_f32", GemmProblem.kernelName(GemmTile.WIDE, DType.F16, GemmLayouts.MK_KN, DType.F32));
+        assertEquals("iris_gemm_bf16_km_nk_f32", GemmProblem.kernelName(GemmTile.WIDE, DType.BF16, GemmLayouts.KM_NK, DType.F32));
+        assertEquals("iris_gemm_f16_km_kn_f16", GemmProblem.kernelName(GemmTile.WIDE, DType.F16, GemmLayouts.KM_KN, DType.F16));
+        assertEquals("iris_gemm_short_bf16_nk_bf16", GemmProblem.kernelName(GemmTile.SHORT, DType.BF16, GemmLayouts.MK_NK, DType.BF16));
+        assertEquals("iris_gemm_short_f16_km_kn_f32", GemmProblem.kernelName(GemmTile.SHORT, DType.F16, GemmLayouts.KM_KN, DType.F32));
+        assertEquals("iris_gemm_narrow_bf16_kn_bf16", GemmProblem.kernelName(GemmTile.NARROW, DType.BF16, GemmLayouts.MK_KN, DType.BF16));
     }
 
     @Test
@@ -115,9 +117,9 @@ class GemmInterfaceTest {
         var shape = Gemm.launchShape(p, 132);
         assertEquals(Gemm.THREADS, shape.blockX());
         assertEquals(Gemm.SHARED_BYTES, shape.sharedBytes());
-        assertEquals(64, shape.gridX(), "8 x 8 tiles of 128 x 256 and 8 k-blocks each: too short a K to share, one block per tile");
-        assertFalse(p.shortTiles());
-        assertEquals(Gemm.TILE_M, p.tileM());
+        assertEquals(128, shape.gridX(), "8 x 8 tiles of 128 x 256 would leave SMs idle and 8 k-blocks are too short a K to share: "
+                + "8 x 16 of 128 x 128, one block per tile");
+        assertEquals(GemmTile.WIDE, GemmTile.of(p.m()));
     }
 
     @Test
@@ -127,12 +129,12 @@ class GemmInterfaceTest {
                     new DeviceMatrix(0x2000_0000L, DType.BF16, 2048, 512, 512), GemmLayout.NK, 0,
                     new DeviceMatrix(0x3000_0000L, DType.BF16, m, 2048, 2048));
             boolean expected = m <= Gemm.SHORT_TILE_M;
-            assertEquals(expected, p.shortTiles(), "M = " + m);
-            assertEquals(expected ? Gemm.SHORT_TILE_M : Gemm.TILE_M, p.tileM(), "M = " + m);
-            assertEquals(expected ? Gemm.SHORT_TILE_N : Gemm.TILE_N, p.tileN(), "M = " + m);
+            assertEquals(expected ? GemmTile.SHORT : GemmTile.WIDE, GemmTile.of(p.m()), "M = " + m);
             assertEquals(expected ? 2048 / Gemm.SHORT_TILE_N : 2048 / Gemm.TILE_N, p.tiles(), "M = " + m);
             assertEquals(expected ? "iris_gemm_short_bf16_nk_bf16" : "iris_gemm_bf16_nk_bf16", p.kernelName(), "M = " + m);
             assertEquals(expected ? Gemm.SHORT_THREADS : Gemm.THREADS, Gemm.launchShape(p, 132).blockX(), "M = " + m);
+            assertArrayEquals(expected ? new GemmTile[] {GemmTile.SHORT} : new GemmTile[] {GemmTile.WIDE, GemmTile.NARROW},
+                    GemmTile.choices(m), "M = " + m);
             assertEquals(Gemm.SHARED_BYTES, Gemm.launchShape(p, 132).sharedBytes(), "M = " + m);
         }
         assertEquals(Gemm.SHORT_THREADS, 128 * (1 + Gemm.SHORT_TILE_M / 64), "a producer and one consumer of 64 rows");

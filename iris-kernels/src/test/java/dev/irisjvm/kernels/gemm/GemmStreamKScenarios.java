@@ -144,10 +144,10 @@ final class GemmStreamKScenarios {
             s.poison(c);
             if (gemm.mainloop() == GemmMainloop.HOPPER) {
                 int sms = gemm.device().multiprocessorCount();
-                StreamKPlan plan = StreamKPlan.shared(GemmChecks.tiles(m, n), Gemm.kBlocks(k), sms);
+                StreamKPlan plan = StreamKPlan.shared(GemmTile.of(m), GemmChecks.tiles(m, n), Gemm.kBlocks(k), sms);
                 f.check(plan != null && plan.sharedTiles() < GemmChecks.tiles(m, n), () -> "the hybrid shape has no hybrid plan on " + sms + " SMs");
                 gemm.launch(new GemmProblem(DeviceMatrix.of(ta), DeviceMatrix.of(tb), GemmLayout.NK, tbias.deviceAddress(), DeviceMatrix.of(c)),
-                        plan == null ? StreamKPlan.whole(GemmChecks.tiles(m, n), sms) : plan, stream);
+                        plan == null ? StreamKPlan.whole(m, n, sms) : plan, stream);
             } else {
                 gemm.matmul(ta, tb, GemmLayout.NK, tbias, c, stream);
             }

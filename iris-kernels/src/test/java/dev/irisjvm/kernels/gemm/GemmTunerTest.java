@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 class GemmTunerTest {
     private static final int SMS = 132;
-    private static final StreamKPlan WHOLE = new StreamKPlan(16, 0);
-    private static final StreamKPlan SHARED = new StreamKPlan(SMS, 16);
+    private static final StreamKPlan WHOLE = new StreamKPlan(GemmTile.SHORT, 16, 0);
+    private static final StreamKPlan SHARED = new StreamKPlan(GemmTile.SHORT, SMS, 16);
 
     private static GemmProblem problem(int m, int n, int k, float beta) {
         return new GemmProblem(new DeviceMatrix(0x1000_0000L, DType.BF16, m, k, k), GemmALayout.MK,
@@ -62,12 +62,13 @@ class GemmTunerTest {
         List<StreamKPlan> few = GemmTuner.candidates(128, 4096, 64, SMS);   // 16 tiles: whole, splits, stream-K
         assertEquals(GemmTuner.SHORTLIST + 1, few.size(), few::toString);
         assertEquals(StreamKPlan.candidates(128, 4096, 64, SMS).subList(0, GemmTuner.SHORTLIST), few.subList(0, GemmTuner.SHORTLIST));
-        assertTrue(few.contains(StreamKPlan.whole(16, SMS)));
+        assertTrue(few.contains(StreamKPlan.whole(GemmTile.WIDE, 16, SMS)));
         List<StreamKPlan> big = GemmTuner.candidates(8192, 8192, 128, SMS);
-        assertEquals(StreamKPlan.whole(64 * 32, SMS), big.get(0));
-        assertTrue(big.contains(new StreamKPlan(SMS, 2048 % SMS + SMS)), "full waves too get a stream-K candidate");
-        assertEquals(List.of(StreamKPlan.whole(50, SMS)), GemmTuner.candidates(128 * 50, 256, 1, SMS), "K = 64: nothing to share");
-        assertEquals(1, GemmTuner.candidates(128, 512, 2, SMS).size());
+        assertEquals(StreamKPlan.whole(GemmTile.WIDE, 64 * 32, SMS), big.get(0));
+        assertTrue(big.contains(new StreamKPlan(GemmTile.WIDE, SMS, 2048 % SMS + SMS)), "full waves too get a stream-K candidate");
+        assertEquals(List.of(StreamKPlan.whole(GemmTile.NARROW, 100, SMS), StreamKPlan.whole(GemmTile.WIDE, 50, SMS)),
+                GemmTuner.candidates(128 * 50, 256, 1, SMS), "K = 64: nothing to share, in either tile");
+        assertEquals(2, GemmTuner.candidates(128, 512, 2, SMS).size(), "whole tiles, wide and narrow: nothing else to time");
     }
 
     @Test

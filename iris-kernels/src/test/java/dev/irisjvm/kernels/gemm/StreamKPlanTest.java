@@ -16,16 +16,16 @@ class StreamKPlanTest {
 
     @Test
     void tilesThatFillTheirWavesRunWhole() {
-        assertEquals(StreamKPlan.whole(64 * 32, SMS), choose(8192, 8192, 8192), "15.5 waves, 97 % full");
-        assertEquals(StreamKPlan.whole(640, SMS), choose(4000, 5000, 3000), "4.85 waves, 97 % full");
+        assertEquals(StreamKPlan.whole(GemmTile.WIDE, 64 * 32, SMS), choose(8192, 8192, 8192), "15.5 waves, 97 % full");
+        assertEquals(StreamKPlan.whole(GemmTile.WIDE, 640, SMS), choose(4000, 5000, 3000), "4.85 waves, 97 % full");
     }
 
     @Test
     void streamKIsNotTakenWhereTilesThatShareOperandsNearlyFillTheGpu() {
         // Measured on an H200 (gemm-suite, 2026-12-02): stream-K's CTAs read their panels at unrelated
         // k, so these ran at half the speed of whole tiles (166 against 84 µs, 285 against 167 µs).
-        assertEquals(StreamKPlan.whole(112, SMS), choose(1024, 3584, 8192), "112 tiles");
-        assertEquals(StreamKPlan.whole(224, SMS), choose(512, 14336, 8192), "224 tiles, 1.7 waves");
+        assertEquals(StreamKPlan.whole(GemmTile.WIDE, 112, SMS), choose(1024, 3584, 8192), "112 tiles");
+        assertEquals(StreamKPlan.whole(GemmTile.WIDE, 224, SMS), choose(512, 14336, 8192), "224 tiles, 1.7 waves");
     }
 
     @Test
@@ -34,15 +34,16 @@ class StreamKPlanTest {
         assertEquals(32, decode.sharedTiles(), "1 x 4096 x 14336: every one of its 32 short tiles shared");
         assertTrue(decode.grid() >= 2 * 32, () -> "1 x 4096 x 14336 on " + decode.grid() + " CTAs");
         StreamKPlan rowParallel = choose(256, 4096, 14336);
-        assertTrue(rowParallel.isSplitK(32) && rowParallel.grid() == 128, () -> "256 x 4096 x 14336: 32 tiles in 4 slices, not " + rowParallel);
+        assertTrue(rowParallel.isSplitK(rowParallel.tiles(256, 4096)) && rowParallel.grid() == 128,
+                () -> "256 x 4096 x 14336: split-K on 128 CTAs (32 wide tiles in 4 slices or 64 narrow in 2), not " + rowParallel);
     }
 
     @Test
     void shortTilesHaveTheirOwnKBlockCostAndTwiceTheTiles() {
         assertEquals(32, GemmChecks.tiles(64, 4096), "64 x 4096: 32 tiles of 64 x 128");
         assertEquals(16, GemmChecks.tiles(65, 4096), "65 x 4096: 16 tiles of 128 x 256");
-        double short64 = ScheduleCost.us(StreamKPlan.whole(32, SMS), 64, 4096, 64, SMS);
-        double tall65 = ScheduleCost.us(StreamKPlan.whole(16, SMS), 65, 4096, 64, SMS);
+        double short64 = ScheduleCost.us(StreamKPlan.whole(GemmTile.SHORT, 32, SMS), 64, 4096, 64, SMS);
+        double tall65 = ScheduleCost.us(StreamKPlan.whole(GemmTile.WIDE, 16, SMS), 65, 4096, 64, SMS);
         assertEquals(64 * ScheduleCost.SHORT_K_BLOCK_US, short64 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9);
         assertEquals(64 * ScheduleCost.K_BLOCK_US, tall65 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9);
     }
@@ -54,7 +55,8 @@ class StreamKPlanTest {
                 assertTrue(Gemm.kBlocks(1024) / (p.grid() / 32) >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS, p::toString);
             }
         }
-        assertEquals(List.of(StreamKPlan.whole(2, SMS)), StreamKPlan.candidates(128, 512, 2, SMS), "2 tiles of 2 k-blocks: nothing to share");
+        assertEquals(List.of(StreamKPlan.whole(GemmTile.NARROW, 4, SMS), StreamKPlan.whole(GemmTile.WIDE, 2, SMS)),
+                StreamKPlan.candidates(128, 512, 2, SMS), "4 narrow or 2 wide tiles of 2 k-blocks: nothing to share");
     }
 
     @Test
@@ -66,7 +68,7 @@ class StreamKPlanTest {
             for (int i = 1; i < c.size(); i++) {
                 assertTrue(ScheduleCost.us(c.get(i - 1), s[0], s[1], Gemm.kBlocks(s[2]), SMS) <= ScheduleCost.us(c.get(i), s[0], s[1], Gemm.kBlocks(s[2]), SMS));
             }
-            assertTrue(c.contains(StreamKPlan.whole(GemmChecks.tiles(s[0], s[1]), SMS)), "whole tiles are always a candidate");
+            assertTrue(c.contains(StreamKPlan.whole(s[0], s[1], SMS)), "whole tiles are always a candidate");
         }
     }
 
@@ -91,10 +93,12 @@ class StreamKPlanTest {
 
     @Test
     void plansSayWhatTheyAre() {
-        assertEquals("whole tiles on 64 blocks", new StreamKPlan(64, 0).describe(64));
-        assertEquals("split-K on 128 blocks, 32 tiles in 4 slices of K", new StreamKPlan(128, 32).describe(32));
-        assertEquals("stream-K on 132 blocks, 16 of 16 tiles shared by K", new StreamKPlan(132, 16).describe(16));
-        assertEquals("stream-K on 132 blocks, 156 of 288 tiles shared by K", new StreamKPlan(132, 156).describe(288));
+        assertEquals("whole tiles on 64 blocks", new StreamKPlan(GemmTile.WIDE, 64, 0).describe(64));
+        assertEquals("whole tiles on 64 blocks, 128 x 128 tiles", new StreamKPlan(GemmTile.NARROW, 64, 0).describe(64));
+        assertEquals("split-K on 64 blocks, 32 tiles in 2 slices of K, 64 x 128 tiles", new StreamKPlan(GemmTile.SHORT, 64, 32).describe(32));
+        assertEquals("split-K on 128 blocks, 32 tiles in 4 slices of K", new StreamKPlan(GemmTile.WIDE, 128, 32).describe(32));
+        assertEquals("stream-K on 132 blocks, 16 of 16 tiles shared by K", new StreamKPlan(GemmTile.WIDE, 132, 16).describe(16));
+        assertEquals("stream-K on 132 blocks, 156 of 288 tiles shared by K", new StreamKPlan(GemmTile.WIDE, 132, 156).describe(288));
     }
 
     @Test

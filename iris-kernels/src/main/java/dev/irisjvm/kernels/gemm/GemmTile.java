@@ -1,0 +1,66 @@
+package dev.irisjvm.kernels.gemm;
+
+/**
+ * The output tiles the library's GEMM kernels come in (gemm.cu, iris/gemm/config.cuh), each a kernel
+ * of its own per variant: a {@link StreamKPlan} says which one a call runs. Problems of at most
+ * {@link Gemm#SHORT_TILE_M} rows always take {@link #SHORT}; the others {@link #WIDE} or, where its
+ * tiles would leave SMs idle, {@link #NARROW}, as {@link ScheduleCost} estimates.
+ */
+enum GemmTile {
+    /** 128 x 256, two consumer warpgroups: {@code iris_gemm_*}. */
+    WIDE(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, ""),
+    /** 128 x 128, two consumer warpgroups: {@code iris_gemm_narrow_*}, twice the tiles of WIDE. */
+    NARROW(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_"),
+    /** 64 x 128, one consumer warpgroup: {@code iris_gemm_short_*}, for M at most 64. */
+    SHORT(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_");
+
+    private final int rows;
+    private final int cols;
+    private final int threads;
+    private final String namePart;
+
+    GemmTile(int rows, int cols, int threads, String namePart) {
+        this.rows = rows;
+        this.cols = cols;
+        this.threads = threads;
+        this.namePart = namePart;
+    }
+
+    /** The tile every plan of an {@code m}-row problem starts from: SHORT for at most 64 rows, else WIDE. */
+    static GemmTile of(long m) {
+        return m <= Gemm.SHORT_TILE_M ? SHORT : WIDE;
+    }
+
+    /** The tiles an {@code m}-row problem may run on: SHORT alone, or WIDE and NARROW. */
+    static GemmTile[] choices(long m) {
+        return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT} : new GemmTile[] {WIDE, NARROW};
+    }
+
+    int rows() {
+        return rows;
+    }
+
+    int cols() {
+        return cols;
+    }
+
+    /** Threads per block of this tile's kernels. */
+    int threads() {
+        return threads;
+    }
+
+    /** Output tiles of an {@code m} x {@code n} C. */
+    long tiles(long m, long n) {
+        return GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
+    }
+
+    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "narrow_" or "short_". */
+    String namePart() {
+        return namePart;
+    }
+
+    /** "128 x 256". */
+    String describe() {
+        return rows + " x " + cols;
+    }
+}
