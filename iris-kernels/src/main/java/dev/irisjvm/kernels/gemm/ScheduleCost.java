@@ -11,8 +11,8 @@ package dev.irisjvm.kernels.gemm;
  *   <li>Compute: a CTA's k-blocks in a row, each a 128 x 256 x 64 wgmma step, whatever rows of the
  *       tile exist. A k-block of a 64 x 128 short tile takes about half as long, not the quarter
  *       its multiply-adds would say (its one consumer warpgroup's wgmma rate is the limit); one of
- *       a 128 x 128 tile is taken to cost half of 128 x 256's, the same tensor rate (an assumption:
- *       the two warpgroups share the SM's tensor cores, and 128 x 256 already runs near their peak).
+ *       a 128 x 128 tile costs more than half of 128 x 256's: per multiply-add it moves a third more
+ *       operand bytes through shared memory.
  *   <li>Memory: bytes of A and B over the GPU's bandwidth. Tiles that run side by side in step (whole
  *       waves, and split-K, whose slices of neighbouring tiles start at the same k) read a panel
  *       once for all the tiles that share it; stream-K's CTAs start at unrelated k, so each tile
@@ -31,6 +31,13 @@ final class ScheduleCost {
      * 96 short-tile timings of the suite at commit {@code 1e8a765} (13 % RMS).
      */
     static final double SHORT_K_BLOCK_US = 0.28;
+    /**
+     * µs of one k-block of a 128 x 128 narrow tile on one SM, fitted (the other constants held) on
+     * the 49 narrow-tile timings of the suite at commit {@code a7f781b} (11 % RMS); half of {@link
+     * #K_BLOCK_US}, the same tensor rate, had them 12 % too fast and put a 4096 x 6656 x 16384 GEMM
+     * on narrow tiles at 0.88 x cuBLAS instead of wide ones at 0.94 x.
+     */
+    static final double NARROW_K_BLOCK_US = 0.37;
     /** Bytes per µs the GPU's memory delivers to the kernel. */
     static final double BYTES_PER_US = 4.91e6;
     /** µs per launch, and per wave of tiles. */
@@ -52,7 +59,7 @@ final class ScheduleCost {
         double k = (double) kBlocks * Gemm.TILE_K;
         double kBlockUs = switch (plan.tile()) {
             case WIDE -> K_BLOCK_US;
-            case NARROW -> K_BLOCK_US / 2;
+            case NARROW -> NARROW_K_BLOCK_US;
             case SHORT -> SHORT_K_BLOCK_US;
         };
         double operandBytes = ((double) m + n) * k * 2;
