@@ -108,8 +108,7 @@ public final class DeviceApiScenarios {
         int failed;
         try (Iris iris = Iris.init(config); KernelLibrary lib = KernelLibrary.forClasspath(); KernelArgs args = new KernelArgs()) {
             long runSeed = TestSeeds.runSeed(iris);
-            System.out.println("device-api: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed
-                    + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs)");
+            System.out.println(RunSeedBanner.of("device-api", iris, runSeed));
             DeviceApiScenarios s = new DeviceApiScenarios(iris, lib.module("device_api_test"), args, runSeed);
             Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
             bodies.put("device_translate", s::translate);

@@ -376,11 +376,17 @@ public abstract sealed class FusedGemm implements AutoCloseable
      */
     abstract int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in);
 
+    /** How the messages of the operations that split K over the ranks end: the shape they were created for. */
+    final String splitKCreated() {
+        return "this instance was created for M = " + m + ", N = " + n + ", K_local = " + k;
+    }
+
     /**
      * A, B and the bias of the operations that split K over the ranks (all-reduce, reduce-scatter):
-     * A [M, K_local], B [N, K_local] or [K_local, N], bias [N]; {@code created} ends the messages.
+     * A [M, K_local], B [N, K_local] or [K_local, N], bias [N].
      */
-    final void checkSplitKInputs(Operand a, Operand b, GemmLayout layout, Operand bias, DType in, String created) {
+    final void checkSplitKInputs(Operand a, Operand b, GemmLayout layout, Operand bias, DType in) {
+        String created = splitKCreated();
         FusedChecks.shape(who, a, "[M, K_local]", new long[] {m, k}, created);
         FusedChecks.b(who, b, layout, n, k, "N", "K_local", created);
         if (bias != null) {

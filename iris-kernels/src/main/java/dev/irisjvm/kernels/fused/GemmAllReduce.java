@@ -42,12 +42,8 @@ import dev.irisjvm.kernels.gemm.GemmLayout;
  * per-tile flags, symmetric. The rest of the contract is {@link FusedGemm}'s.
  */
 public final class GemmAllReduce extends FusedGemm {
-    /** The shape this instance was created for, for messages. */
-    private final String created;
-
     private GemmAllReduce(Parts p) {
         super(p);
-        this.created = "this instance was created for M = " + m + ", N = " + n + ", K_local = " + k;
     }
 
     /** {@link #create(Iris, int, int, int, FusedConfig)} with {@link FusedConfig#defaults()}. Collective. */
@@ -75,8 +71,8 @@ public final class GemmAllReduce extends FusedGemm {
 
     @Override
     int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in) {
-        checkSplitKInputs(a, b, layout, bias, in, created);
-        int ldc = FusedChecks.output(who, c, m, n, "[M, ldc]", "ldc >= N = " + n + "; " + created);
+        checkSplitKInputs(a, b, layout, bias, in);
+        int ldc = FusedChecks.output(who, c, m, n, "[M, ldc]", "ldc >= N = " + n + "; " + splitKCreated());
         FusedChecks.symmetric(who, c, "tile owners store the sums into every rank's C at the same heap offset");
         return ldc;
     }

@@ -36,12 +36,8 @@ import dev.irisjvm.kernels.gemm.GemmLayout;
  * {@link FusedGemm}'s.
  */
 public final class GemmReduceScatter extends FusedGemm {
-    /** The shape this instance was created for, for messages. */
-    private final String created;
-
     private GemmReduceScatter(Parts p) {
         super(p);
-        this.created = "this instance was created for M = " + m + ", N = " + n + ", K_local = " + k;
     }
 
     /** {@link #create(Iris, int, int, int, FusedConfig)} with {@link FusedConfig#defaults()}. Collective. */
@@ -80,8 +76,8 @@ public final class GemmReduceScatter extends FusedGemm {
 
     @Override
     int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in) {
-        checkSplitKInputs(a, b, layout, bias, in, created);
+        checkSplitKInputs(a, b, layout, bias, in);
         return FusedChecks.output(who, c, m / world, n, "[M / world, ldc]",
-                "this rank's " + (m / world) + " rows, ldc >= N = " + n + "; " + created);
+                "this rank's " + (m / world) + " rows, ldc >= N = " + n + "; " + splitKCreated());
     }
 }

@@ -12,10 +12,8 @@ import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.KernelLibrary;
-import dev.irisjvm.kernels.NodeTeamOperations;
 import dev.irisjvm.kernels.TensorChecks;
 import dev.irisjvm.runtime.abi.iris_moe_stats;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -177,21 +175,8 @@ public final class MoeDispatch implements AutoCloseable {
      * meets the other ranks once all are zeroed (no peer signals into a workspace before that).
      */
     public static MoeDispatch create(Iris iris, MoeConfig config) {
-        final String call = "MoeDispatch.create";
-        if (iris == null) throw new IllegalArgumentException(call + ": iris must not be null");
-        int rank = iris.node().index();
+        MoeCreateChecks.check(iris, "MoeDispatch", config, MoeChecks::layer);  // before any allocation
         int world = iris.node().size();
-        TensorChecks.notNull(rank, call, "config", config);
-        NodeTeamOperations.requirePeers(iris, "MoeDispatch");
-        MoeChecks.layer(rank, call, config, world);
-        byte[][] all = iris.allGather(config.toString().getBytes(StandardCharsets.UTF_8));  // before any allocation
-        for (int r = 0; r < all.length; r++) {
-            String theirs = new String(all[r], StandardCharsets.UTF_8);
-            if (!theirs.equals(config.toString())) {
-                throw TensorChecks.fail(rank, call, "rank " + r + " passed " + theirs + ", this rank " + config
-                        + "; every rank must pass the same config");
-            }
-        }
         int localExperts = config.experts() / world;
         MoeLayout layout = MoeLayout.of(config);
         KernelLibrary library = KernelLibrary.forIris(iris);  // checked variants in checked mode

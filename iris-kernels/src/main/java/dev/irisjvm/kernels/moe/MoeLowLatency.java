@@ -9,10 +9,8 @@ import dev.irisjvm.core.internal.Kernel;
 import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.KernelLibrary;
-import dev.irisjvm.kernels.NodeTeamOperations;
 import dev.irisjvm.kernels.TensorChecks;
 import dev.irisjvm.kernels.moe.MoeChecks.Operand;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -142,21 +140,8 @@ public final class MoeLowLatency implements AutoCloseable {
      * all are zeroed (no peer signals into a workspace before that).
      */
     public static MoeLowLatency create(Iris iris, MoeConfig config) {
-        final String call = "MoeLowLatency.create";
-        if (iris == null) throw new IllegalArgumentException(call + ": iris must not be null");
-        int rank = iris.node().index();
+        MoeCreateChecks.check(iris, "MoeLowLatency", config, MoeChecks::lowLatencyLayer);  // before any allocation
         int world = iris.node().size();
-        TensorChecks.notNull(rank, call, "config", config);
-        NodeTeamOperations.requirePeers(iris, "MoeLowLatency");
-        MoeChecks.lowLatencyLayer(rank, call, config, world);
-        byte[][] all = iris.allGather(config.toString().getBytes(StandardCharsets.UTF_8));  // before any allocation
-        for (int r = 0; r < all.length; r++) {
-            String theirs = new String(all[r], StandardCharsets.UTF_8);
-            if (!theirs.equals(config.toString())) {
-                throw TensorChecks.fail(rank, call, "rank " + r + " passed " + theirs + ", this rank " + config
-                        + "; every rank must pass the same config");
-            }
-        }
         MoeLowLatencyLayout layout = MoeLowLatencyLayout.of(config, world);
         int l = layout.localExperts();
         int rows = layout.regionRows();

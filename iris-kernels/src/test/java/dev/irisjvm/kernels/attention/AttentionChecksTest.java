@@ -1,5 +1,13 @@
 package dev.irisjvm.kernels.attention;
 
+import static dev.irisjvm.kernels.OperandAddresses.ACC;
+import static dev.irisjvm.kernels.OperandAddresses.K;
+import static dev.irisjvm.kernels.OperandAddresses.LSE;
+import static dev.irisjvm.kernels.OperandAddresses.MAX;
+import static dev.irisjvm.kernels.OperandAddresses.O;
+import static dev.irisjvm.kernels.OperandAddresses.Q;
+import static dev.irisjvm.kernels.OperandAddresses.SUM;
+import static dev.irisjvm.kernels.OperandAddresses.V;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,11 +18,10 @@ import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Platform;
-import dev.irisjvm.core.internal.NativeCalls;
+import dev.irisjvm.kernels.CheckRank;
 import dev.irisjvm.kernels.attention.AttentionChecks.Operand;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.function.Executable;
 
 /**
@@ -22,29 +29,11 @@ import org.junit.jupiter.api.function.Executable;
  * the operation and the argument; each legal corner passes.
  */
 class AttentionChecksTest {
-    private static final long Q = 0x7f10_0000_0000L;
-    private static final long K = 0x7f20_0000_0000L;
-    private static final long V = 0x7f30_0000_0000L;
-    private static final long O = 0x7f40_0000_0000L;
-    private static final long LSE = 0x7f50_0000_0000L;
-    private static final long ACC = 0x7f60_0000_0000L;
-    private static final long MAX = 0x7f70_0000_0000L;
-    private static final long SUM = 0x7f80_0000_0000L;
-
-    @BeforeEach
-    void rank() {
-        NativeCalls.setRank(3);
-    }
-
-    @AfterEach
-    void noRank() {
-        NativeCalls.setRank(-1);
-    }
+    @RegisterExtension
+    static final CheckRank RANK = new CheckRank(3);
 
     private static void rejects(String op, String expected, Executable call) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
-        assertTrue(e.getMessage().startsWith("rank 3: " + op + ": "), e.getMessage());
-        assertTrue(e.getMessage().contains(expected), () -> "'" + e.getMessage() + "' should say '" + expected + "'");
+        RANK.rejects(op, expected, call);
     }
 
     private static AttentionProblem problem(int b, int hq, int hkv, int sq, int skv, int d, boolean causal) {

@@ -1,6 +1,17 @@
 package dev.irisjvm.kernels.attention;
 
 import dev.irisjvm.kernels.ContextBytes;
+import static dev.irisjvm.kernels.OperandAddresses.ACC;
+import static dev.irisjvm.kernels.OperandAddresses.K;
+import static dev.irisjvm.kernels.OperandAddresses.K2;
+import static dev.irisjvm.kernels.OperandAddresses.LSE;
+import static dev.irisjvm.kernels.OperandAddresses.MAX;
+import static dev.irisjvm.kernels.OperandAddresses.O;
+import static dev.irisjvm.kernels.OperandAddresses.Q;
+import static dev.irisjvm.kernels.OperandAddresses.READY;
+import static dev.irisjvm.kernels.OperandAddresses.SUM;
+import static dev.irisjvm.kernels.OperandAddresses.V;
+import static dev.irisjvm.kernels.OperandAddresses.V2;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,18 +33,6 @@ import org.junit.jupiter.api.Test;
  * memory). {@link AttentionKernelsBuiltTest} checks the kernels' names against the built fatbins.
  */
 class AttentionInterfaceTest {
-    private static final long Q = 0x7f10_0000_0000L;
-    private static final long K = 0x7f20_0000_0000L;
-    private static final long V = 0x7f30_0000_0000L;
-    private static final long O = 0x7f40_0000_0000L;
-    private static final long LSE = 0x7f50_0000_0000L;
-    private static final long ACC = 0x7f60_0000_0000L;
-    private static final long MAX = 0x7f70_0000_0000L;
-    private static final long SUM = 0x7f80_0000_0000L;
-    private static final long K2 = 0x7f90_0000_0000L;
-    private static final long V2 = 0x7fa0_0000_0000L;
-    private static final long READY = 0x7fb0_0000_0000L;
-
     @Test
     void tmaDescriptorsSit64ByteAlignedInsideTheParameterSpace() {
         for (String map : new String[] {"q_map", "k_map", "v_map", "k2_map", "v2_map"}) {

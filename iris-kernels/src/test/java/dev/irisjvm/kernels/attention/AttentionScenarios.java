@@ -12,6 +12,8 @@ import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
+import dev.irisjvm.kernels.RunSeedBanner;
+import dev.irisjvm.kernels.ScenarioJob;
 import dev.irisjvm.kernels.SmHog;
 import dev.irisjvm.kernels.attention.AttentionReference.Misses;
 import dev.irisjvm.kernels.attention.AttentionReference.Row;
@@ -86,11 +88,8 @@ public final class AttentionScenarios {
 
     public static void main(String[] argv) throws Exception {
         IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES);
-        int failed;
-        try (Iris iris = Iris.init(config)) {
-            long runSeed = TestSeeds.runSeed(iris);
-            System.out.println("attention: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed
-                    + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs)");
+        ScenarioJob.run(config, (iris, runSeed) -> {
+            System.out.println(RunSeedBanner.of("attention", iris, runSeed));
             try (Attention attention = Attention.create()) {
                 System.out.println("attention: " + attention);
                 AttentionScenarios s = new AttentionScenarios(iris, attention, runSeed);
@@ -107,11 +106,11 @@ public final class AttentionScenarios {
                 bodies.put("flash_decode_lengths_change", s::flashDecodeLengthsChange);
                 bodies.put("flash_decode_large_vs_baseline", s::flashDecodeLargeVsBaseline);
                 bodies.put("flash_decode_one_sm_free", s::flashDecodeOneSmFree);
-                failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
+                int failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
+                return failed;
             }
-        }
-        System.exit(failed);
+        });
     }
 
     // =============================================================================================

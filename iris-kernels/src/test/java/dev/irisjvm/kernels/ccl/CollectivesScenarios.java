@@ -14,6 +14,8 @@ import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
+import dev.irisjvm.kernels.RunSeedBanner;
+import dev.irisjvm.kernels.ScenarioJob;
 import dev.irisjvm.kernels.ccl.CclReference.Accumulator;
 import dev.irisjvm.kernels.ccl.CclReference.Rounding;
 import java.nio.ByteBuffer;
@@ -107,12 +109,9 @@ public final class CollectivesScenarios {
     public static void main(String[] argv) throws Exception {
         IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES)
                 .withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
-        int failed;
-        try (Iris iris = Iris.init(config)) {
-            long runSeed = TestSeeds.runSeed(iris);
+        ScenarioJob.run(config, (iris, runSeed) -> {
             NcclComm nccl = NcclComm.open(iris);
-            System.out.println("collectives: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed
-                    + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs), "
+            System.out.println(RunSeedBanner.of("collectives", iris, runSeed) + ", "
                     + (nccl.available() ? nccl.version() : "NCCL unavailable: " + nccl.reason()));
             try (Collectives ccl = Collectives.create(iris, Collectives.Options.defaults().withStagingBytes(STAGING_BYTES))) {
                 System.out.println("collectives: " + ccl + ", one-shot up to " + ccl.oneShotCapacityBytes() + " bytes");
@@ -140,13 +139,13 @@ public final class CollectivesScenarios {
                 bodies.put("ccl_misuse", s::misuse);
                 bodies.put("ccl_inline_flag_tag_wrap", s::inlineFlagTagWrap);
                 bodies.put("ccl_timeout_names_site", s::timeoutNamesSite);  // last: it leaves a device error behind on rank 0
-                failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
+                int failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
+                return failed;
             } finally {
                 nccl.close();
             }
-        }
-        System.exit(failed);
+        });
     }
 
     // =============================================================================================

@@ -14,6 +14,8 @@ import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
+import dev.irisjvm.kernels.RunSeedBanner;
+import dev.irisjvm.kernels.ScenarioJob;
 import dev.irisjvm.kernels.SmHog;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.fused.FusedReference.Expected;
@@ -114,13 +116,10 @@ public final class FusedScenarios {
     public static void main(String[] argv) throws Exception {
         IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES)
                 .withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
-        int failed;
-        try (Iris iris = Iris.init(config)) {
-            long runSeed = TestSeeds.runSeed(iris);
+        ScenarioJob.run(config, (iris, runSeed) -> {
             boolean off = NcclComm.switchedOffByEnvironment();
             try (Baselines baselines = Baselines.open(iris, iris.stream(), off ? "IRIS_TEST_NCCL=off" : null)) {
-                System.out.println("fused: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed
-                        + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs), "
+                System.out.println(RunSeedBanner.of("fused", iris, runSeed) + ", "
                         + (baselines.available() ? baselines.versions() : "cuBLAS / NCCL unavailable: " + baselines.reason()));
                 FusedScenarios s = new FusedScenarios(iris, baselines, runSeed);
                 Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
@@ -139,11 +138,11 @@ public final class FusedScenarios {
                 bodies.put("fused_all_gather_split_k_four_sms_free", () -> s.allGatherBesideHeldSms(4));
                 bodies.put("fused_misuse", s::misuse);
                 bodies.put("fused_timeout_names_site", s::timeoutNamesSite);  // last: it leaves rank 0's barriers ahead
-                failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
+                int failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
+                return failed;
             }
-        }
-        System.exit(failed);
+        });
     }
 
     // =============================================================================================

@@ -29,7 +29,7 @@ import org.bytedeco.javacpp.Loader;
  * }
  * }</pre>
  */
-public final class CublasGemm implements AutoCloseable {
+public final class CublasGemm implements RowMajorGemm, AutoCloseable {
     private final cublasContext handle;
     private final FloatPointer one = new FloatPointer(1f);
     private final FloatPointer zero = new FloatPointer(0f);
@@ -81,6 +81,7 @@ public final class CublasGemm implements AutoCloseable {
      * layout (ld ldb), C M x N (ld ldc); A and B of type {@code in}, C of type {@code out}. A K x M
      * A reads column-major as M x K, so cuBLAS transposes it as it does an N x K B.
      */
+    @Override
     public void gemm(GemmLayouts layouts, DType in, DType out, int m, int n, int k, long a, int lda, long b, int ldb, long c, int ldc,
                      boolean accumulate) {
         int transB = layouts.b() == GemmLayout.NK ? cublas.CUBLAS_OP_T : cublas.CUBLAS_OP_N;
@@ -88,22 +89,6 @@ public final class CublasGemm implements AutoCloseable {
         CublasStatus.check(cublas.cublasGemmEx(handle, transB, transA, n, m, k, one, new DevicePointer(b), type(in), ldb,
                 new DevicePointer(a), type(in), lda, accumulate ? one : zero, new DevicePointer(c), type(out), ldc,
                 cublas.CUBLAS_COMPUTE_32F, cublas.CUBLAS_GEMM_DEFAULT), "cublasGemmEx");
-    }
-
-    /** Contiguous operands: lda = A's columns, ldb = B's columns, ldc = N. */
-    public void gemm(GemmLayouts layouts, DType in, DType out, int m, int n, int k, long a, long b, long c, boolean accumulate) {
-        gemm(layouts, in, out, m, n, k, a, (int) layouts.a().aCols(m, k), b, (int) layouts.b().bCols(n, k), c, n, accumulate);
-    }
-
-    /** An M x K A (ld lda) and B per layout. */
-    public void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, int lda, long b, int ldb, long c, int ldc,
-                     boolean accumulate) {
-        gemm(new GemmLayouts(GemmALayout.MK, layout), in, out, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
-    }
-
-    /** An M x K A and B per layout, contiguous: lda = K, ldb = B's columns, ldc = N. */
-    public void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, long b, long c, boolean accumulate) {
-        gemm(new GemmLayouts(GemmALayout.MK, layout), in, out, m, n, k, a, b, c, accumulate);
     }
 
     @Override

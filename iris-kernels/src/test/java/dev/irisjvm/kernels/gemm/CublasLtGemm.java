@@ -38,7 +38,7 @@ import org.bytedeco.javacpp.PointerPointer;
  * }
  * }</pre>
  */
-public final class CublasLtGemm extends NativeResource {
+public final class CublasLtGemm extends NativeResource implements RowMajorGemm {
     /** 32 MiB: the workspace the cuBLAS documentation recommends for Hopper ({@code cublasSetWorkspace}), as PyTorch gives it. */
     public static final long DEFAULT_WORKSPACE_BYTES = 32L << 20;
 
@@ -121,26 +121,11 @@ public final class CublasLtGemm extends NativeResource {
      * (ld ldb), C M x N (ld ldc); A and B of type {@code in}, C of type {@code out}. The first call
      * of a problem asks the heuristic (host work, not enqueued).
      */
+    @Override
     public void gemm(GemmLayouts layouts, DType in, DType out, int m, int n, int k, long a, int lda, long b, int ldb, long c, int ldc,
                      boolean accumulate) {
         plan(new Problem(layouts, in, out, m, n, k, lda, ldb, ldc)).matmul(handle, one, new DevicePointer(a), new DevicePointer(b),
                 accumulate ? one : zero, new DevicePointer(c), workspacePointer, workspace.bytes(), stream);
-    }
-
-    /** Contiguous operands: lda = A's columns, ldb = B's columns, ldc = N. */
-    public void gemm(GemmLayouts layouts, DType in, DType out, int m, int n, int k, long a, long b, long c, boolean accumulate) {
-        gemm(layouts, in, out, m, n, k, a, (int) layouts.a().aCols(m, k), b, (int) layouts.b().bCols(n, k), c, n, accumulate);
-    }
-
-    /** An M x K A (ld lda) and B per layout. */
-    public void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, int lda, long b, int ldb, long c, int ldc,
-                     boolean accumulate) {
-        gemm(new GemmLayouts(GemmALayout.MK, layout), in, out, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
-    }
-
-    /** An M x K A and B per layout, contiguous. */
-    public void gemm(GemmLayout layout, DType in, DType out, int m, int n, int k, long a, long b, long c, boolean accumulate) {
-        gemm(new GemmLayouts(GemmALayout.MK, layout), in, out, m, n, k, a, b, c, accumulate);
     }
 
     /** The algorithm chosen for a problem (asking the heuristic if no call has yet). */

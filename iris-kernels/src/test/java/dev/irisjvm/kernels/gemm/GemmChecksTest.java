@@ -1,5 +1,9 @@
 package dev.irisjvm.kernels.gemm;
 
+import static dev.irisjvm.kernels.OperandAddresses.A;
+import static dev.irisjvm.kernels.OperandAddresses.B;
+import static dev.irisjvm.kernels.OperandAddresses.BIAS;
+import static dev.irisjvm.kernels.OperandAddresses.C;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,11 +14,10 @@ import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Platform;
-import dev.irisjvm.core.internal.NativeCalls;
+import dev.irisjvm.kernels.CheckRank;
 import dev.irisjvm.kernels.gemm.GemmChecks.Operand;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.function.Executable;
 
 /**
@@ -22,21 +25,8 @@ import org.junit.jupiter.api.function.Executable;
  * and what was expected; each legal corner passes.
  */
 class GemmChecksTest {
-    /** Far apart, 16-byte aligned device addresses. */
-    private static final long A = 0x7f10_0000_0000L;
-    private static final long B = 0x7f20_0000_0000L;
-    private static final long C = 0x7f30_0000_0000L;
-    private static final long BIAS = 0x7f40_0000_0000L;
-
-    @BeforeEach
-    void rank() {
-        NativeCalls.setRank(2);
-    }
-
-    @AfterEach
-    void noRank() {
-        NativeCalls.setRank(-1);
-    }
+    @RegisterExtension
+    static final CheckRank RANK = new CheckRank(2);
 
     private static DeviceMatrix mat(long address, DType t, long rows, long cols) {
         return DeviceMatrix.contiguous(address, t, rows, cols);
@@ -49,9 +39,7 @@ class GemmChecksTest {
     }
 
     private static void rejects(String expected, Executable call) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
-        assertTrue(e.getMessage().startsWith("rank 2: gemm: "), e.getMessage());
-        assertTrue(e.getMessage().contains(expected), () -> "'" + e.getMessage() + "' should say '" + expected + "'");
+        RANK.rejects("gemm", expected, call);
     }
 
     // ---- what passes -------------------------------------------------------------------------------

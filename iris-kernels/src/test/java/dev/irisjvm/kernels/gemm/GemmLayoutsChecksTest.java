@@ -1,16 +1,18 @@
 package dev.irisjvm.kernels.gemm;
 
+import static dev.irisjvm.kernels.OperandAddresses.A;
+import static dev.irisjvm.kernels.OperandAddresses.B;
+import static dev.irisjvm.kernels.OperandAddresses.BIAS;
+import static dev.irisjvm.kernels.OperandAddresses.C;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.DType;
-import dev.irisjvm.core.internal.NativeCalls;
+import dev.irisjvm.kernels.CheckRank;
 import dev.irisjvm.kernels.gemm.GemmChecks.Operand;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.function.Executable;
 
 /**
@@ -18,20 +20,8 @@ import org.junit.jupiter.api.function.Executable;
  * which shapes, strides and factors pass, and what each refusal says.
  */
 class GemmLayoutsChecksTest {
-    private static final long A = 0x7f10_0000_0000L;
-    private static final long B = 0x7f20_0000_0000L;
-    private static final long C = 0x7f30_0000_0000L;
-    private static final long BIAS = 0x7f40_0000_0000L;
-
-    @BeforeEach
-    void rank() {
-        NativeCalls.setRank(3);
-    }
-
-    @AfterEach
-    void noRank() {
-        NativeCalls.setRank(-1);
-    }
+    @RegisterExtension
+    static final CheckRank RANK = new CheckRank(3);
 
     private static DeviceMatrix mat(long address, DType t, long rows, long cols) {
         return DeviceMatrix.contiguous(address, t, rows, cols);
@@ -44,9 +34,7 @@ class GemmLayoutsChecksTest {
     }
 
     private static void rejects(String expected, Executable call) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
-        assertTrue(e.getMessage().startsWith("rank 3: gemm: "), e.getMessage());
-        assertTrue(e.getMessage().contains(expected), () -> "'" + e.getMessage() + "' should say '" + expected + "'");
+        RANK.rejects("gemm", expected, call);
     }
 
     // ---- what passes -------------------------------------------------------------------------------

@@ -12,15 +12,14 @@ import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.internal.AbiLayout;
-import dev.irisjvm.core.internal.NativeCalls;
+import dev.irisjvm.kernels.CheckRank;
 import dev.irisjvm.kernels.FatbinKernels;
 import dev.irisjvm.runtime.abi.iris_gemm_portable_args;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The portable mainloop's host side without a GPU: its kernels are in the fatbin for every
@@ -34,15 +33,8 @@ class GemmPortableTest {
     private static final DeviceProperties L40S = gpu("NVIDIA L40S", 8, 9, 101376);
     private static final DeviceProperties B200 = gpu("NVIDIA B200", 10, 0, 232448);
 
-    @BeforeEach
-    void rank() {
-        NativeCalls.setRank(2);
-    }
-
-    @AfterEach
-    void noRank() {
-        NativeCalls.setRank(-1);
-    }
+    @RegisterExtension
+    static final CheckRank RANK = new CheckRank(2);
 
     private static DeviceProperties gpu(String name, int major, int minor, long smem) {
         return new DeviceProperties(0, name, major, minor, 132, 32, 1024, 0, 0x1b, 0, 80L << 30, 40L << 20, smem);

@@ -96,32 +96,21 @@ public final class GemmReference {
 
     /** {@code x} rounded to {@code t} and back. */
     public static float representable(DType t, float x) {
-        return switch (t) {
-            case BF16 -> HalfFloats.bf16ToFloat(HalfFloats.floatToBf16(x));
-            case F16 -> HalfFloats.f16ToFloat(HalfFloats.floatToF16(x));
-            case F32 -> x;
-            default -> throw new IllegalArgumentException("not a GEMM dtype: " + t);
-        };
+        return fromBits(t, roundedBits(t, x));
     }
 
     static void put(ByteBuffer b, DType t, float v) {
-        switch (t) {
-            case BF16 -> b.putShort(HalfFloats.floatToBf16(v));
-            case F16 -> b.putShort(HalfFloats.floatToF16(v));
-            case F32 -> b.putFloat(v);
-            default -> throw new IllegalArgumentException("not a GEMM dtype: " + t);
+        int bits = roundedBits(t, v);
+        if (t.byteSize() == 2) {
+            b.putShort((short) bits);
+        } else {
+            b.putInt(bits);
         }
     }
 
     /** Element {@code index} of a downloaded buffer of dtype {@code t}, as a float. */
     public static float get(ByteBuffer b, DType t, long index) {
-        int at = Math.toIntExact(index * t.byteSize());
-        return switch (t) {
-            case BF16 -> HalfFloats.bf16ToFloat(b.getShort(at));
-            case F16 -> HalfFloats.f16ToFloat(b.getShort(at));
-            case F32 -> b.getFloat(at);
-            default -> throw new IllegalArgumentException("not a GEMM dtype: " + t);
-        };
+        return fromBits(t, bits(b, t, index));
     }
 
     /** The raw bits of element {@code index} (16 or 32 bits, zero-extended). */
@@ -141,6 +130,16 @@ public final class GemmReference {
             case BF16 -> HalfFloats.floatToBf16(v) & 0xffff;
             case F16 -> HalfFloats.floatToF16(v) & 0xffff;
             case F32 -> Float.floatToRawIntBits(v);
+            default -> throw new IllegalArgumentException("not a GEMM dtype: " + t);
+        };
+    }
+
+    /** The float that an element of {@code t} with these bits (as {@link #bits} reads them) holds. */
+    private static float fromBits(DType t, int bits) {
+        return switch (t) {
+            case BF16 -> HalfFloats.bf16ToFloat((short) bits);
+            case F16 -> HalfFloats.f16ToFloat((short) bits);
+            case F32 -> Float.intBitsToFloat(bits);
             default -> throw new IllegalArgumentException("not a GEMM dtype: " + t);
         };
     }
@@ -235,17 +234,7 @@ public final class GemmReference {
      * reference's own error.
      */
     public static Window scaledWindow(Reference ref, float alpha, float beta, HostMatrix c0, float[] bias, DType out) {
-        return new Window() {
-            @Override
-            public int rows() {
-                return ref.m();
-            }
-
-            @Override
-            public int cols() {
-                return ref.n();
-            }
-
+        return new ReferenceWindow(ref) {
             private double addend(int i, int j) {
                 return (beta == 0 ? 0 : (double) beta * c0.at(i, j)) + (bias == null ? 0 : bias[j]);
             }
@@ -286,6 +275,25 @@ public final class GemmReference {
         /** Appended to a failure's message about element (i, j): "" for nothing. */
         default String detail(int i, int j) {
             return "";
+        }
+    }
+
+    /** A window of the reference's whole M x N. */
+    private abstract static class ReferenceWindow implements Window {
+        final Reference ref;
+
+        ReferenceWindow(Reference ref) {
+            this.ref = ref;
+        }
+
+        @Override
+        public int rows() {
+            return ref.m();
+        }
+
+        @Override
+        public int cols() {
+            return ref.n();
         }
     }
 
@@ -361,17 +369,7 @@ public final class GemmReference {
      * computation that rounds more than once ({@link Slack#NONE} for one rounding).
      */
     static Window window(Reference ref, float[] bias, DType out, Slack slack) {
-        return new Window() {
-            @Override
-            public int rows() {
-                return ref.m();
-            }
-
-            @Override
-            public int cols() {
-                return ref.n();
-            }
-
+        return new ReferenceWindow(ref) {
             @Override
             public double expected(int i, int j) {
                 return ref.sum(i, j) + (bias == null ? 0 : bias[j]);

@@ -11,6 +11,8 @@ import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
+import dev.irisjvm.kernels.RunSeedBanner;
+import dev.irisjvm.kernels.ScenarioJob;
 import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import dev.irisjvm.kernels.gemm.GemmReference.Reference;
 import java.nio.ByteBuffer;
@@ -111,9 +113,7 @@ public final class GemmScenarios {
 
     public static void main(String[] argv) throws Exception {
         IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES);
-        int failed;
-        try (Iris iris = Iris.init(config)) {
-            long runSeed = TestSeeds.runSeed(iris);
+        ScenarioJob.run(config, (iris, runSeed) -> {
             CublasGemm cublas = null;
             CublasLtGemm cublasLt = null;
             String reason = null;
@@ -127,8 +127,7 @@ public final class GemmScenarios {
                     reason = String.valueOf(e.getMessage());
                 }
             }
-            System.out.println("gemm: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed
-                    + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs), "
+            System.out.println(RunSeedBanner.of("gemm", iris, runSeed) + ", "
                     + (cublas != null ? cublas.version() : "cuBLAS unavailable: " + reason)
                     + (cublasLt != null ? ", " + cublasLt.version() : cublas != null ? ", cuBLASLt unavailable: " + reason : ""));
             try (Gemm gemm = Gemm.create();
@@ -151,8 +150,9 @@ public final class GemmScenarios {
                 bodies.put("gemm_misuse", s::misuse);
                 bodies.put("gemm_portable_vs_cpu", portable::smallShapes);
                 bodies.put("gemm_portable_large_vs_cublas", portable::largeVsCublas);
-                failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
+                int failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
+                return failed;
             } finally {
                 if (cublasLt != null) {
                     cublasLt.close();
@@ -161,8 +161,7 @@ public final class GemmScenarios {
                     cublas.close();
                 }
             }
-        }
-        System.exit(failed);
+        });
     }
 
     // =============================================================================================

@@ -1,5 +1,7 @@
 package dev.irisjvm.kernels.moe;
 
+import static dev.irisjvm.kernels.moe.MoeCheckAssertions.assertMessage;
+import static dev.irisjvm.kernels.moe.MoeCheckAssertions.t;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -10,9 +12,6 @@ import org.junit.jupiter.api.Test;
 
 /** The argument checks of MoeDispatch and MoeCombine, with their messages (no GPU). */
 class MoeChecksTest {
-    private static Operand t(String name, DType dtype, long... shape) {
-        return new Operand(name, dtype, shape, true, true, name + "(" + dtype + ")");
-    }
 
     @Test
     void expertsMustSplitEvenlyOverTheNode() {
@@ -103,10 +102,5 @@ class MoeChecksTest {
         assertMessage("rank 0: dispatch: tokens other is not on this Iris instance's symmetric heap",
                 () -> MoeChecks.usable(0, "dispatch", new Operand("tokens", DType.BF16, new long[] {1, 8}, true, false, "other")));
         assertMessage("rank 5: combine: out must not be null", () -> TensorChecks.notNull(5, "combine", "out", null));
-    }
-
-    private static void assertMessage(String fragment, Runnable call) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
-        assertEquals(true, e.getMessage().contains(fragment), e.getMessage());
     }
 }

@@ -1,8 +1,7 @@
 package dev.irisjvm.kernels.moe;
 
+import static dev.irisjvm.kernels.moe.MoeCheckAssertions.assertMessage;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.DType;
 import org.junit.jupiter.api.Test;
@@ -44,10 +43,5 @@ class MoeConfigTest {
         assertMessage("capacityFactor is 0.0", () -> MoeConfig.capacityFor(0, 10, 1, 8, 2));
         assertMessage("capacityFactor is NaN", () -> MoeConfig.capacityFor(Double.NaN, 10, 1, 8, 2));
         assertMessage("world 0", () -> MoeConfig.capacityFor(1, 10, 1, 8, 0));
-    }
-
-    private static void assertMessage(String fragment, Runnable call) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
-        assertTrue(e.getMessage().contains(fragment), e.getMessage());
     }
 }

@@ -1,17 +1,14 @@
 package dev.irisjvm.kernels.moe;
 
+import static dev.irisjvm.kernels.moe.MoeCheckAssertions.assertMessage;
+import static dev.irisjvm.kernels.moe.MoeCheckAssertions.t;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.irisjvm.core.DType;
-import dev.irisjvm.kernels.moe.MoeChecks.Operand;
 import org.junit.jupiter.api.Test;
 
 /** The argument checks of MoeExpertGemm, with their messages, and its tile width and grid (no GPU). */
 class MoeExpertGemmChecksTest {
-    private static Operand t(String name, DType dtype, long... shape) {
-        return new Operand(name, dtype, shape, true, true, name + "(" + dtype + ")");
-    }
 
     @Test
     void theCapacityIsWholeTilesAndNWholeNarrowTiles() {
@@ -78,10 +75,5 @@ class MoeExpertGemmChecksTest {
                 () -> MoeExpertGemmChecks.disjoint(2, "gemm", "out", 0x1000, 0x101, 0x1100, 0x100));
         assertMessage("rank 2: gemm: out overlaps the dispatch's receive buffer",
                 () -> MoeExpertGemmChecks.disjoint(2, "gemm", "out", 0x1150, 0x10, 0x1100, 0x100));
-    }
-
-    private static void assertMessage(String fragment, Runnable call) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
-        assertEquals(true, e.getMessage().contains(fragment), e.getMessage());
     }
 }

@@ -3,7 +3,6 @@ package dev.irisjvm.kernels.moe;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.HalfFloats;
 import dev.irisjvm.core.Iris;
-import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.IrisDeviceException;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.SymmetricHeap;
@@ -11,7 +10,6 @@ import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
-import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.gemm.DeviceMatrix;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
@@ -22,7 +20,6 @@ import dev.irisjvm.kernels.moe.MoeReference.Dispatch;
 import dev.irisjvm.kernels.moe.MoeReference.Source;
 import dev.irisjvm.kernels.moe.MoeScenarios.Inputs;
 import dev.irisjvm.kernels.moe.MoeScenarios.Routing;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -81,13 +78,7 @@ public final class MoeExpertGemmScenarios {
     }
 
     public static void main(String[] argv) throws Exception {
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(MoeScenarios.HEAP_BYTES)
-                .withDeviceTimeout(Duration.ofMillis(MoeScenarios.DEVICE_TIMEOUT_MS));
-        int failed;
-        try (Iris iris = Iris.init(config)) {
-            long runSeed = TestSeeds.runSeed(iris);
-            System.out.println("moe expert gemm: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed
-                    + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs)");
+        MoeScenarios.runAll("moe expert gemm", SCENARIOS, (iris, runSeed) -> {
             MoeExpertGemmScenarios s = new MoeExpertGemmScenarios(iris, runSeed);
             Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
             bodies.put("moe_expert_gemm_uniform", s::gemmUniform);
@@ -98,10 +89,8 @@ public final class MoeExpertGemmScenarios {
             bodies.put("moe_expert_layer_empty", s::layerEmpty);
             bodies.put("moe_expert_layer_back_to_back", s::layerBackToBack);
             bodies.put("moe_expert_gemm_misuse", s::misuse);
-            failed = ScenarioRunner.runTable(bodies, SCENARIOS, iris::hostBarrier);
-            iris.synchronize();
-        }
-        System.exit(failed);
+            return bodies;
+        });
     }
 
     // =============================================================================================

@@ -65,6 +65,20 @@ class MoeInterfaceTest {
         }
     }
 
+    /**
+     * The fields that both modes' dispatch fills alike, in either struct. Both tests below give the
+     * same buffers, at the same addresses, and dispatch 77 tokens at 0x1000 (ids 0x2000, weights
+     * 0x3000) of a layer of hidden 256, 8 experts and topK 2 on 4 ranks.
+     */
+    private record DispatchFields(int rank, int world, long workspace, long routes, long routeWeights, long recv, long counts,
+                                  long staging, long tokens, long expertIds, long weights, int tokensN, int hidden, int experts, int topK) {
+        /** The fields expected of rank {@code rank}, given where its layout puts the routes and their weights in the workspace. */
+        static DispatchFields expected(int rank, long routesOffset, long routeWeightsOffset) {
+            return new DispatchFields(rank, 4, 0x10_0000L, 0x10_0000L + routesOffset, 0x10_0000L + routeWeightsOffset, 0x20_0000L,
+                    0x40_0000L, 0x50_0000L, 0x1000, 0x2000, 0x3000, 77, 256, 8, 2);
+        }
+    }
+
     @Test
     void lowLatencyCallsFillTheFieldsTheirKernelsRead() {
         MoeConfig c = MoeConfig.of(256, 8, 2, 100, 1);
@@ -72,22 +86,11 @@ class MoeInterfaceTest {
         MoeLowLatencyArgs.Buffers b = new MoeLowLatencyArgs.Buffers(0x10_0000L, 0x20_0000L, 0x30_0000L, 0x40_0000L, 0x50_0000L);
         try (MoeLowLatencyArgs args = new MoeLowLatencyArgs(ContextBytes.of(3, 4), c, layout, b)) {
             iris_moe_ll_args a = args.dispatch(0x1000, 0x2000, 0x3000, 77);
-            assertEquals(3, a.ctx().rank());
-            assertEquals(4, a.ctx().world());
-            assertEquals(0x10_0000L, a.workspace().address());
-            assertEquals(0x10_0000L + layout.routes(), a.routes().address());
-            assertEquals(0x10_0000L + layout.routeWeights(), a.route_weights().address());
-            assertEquals(0x20_0000L, a.recv().address());
+            assertEquals(DispatchFields.expected(3, layout.routes(), layout.routeWeights()), new DispatchFields(a.ctx().rank(),
+                    a.ctx().world(), a.workspace().address(), a.routes().address(), a.route_weights().address(), a.recv().address(),
+                    a.counts().address(), a.staging().address(), a.tokens().address(), a.expert_ids().address(), a.weights().address(),
+                    a.tokens_n(), a.hidden(), a.experts(), a.top_k()));
             assertEquals(0x30_0000L, a.recv_routes().address());
-            assertEquals(0x40_0000L, a.counts().address());
-            assertEquals(0x50_0000L, a.staging().address());
-            assertEquals(0x1000, a.tokens().address());
-            assertEquals(0x2000, a.expert_ids().address());
-            assertEquals(0x3000, a.weights().address());
-            assertEquals(77, a.tokens_n());
-            assertEquals(256, a.hidden());
-            assertEquals(8, a.experts());
-            assertEquals(2, a.top_k());
             assertEquals(200, a.region_rows());
             assertEquals(0, a.reserved());
 
@@ -105,24 +108,13 @@ class MoeInterfaceTest {
         MoeArgs.Buffers b = new MoeArgs.Buffers(0x10_0000L, 0x20_0000L, 0x30_0000L, 0x40_0000L, 0x40_1000L, 0x50_0000L);
         try (MoeArgs args = new MoeArgs(ContextBytes.of(1, 4), c, layout, b)) {
             iris_moe_args a = args.dispatch(0x1000, 0x2000, 0x3000, 77);
-            assertEquals(1, a.ctx().rank());
-            assertEquals(4, a.ctx().world());
-            assertEquals(0x10_0000L, a.workspace().address());
+            assertEquals(DispatchFields.expected(1, layout.routes(), layout.routeWeights()), new DispatchFields(a.ctx().rank(),
+                    a.ctx().world(), a.workspace().address(), a.routes().address(), a.route_weights().address(), a.recv().address(),
+                    a.counts().address(), a.staging().address(), a.tokens().address(), a.expert_ids().address(), a.weights().address(),
+                    a.tokens_n(), a.hidden(), a.experts(), a.top_k()));
             assertEquals(0x10_0000L + layout.blockCounts(), a.block_counts().address());
-            assertEquals(0x10_0000L + layout.routes(), a.routes().address());
-            assertEquals(0x10_0000L + layout.routeWeights(), a.route_weights().address());
-            assertEquals(0x20_0000L, a.recv().address());
             assertEquals(0x30_0000L, a.sources().address());
-            assertEquals(0x40_0000L, a.counts().address());
             assertEquals(0x40_1000L, a.routed().address());
-            assertEquals(0x50_0000L, a.staging().address());
-            assertEquals(0x1000, a.tokens().address());
-            assertEquals(0x2000, a.expert_ids().address());
-            assertEquals(0x3000, a.weights().address());
-            assertEquals(77, a.tokens_n());
-            assertEquals(256, a.hidden());
-            assertEquals(8, a.experts());
-            assertEquals(2, a.top_k());
             assertEquals(40, a._capacity());  // JavaCPP's name: Pointer has a capacity() of its own
             assertEquals(KernelAbi.IRIS_MOE_POLICY_DROP, a.policy());
 

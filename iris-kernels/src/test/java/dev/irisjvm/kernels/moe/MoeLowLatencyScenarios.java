@@ -3,7 +3,6 @@ package dev.irisjvm.kernels.moe;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.HalfFloats;
 import dev.irisjvm.core.Iris;
-import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.IrisDeviceException;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.SymmetricHeap;
@@ -12,12 +11,10 @@ import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
-import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.moe.MoeReference.Dispatch;
 import dev.irisjvm.kernels.moe.MoeScenarios.Expert;
 import dev.irisjvm.kernels.moe.MoeScenarios.Inputs;
 import dev.irisjvm.kernels.moe.MoeScenarios.Routing;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -61,13 +58,7 @@ public final class MoeLowLatencyScenarios {
     }
 
     public static void main(String[] argv) throws Exception {
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(MoeScenarios.HEAP_BYTES)
-                .withDeviceTimeout(Duration.ofMillis(MoeScenarios.DEVICE_TIMEOUT_MS));
-        int failed;
-        try (Iris iris = Iris.init(config)) {
-            long runSeed = TestSeeds.runSeed(iris);
-            System.out.println("moe_ll: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed + " (IRIS_TEST_SEED="
-                    + runSeed + " repeats these inputs)");
+        MoeScenarios.runAll("moe_ll", SCENARIOS, (iris, runSeed) -> {
             MoeLowLatencyScenarios s = new MoeLowLatencyScenarios(iris, runSeed);
             Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
             bodies.put("moe_ll_uniform", s::uniform);
@@ -77,10 +68,8 @@ public final class MoeLowLatencyScenarios {
             bodies.put("moe_ll_graph_replay", s::graphReplay);
             bodies.put("moe_ll_misuse", s::misuse);
             bodies.put("moe_ll_timeout_names_site", s::timeoutNamesSite);  // last: it leaves a device error behind on rank 0
-            failed = ScenarioRunner.runTable(bodies, SCENARIOS, iris::hostBarrier);
-            iris.synchronize();
-        }
-        System.exit(failed);
+            return bodies;
+        });
     }
 
     // =============================================================================================

@@ -14,6 +14,8 @@ import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
+import dev.irisjvm.kernels.RunSeedBanner;
+import dev.irisjvm.kernels.ScenarioJob;
 import dev.irisjvm.kernels.gemm.DeviceMatrix;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
@@ -98,12 +100,7 @@ public final class MoeScenarios {
     }
 
     public static void main(String[] argv) throws Exception {
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES).withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
-        int failed;
-        try (Iris iris = Iris.init(config)) {
-            long runSeed = TestSeeds.runSeed(iris);
-            System.out.println("moe: rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed + " (IRIS_TEST_SEED="
-                    + runSeed + " repeats these inputs)");
+        runAll("moe", SCENARIOS, (iris, runSeed) -> {
             MoeScenarios s = new MoeScenarios(iris, runSeed);
             Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
             bodies.put("moe_uniform", s::uniform);
@@ -117,10 +114,29 @@ public final class MoeScenarios {
             bodies.put("moe_misuse", s::misuse);
             bodies.put("moe_vs_nccl_all_to_all_v", s::versusNccl);
             bodies.put("moe_timeout_names_site", s::timeoutNamesSite);  // last: it leaves a device error behind on rank 0
-            failed = ScenarioRunner.runTable(bodies, SCENARIOS, iris::hostBarrier);
+            return bodies;
+        });
+    }
+
+    /** The scenarios of a MoE scenario class, by name, for a job's Iris and run seed. */
+    @FunctionalInterface
+    interface Table {
+        Map<String, ScenarioRunner.Scenario> scenarios(Iris iris, long runSeed);
+    }
+
+    /**
+     * The main of the MoE scenario classes: Iris with their heap and device timeout, the run seed
+     * printed after {@code label}, then {@code table}'s scenarios in the order of {@code expected},
+     * the ranks meeting after each; exits with the number that failed.
+     */
+    static void runAll(String label, List<String> expected, Table table) throws Exception {
+        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES).withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
+        ScenarioJob.run(config, (iris, runSeed) -> {
+            System.out.println(RunSeedBanner.of(label, iris, runSeed));
+            int failed = ScenarioRunner.runTable(table.scenarios(iris, runSeed), expected, iris::hostBarrier);
             iris.synchronize();
-        }
-        System.exit(failed);
+            return failed;
+        });
     }
 
     // =============================================================================================
