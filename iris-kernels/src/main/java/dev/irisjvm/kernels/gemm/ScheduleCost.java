@@ -32,12 +32,16 @@ final class ScheduleCost {
      */
     static final double SHORT_K_BLOCK_US = 0.28;
     /**
-     * µs of one k-block of a 128 x 128 narrow tile on one SM, fitted (the other constants held) on
-     * the 49 narrow-tile timings of the suite at commit {@code a7f781b} (11 % RMS); half of {@link
-     * #K_BLOCK_US}, the same tensor rate, had them 12 % too fast and put a 4096 x 6656 x 16384 GEMM
-     * on narrow tiles at 0.88 x cuBLAS instead of wide ones at 0.94 x.
+     * µs of one k-block of a 128 x 128 narrow tile on one SM: of 0.30 to 0.37 µs, the value whose
+     * choices give the best geometric mean of the measured ratios to cuBLAS over the 69 shapes of
+     * more than 64 rows in the suite runs at commits {@code a7f781b} (half of {@link #K_BLOCK_US})
+     * and {@code d0a3595} (0.37, the least-squares fit on the narrow timings alone), each choice
+     * priced by the time measured for that plan in either run: 0.863, against 0.860 at half and
+     * 0.852 at 0.37. The least-squares value moved shapes that gain from narrow tiles (256 x 8192 x
+     * 4096: 0.90 x on narrow tiles, 0.71 x on wide ones in two slices of K) back to split-K, whose
+     * fix-up the model under-prices.
      */
-    static final double NARROW_K_BLOCK_US = 0.37;
+    static final double NARROW_K_BLOCK_US = 0.33;
     /** Bytes per µs the GPU's memory delivers to the kernel. */
     static final double BYTES_PER_US = 4.91e6;
     /** µs per launch, and per wave of tiles. */
