@@ -442,8 +442,8 @@ public final class Gemm implements AutoCloseable {
     /**
      * How a call of an {@code m} x {@code n} x {@code k} problem spreads over this GPU, in words for
      * logs and reports: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
-     * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by ", 64 x 128 tiles" for
-     * the short tiles (portable mainloop: "portable,
+     * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by the tile where it is
+     * not 128 x 256 (", 128 x 128 tiles", ", 64 x 128 tiles") (portable mainloop: "portable,
      * ..."); with {@link Options#tune()}, the choice kept for the shape once a call has timed it,
      * else what the rule chooses. Nothing is launched.
      */
