@@ -108,7 +108,7 @@ public final class DeviceApiScenarios {
         int failed;
         try (Iris iris = Iris.init(config); KernelLibrary lib = KernelLibrary.forClasspath(); KernelArgs args = new KernelArgs()) {
             long runSeed = TestSeeds.runSeed(iris);
-            System.out.println(RunSeedBanner.of("device-api", iris, runSeed));
+            System.out.println(TestSeeds.banner("device-api", iris, runSeed));
             DeviceApiScenarios s = new DeviceApiScenarios(iris, lib.module("device_api_test"), args, runSeed);
             Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
             bodies.put("device_translate", s::translate);

@@ -25,6 +25,12 @@ public final class TestSeeds {
         return iris.broadcast(proposed, 0);
     }
 
+    /** The first line a GPU scenario class prints on each rank: "{@code label}: rank r of w, run seed s (IRIS_TEST_SEED=s repeats these inputs)". */
+    public static String banner(String label, Iris iris, long runSeed) {
+        return label + ": rank " + iris.rank() + " of " + iris.worldSize() + ", run seed " + runSeed + " (" + VARIABLE + "=" + runSeed
+                + " repeats these inputs)";
+    }
+
     /**
      * A seed from the run seed, a name and parts. Parts must not depend on the JVM: an enum's or a
      * record's hashCode() does (identity hashes), its ordinal or its toString() does not.

@@ -10,10 +10,9 @@ import dev.irisjvm.core.gpu.DeviceMemory;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
-import dev.irisjvm.kernels.RunSeedBanner;
-import dev.irisjvm.kernels.ScenarioJob;
 import dev.irisjvm.kernels.SmHog;
 import dev.irisjvm.kernels.attention.AttentionReference.Misses;
 import dev.irisjvm.kernels.attention.AttentionReference.Row;
@@ -89,7 +88,7 @@ public final class AttentionScenarios {
     public static void main(String[] argv) throws Exception {
         IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES);
         ScenarioJob.run(config, (iris, runSeed) -> {
-            System.out.println(RunSeedBanner.of("attention", iris, runSeed));
+            System.out.println(TestSeeds.banner("attention", iris, runSeed));
             try (Attention attention = Attention.create()) {
                 System.out.println("attention: " + attention);
                 AttentionScenarios s = new AttentionScenarios(iris, attention, runSeed);

@@ -12,10 +12,9 @@ import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
-import dev.irisjvm.kernels.RunSeedBanner;
-import dev.irisjvm.kernels.ScenarioJob;
 import dev.irisjvm.kernels.ccl.CclReference.Accumulator;
 import dev.irisjvm.kernels.ccl.CclReference.Rounding;
 import java.nio.ByteBuffer;
@@ -111,7 +110,7 @@ public final class CollectivesScenarios {
                 .withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
         ScenarioJob.run(config, (iris, runSeed) -> {
             NcclComm nccl = NcclComm.open(iris);
-            System.out.println(RunSeedBanner.of("collectives", iris, runSeed) + ", "
+            System.out.println(TestSeeds.banner("collectives", iris, runSeed) + ", "
                     + (nccl.available() ? nccl.version() : "NCCL unavailable: " + nccl.reason()));
             try (Collectives ccl = Collectives.create(iris, Collectives.Options.defaults().withStagingBytes(STAGING_BYTES))) {
                 System.out.println("collectives: " + ccl + ", one-shot up to " + ccl.oneShotCapacityBytes() + " bytes");

@@ -12,10 +12,9 @@ import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
-import dev.irisjvm.kernels.RunSeedBanner;
-import dev.irisjvm.kernels.ScenarioJob;
 import dev.irisjvm.kernels.SmHog;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.fused.FusedReference.Expected;
@@ -119,7 +118,7 @@ public final class FusedScenarios {
         ScenarioJob.run(config, (iris, runSeed) -> {
             boolean off = NcclComm.switchedOffByEnvironment();
             try (Baselines baselines = Baselines.open(iris, iris.stream(), off ? "IRIS_TEST_NCCL=off" : null)) {
-                System.out.println(RunSeedBanner.of("fused", iris, runSeed) + ", "
+                System.out.println(TestSeeds.banner("fused", iris, runSeed) + ", "
                         + (baselines.available() ? baselines.versions() : "cuBLAS / NCCL unavailable: " + baselines.reason()));
                 FusedScenarios s = new FusedScenarios(iris, baselines, runSeed);
                 Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();

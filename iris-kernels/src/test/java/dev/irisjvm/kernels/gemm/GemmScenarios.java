@@ -9,10 +9,9 @@ import dev.irisjvm.core.gpu.CudaGraph;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
-import dev.irisjvm.kernels.RunSeedBanner;
-import dev.irisjvm.kernels.ScenarioJob;
 import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import dev.irisjvm.kernels.gemm.GemmReference.Reference;
 import java.nio.ByteBuffer;
@@ -127,7 +126,7 @@ public final class GemmScenarios {
                     reason = String.valueOf(e.getMessage());
                 }
             }
-            System.out.println(RunSeedBanner.of("gemm", iris, runSeed) + ", "
+            System.out.println(TestSeeds.banner("gemm", iris, runSeed) + ", "
                     + (cublas != null ? cublas.version() : "cuBLAS unavailable: " + reason)
                     + (cublasLt != null ? ", " + cublasLt.version() : cublas != null ? ", cuBLASLt unavailable: " + reason : ""));
             try (Gemm gemm = Gemm.create();

@@ -12,10 +12,9 @@ import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
-import dev.irisjvm.kernels.RunSeedBanner;
-import dev.irisjvm.kernels.ScenarioJob;
 import dev.irisjvm.kernels.gemm.DeviceMatrix;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
@@ -132,7 +131,7 @@ public final class MoeScenarios {
     static void runAll(String label, List<String> expected, Table table) throws Exception {
         IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES).withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
         ScenarioJob.run(config, (iris, runSeed) -> {
-            System.out.println(RunSeedBanner.of(label, iris, runSeed));
+            System.out.println(TestSeeds.banner(label, iris, runSeed));
             int failed = ScenarioRunner.runTable(table.scenarios(iris, runSeed), expected, iris::hostBarrier);
             iris.synchronize();
             return failed;

@@ -1,8 +1,7 @@
-package dev.irisjvm.kernels;
+package dev.irisjvm.core.testing;
 
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
-import dev.irisjvm.core.testing.TestSeeds;
 
 /**
  * The frame of a GPU scenario class's main on each rank of a job: starts Iris, hands it and the
