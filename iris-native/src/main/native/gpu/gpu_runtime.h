@@ -175,6 +175,11 @@ inline gpuError_t kernel_set_max_dynamic_smem(Kernel k, int bytes) {
     if (e != hipSuccess) return e;
     return static_cast<long>(bytes) + static_bytes <= limit ? hipSuccess : hipErrorInvalidValue;
 }
+/// LDS is not carved out of L1 on AMD: nothing to ask for.
+inline gpuError_t kernel_prefer_shared_memory(Kernel) { return hipSuccess; }
+inline gpuError_t kernel_max_active_blocks(Kernel k, int threads, size_t smem, int* blocks) {
+    return hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(blocks, k, threads, smem);
+}
 inline gpuError_t kernel_attributes(Kernel k, int* regs, int* smem, int* local, int* max_threads) {
     gpuError_t e = hipFuncGetAttribute(regs, HIP_FUNC_ATTRIBUTE_NUM_REGS, k);
     if (e == hipSuccess) e = hipFuncGetAttribute(smem, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k);
@@ -218,6 +223,13 @@ inline gpuError_t library_get_kernel(Kernel* k, Library lib, const char* name) {
 inline gpuError_t kernel_set_max_dynamic_smem(Kernel k, int bytes) {
     return cudaFuncSetAttribute(reinterpret_cast<const void*>(k),
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+inline gpuError_t kernel_prefer_shared_memory(Kernel k) {
+    return cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributePreferredSharedMemoryCarveout,
+                                cudaSharedmemCarveoutMaxShared);
+}
+inline gpuError_t kernel_max_active_blocks(Kernel k, int threads, size_t smem, int* blocks) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, reinterpret_cast<const void*>(k), threads, smem);
 }
 inline gpuError_t kernel_attributes(Kernel k, int* regs, int* smem, int* local, int* max_threads) {
     cudaFuncAttributes a{};

@@ -160,6 +160,13 @@ int iris_module_unload(iris_module module);
 int iris_module_get_function(iris_function* function, iris_module module, const char* name);
 /* Raises the kernel's dynamic shared memory limit (needed above 48 KiB). */
 int iris_function_set_max_dynamic_shared_memory(iris_function function, int bytes);
+/* Asks for the largest shared memory carveout of an SM for this kernel, so that as many of its
+ * blocks fit an SM as its shared memory allows (CUDA; a no-op on HIP, whose LDS is not carved out
+ * of L1). */
+int iris_function_prefer_shared_memory(iris_function function);
+/* How many blocks of `threads` threads and `dynamic_shared_bytes` of dynamic shared memory of this
+ * kernel one SM runs at once, into *blocks. */
+int iris_function_max_active_blocks(iris_function function, int threads, int dynamic_shared_bytes, int* blocks);
 /* Registers per thread, static shared memory bytes, local (spill) bytes per thread, and the
  * largest block the kernel can be launched with. */
 int iris_function_attributes(iris_function function, int* registers, int* static_shared_bytes,

@@ -88,6 +88,24 @@ int iris_function_set_max_dynamic_shared_memory(iris_function function, int byte
     return IRIS_SUCCESS;
 }
 
+int iris_function_prefer_shared_memory(iris_function function) {
+    iris::clear_error();
+    IRIS_REQUIRE(function, "iris_function_prefer_shared_memory", "NULL function");
+    gpuError_t e = gpu::kernel_prefer_shared_memory(handle_cast<gpu::Kernel>(function));
+    if (e != gpuSuccess) return iris::fail_gpu(IRIS_GPU_PREFIX "FuncSetAttribute(kernel, PreferredSharedMemoryCarveout)", e);
+    return IRIS_SUCCESS;
+}
+
+int iris_function_max_active_blocks(iris_function function, int threads, int dynamic_shared_bytes, int* blocks) {
+    iris::clear_error();
+    IRIS_REQUIRE(function && blocks && threads > 0 && dynamic_shared_bytes >= 0, "iris_function_max_active_blocks",
+                 "bad argument");
+    gpuError_t e = gpu::kernel_max_active_blocks(handle_cast<gpu::Kernel>(function), threads,
+                                                 static_cast<size_t>(dynamic_shared_bytes), blocks);
+    if (e != gpuSuccess) return iris::fail_gpu(IRIS_GPU_PREFIX "OccupancyMaxActiveBlocksPerMultiprocessor", e);
+    return IRIS_SUCCESS;
+}
+
 int iris_function_attributes(iris_function function, int* registers, int* static_shared_bytes,
                              int* local_bytes, int* max_threads_per_block) {
     iris::clear_error();

@@ -1,8 +1,10 @@
 /* iris/abi/gemm_portable.h: the interface of the portable GEMM (iris-kernels gemm_portable.cu; Java:
  * dev.irisjvm.kernels.gemm.Gemm with Gemm.Mainloop.PORTABLE), the mainloop for GPUs without wgmma
- * and TMA (compute capability 8.0 and later: mma.sync, ldmatrix, cp.async). One declaration of the
- * launch constants and of the argument struct every iris_gemm_portable_* kernel takes as its one
- * __grid_constant__ parameter; the JavaCPP build generates the Java side. */
+ * and TMA (compute capability 8.0 and later: mma.sync, ldmatrix, cp.async), and of the skinny GEMM
+ * built from the same parts for problems of at most IRIS_GEMM_SKINNY_MAX_M rows on every GPU, Hopper
+ * included. One declaration of the launch constants and of the argument structs the
+ * iris_gemm_portable_* and iris_gemm_skinny_* kernels take as their one __grid_constant__ parameter;
+ * the JavaCPP build generates the Java side. */
 #ifndef IRIS_ABI_GEMM_PORTABLE_H
 #define IRIS_ABI_GEMM_PORTABLE_H
 
@@ -37,7 +39,52 @@ typedef struct iris_gemm_portable_args {
     int32_t group_m; /* tile rows per group of the grouped tile order */
 } iris_gemm_portable_args;
 
+/* The skinny GEMM: a decode step's or a small batch's rows against a layer's weights, which only
+ * streams B. Each block computes a IRIS_GEMM_SKINNY_MAX_M x IRIS_GEMM_SKINNY_TILE_N tile (rows past M
+ * read zeros and are never stored) over one slice of K; few column tiles are split into slices so
+ * that enough blocks stream B at once. */
+#define IRIS_GEMM_SKINNY_MAX_M 16
+#define IRIS_GEMM_SKINNY_TILE_N 128
+#define IRIS_GEMM_SKINNY_TILE_K 64
+#define IRIS_GEMM_SKINNY_STAGES 4
+/* Four warps side by side along N, each 16 x 32 outputs. */
+#define IRIS_GEMM_SKINNY_THREADS 128
+/* The stages' A and B tiles: (16 + 128) rows x 128 bytes each. Three blocks fit one SM of sm_80 and
+ * sm_90, one of sm_86 / sm_89. */
+#define IRIS_GEMM_SKINNY_SHARED_BYTES 73728
+
+/* The one parameter of every iris_gemm_skinny_* kernel: C = alpha A x B + beta C (+ bias), A stored
+ * M x K with M <= IRIS_GEMM_SKINNY_MAX_M. Block b computes column tile b / slices over k-blocks
+ * [s x k_blocks_per_slice, (s + 1) x k_blocks_per_slice) of K, s = b % slices; the grid is
+ * ceil(N / IRIS_GEMM_SKINNY_TILE_N) x slices blocks, and no slice may be empty. With slices > 1 the
+ * last block of a tile to finish adds every slice's f32 partial in slice order (the same sum on
+ * every run) and stores the tile. Partials: ceil(N / TILE_N) x slices x IRIS_GEMM_SKINNY_MAX_M x
+ * IRIS_GEMM_SKINNY_TILE_N floats; counters: one u32 per column tile, zero before the launch and left
+ * zero after it. */
+typedef struct iris_gemm_skinny_args {
+    const void* a;    /* A, M x K */
+    const void* b;    /* B, N x K (nk) or K x N (kn) */
+    void* c;          /* C, M x N of the output type */
+    const void* bias; /* N elements of the output type, or null */
+    void* partials;   /* f32 partials, with slices > 1 */
+    void* counters;   /* u32 per column tile, with slices > 1 */
+    int64_t lda;      /* elements between rows of A */
+    int64_t ldb;      /* elements between rows of B */
+    int64_t ldc;      /* elements between rows of C */
+    int32_t m;
+    int32_t n;
+    int32_t k;
+    int32_t slices;             /* blocks per column tile, >= 1 */
+    int32_t k_blocks_per_slice; /* IRIS_GEMM_SKINNY_TILE_K blocks of K per slice, the last one's may be fewer */
+    float alpha;                /* alpha 1 and beta 0: the plain product; beta 0 never reads C */
+    float beta;
+} iris_gemm_skinny_args;
+
 #if defined(__cplusplus) && !defined(__CUDACC_RTC__)
+static_assert(offsetof(iris_gemm_skinny_args, lda) == 48 && offsetof(iris_gemm_skinny_args, m) == 72 &&
+                  offsetof(iris_gemm_skinny_args, slices) == 84 && offsetof(iris_gemm_skinny_args, beta) == 96 &&
+                  sizeof(iris_gemm_skinny_args) == 104,
+              "iris_gemm_skinny_args: a 64-bit layout");
 static_assert(offsetof(iris_gemm_portable_args, lda) == 32 && offsetof(iris_gemm_portable_args, m) == 56 &&
                   offsetof(iris_gemm_portable_args, group_m) == 68 && sizeof(iris_gemm_portable_args) == 72,
               "iris_gemm_portable_args: a 64-bit layout");

@@ -124,6 +124,22 @@ public final class Kernel {
                 "iris_function_set_max_dynamic_shared_memory(" + name + ")");
     }
 
+    /** Asks for the largest shared memory carveout, so that as many blocks share an SM as their shared memory allows. */
+    public void preferSharedMemory() {
+        module.requireOpen();
+        NativeCalls.check(IrisRuntime.iris_function_prefer_shared_memory(handle), "iris_function_prefer_shared_memory(" + name + ")");
+    }
+
+    /** Blocks of {@code threads} threads and {@code dynamicSharedBytes} of dynamic shared memory that one SM runs at once. */
+    public int maxActiveBlocksPerMultiprocessor(int threads, int dynamicSharedBytes) {
+        module.requireOpen();
+        try (IntPointer blocks = new IntPointer(1)) {
+            NativeCalls.check(IrisRuntime.iris_function_max_active_blocks(handle, threads, dynamicSharedBytes, blocks),
+                    "iris_function_max_active_blocks(" + name + ", " + threads + " threads, " + dynamicSharedBytes + " bytes)");
+            return blocks.get();
+        }
+    }
+
     /** Compiler facts about the kernel: registers, static shared memory, spill bytes, block limit. */
     public record Attributes(int registers, int staticSharedBytes, int localBytes, int maxThreadsPerBlock) {}
 

@@ -27,7 +27,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * accumulation, enqueued on a stream. On Hopper a persistent warp-specialized wgmma kernel fed by
  * TMA runs it ({@code gemm.cu}); on any other NVIDIA GPU since Ampere, an mma.sync kernel fed by a
  * cp.async pipeline ({@code gemm_portable.cu}), which so far takes A stored M x K, alpha = 1 and
- * beta = 0 only. {@link GemmMainloop} says how the choice is made and how to force either.
+ * beta = 0 only. {@link GemmMainloop} says how the choice is made and how to force either. On either,
+ * a problem of at most 8 rows with A stored M x K (a decode step, a small batch: it only streams B)
+ * runs the skinny kernels of {@code gemm_portable.cu}, every alpha and beta included.
  *
  * <pre>{@code
  * try (Iris iris = Iris.init(); Gemm gemm = Gemm.create()) {
@@ -106,6 +108,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * same TMA and wgmma pipeline: a KM A is loaded in 64 x 64 boxes with M contiguous and fed to wgmma
  * M-major, as a KN B is N-major.
  * Portable: one block of 128 threads and 64 KiB per 128 x 128 tile, in the same grouped order.
+ * Skinny (at most 8 rows): one block of 128 threads and 72 KiB per 16 x 128 column tile and slice of
+ * K, with as many slices as fill one wave of the blocks the GPU runs at once (three per SM on an H200;
+ * each slice at least 128 of K);
+ * the last block of a tile to finish adds the slices' F32 partials in slice order, on the same
+ * workspace ({@link #schedule} says the split).
  */
 public final class Gemm implements AutoCloseable {
     /** The kernel module ({@code gemm.cu}). */
@@ -210,11 +217,13 @@ public final class Gemm implements AutoCloseable {
     private final GemmMainloop mainloop;
     /** The portable kernels, or null where the Hopper ones run. */
     private final PortableGemm portable;
+    /** The kernels of at most {@link SkinnyGemm#MAX_M} rows, on either mainloop. */
+    private final SkinnyGemm skinny;
     /** [tile: GemmTile][input: bf16, f16][A: mk, km][B: nk, kn][output: input type, f32] */
     private final Kernel[][][][][] kernels =
             new Kernel[GemmTile.values().length][INPUTS.length][GemmALayout.values().length][GemmLayout.values().length][2];
     private final GemmArgs args = new GemmArgs();
-    /** Stream-K's partials and counters, or null (portable mainloop, or stream-K off). */
+    /** Stream-K's and the skinny kernels' partials and counters, or null (stream-K off). */
     private final StreamKWorkspace workspace;
     /** The kept choices of {@link Options#tune()}, or null. */
     private final GemmTuner tuner;
@@ -229,9 +238,11 @@ public final class Gemm implements AutoCloseable {
         this.library = library;
         this.mainloop = mainloop;
         this.plans = new PlanCache(PLAN_CACHE_ENTRIES, device.multiprocessorCount());
+        KernelModule portableModule = library.module(PortableGemm.MODULE);
+        this.skinny = new SkinnyGemm(portableModule);
+        this.workspace = options.streamK() ? StreamKWorkspace.allocate(device.multiprocessorCount()) : null;
         if (mainloop == GemmMainloop.PORTABLE) {
-            this.portable = new PortableGemm(library.module(PortableGemm.MODULE));
-            this.workspace = null;
+            this.portable = new PortableGemm(portableModule);
             this.tuner = null;
             return;
         }
@@ -251,7 +262,6 @@ public final class Gemm implements AutoCloseable {
                 }
             }
         }
-        this.workspace = options.streamK() ? StreamKWorkspace.allocate(device.multiprocessorCount()) : null;
         this.tuner = options.streamK() && options.tune() ? new GemmTuner() : null;
     }
 
@@ -388,6 +398,10 @@ public final class Gemm implements AutoCloseable {
         if (stream == null) {
             throw new IllegalArgumentException(GemmChecks.who() + ": stream must not be null");
         }
+        if (SkinnyGemm.chosen(p)) {
+            skinny.launch(p, skinnySplit(p.m(), p.n(), p.k()), workspace, stream);
+            return;
+        }
         if (portable != null) {
             portable.launch(p, stream, options.groupM());
             return;
@@ -429,6 +443,29 @@ public final class Gemm implements AutoCloseable {
         return us[us.length / 2];
     }
 
+    /** How the skinny kernels split an M x N x K problem here: slices of K only where there is a workspace. */
+    private SkinnyGemm.Split skinnySplit(int m, int n, int k) {
+        int wave = skinny.wave(device.multiprocessorCount());
+        return workspace == null ? SkinnyGemm.split(m, n, k, wave, 0, 0)
+                : SkinnyGemm.split(m, n, k, wave, workspace.partialFloats(), workspace.counters());
+    }
+
+    /** Runs {@code p} (at most {@link SkinnyGemm#MAX_M} rows, A stored M x K) on the skinny kernels in {@code slices} even slices of K (tests). */
+    synchronized void launchSkinny(GemmProblem p, int slices, Stream stream) {
+        ensureOpen();
+        if (!SkinnyGemm.takes(p)) {
+            throw new IllegalArgumentException(GemmChecks.who() + ": the skinny kernels take at most " + SkinnyGemm.MAX_M
+                    + " rows with A stored M x K; this problem is " + p);
+        }
+        SkinnyGemm.Split split = SkinnyGemm.evenly((int) GemmChecks.ceilDiv(p.n(), SkinnyGemm.TILE_N),
+                (int) GemmChecks.ceilDiv(p.k(), SkinnyGemm.TILE_K), slices);
+        if (split.slices() > 1 && (workspace == null || (long) split.grid() * SkinnyGemm.MAX_M * SkinnyGemm.TILE_N > workspace.partialFloats()
+                || split.tiles() > workspace.counters())) {
+            throw new IllegalStateException(GemmChecks.who() + ": " + split.describe() + " does not fit this Gemm's workspace");
+        }
+        skinny.launch(p, split, workspace, stream);
+    }
+
     /** Shapes whose schedule {@link Options#tune()} has chosen on this instance (0 without it). */
     synchronized int tunedShapes() {
         return tuner == null ? 0 : tuner.shapes();
@@ -444,10 +481,14 @@ public final class Gemm implements AutoCloseable {
      * logs and reports: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
      * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by the tile where it is
      * not 128 x 256 (", 128 x 128 tiles", ", 64 x 128 tiles") (portable mainloop: "portable,
-     * ..."); with {@link Options#tune()}, the choice kept for the shape once a call has timed it,
-     * else what the rule chooses. Nothing is launched.
+     * ..."); at most 8 rows (A stored M x K), "skinny 16 x 128 tiles, 32 tiles in 12 slices of K on
+     * 384 blocks"; with {@link Options#tune()}, the choice kept for the shape once a call has timed
+     * it, else what the rule chooses. Nothing is launched.
      */
     public synchronized String schedule(int m, int n, int k) {
+        if (SkinnyGemm.chosen(m)) {
+            return skinnySplit(m, n, k).describe();
+        }
         if (portable != null) {
             return "portable, whole " + PortableGemm.TILE_M + " x " + PortableGemm.TILE_N + " tiles";
         }
@@ -511,6 +552,9 @@ public final class Gemm implements AutoCloseable {
      * #SHARED_BYTES} bytes of shared memory, for the plan the rule chooses.
      */
     public LaunchShape launchShape(GemmProblem p) {
+        if (SkinnyGemm.chosen(p)) {
+            return SkinnyGemm.launchShape(skinnySplit(p.m(), p.n(), p.k()));
+        }
         return launchShape(plan(p));
     }
 
@@ -547,6 +591,7 @@ public final class Gemm implements AutoCloseable {
     private synchronized void releaseArguments() {
         maps.clear();
         args.close();
+        skinny.close();
         if (portable != null) {
             portable.close();
         }

@@ -48,7 +48,7 @@ final class PortableGemm implements AutoCloseable {
         }
     }
 
-    /** The kernels are NVIDIA code for compute capability 8.0 and later, with {@value #SHARED_BYTES} bytes of shared memory per block. */
+    /** The module's kernels are NVIDIA code for compute capability 8.0 and later, the skinny ones with the most shared memory per block. */
     static void device(Platform platform, DeviceProperties p) {
         if (platform != Platform.CUDA) {
             throw platform.unavailable(MODULE, REQUIREMENT);
@@ -56,7 +56,7 @@ final class PortableGemm implements AutoCloseable {
         if (p.major() < 8) {
             throw GemmChecks.notOnThisGpu(platform, p, MODULE, REQUIREMENT, "has " + p.computeCapability());
         }
-        GemmChecks.sharedMemory(platform, p, MODULE, SHARED_BYTES);
+        GemmChecks.sharedMemory(platform, p, MODULE, Math.max(SHARED_BYTES, SkinnyGemm.SHARED_BYTES));
     }
 
     static String kernelName(DType in, GemmLayout layout, DType out) {

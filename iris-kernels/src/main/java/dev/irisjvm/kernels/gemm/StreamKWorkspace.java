@@ -6,7 +6,7 @@ import dev.irisjvm.core.internal.Memcpy;
 
 /**
  * Stream-K's device memory for one {@link Gemm}: partials for every CTA a plan can launch, and the
- * shared tiles' counters. The kernels leave every counter at zero, so they are zeroed once, in the
+ * shared tiles' counters; the skinny kernels' slices of K use the same memory ({@link SkinnyGemm}). The kernels leave every counter at zero, so they are zeroed once, in the
  * stream order of the first call that shares tiles (a memset, which a CUDA graph may capture);
  * nothing is allocated after {@link #allocate}.
  *
@@ -41,6 +41,16 @@ final class StreamKWorkspace implements AutoCloseable {
             Memcpy.memset(counters.address(), 0, counters.bytes(), stream);
             zeroed = true;
         }
+    }
+
+    /** Floats of partials: what a split may use at the most. */
+    long partialFloats() {
+        return partials.bytes() / Float.BYTES;
+    }
+
+    /** u32 counters: the most tiles a split may share at once. */
+    long counters() {
+        return counters.bytes() / Integer.BYTES;
     }
 
     long partialsAddress() {

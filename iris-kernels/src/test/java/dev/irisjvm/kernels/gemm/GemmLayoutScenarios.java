@@ -27,8 +27,8 @@ final class GemmLayoutScenarios {
     static final int[][] TRANSPOSED_SHAPES = {{8, 8, 8}, {48, 264, 520}, {200, 136, 72}, {136, 264, 520}, {296, 520, 1000}};
     /** A K that is no multiple of 8 (nor of the 64 of a k-block): K x M A with K x N B takes it, as no row runs along K. */
     static final int[] RAGGED_K = {200, 136, 101};
-    /** (M, N, K) of the scaling's cases, every layout pair. */
-    static final int[][] SCALED_SHAPES = {{8, 8, 8}, {200, 136, 72}, {136, 264, 520}};
+    /** (M, N, K) of the scaling's cases, every layout pair; 8 rows of an M x K A run the skinny kernels, {8, 264, 1000} in slices of K. */
+    static final int[][] SCALED_SHAPES = {{8, 8, 8}, {8, 264, 1000}, {200, 136, 72}, {136, 264, 520}};
     /** (alpha, beta): accumulation, both scaled (beta negative), and beta 0 over poison (C must not be read). */
     static final float[][] SCALES = {{1f, 1f}, {0.5f, -1.5f}, {-2f, 0f}};
 

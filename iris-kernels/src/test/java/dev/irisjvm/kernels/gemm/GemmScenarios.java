@@ -72,6 +72,7 @@ public final class GemmScenarios {
             "gemm_transposed_a_vs_cpu",
             "gemm_alpha_beta_vs_cpu",
             "gemm_stream_k_vs_cpu",
+            "gemm_skinny_vs_cpu",
             "gemm_misuse",
             "gemm_portable_vs_cpu",
             "gemm_portable_large_vs_cublas");
@@ -146,6 +147,7 @@ public final class GemmScenarios {
                 bodies.put("gemm_transposed_a_vs_cpu", layouts::transposedA);
                 bodies.put("gemm_alpha_beta_vs_cpu", layouts::alphaBeta);
                 bodies.put("gemm_stream_k_vs_cpu", new GemmStreamKScenarios(s, iris, gemm)::streamK);
+                bodies.put("gemm_skinny_vs_cpu", new GemmSkinnyScenarios(s, iris, gemm)::skinny);
                 bodies.put("gemm_misuse", s::misuse);
                 bodies.put("gemm_portable_vs_cpu", portable::smallShapes);
                 bodies.put("gemm_portable_large_vs_cublas", portable::largeVsCublas);

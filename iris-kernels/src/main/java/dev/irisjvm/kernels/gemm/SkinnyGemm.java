@@ -1,0 +1,158 @@
+package dev.irisjvm.kernels.gemm;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.internal.Kernel;
+import dev.irisjvm.core.internal.KernelModule;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
+import java.util.Locale;
+
+/**
+ * {@link Gemm}'s kernels for problems of at most {@value #MAX_M} rows with A stored M x K (chosen up to
+ * {@value #CHOSEN_MAX_M} rows), on either
+ * mainloop ({@code iris_gemm_skinny_<in>_<nk|kn>_<out>} in {@code gemm_portable.cu}; iris/gemm/sm80/skinny.cuh):
+ * one block per {@value #MAX_M} x {@value #TILE_N} column tile and slice of K, the slices of a tile
+ * added in a fixed order by its last block. A decode step or a small batch only streams the weights,
+ * so the split aims at enough blocks to keep every SM's loads in flight. Not thread-safe (Gemm's calls
+ * are synchronized).
+ */
+final class SkinnyGemm implements AutoCloseable {
+    /** The most rows a skinny kernel takes (iris/abi/gemm_portable.h, as every constant below that the kernels share). */
+    static final int MAX_M = KernelAbi.IRIS_GEMM_SKINNY_MAX_M;
+    /**
+     * The most rows for which {@link Gemm} chooses the skinny kernels on its own. On an H200 (the model
+     * suite of 2026-12-02, docs/benchmarks/gemm-suite-findings.md) they beat the 64 x 128 tiles on 18
+     * of 21 shapes of 1 and 8 rows, and lost on 6 of 9 of 16 rows, where the partials of a split cost
+     * more than the tiles' second consumer would.
+     */
+    static final int CHOSEN_MAX_M = 8;
+    /** Output columns per tile. */
+    static final int TILE_N = KernelAbi.IRIS_GEMM_SKINNY_TILE_N;
+    /** K per pipeline stage. */
+    static final int TILE_K = KernelAbi.IRIS_GEMM_SKINNY_TILE_K;
+    /** Threads per block: four warps along N. */
+    static final int THREADS = KernelAbi.IRIS_GEMM_SKINNY_THREADS;
+    /** Dynamic shared memory per block, in bytes. */
+    static final int SHARED_BYTES = KernelAbi.IRIS_GEMM_SKINNY_SHARED_BYTES;
+    /** The fewest k-blocks of a slice: fewer would spend more on the fix-up's partials and the pipeline's fill than they stream. */
+    static final int MIN_SLICE_K_BLOCKS = 2;
+    /**
+     * The most rows of partials (slices x M) that the last block of a tile adds: one block reads them
+     * all, and beyond 32 KiB that read costs more than more slices gain.
+     */
+    static final int MAX_SUMMED_ROWS = 64;
+
+    private static final DType[] INPUTS = {DType.BF16, DType.F16};
+
+    /** [input: bf16, f16][layout: nk, kn][output: input type, f32] */
+    private final Kernel[][][] kernels = new Kernel[INPUTS.length][GemmLayout.values().length][2];
+    private final GemmSkinnyArgs args = new GemmSkinnyArgs();
+    /** Blocks one SM runs at once (three on sm_80 and sm_90, one on sm_86 and sm_89): one wave is this times the SMs. */
+    private final int blocksPerMultiprocessor;
+
+    SkinnyGemm(KernelModule module) {
+        int blocks = Integer.MAX_VALUE;
+        for (int i = 0; i < INPUTS.length; i++) {
+            for (GemmLayout layout : GemmLayout.values()) {
+                for (int o = 0; o < 2; o++) {
+                    Kernel k = module.kernel(kernelName(INPUTS[i], layout, o == 0 ? INPUTS[i] : DType.F32));
+                    k.setMaxDynamicSharedBytes(SHARED_BYTES);
+                    // Without it the driver may keep a carveout of one block per SM, and a split into
+                    // one wave of three blocks per SM would run as three waves.
+                    k.preferSharedMemory();
+                    blocks = Math.min(blocks, k.maxActiveBlocksPerMultiprocessor(THREADS, SHARED_BYTES));
+                    kernels[i][layout.ordinal()][o] = k;
+                }
+            }
+        }
+        this.blocksPerMultiprocessor = Math.max(1, blocks);
+    }
+
+    /** Blocks the GPU runs at once: one wave. */
+    int wave(int multiprocessors) {
+        return blocksPerMultiprocessor * multiprocessors;
+    }
+
+    static String kernelName(DType in, GemmLayout layout, DType out) {
+        return "iris_gemm_skinny_" + in.name().toLowerCase(Locale.ROOT) + "_" + layout.kernelSuffix() + "_"
+                + out.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Whether the skinny kernels can run {@code p}: at most {@value #MAX_M} rows, A stored M x K. */
+    static boolean takes(GemmProblem p) {
+        return p.m() <= MAX_M && p.aLayout() == GemmALayout.MK;
+    }
+
+    /** Whether {@link Gemm} runs {@code p} on the skinny kernels: at most {@value #CHOSEN_MAX_M} rows, A stored M x K. */
+    static boolean chosen(GemmProblem p) {
+        return chosen(p.m()) && p.aLayout() == GemmALayout.MK;
+    }
+
+    static boolean chosen(long m) {
+        return m <= CHOSEN_MAX_M;
+    }
+
+    /**
+     * How an N x K problem spreads: {@code tiles} column tiles, each in {@code slices} slices of
+     * {@code kBlocksPerSlice} k-blocks (the last may have fewer, none is empty).
+     */
+    record Split(int tiles, int slices, int kBlocksPerSlice) {
+        int grid() {
+            return tiles * slices;
+        }
+
+        String describe() {
+            return "skinny " + MAX_M + " x " + TILE_N + " tiles, " + (slices == 1 ? tiles + " tiles whole" : tiles + " tiles in " + slices
+                    + " slices of K") + " on " + grid() + " blocks";
+        }
+    }
+
+    /**
+     * The split of an {@code m} x {@code n} x {@code k} problem on a GPU that runs {@code wave} blocks
+     * at once: as many slices as keep the grid within that one wave (a second wave of a few blocks
+     * would take as long as the first), each slice at least {@value #MIN_SLICE_K_BLOCKS} k-blocks, at
+     * most {@value #MAX_SUMMED_ROWS} rows of partials per tile, within a workspace of {@code
+     * partialFloats} floats and {@code counters} tile counters (none: every tile whole).
+     */
+    static Split split(int m, int n, int k, int wave, long partialFloats, long counters) {
+        int tiles = (int) GemmChecks.ceilDiv(n, TILE_N);
+        int kBlocks = (int) GemmChecks.ceilDiv(k, TILE_K);
+        long wanted = Math.min(wave / tiles, MAX_SUMMED_ROWS / Math.max(1, m));
+        long room = tiles > counters ? 1 : partialFloats / ((long) tiles * MAX_M * TILE_N);
+        int slices = (int) Math.max(1, Math.min(Math.min(wanted, room), kBlocks / MIN_SLICE_K_BLOCKS));
+        return evenly(tiles, kBlocks, slices);
+    }
+
+    /** {@code slices} (at least 1, at most the k-blocks) made even: equal k-blocks per slice, none empty. */
+    static Split evenly(int tiles, int kBlocks, int slices) {
+        int per = (int) GemmChecks.ceilDiv(kBlocks, Math.max(1, Math.min(slices, kBlocks)));
+        return new Split(tiles, (int) GemmChecks.ceilDiv(kBlocks, per), per);
+    }
+
+    static LaunchShape launchShape(Split split) {
+        return LaunchShape.of(split.grid(), THREADS).withSharedBytes(SHARED_BYTES);
+    }
+
+    /**
+     * Enqueues {@code p} (which {@link #takes}) split as {@code split} says; with more than one slice,
+     * on {@code workspace}'s partials and counters.
+     */
+    void launch(GemmProblem p, Split split, StreamKWorkspace workspace, Stream stream) {
+        long partials = 0;
+        long counters = 0;
+        if (split.slices() > 1) {
+            workspace.prepare(stream);
+            partials = workspace.partialsAddress();
+            counters = workspace.countersAddress();
+        }
+        int in = p.inputType() == DType.BF16 ? 0 : 1;
+        int out = p.outputType() == DType.F32 ? 1 : 0;
+        kernels[in][p.layout().ordinal()][out].launch(launchShape(split), stream, args.of(p, split, partials, counters), false);
+    }
+
+    @Override
+    public void close() {
+        args.close();
+    }
+}

@@ -1,0 +1,108 @@
+package dev.irisjvm.kernels.gemm;
+
+import dev.irisjvm.core.DType;
+import dev.irisjvm.core.Iris;
+import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.SymmetricHeap;
+import dev.irisjvm.core.gpu.Stream;
+import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
+import dev.irisjvm.kernels.gemm.GemmReference.Reference;
+
+/**
+ * {@link GemmScenarios}' cases of the skinny kernels (at most 16 rows, A stored M x K, chosen by the
+ * Gemm up to 8; iris/gemm/sm80/skinny.cuh), on whichever mainloop the Gemm runs, under the same rules
+ * (fresh inputs, poisoned outputs, the double reference within the derived bound).
+ */
+final class GemmSkinnyScenarios {
+    /**
+     * (M, N, K), which the Gemm runs on the skinny kernels by itself: a decode row over more tiles than
+     * one (ragged N and K), 3 rows split into many short slices with a ragged last one, the most rows
+     * it chooses them for, and a ragged 5 x 136 x 72 of one k-block.
+     */
+    static final int[][] SHAPES = {{1, 4104, 1032}, {3, 1000, 8200}, {8, 4096, 512}, {5, 136, 72}};
+    /** (M, N, K) forced onto the skinny kernels in each of {@link #FORCED_SLICES}: rows of one half of the tile, and all 16. */
+    static final int[][] FORCED = {{5, 520, 3000}, {16, 520, 3000}};
+    /** One slice, two, an uneven count, and one k-block each (47). */
+    static final int[] FORCED_SLICES = {1, 2, 7, 47};
+
+    private final GemmScenarios s;
+    private final Iris iris;
+    private final SymmetricHeap heap;
+    private final Stream stream;
+    private final Gemm gemm;
+
+    GemmSkinnyScenarios(GemmScenarios s, Iris iris, Gemm gemm) {
+        this.s = s;
+        this.iris = iris;
+        this.heap = iris.heap();
+        this.stream = iris.stream();
+        this.gemm = gemm;
+    }
+
+    /**
+     * The shapes through every case of {@link GemmScenarios#smallCase} under the split the rule
+     * chooses; one shape under each forced split, both B layouts; and a split call twice, bit for bit.
+     */
+    void skinny() {
+        Failures f = new Failures();
+        int index = 0;
+        for (int[] shape : SHAPES) {
+            String schedule = gemm.schedule(shape[0], shape[1], shape[2]);
+            f.check(schedule.startsWith("skinny"), () -> shape[0] + " x " + shape[1] + " x " + shape[2] + " runs " + schedule);
+            for (GemmLayout layout : GemmLayout.values()) {
+                s.smallCase(f, shape[0], shape[1], shape[2], GemmScenarios.INPUTS[index++ % 2], layout);
+            }
+        }
+        for (int[] shape : FORCED) {
+            for (GemmLayout layout : GemmLayout.values()) {
+                forcedSplits(f, shape, layout);
+            }
+        }
+        sameTwice(f);
+        f.throwIfAny();
+    }
+
+    /** {@code shape}, bf16 in and F32 out with a bias, in each of {@link #FORCED_SLICES}, against the reference. */
+    private void forcedSplits(Failures f, int[] shape, GemmLayout layout) {
+        int m = shape[0], n = shape[1], k = shape[2];
+        long seed = s.seed("skinny_forced", m, n, k, layout.ordinal());
+        int bRows = (int) layout.bRows(n, k);
+        int bCols = (int) layout.bCols(n, k);
+        HostMatrix a = HostMatrix.random(seed, DType.BF16, m, k);
+        HostMatrix b = HostMatrix.random(seed + 1, DType.BF16, bRows, bCols);
+        HostMatrix bias = HostMatrix.random(seed + 2, DType.BF16, 1, n).as(DType.F32);
+        Reference ref = GemmReference.full(a, b, layout);
+        try (SymTensor ta = s.upload(a, k, 0, m, k); SymTensor tb = s.upload(b, bCols, 0, bRows, bCols);
+             SymTensor tbias = s.upload(bias, n, 0, n); SymTensor c = heap.empty(DType.F32, m, n)) {
+            GemmProblem p = new GemmProblem(DeviceMatrix.of(ta), DeviceMatrix.of(tb), layout, tbias.deviceAddress(), DeviceMatrix.of(c));
+            for (int slices : FORCED_SLICES) {
+                s.poison(c);
+                gemm.launchSkinny(p, slices, stream);
+                iris.synchronize();
+                f.add(GemmReference.check(m + " x " + n + " x " + k + " bf16 " + layout.kernelSuffix() + " -> F32 + bias, " + slices
+                        + " slices of K", GemmScenarios.download(c), DType.F32, n, m, ref, bias.values()));
+            }
+        }
+    }
+
+    /** The most sliced shape twice on fresh outputs: the last block's sum does not depend on which block arrives last. */
+    private void sameTwice(Failures f) {
+        int m = SHAPES[1][0], n = SHAPES[1][1], k = SHAPES[1][2];
+        long seed = s.seed("skinny_twice", m, n, k);
+        HostMatrix a = HostMatrix.random(seed, DType.BF16, m, k);
+        HostMatrix b = HostMatrix.random(seed + 1, DType.BF16, n, k);
+        try (SymTensor ta = s.upload(a, k, 0, m, k); SymTensor tb = s.upload(b, k, 0, n, k);
+             SymTensor first = heap.empty(DType.F32, m, n); SymTensor second = heap.empty(DType.F32, m, n)) {
+            s.poison(first);
+            s.poison(second);
+            gemm.matmul(ta, tb, GemmLayout.NK, first, stream);
+            gemm.matmul(ta, tb, GemmLayout.NK, second, stream);
+            iris.synchronize();
+            String split = gemm.schedule(m, n, k);
+            f.check(split.contains("slices"), () -> m + " x " + n + " x " + k + " is not split: " + split);
+            f.add(GemmScenarios.sameBits(m + " x " + n + " x " + k + " (" + split + "): the second call's F32 output",
+                    GemmScenarios.download(second), GemmScenarios.download(first)));
+        }
+    }
+}
