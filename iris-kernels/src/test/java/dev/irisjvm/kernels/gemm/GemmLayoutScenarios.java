@@ -6,8 +6,6 @@ import static dev.irisjvm.kernels.gemm.GemmScenarios.PAD_VALUE;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.SymmetricHeap;
-import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import dev.irisjvm.kernels.gemm.GemmReference.Reference;
@@ -19,7 +17,7 @@ import java.nio.ByteOrder;
  * the same rules (fresh inputs per case, poisoned outputs, the double reference within the derived
  * bound, padding neither read nor written).
  */
-final class GemmLayoutScenarios {
+final class GemmLayoutScenarios extends GemmScenarioPart {
     /**
      * (M, N, K) for a K x M A: one 8 x 8 corner of a tile, ragged edges in every dimension (M a
      * multiple of 8, as A's rows need), more than one tile each way.
@@ -32,18 +30,8 @@ final class GemmLayoutScenarios {
     /** (alpha, beta): accumulation, both scaled (beta negative), and beta 0 over poison (C must not be read). */
     static final float[][] SCALES = {{1f, 1f}, {0.5f, -1.5f}, {-2f, 0f}};
 
-    private final GemmScenarios s;
-    private final Iris iris;
-    private final SymmetricHeap heap;
-    private final Stream stream;
-    private final Gemm gemm;
-
     GemmLayoutScenarios(GemmScenarios s, Iris iris, Gemm gemm) {
-        this.s = s;
-        this.iris = iris;
-        this.heap = iris.heap();
-        this.stream = iris.stream();
-        this.gemm = gemm;
+        super(s, iris, gemm);
     }
 
     // =============================================================================================

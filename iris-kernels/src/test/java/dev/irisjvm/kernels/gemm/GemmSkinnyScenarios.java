@@ -3,8 +3,6 @@ package dev.irisjvm.kernels.gemm;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.SymmetricHeap;
-import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import dev.irisjvm.kernels.gemm.GemmReference.Reference;
@@ -14,7 +12,7 @@ import dev.irisjvm.kernels.gemm.GemmReference.Reference;
  * Gemm up to 8; iris/gemm/sm80/skinny.cuh), on whichever mainloop the Gemm runs, under the same rules
  * (fresh inputs, poisoned outputs, the double reference within the derived bound).
  */
-final class GemmSkinnyScenarios {
+final class GemmSkinnyScenarios extends GemmScenarioPart {
     /**
      * (M, N, K), which the Gemm runs on the skinny kernels by itself: a decode row over more tiles than
      * one (ragged N and K), 3 rows split into many short slices with a ragged last one, the most rows
@@ -26,18 +24,8 @@ final class GemmSkinnyScenarios {
     /** One slice, two, an uneven count, and one k-block each (47). */
     static final int[] FORCED_SLICES = {1, 2, 7, 47};
 
-    private final GemmScenarios s;
-    private final Iris iris;
-    private final SymmetricHeap heap;
-    private final Stream stream;
-    private final Gemm gemm;
-
     GemmSkinnyScenarios(GemmScenarios s, Iris iris, Gemm gemm) {
-        this.s = s;
-        this.iris = iris;
-        this.heap = iris.heap();
-        this.stream = iris.stream();
-        this.gemm = gemm;
+        super(s, iris, gemm);
     }
 
     /**
@@ -59,7 +47,10 @@ final class GemmSkinnyScenarios {
                 forcedSplits(f, shape, layout);
             }
         }
-        sameTwice(f);
+        int[] sliced = SHAPES[1];
+        String split = gemm.schedule(sliced[0], sliced[1], sliced[2]);
+        f.check(split.contains("slices"), () -> sliced[0] + " x " + sliced[1] + " x " + sliced[2] + " is not split: " + split);
+        sameTwice(f, "skinny_twice", sliced[0], sliced[1], sliced[2]);
         f.throwIfAny();
     }
 
@@ -86,23 +77,4 @@ final class GemmSkinnyScenarios {
         }
     }
 
-    /** The most sliced shape twice on fresh outputs: the last block's sum does not depend on which block arrives last. */
-    private void sameTwice(Failures f) {
-        int m = SHAPES[1][0], n = SHAPES[1][1], k = SHAPES[1][2];
-        long seed = s.seed("skinny_twice", m, n, k);
-        HostMatrix a = HostMatrix.random(seed, DType.BF16, m, k);
-        HostMatrix b = HostMatrix.random(seed + 1, DType.BF16, n, k);
-        try (SymTensor ta = s.upload(a, k, 0, m, k); SymTensor tb = s.upload(b, k, 0, n, k);
-             SymTensor first = heap.empty(DType.F32, m, n); SymTensor second = heap.empty(DType.F32, m, n)) {
-            s.poison(first);
-            s.poison(second);
-            gemm.matmul(ta, tb, GemmLayout.NK, first, stream);
-            gemm.matmul(ta, tb, GemmLayout.NK, second, stream);
-            iris.synchronize();
-            String split = gemm.schedule(m, n, k);
-            f.check(split.contains("slices"), () -> m + " x " + n + " x " + k + " is not split: " + split);
-            f.add(GemmScenarios.sameBits(m + " x " + n + " x " + k + " (" + split + "): the second call's F32 output",
-                    GemmScenarios.download(second), GemmScenarios.download(first)));
-        }
-    }
 }

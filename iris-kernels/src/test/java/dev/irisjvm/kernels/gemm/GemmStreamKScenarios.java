@@ -3,8 +3,6 @@ package dev.irisjvm.kernels.gemm;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.SymmetricHeap;
-import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import java.nio.ByteBuffer;
@@ -18,7 +16,7 @@ import java.util.List;
  * under each schedule the shape can take (whole, split-K, stream-K), forced, against the double
  * reference under the same rules as the small shapes.
  */
-final class GemmStreamKScenarios {
+final class GemmStreamKScenarios extends GemmScenarioPart {
     /**
      * (M, N, K) whose tiles leave most of 132 SMs idle: a decode step's single row over 16 tiles
      * (stream-K: about 8 CTAs per tile); 3 tiles of 64 rows (up to 32 pieces per tile, the most the
@@ -30,18 +28,8 @@ final class GemmStreamKScenarios {
     /** Rows of the hybrid case checked against the reference: its first tile row (whole tiles) and last (shared). */
     static final int WINDOW_ROWS = 128;
 
-    private final GemmScenarios s;
-    private final Iris iris;
-    private final SymmetricHeap heap;
-    private final Stream stream;
-    private final Gemm gemm;
-
     GemmStreamKScenarios(GemmScenarios s, Iris iris, Gemm gemm) {
-        this.s = s;
-        this.iris = iris;
-        this.heap = iris.heap();
-        this.stream = iris.stream();
-        this.gemm = gemm;
+        super(s, iris, gemm);
     }
 
     /**
@@ -65,7 +53,7 @@ final class GemmStreamKScenarios {
             tuned(f);
         }
         hybrid(f);
-        sameTwice(f);
+        sameTwice(f, "stream_k_twice", SHARED_SHAPES[1][0], SHARED_SHAPES[1][1], SHARED_SHAPES[1][2]);
         f.throwIfAny();
     }
 
@@ -163,21 +151,4 @@ final class GemmStreamKScenarios {
         }
     }
 
-    /** The most shared shape twice on fresh outputs: the fix-up's sum does not depend on which CTA arrives last. */
-    private void sameTwice(Failures f) {
-        int m = SHARED_SHAPES[1][0], n = SHARED_SHAPES[1][1], k = SHARED_SHAPES[1][2];
-        long seed = s.seed("stream_k_twice", m, n, k);
-        HostMatrix a = HostMatrix.random(seed, DType.BF16, m, k);
-        HostMatrix b = HostMatrix.random(seed + 1, DType.BF16, n, k);
-        try (SymTensor ta = s.upload(a, k, 0, m, k); SymTensor tb = s.upload(b, k, 0, n, k);
-             SymTensor first = heap.empty(DType.F32, m, n); SymTensor second = heap.empty(DType.F32, m, n)) {
-            s.poison(first);
-            s.poison(second);
-            gemm.matmul(ta, tb, GemmLayout.NK, first, stream);
-            gemm.matmul(ta, tb, GemmLayout.NK, second, stream);
-            iris.synchronize();
-            f.add(GemmScenarios.sameBits(m + " x " + n + " x " + k + ": the second call's F32 output", GemmScenarios.download(second),
-                    GemmScenarios.download(first)));
-        }
-    }
 }
