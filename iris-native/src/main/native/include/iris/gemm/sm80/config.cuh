@@ -2,12 +2,13 @@
 // shared-memory layout, in one place (compute capability 8.0 and later: mma.sync, ldmatrix,
 // cp.async). The sizes the host shares come from iris/abi/gemm_portable.h.
 //
-// One CTA computes a 128 x 128 output tile with four warps in a 2 x 2 grid, each warp 64 x 64
-// outputs: 4 x 8 mma.sync m16n8k16 tiles, 128 f32 accumulators per thread. K advances 32 at a time
-// through a 4-stage ring of cp.async copies; each k-block is two k-steps of 16.
+// By default one CTA computes a 128 x 128 output tile with four warps in a 2 x 2 grid, each warp
+// 64 x 64 outputs: 4 x 8 mma.sync m16n8k16 tiles, 128 f32 accumulators per thread. K advances 32 at
+// a time through a 4-stage ring of cp.async copies; each k-block is two k-steps of 16. TileShape and
+// Feed say otherwise for experiments; the library's kernels use the defaults.
 //
-// Shared memory per stage: A's k-block (128 rows x 32 elements, 64-byte rows) and B's (nk: 128 rows
-// of N x 32 elements, 64-byte rows; kn: 32 rows of K x 128 elements, 256-byte rows), every row
+// Shared memory per stage: A's k-block (TileM rows x TileK elements; by default 128 x 32, 64-byte
+// rows) and B's (nk: TileN rows of N x TileK elements; kn: TileK rows of K x TileN), every row
 // swizzled (impl/smem_tile.cuh) so that ldmatrix and the cp.async writes hit 32 distinct banks.
 #pragma once
 
@@ -21,9 +22,41 @@
 
 namespace iris::gemm::sm80 {
 
+/// A CTA tile's shape: TileM x TileN outputs, K advancing TileK at a time through a Stages-deep ring
+/// of shared-memory stages, WarpsM x WarpsN warps each owning (TileM / WarpsM) x (TileN / WarpsN)
+/// outputs. DefaultShape is the library's (iris/abi/gemm_portable.h); the others exist to be
+/// measured against it.
+template <int TileM, int TileN, int TileK, int WarpsM, int WarpsN, int Stages>
+struct TileShape {
+    static constexpr int kTileM = TileM;
+    static constexpr int kTileN = TileN;
+    static constexpr int kTileK = TileK;
+    static constexpr int kWarpsM = WarpsM;
+    static constexpr int kWarpsN = WarpsN;
+    static constexpr int kStages = Stages;
+};
+using DefaultShape = TileShape<IRIS_GEMM_PORTABLE_TILE_M, IRIS_GEMM_PORTABLE_TILE_N, IRIS_GEMM_PORTABLE_TILE_K, 2, 2,
+                               IRIS_GEMM_PORTABLE_STAGES>;
+
+/// How the mainloop feeds the tensor cores. FragBuffers: 2 loads k-step s + 1's fragments while
+/// k-step s multiplies (shared-memory latency hidden within the warp, twice the fragment registers);
+/// 1 loads each k-step's just before its mma.sync and leaves the hiding to other warps, for shapes
+/// whose accumulators leave no room for a second buffer. LaneOffsets: each lane's ldmatrix offsets
+/// into a stage are computed once, before the k loop, so a load adds only the stage's base and a
+/// constant (warp_tile.cuh's LaneOffsets) instead of redoing the swizzle.
+template <int FragBuffers, bool LaneOffsets>
+struct Feed {
+    static_assert(FragBuffers == 1 || FragBuffers == 2, "one or two fragment buffers");
+    static constexpr int kFragBuffers = FragBuffers;
+    static constexpr bool kLaneOffsets = LaneOffsets;
+};
+using DefaultFeed = Feed<2, false>;
+
 /// In_: the inputs' type, iris::bf16 or iris::f16 (A and B alike). B_: how B is stored. Out_: C's
-/// type, In_ or float (accumulation is f32 either way, rounded once).
-template <class In_, BLayout B_, class Out_>
+/// type, In_ or float (accumulation is f32 either way, rounded once). Shape_ and Feed_: the tile and
+/// the mainloop's way of feeding it; the defaults are what the library's kernels and the host
+/// (iris/abi/gemm_portable.h) use.
+template <class In_, BLayout B_, class Out_, class Shape_ = DefaultShape, class Feed_ = DefaultFeed>
 struct Config {
     using In = In_;
     using Out = Out_;
@@ -31,26 +64,30 @@ struct Config {
     static_assert(std::is_same_v<In, iris::bf16> || std::is_same_v<In, iris::f16>, "inputs are bf16 or f16");
     static_assert(std::is_same_v<Out, In> || std::is_same_v<Out, float>, "output is the input type or f32");
 
-    static constexpr int kTileM = IRIS_GEMM_PORTABLE_TILE_M;
-    static constexpr int kTileN = IRIS_GEMM_PORTABLE_TILE_N;
-    static constexpr int kTileK = IRIS_GEMM_PORTABLE_TILE_K;
-    static constexpr int kStages = IRIS_GEMM_PORTABLE_STAGES;
-    static constexpr int kThreads = IRIS_GEMM_PORTABLE_THREADS;
+    static constexpr int kTileM = Shape_::kTileM;
+    static constexpr int kTileN = Shape_::kTileN;
+    static constexpr int kTileK = Shape_::kTileK;
+    static constexpr int kStages = Shape_::kStages;
+    static_assert(kStages >= 2, "one stage multiplied while the next lands");
 
     // The warp grid and one warp's share of the tile, in mma.sync m16n8k16 tiles.
-    static constexpr int kWarpsM = 2;
-    static constexpr int kWarpsN = 2;
-    static_assert(kWarpsM * kWarpsN * 32 == kThreads, "one warp per cell of the warp grid");
-    static constexpr int kWarpM = kTileM / kWarpsM;  // 64
-    static constexpr int kWarpN = kTileN / kWarpsN;  // 64
+    static constexpr int kWarpsM = Shape_::kWarpsM;
+    static constexpr int kWarpsN = Shape_::kWarpsN;
+    static constexpr int kThreads = kWarpsM * kWarpsN * 32;  // one warp per cell of the warp grid
+    static constexpr int kWarpM = kTileM / kWarpsM;  // 64 by default
+    static constexpr int kWarpN = kTileN / kWarpsN;  // 64 by default
     static constexpr int kMmaM = 16;
     static constexpr int kMmaN = 8;
     static constexpr int kMmaK = 16;
-    static constexpr int kFragsM = kWarpM / kMmaM;  // 4
-    static constexpr int kFragsN = kWarpN / kMmaN;  // 8
+    static_assert(kWarpM % kMmaM == 0 && kWarpN % (2 * kMmaN) == 0 && kTileK % kMmaK == 0, "whole mma.sync tiles");
+    static constexpr int kFragsM = kWarpM / kMmaM;  // 4 by default
+    static constexpr int kFragsN = kWarpN / kMmaN;  // 8 by default
     static_assert(kFragsN % 2 == 0, "B fragments come in pairs of n8 tiles (one ldmatrix.x4)");
-    static constexpr int kKSteps = kTileK / kMmaK;  // 2
-    static_assert(kKSteps >= 2, "the fragment double buffer overlaps one k-step's loads with another's mma");
+    static constexpr int kKSteps = kTileK / kMmaK;  // 2 by default
+
+    static constexpr int kFragBuffers = Feed_::kFragBuffers;
+    static constexpr bool kLaneOffsets = Feed_::kLaneOffsets;
+    static_assert(kFragBuffers == 1 || kKSteps % 2 == 0, "with two fragment buffers, k-step 0's is the same in every k-block");
 
     // One stage's tiles in shared memory: rows x 16-bit elements, swizzled.
     using ATile = SwizzledTile<kTileM, kTileK * 2>;
@@ -59,8 +96,22 @@ struct Config {
     static constexpr uint32_t kBBytes = BTile::kBytes;
     static constexpr uint32_t kStageBytes = kABytes + kBBytes;
     static constexpr uint32_t kSmemBytes = kStages * kStageBytes;
-    static_assert(kSmemBytes == IRIS_GEMM_PORTABLE_SHARED_BYTES, "the host launches IRIS_GEMM_PORTABLE_SHARED_BYTES");
     static_assert(kSmemBytes <= 99 * 1024, "fits a block on every GPU since sm_80 (sm_86 / sm_89 allow 99 KiB)");
+
+    // The library's shape is what the host launches (IRIS_GEMM_PORTABLE_THREADS threads,
+    // IRIS_GEMM_PORTABLE_SHARED_BYTES bytes); another is launched by whoever instantiates it.
+    static constexpr bool kLibraryShape = std::is_same_v<Shape_, DefaultShape>;
+    static_assert(!kLibraryShape || kThreads == IRIS_GEMM_PORTABLE_THREADS, "the host launches IRIS_GEMM_PORTABLE_THREADS");
+    static_assert(!kLibraryShape || kSmemBytes == IRIS_GEMM_PORTABLE_SHARED_BYTES,
+                  "the host launches IRIS_GEMM_PORTABLE_SHARED_BYTES");
 };
+
+/// A configuration's Feed, for any Cfg with config.cuh's names (SkinnyConfig-like ones that do not
+/// name kFragBuffers or kLaneOffsets get DefaultFeed's).
+template <class Cfg, class = void>
+struct FeedOf : DefaultFeed {};
+template <class Cfg>
+struct FeedOf<Cfg, std::void_t<decltype(Cfg::kFragBuffers), decltype(Cfg::kLaneOffsets)>>
+    : Feed<Cfg::kFragBuffers, Cfg::kLaneOffsets> {};
 
 }  // namespace iris::gemm::sm80

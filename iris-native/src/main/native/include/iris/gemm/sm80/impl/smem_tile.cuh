@@ -1,11 +1,14 @@
 // iris/gemm/sm80/impl/smem_tile.cuh (not API): a swizzled tile of 16-bit elements in shared memory,
 // and the cp.async copy of one from global memory with its ragged edges zero-filled.
 //
-// A tile is Rows rows of RowBytes bytes (64, 128 or 256), addressed in 16-byte chunks. Chunk c of
+// A tile is Rows rows of RowBytes bytes (64, 128, 256 or 512), addressed in 16-byte chunks. Chunk c of
 // row r lives at chunk c ^ s(r) of that row, s(r) = (r / max(1, 128 / RowBytes)) mod min(8, chunks
 // per row): the eight rows an ldmatrix phase reads (or the rows a warp's cp.async writes) at one
 // logical chunk land on eight distinct 16-byte bank groups. s depends only on r mod 8, so a row
-// offset that is a multiple of 8 commutes with it.
+// offset that is a multiple of 8 commutes with it; and a chunk index XORed with a constant moves
+// the byte offset by the same XOR: offset(r + 8i, c ^ x) = (offset(r, c) ^ 16x) + 8i RowBytes. A
+// thread can thus compute its swizzled offset once and reach the others with a XOR and an add of
+// constants (moved).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +19,8 @@ namespace iris::gemm::sm80 {
 
 template <int Rows, int RowBytes>
 struct SwizzledTile {
-    static_assert(RowBytes == 64 || RowBytes == 128 || RowBytes == 256, "rows of 64, 128 or 256 bytes");
+    static_assert(RowBytes == 64 || RowBytes == 128 || RowBytes == 256 || RowBytes == 512,
+                  "rows of 64, 128, 256 or 512 bytes");
     static constexpr int kRows = Rows;
     static constexpr int kRowBytes = RowBytes;
     static constexpr int kChunks = RowBytes / 16;  // 16-byte chunks per row
@@ -29,9 +33,17 @@ struct SwizzledTile {
         return static_cast<uint32_t>(row * RowBytes + ((chunk ^ ((row / kRowsPerBankLine) & kSwizzleMask)) * 16));
     }
 
+    /// offset(row + rows, chunk ^ chunk_xor) from offset(row, chunk) = `from`, for rows a multiple of
+    /// 8 and 0 <= chunk_xor < kChunks: the XOR stays inside the row's low bits, which the row's
+    /// multiple of RowBytes leaves clear.
+    __host__ __device__ static constexpr uint32_t moved(uint32_t from, int rows, int chunk_xor) {
+        return (from ^ static_cast<uint32_t>(chunk_xor * 16)) + static_cast<uint32_t>(rows * RowBytes);
+    }
+
     /// The layout's laws, for every coordinate: each row's chunks stay in the row, one each (a
     /// permutation); the eight rows of any 8-row block at one logical chunk (an ldmatrix phase)
-    /// cover the eight 16-byte bank groups of a 128-byte line; and s depends on row mod 8 only.
+    /// cover the eight 16-byte bank groups of a 128-byte line; s depends on row mod 8 only; and
+    /// moved agrees with offset.
     static constexpr bool conflict_free() {
         for (int r = 0; r < Rows; ++r) {
             unsigned seen = 0;
@@ -40,6 +52,9 @@ struct SwizzledTile {
                 if (o / RowBytes != static_cast<uint32_t>(r) || (seen >> ((o % RowBytes) / 16)) & 1u) return false;
                 seen |= 1u << ((o % RowBytes) / 16);
                 if (r >= 8 && offset(r, c) - offset(r % 8, c) != static_cast<uint32_t>((r - r % 8) * RowBytes)) return false;
+                for (int x = 0; x < kChunks; ++x) {
+                    if (moved(offset(r % 8, c), r - r % 8, x) != offset(r, c ^ x)) return false;
+                }
             }
         }
         for (int r0 = 0; r0 < Rows; r0 += 8) {
@@ -61,11 +76,14 @@ struct SwizzledTile {
 /// its rows, columns at or beyond its columns) are zero-filled by cp.async's src-size 0, so ragged
 /// edges read zeros; a column count that is a multiple of 8 keeps a chunk wholly in or out.
 /// KAlongRows: the tile's rows run along K (a K x N operand), else its columns do (A, an N x K B).
-template <class Tile, int Threads, bool KAlongRows>
+/// OffsetOnce: the thread's first swizzled offset is computed once and the others are it plus a
+/// constant (rows kRowStep apart, a multiple of 8, share the swizzle), else each is computed anew.
+template <class Tile, int Threads, bool KAlongRows, bool OffsetOnce = false>
 struct GlobalToShared {
     static constexpr int kRowStep = Threads / Tile::kChunks;
     static_assert(Threads % Tile::kChunks == 0 && Tile::kRows % kRowStep == 0, "every thread copies whole rows' chunks");
     static constexpr int kCopies = Tile::kRows / kRowStep;
+    static constexpr bool kOffsetOnce = OffsetOnce && kRowStep % 8 == 0;
     static constexpr int kTileK = KAlongRows ? Tile::kRows : Tile::kRowBytes / 2;
 
     const char* src;      // this thread's first chunk of the current k-block
@@ -76,6 +94,7 @@ struct GlobalToShared {
     int chunk;            // in the row
     int rows_left;        // global rows from first_row's on
     int cols_left;        // global columns from this chunk's first on
+    uint32_t dst_offset;  // in the tile, of (first_row, chunk), with kOffsetOnce
 
     /// The tile whose element (0, 0) is element (row0, col0) of `matrix`, rows x cols 16-bit
     /// elements whose rows are ld elements apart.
@@ -88,6 +107,7 @@ struct GlobalToShared {
         row_stride = int64_t(kRowStep) * ld * 2;
         k_step = KAlongRows ? int64_t(kTileK) * ld * 2 : int64_t(kTileK) * 2;
         src = static_cast<const char*>(matrix) + ((int64_t(row0) + first_row) * ld + col0 + chunk * 8) * 2;
+        if constexpr (kOffsetOnce) dst_offset = Tile::offset(first_row, chunk);
     }
 
     /// Issues this thread's cp.async copies of the current k-block into the tile at shared address
@@ -98,7 +118,9 @@ struct GlobalToShared {
             const bool inside = i * kRowStep < rows_left && cols_left > 0;
             // An outside chunk still needs a readable address, though cp.async reads 0 bytes of it.
             const void* from = inside ? static_cast<const void*>(src + i * row_stride) : base;
-            cp_async_16(dst + Tile::offset(first_row + i * kRowStep, chunk), from, inside);
+            const uint32_t to = kOffsetOnce ? dst + Tile::moved(dst_offset, i * kRowStep, 0)
+                                            : dst + Tile::offset(first_row + i * kRowStep, chunk);
+            cp_async_16(to, from, inside);
         }
         src += k_step;
         if constexpr (KAlongRows) {

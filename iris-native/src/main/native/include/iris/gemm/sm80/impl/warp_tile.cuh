@@ -26,6 +26,29 @@ struct Accumulators {
     }
 };
 
+/// A lane's ldmatrix offsets into a stage's A and B tiles for k-step 0 and fragment 0, computed once
+/// before the k loop. Every other (k-step, fragment) offset is smem_tile.cuh's moved() of these by
+/// compile-time rows and chunk XORs, so a load costs an add of the stage's base (and a XOR shared by
+/// a k-step's loads) instead of the swizzle's arithmetic. The logical chunks below are written
+/// lane part ^ constant part, which equals the sum wherever the two have no bit in common.
+template <class Cfg>
+struct LaneOffsets {
+    uint32_t a;
+    uint32_t b;
+
+    __device__ LaneOffsets(int warp_m, int warp_n) {
+        const int lane = static_cast<int>(threadIdx.x) % 32;
+        // Fragments::load's rows and chunks at i = j = ks = 0.
+        a = Cfg::ATile::offset(warp_m * Cfg::kWarpM + lane % 16, lane / 16);
+        if constexpr (Cfg::kBLayout == BLayout::nk) {
+            b = Cfg::BTile::offset(warp_n * Cfg::kWarpN + lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
+        } else {
+            // Chunk warp_n kFragsN + 2j + lane / 16 (load checks that 2j shares no bit with the rest).
+            b = Cfg::BTile::offset(lane % 8 + 8 * ((lane / 8) % 2), warp_n * Cfg::kFragsN + lane / 16);
+        }
+    }
+};
+
 /// A warp's operands of one k-step: kFragsM row-major 16 x 16 pieces of A, kFragsN column-major
 /// 16 x 8 pieces of B.
 template <class Cfg>
@@ -59,6 +82,31 @@ struct Fragments {
             } else {
                 const int row = ks * 16 + lane % 8 + 8 * ((lane / 8) % 2);
                 ldmatrix_x4<true>(r, b_tile + BTile::offset(row, n0 / 8 + lane / 16));
+            }
+            b[2 * j][0] = r[0];
+            b[2 * j][1] = r[1];
+            b[2 * j + 1][0] = r[2];
+            b[2 * j + 1][1] = r[3];
+        }
+    }
+
+    /// The same loads from offsets computed once (LaneOffsets): A's piece i is rows 16 i further and
+    /// k-step ks two chunks further (chunk lane / 16 ^ 2 ks); B's pair j likewise (nk: rows 16 j,
+    /// chunk ^ 2 ks; kn: rows 16 ks, chunk ^ 2 j).
+    __device__ void load(uint32_t a_tile, uint32_t b_tile, const LaneOffsets<Cfg>& at, int ks) {
+        using ATile = typename Cfg::ATile;
+        using BTile = typename Cfg::BTile;
+#pragma unroll
+        for (int i = 0; i < Cfg::kFragsM; ++i) ldmatrix_x4<false>(a[i], a_tile + ATile::moved(at.a, i * 16, 2 * ks));
+#pragma unroll
+        for (int j = 0; j < Cfg::kFragsN / 2; ++j) {
+            uint32_t r[4];
+            if constexpr (Cfg::kBLayout == BLayout::nk) {
+                ldmatrix_x4<false>(r, b_tile + BTile::moved(at.b, j * 16, 2 * ks));
+            } else {
+                // 2j < kFragsN stays clear of warp_n kFragsN's bits where kFragsN is a power of 2.
+                static_assert((Cfg::kFragsN & (Cfg::kFragsN - 1)) == 0, "the chunk's lane and fragment parts share no bit");
+                ldmatrix_x4<true>(r, b_tile + BTile::moved(at.b, ks * 16, 2 * j));
             }
             b[2 * j][0] = r[0];
             b[2 * j][1] = r[1];
