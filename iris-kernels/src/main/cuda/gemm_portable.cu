@@ -1,19 +1,22 @@
 // gemm_portable.cu: the library's GEMM for every NVIDIA GPU since Ampere (A100, A10, L40S, RTX 30xx
-// to 50xx, and Hopper when asked for), C = A x B (+ bias), as eight kernels, and the skinny GEMM for
-// at most 16 rows that every GPU runs, Hopper included, as eight more
+// to 50xx, and Hopper when asked for), C = A x B (+ bias), as eight kernels of 128 x 128 tiles and
+// eight of 256 x 128, and the skinny GEMM for at most 16 rows that every GPU runs, Hopper included,
+// as eight more
 //
-//   iris_gemm_portable_<in>_<b>_<out>   in: bf16 | f16   b: nk (B is N x K) | kn (B is K x N)   out: in | f32
+//   iris_gemm_portable_<in>_<b>_<out>        in: bf16 | f16   b: nk (B is N x K) | kn (B is K x N)   out: in | f32
+//   iris_gemm_portable_wide_<in>_<b>_<out>
 //   iris_gemm_skinny_<in>_<b>_<out>
 //
 //   (iris_gemm_portable_args: a, b, c, bias, lda, ldb, ldc, m, n, k, group_m; iris_gemm_skinny_args
 //   adds alpha, beta, the split of K and its partials; iris/abi/gemm_portable.h)
 //
 // The kernel is iris::gemm::sm80::run (iris/gemm/sm80/gemm.cuh: mma.sync, ldmatrix, a cp.async
-// pipeline); dev.irisjvm.kernels.gemm.Gemm launches it with Mainloop.PORTABLE, one block of
-// IRIS_GEMM_PORTABLE_THREADS threads per 128 x 128 output tile and IRIS_GEMM_PORTABLE_SHARED_BYTES of
-// dynamic shared memory; the skinny kernel is iris::gemm::sm80::skinny (iris/gemm/sm80/skinny.cuh),
-// one block per column tile and slice of K. A portable module: machine code for sm_80 to sm_120 and
-// compute_80 PTX.
+// pipeline); dev.irisjvm.kernels.gemm.Gemm launches it with Mainloop.PORTABLE, one block per output
+// tile: IRIS_GEMM_PORTABLE_THREADS threads and IRIS_GEMM_PORTABLE_SHARED_BYTES of dynamic shared
+// memory per 128 x 128 tile, IRIS_GEMM_PORTABLE_WIDE_THREADS and IRIS_GEMM_PORTABLE_WIDE_SHARED_BYTES
+// per 256 x 128 one (the wide tiles where they make at least one full wave, PortableGemm's rule);
+// the skinny kernel is iris::gemm::sm80::skinny (iris/gemm/sm80/skinny.cuh), one block per column
+// tile and slice of K. A portable module: machine code for sm_80 to sm_120 and compute_80 PTX.
 // AMD has no mma.sync: the HIP build leaves it out (iris-kernels/CMakeLists.txt).
 #include "iris/abi/gemm_portable.h"
 #include "iris/gemm/sm80/gemm.cuh"
@@ -23,22 +26,33 @@ using iris::bf16;
 using iris::f16;
 using iris::gemm::BLayout;
 
-// Two blocks per SM: 2 x 64 KiB of shared memory fit sm_80 and sm_90, and one block's epilogue
-// overlaps the other's mainloop.
-#define IRIS_GEMM_PORTABLE_KERNEL(name, In, B, Out)                                                   \
-    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_PORTABLE_THREADS, 2)                      \
-        name(const IRIS_GRID_CONSTANT iris_gemm_portable_args a) {                                    \
-        iris::gemm::sm80::run<iris::gemm::sm80::Config<In, B, Out>>(a);                               \
+// Shape: config.cuh's DefaultShape or WideShape. 128 x 128: two blocks per SM, as 2 x 64 KiB of
+// shared memory fit sm_80 and sm_90 and one block's epilogue overlaps the other's mainloop.
+// 256 x 128: one, whose 256 threads may then take up to 255 registers each (its 128 accumulators
+// and double-buffered fragments need about 240).
+#define IRIS_GEMM_PORTABLE_KERNEL(name, Shape, min_blocks, In, B, Out)                                 \
+    extern "C" __global__ void __launch_bounds__(iris::gemm::sm80::Shape::kThreads, min_blocks)       \
+        name(const IRIS_GRID_CONSTANT iris_gemm_portable_args a) {                                     \
+        iris::gemm::sm80::run<iris::gemm::sm80::Config<In, B, Out, iris::gemm::sm80::Shape>>(a);       \
     }
 
-IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_bf16_nk_bf16, bf16, BLayout::nk, bf16)
-IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_bf16_nk_f32, bf16, BLayout::nk, float)
-IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_bf16_kn_bf16, bf16, BLayout::kn, bf16)
-IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_bf16_kn_f32, bf16, BLayout::kn, float)
-IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_f16_nk_f16, f16, BLayout::nk, f16)
-IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_f16_nk_f32, f16, BLayout::nk, float)
-IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_f16_kn_f16, f16, BLayout::kn, f16)
-IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_f16_kn_f32, f16, BLayout::kn, float)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_bf16_nk_bf16, DefaultShape, 2, bf16, BLayout::nk, bf16)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_bf16_nk_f32, DefaultShape, 2, bf16, BLayout::nk, float)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_bf16_kn_bf16, DefaultShape, 2, bf16, BLayout::kn, bf16)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_bf16_kn_f32, DefaultShape, 2, bf16, BLayout::kn, float)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_f16_nk_f16, DefaultShape, 2, f16, BLayout::nk, f16)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_f16_nk_f32, DefaultShape, 2, f16, BLayout::nk, float)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_f16_kn_f16, DefaultShape, 2, f16, BLayout::kn, f16)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_f16_kn_f32, DefaultShape, 2, f16, BLayout::kn, float)
+
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_wide_bf16_nk_bf16, WideShape, 1, bf16, BLayout::nk, bf16)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_wide_bf16_nk_f32, WideShape, 1, bf16, BLayout::nk, float)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_wide_bf16_kn_bf16, WideShape, 1, bf16, BLayout::kn, bf16)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_wide_bf16_kn_f32, WideShape, 1, bf16, BLayout::kn, float)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_wide_f16_nk_f16, WideShape, 1, f16, BLayout::nk, f16)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_wide_f16_nk_f32, WideShape, 1, f16, BLayout::nk, float)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_wide_f16_kn_f16, WideShape, 1, f16, BLayout::kn, f16)
+IRIS_GEMM_PORTABLE_KERNEL(iris_gemm_portable_wide_f16_kn_f32, WideShape, 1, f16, BLayout::kn, float)
 
 // Three blocks per SM where shared memory allows (sm_80, sm_90): bytes of B in flight are what a
 // skinny GEMM's speed is made of.

@@ -11,7 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Threads of every block: four warps in a 2 x 2 grid, each owning 64 x 64 outputs of the tile. */
+/* Threads of every block of the 128 x 128 tile: four warps in a 2 x 2 grid, each owning 64 x 64
+ * outputs of the tile. */
 #define IRIS_GEMM_PORTABLE_THREADS 128
 /* Output rows and columns per tile, and K per pipeline stage. */
 #define IRIS_GEMM_PORTABLE_TILE_M 128
@@ -19,12 +20,24 @@
 #define IRIS_GEMM_PORTABLE_TILE_K 32
 /* Pipeline stages: cp.async copies of A's and B's k-blocks in flight. */
 #define IRIS_GEMM_PORTABLE_STAGES 4
-/* Dynamic shared memory every block is launched with: the stages' A and B tiles, 16 KiB per stage
+/* Dynamic shared memory every block of that tile is launched with: the stages' A and B tiles, 16 KiB per stage
  * (iris/gemm/sm80/config.cuh asserts it). Under the 99 KiB a block may have on sm_86 / sm_89, and
  * two blocks fit one SM of sm_80 and sm_90. */
 #define IRIS_GEMM_PORTABLE_SHARED_BYTES 65536
 
-/* The one parameter of every iris_gemm_portable_* kernel: C = A x B (+ bias), plain pointers. */
+/* The wide tile, for problems whose wide tiles fill at least one wave of the GPU's SMs (the host
+ * chooses; dev.irisjvm.kernels.gemm.PortableGemm says the rule): IRIS_GEMM_PORTABLE_WIDE_TILE_M
+ * output rows per tile, with the tile above's columns, K per stage and stages. Each k-block of B
+ * copied to shared memory feeds twice the rows. */
+#define IRIS_GEMM_PORTABLE_WIDE_TILE_M 256
+/* Eight warps in a 4 x 2 grid, each owning 64 x 64 outputs as above. */
+#define IRIS_GEMM_PORTABLE_WIDE_THREADS 256
+/* The stages' A and B tiles, 24 KiB per stage (iris/gemm/sm80/config.cuh asserts it): under the
+ * 99 KiB of sm_86 / sm_89; one block per SM, whose registers its threads fill. */
+#define IRIS_GEMM_PORTABLE_WIDE_SHARED_BYTES 98304
+
+/* The one parameter of every iris_gemm_portable_* kernel, wide ones included: C = A x B (+ bias),
+ * plain pointers. */
 typedef struct iris_gemm_portable_args {
     const void* a;    /* A, M x K */
     const void* b;    /* B, N x K (nk) or K x N (kn) */

@@ -79,7 +79,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     Rows of C beyond M and columns beyond N (up to ldc) are not written. Edges need no padding:
  *     TMA reads out-of-range elements of A and B as zeros.</li>
  * <li>NVIDIA only. {@link GemmMainloop#HOPPER}: compute capability 9.0 and 216064 bytes of shared
- *     memory per block; {@link GemmMainloop#PORTABLE}: compute capability 8.0 or later and 64 KiB.
+ *     memory per block; {@link GemmMainloop#PORTABLE}: compute capability 8.0 or later and 96 KiB.
  *     Elsewhere {@link #create} throws {@link IrisPlatformException} (on HIP the modules are shipped
  *     as {@code gemm.unavailable-hip} and {@code gemm_portable.unavailable-hip}).</li>
  * <li>Every call only enqueues work on the given stream: no host synchronization, no device
@@ -107,7 +107,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * such calls of one instance on different streams must not overlap in time. Every layout runs the
  * same TMA and wgmma pipeline: a KM A is loaded in 64 x 64 boxes with M contiguous and fed to wgmma
  * M-major, as a KN B is N-major.
- * Portable: one block of 128 threads and 64 KiB per 128 x 128 tile, in the same grouped order.
+ * Portable: one block per tile, in the same grouped order: of 256 threads and 96 KiB per 256 x 128
+ * tile where those tiles make at least one full wave of the SMs, else of 128 threads and 64 KiB per
+ * 128 x 128 tile (the rule, and the H200 timings behind it, are in {@code PortableGemm}).
  * Skinny (at most 8 rows): one block of 128 threads and 72 KiB per 16 x 128 column tile and slice of
  * K, with as many slices as fill one wave of the blocks the GPU runs at once (three per SM on an H200;
  * each slice at least 128 of K);
@@ -242,7 +244,7 @@ public final class Gemm implements AutoCloseable {
         this.skinny = new SkinnyGemm(portableModule);
         this.workspace = options.streamK() ? StreamKWorkspace.allocate(device.multiprocessorCount()) : null;
         if (mainloop == GemmMainloop.PORTABLE) {
-            this.portable = new PortableGemm(portableModule);
+            this.portable = new PortableGemm(portableModule, device.multiprocessorCount());
             this.tuner = null;
             return;
         }
@@ -466,6 +468,19 @@ public final class Gemm implements AutoCloseable {
         skinny.launch(p, split, workspace, stream);
     }
 
+    /**
+     * Makes every later call on the portable mainloop take {@code tile}, whatever the shape, or the
+     * rule again for null (tests: each tile on every shape against the reference).
+     */
+    synchronized void forcePortableTile(PortableGemm.Tile tile) {
+        ensureOpen();
+        if (portable == null) {
+            throw new IllegalStateException(GemmChecks.who() + ": only the portable mainloop has a tile to force; this Gemm runs the "
+                    + mainloop + " one");
+        }
+        portable.force(tile);
+    }
+
     /** Shapes whose schedule {@link Options#tune()} has chosen on this instance (0 without it). */
     synchronized int tunedShapes() {
         return tuner == null ? 0 : tuner.shapes();
@@ -480,9 +495,9 @@ public final class Gemm implements AutoCloseable {
      * How a call of an {@code m} x {@code n} x {@code k} problem spreads over this GPU, in words for
      * logs and reports: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
      * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by the tile where it is
-     * not 128 x 256 (", 128 x 128 tiles", ", 64 x 128 tiles") (portable mainloop: "portable,
-     * ..."); at most 8 rows (A stored M x K), "skinny 16 x 128 tiles, 32 tiles in 12 slices of K on
-     * 384 blocks"; with {@link Options#tune()}, the choice kept for the shape once a call has timed
+     * not 128 x 256 (", 128 x 128 tiles", ", 64 x 128 tiles") (portable mainloop: "portable, whole
+     * 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); at most 8 rows (A stored M x K),
+     * "skinny 16 x 128 tiles, 32 tiles in 12 slices of K on 384 blocks"; with {@link Options#tune()}, the choice kept for the shape once a call has timed
      * it, else what the rule chooses. Nothing is launched.
      */
     public synchronized String schedule(int m, int n, int k) {
@@ -490,7 +505,7 @@ public final class Gemm implements AutoCloseable {
             return skinnySplit(m, n, k).describe();
         }
         if (portable != null) {
-            return "portable, whole " + PortableGemm.TILE_M + " x " + PortableGemm.TILE_N + " tiles";
+            return "portable, whole " + portable.tile(m, n).shape() + " tiles";
         }
         StreamKPlan kept = tuner == null ? null : tuner.kept(m, n, k);
         StreamKPlan plan = kept != null ? kept : plan(m, n, k);
@@ -549,11 +564,15 @@ public final class Gemm implements AutoCloseable {
     /**
      * The launch of a call of {@code p}: at most one block per SM (min(SMs, tiles) where every tile
      * runs whole), {@value #THREADS} threads ({@value #SHORT_THREADS} for short tiles), {@value
-     * #SHARED_BYTES} bytes of shared memory, for the plan the rule chooses.
+     * #SHARED_BYTES} bytes of shared memory, for the plan the rule chooses; on the portable
+     * mainloop, one block per tile of the tile its rule chooses.
      */
-    public LaunchShape launchShape(GemmProblem p) {
+    public synchronized LaunchShape launchShape(GemmProblem p) {
         if (SkinnyGemm.chosen(p)) {
             return SkinnyGemm.launchShape(skinnySplit(p.m(), p.n(), p.k()));
+        }
+        if (portable != null) {
+            return portable.launchShape(p);
         }
         return launchShape(plan(p));
     }
@@ -599,7 +618,9 @@ public final class Gemm implements AutoCloseable {
 
     @Override
     public String toString() {
+        PortableGemm.Tile forced = portable == null ? null : portable.forced();
         return "Gemm(GPU " + device.device() + " " + device.name() + ", " + device.multiprocessorCount() + " SMs, " + mainloop
-                + " mainloop, groupM " + options.groupM() + (closed.get() ? ", closed" : "") + ")";
+                + " mainloop, groupM " + options.groupM() + (forced != null ? ", portable tiles forced to " + forced.shape() : "")
+                + (closed.get() ? ", closed" : "") + ")";
     }
 }

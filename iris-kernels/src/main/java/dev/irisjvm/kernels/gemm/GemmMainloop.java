@@ -29,8 +29,8 @@ public enum GemmMainloop {
     HOPPER,
     /**
      * The mma.sync kernel fed by cp.async ({@code gemm_portable.cu}): every NVIDIA GPU of compute
-     * capability 8.0 or later (A100, A10, L4, L40S, RTX 30xx to 50xx, H100, B200), 64 KiB of shared
-     * memory per block ({@code IRIS_GEMM_PORTABLE_SHARED_BYTES}, iris/abi/gemm_portable.h).
+     * capability 8.0 or later (A100, A10, L4, L40S, RTX 30xx to 50xx, H100, B200), 96 KiB of shared
+     * memory per block ({@code IRIS_GEMM_PORTABLE_WIDE_SHARED_BYTES}, iris/abi/gemm_portable.h).
      */
     PORTABLE;
 

@@ -22,10 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The portable mainloop's host side without a GPU: its kernels are in the fatbin for every
- * architecture since sm_80, a call fills the struct the kernel reads (iris/abi/gemm_portable.h),
- * the launch covers every tile, and the choice between the mainloops follows the options, then
- * {@code IRIS_GEMM_MAINLOOP}, then the GPU.
+ * The portable mainloop's host side without a GPU: its kernels, both tiles', are in the fatbin for
+ * every architecture since sm_80, a call fills the struct the kernel reads (iris/abi/gemm_portable.h),
+ * the wide tile is chosen where it makes a full wave, the launch covers every tile, and the choice
+ * between the mainloops follows the options, then {@code IRIS_GEMM_MAINLOOP}, then the GPU.
  */
 class GemmPortableTest {
     private static final DeviceProperties H200 = gpu("NVIDIA H200", 9, 0, 232448);
@@ -46,17 +46,21 @@ class GemmPortableTest {
     void everyKernelIsCompiledForEveryArchitectureSinceAmpere() {
         List<Set<String>> images = FatbinKernels.of(PortableGemm.MODULE);
         assertEquals(6, images.size(), "machine code for sm_80, sm_86, sm_89, sm_90a, sm_100 and sm_120 (IRIS_CUDA_PORTABLE_GENCODE)");
-        for (DType in : new DType[] {DType.BF16, DType.F16}) {
-            for (GemmLayout layout : GemmLayout.values()) {
-                for (DType out : new DType[] {in, DType.F32}) {
-                    String name = PortableGemm.kernelName(in, layout, out);
-                    for (Set<String> image : images) {
-                        assertTrue(image.contains(name), name + " is missing from a cubin of " + PortableGemm.MODULE);
+        for (PortableGemm.Tile tile : PortableGemm.Tile.values()) {
+            for (DType in : new DType[] {DType.BF16, DType.F16}) {
+                for (GemmLayout layout : GemmLayout.values()) {
+                    for (DType out : new DType[] {in, DType.F32}) {
+                        String name = PortableGemm.kernelName(tile, in, layout, out);
+                        for (Set<String> image : images) {
+                            assertTrue(image.contains(name), name + " is missing from a cubin of " + PortableGemm.MODULE);
+                        }
                     }
                 }
             }
         }
-        assertEquals("iris_gemm_portable_f16_kn_f32", PortableGemm.kernelName(DType.F16, GemmLayout.KN, DType.F32));
+        assertEquals("iris_gemm_portable_f16_kn_f32", PortableGemm.kernelName(PortableGemm.Tile.SQUARE, DType.F16, GemmLayout.KN, DType.F32));
+        assertEquals("iris_gemm_portable_wide_bf16_nk_bf16",
+                PortableGemm.kernelName(PortableGemm.Tile.WIDE, DType.BF16, GemmLayout.NK, DType.BF16));
     }
 
     // ---- the struct and the launch -----------------------------------------------------------------
@@ -100,15 +104,37 @@ class GemmPortableTest {
     }
 
     @Test
-    void oneBlockPerTile() {
+    void oneBlockPerTileOfEitherShape() {
         GemmProblem p = new GemmProblem(DeviceMatrix.contiguous(0x1000_0000L, DType.BF16, 1000, 64),
                 DeviceMatrix.contiguous(0x2000_0000L, DType.BF16, 1032, 64), GemmLayout.NK, 0,
                 DeviceMatrix.contiguous(0x3000_0000L, DType.BF16, 1000, 1032));
-        LaunchShape shape = PortableGemm.launchShape(p);
-        assertEquals(8 * 9, shape.gridX(), "ceil(1000 / 128) x ceil(1032 / 128) tiles");
-        assertEquals(PortableGemm.THREADS, shape.blockX());
-        assertEquals(128, PortableGemm.THREADS);
-        assertEquals(65536, shape.sharedBytes());
+        LaunchShape square = PortableGemm.launchShape(p, PortableGemm.Tile.SQUARE);
+        assertEquals(8 * 9, square.gridX(), "ceil(1000 / 128) x ceil(1032 / 128) tiles");
+        assertEquals(128, square.blockX(), "four warps");
+        assertEquals(65536, square.sharedBytes(), "4 stages of 128 x 32 A and 32 x 128 B");
+        LaunchShape wide = PortableGemm.launchShape(p, PortableGemm.Tile.WIDE);
+        assertEquals(4 * 9, wide.gridX(), "ceil(1000 / 256) x ceil(1032 / 128) tiles");
+        assertEquals(256, wide.blockX(), "eight warps");
+        assertEquals(98304, wide.sharedBytes(), "4 stages of 256 x 32 A and 32 x 128 B");
+        assertEquals(128, PortableGemm.TILE_N);
+        assertEquals("256 x 128", PortableGemm.Tile.WIDE.shape());
+        assertEquals("128 x 128", PortableGemm.Tile.SQUARE.shape());
+    }
+
+    @Test
+    void theWideTileTakesProblemsWhoseWideTilesMakeAFullWave() {
+        // 132 SMs (H200): wide where ceil(M / 256) x ceil(N / 128) >= 132.
+        assertSame(PortableGemm.Tile.WIDE, PortableGemm.tile(8192, 8192, 132), "32 x 64 = 2048 wide tiles");
+        assertSame(PortableGemm.Tile.WIDE, PortableGemm.tile(4096, 4096, 132), "16 x 32 = 512");
+        assertSame(PortableGemm.Tile.WIDE, PortableGemm.tile(1024, 8192, 132), "4 x 64 = 256");
+        assertSame(PortableGemm.Tile.WIDE, PortableGemm.tile(8192, 1024, 132), "32 x 8 = 256");
+        assertSame(PortableGemm.Tile.WIDE, PortableGemm.tile(2817, 1408, 132), "12 x 11 = 132: exactly one wave");
+        assertSame(PortableGemm.Tile.SQUARE, PortableGemm.tile(2816, 1408, 132), "11 x 11 = 121");
+        assertSame(PortableGemm.Tile.SQUARE, PortableGemm.tile(2048, 2048, 132), "8 x 16 = 128: four SMs short of a wave");
+        assertSame(PortableGemm.Tile.SQUARE, PortableGemm.tile(1000, 1064, 132), "4 x 9 = 36");
+        assertSame(PortableGemm.Tile.SQUARE, PortableGemm.tile(1, 8, 132));
+        assertSame(PortableGemm.Tile.WIDE, PortableGemm.tile(2048, 2048, 128), "the wave is the GPU's: 128 SMs");
+        assertSame(PortableGemm.Tile.WIDE, PortableGemm.tile(1, 8, 1), "one SM: any tile is a wave");
     }
 
     // ---- which mainloop ----------------------------------------------------------------------------
@@ -154,9 +180,9 @@ class GemmPortableTest {
     }
 
     @Test
-    void thePortableKernelsNeedCompute80AndTheSkinnyOnesSharedMemory() {
+    void thePortableKernelsNeedCompute80AndTheWideOnesSharedMemory() {
         PortableGemm.device(Platform.CUDA, A100);
-        PortableGemm.device(Platform.CUDA, L40S);
+        PortableGemm.device(Platform.CUDA, L40S);  // 99 KiB per block, as sm_86
         PortableGemm.device(Platform.CUDA, H200);
         PortableGemm.device(Platform.CUDA, B200);
         IrisPlatformException turing = assertThrows(IrisPlatformException.class,
@@ -165,8 +191,10 @@ class GemmPortableTest {
                 + "ldmatrix, cp.async); GPU 0 (Tesla T4) has 7.5", turing.getMessage());
         IrisPlatformException small = assertThrows(IrisPlatformException.class,
                 () -> PortableGemm.device(Platform.CUDA, gpu("odd 8.6", 8, 6, 49152)));
-        assertTrue(small.getMessage().contains("gemm_portable needs 73728 bytes of shared memory per block; GPU 0 (odd 8.6) allows 49152"),
+        assertTrue(small.getMessage().contains("gemm_portable needs 98304 bytes of shared memory per block; GPU 0 (odd 8.6) allows 49152"),
                 small.getMessage());
+        assertThrows(IrisPlatformException.class, () -> PortableGemm.device(Platform.CUDA, gpu("odd 8.0", 8, 0, 98303)),
+                "the wide kernels' 96 KiB");
         IrisPlatformException hip = assertThrows(IrisPlatformException.class,
                 () -> PortableGemm.device(Platform.HIP, gpu("AMD Instinct MI300X", 9, 4, 65536)));
         assertTrue(hip.getMessage().startsWith("rank 2: not available on this platform (HIP): gemm_portable needs"), hip.getMessage());

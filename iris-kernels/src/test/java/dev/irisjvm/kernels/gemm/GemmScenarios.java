@@ -57,7 +57,10 @@ import java.util.Random;
  * <li>The {@code gemm_portable_*} scenarios run the small-shape and cuBLAS checks on a Gemm forced
  *     to {@link GemmMainloop#PORTABLE} (on inputs of their own), whatever the GPU; the other
  *     scenarios run on the mainloop {@link Gemm#create()} chooses, so the whole suite runs on the
- *     portable one with {@code IRIS_GEMM_MAINLOOP=portable} ({@link GemmPortableGpuTest}).</li>
+ *     portable one with {@code IRIS_GEMM_MAINLOOP=portable} ({@link GemmPortableGpuTest}). The
+ *     small shapes take the portable 128 x 128 tile by its rule (too few tiles for the wide one),
+ *     so {@code gemm_portable_wide_vs_cpu} runs them again on a Gemm whose portable tile is forced to
+ *     256 x 128; the large cuBLAS shapes make enough wide tiles to take it by the rule.</li>
  * </ul>
  */
 public final class GemmScenarios {
@@ -75,6 +78,7 @@ public final class GemmScenarios {
             "gemm_skinny_vs_cpu",
             "gemm_misuse",
             "gemm_portable_vs_cpu",
+            "gemm_portable_wide_vs_cpu",
             "gemm_portable_large_vs_cublas");
 
     static final long HEAP_BYTES = 2L << 30;
@@ -130,12 +134,17 @@ public final class GemmScenarios {
             System.out.println(TestSeeds.banner("gemm", iris, runSeed) + ", "
                     + (cublas != null ? cublas.version() : "cuBLAS unavailable: " + reason)
                     + (cublasLt != null ? ", " + cublasLt.version() : cublas != null ? ", cuBLASLt unavailable: " + reason : ""));
+            Gemm.Options portableOptions = Gemm.Options.defaults().withMainloop(GemmMainloop.PORTABLE);
             try (Gemm gemm = Gemm.create();
-                 Gemm portableGemm = Gemm.create(Gemm.Options.defaults().withMainloop(GemmMainloop.PORTABLE))) {
+                 Gemm portableGemm = Gemm.create(portableOptions);
+                 Gemm wideGemm = Gemm.create(portableOptions)) {
+                wideGemm.forcePortableTile(PortableGemm.Tile.WIDE);
                 System.out.println("gemm: " + gemm);
                 System.out.println("gemm: " + portableGemm);
+                System.out.println("gemm: " + wideGemm);
                 GemmScenarios s = new GemmScenarios(iris, gemm, cublas, cublasLt, reason, runSeed);
                 GemmScenarios portable = new GemmScenarios(iris, portableGemm, cublas, cublasLt, reason, runSeed);
+                GemmScenarios wide = new GemmScenarios(iris, wideGemm, cublas, cublasLt, reason, runSeed);
                 Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
                 bodies.put("gemm_small_shapes", s::smallShapes);
                 bodies.put("gemm_group_m", s::groupM);
@@ -150,6 +159,7 @@ public final class GemmScenarios {
                 bodies.put("gemm_skinny_vs_cpu", new GemmSkinnyScenarios(s, iris, gemm)::skinny);
                 bodies.put("gemm_misuse", s::misuse);
                 bodies.put("gemm_portable_vs_cpu", portable::smallShapes);
+                bodies.put("gemm_portable_wide_vs_cpu", wide::smallShapes);
                 bodies.put("gemm_portable_large_vs_cublas", portable::largeVsCublas);
                 int failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();
@@ -392,7 +402,11 @@ public final class GemmScenarios {
 
     static final int SAMPLES = 1024;
 
-    /** 4096^3 in both layouts, and 8192 x 1024 x 2048 with a bias into F16 and F32 (see the class comment for the checks). */
+    /**
+     * 4096^3 in both layouts, and 8192 x 1024 x 2048 with a bias into F16 and F32 (see the class
+     * comment for the checks); on the portable mainloop of a GPU of up to 256 SMs all four take the
+     * 256 x 128 tile (512 and 256 wide tiles), as the printed schedule says.
+     */
     private void largeVsCublas() {
         Failures f = new Failures();
         if (cublas == null) {
@@ -496,8 +510,8 @@ public final class GemmScenarios {
             double rmsTheirs = Math.sqrt(errTheirs / (SAMPLES + 4));
             double rmsRef = Math.sqrt(refSq / (SAMPLES + 4));
             double limit = 2 * rmsTheirs + out.unitRoundoff() * rmsRef;
-            System.out.printf(Locale.ROOT, "gemm: %s: rms error %.3g (cuBLAS %.3g, |ref| rms %.3g), worst |c - cuBLAS| / pair bound %.3f%n",
-                    lc, rmsMine, rmsTheirs, rmsRef, worstRatio);
+            System.out.printf(Locale.ROOT, "gemm: %s (%s): rms error %.3g (cuBLAS %.3g, |ref| rms %.3g), worst |c - cuBLAS| / pair bound %.3f%n",
+                    lc, gemm.schedule(m, n, k), rmsMine, rmsTheirs, rmsRef, worstRatio);
             if (!(rmsMine <= limit)) {
                 f.fail(String.format(Locale.ROOT, "%s: rms error %.3g on %d sampled elements exceeds 2 x cuBLAS's %.3g + u_out x rms(ref) %.3g",
                         lc, rmsMine, SAMPLES + 4, rmsTheirs, out.unitRoundoff() * rmsRef));

@@ -16,11 +16,14 @@
 //       iris::gemm::sm80::run<iris::gemm::sm80::Config<iris::bf16, iris::gemm::BLayout::nk, iris::bf16>>(args);
 //   }
 //
-// Launch: one CTA per 128 x 128 output tile (a plain grid of ceil(M / 128) * ceil(N / 128) blocks,
-// taken in the grouped order of tile_scheduler.cuh), IRIS_GEMM_PORTABLE_THREADS threads and
-// IRIS_GEMM_PORTABLE_SHARED_BYTES of dynamic shared memory. A Config of another TileShape launches
-// Cfg::kThreads threads per Cfg::kTileM x Cfg::kTileN tile and Cfg::kSmemBytes (which may need
-// cudaFuncAttributeMaxDynamicSharedMemorySize past 48 KiB, as the library's does).
+// Launch: one CTA per Cfg::kTileM x Cfg::kTileN output tile (a plain grid of ceil(M / kTileM) *
+// ceil(N / kTileN) blocks, taken in the grouped order of tile_scheduler.cuh, group_m counting tile
+// rows), Cfg::kThreads threads and Cfg::kSmemBytes of dynamic shared memory (past 48 KiB, so
+// cudaFuncAttributeMaxDynamicSharedMemorySize must allow it). For the library's tiles these are
+// iris/abi/gemm_portable.h's: Config's default, 128 x 128, on IRIS_GEMM_PORTABLE_THREADS threads
+// with IRIS_GEMM_PORTABLE_SHARED_BYTES; Config<In, B, Out, WideShape>, 256 x 128, on
+// IRIS_GEMM_PORTABLE_WIDE_THREADS with IRIS_GEMM_PORTABLE_WIDE_SHARED_BYTES, one block per SM
+// (__launch_bounds__(IRIS_GEMM_PORTABLE_WIDE_THREADS, 1)).
 //
 // Not API: sm80/impl/ (the pipeline, the fragments, the instructions) may change in any release.
 #pragma once
@@ -57,7 +60,7 @@ __device__ inline bool run(const iris_gemm_portable_args& args) {
 
     // gA: this tile's rows of A, k-block by k-block                              // (kTileM, kTileK)
     // With LaneOffsets the copies' shared offsets are computed once too.
-    constexpr bool once = FeedOf<Cfg>::kLaneOffsets;
+    constexpr bool once = Cfg::kLaneOffsets;
     GlobalToShared<typename Cfg::ATile, Cfg::kThreads, false, once> a_copy(args.a, args.lda, row0, 0, args.m, args.k);
     // gB: its columns of B; an N x K B along its columns, a K x N B along its rows // (kTileN, kTileK)
     constexpr bool kn = Cfg::kBLayout == BLayout::kn;

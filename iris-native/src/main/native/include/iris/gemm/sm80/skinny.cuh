@@ -61,6 +61,10 @@ struct SkinnyConfig {
     static constexpr int kFragsN = kWarpN / kMmaN;  // 4
     static_assert(kFragsM == 1 && kFragsN % 2 == 0, "one m16 fragment; B fragments in pairs of n8 tiles");
     static constexpr int kKSteps = kTileK / kMmaK;  // 4
+    // config.cuh's Feed, spelled out: double-buffered fragments, each load's offsets computed anew
+    // (the skinny kernels were measured so; the offsets computed once were measured on the larger tiles).
+    static constexpr int kFragBuffers = 2;
+    static constexpr bool kLaneOffsets = false;
 
     using ATile = SwizzledTile<kTileM, kTileK * 2>;
     using BTile = std::conditional_t<B_ == BLayout::nk, SwizzledTile<kTileN, kTileK * 2>, SwizzledTile<kTileK, kTileN * 2>>;

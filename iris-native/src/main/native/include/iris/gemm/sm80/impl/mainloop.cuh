@@ -28,13 +28,12 @@ namespace iris::gemm::sm80 {
 template <class Cfg, class ACopy, class BCopy>
 __device__ void mainloop(Accumulators<Cfg>& acc, uint32_t smem, ACopy& a_copy, BCopy& b_copy, int k_blocks, int warp_m,
                          int warp_n) {
-    using Feed = FeedOf<Cfg>;
-    static_assert(Feed::kFragBuffers == 1 || Cfg::kKSteps % 2 == 0, "the fragment buffer of k-step 0 is the same in every k-block");
+    static_assert(Cfg::kFragBuffers == 1 || Cfg::kKSteps % 2 == 0, "the fragment buffer of k-step 0 is the same in every k-block");
     const auto a_tile = [&](int stage) { return smem + stage * Cfg::kStageBytes; };
     const auto b_tile = [&](int stage) { return smem + stage * Cfg::kStageBytes + Cfg::kABytes; };
-    const LaneOffsets<Cfg> offsets(warp_m, warp_n);  // dead code unless Feed::kLaneOffsets
+    const LaneOffsets<Cfg> offsets(warp_m, warp_n);  // dead code unless Cfg::kLaneOffsets
     const auto load = [&](Fragments<Cfg>& f, int stage, int ks) {
-        if constexpr (Feed::kLaneOffsets) {
+        if constexpr (Cfg::kLaneOffsets) {
             f.load(a_tile(stage), b_tile(stage), offsets, ks);
         } else {
             f.load(a_tile(stage), b_tile(stage), warp_m, warp_n, ks);
@@ -53,7 +52,7 @@ __device__ void mainloop(Accumulators<Cfg>& acc, uint32_t smem, ACopy& a_copy, B
     cp_async_wait<Cfg::kStages - 2>();
     __syncthreads();
 
-    if constexpr (Feed::kFragBuffers == 1) {
+    if constexpr (Cfg::kFragBuffers == 1) {
         Fragments<Cfg> frag;
         int read = 0;                   // the stage of the k-block being multiplied
         int write = Cfg::kStages - 1;   // the stage the next copy fills
