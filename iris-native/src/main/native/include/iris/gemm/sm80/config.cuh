@@ -7,7 +7,10 @@
 // per thread. WideShape: 256 x 128 with eight warps in a 4 x 2 grid of the same 64 x 64, so every
 // k-block of B in shared memory feeds twice the rows (fewer bytes copied per mma.sync) at one block
 // per SM. Both advance K 32 at a time through a 4-stage ring of cp.async copies; each k-block is two
-// k-steps of 16. Other TileShapes and Feeds exist to be measured against them.
+// k-steps of 16. The skinny kernels' SkinnyShape (16 x 128, K 64 per stage) serves problems of few
+// rows. In every shape the fragments are double-buffered in registers and each lane's shared-memory
+// offsets are computed once, before the k loop (on an H200 that made the 128 x 128 kernel 2 to 6 %
+// faster and took 16 of its 254 registers).
 //
 // Shared memory per stage: A's k-block (TileM rows x TileK elements: 128 or 256 x 32, 64-byte rows)
 // and B's (nk: TileN rows of N x TileK elements; kn: TileK rows of K x TileN), every row swizzled
@@ -43,27 +46,14 @@ using DefaultShape = TileShape<IRIS_GEMM_PORTABLE_TILE_M, IRIS_GEMM_PORTABLE_TIL
                                IRIS_GEMM_PORTABLE_STAGES>;
 using WideShape = TileShape<IRIS_GEMM_PORTABLE_WIDE_TILE_M, IRIS_GEMM_PORTABLE_TILE_N, IRIS_GEMM_PORTABLE_TILE_K, 4, 2,
                             IRIS_GEMM_PORTABLE_STAGES>;
-
-/// How the mainloop feeds the tensor cores. FragBuffers: 2 loads k-step s + 1's fragments while
-/// k-step s multiplies (shared-memory latency hidden within the warp, twice the fragment registers);
-/// 1 loads each k-step's just before its mma.sync and leaves the hiding to other warps, for shapes
-/// whose accumulators leave no room for a second buffer. LaneOffsets: each lane's ldmatrix offsets
-/// into a stage are computed once, before the k loop, so a load adds only the stage's base and a
-/// constant (warp_tile.cuh's LaneOffsets) instead of redoing the swizzle. DefaultFeed is the
-/// library's: on an H200 the offsets computed once made the 128 x 128 kernel 2 to 6 % faster.
-template <int FragBuffers, bool LaneOffsets>
-struct Feed {
-    static_assert(FragBuffers == 1 || FragBuffers == 2, "one or two fragment buffers");
-    static constexpr int kFragBuffers = FragBuffers;
-    static constexpr bool kLaneOffsets = LaneOffsets;
-};
-using DefaultFeed = Feed<2, true>;
+/// The skinny kernels' tile (sm80/skinny.cuh): 16 rows, four warps side by side along N.
+using SkinnyShape = TileShape<IRIS_GEMM_SKINNY_MAX_M, IRIS_GEMM_SKINNY_TILE_N, IRIS_GEMM_SKINNY_TILE_K, 1,
+                              IRIS_GEMM_SKINNY_THREADS / 32, IRIS_GEMM_SKINNY_STAGES>;
 
 /// In_: the inputs' type, iris::bf16 or iris::f16 (A and B alike). B_: how B is stored. Out_: C's
-/// type, In_ or float (accumulation is f32 either way, rounded once). Shape_ and Feed_: the tile and
-/// the mainloop's way of feeding it; the library's kernels use DefaultShape or WideShape and
-/// DefaultFeed.
-template <class In_, BLayout B_, class Out_, class Shape_ = DefaultShape, class Feed_ = DefaultFeed>
+/// type, In_ or float (accumulation is f32 either way, rounded once). Shape_: the tile; the library's
+/// kernels use DefaultShape, WideShape or SkinnyShape.
+template <class In_, BLayout B_, class Out_, class Shape_ = DefaultShape>
 struct Config {
     using In = In_;
     using Out = Out_;
@@ -92,9 +82,7 @@ struct Config {
     static_assert(kFragsN % 2 == 0, "B fragments come in pairs of n8 tiles (one ldmatrix.x4)");
     static constexpr int kKSteps = kTileK / kMmaK;  // 2
 
-    static constexpr int kFragBuffers = Feed_::kFragBuffers;
-    static constexpr bool kLaneOffsets = Feed_::kLaneOffsets;
-    static_assert(kFragBuffers == 1 || kKSteps % 2 == 0, "with two fragment buffers, k-step 0's is the same in every k-block");
+    static_assert(kKSteps % 2 == 0, "with two fragment buffers, k-step 0's is the same in every k-block");
 
     // One stage's tiles in shared memory: rows x 16-bit elements, swizzled.
     using ATile = SwizzledTile<kTileM, kTileK * 2>;
@@ -115,6 +103,8 @@ struct Config {
     static_assert(!kWideShape || kThreads == IRIS_GEMM_PORTABLE_WIDE_THREADS, "the host launches IRIS_GEMM_PORTABLE_WIDE_THREADS");
     static_assert(!kWideShape || kSmemBytes == IRIS_GEMM_PORTABLE_WIDE_SHARED_BYTES,
                   "the host launches IRIS_GEMM_PORTABLE_WIDE_SHARED_BYTES");
+    static constexpr bool kSkinnyShape = std::is_same_v<Shape_, SkinnyShape>;
+    static_assert(!kSkinnyShape || kSmemBytes == IRIS_GEMM_SKINNY_SHARED_BYTES, "the host launches IRIS_GEMM_SKINNY_SHARED_BYTES");
 };
 
 }  // namespace iris::gemm::sm80

@@ -59,13 +59,11 @@ __device__ inline bool run(const iris_gemm_portable_args& args) {
     const int col0 = tile.n * Cfg::kTileN;
 
     // gA: this tile's rows of A, k-block by k-block                              // (kTileM, kTileK)
-    // With LaneOffsets the copies' shared offsets are computed once too.
-    constexpr bool once = Cfg::kLaneOffsets;
-    GlobalToShared<typename Cfg::ATile, Cfg::kThreads, false, once> a_copy(args.a, args.lda, row0, 0, args.m, args.k);
+    GlobalToShared<typename Cfg::ATile, Cfg::kThreads, false> a_copy(args.a, args.lda, row0, 0, args.m, args.k);
     // gB: its columns of B; an N x K B along its columns, a K x N B along its rows // (kTileN, kTileK)
     constexpr bool kn = Cfg::kBLayout == BLayout::kn;
-    GlobalToShared<typename Cfg::BTile, Cfg::kThreads, kn, once> b_copy(args.b, args.ldb, kn ? 0 : col0, kn ? col0 : 0,
-                                                                         kn ? args.k : args.n, kn ? args.n : args.k);
+    GlobalToShared<typename Cfg::BTile, Cfg::kThreads, kn> b_copy(args.b, args.ldb, kn ? 0 : col0, kn ? col0 : 0,
+                                                                   kn ? args.k : args.n, kn ? args.n : args.k);
     static_assert(sizeof(In) == 2, "the copies move 16-bit elements");
 
     const int warp = static_cast<int>(threadIdx.x) / 32;

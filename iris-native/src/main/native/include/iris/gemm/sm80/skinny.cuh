@@ -21,11 +21,11 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "iris/abi/gemm_portable.h"
 #include "iris/gemm/config.cuh"
 #include "iris/gemm/impl/pairs.cuh"
+#include "iris/gemm/sm80/config.cuh"
 #include "iris/gemm/sm80/impl/mainloop.cuh"
 #include "iris/gemm/sm80/impl/ptx.cuh"
 #include "iris/gemm/sm80/impl/smem_tile.cuh"
@@ -34,47 +34,9 @@
 
 namespace iris::gemm::sm80 {
 
-/// The portable mainloop's configuration (config.cuh's names) for a 16-row tile: four warps side by
-/// side along N, one m16 fragment each.
-template <class In_, BLayout B_, class Out_>
-struct SkinnyConfig {
-    using In = In_;
-    using Out = Out_;
-    static constexpr BLayout kBLayout = B_;
-    static_assert(std::is_same_v<In, iris::bf16> || std::is_same_v<In, iris::f16>, "inputs are bf16 or f16");
-    static_assert(std::is_same_v<Out, In> || std::is_same_v<Out, float>, "output is the input type or f32");
-
-    static constexpr int kTileM = IRIS_GEMM_SKINNY_MAX_M;
-    static constexpr int kTileN = IRIS_GEMM_SKINNY_TILE_N;
-    static constexpr int kTileK = IRIS_GEMM_SKINNY_TILE_K;
-    static constexpr int kStages = IRIS_GEMM_SKINNY_STAGES;
-    static constexpr int kThreads = IRIS_GEMM_SKINNY_THREADS;
-
-    static constexpr int kWarpsM = 1;
-    static constexpr int kWarpsN = kThreads / 32;
-    static constexpr int kWarpM = kTileM;            // 16
-    static constexpr int kWarpN = kTileN / kWarpsN;  // 32
-    static constexpr int kMmaM = 16;
-    static constexpr int kMmaN = 8;
-    static constexpr int kMmaK = 16;
-    static constexpr int kFragsM = kWarpM / kMmaM;  // 1
-    static constexpr int kFragsN = kWarpN / kMmaN;  // 4
-    static_assert(kFragsM == 1 && kFragsN % 2 == 0, "one m16 fragment; B fragments in pairs of n8 tiles");
-    static constexpr int kKSteps = kTileK / kMmaK;  // 4
-    // config.cuh's Feed, spelled out: double-buffered fragments, each load's offsets computed anew
-    // (the skinny kernels were measured so; the offsets computed once were measured on the larger tiles).
-    static constexpr int kFragBuffers = 2;
-    static constexpr bool kLaneOffsets = false;
-
-    using ATile = SwizzledTile<kTileM, kTileK * 2>;
-    using BTile = std::conditional_t<B_ == BLayout::nk, SwizzledTile<kTileN, kTileK * 2>, SwizzledTile<kTileK, kTileN * 2>>;
-    static constexpr uint32_t kABytes = ATile::kBytes;
-    static constexpr uint32_t kBBytes = BTile::kBytes;
-    static constexpr uint32_t kStageBytes = kABytes + kBBytes;
-    static constexpr uint32_t kSmemBytes = kStages * kStageBytes;
-    static_assert(kSmemBytes == IRIS_GEMM_SKINNY_SHARED_BYTES, "the host launches IRIS_GEMM_SKINNY_SHARED_BYTES");
-    static_assert(kSmemBytes <= 99 * 1024, "fits a block on every GPU since sm_80");
-};
+/// The portable mainloop's configuration for the 16-row tile (config.cuh's SkinnyShape).
+template <class In, BLayout B, class Out>
+using SkinnyConfig = Config<In, B, Out, SkinnyShape>;
 
 namespace skinny_impl {
 

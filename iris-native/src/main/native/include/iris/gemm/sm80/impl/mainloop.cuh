@@ -6,10 +6,8 @@
 // next k-block's copy (cp.async.wait_group kStages - 2, then a CTA barrier, which also tells every
 // warp that the stage about to be overwritten has been read). The fragments are double-buffered in
 // registers: k-step s + 1's ldmatrix loads are issued before k-step s's mma.sync, across k-blocks
-// too, so shared-memory latency hides behind the tensor cores. A Feed of one fragment buffer
-// (config.cuh) loads each k-step's fragments just before its mma.sync and waits for the next k-block
-// after the k-block's last one, leaving the latency to the other warps; one of LaneOffsets computes
-// the ldmatrix offsets once, before the loop.
+// too, so shared-memory latency hides behind the tensor cores. Each lane's ldmatrix offsets are
+// computed once, before the loop (warp_tile.cuh's LaneOffsets).
 #pragma once
 
 #include <cstdint>
@@ -28,17 +26,10 @@ namespace iris::gemm::sm80 {
 template <class Cfg, class ACopy, class BCopy>
 __device__ void mainloop(Accumulators<Cfg>& acc, uint32_t smem, ACopy& a_copy, BCopy& b_copy, int k_blocks, int warp_m,
                          int warp_n) {
-    static_assert(Cfg::kFragBuffers == 1 || Cfg::kKSteps % 2 == 0, "the fragment buffer of k-step 0 is the same in every k-block");
     const auto a_tile = [&](int stage) { return smem + stage * Cfg::kStageBytes; };
     const auto b_tile = [&](int stage) { return smem + stage * Cfg::kStageBytes + Cfg::kABytes; };
-    const LaneOffsets<Cfg> offsets(warp_m, warp_n);  // dead code unless Cfg::kLaneOffsets
-    const auto load = [&](Fragments<Cfg>& f, int stage, int ks) {
-        if constexpr (Cfg::kLaneOffsets) {
-            f.load(a_tile(stage), b_tile(stage), offsets, ks);
-        } else {
-            f.load(a_tile(stage), b_tile(stage), warp_m, warp_n, ks);
-        }
-    };
+    const LaneOffsets<Cfg> offsets(warp_m, warp_n);
+    const auto load = [&](Fragments<Cfg>& f, int stage, int ks) { f.load(a_tile(stage), b_tile(stage), offsets, ks); };
 
 #pragma unroll
     for (int s = 0; s < Cfg::kStages - 1; ++s) {
@@ -51,37 +42,6 @@ __device__ void mainloop(Accumulators<Cfg>& acc, uint32_t smem, ACopy& a_copy, B
     acc.zero();
     cp_async_wait<Cfg::kStages - 2>();
     __syncthreads();
-
-    if constexpr (Cfg::kFragBuffers == 1) {
-        Fragments<Cfg> frag;
-        int read = 0;                   // the stage of the k-block being multiplied
-        int write = Cfg::kStages - 1;   // the stage the next copy fills
-        int next = Cfg::kStages - 1;    // the k-block it copies
-        for (int kb = 0; kb < k_blocks; ++kb) {
-#pragma unroll
-            for (int ks = 0; ks < Cfg::kKSteps; ++ks) {
-                load(frag, read, ks);
-                if (ks == 0) {
-                    // Into the stage every warp had finished with at the last barrier.
-                    if (next < k_blocks) {
-                        a_copy.copy_and_advance(a_tile(write));
-                        b_copy.copy_and_advance(b_tile(write));
-                    }
-                    cp_async_commit();
-                    write = write == Cfg::kStages - 1 ? 0 : write + 1;
-                    ++next;
-                }
-                warp_mma(acc, frag);
-            }
-            // The next k-block has landed, and every warp has read this one's stage, which the copy
-            // after the next k-block's first loads overwrites.
-            cp_async_wait<Cfg::kStages - 2>();
-            __syncthreads();
-            read = read == Cfg::kStages - 1 ? 0 : read + 1;
-        }
-        cp_async_wait<0>();  // only empty groups are left; nothing may be in flight when the CTA ends
-        return;
-    }
 
     Fragments<Cfg> frag[2];
     int read = 0;                   // the stage of the k-block being multiplied

@@ -76,14 +76,14 @@ struct SwizzledTile {
 /// its rows, columns at or beyond its columns) are zero-filled by cp.async's src-size 0, so ragged
 /// edges read zeros; a column count that is a multiple of 8 keeps a chunk wholly in or out.
 /// KAlongRows: the tile's rows run along K (a K x N operand), else its columns do (A, an N x K B).
-/// OffsetOnce: the thread's first swizzled offset is computed once and the others are it plus a
-/// constant (rows kRowStep apart, a multiple of 8, share the swizzle), else each is computed anew.
-template <class Tile, int Threads, bool KAlongRows, bool OffsetOnce = false>
+/// The thread's first swizzled offset is computed once and the others are it plus a constant where
+/// its rows are a multiple of 8 apart (they share the swizzle), else each is computed anew.
+template <class Tile, int Threads, bool KAlongRows>
 struct GlobalToShared {
     static constexpr int kRowStep = Threads / Tile::kChunks;
     static_assert(Threads % Tile::kChunks == 0 && Tile::kRows % kRowStep == 0, "every thread copies whole rows' chunks");
     static constexpr int kCopies = Tile::kRows / kRowStep;
-    static constexpr bool kOffsetOnce = OffsetOnce && kRowStep % 8 == 0;
+    static constexpr bool kOffsetOnce = kRowStep % 8 == 0;
     static constexpr int kTileK = KAlongRows ? Tile::kRows : Tile::kRowBytes / 2;
 
     const char* src;      // this thread's first chunk of the current k-block

@@ -57,42 +57,12 @@ struct Fragments {
     uint32_t b[Cfg::kFragsN][2];
 
     /// Loads k-step `ks` of the stage whose A tile is at shared address `a_tile` and B tile at
-    /// `b_tile`, for the warp at (warp_m, warp_n) of the warp grid.
-    __device__ void load(uint32_t a_tile, uint32_t b_tile, int warp_m, int warp_n, int ks) {
-        using ATile = typename Cfg::ATile;
-        using BTile = typename Cfg::BTile;
-        const int lane = static_cast<int>(threadIdx.x) % 32;
-        // A: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15) of each 16 x 16
-        // piece: a[0..3] as mma.sync wants them.
-#pragma unroll
-        for (int i = 0; i < Cfg::kFragsM; ++i) {
-            const int row = warp_m * Cfg::kWarpM + i * 16 + lane % 16;
-            ldmatrix_x4<false>(a[i], a_tile + ATile::offset(row, ks * 2 + lane / 16));
-        }
-        // B: one ldmatrix.x4 per pair of n8 pieces: (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15,
-        // k 0-7), (n 8-15, k 8-15). An N x K tile holds them as rows of n; a K x N tile holds
-        // their transposes, which ldmatrix.trans turns back.
-#pragma unroll
-        for (int j = 0; j < Cfg::kFragsN / 2; ++j) {
-            uint32_t r[4];
-            const int n0 = warp_n * Cfg::kWarpN + j * 16;
-            if constexpr (Cfg::kBLayout == BLayout::nk) {
-                const int row = n0 + lane % 8 + 8 * (lane / 16);
-                ldmatrix_x4<false>(r, b_tile + BTile::offset(row, ks * 2 + (lane / 8) % 2));
-            } else {
-                const int row = ks * 16 + lane % 8 + 8 * ((lane / 8) % 2);
-                ldmatrix_x4<true>(r, b_tile + BTile::offset(row, n0 / 8 + lane / 16));
-            }
-            b[2 * j][0] = r[0];
-            b[2 * j][1] = r[1];
-            b[2 * j + 1][0] = r[2];
-            b[2 * j + 1][1] = r[3];
-        }
-    }
-
-    /// The same loads from offsets computed once (LaneOffsets): A's piece i is rows 16 i further and
-    /// k-step ks two chunks further (chunk lane / 16 ^ 2 ks); B's pair j likewise (nk: rows 16 j,
-    /// chunk ^ 2 ks; kn: rows 16 ks, chunk ^ 2 j).
+    /// `b_tile`, from the lane's offsets (LaneOffsets). A: matrices (rows 0-7, k 0-7), (8-15, 0-7),
+    /// (0-7, 8-15), (8-15, 8-15) of each 16 x 16 piece, a[0..3] as mma.sync wants them; piece i is
+    /// rows 16 i further and k-step ks two chunks further (chunk lane / 16 ^ 2 ks). B: one
+    /// ldmatrix.x4 per pair of n8 pieces, (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15,
+    /// k 8-15); an N x K tile holds them as rows of n (pair j: rows 16 j further, chunk ^ 2 ks), a
+    /// K x N tile their transposes, which ldmatrix.trans turns back (rows 16 ks further, chunk ^ 2 j).
     __device__ void load(uint32_t a_tile, uint32_t b_tile, const LaneOffsets<Cfg>& at, int ks) {
         using ATile = typename Cfg::ATile;
         using BTile = typename Cfg::BTile;
