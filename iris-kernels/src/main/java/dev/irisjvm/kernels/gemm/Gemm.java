@@ -461,8 +461,7 @@ public final class Gemm implements AutoCloseable {
         }
         SkinnyGemm.Split split = SkinnyGemm.evenly((int) GemmChecks.ceilDiv(p.n(), SkinnyGemm.TILE_N),
                 (int) GemmChecks.ceilDiv(p.k(), SkinnyGemm.TILE_K), slices);
-        if (split.slices() > 1 && (workspace == null || (long) split.grid() * SkinnyGemm.MAX_M * SkinnyGemm.TILE_N > workspace.partialFloats()
-                || split.tiles() > workspace.counters())) {
+        if (!SkinnyGemm.fits(split, workspace == null ? 0 : workspace.partialFloats(), workspace == null ? 0 : workspace.counters())) {
             throw new IllegalStateException(GemmChecks.who() + ": " + split.describe() + " does not fit this Gemm's workspace");
         }
         skinny.launch(p, split, workspace, stream);

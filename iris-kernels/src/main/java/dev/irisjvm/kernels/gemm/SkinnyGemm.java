@@ -119,9 +119,19 @@ final class SkinnyGemm implements AutoCloseable {
         int tiles = (int) GemmChecks.ceilDiv(n, TILE_N);
         int kBlocks = (int) GemmChecks.ceilDiv(k, TILE_K);
         long wanted = Math.min(wave / tiles, MAX_SUMMED_ROWS / Math.max(1, m));
-        long room = tiles > counters ? 1 : partialFloats / ((long) tiles * MAX_M * TILE_N);
+        long room = tiles > counters ? 1 : partialFloats / partialFloats(tiles, 1);
         int slices = (int) Math.max(1, Math.min(Math.min(wanted, room), kBlocks / MIN_SLICE_K_BLOCKS));
         return evenly(tiles, kBlocks, slices);
+    }
+
+    /** Floats of partials that {@code tiles} column tiles in {@code slices} slices need. */
+    static long partialFloats(int tiles, int slices) {
+        return (long) tiles * slices * MAX_M * TILE_N;
+    }
+
+    /** Whether {@code split} fits a workspace of {@code partialFloats} floats and {@code counters} tile counters (one slice needs none). */
+    static boolean fits(Split split, long partialFloats, long counters) {
+        return split.slices() == 1 || (split.tiles() <= counters && partialFloats(split.tiles(), split.slices()) <= partialFloats);
     }
 
     /** {@code slices} (at least 1, at most the k-blocks) made even: equal k-blocks per slice, none empty. */
