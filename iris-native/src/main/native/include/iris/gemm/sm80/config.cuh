@@ -10,7 +10,9 @@
 // k-steps of 16. The skinny kernels' SkinnyShape (16 x 128, K 64 per stage) serves problems of few
 // rows. In every shape the fragments are double-buffered in registers and each lane's shared-memory
 // offsets are computed once, before the k loop (on an H200 that made the 128 x 128 kernel 2 to 6 %
-// faster and took 16 of its 254 registers).
+// faster and took 16 of its 254 registers). Four stages, not six: a 6-stage wide tile (144 KiB) ran
+// 2 to 13 % faster in bursts of ten calls on an H200, but 1 % slower in runs of 200, where the GPU
+// sits at its power limit (gemm-findings.md, 2026-12-03).
 //
 // Shared memory per stage: A's k-block (TileM rows x TileK elements: 128 or 256 x 32, 64-byte rows)
 // and B's (nk: TileN rows of N x TileK elements; kn: TileK rows of K x TileN), every row swizzled
