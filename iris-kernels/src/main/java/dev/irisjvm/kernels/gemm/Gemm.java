@@ -77,7 +77,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     of a KM A), multiples of 8; every leading dimension at least its row and a multiple of 8
  *     elements; every pointer 16-byte aligned; C must not overlap A, B or the bias.
  *     Rows of C beyond M and columns beyond N (up to ldc) are not written. Edges need no padding:
- *     TMA reads out-of-range elements of A and B as zeros.</li>
+ *     TMA reads out-of-range elements of A and B as zeros. For speed, B's rows should start 128-byte
+ *     aligned (a leading dimension that is a multiple of 64 two-byte elements): on an H200 the Hopper
+ *     mainloop ran 4096 x 5120 x 3000 with an N x K B (rows 6000 bytes apart) at 0.67 x cuBLAS,
+ *     against 0.95 x at K = 3072 and 2944. A call with such a B says so once per instance, in a
+ *     warning.</li>
  * <li>NVIDIA only. {@link GemmMainloop#HOPPER}: compute capability 9.0 and 216064 bytes of shared
  *     memory per block; {@link GemmMainloop#PORTABLE}: compute capability 8.0 or later and 96 KiB.
  *     Elsewhere {@link #create} throws {@link IrisPlatformException} (on HIP the modules are shipped
@@ -232,6 +236,8 @@ public final class Gemm implements AutoCloseable {
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, SWIZZLE_BYTES);
     /** The schedule of each recent shape. */
     private final PlanCache plans;
+    /** Warns once where B's rows are not 128-byte aligned (the Hopper mainloop's loads then slow down). */
+    private final RowAlignment rowAlignment = new RowAlignment();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private Gemm(Options options, DeviceProperties device, KernelLibrary library, GemmMainloop mainloop) {
@@ -408,6 +414,7 @@ public final class Gemm implements AutoCloseable {
             portable.launch(p, stream, options.groupM());
             return;
         }
+        rowAlignment.check(p);
         StreamKPlan plan = plan(p);
         if (tuner != null) {
             plan = tuner.plan(p, () -> !p.readsC() && !stream.isCapturing(), plan,
