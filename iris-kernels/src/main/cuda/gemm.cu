@@ -1,8 +1,9 @@
 // gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen variants, each in
-// three tiles: 128 x 256 (the default), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs
-// idle) and 64 x 128 ("short", one consumer warpgroup, for problems of at most 64 rows)
+// four tiles: 128 x 256 (the default), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs
+// idle), 64 x 128 ("short", one consumer warpgroup, for problems of at most 64 rows) and 128 x 256
+// in clusters of two CTAs that share B ("pair", for plans of whole tiles)
 //
-//   iris_gemm[_narrow|_short]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
+//   iris_gemm[_narrow|_short|_pair]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
 //                                                   b: nk (B is N x K) | kn (B is K x N)   out: in | f32
 //
 //   (iris_gemm_args: a_map, b_map, c, bias, m, n, k, ldc, group_m, alpha, beta; iris/abi/gemm.h)
@@ -30,6 +31,15 @@ __device__ void gemm_entry(const iris_gemm_args& a) {
 #endif
 }
 
+
+// The 128 x 256 tile in clusters of two CTAs sharing B (iris::gemm::run_pairs), for whole-tile plans.
+template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out>
+__device__ void gemm_pair_entry(const iris_gemm_args& a) {
+#if IRIS_HAS_WGMMA
+    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, IRIS_GEMM_TILE_N, A, 2, true>;
+    iris::gemm::run_pairs<Cfg>(a);
+#endif
+}
 }  // namespace
 
 using iris::gemm::ALayout;
@@ -50,6 +60,10 @@ using iris::f16;
     extern "C" __global__ void __launch_bounds__(IRIS_GEMM_SHORT_THREADS, 1)                            \
         iris_gemm_short_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                          \
         gemm_entry<In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N>(a);                                        \
+    }                                                                                                   \
+    extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_THREADS, 1)        \
+        iris_gemm_pair_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                           \
+        gemm_pair_entry<In, A, B, Out>(a);                                                              \
     }
 
 IRIS_GEMM_KERNELS(bf16_nk_bf16, bf16, ALayout::mk, BLayout::nk, bf16)

@@ -59,7 +59,7 @@ constexpr int consumer_registers(int consumers, int producer) {
 /// Consumers: consumer warpgroups, each of 64 rows: 2 (IRIS_GEMM_TILE_M rows, IRIS_GEMM_THREADS
 /// threads) or 1 (IRIS_GEMM_SHORT_TILE_M rows, IRIS_GEMM_SHORT_THREADS threads).
 template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = IRIS_GEMM_TILE_N,
-          ALayout A_ = ALayout::mk, int Consumers = 2>
+          ALayout A_ = ALayout::mk, int Consumers = 2, bool Pairs = false>
 struct Config {
     using In = In_;
     using Out = Out_;
@@ -97,6 +97,13 @@ struct Config {
     static constexpr int kKnBoxCols = IRIS_GEMM_KN_BOX_COLS;
     static_assert(kKnBoxCols * sizeof(In) == IRIS_GEMM_SWIZZLE_BYTES, "a kn box row is one swizzle row");
     static_assert(kConsumerRows == kKnBoxCols, "a km A box holds one consumer's rows");
+
+    // Pairs: the kernel runs in clusters of two CTAs on vertically adjacent tiles, which share B's
+    // k-blocks: each CTA loads half of them (kTileN / 2 rows of an nk B, half the boxes of a kn one)
+    // into both CTAs' shared memory (TMA multicast), halving the L2 requests for B.
+    static constexpr bool kPairs = Pairs;
+    static constexpr int kPeers = Pairs ? 2 : 1;
+    static_assert(!Pairs || kTileN % (2 * kKnBoxCols) == 0, "each CTA of a pair loads whole boxes of B");
 
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
     static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);

@@ -31,6 +31,31 @@
 
 namespace iris::gemm {
 
+/// The order of a kernel that runs in clusters of two CTAs (Config's Pairs): the pair of tiles at
+/// rows 2p and 2p + 1 of one column is one unit, pairs in GroupedTileScheduler's order over rows of
+/// two tiles; cluster c takes units c, c + gridDim.x / 2, ..., and its CTA of rank r the tile in row
+/// 2p + r. That row may lie past C (an odd number of tile rows): the CTA then loads zeros and stores
+/// nothing, but loads its half of B for its pair all the same.
+template <int TileM, int TileN>
+struct PairedTileScheduler {
+    GroupedTileScheduler<2 * TileM, TileN> pairs;
+    int rank;
+
+    __device__ PairedTileScheduler(int m, int n, int group)
+        : pairs(m, n, (group + 1) / 2), rank(static_cast<int>(sm90::cluster_cta_rank())) {}
+
+    __device__ int count() const { return pairs.count(); }
+
+    __device__ TileCoord coord(int unit) const {
+        TileCoord t = pairs.coord(unit);
+        t.m = 2 * t.m + rank;
+        return t;
+    }
+
+    __device__ int first() const { return static_cast<int>(blockIdx.x) / 2; }
+    __device__ int next(int unit) const { return unit + static_cast<int>(gridDim.x) / 2; }
+};
+
 /// The accumulator hook that keeps every unit's accumulators as they are. A hook of this kind sees
 /// a consumer warpgroup's f32 accumulators of a finished unit before the epilogue:
 ///
@@ -90,12 +115,19 @@ __device__ void persistent(const iris_tma_descriptor* a_map, const iris_tma_desc
     if (threadIdx.x == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
             sm90::mbarrier_init(&full[s], 1);
-            sm90::mbarrier_init(&empty[s], Cfg::kConsumers);
+            sm90::mbarrier_init(&empty[s], Cfg::kConsumers * Cfg::kPeers);
         }
+        if constexpr (Cfg::kPairs) sm90::fence_mbarrier_init_cluster();
         sm90::tma_prefetch_descriptor(a_map);
         sm90::tma_prefetch_descriptor(b_map);
     }
-    __syncthreads();
+    // A pair's producers load into both CTAs and its consumers release in both: no CTA may start
+    // before both have initialized their barriers.
+    if constexpr (Cfg::kPairs) {
+        sm90::cluster_sync();
+    } else {
+        __syncthreads();
+    }
 
     const int k_blocks = (k + Cfg::kTileK - 1) / Cfg::kTileK;
     const int warpgroup = threadIdx.x / 128;
@@ -139,6 +171,23 @@ __device__ inline bool run(const iris_gemm_args& args, Hooks& hooks) {
     const GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(args.m, args.n, args.group_m);
     persistent<Cfg>(&args.a_map, &args.b_map, static_cast<const typename Cfg::Out*>(args.bias), args.m, args.n,
                     args.k, sched, hooks);
+    return true;
+}
+
+/// The plain GEMM of whole tiles in clusters of two (Config's Pairs): C = alpha A x B + beta C (+
+/// bias) into args.c, the pair's tiles vertically adjacent (PairedTileScheduler). Launch: an even grid
+/// of at most one CTA per SM, the kernel declared __cluster_dims__(2, 1, 1); B's nk tensor map has
+/// boxes of Cfg::kTileN / 2 rows.
+template <class Cfg>
+__device__ inline bool run_pairs(const iris_gemm_args& args) {
+    static_assert(Cfg::kPairs, "run_pairs runs a Config of pairs");
+    using Out = typename Cfg::Out;
+    if (!shared_memory_fits<Cfg>()) return false;
+    const PairedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(args.m, args.n, args.group_m);
+    StoreEpilogue<Out> store(static_cast<Out*>(args.c), args.ldc);
+    const ScaleAccumulators<Cfg> scale{static_cast<const Out*>(args.c), args.ldc, args.m, args.n, args.alpha, args.beta};
+    persistent<Cfg>(&args.a_map, &args.b_map, static_cast<const Out*>(args.bias), args.m, args.n, args.k, sched, store,
+                    NoTimeline{}, scale);
     return true;
 }
 

@@ -524,8 +524,12 @@ public final class Gemm implements AutoCloseable {
     }
 
     private synchronized StreamKPlan plan(int m, int n, int k) {
-        return workspace == null ? StreamKPlan.whole(m, n, device.multiprocessorCount()) : plans.choose(m, n, kBlocks(k));
+        StreamKPlan plan = workspace == null ? StreamKPlan.whole(m, n, device.multiprocessorCount()) : plans.choose(m, n, kBlocks(k));
+        return PAIRS ? StreamKPlan.paired(plan, m, n, device.multiprocessorCount()) : plan;
     }
+
+    /** Whether whole 128 x 256 tiles run in clusters of two (IRIS_GEMM_PAIRS=0: not). */
+    private static final boolean PAIRS = !"0".equals(System.getenv("IRIS_GEMM_PAIRS"));
 
     static StreamKPlan plan(int m, int n, int k, int multiprocessors, boolean streamK) {
         return streamK ? StreamKPlan.choose(m, n, kBlocks(k), multiprocessors)
@@ -564,7 +568,7 @@ public final class Gemm implements AutoCloseable {
      */
     private TensorMap tensorMapB(GemmProblem p, GemmTile tile) {
         DeviceMatrix b = p.b();
-        return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes(), tile.cols());
+        return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes(), tile.bBoxRows());
     }
 
     /**

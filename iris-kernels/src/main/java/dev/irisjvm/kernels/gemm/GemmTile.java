@@ -12,7 +12,13 @@ enum GemmTile {
     /** 128 x 128, two consumer warpgroups: {@code iris_gemm_narrow_*}, twice the tiles of WIDE. */
     NARROW(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_"),
     /** 64 x 128, one consumer warpgroup: {@code iris_gemm_short_*}, for M at most 64. */
-    SHORT(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_");
+    SHORT(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_"),
+    /**
+     * 128 x 256 in clusters of two CTAs on vertically adjacent tiles that share B, each loading half
+     * of B's rows into both: {@code iris_gemm_pair_*}, for plans of whole tiles ({@link
+     * StreamKPlan#paired}).
+     */
+    PAIR(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, "pair_");
 
     private final int rows;
     private final int cols;
@@ -59,8 +65,13 @@ enum GemmTile {
         return namePart;
     }
 
-    /** "128 x 256". */
+    /** "128 x 256", "128 x 256 paired". */
     String describe() {
-        return rows + " x " + cols;
+        return rows + " x " + cols + (this == PAIR ? " paired" : "");
+    }
+
+    /** Rows of an N x K B's TMA box: the tile's columns, half of them for a CTA of a pair. */
+    int bBoxRows() {
+        return this == PAIR ? cols / 2 : cols;
     }
 }

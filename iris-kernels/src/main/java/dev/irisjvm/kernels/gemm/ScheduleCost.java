@@ -62,7 +62,7 @@ final class ScheduleCost {
         long tiles = tilesM * tilesN;
         double k = (double) kBlocks * Gemm.TILE_K;
         double kBlockUs = switch (plan.tile()) {
-            case WIDE -> K_BLOCK_US;
+            case WIDE, PAIR -> K_BLOCK_US;  // pairs are never among the candidates; priced as the tile they pair
             case NARROW -> NARROW_K_BLOCK_US;
             case SHORT -> SHORT_K_BLOCK_US;
         };

@@ -28,6 +28,18 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
         return new StreamKPlan(tile, (int) Math.max(1, Math.min(multiprocessors, tiles)), 0);
     }
 
+    /**
+     * {@code plan} in clusters of two where it runs whole 128 x 256 tiles: a pair of vertically
+     * adjacent tiles per cluster, {@code 2 min(SMs / 2, pairs)} CTAs; any other plan as it is.
+     */
+    static StreamKPlan paired(StreamKPlan plan, int m, int n, int multiprocessors) {
+        if (plan.tile != GemmTile.WIDE || plan.sharedTiles != 0) {
+            return plan;
+        }
+        long pairs = GemmChecks.ceilDiv(GemmChecks.ceilDiv(m, Gemm.TILE_M), 2) * GemmChecks.ceilDiv(n, Gemm.TILE_N);
+        return new StreamKPlan(GemmTile.PAIR, (int) (2 * Math.max(1, Math.min(multiprocessors / 2, pairs))), 0);
+    }
+
     /** Every tile of an {@code m} x {@code n} C whole, in its first tile ({@link GemmTile#of}). */
     static StreamKPlan whole(int m, int n, int multiprocessors) {
         GemmTile tile = GemmTile.of(m);
@@ -76,7 +88,7 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
      * K", "stream-K on ...", followed by ", 128 x 128 tiles" (or 64 x 128) where the tile is not 128 x 256.
      */
     String describe(long tiles) {
-        String size = tile == GemmTile.WIDE ? "" : ", " + tile.describe() + " tiles";
+        String size = tile == GemmTile.WIDE ? "" : tile == GemmTile.PAIR ? ", in pairs" : ", " + tile.describe() + " tiles";
         if (sharedTiles == 0) {
             return "whole tiles on " + grid + " blocks" + size;
         }

@@ -41,7 +41,7 @@ class GemmInterfaceTest {
                 }
             }
         }
-        assertEquals(48, names);
+        assertEquals(64, names);
     }
 
     @Test
@@ -53,6 +53,7 @@ class GemmInterfaceTest {
         assertEquals("iris_gemm_short_bf16_nk_bf16", GemmProblem.kernelName(GemmTile.SHORT, DType.BF16, GemmLayouts.MK_NK, DType.BF16));
         assertEquals("iris_gemm_short_f16_km_kn_f32", GemmProblem.kernelName(GemmTile.SHORT, DType.F16, GemmLayouts.KM_KN, DType.F32));
         assertEquals("iris_gemm_narrow_bf16_kn_bf16", GemmProblem.kernelName(GemmTile.NARROW, DType.BF16, GemmLayouts.MK_KN, DType.BF16));
+        assertEquals("iris_gemm_pair_f16_km_nk_f32", GemmProblem.kernelName(GemmTile.PAIR, DType.F16, GemmLayouts.KM_NK, DType.F32));
     }
 
     @Test

@@ -7,6 +7,7 @@ import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -95,15 +96,16 @@ final class GemmStreamKScenarios extends GemmScenarioPart {
     }
 
     /**
-     * {@code shape}, bf16 in and F32 out, under each schedule it can take on this GPU, forced (split-K
-     * must be among them; the first and last shapes' stream-K grids are no multiple of their tiles),
-     * each against the reference.
+     * {@code shape}, bf16 in and F32 out, under each schedule it can take on this GPU and whole tiles
+     * in pairs, forced (split-K must be among them; the first and last shapes' stream-K grids are no
+     * multiple of their tiles), each against the reference.
      */
     private void everySchedule(Failures f, int[] shape) {
         int m = shape[0], n = shape[1], k = shape[2];
         int sms = gemm.device().multiprocessorCount();
         long tiles = GemmChecks.tiles(m, n);
-        List<StreamKPlan> plans = StreamKPlan.candidates(m, n, Gemm.kBlocks(k), sms);
+        List<StreamKPlan> plans = new ArrayList<>(StreamKPlan.candidates(m, n, Gemm.kBlocks(k), sms));
+        plans.add(StreamKPlan.paired(StreamKPlan.whole(GemmTile.WIDE, tiles, sms), m, n, sms));
         String what = m + " x " + n + " x " + k + " bf16 -> F32";
         f.check(plans.stream().anyMatch(p -> p.isSplitK(tiles)), () -> what + " on " + sms + " SMs: no split-K among " + plans);
         long seed = s.seed("stream_k_every_schedule", m, n, k);

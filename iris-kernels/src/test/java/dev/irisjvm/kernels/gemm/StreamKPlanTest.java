@@ -92,7 +92,39 @@ class StreamKPlanTest {
     }
 
     @Test
+    void wholeWideTilesRunInPairsOnAnEvenGridOfAtMostOneCtaPerSm() {
+        assertEquals(new StreamKPlan(GemmTile.PAIR, 132, 0), StreamKPlan.paired(choose(4096, 5120, 3072), 4096, 5120, SMS), "320 pairs");
+        // 17 tile rows make 9 pairs of rows: the last pair's second tile lies past C.
+        assertEquals(new StreamKPlan(GemmTile.PAIR, 132, 0), StreamKPlan.paired(choose(2049, 3000, 2000), 2049, 3000, SMS));
+        assertEquals(new StreamKPlan(GemmTile.PAIR, 72, 0),
+                StreamKPlan.paired(StreamKPlan.whole(GemmTile.WIDE, 72, SMS), 1024, 2304, SMS), "4 x 9 pairs");
+        assertEquals(new StreamKPlan(GemmTile.PAIR, 2, 0), StreamKPlan.paired(StreamKPlan.whole(GemmTile.WIDE, 1, SMS), 100, 256, SMS),
+                "one tile: its pair is past C");
+        assertEquals(new StreamKPlan(GemmTile.PAIR, 130, 0), StreamKPlan.paired(StreamKPlan.whole(GemmTile.WIDE, 2048, 131), 8192, 8192, 131),
+                "an odd SM count leaves one SM out");
+    }
+
+    @Test
+    void onlyWholeWideTilesArePaired() {
+        StreamKPlan narrow = new StreamKPlan(GemmTile.NARROW, 132, 0);
+        StreamKPlan splitK = new StreamKPlan(GemmTile.WIDE, 128, 32);
+        StreamKPlan streamK = new StreamKPlan(GemmTile.WIDE, 132, 156);
+        StreamKPlan shortTiles = new StreamKPlan(GemmTile.SHORT, 64, 0);
+        for (StreamKPlan plan : List.of(narrow, splitK, streamK, shortTiles)) {
+            assertEquals(plan, StreamKPlan.paired(plan, 4096, 4096, SMS));
+        }
+    }
+
+    @Test
+    void pairsHalveTheRowsOfBsBox() {
+        assertEquals(Gemm.TILE_N / 2, GemmTile.PAIR.bBoxRows());
+        assertEquals(Gemm.TILE_N, GemmTile.WIDE.bBoxRows());
+        assertEquals(Gemm.NARROW_TILE_N, GemmTile.NARROW.bBoxRows());
+    }
+
+    @Test
     void plansSayWhatTheyAre() {
+        assertEquals("whole tiles on 132 blocks, in pairs", new StreamKPlan(GemmTile.PAIR, 132, 0).describe(640));
         assertEquals("whole tiles on 64 blocks", new StreamKPlan(GemmTile.WIDE, 64, 0).describe(64));
         assertEquals("whole tiles on 64 blocks, 128 x 128 tiles", new StreamKPlan(GemmTile.NARROW, 64, 0).describe(64));
         assertEquals("split-K on 64 blocks, 32 tiles in 2 slices of K, 64 x 128 tiles", new StreamKPlan(GemmTile.SHORT, 64, 32).describe(32));

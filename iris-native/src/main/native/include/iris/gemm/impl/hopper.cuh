@@ -49,11 +49,42 @@ __device__ inline bool mbarrier_try_wait(uint64_t* bar, uint32_t parity) {
     return done != 0;
 }
 
-/// Waits until the barrier's phase of the given parity has completed. Only threads of this CTA
-/// arrive on these barriers, so a wait that never ends is a bug in the pipeline, not a peer fault.
+/// Waits until the barrier's phase of the given parity has completed. Only threads of this CTA (and,
+/// in a cluster of two, of its pair) arrive on these barriers, so a wait that never ends is a bug in
+/// the pipeline, not a peer fault.
 __device__ inline void mbarrier_wait(uint64_t* bar, uint32_t parity) {
     while (!mbarrier_try_wait(bar, parity)) {
     }
+}
+
+// ---- clusters -----------------------------------------------------------------------------------
+
+/// This CTA's rank in its cluster.
+__device__ inline uint32_t cluster_cta_rank() {
+    uint32_t rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    return rank;
+}
+
+/// Makes this thread's mbarrier initializations visible to the other CTAs of the cluster (before
+/// cluster_sync).
+__device__ inline void fence_mbarrier_init_cluster() {
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+/// Every thread of every CTA of the cluster meets here, all of them converged.
+__device__ inline void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+/// Arrives on the mbarrier at `bar`'s shared-memory offset in cluster CTA `cta` (this one included).
+__device__ inline void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta) {
+    asm volatile(
+        "{\n.reg .b32 remote;\n"
+        "mapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}"
+        ::"r"(smem_address(bar)), "r"(cta)
+        : "memory");
 }
 
 // ---- TMA --------------------------------------------------------------------------------------
@@ -64,6 +95,17 @@ __device__ inline void tma_load_2d(void* smem_dst, const TmaDescriptor* map, uin
     asm volatile(
         "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
         ::"r"(smem_address(smem_dst)), "l"(map), "r"(smem_address(bar)), "r"(inner), "r"(outer)
+        : "memory");
+}
+
+/// tma_load_2d into the same shared-memory offset of every CTA of the cluster in `cta_mask`, the
+/// bytes counted on each one's mbarrier at `bar`'s offset.
+__device__ inline void tma_load_2d_multicast(void* smem_dst, const TmaDescriptor* map, uint64_t* bar, int inner, int outer,
+                                             uint16_t cta_mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%3, %4}], [%2], %5;"
+        ::"r"(smem_address(smem_dst)), "l"(map), "r"(smem_address(bar)), "r"(inner), "r"(outer), "h"(cta_mask)
         : "memory");
 }
 

@@ -1,6 +1,7 @@
 // iris/gemm/impl/mainloop.cuh (not API): the producer and consumer halves of the K loop, joined by a
 // ring of shared-memory stages. Stage s has two mbarriers: full[s] completes when TMA has delivered
-// the stage's bytes, empty[s] when both consumer warpgroups have finished reading it.
+// the stage's bytes, empty[s] when both consumer warpgroups have finished reading it (in a pair,
+// Cfg::kPairs, the four of both CTAs, as each CTA's producer writes half of B into both).
 #pragma once
 
 #include "iris/gemm/config.cuh"
@@ -34,6 +35,38 @@ struct Stages {
     __device__ uint8_t* b(int s) const { return a(s) + Cfg::kABytes; }
 };
 
+/// Loads B's k-block at (k0, col) into `dst`. Alone: an nk B as one box of kTileN rows, a kn one as
+/// kTileN / kKnBoxCols boxes of 64 columns, each 64 K-rows of 128 bytes. In a pair: this CTA's half
+/// of those rows or boxes, into both CTAs (the host's nk box is then kTileN / 2 rows).
+template <class Cfg>
+__device__ void load_b(uint8_t* dst, const sm90::TmaDescriptor* b_map, uint64_t* full, int k0, int col) {
+    if constexpr (!Cfg::kPairs) {
+        if constexpr (Cfg::kBLayout == BLayout::nk) {
+            sm90::tma_load_2d(dst, b_map, full, k0, col);
+        } else {
+#pragma unroll
+            for (int j = 0; j < Cfg::kTileN / Cfg::kKnBoxCols; ++j) {
+                sm90::tma_load_2d(dst + j * Cfg::kKnBoxCols * Cfg::kTileK * sizeof(typename Cfg::In), b_map, full,
+                                  col + j * Cfg::kKnBoxCols, k0);
+            }
+        }
+    } else {
+        constexpr uint16_t kBoth = 0b11;
+        constexpr int kHalf = Cfg::kTileN / 2;
+        const int rank = static_cast<int>(sm90::cluster_cta_rank());
+        if constexpr (Cfg::kBLayout == BLayout::nk) {
+            sm90::tma_load_2d_multicast(dst + rank * kHalf * Cfg::kTileK * sizeof(typename Cfg::In), b_map, full, k0,
+                                        col + rank * kHalf, kBoth);
+        } else {
+#pragma unroll
+            for (int j = rank * kHalf / Cfg::kKnBoxCols; j < (rank + 1) * kHalf / Cfg::kKnBoxCols; ++j) {
+                sm90::tma_load_2d_multicast(dst + j * Cfg::kKnBoxCols * Cfg::kTileK * sizeof(typename Cfg::In), b_map, full,
+                                            col + j * Cfg::kKnBoxCols, k0, kBoth);
+            }
+        }
+    }
+}
+
 /// One thread loads every stage of every unit this CTA computes (a tile, or its slice of K), running
 /// up to kStages stages ahead of the consumers (into the next unit while they run the epilogue).
 template <class Cfg, class Scheduler, class Hooks>
@@ -62,16 +95,14 @@ __device__ void produce(const Stages<Cfg>& st, const sm90::TmaDescriptor* a_map,
                                       a_map, full, row + j * Cfg::kKnBoxCols, k0);
                 }
             }
-            if constexpr (Cfg::kBLayout == BLayout::nk) {
-                sm90::tma_load_2d(st.b(pos.stage), b_map, full, k0, col);
-            } else {
-                // N-major B: kTileN / kKnBoxCols boxes of 64 columns, each 64 K-rows of 128 bytes.
-#pragma unroll
-                for (int j = 0; j < Cfg::kTileN / Cfg::kKnBoxCols; ++j) {
-                    sm90::tma_load_2d(st.b(pos.stage) + j * Cfg::kKnBoxCols * Cfg::kTileK * sizeof(typename Cfg::In),
-                                      b_map, full, col + j * Cfg::kKnBoxCols, k0);
-                }
-            }
+            load_b<Cfg>(st.b(pos.stage), b_map, full, k0, col);
+        }
+    }
+    if constexpr (Cfg::kPairs) {
+        // The pair's consumers arrive on this CTA's empty barriers until their last stage: wait for
+        // every stage to be released once more, so that no arrival finds this CTA gone.
+        for (int s = 0; s < Cfg::kStages; ++s, pos.advance()) {
+            sm90::mbarrier_wait(&st.empty[pos.stage], pos.parity ^ 1);
         }
     }
 }
@@ -104,6 +135,18 @@ struct OperandDescriptors {
     }
 };
 
+/// A consumer's release of a stage it has read: to this CTA's producer, and in a pair to both, since
+/// both load into it.
+template <class Cfg>
+__device__ inline void release(uint64_t* empty) {
+    if constexpr (Cfg::kPairs) {
+        sm90::mbarrier_arrive_cluster(empty, 0);
+        sm90::mbarrier_arrive_cluster(empty, 1);
+    } else {
+        sm90::mbarrier_arrive(empty);
+    }
+}
+
 /// One consumer warpgroup's K loop for one unit (k_blocks of them): acc = A(rows) x B. Keeps one
 /// wgmma group in flight and frees a stage as soon as the group that read it has retired.
 template <class Cfg>
@@ -125,14 +168,14 @@ __device__ void consume(const Stages<Cfg>& st, RingPosition<Cfg::kStages>& pos, 
         sm90::wgmma_commit_group();
         sm90::wgmma_wait_group<1>();
         if (previous >= 0 && leader) {
-            sm90::mbarrier_arrive(&st.empty[previous]);
+            release<Cfg>(&st.empty[previous]);
         }
         previous = pos.stage;
         pos.advance();
     }
     sm90::wgmma_wait_group<0>();
     if (leader) {
-        sm90::mbarrier_arrive(&st.empty[previous]);
+        release<Cfg>(&st.empty[previous]);
     }
 }
 
