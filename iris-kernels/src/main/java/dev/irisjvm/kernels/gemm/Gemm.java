@@ -530,6 +530,10 @@ public final class Gemm implements AutoCloseable {
 
     /** Whether whole 128 x 256 tiles run in clusters of two (IRIS_GEMM_PAIRS=0: not). */
     private static final boolean PAIRS = !"0".equals(System.getenv("IRIS_GEMM_PAIRS"));
+    // EXPERIMENT: IRIS_GEMM_PAIRS=x1|x2|x3 runs iris_gemm_pairx<n>_bf16_nk_bf16 (bf16 nk only)
+    private static final int EXP = String.valueOf(System.getenv("IRIS_GEMM_PAIRS")).startsWith("x")
+            ? Integer.parseInt(System.getenv("IRIS_GEMM_PAIRS").substring(1)) : 0;
+    private Kernel experiment;
 
     static StreamKPlan plan(int m, int n, int k, int multiprocessors, boolean streamK) {
         return streamK ? StreamKPlan.choose(m, n, kBlocks(k), multiprocessors)
@@ -568,7 +572,8 @@ public final class Gemm implements AutoCloseable {
      */
     private TensorMap tensorMapB(GemmProblem p, GemmTile tile) {
         DeviceMatrix b = p.b();
-        return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes(), tile.bBoxRows());
+        return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes(),
+                tile == GemmTile.PAIR && EXP >= 2 ? TILE_N : tile.bBoxRows());
     }
 
     /**
@@ -597,6 +602,13 @@ public final class Gemm implements AutoCloseable {
     }
 
     private Kernel kernel(GemmProblem p, GemmTile tile) {
+        if (tile == GemmTile.PAIR && EXP > 0) {
+            if (experiment == null) {
+                experiment = library.module(MODULE).kernel("iris_gemm_pairx" + EXP + "_bf16_nk_bf16");
+                experiment.setMaxDynamicSharedBytes(SHARED_BYTES);
+            }
+            return experiment;
+        }
         int in = p.inputType() == DType.BF16 ? 0 : 1;
         int out = p.outputType() == DType.F32 ? 1 : 0;
         return kernels[tile.ordinal()][in][p.aLayout().ordinal()][p.layout().ordinal()][out];

@@ -87,6 +87,15 @@ __device__ inline void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta) {
         : "memory");
 }
 
+__device__ inline void mbarrier_arrive_cluster_cta_scope(uint64_t* bar, uint32_t cta) {
+    asm volatile(
+        "{\n.reg .b32 remote;\n"
+        "mapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}"
+        ::"r"(smem_address(bar)), "r"(cta)
+        : "memory");
+}
+
 // ---- TMA --------------------------------------------------------------------------------------
 
 /// Loads the box at (inner, outer) of a 2-D tensor map into shared memory; completion is counted
