@@ -77,21 +77,24 @@ __device__ inline void cluster_sync() {
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
-/// Arrives on the mbarrier at `bar`'s shared-memory offset in cluster CTA `cta` (this one included).
+/// Arrives on the mbarrier at `bar`'s shared-memory offset in cluster CTA `cta` (this one included),
+/// with the default release at CTA scope: what a consumer announces is that it has read a stage,
+/// which needs no ordering of its memory operations at cluster scope (such a release would also wait
+/// for its outstanding global stores).
 __device__ inline void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta) {
     asm volatile(
         "{\n.reg .b32 remote;\n"
         "mapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}"
+        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}"
         ::"r"(smem_address(bar)), "r"(cta)
         : "memory");
 }
 
-__device__ inline void mbarrier_arrive_cluster_cta_scope(uint64_t* bar, uint32_t cta) {
+__device__ inline void mbarrier_arrive_cluster_release_cluster(uint64_t* bar, uint32_t cta) {
     asm volatile(
         "{\n.reg .b32 remote;\n"
         "mapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}"
+        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}"
         ::"r"(smem_address(bar)), "r"(cta)
         : "memory");
 }

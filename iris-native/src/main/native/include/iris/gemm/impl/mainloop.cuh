@@ -140,8 +140,8 @@ struct OperandDescriptors {
 template <class Cfg>
 __device__ inline void release(uint64_t* empty) {
     if constexpr (Cfg::kCoupled && Cfg::kExp == 1) {
-        sm90::mbarrier_arrive_cluster_cta_scope(empty, 0);
-        sm90::mbarrier_arrive_cluster_cta_scope(empty, 1);
+        sm90::mbarrier_arrive_cluster_release_cluster(empty, 0);
+        sm90::mbarrier_arrive_cluster_release_cluster(empty, 1);
     } else if constexpr (Cfg::kCoupled) {
         sm90::mbarrier_arrive_cluster(empty, 0);
         sm90::mbarrier_arrive_cluster(empty, 1);
