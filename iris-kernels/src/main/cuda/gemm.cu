@@ -40,20 +40,7 @@ __device__ void gemm_pair_entry(const iris_gemm_args& a) {
     iris::gemm::run_pairs<Cfg>(a);
 #endif
 }
-template <int Exp>
-__device__ void gemm_pairx_entry(const iris_gemm_args& a) {
-#if IRIS_HAS_WGMMA
-    using Cfg = iris::gemm::Config<iris::bf16, iris::gemm::BLayout::nk, iris::bf16, iris::gemm::kTmaProducerRegisters, IRIS_GEMM_TILE_N,
-                                   iris::gemm::ALayout::mk, 2, true, Exp>;
-    iris::gemm::run_pairs<Cfg>(a);
-#endif
-}
 }  // namespace
-
-// EXPERIMENT: what makes pairs slow
-extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_THREADS, 1) iris_gemm_pairx1_bf16_nk_bf16(const IRIS_GRID_CONSTANT iris_gemm_args a) { gemm_pairx_entry<1>(a); }
-extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_THREADS, 1) iris_gemm_pairx2_bf16_nk_bf16(const IRIS_GRID_CONSTANT iris_gemm_args a) { gemm_pairx_entry<2>(a); }
-extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_THREADS, 1) iris_gemm_pairx3_bf16_nk_bf16(const IRIS_GRID_CONSTANT iris_gemm_args a) { gemm_pairx_entry<3>(a); }
 
 using iris::gemm::ALayout;
 using iris::gemm::BLayout;

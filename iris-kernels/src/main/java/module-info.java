@@ -16,7 +16,6 @@ module dev.irisjvm.kernels {
     requires transitive dev.irisjvm.core;
     requires dev.irisjvm.runtime;
     requires org.bytedeco.javacpp;
-    requires org.slf4j;
     requires org.bytedeco.cuda;  // NCCL's host API, under the world collectives (dev.irisjvm.kernels.nccl)
 
     exports dev.irisjvm.kernels.attention;

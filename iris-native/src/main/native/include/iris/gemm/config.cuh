@@ -59,7 +59,7 @@ constexpr int consumer_registers(int consumers, int producer) {
 /// Consumers: consumer warpgroups, each of 64 rows: 2 (IRIS_GEMM_TILE_M rows, IRIS_GEMM_THREADS
 /// threads) or 1 (IRIS_GEMM_SHORT_TILE_M rows, IRIS_GEMM_SHORT_THREADS threads).
 template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = IRIS_GEMM_TILE_N,
-          ALayout A_ = ALayout::mk, int Consumers = 2, bool Pairs = false, int Exp = 0>
+          ALayout A_ = ALayout::mk, int Consumers = 2, bool Pairs = false>
 struct Config {
     using In = In_;
     using Out = Out_;
@@ -102,10 +102,7 @@ struct Config {
     // k-blocks: each CTA loads half of them (kTileN / 2 rows of an nk B, half the boxes of a kn one)
     // into both CTAs' shared memory (TMA multicast), halving the L2 requests for B.
     static constexpr bool kPairs = Pairs;
-    static constexpr int kExp = Exp;  // EXPERIMENT: 1 cta-scope arrive, 2 no multicast, 3 no coupling
-    static constexpr bool kShareB = Pairs && Exp < 2;
-    static constexpr bool kCoupled = Pairs && Exp < 3;
-    static constexpr int kPeers = kCoupled ? 2 : 1;
+    static constexpr int kPeers = Pairs ? 2 : 1;
     static_assert(!Pairs || kTileN % (2 * kKnBoxCols) == 0, "each CTA of a pair loads whole boxes of B");
 
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);

@@ -77,11 +77,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     of a KM A), multiples of 8; every leading dimension at least its row and a multiple of 8
  *     elements; every pointer 16-byte aligned; C must not overlap A, B or the bias.
  *     Rows of C beyond M and columns beyond N (up to ldc) are not written. Edges need no padding:
- *     TMA reads out-of-range elements of A and B as zeros. For speed, B's rows should start 128-byte
- *     aligned (a leading dimension that is a multiple of 64 two-byte elements): on an H200 the Hopper
- *     mainloop ran 4096 x 5120 x 3000 with an N x K B (rows 6000 bytes apart) at 0.67 x cuBLAS,
- *     against 0.95 x at K = 3072 and 2944. A call with such a B says so once per instance, in a
- *     warning.</li>
+ *     TMA reads out-of-range elements of A and B as zeros. Rows that start 128-byte aligned (a leading
+ *     dimension that is a multiple of 64 two-byte elements) load fastest: on an H200, 4096 x 5120 x
+ *     3000 with an N x K B (rows 6000 bytes apart) ran at 0.93 x cuBLAS, against 0.98 x at K = 3072.</li>
  * <li>NVIDIA only. {@link GemmMainloop#HOPPER}: compute capability 9.0 and 216064 bytes of shared
  *     memory per block; {@link GemmMainloop#PORTABLE}: compute capability 8.0 or later and 96 KiB.
  *     Elsewhere {@link #create} throws {@link IrisPlatformException} (on HIP the modules are shipped
@@ -102,7 +100,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * #SHORT_TILE_N} tiles on {@value #SHORT_THREADS} threads: no wgmma on rows past C, and twice the
  * tiles to spread B over; for larger M, 128 x 128 tiles where the cost model finds that the wide
  * ones would leave SMs idle) in grouped order ({@link Options#groupM()} tile rows per group, for L2
- * reuse). Where the tiles fill their waves they run whole, one block per tile at a time; where they
+ * reuse). Where the tiles fill their waves they run whole, one block per tile at a time, 128 x 256
+ * tiles in clusters of two blocks on vertically adjacent tiles that load half of B each into both
+ * (TMA multicast: half the L2 requests for B; an even grid, the second tile of a pair past C where
+ * the tile rows are odd, computed and not stored); where they
  * would leave SMs idle (few tiles, as at a small M, or a mostly empty last wave) tiles are shared
  * out by K: split-K (each tile in equal slices, one block each) or stream-K (every block an equal
  * run of k-blocks across tiles), whichever a cost model fitted on H200 timings estimates faster.
@@ -236,8 +237,6 @@ public final class Gemm implements AutoCloseable {
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, SWIZZLE_BYTES);
     /** The schedule of each recent shape. */
     private final PlanCache plans;
-    /** Warns once where B's rows are not 128-byte aligned (the Hopper mainloop's loads then slow down). */
-    private final RowAlignment rowAlignment = new RowAlignment();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private Gemm(Options options, DeviceProperties device, KernelLibrary library, GemmMainloop mainloop) {
@@ -414,7 +413,6 @@ public final class Gemm implements AutoCloseable {
             portable.launch(p, stream, options.groupM());
             return;
         }
-        rowAlignment.check(p);
         StreamKPlan plan = plan(p);
         if (tuner != null) {
             plan = tuner.plan(p, () -> !p.readsC() && !stream.isCapturing(), plan,
@@ -525,15 +523,9 @@ public final class Gemm implements AutoCloseable {
 
     private synchronized StreamKPlan plan(int m, int n, int k) {
         StreamKPlan plan = workspace == null ? StreamKPlan.whole(m, n, device.multiprocessorCount()) : plans.choose(m, n, kBlocks(k));
-        return PAIRS ? StreamKPlan.paired(plan, m, n, device.multiprocessorCount()) : plan;
+        return StreamKPlan.paired(plan, m, n, device.multiprocessorCount());
     }
 
-    /** Whether whole 128 x 256 tiles run in clusters of two (IRIS_GEMM_PAIRS=0: not). */
-    private static final boolean PAIRS = !"0".equals(System.getenv("IRIS_GEMM_PAIRS"));
-    // EXPERIMENT: IRIS_GEMM_PAIRS=x1|x2|x3 runs iris_gemm_pairx<n>_bf16_nk_bf16 (bf16 nk only)
-    private static final int EXP = String.valueOf(System.getenv("IRIS_GEMM_PAIRS")).startsWith("x")
-            ? Integer.parseInt(System.getenv("IRIS_GEMM_PAIRS").substring(1)) : 0;
-    private Kernel experiment;
 
     static StreamKPlan plan(int m, int n, int k, int multiprocessors, boolean streamK) {
         return streamK ? StreamKPlan.choose(m, n, kBlocks(k), multiprocessors)
@@ -572,13 +564,12 @@ public final class Gemm implements AutoCloseable {
      */
     private TensorMap tensorMapB(GemmProblem p, GemmTile tile) {
         DeviceMatrix b = p.b();
-        return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes(),
-                tile == GemmTile.PAIR && EXP >= 2 ? TILE_N : tile.bBoxRows());
+        return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes(), tile.bBoxRows());
     }
 
     /**
      * The launch of a call of {@code p}: at most one block per SM (min(SMs, tiles) where every tile
-     * runs whole), {@value #THREADS} threads ({@value #SHORT_THREADS} for short tiles), {@value
+     * runs whole, an even number for tiles in pairs), {@value #THREADS} threads ({@value #SHORT_THREADS} for short tiles), {@value
      * #SHARED_BYTES} bytes of shared memory, for the plan the rule chooses; on the portable
      * mainloop, one block per tile of the tile its rule chooses.
      */
@@ -602,13 +593,6 @@ public final class Gemm implements AutoCloseable {
     }
 
     private Kernel kernel(GemmProblem p, GemmTile tile) {
-        if (tile == GemmTile.PAIR && EXP > 0) {
-            if (experiment == null) {
-                experiment = library.module(MODULE).kernel("iris_gemm_pairx" + EXP + "_bf16_nk_bf16");
-                experiment.setMaxDynamicSharedBytes(SHARED_BYTES);
-            }
-            return experiment;
-        }
         int in = p.inputType() == DType.BF16 ? 0 : 1;
         int out = p.outputType() == DType.F32 ? 1 : 0;
         return kernels[tile.ordinal()][in][p.aLayout().ordinal()][p.layout().ordinal()][out];

@@ -40,7 +40,7 @@ struct Stages {
 /// of those rows or boxes, into both CTAs (the host's nk box is then kTileN / 2 rows).
 template <class Cfg>
 __device__ void load_b(uint8_t* dst, const sm90::TmaDescriptor* b_map, uint64_t* full, int k0, int col) {
-    if constexpr (!Cfg::kShareB) {
+    if constexpr (!Cfg::kPairs) {
         if constexpr (Cfg::kBLayout == BLayout::nk) {
             sm90::tma_load_2d(dst, b_map, full, k0, col);
         } else {
@@ -98,7 +98,7 @@ __device__ void produce(const Stages<Cfg>& st, const sm90::TmaDescriptor* a_map,
             load_b<Cfg>(st.b(pos.stage), b_map, full, k0, col);
         }
     }
-    if constexpr (Cfg::kCoupled) {
+    if constexpr (Cfg::kPairs) {
         // The pair's consumers arrive on this CTA's empty barriers until their last stage: wait for
         // every stage to be released once more, so that no arrival finds this CTA gone.
         for (int s = 0; s < Cfg::kStages; ++s, pos.advance()) {
@@ -139,10 +139,7 @@ struct OperandDescriptors {
 /// both load into it.
 template <class Cfg>
 __device__ inline void release(uint64_t* empty) {
-    if constexpr (Cfg::kCoupled && Cfg::kExp == 1) {
-        sm90::mbarrier_arrive_cluster_release_cluster(empty, 0);
-        sm90::mbarrier_arrive_cluster_release_cluster(empty, 1);
-    } else if constexpr (Cfg::kCoupled) {
+    if constexpr (Cfg::kPairs) {
         sm90::mbarrier_arrive_cluster(empty, 0);
         sm90::mbarrier_arrive_cluster(empty, 1);
     } else {
