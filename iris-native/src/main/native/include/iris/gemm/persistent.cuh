@@ -35,7 +35,8 @@ namespace iris::gemm {
 /// rows 2p and 2p + 1 of one column is one unit, pairs in GroupedTileScheduler's order over rows of
 /// two tiles; cluster c takes units c, c + gridDim.x / 2, ..., and its CTA of rank r the tile in row
 /// 2p + r. That row may lie past C (an odd number of tile rows): the CTA then loads zeros and stores
-/// nothing, but loads its half of B for its pair all the same.
+/// nothing, but loads its half of B for its pair all the same. Here rather than in
+/// tile_scheduler.cuh, which the sm_80 kernels include too: it reads the cluster rank.
 template <int TileM, int TileN>
 struct PairedTileScheduler {
     GroupedTileScheduler<2 * TileM, TileN> pairs;

@@ -522,10 +522,9 @@ public final class Gemm implements AutoCloseable {
     }
 
     private synchronized StreamKPlan plan(int m, int n, int k) {
-        StreamKPlan plan = workspace == null ? StreamKPlan.whole(m, n, device.multiprocessorCount()) : plans.choose(m, n, kBlocks(k));
-        return StreamKPlan.paired(plan, m, n, device.multiprocessorCount());
+        int sms = device.multiprocessorCount();
+        return workspace == null ? StreamKPlan.paired(StreamKPlan.whole(m, n, sms), m, n, sms) : plans.choose(m, n, kBlocks(k));
     }
-
 
     static StreamKPlan plan(int m, int n, int k, int multiprocessors, boolean streamK) {
         return streamK ? StreamKPlan.choose(m, n, kBlocks(k), multiprocessors)

@@ -65,9 +65,9 @@ enum GemmTile {
         return namePart;
     }
 
-    /** "128 x 256", "128 x 256 paired". */
+    /** "128 x 256". */
     String describe() {
-        return rows + " x " + cols + (this == PAIR ? " paired" : "");
+        return rows + " x " + cols;
     }
 
     /** Rows of an N x K B's TMA box: the tile's columns, half of them for a CTA of a pair. */

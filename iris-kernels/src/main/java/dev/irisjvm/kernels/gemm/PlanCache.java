@@ -4,7 +4,8 @@ import dev.irisjvm.kernels.LruMap;
 import java.util.Map;
 
 /**
- * The schedule {@link StreamKPlan#choose} gave each recent shape, so that a call of a shape seen
+ * The schedule {@link StreamKPlan#choose} gave each recent shape, in pairs where it runs whole wide
+ * tiles ({@link StreamKPlan#paired}), so that a call of a shape seen
  * before costs a map lookup instead of pricing every schedule again (up to one per possible slice
  * count: a hundred and more for a shape of one tile). The least recently used shapes are dropped
  * beyond a limit. Not thread-safe: its owner ({@link Gemm}) synchronizes.
@@ -21,9 +22,10 @@ final class PlanCache {
         this.plans = new LruMap<>(entries);
     }
 
-    /** {@link StreamKPlan#choose} of this shape on the cache's SMs: cached, or chosen and cached. */
+    /** {@link StreamKPlan#choose} of this shape on the cache's SMs, paired: cached, or chosen and cached. */
     StreamKPlan choose(int m, int n, int kBlocks) {
-        return plans.computeIfAbsent(new Shape(m, n, kBlocks), s -> StreamKPlan.choose(s.m(), s.n(), s.kBlocks(), multiprocessors));
+        return plans.computeIfAbsent(new Shape(m, n, kBlocks),
+                s -> StreamKPlan.paired(StreamKPlan.choose(s.m(), s.n(), s.kBlocks(), multiprocessors), s.m(), s.n(), multiprocessors));
     }
 
     /** Shapes cached now. */

@@ -35,34 +35,26 @@ struct Stages {
     __device__ uint8_t* b(int s) const { return a(s) + Cfg::kABytes; }
 };
 
-/// Loads B's k-block at (k0, col) into `dst`. Alone: an nk B as one box of kTileN rows, a kn one as
-/// kTileN / kKnBoxCols boxes of 64 columns, each 64 K-rows of 128 bytes. In a pair: this CTA's half
-/// of those rows or boxes, into both CTAs (the host's nk box is then kTileN / 2 rows).
+/// Loads B's k-block at (k0, col) into `dst`: an nk B as boxes of rows, a kn one as kTileN /
+/// kKnBoxCols boxes of 64 columns, each 64 K-rows of 128 bytes. Alone, all of them; in a pair, this
+/// CTA's half of those rows or boxes, into both CTAs (the host's nk box is then kTileN / 2 rows).
 template <class Cfg>
 __device__ void load_b(uint8_t* dst, const sm90::TmaDescriptor* b_map, uint64_t* full, int k0, int col) {
-    if constexpr (!Cfg::kPairs) {
-        if constexpr (Cfg::kBLayout == BLayout::nk) {
-            sm90::tma_load_2d(dst, b_map, full, k0, col);
+    constexpr int kCols = Cfg::kTileN / Cfg::kPeers;  // columns of B this CTA loads
+    const int part = Cfg::kPairs ? static_cast<int>(sm90::cluster_cta_rank()) : 0;
+    const auto load = [&](uint8_t* at, int inner, int outer) {
+        if constexpr (Cfg::kPairs) {
+            sm90::tma_load_2d_multicast(at, b_map, full, inner, outer, 0b11);
         } else {
-#pragma unroll
-            for (int j = 0; j < Cfg::kTileN / Cfg::kKnBoxCols; ++j) {
-                sm90::tma_load_2d(dst + j * Cfg::kKnBoxCols * Cfg::kTileK * sizeof(typename Cfg::In), b_map, full,
-                                  col + j * Cfg::kKnBoxCols, k0);
-            }
+            sm90::tma_load_2d(at, b_map, full, inner, outer);
         }
+    };
+    if constexpr (Cfg::kBLayout == BLayout::nk) {
+        load(dst + part * kCols * Cfg::kTileK * sizeof(typename Cfg::In), k0, col + part * kCols);
     } else {
-        constexpr uint16_t kBoth = 0b11;
-        constexpr int kHalf = Cfg::kTileN / 2;
-        const int rank = static_cast<int>(sm90::cluster_cta_rank());
-        if constexpr (Cfg::kBLayout == BLayout::nk) {
-            sm90::tma_load_2d_multicast(dst + rank * kHalf * Cfg::kTileK * sizeof(typename Cfg::In), b_map, full, k0,
-                                        col + rank * kHalf, kBoth);
-        } else {
 #pragma unroll
-            for (int j = rank * kHalf / Cfg::kKnBoxCols; j < (rank + 1) * kHalf / Cfg::kKnBoxCols; ++j) {
-                sm90::tma_load_2d_multicast(dst + j * Cfg::kKnBoxCols * Cfg::kTileK * sizeof(typename Cfg::In), b_map, full,
-                                            col + j * Cfg::kKnBoxCols, k0, kBoth);
-            }
+        for (int j = part * kCols / Cfg::kKnBoxCols; j < (part + 1) * kCols / Cfg::kKnBoxCols; ++j) {
+            load(dst + j * Cfg::kKnBoxCols * Cfg::kTileK * sizeof(typename Cfg::In), col + j * Cfg::kKnBoxCols, k0);
         }
     }
 }
