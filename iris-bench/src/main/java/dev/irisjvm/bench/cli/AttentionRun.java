@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.cli;
 
+import dev.irisjvm.bench.attention.AttentionBenchOptions;
 import dev.irisjvm.bench.report.ReportKind;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,6 +48,32 @@ final class AttentionRun extends BenchRun {
         return gpus >= 2 ? 2 : 1;
     }
 
+    /**
+     * The shape options of attention_sdpa.py: the local kernel's sequence lengths, head size and heads
+     * as the sweep will run them, so that SDPA is measured on the same shapes.
+     */
+    List<String> sdpaShape() {
+        return List.of("--seqs", sweepOption("--local-seqs", AttentionBenchOptions.LOCAL_SEQS), "--head-dim",
+                sweepOption("--head-dim", AttentionBenchOptions.HEAD_DIM), "--q-heads", sweepOption("--q-heads", AttentionBenchOptions.Q_HEADS),
+                "--kv-heads", sweepOption("--kv-heads", AttentionBenchOptions.KV_HEADS));
+    }
+
+    /** The value the sweep gets for {@code name}: given after the options, else by --quick, else the sweep's default. */
+    private String sweepOption(String name, String sweepDefault) {
+        List<List<String>> sources = options.quick ? List.of(options.sweepArgs, quickSweepArgs()) : List.of(options.sweepArgs);
+        for (List<String> args : sources) {
+            for (int i = 0; i < args.size(); i++) {
+                if (args.get(i).equals(name) && i + 1 < args.size()) {
+                    return args.get(i + 1);
+                }
+                if (args.get(i).startsWith(name + "=")) {
+                    return args.get(i).substring(name.length() + 1);
+                }
+            }
+        }
+        return sweepDefault;
+    }
+
     /** PyTorch SDPA on one GPU, before the ranks take the GPUs; its JSON goes to the benchmark as --sdpa. */
     @Override
     List<String> beforeSweep(Path work) throws java.io.IOException, InterruptedException {
@@ -59,8 +86,9 @@ final class AttentionRun extends BenchRun {
             return List.of();
         }
         Path json = work.resolve("attention-sdpa.json");
-        List<String> sdpa = new ArrayList<>(List.of("python3", script.toString(), "--out", json.toString(), "--seqs",
-                options.quick ? "4096" : "4096,16384", "--device", System.getenv().getOrDefault("IRIS_DEVICE", "0")));
+        List<String> sdpa = new ArrayList<>(List.of("python3", script.toString(), "--out", json.toString()));
+        sdpa.addAll(sdpaShape());
+        sdpa.addAll(List.of("--device", System.getenv().getOrDefault("IRIS_DEVICE", "0")));
         int rc;
         try {
             rc = Processes.run(sdpa, Map.of("PYTHONUNBUFFERED", "1"));
