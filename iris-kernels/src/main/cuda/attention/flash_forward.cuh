@@ -245,7 +245,8 @@ __device__ inline void pin(uint32_t (&v)[N][4]) {
 
 /// O += P V for the V tile in `stage`, P in registers.
 template <class Cfg, int N>
-__device__ inline void issue_pv(float (&o)[Cfg::kHeadDim / 2], const uint32_t (&pa)[N][4], const Smem<Cfg>& sm, int stage) {
+__device__ inline void issue_pv(float (&o)[Cfg::kHeadDim / 2], const uint32_t (&pa)[N][4], const Smem<Cfg>& sm,
+                                int stage) {
 #pragma unroll
     for (int kk = 0; kk < N; ++kk) {
         const uint64_t dv = sm90::smem_descriptor_sw128(sm.v(stage) + kk * 16 * 128, Cfg::kBlockBytes, 1024);
@@ -258,8 +259,8 @@ __device__ inline void issue_pv(float (&o)[Cfg::kHeadDim / 2], const uint32_t (&
 /// the diagonal, moves the running max, rescales the running sum by alpha (which the caller applies
 /// to O) and writes P, rounded to In, as the next wgmma's register operand.
 template <class Cfg>
-__device__ inline void softmax(float (&s)[Cfg::kTileKv / 2], bool diagonal, const int (&r)[2], int lane, float scale_log2,
-                               float (&row_max)[2], float (&row_sum)[2], float (&alpha)[2],
+__device__ inline void softmax(float (&s)[Cfg::kTileKv / 2], bool diagonal, const int (&r)[2], int lane,
+                               float scale_log2, float (&row_max)[2], float (&row_sum)[2], float (&alpha)[2],
                                uint32_t (&pa)[Cfg::kTileKv / 16][4]) {
     if (diagonal) {  // hide keys after the query
 #pragma unroll
@@ -376,8 +377,7 @@ __device__ void consume(const Smem<Cfg>& sm, const Barriers& bar, const Params& 
                 pin(s);
                 if (t == 0) sm90::mbarrier_arrive(&bar.empty_k[ring.stage]);
                 uint32_t next_pa[kKeySteps][4];
-                softmax<Cfg>(s, diagonal, r, lane, p.scale_log2, row_max, row_sum, alpha,
-                             next_pa);
+                softmax<Cfg>(s, diagonal, r, lane, p.scale_log2, row_max, row_sum, alpha, next_pa);
                 sm90::wgmma_wait_group<0>();  // the previous tile's P V: its V is free, O may be rescaled
                 pin(o);
                 pin(pa);

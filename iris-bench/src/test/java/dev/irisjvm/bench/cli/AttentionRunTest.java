@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** {@code iris-bench attention}: SDPA is measured on the shapes the sweep will run. */
 class AttentionRunTest {
     private static AttentionRun parse(String... args) {
-        AttentionRun run = new AttentionRun();
-        new CommandLine(run).setUnmatchedOptionsArePositionalParams(true).parseArgs(args);
-        return run;
+        return ParsedRun.parse(AttentionRun.class, "attention", args);
     }
 
     @Test
