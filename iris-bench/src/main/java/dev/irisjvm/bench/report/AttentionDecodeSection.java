@@ -31,14 +31,15 @@ final class AttentionDecodeSection {
     private final AttentionBenchResult run;
     private final List<DecodePoint> points;
     private final double target;
-    /** Whether the run measured the conventional path: earlier runs did not. */
+    /** Whether the run measured the conventional path (earlier runs did not), or no decode at all. */
     private final boolean conventional;
 
     AttentionDecodeSection(AttentionBenchResult run, double target) {
         this.run = run;
         this.points = run.decode() == null ? List.of() : run.decode();
         this.target = target;
-        this.conventional = points.stream().anyMatch(p -> p.conventional() != null);
+        // A run without decode points (--parts local) predates nothing: its header names today's baseline.
+        this.conventional = points.isEmpty() || points.stream().anyMatch(p -> p.conventional() != null);
     }
 
     List<DecodePoint> points() {

@@ -2,6 +2,7 @@ package dev.irisjvm.bench.report;
 
 import dev.irisjvm.bench.cli.IrisBench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.bench.results.AttentionBenchResult;
@@ -161,6 +162,25 @@ class AttentionReportTest {
         RingPoint p = run().ring().get(0);
         assertEquals(9_900, p.noCommUs());
         assertEquals(100_000, run().ring().get(1).noCommUs(), "no single launch measured: the steps");
+    }
+
+    /** A run of the local part alone (one GPU) reports the local targets and says the other parts did not run. */
+    @Test
+    void reportsARunOfTheLocalPartAlone() throws Exception {
+        AttentionBenchResult full = run();
+        AttentionBenchResult local = new AttentionBenchResult(full.date(), "1 x NVIDIA H200", full.software(), full.command(), 1,
+                full.warmup(), full.sdpa(), full.local(), List.of(), List.of());
+        Path json = dir.resolve("local.json");
+        local.write(json);
+        int rc = IrisBench.commandLine().execute("report", "attention", "--sweep", json.toString(), "--out", dir.resolve("local").toString());
+        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
+        String md = Files.readString(dir.resolve("local").resolve(AttentionDocument.MARKDOWN));
+        assertTrue(md.contains("| local ≥ 0.95 × the fastest SDPA backend | S 4K causal |"), md);
+        assertFalse(md.contains("flash-decode ≥"), md);
+        assertTrue(md.contains("## Ring attention\n\nNot run"), md);
+        assertTrue(md.contains("## Flash-decode\n\nNot run."), md);
+        assertTrue(md.contains("decode: the conventional "), md);
+        assertFalse(md.contains("predates"), "a run without decode predates nothing:\n" + md);
     }
 
     @Test
