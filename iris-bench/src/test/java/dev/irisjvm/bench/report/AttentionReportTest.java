@@ -12,8 +12,10 @@ import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.Sdpa;
 import dev.irisjvm.bench.results.AttentionBenchResult.SdpaPoint;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -168,13 +170,8 @@ class AttentionReportTest {
     @Test
     void reportsARunOfTheLocalPartAlone() throws Exception {
         AttentionBenchResult full = run();
-        AttentionBenchResult local = new AttentionBenchResult(full.date(), "1 x NVIDIA H200", full.software(), full.command(), 1,
-                full.warmup(), full.sdpa(), full.local(), List.of(), List.of());
-        Path json = dir.resolve("local.json");
-        local.write(json);
-        int rc = IrisBench.commandLine().execute("report", "attention", "--sweep", json.toString(), "--out", dir.resolve("local").toString());
-        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
-        String md = Files.readString(dir.resolve("local").resolve(AttentionDocument.MARKDOWN));
+        String md = report(new AttentionBenchResult(full.date(), "1 x NVIDIA H200", full.software(), full.command(), 1, full.warmup(),
+                full.sdpa(), full.local(), List.of(), List.of()), "local").md();
         assertTrue(md.contains("| local ≥ 0.95 × the fastest SDPA backend | S 4K causal |"), md);
         assertFalse(md.contains("flash-decode ≥"), md);
         assertTrue(md.contains("## Ring attention\n\nNot run"), md);
@@ -183,15 +180,25 @@ class AttentionReportTest {
         assertFalse(md.contains("predates"), "a run without decode predates nothing:\n" + md);
     }
 
+    /** What {@code iris-bench report attention} returned and the Markdown it rendered. */
+    private record Rendered(int rc, String md) {}
+
+    /** {@code iris-bench report attention} on {@code run}'s JSON (dir/name.json), into dir/name, with the given options. */
+    private Rendered report(AttentionBenchResult run, String name, String... options) throws IOException {
+        Path json = dir.resolve(name + ".json");
+        run.write(json);
+        List<String> args = new ArrayList<>(List.of("report", "attention", "--sweep", json.toString(), "--out", dir.resolve(name).toString()));
+        args.addAll(List.of(options));
+        int rc = IrisBench.commandLine().execute(args.toArray(String[]::new));
+        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
+        return new Rendered(rc, Files.readString(dir.resolve(name).resolve(AttentionDocument.MARKDOWN)));
+    }
+
     @Test
     void writesTheReportAndReadsBackTheJson() throws Exception {
-        Path json = dir.resolve("in.json");
-        run().write(json);
-        assertEquals(run(), AttentionBenchResult.read(json));
-        int rc = IrisBench.commandLine().execute("report", "attention", "--sweep", json.toString(), "--out", dir.resolve("out").toString(),
-                "--run-command", "bin/iris-bench attention -n 2");
-        assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
-        String md = Files.readString(dir.resolve("out").resolve(AttentionDocument.MARKDOWN));
+        Rendered out = report(run(), "out", "--run-command", "bin/iris-bench attention -n 2");
+        assertEquals(run(), AttentionBenchResult.read(dir.resolve("out.json")));
+        String md = out.md();
         assertTrue(md.contains("## Targets"), md);
         assertTrue(md.contains("bin/iris-bench attention -n 2"), md);
         assertTrue(md.contains("| S 4K causal |"), md);
@@ -205,7 +212,7 @@ class AttentionReportTest {
         assertTrue(md.contains("| 1 | 64K (32K) | 64 × 512 | 30.0 | not measured |"), md);
         assertTrue(md.contains("| 1 | 32K (16K) | 45.0 | 2.250× | 10.0 | 5.00 | ok |"), md);
         assertTrue(Files.exists(dir.resolve("out").resolve(ReportKind.ATTENTION.sweepFile())));
-        if (rc == 0) {
+        if (out.rc() == 0) {
             for (String png : List.of(AttentionDocument.LOCAL_PNG, AttentionDocument.RING_PNG, AttentionDocument.DECODE_PNG)) {
                 assertTrue(Files.size(dir.resolve("out").resolve(png)) > 1000, png);
             }
