@@ -8,7 +8,7 @@
 // registers (the accumulator layout of S is the register-operand layout of the next wgmma, so P
 // never touches shared memory). The tiles are software-pipelined: S of tile j and P V of tile j - 1
 // are issued together, and tile j's softmax runs while P V is on the tensor cores (FlashAttention-3's
-// intra-warpgroup overlap; measured 1.13-1.29x over the unpipelined loop on one H200, 2026-12-03).
+// intra-warpgroup overlap; measured 1.12-1.33x over the unpipelined loop on one H200, 2026-12-03).
 //
 // Layouts: Q [B, Hq, Sq, D], K and V [B, Hkv, Skv, D], O like Q, all row-major 16-bit; the host's
 // tensor maps see each as a [rows, D] matrix with boxes of {64, 128}. Grouped-query attention:
