@@ -28,16 +28,11 @@ import picocli.CommandLine.Option;
 public final class AttentionBenchOptions {
     /** The three parts, in run order. */
     public static final List<String> PARTS = List.of("local", "ring", "decode");
-    /** The defaults of the local kernel's shape, which SDPA's measurement before the run follows too. */
-    public static final String LOCAL_SEQS = "4096,16384";
-    public static final String Q_HEADS = "32";
-    public static final String KV_HEADS = "8";
-    public static final String HEAD_DIM = "128";
 
     @Option(names = "--parts", defaultValue = "local,ring,decode", description = "Which parts to run (default: ${DEFAULT-VALUE}).")
     String parts;
 
-    @Option(names = "--local-seqs", defaultValue = LOCAL_SEQS, description = "Sequence lengths of the local kernel (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--local-seqs", defaultValue = "4096,16384", description = "Sequence lengths of the local kernel (default: ${DEFAULT-VALUE}).")
     String localSeqs;
 
     @Option(names = "--ring-seqs", defaultValue = "32768,131072",
@@ -56,13 +51,13 @@ public final class AttentionBenchOptions {
                     + "FlashDecodeProblem.defaultChunkLen (default: ${DEFAULT-VALUE}).")
     int decodeChunkLen;
 
-    @Option(names = "--q-heads", defaultValue = Q_HEADS, description = "Query heads (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--q-heads", defaultValue = "32", description = "Query heads (default: ${DEFAULT-VALUE}).")
     int qHeads;
 
-    @Option(names = "--kv-heads", defaultValue = KV_HEADS, description = "Key/value heads (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--kv-heads", defaultValue = "8", description = "Key/value heads (default: ${DEFAULT-VALUE}).")
     int kvHeads;
 
-    @Option(names = "--head-dim", defaultValue = HEAD_DIM, description = "Head size, 64 or 128 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--head-dim", defaultValue = "128", description = "Head size, 64 or 128 (default: ${DEFAULT-VALUE}).")
     int headDim;
 
     @Option(names = "--warmup", defaultValue = "2", description = "Untimed calls per point (default: ${DEFAULT-VALUE}).")
@@ -118,6 +113,12 @@ public final class AttentionBenchOptions {
         }
         require(!out.isEmpty(), "--parts names no part");
         return out;
+    }
+
+    /** The local part's shapes as attention_sdpa.py's options, so that SDPA is measured on what this sweep runs. */
+    public List<String> sdpaShape() {
+        return List.of("--seqs", localSeqs, "--head-dim", String.valueOf(headDim), "--q-heads", String.valueOf(qHeads), "--kv-heads",
+                String.valueOf(kvHeads));
     }
 
     public List<Integer> localSeqs() {

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -49,29 +50,16 @@ final class AttentionRun extends BenchRun {
     }
 
     /**
-     * The shape options of attention_sdpa.py: the local kernel's sequence lengths, head size and heads
-     * as the sweep will run them, so that SDPA is measured on the same shapes.
+     * attention_sdpa.py's shape options: the local part's, read by the sweep's own options from the
+     * arguments it will get (--quick's, then those given; a later one wins here, the sweep itself
+     * says what it accepts).
      */
     List<String> sdpaShape() {
-        return List.of("--seqs", sweepOption("--local-seqs", AttentionBenchOptions.LOCAL_SEQS), "--head-dim",
-                sweepOption("--head-dim", AttentionBenchOptions.HEAD_DIM), "--q-heads", sweepOption("--q-heads", AttentionBenchOptions.Q_HEADS),
-                "--kv-heads", sweepOption("--kv-heads", AttentionBenchOptions.KV_HEADS));
-    }
-
-    /** The value the sweep gets for {@code name}: given after the options, else by --quick, else the sweep's default. */
-    private String sweepOption(String name, String sweepDefault) {
-        List<List<String>> sources = options.quick ? List.of(options.sweepArgs, quickSweepArgs()) : List.of(options.sweepArgs);
-        for (List<String> args : sources) {
-            for (int i = 0; i < args.size(); i++) {
-                if (args.get(i).equals(name) && i + 1 < args.size()) {
-                    return args.get(i + 1);
-                }
-                if (args.get(i).startsWith(name + "=")) {
-                    return args.get(i).substring(name.length() + 1);
-                }
-            }
-        }
-        return sweepDefault;
+        List<String> args = new ArrayList<>(options.quick ? quickSweepArgs() : List.of());
+        args.addAll(options.sweepArgs);
+        AttentionBenchOptions sweep = new AttentionBenchOptions();
+        new CommandLine(sweep).setOverwrittenOptionsAllowed(true).setUnmatchedArgumentsAllowed(true).parseArgs(args.toArray(String[]::new));
+        return sweep.sdpaShape();
     }
 
     /** PyTorch SDPA on one GPU, before the ranks take the GPUs; its JSON goes to the benchmark as --sdpa. */

@@ -103,10 +103,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * reuse). Where the tiles fill their waves they run whole, one block per tile at a time, 128 x 256
  * tiles in clusters of two blocks on vertically adjacent tiles that load half of B each into both
  * (TMA multicast: half the L2 requests for B; an even grid, the second tile of a pair past C where
- * the tile rows are odd, computed and not stored); where they
- * would leave SMs idle (few tiles, as at a small M, or a mostly empty last wave) tiles are shared
- * out by K: split-K (each tile in equal slices, one block each) or stream-K (every block an equal
- * run of k-blocks across tiles), whichever a cost model fitted on H200 timings estimates faster.
+ * the tile rows are odd, computed and not stored); where they would leave SMs idle (few tiles, as
+ * at a small M, or a mostly empty last wave) tiles are shared out by K: split-K (each tile in equal
+ * slices, one block each) or stream-K (every block an equal run of k-blocks across tiles),
+ * whichever a cost model fitted on H200 timings estimates faster.
  * Each block adds its F32 partial and the last to finish a tile adds them all in a fixed order, so
  * results do not change from run to run, on the workspace {@link Options#streamK()} allocates. Two
  * such calls of one instance on different streams must not overlap in time. Every layout runs the
@@ -568,9 +568,9 @@ public final class Gemm implements AutoCloseable {
 
     /**
      * The launch of a call of {@code p}: at most one block per SM (min(SMs, tiles) where every tile
-     * runs whole, an even number for tiles in pairs), {@value #THREADS} threads ({@value #SHORT_THREADS} for short tiles), {@value
-     * #SHARED_BYTES} bytes of shared memory, for the plan the rule chooses; on the portable
-     * mainloop, one block per tile of the tile its rule chooses.
+     * runs whole, an even number for tiles in pairs), {@value #THREADS} threads ({@value
+     * #SHORT_THREADS} for short tiles), {@value #SHARED_BYTES} bytes of shared memory, for the plan
+     * the rule chooses; on the portable mainloop, one block per tile of the tile its rule chooses.
      */
     public synchronized LaunchShape launchShape(GemmProblem p) {
         if (SkinnyGemm.chosen(p)) {
