@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.core.testing.LiveThreads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -51,7 +52,7 @@ class RankWatchdogTest {
         }
         pool.shutdownNow();
         assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
-        assertEquals(List.of(), liveThreads("iris-watchdog"), "watchdog threads still alive after close");
+        assertEquals(List.of(), LiveThreads.named("iris-watchdog"), "watchdog threads still alive after close");
     }
 
     @Test
@@ -119,7 +120,7 @@ class RankWatchdogTest {
             r.watchdog().close();  // idempotent
             assertEquals(List.of(), r.losses(), "a normal close was taken for a loss");
         }
-        assertEquals(List.of(), liveThreads("iris-watchdog"));
+        assertEquals(List.of(), LiveThreads.named("iris-watchdog"));
     }
 
     /** Rank 0's watchdog starting (its losses collected) and rank 1 played by hand: its rendezvous and the watchdog's port and nonce. */
@@ -243,7 +244,7 @@ class RankWatchdogTest {
         toClose.add(rdv);
         try (RankWatchdog watchdog = RankWatchdog.start(rdv, config(0, 1, 0, LONG), LONG, loss -> { })) {
             assertNull(watchdog.loss());
-            assertEquals(List.of(), liveThreads("iris-watchdog"));
+            assertEquals(List.of(), LiveThreads.named("iris-watchdog"));
         }
     }
 
@@ -308,20 +309,5 @@ class RankWatchdogTest {
             Thread.sleep(10);
         }
         assertEquals(calls, rank.losses().size(), "listener calls: " + rank.losses());
-    }
-
-    private static List<String> liveThreads(String prefix) throws InterruptedException {
-        // Threads that were just told to stop may need a moment.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        List<String> alive;
-        do {
-            alive = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-                    .filter(name -> name.startsWith(prefix)).toList();
-            if (alive.isEmpty()) {
-                break;
-            }
-            Thread.sleep(20);
-        } while (System.nanoTime() < deadline);
-        return alive;
     }
 }

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.IrisTimeoutException;
-
+import dev.irisjvm.core.testing.LiveThreads;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -482,9 +482,9 @@ class RendezvousTest {
 
         pool.shutdown();
         assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
-        assertEquals(List.of(), liveThreads(THREAD_PREFIX), "rank threads still alive");
+        assertEquals(List.of(), LiveThreads.named(THREAD_PREFIX), "rank threads still alive");
         // The library starts no threads of its own; make sure that stays true.
-        assertEquals(List.of(), liveThreads("iris"), "library threads still alive");
+        assertEquals(List.of(), LiveThreads.named("iris"), "library threads still alive");
     }
 
     @Test
@@ -684,14 +684,6 @@ class RendezvousTest {
             socket.setReuseAddress(true);
             socket.bind(new InetSocketAddress(HOST, port));
         }
-    }
-
-    private static List<String> liveThreads(String prefix) {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(Thread::isAlive)
-                .map(Thread::getName)
-                .filter(name -> name.startsWith(prefix))
-                .toList();
     }
 
     private static <T> Throwable causeOf(Future<T> future, Class<? extends Throwable> type) {
