@@ -3,11 +3,13 @@ package dev.irisjvm.bench;
 import static dev.irisjvm.bench.OptionChecks.atLeast;
 import static dev.irisjvm.bench.OptionChecks.require;
 
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * The options of a sweep that times its implementations in rounds (a picocli mixin): warm-up and
- * timed calls per implementation and round, rounds, the heap, the device deadline and the seed.
+ * timed calls per implementation and round, rounds, the job's heap and device deadline ({@link
+ * JobOptions}) and the seed.
  * Each sweep gives its own heap size and seed, and may change the other defaults and the fewest
  * timed calls it accepts; the defaults are the field values, which picocli shows as such.
  *
@@ -31,11 +33,8 @@ public final class RoundsOptions {
     @Option(names = "--rounds", description = "Rounds, the implementations' order changing each round (default: ${DEFAULT-VALUE}).")
     int rounds = 4;
 
-    @Option(names = "--heap-gib", description = "Symmetric heap per rank in GiB (default: ${DEFAULT-VALUE}).")
-    int heapGib;
-
-    @Option(names = "--device-timeout-ms", description = "Device wait timeout (default: ${DEFAULT-VALUE}).")
-    long deviceTimeoutMs = 60_000;
+    @Mixin
+    JobOptions job;
 
     @Option(names = "--seed", description = "Seed of the inputs (default: ${DEFAULT-VALUE}).")
     long seed;
@@ -44,7 +43,7 @@ public final class RoundsOptions {
 
     /** The defaults: 3 warm-up and 10 timed calls, at least {@link #MIN_REPS}, in 4 rounds, a deadline of 60 s. */
     public RoundsOptions(int heapGib, long seed) {
-        this.heapGib = heapGib;
+        this.job = new JobOptions(heapGib, 60_000);
         this.seed = seed;
     }
 
@@ -64,7 +63,7 @@ public final class RoundsOptions {
 
     /** Another default device deadline; for the mixin's initializer. */
     public RoundsOptions deviceTimeoutMs(long deviceTimeoutMs) {
-        this.deviceTimeoutMs = deviceTimeoutMs;
+        this.job.deviceTimeoutMs = deviceTimeoutMs;
         return this;
     }
 
@@ -73,8 +72,7 @@ public final class RoundsOptions {
         require(reps >= minReps, "--reps " + reps + " is below " + minReps);
         atLeast("--warmup", warmup, 0);
         atLeast("--rounds", rounds, 1);
-        atLeast("--heap-gib", heapGib, 1);
-        atLeast("--device-timeout-ms", deviceTimeoutMs, 1);
+        job.validate();
     }
 
     public int warmup() {
@@ -89,12 +87,9 @@ public final class RoundsOptions {
         return rounds;
     }
 
-    public long heapBytes() {
-        return (long) heapGib << 30;
-    }
-
-    public long deviceTimeoutMs() {
-        return deviceTimeoutMs;
+    /** The heap per rank and the device deadline. */
+    public JobOptions job() {
+        return job;
     }
 
     public long seed() {

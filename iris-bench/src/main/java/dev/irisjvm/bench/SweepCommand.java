@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
  *
  * <pre>{@code
  * public Integer call() throws Exception {
- *     return sweep(options::validate, () -> config(options.rounds()), this::measure);
+ *     return sweep(options::validate, () -> config(options.rounds().job()), this::measure);
  * }
  *
  * private int measure(Iris iris, RmaKernels kernels) throws Exception {
@@ -108,9 +108,9 @@ public abstract class SweepCommand implements Callable<Integer> {
         return env.withHeapSize(heapBytes).withDeviceTimeout(Duration.ofMillis(deviceTimeoutMs));
     }
 
-    /** The environment's configuration with the heap per rank and device wait timeout of {@code timing}. */
-    protected static IrisConfig config(RoundsOptions timing) {
-        return config(timing.heapBytes(), timing.deviceTimeoutMs());
+    /** The environment's configuration with the heap per rank and device wait timeout of {@code job}. */
+    protected static IrisConfig config(JobOptions job) {
+        return config(job.heapBytes(), job.deviceTimeoutMs());
     }
 
     /** Rank 0 prints {@code line} after the command's name. */

@@ -3,12 +3,14 @@ package dev.irisjvm.bench.fused;
 import static dev.irisjvm.bench.OptionChecks.atLeast;
 import static dev.irisjvm.bench.OptionChecks.require;
 
+import dev.irisjvm.bench.JobOptions;
 import dev.irisjvm.bench.OpNames;
 import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.kernels.fused.FusedOp;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -76,11 +78,8 @@ public final class FusedOptions {
     @Option(names = "--no-baseline", description = "Leave cuBLAS and NCCL out (no baseline, no speedups, no output check).")
     boolean noBaseline;
 
-    @Option(names = "--heap-gib", defaultValue = "6", description = "Symmetric heap per rank in GiB (default: ${DEFAULT-VALUE}).")
-    int heapGib;
-
-    @Option(names = "--device-timeout-ms", defaultValue = "30000", description = "Device wait timeout (default: ${DEFAULT-VALUE}).")
-    long deviceTimeoutMs;
+    @Mixin
+    JobOptions job = new JobOptions(6, 30_000);
 
     @Option(names = "--seed", description = "Seed of the inputs (default: from the clock, broadcast from rank 0).")
     Long seed;
@@ -92,8 +91,7 @@ public final class FusedOptions {
         atLeast("--group-m", groupM, 1);
         require(tileN >= 0, "--tile-n must be >= 0 (0: the width each shape gets), got " + tileN);
         require(splitK >= 0 && splitK <= 2, "--split-k must be 0 (the split each shape gets), 1 or 2, got " + splitK);
-        atLeast("--heap-gib", heapGib, 1);
-        atLeast("--device-timeout-ms", deviceTimeoutMs, 1);
+        job.validate();
         shapes();
     }
 
@@ -157,12 +155,9 @@ public final class FusedOptions {
         return !noBaseline;
     }
 
-    public long heapBytes() {
-        return (long) heapGib << 30;
-    }
-
-    public long deviceTimeoutMs() {
-        return deviceTimeoutMs;
+    /** The heap per rank and the device deadline. */
+    public JobOptions job() {
+        return job;
     }
 
     public Long seed() {

@@ -43,7 +43,7 @@ public final class FusedSweep extends SweepCommand {
 
     @Override
     public Integer call() throws Exception {
-        return sweep(options::validate, () -> config(options.heapBytes(), options.deviceTimeoutMs()), this::measure);
+        return sweep(options::validate, () -> config(options.job()), this::measure);
     }
 
     private int measure(Iris iris, RmaKernels kernels) throws Exception {

@@ -49,7 +49,7 @@ public final class NodesSweep extends SweepCommand {
 
     @Override
     public Integer call() throws Exception {
-        return sweep(options::validate, () -> config(options.rounds()), this::measure);
+        return sweep(options::validate, () -> config(options.rounds().job()), this::measure);
     }
 
     private int measure(Iris iris, RmaKernels kernels) throws Exception {

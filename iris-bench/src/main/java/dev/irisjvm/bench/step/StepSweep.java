@@ -47,7 +47,7 @@ public final class StepSweep extends SweepCommand {
 
     @Override
     public Integer call() throws Exception {
-        return sweep(options::validate, () -> config(options.rounds()), this::measure);
+        return sweep(options::validate, () -> config(options.rounds().job()), this::measure);
     }
 
     private int measure(Iris iris, RmaKernels kernels) throws Exception {

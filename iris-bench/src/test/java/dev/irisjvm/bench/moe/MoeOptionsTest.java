@@ -25,8 +25,8 @@ class MoeOptionsTest {
         assertEquals(5, o.rounds().warmup());
         assertEquals(MoeOptions.DEFAULT_ROUNDS, o.rounds().rounds());
         assertEquals(27, o.rounds().seed(), "a fixed seed: every run routes the same way");
-        assertEquals(48L << 30, o.rounds().heapBytes());
-        assertEquals(30_000, o.rounds().deviceTimeoutMs());
+        assertEquals(48L << 30, o.rounds().job().heapBytes());
+        assertEquals(30_000, o.rounds().job().deviceTimeoutMs());
     }
 
     @Test
