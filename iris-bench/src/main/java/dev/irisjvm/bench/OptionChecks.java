@@ -5,6 +5,7 @@ import dev.irisjvm.core.DType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.LongSupplier;
 
 /**
  * What the sweeps' option classes check and parse the same way: a failed check is an
@@ -30,6 +31,12 @@ public final class OptionChecks {
     /** Throws IllegalArgumentException "{@code option} must be >= {@code min}, got {@code value}" unless it is. */
     public static void atLeast(String option, long value, long min) {
         require(value >= min, option + " must be >= " + min + ", got " + value);
+    }
+
+    /** {@code list}, unless it is empty: then IllegalArgumentException "{@code option} names nothing". */
+    public static <T> List<T> nonEmpty(String option, List<T> list) {
+        require(!list.isEmpty(), option + " names nothing");
+        return list;
     }
 
     /** The items of a comma-separated list, trimmed, blanks skipped, in order. */
@@ -61,8 +68,13 @@ public final class OptionChecks {
         return value.trim().equalsIgnoreCase("auto") ? -1 : SizeList.parse(value);
     }
 
-    /** Bytes rounded up to whole MiB, as the heaps are sized. */
-    public static long wholeMiB(long bytes) {
+    /** Heap bytes per rank: the {@code --heap} size given, or for {@code auto} the bytes {@code auto} needs, in whole MiB. */
+    public static long heapBytes(String value, LongSupplier auto) {
+        long given = heap(value);
+        return given >= 0 ? given : wholeMiB(auto.getAsLong());
+    }
+
+    private static long wholeMiB(long bytes) {
         return (bytes + (1L << 20) - 1) >> 20 << 20;
     }
 

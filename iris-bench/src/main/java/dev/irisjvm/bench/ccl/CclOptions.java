@@ -221,12 +221,8 @@ public final class CclOptions {
 
     /** Heap bytes per rank: --heap, or room for one point's three buffers plus the workspace. */
     public long heapBytes() {
-        long given = OptionChecks.heap(heap);
-        if (given >= 0) {
-            return given;
-        }
         long slot = (maxBytes + 255) / 256 * 256;
-        return OptionChecks.wholeMiB(Math.addExact(Math.addExact(Math.multiplyExact(slot, BUFFERS_PER_POINT),
+        return OptionChecks.heapBytes(heap, () -> Math.addExact(Math.addExact(Math.multiplyExact(slot, BUFFERS_PER_POINT),
                 Collectives.workspaceBytes(stagingBytes)), HEAP_HEADROOM));
     }
 

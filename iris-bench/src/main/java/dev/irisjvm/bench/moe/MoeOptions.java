@@ -65,10 +65,8 @@ public final class MoeOptions {
 
     /** Every case: each model at each token count, in that order. */
     public List<MoeCase> cases() {
-        List<MoeModel> ms = OptionChecks.items(models).stream().map(MoeModel::of).toList();
-        require(!ms.isEmpty(), "--models names nothing");
-        List<Integer> ts = OptionChecks.ints("--tokens", tokens);
-        require(!ts.isEmpty(), "--tokens names nothing");
+        List<MoeModel> ms = OptionChecks.nonEmpty("--models", OptionChecks.items(models).stream().map(MoeModel::of).toList());
+        List<Integer> ts = OptionChecks.nonEmpty("--tokens", OptionChecks.ints("--tokens", tokens));
         List<MoeCase> out = new ArrayList<>();
         for (MoeModel m : ms) {
             for (int t : ts) {

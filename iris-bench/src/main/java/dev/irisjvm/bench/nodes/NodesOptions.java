@@ -56,8 +56,7 @@ public final class NodesOptions {
     }
 
     List<CclOp> ops() {
-        List<CclOp> list = CclOp.parseList(ops);
-        require(!list.isEmpty(), "--ops names nothing");
+        List<CclOp> list = OptionChecks.nonEmpty("--ops", CclOp.parseList(ops));
         for (CclOp op : list) {
             require(OPS.contains(op), "--ops: " + op.id() + " has no two-level form to compare; known: all_reduce, all_gather, "
                     + "reduce_scatter, all_to_all");
@@ -66,8 +65,7 @@ public final class NodesOptions {
     }
 
     List<Long> sizes() {
-        List<Long> list = OptionChecks.items(sizes).stream().map(SizeList::parse).toList();
-        require(!list.isEmpty(), "--sizes names nothing");
+        List<Long> list = OptionChecks.nonEmpty("--sizes", OptionChecks.items(sizes).stream().map(SizeList::parse).toList());
         for (long s : list) {
             require(s >= 8, "--sizes: " + SizeList.format(s) + " is below 8 bytes");
         }

@@ -178,12 +178,8 @@ public final class SweepOptions {
 
     /** Heap bytes per rank for a world: --heap, or room for the largest all-peer point. */
     public long heapBytes(int world) {
-        long given = OptionChecks.heap(heap);
-        if (given >= 0) {
-            return given;
-        }
         long slot = (Math.max(maxBytes, mpMaxBytes) + 15) / 16 * 16;
-        return OptionChecks.wholeMiB(Math.addExact(Math.multiplyExact(slot, (long) world + 1), HEAP_HEADROOM));
+        return OptionChecks.heapBytes(heap, () -> Math.addExact(Math.multiplyExact(slot, (long) world + 1), HEAP_HEADROOM));
     }
 
     public int warmup() {
