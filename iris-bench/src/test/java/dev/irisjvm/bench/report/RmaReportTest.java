@@ -84,18 +84,12 @@ class RmaReportTest {
         assertTrue(md.contains("| 0 | 1965 | — |"));
 
         // Targets.
-        assertTrue(targetRow(md, "a (load)").contains("| pass |"), targetRow(md, "a (load)"));
-        assertTrue(targetRow(md, "a (load)").contains("0.960×"));   // 380 / 396: against the pull direction
-        assertTrue(targetRow(md, "a (load)").contains("copy_engine_pull"));
-        assertTrue(targetRow(md, "a (store)").contains("not measured"));
-        assertTrue(targetRow(md, "a (store)").contains("store [iris] is not in the sweep"));
-        assertTrue(targetRow(md, "b (put, flags inline)").contains("| pass |"));
-        assertTrue(targetRow(md, "b (put, flags inline)").contains("message_passing_ll [iris] at 8 B"));
-        assertTrue(targetRow(md, "b (put + release flag)").contains("**FAIL**"));
-        assertTrue(targetRow(md, "b (put + release flag)").contains("1.750×"));
-        assertTrue(targetRow(md, "c").contains("| pass |"));
-        assertTrue(targetRow(md, "c").contains("3.00 µs"), targetRow(md, "c"));   // 768 µs per batch of 256
-        assertTrue(targetRow(md, "d").contains("not measured"));
+        assertTarget(md, "a (load)", "| pass |", "0.960×", "copy_engine_pull");   // 380 / 396: against the pull direction
+        assertTarget(md, "a (store)", "not measured", "store [iris] is not in the sweep");
+        assertTarget(md, "b (put, flags inline)", "| pass |", "message_passing_ll [iris] at 8 B");
+        assertTarget(md, "b (put + release flag)", "**FAIL**", "1.750×");
+        assertTarget(md, "c", "| pass |", "3.00 µs");   // 768 µs per batch of 256
+        assertTarget(md, "d", "not measured");
 
         // Size tables, floors, JMH table.
         assertTrue(md.contains("| 1 GiB | 380 |"));
@@ -150,16 +144,12 @@ class RmaReportTest {
         assertTrue(md.contains("| 2 | 300 | 300 | — | 300 ⚠ |"), md);
         assertTrue(md.contains("mismatch at element 17"));
 
-        assertTrue(targetRow(md, "a (load)").contains("not measured"));
-        assertTrue(targetRow(md, "a (load)").contains("no 1 GiB point"));
-        assertTrue(targetRow(md, "a (store)").contains("not measured"));
-        assertTrue(targetRow(md, "b (put + release flag)").contains("**FAIL**"));
-        assertTrue(targetRow(md, "b (put + release flag)").contains("1.250×"));
-        assertTrue(targetRow(md, "b (put, flags inline)").contains("not measured"));
-        assertTrue(targetRow(md, "c").contains("**FAIL**"));
-        assertTrue(targetRow(md, "c").contains("rank 3"), targetRow(md, "c"));
-        assertTrue(targetRow(md, "d").contains("**FAIL**"));
-        assertTrue(targetRow(md, "d").contains("12.0 µs"));
+        assertTarget(md, "a (load)", "not measured", "no 1 GiB point");
+        assertTarget(md, "a (store)", "not measured");
+        assertTarget(md, "b (put + release flag)", "**FAIL**", "1.250×");
+        assertTarget(md, "b (put, flags inline)", "not measured");
+        assertTarget(md, "c", "**FAIL**", "rank 3");
+        assertTarget(md, "d", "**FAIL**", "12.0 µs");
         assertFalse(md.contains("| pass |"));
         // No atomics in this sweep: said, not invented.
         assertTrue(md.contains("No atomic operation is in the sweep."));
@@ -175,11 +165,11 @@ class RmaReportTest {
         Path out = dir.resolve("nojmh");
         assertEquals(0, run("--sweep", write(sweep).toString(), "--out", out.toString()));
         String md = Files.readString(out.resolve("rma.md"));
-        assertTrue(targetRow(md, "b (put + release flag)").contains("not measured"));
-        assertTrue(targetRow(md, "c").contains("not measured"));
-        assertTrue(targetRow(md, "d").contains("not measured"));
+        assertTarget(md, "b (put + release flag)", "not measured");
+        assertTarget(md, "c", "not measured");
+        assertTarget(md, "d", "not measured");
         assertTrue(md.contains("No JMH results were given"));
-        assertTrue(targetRow(md, "a (load)").contains("no copy-engine op is in the sweep"));
+        assertTarget(md, "a (load)", "no copy-engine op is in the sweep");
     }
 
     @Test
@@ -202,10 +192,13 @@ class RmaReportTest {
         return f;
     }
 
-    /** The targets-table line of one target. */
-    private static String targetRow(String md, String id) {
-        return Arrays.stream(md.split("\n")).filter(l -> l.startsWith("| " + id + " |")).findFirst()
+    /** Asserts that the targets-table line of target {@code id} says each of {@code parts}. */
+    private static void assertTarget(String md, String id, String... parts) {
+        String row = Arrays.stream(md.split("\n")).filter(l -> l.startsWith("| " + id + " |")).findFirst()
                 .orElseThrow(() -> new AssertionError("no target row " + id + " in\n" + md));
+        for (String part : parts) {
+            assertTrue(row.contains(part), () -> "'" + row + "' should say '" + part + "'");
+        }
     }
 
     private static void assertPng(Path file) throws IOException {
