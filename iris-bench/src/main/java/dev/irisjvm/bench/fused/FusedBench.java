@@ -3,13 +3,13 @@ package dev.irisjvm.bench.fused;
 import dev.irisjvm.bench.results.FusedMeasurement;
 import dev.irisjvm.bench.results.FusedSweepResult;
 import dev.irisjvm.bench.rma.Lockstep;
+import dev.irisjvm.bench.rma.LockstepBench;
 import dev.irisjvm.bench.rma.RepTimer;
 import dev.irisjvm.bench.rma.TimingStats;
 import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.fused.FusedConfig;
@@ -53,42 +53,26 @@ import java.util.Set;
  * shape of each operation also runs every variant once more with {@code FusedConfig.withTracing},
  * and rank 0 writes all ranks' timelines into one Chrome trace.
  */
-final class FusedBench implements AutoCloseable {
+final class FusedBench extends LockstepBench<FusedMeasurement> {
     static final DType TYPE = FusedWorkload.TYPE;
 
-    private final Iris iris;
     private final FusedOptions options;
     private final Gemm gemm;
     private final CublasGemm cublas;
     private final NcclComm nccl;
-    private final Stream stream;
-    private final RepTimer timer;
-    private final Lockstep lockstep;
     private final long runSeed;
-    private final int rank;
-    private final int world;
-    private final List<FusedMeasurement> measurements = new ArrayList<>();
     private final List<FusedSweepResult.Trace> traces = new ArrayList<>();
     private final Set<FusedOp> traced = EnumSet.noneOf(FusedOp.class);
     /** Shapes run so far: each shape's inputs take their seed from its place in the sweep. */
     private int shapesRun;
 
     FusedBench(Iris iris, FusedOptions options, Gemm gemm, CublasGemm cublas, NcclComm nccl, RmaKernels kernels, long runSeed) {
-        this.iris = iris;
+        super(iris, kernels);
         this.options = options;
         this.gemm = gemm;
         this.cublas = cublas;
         this.nccl = nccl;
-        this.stream = iris.stream();
-        this.timer = new RepTimer(iris, kernels, stream, true);
-        this.lockstep = new Lockstep(iris);
         this.runSeed = runSeed;
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
-    }
-
-    List<FusedMeasurement> measurements() {
-        return List.copyOf(measurements);
     }
 
     List<FusedSweepResult.Trace> traces() {
@@ -299,10 +283,5 @@ final class FusedBench implements AutoCloseable {
         ByteBuffer b = ByteBuffer.allocateDirect(Math.toIntExact(t.byteSize())).order(ByteOrder.nativeOrder());
         t.copyTo(b);
         return b.flip();
-    }
-
-    @Override
-    public void close() {
-        timer.close();
     }
 }

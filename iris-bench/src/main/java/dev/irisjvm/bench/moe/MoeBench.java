@@ -5,6 +5,7 @@ import dev.irisjvm.bench.Seeds;
 import dev.irisjvm.bench.gemm.RoundTimes;
 import dev.irisjvm.bench.results.MoeMeasurement;
 import dev.irisjvm.bench.rma.Lockstep;
+import dev.irisjvm.bench.rma.LockstepBench;
 import dev.irisjvm.bench.rma.RepTimer;
 import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.bench.rma.TimingStats;
@@ -13,7 +14,6 @@ import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.moe.MoeCombine;
 import dev.irisjvm.kernels.moe.MoeConfig;
@@ -47,39 +47,23 @@ import java.util.Map;
  *
  * A failure on any rank becomes the point's check text on every rank ({@link Lockstep}).
  */
-final class MoeBench implements AutoCloseable {
+final class MoeBench extends LockstepBench<MoeMeasurement> {
     /** One implementation of one operation: the untimed work before each repetition, the timed work, and what leaves it clean. */
     private record Timed(String op, String impl, RepTimer.Rep before, RepTimer.Rep body, Runnable after) implements TurnsInRounds.Turn {}
 
-    private final Iris iris;
     private final RoundsOptions timing;
     private final NcclCommunicator comm;
-    private final Stream stream;
-    private final RepTimer timer;
     private final Verifier verifier;
     private final MoeOutputCheck checks;
-    private final Lockstep lockstep;
-    private final int rank;
-    private final int world;
-    private final List<MoeMeasurement> measurements = new ArrayList<>();
     /** Whether the low-latency instance has a dispatch without its combine yet (its dispatches and combines alternate). */
     private boolean llPending;
 
     MoeBench(Iris iris, MoeOptions options, NcclCommunicator comm, RmaKernels kernels) {
-        this.iris = iris;
+        super(iris, kernels);
         this.timing = options.rounds();
         this.comm = comm;
-        this.stream = iris.stream();
-        this.timer = new RepTimer(iris, kernels, stream, true);
         this.verifier = new Verifier(iris, kernels, stream);
         this.checks = new MoeOutputCheck(iris, verifier, stream);
-        this.lockstep = new Lockstep(iris);
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
-    }
-
-    List<MoeMeasurement> measurements() {
-        return List.copyOf(measurements);
     }
 
     /** Everything about one case. */
@@ -295,6 +279,6 @@ final class MoeBench implements AutoCloseable {
     @Override
     public void close() {
         verifier.close();
-        timer.close();
+        super.close();
     }
 }

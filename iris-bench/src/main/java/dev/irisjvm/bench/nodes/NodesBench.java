@@ -7,6 +7,7 @@ import dev.irisjvm.bench.gemm.RoundTimes;
 import dev.irisjvm.bench.report.BusBandwidth;
 import dev.irisjvm.bench.results.NodesMeasurement;
 import dev.irisjvm.bench.rma.Lockstep;
+import dev.irisjvm.bench.rma.LockstepBench;
 import dev.irisjvm.bench.rma.RepTimer;
 import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.bench.rma.SizeList;
@@ -21,7 +22,6 @@ import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.ccl.ReduceOp;
 import dev.irisjvm.kernels.ccl.WorldCollectives;
 import dev.irisjvm.kernels.nccl.NcclCommunicator;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -36,7 +36,7 @@ import java.util.Locale;
  * and framed by its own CUDA events). Per call the slowest rank's time counts. A failure on any
  * rank becomes the point's check text on every rank ({@link Lockstep}).
  */
-final class NodesBench implements AutoCloseable {
+final class NodesBench extends LockstepBench<NodesMeasurement> {
     private record Timed(String impl, Runnable call, RepTimer.Rep before) implements TurnsInRounds.Turn {
         @Override
         public RepTimer.Rep body() {
@@ -44,40 +44,24 @@ final class NodesBench implements AutoCloseable {
         }
     }
 
-    private final Iris iris;
     private final NodesOptions options;
     private final RoundsOptions timing;
     private final WorldCollectives collectives;
     private final NcclCommunicator flat;
     private final DType dtype;
-    private final Stream stream;
-    private final RepTimer timer;
-    private final Lockstep lockstep;
-    private final int rank;
-    private final int world;
     private final int nodes;
     private final int ranksPerNode;
-    private final List<NodesMeasurement> measurements = new ArrayList<>();
     private long point;
 
     NodesBench(Iris iris, NodesOptions options, WorldCollectives collectives, NcclCommunicator flat, RmaKernels kernels) {
-        this.iris = iris;
+        super(iris, kernels);
         this.options = options;
         this.timing = options.rounds();
         this.collectives = collectives;
         this.flat = flat;
         this.dtype = options.dtype();
-        this.stream = iris.stream();
-        this.timer = new RepTimer(iris, kernels, stream, true);
-        this.lockstep = new Lockstep(iris);
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
         this.ranksPerNode = iris.node().size();
         this.nodes = world / ranksPerNode;
-    }
-
-    List<NodesMeasurement> measurements() {
-        return List.copyOf(measurements);
     }
 
     /** Everything about one collective at one size. */
@@ -192,11 +176,5 @@ final class NodesBench implements AutoCloseable {
 
     static String id(DType t) {
         return t.name().toLowerCase(Locale.ROOT);
-    }
-
-    /** Collective: frees the timer's events. */
-    @Override
-    public void close() {
-        timer.close();
     }
 }

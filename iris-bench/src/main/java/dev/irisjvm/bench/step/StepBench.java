@@ -4,6 +4,7 @@ import dev.irisjvm.bench.RoundsOptions;
 import dev.irisjvm.bench.gemm.RoundTimes;
 import dev.irisjvm.bench.results.StepMeasurement;
 import dev.irisjvm.bench.rma.Lockstep;
+import dev.irisjvm.bench.rma.LockstepBench;
 import dev.irisjvm.bench.rma.RepTimer;
 import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.bench.rma.TimingStats;
@@ -11,12 +12,10 @@ import dev.irisjvm.bench.rma.TurnsInRounds;
 import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.DeviceModule;
 import dev.irisjvm.core.Iris;
-import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.Gemm;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -37,38 +36,22 @@ import java.util.Locale;
  *
  * A failure on any rank becomes the point's check text on every rank ({@link Lockstep}).
  */
-final class StepBench implements AutoCloseable {
+final class StepBench extends LockstepBench<StepMeasurement> {
     private record Timed(String impl, RepTimer.Rep before, RepTimer.Rep body) implements TurnsInRounds.Turn {}
 
-    private final Iris iris;
     private final StepOptions options;
     private final RoundsOptions timing;
     private final Gemm gemm;
     private final CublasGemm cublas;
     private final NcclComm nccl;
-    private final Stream stream;
-    private final RepTimer timer;
-    private final Lockstep lockstep;
-    private final int rank;
-    private final int world;
-    private final List<StepMeasurement> measurements = new ArrayList<>();
 
     StepBench(Iris iris, StepOptions options, Gemm gemm, CublasGemm cublas, NcclComm nccl, RmaKernels kernels) {
-        this.iris = iris;
+        super(iris, kernels);
         this.options = options;
         this.timing = options.rounds();
         this.gemm = gemm;
         this.cublas = cublas;
         this.nccl = nccl;
-        this.stream = iris.stream();
-        this.timer = new RepTimer(iris, kernels, stream, true);
-        this.lockstep = new Lockstep(iris);
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
-    }
-
-    List<StepMeasurement> measurements() {
-        return List.copyOf(measurements);
     }
 
     /** Everything about one shape. */
@@ -154,11 +137,5 @@ final class StepBench implements AutoCloseable {
             System.out.printf(Locale.ROOT, "%s %10.1f us (slowest rank per step; min %.1f, max %.1f)%s%n", what, m.medianUs(),
                     m.minUs(), m.maxUs(), m.check().isEmpty() ? "" : " check: " + m.check());
         }
-    }
-
-    /** Collective: frees the timer's events. */
-    @Override
-    public void close() {
-        timer.close();
     }
 }
