@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.irisjvm.bench.results.NodesMeasurement;
 import dev.irisjvm.bench.results.NodesSweepResult;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -190,10 +189,7 @@ class NodesReportTest {
     void jsonRoundTrip() throws IOException {
         NodesSweepResult run = run(2, 1, true, 2, points(2, 1, NodesMeasurement.OK));
         assertTrue(run.sharedGpu());
-        Path file = dir.resolve("again.json");
-        run.write(file);
-        assertEquals(run, NodesSweepResult.read(file));
-        String json = Files.readString(file);
+        String json = ReportRuns.roundTrip(dir, run, run::write, NodesSweepResult::read);
         assertFalse(json.contains("\"sharedGpu\"") || json.contains("\"timed\"") || json.contains("\"checkFailed\""),
                 "derived facts are not stored:\n" + json);
     }

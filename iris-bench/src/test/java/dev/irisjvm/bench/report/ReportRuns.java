@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,9 +12,25 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** {@code iris-bench report KIND} as a user runs it, on a sweep's JSON or on none (no GPU): the markdown it writes. */
+/**
+ * {@code iris-bench report KIND} as a user runs it, on a sweep's JSON or on none (no GPU): the
+ * markdown it writes; and a run's JSON written and read back.
+ */
 final class ReportRuns {
     private ReportRuns() {}
+
+    /** A result's own read method. */
+    interface JsonReader<T> {
+        T read(Path file) throws IOException;
+    }
+
+    /** {@code run} written by {@code write} to {@code dir/again.json}: checks that {@code read} gives it back, and returns the JSON. */
+    static <T> String roundTrip(Path dir, T run, RunRecord.JsonWriter write, JsonReader<T> read) throws IOException {
+        Path file = dir.resolve("again.json");
+        write.write(file);
+        assertEquals(run, read.read(file));
+        return Files.readString(file);
+    }
 
     /**
      * {@code run} written to {@code dir/name.json} and reported into {@code dir/name}, with {@code

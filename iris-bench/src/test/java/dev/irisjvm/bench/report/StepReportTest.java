@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.irisjvm.bench.results.StepMeasurement;
 import dev.irisjvm.bench.results.StepSweepResult;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -191,10 +190,7 @@ class StepReportTest {
     void jsonRoundTrip() throws IOException {
         StepSweepResult run = run(2, points(16000, StepMeasurement.OK));
         assertTrue(run.sharedGpu());
-        Path file = dir.resolve("again.json");
-        run.write(file);
-        assertEquals(run, StepSweepResult.read(file));
-        String json = Files.readString(file);
+        String json = ReportRuns.roundTrip(dir, run, run::write, StepSweepResult::read);
         assertFalse(json.contains("\"sharedGpu\"") || json.contains("\"timed\"") || json.contains("\"checkFailed\""),
                 "derived facts are not stored:\n" + json);
     }
