@@ -143,9 +143,8 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
             g = buf.create(config);
         } catch (RuntimeException e) {
             String why = "not run: creation failed: " + Lockstep.oneLine(e);
-            measurements.add(FusedMeasurement.failed(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, FusedMeasurement.FUSED,
+            record(FusedMeasurement.failed(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, FusedMeasurement.FUSED,
                     v.kernelName(s.op()), why));
-            report(measurements.get(measurements.size() - 1));
             return;
         }
         try {
@@ -201,8 +200,7 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
             m = new FusedMeasurement(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, impl, variant, auto, t.reps(), t.medianUs(),
                     t.minUs(), t.maxUs(), rankMedians, s.flopsPerRank(world), s.nvlinkBytes(world, TYPE.byteSize()), check);
         }
-        measurements.add(m);
-        report(m);
+        record(m);
     }
 
     private void skipped(FusedShape s, String impl, String why) {
@@ -223,17 +221,11 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
         return out;
     }
 
-    private void report(FusedMeasurement m) {
-        if (rank != 0) {
-            return;
-        }
-        String what = m.impl() + (m.variant().isEmpty() ? "" : " " + m.variant());
-        if (m.reps() == 0) {
-            System.out.printf(Locale.ROOT, "  %-15s %-18s %-24s %s%n", m.op(), m.shape(), what, m.check());
-        } else {
-            System.out.printf(Locale.ROOT, "  %-15s %-18s %-24s %10.1f us (max over ranks per rep; min %.1f, max %.1f) %s%n", m.op(),
-                    m.shape(), what, m.medianUs(), m.minUs(), m.maxUs(), m.check().isEmpty() ? "" : "check: " + m.check());
-        }
+    private void record(FusedMeasurement m) {
+        String impl = m.impl() + (m.variant().isEmpty() ? "" : " " + m.variant());
+        String what = String.format(Locale.ROOT, "  %-15s %-18s %-24s", m.op(), m.shape(), impl);
+        keep(m, what + " " + (m.reps() == 0 ? m.check() : String.format(Locale.ROOT, "%10.1f us (max over ranks per rep; min %.1f, "
+                + "max %.1f) %s", m.medianUs(), m.minUs(), m.maxUs(), m.check().isEmpty() ? "" : "check: " + m.check())));
     }
 
     // ---- traces ------------------------------------------------------------------------------------

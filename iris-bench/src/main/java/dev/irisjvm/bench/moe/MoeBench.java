@@ -262,17 +262,9 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
     }
 
     private void record(MoeMeasurement m) {
-        measurements.add(m);
-        if (rank != 0) {
-            return;
-        }
         String what = String.format(Locale.ROOT, "  %-12s T=%-6d %-17s %-8s", m.model(), m.tokens(), m.op(), m.impl());
-        if (!m.timed()) {
-            System.out.println(what + " " + m.check());
-        } else {
-            System.out.printf(Locale.ROOT, "%s %10.1f us (slowest rank per rep; min %.1f, max %.1f) check: %s%n", what, m.medianUs(),
-                    m.minUs(), m.maxUs(), m.check());
-        }
+        keep(m, what + " " + (!m.timed() ? m.check() : String.format(Locale.ROOT, "%10.1f us (slowest rank per rep; min %.1f, max %.1f) "
+                + "check: %s", m.medianUs(), m.minUs(), m.maxUs(), m.check())));
     }
 
     /** Collective: frees the verifier's buffer and the timer's events. */

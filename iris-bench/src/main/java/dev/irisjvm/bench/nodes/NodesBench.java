@@ -161,17 +161,9 @@ final class NodesBench extends LockstepBench<NodesMeasurement> {
     }
 
     private void record(NodesMeasurement m) {
-        measurements.add(m);
-        if (rank != 0) {
-            return;
-        }
         String what = String.format(Locale.ROOT, "  %-15s %8s %-13s", m.op(), SizeList.format(m.bytes()), m.impl());
-        if (!m.timed()) {
-            System.out.println(what + " " + m.check());
-        } else {
-            System.out.printf(Locale.ROOT, "%s %10.1f us  %7.1f GB/s bus (slowest rank per call; min %.1f, max %.1f) check: %s%n", what,
-                    m.medianUs(), m.busBandwidthGBs(), m.minUs(), m.maxUs(), m.check());
-        }
+        keep(m, what + " " + (!m.timed() ? m.check() : String.format(Locale.ROOT, "%10.1f us  %7.1f GB/s bus (slowest rank per "
+                + "call; min %.1f, max %.1f) check: %s", m.medianUs(), m.busBandwidthGBs(), m.minUs(), m.maxUs(), m.check())));
     }
 
     static String id(DType t) {

@@ -8,16 +8,8 @@ import java.util.List;
 /**
  * A benchmark on one rank that times its implementations in step with every other rank: the Iris
  * job, its stream, a gated {@link RepTimer} on that stream, the {@link Lockstep} that makes one
- * rank's failure every rank's, and the measurements so far. Every rank runs the same calls in the
- * same order.
- *
- * <pre>{@code
- * final class StepBench extends LockstepBench<StepMeasurement> {
- *     StepBench(Iris iris, RmaKernels kernels) {
- *         super(iris, kernels);
- *     }
- * }
- * }</pre>
+ * rank's failure every rank's, and the measurements so far, which rank 0 logs as they come. Every
+ * rank runs the same calls in the same order.
  *
  * @param <M> what one measurement records
  */
@@ -37,6 +29,14 @@ public abstract class LockstepBench<M> implements AutoCloseable {
         this.lockstep = new Lockstep(iris);
         this.rank = iris.rank();
         this.world = iris.worldSize();
+    }
+
+    /** Keeps {@code m}; rank 0 prints {@code line}, what the run's log says of it. */
+    protected void keep(M m, String line) {
+        measurements.add(m);
+        if (rank == 0) {
+            System.out.println(line);
+        }
     }
 
     /** The measurements so far, in the order they were taken. */

@@ -126,16 +126,8 @@ final class StepBench extends LockstepBench<StepMeasurement> {
     }
 
     private void record(StepMeasurement m) {
-        measurements.add(m);
-        if (rank != 0) {
-            return;
-        }
         String what = String.format(Locale.ROOT, "  %-18s %-13s", m.tokens() + "x" + m.hidden() + "x" + m.ffn(), m.impl());
-        if (!m.timed()) {
-            System.out.println(what + " " + m.check());
-        } else {
-            System.out.printf(Locale.ROOT, "%s %10.1f us (slowest rank per step; min %.1f, max %.1f)%s%n", what, m.medianUs(),
-                    m.minUs(), m.maxUs(), m.check().isEmpty() ? "" : " check: " + m.check());
-        }
+        keep(m, what + " " + (!m.timed() ? m.check() : String.format(Locale.ROOT, "%10.1f us (slowest rank per step; min %.1f, max %.1f)%s",
+                m.medianUs(), m.minUs(), m.maxUs(), m.check().isEmpty() ? "" : " check: " + m.check())));
     }
 }
