@@ -83,7 +83,7 @@ import org.bytedeco.javacpp.LongPointer;
  * </ul>
  */
 public abstract sealed class FusedGemm implements AutoCloseable
-        permits GemmAllScatter, GemmAllReduce, GemmReduceScatter, AllGatherGemm {
+        permits GemmAllScatter, SplitKGemm, AllGatherGemm {
     /** Tensor maps kept per instance (least recently used ones are dropped). */
     public static final int MAP_CACHE_ENTRIES = 64;
     /** The epoch of a replayable call: its flags were zeroed just before. Eager epochs start above it. */
@@ -375,24 +375,6 @@ public abstract sealed class FusedGemm implements AutoCloseable
      * #disjoint}; returns C's leading dimension (ldc).
      */
     abstract int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in);
-
-    /** How the messages of the operations that split K over the ranks end: the shape they were created for. */
-    final String splitKCreated() {
-        return "this instance was created for M = " + m + ", N = " + n + ", K_local = " + k;
-    }
-
-    /**
-     * A, B and the bias of the operations that split K over the ranks (all-reduce, reduce-scatter):
-     * A [M, K_local], B [N, K_local] or [K_local, N], bias [N].
-     */
-    final void checkSplitKInputs(Operand a, Operand b, GemmLayout layout, Operand bias, DType in) {
-        String created = splitKCreated();
-        FusedChecks.shape(who, a, "[M, K_local]", new long[] {m, k}, created);
-        FusedChecks.b(who, b, layout, n, k, "N", "K_local", created);
-        if (bias != null) {
-            FusedChecks.bias(who, bias, n, "N", in);
-        }
-    }
 
     /** One call: the checks (nothing is enqueued when one fails), the maps, then the protocol around the launch. */
     private void call(SymTensor a, SymTensor b, GemmLayout layout, SymTensor bias, SymTensor c, Stream stream, boolean replayable) {

@@ -1,9 +1,7 @@
 package dev.irisjvm.kernels.fused;
 
-import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.kernels.fused.FusedChecks.Operand;
-import dev.irisjvm.kernels.gemm.GemmLayout;
 
 /**
  * GEMM + all-reduce, a row-parallel layer: K is split over the ranks, every rank computes its
@@ -41,7 +39,7 @@ import dev.irisjvm.kernels.gemm.GemmLayout;
  * ({@link FusedWorkspace}): the partials received (plus local staging with SPARE_WARPS) and the
  * per-tile flags, symmetric. The rest of the contract is {@link FusedGemm}'s.
  */
-public final class GemmAllReduce extends FusedGemm {
+public final class GemmAllReduce extends SplitKGemm {
     private GemmAllReduce(Parts p) {
         super(p);
     }
@@ -60,19 +58,9 @@ public final class GemmAllReduce extends FusedGemm {
         return m;
     }
 
-    public int n() {
-        return n;
-    }
-
-    /** This rank's share of K. */
-    public int kLocal() {
-        return k;
-    }
-
     @Override
-    int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in) {
-        checkSplitKInputs(a, b, layout, bias, in);
-        int ldc = FusedChecks.output(who, c, m, n, "[M, ldc]", "ldc >= N = " + n + "; " + splitKCreated());
+    int checkOutput(Operand c, String created) {
+        int ldc = FusedChecks.output(who, c, m, n, "[M, ldc]", "ldc >= N = " + n + "; " + created);
         FusedChecks.symmetric(who, c, "tile owners store the sums into every rank's C at the same heap offset");
         return ldc;
     }

@@ -1,9 +1,7 @@
 package dev.irisjvm.kernels.fused;
 
-import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.kernels.fused.FusedChecks.Operand;
-import dev.irisjvm.kernels.gemm.GemmLayout;
 
 /**
  * GEMM + reduce-scatter, a row-parallel layer whose output stays split by rows (sequence
@@ -35,7 +33,7 @@ import dev.irisjvm.kernels.gemm.GemmLayout;
  * FusedVariant#SPARE_WARPS}; workspace as {@link GemmAllReduce}'s. The rest of the contract is
  * {@link FusedGemm}'s.
  */
-public final class GemmReduceScatter extends FusedGemm {
+public final class GemmReduceScatter extends SplitKGemm {
     private GemmReduceScatter(Parts p) {
         super(p);
     }
@@ -65,19 +63,9 @@ public final class GemmReduceScatter extends FusedGemm {
         return (long) r * (m / world);
     }
 
-    public int n() {
-        return n;
-    }
-
-    /** This rank's share of K. */
-    public int kLocal() {
-        return k;
-    }
-
     @Override
-    int check(Operand a, Operand b, GemmLayout layout, Operand bias, Operand c, DType in) {
-        checkSplitKInputs(a, b, layout, bias, in);
+    int checkOutput(Operand c, String created) {
         return FusedChecks.output(who, c, m / world, n, "[M / world, ldc]",
-                "this rank's " + (m / world) + " rows, ldc >= N = " + n + "; " + splitKCreated());
+                "this rank's " + (m / world) + " rows, ldc >= N = " + n + "; " + created);
     }
 }
