@@ -9,6 +9,7 @@ import dev.irisjvm.core.gpu.CudaGraph;
 import dev.irisjvm.core.gpu.DeviceMemory;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
@@ -18,6 +19,7 @@ import dev.irisjvm.kernels.attention.AttentionReference.Misses;
 import dev.irisjvm.kernels.attention.AttentionReference.Row;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -125,6 +127,42 @@ public final class AttentionScenarios {
         AttentionProblem problem() {
             return AttentionProblem.of(dtype, b, hq, hkv, sq, skv, d, causal);
         }
+
+        Qkv random(long seed) {
+            return Qkv.random(seed, dtype, b, hq, hkv, sq, skv, d);
+        }
+    }
+
+    /** A local case's Q, K and V on the heap, and its O and log-sum-exp not written; closed together. */
+    record LocalTensors(SymTensor q, SymTensor k, SymTensor v, SymTensor o, SymTensor lse) implements AutoCloseable {
+        @Override
+        public void close() {
+            Resources.closeAll(lse, o, v, k, q);
+        }
+    }
+
+    private LocalTensors localTensors(LocalCase c, Qkv in) {
+        List<SymTensor> tensors = new ArrayList<>();
+        try {
+            return new LocalTensors(track(tensors, upload(in.q(), c.dtype(), c.b(), c.hq(), c.sq(), c.d())),
+                    track(tensors, upload(in.k(), c.dtype(), c.b(), c.hkv(), c.skv(), c.d())),
+                    track(tensors, upload(in.v(), c.dtype(), c.b(), c.hkv(), c.skv(), c.d())),
+                    track(tensors, heap.empty(c.dtype(), c.b(), c.hq(), c.sq(), c.d())),
+                    heap.empty(DType.F32, c.b(), c.hq(), c.sq()));
+        } catch (RuntimeException | Error e) {
+            Collections.reverse(tensors);
+            Resources.closeAfter(e, tensors);
+            throw e;
+        }
+    }
+
+    /** O and the log-sum-exp poisoned, one forward of the local kernel, both against the CPU reference. */
+    private Misses runLocal(String what, LocalCase c, Qkv in, LocalTensors t) {
+        poison(t.o());
+        poison(t.lse());
+        attention.forward(t.q(), t.k(), t.v(), t.o(), t.lse(), c.causal(), stream);
+        iris.synchronize();
+        return compareLocal(what, c, in.q(), in.k(), in.v(), t.o().toFloatArray(), t.lse().toFloatArray());
     }
 
     static List<LocalCase> smallCases() {
@@ -153,20 +191,9 @@ public final class AttentionScenarios {
         Failures f = new Failures();
         double worst = 0;
         for (LocalCase c : smallCases()) {
-            long seed = seed("small", stable(c));
-            float[] q = AttentionReference.randomNormal(seed, c.dtype(), c.b() * c.hq() * c.sq() * c.d());
-            float[] k = AttentionReference.randomNormal(seed + 1, c.dtype(), c.b() * c.hkv() * c.skv() * c.d());
-            float[] v = AttentionReference.randomNormal(seed + 2, c.dtype(), c.b() * c.hkv() * c.skv() * c.d());
-            try (SymTensor tq = upload(q, c.dtype(), c.b(), c.hq(), c.sq(), c.d());
-                 SymTensor tk = upload(k, c.dtype(), c.b(), c.hkv(), c.skv(), c.d());
-                 SymTensor tv = upload(v, c.dtype(), c.b(), c.hkv(), c.skv(), c.d());
-                 SymTensor to = heap.empty(c.dtype(), c.b(), c.hq(), c.sq(), c.d());
-                 SymTensor tl = heap.empty(DType.F32, c.b(), c.hq(), c.sq())) {
-                poison(to);
-                poison(tl);
-                attention.forward(tq, tk, tv, to, tl, c.causal(), stream);
-                iris.synchronize();
-                Misses m = compareLocal(c.describe(), c, q, k, v, to.toFloatArray(), tl.toFloatArray());
+            Qkv in = c.random(seed("small", stable(c)));
+            try (LocalTensors t = localTensors(c, in)) {
+                Misses m = runLocal(c.describe(), c, in, t);
                 f.add(m.failure());
                 worst = Math.max(worst, m.worst());
             }
@@ -250,6 +277,11 @@ public final class AttentionScenarios {
             return AttentionProblem.of(dtype, b, hq, hkv, shard, shard, d, causal);
         }
 
+        /** The whole sequence's inputs, every shard of them. */
+        Qkv random(long seed) {
+            return Qkv.random(seed, dtype, b, hq, hkv, total(), total(), d);
+        }
+
         String describe() {
             return String.format(Locale.ROOT, "%s B%d Hq%d Hkv%d S%d (W%d x %d) D%d %s%s", dtype, b, hq, hkv, total(), world, shard, d,
                     sharding, causal ? " causal" : "");
@@ -312,10 +344,8 @@ public final class AttentionScenarios {
                 new RingCase(DType.F16, 1, 4, 4, 256, 64, false, Sharding.ZIG_ZAG, 4));
         for (RingCase c : cases) {
             long seed = seed("ring-local", stable(c));
-            int s = c.total();
-            float[] q = AttentionReference.randomNormal(seed, c.dtype(), c.b() * c.hq() * s * c.d());
-            float[] k = AttentionReference.randomNormal(seed + 1, c.dtype(), c.b() * c.hkv() * s * c.d());
-            float[] v = AttentionReference.randomNormal(seed + 2, c.dtype(), c.b() * c.hkv() * s * c.d());
+            Qkv in = c.random(seed);
+            float[] q = in.q(), k = in.k(), v = in.v();
             AttentionProblem p = c.shardProblem();
             List<SymTensor> tensors = new ArrayList<>();
             try {
@@ -400,10 +430,8 @@ public final class AttentionScenarios {
                 new RingCase(DType.F16, 1, 4, 2, 512, 128, false, Sharding.ZIG_ZAG, world));
         for (RingCase c : cases) {
             long seed = seedShared("ring", stable(c));
-            int s = c.total();
-            float[] q = AttentionReference.randomNormal(seed, c.dtype(), c.b() * c.hq() * s * c.d());
-            float[] k = AttentionReference.randomNormal(seed + 1, c.dtype(), c.b() * c.hkv() * s * c.d());
-            float[] v = AttentionReference.randomNormal(seed + 2, c.dtype(), c.b() * c.hkv() * s * c.d());
+            Qkv in = c.random(seed);
+            float[] q = in.q(), k = in.k(), v = in.v();
             try (SymTensor tq = upload(shardOf(q, c.b(), c.hq(), c.d(), c, rank), c.dtype(), c.b(), c.hq(), c.shard(), c.d());
                  SymTensor tk = upload(shardOf(k, c.b(), c.hkv(), c.d(), c, rank), c.dtype(), c.b(), c.hkv(), c.shard(), c.d());
                  SymTensor tv = upload(shardOf(v, c.b(), c.hkv(), c.d(), c, rank), c.dtype(), c.b(), c.hkv(), c.shard(), c.d());
@@ -441,9 +469,8 @@ public final class AttentionScenarios {
                 new RingCase(DType.BF16, 1, 8, 2, shard, 128, false, Sharding.CONTIGUOUS, world))) {
             long seed = seedShared("ring-large", stable(c));
             int s = c.total();
-            float[] q = AttentionReference.randomNormal(seed, c.dtype(), c.b() * c.hq() * s * c.d());
-            float[] k = AttentionReference.randomNormal(seed + 1, c.dtype(), c.b() * c.hkv() * s * c.d());
-            float[] v = AttentionReference.randomNormal(seed + 2, c.dtype(), c.b() * c.hkv() * s * c.d());
+            Qkv in = c.random(seed);
+            float[] q = in.q(), k = in.k(), v = in.v();
             float[] absV = v.clone();
             for (int i = 0; i < absV.length; i++) {
                 absV[i] = Math.abs(absV[i]);
@@ -546,6 +573,15 @@ public final class AttentionScenarios {
         }
     }
 
+    /** A decode case's queries [B, Hq, D] and every rank's K and V shards, [rank][B, Hkv, len, D]. */
+    record DecodeInputs(DecodeCase c, float[] q, float[][] ks, float[][] vs) {}
+
+    /** A decode case's inputs from one shared seed: every rank builds every rank's shards alike. */
+    private DecodeInputs decodeInputs(long seed, DecodeCase c) {
+        float[] q = AttentionReference.randomNormal(seed, c.dtype(), c.b() * c.hq() * c.d());
+        return new DecodeInputs(c, q, decodeShards(seed + 1, c), decodeShards(seed + 1_000_003, c));
+    }
+
     /** Every rank's K (or V) shard of a decode case, [rank][B, Hkv, len, D], from one shared seed. */
     private float[][] decodeShards(long seed, DecodeCase c) {
         float[][] out = new float[world][];
@@ -553,6 +589,26 @@ public final class AttentionScenarios {
             out[r] = AttentionReference.randomNormal(seed + 17L * r, c.dtype(), c.b() * c.hkv() * c.len() * c.d());
         }
         return out;
+    }
+
+    private SymTensor uploadQ(DecodeInputs in) {
+        DecodeCase c = in.c();
+        return upload(in.q(), c.dtype(), c.b(), c.hq(), c.d());
+    }
+
+    private SymTensor uploadK(DecodeInputs in) {
+        DecodeCase c = in.c();
+        return upload(in.ks()[rank], c.dtype(), c.b(), c.hkv(), c.len(), c.d());
+    }
+
+    private SymTensor uploadV(DecodeInputs in) {
+        DecodeCase c = in.c();
+        return upload(in.vs()[rank], c.dtype(), c.b(), c.hkv(), c.len(), c.d());
+    }
+
+    /** A tensor of one row per (sequence, query head), [B, Hq, D], not written: decode queries or outputs. */
+    private SymTensor headRows(DecodeCase c) {
+        return heap.empty(c.dtype(), c.b(), c.hq(), c.d());
     }
 
     /** The shards concatenated along the sequence in rank order: [B, Hkv, world x len, D]. */
@@ -569,6 +625,13 @@ public final class AttentionScenarios {
 
     private Misses compareDecode(String what, DecodeCase c, float[] q, float[] kAll, float[] vAll, float[] o) {
         return compareDecode(what, c, decodeReference(c, q, kAll, vAll), o);
+    }
+
+    /** The CPU reference of a case over every rank's whole shards. */
+    private Row[] decodeReference(DecodeInputs in) {
+        DecodeCase c = in.c();
+        return decodeReference(c, in.q(), concat(in.ks(), c.b(), c.hkv(), c.len(), c.d(), c.len()),
+                concat(in.vs(), c.b(), c.hkv(), c.len(), c.d(), c.len()));
     }
 
     /** The CPU reference of every (sequence, query head) of a case over every rank's tokens, [b x hq + h]. */
@@ -629,18 +692,11 @@ public final class AttentionScenarios {
                 new DecodeCase(DType.BF16, 1, 16, 2, 128, 300, 128),
                 new DecodeCase(DType.F16, 2, 4, 4, 64, 64, 64));
         for (DecodeCase c : cases) {
-            long seed = seedShared("decode", stable(c));
-            float[] q = AttentionReference.randomNormal(seed, c.dtype(), c.b() * c.hq() * c.d());
-            float[][] ks = decodeShards(seed + 1, c);
-            float[][] vs = decodeShards(seed + 1_000_003, c);
-            float[] kAll = concat(ks, c.b(), c.hkv(), c.len(), c.d(), c.len());
-            float[] vAll = concat(vs, c.b(), c.hkv(), c.len(), c.d(), c.len());
+            DecodeInputs in = decodeInputs(seedShared("decode", stable(c)), c);
+            Row[] refs = decodeReference(in);
             try (FlashDecode decode = FlashDecode.create(iris, c.problem());
-                 SymTensor tq = upload(q, c.dtype(), c.b(), c.hq(), c.d());
-                 SymTensor tk = upload(ks[rank], c.dtype(), c.b(), c.hkv(), c.len(), c.d());
-                 SymTensor tv = upload(vs[rank], c.dtype(), c.b(), c.hkv(), c.len(), c.d());
-                 SymTensor fused = heap.empty(c.dtype(), c.b(), c.hq(), c.d());
-                 SymTensor base = heap.empty(c.dtype(), c.b(), c.hq(), c.d())) {
+                 SymTensor tq = uploadQ(in); SymTensor tk = uploadK(in); SymTensor tv = uploadV(in);
+                 SymTensor fused = headRows(c); SymTensor base = headRows(c)) {
                 poison(fused);
                 poison(base);
                 decode.forward(tq, tk, tv, fused, stream);
@@ -648,8 +704,8 @@ public final class AttentionScenarios {
                 iris.synchronize();
                 float[] of = fused.toFloatArray();
                 float[] ob = base.toFloatArray();
-                f.add(compareDecode(c.describe() + ", fused", c, q, kAll, vAll, of).failure());
-                f.add(compareDecode(c.describe() + ", baseline", c, q, kAll, vAll, ob).failure());
+                f.add(compareDecode(c.describe() + ", fused", c, refs, of).failure());
+                f.add(compareDecode(c.describe() + ", baseline", c, refs, ob).failure());
                 f.add(sameBits(c.describe() + ": fused vs baseline", of, ob));
             }
         }
@@ -676,19 +732,15 @@ public final class AttentionScenarios {
                 new DecodeCase(DType.BF16, 2, 16, 2, 64, 65, 64));
         for (DecodeCase c : cases) {
             try (FlashDecode decode = FlashDecode.create(iris, c.problem());
-                 SymTensor tq = heap.empty(c.dtype(), c.b(), c.hq(), c.d());
+                 SymTensor tq = headRows(c);
                  SymTensor tk = heap.empty(c.dtype(), c.b(), c.hkv(), c.len(), c.d());
                  SymTensor tv = heap.empty(c.dtype(), c.b(), c.hkv(), c.len(), c.d());
-                 SymTensor fused = heap.empty(c.dtype(), c.b(), c.hq(), c.d());
-                 SymTensor conv = heap.empty(c.dtype(), c.b(), c.hq(), c.d())) {
+                 SymTensor fused = headRows(c); SymTensor conv = headRows(c)) {
                 for (int round = 0; round < 2; round++) {
-                    long seed = seedShared("decode-conventional", stable(c), round);
-                    float[] q = AttentionReference.randomNormal(seed, c.dtype(), c.b() * c.hq() * c.d());
-                    float[][] ks = decodeShards(seed + 1, c);
-                    float[][] vs = decodeShards(seed + 1_000_003, c);
-                    tq.copyFrom(q);
-                    tk.copyFrom(ks[rank]);
-                    tv.copyFrom(vs[rank]);
+                    DecodeInputs in = decodeInputs(seedShared("decode-conventional", stable(c), round), c);
+                    tq.copyFrom(in.q());
+                    tk.copyFrom(in.ks()[rank]);
+                    tv.copyFrom(in.vs()[rank]);
                     poison(fused);
                     poison(conv);
                     if (round == 0) {
@@ -699,8 +751,7 @@ public final class AttentionScenarios {
                     }
                     decode.forward(tq, tk, tv, fused, stream);
                     iris.synchronize();
-                    Row[] refs = decodeReference(c, q, concat(ks, c.b(), c.hkv(), c.len(), c.d(), c.len()),
-                            concat(vs, c.b(), c.hkv(), c.len(), c.d(), c.len()));
+                    Row[] refs = decodeReference(in);
                     String what = c.describe() + ", call " + round;
                     float[] oc = conv.toFloatArray();
                     f.add(compareDecode(what + ", conventional", c, refs, oc).failure());
@@ -718,13 +769,11 @@ public final class AttentionScenarios {
     private void flashDecodeLengthsChange() {
         Failures f = new Failures();
         DecodeCase max = new DecodeCase(DType.BF16, 2, 8, 2, 128, 1000, 256);
-        long seed = seedShared("decode-lengths", 1);
-        float[] q = AttentionReference.randomNormal(seed, max.dtype(), max.b() * max.hq() * max.d());
-        float[][] ks = decodeShards(seed + 1, max);
-        float[][] vs = decodeShards(seed + 1_000_003, max);
-        try (FlashDecode decode = FlashDecode.create(iris, max.problem());
-             SymTensor tq = upload(q, max.dtype(), max.b(), max.hq(), max.d());
-             SymTensor out = heap.empty(max.dtype(), max.b(), max.hq(), max.d())) {
+        DecodeInputs in = decodeInputs(seedShared("decode-lengths", 1), max);
+        float[] q = in.q();
+        float[][] ks = in.ks();
+        float[][] vs = in.vs();
+        try (FlashDecode decode = FlashDecode.create(iris, max.problem()); SymTensor tq = uploadQ(in); SymTensor out = headRows(max)) {
             for (int len : new int[] {1000, 700, 1000, 1000, 64, 1, 1000}) {
                 DecodeCase c = new DecodeCase(max.dtype(), max.b(), max.hq(), max.hkv(), max.d(), len, max.chunkLen());
                 float[][] kLen = new float[world][];
@@ -747,8 +796,7 @@ public final class AttentionScenarios {
             // A replay would repeat one call's epoch and combine stale partials: capture is refused.
             long before = decode.calls();
             try (Stream capturing = Stream.create();
-                 SymTensor tk = upload(ks[rank], max.dtype(), max.b(), max.hkv(), max.len(), max.d());
-                 SymTensor tv = upload(vs[rank], max.dtype(), max.b(), max.hkv(), max.len(), max.d())) {
+                 SymTensor tk = uploadK(in); SymTensor tv = uploadV(in)) {
                 capturing.beginCapture();
                 try {
                     expectRefused(f, "forward while capturing", "stream is capturing a CUDA graph, and forward's calls cannot be"
@@ -770,16 +818,10 @@ public final class AttentionScenarios {
         Failures f = new Failures();
         DecodeCase c = new DecodeCase(DType.BF16, 2, 32, 8, 128, 8192,
                 FlashDecodeProblem.defaultChunkLen(2, 8, 8192, iris.deviceProperties().multiprocessorCount()));
-        long seed = seedShared("decode-large", 1);
-        float[] q = AttentionReference.randomNormal(seed, c.dtype(), c.b() * c.hq() * c.d());
-        float[][] ks = decodeShards(seed + 1, c);
-        float[][] vs = decodeShards(seed + 1_000_003, c);
+        DecodeInputs in = decodeInputs(seedShared("decode-large", 1), c);
         try (FlashDecode decode = FlashDecode.create(iris, c.problem());
-             SymTensor tq = upload(q, c.dtype(), c.b(), c.hq(), c.d());
-             SymTensor tk = upload(ks[rank], c.dtype(), c.b(), c.hkv(), c.len(), c.d());
-             SymTensor tv = upload(vs[rank], c.dtype(), c.b(), c.hkv(), c.len(), c.d());
-             SymTensor fused = heap.empty(c.dtype(), c.b(), c.hq(), c.d());
-             SymTensor base = heap.empty(c.dtype(), c.b(), c.hq(), c.d())) {
+             SymTensor tq = uploadQ(in); SymTensor tk = uploadK(in); SymTensor tv = uploadV(in);
+             SymTensor fused = headRows(c); SymTensor base = headRows(c)) {
             for (int rep = 0; rep < 3; rep++) {
                 poison(fused);
                 poison(base);
@@ -788,8 +830,7 @@ public final class AttentionScenarios {
                 iris.synchronize();
                 f.add(sameBits(c.describe() + ": fused vs baseline, call " + rep, fused.toFloatArray(), base.toFloatArray()));
             }
-            f.add(compareDecode(c.describe() + ", fused", c, q, concat(ks, c.b(), c.hkv(), c.len(), c.d(), c.len()),
-                    concat(vs, c.b(), c.hkv(), c.len(), c.d(), c.len()), fused.toFloatArray()).failure());
+            f.add(compareDecode(c.describe() + ", fused", c, decodeReference(in), fused.toFloatArray()).failure());
         }
         f.throwIfAny();
     }
@@ -811,17 +852,11 @@ public final class AttentionScenarios {
     private void flashDecodeOneSmFree() {
         Failures f = new Failures();
         DecodeCase c = new DecodeCase(DType.BF16, 2, 16, 2, 128, 1024, 64);
-        long seed = seedShared("decode-held-sms", stable(c));
-        float[] q = AttentionReference.randomNormal(seed, c.dtype(), c.b() * c.hq() * c.d());
-        float[][] ks = decodeShards(seed + 1, c);
-        float[][] vs = decodeShards(seed + 1_000_003, c);
+        DecodeInputs in = decodeInputs(seedShared("decode-held-sms", stable(c)), c);
         Duration atMost = iris.config().deviceTimeout().multipliedBy(3).plusSeconds(10);
         try (FlashDecode decode = FlashDecode.create(iris, c.problem());
-             SymTensor tq = upload(q, c.dtype(), c.b(), c.hq(), c.d());
-             SymTensor tk = upload(ks[rank], c.dtype(), c.b(), c.hkv(), c.len(), c.d());
-             SymTensor tv = upload(vs[rank], c.dtype(), c.b(), c.hkv(), c.len(), c.d());
-             SymTensor fused = heap.empty(c.dtype(), c.b(), c.hq(), c.d());
-             SymTensor base = heap.empty(c.dtype(), c.b(), c.hq(), c.d())) {
+             SymTensor tq = uploadQ(in); SymTensor tk = uploadK(in); SymTensor tv = uploadV(in);
+             SymTensor fused = headRows(c); SymTensor base = headRows(c)) {
             f.check(c.problem().group() == 8 && c.problem().chunks() == 16, () -> c.describe() + ": expected G 8 and 16 chunks");
             poison(fused);
             poison(base);
@@ -836,8 +871,7 @@ public final class AttentionScenarios {
             decode.baseline(tq, tk, tv, base, stream);
             iris.synchronize();
             float[] of = fused.toFloatArray();
-            f.add(compareDecode(what, c, q, concat(ks, c.b(), c.hkv(), c.len(), c.d(), c.len()),
-                    concat(vs, c.b(), c.hkv(), c.len(), c.d(), c.len()), of).failure());
+            f.add(compareDecode(what, c, decodeReference(in), of).failure());
             f.add(sameBits(what + " vs baseline", of, base.toFloatArray()));
         }
         f.throwIfAny();
@@ -851,16 +885,9 @@ public final class AttentionScenarios {
     private void misuse() {
         Failures f = new Failures();
         LocalCase c = new LocalCase(DType.BF16, 1, 4, 2, 256, 256, 64, false);
-        long seed = seed("misuse", 0);
-        float[] q = AttentionReference.randomNormal(seed, c.dtype(), c.b() * c.hq() * c.sq() * c.d());
-        float[] k = AttentionReference.randomNormal(seed + 1, c.dtype(), c.b() * c.hkv() * c.skv() * c.d());
-        float[] v = AttentionReference.randomNormal(seed + 2, c.dtype(), c.b() * c.hkv() * c.skv() * c.d());
-        try (SymTensor tq = upload(q, c.dtype(), c.b(), c.hq(), c.sq(), c.d());
-             SymTensor tk = upload(k, c.dtype(), c.b(), c.hkv(), c.skv(), c.d());
-             SymTensor tv = upload(v, c.dtype(), c.b(), c.hkv(), c.skv(), c.d());
-             SymTensor to = heap.empty(c.dtype(), c.b(), c.hq(), c.sq(), c.d());
-             SymTensor tl = heap.empty(DType.F32, c.b(), c.hq(), c.sq());
-             SymTensor wrong = heap.empty(DType.F16, c.b(), c.hq(), c.sq(), c.d())) {
+        Qkv in = c.random(seed("misuse", 0));
+        try (LocalTensors t = localTensors(c, in); SymTensor wrong = heap.empty(DType.F16, c.b(), c.hq(), c.sq(), c.d())) {
+            SymTensor tq = t.q(), tk = t.k(), tv = t.v(), to = t.o();
             expectRefused(f, "o of another dtype", "expected BF16", () -> attention.forward(tq, tk, tv, wrong, null, false, stream));
             expectRefused(f, "o aliasing q", "overlaps Q", () -> attention.forward(c.problem(),
                     tq.deviceAddress(), tk.deviceAddress(), tv.deviceAddress(), tq.deviceAddress() + 128, 0, stream));
@@ -871,11 +898,7 @@ public final class AttentionScenarios {
                     ring.forward(tq.deviceAddress(), off.address(), tv.deviceAddress(), to.deviceAddress(), 0, stream);
                 }
             });
-            poison(to);
-            poison(tl);
-            attention.forward(tq, tk, tv, to, tl, false, stream);
-            iris.synchronize();
-            f.add(compareLocal("after the refused calls", c, q, k, v, to.toFloatArray(), tl.toFloatArray()).failure());
+            f.add(runLocal("after the refused calls", c, in, t).failure());
         }
         f.throwIfAny();
     }
@@ -892,6 +915,15 @@ public final class AttentionScenarios {
     // =============================================================================================
     // helpers
     // =============================================================================================
+
+    /** Random normal Q [B, Hq, Sq, D], K and V [B, Hkv, Skv, D] from seed, seed + 1 and seed + 2 (in their dtype). */
+    record Qkv(float[] q, float[] k, float[] v) {
+        static Qkv random(long seed, DType dtype, int b, int hq, int hkv, int sq, int skv, int d) {
+            return new Qkv(AttentionReference.randomNormal(seed, dtype, b * hq * sq * d),
+                    AttentionReference.randomNormal(seed + 1, dtype, b * hkv * skv * d),
+                    AttentionReference.randomNormal(seed + 2, dtype, b * hkv * skv * d));
+        }
+    }
 
     private SymTensor upload(float[] values, DType t, long... shape) {
         SymTensor x = heap.empty(t, shape);
