@@ -103,8 +103,7 @@ public final class DeviceApiScenarios {
     }
 
     public static void main(String[] argv) throws Exception {
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(256L << 20)
-                .withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
+        IrisConfig config = ScenarioConfigs.of(256L << 20, Duration.ofMillis(DEVICE_TIMEOUT_MS));
         int failed;
         try (Iris iris = Iris.init(config); KernelLibrary lib = KernelLibrary.forClasspath(); KernelArgs args = new KernelArgs()) {
             long runSeed = TestSeeds.runSeed(iris);

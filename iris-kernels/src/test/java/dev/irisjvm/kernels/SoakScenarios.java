@@ -73,7 +73,7 @@ public final class SoakScenarios {
         String env = System.getenv("IRIS_SOAK_SECONDS");
         int seconds = args.length > 0 ? Integer.parseInt(args[0])
                 : env != null && !env.isBlank() ? Integer.parseInt(env.trim()) : DEFAULT_SECONDS;
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(1L << 30).withDeviceTimeout(Duration.ofSeconds(20));
+        IrisConfig config = ScenarioConfigs.of(1L << 30, Duration.ofSeconds(20));
         int failed;
         try (Iris iris = Iris.init(config);
              Collectives ccl = Collectives.create(iris, Collectives.Options.defaults().withStagingBytes(16L << 20))) {

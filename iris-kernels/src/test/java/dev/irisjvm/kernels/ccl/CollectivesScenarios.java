@@ -15,6 +15,7 @@ import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
+import dev.irisjvm.kernels.ScenarioConfigs;
 import dev.irisjvm.kernels.ccl.CclReference.Accumulator;
 import dev.irisjvm.kernels.ccl.CclReference.Rounding;
 import java.nio.ByteBuffer;
@@ -106,8 +107,7 @@ public final class CollectivesScenarios {
     }
 
     public static void main(String[] argv) throws Exception {
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES)
-                .withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
+        IrisConfig config = ScenarioConfigs.of(HEAP_BYTES, Duration.ofMillis(DEVICE_TIMEOUT_MS));
         ScenarioJob.run(config, (iris, runSeed) -> {
             NcclComm nccl = NcclComm.open(iris);
             System.out.println(TestSeeds.banner("collectives", iris, runSeed) + ", "

@@ -16,6 +16,7 @@ import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.ScenarioConfigs;
 import dev.irisjvm.kernels.fused.GemmAllScatter;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import dev.irisjvm.kernels.nccl.NcclTeams;
@@ -90,8 +91,7 @@ public final class MultiNodeScenarios {
     }
 
     public static void main(String[] argv) throws Exception {
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES)
-                .withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
+        IrisConfig config = ScenarioConfigs.of(HEAP_BYTES, Duration.ofMillis(DEVICE_TIMEOUT_MS));
         int failed;
         try (Iris iris = Iris.init(config); KernelLibrary lib = KernelLibrary.forClasspath(); KernelArgs args = new KernelArgs()) {
             long runSeed = TestSeeds.runSeed(iris);

@@ -13,6 +13,7 @@ import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.ScenarioConfigs;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.ReduceOp;
 import java.time.Duration;
@@ -59,8 +60,7 @@ public final class CheckedModeScenarios {
     }
 
     public static void main(String[] argv) {
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES)
-                .withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS)).withChecked(true);
+        IrisConfig config = ScenarioConfigs.of(HEAP_BYTES, Duration.ofMillis(DEVICE_TIMEOUT_MS)).withChecked(true);
         int failed;
         try (Iris iris = Iris.init(config); KernelLibrary library = KernelLibrary.forIris(iris)) {
             CheckedModeScenarios s = new CheckedModeScenarios(iris, library);

@@ -12,6 +12,7 @@ import dev.irisjvm.core.internal.KernelArgs;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.kernels.ScenarioConfigs;
 import dev.irisjvm.kernels.attention.AttentionProblem;
 import dev.irisjvm.kernels.attention.RingAttention;
 import dev.irisjvm.kernels.attention.Sharding;
@@ -74,8 +75,7 @@ public final class RankLossScenarios {
 
     public static void main(String[] args) throws Exception {
         String op = args[0];
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(256L << 20)
-                .withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS)).withWatchdogTimeout(Duration.ofMillis(WATCHDOG_TIMEOUT_MS));
+        IrisConfig config = ScenarioConfigs.of(256L << 20, Duration.ofMillis(DEVICE_TIMEOUT_MS)).withWatchdogTimeout(Duration.ofMillis(WATCHDOG_TIMEOUT_MS));
         Iris iris = Iris.init(config);
         int world = iris.worldSize();
         int victim = Math.floorMod(Integer.parseInt(args[1]), world);

@@ -15,6 +15,7 @@ import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
+import dev.irisjvm.kernels.ScenarioConfigs;
 import dev.irisjvm.kernels.SmHog;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.fused.FusedReference.Expected;
@@ -113,8 +114,7 @@ public final class FusedScenarios {
     }
 
     public static void main(String[] argv) throws Exception {
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES)
-                .withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
+        IrisConfig config = ScenarioConfigs.of(HEAP_BYTES, Duration.ofMillis(DEVICE_TIMEOUT_MS));
         ScenarioJob.run(config, (iris, runSeed) -> {
             boolean off = NcclComm.switchedOffByEnvironment();
             try (Baselines baselines = Baselines.open(iris, iris.stream(), off ? "IRIS_TEST_NCCL=off" : null)) {

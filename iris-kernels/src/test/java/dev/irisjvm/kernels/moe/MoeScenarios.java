@@ -15,6 +15,7 @@ import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
+import dev.irisjvm.kernels.ScenarioConfigs;
 import dev.irisjvm.kernels.gemm.DeviceMatrix;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
@@ -129,7 +130,7 @@ public final class MoeScenarios {
      * the ranks meeting after each; exits with the number that failed.
      */
     static void runAll(String label, List<String> expected, Table table) throws Exception {
-        IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES).withDeviceTimeout(Duration.ofMillis(DEVICE_TIMEOUT_MS));
+        IrisConfig config = ScenarioConfigs.of(HEAP_BYTES, Duration.ofMillis(DEVICE_TIMEOUT_MS));
         ScenarioJob.run(config, (iris, runSeed) -> {
             System.out.println(TestSeeds.banner(label, iris, runSeed));
             int failed = ScenarioRunner.runTable(table.scenarios(iris, runSeed), expected, iris::hostBarrier);
