@@ -1,7 +1,6 @@
 package dev.irisjvm.kernels.gemm;
 
 import static dev.irisjvm.kernels.gemm.GemmScenarios.PAD;
-import static dev.irisjvm.kernels.gemm.GemmScenarios.PAD_VALUE;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
@@ -52,12 +51,12 @@ final class GemmLayoutScenarios extends GemmScenarioPart {
         for (int[] shape : TRANSPOSED_SHAPES) {
             for (DType in : GemmScenarios.INPUTS) {
                 for (GemmLayout layout : GemmLayout.values()) {
-                    transposedCase(f, shape[0], shape[1], shape[2], in, layout);
+                    s.layoutsCase(f, "transposed_a", shape[0], shape[1], shape[2], in, new GemmLayouts(GemmALayout.KM, layout));
                 }
             }
         }
         for (DType in : GemmScenarios.INPUTS) {
-            transposedCase(f, RAGGED_K[0], RAGGED_K[1], RAGGED_K[2], in, GemmLayout.KN);
+            s.layoutsCase(f, "transposed_a", RAGGED_K[0], RAGGED_K[1], RAGGED_K[2], in, GemmLayouts.KM_KN);
         }
         misuse(f);
         f.throwIfAny();
@@ -79,55 +78,6 @@ final class GemmLayoutScenarios extends GemmScenarioPart {
         }
         f.throwIfAny();
         return true;
-    }
-
-    private void transposedCase(Failures f, int m, int n, int k, DType in, GemmLayout layout) {
-        long seed = s.seed("transposed_a", m, n, k, in.ordinal(), layout.ordinal());
-        int bRows = (int) layout.bRows(n, k);
-        int bCols = (int) layout.bCols(n, k);
-        HostMatrix a = HostMatrix.random(seed, in, k, m);
-        HostMatrix b = HostMatrix.random(seed + 1, in, bRows, bCols);
-        HostMatrix biasIn = HostMatrix.random(seed + 2, in, 1, n);
-        Reference ref = GemmReference.full(a, GemmALayout.KM, b, layout);
-        GemmLayouts layouts = new GemmLayouts(GemmALayout.KM, layout);
-        String shape = m + " x " + n + " x " + k + " " + in + " " + layouts.kernelPart();
-        try (SymTensor ta = s.upload(a, m, 0, k, m); SymTensor tb = s.upload(b, bCols, 0, bRows, bCols);
-             SymTensor pa = s.upload(a, m + PAD, PAD_VALUE, k, m + PAD);
-             SymTensor pb = s.upload(b, bCols + PAD, PAD_VALUE, bRows, bCols + PAD);
-             SymTensor biasSame = s.upload(biasIn, n, 0, n); SymTensor biasF32 = s.upload(biasIn.as(DType.F32), n, 0, n)) {
-            for (boolean withBias : new boolean[] {false, true}) {
-                for (boolean padded : new boolean[] {false, true}) {
-                    ByteBuffer f32 = null;
-                    for (DType out : new DType[] {DType.F32, in}) {
-                        SymTensor bias = withBias ? (out == DType.F32 ? biasF32 : biasSame) : null;
-                        String what = shape + " -> " + out + (withBias ? " + bias" : "") + (padded ? ", padded rows" : ", tensors");
-                        int ldc = padded ? n + PAD : n;
-                        int rows = padded ? m + 1 : m;
-                        try (SymTensor c = heap.empty(out, rows, ldc)) {
-                            s.poison(c);
-                            if (padded) {
-                                gemm.matmul(new DeviceMatrix(pa.deviceAddress(), in, k, m, m + PAD),
-                                        new DeviceMatrix(pb.deviceAddress(), in, bRows, bCols, bCols + PAD), layouts,
-                                        bias == null ? 0 : bias.deviceAddress(), new DeviceMatrix(c.deviceAddress(), out, m, n, ldc), 1f,
-                                        0f, stream);
-                            } else {
-                                gemm.matmul(ta, tb, layouts, bias, c, 1f, 0f, stream);
-                            }
-                            iris.synchronize();
-                            ByteBuffer got = GemmScenarios.download(c);
-                            f.add(GemmReference.check(what, got, out, ldc, rows, ref, withBias ? biasIn.values() : null));
-                            if (out == DType.F32) {
-                                f32 = got;
-                            } else {
-                                f.add(GemmScenarios.roundedOnce(what, got, f32, out, m, n, ldc));
-                            }
-                        }
-                    }
-                }
-            }
-            f.add(GemmScenarios.sameBits(shape + ": A after the calls", GemmScenarios.download(ta), a.bytes()));
-            f.add(GemmScenarios.sameBits(shape + ": B after the calls", GemmScenarios.download(tb), b.bytes()));
-        }
     }
 
     /** The transposed layout's and the scaling's checks on live tensors, before anything is launched. */

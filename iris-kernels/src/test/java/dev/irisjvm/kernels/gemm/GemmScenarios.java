@@ -199,16 +199,32 @@ public final class GemmScenarios {
     }
 
     void smallCase(Failures f, int m, int n, int k, DType in, GemmLayout layout) {
-        long seed = seed("small", m, n, k, in.ordinal(), layout.ordinal());
+        layoutsCase(f, "small", m, n, k, in, new GemmLayouts(GemmALayout.MK, layout));
+    }
+
+    /**
+     * One shape with A and B stored as {@code layouts} say, F32 and 16-bit out, bias or not, on
+     * tensors and on padded rows; each output against the reference, the 16-bit one the F32 one
+     * rounded once, and the inputs unchanged after. A stored M x K goes through the plain overloads;
+     * K x M, which only the scaled ones take, with alpha 1 and beta 0.
+     */
+    void layoutsCase(Failures f, String seedName, int m, int n, int k, DType in, GemmLayouts layouts) {
+        GemmALayout aLayout = layouts.a();
+        GemmLayout layout = layouts.b();
+        boolean plain = aLayout == GemmALayout.MK;
+        long seed = seed(seedName, m, n, k, in.ordinal(), layout.ordinal());
+        int aRows = (int) aLayout.aRows(m, k);
+        int aCols = (int) aLayout.aCols(m, k);
         int bRows = (int) layout.bRows(n, k);
         int bCols = (int) layout.bCols(n, k);
-        HostMatrix a = HostMatrix.random(seed, in, m, k);
+        HostMatrix a = HostMatrix.random(seed, in, aRows, aCols);
         HostMatrix b = HostMatrix.random(seed + 1, in, bRows, bCols);
         HostMatrix biasIn = HostMatrix.random(seed + 2, in, 1, n);
-        Reference ref = GemmReference.full(a, b, layout);
-        String shape = m + " x " + n + " x " + k + " " + in + " " + layout.kernelSuffix();
-        try (SymTensor ta = upload(a, k, 0, m, k); SymTensor tb = upload(b, bCols, 0, bRows, bCols);
-             SymTensor pa = upload(a, k + PAD, PAD_VALUE, m, k + PAD); SymTensor pb = upload(b, bCols + PAD, PAD_VALUE, bRows, bCols + PAD);
+        Reference ref = GemmReference.full(a, aLayout, b, layout);
+        String shape = m + " x " + n + " x " + k + " " + in + " " + layouts.kernelPart();
+        try (SymTensor ta = upload(a, aCols, 0, aRows, aCols); SymTensor tb = upload(b, bCols, 0, bRows, bCols);
+             SymTensor pa = upload(a, aCols + PAD, PAD_VALUE, aRows, aCols + PAD);
+             SymTensor pb = upload(b, bCols + PAD, PAD_VALUE, bRows, bCols + PAD);
              SymTensor biasSame = upload(biasIn, n, 0, n); SymTensor biasF32 = upload(biasIn.as(DType.F32), n, 0, n)) {
             for (boolean withBias : new boolean[] {false, true}) {
                 for (boolean padded : new boolean[] {false, true}) {
@@ -221,11 +237,19 @@ public final class GemmScenarios {
                         try (SymTensor c = heap.empty(out, rows, ldc)) {
                             poison(c);
                             if (padded) {
-                                gemm.matmul(new DeviceMatrix(pa.deviceAddress(), in, m, k, k + PAD),
-                                        new DeviceMatrix(pb.deviceAddress(), in, bRows, bCols, bCols + PAD), layout,
-                                        bias == null ? 0 : bias.deviceAddress(), new DeviceMatrix(c.deviceAddress(), out, m, n, ldc), stream);
-                            } else {
+                                DeviceMatrix da = new DeviceMatrix(pa.deviceAddress(), in, aRows, aCols, aCols + PAD);
+                                DeviceMatrix db = new DeviceMatrix(pb.deviceAddress(), in, bRows, bCols, bCols + PAD);
+                                long biasAddress = bias == null ? 0 : bias.deviceAddress();
+                                DeviceMatrix dc = new DeviceMatrix(c.deviceAddress(), out, m, n, ldc);
+                                if (plain) {
+                                    gemm.matmul(da, db, layout, biasAddress, dc, stream);
+                                } else {
+                                    gemm.matmul(da, db, layouts, biasAddress, dc, 1f, 0f, stream);
+                                }
+                            } else if (plain) {
                                 gemm.matmul(ta, tb, layout, bias, c, stream);
+                            } else {
+                                gemm.matmul(ta, tb, layouts, bias, c, 1f, 0f, stream);
                             }
                             iris.synchronize();
                             ByteBuffer got = download(c);
