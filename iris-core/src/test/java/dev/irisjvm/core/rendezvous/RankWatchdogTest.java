@@ -125,7 +125,14 @@ class RankWatchdogTest {
 
     /** Rank 0's watchdog starting (its losses collected) and rank 1 played by hand: its rendezvous and the watchdog's port and nonce. */
     private record RankOneByHand(List<RankWatchdog.Loss> losses, Future<RankWatchdog> zero, Rendezvous one, int watchdogPort,
-                                 byte[] nonce) {}
+                                 byte[] nonce) {
+        /** Says rank 1's hello on {@code real} and meets rank 0, whose watchdog has then started. */
+        RankWatchdog join(Socket real) throws Exception {
+            real.getOutputStream().write(hello(1, nonce));
+            one.barrier();  // rank 0 finishes its start once every rank is connected
+            return zero.get(10, TimeUnit.SECONDS);
+        }
+    }
 
     /** Starts rank 0's watchdog in the pool and connects rank 1's rendezvous; rank 1's watchdog connection is the test's to make. */
     private RankOneByHand rankOneByHand() throws Exception {
@@ -155,9 +162,6 @@ class RankWatchdogTest {
     @Test
     void strangersAreDroppedAndGarbageCountsAsLoss() throws Exception {
         RankOneByHand rank1 = rankOneByHand();
-        List<RankWatchdog.Loss> losses = rank1.losses();
-        Future<RankWatchdog> zero = rank1.zero();
-        Rendezvous one = rank1.one();
         int watchdogPort = rank1.watchdogPort();
         byte[] nonce = rank1.nonce();
 
@@ -174,9 +178,7 @@ class RankWatchdogTest {
         Socket real = new Socket(HOST, watchdogPort);
         toClose.add(real);
         real.setSoTimeout(5000);
-        real.getOutputStream().write(hello(1, nonce));
-        one.barrier();  // rank 0 finishes its start once every rank is connected
-        RankWatchdog watchdog = zero.get(10, TimeUnit.SECONDS);
+        RankWatchdog watchdog = rank1.join(real);
         toClose.add(watchdog);
         assertTrue(watchdog.boundPort() == watchdogPort);
 
@@ -189,8 +191,8 @@ class RankWatchdogTest {
         assertNotNull(loss);
         assertEquals(1, loss.rank());
         assertTrue(loss.reason().contains("something other than the watchdog's messages"), loss.reason());
-        awaitListenerCalls(new Rank(null, watchdog, losses), 1);
-        assertEquals(List.of(loss), losses);
+        awaitListenerCalls(new Rank(null, watchdog, rank1.losses()), 1);
+        assertEquals(List.of(loss), rank1.losses());
     }
 
     /** Silent connections beyond MAX_STRANGERS push out the oldest; the real rank still joins. */
@@ -207,9 +209,7 @@ class RankWatchdogTest {
             assertEquals(-1, silent.get(0).getInputStream().read(), "the oldest silent connection was dropped");
             Socket real = new Socket(HOST, rank1.watchdogPort());
             toClose.add(real);
-            real.getOutputStream().write(hello(1, rank1.nonce()));
-            rank1.one().barrier();
-            RankWatchdog watchdog = rank1.zero().get(10, TimeUnit.SECONDS);
+            RankWatchdog watchdog = rank1.join(real);
             toClose.add(watchdog);
             assertNull(watchdog.loss());
         } finally {
@@ -222,20 +222,14 @@ class RankWatchdogTest {
     @Test
     void aGoodbyeBeforeTheConnectionEndsIsNoLoss() throws Exception {
         RankOneByHand rank1 = rankOneByHand();
-        List<RankWatchdog.Loss> losses = rank1.losses();
-        Future<RankWatchdog> zero = rank1.zero();
-        Rendezvous one = rank1.one();
-        int watchdogPort = rank1.watchdogPort();
-        byte[] nonce = rank1.nonce();
-        try (Socket real = new Socket(HOST, watchdogPort)) {
-            real.getOutputStream().write(hello(1, nonce));
-            one.barrier();
-            toClose.add(zero.get(10, TimeUnit.SECONDS));
+        RankWatchdog watchdog;
+        try (Socket real = new Socket(HOST, rank1.watchdogPort())) {
+            watchdog = rank1.join(real);
+            toClose.add(watchdog);
             real.getOutputStream().write(new byte[] {RankWatchdog.BYE, 0, 0, 0, 0, 0, 0, 1});
         }
-        RankWatchdog watchdog = zero.get();
         assertNull(watchdog.awaitLoss(Duration.ofMillis(800)), "a rank that said goodbye was taken for lost");
-        assertEquals(List.of(), losses);
+        assertEquals(List.of(), rank1.losses());
     }
 
     @Test
