@@ -17,6 +17,8 @@
  */
 module dev.irisjvm.core {
     requires dev.irisjvm.runtime;
+    // RankVariables' names only: constants, compiled in, so iris-launch is not needed at run time.
+    requires static dev.irisjvm.launch;
     requires org.bytedeco.javacpp;
     requires org.slf4j;
 

@@ -2,9 +2,9 @@ package dev.irisjvm.launch;
 
 /**
  * The environment variables the launcher gives each rank: where it sits in the job and where the
- * rendezvous listens. {@code Iris.init()} reads the same names (iris-core's {@code RankEnvironment},
- * which also understands torchrun, Slurm and MPI); iris-core's {@code LauncherEnvironmentTest} reads
- * what this launcher sets back through it, so the two sides cannot drift apart.
+ * rendezvous listens. {@code Iris.init()} reads them by these constants (iris-core's {@code
+ * RankEnvironment}, which also understands torchrun, Slurm and MPI, compiles them in), and iris-core's
+ * {@code LauncherEnvironmentTest} reads what this launcher sets back through it.
  *
  * <pre>{@code
  * int rank = Integer.parseInt(System.getenv(RankVariables.IRIS_RANK));

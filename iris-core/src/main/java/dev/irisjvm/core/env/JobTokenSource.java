@@ -1,5 +1,7 @@
 package dev.irisjvm.core.env;
 
+import dev.irisjvm.launch.LaunchOptions;
+import dev.irisjvm.launch.RankVariables;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,11 +41,11 @@ final class JobTokenSource {
      *         when the file is missing, unreadable, empty, too large, or open to group or others
      */
     static String read(Map<String, String> env) {
-        String token = env.get(RankEnvironment.IRIS_JOB_TOKEN);
+        String token = env.get(RankVariables.IRIS_JOB_TOKEN);
         if (token != null && !token.isBlank()) {
             return token.trim();
         }
-        String file = env.get(RankEnvironment.IRIS_JOB_TOKEN_FILE);
+        String file = env.get(LaunchOptions.IRIS_JOB_TOKEN_FILE);
         if (file == null || file.isBlank()) {
             return "";
         }
@@ -51,7 +53,7 @@ final class JobTokenSource {
     }
 
     private static String fromFile(String name) {
-        String variable = RankEnvironment.IRIS_JOB_TOKEN_FILE + "='" + name + "'";
+        String variable = LaunchOptions.IRIS_JOB_TOKEN_FILE + "='" + name + "'";
         Path path;
         try {
             path = Path.of(name);

@@ -1,5 +1,6 @@
 package dev.irisjvm.core.env;
 
+import dev.irisjvm.launch.RankVariables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,9 +26,9 @@ import java.util.Map;
  */
 enum LauncherFamily {
 
-    IRIS(RankEnvironment.SOURCE_IRIS, RankEnvironment.IRIS_RANK, RankEnvironment.IRIS_WORLD_SIZE,
-            RankEnvironment.IRIS_LOCAL_RANK, List.of(RankEnvironment.IRIS_LOCAL_WORLD_SIZE),
-            RankEnvironment.IRIS_NODE_RANK, List.of(RankEnvironment.IRIS_NODE_COUNT),
+    IRIS(RankEnvironment.SOURCE_IRIS, RankVariables.IRIS_RANK, RankVariables.IRIS_WORLD_SIZE,
+            RankVariables.IRIS_LOCAL_RANK, List.of(RankVariables.IRIS_LOCAL_WORLD_SIZE),
+            RankVariables.IRIS_NODE_RANK, List.of(RankVariables.IRIS_NODE_COUNT),
             "bin/iris-run --nnodes sets IRIS_NODE_RANK and IRIS_NODE_COUNT"),
 
     TORCHRUN(RankEnvironment.SOURCE_TORCHRUN, "RANK", "WORLD_SIZE", "LOCAL_RANK", List.of("LOCAL_WORLD_SIZE"),
@@ -49,8 +50,8 @@ enum LauncherFamily {
          */
         @Override
         int masterPort(EnvVars vars) {
-            if (vars.has(RankEnvironment.IRIS_MASTER_PORT)) {
-                return port(vars, RankEnvironment.IRIS_MASTER_PORT);
+            if (vars.has(RankVariables.IRIS_MASTER_PORT)) {
+                return port(vars, RankVariables.IRIS_MASTER_PORT);
             }
             if (!vars.has("MASTER_PORT")) {
                 return RankEnvironment.DEFAULT_MASTER_PORT + 1;
@@ -124,7 +125,7 @@ enum LauncherFamily {
          */
         @Override
         String masterAddr(EnvVars vars) {
-            String addr = vars.get(vars.firstSet(List.of(RankEnvironment.IRIS_MASTER_ADDR, "MASTER_ADDR")));
+            String addr = vars.get(vars.firstSet(List.of(RankVariables.IRIS_MASTER_ADDR, "MASTER_ADDR")));
             if (addr != null) {
                 return addr;
             }
@@ -146,7 +147,7 @@ enum LauncherFamily {
          */
         @Override
         int masterPort(EnvVars vars) {
-            String given = vars.firstSet(List.of(RankEnvironment.IRIS_MASTER_PORT, "MASTER_PORT"));
+            String given = vars.firstSet(List.of(RankVariables.IRIS_MASTER_PORT, "MASTER_PORT"));
             if (given != null) {
                 return port(vars, given);
             }
@@ -229,7 +230,7 @@ enum LauncherFamily {
         if (addr == null) {
             if (nodes.count() > 1) {
                 throw new IllegalArgumentException(nodes.label() + " puts the ranks on " + nodes.count() + " nodes, but no "
-                        + RankEnvironment.IRIS_MASTER_ADDR + " or MASTER_ADDR names the rendezvous host (rank 0's), and "
+                        + RankVariables.IRIS_MASTER_ADDR + " or MASTER_ADDR names the rendezvous host (rank 0's), and "
                         + RankEnvironment.DEFAULT_MASTER_ADDR + " reaches only this node");
             }
             addr = RankEnvironment.DEFAULT_MASTER_ADDR;
@@ -287,12 +288,12 @@ enum LauncherFamily {
 
     /** The rendezvous host, or null when no variable names one. */
     String masterAddr(EnvVars vars) {
-        return vars.get(vars.firstSet(List.of(RankEnvironment.IRIS_MASTER_ADDR, "MASTER_ADDR")));
+        return vars.get(vars.firstSet(List.of(RankVariables.IRIS_MASTER_ADDR, "MASTER_ADDR")));
     }
 
     /** The rendezvous port. */
     int masterPort(EnvVars vars) {
-        String name = vars.firstSet(List.of(RankEnvironment.IRIS_MASTER_PORT, "MASTER_PORT"));
+        String name = vars.firstSet(List.of(RankVariables.IRIS_MASTER_PORT, "MASTER_PORT"));
         return name == null ? RankEnvironment.DEFAULT_MASTER_PORT : port(vars, name);
     }
 

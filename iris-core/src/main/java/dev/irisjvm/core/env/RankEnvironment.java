@@ -30,6 +30,9 @@ import java.util.Objects;
  *   <tr><td>PMIx</td><td>{@code PMIX_RANK} only: PMIx passes the size through its library, so
  *       this is an error that says so</td><td></td><td></td></tr>
  * </table>
+ * The {@code IRIS} names are iris-launch's {@code dev.irisjvm.launch.RankVariables} (the token
+ * file's, its {@code LaunchOptions.IRIS_JOB_TOKEN_FILE}), compiled in, so that the launcher's side
+ * and this one spell them once.
  * The MPI families come before Slurm because an MPI launcher inside an allocation starts its ranks
  * through per-node daemons that srun started, whose {@code SLURM_PROCID} the ranks inherit.
  * MPICH ranks started by {@code srun --mpi=pmi2}, which sets {@code PMI_RANK} but not MPICH's
@@ -94,28 +97,6 @@ public record RankEnvironment(
         int masterPort,
         String jobToken,
         String source) {
-
-    // The variables bin/iris-run sets; see the class comment.
-    /** This process's rank. */
-    public static final String IRIS_RANK = "IRIS_RANK";
-    /** Number of ranks. */
-    public static final String IRIS_WORLD_SIZE = "IRIS_WORLD_SIZE";
-    /** Rank on this node, also the GPU index. */
-    public static final String IRIS_LOCAL_RANK = "IRIS_LOCAL_RANK";
-    /** Number of ranks on this node. */
-    public static final String IRIS_LOCAL_WORLD_SIZE = "IRIS_LOCAL_WORLD_SIZE";
-    /** Index of this node among the job's nodes. */
-    public static final String IRIS_NODE_RANK = "IRIS_NODE_RANK";
-    /** Number of nodes of the job. */
-    public static final String IRIS_NODE_COUNT = "IRIS_NODE_COUNT";
-    /** Rendezvous host. */
-    public static final String IRIS_MASTER_ADDR = "IRIS_MASTER_ADDR";
-    /** Rendezvous port. */
-    public static final String IRIS_MASTER_PORT = "IRIS_MASTER_PORT";
-    /** Secret shared by the ranks of one launch. */
-    public static final String IRIS_JOB_TOKEN = "IRIS_JOB_TOKEN";
-    /** A file holding that secret, readable only by its owner; used when IRIS_JOB_TOKEN is unset. */
-    public static final String IRIS_JOB_TOKEN_FILE = "IRIS_JOB_TOKEN_FILE";
 
     /** Master address when no variable names one. */
     public static final String DEFAULT_MASTER_ADDR = "127.0.0.1";
