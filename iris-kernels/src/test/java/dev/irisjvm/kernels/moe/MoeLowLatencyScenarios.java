@@ -1,12 +1,10 @@
 package dev.irisjvm.kernels.moe;
 
 import dev.irisjvm.core.DType;
-import dev.irisjvm.core.HalfFloats;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisDeviceException;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.SymmetricHeap;
-import dev.irisjvm.core.gpu.CudaGraph;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
@@ -15,7 +13,6 @@ import dev.irisjvm.kernels.moe.MoeReference.Dispatch;
 import dev.irisjvm.kernels.moe.MoeScenarios.Expert;
 import dev.irisjvm.kernels.moe.MoeScenarios.Inputs;
 import dev.irisjvm.kernels.moe.MoeScenarios.Routing;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -139,38 +136,9 @@ public final class MoeLowLatencyScenarios {
      * synchronization between them: every call writes regions a peer read in the call before.
      */
     private void backToBack() {
-        Failures f = new Failures();
         int hidden = 256, topK = 2, maxTokens = 64;
-        int experts = 2 * world;
-        MoeConfig config = MoeConfig.of(hidden, experts, topK, maxTokens, 1);
-        int calls = 5;
-        List<Inputs[]> all = new ArrayList<>();
-        for (int c = 0; c < calls; c++) {
-            int[] tokens = new int[world];
-            for (int p = 0; p < world; p++) tokens[p] = c == 3 && p % 2 == 1 ? 0 : maxTokens - (c * 13 + p * 7) % maxTokens;
-            Routing routing = c % 2 == 0 ? new Routing(Routing.UNIFORM, -1, 0) : new Routing(Routing.HOT, c % experts, 0.95);
-            all.add(base.inputs(base.seed("ll/b2b", c), tokens, hidden, experts, topK, routing));
-        }
-        try (MoeLowLatency ll = MoeLowLatency.create(iris, config)) {
-            List<SymTensor[]> ops = new ArrayList<>();
-            try {
-                for (int c = 0; c < calls; c++) ops.add(base.upload(config, all.get(c)[rank]));  // [tokens, ids, weights, out]
-                for (int c = 0; c < calls; c++) {
-                    SymTensor[] t = ops.get(c);
-                    ll.dispatch(t[0], t[1], t[2], all.get(c)[rank].tokens(), stream);
-                    ll.combine(ll.received(), t[3], stream);
-                }
-                iris.synchronize();
-                for (int c = 0; c < calls; c++) {
-                    Inputs[] in = all.get(c);
-                    short[] got = MoeScenarios.bits(ops.get(c)[3]);
-                    base.checkCombine(f, "call " + c, config, reference(in, config), in, Expert.IDENTITY, got);
-                }
-            } finally {
-                for (SymTensor[] t : ops) MoeScenarios.closeAll(t);
-            }
-        }
-        f.throwIfAny();
+        MoeConfig config = MoeConfig.of(hidden, 2 * world, topK, maxTokens, 1);
+        base.backToBack("ll/b2b", config, MoeExchange::lowLatency, in -> reference(in, config));
     }
 
     /**
@@ -179,41 +147,9 @@ public final class MoeLowLatencyScenarios {
      * every replay gets a fresh epoch from the device counter and is checked.
      */
     private void graphReplay() throws Exception {
-        Failures f = new Failures();
         int hidden = 128, topK = 2, maxTokens = 48;
-        int experts = 2 * world;
-        MoeConfig config = MoeConfig.of(hidden, experts, topK, maxTokens, 1);
-        int[] tokens = new int[world];
-        for (int p = 0; p < world; p++) tokens[p] = maxTokens - 5 * p;
-        try (MoeLowLatency ll = MoeLowLatency.create(iris, config); Stream s = Stream.create()) {
-            Inputs[] first = base.inputs(base.seed("ll/graph", 0), tokens, hidden, experts, topK, new Routing(Routing.UNIFORM, -1, 0));
-            SymTensor[] t = base.upload(config, first[rank]);
-            try {
-                CudaGraph graph;
-                s.beginCapture();
-                try {
-                    ll.dispatch(t[0], t[1], t[2], tokens[rank], s);
-                    ll.combine(ll.received(), t[3], s);
-                } finally {
-                    graph = s.endCapture();
-                }
-                try (CudaGraph g = graph) {
-                    for (int rep = 0; rep < 4; rep++) {
-                        Routing routing = rep % 2 == 0 ? new Routing(Routing.UNIFORM, -1, 0) : new Routing(Routing.HOT, rep, 0.8);
-                        Inputs[] in = rep == 0 ? first : base.inputs(base.seed("ll/graph", rep), tokens, hidden, experts, topK, routing);
-                        base.fill(config, in[rank], t);
-                        g.launch(s);
-                        s.synchronize();
-                        iris.checkDeviceStatus();
-                        base.checkCombine(f, "replay " + rep, config, reference(in, config), in, Expert.IDENTITY, MoeScenarios.bits(t[3]));
-                    }
-                }
-                s.synchronize();
-            } finally {
-                MoeScenarios.closeAll(t);
-            }
-        }
-        f.throwIfAny();
+        MoeConfig config = MoeConfig.of(hidden, 2 * world, topK, maxTokens, 1);
+        base.graphReplay("ll/graph", config, MoeExchange::lowLatency, in -> reference(in, config));
     }
 
     /**
@@ -315,21 +251,9 @@ public final class MoeLowLatencyScenarios {
                 f.check(error == null, () -> what + ": dispatch raised " + error);
                 checkDispatch(f, what, config, regions, in, ll);
                 // The experts, on the host: rows past the counts stay NaN.
-                short[] recv = MoeScenarios.bits(ll.received());
-                int[] counts = ll.counts().toIntArray();
-                short[] y = new short[recv.length];
-                Arrays.fill(y, (short) -1);
-                for (int le = 0; le < l; le++) {
-                    for (int src = 0; src < world; src++) {
-                        int region = le * world + src;
-                        for (int j = 0; j < Math.min(counts[region], ll.regionRows()); j++) {
-                            int at = (region * ll.regionRows() + j) * hidden;
-                            for (int h = 0; h < hidden; h++) {
-                                y[at + h] = HalfFloats.floatToBf16(expert.value(HalfFloats.bf16ToFloat(recv[at + h]), rank * l + le));
-                            }
-                        }
-                    }
-                }
+                // Region le * world + src holds local expert le's rows from rank src.
+                short[] y = MoeScenarios.expertOutputs(MoeScenarios.bits(ll.received()), ll.counts().toIntArray(), ll.regionRows(),
+                        hidden, region -> rank * l + region / world, expert);
                 expertOut.copyFrom(MoeScenarios.shorts(y));
                 ll.combine(expertOut, t[3], stream);
                 IrisDeviceException late = ExpectedDeviceError.synchronize(iris, System.nanoTime()).error();

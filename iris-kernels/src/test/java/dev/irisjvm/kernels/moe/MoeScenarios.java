@@ -34,6 +34,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.function.Function;
+import java.util.function.IntUnaryOperator;
 
 /**
  * MoE dispatch and combine ({@link MoeDispatch}, {@link MoeCombine}) on every rank of a real
@@ -295,33 +297,61 @@ public final class MoeScenarios {
      * between them; every output is checked at the end.
      */
     private void backToBack() {
-        Failures f = new Failures();
         int hidden = 256, topK = 2, maxTokens = 160;
         int experts = 2 * world;
         MoeConfig config = new MoeConfig(hidden, experts, topK, maxTokens, maxTokens * world * topK / 2, OverflowPolicy.DROP,
                 DType.BF16);
+        backToBack("b2b", config, MoeExchange::normal, in -> MoeReference.dispatch(ids(in), experts, topK, config.capacity()));
+    }
+
+    /**
+     * dispatch + combine (identity experts) captured once on a stream of its own, then replayed
+     * four times with new inputs written between replays (same token counts: they are captured),
+     * no host barrier; every replay gets a fresh epoch from the device counter and is checked.
+     */
+    private void graphReplay() throws Exception {
+        int hidden = 128, topK = 2, maxTokens = 96;
+        int experts = 2 * world;
+        MoeConfig config = new MoeConfig(hidden, experts, topK, maxTokens, maxTokens * world, OverflowPolicy.FAIL, DType.BF16);
+        graphReplay("graph", config, MoeExchange::normal, in -> MoeReference.dispatch(ids(in), experts, topK, config.capacity()));
+    }
+
+    /** How a scenario makes the exchange under test: {@link MoeExchange#normal} or {@link MoeExchange#lowLatency}. */
+    @FunctionalInterface
+    interface Mode {
+        MoeExchange create(Iris iris, MoeConfig config);
+    }
+
+    /**
+     * Five dispatch + combine calls on one {@code mode} instance, each with its own inputs (uniform
+     * and hot routing by turns, the odd ranks empty in the fourth), identity experts, with no
+     * synchronization between them; each output checked at the end against {@code reference}.
+     */
+    void backToBack(String seedName, MoeConfig config, Mode mode, Function<Inputs[], Dispatch> reference) {
+        Failures f = new Failures();
+        int maxTokens = config.maxTokens();
+        int experts = config.experts();
         int calls = 5;
         List<Inputs[]> all = new ArrayList<>();
         for (int c = 0; c < calls; c++) {
             int[] tokens = new int[world];
             for (int p = 0; p < world; p++) tokens[p] = c == 3 && p % 2 == 1 ? 0 : maxTokens - (c * 13 + p * 7) % maxTokens;
             Routing routing = c % 2 == 0 ? new Routing(Routing.UNIFORM, -1, 0) : new Routing(Routing.HOT, c % experts, 0.95);
-            all.add(inputs(seed("b2b", c), tokens, hidden, experts, topK, routing));
+            all.add(inputs(seed(seedName, c), tokens, config.hidden(), experts, config.topK(), routing));
         }
-        try (MoeDispatch dispatch = MoeDispatch.create(iris, config); MoeCombine combine = MoeCombine.create(dispatch)) {
+        try (MoeExchange exchange = mode.create(iris, config)) {
             List<SymTensor[]> ops = new ArrayList<>();
             try {
                 for (int c = 0; c < calls; c++) ops.add(upload(config, all.get(c)[rank]));  // [tokens, ids, weights, out]
                 for (int c = 0; c < calls; c++) {
                     SymTensor[] t = ops.get(c);
-                    dispatch.dispatch(t[0], t[1], t[2], all.get(c)[rank].tokens, stream);
-                    combine.combine(dispatch.received(), t[3], stream);
+                    exchange.dispatch(t[0], t[1], t[2], all.get(c)[rank].tokens, stream);
+                    exchange.combine(exchange.received(), t[3], stream);
                 }
                 iris.synchronize();
                 for (int c = 0; c < calls; c++) {
                     Inputs[] in = all.get(c);
-                    Dispatch ref = MoeReference.dispatch(ids(in), experts, topK, config.capacity());
-                    checkCombine(f, "call " + c, config, ref, in, Expert.IDENTITY, bits(ops.get(c)[3]));
+                    checkCombine(f, "call " + c, config, reference.apply(in), in, Expert.IDENTITY, bits(ops.get(c)[3]));
                 }
             } finally {
                 for (SymTensor[] t : ops) closeAll(t);
@@ -331,40 +361,37 @@ public final class MoeScenarios {
     }
 
     /**
-     * dispatch + combine (identity experts) captured once on a stream of its own, then replayed
-     * four times with new inputs written between replays (same token counts: they are captured),
-     * no host barrier; every replay gets a fresh epoch from the device counter and is checked.
+     * dispatch + combine (identity experts) of a {@code mode} instance captured once on a stream of
+     * its own, then replayed four times with new inputs written between replays (same token counts:
+     * they are captured), no host barrier; each replay checked against {@code reference}.
      */
-    private void graphReplay() throws Exception {
+    void graphReplay(String seedName, MoeConfig config, Mode mode, Function<Inputs[], Dispatch> reference) throws Exception {
         Failures f = new Failures();
-        int hidden = 128, topK = 2, maxTokens = 96;
-        int experts = 2 * world;
-        MoeConfig config = new MoeConfig(hidden, experts, topK, maxTokens, maxTokens * world, OverflowPolicy.FAIL, DType.BF16);
+        int hidden = config.hidden(), topK = config.topK(), maxTokens = config.maxTokens();
+        int experts = config.experts();
         int[] tokens = new int[world];
         for (int p = 0; p < world; p++) tokens[p] = maxTokens - 5 * p;
-        try (MoeDispatch dispatch = MoeDispatch.create(iris, config); MoeCombine combine = MoeCombine.create(dispatch);
-             Stream s = Stream.create()) {
-            Inputs[] first = inputs(seed("graph", 0), tokens, hidden, experts, topK, new Routing(Routing.UNIFORM, -1, 0));
+        try (MoeExchange exchange = mode.create(iris, config); Stream s = Stream.create()) {
+            Inputs[] first = inputs(seed(seedName, 0), tokens, hidden, experts, topK, new Routing(Routing.UNIFORM, -1, 0));
             SymTensor[] t = upload(config, first[rank]);
             try {
                 CudaGraph graph;
                 s.beginCapture();
                 try {
-                    dispatch.dispatch(t[0], t[1], t[2], tokens[rank], s);
-                    combine.combine(dispatch.received(), t[3], s);
+                    exchange.dispatch(t[0], t[1], t[2], tokens[rank], s);
+                    exchange.combine(exchange.received(), t[3], s);
                 } finally {
                     graph = s.endCapture();
                 }
                 try (CudaGraph g = graph) {
                     for (int rep = 0; rep < 4; rep++) {
                         Routing routing = rep % 2 == 0 ? new Routing(Routing.UNIFORM, -1, 0) : new Routing(Routing.HOT, rep, 0.8);
-                        Inputs[] in = rep == 0 ? first : inputs(seed("graph", rep), tokens, hidden, experts, topK, routing);
+                        Inputs[] in = rep == 0 ? first : inputs(seed(seedName, rep), tokens, hidden, experts, topK, routing);
                         fill(config, in[rank], t);
                         g.launch(s);
                         s.synchronize();
                         iris.checkDeviceStatus();
-                        Dispatch ref = MoeReference.dispatch(ids(in), experts, topK, config.capacity());
-                        checkCombine(f, "replay " + rep, config, ref, in, Expert.IDENTITY, bits(t[3]));
+                        checkCombine(f, "replay " + rep, config, reference.apply(in), in, Expert.IDENTITY, bits(t[3]));
                     }
                 }
                 s.synchronize();
@@ -586,19 +613,8 @@ public final class MoeScenarios {
                 }
                 checkDispatch(f, what, config, ref, in, dispatch);
                 // The experts, on the host: rows past the count stay NaN.
-                short[] recv = bits(dispatch.received());
-                int[] counts = dispatch.counts().toIntArray();
-                short[] y = new short[recv.length];
-                Arrays.fill(y, (short) -1);
-                for (int le = 0; le < l; le++) {
-                    int e = rank * l + le;
-                    for (int j = 0; j < Math.min(counts[le], config.capacity()); j++) {
-                        int at = (le * config.capacity() + j) * hidden;
-                        for (int h = 0; h < hidden; h++) {
-                            y[at + h] = HalfFloats.floatToBf16(expert.value(HalfFloats.bf16ToFloat(recv[at + h]), e));
-                        }
-                    }
-                }
+                short[] y = expertOutputs(bits(dispatch.received()), dispatch.counts().toIntArray(), config.capacity(), hidden,
+                        le -> rank * l + le, expert);
                 expertOut.copyFrom(shorts(y));
                 combine.combine(expertOut, t[3], stream);
                 IrisDeviceException late = ExpectedDeviceError.synchronize(iris, System.nanoTime()).error();
@@ -610,6 +626,26 @@ public final class MoeScenarios {
             }
         }
         return result;
+    }
+
+    /**
+     * The test's experts on the host over a receive buffer of {@code counts.length} slots of {@code
+     * slotRows} rows: each slot's first counts rows (at most slotRows) through {@code expert} as
+     * global expert {@code expertOf(slot)}; every other row NaN, so that a combine that reads one fails.
+     */
+    static short[] expertOutputs(short[] recv, int[] counts, int slotRows, int hidden, IntUnaryOperator expertOf, Expert expert) {
+        short[] y = new short[recv.length];
+        Arrays.fill(y, (short) -1);
+        for (int slot = 0; slot < counts.length; slot++) {
+            int e = expertOf.applyAsInt(slot);
+            for (int j = 0; j < Math.min(counts[slot], slotRows); j++) {
+                int at = (slot * slotRows + j) * hidden;
+                for (int h = 0; h < hidden; h++) {
+                    y[at + h] = HalfFloats.floatToBf16(expert.value(HalfFloats.bf16ToFloat(recv[at + h]), e));
+                }
+            }
+        }
+        return y;
     }
 
     /** counts, routed, received rows, sources and the rows past each count, and the stats, against the reference. */
