@@ -7,10 +7,8 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.IrisDeviceException;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.gpu.DeviceMemory;
 import dev.irisjvm.core.gpu.LaunchShape;
-import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Kernel;
 import dev.irisjvm.core.internal.KernelArgs;
 import dev.irisjvm.core.internal.KernelModule;
@@ -48,7 +46,7 @@ import org.bytedeco.javacpp.FloatPointer;
  * never makes ranks disagree on the number of barriers; every scenario ends with {@code
  * iris.hostBarrier()}.
  */
-public final class DeviceApiScenarios {
+public final class DeviceApiScenarios extends TeamScenarios {
     /** Every scenario, in run order; the JUnit side expects exactly these names. */
     public static final List<String> SCENARIOS = List.of(
             "device_translate",
@@ -76,30 +74,21 @@ public final class DeviceApiScenarios {
     static final long POISON_I64 = 0xA5A5A5A5A5A5A5A5L;
     static final int POISON_U8 = 0xA5;
 
-    private final Iris iris;
-    private final SymmetricHeap heap;
-    private final Stream stream;
     private final KernelModule module;
     private final KernelArgs args;
     private final byte[] ctx;
-    private final int rank;
-    private final int world;
     private final int next;
     private final int prev;
     private final long runSeed;
 
     private DeviceApiScenarios(Iris iris, KernelModule module, KernelArgs args, long runSeed) {
-        this.iris = iris;
-        this.heap = iris.heap();
-        this.stream = iris.stream();
+        super(iris, iris.world());
+        this.runSeed = runSeed;
         this.module = module;
         this.args = args;
         this.ctx = iris.deviceContext().bytes();
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
         this.next = (rank + 1) % world;
         this.prev = (rank - 1 + world) % world;
-        this.runSeed = runSeed;
     }
 
     public static void main(String[] argv) throws Exception {

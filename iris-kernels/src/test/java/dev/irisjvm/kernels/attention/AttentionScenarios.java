@@ -4,7 +4,6 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.gpu.CudaGraph;
 import dev.irisjvm.core.gpu.DeviceMemory;
 import dev.irisjvm.core.gpu.Stream;
@@ -15,6 +14,7 @@ import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.SmHog;
+import dev.irisjvm.kernels.TeamScenarios;
 import dev.irisjvm.kernels.attention.AttentionReference.Misses;
 import dev.irisjvm.kernels.attention.AttentionReference.Row;
 import java.time.Duration;
@@ -51,7 +51,7 @@ import java.util.Map;
  *     iris.hostBarrier()}, and every rank allocates the same heap tensors in the same order.</li>
  * </ul>
  */
-public final class AttentionScenarios {
+public final class AttentionScenarios extends TeamScenarios {
     /** Every scenario, in run order; the JUnit side expects exactly these names. */
     public static final List<String> SCENARIOS = List.of(
             "attention_small_vs_reference",
@@ -69,22 +69,13 @@ public final class AttentionScenarios {
 
     static final long HEAP_BYTES = 3L << 30;
 
-    private final Iris iris;
-    private final SymmetricHeap heap;
-    private final Stream stream;
     private final Attention attention;
-    private final int rank;
-    private final int world;
     private final long runSeed;
 
     private AttentionScenarios(Iris iris, Attention attention, long runSeed) {
-        this.iris = iris;
-        this.heap = iris.heap();
-        this.stream = iris.stream();
-        this.attention = attention;
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
+        super(iris, iris.world());
         this.runSeed = runSeed;
+        this.attention = attention;
     }
 
     public static void main(String[] argv) throws Exception {

@@ -6,7 +6,6 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.IrisDeviceException;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.gpu.CudaGraph;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
@@ -16,6 +15,7 @@ import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.ScenarioConfigs;
+import dev.irisjvm.kernels.TeamScenarios;
 import dev.irisjvm.kernels.ccl.CclReference.Accumulator;
 import dev.irisjvm.kernels.ccl.CclReference.Rounding;
 import java.nio.ByteBuffer;
@@ -52,7 +52,7 @@ import java.util.function.Supplier;
  * <li>NCCL is required unless {@code IRIS_TEST_NCCL=off}.</li>
  * </ul>
  */
-public final class CollectivesScenarios {
+public final class CollectivesScenarios extends TeamScenarios {
     /** Every scenario, in run order; the JUnit side expects exactly these names. */
     public static final List<String> SCENARIOS = List.of(
             "ccl_all_reduce_one_shot",
@@ -84,26 +84,17 @@ public final class CollectivesScenarios {
     static final long BIG = 64L << 20;
     static final DType[] FLOATS = {DType.BF16, DType.F16, DType.F32};
 
-    private final Iris iris;
-    private final SymmetricHeap heap;
-    private final Stream stream;
     private final Collectives ccl;
     private final NcclComm nccl;
     private final boolean ncclRequired;
-    private final int rank;
-    private final int world;
     private final long runSeed;
 
     private CollectivesScenarios(Iris iris, Collectives ccl, NcclComm nccl, long runSeed) {
-        this.iris = iris;
-        this.heap = iris.heap();
-        this.stream = iris.stream();
+        super(iris, iris.world());
+        this.runSeed = runSeed;
         this.ccl = ccl;
         this.nccl = nccl;
         this.ncclRequired = !NcclComm.switchedOffByEnvironment();
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
-        this.runSeed = runSeed;
     }
 
     public static void main(String[] argv) throws Exception {

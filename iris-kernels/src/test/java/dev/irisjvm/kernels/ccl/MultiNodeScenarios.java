@@ -5,7 +5,6 @@ import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.Team;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Stream;
@@ -17,6 +16,7 @@ import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ScenarioConfigs;
+import dev.irisjvm.kernels.TeamScenarios;
 import dev.irisjvm.kernels.fused.GemmAllScatter;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import dev.irisjvm.kernels.nccl.NcclTeams;
@@ -60,7 +60,7 @@ import java.util.Map;
  *     poison.</li>
  * </ul>
  */
-public final class MultiNodeScenarios {
+public final class MultiNodeScenarios extends TeamScenarios {
     /** The scenarios in the order every rank runs them. */
     public static final List<String> SCENARIOS = List.of("nodes_teams", "nodes_heap_stays_in_node",
             "nodes_translate_off_node", "nodes_world_all_reduce", "nodes_world_all_reduce_pipelined", "nodes_world_all_gather", "nodes_world_reduce_scatter",
@@ -70,24 +70,15 @@ public final class MultiNodeScenarios {
     private static final long POISON_U64 = 0xDEAD_BEEF_DEAD_BEEFL;
     private static final int POISON_I32 = 0x7EAD_BEEF;
 
-    private final Iris iris;
-    private final SymmetricHeap heap;
-    private final Stream stream;
     private final KernelModule deviceApi;
     private final KernelArgs args;
     private final long runSeed;
-    private final int rank;
-    private final int world;
 
     private MultiNodeScenarios(Iris iris, KernelModule deviceApi, KernelArgs args, long runSeed) {
-        this.iris = iris;
-        this.heap = iris.heap();
-        this.stream = iris.stream();
+        super(iris, iris.world());
+        this.runSeed = runSeed;
         this.deviceApi = deviceApi;
         this.args = args;
-        this.runSeed = runSeed;
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
     }
 
     public static void main(String[] argv) throws Exception {

@@ -3,12 +3,11 @@ package dev.irisjvm.kernels.ccl;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.SymmetricHeap;
-import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
+import dev.irisjvm.kernels.TeamScenarios;
 import dev.irisjvm.kernels.ccl.CclReference.Accumulator;
 import java.util.Arrays;
 
@@ -25,26 +24,17 @@ import java.util.Arrays;
  * (a one-GPU test machine runs two ranks on it, and NCCL's symmetric memory may not map a GPU's
  * memory into itself); any other refusal fails.
  */
-final class NcclWindowScenario {
+final class NcclWindowScenario extends TeamScenarios {
     private static final DType[] TYPES = {DType.BF16, DType.F32};
     private static final ReduceOp[] OPS = {ReduceOp.SUM, ReduceOp.AVG, ReduceOp.MAX};
 
-    private final Iris iris;
-    private final SymmetricHeap heap;
-    private final Stream stream;
     private final NcclComm nccl;
     private final long runSeed;
-    private final int rank;
-    private final int world;
 
     NcclWindowScenario(Iris iris, NcclComm nccl, long runSeed) {
-        this.iris = iris;
-        this.heap = iris.heap();
-        this.stream = iris.stream();
-        this.nccl = nccl;
+        super(iris, iris.world());
         this.runSeed = runSeed;
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
+        this.nccl = nccl;
     }
 
     /** Element counts: 1, 3, odd (no multiple of 8 or of any world size), 1 MiB of the type. */

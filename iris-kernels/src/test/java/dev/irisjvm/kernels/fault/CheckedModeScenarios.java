@@ -14,6 +14,7 @@ import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.ScenarioConfigs;
+import dev.irisjvm.kernels.TeamScenarios;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.ReduceOp;
 import java.time.Duration;
@@ -30,7 +31,7 @@ import java.util.Random;
  * fault_test.cu; run by {@link CheckedModeGpuTest}. The device timeout is
  * {@value #DEVICE_TIMEOUT_MS} ms, so a kernel that ends within seconds ended because of the fault.
  */
-public final class CheckedModeScenarios {
+public final class CheckedModeScenarios extends TeamScenarios {
     public static final List<String> SCENARIOS = List.of("checked_loads_checked_modules", "checked_store_outside_heap",
             "checked_store_before_heap", "checked_rank_out_of_range", "checked_get_runs_past_heap_end",
             "checked_operations_still_correct");
@@ -40,21 +41,16 @@ public final class CheckedModeScenarios {
     static final double STOP_SECONDS = 5.0;
     static final int NEVER_SITE = 4711;
 
-    private final Iris iris;
     private final KernelLibrary library;
     private final KernelModule module;
     private final KernelArgs args = new KernelArgs();
-    private final int rank;
-    private final int world;
     private final int next;
     private final int prev;
 
     private CheckedModeScenarios(Iris iris, KernelLibrary library) {
-        this.iris = iris;
+        super(iris, iris.world());
         this.library = library;
         this.module = library.module("fault_test");
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
         this.next = (rank + 1) % world;
         this.prev = (rank - 1 + world) % world;
     }

@@ -6,7 +6,6 @@ import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.IrisDeviceException;
 import dev.irisjvm.core.IrisException;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.gpu.CudaGraph;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
@@ -17,6 +16,7 @@ import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.ScenarioConfigs;
 import dev.irisjvm.kernels.SmHog;
+import dev.irisjvm.kernels.TeamScenarios;
 import dev.irisjvm.kernels.ccl.NcclComm;
 import dev.irisjvm.kernels.fused.FusedReference.Expected;
 import dev.irisjvm.kernels.gemm.Gemm;
@@ -69,7 +69,7 @@ import java.util.zip.CRC32;
  *     {@code iris.hostBarrier()}; every rank allocates the same heap tensors in the same order.</li>
  * </ul>
  */
-public final class FusedScenarios {
+public final class FusedScenarios extends TeamScenarios {
     /** Every scenario, in run order; the JUnit side expects exactly these names. */
     public static final List<String> SCENARIOS = List.of(
             "fused_all_scatter_small",
@@ -93,24 +93,15 @@ public final class FusedScenarios {
     static final int PAD = 8;
     static final int SAMPLES = 512;
 
-    private final Iris iris;
-    private final SymmetricHeap heap;
-    private final Stream stream;
     private final Baselines baselines;
     private final boolean baselinesRequired;
-    private final int rank;
-    private final int world;
     private final long runSeed;
 
     private FusedScenarios(Iris iris, Baselines baselines, long runSeed) {
-        this.iris = iris;
-        this.heap = iris.heap();
-        this.stream = iris.stream();
+        super(iris, iris.world());
+        this.runSeed = runSeed;
         this.baselines = baselines;
         this.baselinesRequired = !NcclComm.switchedOffByEnvironment();
-        this.rank = iris.rank();
-        this.world = iris.worldSize();
-        this.runSeed = runSeed;
     }
 
     public static void main(String[] argv) throws Exception {

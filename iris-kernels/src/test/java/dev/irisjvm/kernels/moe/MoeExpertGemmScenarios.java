@@ -5,11 +5,10 @@ import dev.irisjvm.core.HalfFloats;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisDeviceException;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.SymmetricHeap;
-import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
+import dev.irisjvm.kernels.TeamScenarios;
 import dev.irisjvm.kernels.gemm.DeviceMatrix;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
@@ -47,7 +46,7 @@ import java.util.Map;
  *     (3) equals (1) bit for bit.</li>
  * </ul>
  */
-public final class MoeExpertGemmScenarios {
+public final class MoeExpertGemmScenarios extends TeamScenarios {
     /** Every scenario, in run order; the JUnit side expects exactly these names. */
     public static final List<String> SCENARIOS = List.of(
             "moe_expert_gemm_uniform",
@@ -61,19 +60,10 @@ public final class MoeExpertGemmScenarios {
 
     private static final int TILE_M = Gemm.TILE_M;
 
-    private final Iris iris;
-    private final SymmetricHeap heap;
-    private final Stream stream;
-    private final int rank;
-    private final int world;
     private final MoeScenarios base;
 
     MoeExpertGemmScenarios(Iris iris, long runSeed) {
-        this.iris = iris;
-        this.heap = iris.heap();
-        this.stream = iris.stream();
-        this.rank = iris.node().index();
-        this.world = iris.node().size();
+        super(iris, iris.node());
         this.base = new MoeScenarios(iris, runSeed);
     }
 

@@ -5,10 +5,10 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisDeviceException;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.SymmetricHeap;
-import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
+import dev.irisjvm.kernels.TeamScenarios;
 import dev.irisjvm.kernels.moe.MoeReference.Dispatch;
 import dev.irisjvm.kernels.moe.MoeScenarios.Expert;
 import dev.irisjvm.kernels.moe.MoeScenarios.Inputs;
@@ -28,7 +28,7 @@ import java.util.Map;
  * peers write into this rank's regions as soon as they dispatch, with no handshake, so a scenario
  * poisons the receive buffer and then meets the other ranks before its first dispatch.
  */
-public final class MoeLowLatencyScenarios {
+public final class MoeLowLatencyScenarios extends TeamScenarios {
     /** Every scenario, in run order; the JUnit side expects exactly these names. */
     public static final List<String> SCENARIOS = List.of(
             "moe_ll_uniform",
@@ -39,18 +39,11 @@ public final class MoeLowLatencyScenarios {
             "moe_ll_misuse",
             "moe_ll_timeout_names_site");
 
-    private final Iris iris;
-    private final Stream stream;
-    private final int rank;
-    private final int world;
     /** Inputs, poisoning, uploads and the combine check. */
     private final MoeScenarios base;
 
     private MoeLowLatencyScenarios(Iris iris, long runSeed) {
-        this.iris = iris;
-        this.stream = iris.stream();
-        this.rank = iris.node().index();
-        this.world = iris.node().size();
+        super(iris, iris.node());
         this.base = new MoeScenarios(iris, runSeed);
     }
 

@@ -6,7 +6,6 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.IrisDeviceException;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.gpu.CudaGraph;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
@@ -16,6 +15,7 @@ import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.ScenarioConfigs;
+import dev.irisjvm.kernels.TeamScenarios;
 import dev.irisjvm.kernels.gemm.DeviceMatrix;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
@@ -65,7 +65,7 @@ import java.util.function.IntUnaryOperator;
  *     every scenario ends with {@code iris.hostBarrier()}.</li>
  * </ul>
  */
-public final class MoeScenarios {
+public final class MoeScenarios extends TeamScenarios {
     /** Every scenario, in run order; the JUnit side expects exactly these names. */
     public static final List<String> SCENARIOS = List.of(
             "moe_uniform",
@@ -85,19 +85,10 @@ public final class MoeScenarios {
     /** Expert id that poisons the id rows past a rank's tokens (a read of one is an error 17). */
     static final int POISON_ID = -7;
 
-    private final Iris iris;
-    private final SymmetricHeap heap;
-    private final Stream stream;
-    private final int rank;
-    private final int world;
     private final long runSeed;
 
     MoeScenarios(Iris iris, long runSeed) {
-        this.iris = iris;
-        this.heap = iris.heap();
-        this.stream = iris.stream();
-        this.rank = iris.node().index();
-        this.world = iris.node().size();
+        super(iris, iris.node());
         this.runSeed = runSeed;
     }
 
