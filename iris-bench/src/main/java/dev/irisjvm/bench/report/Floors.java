@@ -90,7 +90,7 @@ public final class Floors {
 
         MarkdownTable bounds = new MarkdownTable("series", "judged by", "bound");
         for (Series s : index.series()) {
-            bounds.row(s.label(), judgedBy(s.op()), boundOf(index, s.op(), targets));
+            bounds.row(s.label(), judgedBy(s.op(), targets), boundOf(index, s.op(), targets));
         }
         if (!bounds.isEmpty()) {
             sb.append(bounds.render()).append('\n');
@@ -108,7 +108,7 @@ public final class Floors {
                 med.isPresent() && overLink ? String.format(Locale.ROOT, "%.0f%%", 100 * med.getAsDouble() / NVLINK_GBPS) : "—");
     }
 
-    private static String judgedBy(String op) {
+    private static String judgedBy(String op, BenchmarkTargets.Rma targets) {
         if (op.startsWith(COPY_ENGINE)) {
             return "NVLink4 theoretical (it is the floor of the others)";
         }
@@ -119,7 +119,8 @@ public final class Floors {
             return "reported only (no hardware floor measured)";
         }
         return switch (op) {
-            case "load", "store", "load_bulk", "store_bulk" -> "copy engine in the same direction, same run (target ≥ 0.95×); NVLink4 theoretical";
+            case "load", "store", "load_bulk", "store_bulk" -> "copy engine in the same direction, same run (target ≥ "
+                    + targets.copyEngineFraction() + "×); NVLink4 theoretical";
             case "all_load", "all_store" -> "NVLink4 per-GPU line (all peers share the GPU's 18 links)";
             case "ping_pong" -> "flag round trip with release/acquire (no data)";
             case "ping_pong_relaxed" -> "flag round trip with relaxed flags (no data): the link's latency floor";

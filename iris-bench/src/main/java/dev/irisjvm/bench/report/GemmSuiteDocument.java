@@ -114,8 +114,9 @@ public final class GemmSuiteDocument extends Document {
         }
         sb.append("Worst shapes first (the ").append(shown).append(" lowest; every failing shape is listed):\n\n")
                 .append(t.isEmpty() ? "No measurements.\n" : t.render())
-                .append("\nRatio to three decimals: 0.8996 must not read as a passing 0.90. \"Iris of roofline\": the shape's roofline "
-                        + "at the run's measured peaks (see Floors) ÷ Iris's time.\n\n");
+                .append("\nRatio to three decimals: ").append(Sizes.justUnder(target.minRatio(), "0.0004"))
+                .append(" must not read as a passing ").append(Sizes.twoDecimals(target.minRatio()))
+                .append(". \"Iris of roofline\": the shape's roofline at the run's measured peaks (see Floors) ÷ Iris's time.\n\n");
         return sb.toString();
     }
 

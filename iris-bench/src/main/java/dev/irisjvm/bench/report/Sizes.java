@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import java.math.BigDecimal;
 import java.util.Locale;
 
 /**
@@ -11,6 +12,8 @@ import java.util.Locale;
  * Sizes.bytes(1536);        // "1.5 KiB"
  * Sizes.number(478.08);     // "478"
  * Sizes.number(1.3456);     // "1.35"
+ * Sizes.twoDecimals(0.9);   // "0.90"
+ * Sizes.justUnder(0.95, "0.0004");   // "0.9496"
  * }</pre>
  */
 public final class Sizes {
@@ -59,5 +62,20 @@ public final class Sizes {
             return "—";
         }
         return String.format(Locale.ROOT, "%.2f×", value);
+    }
+
+    /** Two decimals, as a report's rounding note names a target from targets.json: {@code 0.9} → "0.90". */
+    public static String twoDecimals(double value) {
+        return String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    /**
+     * {@code target − gap} in exact decimal ({@code justUnder(0.95, "0.0004")} is "0.9496", not
+     * 0.9496000000000001): the near miss a rounding note shows, a ratio that would read as the
+     * target at two decimals yet fails it. Computed from the target so that the note follows
+     * targets.json.
+     */
+    public static String justUnder(double target, String gap) {
+        return BigDecimal.valueOf(target).subtract(new BigDecimal(gap)).toPlainString();
     }
 }

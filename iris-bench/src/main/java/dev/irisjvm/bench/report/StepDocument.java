@@ -177,7 +177,8 @@ public final class StepDocument extends Document {
         String shape = rows.stream().allMatch(r -> r.label().equals(TARGET_SHAPE)) ? ""
                 : " At a shape other than " + TARGET_SHAPE + " the verdict applies the same bound to a step the target does not name.";
         return "## Target\n\n" + goal + " " + summary + world + shape + "\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
-                + "\nSpeedups to three decimals, so that 1.149 does not read as a passing 1.15; a verdict compares the unrounded "
+                + "\nSpeedups to three decimals, so that " + Sizes.justUnder(target.minSpeedup(), "0.001") + " does not read as a passing "
+                + Sizes.twoDecimals(target.minSpeedup()) + "; a verdict compares the unrounded "
                 + "ratio.\n\n";
     }
 

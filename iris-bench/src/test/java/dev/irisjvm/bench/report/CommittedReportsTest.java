@@ -16,6 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
@@ -66,6 +67,27 @@ class CommittedReportsTest {
         assertTrue(!Pattern.compile("\\|\\s*(pass|PASS)\\s*\\|").matcher(targetsSection).find(), kind + ":\n" + targetsSection);
         assertTrue(targetsSection.contains("FAIL") || targetsSection.contains("not measured") || targetsSection.contains("not judged"),
                 kind + ":\n" + targetsSection);
+    }
+
+    /**
+     * The rounding notes and the bounds table take their numbers from the targets file beside the
+     * report, as the verdicts do: with another target they name it, and the near miss under it.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "GEMM       | \"minRatioToCublas\": 0.95 | \"minRatioToCublas\": 0.85 | Ratio to three decimals: 0.8496 must not read as a passing 0.85.",
+            "GEMM_SUITE | \"minRatio\": 0.90,        | \"minRatio\": 0.8,         | Ratio to three decimals: 0.7996 must not read as a passing 0.80.",
+            "FUSED      | \"all_scatter 8192x8192x8192\": 1.25 | \"all_scatter 8192x8192x8192\": 1.5 | Speedups to three decimals, so that 1.499 does not read as a passing 1.50.",
+            "RMA        | \"copyEngineFraction\": 0.95 | \"copyEngineFraction\": 0.85 | copy engine in the same direction, same run (target ≥ 0.85×)"})
+    void theNotesNameTheTargetsOfTheFileBesideTheReport(ReportKind kind, String committed, String other, String note) throws IOException {
+        assumeRunCommitted(kind);
+        Path out = copyOfCommitted(kind);
+        String targets = Files.readString(out.resolve(BenchmarkTargets.FILE));
+        assertTrue(targets.contains(committed), "targets.json no longer states " + committed);
+        Files.writeString(out.resolve(BenchmarkTargets.FILE), targets.replace(committed, other));
+        IrisBench.commandLine().execute("report", kind.prefix(), "--out", out.toString());
+        String md = Files.readString(out.resolve(kind.markdown()));
+        assertTrue(md.contains(note), kind + ": no '" + note + "' in\n" + md);
     }
 
     /**

@@ -24,6 +24,17 @@ class SizesTest {
         assertEquals("0.96×", Sizes.ratio(380.0 / 396.0));
     }
 
+    /** The rounding notes' numbers: a target at two decimals, and the near miss under it written exactly. */
+    @Test
+    void targetsAndTheirNearMisses() {
+        assertEquals("0.90", Sizes.twoDecimals(0.9));
+        assertEquals("1.25", Sizes.twoDecimals(1.25));
+        assertEquals("0.9496", Sizes.justUnder(0.95, "0.0004"));
+        assertEquals("0.8996", Sizes.justUnder(0.9, "0.0004"));
+        assertEquals("1.149", Sizes.justUnder(1.15, "0.001"));
+        assertEquals("0.999", Sizes.justUnder(1, "0.001"));
+    }
+
     @Test
     void medianOfEvenAndOddCounts() {
         assertEquals(2.0, Stats.median(List.of(3.0, 1.0, 2.0)).getAsDouble());

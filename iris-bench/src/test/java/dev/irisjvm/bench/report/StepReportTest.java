@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.irisjvm.bench.results.StepMeasurement;
 import dev.irisjvm.bench.results.StepSweepResult;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -93,6 +94,18 @@ class StepReportTest {
         assertEquals(StepDocument.OUTPUT_FAIL, sharedWrong.status(sharedWrong.rows().get(0)), "a wrong output is wrong on shared GPUs too");
     }
 
+    /** The rounding note names the target of the targets file beside the report, as the verdict does. */
+    @Test
+    void theRoundingNoteNamesTheTargetOfTheFile() throws IOException {
+        String targets = Files.readString(CommittedReportsTest.COMMITTED.resolve(BenchmarkTargets.FILE));
+        assertTrue(targets.contains("\"minSpeedup\": 1.15"), targets);
+        Path out = Files.createDirectories(dir.resolve("higher"));
+        Files.writeString(out.resolve(BenchmarkTargets.FILE), targets.replace("\"minSpeedup\": 1.15", "\"minSpeedup\": 1.2"));
+        String md = markdown(run(1, points(16000, StepMeasurement.OK)), "higher");
+        assertTrue(md.contains("| 1.150× | ≥ 1.2 × | **FAIL** |"), md);
+        assertTrue(md.contains("Speedups to three decimals, so that 1.199 does not read as a passing 1.20;"), md);
+    }
+
     @Test
     void aPassingRunOnOneGpuPerRank() throws IOException {
         String md = markdown(run(1, points(16000, StepMeasurement.OK)), "pass");
@@ -104,6 +117,8 @@ class StepReportTest {
         assertTrue(md.contains("Issue 25: forward + backward with the fused operations at least 1.15 × as fast"), md);
         assertTrue(md.contains("1 of 1 point(s) reach the target.\n"), md);
         assertTrue(md.contains("| 8192 × 8192 × 28672 | 2 | 16000 | 18400 | 1.150× | ≥ 1.15 × | pass |"), md);
+        assertTrue(md.contains("Speedups to three decimals, so that 1.149 does not read as a passing 1.15; a verdict compares the "
+                + "unrounded ratio."), md);
         // 11.54 TFLOP per rank: 722 TFLOP/s in 16000 µs, 627 in 18400; NCCL alone does no GEMM.
         assertTrue(md.contains("| fused | the step: AllGatherGemm, GemmReduceScatter, Gemm | 16000 [15680–16800] | "
                 + "16000 · 16160 · 15840 · 16000 | 722 | 1.15× |"), md);
