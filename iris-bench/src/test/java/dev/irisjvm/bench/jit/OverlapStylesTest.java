@@ -9,7 +9,12 @@ import dev.irisjvm.bench.jit.OverlapStyles.Style;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The device-line counts from the markers: the rule on a made-up source, bad markers, the committed sources. */
+/**
+ * The device-line counts from the markers: the rule on a made-up source, and bad markers. What the
+ * committed sources mark (the paper's four styles, their kernels, shared sections and counts) is
+ * jit.md's style table, which CommittedReportsTest renders from the sources and compares with the
+ * committed report.
+ */
 class OverlapStylesTest {
     /**
      * Plain: 3 lines (include, Cfg, gemm). Shared: leaf (2 lines), uses_leaf (2, reaches leaf),
@@ -85,20 +90,6 @@ class OverlapStylesTest {
         ExampleSource two = new ExampleSource("99_x.cu", "// style: x\nint b;\n// end style\n");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> OverlapStyles.of(List.of(one, two)));
         assertTrue(e.getMessage().contains("99_x.cu: style x is marked in another file too"), e.getMessage());
-    }
-
-    /** The committed sources mark the paper's four styles; each adds its own kernels and at least them. */
-    @Test
-    void theCommittedSourcesMarkTheFourStyles() {
-        OverlapStyles s = OverlapStyles.of(ExampleSourcesOnDisk.read());
-        assertEquals(List.of("fused_sequential", "bulk_synchronous", "producer_consumer", "wg_specialized"),
-                s.styles().stream().map(Style::name).toList());
-        assertEquals(List.of(List.of("gemm_all_scatter"), List.of("scatter"), List.of("gemm_counting", "scatter_when_counted"),
-                List.of("gemm_and_scatter")), s.styles().stream().map(Style::kernels).toList());
-        Style wg = s.styles().get(3);
-        assertEquals(List.of("send_tile", "gemm_order", "flag_of", "CountTiles", "send_when_counted"), wg.shared());
-        assertTrue(s.styles().stream().allMatch(st -> st.lines() >= st.ownLines() && st.ownLines() > 0), s.styles().toString());
-        assertEquals(List.of("08_gemm_all_scatter.cu", "10_overlap_styles.cu"), s.plain().stream().map(Plain::source).toList());
     }
 
     private static void bad(String expected, String source) {
