@@ -353,10 +353,9 @@ __device__ void consume(const Smem<Cfg>& sm, const Barriers& bar, const Params& 
     for (int src = 0; src < kShardLoops; ++src) {
         const VisibleTiles tiles = VisibleTiles::of<Cfg::kCausal>(p, chunks_of(p, src == 1), q_tile, tiles_per_loop);
         // Two tiles a turn: the compiler then overlaps one tile's end (the rescale, the barrier
-        // arrivals) with the next one's softmax. On one H200 (2026-12-03) 1.00-1.03x at head size
-        // 128 and 1.03-1.06x at 64; the row sums from the tensor cores instead of one add per score
-        // (P times a column of ones) ran 0.89-0.96x, and their bf16 terms moved the log-sum-exp
-        // past the tests' bound.
+        // arrivals) with the next one's softmax. On one H200 (2026-12-03): 1.00-1.03x at head size
+        // 128 and 1.03-1.06x at 64 in probes; by three or four, 0.71-0.81x without a mask
+        // (attention-findings.md).
 #pragma unroll 2
         for (int j = tiles.first(); !tiles.done(j); j = tiles.next(j)) {
             const bool diagonal = j == tiles.diagonal;
