@@ -86,8 +86,6 @@ public record LaunchOptions(
 
     /** Where the rendezvous listens unless {@code --master-addr} says otherwise: this host. */
     public static final String DEFAULT_MASTER_ADDR = "127.0.0.1";
-    /** Names a file holding the job token, read by each rank; an alternative to IRIS_JOB_TOKEN. */
-    public static final String IRIS_JOB_TOKEN_FILE = "IRIS_JOB_TOKEN_FILE";
     /** Time a stopped rank gets to exit on SIGTERM before SIGKILL. */
     public static final Duration DEFAULT_GRACE_PERIOD = Duration.ofSeconds(3);
     /**
@@ -396,17 +394,17 @@ public record LaunchOptions(
     /**
      * Checks that a launch over {@code nodeCount} nodes can share one job token: the launchers of
      * different nodes cannot agree on a random one, so the environment must hold the token
-     * ({@value RankVariables#IRIS_JOB_TOKEN}) or name a file with it ({@value #IRIS_JOB_TOKEN_FILE}).
+     * ({@value RankVariables#IRIS_JOB_TOKEN}) or name a file with it ({@value RankVariables#IRIS_JOB_TOKEN_FILE}).
      * One node needs neither: its launcher makes a token up.
      *
      * @throws IllegalArgumentException naming both variables when neither is set
      */
     public static void requireSharedJobToken(int nodeCount, Map<String, String> env) {
-        if (nodeCount <= 1 || isSet(env, RankVariables.IRIS_JOB_TOKEN) || isSet(env, IRIS_JOB_TOKEN_FILE)) {
+        if (nodeCount <= 1 || isSet(env, RankVariables.IRIS_JOB_TOKEN) || isSet(env, RankVariables.IRIS_JOB_TOKEN_FILE)) {
             return;
         }
         throw new IllegalArgumentException("--nnodes " + nodeCount + " needs the same job token on every node: set "
-                + RankVariables.IRIS_JOB_TOKEN + " (e.g. from openssl rand -hex 16) or " + IRIS_JOB_TOKEN_FILE
+                + RankVariables.IRIS_JOB_TOKEN + " (e.g. from openssl rand -hex 16) or " + RankVariables.IRIS_JOB_TOKEN_FILE
                 + " (a file readable on every node) in the environment of each node's iris-run");
     }
 

@@ -110,7 +110,7 @@ final class ProcessGuard implements AutoCloseable {
         builder.environment().clear();
         builder.environment().putAll(environment);
         Launcher.MANAGED_VARIABLES.forEach(builder.environment()::remove);
-        builder.environment().remove(LaunchOptions.IRIS_JOB_TOKEN_FILE);
+        builder.environment().remove(RankVariables.IRIS_JOB_TOKEN_FILE);
         builder.environment().put(SCRIPT_VARIABLE, script);
         ProcessGuard guard;
         try {

@@ -29,6 +29,8 @@ public final class RankVariables {
     public static final String IRIS_MASTER_PORT = "IRIS_MASTER_PORT";
     /** The job's secret, which every rank presents at the rendezvous. */
     public static final String IRIS_JOB_TOKEN = "IRIS_JOB_TOKEN";
+    /** A file holding that secret, readable only by its owner; read when IRIS_JOB_TOKEN is unset. */
+    public static final String IRIS_JOB_TOKEN_FILE = "IRIS_JOB_TOKEN_FILE";
 
     private RankVariables() {}
 }

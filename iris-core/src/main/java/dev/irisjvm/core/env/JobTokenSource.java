@@ -1,6 +1,5 @@
 package dev.irisjvm.core.env;
 
-import dev.irisjvm.launch.LaunchOptions;
 import dev.irisjvm.launch.RankVariables;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +44,7 @@ final class JobTokenSource {
         if (token != null && !token.isBlank()) {
             return token.trim();
         }
-        String file = env.get(LaunchOptions.IRIS_JOB_TOKEN_FILE);
+        String file = env.get(RankVariables.IRIS_JOB_TOKEN_FILE);
         if (file == null || file.isBlank()) {
             return "";
         }
@@ -53,7 +52,7 @@ final class JobTokenSource {
     }
 
     private static String fromFile(String name) {
-        String variable = LaunchOptions.IRIS_JOB_TOKEN_FILE + "='" + name + "'";
+        String variable = RankVariables.IRIS_JOB_TOKEN_FILE + "='" + name + "'";
         Path path;
         try {
             path = Path.of(name);

@@ -30,9 +30,8 @@ import java.util.Objects;
  *   <tr><td>PMIx</td><td>{@code PMIX_RANK} only: PMIx passes the size through its library, so
  *       this is an error that says so</td><td></td><td></td></tr>
  * </table>
- * The {@code IRIS} names are iris-launch's {@code dev.irisjvm.launch.RankVariables} (the token
- * file's, its {@code LaunchOptions.IRIS_JOB_TOKEN_FILE}), compiled in, so that the launcher's side
- * and this one spell them once.
+ * The {@code IRIS} names are iris-launch's {@code dev.irisjvm.launch.RankVariables}, compiled in,
+ * so that the launcher's side and this one spell them once.
  * The MPI families come before Slurm because an MPI launcher inside an allocation starts its ranks
  * through per-node daemons that srun started, whose {@code SLURM_PROCID} the ranks inherit.
  * MPICH ranks started by {@code srun --mpi=pmi2}, which sets {@code PMI_RANK} but not MPICH's
