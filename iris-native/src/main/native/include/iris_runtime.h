@@ -205,7 +205,7 @@ int iris_launch_ex(iris_function function, uint32_t grid_x, uint32_t grid_y, uin
 /* Bytes of a tensor map (CUtensorMap); kernels take it by value as a 64-byte aligned
  * __grid_constant__ parameter. */
 #define IRIS_TENSOR_MAP_BYTES 128
-/* Element types of iris_tensor_map_2d: the codes of Java's DType (and dtype.cuh). */
+/* Element types of iris_tensor_map_2d: the codes of iris_dtype (iris/abi/core.h), Java's DType. */
 #define IRIS_TMA_F32 0
 #define IRIS_TMA_F16 1
 #define IRIS_TMA_BF16 2

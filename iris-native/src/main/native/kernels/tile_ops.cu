@@ -2,56 +2,51 @@
 // atomicAdd). The peer rank runs nothing: these kernels read and write its heap directly.
 //
 // Launch: 1-D grid of 1-D blocks; the whole grid shares one tile (rows spread over warps).
+#include <iris/abi/core.h>
 #include <iris/iris.cuh>
 
 namespace {
 
 template <class T>
-__device__ __forceinline__ void tile_copy(const iris::Ctx& ctx, T* dst, uint64_t ld_dst, int dst_rank, const T* src,
-                          uint64_t ld_src, int src_rank, uint64_t rows, uint64_t cols) {
+__device__ __forceinline__ void tile_copy(const iris_tile_args& a) {
     const iris::GridGroup grid;
     const iris::Site here = iris::Site::here();
+    const uint64_t rows = a.rows, cols = a.cols;
     iris::impl::copy_tile(
-        iris::impl::translate_range(ctx, dst, iris::impl::tile_bytes<T>(rows, cols, ld_dst), dst_rank, here), ld_dst,
-        iris::impl::translate_range(ctx, src, iris::impl::tile_bytes<T>(rows, cols, ld_src), src_rank, here), ld_src,
-        rows, cols, grid.lane(), grid.size());
+        iris::impl::translate_range(a.ctx, static_cast<T*>(a.dst), iris::impl::tile_bytes<T>(rows, cols, a.ld_dst), a.dst_rank,
+                                    here),
+        a.ld_dst,
+        iris::impl::translate_range(a.ctx, static_cast<const T*>(a.src), iris::impl::tile_bytes<T>(rows, cols, a.ld_src),
+                                    a.src_rank, here),
+        a.ld_src, rows, cols, grid.lane(), grid.size());
 }
 
 // dst (on dst_rank) += src (local), element by element, each add one relaxed system-scope atomic.
 template <class T>
-__device__ __forceinline__ void tile_atomic_add(const iris::Ctx& ctx, T* dst, uint64_t ld_dst, int dst_rank, const T* src,
-                                uint64_t ld_src, uint64_t rows, uint64_t cols) {
+__device__ __forceinline__ void tile_atomic_add(const iris_tile_args& a) {
     const iris::GridGroup grid;
-    const uint64_t n = rows * cols;
+    T* dst = static_cast<T*>(a.dst);
+    const T* src = static_cast<const T*>(a.src);
+    const uint64_t cols = a.cols, n = a.rows * cols;
     for (uint64_t i = grid.lane(); i < n; i += grid.size()) {
         const uint64_t r = i / cols, c = i % cols;
-        iris::atomic_add(ctx, dst + r * ld_dst + c, src[r * ld_src + c], dst_rank);
+        iris::atomic_add(a.ctx, dst + r * a.ld_dst + c, src[r * a.ld_src + c], a.dst_rank);
     }
 }
 
 }  // namespace
 
 // Element width only matters for alignment, so copies are instantiated per width, not per type.
-#define IRIS_TILE_COPY(NAME, T)                                                                      \
-    extern "C" __global__ void NAME(const IRIS_GRID_CONSTANT iris::Ctx ctx, T* dst, uint64_t ld_dst, int dst_rank, const T* src, \
-                                    uint64_t ld_src, int src_rank, uint64_t rows, uint64_t cols) {     \
-        tile_copy(ctx, dst, ld_dst, dst_rank, src, ld_src, src_rank, rows, cols);                      \
-    }
-IRIS_TILE_COPY(iris_tile_copy_b1, uint8_t)
-IRIS_TILE_COPY(iris_tile_copy_b2, uint16_t)
-IRIS_TILE_COPY(iris_tile_copy_b4, uint32_t)
-IRIS_TILE_COPY(iris_tile_copy_b8, uint64_t)
-#undef IRIS_TILE_COPY
+extern "C" __global__ void iris_tile_copy_b1(const IRIS_GRID_CONSTANT iris_tile_args a) { tile_copy<uint8_t>(a); }
+extern "C" __global__ void iris_tile_copy_b2(const IRIS_GRID_CONSTANT iris_tile_args a) { tile_copy<uint16_t>(a); }
+extern "C" __global__ void iris_tile_copy_b4(const IRIS_GRID_CONSTANT iris_tile_args a) { tile_copy<uint32_t>(a); }
+extern "C" __global__ void iris_tile_copy_b8(const IRIS_GRID_CONSTANT iris_tile_args a) { tile_copy<uint64_t>(a); }
 
-#define IRIS_TILE_ATOMIC_ADD(NAME, T)                                                                \
-    extern "C" __global__ void NAME(const IRIS_GRID_CONSTANT iris::Ctx ctx, T* dst, uint64_t ld_dst, int dst_rank, const T* src, \
-                                    uint64_t ld_src, uint64_t rows, uint64_t cols) {                   \
-        tile_atomic_add(ctx, dst, ld_dst, dst_rank, src, ld_src, rows, cols);                          \
-    }
-IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_f32, float)
-IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_f64, double)
-IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_i32, int32_t)
-IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_i64, unsigned long long)
-IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_f16, iris::f16)
-IRIS_TILE_ATOMIC_ADD(iris_tile_atomic_add_bf16, iris::bf16)
-#undef IRIS_TILE_ATOMIC_ADD
+extern "C" __global__ void iris_tile_atomic_add_f32(const IRIS_GRID_CONSTANT iris_tile_args a) { tile_atomic_add<float>(a); }
+extern "C" __global__ void iris_tile_atomic_add_f64(const IRIS_GRID_CONSTANT iris_tile_args a) { tile_atomic_add<double>(a); }
+extern "C" __global__ void iris_tile_atomic_add_i32(const IRIS_GRID_CONSTANT iris_tile_args a) { tile_atomic_add<int32_t>(a); }
+extern "C" __global__ void iris_tile_atomic_add_i64(const IRIS_GRID_CONSTANT iris_tile_args a) {
+    tile_atomic_add<unsigned long long>(a);
+}
+extern "C" __global__ void iris_tile_atomic_add_f16(const IRIS_GRID_CONSTANT iris_tile_args a) { tile_atomic_add<iris::f16>(a); }
+extern "C" __global__ void iris_tile_atomic_add_bf16(const IRIS_GRID_CONSTANT iris_tile_args a) { tile_atomic_add<iris::bf16>(a); }

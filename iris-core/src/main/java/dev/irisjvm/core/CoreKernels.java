@@ -3,31 +3,46 @@ package dev.irisjvm.core;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Kernel;
-import dev.irisjvm.core.internal.KernelArgs;
 import dev.irisjvm.core.internal.KernelModule;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import dev.irisjvm.runtime.global.IrisRuntime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * The kernels behind the host API (tile operations, factories, barrier), loaded from the fatbins
  * that iris-native ships, and the launch shapes they use. In checked mode the modules that reach
  * peers' heaps (tile operations, barrier) load in their bounds-checked variants
- * ({@code NAME.checked.fatbin}, built with {@code -DIRIS_CHECKED=1}).
+ * ({@code NAME.checked.fatbin}, built with {@code -DIRIS_CHECKED=1}). Each kernel takes one argument
+ * struct of iris/abi/core.h ({@link CoreArgs}).
  */
 final class CoreKernels implements AutoCloseable {
-    private static final int THREADS = 512;
+    private static final int THREADS = KernelAbi.IRIS_CORE_THREADS;
     /** Bytes one block should have in flight before another block is worth launching. */
     private static final long BYTES_PER_BLOCK = THREADS * 64L;
 
-    private static final LaunchShape BARRIER_SHAPE = LaunchShape.of(1, 32);
+    private static final LaunchShape BARRIER_SHAPE = LaunchShape.of(1, KernelAbi.IRIS_CORE_BARRIER_THREADS);
 
-    /** Sites of device waits, so that a timeout names the operation (see DeviceStatusRecord). */
-    static final int SITE_BARRIER = 1;
+    /** The wait site of the barrier, so that a timeout names the operation (see DeviceStatusRecord). */
+    static final int SITE_BARRIER = KernelAbi.IRIS_CORE_SITE_BARRIER;
+
+    static final String TILE_OPS_MODULE = "iris_tile_ops";
+    static final String FILL_MODULE = "iris_fill";
+    static final String BARRIER_MODULE = "iris_barrier";
+    private static final String COPY = "iris_tile_copy_b";
+    private static final String FILL = "iris_fill_b";
+    private static final String ARANGE = "iris_arange";
+    private static final String RANDOM = "iris_random";
+    private static final String BARRIER = "iris_barrier";
+    private static final int[] WIDTHS = {1, 2, 4, 8};
 
     private final KernelModule tileOps;
     private final KernelModule fill;
     private final KernelModule barrier;
     private final int maxBlocks;
-    private final KernelArgs args = new KernelArgs();
+    private final CoreArgs args = new CoreArgs();
     /** Looked up once: a launch on the hot path does no string building or map lookup. */
     private final Kernel[] copyByWidth = new Kernel[9];
     private final Kernel barrierKernel;
@@ -36,20 +51,41 @@ final class CoreKernels implements AutoCloseable {
         this.maxBlocks = Math.max(1, multiprocessors * 4);
         KernelModule t = null, f = null;
         try {
-            t = load("iris_tile_ops", checked);
-            f = load("iris_fill", false);  // touches only this rank's memory: no checked variant
-            this.barrier = load("iris_barrier", checked);
+            t = load(TILE_OPS_MODULE, checked);
+            f = load(FILL_MODULE, false);  // touches only this rank's memory: no checked variant
+            this.barrier = load(BARRIER_MODULE, checked);
         } catch (RuntimeException e) {
             if (t != null) t.close();
             if (f != null) f.close();
+            args.close();
             throw e;
         }
         this.tileOps = t;
         this.fill = f;
-        for (int width : new int[] {1, 2, 4, 8}) {
-            copyByWidth[width] = tileOps.kernel("iris_tile_copy_b" + width);
+        for (int width : WIDTHS) {
+            copyByWidth[width] = tileOps.kernel(COPY + width);
         }
-        this.barrierKernel = barrier.kernel("iris_barrier");
+        this.barrierKernel = barrier.kernel(BARRIER);
+    }
+
+    private static String atomicAddKernel(DType dtype) {
+        return "iris_tile_atomic_add_" + dtype.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Every kernel an instance looks up, by module: what the fatbins must hold. */
+    static Map<String, List<String>> kernelNames() {
+        List<String> tileOps = new ArrayList<>();
+        List<String> fills = new ArrayList<>(List.of(ARANGE, RANDOM));
+        for (int width : WIDTHS) {
+            tileOps.add(COPY + width);
+            fills.add(FILL + width);
+        }
+        for (DType dtype : DType.values()) {
+            if (dtype != DType.U8) {
+                tileOps.add(atomicAddKernel(dtype));
+            }
+        }
+        return Map.of(TILE_OPS_MODULE, tileOps, FILL_MODULE, fills, BARRIER_MODULE, List.of(BARRIER));
     }
 
     private static KernelModule load(String name, boolean checked) {
@@ -64,56 +100,37 @@ final class CoreKernels implements AutoCloseable {
     /** dst (on dstRank) = src (on srcRank), both rows x cols windows with leading dimensions in elements. */
     synchronized void tileCopy(DeviceContext ctx, int elementBytes, long dst, long ldDst, int dstRank, long src, long ldSrc,
                                int srcRank, long rows, long cols, Stream stream) {
-        Kernel k = copyByWidth[elementBytes];
-        args.clear().putBytes(ctx.bytesUnsafe(), DeviceContext.ALIGNMENT)
-                .putLong(dst).putLong(ldDst).putInt(dstRank).putLong(src).putLong(ldSrc).putInt(srcRank)
-                .putLong(rows).putLong(cols);
-        k.launch(shapeFor(rows * cols * elementBytes), stream, args);
+        copyByWidth[elementBytes].launch(shapeFor(rows * cols * elementBytes), stream,
+                args.tile(ctx.bytesUnsafe(), dst, ldDst, dstRank, src, ldSrc, srcRank, rows, cols), false);
     }
 
     /** dst (on dstRank) += src (local), element by element with atomics. */
     synchronized void tileAtomicAdd(DeviceContext ctx, DType dtype, long dst, long ldDst, int dstRank, long src, long ldSrc,
                                     long rows, long cols, Stream stream) {
-        String suffix = switch (dtype) {
-            case F32 -> "f32";
-            case F64 -> "f64";
-            case I32 -> "i32";
-            case I64 -> "i64";
-            case F16 -> "f16";
-            case BF16 -> "bf16";
-            case U8 -> throw new IllegalArgumentException("atomicAdd: dtype U8 has no atomic add; use I32");
-        };
-        args.clear().putBytes(ctx.bytesUnsafe(), DeviceContext.ALIGNMENT)
-                .putLong(dst).putLong(ldDst).putInt(dstRank).putLong(src).putLong(ldSrc).putLong(rows).putLong(cols);
-        tileOps.kernel("iris_tile_atomic_add_" + suffix).launch(shapeFor(rows * cols * dtype.byteSize()), stream, args);
+        if (dtype == DType.U8) {
+            throw new IllegalArgumentException("atomicAdd: dtype U8 has no atomic add; use I32");
+        }
+        tileOps.kernel(atomicAddKernel(dtype)).launch(shapeFor(rows * cols * dtype.byteSize()), stream,
+                args.tile(ctx.bytesUnsafe(), dst, ldDst, dstRank, src, ldSrc, 0, rows, cols), false);
     }
 
     /** Fills n elements of the given width with the bit pattern. */
     synchronized void fillPattern(long dst, long n, int elementBytes, long pattern, Stream stream) {
-        args.clear().putLong(dst).putLong(n);
-        switch (elementBytes) {
-            case 1 -> args.putByte((byte) pattern);
-            case 2 -> args.putShort((short) pattern);
-            case 4 -> args.putInt((int) pattern);
-            default -> args.putLong(pattern);
-        }
-        fill.kernel("iris_fill_b" + elementBytes).launch(shapeFor(n * elementBytes), stream, args);
+        fill.kernel(FILL + elementBytes).launch(shapeFor(n * elementBytes), stream, args.fill(dst, n, pattern), false);
     }
 
     synchronized void arange(long dst, long n, DType dtype, double start, double step, Stream stream) {
-        args.clear().putLong(dst).putLong(n).putInt(dtype.code()).putDouble(start).putDouble(step);
-        fill.kernel("iris_arange").launch(shapeFor(n * dtype.byteSize()), stream, args);
+        fill.kernel(ARANGE).launch(shapeFor(n * dtype.byteSize()), stream, args.arange(dst, n, dtype, start, step), false);
     }
 
-    /** Distribution codes of iris_random: 0 uniform [a, b), 1 normal (mean a, std b), 2 integer [a, b). */
+    /** {@code distribution}: an iris_distribution of iris/abi/core.h (uniform, normal, integer). */
     synchronized void random(long dst, long n, DType dtype, int distribution, double a, double b, long seed, Stream stream) {
-        args.clear().putLong(dst).putLong(n).putInt(dtype.code()).putInt(distribution).putDouble(a).putDouble(b).putLong(seed);
-        fill.kernel("iris_random").launch(shapeFor(n * dtype.byteSize()), stream, args);
+        fill.kernel(RANDOM).launch(shapeFor(n * dtype.byteSize()), stream,
+                args.random(dst, n, dtype, distribution, a, b, seed), false);
     }
 
     synchronized void barrier(DeviceContext ctx, Stream stream) {
-        args.clear().putBytes(ctx.bytesUnsafe(), DeviceContext.ALIGNMENT).putInt(SITE_BARRIER);
-        barrierKernel.launch(BARRIER_SHAPE, stream, args);
+        barrierKernel.launch(BARRIER_SHAPE, stream, args.barrier(ctx.bytesUnsafe(), SITE_BARRIER), false);
     }
 
     @Override

@@ -1,20 +1,21 @@
 package dev.irisjvm.core;
 
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.nio.ByteBuffer;
 
 /**
- * Element types of symmetric tensors. The codes are shared with the kernels ({@code dtype.cuh}).
+ * Element types of symmetric tensors. The codes are the kernels' ({@code iris_dtype}, iris/abi/core.h).
  * Values cross between Java and the device as doubles where a conversion is needed; 16-bit floats
  * round to nearest even, as the GPU's conversions do.
  */
 public enum DType {
-    F32(0, 4, true),
-    F16(1, 2, true),
-    BF16(2, 2, true),
-    F64(3, 8, true),
-    I32(4, 4, false),
-    I64(5, 8, false),
-    U8(6, 1, false);
+    F32(KernelAbi.IRIS_DTYPE_F32, 4, true),
+    F16(KernelAbi.IRIS_DTYPE_F16, 2, true),
+    BF16(KernelAbi.IRIS_DTYPE_BF16, 2, true),
+    F64(KernelAbi.IRIS_DTYPE_F64, 8, true),
+    I32(KernelAbi.IRIS_DTYPE_I32, 4, false),
+    I64(KernelAbi.IRIS_DTYPE_I64, 8, false),
+    U8(KernelAbi.IRIS_DTYPE_U8, 1, false);
 
     private final int code;
     private final int byteSize;

@@ -2,6 +2,7 @@ package dev.irisjvm.core;
 
 import dev.irisjvm.core.heap.Block;
 import dev.irisjvm.core.heap.HeapAllocator;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,9 +32,9 @@ public final class SymmetricHeap {
     /** Bytes at the start of every heap that the runtime keeps for the device barriers ({@link BarrierSlots}). */
     static final long RESERVED_BYTES = 65536;
 
-    private static final int UNIFORM = 0;
-    private static final int NORMAL = 1;
-    private static final int INTEGER = 2;
+    private static final int UNIFORM = KernelAbi.IRIS_DISTRIBUTION_UNIFORM;
+    private static final int NORMAL = KernelAbi.IRIS_DISTRIBUTION_NORMAL;
+    private static final int INTEGER = KernelAbi.IRIS_DISTRIBUTION_INTEGER;
 
     private final Iris iris;
     private final long base;

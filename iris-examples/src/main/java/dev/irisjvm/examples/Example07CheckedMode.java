@@ -22,7 +22,7 @@ import dev.irisjvm.core.gpu.LaunchShape;
  * </pre>
  * Expected output, among the log lines, for each rank (rank 0 shown, with the default heap of 1 GiB):
  * <pre>
- * [0] rank 0: checked mode: out_of_heap (07_checked_mode.cu:10) translated an address for target rank 1: offset
+ * [0] rank 0: checked mode: out_of_heap (07_checked_mode.cu:13) translated an address for target rank 1: offset
  *     1073745920 lies outside the heap of 1073741824 bytes; the thread that made the call stopped and ...
  * [0] rank 0 caught the store past the end of rank 1's heap: OK
  * </pre>
@@ -36,14 +36,15 @@ public final class Example07CheckedMode {
             long heapSize = iris.config().heapSize();
             try (DeviceModule kernels = KernelCompiler.forIris(iris).checked(true)
                          .compileResource(Example07CheckedMode.class, "07_checked_mode.cu").load();
-                 SymTensor buffer = iris.heap().zeros(DType.F32, 1024)) {
+                 SymTensor buffer = iris.heap().zeros(DType.F32, 1024);
+                 SymTensor storeLine = iris.heap().zeros(DType.I32, 1)) {
                 // In elements from buffer: 4 KiB past the end of the heap.
                 long pastEnd = (heapSize - buffer.heapOffset()) / Float.BYTES + 1024;
                 long offset = buffer.heapOffset() + pastEnd * Float.BYTES;
 
-                // out_of_heap(iris::Ctx ctx, float* buffer, uint64_t past_end)
+                // out_of_heap(iris::Ctx ctx, float* buffer, uint64_t past_end, int* store_line)
                 kernels.launch("out_of_heap", LaunchShape.of(1, 32), iris.stream(), iris.deviceContext(), buffer,
-                        pastEnd);
+                        pastEnd, storeLine);
                 IrisDeviceException caught = null;
                 try {
                     iris.synchronize();
@@ -55,7 +56,7 @@ public final class Example07CheckedMode {
                             + peer + "'s heap went unreported");
                 }
                 String message = String.valueOf(caught.getMessage());
-                String names = "rank " + rank + ": checked mode: out_of_heap (07_checked_mode.cu:";
+                String names = "rank " + rank + ": checked mode: out_of_heap (07_checked_mode.cu:" + storeLine.toIntArray()[0] + ")";
                 String problem = "translated an address for target rank " + peer + ": offset " + offset
                         + " lies outside the heap of " + heapSize + " bytes";
                 boolean named = message.startsWith(names) && message.contains(problem);

@@ -4,12 +4,9 @@ import dev.irisjvm.core.testing.CubinSymbols;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +31,7 @@ public final class FatbinKernels {
             if (in == null) {
                 throw new IllegalStateException(resource + " is not on the class path: was the module built?");
             }
-            return images(ByteBuffer.wrap(in.readAllBytes()).order(ByteOrder.LITTLE_ENDIAN));
+            return CubinSymbols.perImage(in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException(resource, e);
         }
@@ -51,16 +48,5 @@ public final class FatbinKernels {
                 }
             }
         });
-    }
-
-    /** The ELF images are stored uncompressed at 8-byte aligned offsets; each starts with 0x7f 'E' 'L' 'F'. */
-    static List<Set<String>> images(ByteBuffer fatbin) {
-        List<Set<String>> images = new ArrayList<>();
-        for (int at = 0; at + 64 <= fatbin.limit(); at += 8) {
-            if (fatbin.getInt(at) == 0x464c457f && fatbin.get(at + 4) == 2) {  // ELF, 64-bit
-                images.add(CubinSymbols.globalFunctions(fatbin.slice(at, fatbin.limit() - at)));
-            }
-        }
-        return images;
     }
 }

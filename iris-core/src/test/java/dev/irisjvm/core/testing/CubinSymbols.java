@@ -2,6 +2,8 @@ package dev.irisjvm.core.testing;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -19,6 +21,21 @@ public final class CubinSymbols {
     private static final int STB_GLOBAL = 1;
 
     private CubinSymbols() {}
+
+    /**
+     * The global functions of each ELF image (one per architecture) of a fatbin: the images are
+     * stored uncompressed at 8-byte aligned offsets, each starting with 0x7f 'E' 'L' 'F'.
+     */
+    public static List<Set<String>> perImage(byte[] fatbin) {
+        ByteBuffer b = ByteBuffer.wrap(fatbin).order(ByteOrder.LITTLE_ENDIAN);
+        List<Set<String>> images = new ArrayList<>();
+        for (int at = 0; at + 64 <= b.limit(); at += 8) {
+            if (b.getInt(at) == 0x464c457f && b.get(at + 4) == 2) {  // ELF, 64-bit
+                images.add(globalFunctions(b.slice(at, b.limit() - at)));
+            }
+        }
+        return images;
+    }
 
     public static Set<String> globalFunctions(byte[] cubin) {
         return globalFunctions(ByteBuffer.wrap(cubin));

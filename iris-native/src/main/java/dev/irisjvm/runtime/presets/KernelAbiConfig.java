@@ -15,7 +15,7 @@ import org.bytedeco.javacpp.tools.InfoMapper;
  * runtime binding is.
  */
 @Properties(
-        value = @Platform(include = {"iris/abi/ctx.h", "iris/abi/tma.h", "iris/abi/ccl.h", "iris/abi/gemm.h", "iris/abi/gemm_portable.h",
+        value = @Platform(include = {"iris/abi/ctx.h", "iris/abi/core.h", "iris/abi/tma.h", "iris/abi/ccl.h", "iris/abi/gemm.h", "iris/abi/gemm_portable.h",
                 "iris/abi/fused.h",
                 "iris/abi/attention.h", "iris/abi/flash_decode.h", "iris/abi/moe.h"}),
         target = "dev.irisjvm.runtime.abi",
@@ -23,7 +23,7 @@ import org.bytedeco.javacpp.tools.InfoMapper;
 public class KernelAbiConfig implements InfoMapper {
     @Override
     public void map(InfoMap infoMap) {
-        infoMap.put(new Info("IRIS_ABI_CTX_H", "IRIS_ABI_TMA_H", "IRIS_ABI_CCL_H", "IRIS_ABI_GEMM_H", "IRIS_ABI_GEMM_PORTABLE_H",
+        infoMap.put(new Info("IRIS_ABI_CTX_H", "IRIS_ABI_CORE_H", "IRIS_ABI_TMA_H", "IRIS_ABI_CCL_H", "IRIS_ABI_GEMM_H", "IRIS_ABI_GEMM_PORTABLE_H",
                 "IRIS_ABI_FUSED_H",
                 "IRIS_ABI_ATTENTION_H", "IRIS_ABI_FLASH_DECODE_H", "IRIS_ABI_MOE_H").cppTypes().annotations());
         // Alignment is the C compiler's business: the JNI build computes the offsets Java uses.
