@@ -3,9 +3,6 @@ package dev.irisjvm.bench.results;
 import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,22 +25,15 @@ import java.util.List;
  * @param decode   flash-decode, fused, the conventional path and the all-partials path
  */
 public record AttentionBenchResult(String date, String hardware, String software, String command, int world, int warmup,
-                                   Sdpa sdpa, List<LocalPoint> local, List<RingPoint> ring, List<DecodePoint> decode) {
-
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-
-    public void write(Path file) throws IOException {
-        JSON.writeValue(file.toFile(), this);
-    }
-
+                                   Sdpa sdpa, List<LocalPoint> local, List<RingPoint> ring, List<DecodePoint> decode)
+        implements StoredResult {
     public static AttentionBenchResult read(Path file) throws IOException {
-        return JSON.readValue(file.toFile(), AttentionBenchResult.class);
+        return StoredResult.readLenient(file, AttentionBenchResult.class);
     }
 
     /** The SDPA file of attention_sdpa.py. */
     public static Sdpa readSdpa(Path file) throws IOException {
-        return JSON.readValue(file.toFile(), Sdpa.class);
+        return StoredResult.readLenient(file, Sdpa.class);
     }
 
     /** PyTorch's SDPA run (field names as attention_sdpa.py writes them). */

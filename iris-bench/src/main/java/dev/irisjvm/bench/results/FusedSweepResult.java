@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,10 +15,7 @@ import java.util.List;
  * @param worldSize ranks (TP)
  */
 public record FusedSweepResult(String date, String hardware, String software, String command, int worldSize, int warmup, int reps,
-                               int groupM, List<FusedMeasurement> measurements, List<Trace> traces) {
-
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
+                               int groupM, List<FusedMeasurement> measurements, List<Trace> traces) implements StoredResult {
     /**
      * One traced call (FusedConfig.withTracing) and its Chrome trace file (all ranks).
      *
@@ -37,11 +32,7 @@ public record FusedSweepResult(String date, String hardware, String software, St
         }
     }
 
-    public void write(Path file) throws IOException {
-        JSON.writeValue(file.toFile(), this);
-    }
-
     public static FusedSweepResult read(Path file) throws IOException {
-        return JSON.readValue(file.toFile(), FusedSweepResult.class);
+        return StoredResult.read(file, FusedSweepResult.class);
     }
 }

@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -30,10 +28,7 @@ import java.util.List;
  */
 public record GemmSweepResult(String date, String hardware, String software, String command, long l2Bytes, double l2Factor,
                               int warmup, int groupM, List<GemmMeasurement> measurements, int rounds, long cublasLtWorkspaceBytes,
-                              String suite, List<GemmShapeOrigin> origins) {
-
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
+                              String suite, List<GemmShapeOrigin> origins) implements StoredResult {
     /** The origins, never null. */
     public List<GemmShapeOrigin> originList() {
         return origins == null ? List.of() : origins;
@@ -44,11 +39,7 @@ public record GemmSweepResult(String date, String hardware, String software, Str
         return rounds > 0;
     }
 
-    public void write(Path file) throws IOException {
-        JSON.writeValue(file.toFile(), this);
-    }
-
     public static GemmSweepResult read(Path file) throws IOException {
-        return JSON.readValue(file.toFile(), GemmSweepResult.class);
+        return StoredResult.read(file, GemmSweepResult.class);
     }
 }

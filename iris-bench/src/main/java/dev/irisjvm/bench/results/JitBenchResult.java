@@ -1,8 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,17 +25,9 @@ import java.util.List;
  */
 public record JitBenchResult(String date, String hardware, String software, String command, String architecture, String nvrtc,
                              String nvrtcLibrary, String driver, String cacheParent, int coldReps, int warmReps,
-                             FirstCompile firstCompile, List<SourceTimes> sources) {
-
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-
-    public void write(Path file) throws IOException {
-        JSON.writeValue(file.toFile(), this);
-    }
-
+                             FirstCompile firstCompile, List<SourceTimes> sources) implements StoredResult {
     public static JitBenchResult read(Path file) throws IOException {
-        return JSON.readValue(file.toFile(), JitBenchResult.class);
+        return StoredResult.readLenient(file, JitBenchResult.class);
     }
 
     /**

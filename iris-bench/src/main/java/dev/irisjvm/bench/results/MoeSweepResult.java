@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,23 +20,13 @@ import java.util.List;
  * @param seed           the routing's and the tokens' seed
  */
 public record MoeSweepResult(String date, String hardware, String software, String command, int worldSize, int maxRanksPerGpu,
-                             int warmup, int reps, int rounds, long seed, List<MoeMeasurement> measurements) {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
+                             int warmup, int reps, int rounds, long seed, List<MoeMeasurement> measurements)
+        implements StoredResult, RanksPerGpu {
     public MoeSweepResult {
         measurements = measurements == null ? List.of() : List.copyOf(measurements);
     }
 
-    /** Whether ranks shared a GPU, so that the times measure turns and nothing may be compared. */
-    public boolean sharedGpu() {
-        return maxRanksPerGpu > 1;
-    }
-
-    public void write(Path file) throws IOException {
-        JSON.writeValue(file.toFile(), this);
-    }
-
     public static MoeSweepResult read(Path file) throws IOException {
-        return JSON.readValue(file.toFile(), MoeSweepResult.class);
+        return StoredResult.read(file, MoeSweepResult.class);
     }
 }

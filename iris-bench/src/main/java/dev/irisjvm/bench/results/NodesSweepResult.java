@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,23 +25,13 @@ import java.util.List;
  */
 public record NodesSweepResult(String date, String hardware, String software, String command, int worldSize, int nodes,
                                int ranksPerNode, boolean simulatedNodes, int maxRanksPerGpu, int warmup, int reps, int rounds,
-                               long seed, List<NodesMeasurement> measurements) {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
+                               long seed, List<NodesMeasurement> measurements)
+        implements StoredResult, RanksPerGpu {
     public NodesSweepResult {
         measurements = measurements == null ? List.of() : List.copyOf(measurements);
     }
 
-    /** Whether ranks shared a GPU, so that the times measure turns and nothing may be compared. */
-    public boolean sharedGpu() {
-        return maxRanksPerGpu > 1;
-    }
-
-    public void write(Path file) throws IOException {
-        JSON.writeValue(file.toFile(), this);
-    }
-
     public static NodesSweepResult read(Path file) throws IOException {
-        return JSON.readValue(file.toFile(), NodesSweepResult.class);
+        return StoredResult.read(file, NodesSweepResult.class);
     }
 }

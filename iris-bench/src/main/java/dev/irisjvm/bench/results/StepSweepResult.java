@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,23 +20,13 @@ import java.util.List;
  * @param seed           the inputs' seed
  */
 public record StepSweepResult(String date, String hardware, String software, String command, int worldSize, int maxRanksPerGpu,
-                              int warmup, int reps, int rounds, long seed, List<StepMeasurement> measurements) {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
+                              int warmup, int reps, int rounds, long seed, List<StepMeasurement> measurements)
+        implements StoredResult, RanksPerGpu {
     public StepSweepResult {
         measurements = measurements == null ? List.of() : List.copyOf(measurements);
     }
 
-    /** Whether ranks shared a GPU, so that the times measure turns and nothing may be compared. */
-    public boolean sharedGpu() {
-        return maxRanksPerGpu > 1;
-    }
-
-    public void write(Path file) throws IOException {
-        JSON.writeValue(file.toFile(), this);
-    }
-
     public static StepSweepResult read(Path file) throws IOException {
-        return JSON.readValue(file.toFile(), StepSweepResult.class);
+        return StoredResult.read(file, StepSweepResult.class);
     }
 }

@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,15 +15,8 @@ import java.util.List;
  * @param worldSize number of ranks
  */
 public record SweepResult(String date, String hardware, String software, String command, int worldSize,
-                          List<Measurement> measurements) {
-
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
-    public void write(Path file) throws IOException {
-        JSON.writeValue(file.toFile(), this);
-    }
-
+                          List<Measurement> measurements) implements StoredResult {
     public static SweepResult read(Path file) throws IOException {
-        return JSON.readValue(file.toFile(), SweepResult.class);
+        return StoredResult.read(file, SweepResult.class);
     }
 }

@@ -1,0 +1,45 @@
+package dev.irisjvm.bench.results;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * A run's result as its raw JSON file beside the report: written indented, one field per record
+ * component, and read back the same way.
+ *
+ * <pre>{@code
+ * public record MoeSweepResult(...) implements StoredResult {
+ *     public static MoeSweepResult read(Path file) throws IOException {
+ *         return StoredResult.read(file, MoeSweepResult.class);
+ *     }
+ * }
+ * sweep.write(Path.of("moe-sweep.json"));
+ * }</pre>
+ */
+public interface StoredResult {
+    default void write(Path file) throws IOException {
+        Mappers.STRICT.writeValue(file.toFile(), this);
+    }
+
+    /** {@code file} as a {@code type}; an unknown field fails. */
+    static <T> T read(Path file, Class<T> type) throws IOException {
+        return Mappers.STRICT.readValue(file.toFile(), type);
+    }
+
+    /** {@code file} as a {@code type}, unknown fields skipped: for files written by other programs or by earlier versions. */
+    static <T> T readLenient(Path file, Class<T> type) throws IOException {
+        return Mappers.LENIENT.readValue(file.toFile(), type);
+    }
+}
+
+/** The mappers of {@link StoredResult}, out of its public face. */
+final class Mappers {
+    /** Pretty-printed, as the committed files are. */
+    static final ObjectMapper STRICT = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    static final ObjectMapper LENIENT = STRICT.copy().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    private Mappers() {}
+}
