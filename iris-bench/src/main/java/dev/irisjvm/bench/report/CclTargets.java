@@ -4,7 +4,6 @@ import dev.irisjvm.bench.report.CclFigures.Figure;
 import dev.irisjvm.bench.report.TargetResult.Status;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import dev.irisjvm.bench.rma.SizeList;
 
@@ -188,15 +187,10 @@ public final class CclTargets {
             return TargetResult.notMeasured(spec.id(), target, bound, source);
         }
         String measuredText = worstRow == null ? "iris output failed its check"
-                : "worst " + ratio(worst) + " at " + CclFigures.sizeLabel(worstBytes) + " (iris " + Sizes.number(worstRow.iris().get().us())
+                : "worst " + Sizes.ratio3(worst) + " at " + CclFigures.sizeLabel(worstBytes) + " (iris " + Sizes.number(worstRow.iris().get().us())
                         + " µs, NCCL " + Sizes.number(worstRow.nccl().get().us()) + " µs" + (window ? " " + worstRow.baseline() : "") + ")";
         Status status = failed > 0 ? Status.FAIL : missing.isEmpty() ? Status.PASS : Status.NOT_MEASURED;
         return new TargetResult(spec.id(), target, bound, measuredText, worst, status, source);
-    }
-
-    /** Three decimals, so that 1.0996 never reads as a passing "1.10×". */
-    static String ratio(double r) {
-        return Double.isNaN(r) ? "—" : String.format(Locale.ROOT, "%.3f×", r);
     }
 
     /** The Targets section: the verdicts, then every size each verdict rests on. */
@@ -212,7 +206,7 @@ public final class CclTargets {
                 + "times are the slowest rank's median per call. A target passes when every size of its range passes.\n\n");
         MarkdownTable t = new MarkdownTable("target", "what", "bound", "measured", "worst ratio", "status", "from");
         for (TargetResult r : results) {
-            t.row(r.id(), r.target(), r.bound(), r.measured(), ratio(r.ratio()), r.status().text(), r.source());
+            t.row(r.id(), r.target(), r.bound(), r.measured(), Sizes.ratio3(r.ratio()), r.status().text(), r.source());
         }
         sb.append(t.render()).append('\n');
         if (!rows.isEmpty()) {
@@ -222,8 +216,8 @@ public final class CclTargets {
                 d.row(r.spec().id(), CclFigures.sizeLabel(r.bytes()), r.spec().iris(),
                         r.iris().map(f -> Sizes.number(f.us())).orElse("—"), r.iris().map(f -> Sizes.number(f.busGbps())).orElse("—"),
                         r.baseline() == null ? "—" : r.baseline(), r.nccl().map(f -> Sizes.number(f.us())).orElse("—"), r.nccl().map(f -> Sizes.number(f.busGbps())).orElse("—"),
-                        ratio(r.ratio()), r.status().text() + (r.note().isEmpty() ? "" : " (" + r.note() + ")"),
-                        r.bestAlgorithm() == null ? "—" : r.bestAlgorithm() + " (" + ratio(r.bestRatio()) + ")");
+                        Sizes.ratio3(r.ratio()), r.status().text() + (r.note().isEmpty() ? "" : " (" + r.note() + ")"),
+                        r.bestAlgorithm() == null ? "—" : r.bestAlgorithm() + " (" + Sizes.ratio3(r.bestRatio()) + ")");
             }
             sb.append("Per size:\n\n").append(d.render()).append('\n');
         }

@@ -164,7 +164,7 @@ public final class GemmDocument extends Document {
             } else {
                 cells.add(r.cublas() == null ? "—" : Sizes.number(r.cublas().tflops()));
             }
-            cells.addAll(Arrays.asList(ratio(r.ratio()), "≥ " + target.minRatioToCublas(), r.status(), m.check()));
+            cells.addAll(Arrays.asList(Sizes.ratio3(r.ratio()), "≥ " + target.minRatioToCublas(), r.status(), m.check()));
             t.row(cells);
             if (!Double.isNaN(r.ratio()) && !r.checkFailed()) {
                 judged++;
@@ -328,10 +328,6 @@ public final class GemmDocument extends Document {
         }
         List<Double> us = m.roundMediansUs();
         return us == null || us.isEmpty() ? "—" : us.stream().map(Sizes::number).collect(Collectors.joining(" · "));
-    }
-
-    static String ratio(double r) {
-        return Double.isNaN(r) ? "—" : String.format(Locale.ROOT, "%.3f×", r);
     }
 
     static String percent(double f) {

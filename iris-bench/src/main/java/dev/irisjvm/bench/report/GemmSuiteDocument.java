@@ -99,7 +99,7 @@ public final class GemmSuiteDocument extends Document {
         }
         sb.append(others.isEmpty() ? "" : " (" + String.join(", ", others) + ")").append(": ")
                 .append(rows.isEmpty() ? "not measured" : s.passing() == rows.size() ? "pass" : "**FAIL**").append('\n');
-        sb.append("- geometric mean over the ").append(judged).append(" judged shape(s): ").append(GemmDocument.ratio(s.geomean()))
+        sb.append("- geometric mean over the ").append(judged).append(" judged shape(s): ").append(Sizes.ratio3(s.geomean()))
                 .append(" (≥ ").append(target.minRatioGeomean()).append(" ×): ")
                 .append(judged == 0 ? "not measured" : s.geomeanPasses() ? "pass" : "**FAIL**").append("\n\n");
         List<Row> worst = s.worstFirst();
@@ -110,7 +110,7 @@ public final class GemmSuiteDocument extends Document {
         for (Row r : worst.subList(0, shown)) {
             GemmMeasurement b = r.baseline();
             t.row(GemmDocument.label(r.iris()), r.iris().layout(), from(r), Sizes.number(r.iris().tflops()), b == null ? "—" : b.implName(),
-                    b == null ? "—" : Sizes.number(b.tflops()), GemmDocument.ratio(r.ratio()), r.status(), ofRoofline(r.iris()));
+                    b == null ? "—" : Sizes.number(b.tflops()), Sizes.ratio3(r.ratio()), r.status(), ofRoofline(r.iris()));
         }
         sb.append("Worst shapes first (the ").append(shown).append(" lowest; every failing shape is listed):\n\n")
                 .append(t.isEmpty() ? "No measurements.\n" : t.render())
@@ -143,7 +143,7 @@ public final class GemmSuiteDocument extends Document {
                         Row r = e.getValue();
                         t.row(e.getKey() == 0 ? "—" : e.getKey(), GemmDocument.label(r.iris()), r.iris().layout(),
                                 Sizes.number(r.iris().tflops()), GemmDocument.measured(r.cublas()), GemmDocument.measured(r.cublasLt()),
-                                r.baseline() == null ? "—" : r.baseline().implName(), GemmDocument.ratio(r.ratio()), r.status(),
+                                r.baseline() == null ? "—" : r.baseline().implName(), Sizes.ratio3(r.ratio()), r.status(),
                                 r.iris().check());
                     });
             sb.append("### ").append(g.getKey()).append("\n\n").append(t.render()).append('\n');

@@ -1,5 +1,7 @@
 package dev.irisjvm.bench.report;
 
+import static dev.irisjvm.bench.report.PointCells.time;
+
 import dev.irisjvm.bench.results.MoeMeasurement;
 import dev.irisjvm.bench.results.MoeSweepResult;
 import java.util.ArrayList;
@@ -195,16 +197,6 @@ public final class MoeDocument extends Document {
             sb.append("### ").append(model).append("\n\n").append(t.render()).append('\n');
         }
         return sb.toString();
-    }
-
-    private static String time(MoeMeasurement m) {
-        if (m == null) {
-            return "—";
-        }
-        if (!m.timed()) {
-            return "not run";
-        }
-        return Sizes.number(m.medianUs()) + " [" + Sizes.number(m.minUs()) + "–" + Sizes.number(m.maxUs()) + "]";
     }
 
     private String method() {

@@ -1,5 +1,8 @@
 package dev.irisjvm.bench.report;
 
+import static dev.irisjvm.bench.report.PointCells.time;
+import static dev.irisjvm.bench.report.PointCells.timed;
+
 import dev.irisjvm.bench.results.NodesMeasurement;
 import dev.irisjvm.bench.results.NodesSweepResult;
 import java.util.ArrayList;
@@ -259,20 +262,6 @@ public final class NodesDocument extends Document {
             case "all_to_all" -> "the buffer per rank (input = output, one block per rank)";
             default -> "bytes per rank";
         };
-    }
-
-    private static boolean timed(NodesMeasurement m) {
-        return m != null && m.timed();
-    }
-
-    private static String time(NodesMeasurement m) {
-        if (m == null) {
-            return "—";
-        }
-        if (!m.timed()) {
-            return "not run";
-        }
-        return Sizes.number(m.medianUs()) + " [" + Sizes.number(m.minUs()) + "–" + Sizes.number(m.maxUs()) + "]";
     }
 
     private static String busBandwidth(NodesMeasurement m) {

@@ -12,6 +12,7 @@ import java.util.Locale;
  * Sizes.bytes(1536);        // "1.5 KiB"
  * Sizes.number(478.08);     // "478"
  * Sizes.number(1.3456);     // "1.35"
+ * Sizes.ratio3(0.9496);     // "0.950×"
  * Sizes.twoDecimals(0.9);   // "0.90"
  * Sizes.justUnder(0.95, "0.0004");   // "0.9496"
  * }</pre>
@@ -62,6 +63,11 @@ public final class Sizes {
             return "—";
         }
         return String.format(Locale.ROOT, "%.2f×", value);
+    }
+
+    /** Three decimals and — for NaN, where a target judges the ratio: two would round a near miss up to the target. */
+    public static String ratio3(double value) {
+        return Double.isNaN(value) ? "—" : String.format(Locale.ROOT, "%.3f×", value);
     }
 
     /** Two decimals, as a report's rounding note names a target from targets.json: {@code 0.9} → "0.90". */

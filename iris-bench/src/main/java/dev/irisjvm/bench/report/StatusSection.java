@@ -177,9 +177,9 @@ public final class StatusSection {
         GemmSuiteDocument doc = new GemmSuiteDocument(sweep, targets, List.of(), null, null);
         GemmSuiteSummary s = doc.summary();
         Row worst = s.worstFirst().stream().filter(r -> !r.checkFailed() && !Double.isNaN(r.ratio())).findFirst().orElse(null);
-        String worstText = worst == null ? "" : ", the lowest " + GemmDocument.ratio(worst.ratio()) + " (" + worst.iris().shape() + ")";
+        String worstText = worst == null ? "" : ", the lowest " + Sizes.ratio3(worst.ratio()) + " (" + worst.iris().shape() + ")";
         return "- the GEMM on " + s.rows().size() + " model shapes (suite `" + sweep.suite() + "`): a geometric mean of "
-                + (s.judged().isEmpty() ? "no measured ratio to" : GemmDocument.ratio(s.geomean())) + " the faster of cuBLAS's and "
+                + (s.judged().isEmpty() ? "no measured ratio to" : Sizes.ratio3(s.geomean())) + " the faster of cuBLAS's and "
                 + "cuBLASLt's TFLOP/s per shape (target " + targets.gemmSuite().minRatioGeomean() + "), " + s.passing() + " of "
                 + s.rows().size() + " shapes at " + targets.gemmSuite().minRatio() + " or more" + worstText + ", "
                 + s.checkFailures() + " output(s) failing the check (" + link(GemmSuiteDocument.MARKDOWN) + ", "

@@ -1,5 +1,8 @@
 package dev.irisjvm.bench.report;
 
+import static dev.irisjvm.bench.report.PointCells.time;
+import static dev.irisjvm.bench.report.PointCells.timed;
+
 import dev.irisjvm.bench.results.StepMeasurement;
 import dev.irisjvm.bench.results.StepSweepResult;
 import java.util.ArrayList;
@@ -164,7 +167,7 @@ public final class StepDocument extends Document {
         long judged = 0;
         for (Row r : rows) {
             String st = status(r);
-            t.row(r.label(), r.world(), median(r.fused()), median(r.baseline()), ratio3(r.speedup()), "≥ " + target.minSpeedup() + " ×",
+            t.row(r.label(), r.world(), median(r.fused()), median(r.baseline()), Sizes.ratio3(r.speedup()), "≥ " + target.minSpeedup() + " ×",
                     st);
             if (!st.equals(NOT_MEASURED)) {
                 judged++;
@@ -307,22 +310,8 @@ public final class StepDocument extends Document {
         };
     }
 
-    private static boolean timed(StepMeasurement m) {
-        return m != null && m.timed();
-    }
-
     private static String median(StepMeasurement m) {
         return timed(m) ? Sizes.number(m.medianUs()) : "—";
-    }
-
-    private static String time(StepMeasurement m) {
-        if (m == null) {
-            return "—";
-        }
-        if (!m.timed()) {
-            return "not run";
-        }
-        return Sizes.number(m.medianUs()) + " [" + Sizes.number(m.minUs()) + "–" + Sizes.number(m.maxUs()) + "]";
     }
 
     private static String rounds(StepMeasurement m) {
@@ -336,10 +325,6 @@ public final class StepDocument extends Document {
             return "—";
         }
         return Sizes.number(m.flopsPerRank() / m.medianUs() / 1e6);
-    }
-
-    private static String ratio3(double r) {
-        return Double.isNaN(r) ? "—" : String.format(Locale.ROOT, "%.3f×", r);
     }
 
     private static String percent(double f) {

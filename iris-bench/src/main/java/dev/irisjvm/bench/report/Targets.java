@@ -181,15 +181,10 @@ public final class Targets {
         return jmh.stream().filter(select).map(JmhResult::rank).distinct().count();
     }
 
-    /** Three decimals: 0.9496 must not read as a passing "0.95×". */
-    private static String ratio(double r) {
-        return Double.isNaN(r) ? "—" : String.format(java.util.Locale.ROOT, "%.3f×", r);
-    }
-
     public static String section(List<TargetResult> rows, BenchmarkTargets.Rma targets) {
         MarkdownTable t = new MarkdownTable("target", "what", "bound", "measured", "ratio", "status", "from");
         rows.stream().sorted(Comparator.comparing(TargetResult::id)).forEach(r -> t.row(r.id(), r.target(), r.bound(),
-                r.measured(), ratio(r.ratio()), r.status().text(), r.source()));
+                r.measured(), Sizes.ratio3(r.ratio()), r.status().text(), r.source()));
         return "## Targets\n\n" + t.render() + "\nRatio: (a) iris ÷ copy engine, passes at ≥ " + targets.copyEngineFraction()
                 + "; (b)–(d) measured ÷ limit, passes at ≤ 1. JMH figures are per operation (single-shot "
                 + "batches divided by their size), median over measurement iterations, slowest rank.\n\n";

@@ -1,7 +1,10 @@
 package dev.irisjvm.bench.results;
 
+import java.util.List;
+
 /**
- * A timed point whose output was checked: what the step and nodes measurements share. Its check is
+ * A point timed in rounds whose output was checked: what the MoE, step and nodes measurements
+ * share. Its check is
  * {@link #OK} (matched the reference), {@link #REFERENCE} (it is the reference), empty (a part that
  * is not checked), {@link #NOT_RUN} and why (nothing was timed), or what was wrong.
  */
@@ -14,6 +17,13 @@ public interface CheckedPoint {
     int reps();
 
     double medianUs();
+
+    double minUs();
+
+    double maxUs();
+
+    /** Each round's median, in the order the rounds ran. */
+    List<Double> roundMediansUs();
 
     String check();
 

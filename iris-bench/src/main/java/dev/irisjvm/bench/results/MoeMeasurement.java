@@ -25,28 +25,23 @@ import java.util.List;
  */
 public record MoeMeasurement(String model, int tokens, int hidden, int experts, int topK, int world, String op, String impl,
                              int reps, double medianUs, double minUs, double maxUs, List<Double> roundMediansUs, long bytesPerRank,
-                             String check) {
+                             String check) implements CheckedPoint {
     public static final String DISPATCH = "dispatch";
     public static final String COMBINE = "combine";
     public static final String DISPATCH_COMBINE = "dispatch_combine";
     public static final String IRIS = "iris";
     public static final String IRIS_LL = "iris_ll";
     public static final String NCCL = "nccl";
-    public static final String OK = "ok";
-    public static final String REFERENCE = "reference";
-    /** How the check of a point that did not run starts. */
-    public static final String NOT_RUN = "not run: ";
 
     public MoeMeasurement {
         roundMediansUs = roundMediansUs == null ? List.of() : List.copyOf(roundMediansUs);
     }
 
-    /** Whether a time was measured. */
-    public boolean timed() {
-        return reps > 0 && medianUs > 0;
-    }
-
-    /** Whether the output check failed (not merely a point that did not run). */
+    /**
+     * Whether the output check failed (not merely a point that did not run). Unlike the other
+     * points' check, an empty one fails and a missing one does not.
+     */
+    @Override
     public boolean checkFailed() {
         return check != null && !OK.equals(check) && !REFERENCE.equals(check) && !check.startsWith(NOT_RUN);
     }
@@ -55,6 +50,6 @@ public record MoeMeasurement(String model, int tokens, int hidden, int experts, 
     public static MoeMeasurement failed(String model, int tokens, int hidden, int experts, int topK, int world, String op,
                                         String impl, String why) {
         return new MoeMeasurement(model, tokens, hidden, experts, topK, world, op, impl, 0, 0, 0, 0, List.of(), 0,
-                why.startsWith(NOT_RUN) ? why : NOT_RUN + why);
+                CheckedPoint.notRun(why));
     }
 }

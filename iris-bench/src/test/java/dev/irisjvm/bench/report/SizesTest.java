@@ -33,6 +33,8 @@ class SizesTest {
         assertEquals("0.8996", Sizes.justUnder(0.9, "0.0004"));
         assertEquals("1.149", Sizes.justUnder(1.15, "0.001"));
         assertEquals("0.999", Sizes.justUnder(1, "0.001"));
+        assertEquals("0.949×", Sizes.ratio3(0.9494));
+        assertEquals("—", Sizes.ratio3(Double.NaN));
     }
 
     @Test
