@@ -134,6 +134,32 @@ public abstract class SweepCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * Waits for the GPU's queued work, then closes {@code handles} in order (a null one skipped), each
+     * even where waiting or an earlier close failed: the baselines' handles must outlive the calls
+     * queued on them, and a handle registered with another closes before it.
+     */
+    protected static void synchronizeThenClose(Iris iris, AutoCloseable... handles) throws Exception {
+        try {
+            iris.synchronize();
+        } finally {
+            closeInOrder(handles, 0);
+        }
+    }
+
+    private static void closeInOrder(AutoCloseable[] handles, int from) throws Exception {
+        if (from == handles.length) {
+            return;
+        }
+        try {
+            if (handles[from] != null) {
+                handles[from].close();
+            }
+        } finally {
+            closeInOrder(handles, from + 1);
+        }
+    }
+
     /** Runs {@code run} on each item in order, saying how long each took (by {@code label}). */
     protected <T> void runEach(Iris iris, Iterable<T> items, Function<T, String> label, Consumer<T> run) {
         for (T item : items) {

@@ -91,15 +91,7 @@ public final class CclSweep extends SweepCommand {
                 iris.synchronize();
                 results = bench.log().gather(iris);
             } finally {
-                try {
-                    iris.synchronize();
-                } finally {
-                    try {
-                        windows.close();   // before the communicator it is registered with
-                    } finally {
-                        nccl.close();
-                    }
-                }
+                synchronizeThenClose(iris, windows, nccl);   // the windows before the communicator they are registered with
             }
             String baselines = !options.nccl() ? "NCCL not used (--no-nccl)" : ncclVersion == null ? "NCCL unavailable" : ncclVersion;
             SweepResult sweep = new SweepResult(RunRecord.now(), RunRecord.hardware(iris), RunRecord.software(baselines),

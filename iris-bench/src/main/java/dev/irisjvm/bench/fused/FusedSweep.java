@@ -71,15 +71,7 @@ public final class FusedSweep extends SweepCommand {
                 results = bench.measurements();
                 traces = bench.traces();
             } finally {
-                try {
-                    iris.synchronize();
-                } finally {
-                    try {
-                        nccl.close();
-                    } finally {
-                        if (cublas != null) cublas.close();
-                    }
-                }
+                synchronizeThenClose(iris, nccl, cublas);
             }
             FusedSweepResult sweep = new FusedSweepResult(RunRecord.now(), hardware, software,
                     RunRecord.command(iris.worldSize(), FusedSweep.class, spec), iris.worldSize(), options.warmup(), options.reps(),

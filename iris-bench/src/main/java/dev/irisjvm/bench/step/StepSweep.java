@@ -81,15 +81,7 @@ public final class StepSweep extends SweepCommand {
                         timing.reps(), timing.rounds(), timing.seed(), results);
                 write(iris, options.out(), sweep::write, results.size() + " measurements");
             } finally {
-                try {
-                    iris.synchronize();
-                } finally {
-                    try {
-                        nccl.close();
-                    } finally {
-                        cublas.close();
-                    }
-                }
+                synchronizeThenClose(iris, nccl, cublas);
             }
         }
         return checked(results.stream().filter(StepMeasurement::checkFailed).count(), "point(s) failed their check");
