@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -143,11 +144,8 @@ final class AttentionDecodeSection {
             all.row(p.batch(), tokens, Sizes.number(p.allPartialsUs()), AttentionDocument.ratio(p.allPartialsSpeedup()),
                     p.gatherUs() > 0 ? Sizes.number(p.gatherUs()) : null, Sizes.number(p.combineUs()), p.check());
         }
-        Map<String, double[][]> lines = new LinkedHashMap<>();
-        List<DecodePoint> measured = points.stream().filter(p -> p.conventional() != null).toList();
-        new TreeMap<>(measured.stream().collect(Collectors.groupingBy(DecodePoint::batch))).forEach((b, list) -> lines.put("batch " + b,
-                new double[][] {list.stream().mapToDouble(DecodePoint::totalLen).toArray(),
-                        list.stream().mapToDouble(DecodePoint::speedup).toArray()}));
+        Map<String, double[][]> lines = speedupByBatch(points.stream().filter(p -> p.conventional() != null).toList(),
+                DecodePoint::speedup);
         DecodePoint first = points.get(0);
         return "## Flash-decode\n\n`FlashDecode.forward` over " + run.world() + " ranks (one kernel: partials, their exchange and the "
                 + "combine) against the conventional unfused decode, `FlashDecode.conventional`: the `partial` kernel, the `merge` kernel "
@@ -166,16 +164,13 @@ final class AttentionDecodeSection {
     private String allPartialsSection(Charts charts) {
         MarkdownTable t = new MarkdownTable("batch", "KV tokens (per rank)", "chunks × len", "fused µs", "baseline µs", "speedup",
                 "partial µs", "all-gather µs", "combine µs", "check");
-        Map<String, double[][]> lines = new LinkedHashMap<>();
         for (DecodePoint p : points) {
             t.row(p.batch(), AttentionDocument.tokens(p.totalLen()) + " (" + AttentionDocument.tokens(p.lenPerRank()) + ")",
                     p.chunks() + " × " + p.chunkLen(), Sizes.number(p.fusedUs()), Sizes.number(p.allPartialsUs()),
                     AttentionDocument.ratio(p.allPartialsSpeedup()), Sizes.number(p.partialUs()),
                     p.gatherUs() > 0 ? Sizes.number(p.gatherUs()) : null, Sizes.number(p.combineUs()), p.check());
         }
-        new TreeMap<>(points.stream().collect(Collectors.groupingBy(DecodePoint::batch))).forEach((b, list) -> lines.put("batch " + b,
-                new double[][] {list.stream().mapToDouble(DecodePoint::totalLen).toArray(),
-                        list.stream().mapToDouble(DecodePoint::allPartialsSpeedup).toArray()}));
+        Map<String, double[][]> lines = speedupByBatch(points, DecodePoint::allPartialsSpeedup);
         DecodePoint first = points.get(0);
         return "## Flash-decode\n\n`FlashDecode.forward` over " + run.world() + " ranks (one kernel: partials, "
                 + "their exchange and the combine) against the baseline `partial` kernel + NCCL all-gather of the partials + `combine` kernel: "
@@ -184,5 +179,13 @@ final class AttentionDecodeSection {
                 + charts.link(AttentionDocument.DECODE_PNG, "flash-decode speedup over the baseline",
                 () -> AttentionCharts.lines("Flash-decode: fused ÷ (partial + NCCL all-gather + combine)", "KV tokens per sequence (all ranks)",
                         "speedup", lines, target, "target " + target + "×", charts.file(AttentionDocument.DECODE_PNG)));
+    }
+
+    /** The chart's lines: per batch, smallest first, {@code speedup} over the KV tokens per sequence. */
+    private static Map<String, double[][]> speedupByBatch(List<DecodePoint> points, ToDoubleFunction<DecodePoint> speedup) {
+        Map<String, double[][]> lines = new LinkedHashMap<>();
+        new TreeMap<>(points.stream().collect(Collectors.groupingBy(DecodePoint::batch))).forEach((b, list) -> lines.put("batch " + b,
+                new double[][] {list.stream().mapToDouble(DecodePoint::totalLen).toArray(), list.stream().mapToDouble(speedup).toArray()}));
+        return lines;
     }
 }
