@@ -15,6 +15,7 @@ import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import java.time.Duration;
@@ -93,34 +94,33 @@ public final class DeviceApiScenarios extends TeamScenarios {
 
     public static void main(String[] argv) throws Exception {
         IrisConfig config = ScenarioConfigs.of(256L << 20, Duration.ofMillis(DEVICE_TIMEOUT_MS));
-        int failed;
-        try (Iris iris = Iris.init(config); KernelLibrary lib = KernelLibrary.forClasspath(); KernelArgs args = new KernelArgs()) {
-            long runSeed = TestSeeds.runSeed(iris);
-            System.out.println(TestSeeds.banner("device-api", iris, runSeed));
-            DeviceApiScenarios s = new DeviceApiScenarios(iris, lib.module("device_api_test"), args, runSeed);
-            Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
-            bodies.put("device_translate", s::translate);
-            bodies.put("device_load_store", s::loadStore);
-            bodies.put("device_get_put_copy_1d", s::getPutCopy1d);
-            bodies.put("device_tiles_2d", s::tiles2d);
-            bodies.put("device_atomics_int32", () -> s.atomics(AType.I32));
-            bodies.put("device_atomics_uint32", () -> s.atomics(AType.U32));
-            bodies.put("device_atomics_int64", () -> s.atomics(AType.I64));
-            bodies.put("device_atomics_uint64", () -> s.atomics(AType.U64));
-            bodies.put("device_atomics_float", () -> s.atomics(AType.F32));
-            bodies.put("device_atomics_double", () -> s.atomics(AType.F64));
-            bodies.put("device_atomics_half", () -> s.atomics(AType.F16));
-            bodies.put("device_atomics_bfloat16", () -> s.atomics(AType.BF16));
-            bodies.put("device_signal_wait_pingpong", s::pingPong);
-            bodies.put("device_barrier_in_kernel", s::barrierInKernel);
-            bodies.put("device_bulk_put_after_store", s::bulkPutAfterStore);
-            bodies.put("device_wait_until_cmp", s::waitUntilCmp);
-            bodies.put("device_wait_local_timeout", s::waitLocalTimeout);
-            bodies.put("device_first_launch_beside_held_sms", s::firstLaunchBesideHeldSms);
-            bodies.put("device_wait_timeout", s::waitTimeout);  // last: it leaves a device error behind on purpose
-            failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
-        }
-        System.exit(failed);
+        ScenarioJob.run(config, (iris, runSeed) -> {
+            try (KernelLibrary lib = KernelLibrary.forClasspath(); KernelArgs args = new KernelArgs()) {
+                System.out.println(TestSeeds.banner("device-api", iris, runSeed));
+                DeviceApiScenarios s = new DeviceApiScenarios(iris, lib.module("device_api_test"), args, runSeed);
+                Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
+                bodies.put("device_translate", s::translate);
+                bodies.put("device_load_store", s::loadStore);
+                bodies.put("device_get_put_copy_1d", s::getPutCopy1d);
+                bodies.put("device_tiles_2d", s::tiles2d);
+                bodies.put("device_atomics_int32", () -> s.atomics(AType.I32));
+                bodies.put("device_atomics_uint32", () -> s.atomics(AType.U32));
+                bodies.put("device_atomics_int64", () -> s.atomics(AType.I64));
+                bodies.put("device_atomics_uint64", () -> s.atomics(AType.U64));
+                bodies.put("device_atomics_float", () -> s.atomics(AType.F32));
+                bodies.put("device_atomics_double", () -> s.atomics(AType.F64));
+                bodies.put("device_atomics_half", () -> s.atomics(AType.F16));
+                bodies.put("device_atomics_bfloat16", () -> s.atomics(AType.BF16));
+                bodies.put("device_signal_wait_pingpong", s::pingPong);
+                bodies.put("device_barrier_in_kernel", s::barrierInKernel);
+                bodies.put("device_bulk_put_after_store", s::bulkPutAfterStore);
+                bodies.put("device_wait_until_cmp", s::waitUntilCmp);
+                bodies.put("device_wait_local_timeout", s::waitLocalTimeout);
+                bodies.put("device_first_launch_beside_held_sms", s::firstLaunchBesideHeldSms);
+                bodies.put("device_wait_timeout", s::waitTimeout);  // last: it leaves a device error behind on purpose
+                return ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
+            }
+        });
     }
 
     // =============================================================================================

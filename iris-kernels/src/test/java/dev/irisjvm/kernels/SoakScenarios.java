@@ -4,8 +4,8 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.IrisConfig;
 import dev.irisjvm.core.SymTensor;
+import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
-import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.ReduceOp;
@@ -69,21 +69,19 @@ public final class SoakScenarios {
         for (Op op : Op.values()) counts.put(op, new long[2]);
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         String env = System.getenv("IRIS_SOAK_SECONDS");
         int seconds = args.length > 0 ? Integer.parseInt(args[0])
                 : env != null && !env.isBlank() ? Integer.parseInt(env.trim()) : DEFAULT_SECONDS;
         IrisConfig config = ScenarioConfigs.of(1L << 30, Duration.ofSeconds(20));
-        int failed;
-        try (Iris iris = Iris.init(config);
-             Collectives ccl = Collectives.create(iris, Collectives.Options.defaults().withStagingBytes(16L << 20))) {
-            long runSeed = TestSeeds.runSeed(iris);
-            System.out.println("soak: rank " + iris.rank() + " of " + iris.worldSize() + ", " + seconds + " s, run seed " + runSeed
-                    + " (IRIS_TEST_SEED=" + runSeed + " repeats the sequence)");
-            SoakScenarios soak = new SoakScenarios(iris, ccl, runSeed);
-            failed = new ScenarioRunner().add("soak", () -> soak.run(seconds)).runAll();
-        }
-        System.exit(failed);
+        ScenarioJob.run(config, (iris, runSeed) -> {
+            try (Collectives ccl = Collectives.create(iris, Collectives.Options.defaults().withStagingBytes(16L << 20))) {
+                System.out.println("soak: rank " + iris.rank() + " of " + iris.worldSize() + ", " + seconds + " s, run seed " + runSeed
+                        + " (IRIS_TEST_SEED=" + runSeed + " repeats the sequence)");
+                SoakScenarios soak = new SoakScenarios(iris, ccl, runSeed);
+                return new ScenarioRunner().add("soak", () -> soak.run(seconds)).runAll();
+            }
+        });
     }
 
     private void run(int seconds) {

@@ -7,6 +7,7 @@ import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.attention.AttentionScenarios.RingCase;
@@ -27,19 +28,18 @@ public final class NodeRingScenarios {
 
     private NodeRingScenarios() {}
 
-    public static void main(String[] argv) {
-        int failed;
-        try (Iris iris = Iris.init(IrisConfig.fromEnvironment().withHeapSize(512L << 20));
-             Attention attention = Attention.create()) {
-            long runSeed = TestSeeds.runSeed(iris);
-            System.out.println("nodes-ring: rank " + iris.rank() + " of " + iris.worldSize() + " on " + iris.nodeCount()
-                    + " nodes, run seed " + runSeed + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs)");
-            Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
-            bodies.put("nodes_ring_attention", () -> ringAcrossNodes(iris, attention, runSeed));
-            failed = ScenarioRunner.runTable(bodies, SCENARIOS, iris::hostBarrier);
-            iris.synchronize();
-        }
-        System.exit(failed);
+    public static void main(String[] argv) throws Exception {
+        ScenarioJob.run(IrisConfig.fromEnvironment().withHeapSize(512L << 20), (iris, runSeed) -> {
+            try (Attention attention = Attention.create()) {
+                System.out.println("nodes-ring: rank " + iris.rank() + " of " + iris.worldSize() + " on " + iris.nodeCount()
+                        + " nodes, run seed " + runSeed + " (IRIS_TEST_SEED=" + runSeed + " repeats these inputs)");
+                Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
+                bodies.put("nodes_ring_attention", () -> ringAcrossNodes(iris, attention, runSeed));
+                int failed = ScenarioRunner.runTable(bodies, SCENARIOS, iris::hostBarrier);
+                iris.synchronize();
+                return failed;
+            }
+        });
     }
 
     private static void ringAcrossNodes(Iris iris, Attention attention, long runSeed) {

@@ -12,6 +12,7 @@ import dev.irisjvm.core.internal.KernelArgs;
 import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.core.testing.ScenarioJob;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.KernelLibrary;
@@ -83,28 +84,27 @@ public final class MultiNodeScenarios extends TeamScenarios {
 
     public static void main(String[] argv) throws Exception {
         IrisConfig config = ScenarioConfigs.of(HEAP_BYTES, Duration.ofMillis(DEVICE_TIMEOUT_MS));
-        int failed;
-        try (Iris iris = Iris.init(config); KernelLibrary lib = KernelLibrary.forClasspath(); KernelArgs args = new KernelArgs()) {
-            long runSeed = TestSeeds.runSeed(iris);
-            System.out.println("nodes: rank " + iris.rank() + " of " + iris.worldSize() + " on node " + iris.nodeIndex()
-                    + " of " + iris.nodeCount() + " (" + iris.node() + "), run seed " + runSeed + " (IRIS_TEST_SEED="
-                    + runSeed + " repeats these inputs)");
-            MultiNodeScenarios s = new MultiNodeScenarios(iris, lib.module("device_api_test"), args, runSeed);
-            Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
-            bodies.put("nodes_teams", s::teams);
-            bodies.put("nodes_heap_stays_in_node", s::heapStaysInNode);
-            bodies.put("nodes_translate_off_node", s::translateOffNode);
-            bodies.put("nodes_world_all_reduce", s::worldAllReduce);
-            bodies.put("nodes_world_all_reduce_pipelined", s::worldAllReducePipelined);
-            bodies.put("nodes_world_all_gather", s::worldAllGather);
-            bodies.put("nodes_world_reduce_scatter", s::worldReduceScatter);
-            bodies.put("nodes_data_parallel_step", s::dataParallelStep);
-            bodies.put("nodes_world_broadcast", s::worldBroadcast);
-            bodies.put("nodes_world_all_to_all", s::worldAllToAll);
-            bodies.put("nodes_world_all_to_all_v", s::worldAllToAllV);
-            failed = ScenarioRunner.runTable(bodies, SCENARIOS, iris::hostBarrier);
-        }
-        System.exit(failed);
+        ScenarioJob.run(config, (iris, runSeed) -> {
+            try (KernelLibrary lib = KernelLibrary.forClasspath(); KernelArgs args = new KernelArgs()) {
+                System.out.println("nodes: rank " + iris.rank() + " of " + iris.worldSize() + " on node " + iris.nodeIndex()
+                        + " of " + iris.nodeCount() + " (" + iris.node() + "), run seed " + runSeed + " (IRIS_TEST_SEED="
+                        + runSeed + " repeats these inputs)");
+                MultiNodeScenarios s = new MultiNodeScenarios(iris, lib.module("device_api_test"), args, runSeed);
+                Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
+                bodies.put("nodes_teams", s::teams);
+                bodies.put("nodes_heap_stays_in_node", s::heapStaysInNode);
+                bodies.put("nodes_translate_off_node", s::translateOffNode);
+                bodies.put("nodes_world_all_reduce", s::worldAllReduce);
+                bodies.put("nodes_world_all_reduce_pipelined", s::worldAllReducePipelined);
+                bodies.put("nodes_world_all_gather", s::worldAllGather);
+                bodies.put("nodes_world_reduce_scatter", s::worldReduceScatter);
+                bodies.put("nodes_data_parallel_step", s::dataParallelStep);
+                bodies.put("nodes_world_broadcast", s::worldBroadcast);
+                bodies.put("nodes_world_all_to_all", s::worldAllToAll);
+                bodies.put("nodes_world_all_to_all_v", s::worldAllToAllV);
+                return ScenarioRunner.runTable(bodies, SCENARIOS, iris::hostBarrier);
+            }
+        });
     }
 
     private static int env(String name) {
