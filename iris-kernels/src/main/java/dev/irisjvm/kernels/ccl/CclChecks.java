@@ -111,6 +111,13 @@ final class CclChecks {
         distinct(rank, call, in, out, outOfPlace);
     }
 
+    /** An all-to-all-v: a stream, and distinct tensors of one dtype (the counts are checked against them apart). */
+    static void allToAllV(int rank, String call, Operand in, Operand out, Object stream, String outOfPlace) {
+        notNull(rank, call, "stream", stream);
+        sameDType(rank, call, in, out);
+        distinct(rank, call, in, out, outOfPlace);
+    }
+
     static void root(int rank, String call, int root, int world) {
         if (root < 0 || root >= world) {
             throw fail(rank, call, "root " + root + " is out of range [0, " + world + ")");

@@ -533,9 +533,7 @@ public final class Collectives implements AutoCloseable {
         ensureOpen(call);
         Operand i = operand(call, "in", in);
         Operand o = operand(call, "out", out);
-        TensorChecks.notNull(rank, call, "stream", stream);
-        CclChecks.sameDType(rank, call, i, o);
-        CclChecks.distinct(rank, call, i, o, "allToAllV is out-of-place");
+        CclChecks.allToAllV(rank, call, i, o, stream, "allToAllV is out-of-place");
         long[] sendDispls = CclChecks.counts(rank, call, "sendCounts", sendCounts, world, i);
         long[] recvDispls = CclChecks.counts(rank, call, "recvCounts", recvCounts, world, o);
         launchAllToAllV(in, sendCounts, sendDispls, out, recvCounts, recvDispls, stream);

@@ -282,9 +282,7 @@ public final class WorldCollectives implements AutoCloseable {
         ensureOpen(call);
         Operand i = operand(call, "in", in);
         Operand o = operand(call, "out", out);
-        TensorChecks.notNull(rank, call, "stream", stream);
-        CclChecks.sameDType(rank, call, i, o);
-        CclChecks.distinct(rank, call, i, o, "the world all-to-all is out-of-place");
+        CclChecks.allToAllV(rank, call, i, o, stream, "the world all-to-all is out-of-place");
         WorldChecks.requireConsecutive(rank, call, consecutiveNodes);
         int world = iris.worldSize();
         long[] sendDispls = CclChecks.counts(rank, call, "sendCounts", sendCounts, world, i);
