@@ -159,7 +159,7 @@ public final class MoeDispatch implements AutoCloseable {
         KernelModule m = library.module(DISPATCH_MODULE);
         this.countKernel = m.kernel(COUNT_KERNEL);
         this.sendKernel = m.kernel(SEND_KERNEL);
-        this.rowBlockLimit = Math.max(1, 4 * iris.deviceProperties().multiprocessorCount());
+        this.rowBlockLimit = MoeLayout.rowBlockLimit(iris.deviceProperties().multiprocessorCount());
     }
 
     /** Every kernel the MoE classes look up, by module: what the fatbins must hold. */

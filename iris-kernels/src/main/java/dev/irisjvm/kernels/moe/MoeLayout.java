@@ -41,6 +41,11 @@ record MoeLayout(long blockCounts, long routes, long routeWeights, long bytes) {
         return (int) Math.max(1, Math.min(limit, ceilDiv(rows, ROW_GROUPS)));
     }
 
+    /** The {@code limit} of {@link #rowBlocks} on a device of that many SMs: four blocks each. */
+    static int rowBlockLimit(int multiprocessors) {
+        return Math.max(1, 4 * multiprocessors);
+    }
+
     static long ceilDiv(long a, long b) {
         return (a + b - 1) / b;
     }

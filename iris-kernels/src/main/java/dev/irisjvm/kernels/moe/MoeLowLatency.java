@@ -125,7 +125,7 @@ public final class MoeLowLatency implements AutoCloseable {
         this.dispatchKernel = m.kernel(DISPATCH_KERNEL);
         this.sendKernel = m.kernel(COMBINE_SEND_KERNEL);
         this.reduceKernel = m.kernel(COMBINE_REDUCE_KERNEL);
-        this.rowBlockLimit = Math.max(1, 4 * iris.deviceProperties().multiprocessorCount());
+        this.rowBlockLimit = MoeLayout.rowBlockLimit(iris.deviceProperties().multiprocessorCount());
     }
 
     /** Every kernel this class looks up, by module: what the fatbins must hold. */
