@@ -313,16 +313,7 @@ public final class Launcher {
      * a socket interface or IB choice the environment already makes.
      */
     static Map<String, String> sharedGpuNcclEnv(int rank, Map<String, String> extraEnv, Map<String, String> inherited) {
-        Map<String, String> env = new LinkedHashMap<>();
-        if (!extraEnv.containsKey(NCCL_HOSTID)) {
-            env.put(NCCL_HOSTID, "iris-shared-gpu-rank-" + rank);
-        }
-        for (Map.Entry<String, String> e : SHARED_GPU_NCCL_DEFAULTS.entrySet()) {
-            if (!extraEnv.containsKey(e.getKey()) && !inherited.containsKey(e.getKey())) {
-                env.put(e.getKey(), e.getValue());
-            }
-        }
-        return env;
+        return ncclHostEnv("iris-shared-gpu-rank-" + rank, extraEnv, inherited);
     }
 
     /**
@@ -336,9 +327,14 @@ public final class Launcher {
         if (sharedGpuRank >= 0) {
             return sharedGpuNcclEnv(sharedGpuRank, extraEnv, inherited);
         }
+        return ncclHostEnv("iris-simulated-node-" + node, extraEnv, inherited);
+    }
+
+    /** NCCL's host id {@code hostId} and its socket defaults, each unless the caller (or, for a default, the environment) set it. */
+    private static Map<String, String> ncclHostEnv(String hostId, Map<String, String> extraEnv, Map<String, String> inherited) {
         Map<String, String> env = new LinkedHashMap<>();
         if (!extraEnv.containsKey(NCCL_HOSTID)) {
-            env.put(NCCL_HOSTID, "iris-simulated-node-" + node);
+            env.put(NCCL_HOSTID, hostId);
         }
         for (Map.Entry<String, String> e : SHARED_GPU_NCCL_DEFAULTS.entrySet()) {
             if (!extraEnv.containsKey(e.getKey()) && !inherited.containsKey(e.getKey())) {

@@ -169,8 +169,7 @@ class LauncherTest {
     void firstFailureStopsTheOtherRanksAndTheirChildren() throws Exception {
         Path pidFile = tmp.resolve("sleeper.pid");
         // Rank 0 sleeps in a child process; rank 1 fails once that child exists.
-        String script = "if [ \"$IRIS_RANK\" = 0 ]; then sleep 60 & echo $! > " + pidFile + "; wait; "
-                + "else i=0; while [ ! -s " + pidFile + " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; exit 3; fi";
+        String script = rankOneFailsOnceWritten("sleep 60 & echo $! > " + pidFile + "; wait", pidFile, 3);
         long start = System.nanoTime();
         LaunchResult result = launch(sh(2, script));
         Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -190,8 +189,7 @@ class LauncherTest {
     void detachedProcessOfAStoppedRankIsStoppedToo() throws Exception {
         Path pidFile = tmp.resolve("detached.pid");
         // The subshell exits at once, so its sleep is re-parented away from rank 0's tree.
-        String script = "if [ \"$IRIS_RANK\" = 0 ]; then (sleep 60 & echo $! > " + pidFile + "); sleep 60; "
-                + "else i=0; while [ ! -s " + pidFile + " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; exit 4; fi";
+        String script = rankOneFailsOnceWritten("(sleep 60 & echo $! > " + pidFile + "); sleep 60", pidFile, 4);
         LaunchResult result = launch(sh(2, script));
 
         assertEquals(4, result.exitCode());
@@ -238,8 +236,7 @@ class LauncherTest {
     @Test
     void rankIgnoringSigtermIsKilledAfterTheGracePeriod() throws Exception {
         Path pidFile = tmp.resolve("stubborn.pid");
-        String script = "if [ \"$IRIS_RANK\" = 0 ]; then trap '' TERM; sleep 60 & echo $! > " + pidFile + "; wait; "
-                + "else i=0; while [ ! -s " + pidFile + " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; exit 5; fi";
+        String script = rankOneFailsOnceWritten("trap '' TERM; sleep 60 & echo $! > " + pidFile + "; wait", pidFile, 5);
         long start = System.nanoTime();
         LaunchResult result = launch(sh(2, script).withGracePeriod(Duration.ofMillis(300)));
         Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -315,6 +312,12 @@ class LauncherTest {
     // ---- several nodes, each with its own launcher ----
 
     /** This process's environment with a job token that every node's launcher shares. */
+    /** Rank 0 runs {@code rankZero}, which writes {@code pidFile}; rank 1 exits with {@code code} once it is written (10 s at most). */
+    private static String rankOneFailsOnceWritten(String rankZero, Path pidFile, int code) {
+        return "if [ \"$IRIS_RANK\" = 0 ]; then " + rankZero + "; "
+                + "else i=0; while [ ! -s " + pidFile + " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; exit " + code + "; fi";
+    }
+
     private static Map<String, String> withSharedToken() {
         Map<String, String> env = new HashMap<>(System.getenv());
         env.put("IRIS_JOB_TOKEN", "shared0123");
