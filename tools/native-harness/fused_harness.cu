@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
     for (int j = 0; j < W; ++j) c.bases[j] = (uint64_t)R[j].heap; }
   std::string which = argc > 1 ? argv[1] : "all";
   if (which == "all" || which == "as") { for (auto sh : {std::array<int, 3>{8192, 8192, 8192}, {8192, 4608, 36864}}) {
-    all_scatter("as sequential", iris_gemm_all_scatter_sequential_bf16_nk, sh[0], sh[1], sh[2]); all_scatter("as spare_warps", iris_gemm_all_scatter_spare_warps_bf16_nk, sh[0], sh[1], sh[2]); } }
+    all_scatter("as epilogue", iris_gemm_all_scatter_epilogue_bf16_nk, sh[0], sh[1], sh[2]); all_scatter("as spare_warps", iris_gemm_all_scatter_spare_warps_bf16_nk, sh[0], sh[1], sh[2]); } }
   if (which == "all" || which == "ar") { for (auto sh : {std::array<int, 3>{8192, 8192, 8192}, {4096, 4096, 4096}}) {
     reduce_op<true>("ar epilogue", iris_gemm_all_reduce_epilogue_bf16_nk, sh[0], sh[1], sh[2]); reduce_op<true>("ar spare_warps", iris_gemm_all_reduce_spare_warps_bf16_nk, sh[0], sh[1], sh[2]); } }
   if (which == "all" || which == "rs") { for (auto sh : {std::array<int, 3>{8192, 8192, 8192}, {8192, 4096, 12288}}) {

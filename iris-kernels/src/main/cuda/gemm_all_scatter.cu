@@ -1,7 +1,7 @@
 // gemm_all_scatter.cu: GEMM + all-scatter (column-parallel layer), two ways to move the tiles
 // (fused/all_scatter_hooks.cuh):
 //
-//   iris_gemm_all_scatter_sequential[_n192]_<in>_<b>[_traced]   the epilogue stores to every rank
+//   iris_gemm_all_scatter_epilogue[_n192]_<in>_<b>[_traced]     the epilogue stores to every rank
 //   iris_gemm_all_scatter_spare_warps[_n192]_<in>_<b>[_traced]  the spare producer warps copy each
 //                                                               finished tile to the other ranks
 //   _n192: 128 x 192 tiles instead of 128 x 256 (dev.irisjvm.kernels.fused.FusedOp.tileN)
@@ -72,7 +72,7 @@ using iris::f16;
     IRIS_ALL_SCATTER_KERNEL(iris_gemm_all_scatter_##v##_f16_nk_traced, f16, BLayout::nk, TileN, Spare, true)   \
     IRIS_ALL_SCATTER_KERNEL(iris_gemm_all_scatter_##v##_f16_kn_traced, f16, BLayout::kn, TileN, Spare, true)
 
-IRIS_ALL_SCATTER_KERNELS(sequential, IRIS_GEMM_TILE_N, false)
+IRIS_ALL_SCATTER_KERNELS(epilogue, IRIS_GEMM_TILE_N, false)
 IRIS_ALL_SCATTER_KERNELS(spare_warps, IRIS_GEMM_TILE_N, true)
-IRIS_ALL_SCATTER_KERNELS(sequential_n192, IRIS_GEMM_MID_TILE_N, false)
+IRIS_ALL_SCATTER_KERNELS(epilogue_n192, IRIS_GEMM_MID_TILE_N, false)
 IRIS_ALL_SCATTER_KERNELS(spare_warps_n192, IRIS_GEMM_MID_TILE_N, true)

@@ -1,7 +1,7 @@
 // all_scatter_hooks.cuh: GEMM + all-scatter (column-parallel layer). This rank computes columns
 // [rank * n_local, (rank + 1) * n_local) of C, and every rank must end with all of C.
 //
-//   AllScatterHooks           fused-sequential: the epilogue stores each finished 16-byte piece
+//   AllScatterHooks           the epilogue stores each finished 16-byte piece
 //                             into every rank's C, starting with the next rank
 //   AllScatterSpareWarpHooks  the epilogue stores locally and hands the tile to the spare warps
 //                             (fused_common.cuh), which copy it to the other ranks
@@ -13,7 +13,7 @@
 
 namespace fused {
 
-/// Fused-sequential: every piece goes to every rank from the epilogue.
+/// Every piece goes to every rank from the epilogue.
 template <class Out>
 struct AllScatterHooks : NoHooks {
     const iris::Ctx& ctx;

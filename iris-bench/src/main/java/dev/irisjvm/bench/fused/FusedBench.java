@@ -144,11 +144,11 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
         } catch (RuntimeException e) {
             String why = "not run: creation failed: " + Lockstep.oneLine(e);
             record(FusedMeasurement.failed(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, FusedMeasurement.FUSED,
-                    v.kernelName(s.op()), why));
+                    v.kernelName(), why));
             return;
         }
         try {
-            point(s, FusedMeasurement.FUSED, v.kernelName(s.op()), () -> buf.fused(g),
+            point(s, FusedMeasurement.FUSED, v.kernelName(), () -> buf.fused(g),
                     () -> check(s, buf, g, reference));
         } finally {
             iris.synchronize();
@@ -196,7 +196,7 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
             TimingStats t = TimingStats.ofMillis(slowest, 1);
             boolean auto = FusedMeasurement.FUSED.equals(impl)
                     && FusedVariant.choose(s.op(), s.m(), s.localN(world), s.localK(world), world,
-                            iris.deviceProperties().multiprocessorCount()).kernelName(s.op()).equals(variant);
+                            iris.deviceProperties().multiprocessorCount()).kernelName().equals(variant);
             m = new FusedMeasurement(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, impl, variant, auto, t.reps(), t.medianUs(),
                     t.minUs(), t.maxUs(), rankMedians, s.flopsPerRank(world), s.nvlinkBytes(world, TYPE.byteSize()), check);
         }
@@ -232,7 +232,7 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
 
     /** A traced instance of that variant: two calls, the second's timeline written by rank 0 (all ranks in one file). */
     private void trace(FusedShape s, FusedWorkload buf, FusedVariant v) {
-        String file = "fused-trace-" + s.op().id() + "-" + v.kernelName(s.op()) + ".json";
+        String file = "fused-trace-" + s.op().id() + "-" + v.kernelName() + ".json";
         try (FusedGemm g = buf.create(config(s, v).withTracing(true))) {
             for (int i = 0; i < 2; i++) {
                 iris.barrier(stream);
@@ -254,12 +254,12 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
                 TileTrace.writeChromeJson(ranks, path);
                 System.out.println("FusedSweep: trace " + path + ": " + t);
             }
-            traces.add(new FusedSweepResult.Trace(s.op().id(), s.id(), v.kernelName(s.op()), file, summaries));
+            traces.add(new FusedSweepResult.Trace(s.op().id(), s.id(), v.kernelName(), file, summaries));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
         } catch (RuntimeException e) {
             if (rank == 0) {
-                System.out.println("FusedSweep: trace of " + s + " " + v.kernelName(s.op()) + " failed: " + Lockstep.oneLine(e));
+                System.out.println("FusedSweep: trace of " + s + " " + v.kernelName() + " failed: " + Lockstep.oneLine(e));
             }
             try {
                 iris.synchronize();

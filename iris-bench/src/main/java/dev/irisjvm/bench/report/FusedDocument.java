@@ -232,8 +232,7 @@ public final class FusedDocument extends Document {
         chart.getStyler().setYAxisMin(0.0);
         chart.getStyler().setXAxisLabelRotation(20);
         List<String> labels = shown.stream().map(r -> r.op() + " " + r.shape()).toList();
-        // Two series: the variant whose epilogue stores to peers (all-scatter's "sequential", the reductions'
-        // "epilogue") and the spare-warp variant.
+        // Two series: the variant whose epilogue stores to peers and the spare-warp variant.
         chart.addSeries("fused: epilogue stores to peers", labels,
                 shown.stream().map(r -> (Number) zero(r.speedup(epilogueVariant(r)))).toList());
         chart.addSeries("fused: spare warps", labels, shown.stream().map(r -> (Number) zero(r.speedup(r.fused().get("spare_warps"))))
@@ -260,8 +259,8 @@ public final class FusedDocument extends Document {
         return "## Times and floors\n\nMedian time per call; per repetition the slowest rank counts. The floor of a fused call is "
                 + "max(the rank's GEMM alone with cuBLAS, the bytes one rank sends ÷ " + Sizes.number(NVLINK_GBPS) + " GB/s, the "
                 + "SM-driven NVLink store bandwidth of [rma.md](rma.md)). Fused columns show the time and, in parentheses, the "
-                + "speedup over cuBLAS → NCCL; \"epilogue stores\" is the kernel `sequential` for all-scatter and `epilogue` for "
-                + "the reductions (all-gather + GEMM has only the spare-warp variant).\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
+                + "speedup over cuBLAS → NCCL; \"epilogue stores\" is the variant `epilogue` (all-scatter's runs before 2026-12-03 "
+                + "name it `sequential`; all-gather + GEMM has only the spare-warp variant).\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
                 + "\n";
     }
 
@@ -401,7 +400,7 @@ public final class FusedDocument extends Document {
 
     // ---- helpers -----------------------------------------------------------------------------------
 
-    /** The variant whose epilogue stores to peers ("sequential" or "epilogue"), or null. */
+    /** The variant whose epilogue stores to peers ("epilogue"; all-scatter's older runs: "sequential"), or null. */
     private static FusedMeasurement epilogueVariant(Row r) {
         return r.fused().entrySet().stream().filter(e -> !e.getKey().equals("spare_warps")).map(Map.Entry::getValue).findFirst()
                 .orElse(null);

@@ -14,7 +14,7 @@ import java.util.List;
  *                      (cuBLAS then NCCL in sequence), {@link #CUBLAS} (the rank's GEMM alone: the floor),
  *                      {@link #IRIS_GEMM} (the same GEMM with dev.irisjvm.kernels.gemm.Gemm), {@link #NCCL}
  *                      (the collective alone)
- * @param variant       the fused kernel's variant ("sequential", "epilogue", "spare_warps"), "" otherwise
+ * @param variant       the fused kernel's variant ("epilogue", "spare_warps"; all-scatter's runs before 2026-12-03: "sequential"), "" otherwise
  * @param auto          whether FusedVariant.AUTO picks this variant for this shape (fused only)
  * @param rankMedianUs  each rank's own median, in rank order
  * @param flopsPerRank  2 M N_local K_local

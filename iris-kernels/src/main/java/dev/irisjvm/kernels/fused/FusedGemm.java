@@ -548,7 +548,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
     @Override
     public String toString() {
         return op.className() + "(rank " + rank + "/" + world + ", M " + m + ", N " + n + ", K " + k + " per rank, "
-                + variant.kernelName(op) + ", groupM " + config.groupM() + ", tiles 128 x " + tileN
+                + variant.kernelName() + ", groupM " + config.groupM() + ", tiles 128 x " + tileN
                 + (splitK > 1 ? ", split-K " + splitK : "") + ", " + blocks + " blocks"
                 + (tracing() ? ", traced" : "")
                 + (closed.get() ? ", closed" : "") + ")";

@@ -169,8 +169,8 @@ public enum FusedOp {
     }
 
     /**
-     * The kernel's name, e.g. {@code iris_gemm_all_scatter_sequential_bf16_nk_traced}: the variant
-     * as its source names it ({@link FusedVariant#kernelName(FusedOp)}), {@code _n128} for 128 x 128
+     * The kernel's name, e.g. {@code iris_gemm_all_scatter_epilogue_bf16_nk_traced}: the variant
+     * as its source names it ({@link FusedVariant#kernelName()}), {@code _n128} for 128 x 128
      * tiles, the input type, B's layout, and {@code _traced} for the kernel that records the tile
      * timeline.
      */
@@ -188,9 +188,9 @@ public enum FusedOp {
         String suffix = (tileN == Gemm.TILE_N ? "" : "_n" + tileN) + "_" + type + "_" + layout.kernelSuffix()
                 + (traced ? "_traced" : "");
         return switch (this) {
-            case ALL_SCATTER -> "iris_gemm_all_scatter_" + variant.kernelName(this) + suffix;
-            case ALL_REDUCE -> "iris_gemm_all_reduce_" + variant.kernelName(this) + suffix;
-            case REDUCE_SCATTER -> "iris_gemm_reduce_scatter_" + variant.kernelName(this) + suffix;
+            case ALL_SCATTER -> "iris_gemm_all_scatter_" + variant.kernelName() + suffix;
+            case ALL_REDUCE -> "iris_gemm_all_reduce_" + variant.kernelName() + suffix;
+            case REDUCE_SCATTER -> "iris_gemm_reduce_scatter_" + variant.kernelName() + suffix;
             case ALL_GATHER -> "iris_all_gather_gemm" + suffix;
         };
     }

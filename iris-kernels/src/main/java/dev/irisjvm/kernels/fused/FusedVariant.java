@@ -5,8 +5,7 @@ package dev.irisjvm.kernels.fused;
  *
  * <ul>
  * <li>{@link #EPILOGUE}: the consumer warpgroups' epilogue stores every finished piece straight
- *     into the peers' memory (the all-scatter source calls this kernel "sequential", the
- *     reductions "epilogue"). No handoff, but the tensor cores wait while remote stores drain.</li>
+ *     into the peers' memory. No handoff, but the tensor cores wait while remote stores drain.</li>
  * <li>{@link #SPARE_WARPS}: the epilogue stores locally and hands the tile to the three otherwise
  *     idle warps of the producer warpgroup, which copy it to the peers while the consumers go on
  *     with the next tile. All-gather + GEMM has only this variant: the spare warps push this rank's
@@ -50,13 +49,13 @@ public enum FusedVariant {
     }
 
     /**
-     * The variant's name in the kernel names and in benchmark results: "sequential" (all-scatter's
-     * EPILOGUE), "epilogue", "spare_warps", or "auto".
+     * The variant's name in the kernel names and in benchmark results: "epilogue", "spare_warps",
+     * or "auto". Benchmark results before {@code 2026-12-03} name all-scatter's EPILOGUE "sequential".
      */
-    public String kernelName(FusedOp op) {
+    public String kernelName() {
         return switch (this) {
             case AUTO -> "auto";
-            case EPILOGUE -> op == FusedOp.ALL_SCATTER ? "sequential" : "epilogue";
+            case EPILOGUE -> "epilogue";
             case SPARE_WARPS -> "spare_warps";
         };
     }

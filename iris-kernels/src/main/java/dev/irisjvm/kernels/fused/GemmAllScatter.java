@@ -38,8 +38,8 @@ import dev.irisjvm.kernels.gemm.GemmLayout;
  * Results: {@code C[i][r N_local + j] = sum_k A[i][k] B_r(k, j) + bias_r[j]}, F32 accumulation,
  * rounded once to the input type (each element is one rank's plain GEMM result).
  *
- * <p>Variants: {@link FusedVariant#EPILOGUE} (the kernel "sequential": the epilogue stores each
- * piece to every rank) and {@link FusedVariant#SPARE_WARPS} (the epilogue stores locally, the
+ * <p>Variants: {@link FusedVariant#EPILOGUE} (the epilogue stores each piece to every
+ * rank) and {@link FusedVariant#SPARE_WARPS} (the epilogue stores locally, the
  * spare producer warps copy the tile to the peers). Workspace: none, or the spare warps' handoff
  * flags ({@link FusedWorkspace}). The rest of the contract is {@link FusedGemm}'s.
  */

@@ -319,7 +319,7 @@ public final class TileTrace {
         sb.append("{\"displayTimeUnit\":\"ns\",\"otherData\":{");
         field(sb, "operation", first.op.title()).append(',');
         field(sb, "op", first.op.id()).append(',');
-        field(sb, "variant", first.variant.kernelName(first.op)).append(',');
+        field(sb, "variant", first.variant.kernelName()).append(',');
         sb.append("\"M\":").append(first.m).append(",\"N\":").append(first.n).append(",\"K\":").append(first.k)
                 .append(",\"world\":").append(first.world).append(",\"tiles\":").append(first.tiles).append(',');
         field(sb, "time zero", "each rank's earliest record (%globaltimer; GPU clocks are not synchronized)");
@@ -481,6 +481,6 @@ public final class TileTrace {
     public String toString() {
         Summary s = summary();
         return String.format(Locale.ROOT, "TileTrace(rank %d, %s %s, %d tiles: %d mainloops, %d epilogues, %d copies over %.1f µs)",
-                rank, op.id(), variant.kernelName(op), tiles, s.computeEvents(), s.epilogueEvents(), s.copyEvents(), s.spanUs());
+                rank, op.id(), variant.kernelName(), tiles, s.computeEvents(), s.epilogueEvents(), s.copyEvents(), s.spanUs());
     }
 }

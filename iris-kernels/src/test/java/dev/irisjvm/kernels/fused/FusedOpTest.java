@@ -14,7 +14,7 @@ class FusedOpTest {
     @Test
     void kernelNames() {
         int wide = Gemm.TILE_N;
-        assertEquals("iris_gemm_all_scatter_sequential_bf16_nk",
+        assertEquals("iris_gemm_all_scatter_epilogue_bf16_nk",
                 FusedOp.ALL_SCATTER.kernelName(FusedVariant.EPILOGUE, DType.BF16, GemmLayout.NK, wide, false));
         assertEquals("iris_gemm_all_scatter_spare_warps_f16_kn_traced",
                 FusedOp.ALL_SCATTER.kernelName(FusedVariant.SPARE_WARPS, DType.F16, GemmLayout.KN, wide, true));
@@ -93,7 +93,7 @@ class FusedOpTest {
     void autoRule() {
         int sms = 132;
         // Measured (TP 2): the spare warps win once tiles outnumber SMs (8192^3: 750 against 778 us;
-        // 4096^3: 125 against 130), the sequential kernel below (2048^3: 37.1 against 40.4 us).
+        // 4096^3: 125 against 130), the epilogue kernel below (2048^3: 37.1 against 40.4 us).
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, 8192, 4096, 8192, 2, sms));
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, 4096, 2048, 4096, 2, sms));
         assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, 2048, 1024, 2048, 2, sms));

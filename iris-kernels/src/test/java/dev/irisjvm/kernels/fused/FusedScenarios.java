@@ -440,7 +440,7 @@ public final class FusedScenarios extends TeamScenarios {
             iris.hostBarrier();  // every rank poisoned its outputs before any peer stores into them
             p.run(g, stream, false);
             iris.synchronize();
-            String failure = p.check(p.describe() + " " + v.kernelName(op));
+            String failure = p.check(p.describe() + " " + v.kernelName());
             iris.hostBarrier();  // no rank frees its workspace while a peer may still read it
             return failure;
         }
@@ -627,7 +627,7 @@ public final class FusedScenarios extends TeamScenarios {
                     p2.run(g, stream, false);
                     p3.run(g, stream, false);
                     iris.synchronize();
-                    String what = p1.describe() + " " + v.kernelName(op) + ", call ";
+                    String what = p1.describe() + " " + v.kernelName() + ", call ";
                     // p3 took over p1's gathered A in the all-gather case: there only p1's output is p1's to check.
                     f.add(op == FusedOp.ALL_GATHER ? checkOutputOnly(p1, what + "1 of 3") : p1.check(what + "1 of 3"));
                     f.add(p2.check(what + "2 of 3"));
@@ -679,13 +679,13 @@ public final class FusedScenarios extends TeamScenarios {
                             replay.launch(s);
                             s.synchronize();
                             iris.checkDeviceStatus();
-                            f.add(p.check(p.describe() + " " + v.kernelName(op) + ", graph replay " + rep));
+                            f.add(p.check(p.describe() + " " + v.kernelName() + ", graph replay " + rep));
                             if (rep == 1) {
                                 q.fill(true);
                                 iris.hostBarrier();
                                 q.run(g, stream, false);
                                 iris.synchronize();
-                                f.add(q.check(q.describe() + " " + v.kernelName(op) + ", eager call between replays"));
+                                f.add(q.check(q.describe() + " " + v.kernelName() + ", eager call between replays"));
                             }
                         }
                     }
@@ -718,7 +718,7 @@ public final class FusedScenarios extends TeamScenarios {
                     iris.hostBarrier();
                     p.run(g, stream, false);
                     TileTrace t = g.readTrace(stream);
-                    String what = p.describe() + " " + v.kernelName(op) + " traced";
+                    String what = p.describe() + " " + v.kernelName() + " traced";
                     f.add(p.check(what));
                     boolean copies = world > 1 && (v == FusedVariant.SPARE_WARPS);
                     String problem = t.verify(copies);
@@ -727,7 +727,7 @@ public final class FusedScenarios extends TeamScenarios {
                     if (rank == 0) {
                         List<TileTrace> ranks = new ArrayList<>();
                         for (byte[] one : all) ranks.add(TileTrace.fromBytes(one));
-                        Path file = dir.resolve(op.id() + "-" + v.kernelName(op) + ".json");
+                        Path file = dir.resolve(op.id() + "-" + v.kernelName() + ".json");
                         TileTrace.writeChromeJson(ranks, file);
                         String json = Files.readString(file, StandardCharsets.UTF_8);
                         for (int r = 0; r < world; r++) {
@@ -792,7 +792,7 @@ public final class FusedScenarios extends TeamScenarios {
 
     /** The fused output of {@code p} against cuBLAS + NCCL and against sampled exact elements. */
     private void largeCheck(Failures f, Problem p, FusedVariant v, int tileN) {
-        String what = p.describe() + " " + v.kernelName(p.op) + " 128 x " + tileN;
+        String what = p.describe() + " " + v.kernelName() + " 128 x " + tileN;
         DType t = p.dtype;
         int m = p.m;
         int n = p.n;
