@@ -16,11 +16,14 @@
 // rma_gate (holds a stream until the host has queued every rep), rma_compare, rma_atomic_init,
 // rma_atomic_check and rma_check_allreduce_bf16 (verification after the timed reps).
 //
-// Conventions: the context comes first as `const IRIS_GRID_CONSTANT iris::Ctx ctx` (no local copy);
-// "symmetric" pointers point into this rank's heap and are translated to the rank named; "local"
-// pointers are any device memory of this rank and are never translated; byte counts need not be
-// multiples of 16 (a masked tail finishes them) but pointers must be 16-byte aligned (the host
-// checks). Every wait is iris::wait_until, so a lost peer becomes a recorded error, not a hang.
+// Conventions: every kernel takes one `const IRIS_GRID_CONSTANT iris_rma_bench_args a`
+// (iris/abi/rma_bench.h) and reads the fields its comment names, the context by reference (no
+// local copy); "symmetric" pointers point into this rank's heap and are translated to the rank
+// named; "local" pointers are any device memory of this rank and are never translated; byte counts
+// need not be multiples of 16 (a masked tail finishes them) but pointers must be 16-byte aligned
+// (the host checks). Every wait is iris::wait_until, so a lost peer becomes a recorded error, not
+// a hang.
+#include <iris/abi/rma_bench.h>
 #include <iris/iris.cuh>
 
 namespace rma {
@@ -30,27 +33,23 @@ using iris::vec16;
 
 // ---- tuning constants ------------------------------------------------------------------------
 
-/// Independent 16-byte loads each thread issues before its first store. A remote load takes about
-/// 1-2 us over NVLink; at ~400 GB/s the link's bandwidth-delay product is under 1 MB, and 8 words x
-/// 16 B x 2048 threads x 132 SMs keeps ~34 MB in flight, so the copy is never latency-bound, at
-/// the price of 32 data registers per thread.
-constexpr int kVecsInFlight = 8;
+// Why these values: iris/abi/rma_bench.h, where the host reads them too.
+constexpr int kVecsInFlight = IRIS_RMA_BENCH_VECS_IN_FLIGHT;
+constexpr int kAtomicsInFlight = IRIS_RMA_BENCH_ATOMICS_IN_FLIGHT;
 
-/// Atomics each thread issues per pass before it needs any result (distinct slots, so none of them
-/// waits for another). Four keep the fetch-and-op forms (xchg, cas) from serializing on their round
-/// trip while the per-thread state stays in a few registers.
-constexpr int kAtomicsInFlight = 4;
+constexpr int kSiteGate = IRIS_RMA_BENCH_SITE_GATE;
+constexpr int kSitePairSync = IRIS_RMA_BENCH_SITE_PAIR_SYNC;
+constexpr int kSiteProducerAck = IRIS_RMA_BENCH_SITE_PRODUCER_ACK;
+constexpr int kSiteConsumerFlag = IRIS_RMA_BENCH_SITE_CONSUMER_FLAG;
+constexpr int kSitePingInitiator = IRIS_RMA_BENCH_SITE_PING_INITIATOR;
+constexpr int kSitePingResponder = IRIS_RMA_BENCH_SITE_PING_RESPONDER;
 
-/// Wait sites, so that a timeout names the wait (DeviceStatus::site; the host has the same table).
-constexpr int kSiteGate = 101;
-constexpr int kSitePairSync = 102;
-constexpr int kSiteProducerAck = 103;
-constexpr int kSiteConsumerFlag = 104;
-constexpr int kSitePingInitiator = 105;
-constexpr int kSitePingResponder = 106;
-
-/// Atomic operation codes, shared with RmaKernels.AtomicOp.
-enum AtomicOp : int { kAddU64 = 0, kXchgU64 = 1, kCasU64 = 2, kAddF32 = 3 };
+enum AtomicOp : int {
+    kAddU64 = IRIS_RMA_BENCH_ATOMIC_ADD_U64,
+    kXchgU64 = IRIS_RMA_BENCH_ATOMIC_XCHG_U64,
+    kCasU64 = IRIS_RMA_BENCH_ATOMIC_CAS_U64,
+    kAddF32 = IRIS_RMA_BENCH_ATOMIC_ADD_F32
+};
 
 // ---- thread partitions -----------------------------------------------------------------------
 
@@ -251,39 +250,46 @@ using iris::vec16;
 // Launch: 1-D grid of 1-D blocks; the whole grid shares the copy (grid-stride over 16-byte words).
 // The host sizes the grid to the payload: up to 4 blocks of 512 threads per SM for large copies.
 
-/// dst (local) = rank peer's src (symmetric): the SMs of this rank pull.
-extern "C" __global__ void rma_load(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* dst, const uint8_t* src, uint64_t bytes,
-                                    int peer) {
-    rma::copy_bytes(dst, iris::translate(ctx, src, peer), bytes, rma::grid_lanes(), rma::Identity{});
+/// dst (local) = rank peer's src (symmetric), bytes: the SMs of this rank pull.
+extern "C" __global__ void rma_load(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    rma::copy_bytes(static_cast<uint8_t*>(args.dst), iris::translate(ctx, static_cast<const uint8_t*>(args.src), args.peer),
+                    args.bytes, rma::grid_lanes(), rma::Identity{});
 }
 
-/// rank peer's dst (symmetric) = src (local): the SMs of this rank push.
-extern "C" __global__ void rma_store(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* dst, const uint8_t* src, uint64_t bytes,
-                                     int peer) {
-    rma::copy_bytes(iris::translate(ctx, dst, peer), src, bytes, rma::grid_lanes(), rma::Identity{});
+/// rank peer's dst (symmetric) = src (local), bytes: the SMs of this rank push.
+extern "C" __global__ void rma_store(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    rma::copy_bytes(iris::translate(ctx, static_cast<uint8_t*>(args.dst), args.peer), static_cast<const uint8_t*>(args.src),
+                    args.bytes, rma::grid_lanes(), rma::Identity{});
 }
 
 /// For every peer p: dst (local) + p * stride = rank p's src (symmetric), bytes each. The grid is
 /// split into world - 1 interleaved teams, one per peer, so every link is busy at once.
-extern "C" __global__ void rma_all_load(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* dst, const uint8_t* src, uint64_t bytes,
-                                        uint64_t stride) {
+extern "C" __global__ void rma_all_load(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    auto* dst = static_cast<uint8_t*>(args.dst);
+    const auto* src = static_cast<const uint8_t*>(args.src);
     const rma::Team team = rma::grid_team(ctx.world - 1);
     const int peer = rma::kth_peer(ctx, team.index);
-    rma::copy_bytes(dst + peer * stride, iris::translate(ctx, src, peer), bytes, team.lanes, rma::Identity{});
+    rma::copy_bytes(dst + peer * args.stride, iris::translate(ctx, src, peer), args.bytes, team.lanes, rma::Identity{});
 }
 
 /// For every peer p: rank p's dst (symmetric) + rank * stride = src (local), bytes each: every
 /// rank's slot in a peer's buffer is its own rank, so all ranks may run this at once.
-extern "C" __global__ void rma_all_store(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* dst, const uint8_t* src,
-                                         uint64_t bytes, uint64_t stride) {
+extern "C" __global__ void rma_all_store(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    auto* dst = static_cast<uint8_t*>(args.dst);
+    const auto* src = static_cast<const uint8_t*>(args.src);
     const rma::Team team = rma::grid_team(ctx.world - 1);
     const int peer = rma::kth_peer(ctx, team.index);
-    rma::copy_bytes(iris::translate(ctx, dst + ctx.rank * stride, peer), src, bytes, team.lanes, rma::Identity{});
+    rma::copy_bytes(iris::translate(ctx, dst + ctx.rank * args.stride, peer), src, args.bytes, team.lanes, rma::Identity{});
 }
 
-/// dst = src, both local: the SM copy baseline (same loop, no link).
-extern "C" __global__ void rma_local_copy(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
-    rma::copy_bytes(dst, src, bytes, rma::grid_lanes(), rma::Identity{});
+/// dst = src, bytes, both local: the SM copy baseline (same loop, no link).
+extern "C" __global__ void rma_local_copy(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    rma::copy_bytes(static_cast<uint8_t*>(args.dst), static_cast<const uint8_t*>(args.src), args.bytes, rma::grid_lanes(),
+                    rma::Identity{});
 }
 
 /// Rank peer's dst matrix (symmetric) = src (local), both row-major rows x ld 2-byte elements
@@ -292,24 +298,37 @@ extern "C" __global__ void rma_local_copy(uint8_t* dst, const uint8_t* src, uint
 /// tile_rows x tile_cols tile with iris::put_tile (one warp per row, 16-byte words). This is the
 /// pattern that ran far below link bandwidth inside Iris's fused GEMM kernels; timed in isolation
 /// here against rma_store on the same bytes. rows % tile_rows == 0 and ld % tile_cols == 0.
-extern "C" __global__ void rma_store_tiles(const IRIS_GRID_CONSTANT Ctx ctx, uint16_t* dst, const uint16_t* src,
-                                           uint64_t rows, uint64_t ld, uint32_t tile_rows, uint32_t tile_cols, int peer) {
+extern "C" __global__ void rma_store_tiles(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    auto* dst = static_cast<uint16_t*>(args.dst);
+    const auto* src = static_cast<const uint16_t*>(args.src);
+    const uint64_t rows = args.rows;
+    const uint64_t ld = args.ld;
+    const uint32_t tile_rows = args.tile_rows;
+    const uint32_t tile_cols = args.tile_cols;
     const uint64_t tiles_per_row = ld / tile_cols;
     const uint64_t tiles = rows / tile_rows * tiles_per_row;
     for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
         const uint64_t offset = t / tiles_per_row * tile_rows * ld + t % tiles_per_row * tile_cols;
-        iris::put_tile(ctx, dst + offset, ld, src + offset, ld, tile_rows, tile_cols, peer);
+        iris::put_tile(ctx, dst + offset, ld, src + offset, ld, tile_rows, tile_cols, args.peer);
     }
 }
 
 // ---- atomics ------------------------------------------------------------------------------------
-// n operations of kind op on rank peer's slots (symmetric; uint64 or float by op), generation g
-// (1, 2, ... per launch). Launch: 1-D grid, each thread kAtomicsInFlight slots per pass. Failed
-// fetch results (xchg, cas) are counted into failures (local).
+// count operations of kind op on rank peer's slots (dst: symmetric; uint64 or float by op),
+// generation value (1, 2, ... per launch), starting values from seed. Launch: 1-D grid, each
+// thread kAtomicsInFlight slots per pass. Failed fetch results (xchg, cas) are counted into result
+// (local).
 
-extern "C" __global__ void rma_atomic(const IRIS_GRID_CONSTANT Ctx ctx, void* slots, uint64_t n, int op, uint64_t seed,
-                                      uint64_t generation, int peer, unsigned long long* failures) {
-    switch (op) {
+extern "C" __global__ void rma_atomic(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    void* slots = args.dst;
+    const uint64_t n = args.count;
+    const uint64_t seed = args.seed;
+    const uint64_t generation = args.value;
+    const int peer = args.peer;
+    auto* failures = static_cast<unsigned long long*>(args.result);
+    switch (args.op) {
         case rma::kAddU64: rma::atomics<rma::kAddU64>(ctx, slots, n, seed, generation, peer, failures); break;
         case rma::kXchgU64: rma::atomics<rma::kXchgU64>(ctx, slots, n, seed, generation, peer, failures); break;
         case rma::kCasU64: rma::atomics<rma::kCasU64>(ctx, slots, n, seed, generation, peer, failures); break;
@@ -318,23 +337,30 @@ extern "C" __global__ void rma_atomic(const IRIS_GRID_CONSTANT Ctx ctx, void* sl
     }
 }
 
-/// Writes every slot's starting value into rank peer's slots.
-extern "C" __global__ void rma_atomic_init(const IRIS_GRID_CONSTANT Ctx ctx, void* slots, uint64_t n, int op,
-                                           uint64_t seed, int peer) {
+/// Writes every slot's starting value (op, seed) into rank peer's count slots (dst).
+extern "C" __global__ void rma_atomic_init(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    const uint64_t n = args.count;
+    const uint64_t seed = args.seed;
+    const int op = args.op;
     const rma::Lanes l = rma::grid_lanes();
-    void* there = iris::translate(ctx, static_cast<uint8_t*>(slots), peer);
+    void* there = iris::translate(ctx, static_cast<uint8_t*>(args.dst), args.peer);
     for (uint64_t i = l.lane; i < n; i += l.count) {
         if (op == rma::kAddF32) static_cast<float*>(there)[i] = rma::slot_init_f32(i);
         else static_cast<unsigned long long*>(there)[i] = rma::slot_init_u64(seed, i);
     }
 }
 
-/// Counts rank peer's slots that do not hold init + generations (result as in rma_compare, the
-/// offset being the slot index).
-extern "C" __global__ void rma_atomic_check(const IRIS_GRID_CONSTANT Ctx ctx, const void* slots, uint64_t n, int op,
-                                            uint64_t seed, uint64_t generations, int peer, unsigned long long* result) {
+/// Counts rank peer's count slots (dst) that do not hold init + value generations (result as in
+/// rma_compare, the offset being the slot index).
+extern "C" __global__ void rma_atomic_check(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    const uint64_t n = args.count;
+    const uint64_t seed = args.seed;
+    const uint64_t generations = args.value;
+    const int op = args.op;
     const rma::Lanes l = rma::grid_lanes();
-    const void* there = iris::translate(ctx, static_cast<const uint8_t*>(slots), peer);
+    const void* there = iris::translate(ctx, static_cast<const uint8_t*>(args.dst), args.peer);
     uint32_t wrong = 0;
     uint64_t first = ~0ull;
     for (uint64_t i = l.lane; i < n; i += l.count) {
@@ -346,7 +372,7 @@ extern "C" __global__ void rma_atomic_check(const IRIS_GRID_CONSTANT Ctx ctx, co
             first = first < i ? first : i;
         }
     }
-    rma::report(result, wrong, first);
+    rma::report(static_cast<unsigned long long*>(args.result), wrong, first);
 }
 
 // ---- message passing ----------------------------------------------------------------------------
@@ -367,44 +393,65 @@ extern "C" __global__ void rma_atomic_check(const IRIS_GRID_CONSTANT Ctx ctx, co
 
 namespace rma {
 __device__ __forceinline__ uint32_t message_tag(uint64_t s) { return static_cast<uint32_t>(mix64(s)) | 1u; }
-}  // namespace rma
 
-/// landing (symmetric, on peer), flags (symmetric, the consumer's) and acks (symmetric, this
-/// rank's) hold one slot per channel; src is local. done (local) += completed messages.
-extern "C" __global__ void rma_mp_producer(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* landing, const uint8_t* src,
-                                           uint64_t bytes, uint64_t* flags, uint64_t* acks, uint64_t seq0,
-                                           uint64_t iterations, int peer, unsigned long long* done) {
+/// A producer's loop on channel blockIdx.x, both flavours: message s is sent by send(s) once
+/// thread 0 has seen the consumer's ack of s - 1 (a wait of order Wait); at the end thread 0 waits
+/// for the last ack and adds the messages sent and acknowledged to done (local).
+template <iris::Order Wait, class Send>
+__device__ __forceinline__ void produce(const Ctx& ctx, const uint64_t* acks, uint64_t seq0, uint64_t iterations, int peer,
+                                        unsigned long long* done, Send send) {
     __shared__ int ok;
     const unsigned c = blockIdx.x;
-    const rma::Range r = rma::channel_range(bytes, c, gridDim.x);
-    uint8_t* there = iris::translate(ctx, landing, peer);
     uint64_t sent = 0;
     for (uint64_t s = seq0 + 1; s <= seq0 + iterations; ++s) {
         if (threadIdx.x == 0)
-            ok = s == 1 || iris::wait_until(ctx, acks + c, iris::Cmp::ge, s - 1, rma::kSiteProducerAck, peer);
+            ok = s == 1 || iris::wait_until<Wait>(ctx, acks + c, iris::Cmp::ge, s - 1, kSiteProducerAck, peer);
         __syncthreads();
         if (!ok) break;
-        rma::copy_bytes(there + r.begin, src + r.begin, r.end - r.begin, rma::block_lanes(), rma::XorTag{rma::message_tag(s)});
-        __syncthreads();  // the whole range is written before thread 0 publishes it
-        if (threadIdx.x == 0) iris::signal(ctx, flags + c, s, peer);
+        send(s);
         sent = s - seq0;
     }
     if (threadIdx.x == 0) {
-        if (sent == iterations && !iris::wait_until(ctx, acks + c, iris::Cmp::ge, seq0 + iterations, rma::kSiteProducerAck, peer))
+        if (sent == iterations && !iris::wait_until<Wait>(ctx, acks + c, iris::Cmp::ge, seq0 + iterations, kSiteProducerAck, peer))
             --sent;  // the last message was sent but never acknowledged
         atomicAdd(done, static_cast<unsigned long long>(sent));
     }
 }
+}  // namespace rma
 
-/// landing and flags are this rank's (symmetric); acks and errors are the producer's (symmetric);
-/// out is local and ends holding the payload. Words that differ between consecutive messages are
-/// added to the producer's errors, so the producer's rank can report them.
-extern "C" __global__ void rma_mp_consumer(const IRIS_GRID_CONSTANT Ctx ctx, const uint8_t* landing, uint8_t* out,
-                                           uint64_t bytes, uint64_t* flags, uint64_t* acks, uint64_t seq0,
-                                           uint64_t iterations, int peer, unsigned long long* errors) {
+/// landing (symmetric, on peer), flags (symmetric, the consumer's) and acks (symmetric, this
+/// rank's) hold one slot per channel; src is local. result (local): done += completed messages.
+extern "C" __global__ void rma_mp_producer(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    const auto* src = static_cast<const uint8_t*>(args.src);
+    auto* flags = static_cast<uint64_t*>(args.flags);
+    const int peer = args.peer;
+    const unsigned c = blockIdx.x;
+    const rma::Range r = rma::channel_range(args.bytes, c, gridDim.x);
+    uint8_t* there = iris::translate(ctx, static_cast<uint8_t*>(args.landing), peer);
+    rma::produce<iris::Order::acquire>(ctx, static_cast<const uint64_t*>(args.acks), args.seq0, args.iterations, peer,
+                                       static_cast<unsigned long long*>(args.result), [&](uint64_t s) {
+        rma::copy_bytes(there + r.begin, src + r.begin, r.end - r.begin, rma::block_lanes(), rma::XorTag{rma::message_tag(s)});
+        __syncthreads();  // the whole range is written before thread 0 publishes it
+        if (threadIdx.x == 0) iris::signal(ctx, flags + c, s, peer);
+    });
+}
+
+/// landing and flags are this rank's (symmetric); acks and result (errors) are the producer's
+/// (symmetric); dst (out) is local and ends holding the payload. Words that differ between
+/// consecutive messages are added to the producer's errors, so the producer's rank can report them.
+extern "C" __global__ void rma_mp_consumer(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    const auto* landing = static_cast<const uint8_t*>(args.landing);
+    auto* out = static_cast<uint8_t*>(args.dst);
+    auto* flags = static_cast<uint64_t*>(args.flags);
+    auto* acks = static_cast<uint64_t*>(args.acks);
+    const uint64_t seq0 = args.seq0;
+    const uint64_t iterations = args.iterations;
+    const int peer = args.peer;
     __shared__ int ok;
     const unsigned c = blockIdx.x;
-    const rma::Range r = rma::channel_range(bytes, c, gridDim.x);
+    const rma::Range r = rma::channel_range(args.bytes, c, gridDim.x);
     uint32_t wrong = 0;
     for (uint64_t s = seq0 + 1; s <= seq0 + iterations; ++s) {
         if (threadIdx.x == 0) ok = iris::wait_until(ctx, flags + c, iris::Cmp::ge, s, rma::kSiteConsumerFlag, peer);
@@ -415,7 +462,7 @@ extern "C" __global__ void rma_mp_consumer(const IRIS_GRID_CONSTANT Ctx ctx, con
         __syncthreads();  // every thread has read its words before the producer may overwrite them
         if (threadIdx.x == 0) iris::signal(ctx, acks + c, s, peer);
     }
-    if (wrong) iris::atomic_add(ctx, errors, static_cast<unsigned long long>(wrong), peer);
+    if (wrong) iris::atomic_add(ctx, static_cast<unsigned long long*>(args.result), static_cast<unsigned long long>(wrong), peer);
 }
 
 // ---- message passing, flags inline (LL) ----------------------------------------------------------
@@ -423,45 +470,37 @@ extern "C" __global__ void rma_mp_consumer(const IRIS_GRID_CONSTANT Ctx ctx, con
 // whose upper half is the message's sequence number. An aligned 8-byte store arrives whole, so the
 // consumer knows a word is this message's as soon as it sees the sequence number, and neither side
 // needs a system-scope fence: one NVLink trip each way per message. The landing area holds
-// 2 x bytes (bytes a multiple of 4); it starts zeroed, and sequence numbers start at 1.
+// 2 x bytes (bytes a multiple of 4); it starts zeroed, and sequence numbers start at 1. The
+// fields are those of the flagged kernels, flags unused.
 //   producer, message s: thread 0 waits for ack >= s - 1; __syncthreads; every thread stores its
 //                        words (s << 32 | payload)
 //   consumer, message s: every thread waits for each of its words to reach s << 32, checks the
 //                        sequence number and keeps the payload; __syncthreads; thread 0 acks s
 
-extern "C" __global__ void rma_mp_ll_producer(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* landing, const uint32_t* src,
-                                              uint64_t bytes, uint64_t* acks, uint64_t seq0, uint64_t iterations, int peer,
-                                              unsigned long long* done) {
-    __shared__ int ok;
-    const unsigned c = blockIdx.x;
-    const rma::Range r = rma::channel_range(bytes, c, gridDim.x);
-    uint64_t* there = iris::translate(ctx, landing, peer);
-    uint64_t sent = 0;
-    for (uint64_t s = seq0 + 1; s <= seq0 + iterations; ++s) {
-        if (threadIdx.x == 0)
-            ok = s == 1 || iris::wait_until<iris::Order::relaxed>(ctx, acks + c, iris::Cmp::ge, s - 1,
-                                                                   rma::kSiteProducerAck, peer);
-        __syncthreads();
-        if (!ok) break;
+extern "C" __global__ void rma_mp_ll_producer(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    const auto* src = static_cast<const uint32_t*>(args.src);
+    const int peer = args.peer;
+    const rma::Range r = rma::channel_range(args.bytes, blockIdx.x, gridDim.x);
+    uint64_t* there = iris::translate(ctx, static_cast<uint64_t*>(args.landing), peer);
+    rma::produce<iris::Order::relaxed>(ctx, static_cast<const uint64_t*>(args.acks), args.seq0, args.iterations, peer,
+                                       static_cast<unsigned long long*>(args.result), [&](uint64_t s) {
         for (uint64_t w = r.begin / 4 + threadIdx.x; w < r.end / 4; w += blockDim.x)
             there[w] = (s << 32) | src[w];
-        sent = s - seq0;
-    }
-    if (threadIdx.x == 0) {
-        if (sent == iterations &&
-            !iris::wait_until<iris::Order::relaxed>(ctx, acks + c, iris::Cmp::ge, seq0 + iterations, rma::kSiteProducerAck,
-                                                    peer))
-            --sent;
-        atomicAdd(done, static_cast<unsigned long long>(sent));
-    }
+    });
 }
 
-extern "C" __global__ void rma_mp_ll_consumer(const IRIS_GRID_CONSTANT Ctx ctx, const uint64_t* landing, uint32_t* out,
-                                              uint64_t bytes, uint64_t* acks, uint64_t seq0, uint64_t iterations, int peer,
-                                              unsigned long long* errors) {
+extern "C" __global__ void rma_mp_ll_consumer(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    const auto* landing = static_cast<const uint64_t*>(args.landing);
+    auto* out = static_cast<uint32_t*>(args.dst);
+    auto* acks = static_cast<uint64_t*>(args.acks);
+    const uint64_t seq0 = args.seq0;
+    const uint64_t iterations = args.iterations;
+    const int peer = args.peer;
     __shared__ int ok;
     const unsigned c = blockIdx.x;
-    const rma::Range r = rma::channel_range(bytes, c, gridDim.x);
+    const rma::Range r = rma::channel_range(args.bytes, c, gridDim.x);
     uint32_t wrong = 0;
     for (uint64_t s = seq0 + 1; s <= seq0 + iterations; ++s) {
         if (threadIdx.x == 0) ok = 1;
@@ -480,13 +519,13 @@ extern "C" __global__ void rma_mp_ll_consumer(const IRIS_GRID_CONSTANT Ctx ctx, 
         if (!ok) break;
         if (threadIdx.x == 0) iris::signal<iris::Order::relaxed>(ctx, acks + c, s, peer);
     }
-    if (wrong) iris::atomic_add(ctx, errors, static_cast<unsigned long long>(wrong), peer);
+    if (wrong) iris::atomic_add(ctx, static_cast<unsigned long long*>(args.result), static_cast<unsigned long long>(wrong), peer);
 }
 
 // ---- ping-pong ---------------------------------------------------------------------------------
-// One thread per rank. Round s (seq0 + 1 ... seq0 + rounds): the initiator raises the peer's flag
-// to s and waits for its own to reach s; the responder waits, then answers. Round trip = launch
-// time / rounds. done (local) += completed rounds.
+// One thread per rank, on the uint64 at flags (symmetric). Round s (seq0 + 1 ... seq0 + iterations):
+// the initiator raises the peer's flag to s and waits for its own to reach s; the responder waits,
+// then answers. Round trip = launch time / rounds. result (local): done += completed rounds.
 
 namespace rma {
 /// Release/acquire flags (the data-publishing handshake) or relaxed ones (a pure handshake).
@@ -507,36 +546,40 @@ __device__ __forceinline__ void ping_pong(const Ctx& ctx, uint64_t* flag, uint64
     }
     atomicAdd(done, static_cast<unsigned long long>(completed));
 }
+
+template <iris::Order Signal, iris::Order Wait>
+__device__ __forceinline__ void ping_pong(const iris_rma_bench_args& args) {
+    ping_pong<Signal, Wait>(args.ctx, static_cast<uint64_t*>(args.flags), args.seq0, args.iterations, args.peer,
+                            args.initiator, static_cast<unsigned long long*>(args.result));
+}
 }  // namespace rma
 
-extern "C" __global__ void rma_ping_pong(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* flag, uint64_t seq0, uint64_t rounds,
-                                         int peer, int initiator, unsigned long long* done) {
-    rma::ping_pong<iris::Order::release, iris::Order::acquire>(ctx, flag, seq0, rounds, peer, initiator, done);
+extern "C" __global__ void rma_ping_pong(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    rma::ping_pong<iris::Order::release, iris::Order::acquire>(args);
 }
 
-extern "C" __global__ void rma_ping_pong_relaxed(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* flag, uint64_t seq0,
-                                                 uint64_t rounds, int peer, int initiator, unsigned long long* done) {
-    rma::ping_pong<iris::Order::relaxed, iris::Order::relaxed>(ctx, flag, seq0, rounds, peer, initiator, done);
+extern "C" __global__ void rma_ping_pong_relaxed(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    rma::ping_pong<iris::Order::relaxed, iris::Order::relaxed>(args);
 }
 
 // ---- bulk copies (cp.async.bulk through shared memory) ------------------------------------------
 // One thread per block drives a 4-stage pipeline of 16 KiB chunks: 64 KiB of shared memory, so
 // several blocks share an SM. Whether bulk transfers beat 16-byte loads over NVLink is what the
-// load_bulk / store_bulk points measure.
+// load_bulk / store_bulk points measure. Fields as rma_load and rma_store.
 
 namespace rma {
-constexpr int kBulkStages = 4;
-constexpr int kBulkChunk = 16384;
+constexpr int kBulkStages = IRIS_RMA_BENCH_BULK_STAGES;
+constexpr int kBulkChunk = IRIS_RMA_BENCH_BULK_CHUNK;
 }  // namespace rma
 
-extern "C" __global__ void rma_load_bulk(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* dst, const uint8_t* src,
-                                         uint64_t bytes, int from_rank) {
-    iris::bulk_get<rma::kBulkStages, rma::kBulkChunk>(ctx, dst, src, bytes, from_rank);
+extern "C" __global__ void rma_load_bulk(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    iris::bulk_get<rma::kBulkStages, rma::kBulkChunk>(args.ctx, static_cast<uint8_t*>(args.dst),
+                                                      static_cast<const uint8_t*>(args.src), args.bytes, args.peer);
 }
 
-extern "C" __global__ void rma_store_bulk(const IRIS_GRID_CONSTANT Ctx ctx, uint8_t* dst, const uint8_t* src,
-                                          uint64_t bytes, int to_rank) {
-    iris::bulk_put<rma::kBulkStages, rma::kBulkChunk>(ctx, dst, src, bytes, to_rank);
+extern "C" __global__ void rma_store_bulk(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    iris::bulk_put<rma::kBulkStages, rma::kBulkChunk>(args.ctx, static_cast<uint8_t*>(args.dst),
+                                                      static_cast<const uint8_t*>(args.src), args.bytes, args.peer);
 }
 
 // ---- helpers around the timed reps --------------------------------------------------------------
@@ -545,23 +588,30 @@ extern "C" __global__ void rma_store_bulk(const IRIS_GRID_CONSTANT Ctx ctx, uint
 /// to value and waits for its own slot [peer] to reach it. Both ranks call it with the same value
 /// sequence; the work queued after it on either rank starts only once both have arrived, which
 /// keeps host launch skew between the two processes out of the timed region.
-extern "C" __global__ void rma_pair_sync(const IRIS_GRID_CONSTANT Ctx ctx, uint64_t* flags, uint64_t value, int peer) {
+extern "C" __global__ void rma_pair_sync(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    auto* flags = static_cast<uint64_t*>(args.flags);
+    const uint64_t value = args.value;
+    const int peer = args.peer;
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     iris::signal(ctx, flags + ctx.rank, value, peer);
     iris::wait_until(ctx, flags + peer, iris::Cmp::ge, value, rma::kSitePairSync, peer);
 }
 
-/// Holds the stream until the host raises *host_word (mapped host memory) to value. The host
-/// queues the gate, then every timed rep, then opens it: the reps then run back to back and no rep's
-/// events include the host's launch overhead.
-extern "C" __global__ void rma_gate(const IRIS_GRID_CONSTANT Ctx ctx, const uint64_t* host_word, uint64_t value) {
+/// Holds the stream until the host raises the word at flags (mapped host memory) to value. The
+/// host queues the gate, then every timed rep, then opens it: the reps then run back to back and
+/// no rep's events include the host's launch overhead.
+extern "C" __global__ void rma_gate(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
-    iris::wait_until(ctx, host_word, iris::Cmp::ge, value, rma::kSiteGate, -1);
+    iris::wait_until(args.ctx, static_cast<const uint64_t*>(args.flags), iris::Cmp::ge, args.value, rma::kSiteGate, -1);
 }
 
-/// Compares bytes of a and b (either may be a peer's memory as mapped here); result as in
-/// rma::report, offsets in bytes (of the first differing 16-byte word).
-extern "C" __global__ void rma_compare(const uint8_t* a, const uint8_t* b, uint64_t bytes, unsigned long long* result) {
+/// Compares bytes of a (dst) and b (src), either of which may be a peer's memory as mapped here;
+/// result as in rma::report, offsets in bytes (of the first differing 16-byte word).
+extern "C" __global__ void rma_compare(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const auto* a = static_cast<const uint8_t*>(args.dst);
+    const auto* b = static_cast<const uint8_t*>(args.src);
+    const uint64_t bytes = args.bytes;
     const rma::Lanes l = rma::grid_lanes();
     const uint64_t words = bytes / 16;
     const auto* va = reinterpret_cast<const vec16*>(a);
@@ -597,14 +647,18 @@ extern "C" __global__ void rma_compare(const uint8_t* a, const uint8_t* b, uint6
             first = first < k ? first : k;
         }
     }
-    rma::report(result, wrong, first);
+    rma::report(static_cast<unsigned long long*>(args.result), wrong, first);
 }
 
-/// Checks an all-reduce (sum) of bf16: out (local) against the sum of every rank's in (symmetric),
-/// summed here in float. Allowed error: world x 2^-8 x sum |in| per element (bf16 rounding of
-/// each partial sum in any order); NaN never passes. Result as in rma::report, offsets in elements.
-extern "C" __global__ void rma_check_allreduce_bf16(const IRIS_GRID_CONSTANT Ctx ctx, const iris::bf16* in,
-                                                    const iris::bf16* out, uint64_t n, unsigned long long* result) {
+/// Checks an all-reduce (sum) of count bf16s: out (dst, local) against the sum of every rank's in
+/// (src, symmetric), summed here in float. Allowed error: world x 2^-8 x sum |in| per element (bf16
+/// rounding of each partial sum in any order); NaN never passes. Result as in rma::report, offsets
+/// in elements.
+extern "C" __global__ void rma_check_allreduce_bf16(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    const Ctx& ctx = args.ctx;
+    const auto* in = static_cast<const iris::bf16*>(args.src);
+    const auto* out = static_cast<const iris::bf16*>(args.dst);
+    const uint64_t n = args.count;
     const rma::Lanes l = rma::grid_lanes();
     uint32_t wrong = 0;
     uint64_t first = ~0ull;
@@ -621,5 +675,5 @@ extern "C" __global__ void rma_check_allreduce_bf16(const IRIS_GRID_CONSTANT Ctx
             first = first < i ? first : i;
         }
     }
-    rma::report(result, wrong, first);
+    rma::report(static_cast<unsigned long long*>(args.result), wrong, first);
 }

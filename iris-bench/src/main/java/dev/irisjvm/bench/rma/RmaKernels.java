@@ -7,9 +7,10 @@ import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Kernel;
-import dev.irisjvm.core.internal.KernelArgs;
 import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.kernels.KernelLibrary;
+import dev.irisjvm.runtime.abi.global.KernelAbi;
+import dev.irisjvm.runtime.abi.iris_rma_bench_args;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -39,10 +40,10 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class RmaKernels implements AutoCloseable {
     /** Threads per block of the copy kernels unless the caller says otherwise. */
     public static final int DEFAULT_THREADS = 512;
-    /** rma::kVecsInFlight: 16-byte words each thread has in flight per pass. */
-    public static final int VECS_IN_FLIGHT = 8;
-    /** rma::kAtomicsInFlight: atomics each thread issues per pass. */
-    public static final int ATOMICS_IN_FLIGHT = 4;
+    /** 16-byte words each thread of a copy kernel has in flight per pass (iris/abi/rma_bench.h). */
+    public static final int VECS_IN_FLIGHT = KernelAbi.IRIS_RMA_BENCH_VECS_IN_FLIGHT;
+    /** Atomics each thread of {@code rma_atomic} issues per pass. */
+    public static final int ATOMICS_IN_FLIGHT = KernelAbi.IRIS_RMA_BENCH_ATOMICS_IN_FLIGHT;
     /** Every pointer handed to these kernels must be aligned to this (16-byte vector accesses). */
     public static final int ALIGNMENT = 16;
 
@@ -52,16 +53,16 @@ public final class RmaKernels implements AutoCloseable {
     private static final int BLOCKS_PER_SM = 32;
     private static final int REGISTER_ALLOCATION_UNIT = 256;  // per warp
 
-    /** Atomic operations of {@code rma_atomic}; the codes are rma::AtomicOp. */
+    /** Atomic operations of {@code rma_atomic}; the codes are iris_rma_bench_atomic_op. */
     public enum AtomicOp {
         /** Relaxed system-scope add of 1 to a uint64 slot, result unused. */
-        ADD_U64(0, 8),
+        ADD_U64(KernelAbi.IRIS_RMA_BENCH_ATOMIC_ADD_U64, 8),
         /** Exchange on a uint64 slot; the old value is checked. */
-        XCHG_U64(1, 8),
+        XCHG_U64(KernelAbi.IRIS_RMA_BENCH_ATOMIC_XCHG_U64, 8),
         /** Compare-and-swap on a uint64 slot; the old value is checked. */
-        CAS_U64(2, 8),
+        CAS_U64(KernelAbi.IRIS_RMA_BENCH_ATOMIC_CAS_U64, 8),
         /** Add of 1.0f to a float slot, result unused. */
-        ADD_F32(3, 4);
+        ADD_F32(KernelAbi.IRIS_RMA_BENCH_ATOMIC_ADD_F32, 4);
 
         private final int code;
         private final int slotBytes;
@@ -83,11 +84,10 @@ public final class RmaKernels implements AutoCloseable {
 
     private final Iris iris;
     private final KernelModule module;
-    private final byte[] ctx;
+    private final RmaArgs args;
     private final int rank;
     private final int world;
     private final int multiprocessors;
-    private final KernelArgs args = new KernelArgs();
     private final Map<String, Integer> residentBlocks = new ConcurrentHashMap<>();
 
     /**
@@ -98,7 +98,7 @@ public final class RmaKernels implements AutoCloseable {
     public RmaKernels(Iris iris, KernelLibrary library) {
         this.iris = iris;
         this.module = KernelModule.fromResource(RmaKernels.class, "rma_bench.fatbin", library.checked());
-        this.ctx = iris.deviceContext().bytes();
+        this.args = new RmaArgs(iris.deviceContext().bytes());
         this.rank = iris.rank();
         this.world = iris.worldSize();
         this.multiprocessors = iris.deviceProperties().multiprocessorCount();
@@ -199,13 +199,12 @@ public final class RmaKernels implements AutoCloseable {
         checkBytes(bytes);
         checkLocal(dst, "dst");
         checkSym(src, bytes, "src");
-        launch(kernel, shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(dst).putLong(src.deviceAddress()).putLong(bytes).putInt(peer));
+        launch(kernel, shape, stream, args.copy(dst, src.deviceAddress(), bytes, peer));
     }
 
-    /** Shared memory of one bulk-copy block: 4 stages of 16 KiB plus their mbarriers (rma_bench.cu). */
-    public static final int BULK_SMEM_BYTES = 4 * 16384 + 4 * 8;
-    private static final int BULK_CHUNK = 16384;
+    private static final int BULK_CHUNK = KernelAbi.IRIS_RMA_BENCH_BULK_CHUNK;
+    /** Shared memory of one bulk-copy block: the stages' chunks, then an 8-byte mbarrier each (iris::bulk_smem_bytes). */
+    public static final int BULK_SMEM_BYTES = KernelAbi.IRIS_RMA_BENCH_BULK_STAGES * (BULK_CHUNK + 8);
     private boolean bulkConfigured;
 
     /** Default shape of the bulk copies: a block per chunk, at most three per SM (their shared memory). */
@@ -246,8 +245,7 @@ public final class RmaKernels implements AutoCloseable {
         checkBytes(bytes);
         checkSym(dst, bytes, "dst");
         checkLocal(src, "src");
-        launch(kernel, shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(dst.deviceAddress()).putLong(src).putLong(bytes).putInt(peer));
+        launch(kernel, shape, stream, args.copy(dst.deviceAddress(), src, bytes, peer));
     }
 
     /**
@@ -259,8 +257,7 @@ public final class RmaKernels implements AutoCloseable {
         checkBytes(bytes);
         checkLocal(dst, "dst");
         checkSym(src, bytes, "src");
-        launch("rma_all_load", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(dst).putLong(src.deviceAddress()).putLong(bytes).putLong(slotStride(bytes)));
+        launch("rma_all_load", shape, stream, args.allPeers(dst, src.deviceAddress(), bytes, slotStride(bytes)));
     }
 
     /** Into every other rank p at once: rank p's copy of dst + rank * {@link #slotStride(long)} = src (local). */
@@ -269,8 +266,7 @@ public final class RmaKernels implements AutoCloseable {
         checkBytes(bytes);
         checkSym(dst, slotStride(bytes) * world, "dst (world slots)");
         checkLocal(src, "src");
-        launch("rma_all_store", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(dst.deviceAddress()).putLong(src).putLong(bytes).putLong(slotStride(bytes)));
+        launch("rma_all_store", shape, stream, args.allPeers(dst.deviceAddress(), src, bytes, slotStride(bytes)));
     }
 
     /**
@@ -290,9 +286,7 @@ public final class RmaKernels implements AutoCloseable {
         }
         checkSym(dst, Math.multiplyExact(rows, ld) * 2, "dst");
         checkLocal(src, "src");
-        launch("rma_store_tiles", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(dst.deviceAddress()).putLong(src).putLong(rows).putLong(ld).putInt(tileRows).putInt(tileCols)
-                .putInt(peer));
+        launch("rma_store_tiles", shape, stream, args.tiles(dst.deviceAddress(), src, rows, ld, tileRows, tileCols, peer));
     }
 
     /** Distance between the per-rank slots of {@link #allLoad} and {@link #allStore}: bytes rounded up to 16. */
@@ -305,7 +299,7 @@ public final class RmaKernels implements AutoCloseable {
         checkBytes(bytes);
         checkLocal(dst, "dst");
         checkLocal(src, "src");
-        launch("rma_local_copy", shape, stream, args.clear().putLong(dst).putLong(src).putLong(bytes));
+        launch("rma_local_copy", shape, stream, args.copy(dst, src, bytes, -1));
     }
 
     // ---- atomics ---------------------------------------------------------------------------------
@@ -314,9 +308,8 @@ public final class RmaKernels implements AutoCloseable {
     public synchronized void atomicInit(AtomicOp op, SymTensor slots, long ops, long seed, int peer, Stream stream) {
         checkPeer(peer, "peer");
         checkSlots(op, slots, ops);
-        launch("rma_atomic_init", atomicShape(ops, 0, DEFAULT_THREADS), stream, args.clear()
-                .putBytes(ctx, DeviceContext.ALIGNMENT).putLong(slots.deviceAddress()).putLong(ops).putInt(op.code())
-                .putLong(seed).putInt(peer));
+        launch("rma_atomic_init", atomicShape(ops, 0, DEFAULT_THREADS), stream,
+                args.atomics(slots.deviceAddress(), ops, op.code(), seed, 0, peer, 0));
     }
 
     /**
@@ -333,9 +326,7 @@ public final class RmaKernels implements AutoCloseable {
             throw new IllegalArgumentException(label() + ": generation must be >= 1, got " + generation);
         }
         checkLocal(failures, "failures");
-        launch("rma_atomic", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(slots.deviceAddress()).putLong(ops).putInt(op.code()).putLong(seed).putLong(generation)
-                .putInt(peer).putLong(failures));
+        launch("rma_atomic", shape, stream, args.atomics(slots.deviceAddress(), ops, op.code(), seed, generation, peer, failures));
     }
 
     /** Counts rank {@code peer}'s slots that do not hold their value after {@code generations} launches. */
@@ -344,9 +335,8 @@ public final class RmaKernels implements AutoCloseable {
         checkPeer(peer, "peer");
         checkSlots(op, slots, ops);
         checkLocal(result, "result");
-        launch("rma_atomic_check", atomicShape(ops, 0, DEFAULT_THREADS), stream, args.clear()
-                .putBytes(ctx, DeviceContext.ALIGNMENT).putLong(slots.deviceAddress()).putLong(ops).putInt(op.code())
-                .putLong(seed).putLong(generations).putInt(peer).putLong(result));
+        launch("rma_atomic_check", atomicShape(ops, 0, DEFAULT_THREADS), stream,
+                args.atomics(slots.deviceAddress(), ops, op.code(), seed, generations, peer, result));
     }
 
     // ---- message passing and ping-pong -------------------------------------------------------
@@ -363,9 +353,8 @@ public final class RmaKernels implements AutoCloseable {
         checkMessage(landing, bytes, flags, acks, seq0, iterations, peer, shape);
         checkLocal(src, "src");
         checkLocal(done, "done");
-        launch("rma_mp_producer", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(landing.deviceAddress()).putLong(src).putLong(bytes).putLong(flags.deviceAddress())
-                .putLong(acks.deviceAddress()).putLong(seq0).putLong(iterations).putInt(peer).putLong(done));
+        launch("rma_mp_producer", shape, stream, args.message(landing.deviceAddress(), src, bytes, flags.deviceAddress(),
+                acks.deviceAddress(), seq0, iterations, peer, done));
     }
 
     /**
@@ -382,9 +371,8 @@ public final class RmaKernels implements AutoCloseable {
         checkLl(landing, bytes, acks, seq0, iterations, peer, shape);
         checkLocal(src, "src");
         checkLocal(done, "done");
-        launch("rma_mp_ll_producer", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(landing.deviceAddress()).putLong(src).putLong(bytes).putLong(acks.deviceAddress())
-                .putLong(seq0).putLong(iterations).putInt(peer).putLong(done));
+        launch("rma_mp_ll_producer", shape, stream, args.message(landing.deviceAddress(), src, bytes, 0, acks.deviceAddress(),
+                seq0, iterations, peer, done));
     }
 
     /** Consumer side of {@link #messageProducerLl}; out (local) ends holding the payload. */
@@ -393,9 +381,8 @@ public final class RmaKernels implements AutoCloseable {
         checkLl(landing, bytes, acks, seq0, iterations, peer, shape);
         checkLocal(out, "out");
         checkSym(errors, 8, "errors");
-        launch("rma_mp_ll_consumer", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(landing.deviceAddress()).putLong(out).putLong(bytes).putLong(acks.deviceAddress())
-                .putLong(seq0).putLong(iterations).putInt(peer).putLong(errors.deviceAddress()));
+        launch("rma_mp_ll_consumer", shape, stream, args.message(landing.deviceAddress(), out, bytes, 0, acks.deviceAddress(),
+                seq0, iterations, peer, errors.deviceAddress()));
     }
 
     private void checkLl(SymTensor landing, long bytes, SymTensor acks, long seq0, long iterations, int peer,
@@ -420,10 +407,8 @@ public final class RmaKernels implements AutoCloseable {
         checkMessage(landing, bytes, flags, acks, seq0, iterations, peer, shape);
         checkLocal(out, "out");
         checkSym(errors, 8, "errors");
-        launch("rma_mp_consumer", shape, stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(landing.deviceAddress()).putLong(out).putLong(bytes).putLong(flags.deviceAddress())
-                .putLong(acks.deviceAddress()).putLong(seq0).putLong(iterations).putInt(peer)
-                .putLong(errors.deviceAddress()));
+        launch("rma_mp_consumer", shape, stream, args.message(landing.deviceAddress(), out, bytes, flags.deviceAddress(),
+                acks.deviceAddress(), seq0, iterations, peer, errors.deviceAddress()));
     }
 
     /** {@code rounds} flag round trips with rank {@code peer} (one thread); done (local uint64) += completed rounds. */
@@ -439,9 +424,8 @@ public final class RmaKernels implements AutoCloseable {
         checkSym(flag, 8, "flag");
         checkSequence(seq0, rounds, "rounds");
         checkLocal(done, "done");
-        launch(relaxed ? "rma_ping_pong_relaxed" : "rma_ping_pong", LaunchShape.of(1, 32), stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(flag.deviceAddress()).putLong(seq0).putLong(rounds).putInt(peer).putInt(initiator ? 1 : 0)
-                .putLong(done));
+        launch(relaxed ? "rma_ping_pong_relaxed" : "rma_ping_pong", LaunchShape.of(1, 32), stream,
+                args.pingPong(flag.deviceAddress(), seq0, rounds, peer, initiator, done));
     }
 
     // ---- helpers around timed runs -----------------------------------------------------------
@@ -457,15 +441,13 @@ public final class RmaKernels implements AutoCloseable {
         if (value < 1) {
             throw new IllegalArgumentException(label() + ": pairSync value must be >= 1, got " + value);
         }
-        launch("rma_pair_sync", LaunchShape.of(1, 32), stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(flags.deviceAddress()).putLong(value).putInt(peer));
+        launch("rma_pair_sync", LaunchShape.of(1, 32), stream, args.meet(flags.deviceAddress(), value, peer));
     }
 
     /** Holds {@code stream} until the uint64 at {@code hostWord} (mapped host memory) reaches {@code value}. */
     public synchronized void gate(long hostWord, long value, Stream stream) {
         checkLocal(hostWord, "hostWord");
-        launch("rma_gate", LaunchShape.of(1, 32), stream, args.clear().putBytes(ctx, DeviceContext.ALIGNMENT)
-                .putLong(hostWord).putLong(value));
+        launch("rma_gate", LaunchShape.of(1, 32), stream, args.meet(hostWord, value, -1));
     }
 
     /**
@@ -478,8 +460,7 @@ public final class RmaKernels implements AutoCloseable {
         checkLocal(a, "a");
         checkLocal(b, "b");
         checkLocal(result, "result");
-        launch("rma_compare", copyShape("rma_compare", bytes, 0, DEFAULT_THREADS), stream,
-                args.clear().putLong(a).putLong(b).putLong(bytes).putLong(result));
+        launch("rma_compare", copyShape("rma_compare", bytes, 0, DEFAULT_THREADS), stream, args.compare(a, b, bytes, result));
     }
 
     /** Checks out (local bf16) = sum over ranks of {@code in} (symmetric bf16), {@code count} elements; result as {@link #compare}. */
@@ -491,13 +472,12 @@ public final class RmaKernels implements AutoCloseable {
         checkLocal(out, "out");
         checkLocal(result, "result");
         launch("rma_check_allreduce_bf16", copyShape("rma_check_allreduce_bf16", count * 2, 0, DEFAULT_THREADS), stream,
-                args.clear().putBytes(ctx, DeviceContext.ALIGNMENT).putLong(in.deviceAddress()).putLong(out)
-                        .putLong(count).putLong(result));
+                args.allReduceCheck(in.deviceAddress(), out, count, result));
     }
 
     // ---- checks ----------------------------------------------------------------------------------
 
-    private void launch(String name, LaunchShape shape, Stream stream, KernelArgs packed) {
+    private void launch(String name, LaunchShape shape, Stream stream, iris_rma_bench_args packed) {
         if (shape == null || stream == null) {
             throw new IllegalArgumentException(label() + ": " + name + ": shape and stream must not be null");
         }
@@ -506,7 +486,7 @@ public final class RmaKernels implements AutoCloseable {
         }
         checkThreads(shape.blockX());
         Kernel k = module.kernel(name);
-        k.launch(shape, stream, packed);
+        k.launch(shape, stream, packed, false);
     }
 
     private void checkThreads(int threads) {

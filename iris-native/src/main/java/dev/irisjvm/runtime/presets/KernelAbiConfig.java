@@ -17,7 +17,7 @@ import org.bytedeco.javacpp.tools.InfoMapper;
 @Properties(
         value = @Platform(include = {"iris/abi/ctx.h", "iris/abi/core.h", "iris/abi/tma.h", "iris/abi/ccl.h", "iris/abi/gemm.h", "iris/abi/gemm_portable.h",
                 "iris/abi/fused.h",
-                "iris/abi/attention.h", "iris/abi/flash_decode.h", "iris/abi/moe.h"}),
+                "iris/abi/attention.h", "iris/abi/flash_decode.h", "iris/abi/moe.h", "iris/abi/rma_bench.h"}),
         target = "dev.irisjvm.runtime.abi",
         global = "dev.irisjvm.runtime.abi.global.KernelAbi")
 public class KernelAbiConfig implements InfoMapper {
@@ -25,7 +25,7 @@ public class KernelAbiConfig implements InfoMapper {
     public void map(InfoMap infoMap) {
         infoMap.put(new Info("IRIS_ABI_CTX_H", "IRIS_ABI_CORE_H", "IRIS_ABI_TMA_H", "IRIS_ABI_CCL_H", "IRIS_ABI_GEMM_H", "IRIS_ABI_GEMM_PORTABLE_H",
                 "IRIS_ABI_FUSED_H",
-                "IRIS_ABI_ATTENTION_H", "IRIS_ABI_FLASH_DECODE_H", "IRIS_ABI_MOE_H").cppTypes().annotations());
+                "IRIS_ABI_ATTENTION_H", "IRIS_ABI_FLASH_DECODE_H", "IRIS_ABI_MOE_H", "IRIS_ABI_RMA_BENCH_H").cppTypes().annotations());
         // Alignment is the C compiler's business: the JNI build computes the offsets Java uses.
         infoMap.put(new Info("IRIS_ABI_ALIGNED").cppText("#define IRIS_ABI_ALIGNED(n)"));
         // The layout checks are for the compilers; Java reads sizes from the generated classes.
