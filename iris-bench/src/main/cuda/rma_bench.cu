@@ -116,30 +116,12 @@ __device__ __forceinline__ uint64_t mix64(uint64_t x) {
 
 // ---- the copy loop ---------------------------------------------------------------------------
 
-/// dst[0, bytes) = fn(src[0, bytes)). Either side may be a peer's memory (already translated).
+/// out[0, bytes) = fn(in[0, bytes)). Either side may be a peer's memory (already translated).
 /// Each pass a thread loads kVecsInFlight words spaced one grid-width apart (each load
 /// instruction of a warp covers 512 contiguous bytes), then stores them; a short loop takes the
-/// words that do not fill a pass, and a byte loop the last bytes % 16.
-template <class Fn>
-__device__ __forceinline__ void copy_bytes(uint8_t* dst, const uint8_t* src, uint64_t bytes, Lanes l, Fn fn) {
-    const uint64_t words = bytes / 16;
-    auto* d = reinterpret_cast<vec16*>(dst);
-    const auto* s = reinterpret_cast<const vec16*>(src);
-    uint64_t i = l.lane;
-    for (; i + (kVecsInFlight - 1) * l.count < words; i += kVecsInFlight * l.count) {
-        vec16 v[kVecsInFlight];
-#pragma unroll
-        for (int u = 0; u < kVecsInFlight; ++u) v[u] = s[i + u * l.count];
-#pragma unroll
-        for (int u = 0; u < kVecsInFlight; ++u) d[i + u * l.count] = fn(v[u]);
-    }
-    for (; i < words; i += l.count) d[i] = fn(s[i]);
-    for (uint64_t b = words * 16 + l.lane; b < bytes; b += l.count) dst[b] = fn.byte(src[b], b);
-}
-
-/// Message consumption: out = fn(in) like copy_bytes, and, when `check` is set, counts the words
-/// whose new value differs from what `out` held (every message decodes to the same payload, so any
-/// difference is a stale or torn word).
+/// words that do not fill a pass, and a byte loop the last bytes % 16. Message consumption sets
+/// `check`: it counts the words whose new value differs from what `out` held (every message
+/// decodes to the same payload, so any difference is a stale or torn word).
 template <class Fn>
 __device__ __forceinline__ uint32_t consume_bytes(uint8_t* out, const uint8_t* in, uint64_t bytes, Lanes l, Fn fn,
                                                   bool check) {
@@ -170,6 +152,12 @@ __device__ __forceinline__ uint32_t consume_bytes(uint8_t* out, const uint8_t* i
         out[b] = decoded;
     }
     return wrong;
+}
+
+/// consume_bytes without the check: the copy loop of the bandwidth kernels and the producers.
+template <class Fn>
+__device__ __forceinline__ void copy_bytes(uint8_t* dst, const uint8_t* src, uint64_t bytes, Lanes l, Fn fn) {
+    consume_bytes(dst, src, bytes, l, fn, /*check=*/false);
 }
 
 /// The [begin, end) byte range of channel c when `bytes` are split over `channels`, each chunk a
@@ -268,22 +256,20 @@ extern "C" __global__ void rma_store(const IRIS_GRID_CONSTANT iris_rma_bench_arg
 /// split into world - 1 interleaved teams, one per peer, so every link is busy at once.
 extern "C" __global__ void rma_all_load(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
     const Ctx& ctx = args.ctx;
-    auto* dst = static_cast<uint8_t*>(args.dst);
-    const auto* src = static_cast<const uint8_t*>(args.src);
     const rma::Team team = rma::grid_team(ctx.world - 1);
     const int peer = rma::kth_peer(ctx, team.index);
-    rma::copy_bytes(dst + peer * args.stride, iris::translate(ctx, src, peer), args.bytes, team.lanes, rma::Identity{});
+    rma::copy_bytes(static_cast<uint8_t*>(args.dst) + peer * args.stride,
+                    iris::translate(ctx, static_cast<const uint8_t*>(args.src), peer), args.bytes, team.lanes, rma::Identity{});
 }
 
 /// For every peer p: rank p's dst (symmetric) + rank * stride = src (local), bytes each: every
 /// rank's slot in a peer's buffer is its own rank, so all ranks may run this at once.
 extern "C" __global__ void rma_all_store(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
     const Ctx& ctx = args.ctx;
-    auto* dst = static_cast<uint8_t*>(args.dst);
-    const auto* src = static_cast<const uint8_t*>(args.src);
     const rma::Team team = rma::grid_team(ctx.world - 1);
     const int peer = rma::kth_peer(ctx, team.index);
-    rma::copy_bytes(iris::translate(ctx, dst + ctx.rank * args.stride, peer), src, args.bytes, team.lanes, rma::Identity{});
+    rma::copy_bytes(iris::translate(ctx, static_cast<uint8_t*>(args.dst) + ctx.rank * args.stride, peer),
+                    static_cast<const uint8_t*>(args.src), args.bytes, team.lanes, rma::Identity{});
 }
 
 /// dst = src, bytes, both local: the SM copy baseline (same loop, no link).
@@ -437,32 +423,35 @@ extern "C" __global__ void rma_mp_producer(const IRIS_GRID_CONSTANT iris_rma_ben
     });
 }
 
-/// landing and flags are this rank's (symmetric); acks and result (errors) are the producer's
-/// (symmetric); dst (out) is local and ends holding the payload. Words that differ between
-/// consecutive messages are added to the producer's errors, so the producer's rank can report them.
-extern "C" __global__ void rma_mp_consumer(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
-    const Ctx& ctx = args.ctx;
-    const auto* landing = static_cast<const uint8_t*>(args.landing);
-    auto* out = static_cast<uint8_t*>(args.dst);
-    auto* flags = static_cast<uint64_t*>(args.flags);
-    auto* acks = static_cast<uint64_t*>(args.acks);
-    const uint64_t seq0 = args.seq0;
-    const uint64_t iterations = args.iterations;
-    const int peer = args.peer;
+namespace rma {
+/// landing and flags are this rank's (symmetric); acks and errors are the producer's (symmetric);
+/// out is local and ends holding the payload. Words that differ between consecutive messages are
+/// added to the producer's errors, so the producer's rank can report them.
+__device__ __forceinline__ void mp_consumer(const Ctx& ctx, const uint8_t* landing, uint8_t* out, uint64_t bytes,
+                                            uint64_t* flags, uint64_t* acks, uint64_t seq0, uint64_t iterations, int peer,
+                                            unsigned long long* errors) {
     __shared__ int ok;
     const unsigned c = blockIdx.x;
-    const rma::Range r = rma::channel_range(args.bytes, c, gridDim.x);
+    const Range r = channel_range(bytes, c, gridDim.x);
     uint32_t wrong = 0;
     for (uint64_t s = seq0 + 1; s <= seq0 + iterations; ++s) {
-        if (threadIdx.x == 0) ok = iris::wait_until(ctx, flags + c, iris::Cmp::ge, s, rma::kSiteConsumerFlag, peer);
+        if (threadIdx.x == 0) ok = iris::wait_until(ctx, flags + c, iris::Cmp::ge, s, kSiteConsumerFlag, peer);
         __syncthreads();
         if (!ok) break;
-        wrong += rma::consume_bytes(out + r.begin, landing + r.begin, r.end - r.begin, rma::block_lanes(),
-                                    rma::XorTag{rma::message_tag(s)}, /*check=*/s > 1);
+        wrong += consume_bytes(out + r.begin, landing + r.begin, r.end - r.begin, block_lanes(), XorTag{message_tag(s)},
+                               /*check=*/s > 1);
         __syncthreads();  // every thread has read its words before the producer may overwrite them
         if (threadIdx.x == 0) iris::signal(ctx, acks + c, s, peer);
     }
-    if (wrong) iris::atomic_add(ctx, static_cast<unsigned long long*>(args.result), static_cast<unsigned long long>(wrong), peer);
+    if (wrong) iris::atomic_add(ctx, errors, static_cast<unsigned long long>(wrong), peer);
+}
+}  // namespace rma
+
+/// rma::mp_consumer with out = dst and errors = result.
+extern "C" __global__ void rma_mp_consumer(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    rma::mp_consumer(args.ctx, static_cast<const uint8_t*>(args.landing), static_cast<uint8_t*>(args.dst), args.bytes,
+                     static_cast<uint64_t*>(args.flags), static_cast<uint64_t*>(args.acks), args.seq0, args.iterations,
+                     args.peer, static_cast<unsigned long long*>(args.result));
 }
 
 // ---- message passing, flags inline (LL) ----------------------------------------------------------
@@ -490,24 +479,19 @@ extern "C" __global__ void rma_mp_ll_producer(const IRIS_GRID_CONSTANT iris_rma_
     });
 }
 
-extern "C" __global__ void rma_mp_ll_consumer(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
-    const Ctx& ctx = args.ctx;
-    const auto* landing = static_cast<const uint64_t*>(args.landing);
-    auto* out = static_cast<uint32_t*>(args.dst);
-    auto* acks = static_cast<uint64_t*>(args.acks);
-    const uint64_t seq0 = args.seq0;
-    const uint64_t iterations = args.iterations;
-    const int peer = args.peer;
+namespace rma {
+__device__ __forceinline__ void mp_ll_consumer(const Ctx& ctx, const uint64_t* landing, uint32_t* out, uint64_t bytes,
+                                               uint64_t* acks, uint64_t seq0, uint64_t iterations, int peer,
+                                               unsigned long long* errors) {
     __shared__ int ok;
     const unsigned c = blockIdx.x;
-    const rma::Range r = rma::channel_range(args.bytes, c, gridDim.x);
+    const Range r = channel_range(bytes, c, gridDim.x);
     uint32_t wrong = 0;
     for (uint64_t s = seq0 + 1; s <= seq0 + iterations; ++s) {
         if (threadIdx.x == 0) ok = 1;
         __syncthreads();
         for (uint64_t w = r.begin / 4 + threadIdx.x; w < r.end / 4; w += blockDim.x) {
-            if (!iris::wait_until<iris::Order::relaxed>(ctx, landing + w, iris::Cmp::ge, s << 32, rma::kSiteConsumerFlag,
-                                                        peer)) {
+            if (!iris::wait_until<iris::Order::relaxed>(ctx, landing + w, iris::Cmp::ge, s << 32, kSiteConsumerFlag, peer)) {
                 ok = 0;
                 break;
             }
@@ -519,7 +503,14 @@ extern "C" __global__ void rma_mp_ll_consumer(const IRIS_GRID_CONSTANT iris_rma_
         if (!ok) break;
         if (threadIdx.x == 0) iris::signal<iris::Order::relaxed>(ctx, acks + c, s, peer);
     }
-    if (wrong) iris::atomic_add(ctx, static_cast<unsigned long long*>(args.result), static_cast<unsigned long long>(wrong), peer);
+    if (wrong) iris::atomic_add(ctx, errors, static_cast<unsigned long long>(wrong), peer);
+}
+}  // namespace rma
+
+extern "C" __global__ void rma_mp_ll_consumer(const IRIS_GRID_CONSTANT iris_rma_bench_args args) {
+    rma::mp_ll_consumer(args.ctx, static_cast<const uint64_t*>(args.landing), static_cast<uint32_t*>(args.dst), args.bytes,
+                        static_cast<uint64_t*>(args.acks), args.seq0, args.iterations, args.peer,
+                        static_cast<unsigned long long*>(args.result));
 }
 
 // ---- ping-pong ---------------------------------------------------------------------------------
