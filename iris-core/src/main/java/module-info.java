@@ -13,7 +13,8 @@
  * DType, the exceptions), {@code dev.irisjvm.core.gpu} (streams, events, graphs, devices) and
  * {@code dev.irisjvm.core.env} (where a process sits in its job, as its launcher says).
  * {@code dev.irisjvm.core.internal} (native calls, kernel launching, memory copies) is for
- * iris-kernels only; the allocator and the rendezvous are not exported.
+ * iris-kernels, and iris-bench, which launches kernels of its own; the allocator and the
+ * rendezvous are not exported.
  */
 module dev.irisjvm.core {
     requires dev.irisjvm.runtime;
@@ -25,5 +26,5 @@ module dev.irisjvm.core {
     exports dev.irisjvm.core;
     exports dev.irisjvm.core.env;
     exports dev.irisjvm.core.gpu;
-    exports dev.irisjvm.core.internal to dev.irisjvm.kernels;
+    exports dev.irisjvm.core.internal to dev.irisjvm.kernels, dev.irisjvm.bench;
 }

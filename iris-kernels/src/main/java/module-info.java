@@ -8,9 +8,10 @@
  * }
  * }</pre>
  *
- * The kernel library and its tensor-map cache ({@code dev.irisjvm.kernels}) are not exported; nor
- * are the benchmark kernels ({@code dev.irisjvm.kernels.rma}) or the NCCL communicators under the
- * world collectives ({@code dev.irisjvm.kernels.nccl}).
+ * The kernel library and its tensor-map cache ({@code dev.irisjvm.kernels}), the NCCL communicators
+ * under the world collectives ({@code dev.irisjvm.kernels.nccl}) and the vendor baselines the
+ * kernels are measured against ({@code dev.irisjvm.kernels.baselines}: cuBLAS, cuBLASLt, NCCL) are
+ * exported to iris-bench alone.
  */
 module dev.irisjvm.kernels {
     requires transitive dev.irisjvm.core;
@@ -23,6 +24,10 @@ module dev.irisjvm.kernels {
     exports dev.irisjvm.kernels.fused;
     exports dev.irisjvm.kernels.gemm;
     exports dev.irisjvm.kernels.moe;
+    // For iris-bench only: the kernel library its sweeps open, the NCCL communicators and the baselines it times.
+    exports dev.irisjvm.kernels to dev.irisjvm.bench;
+    exports dev.irisjvm.kernels.baselines to dev.irisjvm.bench;
+    exports dev.irisjvm.kernels.nccl to dev.irisjvm.bench;
 
     // The fatbins beside KernelLibrary, which iris-core's KernelModule reads.
     opens dev.irisjvm.kernels to dev.irisjvm.core;

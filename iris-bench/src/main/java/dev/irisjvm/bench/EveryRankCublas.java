@@ -1,8 +1,8 @@
 package dev.irisjvm.bench;
 
 import dev.irisjvm.core.Iris;
-import dev.irisjvm.kernels.ccl.NcclComm;
-import dev.irisjvm.kernels.gemm.CublasGemm;
+import dev.irisjvm.kernels.baselines.CublasGemm;
+import dev.irisjvm.kernels.baselines.NcclComm;
 import java.util.function.Consumer;
 
 /**

@@ -32,7 +32,7 @@ import dev.irisjvm.kernels.attention.FlashDecodeProblem;
 import dev.irisjvm.kernels.attention.RingAttention;
 import dev.irisjvm.kernels.attention.RingStep;
 import dev.irisjvm.kernels.attention.Sharding;
-import dev.irisjvm.kernels.ccl.NcclComm;
+import dev.irisjvm.kernels.baselines.NcclComm;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;

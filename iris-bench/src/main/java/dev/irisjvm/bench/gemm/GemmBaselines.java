@@ -1,8 +1,8 @@
 package dev.irisjvm.bench.gemm;
 
 import dev.irisjvm.core.gpu.Stream;
-import dev.irisjvm.kernels.gemm.CublasGemm;
-import dev.irisjvm.kernels.gemm.CublasLtGemm;
+import dev.irisjvm.kernels.baselines.CublasGemm;
+import dev.irisjvm.kernels.baselines.CublasLtGemm;
 
 /**
  * The GEMM sweep's baselines, each there or not with the reason: cuBLAS's {@code cublasGemmEx}

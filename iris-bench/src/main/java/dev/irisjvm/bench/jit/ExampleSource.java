@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.jit;
 
+import dev.irisjvm.examples.Example11TrainingStep;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -31,7 +32,7 @@ public record ExampleSource(String name, String text) {
     public static final List<String> NAMES = List.of("01_load.cu", "02_store.cu", "03_get_put_copy.cu", "04_atomics.cu",
             "05_message_passing.cu", "06_all_reduce.cu", "07_checked_mode.cu", "08_gemm_all_scatter.cu", "10_overlap_styles.cu",
             "11_training_step.cu");
-    /** Where the examples keep them, on the class path. */
+    /** Where the examples keep them: their package's folder in iris-examples' jar. */
     public static final String FOLDER = "dev/irisjvm/examples/";
     private static final Pattern FILE_NAME = Pattern.compile("([0-9]{2})_([a-z0-9_]+)\\.cu");
     /** An {@code extern "C"} kernel's name: after its return type and launch bounds, before its parameters. */
@@ -44,12 +45,15 @@ public record ExampleSource(String name, String text) {
         }
     }
 
-    /** The source {@code name} as the examples' jar (or classes folder) on this class path holds it. */
+    /**
+     * The source {@code name} as the examples' jar (or classes folder) holds it. Read through the
+     * examples' module, which on the class path is the unnamed one (its class loader finds the file)
+     * and on the module path is {@code dev.irisjvm.examples}, which opens the package to this one.
+     */
     public static ExampleSource onClassPath(String name) {
-        try (InputStream in = ExampleSource.class.getClassLoader().getResourceAsStream(FOLDER + name)) {
+        try (InputStream in = Example11TrainingStep.class.getModule().getResourceAsStream(FOLDER + name)) {
             if (in == null) {
-                throw new IllegalStateException(FOLDER + name + " is not on the class path (iris-examples' jar is a dependency of "
-                        + "iris-bench)");
+                throw new IllegalStateException(FOLDER + name + " is not in iris-examples' jar (a dependency of iris-bench)");
             }
             return new ExampleSource(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
         } catch (IOException e) {
@@ -57,7 +61,7 @@ public record ExampleSource(String name, String text) {
         }
     }
 
-    /** Every source of {@link #NAMES} from the class path. */
+    /** Every source of {@link #NAMES} from iris-examples' jar. */
     public static List<ExampleSource> allOnClassPath() {
         return NAMES.stream().map(ExampleSource::onClassPath).toList();
     }

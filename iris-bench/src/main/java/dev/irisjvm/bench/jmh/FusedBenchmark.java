@@ -2,11 +2,11 @@ package dev.irisjvm.bench.jmh;
 
 import dev.irisjvm.bench.fused.FusedShape;
 import dev.irisjvm.bench.fused.FusedWorkload;
-import dev.irisjvm.kernels.ccl.NcclComm;
+import dev.irisjvm.kernels.baselines.CublasGemm;
+import dev.irisjvm.kernels.baselines.NcclComm;
 import dev.irisjvm.kernels.fused.FusedConfig;
 import dev.irisjvm.kernels.fused.FusedGemm;
 import dev.irisjvm.kernels.fused.FusedOp;
-import dev.irisjvm.kernels.gemm.CublasGemm;
 import java.util.Locale;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;

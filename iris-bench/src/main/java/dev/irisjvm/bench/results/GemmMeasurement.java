@@ -24,7 +24,7 @@ import java.util.List;
  * @param check          "ok" when the output matched cuBLAS's within the stated tolerance, "reference" for
  *                       cuBLAS itself, "not checked (...)" without cuBLAS, else what was wrong
  * @param roundMediansUs each round's median, in the order of the rounds; null in sweeps from before rounds
- * @param algorithm      for cuBLASLt, the algorithm its heuristic chose (dev.irisjvm.kernels.gemm.CublasLtAlgorithm's
+ * @param algorithm      for cuBLASLt, the algorithm its heuristic chose (dev.irisjvm.kernels.baselines.CublasLtAlgorithm's
  *                       text); for Iris, its schedule on the GPU (Gemm.schedule: whole tiles or stream-K); null
  *                       otherwise, and in sweeps from before Iris recorded it
  */

@@ -4,7 +4,7 @@ import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.DeviceContext;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.kernels.ccl.NcclComm;
+import dev.irisjvm.kernels.baselines.NcclComm;
 import dev.irisjvm.kernels.ccl.ReduceOp;
 
 /**

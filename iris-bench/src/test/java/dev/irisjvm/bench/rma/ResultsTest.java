@@ -1,12 +1,12 @@
 package dev.irisjvm.bench.rma;
 
-import dev.irisjvm.bench.RunRecord;
-import dev.irisjvm.kernels.ccl.NcclComm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.bench.RunRecord;
 import dev.irisjvm.bench.results.Measurement;
+import dev.irisjvm.kernels.baselines.NcclComm;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -16,6 +16,7 @@ import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.ScenarioConfigs;
 import dev.irisjvm.kernels.TeamScenarios;
+import dev.irisjvm.kernels.baselines.NcclComm;
 import dev.irisjvm.kernels.ccl.CclReference.Accumulator;
 import dev.irisjvm.kernels.ccl.CclReference.Rounding;
 import java.nio.ByteBuffer;

@@ -8,6 +8,8 @@ import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.TeamScenarios;
+import dev.irisjvm.kernels.baselines.NcclComm;
+import dev.irisjvm.kernels.baselines.NcclWindows;
 import dev.irisjvm.kernels.ccl.CclReference.Accumulator;
 import java.util.Arrays;
 

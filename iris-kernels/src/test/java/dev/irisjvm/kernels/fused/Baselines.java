@@ -4,9 +4,9 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Resources;
-import dev.irisjvm.kernels.ccl.NcclComm;
+import dev.irisjvm.kernels.baselines.CublasGemm;
+import dev.irisjvm.kernels.baselines.NcclComm;
 import dev.irisjvm.kernels.ccl.ReduceOp;
-import dev.irisjvm.kernels.gemm.CublasGemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 
 /**

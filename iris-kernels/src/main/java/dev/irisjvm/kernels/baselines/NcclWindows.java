@@ -1,7 +1,6 @@
-package dev.irisjvm.kernels.ccl;
+package dev.irisjvm.kernels.baselines;
 
 import dev.irisjvm.core.Iris;
-import dev.irisjvm.kernels.DevicePointer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -143,6 +142,7 @@ public final class NcclWindows implements AutoCloseable {
         return v[0] >= MIN_VERSION ? null : NcclComm.formatVersion(v[0]) + " has no symmetric kernels (they need NCCL 2.27 or later)";
     }
 
+    /** Whether every rank holds its windows; otherwise {@link #refusal()} and {@link #reason()} say why not. */
     public boolean available() {
         return refusal == null;
     }

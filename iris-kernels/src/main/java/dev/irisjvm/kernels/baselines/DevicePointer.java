@@ -1,4 +1,4 @@
-package dev.irisjvm.kernels;
+package dev.irisjvm.kernels.baselines;
 
 import org.bytedeco.javacpp.Pointer;
 
@@ -10,8 +10,8 @@ import org.bytedeco.javacpp.Pointer;
  * ncclSend(new DevicePointer(tensor.deviceAddress()), bytes, ncclUint8, peer, comm, stream);
  * }</pre>
  */
-public final class DevicePointer extends Pointer {
-    public DevicePointer(long address) {
+final class DevicePointer extends Pointer {
+    DevicePointer(long address) {
         this.address = address;
     }
 }

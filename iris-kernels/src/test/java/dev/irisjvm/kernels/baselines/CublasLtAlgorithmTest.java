@@ -1,4 +1,4 @@
-package dev.irisjvm.kernels.gemm;
+package dev.irisjvm.kernels.baselines;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,9 +1,9 @@
-package dev.irisjvm.kernels.ccl;
+package dev.irisjvm.kernels.baselines;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.gpu.Stream;
-import dev.irisjvm.kernels.DevicePointer;
+import dev.irisjvm.kernels.ccl.ReduceOp;
 import dev.irisjvm.kernels.nccl.NcclTypes;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -16,9 +16,8 @@ import org.bytedeco.javacpp.Loader;
 import org.bytedeco.javacpp.Pointer;
 
 /**
- * NCCL over all ranks, the reference the GPU tests and the benchmarks (iris-bench, through this
- * test-jar) compare with, through the JavaCPP CUDA presets: point-to-point send/recv and the
- * collectives on device addresses, enqueued on this library's stream so that CUDA events and graph
+ * NCCL over all ranks, the reference the GPU tests and the benchmarks (iris-bench) compare with,
+ * through the JavaCPP CUDA presets: point-to-point send/recv and the collectives on device addresses, enqueued on this library's stream so that CUDA events and graph
  * capture treat them like the iris kernels; all-to-all is a group of ncclSend/ncclRecv to every
  * rank, itself included, as nccl-tests does it. Rank 0 makes the unique id, {@link Iris#broadcast(byte[], int)} carries its
  * 128 bytes, every rank calls ncclCommInitRank. Where NCCL cannot be loaded or initialized on some
@@ -139,10 +138,12 @@ public final class NcclComm implements AutoCloseable {
         return null;
     }
 
+    /** Whether NCCL loaded and every rank's communicator was made; otherwise {@link #reason()} says why not. */
     public boolean available() {
         return comm != null;
     }
 
+    /** Why NCCL is unavailable ("rank r: ..."), or null where {@link #available()}. */
     public String reason() {
         return reason;
     }
@@ -168,14 +169,17 @@ public final class NcclComm implements AutoCloseable {
         }
     }
 
+    /** ncclAllReduce of {@code count} elements from {@code in} into {@code out}. */
     public void allReduce(long in, long out, long count, DType t, ReduceOp op, Stream s) {
         check(nccl.ncclAllReduce(ptr(in), ptr(out), count, NcclTypes.type(t), NcclTypes.op(op), comm(), cuda(s)), "ncclAllReduce");
     }
 
+    /** ncclReduceScatter: each rank receives {@code recvCount} elements of the reduction. */
     public void reduceScatter(long in, long out, long recvCount, DType t, ReduceOp op, Stream s) {
         check(nccl.ncclReduceScatter(ptr(in), ptr(out), recvCount, NcclTypes.type(t), NcclTypes.op(op), comm(), cuda(s)), "ncclReduceScatter");
     }
 
+    /** ncclAllGather: every rank's {@code sendCount} elements into {@code out}, in rank order. */
     public void allGather(long in, long out, long sendCount, DType t, Stream s) {
         check(nccl.ncclAllGather(ptr(in), ptr(out), sendCount, NcclTypes.type(t), comm(), cuda(s)), "ncclAllGather");
     }
@@ -223,6 +227,7 @@ public final class NcclComm implements AutoCloseable {
         allToAllV(in, counts, displs, out, counts, displs, t, s);
     }
 
+    /** ncclBroadcast of {@code count} elements from rank {@code root}'s {@code send} into every rank's {@code recv}. */
     public void broadcast(long send, long recv, long count, DType t, int root, Stream s) {
         check(nccl.ncclBroadcast(ptr(send), ptr(recv), count, NcclTypes.type(t), root, comm(), cuda(s)), "ncclBroadcast");
     }

@@ -1,6 +1,9 @@
-package dev.irisjvm.kernels.gemm;
+package dev.irisjvm.kernels.baselines;
 
 import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.gemm.GemmALayout;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.kernels.gemm.GemmLayouts;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.Locale;

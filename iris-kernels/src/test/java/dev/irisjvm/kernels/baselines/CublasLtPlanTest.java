@@ -1,10 +1,13 @@
-package dev.irisjvm.kernels.gemm;
+package dev.irisjvm.kernels.baselines;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.irisjvm.core.DType;
-import dev.irisjvm.kernels.gemm.CublasLtPlan.ColumnMajor;
-import dev.irisjvm.kernels.gemm.CublasLtPlan.Problem;
+import dev.irisjvm.kernels.baselines.CublasLtPlan.ColumnMajor;
+import dev.irisjvm.kernels.baselines.CublasLtPlan.Problem;
+import dev.irisjvm.kernels.gemm.GemmALayout;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.kernels.gemm.GemmLayouts;
 import java.util.Random;
 import org.bytedeco.cuda.global.cublas;
 import org.junit.jupiter.api.Test;

@@ -1,11 +1,13 @@
-package dev.irisjvm.kernels.gemm;
+package dev.irisjvm.kernels.baselines;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.gpu.DeviceMemory;
 import dev.irisjvm.core.gpu.NativeResource;
 import dev.irisjvm.core.gpu.Stream;
-import dev.irisjvm.kernels.DevicePointer;
-import dev.irisjvm.kernels.gemm.CublasLtPlan.Problem;
+import dev.irisjvm.kernels.baselines.CublasLtPlan.Problem;
+import dev.irisjvm.kernels.gemm.GemmALayout;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.kernels.gemm.GemmLayouts;
 import java.util.HashMap;
 import java.util.Map;
 import org.bytedeco.cuda.cublas.cublasLtContext;
@@ -28,7 +30,7 @@ import org.bytedeco.javacpp.PointerPointer;
  * <p>Operands as in CublasGemm (C^T = B^T A^T in column-major terms; see {@link
  * CublasLtPlan.ColumnMajor}); C is read when accumulating and written in place.
  *
- * <p>Also the cuBLASLt baseline of iris-bench's GEMM sweep, which uses it from this module's test-jar.
+ * <p>Also the cuBLASLt baseline of iris-bench's GEMM sweep.
  *
  * <pre>{@code
  * try (CublasLtGemm lt = CublasLtGemm.open(stream, CublasLtGemm.DEFAULT_WORKSPACE_BYTES)) {

@@ -1,8 +1,10 @@
-package dev.irisjvm.kernels.gemm;
+package dev.irisjvm.kernels.baselines;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.gpu.Stream;
-import dev.irisjvm.kernels.DevicePointer;
+import dev.irisjvm.kernels.gemm.GemmALayout;
+import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.kernels.gemm.GemmLayouts;
 import org.bytedeco.cuda.cublas.cublasContext;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.global.cublas;
@@ -20,8 +22,7 @@ import org.bytedeco.javacpp.Loader;
  * = B^T A^T. Row-major A (M x K, ld K) is column-major A^T (K x M); a KN B (K x N, ld N) is
  * column-major B^T (N x K), used as it is; an NK B (N x K, ld K) is column-major K x N, transposed.
  *
- * <p>Also the cuBLAS baseline of iris-bench's GEMM and fused sweeps, which use it from this module's
- * test-jar.
+ * <p>Also the cuBLAS baseline of iris-bench's GEMM and fused sweeps.
  *
  * <pre>{@code
  * try (CublasGemm cublas = CublasGemm.open(stream)) {

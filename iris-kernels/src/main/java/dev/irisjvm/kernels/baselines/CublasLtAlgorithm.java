@@ -1,4 +1,4 @@
-package dev.irisjvm.kernels.gemm;
+package dev.irisjvm.kernels.baselines;
 
 import java.util.Locale;
 
