@@ -19,6 +19,7 @@
  */
 module dev.irisjvm.bench {
     requires dev.irisjvm.kernels;
+    requires dev.irisjvm.runtime;  // the RMA kernels' argument struct (iris/abi/rma_bench.h)
     requires dev.irisjvm.examples;
     requires org.bytedeco.javacpp;
     requires com.fasterxml.jackson.databind;

@@ -9,9 +9,10 @@ module dev.irisjvm.runtime {
 
     exports dev.irisjvm.runtime to dev.irisjvm.core;
     exports dev.irisjvm.runtime.global to dev.irisjvm.core;
-    // The kernel interface (iris/abi/*.h): the context for iris-core, each family's struct for its kernels.
-    exports dev.irisjvm.runtime.abi to dev.irisjvm.core, dev.irisjvm.kernels;
-    exports dev.irisjvm.runtime.abi.global to dev.irisjvm.core, dev.irisjvm.kernels;
+    // The kernel interface (iris/abi/*.h): the context for iris-core, each family's struct for its kernels
+    // (iris-bench's for the RMA benchmark kernels).
+    exports dev.irisjvm.runtime.abi to dev.irisjvm.core, dev.irisjvm.kernels, dev.irisjvm.bench;
+    exports dev.irisjvm.runtime.abi.global to dev.irisjvm.core, dev.irisjvm.kernels, dev.irisjvm.bench;
 
     // The core kernels' fatbins, which iris-core's KernelModule reads.
     opens dev.irisjvm.runtime.kernels to dev.irisjvm.core;

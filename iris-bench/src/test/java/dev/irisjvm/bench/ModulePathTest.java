@@ -77,22 +77,23 @@ class ModulePathTest {
     }
 
     /**
-     * This test's class path less JUnit and the test classes: iris-bench's classes folder (with its
-     * module-info.class) and the jars it runs with, as {@code iris-bench/target/lib} holds them.
+     * This test's class path less JUnit, the test classes and the test jars (iris-core's, which shares
+     * its packages): iris-bench's classes folder (with its module-info.class) and the jars it runs
+     * with, as {@code iris-bench/target/lib} holds them.
      */
     private static List<Path> modulePath() {
         List<Path> path = new ArrayList<>();
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
             Path p = Path.of(entry);
             boolean module = entry.endsWith(".jar") ? Files.isRegularFile(p) : Files.exists(p.resolve("module-info.class"));
-            if (module && !isJUnit(p.getFileName().toString())) {
+            if (module && !isTestOnly(p.getFileName().toString())) {
                 path.add(p);
             }
         }
         return path;
     }
 
-    private static boolean isJUnit(String jar) {
-        return jar.startsWith("junit-") || jar.startsWith("opentest4j-") || jar.startsWith("apiguardian-");
+    private static boolean isTestOnly(String jar) {
+        return jar.startsWith("junit-") || jar.startsWith("opentest4j-") || jar.startsWith("apiguardian-") || jar.endsWith("-tests.jar");
     }
 }

@@ -3,7 +3,7 @@ package dev.irisjvm.bench.rma;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.irisjvm.core.internal.AbiLayout;
-import dev.irisjvm.kernels.ContextBytes;
+import dev.irisjvm.core.testing.ContextBytes;
 import dev.irisjvm.runtime.abi.iris_rma_bench_args;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,6 @@
 package dev.irisjvm.kernels.attention;
 
-import dev.irisjvm.kernels.ContextBytes;
+import dev.irisjvm.core.testing.ContextBytes;
 import static dev.irisjvm.kernels.OperandAddresses.ACC;
 import static dev.irisjvm.kernels.OperandAddresses.K;
 import static dev.irisjvm.kernels.OperandAddresses.K2;

@@ -3,7 +3,7 @@ package dev.irisjvm.kernels.ccl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.irisjvm.core.gpu.Platform;
-import dev.irisjvm.kernels.ContextBytes;
+import dev.irisjvm.core.testing.ContextBytes;
 import dev.irisjvm.kernels.FatbinKernels;
 import dev.irisjvm.runtime.abi.iris_ccl_args;
 import org.junit.jupiter.api.Test;

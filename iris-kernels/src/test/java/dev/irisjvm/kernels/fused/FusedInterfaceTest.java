@@ -1,6 +1,6 @@
 package dev.irisjvm.kernels.fused;
 
-import dev.irisjvm.kernels.ContextBytes;
+import dev.irisjvm.core.testing.ContextBytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

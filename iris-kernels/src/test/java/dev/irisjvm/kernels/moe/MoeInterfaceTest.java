@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.internal.AbiLayout;
-import dev.irisjvm.kernels.ContextBytes;
+import dev.irisjvm.core.testing.ContextBytes;
 import dev.irisjvm.kernels.FatbinKernels;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import dev.irisjvm.runtime.abi.iris_moe_args;

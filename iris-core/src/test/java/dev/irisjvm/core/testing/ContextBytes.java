@@ -1,4 +1,4 @@
-package dev.irisjvm.kernels;
+package dev.irisjvm.core.testing;
 
 import dev.irisjvm.runtime.abi.iris_ctx;
 import org.bytedeco.javacpp.BytePointer;
