@@ -28,7 +28,9 @@ import picocli.CommandLine.Mixin;
  * <p>Every rank runs the same loop; during a point only its issuer runs (both ranks of the pair for
  * message passing, ping-pong and send/recv, every rank for all-reduce), and the ranks meet on the
  * host between points. A point that fails (a mismatch, a device timeout, a CUDA error) records
- * why in its {@code check} and the sweep goes on. Exit code: 0, or 3 if any check failed.
+ * why in its {@code check} and the sweep goes on. Exit code: 0, or 3 if any check failed. With
+ * {@code --check-only} every point runs once for its check, on ranks that share a GPU too, and
+ * only the checks are printed.
  */
 @Command(name = "RmaSweep", mixinStandardHelpOptions = true,
         description = "Remote-memory-access microbenchmarks of Iris for the JVM, with copy-engine, local and NCCL baselines.")
@@ -52,7 +54,7 @@ public final class RmaSweep extends SweepCommand {
     }
 
     private int measure(Iris iris, RmaKernels kernels) throws Exception {
-        if (SharedGpu.refuses(iris, name())) {
+        if (!options.checkOnly() && SharedGpu.refuses(iris, name())) {
             return SharedGpu.EXIT_SHARED_GPU;
         }
         requireTwoRanks(iris);
@@ -76,6 +78,14 @@ public final class RmaSweep extends SweepCommand {
             ncclVersion = ncclBench.openedVersion();
             results = ctx.log().gather(iris);
         }
+        long failed = results.stream().filter(RmaSweep::failedCheck).count();
+        if (options.checkOnly()) {
+            if (iris.rank() == 0) {
+                results.forEach(m -> System.out.println(m.op() + " " + m.impl() + " " + SizeList.format(m.bytes()) + " rank "
+                        + m.issuer() + " -> " + m.peer() + ": " + m.check()));
+            }
+            return checked(failed, "point(s) failed their check");
+        }
         if (ncclVersion == null) {
             ncclVersion = NcclComm.loadedVersion();
         }
@@ -86,7 +96,7 @@ public final class RmaSweep extends SweepCommand {
             System.out.print(ResultTable.format(results));
         }
         write(iris, options.out(), sweep::write, results.size() + " measurements");
-        return checked(results.stream().filter(RmaSweep::failedCheck).count(), "measurement(s) failed their check");
+        return checked(failed, "measurement(s) failed their check");
     }
 
     static boolean failedCheck(Measurement m) {

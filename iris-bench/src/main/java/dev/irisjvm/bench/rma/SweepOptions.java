@@ -53,6 +53,10 @@ public final class SweepOptions {
             + "ping_pong, copy_engine, local_copy, send_recv, all_reduce.")
     String ops;
 
+    @Option(names = "--check-only", description = "Every point once, without warm-up, for its check alone: allowed where "
+            + "ranks share a GPU; nothing is timed or written, a table of the checks is printed.")
+    boolean checkOnly;
+
     @Option(names = "--out", defaultValue = "rma-sweep.json", description = "JSON results, written by rank 0 (default: ${DEFAULT-VALUE}).")
     Path out;
 
@@ -163,9 +167,9 @@ public final class SweepOptions {
         return sweep.sizes(mpMinBytes, mpMaxBytes);
     }
 
-    /** Timed repetitions for a payload. */
+    /** Timed repetitions for a payload (one with --check-only). */
     public int repsFor(long bytes) {
-        return bytes >= largeBytes ? Math.min(reps, largeReps) : reps;
+        return checkOnly ? 1 : bytes >= largeBytes ? Math.min(reps, largeReps) : reps;
     }
 
     /** Messages per message_passing launch for a message size. */
@@ -183,7 +187,11 @@ public final class SweepOptions {
     }
 
     public int warmup() {
-        return warmup;
+        return checkOnly ? 0 : warmup;
+    }
+
+    public boolean checkOnly() {
+        return checkOnly;
     }
 
     public Path out() {

@@ -41,6 +41,17 @@ class SweepOptionsTest {
     }
 
     @Test
+    void checkOnlyRunsEveryPointOnceWithoutWarmUp() {
+        SweepOptions o = OPTIONS.valid("--check-only", "--reps", "7", "--warmup", "2");
+        assertTrue(o.checkOnly());
+        assertEquals(1, o.repsFor(4096));
+        assertEquals(1, o.repsFor(1L << 30));
+        assertEquals(0, o.warmup());
+        assertFalse(OPTIONS.valid().checkOnly());
+        assertEquals(2, OPTIONS.valid("--warmup", "2").warmup());
+    }
+
+    @Test
     void autoHeapFitsTheAllPeerBuffers() {
         SweepOptions o = OPTIONS.parse("--max-bytes", "1g");
         assertEquals(3L * (1L << 30) + (64L << 20), o.heapBytes(2));
