@@ -53,8 +53,8 @@ public final class SweepOptions {
             + "ping_pong, copy_engine, local_copy, send_recv, all_reduce.")
     String ops;
 
-    @Option(names = "--check-only", description = "Every point once, without warm-up, for its check alone: allowed where "
-            + "ranks share a GPU; nothing is timed or written, a table of the checks is printed.")
+    @Option(names = "--check-only", description = "Every point once, without warm-up or gate, for its check alone: allowed "
+            + "where ranks share a GPU; nothing is timed or written, the checks are printed.")
     boolean checkOnly;
 
     @Option(names = "--out", defaultValue = "rma-sweep.json", description = "JSON results, written by rank 0 (default: ${DEFAULT-VALUE}).")
@@ -255,7 +255,12 @@ public final class SweepOptions {
         return seed;
     }
 
+    /**
+     * Whether the stream is held while the reps are queued. Never with --check-only: nothing is
+     * timed, and a held stream would block a baseline whose first call synchronizes the device
+     * (NCCL connecting its peers) on ranks that share the GPU.
+     */
     public boolean gate() {
-        return sweep.gate();
+        return !checkOnly && sweep.gate();
     }
 }

@@ -41,12 +41,14 @@ class SweepOptionsTest {
     }
 
     @Test
-    void checkOnlyRunsEveryPointOnceWithoutWarmUp() {
+    void checkOnlyRunsEveryPointOnceWithoutWarmUpOrGate() {
         SweepOptions o = OPTIONS.valid("--check-only", "--reps", "7", "--warmup", "2");
         assertTrue(o.checkOnly());
         assertEquals(1, o.repsFor(4096));
         assertEquals(1, o.repsFor(1L << 30));
         assertEquals(0, o.warmup());
+        assertFalse(o.gate());
+        assertTrue(OPTIONS.valid().gate());
         assertFalse(OPTIONS.valid().checkOnly());
         assertEquals(2, OPTIONS.valid("--warmup", "2").warmup());
     }
