@@ -309,15 +309,15 @@ class LauncherTest {
         assertTrue(port > 0 && port <= 65535);
     }
 
-    // ---- several nodes, each with its own launcher ----
-
-    /** This process's environment with a job token that every node's launcher shares. */
     /** Rank 0 runs {@code rankZero}, which writes {@code pidFile}; rank 1 exits with {@code code} once it is written (10 s at most). */
     private static String rankOneFailsOnceWritten(String rankZero, Path pidFile, int code) {
         return "if [ \"$IRIS_RANK\" = 0 ]; then " + rankZero + "; "
                 + "else i=0; while [ ! -s " + pidFile + " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; exit " + code + "; fi";
     }
 
+    // ---- several nodes, each with its own launcher ----
+
+    /** This process's environment with a job token that every node's launcher shares. */
     private static Map<String, String> withSharedToken() {
         Map<String, String> env = new HashMap<>(System.getenv());
         env.put("IRIS_JOB_TOKEN", "shared0123");
