@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.cli;
 
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,8 +49,6 @@ class GemmRunTest {
     @Test
     void helpDocumentsTheSuites() {
         String help = ParsedRun.help("gemm");
-        assertTrue(help.contains("--suite=NAME"), help);
-        assertTrue(help.contains("--suite models: issue 26's suite of 117 shapes"), help);
-        assertTrue(help.contains("gemm-suite.md"), help);
+        assertContains(help, "--suite=NAME", "--suite models: issue 26's suite of 117 shapes", "gemm-suite.md");
     }
 }

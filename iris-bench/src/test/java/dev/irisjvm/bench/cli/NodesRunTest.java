@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.cli;
 
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -103,9 +104,10 @@ class NodesRunTest {
     @Test
     void helpSaysWhatLoopbackCannotSay() {
         String help = ParsedRun.help("nodes");
-        assertTrue(help.contains("--nodes=M"), help);
-        assertTrue(help.contains("-n, --ranks-per-node=N"), help);
-        assertTrue(help.contains("loopback sockets, which says nothing about a real network"), help);
-        assertTrue(help.contains("--quick: --sizes 1m,16m, 2 rounds."), help);
+        assertContains(help,
+                "--nodes=M",
+                "-n, --ranks-per-node=N",
+                "loopback sockets, which says nothing about a real network",
+                "--quick: --sizes 1m,16m, 2 rounds.");
     }
 }

@@ -1,6 +1,7 @@
 package dev.irisjvm.bench.report;
 
 import dev.irisjvm.bench.cli.IrisBench;
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -139,11 +140,12 @@ class AttentionReportTest {
         int rc = IrisBench.commandLine().execute("report", "attention", "--sweep", json.toString(), "--out", dir.resolve("old").toString());
         assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
         String md = Files.readString(dir.resolve("old").resolve(AttentionDocument.MARKDOWN));
-        assertTrue(md.contains("distributed flash-decode against partial + NCCL all-gather + combine, all measured"), md);
-        assertTrue(md.contains("against the baseline `partial` kernel + NCCL all-gather of the partials + `combine` kernel"), md);
-        assertTrue(md.contains("| 1 | 32K (16K) | 64 × 256 | 20.0 | 30.0 | 1.500× |"), md);
-        assertTrue(md.contains("decode: partial + NCCL all-gather + combine, the baseline before issue 29; this run predates the "
-                + "conventional unfused decode, its stronger baseline, pending the next two-GPU run"), md);
+        assertContains(md,
+                "distributed flash-decode against partial + NCCL all-gather + combine, all measured",
+                "against the baseline `partial` kernel + NCCL all-gather of the partials + `combine` kernel",
+                "| 1 | 32K (16K) | 64 × 256 | 20.0 | 30.0 | 1.500× |",
+                "decode: partial + NCCL all-gather + combine, the baseline before issue 29; this run predates the "
+                        + "conventional unfused decode, its stronger baseline, pending the next two-GPU run");
         assertEquals(1, md.split("conventional", -1).length - 1, "only the header's baseline item speaks of the conventional path");
     }
 
@@ -174,9 +176,7 @@ class AttentionReportTest {
                 full.sdpa(), full.local(), List.of(), List.of()), "local").md();
         assertTrue(md.contains("| local ≥ 0.95 × the fastest SDPA backend | S 4K causal |"), md);
         assertFalse(md.contains("flash-decode ≥"), md);
-        assertTrue(md.contains("## Ring attention\n\nNot run"), md);
-        assertTrue(md.contains("## Flash-decode\n\nNot run."), md);
-        assertTrue(md.contains("decode: the conventional "), md);
+        assertContains(md, "## Ring attention\n\nNot run", "## Flash-decode\n\nNot run.", "decode: the conventional ");
         assertFalse(md.contains("predates"), "a run without decode predates nothing:\n" + md);
     }
 
@@ -199,18 +199,19 @@ class AttentionReportTest {
         Rendered out = report(run(), "out", "--run-command", "bin/iris-bench attention -n 2");
         assertEquals(run(), AttentionBenchResult.read(dir.resolve("out.json")));
         String md = out.md();
-        assertTrue(md.contains("## Targets"), md);
-        assertTrue(md.contains("bin/iris-bench attention -n 2"), md);
-        assertTrue(md.contains("| S 4K causal |"), md);
-        assertTrue(md.contains("0.971×"), md);
-        assertTrue(md.contains("failed: enable_gqa: RuntimeError"), md);
-        assertTrue(md.contains("[attention-bench.json](attention-bench.json)"), md);
-        assertTrue(md.contains("distributed flash-decode against the conventional unfused decode"), md);
-        assertTrue(md.contains("- **baseline**: local: the fastest of PyTorch SDPA's backends measured in this run"), md);
-        assertTrue(md.contains("the same local kernel; decode: the conventional "), md);
-        assertTrue(md.contains("| 1 | 32K (16K) | 64 × 256 | 20.0 | 30.0 | 1.500× | 12.0 | 2.00 | 3.00 | 4.00 | ok: within |"), md);
-        assertTrue(md.contains("| 1 | 64K (32K) | 64 × 512 | 30.0 | not measured |"), md);
-        assertTrue(md.contains("| 1 | 32K (16K) | 45.0 | 2.250× | 10.0 | 5.00 | ok |"), md);
+        assertContains(md,
+                "## Targets",
+                "bin/iris-bench attention -n 2",
+                "| S 4K causal |",
+                "0.971×",
+                "failed: enable_gqa: RuntimeError",
+                "[attention-bench.json](attention-bench.json)",
+                "distributed flash-decode against the conventional unfused decode",
+                "- **baseline**: local: the fastest of PyTorch SDPA's backends measured in this run",
+                "the same local kernel; decode: the conventional ",
+                "| 1 | 32K (16K) | 64 × 256 | 20.0 | 30.0 | 1.500× | 12.0 | 2.00 | 3.00 | 4.00 | ok: within |",
+                "| 1 | 64K (32K) | 64 × 512 | 30.0 | not measured |",
+                "| 1 | 32K (16K) | 45.0 | 2.250× | 10.0 | 5.00 | ok |");
         assertTrue(Files.exists(dir.resolve("out").resolve(ReportKind.ATTENTION.sweepFile())));
         if (out.rc() == 0) {
             for (String png : List.of(AttentionDocument.LOCAL_PNG, AttentionDocument.RING_PNG, AttentionDocument.DECODE_PNG)) {

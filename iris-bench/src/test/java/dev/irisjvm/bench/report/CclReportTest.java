@@ -1,6 +1,7 @@
 package dev.irisjvm.bench.report;
 
 import dev.irisjvm.bench.cli.IrisBench;
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -221,17 +222,18 @@ class CclReportTest {
         assertTrue(Files.exists(out.resolve(ReportKind.CCL.sweepFile())));
         assertTrue(Files.exists(out.resolve("ccl-jmh-rank0.json")));
         assertFalse(Files.exists(out.resolve("ccl-jmh-rank1.json")));
-        assertTrue(md.contains("[ccl-sweep.json](ccl-sweep.json)"), md);
-        assertTrue(md.contains("bin/iris-bench ccl -n 2"));
-        assertTrue(md.contains("dev.irisjvm.bench.ccl.CclSweep --out"));
-        assertTrue(md.contains("jmh-rank1.json: empty"), md);
-        assertTrue(md.contains("CollectiveBenchmark.allReduce"));
-        assertTrue(md.contains("| A | all-reduce latency, both launched eagerly, 4 KiB – 256 KiB (bf16)"), md);
-        assertTrue(md.contains("| pass |"));
-        assertTrue(md.contains("| **FAIL** |"));
-        assertTrue(md.contains("| not measured |"));
-        assertTrue(md.contains("## all_reduce"));
-        assertTrue(md.contains("### all_reduce, replayed from a CUDA graph (10 calls per graph; time per call)"));
+        assertContains(md,
+                "[ccl-sweep.json](ccl-sweep.json)",
+                "bin/iris-bench ccl -n 2",
+                "dev.irisjvm.bench.ccl.CclSweep --out",
+                "jmh-rank1.json: empty",
+                "CollectiveBenchmark.allReduce",
+                "| A | all-reduce latency, both launched eagerly, 4 KiB – 256 KiB (bf16)",
+                "| pass |",
+                "| **FAIL** |",
+                "| not measured |",
+                "## all_reduce",
+                "### all_reduce, replayed from a CUDA graph (10 calls per graph; time per call)");
         assertTrue(md.contains("| 1 MiB |") && md.contains("failed ⚠"), md);
         assertTrue(md.contains("## Automatic choice (all-reduce)"));
         assertTrue(md.contains("rank 1's output vs NCCL's: 3 of 524288"), md);

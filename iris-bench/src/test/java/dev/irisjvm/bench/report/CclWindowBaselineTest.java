@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -101,14 +102,16 @@ class CclWindowBaselineTest {
         assertFalse(md.contains("predates the window-registered baseline"), md);
         assertTrue(md.contains("- **Window-registered NCCL** (`nccl_window`)"), md);
         // latency tables: both NCCL columns, the baseline column, ratios against the faster one
-        assertTrue(md.contains("| size | iris_one_shot µs | iris_two_shot µs | iris_auto µs | nccl µs | nccl_window µs | baseline |"), md);
-        assertTrue(md.contains("| 4 KiB | 8.00 | 12.0 | 9.00 | 20.0 | 8.00 | nccl_window | 1.00× | 0.67× | 0.89× |"), md);
-        assertTrue(md.contains("| 64 MiB | — | 192 | 197 | 224 | 240 | nccl | — | 1.17× | 1.13× |"), md);
-        assertTrue(md.contains("the time of the faster NCCL (column \"baseline\") ÷ iris's"), md);
+        assertContains(md,
+                "| size | iris_one_shot µs | iris_two_shot µs | iris_auto µs | nccl µs | nccl_window µs | baseline |",
+                "| 4 KiB | 8.00 | 12.0 | 9.00 | 20.0 | 8.00 | nccl_window | 1.00× | 0.67× | 0.89× |",
+                "| 64 MiB | — | 192 | 197 | 224 | 240 | nccl | — | 1.17× | 1.13× |",
+                "the time of the faster NCCL (column \"baseline\") ÷ iris's");
         // the targets' per-size table names the baseline of every row
-        assertTrue(md.contains("| target | size | iris | iris µs | iris bus GB/s | baseline | NCCL µs | NCCL bus GB/s |"), md);
-        assertTrue(md.contains("| D | 16 MiB | iris |"), md);
-        assertTrue(md.contains("nccl_window failed its check; judged against nccl"), md);
+        assertContains(md,
+                "| target | size | iris | iris µs | iris bus GB/s | baseline | NCCL µs | NCCL bus GB/s |",
+                "| D | 16 MiB | iris |",
+                "nccl_window failed its check; judged against nccl");
         assertTrue(md.contains("rank 1's output vs NCCL's: 2 of 8388608 elements differ"), md);   // Data checks
     }
 

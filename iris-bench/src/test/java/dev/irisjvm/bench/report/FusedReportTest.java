@@ -1,6 +1,7 @@
 package dev.irisjvm.bench.report;
 
 import dev.irisjvm.bench.cli.IrisBench;
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -121,12 +122,13 @@ class FusedReportTest {
         Path out = dir.resolve("out");
         int code = IrisBench.commandLine().execute("report", "fused", "--sweep", sweepFile.toString(), "--out", out.toString(), "--run-command", "bin/iris-bench fused -n 2");
         String md = Files.readString(out.resolve(FusedDocument.MARKDOWN));
-        assertTrue(md.contains("| GEMM + all-reduce | 4096 × 4096 × 4096 | ≥ 1.50× | 380 (spare_warps) | 600 | 1.579× | PASS | spare_warps | 1.579× |"), md);
-        assertTrue(md.contains("| GEMM + all-scatter | 8192 × 8192 × 8192 | ≥ 1.25× | 850 (spare_warps) | 1000 | 1.176× | **FAIL** | sequential | 1.111× |"), md);
-        assertTrue(md.contains("| all-gather + GEMM | 1024 × 3584 × 8192 | ≥ 1.30× | 60.0 (spare_warps) | — | — | not measured |"), md);
-        assertTrue(md.contains("1 of 2 targets met."), md);
-        assertTrue(md.contains("picks the fastest measured variant at 1 of 2 shapes"), md);
-        assertTrue(md.contains("[json.gz](fused-trace-all_reduce-spare_warps.json.gz)"), md);
+        assertContains(md,
+                "| GEMM + all-reduce | 4096 × 4096 × 4096 | ≥ 1.50× | 380 (spare_warps) | 600 | 1.579× | PASS | spare_warps | 1.579× |",
+                "| GEMM + all-scatter | 8192 × 8192 × 8192 | ≥ 1.25× | 850 (spare_warps) | 1000 | 1.176× | **FAIL** | sequential | 1.111× |",
+                "| all-gather + GEMM | 1024 × 3584 × 8192 | ≥ 1.30× | 60.0 (spare_warps) | — | — | not measured |",
+                "1 of 2 targets met.",
+                "picks the fastest measured variant at 1 of 2 shapes",
+                "[json.gz](fused-trace-all_reduce-spare_warps.json.gz)");
         assertTrue(Files.exists(out.resolve("fused-trace-all_reduce-spare_warps.json.gz")), "trace gzipped next to the report");
         // The stored trace reads back as the one written.
         assertEquals(ChromeTrace.read(dir.resolve("fused-trace-all_reduce-spare_warps.json")).bars(),

@@ -1,6 +1,7 @@
 package dev.irisjvm.bench.report;
 
 import dev.irisjvm.bench.cli.IrisBench;
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -126,26 +127,27 @@ class GemmReportTest {
         Path out = dir.resolve("out");
         assertEquals(0, IrisBench.commandLine().execute("report", "gemm", "--sweep", json.toString(), "--out", out.toString()));
         String md = Files.readString(out.resolve(GemmDocument.MARKDOWN));
-        assertTrue(md.contains("against the faster on each shape of two baselines, on the same inputs, measured in the same run on one "
-                + "GPU: cuBLASLt (`cublasLtMatmul`, F32 compute, the heuristic's best algorithm, a 32 MiB workspace) and cuBLAS "
-                + "(`cublasGemmEx`, F32 compute, default algorithm). The implementations take turns in an interleaved order that "
-                + "changes every round, 6 rounds per shape."), md);
-        assertTrue(md.contains("| M × N × K | B | Iris TFLOP/s | cuBLAS TFLOP/s | cuBLASLt TFLOP/s | baseline | Iris ÷ baseline |"), md);
-        assertTrue(md.contains("| 8192 × 8192 × 8192 | nk | 733 | 758 | 785 | cuBLASLt | 0.933× | ≥ 0.95 | **FAIL** | ok |"), md);
-        assertTrue(md.contains("| 4096 × 4096 × 4096 | kn | 808 | 781 | 764 | cuBLAS | 1.035× | ≥ 0.95 | pass | ok |"), md);
-        assertTrue(md.contains("| 1024 × 8192 × 8192 | nk | 916 | 764 | not measured | cuBLAS | 1.200× | ≥ 0.95 | pass | ok |"), md);
-        assertTrue(md.contains("3 of 4 shape(s) reach the target."), md);
-        assertTrue(md.contains("785 TFLOP/s (cuBLASLt's best shape in this run)"), md);
-        assertTrue(md.contains("| 1024 × 8192 × 8192 | nk | 0.137 | 150 (147–156) | 180 (176–187) | not measured |"), md);
-        assertTrue(md.contains("## Rounds"), md);
-        assertTrue(md.contains("| 8192 × 8192 × 8192 | nk | 1500 · 1515 · 1485 · 1500 · 1530 · 1500 |"), md);
-        assertTrue(md.contains(ALGO + " |"), md);
-        assertTrue(md.contains("- Per shape: 6 rounds; in each, every implementation in turn makes 5 untimed call(s), then 30 timed "
-                + "calls"), md);
-        assertTrue(md.contains("The median over all 180 timed calls counts"), md);
-        assertTrue(md.contains("with a 32 MiB workspace offered to the heuristic"), md);
-        assertTrue(md.contains("- 2048x2048x2048:nk (cuBLASLt, not counted as a baseline): relative difference to cuBLAS 0.5"), md);
-        assertTrue(md.contains("![GEMM TFLOP/s per shape, Iris, cuBLAS and cuBLASLt](" + GemmDocument.TFLOPS_PNG + ")"), md);
+        assertContains(md,
+                "against the faster on each shape of two baselines, on the same inputs, measured in the same run on one "
+                        + "GPU: cuBLASLt (`cublasLtMatmul`, F32 compute, the heuristic's best algorithm, a 32 MiB workspace) and cuBLAS "
+                        + "(`cublasGemmEx`, F32 compute, default algorithm). The implementations take turns in an interleaved order that "
+                        + "changes every round, 6 rounds per shape.",
+                "| M × N × K | B | Iris TFLOP/s | cuBLAS TFLOP/s | cuBLASLt TFLOP/s | baseline | Iris ÷ baseline |",
+                "| 8192 × 8192 × 8192 | nk | 733 | 758 | 785 | cuBLASLt | 0.933× | ≥ 0.95 | **FAIL** | ok |",
+                "| 4096 × 4096 × 4096 | kn | 808 | 781 | 764 | cuBLAS | 1.035× | ≥ 0.95 | pass | ok |",
+                "| 1024 × 8192 × 8192 | nk | 916 | 764 | not measured | cuBLAS | 1.200× | ≥ 0.95 | pass | ok |",
+                "3 of 4 shape(s) reach the target.",
+                "785 TFLOP/s (cuBLASLt's best shape in this run)",
+                "| 1024 × 8192 × 8192 | nk | 0.137 | 150 (147–156) | 180 (176–187) | not measured |",
+                "## Rounds",
+                "| 8192 × 8192 × 8192 | nk | 1500 · 1515 · 1485 · 1500 · 1530 · 1500 |",
+                ALGO + " |",
+                "- Per shape: 6 rounds; in each, every implementation in turn makes 5 untimed call(s), then 30 timed "
+                        + "calls",
+                "The median over all 180 timed calls counts",
+                "with a 32 MiB workspace offered to the heuristic",
+                "- 2048x2048x2048:nk (cuBLASLt, not counted as a baseline): relative difference to cuBLAS 0.5",
+                "![GEMM TFLOP/s per shape, Iris, cuBLAS and cuBLASLt](" + GemmDocument.TFLOPS_PNG + ")");
         assertEquals(s, GemmSweepResult.read(out.resolve(ReportKind.GEMM.sweepFile())), "the round medians and algorithms survive");
     }
 
@@ -190,9 +192,10 @@ class GemmReportTest {
         assertEquals(781.0 / 797.0, row.ratio(), 1e-12);
         assertEquals(0, IrisBench.commandLine().execute("report", "gemm", "--sweep", json.toString(), "--out", dir.toString()));
         String md = Files.readString(dir.resolve(GemmDocument.MARKDOWN));
-        assertTrue(md.contains("against cuBLAS (`cublasGemmEx`, F32 compute, default algorithm) on the same inputs"), md);
-        assertTrue(md.contains("| 4096 × 4096 × 4096 | nk | 781 | 797 | 0.980× | ≥ 0.95 | pass | ok |"), md);
-        assertTrue(md.contains("- Per shape and implementation: 5 untimed call(s), then 30 timed calls"), md);
+        assertContains(md,
+                "against cuBLAS (`cublasGemmEx`, F32 compute, default algorithm) on the same inputs",
+                "| 4096 × 4096 × 4096 | nk | 781 | 797 | 0.980× | ≥ 0.95 | pass | ok |",
+                "- Per shape and implementation: 5 untimed call(s), then 30 timed calls");
         assertFalse(md.contains("cuBLASLt") || md.contains("## Rounds"), md);
     }
 
@@ -229,16 +232,18 @@ class GemmReportTest {
         assertEquals(0, rc);
         String md = Files.readString(out.resolve(GemmDocument.MARKDOWN));
         assertTrue(md.startsWith("# Iris GEMM benchmarks"), md);
-        assertTrue(md.contains("| 8192 × 8192 × 8192 | nk | 733 | 758 | 0.967× | ≥ 0.95 | pass | ok |"), md);
-        assertTrue(md.contains("| 8192 × 8192 × 8192 | kn | 647 | 758 | 0.853× | ≥ 0.95 | **FAIL** | ok |"), md);
-        assertTrue(md.contains("| 4096 × 4096 × 4096 | nk | 687 | — | — | ≥ 0.95 | not measured |"), md);
-        assertTrue(md.contains("1 of 2 shape(s) reach the target (2 not judged)."), md);
-        assertTrue(md.contains("- 1024x8192x8192:nk: relative difference to cuBLAS 0.5 exceeds 0.0083"), md);
+        assertContains(md,
+                "| 8192 × 8192 × 8192 | nk | 733 | 758 | 0.967× | ≥ 0.95 | pass | ok |",
+                "| 8192 × 8192 × 8192 | kn | 647 | 758 | 0.853× | ≥ 0.95 | **FAIL** | ok |",
+                "| 4096 × 4096 × 4096 | nk | 687 | — | — | ≥ 0.95 | not measured |",
+                "1 of 2 shape(s) reach the target (2 not judged).",
+                "- 1024x8192x8192:nk: relative difference to cuBLAS 0.5 exceeds 0.0083");
         // Floors: 8192^3 is 1.1 TFLOP; at 989 TFLOP/s that is 1112 µs, at the measured 758 TFLOP/s 1450 µs.
-        assertTrue(md.contains("| 8192 × 8192 × 8192 | nk | 1.10 | 1500 (1470–1560) | 1450 (1421–1508) | 1450 | 1112 | 96.7% | 74.1% | 1 |"), md);
-        assertTrue(md.contains("![GEMM TFLOP/s per shape, Iris and cuBLAS](" + GemmDocument.TFLOPS_PNG + ")"), md);
-        assertTrue(md.contains("[gemm-sweep.json](gemm-sweep.json)"), md);
-        assertTrue(md.contains("bin/iris-bench gemm\n# which ran:\njava -cp"), md);
+        assertContains(md,
+                "| 8192 × 8192 × 8192 | nk | 1.10 | 1500 (1470–1560) | 1450 (1421–1508) | 1450 | 1112 | 96.7% | 74.1% | 1 |",
+                "![GEMM TFLOP/s per shape, Iris and cuBLAS](" + GemmDocument.TFLOPS_PNG + ")",
+                "[gemm-sweep.json](gemm-sweep.json)",
+                "bin/iris-bench gemm\n# which ran:\njava -cp");
         assertTrue(Files.size(out.resolve(ReportKind.GEMM.sweepFile())) > 0);
         assertEquals(s, GemmSweepResult.read(out.resolve(ReportKind.GEMM.sweepFile())), "the JSON round trip keeps every field");
         Path png = out.resolve(GemmDocument.TFLOPS_PNG);

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -104,10 +105,11 @@ class GemmSuiteReportTest {
         assertEquals(0, rc);
         String md = Files.readString(out.resolve(GemmSuiteDocument.MARKDOWN));
         assertTrue(md.startsWith("# Iris GEMM on model shapes"), md);
-        assertTrue(md.contains("- **suite**: `models`"), md);
-        assertTrue(md.contains("- every shape at ≥ 0.9 ×: 3 of 6 shape(s) pass (1 failed the output check, 1 not judged (no usable "
-                + "baseline)): **FAIL**"), md);
-        assertTrue(md.contains("- geometric mean over the 4 judged shape(s): 0.928× (≥ 0.97 ×): **FAIL**"), md);
+        assertContains(md,
+                "- **suite**: `models`",
+                "- every shape at ≥ 0.9 ×: 3 of 6 shape(s) pass (1 failed the output check, 1 not judged (no usable "
+                        + "baseline)): **FAIL**",
+                "- geometric mean over the 4 judged shape(s): 0.928× (≥ 0.97 ×): **FAIL**");
         // Worst first: the failed check, then 0.800.
         int check = md.indexOf("| 1536 × 1536 × 1536 | kn | Tile edges · M, N or K not a multiple of the tile |");
         int low = md.indexOf("| 1 × 6144 × 4096 | nk | Llama-3 8B · qkv_proj (column-parallel), TP 1 | 2.52 | cuBLASLt | 3.15 | 0.800× "
@@ -123,15 +125,16 @@ class GemmSuiteReportTest {
         assertTrue(md.contains("| — | 2049 × 3000 × 2000 | kn |"), md);
         // Floors of the decode shape: 0.050 GFLOP, 48.0 MiB; compute floors 0.074 µs (676 TFLOP/s) and 0.051 (989); memory
         // floors 16.0 µs (3.15 TB/s) and 10.5 (4.8 TB/s); memory-bound, Iris's 20 µs 80.0 % and 52.5 % of the rooflines.
-        assertTrue(md.contains("| 1 × 6144 × 4096 | nk | 0.050 | 48.0 | 20.0 (19.6–21.0) | 16.0 | 0.074 | 0.051 | 16.0 | 10.5 | 16.0 "
-                + "| 10.5 | memory | 80.0% | 52.5% | 1 |"), md);
-        assertTrue(md.contains("| 4096 × 6144 × 4096 | kn | 206 | 128 | 300 (294–315) | 305 | 305 | 208 | 42.6 | 28.0 | 305 | 208 "
-                + "| compute | 101.7% | 69.5% | 1 |"), md);
-        assertTrue(md.contains("## Rounds"), md);
-        assertTrue(md.contains("Measured peaks, the best of any baseline point in this run: 676 TFLOP/s (cuBLASLt, 4096 × 6144 × 4096 kn) "
-                + "and 3.15 TB/s (cuBLASLt, 1 × 6144 × 4096 nk)."), md);
-        assertTrue(md.contains("- 1536x1536x1536:kn: relative difference to cuBLAS 0.7 exceeds 0.0083"), md);
-        assertTrue(md.contains("[gemm-suite.json](gemm-suite.json)"), md);
+        assertContains(md,
+                "| 1 × 6144 × 4096 | nk | 0.050 | 48.0 | 20.0 (19.6–21.0) | 16.0 | 0.074 | 0.051 | 16.0 | 10.5 | 16.0 "
+                        + "| 10.5 | memory | 80.0% | 52.5% | 1 |",
+                "| 4096 × 6144 × 4096 | kn | 206 | 128 | 300 (294–315) | 305 | 305 | 208 | 42.6 | 28.0 | 305 | 208 "
+                        + "| compute | 101.7% | 69.5% | 1 |",
+                "## Rounds",
+                "Measured peaks, the best of any baseline point in this run: 676 TFLOP/s (cuBLASLt, 4096 × 6144 × 4096 kn) "
+                        + "and 3.15 TB/s (cuBLASLt, 1 × 6144 × 4096 nk).",
+                "- 1536x1536x1536:kn: relative difference to cuBLAS 0.7 exceeds 0.0083",
+                "[gemm-suite.json](gemm-suite.json)");
         assertTrue(Files.isRegularFile(out.resolve(ReportKind.GEMM_SUITE.sweepFile())));
     }
 

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,21 +42,23 @@ class JitReportTest {
                 "--run-command", "bin/iris-bench jit --quick");
         assertEquals(0, rc, "no charts to draw, so nothing to fail");
         String md = Files.readString(out.resolve(JitDocument.MARKDOWN));
-        assertTrue(md.contains("| `01_load.cu` | Example01Load | plain | 7 of 10 | 1 | 6 KiB | 4.50 (4.00–5.00) | 120 (100–140) "
-                + "| 1.50 (1.25–2.00) | 0.300 (0.250–0.500) |"), md);
-        assertTrue(md.contains("| `01_load.cu` | Example01Load | checked | 7 of 10 | 1 | 9 KiB | 4.50 (4.00–5.00) | 130 (125–150) "), md);
-        assertTrue(md.contains("| `10_overlap_styles.cu` | Example10OverlapStyles | plain | 99 of 156 | 5 | 1.5 MiB | 4.50 (4.00–5.00) "
-                + "| 9000 (8500–9500) | 3.00 (2.50–3.50) | 12.0 (11.0–15.0) |"), md);
-        assertTrue(md.contains("- plain: `-arch=sm_90a -std=c++17 -default-device -I<cache>/include/0123456789abcdef "
-                + "-I/usr/local/cuda/include`\n- checked: `-arch=sm_90a -std=c++17 -default-device -I<cache>/include/0123456789abcdef "
-                + "-I/usr/local/cuda/include -DIRIS_CHECKED=1`\n"), md);
-        assertTrue(md.contains("- **NVRTC**: 13.1 (`/usr/local/cuda/lib64/libnvrtc.so.13`)"), md);
-        assertTrue(md.contains("- **the process's first compile**: 812 ms (`01_load.cu`"), md);
+        assertContains(md,
+                "| `01_load.cu` | Example01Load | plain | 7 of 10 | 1 | 6 KiB | 4.50 (4.00–5.00) | 120 (100–140) "
+                        + "| 1.50 (1.25–2.00) | 0.300 (0.250–0.500) |",
+                "| `01_load.cu` | Example01Load | checked | 7 of 10 | 1 | 9 KiB | 4.50 (4.00–5.00) | 130 (125–150) ",
+                "| `10_overlap_styles.cu` | Example10OverlapStyles | plain | 99 of 156 | 5 | 1.5 MiB | 4.50 (4.00–5.00) "
+                        + "| 9000 (8500–9500) | 3.00 (2.50–3.50) | 12.0 (11.0–15.0) |",
+                "- plain: `-arch=sm_90a -std=c++17 -default-device -I<cache>/include/0123456789abcdef "
+                        + "-I/usr/local/cuda/include`\n- checked: `-arch=sm_90a -std=c++17 -default-device -I<cache>/include/0123456789abcdef "
+                        + "-I/usr/local/cuda/include -DIRIS_CHECKED=1`\n",
+                "- **NVRTC**: 13.1 (`/usr/local/cuda/lib64/libnvrtc.so.13`)",
+                "- **the process's first compile**: 812 ms (`01_load.cu`");
         assertTrue(md.contains("bin/iris-bench jit --quick\n# which ran:\njava -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.jit.JitBench"),
                 md);
-        assertTrue(md.contains("[jit-bench.json](jit-bench.json)"), md);
-        assertTrue(md.contains(JitDocument.stylesSection(OverlapStyles.of(ExampleSource.allOnClassPath()))), md);
-        assertTrue(md.contains("Pending: this table needs two GPUs"), md);
+        assertContains(md,
+                "[jit-bench.json](jit-bench.json)",
+                JitDocument.stylesSection(OverlapStyles.of(ExampleSource.allOnClassPath())),
+                "Pending: this table needs two GPUs");
         assertFalse(md.contains(JitDocument.PENDING), "the run measured the first two parts");
         assertEquals(JitBenchResult.read(synthetic()), JitBenchResult.read(out.resolve(ReportKind.JIT.sweepFile())),
                 "the JSON is copied beside the report as it was");
@@ -76,10 +79,11 @@ class JitReportTest {
         Path out = Files.createDirectories(dir.resolve("empty"));
         assertEquals(0, IrisBench.commandLine().execute("report", "jit", "--out", out.toString()));
         String md = Files.readString(out.resolve(JitDocument.MARKDOWN));
-        assertTrue(md.contains("- **measurements**: " + JitDocument.PENDING), md);
-        assertTrue(md.contains("Measurements " + JitDocument.PENDING + "."), md);
-        assertTrue(md.contains("Pending: this table needs two GPUs"), md);
-        assertTrue(md.contains(JitDocument.STYLES_HEADING), md);
+        assertContains(md,
+                "- **measurements**: " + JitDocument.PENDING,
+                "Measurements " + JitDocument.PENDING + ".",
+                "Pending: this table needs two GPUs",
+                JitDocument.STYLES_HEADING);
         assertFalse(md.contains(" ms ("), "no timing: " + md);
         assertFalse(Files.exists(out.resolve(ReportKind.JIT.sweepFile())));
     }

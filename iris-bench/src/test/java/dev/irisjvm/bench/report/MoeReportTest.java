@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -95,15 +96,16 @@ class MoeReportTest {
         assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
         String md = Files.readString(out.resolve(MoeDocument.MARKDOWN));
         assertTrue(Files.isRegularFile(out.resolve(ReportKind.MOE.sweepFile())), "the raw JSON is copied beside the report");
-        assertTrue(md.contains("[moe-sweep.json](moe-sweep.json)"), md);
-        assertTrue(md.contains("bin/iris-bench moe -n 2\n# which ran:\n" + "bin/iris-run -n 2 -- java"), md);
-        assertTrue(md.contains("2 of 5 point(s) reach their target (1 not measured)."), md);
-        assertTrue(md.contains("| deepseek_v3 | dispatch | 128 | 30.0 | iris_ll | 90.0 | 3.00× | ≥ 1.5 × | pass |"), md);
-        assertTrue(md.contains("| deepseek_v3 | combine | 16384 | 4500 | iris | 5000 | 1.11× | ≥ 1.15 × | **FAIL** |"), md);
-        assertTrue(md.contains("without the weighted sum (which favours NCCL)"), md);
-        assertTrue(md.contains("- mixtral T=512 dispatch iris: dispatch: local expert 1's rows vs NCCL's"), md);
-        assertTrue(md.contains("### mixtral"), md);
-        assertTrue(md.contains("iris_ll ×"), md);
+        assertContains(md,
+                "[moe-sweep.json](moe-sweep.json)",
+                "bin/iris-bench moe -n 2\n# which ran:\n" + "bin/iris-run -n 2 -- java",
+                "2 of 5 point(s) reach their target (1 not measured).",
+                "| deepseek_v3 | dispatch | 128 | 30.0 | iris_ll | 90.0 | 3.00× | ≥ 1.5 × | pass |",
+                "| deepseek_v3 | combine | 16384 | 4500 | iris | 5000 | 1.11× | ≥ 1.15 × | **FAIL** |",
+                "without the weighted sum (which favours NCCL)",
+                "- mixtral T=512 dispatch iris: dispatch: local expert 1's rows vs NCCL's",
+                "### mixtral",
+                "iris_ll ×");
     }
 
     @Test
@@ -112,9 +114,10 @@ class MoeReportTest {
         Path out = dir.resolve("shared");
         IrisBench.commandLine().execute("report", "moe", "--sweep", sweep.toString(), "--out", out.toString());
         String md = Files.readString(out.resolve(MoeDocument.MARKDOWN));
-        assertTrue(md.contains("sharing GPUs (up to 2 per GPU): nothing is compared"), md);
-        assertTrue(md.contains("Not judged: the 2 ranks shared GPUs (up to 2 per GPU)"), md);
-        assertTrue(md.contains("| deepseek_v3 | dispatch | 128 | ≥ 1.5 × | " + MoeDocument.NOT_JUDGED + " |"), md);
+        assertContains(md,
+                "sharing GPUs (up to 2 per GPU): nothing is compared",
+                "Not judged: the 2 ranks shared GPUs (up to 2 per GPU)",
+                "| deepseek_v3 | dispatch | 128 | ≥ 1.5 × | " + MoeDocument.NOT_JUDGED + " |");
         assertFalse(md.contains("| pass |"), md);
         assertFalse(md.matches("(?s).*\\d\\.\\d\\d×.*"), "no ratio anywhere:\n" + md);
         assertFalse(md.contains("iris ×"), md);

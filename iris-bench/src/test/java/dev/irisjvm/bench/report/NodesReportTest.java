@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -91,14 +92,15 @@ class NodesReportTest {
     void oneGpuPerRankOnSimulatedNodes() throws IOException {
         String md = markdown(twoGpus(NodesMeasurement.OK), "simulated");
         assertTrue(md.startsWith("# " + NodesDocument.TITLE + "\n"), md);
-        assertTrue(md.contains("- **ranks**: 2 = 2 nodes × 1 rank(s) per node, one GPU each\n"), md);
-        assertTrue(md.contains("- **nodes**: simulated on one host (`bin/iris-run --simulate-nodes`): NCCL between them over "
-                + "loopback sockets\n"), md);
-        assertTrue(md.contains("- **operations**: all_reduce, all_gather; bf16; seed 24\n"), md);
-        assertTrue(md.contains("- **timing**: 3 warm-up and 10 timed calls per implementation, point and round, 4 round(s)\n"), md);
-        assertTrue(md.contains("bin/iris-bench nodes --nodes 2 -n 1\n# which ran:\nbin/iris-run --nnodes 2 --simulate-nodes -n 1 -- "
-                + "java"), md);
-        assertTrue(md.contains("[nodes-sweep.json](nodes-sweep.json)"), md);
+        assertContains(md,
+                "- **ranks**: 2 = 2 nodes × 1 rank(s) per node, one GPU each\n",
+                "- **nodes**: simulated on one host (`bin/iris-run --simulate-nodes`): NCCL between them over "
+                        + "loopback sockets\n",
+                "- **operations**: all_reduce, all_gather; bf16; seed 24\n",
+                "- **timing**: 3 warm-up and 10 timed calls per implementation, point and round, 4 round(s)\n",
+                "bin/iris-bench nodes --nodes 2 -n 1\n# which ran:\nbin/iris-run --nnodes 2 --simulate-nodes -n 1 -- "
+                        + "java",
+                "[nodes-sweep.json](nodes-sweep.json)");
         // Before any figure: the network was loopback, and with one rank per node there is no node level.
         int note = md.indexOf(NodesDocument.SIMULATED_NOTE);
         assertTrue(note > 0 && note < md.indexOf("## Times"), md);
@@ -110,10 +112,11 @@ class NodesReportTest {
         assertTrue(md.contains("| size | hierarchical µs | flat NCCL µs | hierarchical bus GB/s | flat NCCL bus GB/s | "
                 + "flat ÷ hierarchical |"), md);
         // 1 MiB in 100 µs: 10.5 GB/s; in 120 µs: 8.74. 16 MiB in 800 µs: 21.0; in 760 µs: 22.1.
-        assertTrue(md.contains("| 1 MiB | 100 [98.0–105] | 120 [118–126] | 10.5 | 8.74 | 1.20× |"), md);
-        assertTrue(md.contains("| 16 MiB | 800 [784–840] | 760 [745–798] | 21.0 | 22.1 | 0.95× |"), md);
-        assertTrue(md.contains("### all_gather\n\nSize: the output per rank (ranks × input). "
-                + "Flat ÷ hierarchical 1.00× over 1 size(s); the two levels faster at 0.\n"), md);
+        assertContains(md,
+                "| 1 MiB | 100 [98.0–105] | 120 [118–126] | 10.5 | 8.74 | 1.20× |",
+                "| 16 MiB | 800 [784–840] | 760 [745–798] | 21.0 | 22.1 | 0.95× |",
+                "### all_gather\n\nSize: the output per rank (ranks × input). "
+                        + "Flat ÷ hierarchical 1.00× over 1 size(s); the two levels faster at 0.\n");
         assertFalse(md.contains("### reduce_scatter") || md.contains("### all_to_all"), "operations the run did not time get no section");
         assertTrue(md.indexOf("### all_reduce") < md.indexOf("### all_gather"), md);
 
@@ -128,9 +131,10 @@ class NodesReportTest {
     @Test
     void realNodesOfTwoRanksHaveNoLoopbackNote() throws IOException {
         String md = markdown(run(2, 2, false, 1, points(2, 2, NodesMeasurement.OK)), "real");
-        assertTrue(md.contains("- **ranks**: 4 = 2 nodes × 2 rank(s) per node, one GPU each\n"), md);
-        assertTrue(md.contains("- **nodes**: separate hosts\n"), md);
-        assertTrue(md.contains("# which ran:\nbin/iris-run --nnodes 2 -n 2 -- java"), md);
+        assertContains(md,
+                "- **ranks**: 4 = 2 nodes × 2 rank(s) per node, one GPU each\n",
+                "- **nodes**: separate hosts\n",
+                "# which ran:\nbin/iris-run --nnodes 2 -n 2 -- java");
         assertFalse(md.contains("Simulated nodes: these figures say nothing"), md);
         assertFalse(md.contains(NodesDocument.ONE_RANK_PER_NODE_NOTE), md);
         // On 4 ranks the all-reduce's bus factor is 2 (4 - 1) / 4 = 1.5: 10.5 GB/s of algorithm bandwidth is 15.7 of bus.
@@ -140,12 +144,13 @@ class NodesReportTest {
     @Test
     void sharedGpusShowNoRatioAndNoBandwidth() throws IOException {
         String md = markdown(run(2, 1, true, 2, points(2, 1, NodesMeasurement.OK)), "shared");
-        assertTrue(md.contains("- **ranks**: 2 = 2 nodes × 1 rank(s) per node, sharing GPUs (up to 2 per GPU): nothing is compared"), md);
-        assertTrue(md.contains("> **Ranks shared GPUs** (up to 2 per GPU)"), md);
-        assertTrue(md.contains(NodesDocument.SIMULATED_NOTE), md);
-        assertTrue(md.contains("these times include the ranks' turns on each GPU and compare nothing"), md);
-        assertTrue(md.contains("| size | hierarchical µs | flat NCCL µs |\n"), md);
-        assertTrue(md.contains("| 1 MiB | 100 [98.0–105] | 120 [118–126] |\n"), md);
+        assertContains(md,
+                "- **ranks**: 2 = 2 nodes × 1 rank(s) per node, sharing GPUs (up to 2 per GPU): nothing is compared",
+                "> **Ranks shared GPUs** (up to 2 per GPU)",
+                NodesDocument.SIMULATED_NOTE,
+                "these times include the ranks' turns on each GPU and compare nothing",
+                "| size | hierarchical µs | flat NCCL µs |\n",
+                "| 1 MiB | 100 [98.0–105] | 120 [118–126] |\n");
         assertFalse(md.contains("bus GB/s |") || md.contains("| flat ÷ hierarchical |") || md.contains("Flat ÷ hierarchical 0"), md);
         assertFalse(md.matches("(?s).*\\d\\.\\d\\d×.*"), "no ratio anywhere:\n" + md);
         assertTrue(md.contains("All 6 point(s) ran; the hierarchical output matched"), md);
@@ -157,9 +162,10 @@ class NodesReportTest {
         String md = markdown(twoGpus(why), "wrong");
         int note = md.indexOf("> **Output check failed** at 1 point(s)");
         assertTrue(note > 0 && note < md.indexOf("## Times"), md);
-        assertTrue(md.contains("| 1 MiB | 100 [98.0–105] | 120 [118–126] | 10.5 | 8.74 | " + NodesDocument.WRONG_OUTPUT + " |"), md);
-        assertTrue(md.contains("Flat ÷ hierarchical 0.95× over 1 size(s); the two levels faster at 0."), md);
-        assertTrue(md.contains("## Output check\n\n- all_reduce 1 MiB hierarchical: " + why + "\n"), md);
+        assertContains(md,
+                "| 1 MiB | 100 [98.0–105] | 120 [118–126] | 10.5 | 8.74 | " + NodesDocument.WRONG_OUTPUT + " |",
+                "Flat ÷ hierarchical 0.95× over 1 size(s); the two levels faster at 0.",
+                "## Output check\n\n- all_reduce 1 MiB hierarchical: " + why + "\n");
     }
 
     @Test
@@ -167,9 +173,10 @@ class NodesReportTest {
         List<NodesMeasurement> ms = new ArrayList<>(points(2, 1, NodesMeasurement.OK));
         ms.set(3, NodesMeasurement.failed("all_reduce", "bf16", 16 * MIB, 2, 1, NodesMeasurement.FLAT, "NCCL: unhandled system error"));
         String md = markdown(run(2, 1, true, 1, ms), "unrun");
-        assertTrue(md.contains("| 16 MiB | 800 [784–840] | not run | 21.0 | — | — |"), md);
-        assertTrue(md.contains("Flat ÷ hierarchical 1.20× over 1 size(s); the two levels faster at 1."), md);
-        assertTrue(md.contains("## Output check\n\n- all_reduce 16 MiB flat_nccl: not run: NCCL: unhandled system error\n"), md);
+        assertContains(md,
+                "| 16 MiB | 800 [784–840] | not run | 21.0 | — | — |",
+                "Flat ÷ hierarchical 1.20× over 1 size(s); the two levels faster at 1.",
+                "## Output check\n\n- all_reduce 16 MiB flat_nccl: not run: NCCL: unhandled system error\n");
         assertFalse(md.contains("Output check failed"), "a point that did not run is not a wrong output:\n" + md);
     }
 

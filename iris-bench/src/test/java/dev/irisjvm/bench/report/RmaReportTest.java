@@ -1,6 +1,7 @@
 package dev.irisjvm.bench.report;
 
 import dev.irisjvm.bench.cli.IrisBench;
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -61,27 +62,29 @@ class RmaReportTest {
         String md = Files.readString(out.resolve("rma.md"));
 
         // Header: commands and links to the copied raw files.
-        assertTrue(md.contains("dev.irisjvm.bench.rma.RmaSweep --out"), md);
-        assertTrue(md.contains("bin/iris-bench rma -n 2"));
-        assertTrue(md.contains("[rma-sweep.json](rma-sweep.json)"));
-        assertTrue(md.contains("[rma-jmh-rank1.json](rma-jmh-rank1.json)"));
+        assertContains(md,
+                "dev.irisjvm.bench.rma.RmaSweep --out",
+                "bin/iris-bench rma -n 2",
+                "[rma-sweep.json](rma-sweep.json)",
+                "[rma-jmh-rank1.json](rma-jmh-rank1.json)");
         assertTrue(Files.exists(out.resolve("rma-sweep.json")));
         assertTrue(Files.exists(out.resolve("rma-jmh-rank0.json")));
         assertTrue(Files.exists(out.resolve("rma-jmh-rank1.json")));
 
         // Matrices at the largest size and at 1 MiB; the diagonal of a remote op is empty.
-        assertTrue(md.contains("### load [iris] at 1 GiB (GB/s)"));
-        assertTrue(md.contains("### load [iris] at 1 MiB (GB/s)"));
-        assertTrue(md.contains("| issuer \\ peer | 0 | 1 |"));
-        assertTrue(md.contains("| 0 | — | 380 |"), md);
-        assertTrue(md.contains("| 1 | 380 | — |"));
-        assertTrue(md.contains("### ping_pong [iris] at 4 KiB (µs)"));
-        assertTrue(md.contains("### atomic_add [iris] at 8 MiB (G ops/s)"));
-        assertTrue(md.contains("### all_load [iris] at 1 MiB (GB/s)"));
-        assertTrue(md.contains("| issuer \\ peer | all |"));
-        assertTrue(md.contains("### local_copy_sm [local] at 1 GiB (GB/s)"));
-        assertTrue(md.contains("### copy_engine_push [copy_engine] at 1 GiB (GB/s)"));
-        assertTrue(md.contains("| 0 | 1965 | — |"));
+        assertContains(md,
+                "### load [iris] at 1 GiB (GB/s)",
+                "### load [iris] at 1 MiB (GB/s)",
+                "| issuer \\ peer | 0 | 1 |",
+                "| 0 | — | 380 |",
+                "| 1 | 380 | — |",
+                "### ping_pong [iris] at 4 KiB (µs)",
+                "### atomic_add [iris] at 8 MiB (G ops/s)",
+                "### all_load [iris] at 1 MiB (GB/s)",
+                "| issuer \\ peer | all |",
+                "### local_copy_sm [local] at 1 GiB (GB/s)",
+                "### copy_engine_push [copy_engine] at 1 GiB (GB/s)",
+                "| 0 | 1965 | — |");
 
         // Targets.
         assertTarget(md, "a (load)", "| pass |", "0.960×", "copy_engine_pull");   // 380 / 396: against the pull direction
@@ -137,9 +140,7 @@ class RmaReportTest {
         assertEquals(0, run(args));
         String md = Files.readString(out.resolve("rma.md"));
 
-        assertTrue(md.contains("| issuer \\ peer | 0 | 1 | 2 | 3 |"));
-        assertTrue(md.contains("| 1 | 300 | — | 300 | 300 |"), md);
-        assertTrue(md.contains("### store [iris] at 16 MiB (GB/s)"));
+        assertContains(md, "| issuer \\ peer | 0 | 1 | 2 | 3 |", "| 1 | 300 | — | 300 | 300 |", "### store [iris] at 16 MiB (GB/s)");
         // A second 1 MiB point of rank 2 -> 3 failed its check: left out of the figure, marked, and listed.
         assertTrue(md.contains("| 2 | 300 | 300 | — | 300 ⚠ |"), md);
         assertTrue(md.contains("mismatch at element 17"));

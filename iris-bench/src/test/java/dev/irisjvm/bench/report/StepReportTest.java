@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -109,28 +110,30 @@ class StepReportTest {
     @Test
     void aPassingRunOnOneGpuPerRank() throws IOException {
         String md = markdown(run(1, points(16000, StepMeasurement.OK)), "pass");
-        assertTrue(md.contains("- **ranks**: 2, one GPU each"), md);
-        assertTrue(md.contains("M × H × F = 8192 × 8192 × 28672; per rank 4096 tokens (sequence parallel) and F / 2 = 14336"), md);
-        assertTrue(md.contains("- **timing**: 3 warm-up and 10 timed steps per implementation and round, 4 round(s)"), md);
-        assertTrue(md.contains("bin/iris-bench step -n 2\n# which ran:\nbin/iris-run -n 2 -- java"), md);
-        assertTrue(md.contains("[training-step.json](training-step.json)"), md);
-        assertTrue(md.contains("Issue 25: forward + backward with the fused operations at least 1.15 × as fast"), md);
-        assertTrue(md.contains("1 of 1 point(s) reach the target.\n"), md);
-        assertTrue(md.contains("| 8192 × 8192 × 28672 | 2 | 16000 | 18400 | 1.150× | ≥ 1.15 × | pass |"), md);
-        assertTrue(md.contains("Speedups to three decimals, so that 1.149 does not read as a passing 1.15; a verdict compares the "
-                + "unrounded ratio."), md);
+        assertContains(md,
+                "- **ranks**: 2, one GPU each",
+                "M × H × F = 8192 × 8192 × 28672; per rank 4096 tokens (sequence parallel) and F / 2 = 14336",
+                "- **timing**: 3 warm-up and 10 timed steps per implementation and round, 4 round(s)",
+                "bin/iris-bench step -n 2\n# which ran:\nbin/iris-run -n 2 -- java",
+                "[training-step.json](training-step.json)",
+                "Issue 25: forward + backward with the fused operations at least 1.15 × as fast",
+                "1 of 1 point(s) reach the target.\n",
+                "| 8192 × 8192 × 28672 | 2 | 16000 | 18400 | 1.150× | ≥ 1.15 × | pass |",
+                "Speedups to three decimals, so that 1.149 does not read as a passing 1.15; a verdict compares the "
+                        + "unrounded ratio.");
         // 11.54 TFLOP per rank: 722 TFLOP/s in 16000 µs, 627 in 18400; NCCL alone does no GEMM.
-        assertTrue(md.contains("| fused | the step: AllGatherGemm, GemmReduceScatter, Gemm | 16000 [15680–16800] | "
-                + "16000 · 16160 · 15840 · 16000 | 722 | 1.15× |"), md);
-        assertTrue(md.contains("| baseline | the step: cuBLAS and NCCL in sequence | 18400 [18032–19320] | "
-                + "18400 · 18584 · 18216 · 18400 | 627 | 1.00× |"), md);
-        assertTrue(md.contains("| nccl | the four collectives alone, NCCL | 1840 [1803–1932] | 1840 · 1858 · 1822 · 1840 | — | 10.00× |"), md);
-        assertTrue(md.contains("## What the overlap bought\n\nThe baseline took 18400 µs per step, the fused step 16000 µs: 2400 µs "
-                + "saved per step, against 1840 µs for NCCL's four collectives alone (130 % of it)."), md);
-        assertTrue(md.contains("so beyond its own GEMMs the baseline spent 1840 µs and the fused step 400 µs"), md);
-        assertTrue(md.contains("## Method"), md);
-        assertTrue(md.contains("all-gather dY → dA = dY·W2 → dW2 += dYᵀ·A → SiLU' → dX = dH·W1 → reduce-scatter into dX → dW1 += dHᵀ·X"), md);
-        assertTrue(md.contains("All 5 point(s) ran; the fused step's y, dX, dW1 and dW2 matched the baseline's."), md);
+        assertContains(md,
+                "| fused | the step: AllGatherGemm, GemmReduceScatter, Gemm | 16000 [15680–16800] | "
+                        + "16000 · 16160 · 15840 · 16000 | 722 | 1.15× |",
+                "| baseline | the step: cuBLAS and NCCL in sequence | 18400 [18032–19320] | "
+                        + "18400 · 18584 · 18216 · 18400 | 627 | 1.00× |",
+                "| nccl | the four collectives alone, NCCL | 1840 [1803–1932] | 1840 · 1858 · 1822 · 1840 | — | 10.00× |",
+                "## What the overlap bought\n\nThe baseline took 18400 µs per step, the fused step 16000 µs: 2400 µs "
+                        + "saved per step, against 1840 µs for NCCL's four collectives alone (130 % of it).",
+                "so beyond its own GEMMs the baseline spent 1840 µs and the fused step 400 µs",
+                "## Method",
+                "all-gather dY → dA = dY·W2 → dW2 += dYᵀ·A → SiLU' → dX = dH·W1 → reduce-scatter into dX → dW1 += dHᵀ·X",
+                "All 5 point(s) ran; the fused step's y, dX, dW1 and dW2 matched the baseline's.");
         assertFalse(md.contains("FAIL"), md);
     }
 
@@ -169,22 +172,24 @@ class StepReportTest {
         List<StepMeasurement> ms = new ArrayList<>(points(16000, StepMeasurement.OK));
         ms.set(1, StepMeasurement.failed(M, H, F, 2, StepMeasurement.BASELINE, "NCCL failed to start"));
         String md = markdown(run(1, ms), "unmeasured");
-        assertTrue(md.contains("No point could be judged."), md);
-        assertTrue(md.contains("| 8192 × 8192 × 28672 | 2 | 16000 | — | — | ≥ 1.15 × | not measured |"), md);
-        assertTrue(md.contains("| baseline | the step: cuBLAS and NCCL in sequence | not run | — | — | — |"), md);
-        assertTrue(md.contains("Not measured: it needs the fused step, the baseline and NCCL alone timed."), md);
-        assertTrue(md.contains("- baseline: not run: NCCL failed to start"), md);
+        assertContains(md,
+                "No point could be judged.",
+                "| 8192 × 8192 × 28672 | 2 | 16000 | — | — | ≥ 1.15 × | not measured |",
+                "| baseline | the step: cuBLAS and NCCL in sequence | not run | — | — | — |",
+                "Not measured: it needs the fused step, the baseline and NCCL alone timed.",
+                "- baseline: not run: NCCL failed to start");
     }
 
     @Test
     void sharedGpusShowNoRatioAndNoVerdict() throws IOException {
         String md = markdown(run(2, points(16000, StepMeasurement.OK)), "shared");
-        assertTrue(md.contains("- **ranks**: 2, sharing GPUs (up to 2 per GPU): nothing is compared"), md);
-        assertTrue(md.contains("Not judged: the 2 ranks shared GPUs (up to 2 per GPU)"), md);
-        assertTrue(md.contains("| 8192 × 8192 × 28672 | 2 | ≥ 1.15 × | " + StepDocument.NOT_JUDGED + " |"), md);
-        assertTrue(md.contains("these times include the ranks' turns on each GPU and compare nothing"), md);
-        assertTrue(md.contains("| fused | the step: AllGatherGemm, GemmReduceScatter, Gemm | 16000 [15680–16800] | "
-                + "16000 · 16160 · 15840 · 16000 |\n"), md);
+        assertContains(md,
+                "- **ranks**: 2, sharing GPUs (up to 2 per GPU): nothing is compared",
+                "Not judged: the 2 ranks shared GPUs (up to 2 per GPU)",
+                "| 8192 × 8192 × 28672 | 2 | ≥ 1.15 × | " + StepDocument.NOT_JUDGED + " |",
+                "these times include the ranks' turns on each GPU and compare nothing",
+                "| fused | the step: AllGatherGemm, GemmReduceScatter, Gemm | 16000 [15680–16800] | "
+                        + "16000 · 16160 · 15840 · 16000 |\n");
         assertFalse(md.contains("| pass |"), md);
         assertFalse(md.matches("(?s).*\\d\\.\\d\\d\\d?×.*"), "no ratio anywhere:\n" + md);
         assertFalse(md.contains("TFLOP/s per rank") || md.contains("baseline ÷ this") || md.contains("What the overlap bought"), md);

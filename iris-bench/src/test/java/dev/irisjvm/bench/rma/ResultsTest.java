@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.rma;
 
+import static dev.irisjvm.bench.TextAssertions.assertContains;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -56,9 +57,7 @@ class ResultsTest {
     @Test
     void tableShowsRatesAndFailedChecks() {
         String table = ResultTable.format(List.of(m("load", 0, "ok"), m("store", 1, "dst: 3 of 256 16-byte words differ")));
-        assertTrue(table.contains("1.2 GB/s"), table);
-        assertTrue(table.contains("0->1"), table);
-        assertTrue(table.contains("dst: 3 of 256"), table);
+        assertContains(table, "1.2 GB/s", "0->1", "dst: 3 of 256");
         assertEquals(3, table.split("\n").length);
     }
 
