@@ -26,6 +26,29 @@ class GemmSuiteTest {
                 .map(o -> GemmShape.parse(o.shape())).map(s -> s.n() + "x" + s.k()).collect(Collectors.toSet());
     }
 
+    /** A Llama layer's attention projections (QKV {@code qkv} wide) and its MLP ({@code ffn} wide) at {@code tp}. */
+    private static void assertLlamaLayers(String model, int hidden, int qkv, int ffn, int tp) {
+        assertColumnParallel(model, "qkv_proj", qkv, hidden, tp);
+        assertRowParallel(model, "o_proj", hidden, hidden, tp);
+        assertMlp(model, "", hidden, ffn, tp);
+    }
+
+    /** An MLP whose layers are named {@code prefix} and the projection's name, {@code ffn} wide, at {@code tp}. */
+    private static void assertMlp(String model, String prefix, int hidden, int ffn, int tp) {
+        assertColumnParallel(model, prefix + "gate_proj/up_proj", ffn, hidden, tp);
+        assertRowParallel(model, prefix + "down_proj", hidden, ffn, tp);
+    }
+
+    /** A column-parallel layer splits its {@code wide} outputs, N, over the TP ranks. */
+    private static void assertColumnParallel(String model, String layer, int wide, int hidden, int tp) {
+        assertEquals(Set.of(wide / tp + "x" + hidden), nk(model, layer, tp), model + " " + layer + " TP " + tp);
+    }
+
+    /** A row-parallel layer splits its {@code wide} inputs, K, over the TP ranks. */
+    private static void assertRowParallel(String model, String layer, int hidden, int wide, int tp) {
+        assertEquals(Set.of(hidden + "x" + wide / tp), nk(model, layer, tp), model + " " + layer + " TP " + tp);
+    }
+
     @Test
     void atLeastSixtyShapesWithoutDuplicates() {
         assertTrue(MODELS.size() >= 60 && MODELS.size() <= 120, "60 to 120 shapes, got " + MODELS.size());
@@ -43,20 +66,10 @@ class GemmSuiteTest {
     @Test
     void everyModelsLayersAtEveryTp() {
         for (int tp : new int[] {1, 2, 4, 8}) {
-            assertEquals(Set.of(6144 / tp + "x4096"), nk("Llama-3 8B", "qkv_proj", tp));
-            assertEquals(Set.of("4096x" + 4096 / tp), nk("Llama-3 8B", "o_proj", tp));
-            assertEquals(Set.of(14336 / tp + "x4096"), nk("Llama-3 8B", "gate_proj/up_proj", tp));
-            assertEquals(Set.of("4096x" + 14336 / tp), nk("Llama-3 8B", "down_proj", tp));
-            assertEquals(Set.of(10240 / tp + "x8192"), nk("Llama-3 70B", "qkv_proj", tp));
-            assertEquals(Set.of("8192x" + 8192 / tp), nk("Llama-3 70B", "o_proj", tp));
-            assertEquals(Set.of(28672 / tp + "x8192"), nk("Llama-3 70B", "gate_proj/up_proj", tp));
-            assertEquals(Set.of("8192x" + 28672 / tp), nk("Llama-3 70B", "down_proj", tp));
-            assertEquals(Set.of(18432 / tp + "x16384"), nk("Llama-3 405B", "qkv_proj", tp));
-            assertEquals(Set.of("16384x" + 16384 / tp), nk("Llama-3 405B", "o_proj", tp));
-            assertEquals(Set.of(53248 / tp + "x16384"), nk("Llama-3 405B", "gate_proj/up_proj", tp));
-            assertEquals(Set.of("16384x" + 53248 / tp), nk("Llama-3 405B", "down_proj", tp));
-            assertEquals(Set.of(14336 / tp + "x4096"), nk("Mixtral 8x7B", "expert gate_proj/up_proj", tp));
-            assertEquals(Set.of("4096x" + 14336 / tp), nk("Mixtral 8x7B", "expert down_proj", tp));
+            assertLlamaLayers("Llama-3 8B", 4096, 6144, 14336, tp);
+            assertLlamaLayers("Llama-3 70B", 8192, 10240, 28672, tp);
+            assertLlamaLayers("Llama-3 405B", 16384, 18432, 53248, tp);
+            assertMlp("Mixtral 8x7B", "expert ", 4096, 14336, tp);
         }
         assertEquals(14 * 4, ORIGINS.stream().filter(o -> o.tp() > 0).map(o -> o.model() + o.layer() + o.tp()).distinct().count());
     }

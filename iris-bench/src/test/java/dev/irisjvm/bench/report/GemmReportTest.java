@@ -122,11 +122,8 @@ class GemmReportTest {
     @Test
     void interleavedReportNamesBothBaselinesAndTheRounds() throws IOException {
         GemmSweepResult s = interleavedSweep();
-        Path json = dir.resolve("in.json");
-        s.write(json);
         Path out = dir.resolve("out");
-        assertEquals(0, IrisBench.commandLine().execute("report", "gemm", "--sweep", json.toString(), "--out", out.toString()));
-        String md = Files.readString(out.resolve(GemmDocument.MARKDOWN));
+        String md = report(s, out);
         assertContains(md,
                 "against the faster on each shape of two baselines, on the same inputs, measured in the same run on one "
                         + "GPU: cuBLASLt (`cublasLtMatmul`, F32 compute, the heuristic's best algorithm, a 32 MiB workspace) and cuBLAS "
@@ -158,10 +155,7 @@ class GemmReportTest {
         GemmSweepResult s = new GemmSweepResult(full.date(), full.hardware(), full.software(), full.command(), full.l2Bytes(),
                 full.l2Factor(), full.warmup(), full.groupM(), full.measurements().stream()
                         .filter(m -> !GemmMeasurement.CUBLASLT.equals(m.impl())).toList(), 6, 0, null, null);
-        Path json = dir.resolve("in.json");
-        s.write(json);
-        assertEquals(0, IrisBench.commandLine().execute("report", "gemm", "--sweep", json.toString(), "--out", dir.toString()));
-        String md = Files.readString(dir.resolve(GemmDocument.MARKDOWN));
+        String md = report(s, dir);
         assertTrue(md.contains("cuBLASLt (not measured in this run) and cuBLAS (`cublasGemmEx`"), md);
         assertTrue(md.contains("| 8192 × 8192 × 8192 | nk | 733 | 758 | not measured | cuBLAS | 0.967× | ≥ 0.95 | pass | ok |"), md);
     }
@@ -225,12 +219,8 @@ class GemmReportTest {
     @Test
     void writesTheReportAndTheChart() throws IOException {
         GemmSweepResult s = sweep();
-        Path json = dir.resolve("in.json");
-        s.write(json);
         Path out = dir.resolve("out");
-        int rc = IrisBench.commandLine().execute("report", "gemm", "--sweep", json.toString(), "--out", out.toString(), "--run-command", "bin/iris-bench gemm");
-        assertEquals(0, rc);
-        String md = Files.readString(out.resolve(GemmDocument.MARKDOWN));
+        String md = report(s, out, "--run-command", "bin/iris-bench gemm");
         assertTrue(md.startsWith("# Iris GEMM benchmarks"), md);
         assertContains(md,
                 "| 8192 × 8192 × 8192 | nk | 733 | 758 | 0.967× | ≥ 0.95 | pass | ok |",
@@ -259,12 +249,18 @@ class GemmReportTest {
     void findingsFollowTheTarget() throws IOException {
         Path f = dir.resolve("findings.md");
         Files.writeString(f, "The kn layout loses 15%: ...\n");
-        GemmSweepResult s = sweep();
-        Path json = dir.resolve("in.json");
-        s.write(json);
-        assertEquals(0, IrisBench.commandLine().execute("report", "gemm", "--sweep", json.toString(), "--out", dir.toString(), "--findings", f.toString()));
-        String md = Files.readString(dir.resolve(GemmDocument.MARKDOWN));
+        String md = report(sweep(), dir, "--findings", f.toString());
         assertTrue(md.indexOf("## Findings") > md.indexOf("## Target") && md.indexOf("## Findings") < md.indexOf("## Chart"), md);
+    }
+
+    /** {@code sweep} written to in.json and reported into {@code out} with {@code args} added, which must exit 0: its markdown. */
+    private String report(GemmSweepResult sweep, Path out, String... args) throws IOException {
+        Path json = dir.resolve("in.json");
+        sweep.write(json);
+        List<String> all = new ArrayList<>(List.of("report", "gemm", "--sweep", json.toString(), "--out", out.toString()));
+        all.addAll(List.of(args));
+        assertEquals(0, IrisBench.commandLine().execute(all.toArray(String[]::new)));
+        return Files.readString(out.resolve(GemmDocument.MARKDOWN));
     }
 
     @Test
