@@ -33,6 +33,11 @@ import org.junit.jupiter.api.Test;
  * memory). {@link AttentionKernelsBuiltTest} checks the kernels' names against the built fatbins.
  */
 class AttentionInterfaceTest {
+    /** The causal problem both ring tests split: 512 tokens zig-zagged over two ranks. */
+    private static final AttentionProblem RING = AttentionProblem.of(DType.BF16, 1, 4, 2, 512, 512, 64, true);
+    private static final Chunks MINE = Sharding.ZIG_ZAG.chunks(0, 2, 512);
+    private static final Chunks PEER = Sharding.ZIG_ZAG.chunks(1, 2, 512);
+
     @Test
     void tmaDescriptorsSit64ByteAlignedInsideTheParameterSpace() {
         for (String map : new String[] {"q_map", "k_map", "v_map", "k2_map", "v2_map"}) {
@@ -75,8 +80,7 @@ class AttentionInterfaceTest {
             assertEquals(O, address(a.o()));
             assertEquals(LSE, address(a.lse()));
             assertEquals(0, address(a.o_acc()));
-            assertEquals(KernelAbi.IRIS_ATTENTION_FINALIZE, a.mode());
-            assertShapes(p, a);
+            assertModeAndShapes(KernelAbi.IRIS_ATTENTION_FINALIZE, p, a);
             assertChunks(512, 0, 0, a.q_chunks());
             assertChunks(1024, 0, 0, a.kv_chunks());
         }
@@ -84,19 +88,15 @@ class AttentionInterfaceTest {
 
     @Test
     void aRingStepCarriesItsStateModeAndChunks() {
-        AttentionProblem p = AttentionProblem.of(DType.BF16, 1, 4, 2, 512, 512, 64, true);
-        Chunks mine = Sharding.ZIG_ZAG.chunks(0, 2, 512);
-        Chunks peer = Sharding.ZIG_ZAG.chunks(1, 2, 512);
         try (AttentionArgs args = new AttentionArgs()) {
-            args.forward(p, O + 4096, 0);  // a previous call's fields are all replaced
-            iris_attention_args a = args.step(new RingStep(p, Q, K, V, 0, 0, ACC, MAX, SUM, true, false, mine, peer));
+            args.forward(RING, O + 4096, 0);  // a previous call's fields are all replaced
+            iris_attention_args a = args.step(new RingStep(RING, Q, K, V, 0, 0, ACC, MAX, SUM, true, false, MINE, PEER));
             assertEquals(0, address(a.o()));
             assertEquals(0, address(a.lse()));
             assertEquals(ACC, address(a.o_acc()));
             assertEquals(MAX, address(a.row_max()));
             assertEquals(SUM, address(a.row_sum()));
-            assertEquals(KernelAbi.IRIS_ATTENTION_LOAD_STATE, a.mode());
-            assertShapes(p, a);
+            assertModeAndShapes(KernelAbi.IRIS_ATTENTION_LOAD_STATE, RING, a);
             assertChunks(256, 0, 3, a.q_chunks());
             assertChunks(256, 1, 2, a.kv_chunks());
         }
@@ -104,13 +104,10 @@ class AttentionInterfaceTest {
 
     @Test
     void theLastStepsAddTheSecondShardItsFlagAndTheContext() {
-        AttentionProblem p = AttentionProblem.of(DType.BF16, 1, 4, 2, 512, 512, 64, true);
-        Chunks mine = Sharding.ZIG_ZAG.chunks(0, 2, 512);
-        Chunks peer = Sharding.ZIG_ZAG.chunks(1, 2, 512);
-        RingStep first = new RingStep(p, Q, K, V, O, LSE, ACC, MAX, SUM, true, true, mine, mine);
+        RingStep first = new RingStep(RING, Q, K, V, O, LSE, ACC, MAX, SUM, true, true, MINE, MINE);
         try (AttentionArgs args = new AttentionArgs()) {
             args.context(ContextBytes.of(1, 2));
-            iris_attention_args a = args.lastSteps(new RingLastSteps(first, K2, V2, peer, READY));
+            iris_attention_args a = args.lastSteps(new RingLastSteps(first, K2, V2, PEER, READY));
             assertEquals(O, address(a.o()));
             assertEquals(READY, address(a.second_ready()));
             assertEquals(KernelAbi.IRIS_ATTENTION_LOAD_STATE | KernelAbi.IRIS_ATTENTION_FINALIZE, a.mode());
@@ -187,7 +184,8 @@ class AttentionInterfaceTest {
         return p == null ? 0 : p.address();
     }
 
-    private static void assertShapes(AttentionProblem p, iris_attention_args a) {
+    private static void assertModeAndShapes(int mode, AttentionProblem p, iris_attention_args a) {
+        assertEquals(mode, a.mode());
         assertEquals(p.qLen(), a.sq());
         assertEquals(p.kvLen(), a.skv());
         assertEquals(p.qHeads(), a.hq());
