@@ -7,9 +7,12 @@ import dev.irisjvm.core.internal.KernelModule;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import dev.irisjvm.runtime.global.IrisRuntime;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The kernels behind the host API (tile operations, factories, barrier), loaded from the fatbins
@@ -37,6 +40,8 @@ final class CoreKernels implements AutoCloseable {
     private static final String RANDOM = "iris_random";
     private static final String BARRIER = "iris_barrier";
     private static final int[] WIDTHS = {1, 2, 4, 8};
+    /** The types with an atomic-add kernel: every one but U8. */
+    private static final Set<DType> ATOMIC_ADD_TYPES = EnumSet.complementOf(EnumSet.of(DType.U8));
 
     private final KernelModule tileOps;
     private final KernelModule fill;
@@ -45,6 +50,10 @@ final class CoreKernels implements AutoCloseable {
     private final CoreArgs args = new CoreArgs();
     /** Looked up once: a launch on the hot path does no string building or map lookup. */
     private final Kernel[] copyByWidth = new Kernel[9];
+    private final Kernel[] fillByWidth = new Kernel[9];
+    private final Map<DType, Kernel> atomicAddByType = new EnumMap<>(DType.class);
+    private final Kernel arangeKernel;
+    private final Kernel randomKernel;
     private final Kernel barrierKernel;
 
     CoreKernels(int multiprocessors, boolean checked) {
@@ -64,7 +73,13 @@ final class CoreKernels implements AutoCloseable {
         this.fill = f;
         for (int width : WIDTHS) {
             copyByWidth[width] = tileOps.kernel(COPY + width);
+            fillByWidth[width] = fill.kernel(FILL + width);
         }
+        for (DType dtype : ATOMIC_ADD_TYPES) {
+            atomicAddByType.put(dtype, tileOps.kernel(atomicAddKernel(dtype)));
+        }
+        this.arangeKernel = fill.kernel(ARANGE);
+        this.randomKernel = fill.kernel(RANDOM);
         this.barrierKernel = barrier.kernel(BARRIER);
     }
 
@@ -80,10 +95,8 @@ final class CoreKernels implements AutoCloseable {
             tileOps.add(COPY + width);
             fills.add(FILL + width);
         }
-        for (DType dtype : DType.values()) {
-            if (dtype != DType.U8) {
-                tileOps.add(atomicAddKernel(dtype));
-            }
+        for (DType dtype : ATOMIC_ADD_TYPES) {
+            tileOps.add(atomicAddKernel(dtype));
         }
         return Map.of(TILE_OPS_MODULE, tileOps, FILL_MODULE, fills, BARRIER_MODULE, List.of(BARRIER));
     }
@@ -107,25 +120,25 @@ final class CoreKernels implements AutoCloseable {
     /** dst (on dstRank) += src (local), element by element with atomics. */
     synchronized void tileAtomicAdd(DeviceContext ctx, DType dtype, long dst, long ldDst, int dstRank, long src, long ldSrc,
                                     long rows, long cols, Stream stream) {
-        if (dtype == DType.U8) {
+        if (!ATOMIC_ADD_TYPES.contains(dtype)) {
             throw new IllegalArgumentException("atomicAdd: dtype U8 has no atomic add; use I32");
         }
-        tileOps.kernel(atomicAddKernel(dtype)).launch(shapeFor(rows * cols * dtype.byteSize()), stream,
+        atomicAddByType.get(dtype).launch(shapeFor(rows * cols * dtype.byteSize()), stream,
                 args.tile(ctx.bytesUnsafe(), dst, ldDst, dstRank, src, ldSrc, 0, rows, cols), false);
     }
 
     /** Fills n elements of the given width with the bit pattern. */
     synchronized void fillPattern(long dst, long n, int elementBytes, long pattern, Stream stream) {
-        fill.kernel(FILL + elementBytes).launch(shapeFor(n * elementBytes), stream, args.fill(dst, n, pattern), false);
+        fillByWidth[elementBytes].launch(shapeFor(n * elementBytes), stream, args.fill(dst, n, pattern), false);
     }
 
     synchronized void arange(long dst, long n, DType dtype, double start, double step, Stream stream) {
-        fill.kernel(ARANGE).launch(shapeFor(n * dtype.byteSize()), stream, args.arange(dst, n, dtype, start, step), false);
+        arangeKernel.launch(shapeFor(n * dtype.byteSize()), stream, args.arange(dst, n, dtype, start, step), false);
     }
 
     /** {@code distribution}: an iris_distribution of iris/abi/core.h (uniform, normal, integer). */
     synchronized void random(long dst, long n, DType dtype, int distribution, double a, double b, long seed, Stream stream) {
-        fill.kernel(RANDOM).launch(shapeFor(n * dtype.byteSize()), stream,
+        randomKernel.launch(shapeFor(n * dtype.byteSize()), stream,
                 args.random(dst, n, dtype, distribution, a, b, seed), false);
     }
 
