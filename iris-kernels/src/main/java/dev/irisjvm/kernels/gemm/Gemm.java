@@ -292,7 +292,7 @@ public final class Gemm implements AutoCloseable {
         }
         Platform.require(Platform.CUDA, MODULE, REQUIREMENT + " or " + PortableGemm.REQUIREMENT);
         DeviceProperties device = Gpu.properties(Gpu.currentDevice());
-        GemmMainloop mainloop = GemmMainloop.choose(options.mainloop(), GemmMainloop.fromEnvironment(System.getenv()), device);
+        GemmMainloop mainloop = options.mainloop().resolve(device);
         if (mainloop == GemmMainloop.HOPPER) {
             GemmChecks.device(Platform.current(), device);
         } else {

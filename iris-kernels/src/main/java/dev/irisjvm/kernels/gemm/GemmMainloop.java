@@ -57,6 +57,22 @@ public enum GemmMainloop {
     }
 
     /**
+     * The mainloop this choice runs on {@code device}: itself unless it is {@link #AUTO}, then
+     * {@value #VARIABLE}, then the GPU ({@link #HOPPER} where it can run it). The GEMM, the fused
+     * operations and attention all choose this way, so one variable moves a whole program onto the
+     * portable mainloop. Whether the GPU can run the answer is checked when the kernels load.
+     *
+     * <pre>{@code
+     * GemmMainloop runs = GemmMainloop.AUTO.resolve(iris.deviceProperties());   // HOPPER on an H200
+     * }</pre>
+     *
+     * @throws IllegalArgumentException {@value #VARIABLE} holds something else than auto, hopper or portable
+     */
+    public GemmMainloop resolve(DeviceProperties device) {
+        return choose(this, fromEnvironment(System.getenv()), device);
+    }
+
+    /**
      * The mainloop to run: {@code requested} unless it is {@link #AUTO}; then {@code environment}
      * (what {@link #fromEnvironment} read) unless that is {@link #AUTO} too; then {@link #HOPPER} where
      * the GPU can run it and {@link #PORTABLE} elsewhere. Never AUTO; whether the GPU can run the
