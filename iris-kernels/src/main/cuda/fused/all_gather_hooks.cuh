@@ -94,8 +94,11 @@ struct AllGatherHooks : NoHooks {
         // wait_until_backoff, waking up to 2 µs late on each, made all-gather 1024 x 3584 x 8192
         // take 80.6-81.0 µs instead of 76.4-76.9 (512 x 8192 x 8192: 87.5 instead of 78.8-80.7).
         iris::wait_until(ctx, ready(t.m, k0 / kPieceCols), iris::Cmp::ge, epoch, kSiteGatheredRows, owner);
-        // The rows were written through the generic proxy; TMA reads through the async proxy.
+#if IRIS_HAS_TMA
+        // The rows were written through the generic proxy; TMA reads through the async proxy. (The
+        // portable mainloop's cp.async reads through the generic proxy, as the writes went.)
         asm volatile("fence.proxy.async.global;" ::: "memory");
+#endif
     }
 
     struct Piece {

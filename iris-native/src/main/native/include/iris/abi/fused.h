@@ -1,9 +1,11 @@
 /* iris/abi/fused.h: the interface of the fused GEMM + communication kernels (iris-kernels
- * gemm_all_scatter.cu, gemm_reduce.cu, all_gather_gemm.cu; Java: dev.irisjvm.kernels.fused). One
- * argument struct serves the whole family: every kernel takes it as its one __grid_constant__
- * parameter and reads the fields its operation names below (the others are null or zero). Beside
- * it the wait sites, the launch checks, and the layouts of the workspace and the trace that Java
- * sizes and reads. Launch constants and tile shapes are the GEMM's (iris/abi/gemm.h). */
+ * gemm_all_scatter.cu, gemm_reduce.cu, all_gather_gemm.cu, and fused_portable.cu for GPUs without
+ * wgmma; Java: dev.irisjvm.kernels.fused). One argument struct serves the whole family: every
+ * kernel takes it as its one __grid_constant__ parameter and reads the fields its operation names
+ * below (the others are null or zero). Beside it the wait sites, the launch checks, and the layouts
+ * of the workspace and the trace that Java sizes and reads. Launch constants and tile shapes are
+ * the GEMM's (iris/abi/gemm.h; the portable kernels': IRIS_GEMM_PORTABLE_PERSISTENT_*,
+ * iris/abi/gemm_portable.h). */
 #ifndef IRIS_ABI_FUSED_H
 #define IRIS_ABI_FUSED_H
 
@@ -47,7 +49,8 @@ typedef struct iris_fused_args {
     void* c;          /* all-scatter: symmetric M x ldc; all-reduce: symmetric M x ldc; reduce-scatter:
                          this rank's M / world rows x ldc; all-gather: local M x ldc */
     const void* bias; /* N elements of C's type, or null (the reductions: on one rank only) */
-    void* a;          /* all-gather: the symmetric gathered A, M x K, this rank's rows filled; else null */
+    void* a;          /* all-gather: the symmetric gathered A, M x K, this rank's rows filled; the portable
+                         kernels: A (M x K, contiguous) for every operation; else null */
     void* partials;   /* reductions: the symmetric partial tiles (ws); all-gather with split-K: the local
                          f32 halves; else null */
     uint64_t* flags;  /* all-scatter spare warps: the handoff; reductions: the partials' flags (+ handoff);
@@ -61,6 +64,8 @@ typedef struct iris_fused_args {
     int32_t ldc;     /* elements between rows of C */
     int32_t group_m; /* tile rows per group of the tile order */
     int32_t slices;  /* all-gather: units of K per tile, 1 or 2 (split-K); the others: 1 */
+    const void* b;   /* the portable kernels (fused_portable.cu), which read A through a and B through
+                        b instead of the maps: this rank's B; else null */
 } iris_fused_args;
 
 /* NVRTC has no constant offsetof (iris/gemm.cuh reaches this header through the split-K ranges). */
@@ -70,8 +75,8 @@ static_assert(offsetof(iris_fused_args, a_map) % 64 == 0 && offsetof(iris_fused_
 static_assert(offsetof(iris_fused_args, b_map) == 128 && offsetof(iris_fused_args, ctx) == 256 &&
                   offsetof(iris_fused_args, c) == 368 && offsetof(iris_fused_args, epoch) == 416 &&
                   offsetof(iris_fused_args, m) == 424 && offsetof(iris_fused_args, slices) == 444 &&
-                  sizeof(iris_fused_args) == 448,
-              "iris_fused_args: a 64-bit layout without padding");
+                  offsetof(iris_fused_args, b) == 448 && sizeof(iris_fused_args) == 512,
+              "iris_fused_args: a 64-bit layout, padded to the descriptors' 64-byte alignment");
 #endif
 
 #endif

@@ -36,6 +36,17 @@
  * 99 KiB of sm_86 / sm_89; one block per SM, whose registers its threads fill. */
 #define IRIS_GEMM_PORTABLE_WIDE_SHARED_BYTES 98304
 
+/* The persistent tile of iris/gemm/sm80/persistent.cuh, the portable GEMM with epilogue hooks that the
+ * portable fused kernels (iris-kernels fused_portable.cu) run: 128 x IRIS_GEMM_PORTABLE_PERSISTENT_TILE_N
+ * outputs, the Hopper tile, so that the hooks written for it (64-row halves, 256-column tiles) serve
+ * both. Eight warps in two groups of four: a group owns 64 rows, as a Hopper consumer warpgroup does,
+ * each warp 64 x 64 of them. K per stage and stages as above. */
+#define IRIS_GEMM_PORTABLE_PERSISTENT_TILE_N 256
+#define IRIS_GEMM_PORTABLE_PERSISTENT_THREADS 256
+/* The stages' A and B tiles, 24 KiB per stage; after a tile's mainloop the same bytes stage its
+ * outputs for the hooks. Under the 99 KiB of sm_86 / sm_89; one block per SM. */
+#define IRIS_GEMM_PORTABLE_PERSISTENT_SHARED_BYTES 98304
+
 /* The one parameter of every iris_gemm_portable_* kernel, wide ones included: C = A x B (+ bias),
  * plain pointers. */
 typedef struct iris_gemm_portable_args {

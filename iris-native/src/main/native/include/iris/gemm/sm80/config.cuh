@@ -48,6 +48,10 @@ using DefaultShape = TileShape<IRIS_GEMM_PORTABLE_TILE_M, IRIS_GEMM_PORTABLE_TIL
                                IRIS_GEMM_PORTABLE_STAGES>;
 using WideShape = TileShape<IRIS_GEMM_PORTABLE_WIDE_TILE_M, IRIS_GEMM_PORTABLE_TILE_N, IRIS_GEMM_PORTABLE_TILE_K, 4, 2,
                             IRIS_GEMM_PORTABLE_STAGES>;
+/// The persistent tile (persistent.cuh): 128 x 256 on 2 x 4 warps, each row of warps one group of
+/// 128 threads that owns 64 rows of the tile, as a Hopper consumer warpgroup does.
+using PersistentShape = TileShape<IRIS_GEMM_PORTABLE_TILE_M, IRIS_GEMM_PORTABLE_PERSISTENT_TILE_N, IRIS_GEMM_PORTABLE_TILE_K,
+                                  2, IRIS_GEMM_PORTABLE_PERSISTENT_THREADS / 64, IRIS_GEMM_PORTABLE_STAGES>;
 /// The skinny kernels' tile (sm80/skinny.cuh): 16 rows, four warps side by side along N.
 using SkinnyShape = TileShape<IRIS_GEMM_SKINNY_MAX_M, IRIS_GEMM_SKINNY_TILE_N, IRIS_GEMM_SKINNY_TILE_K, 1,
                               IRIS_GEMM_SKINNY_THREADS / 32, IRIS_GEMM_SKINNY_STAGES>;
@@ -105,6 +109,10 @@ struct Config {
     static_assert(!kWideShape || kThreads == IRIS_GEMM_PORTABLE_WIDE_THREADS, "the host launches IRIS_GEMM_PORTABLE_WIDE_THREADS");
     static_assert(!kWideShape || kSmemBytes == IRIS_GEMM_PORTABLE_WIDE_SHARED_BYTES,
                   "the host launches IRIS_GEMM_PORTABLE_WIDE_SHARED_BYTES");
+    static constexpr bool kPersistentShape = std::is_same_v<Shape_, PersistentShape>;
+    static_assert(!kPersistentShape || (kThreads == IRIS_GEMM_PORTABLE_PERSISTENT_THREADS &&
+                                        kSmemBytes == IRIS_GEMM_PORTABLE_PERSISTENT_SHARED_BYTES),
+                  "the host launches IRIS_GEMM_PORTABLE_PERSISTENT_THREADS and _SHARED_BYTES");
     static constexpr bool kSkinnyShape = std::is_same_v<Shape_, SkinnyShape>;
     static_assert(!kSkinnyShape || kSmemBytes == IRIS_GEMM_SKINNY_SHARED_BYTES, "the host launches IRIS_GEMM_SKINNY_SHARED_BYTES");
 };

@@ -1,7 +1,7 @@
 // iris/gemm/sm80/impl/ptx.cuh (not API): the sm_80 instructions the portable GEMM is made of, one
-// inline function each: cp.async (global to shared, 16 bytes, zero-fill), its commit and wait,
-// ldmatrix (four 8 x 8 matrices of 16-bit elements, plain or transposed) and mma.sync m16n8k16
-// with f32 accumulators. Every later NVIDIA architecture runs them too.
+// inline function each: cp.async (global to shared, 16 bytes, zero-fill), its commit and wait, a
+// named barrier, ldmatrix (four 8 x 8 matrices of 16-bit elements, plain or transposed) and
+// mma.sync m16n8k16 with f32 accumulators. Every later NVIDIA architecture runs them too.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,11 @@ __device__ inline uint32_t dynamic_smem_bytes() {
     uint32_t bytes;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
     return bytes;
+}
+
+/// Barrier `id` (1 to 15; 0 is __syncthreads') of `threads` threads of the block, whole warps.
+__device__ inline void named_barrier_sync(int id, int threads) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
 /// Copies 16 bytes from global `src` to shared `dst` asynchronously (L2 only, .cg), or writes 16
