@@ -20,7 +20,8 @@ final class FusedArgs implements AutoCloseable {
     private final BytePointer bMap = new BytePointer(args.b_map());
     private final DeviceAddress c = new DeviceAddress();
     private final DeviceAddress bias = new DeviceAddress();
-    private final DeviceAddress gathered = new DeviceAddress();
+    private final DeviceAddress a = new DeviceAddress();
+    private final DeviceAddress b = new DeviceAddress();
 
     /**
      * What every call of one instance shares.
@@ -37,18 +38,19 @@ final class FusedArgs implements AutoCloseable {
                 .trace(new LongPointer(new DeviceAddress().at(trace))).m(m).n(n).k(k).group_m(groupM).slices(slices);
     }
 
-    /** A's and B's maps of the next launch. */
+    /** A's and B's maps of the next launch (the Hopper kernels'). */
     void maps(TensorMap a, TensorMap b) {
         a.copyTo(aMap);
         b.copyTo(bMap);
     }
 
     /**
-     * The struct of one call, its maps set by {@link #maps}: all-gather's gathered A (0 for the
-     * others), C, the bias (0: none), C's leading dimension and the call's epoch.
+     * The struct of one call, the Hopper kernels' maps set by {@link #maps}: A (the portable kernels',
+     * and all-gather's gathered A; else 0), B (the portable kernels'; else 0), C, the bias (0: none),
+     * C's leading dimension and the call's epoch.
      */
-    iris_fused_args call(long gatheredA, long cAddress, long biasAddress, int ldc, long epoch) {
-        return args.a(gathered.at(gatheredA)).c(c.at(cAddress)).bias(bias.at(biasAddress)).ldc(ldc).epoch(epoch);
+    iris_fused_args call(long aAddress, long bAddress, long cAddress, long biasAddress, int ldc, long epoch) {
+        return args.a(a.at(aAddress)).b(b.at(bAddress)).c(c.at(cAddress)).bias(bias.at(biasAddress)).ldc(ldc).epoch(epoch);
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import java.util.Arrays;
 
 /**
@@ -76,7 +77,7 @@ final class FusedChecks {
         fitsInt(who, kName, k);
         if (k % ELEMENT_MULTIPLE != 0) {
             throw fail(who, kName + " = " + k + " is not a multiple of " + ELEMENT_MULTIPLE
-                    + " (TMA copies rows of A in 16-byte units)");
+                    + " (the kernels copy rows of A in 16-byte units)");
         }
         if (n % ELEMENT_MULTIPLE != 0) {
             throw fail(who, nName + " = " + n + " is not a multiple of " + ELEMENT_MULTIPLE
@@ -98,19 +99,29 @@ final class FusedChecks {
         }
     }
 
-    /** A variant the operation's kernels come in (after AUTO was resolved). */
-    static void variant(String who, FusedOp op, FusedVariant v) {
-        if (!op.variants().contains(v)) {
-            throw fail(who, "variant " + v + " does not exist for " + op.title() + "; it has " + op.variants()
-                    + (op == FusedOp.ALL_GATHER ? " (the spare producer warps push this rank's rows of A to the peers)" : ""));
+    /** A variant the operation's kernels on that mainloop come in (after AUTO was resolved). */
+    static void variant(String who, FusedOp op, GemmMainloop mainloop, FusedVariant v) {
+        if (!op.variants(mainloop).contains(v)) {
+            throw fail(who, "variant " + v + " does not exist for " + op.title() + " on the " + mainloop + " mainloop; it has "
+                    + op.variants(mainloop) + (mainloop == GemmMainloop.PORTABLE
+                    ? " (the portable kernels' warps all compute: none is spare)"
+                    : op == FusedOp.ALL_GATHER ? " (the spare producer warps push this rank's rows of A to the peers)" : ""));
         }
     }
 
-    /** A configured tile width (FusedConfig.tileN, 0: chosen per shape) the operation's kernels come in. */
-    static void tileN(String who, FusedOp op, int tileN) {
-        if (tileN != 0 && !op.tileWidths().contains(tileN)) {
-            throw fail(who, "config tileN " + tileN + " is not a tile width of the " + op.title() + " kernels; they come in "
-                    + op.tileWidths() + " (or 0: chosen per shape)");
+    /** A configured tile width (FusedConfig.tileN, 0: chosen per shape) the operation's kernels on that mainloop come in. */
+    static void tileN(String who, FusedOp op, GemmMainloop mainloop, int tileN) {
+        if (tileN != 0 && !op.tileWidths(mainloop).contains(tileN)) {
+            throw fail(who, "config tileN " + tileN + " is not a tile width of the " + op.title() + " kernels on the " + mainloop
+                    + " mainloop; they come in " + op.tileWidths(mainloop) + " (or 0: chosen per shape)");
+        }
+    }
+
+    /** Tracing needs the Hopper kernels: the portable ones record no timeline. */
+    static void tracing(String who, GemmMainloop mainloop, boolean tracing) {
+        if (tracing && mainloop == GemmMainloop.PORTABLE) {
+            throw fail(who, "config tracing: the portable mainloop's kernels record no timeline (the Hopper ones do); "
+                    + "turn tracing off or run the HOPPER mainloop");
         }
     }
 
@@ -120,9 +131,12 @@ final class FusedChecks {
      * side). Any number of blocks will do, one included: the two halves of a tile meet in arrival
      * order (split_k_exchange.cuh).
      */
-    static void splitK(String who, FusedOp op, int splitK, long k) {
+    static void splitK(String who, FusedOp op, GemmMainloop mainloop, int splitK, long k) {
         if (splitK != 2) {
             return;
+        }
+        if (mainloop == GemmMainloop.PORTABLE) {
+            throw fail(who, "config splitK 2: the portable mainloop's kernels do not split K; use 0 or 1");
         }
         if (!op.splitsK()) {
             throw fail(who, "config splitK 2: the " + op.title() + " kernels do not split K (all-gather + GEMM's do); use 0 or 1");
@@ -133,21 +147,28 @@ final class FusedChecks {
         }
     }
 
-    /** The kernels are sm_90a code: compute capability 9.0 exactly, and the GEMM's shared memory per block. */
-    static void device(String who, FusedOp op, Platform platform, DeviceProperties p) {
+    /**
+     * The GPU runs the kernels of {@code mainloop}: the Hopper ones are sm_90a code (compute
+     * capability 9.0 exactly, and the GEMM's shared memory per block), the portable ones need
+     * compute capability 8.0 or later and {@value FusedOp#PORTABLE_SHARED_BYTES} bytes per block.
+     */
+    static void device(String who, FusedOp op, GemmMainloop mainloop, Platform platform, DeviceProperties p) {
+        boolean portable = mainloop == GemmMainloop.PORTABLE;
+        String module = op.module(mainloop);
         if (platform != Platform.CUDA) {
-            throw platform.unavailable(op.module(), FusedOp.REQUIREMENT);
+            throw platform.unavailable(module, portable ? FusedOp.PORTABLE_REQUIREMENT : FusedOp.REQUIREMENT);
         }
-        if (p.major() != 9 || p.minor() != 0) {
-            String requirement = "compute capability 9.0 (" + FusedOp.REQUIREMENT + ")";
-            throw new IrisPlatformException(who + ": not available on this GPU: " + op.module() + " needs " + requirement
-                    + "; GPU " + p.device() + " (" + p.name() + ") has " + p.computeCapability(), platform, op.module(), requirement);
+        if (portable ? p.major() < 8 : p.major() != 9 || p.minor() != 0) {
+            String requirement = portable ? FusedOp.PORTABLE_REQUIREMENT : "compute capability 9.0 (" + FusedOp.REQUIREMENT + ")";
+            throw new IrisPlatformException(who + ": not available on this GPU: " + module + " needs " + requirement
+                    + "; GPU " + p.device() + " (" + p.name() + ") has " + p.computeCapability(), platform, module, requirement);
         }
-        if (p.sharedMemoryPerBlockOptin() < Gemm.SHARED_BYTES) {
-            String requirement = Gemm.SHARED_BYTES + " bytes of shared memory per block";
-            throw new IrisPlatformException(who + ": not available on this GPU: " + op.module() + " needs " + requirement
+        int shared = portable ? FusedOp.PORTABLE_SHARED_BYTES : Gemm.SHARED_BYTES;
+        if (p.sharedMemoryPerBlockOptin() < shared) {
+            String requirement = shared + " bytes of shared memory per block";
+            throw new IrisPlatformException(who + ": not available on this GPU: " + module + " needs " + requirement
                     + "; GPU " + p.device() + " (" + p.name() + ") allows " + p.sharedMemoryPerBlockOptin(), platform,
-                    op.module(), requirement);
+                    module, requirement);
         }
     }
 

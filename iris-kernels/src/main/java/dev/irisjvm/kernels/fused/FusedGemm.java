@@ -22,6 +22,7 @@ import dev.irisjvm.kernels.TensorMapCache;
 import dev.irisjvm.kernels.fused.FusedChecks.Operand;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import dev.irisjvm.runtime.abi.iris_fused_args;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -67,17 +68,22 @@ import org.bytedeco.javacpp.LongPointer;
  *     every wait is bounded by the Iris device timeout) surface at the next {@link
  *     Iris#synchronize}, naming a wait site that {@link FusedSites#describe} explains.</li>
  * <li><b>Residency.</b> At most one block per SM ({@link FusedConfig#maxBlocks()} caps it
- *     further), {@value Gemm#THREADS} threads and {@value Gemm#SHARED_BYTES} bytes of shared memory
- *     each. Blocks wait for peers and for their own warps, and never for a block of their own grid
- *     that may not have started: all-gather's pieces of A that a block not yet resident owns are
- *     pushed by the blocks that run, and the two halves of a split-K tile meet in arrival order (the
+ *     further), of the size {@link #launchShape()} says. Blocks wait for peers and for their own
+ *     warps, and never for a block of their own grid that may not have started: all-gather's pieces
+ *     of A that a block not yet resident owns are pushed by the blocks that run, and the two halves of a split-K tile meet in arrival order (the
  *     first stores, the second waits for those stores). So work that holds SMs meanwhile (another
  *     stream, another process, an MPS limit) slows a call down, however few SMs it leaves, and never
  *     stalls it into the device timeout.</li>
  * <li><b>World size 1</b> is accepted: every loop over peers is empty, so a call is the plain GEMM
  *     plus a barrier. (The GPU tests run two ranks.)</li>
- * <li>NVIDIA Hopper only (compute capability 9.0): creation elsewhere throws
- *     {@link dev.irisjvm.core.IrisPlatformException}.</li>
+ * <li><b>GPUs.</b> NVIDIA, compute capability 8.0 or later. {@link FusedConfig#mainloop()} chooses
+ *     the kernels as {@link GemmMainloop} does for the GEMM: on Hopper (9.0) the wgmma/TMA ones,
+ *     elsewhere, or when asked for ({@code FusedConfig.withMainloop(GemmMainloop.PORTABLE)},
+ *     {@value GemmMainloop#VARIABLE}{@code =portable}), the portable ones ({@value
+ *     FusedOp#PORTABLE_MODULE}: mma.sync, the same hooks, the EPILOGUE variant, 128 x {@value
+ *     Gemm#TILE_N} tiles, no split-K, no tracing). Creation on an older GPU, on HIP, or on a GPU
+ *     that cannot run the chosen kernels throws {@link dev.irisjvm.core.IrisPlatformException}
+ *     naming the GPU, its compute capability and the requirement.</li>
  * <li>Calls on one instance are serialized (they share the kernels' argument struct,
  *     {@code iris_fused_args} of iris/abi/fused.h, and the epoch).</li>
  * </ul>
@@ -96,6 +102,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
     final int world;
     final FusedOp op;
     final FusedConfig config;
+    final GemmMainloop mainloop;
     final FusedVariant variant;
     /** The kernel's M, N and K (all-scatter: N is this rank's columns; the reductions: K is this rank's share). */
     final int m;
@@ -126,9 +133,9 @@ public abstract sealed class FusedGemm implements AutoCloseable
     private long calls;
 
     /** What creation gathered, handed to the constructor. */
-    record Parts(Iris iris, FusedOp op, FusedConfig config, FusedVariant variant, int m, int n, int k, DeviceProperties device,
-                 int tileN, int splitK, int blocks, KernelLibrary library, Kernel[][] kernels, FusedWorkspace workspace,
-                 DeviceBarrier barrier, DeviceMemory traceBuffer, long traceRecords) {}
+    record Parts(Iris iris, FusedOp op, FusedConfig config, GemmMainloop mainloop, FusedVariant variant, int m, int n, int k,
+                 DeviceProperties device, int tileN, int splitK, int blocks, KernelLibrary library, Kernel[][] kernels,
+                 FusedWorkspace workspace, DeviceBarrier barrier, DeviceMemory traceBuffer, long traceRecords) {}
 
     FusedGemm(Parts p) {
         this.iris = p.iris();
@@ -136,6 +143,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         this.world = p.iris().node().size();
         this.op = p.op();
         this.config = p.config();
+        this.mainloop = p.mainloop();
         this.variant = p.variant();
         this.m = p.m();
         this.n = p.n();
@@ -175,6 +183,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         String who = FusedChecks.who(rank, op);
         KernelLibrary library = null;
         Kernel[][] kernels = null;
+        GemmMainloop mainloop = null;
         FusedVariant variant = null;
         int limit = 0;
         int tileN = Gemm.TILE_N;
@@ -186,21 +195,25 @@ public abstract sealed class FusedGemm implements AutoCloseable
             FusedChecks.problem(who, op, m, n, k, world);
             limit = config.maxBlocks() == 0 ? device.multiprocessorCount()
                     : Math.min(config.maxBlocks(), device.multiprocessorCount());
-            variant = config.variant().resolve(op, m, n, k, world, limit);
-            FusedChecks.variant(who, op, variant);
-            FusedChecks.tileN(who, op, config.tileN());
-            FusedChecks.device(who, op, Platform.current(), device);
+            mainloop = config.mainloop().resolve(device);
+            boolean portable = mainloop == GemmMainloop.PORTABLE;
+            variant = config.variant().resolve(op, mainloop, m, n, k, world, limit);
+            FusedChecks.variant(who, op, mainloop, variant);
+            FusedChecks.tileN(who, op, mainloop, config.tileN());
+            FusedChecks.tracing(who, mainloop, config.tracing());
+            FusedChecks.device(who, op, mainloop, Platform.current(), device);
             boolean wide = config.tileN() == 0 || config.tileN() == Gemm.TILE_N;
-            splitK = config.splitK() != 0 ? config.splitK() : wide ? op.splitK(m, n, k, limit) : 1;
-            FusedChecks.splitK(who, op, splitK, k);
-            tileN = config.tileN() != 0 ? config.tileN() : splitK == 2 ? Gemm.TILE_N : op.tileN(m, n, limit);
+            splitK = config.splitK() != 0 ? config.splitK() : wide && !portable ? op.splitK(m, n, k, limit) : 1;
+            FusedChecks.splitK(who, op, mainloop, splitK, k);
+            tileN = config.tileN() != 0 ? config.tileN() : portable || splitK == 2 ? Gemm.TILE_N : op.tileN(m, n, limit);
             library = KernelLibrary.forIris(iris);  // checked variants in checked mode
-            kernels = load(library, op, variant, tileN, config.tracing());
+            kernels = load(library, op, mainloop, variant, tileN, config.tracing());
         } catch (RuntimeException e) {
             local = e;
         }
-        // The meeting: whoever failed says why, everyone compares what they were asked to create.
-        String mine = describe(op, m, n, k, config);
+        // The meeting: whoever failed says why, everyone compares what they were asked to create and
+        // the mainloop it chose (IRIS_GEMM_MAINLOOP may differ between ranks).
+        String mine = describe(op, m, n, k, config) + (mainloop == null ? "" : " runs " + mainloop);
         byte[][] all;
         try {
             all = iris.allGather(((local == null ? "ok " : "failed ") + mine + "\n"
@@ -236,8 +249,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
                 trace = DeviceMemory.allocate(records * FusedWorkspace.TRACE_RECORD_BYTES);
             }
             iris.hostBarrier();  // every rank's flags are zero before any kernel can signal into them
-            return new Parts(iris, op, config, variant, (int) m, (int) n, (int) k, device, tileN, splitK, blocks, library,
-                    kernels, workspace, barrier, trace, records);
+            return new Parts(iris, op, config, mainloop, variant, (int) m, (int) n, (int) k, device, tileN, splitK, blocks,
+                    library, kernels, workspace, barrier, trace, records);
         } catch (RuntimeException | Error e) {
             Resources.closeAfter(e, trace, barrier, workspace, library);
             throw e;
@@ -265,13 +278,16 @@ public abstract sealed class FusedGemm implements AutoCloseable
                 + c.maxBlocks() + " tileN " + c.tileN() + " splitK " + c.splitK());
     }
 
-    private static Kernel[][] load(KernelLibrary library, FusedOp op, FusedVariant variant, int tileN, boolean traced) {
-        KernelModule module = library.module(op.module());
+    private static Kernel[][] load(KernelLibrary library, FusedOp op, GemmMainloop mainloop, FusedVariant variant, int tileN,
+                                   boolean traced) {
+        boolean portable = mainloop == GemmMainloop.PORTABLE;
+        KernelModule module = library.module(op.module(mainloop));
         Kernel[][] k = new Kernel[INPUTS.length][GemmLayout.values().length];
         for (int i = 0; i < INPUTS.length; i++) {
             for (GemmLayout layout : GemmLayout.values()) {
-                Kernel kernel = module.kernel(op.kernelName(variant, INPUTS[i], layout, tileN, traced));
-                kernel.setMaxDynamicSharedBytes(Gemm.SHARED_BYTES);
+                Kernel kernel = module.kernel(portable ? op.portableKernelName(INPUTS[i], layout)
+                        : op.kernelName(variant, INPUTS[i], layout, tileN, traced));
+                kernel.setMaxDynamicSharedBytes(portable ? FusedOp.PORTABLE_SHARED_BYTES : Gemm.SHARED_BYTES);
                 k[i][layout.ordinal()] = kernel;
             }
         }
@@ -286,6 +302,11 @@ public abstract sealed class FusedGemm implements AutoCloseable
 
     public FusedConfig config() {
         return config;
+    }
+
+    /** The mainloop the kernels run: {@link GemmMainloop#HOPPER} or {@link GemmMainloop#PORTABLE}, never AUTO. */
+    public GemmMainloop mainloop() {
+        return mainloop;
     }
 
     /** The variant the kernels run (AUTO resolved for this shape). */
@@ -322,9 +343,15 @@ public abstract sealed class FusedGemm implements AutoCloseable
         return blocks;
     }
 
-    /** The launch: {@link #blocks()} blocks of {@value Gemm#THREADS} threads, {@value Gemm#SHARED_BYTES} bytes of shared memory. */
+    /**
+     * The launch: {@link #blocks()} blocks of {@value Gemm#THREADS} threads and {@value
+     * Gemm#SHARED_BYTES} bytes of shared memory (portable mainloop: {@value FusedOp#PORTABLE_THREADS}
+     * and {@value FusedOp#PORTABLE_SHARED_BYTES}).
+     */
     public LaunchShape launchShape() {
-        return LaunchShape.of(blocks, Gemm.THREADS).withSharedBytes(Gemm.SHARED_BYTES);
+        return mainloop == GemmMainloop.PORTABLE
+                ? LaunchShape.of(blocks, FusedOp.PORTABLE_THREADS).withSharedBytes(FusedOp.PORTABLE_SHARED_BYTES)
+                : LaunchShape.of(blocks, Gemm.THREADS).withSharedBytes(Gemm.SHARED_BYTES);
     }
 
     /** Bytes of the symmetric heap this instance holds on this rank. */
@@ -393,24 +420,26 @@ public abstract sealed class FusedGemm implements AutoCloseable
         int ldc = check(oa, ob, layout, obias, oc, in);
         disjoint(oc, oa, ob, obias);
 
-        TensorMap am = mapA(in, oa.address(), m, k);
-        TensorMap bm = mapB(in, ob.address(), layout, n, k);
+        if (mainloop == GemmMainloop.HOPPER) {
+            args.maps(mapA(in, oa.address(), m, k), mapB(in, ob.address(), layout, n, k));
+        }
         long epoch = begin(replayable, stream);
-        args.maps(am, bm);
-        iris_fused_args struct = callArgs(oa, obias, oc, ldc, epoch);
+        iris_fused_args struct = callArgs(oa, ob, obias, oc, ldc, epoch);
         kernels[in == DType.BF16 ? 0 : 1][layout.ordinal()].launch(launchShape(), stream, struct, false);
         end(stream);
     }
 
     /**
-     * The call's fields of the kernel's argument struct: all-gather's gathered A, C, the bias (the
-     * reductions add it once: rank 0's), C's leading dimension and the epoch.
+     * The call's fields of the kernel's argument struct: A and B (the portable kernels read them
+     * through pointers; the Hopper ones only all-gather's gathered A, the rest through the maps), C,
+     * the bias (the reductions add it once: rank 0's), C's leading dimension and the epoch.
      */
-    private iris_fused_args callArgs(Operand a, Operand bias, Operand c, int ldc, long epoch) {
+    private iris_fused_args callArgs(Operand a, Operand b, Operand bias, Operand c, int ldc, long epoch) {
         boolean reduces = op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER;
+        boolean portable = mainloop == GemmMainloop.PORTABLE;
         Operand added = reduces && rank != 0 ? null : bias;
-        return args.call(op == FusedOp.ALL_GATHER ? a.address() : 0, c.address(), added == null ? 0 : added.address(), ldc,
-                epoch);
+        return args.call(portable || op == FusedOp.ALL_GATHER ? a.address() : 0, portable ? b.address() : 0, c.address(),
+                added == null ? 0 : added.address(), ldc, epoch);
     }
 
     // ---- the call protocol -------------------------------------------------------------------------
@@ -548,7 +577,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
     @Override
     public String toString() {
         return op.className() + "(rank " + rank + "/" + world + ", M " + m + ", N " + n + ", K " + k + " per rank, "
-                + variant.kernelName() + ", groupM " + config.groupM() + ", tiles 128 x " + tileN
+                + mainloop + " mainloop, " + variant.kernelName() + ", groupM " + config.groupM() + ", tiles 128 x " + tileN
                 + (splitK > 1 ? ", split-K " + splitK : "") + ", " + blocks + " blocks"
                 + (tracing() ? ", traced" : "")
                 + (closed.get() ? ", closed" : "") + ")";

@@ -3,6 +3,7 @@ package dev.irisjvm.kernels.fused;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.EnumSet;
 import java.util.List;
@@ -11,11 +12,15 @@ import java.util.Set;
 
 /**
  * The four fused GEMM + communication operations, with what the Java side needs to know about their
- * kernels: the module ({@code .cu} file), the kernel names, the variants and the tile widths each one has.
+ * kernels: the module ({@code .cu} file), the kernel names, the variants and the tile widths each one
+ * has, on each {@link GemmMainloop} (the Hopper kernels, one module per operation, and the portable
+ * ones of {@value #PORTABLE_MODULE}, for every GPU since Ampere).
  *
  * <pre>{@code
  * FusedOp.ALL_REDUCE.kernelName(FusedVariant.SPARE_WARPS, DType.BF16, GemmLayout.NK, Gemm.TILE_N, false);
  * // "iris_gemm_all_reduce_spare_warps_bf16_nk"
+ * FusedOp.ALL_REDUCE.portableKernelName(DType.BF16, GemmLayout.NK);
+ * // "iris_gemm_all_reduce_portable_bf16_nk"
  * }</pre>
  */
 public enum FusedOp {
@@ -31,8 +36,16 @@ public enum FusedOp {
     /** {@link AllGatherGemm}: A split by rows is gathered while the GEMM runs ({@code all_gather_gemm.cu}). */
     ALL_GATHER("all_gather", "all_gather_gemm", "AllGatherGemm", "all-gather + GEMM", EnumSet.of(FusedVariant.SPARE_WARPS));
 
-    /** What every fused kernel needs, as the sources' IRIS_NVIDIA_ONLY say it. */
+    /** What every Hopper fused kernel needs, as the sources' IRIS_NVIDIA_ONLY say it. */
     public static final String REQUIREMENT = "sm_90a (wgmma, TMA)";
+    /** The portable kernels of every operation ({@code fused_portable.cu}). */
+    public static final String PORTABLE_MODULE = "fused_portable";
+    /** What the portable kernels need. */
+    public static final String PORTABLE_REQUIREMENT = "compute capability 8.0 or later (mma.sync, ldmatrix, cp.async)";
+    /** Threads of a portable kernel's block: two groups of four warps (iris/abi/gemm_portable.h). */
+    public static final int PORTABLE_THREADS = KernelAbi.IRIS_GEMM_PORTABLE_PERSISTENT_THREADS;
+    /** Dynamic shared memory of a portable kernel's block. */
+    public static final int PORTABLE_SHARED_BYTES = KernelAbi.IRIS_GEMM_PORTABLE_PERSISTENT_SHARED_BYTES;
 
     private final String id;
     private final String module;
@@ -53,9 +66,14 @@ public enum FusedOp {
         return id;
     }
 
-    /** The kernel module, i.e. the {@code .cu} file's name. */
+    /** The Hopper kernels' module, i.e. the {@code .cu} file's name. */
     public String module() {
         return module;
+    }
+
+    /** The module of this operation's kernels on {@code mainloop} (HOPPER or PORTABLE). */
+    public String module(GemmMainloop mainloop) {
+        return portable(mainloop) ? PORTABLE_MODULE : module;
     }
 
     /** The Java class that launches it, for messages ("rank 0: GemmAllReduce: ..."). */
@@ -68,9 +86,24 @@ public enum FusedOp {
         return title;
     }
 
-    /** The variants this operation's kernels come in (never AUTO). */
+    /** The variants this operation's Hopper kernels come in (never AUTO). */
     public Set<FusedVariant> variants() {
         return EnumSet.copyOf(variants);
+    }
+
+    /**
+     * The variants this operation's kernels come in on {@code mainloop} (HOPPER or PORTABLE): the
+     * portable kernels have no producer warps to spare and run only {@link FusedVariant#EPILOGUE}.
+     */
+    public Set<FusedVariant> variants(GemmMainloop mainloop) {
+        return portable(mainloop) ? EnumSet.of(FusedVariant.EPILOGUE) : variants();
+    }
+
+    private static boolean portable(GemmMainloop mainloop) {
+        if (mainloop == null || mainloop == GemmMainloop.AUTO) {
+            throw new IllegalArgumentException("mainloop must be HOPPER or PORTABLE (resolve AUTO first), got " + mainloop);
+        }
+        return mainloop == GemmMainloop.PORTABLE;
     }
 
     /**
@@ -115,6 +148,11 @@ public enum FusedOp {
         return this == ALL_GATHER;
     }
 
+    /** {@link #splitsK()} on {@code mainloop}: never on the portable one. */
+    public boolean splitsK(GemmMainloop mainloop) {
+        return !portable(mainloop) && splitsK();
+    }
+
     /**
      * The split-K for an M x N x K problem on that many blocks, when the config leaves it open (0)
      * and the tile width at 0 or {@link Gemm#TILE_N}: 2 for all-gather + GEMM when its 128 x 256
@@ -140,6 +178,11 @@ public enum FusedOp {
             case ALL_SCATTER -> List.of(Gemm.TILE_N, Gemm.MID_TILE_N);
             default -> List.of(Gemm.TILE_N);
         };
+    }
+
+    /** {@link #tileWidths()} on {@code mainloop}: the portable kernels have 128 x {@value Gemm#TILE_N} tiles only. */
+    public List<Integer> tileWidths(GemmMainloop mainloop) {
+        return portable(mainloop) ? List.of(Gemm.TILE_N) : tileWidths();
     }
 
     /**
@@ -178,20 +221,28 @@ public enum FusedOp {
         if (variant == null || !variants.contains(variant)) {
             throw new IllegalArgumentException(title + " has no variant " + variant + "; it has " + variants);
         }
-        if (in != DType.BF16 && in != DType.F16) {
-            throw new IllegalArgumentException(title + " kernels take BF16 or F16, not " + in);
-        }
         if (!tileWidths().contains(tileN)) {
             throw new IllegalArgumentException(title + " kernels have tiles " + tileWidths() + " columns wide, not " + tileN);
         }
-        String type = in.name().toLowerCase(Locale.ROOT);
-        String suffix = (tileN == Gemm.TILE_N ? "" : "_n" + tileN) + "_" + type + "_" + layout.kernelSuffix()
+        String named = this == ALL_GATHER ? "" : "_" + variant.kernelName();  // all-gather has one variant
+        return stem() + named + (tileN == Gemm.TILE_N ? "" : "_n" + tileN) + "_" + inputName(in) + "_" + layout.kernelSuffix()
                 + (traced ? "_traced" : "");
-        return switch (this) {
-            case ALL_SCATTER -> "iris_gemm_all_scatter_" + variant.kernelName() + suffix;
-            case ALL_REDUCE -> "iris_gemm_all_reduce_" + variant.kernelName() + suffix;
-            case REDUCE_SCATTER -> "iris_gemm_reduce_scatter_" + variant.kernelName() + suffix;
-            case ALL_GATHER -> "iris_all_gather_gemm" + suffix;
-        };
+    }
+
+    /** The portable kernel's name, e.g. {@code iris_gemm_all_reduce_portable_bf16_nk} ({@value #PORTABLE_MODULE}). */
+    public String portableKernelName(DType in, GemmLayout layout) {
+        return stem() + "_portable_" + inputName(in) + "_" + layout.kernelSuffix();
+    }
+
+    /** "iris_gemm_all_reduce", "iris_all_gather_gemm": the kernels' names up to the variant. */
+    private String stem() {
+        return this == ALL_GATHER ? "iris_all_gather_gemm" : "iris_gemm_" + id;
+    }
+
+    private String inputName(DType in) {
+        if (in != DType.BF16 && in != DType.F16) {
+            throw new IllegalArgumentException(title + " kernels take BF16 or F16, not " + in);
+        }
+        return in.name().toLowerCase(Locale.ROOT);
     }
 }

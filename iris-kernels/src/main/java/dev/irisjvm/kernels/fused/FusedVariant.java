@@ -1,11 +1,16 @@
 package dev.irisjvm.kernels.fused;
 
+import dev.irisjvm.kernels.gemm.GemmMainloop;
+
 /**
  * Who moves a finished tile to the other ranks in a fused kernel.
  *
  * <ul>
  * <li>{@link #EPILOGUE}: the consumer warpgroups' epilogue stores every finished piece straight
- *     into the peers' memory. No handoff, but the tensor cores wait while remote stores drain.</li>
+ *     into the peers' memory. No handoff, but the tensor cores wait while remote stores drain. The
+ *     only variant of the portable kernels ({@link dev.irisjvm.kernels.gemm.GemmMainloop#PORTABLE}),
+ *     all-gather + GEMM's included: there every block pushes its share of this rank's rows of A
+ *     into the peers, then computes.</li>
  * <li>{@link #SPARE_WARPS}: the epilogue stores locally and hands the tile to the three otherwise
  *     idle warps of the producer warpgroup, which copy it to the peers while the consumers go on
  *     with the next tile. All-gather + GEMM has only this variant: the spare warps push this rank's
@@ -43,9 +48,16 @@ public enum FusedVariant {
         return SPARE_WARPS;
     }
 
-    /** This variant for that operation and shape: itself, or what {@link #choose} makes of AUTO. */
-    public FusedVariant resolve(FusedOp op, long m, long n, long k, int world, int multiprocessors) {
-        return this == AUTO ? choose(op, m, n, k, world, multiprocessors) : this;
+    /**
+     * This variant for that operation, mainloop (HOPPER or PORTABLE) and shape: itself, or what AUTO
+     * stands for there: {@link #EPILOGUE} on the portable mainloop, whose kernels have no other, and
+     * {@link #choose}'s answer on Hopper.
+     */
+    public FusedVariant resolve(FusedOp op, GemmMainloop mainloop, long m, long n, long k, int world, int multiprocessors) {
+        if (this != AUTO) {
+            return this;
+        }
+        return mainloop == GemmMainloop.PORTABLE ? EPILOGUE : choose(op, m, n, k, world, multiprocessors);
     }
 
     /**

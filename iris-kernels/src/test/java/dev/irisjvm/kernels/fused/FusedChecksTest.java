@@ -10,6 +10,7 @@ import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.kernels.fused.FusedChecks.Operand;
 import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -45,7 +46,7 @@ class FusedChecksTest {
         FusedChecks.problem(AR, FusedOp.ALL_REDUCE, 300, 264, 520, 2);
         FusedChecks.problem(AR, FusedOp.ALL_SCATTER, 200, 136, 72, 2);
         FusedChecks.problem(AR, FusedOp.ALL_REDUCE, 1, 8, 8, 1);  // world 1 is accepted
-        rejects("rank 1: GemmAllReduce: K_local = 100 is not a multiple of 8 (TMA copies rows of A in 16-byte units)",
+        rejects("rank 1: GemmAllReduce: K_local = 100 is not a multiple of 8 (the kernels copy rows of A in 16-byte units)",
                 () -> FusedChecks.problem(AR, FusedOp.ALL_REDUCE, 256, 256, 100, 2));
         rejects("rank 1: GemmAllReduce: N_local = 12 is not a multiple of 8 (tiles are stored and sent in 16-byte vectors)",
                 () -> FusedChecks.problem(AR, FusedOp.ALL_SCATTER, 256, 12, 64, 2));
@@ -62,43 +63,81 @@ class FusedChecksTest {
 
     @Test
     void variants() {
-        FusedChecks.variant(AR, FusedOp.ALL_REDUCE, FusedVariant.EPILOGUE);
-        FusedChecks.variant(AR, FusedOp.ALL_GATHER, FusedVariant.SPARE_WARPS);
-        rejectsWith("variant EPILOGUE does not exist for all-gather + GEMM; it has [SPARE_WARPS] (the spare producer warps push",
-                () -> FusedChecks.variant(AR, FusedOp.ALL_GATHER, FusedVariant.EPILOGUE));
-        rejectsWith("variant AUTO does not exist", () -> FusedChecks.variant(AR, FusedOp.ALL_SCATTER, FusedVariant.AUTO));
+        FusedChecks.variant(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, FusedVariant.EPILOGUE);
+        FusedChecks.variant(AR, FusedOp.ALL_GATHER, GemmMainloop.HOPPER, FusedVariant.SPARE_WARPS);
+        rejectsWith("variant EPILOGUE does not exist for all-gather + GEMM on the hopper mainloop; it has [SPARE_WARPS] (the spare producer warps push",
+                () -> FusedChecks.variant(AR, FusedOp.ALL_GATHER, GemmMainloop.HOPPER, FusedVariant.EPILOGUE));
+        rejectsWith("variant AUTO does not exist", () -> FusedChecks.variant(AR, FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, FusedVariant.AUTO));
+        // The portable kernels: every operation, all-gather's included, runs EPILOGUE only.
+        for (FusedOp op : FusedOp.values()) {
+            FusedChecks.variant(AR, op, GemmMainloop.PORTABLE, FusedVariant.EPILOGUE);
+        }
+        rejectsWith("variant SPARE_WARPS does not exist for GEMM + all-reduce on the portable mainloop; it has [EPILOGUE] (the "
+                + "portable kernels' warps all compute: none is spare)",
+                () -> FusedChecks.variant(AR, FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, FusedVariant.SPARE_WARPS));
     }
 
     @Test
     void tileWidths() {
-        FusedChecks.tileN(AR, FusedOp.ALL_REDUCE, 0);
-        FusedChecks.tileN(AR, FusedOp.ALL_SCATTER, 192);
-        FusedChecks.tileN(AR, FusedOp.ALL_GATHER, 128);
-        rejectsWith("rank 1: GemmAllReduce: config tileN 192 is not a tile width of the GEMM + all-reduce kernels; they come "
-                + "in [256] (or 0: chosen per shape)", () -> FusedChecks.tileN(AR, FusedOp.ALL_REDUCE, 192));
-        rejectsWith("tileN 128 is not a tile width", () -> FusedChecks.tileN(AR, FusedOp.ALL_SCATTER, 128));
+        FusedChecks.tileN(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 0);
+        FusedChecks.tileN(AR, FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 192);
+        FusedChecks.tileN(AR, FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 128);
+        rejectsWith("rank 1: GemmAllReduce: config tileN 192 is not a tile width of the GEMM + all-reduce kernels on the "
+                + "hopper mainloop; they come in [256] (or 0: chosen per shape)", () -> FusedChecks.tileN(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 192));
+        rejectsWith("tileN 128 is not a tile width", () -> FusedChecks.tileN(AR, FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 128));
+        FusedChecks.tileN(AR, FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, 256);
+        rejectsWith("config tileN 128 is not a tile width of the all-gather + GEMM kernels on the portable mainloop; they come in "
+                + "[256]", () -> FusedChecks.tileN(AR, FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, 128));
+    }
+
+    @Test
+    void tracing() {
+        FusedChecks.tracing(AR, GemmMainloop.HOPPER, true);
+        FusedChecks.tracing(AR, GemmMainloop.PORTABLE, false);
+        rejects("rank 1: GemmAllReduce: config tracing: the portable mainloop's kernels record no timeline (the Hopper ones do); "
+                + "turn tracing off or run the HOPPER mainloop", () -> FusedChecks.tracing(AR, GemmMainloop.PORTABLE, true));
     }
 
     @Test
     void splitK() {
-        FusedChecks.splitK(AR, FusedOp.ALL_REDUCE, 1, 8);
-        FusedChecks.splitK(AR, FusedOp.ALL_GATHER, 2, FusedOp.MIN_SPLIT_K);
+        FusedChecks.splitK(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 1, 8);
+        FusedChecks.splitK(AR, FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 2, FusedOp.MIN_SPLIT_K);
         rejectsWith("rank 1: GemmAllReduce: config splitK 2: the GEMM + all-reduce kernels do not split K",
-                () -> FusedChecks.splitK(AR, FusedOp.ALL_REDUCE, 2, 8192));
+                () -> FusedChecks.splitK(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 2, 8192));
         rejectsWith("config splitK 2 needs K >= 256 (a k-block of 128 columns on each side), got K = 248",
-                () -> FusedChecks.splitK(AR, FusedOp.ALL_GATHER, 2, 248));
+                () -> FusedChecks.splitK(AR, FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 2, 248));
+        FusedChecks.splitK(AR, FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, 1, 8192);
+        rejects("rank 1: GemmAllReduce: config splitK 2: the portable mainloop's kernels do not split K; use 0 or 1",
+                () -> FusedChecks.splitK(AR, FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, 2, 8192));
     }
 
     @Test
     void device() {
         DeviceProperties h200 = new DeviceProperties(0, "NVIDIA H200", 9, 0, 132, 32, 1024, 0, 0x1b, 0, 141L << 30, 60L << 20, 232448);
-        FusedChecks.device(AR, FusedOp.ALL_REDUCE, Platform.CUDA, h200);
+        FusedChecks.device(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, Platform.CUDA, h200);
         DeviceProperties a100 = new DeviceProperties(0, "NVIDIA A100", 8, 0, 108, 32, 1024, 0, 0x1b, 0, 80L << 30, 40L << 20, 166912);
         IrisPlatformException e = assertThrows(IrisPlatformException.class,
-                () -> FusedChecks.device(AR, FusedOp.ALL_REDUCE, Platform.CUDA, a100));
+                () -> FusedChecks.device(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, Platform.CUDA, a100));
         assertTrue(e.getMessage().contains("gemm_reduce needs compute capability 9.0 (sm_90a (wgmma, TMA)); GPU 0 (NVIDIA A100) has 8.0"),
                 e.getMessage());
-        assertThrows(IrisPlatformException.class, () -> FusedChecks.device(AR, FusedOp.ALL_REDUCE, Platform.HIP, h200));
+        assertThrows(IrisPlatformException.class, () -> FusedChecks.device(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, Platform.HIP, h200));
+        // The portable kernels: Ampere and later, with 96 KiB of shared memory per block (an L40S allows 99 KiB).
+        FusedChecks.device(AR, FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, Platform.CUDA, a100);
+        FusedChecks.device(AR, FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, Platform.CUDA, h200);
+        DeviceProperties l40s = new DeviceProperties(0, "NVIDIA L40S", 8, 9, 142, 32, 1024, 0, 0x1b, 0, 45L << 30, 96L << 20, 101376);
+        FusedChecks.device(AR, FusedOp.ALL_SCATTER, GemmMainloop.PORTABLE, Platform.CUDA, l40s);
+        DeviceProperties v100 = new DeviceProperties(0, "Tesla V100", 7, 0, 80, 32, 1024, 0, 0x1b, 0, 32L << 30, 6L << 20, 98304);
+        IrisPlatformException old = assertThrows(IrisPlatformException.class,
+                () -> FusedChecks.device(AR, FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, Platform.CUDA, v100));
+        assertTrue(old.getMessage().contains("rank 1: GemmAllReduce: not available on this GPU: fused_portable needs compute "
+                + "capability 8.0 or later (mma.sync, ldmatrix, cp.async); GPU 0 (Tesla V100) has 7.0"), old.getMessage());
+        DeviceProperties small = new DeviceProperties(0, "small", 8, 6, 84, 32, 1024, 0, 0x1b, 0, 24L << 30, 6L << 20, 65536);
+        IrisPlatformException shared = assertThrows(IrisPlatformException.class,
+                () -> FusedChecks.device(AR, FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, Platform.CUDA, small));
+        assertTrue(shared.getMessage().contains("fused_portable needs 98304 bytes of shared memory per block; GPU 0 (small) allows "
+                + "65536"), shared.getMessage());
+        assertThrows(IrisPlatformException.class,
+                () -> FusedChecks.device(AR, FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, Platform.HIP, a100));
     }
 
     @Test

@@ -21,13 +21,14 @@ class FusedInterfaceTest {
     @Test
     void anInstanceAndACallFillTheFieldsTheKernelsRead() {
         try (FusedArgs args = new FusedArgs(ContextBytes.of(1, 2), 0x7100_0000L, 0x7200_0000L, 0x7300_0000L, 1024, 1792, 8192, 8, 2)) {
-            iris_fused_args a = args.call(0x7400_0000L, 0x7500_0000L, 0x7600_0000L, 1792, 42);
+            iris_fused_args a = args.call(0x7400_0000L, 0x7700_0000L, 0x7500_0000L, 0x7600_0000L, 1792, 42);
             assertEquals(1, a.ctx().rank());
             assertEquals(2, a.ctx().world());
             assertEquals(0x7100_0000L, a.partials().address());
             assertEquals(0x7200_0000L, a.flags().address());
             assertEquals(0x7300_0000L, a.trace().address());
             assertEquals(0x7400_0000L, a.a().address());
+            assertEquals(0x7700_0000L, a.b().address());
             assertEquals(0x7500_0000L, a.c().address());
             assertEquals(0x7600_0000L, a.bias().address());
             assertEquals(1024, a.m());
@@ -38,14 +39,15 @@ class FusedInterfaceTest {
             assertEquals(2, a.slices());
             assertEquals(42, a.epoch());
 
-            a = args.call(0, 0x7500_0000L, 0, 1792, 43);
-            assertNull(a.a(), "not all-gather: no gathered A");
+            a = args.call(0, 0, 0x7500_0000L, 0, 1792, 43);
+            assertNull(a.a(), "a Hopper kernel but all-gather's: no A pointer");
+            assertNull(a.b(), "a Hopper kernel: no B pointer");
             assertNull(a.bias(), "no bias: a null pointer");
             assertEquals(43, a.epoch());
             assertEquals(0x7200_0000L, a.flags().address(), "the workspace stays");
         }
         try (FusedArgs args = new FusedArgs(ContextBytes.of(0, 1), 0, 0, 0, 128, 256, 64, 8, 1)) {
-            iris_fused_args a = args.call(0, 0x7500_0000L, 0, 256, 2);
+            iris_fused_args a = args.call(0, 0, 0x7500_0000L, 0, 256, 2);
             assertNull(a.partials());
             assertNull(a.flags());
             assertNull(a.trace(), "untraced: a null pointer");

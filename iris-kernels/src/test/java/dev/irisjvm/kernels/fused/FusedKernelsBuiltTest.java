@@ -33,4 +33,21 @@ class FusedKernelsBuiltTest {
             }
         }
     }
+
+    @Test
+    void everyPortableKernelIsCompiledForEveryArchitecture() {
+        List<Set<String>> images = FatbinKernels.of(FusedOp.PORTABLE_MODULE);
+        // sm_80, sm_86, sm_89, sm_90a, sm_100, sm_120 (cmake/IrisFatbin.cmake); the compute_80 PTX is no cubin.
+        assertTrue(images.size() >= 6, FusedOp.PORTABLE_MODULE + " holds " + images.size() + " cubins, expected one per architecture");
+        for (FusedOp op : FusedOp.values()) {
+            for (DType in : new DType[] {DType.BF16, DType.F16}) {
+                for (GemmLayout layout : GemmLayout.values()) {
+                    String name = op.portableKernelName(in, layout);
+                    for (Set<String> image : images) {
+                        assertTrue(image.contains(name), name + " is missing from a cubin of " + FusedOp.PORTABLE_MODULE);
+                    }
+                }
+            }
+        }
+    }
 }

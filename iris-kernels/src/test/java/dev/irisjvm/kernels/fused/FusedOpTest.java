@@ -1,12 +1,16 @@
 package dev.irisjvm.kernels.fused;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
+import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Kernel names, variants, the AUTO rule and the config's checks. */
@@ -32,6 +36,26 @@ class FusedOpTest {
                 () -> FusedOp.ALL_REDUCE.kernelName(FusedVariant.EPILOGUE, DType.F32, GemmLayout.NK, wide, false));
         assertThrows(IllegalArgumentException.class,
                 () -> FusedOp.ALL_REDUCE.kernelName(FusedVariant.EPILOGUE, DType.BF16, GemmLayout.NK, Gemm.NARROW_TILE_N, false));
+    }
+
+    @Test
+    void portableKernels() {
+        assertEquals("iris_gemm_all_scatter_portable_bf16_nk", FusedOp.ALL_SCATTER.portableKernelName(DType.BF16, GemmLayout.NK));
+        assertEquals("iris_gemm_all_reduce_portable_f16_kn", FusedOp.ALL_REDUCE.portableKernelName(DType.F16, GemmLayout.KN));
+        assertEquals("iris_gemm_reduce_scatter_portable_bf16_kn",
+                FusedOp.REDUCE_SCATTER.portableKernelName(DType.BF16, GemmLayout.KN));
+        assertEquals("iris_all_gather_gemm_portable_f16_nk", FusedOp.ALL_GATHER.portableKernelName(DType.F16, GemmLayout.NK));
+        assertThrows(IllegalArgumentException.class, () -> FusedOp.ALL_REDUCE.portableKernelName(DType.F32, GemmLayout.NK));
+        for (FusedOp op : FusedOp.values()) {
+            assertEquals(FusedOp.PORTABLE_MODULE, op.module(GemmMainloop.PORTABLE));
+            assertEquals(op.module(), op.module(GemmMainloop.HOPPER));
+            assertEquals(Set.of(FusedVariant.EPILOGUE), op.variants(GemmMainloop.PORTABLE));
+            assertEquals(op.variants(), op.variants(GemmMainloop.HOPPER));
+            assertEquals(List.of(Gemm.TILE_N), op.tileWidths(GemmMainloop.PORTABLE));
+            assertFalse(op.splitsK(GemmMainloop.PORTABLE));
+            assertEquals(op.splitsK(), op.splitsK(GemmMainloop.HOPPER));
+            assertThrows(IllegalArgumentException.class, () -> op.variants(GemmMainloop.AUTO), "AUTO is resolved first");
+        }
     }
 
     @Test
@@ -94,25 +118,28 @@ class FusedOpTest {
         int sms = 132;
         // Measured (TP 2): the spare warps win once tiles outnumber SMs (8192^3: 750 against 778 us;
         // 4096^3: 125 against 130), the epilogue kernel below (2048^3: 37.1 against 40.4 us).
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, 8192, 4096, 8192, 2, sms));
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, 4096, 2048, 4096, 2, sms));
-        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, 2048, 1024, 2048, 2, sms));
-        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, 1024, 1792, 8192, 2, sms));
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 8192, 4096, 8192, 2, sms));
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 4096, 2048, 4096, 2, sms));
+        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 2048, 1024, 2048, 2, sms));
+        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 1024, 1792, 8192, 2, sms));
         // 132 tiles of 128 x 256 fill the SMs once: no next tile, no spare warps; 133 need a second wave.
-        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, 128 * 132, 256, 4096, 2, sms));
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, 128 * 133, 256, 4096, 2, sms));
+        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 128 * 132, 256, 4096, 2, sms));
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 128 * 133, 256, 4096, 2, sms));
         // The same problem on fewer blocks (FusedConfig.withMaxBlocks) has more tiles per block.
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, 2048, 1024, 2048, 2, 32));
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, 8192, 8192, 4096, 2, sms));
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, 8192, 8192, 4096, 2, sms));
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 2048, 1024, 2048, 2, 32));
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 8192, 8192, 4096, 2, sms));
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8192, 8192, 4096, 2, sms));
         // Measured: at 8192 x 4096 x 12288 (TP 2) the epilogue variant took 655-664 us, the spare warps 615-617.
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, 8192, 4096, 6144, 2, sms));
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, 8192, 4096, 8192, 2, sms));
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8192, 4096, 6144, 2, sms));
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 8192, 4096, 8192, 2, sms));
         for (FusedOp op : FusedOp.values()) {
             for (long size : new long[] {128, 1024, 8192}) {
                 assertTrue(op.variants().contains(FusedVariant.choose(op, size, size, size, 2, sms)), op + " " + size);
             }
-            assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.SPARE_WARPS.resolve(op, 1, 1, 1, 2, sms));
+            assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.SPARE_WARPS.resolve(op, GemmMainloop.HOPPER, 1, 1, 1, 2, sms));
+            // The portable kernels have no other variant; an explicit one is left for the check to refuse.
+            assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(op, GemmMainloop.PORTABLE, 8192, 8192, 8192, 2, sms));
+            assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.SPARE_WARPS.resolve(op, GemmMainloop.PORTABLE, 1, 1, 1, 2, sms));
         }
     }
 
@@ -125,8 +152,11 @@ class FusedOpTest {
         assertEquals(0, c.maxBlocks());
         assertEquals(0, c.tileN());
         assertEquals(0, c.splitK());
-        assertEquals(new FusedConfig(4, FusedVariant.EPILOGUE, true, 66, 192, 2),
-                c.withGroupM(4).withVariant(FusedVariant.EPILOGUE).withTracing(true).withMaxBlocks(66).withTileN(192).withSplitK(2));
+        assertEquals(GemmMainloop.AUTO, c.mainloop());
+        assertEquals(new FusedConfig(4, FusedVariant.EPILOGUE, true, 66, 192, 2, GemmMainloop.PORTABLE),
+                c.withGroupM(4).withVariant(FusedVariant.EPILOGUE).withTracing(true).withMaxBlocks(66).withTileN(192).withSplitK(2)
+                        .withMainloop(GemmMainloop.PORTABLE));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> c.withMainloop(null)).getMessage().contains("mainloop must not be null"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> c.withSplitK(3)).getMessage().contains("splitK must be 0"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> c.withTileN(-1)).getMessage().contains("tileN must be >= 0"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> c.withGroupM(0)).getMessage().contains("groupM must be >= 1"));

@@ -24,6 +24,7 @@ import dev.irisjvm.kernels.gemm.GemmALayout;
 import dev.irisjvm.kernels.gemm.GemmErrorBound;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import dev.irisjvm.kernels.gemm.GemmLayouts;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import dev.irisjvm.kernels.gemm.GemmReference.Reference;
 import dev.irisjvm.kernels.gemm.GemmReference;
@@ -96,9 +97,16 @@ public final class FusedScenarios extends TeamScenarios {
     private final Baselines baselines;
     private final boolean baselinesRequired;
     private final long runSeed;
+    /**
+     * The mainloop the operations created without one run here ({@value GemmMainloop#VARIABLE} or
+     * the GPU): every scenario covers the variants, tile widths and split-K of its kernels, and
+     * checks that the Hopper kernels' extras are refused on the portable ones.
+     */
+    private final GemmMainloop mainloop;
 
     private FusedScenarios(Iris iris, Baselines baselines, long runSeed) {
         super(iris, iris.world());
+        this.mainloop = GemmMainloop.AUTO.resolve(iris.deviceProperties());
         this.runSeed = runSeed;
         this.baselines = baselines;
         this.baselinesRequired = !NcclComm.switchedOffByEnvironment();
@@ -388,16 +396,16 @@ public final class FusedScenarios extends TeamScenarios {
         Failures f = new Failures();
         int index = 0;
         for (Case c : smallCases(op)) {
-            for (FusedVariant v : op.variants()) {
-                for (int tileN : op.tileWidths()) {
-                    for (int split : op.splitsK() && c.k() >= FusedOp.MIN_SPLIT_K ? new int[] {1, 2} : new int[] {1}) {
+            for (FusedVariant v : op.variants(mainloop)) {
+                for (int tileN : op.tileWidths(mainloop)) {
+                    for (int split : op.splitsK(mainloop) && c.k() >= FusedOp.MIN_SPLIT_K ? new int[] {1, 2} : new int[] {1}) {
                         FusedConfig config = FusedConfig.defaults().withVariant(v).withTileN(tileN).withSplitK(split);
                         smallRun(f, op, c, config, op.id() + "_small_" + index++);
                     }
                 }
             }
         }
-        if (op.splitsK()) {
+        if (op.splitsK(mainloop)) {
             Case c = smallCases(op).get(0);
             smallRun(f, op, c, FusedConfig.defaults().withSplitK(2).withMaxBlocks(3), op.id() + "_small_" + index);
         }
@@ -426,7 +434,7 @@ public final class FusedScenarios extends TeamScenarios {
      */
     public String randomSmall(Random shared, String tag) {
         FusedOp op = FusedOp.values()[shared.nextInt(FusedOp.values().length)];
-        List<FusedVariant> variants = new ArrayList<>(op.variants());  // an EnumSet: the same order on every rank
+        List<FusedVariant> variants = new ArrayList<>(op.variants(mainloop));  // an EnumSet: the same order on every rank
         FusedVariant v = variants.get(shared.nextInt(variants.size()));
         int m = op.splitsRows() ? 128 * world * (1 + shared.nextInt(3)) : 1 + shared.nextInt(384);
         int n = 8 * (1 + shared.nextInt(40));
@@ -465,7 +473,7 @@ public final class FusedScenarios extends TeamScenarios {
     private void columnParallelBackward() {
         Failures f = new Failures();
         int t = BACKWARD_TOKENS_PER_RANK * world;
-        for (FusedVariant v : FusedOp.REDUCE_SCATTER.variants()) {
+        for (FusedVariant v : FusedOp.REDUCE_SCATTER.variants(mainloop)) {
             String tag = "column_parallel_backward_" + v;
             HostMatrix x = HostMatrix.random(seed(tag, 4), DType.BF16, t, BACKWARD_HIDDEN);  // the gathered input
             HostMatrix dw0 = HostMatrix.random(seed(tag, 5, rank), DType.F32, BACKWARD_FFN_PER_RANK, BACKWARD_HIDDEN);
@@ -501,7 +509,7 @@ public final class FusedScenarios extends TeamScenarios {
     private void rowParallelBackward() {
         Failures f = new Failures();
         int t = BACKWARD_TOKENS_PER_RANK * world;
-        for (FusedVariant v : FusedOp.ALL_GATHER.variants()) {
+        for (FusedVariant v : FusedOp.ALL_GATHER.variants(mainloop)) {
             String tag = "row_parallel_backward_" + v;
             HostMatrix act = HostMatrix.random(seed(tag, 4, rank), DType.BF16, t, BACKWARD_FFN_PER_RANK);  // the layer's input A_r
             HostMatrix dw0 = HostMatrix.random(seed(tag, 5, rank), DType.F32, BACKWARD_HIDDEN, BACKWARD_FFN_PER_RANK);
@@ -602,7 +610,7 @@ public final class FusedScenarios extends TeamScenarios {
     private void backToBack() {
         Failures f = new Failures();
         for (FusedOp op : FusedOp.values()) {
-            for (FusedVariant v : op.variants()) {
+            for (FusedVariant v : op.variants(mainloop)) {
                 int m = op.splitsRows() ? 256 * world : 384;
                 int n = 264;
                 int k = 136;
@@ -657,7 +665,7 @@ public final class FusedScenarios extends TeamScenarios {
     private void graphReplay() throws Exception {
         Failures f = new Failures();
         for (FusedOp op : FusedOp.values()) {
-            for (FusedVariant v : op.variants()) {
+            for (FusedVariant v : op.variants(mainloop)) {
                 int m = op.splitsRows() ? 128 * world * 2 : 300;
                 int n = 136;
                 int k = 264;
@@ -708,9 +716,18 @@ public final class FusedScenarios extends TeamScenarios {
      */
     private void tracing() throws Exception {
         Failures f = new Failures();
+        if (mainloop == GemmMainloop.PORTABLE) {
+            for (FusedOp op : FusedOp.values()) {
+                int m = op.splitsRows() ? 128 * world * 2 : 384;
+                expect(f, () -> create(op, m, 264, 520, FusedConfig.defaults().withTracing(true)),
+                        "rank " + rank + ": " + op.className() + ": config tracing: the portable mainloop's kernels record no timeline");
+            }
+            f.throwIfAny();
+            return;
+        }
         Path dir = Files.createTempDirectory("fused-traces");
         for (FusedOp op : FusedOp.values()) {
-            for (FusedVariant v : op.variants()) {
+            for (FusedVariant v : op.variants(mainloop)) {
                 int m = op.splitsRows() ? 128 * world * 2 : 384;
                 String tag = "trace_" + op.id() + "_" + v;
                 try (FusedGemm g = create(op, m, 264, 520, FusedConfig.defaults().withVariant(v).withTracing(true));
@@ -773,8 +790,8 @@ public final class FusedScenarios extends TeamScenarios {
             int m = size;
             int n = op == FusedOp.ALL_SCATTER || op == FusedOp.ALL_GATHER ? size / world : size;
             int k = op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER ? size / world : size;
-            for (FusedVariant v : op.variants()) {
-                for (int tileN : op.tileWidths()) {
+            for (FusedVariant v : op.variants(mainloop)) {
+                for (int tileN : op.tileWidths(mainloop)) {
                     boolean bias = op == FusedOp.ALL_REDUCE;
                     String tag = "large_" + op.id() + "_" + v + "_" + tileN;
                     try (FusedGemm g = create(op, m, n, k, FusedConfig.defaults().withVariant(v).withTileN(tileN));
@@ -1037,10 +1054,11 @@ public final class FusedScenarios extends TeamScenarios {
         int m = 256 * world;
         int n = 1024;
         int k = 2048;
-        try (FusedGemm g = create(FusedOp.ALL_GATHER, m, n, k, FusedConfig.defaults().withSplitK(2));
+        int split = FusedOp.ALL_GATHER.splitsK(mainloop) ? 2 : 1;  // the portable kernels push A before they compute
+        try (FusedGemm g = create(FusedOp.ALL_GATHER, m, n, k, FusedConfig.defaults().withSplitK(split));
              Problem p = new Problem(FusedOp.ALL_GATHER, m, n, k, DType.BF16, GemmLayout.NK, true, PAD, "held_sms_" + free)) {
             String what = p.describe() + " " + g + " with all SMs but " + free + " held";
-            f.check(g.splitK() == 2, () -> what + ": expected split-K");
+            f.check(g.splitK() == split, () -> what + ": expected split-K " + split);
             iris.hostBarrier();  // every rank poisoned its outputs before any peer stores into them
             long start = System.nanoTime();
             try (SmHog hog = SmHog.hold(iris, free, heldAtMost())) {
@@ -1116,8 +1134,16 @@ public final class FusedScenarios extends TeamScenarios {
         // Creation: a shape the operation cannot take, on every rank alike.
         expect(f, () -> AllGatherGemm.create(iris, 128 * world + 64, 256, 64), "rank " + rank + ": AllGatherGemm: M = ",
                 "is not a multiple of 128 x world size");
-        expect(f, () -> AllGatherGemm.create(iris, 256 * world, 256, 64, FusedConfig.defaults().withVariant(FusedVariant.EPILOGUE)),
-                "rank " + rank + ": AllGatherGemm: variant EPILOGUE does not exist for all-gather + GEMM");
+        FusedVariant missing = mainloop == GemmMainloop.PORTABLE ? FusedVariant.SPARE_WARPS : FusedVariant.EPILOGUE;
+        expect(f, () -> AllGatherGemm.create(iris, 256 * world, 256, 64, FusedConfig.defaults().withVariant(missing)),
+                "rank " + rank + ": AllGatherGemm: variant " + missing + " does not exist for all-gather + GEMM on the " + mainloop
+                        + " mainloop");
+        if (mainloop == GemmMainloop.PORTABLE) {
+            expect(f, () -> AllGatherGemm.create(iris, 256 * world, 256, 512, FusedConfig.defaults().withSplitK(2)),
+                    "rank " + rank + ": AllGatherGemm: config splitK 2: the portable mainloop's kernels do not split K");
+            expect(f, () -> AllGatherGemm.create(iris, 256 * world, 256, 512, FusedConfig.defaults().withTileN(128)),
+                    "rank " + rank + ": AllGatherGemm: config tileN 128 is not a tile width");
+        }
         // Ranks that disagree: every rank learns it.
         expect(f, () -> GemmAllReduce.create(iris, rank == 0 ? 256 : 512, 256, 64), "rank " + rank + ": GemmAllReduce: rank ",
                 "every rank must create it with the same shape and config");
