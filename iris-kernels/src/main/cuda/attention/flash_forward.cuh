@@ -31,6 +31,7 @@
 
 #include <iris/abi/attention.h>
 
+#include "common.cuh"
 #include "iris/gemm/config.cuh"
 #include "iris/gemm/impl/hopper.cuh"
 #include "iris/sync.cuh"
@@ -38,9 +39,6 @@
 namespace attention {
 
 namespace sm90 = iris::gemm::sm90;  // the library's own sm_90a instructions (not API)
-
-/// Global positions of a shard's rows (iris/abi/attention.h).
-using Chunks = iris_attention_chunks;
 
 template <class In_, int HeadDim, bool Causal_>
 struct Config {
@@ -70,18 +68,9 @@ struct Config {
     static constexpr int kConsumerRegisters = iris::gemm::consumer_registers(kConsumers, kProducerRegisters);
 };
 
-/// Params::mode bits.
-inline constexpr int kLoadState = IRIS_ATTENTION_LOAD_STATE;
-inline constexpr int kFinalize = IRIS_ATTENTION_FINALIZE;
-
 /// Sites of the host's error message: the wait for second_ready, the shared-memory check.
 inline constexpr int kSiteSecondShard = IRIS_ATTENTION_SITE_SECOND_SHARD;
 inline constexpr int kSiteSharedBytes = IRIS_ATTENTION_SITE_SHARED_BYTES;
-
-/// The global position of local row `row` of a shard laid out as c.
-__device__ inline int position(const Chunks& c, int row) {
-    return (row < c.len ? c.first : c.second) * c.len + row % c.len;
-}
 
 /// What forward reads, built by each kernel from its iris_attention_args (the field meanings are
 /// the header's). Built in the kernel rather than read from the argument struct so that the
@@ -121,45 +110,6 @@ __device__ inline Chunks chunks_of(const Params& p, bool second) {
             second ? p.second_chunks.second : p.kv_chunks.second};
 }
 
-/// The K/V tiles of a loop that one query tile sees, in order. Unmasked: all `tiles`. Causal: a key
-/// is visible when its position is at most the query's, so within each chunk of the shard the
-/// visible tiles are a prefix, and the one tile at the query's own position is the diagonal. Worked
-/// out once, so that the loops neither divide nor branch over hidden tiles per tile (with a
-/// `continue` over hidden tiles in the consumers' loop, ptxas serialized their wgmma).
-struct VisibleTiles {
-    int end0;      // chunk 0's visible tiles are [0, end0)
-    int start1;    // chunk 1's are [start1, end1)
-    int end1;
-    int diagonal;  // the masked tile, or -1
-
-    template <bool Causal>
-    __device__ static VisibleTiles of(const Params& p, const Chunks& kv, int q_tile, int tiles) {
-        if constexpr (!Causal) {
-            return {tiles, tiles, tiles, -1};
-        } else {
-            const int q0 = position(p.q_chunks, q_tile * 128);
-            const int per_chunk = kv.len / 128;
-            VisibleTiles v{0, 0, 0, -1};
-            for (int c = 0; c < 2 && c * per_chunk < tiles; ++c) {
-                const int offset = q0 - (c == 0 ? kv.first : kv.second) * kv.len;  // the query in this chunk
-                const int seen = offset < 0 ? 0 : min(offset / 128 + 1, per_chunk);
-                if (offset >= 0 && offset < kv.len) v.diagonal = c * per_chunk + offset / 128;
-                if (c == 0) {
-                    v.end0 = seen;
-                    v.start1 = v.end1 = seen;
-                } else {
-                    v.start1 = per_chunk;
-                    v.end1 = per_chunk + seen;
-                }
-            }
-            return v;
-        }
-    }
-    __device__ int first() const { return end0 > 0 ? 0 : start1; }
-    __device__ int next(int j) const { return j + 1 == end0 ? start1 : j + 1; }
-    __device__ bool done(int j) const { return j >= end1; }
-};
-
 /// Loads the [128 rows, D] tile starting at `row` as D / 64 boxes of 64 columns.
 template <class Cfg>
 __device__ inline void load_tile(uint8_t* dst, const sm90::TmaDescriptor* map, uint64_t* bar, int row) {
@@ -176,33 +126,6 @@ struct Smem {
     __device__ uint8_t* k(int s) const { return base + Cfg::kTileBytes + s * Cfg::kStageBytes; }
     __device__ uint8_t* v(int s) const { return k(s) + Cfg::kTileBytes; }
 };
-
-__device__ inline uint32_t pack(float a, float b, iris::bf16) {
-    __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
-    return *reinterpret_cast<uint32_t*>(&h);
-}
-__device__ inline uint32_t pack(float a, float b, iris::f16) {
-    __half2 h = __floats2half2_rn(a, b);
-    return *reinterpret_cast<uint32_t*>(&h);
-}
-
-/// 2^x, flushing results below 2^-126 to zero: the plain instruction, without exp2f's handling of
-/// subnormal results. A term that small is under 2^-126 of its row's largest (which is 1), so
-/// neither the f32 row sum nor P V could keep it.
-__device__ inline float exp2_ftz(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-
-__device__ inline float quad_max(float v) {
-    v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 1));
-    return fmaxf(v, __shfl_xor_sync(0xffffffff, v, 2));
-}
-__device__ inline float quad_sum(float v) {
-    v += __shfl_xor_sync(0xffffffff, v, 1);
-    return v + __shfl_xor_sync(0xffffffff, v, 2);
-}
 
 /// The K and V rings' barriers: K and V of a tile land in the same stage but are released apart,
 /// K once its scores are in registers, V once P V is done, so the next K loads while P V runs.
@@ -351,7 +274,7 @@ __device__ void consume(const Smem<Cfg>& sm, const Barriers& bar, const Params& 
     constexpr int kShardLoops = Cfg::kCausal ? Sources : 1;
     const int tiles_per_loop = Cfg::kCausal ? kv_tiles : Sources * kv_tiles;
     for (int src = 0; src < kShardLoops; ++src) {
-        const VisibleTiles tiles = VisibleTiles::of<Cfg::kCausal>(p, chunks_of(p, src == 1), q_tile, tiles_per_loop);
+        const VisibleTiles tiles = VisibleTiles::of<Cfg::kCausal>(p.q_chunks, chunks_of(p, src == 1), q_tile, tiles_per_loop);
         // Two tiles a turn: the compiler then overlaps one tile's end (the rescale, the barrier
         // arrivals) with the next one's softmax. On one H200 (2026-12-03): 1.00-1.03x at head size
         // 128 and 1.03-1.06x at 64 in probes; by three or four, 0.71-0.81x without a mask
@@ -440,7 +363,7 @@ __device__ void consume(const Smem<Cfg>& sm, const Barriers& bar, const Params& 
     if (p.lse != nullptr && lane % 4 == 0) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            p.lse[o_row0 + r[h]] = (row_max[h] + log2f(row_sum[h])) * 0.69314718055994531f;
+            p.lse[o_row0 + r[h]] = log_sum_exp(row_max[h], row_sum[h]);
         }
     }
 }
@@ -548,7 +471,7 @@ __device__ void forward(const sm90::TmaDescriptor* q_map, const KvMaps (&kv)[Sou
                     // The copy engine wrote the shard; TMA reads it through the async proxy.
                     asm volatile("fence.proxy.async.global;" ::: "memory");
                 }
-                const VisibleTiles tiles = VisibleTiles::of<Cfg::kCausal>(p, chunks_of(p, src == 1), q_tile, kv_tiles);
+                const VisibleTiles tiles = VisibleTiles::of<Cfg::kCausal>(p.q_chunks, chunks_of(p, src == 1), q_tile, kv_tiles);
                 for (int j = tiles.first(); !tiles.done(j); j = tiles.next(j)) {
                     const int row = static_cast<int>(kv_row0 + int64_t(j) * Cfg::kTileKv);
                     sm90::mbarrier_wait(&empty_k[ring.stage], ring.parity ^ 1);

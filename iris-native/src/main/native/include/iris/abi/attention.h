@@ -22,6 +22,14 @@
 #define IRIS_ATTENTION_SHARED_BYTES_D64 82944
 #define IRIS_ATTENTION_SHARED_BYTES_D128 164864
 
+/* The portable kernels (attention_portable.cu: mma.sync, every NVIDIA GPU since Ampere): eight
+ * warps of 16 query rows each, so a block covers IRIS_ATTENTION_TILE query rows as the Hopper one
+ * does and the two share their grid. Dynamic shared memory: a Q tile and two stages of 64-key K and
+ * V tiles, at most 99 KiB so that a block fits sm_86 and sm_89. A kernel given less does nothing. */
+#define IRIS_ATTENTION_PORTABLE_THREADS 256
+#define IRIS_ATTENTION_PORTABLE_SHARED_BYTES_D64 49152
+#define IRIS_ATTENTION_PORTABLE_SHARED_BYTES_D128 98304
+
 /* iris_attention_args.mode: how a ring step starts and ends (attention forward: FINALIZE). */
 enum iris_attention_mode {
     IRIS_ATTENTION_LOAD_STATE = 1, /* start from o_acc / row_max / row_sum instead of zero */
@@ -46,7 +54,8 @@ typedef struct iris_attention_chunks {
 /* The one parameter of every attention kernel. Q [B, Hq, Sq, D], K and V [B, Hkv, Skv, D], O like
  * Q, all row-major 16-bit; the maps see each as a [rows, D] matrix. Each kernel reads the fields its
  * name says: forward the maps q/k/v, o, lse and the shapes (it finalizes, its chunks are one each
- * with id 0); a ring step also mode, the state and q/kv_chunks; the last steps everything. */
+ * with id 0); a ring step also mode, the state and q/kv_chunks; the last steps everything. The
+ * portable kernels read q/k/v (raw addresses) instead of the maps, and have no last steps. */
 typedef struct iris_attention_args {
     iris_tma_descriptor q_map;
     iris_tma_descriptor k_map;  /* the (first) K/V shard, read at once */
@@ -71,6 +80,9 @@ typedef struct iris_attention_args {
     iris_attention_chunks q_chunks;
     iris_attention_chunks kv_chunks;
     iris_attention_chunks second_chunks; /* last steps: the second shard's */
+    const void* q;              /* portable kernels: Q, K and V of the (first) shard, 16-byte aligned */
+    const void* k;
+    const void* v;
 } iris_attention_args;
 
 #ifdef __cplusplus
@@ -81,7 +93,8 @@ static_assert(offsetof(iris_attention_args, q_map) % 64 == 0 && offsetof(iris_at
               "iris_attention_args: TMA reads its descriptors 64-byte aligned");
 static_assert(offsetof(iris_attention_args, ctx) == 640 && offsetof(iris_attention_args, o) == 752 &&
                   offsetof(iris_attention_args, mode) == 800 && offsetof(iris_attention_args, q_chunks) == 824 &&
-                  offsetof(iris_attention_args, second_chunks) == 848 && sizeof(iris_attention_args) == 896,
+                  offsetof(iris_attention_args, second_chunks) == 848 && offsetof(iris_attention_args, q) == 864 &&
+                  offsetof(iris_attention_args, v) == 880 && sizeof(iris_attention_args) == 896,
               "iris_attention_args: five descriptors, the context, then a 64-bit layout (the size rounds up to 64)");
 static_assert(sizeof(iris_attention_args) <= 4096, "iris_attention_args: inside the kernel parameter space");
 #endif
