@@ -15,6 +15,7 @@ import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.core.internal.TensorMap;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.TensorMapCache;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import org.bytedeco.javacpp.BytePointer;
 import java.util.HashMap;
@@ -22,10 +23,12 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Attention forward on one GPU (FlashAttention-style, for Hopper: TMA loads, wgmma, an online
- * softmax, nothing of size S x S in memory; {@code attention.cu}), enqueued on a stream. Usable on
- * its own, with or without a symmetric heap; {@link RingAttention} runs its ring-step kernel once
- * per K/V shard.
+ * Attention forward on one GPU (FlashAttention-style: an online softmax, nothing of size S x S in
+ * memory), enqueued on a stream, on either of two mainloops ({@link GemmMainloop}, chosen as the
+ * GEMM's is): on Hopper, TMA loads and wgmma ({@code attention.cu}); on every NVIDIA GPU since
+ * Ampere, mma.sync fed by cp.async ({@code attention_portable.cu}). Both compute the same contract
+ * and carry the same ring state. Usable on its own, with or without a symmetric heap; {@link
+ * RingAttention} runs its ring-step kernel once per K/V shard.
  *
  * <pre>{@code
  * try (Iris iris = Iris.init(); Attention attention = Attention.create()) {
@@ -42,6 +45,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     AttentionProblem p = AttentionProblem.of(DType.BF16, 1, 32, 8, 4096, 4096, 128, false);
  *     attention.forward(p, qAddress, kAddress, vAddress, oAddress, 0, stream);
  * }
+ *
+ * // The portable kernels on any GPU since Ampere, Hopper included (e.g. to compare the two):
+ * try (Attention portable = Attention.create(GemmMainloop.PORTABLE)) {
+ *     portable.mainloop();                                        // PORTABLE
+ *     portable.forward(q, k, v, o, lse, true, iris.stream());
+ * }
  * }</pre>
  *
  * <h2>Contract</h2>
@@ -54,8 +63,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <li>Shapes and dtypes as {@link AttentionProblem} checks them: BF16 or F16, headDim 64 or 128,
  *     lengths multiples of 128, qHeads a multiple of kvHeads, causal with qLen == kvLen. Tensors are
  *     contiguous row-major; pointers 16-byte aligned; outputs must not overlap inputs.</li>
- * <li>NVIDIA Hopper only (compute capability 9.0 and {@value #MAX_SHARED_BYTES} bytes of shared memory
- *     per block); elsewhere {@link #create} throws {@link IrisPlatformException}.</li>
+ * <li>NVIDIA only. {@link GemmMainloop#HOPPER}: compute capability 9.0 and {@value #MAX_SHARED_BYTES}
+ *     bytes of shared memory per block; {@link GemmMainloop#PORTABLE}: compute capability 8.0 or later
+ *     and {@value #PORTABLE_MAX_SHARED_BYTES} bytes (A100, A10, L4, L40S, RTX 30xx to 50xx, H100,
+ *     B200). {@link GemmMainloop#AUTO} takes Hopper's where it runs ({@value GemmMainloop#VARIABLE}
+ *     may say otherwise); elsewhere {@link #create} throws {@link IrisPlatformException}.</li>
  * <li>Every call only enqueues work: no host synchronization, no allocation on the device. Tensor
  *     maps are encoded on the host the first time an (address, shape) is seen and cached, so calls
  *     may be captured into a CUDA graph and replayed.</li>
@@ -63,17 +75,28 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     the rank, the argument and what was expected); calls on one instance are serialized.</li>
  * </ul>
  *
- * <p>Launch: grid (qLen / 128, qHeads, batch) of {@value #THREADS} threads (a TMA producer
- * warpgroup and two consumer warpgroups of 64 query rows each), {@link AttentionProblem#sharedBytes()}
- * of dynamic shared memory (164864 bytes for headDim 128, 82944 for 64). Every kernel takes one
- * argument struct, {@code iris_attention_args} (iris/abi/attention.h, where these constants come
- * from), filled per call by {@link AttentionArgs}.
+ * <p>Launch: grid (qLen / 128, qHeads, batch). Hopper: {@value #THREADS} threads (a TMA producer
+ * warpgroup and two consumer warpgroups of 64 query rows each) and 164864 bytes of dynamic shared
+ * memory for headDim 128, 82944 for 64. Portable: {@value #PORTABLE_THREADS} threads (eight warps of
+ * 16 query rows) and 98304 or 49152 bytes ({@link AttentionProblem#sharedBytes(GemmMainloop)}). The
+ * portable mainloop has no kernel for a ring's last two steps in one launch: {@link #ringLastSteps}
+ * and {@link #ring} are Hopper's, and {@link RingAttention} launches those steps one by one there.
+ * Every kernel takes one argument struct, {@code iris_attention_args} (iris/abi/attention.h, where
+ * these constants come from), filled per call by {@link AttentionArgs}.
  */
 public final class Attention implements AutoCloseable {
     /** The kernel module ({@code attention.cu}). */
     public static final String MODULE = "attention";
     /** What the kernels need, as attention.cu's IRIS_NVIDIA_ONLY says it. */
     public static final String REQUIREMENT = "sm_90a (wgmma, TMA)";
+    /** The portable kernel module ({@code attention_portable.cu}). */
+    public static final String PORTABLE_MODULE = "attention_portable";
+    /** What the portable kernels need. */
+    public static final String PORTABLE_REQUIREMENT = "compute capability 8.0 or later (mma.sync, ldmatrix, cp.async)";
+    /** Threads per block of the portable kernels: eight warps of 16 query rows. */
+    public static final int PORTABLE_THREADS = KernelAbi.IRIS_ATTENTION_PORTABLE_THREADS;
+    /** Shared memory per block of the portable headDim-128 kernels, the largest. */
+    public static final int PORTABLE_MAX_SHARED_BYTES = KernelAbi.IRIS_ATTENTION_PORTABLE_SHARED_BYTES_D128;
     /** Threads per block: one producer and two consumer warpgroups. */
     public static final int THREADS = KernelAbi.IRIS_ATTENTION_THREADS;
     /** Shared memory per block of the headDim-128 kernels, the largest. */
@@ -90,6 +113,8 @@ public final class Attention implements AutoCloseable {
     private static final int[] HEAD_DIMS = {64, 128};
 
     private final DeviceProperties device;
+    /** What runs: HOPPER or PORTABLE, never AUTO. */
+    private final GemmMainloop mainloop;
     private final KernelLibrary library;
     private final Map<String, Kernel> forwardKernels = new HashMap<>();
     private final Map<String, Kernel> stepKernels = new HashMap<>();
@@ -102,25 +127,27 @@ public final class Attention implements AutoCloseable {
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private Attention(DeviceProperties device, KernelLibrary library) {
+    private Attention(DeviceProperties device, KernelLibrary library, GemmMainloop mainloop) {
         this.device = device;
+        this.mainloop = mainloop;
         this.library = library;
-        KernelModule module = library.module(MODULE);
+        boolean hopper = mainloop == GemmMainloop.HOPPER;
+        KernelModule module = library.module(hopper ? MODULE : PORTABLE_MODULE);
         String missing = null;
         for (DType t : TYPES) {
             for (int d : HEAD_DIMS) {
                 for (boolean causal : new boolean[] {false, true}) {
-                    String name = AttentionProblem.kernelName("iris_attention_fwd_", t, d, causal);
+                    String name = AttentionProblem.kernelName(AttentionProblem.FORWARD, mainloop, t, d, causal);
                     Kernel k = module.kernel(name);
-                    k.setMaxDynamicSharedBytes(AttentionProblem.sharedBytes(d));
+                    k.setMaxDynamicSharedBytes(AttentionProblem.sharedBytes(mainloop, d));
                     forwardKernels.put(name, k);
-                    String step = AttentionProblem.kernelName("iris_ring_attention_step_", t, d, causal);
-                    String last = AttentionProblem.kernelName("iris_ring_attention_last_steps_", t, d, causal);
+                    String step = AttentionProblem.kernelName(AttentionProblem.RING_STEP, mainloop, t, d, causal);
                     if (missing == null) {
                         missing = loadInto(module, step, d, stepKernels);
                     }
-                    if (missing == null) {
-                        missing = loadInto(module, last, d, lastStepsKernels);
+                    if (missing == null && hopper) {
+                        missing = loadInto(module, AttentionProblem.kernelName("iris_ring_attention_last_steps_", t, d, causal), d,
+                                lastStepsKernels);
                     }
                 }
             }
@@ -129,10 +156,10 @@ public final class Attention implements AutoCloseable {
     }
 
     /** Loads kernel {@code name} into {@code into}; returns why it could not, or null. */
-    private static String loadInto(KernelModule module, String name, int headDim, Map<String, Kernel> into) {
+    private String loadInto(KernelModule module, String name, int headDim, Map<String, Kernel> into) {
         try {
             Kernel k = module.kernel(name);
-            k.setMaxDynamicSharedBytes(AttentionProblem.sharedBytes(headDim));
+            k.setMaxDynamicSharedBytes(AttentionProblem.sharedBytes(mainloop, headDim));
             into.put(name, k);
             return null;
         } catch (IrisException e) {
@@ -140,18 +167,31 @@ public final class Attention implements AutoCloseable {
         }
     }
 
-    /**
-     * Loads the kernels into the calling thread's current device ({@code Iris.init} makes the rank's
-     * GPU current). Throws {@link IrisPlatformException} on HIP or on a GPU other than compute
-     * capability 9.0.
-     */
+    /** {@link #create(GemmMainloop)} of {@link GemmMainloop#AUTO}: Hopper's kernels where they run. */
     public static Attention create() {
-        Platform.require(Platform.CUDA, MODULE, REQUIREMENT);
+        return create(GemmMainloop.AUTO);
+    }
+
+    /**
+     * Loads the kernels of the mainloop that {@code mainloop} resolves to ({@link
+     * GemmMainloop#resolve}: itself, else {@value GemmMainloop#VARIABLE}, else the GPU) into the
+     * calling thread's current device ({@code Iris.init} makes the rank's GPU current). Throws
+     * {@link IrisPlatformException} on HIP, or where the GPU cannot run that mainloop (Hopper's needs
+     * compute capability 9.0, the portable one 8.0 or later).
+     *
+     * <pre>{@code
+     * Attention a = Attention.create(GemmMainloop.PORTABLE);   // the mma.sync kernels, on Hopper too
+     * }</pre>
+     */
+    public static Attention create(GemmMainloop mainloop) {
+        AttentionChecks.notNull("attention", "mainloop", mainloop);
+        Platform.require(Platform.CUDA, MODULE, REQUIREMENT + " or " + PORTABLE_REQUIREMENT);
         DeviceProperties device = Gpu.properties(Gpu.currentDevice());
-        AttentionChecks.device(Platform.current(), device, MODULE, REQUIREMENT, MAX_SHARED_BYTES);
+        GemmMainloop runs = mainloop.resolve(device);
+        AttentionChecks.device(Platform.current(), device, runs);
         KernelLibrary library = KernelLibrary.forClasspath();
         try {
-            return new Attention(device, library);
+            return new Attention(device, library, runs);
         } catch (RuntimeException | Error e) {
             library.close();
             throw e;
@@ -163,12 +203,20 @@ public final class Attention implements AutoCloseable {
         return device;
     }
 
+    /** The mainloop whose kernels run: {@link GemmMainloop#HOPPER} or {@link GemmMainloop#PORTABLE}, never AUTO. */
+    public GemmMainloop mainloop() {
+        return mainloop;
+    }
+
     /** Tensor maps cached now. */
     public synchronized int cachedTensorMaps() {
         return maps.size();
     }
 
-    /** Whether this build's module has the ring-step kernels ({@link #ringStep}, {@link #ringLastSteps}). */
+    /**
+     * Whether this build's module has the ring-step kernels ({@link #ringStep}, and on Hopper {@link
+     * #ringLastSteps}).
+     */
     public boolean hasRingStep() {
         return stepUnavailable == null;
     }
@@ -210,9 +258,9 @@ public final class Attention implements AutoCloseable {
         AttentionChecks.notNull("attention", "problem", p);
         AttentionChecks.notNull("attention", "stream", stream);
         AttentionChecks.buffers(p, q, k, v, o, lse);
-        Kernel kernel = forwardKernels.get(p.kernelName());
-        putMaps(p, q, k, v);
-        kernel.launch(p.launchShape(), stream, args.forward(p, o, lse), false);
+        Kernel kernel = forwardKernels.get(p.kernelName(mainloop));
+        putInputs(p, q, k, v);
+        kernel.launch(p.launchShape(mainloop), stream, args.forward(p, o, lse), false);
     }
 
     /** Enqueues one ring-attention step (see {@link RingStep}). */
@@ -222,23 +270,26 @@ public final class Attention implements AutoCloseable {
         AttentionChecks.notNull(op, "step", step);
         AttentionChecks.notNull(op, "stream", stream);
         AttentionProblem p = step.problem();
-        putMaps(p, step.q(), step.k(), step.v());
-        stepKernels.get(p.ringStepKernelName()).launch(p.launchShape(), stream, args.step(step), false);
+        putInputs(p, step.q(), step.k(), step.v());
+        stepKernels.get(p.ringStepKernelName(mainloop)).launch(p.launchShape(mainloop), stream, args.step(step), false);
     }
 
     /**
      * Enqueues the last two steps of a ring as one launch (see {@link RingLastSteps}); {@code ctx}
-     * (the rank's {@code iris.deviceContext()}) bounds the wait for the second shard.
+     * (the rank's {@code iris.deviceContext()}) bounds the wait for the second shard. Hopper's
+     * mainloop only: on the portable one, launch the two steps with {@link #ringStep}, the second
+     * after its shard in stream order (as {@link RingAttention} does).
      */
     public synchronized void ringLastSteps(DeviceContext ctx, RingLastSteps steps, Stream stream) {
         String op = "ring attention last steps";
         requireRingKernels(op);
+        requireHopper(op);
         AttentionChecks.notNull(op, "ctx", ctx);
         AttentionChecks.notNull(op, "steps", steps);
         AttentionChecks.notNull(op, "stream", stream);
         RingStep first = steps.first();
         AttentionProblem p = first.problem();
-        putMaps(p, first.q(), first.k(), first.v());
+        putInputs(p, first.q(), first.k(), first.v());
         putMap(args.k2Map(), p, steps.k(), p.kvRows());
         putMap(args.v2Map(), p, steps.v(), p.kvRows());
         if (ctx != argsContext) {
@@ -253,13 +304,18 @@ public final class Attention implements AutoCloseable {
      * step but the last two alone ({@link #ringStep}), the last two as one launch ({@link
      * #ringLastSteps}, {@link RingLastSteps#of}) that reads the last step's K/V once {@code
      * lastReady} is 1 (set before, or by a stream write behind the work that fills that K/V). A
-     * ring of one step is that step alone. Every launch is built before any is enqueued.
+     * ring of one step is that step alone. Every launch is built before any is enqueued. A ring of
+     * more steps needs Hopper's mainloop ({@link #ringLastSteps}); on the portable one, launch every
+     * step with {@link #ringStep}.
      */
     public synchronized void ring(DeviceContext ctx, RingStep[] steps, long lastReady, Stream stream) {
         String op = "ring attention";
         AttentionChecks.notNull(op, "steps", steps);
         if (steps.length == 0) {
             throw AttentionChecks.fail(op, "steps is empty; a ring has at least one step");
+        }
+        if (steps.length > 1) {
+            requireHopper(op);
         }
         if (steps.length == 1) {
             ringStep(steps[0], stream);
@@ -284,11 +340,29 @@ public final class Attention implements AutoCloseable {
         }
     }
 
-    /** The maps of Q and of the (first) K/V shard. */
-    private void putMaps(AttentionProblem p, long q, long k, long v) {
-        putMap(args.qMap(), p, q, p.qRows());
-        putMap(args.kMap(), p, k, p.kvRows());
-        putMap(args.vMap(), p, v, p.kvRows());
+    /**
+     * Where the last steps' single launch is asked of the portable mainloop, which has none: an
+     * {@link IllegalStateException} saying what to do instead.
+     */
+    private void requireHopper(String op) {
+        if (mainloop != GemmMainloop.HOPPER) {
+            throw new IllegalStateException(AttentionChecks.who(op) + ": the last two steps in one launch are the Hopper mainloop's;"
+                    + " this Attention runs the " + mainloop + " one: launch each step with ringStep, the last after its K/V"
+                    + " in stream order (RingAttention does)");
+        }
+    }
+
+    /**
+     * Q and the (first) K/V shard: their addresses, which the portable kernels read, and on Hopper
+     * their tensor maps.
+     */
+    private void putInputs(AttentionProblem p, long q, long k, long v) {
+        args.inputs(q, k, v);
+        if (mainloop == GemmMainloop.HOPPER) {
+            putMap(args.qMap(), p, q, p.qRows());
+            putMap(args.kMap(), p, k, p.kvRows());
+            putMap(args.vMap(), p, v, p.kvRows());
+        }
     }
 
     private void putMap(BytePointer member, AttentionProblem p, long address, long rows) {
@@ -326,7 +400,7 @@ public final class Attention implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Attention(GPU " + device.device() + " " + device.name() + ", " + device.multiprocessorCount() + " SMs"
+        return "Attention(GPU " + device.device() + " " + device.name() + ", " + device.multiprocessorCount() + " SMs, " + mainloop
                 + (stepUnavailable != null ? ", no ring step" : "") + (closed.get() ? ", closed" : "") + ")";
     }
 }

@@ -30,6 +30,9 @@ final class AttentionArgs implements AutoCloseable {
     private final DeviceAddress rowMax = new DeviceAddress();
     private final DeviceAddress rowSum = new DeviceAddress();
     private final DeviceAddress secondReady = new DeviceAddress();
+    private final DeviceAddress q = new DeviceAddress();
+    private final DeviceAddress k = new DeviceAddress();
+    private final DeviceAddress v = new DeviceAddress();
 
     /** Where Q's tensor map goes ({@code TensorMap.copyTo}). */
     BytePointer qMap() {
@@ -54,6 +57,14 @@ final class AttentionArgs implements AutoCloseable {
     /** Where the last steps' second V shard's tensor map goes. */
     BytePointer v2Map() {
         return v2Map;
+    }
+
+    /**
+     * Q's and the (first) K/V shard's addresses, which the portable kernels read instead of the maps.
+     * Filled for either mainloop, so that the struct describes the launch.
+     */
+    void inputs(long qAddress, long kAddress, long vAddress) {
+        args.q(q.at(qAddress)).k(k.at(kAddress)).v(v.at(vAddress));
     }
 
     /**

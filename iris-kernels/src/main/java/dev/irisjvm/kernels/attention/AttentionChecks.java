@@ -3,6 +3,7 @@ package dev.irisjvm.kernels.attention;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.gpu.DeviceProperties;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.internal.NativeCalls;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
@@ -249,16 +250,25 @@ final class AttentionChecks {
 
     // ---- device ------------------------------------------------------------------------------------
 
-    /** The wgmma kernels are sm_90a code: compute capability 9.0 and enough shared memory per block. */
-    static void device(Platform platform, DeviceProperties p, String module, String requirement, long sharedBytes) {
+    /**
+     * That {@code p} can run the attention kernels of {@code mainloop}: the wgmma ones ({@link
+     * GemmMainloop#HOPPER}) are sm_90a code, compute capability 9.0 exactly; the mma.sync ones
+     * ({@link GemmMainloop#PORTABLE}) need 8.0 or later; either needs its largest block's shared memory.
+     */
+    static void device(Platform platform, DeviceProperties p, GemmMainloop mainloop) {
+        boolean hopper = mainloop == GemmMainloop.HOPPER;
+        String module = hopper ? Attention.MODULE : Attention.PORTABLE_MODULE;
+        String requirement = hopper ? Attention.REQUIREMENT : Attention.PORTABLE_REQUIREMENT;
         if (platform != Platform.CUDA) {
             throw platform.unavailable(module, requirement);
         }
-        if (p.major() != 9 || p.minor() != 0) {
-            String needs = "compute capability 9.0 (" + requirement + ")";
+        boolean runs = hopper ? p.major() == 9 && p.minor() == 0 : p.major() >= 8;
+        if (!runs) {
+            String needs = hopper ? "compute capability 9.0 (" + requirement + ")" : requirement;
             throw new IrisPlatformException(NativeCalls.rankLabel() + ": not available on this GPU: " + module + " needs " + needs
                     + "; GPU " + p.device() + " (" + p.name() + ") has " + p.computeCapability(), platform, module, needs);
         }
+        long sharedBytes = AttentionProblem.sharedBytes(mainloop, 128);
         if (p.sharedMemoryPerBlockOptin() < sharedBytes) {
             String needs = sharedBytes + " bytes of shared memory per block";
             throw new IrisPlatformException(NativeCalls.rankLabel() + ": not available on this GPU: " + module + " needs " + needs

@@ -2,6 +2,7 @@ package dev.irisjvm.kernels.attention;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.gpu.LaunchShape;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.Locale;
 
@@ -126,22 +127,68 @@ public record AttentionProblem(DType dtype, int batch, int qHeads, int kvHeads, 
         return kernelName("iris_ring_attention_last_steps_", dtype, headDim, causal);
     }
 
+    /**
+     * The forward kernel of {@code mainloop} (HOPPER or PORTABLE): {@link #kernelName()}, or {@code
+     * iris_attention_fwd_portable_<bf16|f16>_d<64|128>[_causal]}.
+     */
+    public String kernelName(GemmMainloop mainloop) {
+        return kernelName(FORWARD, mainloop, dtype, headDim, causal);
+    }
+
+    /**
+     * The ring-step kernel of {@code mainloop}: {@link #ringStepKernelName()}, or {@code
+     * iris_ring_attention_step_portable_<bf16|f16>_d<64|128>[_causal]}.
+     */
+    public String ringStepKernelName(GemmMainloop mainloop) {
+        return kernelName(RING_STEP, mainloop, dtype, headDim, causal);
+    }
+
+    static final String FORWARD = "iris_attention_fwd_";
+    static final String RING_STEP = "iris_ring_attention_step_";
+
+    /** {@code prefix}, "portable_" on the portable mainloop, then the dtype, head size and mask. */
+    static String kernelName(String prefix, GemmMainloop mainloop, DType dtype, int headDim, boolean causal) {
+        return kernelName(mainloop == GemmMainloop.PORTABLE ? prefix + "portable_" : prefix, dtype, headDim, causal);
+    }
+
     static String kernelName(String prefix, DType dtype, int headDim, boolean causal) {
         return prefix + dtype.name().toLowerCase(Locale.ROOT) + "_d" + headDim + (causal ? "_causal" : "");
     }
 
-    /** Dynamic shared memory of the kernels: a Q tile, two stages of K and V tiles, 1 KiB for alignment. */
+    /** Dynamic shared memory of the Hopper kernels: a Q tile, two stages of K and V tiles, 1 KiB for alignment. */
     public int sharedBytes() {
-        return sharedBytes(headDim);
+        return sharedBytes(GemmMainloop.HOPPER, headDim);
     }
 
-    static int sharedBytes(int headDim) {
+    /**
+     * Dynamic shared memory of the kernels of {@code mainloop} (HOPPER or PORTABLE) for this head
+     * size: a Q tile and two stages of K and V tiles (128 keys on Hopper, 64 on the portable one).
+     */
+    public int sharedBytes(GemmMainloop mainloop) {
+        return sharedBytes(mainloop, headDim);
+    }
+
+    static int sharedBytes(GemmMainloop mainloop, int headDim) {
+        if (mainloop == GemmMainloop.PORTABLE) {
+            return headDim == 64 ? KernelAbi.IRIS_ATTENTION_PORTABLE_SHARED_BYTES_D64
+                    : KernelAbi.IRIS_ATTENTION_PORTABLE_SHARED_BYTES_D128;
+        }
         return headDim == 64 ? KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D64 : KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D128;
     }
 
-    /** Grid (qLen / 128, qHeads, batch) of {@value Attention#THREADS} threads with {@link #sharedBytes()}. */
+    /** The Hopper kernels' launch: {@link #launchShape(GemmMainloop)} of HOPPER. */
     public LaunchShape launchShape() {
-        return new LaunchShape(qLen / AttentionChecks.TILE, qHeads, batch, Attention.THREADS, 1, 1, sharedBytes());
+        return launchShape(GemmMainloop.HOPPER);
+    }
+
+    /**
+     * Grid (qLen / 128, qHeads, batch), as both mainloops cover 128 query rows a block, of {@value
+     * Attention#THREADS} threads on Hopper or {@value Attention#PORTABLE_THREADS} on the portable
+     * mainloop, with {@link #sharedBytes(GemmMainloop)}.
+     */
+    public LaunchShape launchShape(GemmMainloop mainloop) {
+        int threads = mainloop == GemmMainloop.PORTABLE ? Attention.PORTABLE_THREADS : Attention.THREADS;
+        return new LaunchShape(qLen / AttentionChecks.TILE, qHeads, batch, threads, 1, 1, sharedBytes(mainloop));
     }
 
     @Override

@@ -12,6 +12,7 @@ import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.NodeTeamOperations;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import dev.irisjvm.kernels.nccl.NcclCommunicator;
 import dev.irisjvm.kernels.nccl.NcclTeams;
 import java.util.ArrayList;
@@ -58,7 +59,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code world-2}'s shard, then the last one, whose copy may still be in flight when the launch
  * starts; a stream write behind that copy raises the flag the kernel waits for before it reads the
  * shard, so the copy hides under the first half and neither the state nor a second tail wave is
- * paid between the two. On two ranks that is the whole call: the own shard, then the peer's. A
+ * paid between the two. On two ranks that is the whole call: the own shard, then the peer's. On the
+ * portable mainloop ({@link Attention#mainloop()}), which has no such launch, the last two steps
+ * are two step launches, the second after its copy in stream order; the state then lives in the
+ * workspace from two ranks on. A
  * device barrier opens the call (the peers' shards are written) and one closes it (the peers have
  * finished reading this rank's shards, so they may be overwritten). With a causal mask the kernel
  * compares global positions, which {@link Sharding} defines; K/V tiles a query tile cannot see are
@@ -146,7 +150,7 @@ public final class RingAttention implements AutoCloseable {
         for (int r = 0; r < world; r++) {
             chunksOf[r] = sharding.chunks(r, world, shard.qLen());
         }
-        long[] layout = layout(shard, world);
+        long[] layout = layout(shard, world, attention.mainloop() == GemmMainloop.HOPPER);
         long bytes = layout[layout.length - 1];
         workspace = bytes > 0 ? DeviceMemory.allocate(bytes) : null;
         if (workspace != null) {
@@ -169,7 +173,7 @@ public final class RingAttention implements AutoCloseable {
         made.add(copyStream);
         barrier = iris.newBarrier();
         made.add(barrier);
-        lastCopyNeedsSms = world > 1 && lastCopyNeedsSms(iris, team.worldRank((rank + 1) % world));
+        lastCopyNeedsSms = lastShardReady != 0 && lastCopyNeedsSms(iris, team.worldRank((rank + 1) % world));
         if (lastShardReady != 0) {
             // The kernel reads the whole word; stream writes set its low half.
             Memcpy.memset(lastShardReady, 0, 8, copyStream);
@@ -188,15 +192,16 @@ public final class RingAttention implements AutoCloseable {
     /**
      * Offsets of the workspace's parts (oAcc, rowMax, rowSum, K0, V0, K1, V1, the last shard's
      * ready word) and, last, its size; a part the world does not need takes no bytes: one rank needs
-     * nothing, two need one receive buffer and the word (their one launch keeps the state in
-     * registers), more need the state and two buffers.
+     * nothing, two need one receive buffer and, with {@code lastTwoInOne} (Hopper's last-steps
+     * launch), the word (their one launch keeps the state in registers) or else the state; more need
+     * the state and two buffers, and the word with {@code lastTwoInOne}.
      */
-    static long[] layout(AttentionProblem shard, int world) {
-        long state = world > 2 ? 1 : 0;
+    static long[] layout(AttentionProblem shard, int world, boolean lastTwoInOne) {
+        long state = world > (lastTwoInOne ? 2 : 1) ? 1 : 0;
         long firstBuffer = world > 1 ? shard.kvBytes() : 0;
         long secondBuffer = world > 2 ? shard.kvBytes() : 0;
         long[] sizes = {state * shard.qRows() * shard.headDim() * 4, state * shard.qRows() * 4, state * shard.qRows() * 4,
-                firstBuffer, firstBuffer, secondBuffer, secondBuffer, world > 1 ? 8 : 0};
+                firstBuffer, firstBuffer, secondBuffer, secondBuffer, world > 1 && lastTwoInOne ? 8 : 0};
         long[] out = new long[sizes.length + 1];
         long at = 0;
         for (int i = 0; i < sizes.length; i++) {
@@ -359,18 +364,22 @@ public final class RingAttention implements AutoCloseable {
             return;
         }
         // Build every launch first, so that a bad argument fails before anything is enqueued. Steps
-        // 0 .. last - 1 are ring-step launches; steps last and last + 1 are the one last launch.
+        // 0 .. last - 1 are ring-step launches; steps last and last + 1 are the one last launch on
+        // Hopper, two step launches on the portable mainloop (lastTwo null).
         int last = world - 2;
-        RingStep[] steps = new RingStep[last + 1];
-        for (int s = 0; s <= last; s++) {
+        boolean lastTwoInOne = lastShardReady != 0;
+        RingStep[] steps = new RingStep[world];
+        for (int s = 0; s < world; s++) {
             int src = Math.floorMod(rank - s, world);
             long kAt = s == 0 ? k : receiveK[(s - 1) % 2];
             long vAt = s == 0 ? v : receiveV[(s - 1) % 2];
-            steps[s] = new RingStep(shard, q, kAt, vAt, o, lse, oAcc, rowMax, rowSum, s > 0, s == last, mine, chunksOf[src]);
+            boolean finalizes = s == (lastTwoInOne ? last : world - 1);
+            steps[s] = s > last && lastTwoInOne ? null
+                    : new RingStep(shard, q, kAt, vAt, o, lse, oAcc, rowMax, rowSum, s > 0, finalizes, mine, chunksOf[src]);
         }
         int lastBuffer = last % 2;
-        RingLastSteps lastSteps = new RingLastSteps(steps[last], receiveK[lastBuffer], receiveV[lastBuffer],
-                chunksOf[Math.floorMod(rank + 1, world)], lastShardReady);
+        RingLastSteps lastTwo = lastTwoInOne ? new RingLastSteps(steps[last], receiveK[lastBuffer], receiveV[lastBuffer],
+                chunksOf[Math.floorMod(rank + 1, world)], lastShardReady) : null;
         barrier.enqueue(stream);           // every rank's shards are written
         start.record(stream);
         copyStream.waitFor(start);
@@ -382,7 +391,7 @@ public final class RingAttention implements AutoCloseable {
                 copyStream.waitFor(readDone[b]);
             }
             fetch(k, v, s + 1, b, ctx);
-            if (s == last) {
+            if (s == last && lastTwoInOne) {
                 copyStream.writeValue32(lastShardReady, 1);   // the last launch reads the shard after this
             }
             copied[b].record(copyStream);
@@ -394,15 +403,21 @@ public final class RingAttention implements AutoCloseable {
                 if (s > 0) {
                     readDone[(s - 1) % 2].record(stream);
                 }
-            } else {
+            } else if (lastTwoInOne) {
                 if (lastCopyNeedsSms) {
                     stream.waitFor(copied[b]);
                 }
-                attention.ringLastSteps(ctx, lastSteps, stream);
+                attention.ringLastSteps(ctx, lastTwo, stream);
+            } else {
+                attention.ringStep(steps[last], stream);
+                stream.waitFor(copied[b]);
+                attention.ringStep(steps[last + 1], stream);
             }
         }
         stream.waitFor(copied[lastBuffer]);   // joins the copy stream
-        stream.writeValue32(lastShardReady, 0);
+        if (lastTwoInOne) {
+            stream.writeValue32(lastShardReady, 0);
+        }
         barrier.enqueue(stream);           // every rank has finished reading this rank's shards
     }
 
@@ -459,7 +474,8 @@ public final class RingAttention implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RingAttention(rank " + rank + " of " + world + (crossNode != null ? " across nodes" : "") + ", " + sharding + ", shard " + shard + ", workspace "
+        return "RingAttention(rank " + rank + " of " + world + (crossNode != null ? " across nodes" : "") + ", "
+                + attention.mainloop() + ", " + sharding + ", shard " + shard + ", workspace "
                 + workspaceBytes() + " bytes" + (closed.get() ? ", closed" : "") + ")";
     }
 }

@@ -12,12 +12,14 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.gpu.DeviceProperties;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Platform;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import dev.irisjvm.kernels.CheckRank;
 import dev.irisjvm.kernels.attention.AttentionChecks.Operand;
 import org.junit.jupiter.api.Test;
@@ -242,17 +244,31 @@ class AttentionChecksTest {
         long rows = p.qRows() * 4;
         long word = RingAttention.PART_ALIGNMENT;
         // Two ranks: one launch, so no state; one receive buffer and the ready word.
-        long[] two = RingAttention.layout(p, 2);
+        long[] two = RingAttention.layout(p, 2, true);
         assertEquals(2 * p.kvBytes() + word, two[8]);
         assertEquals(two[3], two[0]);
         assertEquals(two[7], two[5]);
         // More: the state and two buffers.
-        long[] four = RingAttention.layout(p, 4);
+        long[] four = RingAttention.layout(p, 4, true);
         assertEquals(acc + 2 * rows + 4 * p.kvBytes() + word, four[8]);
         for (int i = 0; i < 8; i++) {
             assertEquals(0, four[i] % RingAttention.PART_ALIGNMENT);
         }
-        assertEquals(0, RingAttention.layout(p, 1)[8]);
+        assertEquals(0, RingAttention.layout(p, 1, true)[8]);
+    }
+
+    @Test
+    void portableRingWorkspaceKeepsTheStateFromTwoRanksAndNoWord() {
+        AttentionProblem p = problem(1, 32, 8, 16384, 16384, 128, true);
+        long acc = p.qRows() * 128 * 4;
+        long rows = p.qRows() * 4;
+        // Two ranks: two step launches carry the state through memory; no ready word.
+        long[] two = RingAttention.layout(p, 2, false);
+        assertEquals(acc + 2 * rows + 2 * p.kvBytes(), two[8]);
+        assertEquals(two[8], two[7]);
+        long[] four = RingAttention.layout(p, 4, false);
+        assertEquals(acc + 2 * rows + 4 * p.kvBytes(), four[8]);
+        assertEquals(0, RingAttention.layout(p, 1, false)[8]);
     }
 
     @Test
@@ -376,15 +392,64 @@ class AttentionChecksTest {
 
     // ---- device ------------------------------------------------------------------------------------
 
+    private static final DeviceProperties H200 =
+            new DeviceProperties(0, "NVIDIA H200", 9, 0, 132, 32, 1024, 0, 0x1b, 0, 140L << 30, 60L << 20, 232448);
+    private static final DeviceProperties A100 =
+            new DeviceProperties(0, "NVIDIA A100", 8, 0, 108, 32, 1024, 0, 0x1b, 0, 80L << 30, 40L << 20, 166912);
+    private static final DeviceProperties L40S =
+            new DeviceProperties(0, "NVIDIA L40S", 8, 9, 142, 32, 1024, 0, 0x1b, 0, 48L << 30, 96L << 20, 101376);
+    private static final DeviceProperties V100 =
+            new DeviceProperties(0, "Tesla V100", 7, 0, 80, 32, 1024, 0, 0x1b, 0, 32L << 30, 6L << 20, 98304);
+
     @Test
     void deviceNeedsHopperAndItsSharedMemory() {
-        DeviceProperties h200 = new DeviceProperties(0, "NVIDIA H200", 9, 0, 132, 32, 1024, 0, 0x1b, 0, 140L << 30, 60L << 20, 232448);
-        AttentionChecks.device(Platform.CUDA, h200, Attention.MODULE, Attention.REQUIREMENT, Attention.MAX_SHARED_BYTES);
-        DeviceProperties a100 = new DeviceProperties(0, "NVIDIA A100", 8, 0, 108, 32, 1024, 0, 0x1b, 0, 80L << 30, 40L << 20, 166912);
+        AttentionChecks.device(Platform.CUDA, H200, GemmMainloop.HOPPER);
         IrisPlatformException e = assertThrows(IrisPlatformException.class,
-                () -> AttentionChecks.device(Platform.CUDA, a100, Attention.MODULE, Attention.REQUIREMENT, Attention.MAX_SHARED_BYTES));
+                () -> AttentionChecks.device(Platform.CUDA, A100, GemmMainloop.HOPPER));
         assertTrue(e.getMessage().contains("compute capability 9.0"), e.getMessage());
-        assertThrows(IrisPlatformException.class,
-                () -> AttentionChecks.device(Platform.HIP, h200, Attention.MODULE, Attention.REQUIREMENT, Attention.MAX_SHARED_BYTES));
+        assertThrows(IrisPlatformException.class, () -> AttentionChecks.device(Platform.HIP, H200, GemmMainloop.HOPPER));
+    }
+
+    @Test
+    void thePortableKernelsRunOnEveryGpuFromComputeCapability8() {
+        for (DeviceProperties gpu : new DeviceProperties[] {A100, L40S, H200}) {
+            AttentionChecks.device(Platform.CUDA, gpu, GemmMainloop.PORTABLE);
+        }
+        IrisPlatformException e = assertThrows(IrisPlatformException.class,
+                () -> AttentionChecks.device(Platform.CUDA, V100, GemmMainloop.PORTABLE));
+        assertTrue(e.getMessage().contains("GPU 0 (Tesla V100) has 7.0"), e.getMessage());
+        assertTrue(e.getMessage().contains(Attention.PORTABLE_MODULE + " needs compute capability 8.0 or later"), e.getMessage());
+        assertThrows(IrisPlatformException.class, () -> AttentionChecks.device(Platform.HIP, A100, GemmMainloop.PORTABLE));
+    }
+
+    @Test
+    void thePortableBlockFitsTheSmallestSharedMemoryOfItsGpus() {
+        // sm_86 and sm_89 allow a block 99 KiB: the L40S's 101376 bytes.
+        assertTrue(Attention.PORTABLE_MAX_SHARED_BYTES <= L40S.sharedMemoryPerBlockOptin());
+        DeviceProperties small = new DeviceProperties(0, "small", 8, 6, 10, 32, 1024, 0, 0x1b, 0, 8L << 30, 1L << 20, 65536);
+        IrisPlatformException e = assertThrows(IrisPlatformException.class,
+                () -> AttentionChecks.device(Platform.CUDA, small, GemmMainloop.PORTABLE));
+        assertTrue(e.getMessage().contains(Attention.PORTABLE_MAX_SHARED_BYTES + " bytes of shared memory per block"), e.getMessage());
+    }
+
+    @Test
+    void autoChoosesHopperOnHopperAndThePortableKernelsElsewhere() {
+        assumeTrue(System.getenv(GemmMainloop.VARIABLE) == null, GemmMainloop.VARIABLE + " is set: AUTO follows it");
+        assertEquals(GemmMainloop.HOPPER, GemmMainloop.AUTO.resolve(H200));
+        assertEquals(GemmMainloop.PORTABLE, GemmMainloop.AUTO.resolve(A100));
+        assertEquals(GemmMainloop.PORTABLE, GemmMainloop.AUTO.resolve(L40S));
+        assertEquals(GemmMainloop.PORTABLE, GemmMainloop.PORTABLE.resolve(H200));
+    }
+
+    @Test
+    void theMainloopNamesItsKernelsAndLaunch() {
+        AttentionProblem p = problem(2, 8, 2, 512, 512, 128, true);
+        assertEquals("iris_attention_fwd_portable_bf16_d128_causal", p.kernelName(GemmMainloop.PORTABLE));
+        assertEquals("iris_ring_attention_step_portable_bf16_d128_causal", p.ringStepKernelName(GemmMainloop.PORTABLE));
+        assertEquals(p.kernelName(), p.kernelName(GemmMainloop.HOPPER));
+        assertEquals(p.ringStepKernelName(), p.ringStepKernelName(GemmMainloop.HOPPER));
+        assertEquals(new LaunchShape(4, 8, 2, 256, 1, 1, 98304), p.launchShape(GemmMainloop.PORTABLE));
+        assertEquals(49152, problem(1, 4, 4, 128, 128, 64, false).sharedBytes(GemmMainloop.PORTABLE));
+        assertEquals(p.launchShape(), p.launchShape(GemmMainloop.HOPPER));
     }
 }

@@ -16,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.DType;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import dev.irisjvm.core.internal.AbiLayout;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import dev.irisjvm.runtime.abi.iris_attention_args;
@@ -64,8 +65,12 @@ class AttentionInterfaceTest {
     void theLaunchConstantsAreTheHeaders() {
         assertEquals(KernelAbi.IRIS_ATTENTION_THREADS, AttentionProblem.of(DType.BF16, 1, 1, 1, 128, 128, 64, false)
                 .launchShape().blockX());
-        assertEquals(KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D64, AttentionProblem.sharedBytes(64));
-        assertEquals(KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D128, AttentionProblem.sharedBytes(128));
+        assertEquals(KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D64, AttentionProblem.sharedBytes(GemmMainloop.HOPPER, 64));
+        assertEquals(KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D128, AttentionProblem.sharedBytes(GemmMainloop.HOPPER, 128));
+        assertEquals(KernelAbi.IRIS_ATTENTION_PORTABLE_THREADS, AttentionProblem.of(DType.BF16, 1, 1, 1, 128, 128, 64, false)
+                .launchShape(GemmMainloop.PORTABLE).blockX());
+        assertEquals(KernelAbi.IRIS_ATTENTION_PORTABLE_SHARED_BYTES_D64, AttentionProblem.sharedBytes(GemmMainloop.PORTABLE, 64));
+        assertEquals(KernelAbi.IRIS_ATTENTION_PORTABLE_SHARED_BYTES_D128, AttentionProblem.sharedBytes(GemmMainloop.PORTABLE, 128));
         assertEquals(KernelAbi.IRIS_FLASH_DECODE_THREADS, FlashDecodeProblem.of(DType.BF16, 1, 8, 1, 64, 64, 64)
                 .launchShape().blockX());
         assertEquals(1L * 8 * (64 + KernelAbi.IRIS_FLASH_DECODE_PARTIAL_EXTRA),
@@ -116,6 +121,30 @@ class AttentionInterfaceTest {
             assertEquals(1, a.ctx().rank());
             assertEquals(2, a.ctx().world());
         }
+    }
+
+    @Test
+    void theInputAddressesThePortableKernelsReadLandInTheirMembers() {
+        try (AttentionArgs args = new AttentionArgs()) {
+            args.inputs(Q, K, V);
+            iris_attention_args a = args.forward(RING, O, LSE);
+            assertEquals(Q, address(a.q()));
+            assertEquals(K, address(a.k()));
+            assertEquals(V, address(a.v()));
+            args.inputs(Q + 256, K2, V2);  // the next call's replace them
+            assertEquals(Q + 256, address(a.q()));
+            assertEquals(K2, address(a.k()));
+            assertEquals(V2, address(a.v()));
+        }
+    }
+
+    @Test
+    void theInputAddressesFollowTheChunksEightByteAligned() {
+        long chunks = AbiLayout.offset(iris_attention_args.class, "second_chunks");
+        assertEquals(chunks + 16, AbiLayout.offset(iris_attention_args.class, "q"));
+        assertEquals(chunks + 24, AbiLayout.offset(iris_attention_args.class, "k"));
+        assertEquals(chunks + 32, AbiLayout.offset(iris_attention_args.class, "v"));
+        assertEquals(0, AbiLayout.offset(iris_attention_args.class, "q") % 8);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.FatbinKernels;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,23 @@ class AttentionKernelsBuiltTest {
                 for (boolean causal : new boolean[] {false, true}) {
                     for (String prefix : new String[] {"iris_attention_fwd_", "iris_ring_attention_step_", "iris_ring_attention_last_steps_"}) {
                         assertIn(images, AttentionProblem.kernelName(prefix, t, d, causal), Attention.MODULE);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The portable module is built for sm_80, sm_86, sm_89, sm_90a, sm_100 and sm_120; each has every kernel. */
+    @Test
+    void portableAttentionAndRingStepsOnEveryArchitecture() {
+        List<Set<String>> images = images(Attention.PORTABLE_MODULE);
+        assertTrue(images.size() >= 6, Attention.PORTABLE_MODULE + " holds " + images.size() + " cubins, not one per architecture");
+        for (DType t : TYPES) {
+            for (int d : HEAD_DIMS) {
+                for (boolean causal : new boolean[] {false, true}) {
+                    for (String prefix : new String[] {AttentionProblem.FORWARD, AttentionProblem.RING_STEP}) {
+                        assertIn(images, AttentionProblem.kernelName(prefix, GemmMainloop.PORTABLE, t, d, causal),
+                                Attention.PORTABLE_MODULE);
                     }
                 }
             }

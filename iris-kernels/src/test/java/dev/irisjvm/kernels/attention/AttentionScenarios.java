@@ -15,6 +15,7 @@ import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.core.testing.TestSeeds;
 import dev.irisjvm.kernels.SmHog;
 import dev.irisjvm.kernels.TeamScenarios;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import dev.irisjvm.kernels.attention.AttentionReference.Misses;
 import dev.irisjvm.kernels.attention.AttentionReference.Row;
 import java.time.Duration;
@@ -61,6 +62,9 @@ public final class AttentionScenarios extends TeamScenarios {
             "ring_large_vs_local",
             "ring_graph_replay",
             "attention_misuse",
+            "portable_small_vs_reference",
+            "portable_ring_steps_in_one_process",
+            "portable_ring_vs_reference",
             "flash_decode_vs_reference",
             "flash_decode_conventional_vs_reference",
             "flash_decode_lengths_change",
@@ -70,29 +74,39 @@ public final class AttentionScenarios extends TeamScenarios {
     static final long HEAP_BYTES = 3L << 30;
 
     private final Attention attention;
+    /** The portable kernels, forced ({@link GemmMainloop#PORTABLE}) whatever the GPU. */
+    private final Attention portable;
     private final long runSeed;
 
-    private AttentionScenarios(Iris iris, Attention attention, long runSeed) {
+    private AttentionScenarios(Iris iris, Attention attention, Attention portable, long runSeed) {
         super(iris, iris.world());
         this.runSeed = runSeed;
         this.attention = attention;
+        this.portable = portable;
     }
 
     public static void main(String[] argv) throws Exception {
         IrisConfig config = IrisConfig.fromEnvironment().withHeapSize(HEAP_BYTES);
         ScenarioJob.run(config, (iris, runSeed) -> {
             System.out.println(TestSeeds.banner("attention", iris, runSeed));
-            try (Attention attention = Attention.create()) {
-                System.out.println("attention: " + attention);
-                AttentionScenarios s = new AttentionScenarios(iris, attention, runSeed);
+            try (Attention attention = Attention.create(); Attention portable = Attention.create(GemmMainloop.PORTABLE)) {
+                System.out.println("attention: " + attention + "; forced: " + portable);
+                AttentionScenarios s = new AttentionScenarios(iris, attention, portable, runSeed);
                 Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
-                bodies.put("attention_small_vs_reference", s::smallVsReference);
+                bodies.put("attention_small_vs_reference", () -> s.smallVsReference(s.attention));
                 bodies.put("attention_graph_replay", s::graphReplay);
-                bodies.put("ring_steps_in_one_process", s::ringStepsInOneProcess);
-                bodies.put("ring_vs_reference", s::ringVsReference);
+                bodies.put("ring_steps_in_one_process", () -> s.ringStepsInOneProcess(List.of(s.attention)));
+                bodies.put("ring_vs_reference", () -> s.ringVsReference(s.attention));
                 bodies.put("ring_large_vs_local", s::ringLargeVsLocal);
                 bodies.put("ring_graph_replay", s::ringGraphReplay);
                 bodies.put("attention_misuse", s::misuse);
+                bodies.put("portable_small_vs_reference", () -> s.smallVsReference(s.portable));
+                // The portable steps alone, then alternating with the default ones: the state is one format.
+                bodies.put("portable_ring_steps_in_one_process", () -> {
+                    s.ringStepsInOneProcess(List.of(s.portable));
+                    s.ringStepsInOneProcess(List.of(s.attention, s.portable));
+                });
+                bodies.put("portable_ring_vs_reference", () -> s.ringVsReference(s.portable));
                 bodies.put("flash_decode_vs_reference", s::flashDecodeVsReference);
                 bodies.put("flash_decode_conventional_vs_reference", s::flashDecodeConventionalVsReference);
                 bodies.put("flash_decode_lengths_change", s::flashDecodeLengthsChange);
@@ -147,11 +161,11 @@ public final class AttentionScenarios extends TeamScenarios {
         }
     }
 
-    /** O and the log-sum-exp poisoned, one forward of the local kernel, both against the CPU reference. */
-    private Misses runLocal(String what, LocalCase c, Qkv in, LocalTensors t) {
+    /** O and the log-sum-exp poisoned, one forward of {@code a}'s local kernel, both against the CPU reference. */
+    private Misses runLocal(Attention a, String what, LocalCase c, Qkv in, LocalTensors t) {
         poison(t.o());
         poison(t.lse());
-        attention.forward(t.q(), t.k(), t.v(), t.o(), t.lse(), c.causal(), stream);
+        a.forward(t.q(), t.k(), t.v(), t.o(), t.lse(), c.causal(), stream);
         iris.synchronize();
         return compareLocal(what, c, in.q(), in.k(), in.v(), t.o().toFloatArray(), t.lse().toFloatArray());
     }
@@ -177,19 +191,20 @@ public final class AttentionScenarios extends TeamScenarios {
         return cases;
     }
 
-    /** Every small case against the CPU reference, O and the log-sum-exp. */
-    private void smallVsReference() {
+    /** Every small case on {@code a}'s kernels against the CPU reference, O and the log-sum-exp. */
+    private void smallVsReference(Attention a) {
         Failures f = new Failures();
         double worst = 0;
         for (LocalCase c : smallCases()) {
             Qkv in = c.random(seed("small", stable(c)));
             try (LocalTensors t = localTensors(c, in)) {
-                Misses m = runLocal(c.describe(), c, in, t);
+                Misses m = runLocal(a, c.describe() + ", " + a.mainloop(), c, in, t);
                 f.add(m.failure());
                 worst = Math.max(worst, m.worst());
             }
         }
-        System.out.printf(Locale.ROOT, "attention: rank %d: %d small cases, worst error / bound %.3f%n", rank, smallCases().size(), worst);
+        System.out.printf(Locale.ROOT, "attention: rank %d: %d small cases on %s, worst error / bound %.3f%n", rank, smallCases().size(),
+                a.mainloop(), worst);
         f.throwIfAny();
     }
 
@@ -322,9 +337,11 @@ public final class AttentionScenarios extends TeamScenarios {
      * once as step kernels only ({@link Attention#ringStep}), once as {@link RingAttention} runs it,
      * the last two steps in one launch ({@link Attention#ring}) whose ready word a stream
      * write raises on a second stream behind a 64 MiB copy, so the kernel starts before it and
-     * waits. Zig-zag and contiguous causal, and not causal; GQA; both dtypes.
+     * waits (where {@code runners[0]} runs Hopper's mainloop, which has that launch). Step s runs on
+     * {@code runners[s % size]}, so two runners of different mainloops pass the state to each other.
+     * Zig-zag and contiguous causal, and not causal; GQA; both dtypes.
      */
-    private void ringStepsInOneProcess() {
+    private void ringStepsInOneProcess(List<Attention> runners) {
         Failures f = new Failures();
         List<RingCase> cases = List.of(
                 new RingCase(DType.BF16, 2, 4, 2, 256, 128, true, Sharding.ZIG_ZAG, 2),
@@ -363,19 +380,21 @@ public final class AttentionScenarios extends TeamScenarios {
                                     rowSum.deviceAddress(), step > 0, step == c.world() - 1, mine,
                                     c.sharding().chunks(src, c.world(), c.shard()));
                         }
-                        for (boolean lastTwoInOne : new boolean[] {false, true}) {
+                        boolean hasLastTwo = runners.size() == 1 && runners.get(0).mainloop() == GemmMainloop.HOPPER;
+                        for (boolean lastTwoInOne : hasLastTwo ? new boolean[] {false, true} : new boolean[] {false}) {
                             for (SymTensor t : new SymTensor[] {acc, rowMax, rowSum, o, lse}) {
                                 poison(t);
                             }
                             if (lastTwoInOne) {
                                 runWithLastTwoInOne(steps, ready.deviceAddress());
                             } else {
-                                for (RingStep step : steps) {
-                                    attention.ringStep(step, stream);
+                                for (int step = 0; step < steps.length; step++) {
+                                    runners.get(step % runners.size()).ringStep(steps[step], stream);
                                 }
                             }
                             iris.synchronize();
-                            String what = c.describe() + ", virtual rank " + r + (lastTwoInOne ? ", last two steps in one launch" : "");
+                            String what = c.describe() + ", virtual rank " + r + ", steps on " + mainloops(runners)
+                                    + (lastTwoInOne ? ", last two steps in one launch" : "");
                             f.add(compareShard(what, c, r, q, k, v, o.toFloatArray(), lse.toFloatArray(), 1).failure());
                         }
                     }
@@ -386,6 +405,10 @@ public final class AttentionScenarios extends TeamScenarios {
             }
         }
         f.throwIfAny();
+    }
+
+    private static String mainloops(List<Attention> runners) {
+        return String.join(" / ", runners.stream().map(a -> a.mainloop().toString()).toList());
     }
 
     /**
@@ -408,10 +431,11 @@ public final class AttentionScenarios extends TeamScenarios {
     }
 
     /**
-     * {@link RingAttention} over the job's ranks on small sequences (S = 256 or 512 per rank): every
-     * rank's rows against the CPU reference; a second call on re-poisoned outputs gives the same bits.
+     * {@link RingAttention} on {@code a}'s kernels over the job's ranks on small sequences (S = 256
+     * or 512 per rank): every rank's rows against the CPU reference; a second call on re-poisoned
+     * outputs gives the same bits.
      */
-    private void ringVsReference() {
+    private void ringVsReference(Attention a) {
         Failures f = new Failures();
         List<RingCase> cases = List.of(
                 new RingCase(DType.BF16, 2, 4, 2, 256, 128, true, Sharding.ZIG_ZAG, world),
@@ -428,14 +452,14 @@ public final class AttentionScenarios extends TeamScenarios {
                  SymTensor tv = upload(shardOf(v, c.b(), c.hkv(), c.d(), c, rank), c.dtype(), c.b(), c.hkv(), c.shard(), c.d());
                  SymTensor to = heap.empty(c.dtype(), c.b(), c.hq(), c.shard(), c.d());
                  SymTensor tl = heap.empty(DType.F32, c.b(), c.hq(), c.shard());
-                 RingAttention ring = RingAttention.create(iris, attention, c.shardProblem(), c.sharding())) {
+                 RingAttention ring = RingAttention.create(iris, a, c.shardProblem(), c.sharding())) {
                 poison(to);
                 poison(tl);
                 ring.forward(tq, tk, tv, to, tl, stream);
                 iris.synchronize();
                 float[] o1 = to.toFloatArray();
                 float[] l1 = tl.toFloatArray();
-                f.add(compareShard(c.describe(), c, rank, q, k, v, o1, l1, 1).failure());
+                f.add(compareShard(c.describe() + ", " + a.mainloop(), c, rank, q, k, v, o1, l1, 1).failure());
                 poison(to);
                 poison(tl);
                 ring.forward(tq, tk, tv, to, tl, stream);
@@ -889,7 +913,7 @@ public final class AttentionScenarios extends TeamScenarios {
                     ring.forward(tq.deviceAddress(), off.address(), tv.deviceAddress(), to.deviceAddress(), 0, stream);
                 }
             });
-            f.add(runLocal("after the refused calls", c, in, t).failure());
+            f.add(runLocal(attention, "after the refused calls", c, in, t).failure());
         }
         f.throwIfAny();
     }
