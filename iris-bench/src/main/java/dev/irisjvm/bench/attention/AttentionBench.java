@@ -6,6 +6,7 @@ import dev.irisjvm.bench.SweepCommand;
 import dev.irisjvm.bench.results.AttentionBenchResult.Conventional;
 import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.Portable;
 import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.rma.RepTimer;
@@ -33,6 +34,7 @@ import dev.irisjvm.kernels.attention.RingAttention;
 import dev.irisjvm.kernels.attention.RingStep;
 import dev.irisjvm.kernels.attention.Sharding;
 import dev.irisjvm.kernels.baselines.NcclComm;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -50,7 +52,9 @@ import picocli.CommandLine.Mixin;
  *
  * <ol>
  * <li><b>local</b>: {@link Attention#forward} on one GPU, S = 4K and 16K, causal and not (rank 0's
- *     figures; every rank runs it on its own GPU).</li>
+ *     figures; every rank runs it on its own GPU); with {@code --portable} also the portable mainloop
+ *     ({@code Attention.create(GemmMainloop.PORTABLE)}) as implementation iris-portable on the same
+ *     inputs, its output compared with the default one's.</li>
  * <li><b>ring</b>: {@link RingAttention} over all ranks at S = 32K and 128K in all (zig-zag when
  *     causal, contiguous otherwise), against (i) the ring's own launches on local buffers with no
  *     communication, (ii) one local launch of the same per-rank work (Sq = S / W against Skv = S; for
@@ -96,6 +100,8 @@ public final class AttentionBench extends SweepCommand {
     private Stream stream;
     private RepTimer timer;
     private Attention attention;
+    /** Attention on the portable mainloop (--portable), else null. */
+    private Attention portable;
     private NcclComm nccl;
     private int world;
     private int rank;
@@ -121,7 +127,8 @@ public final class AttentionBench extends SweepCommand {
         List<DecodePoint> decode = new ArrayList<>();
         String software;
         try (Iris i = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
-             RmaKernels kernels = new RmaKernels(i, library); Attention a = Attention.create()) {
+             RmaKernels kernels = new RmaKernels(i, library); Attention a = Attention.create();
+             Attention pa = options.portable() ? Attention.create(GemmMainloop.PORTABLE) : null) {
             if (SharedGpu.refuses(i, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
@@ -129,6 +136,7 @@ public final class AttentionBench extends SweepCommand {
             heap = i.heap();
             stream = i.stream();
             attention = a;
+            portable = pa;
             world = i.worldSize();
             rank = i.rank();
             seed = runSeed(i, options.seed);
@@ -194,14 +202,39 @@ public final class AttentionBench extends SweepCommand {
             SymTensor o = track(made, heap.empty(TYPE, 1, p.qHeads(), s, p.headDim()));
             SymTensor lse = track(made, heap.empty(DType.F32, 1, p.qHeads(), s));
             TimingStats t = time(options.reps, () -> attention.forward(q, k, v, o, lse, causal, stream));
+            Portable onPortable = portable == null ? null : localPortable(p, q, k, v, o, lse, made);
             LocalPoint point = new LocalPoint("bf16", 1, p.qHeads(), p.kvHeads(), s, p.headDim(), causal, t.reps(), t.medianUs(), t.minUs(),
-                    t.maxUs(), p.flops() / (t.medianUs() * 1e6));
-            say("local S %d%s: %.1f us, %.1f TFLOP/s", s, causal ? " causal" : "", t.medianUs(), point.tflops());
+                    t.maxUs(), p.flops() / (t.medianUs() * 1e6), onPortable);
+            say("local S %d%s: %.1f us, %.1f TFLOP/s%s", s, causal ? " causal" : "", t.medianUs(), point.tflops(), onPortable == null ? ""
+                    : String.format(Locale.ROOT, "; %s %.1f us, %.1f TFLOP/s; %s", AttentionBenchResult.IRIS_PORTABLE,
+                            onPortable.medianUs(), onPortable.tflops(), onPortable.check()));
             return point;
         } finally {
             iris.synchronize();
             closeAll(made);
         }
+    }
+
+    /**
+     * The portable mainloop on the local point's inputs, timed like the default one; then both once
+     * more into poisoned outputs, the portable output compared with the default one's as ring
+     * attention's is with the all-gather path's.
+     */
+    private Portable localPortable(AttentionProblem p, SymTensor q, SymTensor k, SymTensor v, SymTensor o, SymTensor lse,
+                                   List<SymTensor> made) {
+        boolean causal = p.causal();
+        SymTensor o2 = track(made, heap.empty(TYPE, 1, p.qHeads(), p.qLen(), p.headDim()));
+        TimingStats t = time(options.reps, () -> portable.forward(q, k, v, o2, lse, causal, stream));
+        Memcpy.memset(o.deviceAddress(), 0xFF, o.byteSize(), stream);
+        Memcpy.memset(o2.deviceAddress(), 0xFF, o2.byteSize(), stream);
+        attention.forward(q, k, v, o, lse, causal, stream);
+        portable.forward(q, k, v, o2, lse, causal, stream);
+        iris.synchronize();
+        String check = compare(o2, o, "portable - iris");
+        if (!check.startsWith(OK)) {
+            failedChecks++;
+        }
+        return new Portable(t.reps(), t.medianUs(), t.minUs(), t.maxUs(), p.flops() / (t.medianUs() * 1e6), check);
     }
 
     // ---- ring --------------------------------------------------------------------------------------
@@ -298,7 +331,7 @@ public final class AttentionBench extends SweepCommand {
                 nccl.groupAllGather(in, out, count, TYPE, stream);
                 compute.run();
                 iris.synchronize();
-                check = compare(o, o2);
+                check = compare(o, o2, "ring - all-gather");
                 if (!check.startsWith(OK)) {
                     failedChecks++;
                 }
@@ -339,8 +372,8 @@ public final class AttentionBench extends SweepCommand {
         }
     }
 
-    /** Largest |a - b| over a sample of both outputs against a bound of 2^-6 max |b|. */
-    private String compare(SymTensor a, SymTensor b) {
+    /** Largest |a - b| over a sample of both outputs against a bound of 2^-6 max |b|; {@code difference} names a - b. */
+    private String compare(SymTensor a, SymTensor b, String difference) {
         long n = a.numel();
         int window = (int) Math.min(n, 1 << 18);
         double maxDiff = 0;
@@ -359,7 +392,7 @@ public final class AttentionBench extends SweepCommand {
             }
             sampled += window;
         }
-        String text = String.format(Locale.ROOT, "max |ring - all-gather| %.3g, max |o| %.3g over %d sampled elements", maxDiff, maxAbs,
+        String text = String.format(Locale.ROOT, "max |%s| %.3g, max |o| %.3g over %d sampled elements", difference, maxDiff, maxAbs,
                 sampled);
         if (nan) {
             return "FAIL: NaN (unwritten output); " + text;
@@ -563,7 +596,9 @@ public final class AttentionBench extends SweepCommand {
             for (int s : o.localSeqs()) {
                 long q = o.qHeads * s * d * e;
                 long kv = o.kvHeads * s * d * e;
-                most = Math.max(most, 2 * q + 2 * kv + (long) o.qHeads * s * 4);
+                // --portable keeps a second O, so that the two outputs can be compared.
+                long outputs = o.portable() ? 2 : 1;
+                most = Math.max(most, (1 + outputs) * q + 2 * kv + (long) o.qHeads * s * 4);
             }
         }
         if (parts.contains("ring")) {

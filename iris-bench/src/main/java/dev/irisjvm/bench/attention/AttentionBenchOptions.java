@@ -70,6 +70,10 @@ public final class AttentionBenchOptions {
     @Option(names = "--decode-reps", defaultValue = "50", description = "Timed calls per flash-decode point (default: ${DEFAULT-VALUE}).")
     int decodeReps;
 
+    @Option(names = "--portable", description = "Also time the portable mainloop (mma.sync, Attention.create(GemmMainloop.PORTABLE)) "
+            + "in the local part as implementation iris-portable, beside the one Attention chooses for this GPU.")
+    boolean portable;
+
     @Option(names = "--sdpa", description = "The JSON that attention_sdpa.py wrote, included in the results.")
     Path sdpa;
 
@@ -113,6 +117,11 @@ public final class AttentionBenchOptions {
         }
         require(!out.isEmpty(), "--parts names no part");
         return out;
+    }
+
+    /** Whether the local part also times the portable mainloop as an implementation of its own (--portable). */
+    public boolean portable() {
+        return portable;
     }
 
     /** The local part's shapes as attention_sdpa.py's options, so that SDPA is measured on what this sweep runs. */

@@ -4,9 +4,12 @@ import static dev.irisjvm.bench.report.ReportHeader.orDash;
 
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.Portable;
 import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.SdpaPoint;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -81,6 +84,9 @@ public final class AttentionDocument extends Document {
                 out.add(new Verdict(localLabel, config, Sizes.number(p.tflops()) + " vs " + Sizes.number(ref.tflops()) + " TFLOP/s ("
                         + ref.backend() + ") = " + ratio(r), r >= localTarget ? PASS : FAIL));
             }
+            if (p.portable() != null && !p.portable().checkPassed()) {
+                out.add(new Verdict("portable output = Iris output", config, p.portable().check(), FAIL));
+            }
         }
         for (RingPoint p : ring()) {
             String config = "S " + tokens(p.totalSeq()) + (p.causal() ? " causal" : "") + ", " + run.world() + " ranks";
@@ -126,22 +132,35 @@ public final class AttentionDocument extends Document {
         if (points.isEmpty()) {
             return "## Local kernel\n\nNot run.\n\n";
         }
-        MarkdownTable t = new MarkdownTable("S", "mask", "Iris µs (min–max)", "Iris TFLOP/s", "SDPA default TFLOP/s", "SDPA flash TFLOP/s",
-                "SDPA cuDNN TFLOP/s", "Iris ÷ default");
+        // Runs without --portable (all before it) keep their table as it was.
+        boolean portable = points.stream().anyMatch(p -> p.portable() != null);
+        List<String> header = new ArrayList<>(List.of("S", "mask", "Iris µs (min–max)", "Iris TFLOP/s", "SDPA default TFLOP/s",
+                "SDPA flash TFLOP/s", "SDPA cuDNN TFLOP/s", "Iris ÷ default"));
+        if (portable) {
+            header.addAll(List.of("Iris portable µs (min–max)", "Iris portable TFLOP/s", "portable ÷ Iris", "portable check"));
+        }
+        MarkdownTable t = new MarkdownTable(header);
         List<String> labels = new ArrayList<>();
         Map<String, List<Double>> bars = new LinkedHashMap<>();
-        for (String name : List.of("Iris", "SDPA default", "SDPA flash", "SDPA cuDNN")) {
+        for (String name : List.of("Iris", "Iris portable", "SDPA default", "SDPA flash", "SDPA cuDNN")) {
             bars.put(name, new ArrayList<>());
         }
         for (LocalPoint p : points) {
             SdpaPoint def = sdpa("default", p.seq(), p.causal());
             SdpaPoint flash = sdpa("flash", p.seq(), p.causal());
             SdpaPoint cudnn = sdpa("cudnn", p.seq(), p.causal());
-            t.row(tokens(p.seq()), p.causal() ? "causal" : "none", Sizes.number(p.medianUs()) + " (" + Sizes.number(p.minUs()) + "–"
-                    + Sizes.number(p.maxUs()) + ")", Sizes.number(p.tflops()), sdpaCell(def), sdpaCell(flash), sdpaCell(cudnn),
-                    def == null || def.tflops() == null ? null : ratio(p.tflops() / def.tflops()));
+            List<String> row = new ArrayList<>(Arrays.asList(tokens(p.seq()), p.causal() ? "causal" : "none", timeCell(p.medianUs(),
+                    p.minUs(), p.maxUs()), Sizes.number(p.tflops()), sdpaCell(def), sdpaCell(flash), sdpaCell(cudnn),
+                    def == null || def.tflops() == null ? null : ratio(p.tflops() / def.tflops())));
+            Portable pp = p.portable();
+            if (portable) {
+                row.addAll(pp == null ? Collections.nCopies(4, null) : List.of(timeCell(pp.medianUs(), pp.minUs(), pp.maxUs()),
+                        Sizes.number(pp.tflops()), ratio(pp.tflops() / p.tflops()), String.valueOf(pp.check())));
+            }
+            t.row(row);
             labels.add(tokens(p.seq()) + (p.causal() ? " causal" : ""));
             bars.get("Iris").add(p.tflops());
+            bars.get("Iris portable").add(pp == null ? 0.0 : pp.tflops());
             bars.get("SDPA default").add(tflops(def));
             bars.get("SDPA flash").add(tflops(flash));
             bars.get("SDPA cuDNN").add(tflops(cudnn));
@@ -152,9 +171,9 @@ public final class AttentionDocument extends Document {
                         + run.sdpa().warmup() + " warm-up and " + run.sdpa().reps() + " timed calls per point" + expandedNote() + ".\n\n";
         return "## Local kernel\n\n`Attention.forward` on one GPU: B " + first.batch() + ", " + first.qHeads() + " query heads, "
                 + first.kvHeads() + " K/V heads, head size " + first.headDim() + ", " + first.dtype() + ". TFLOP/s = 4 B Hq S² D ÷ time, "
-                + "halved when causal.\n\n" + sdpaLine + t.render() + "\n" + charts.link(LOCAL_PNG, "local kernel TFLOP/s against PyTorch SDPA",
-                () -> AttentionCharts.bars("Attention forward on one GPU, TFLOP/s", "TFLOP/s", labels, withoutEmpty(bars),
-                        charts.file(LOCAL_PNG)));
+                + "halved when causal.\n\n" + sdpaLine + (portable ? portableLine() : "") + t.render() + "\n"
+                + charts.link(LOCAL_PNG, "local kernel TFLOP/s against PyTorch SDPA", () -> AttentionCharts.bars(
+                        "Attention forward on one GPU, TFLOP/s", "TFLOP/s", labels, withoutEmpty(bars), charts.file(LOCAL_PNG)));
     }
 
     private String ringSection(Charts charts) {
@@ -258,6 +277,16 @@ public final class AttentionDocument extends Document {
         return forms.stream().filter(p -> p.tflops() != null && p.tflops() > 0).max(Comparator.comparingDouble(SdpaPoint::tflops))
                 .orElseGet(() -> new SdpaPoint(backend, seq, causal, null, 0, null, null, null, null, forms.stream()
                         .map(p -> (p.gqa() == null ? "" : p.gqa() + ": ") + p.error()).collect(Collectors.joining("; "))));
+    }
+
+    private static String portableLine() {
+        return "Iris portable: the portable mainloop forced (`Attention.create(GemmMainloop.PORTABLE)`, mma.sync, the kernels of GPUs "
+                + "without wgmma), timed the same way on the same inputs after Iris; its check compares its output with Iris's "
+                + "(max |portable − Iris| ≤ 2⁻⁶ max |o| over sampled elements).\n\n";
+    }
+
+    private static String timeCell(double medianUs, double minUs, double maxUs) {
+        return Sizes.number(medianUs) + " (" + Sizes.number(minUs) + "–" + Sizes.number(maxUs) + ")";
     }
 
     private String expandedNote() {

@@ -20,13 +20,16 @@ import java.util.List;
  * @param world    ranks (one GPU each)
  * @param warmup   untimed calls per point
  * @param sdpa     PyTorch SDPA on one GPU (the JSON of attention_sdpa.py, as read), or null
- * @param local    the single-GPU kernel
+ * @param local    the single-GPU kernel, with implementation {@value #IRIS_PORTABLE} where the run measured it
  * @param ring     ring attention and its references
  * @param decode   flash-decode, fused, the conventional path and the all-partials path
  */
 public record AttentionBenchResult(String date, String hardware, String software, String command, int world, int warmup,
                                    Sdpa sdpa, List<LocalPoint> local, List<RingPoint> ring, List<DecodePoint> decode)
         implements StoredResult {
+    /** The portable mainloop forced ({@code Attention.create(GemmMainloop.PORTABLE)}, AttentionBench --portable), whatever the GPU. */
+    public static final String IRIS_PORTABLE = "iris-portable";
+
     public static AttentionBenchResult read(Path file) throws IOException {
         return StoredResult.readLenient(file, AttentionBenchResult.class);
     }
@@ -55,10 +58,24 @@ public record AttentionBenchResult(String date, String hardware, String software
     /**
      * The single-GPU kernel ({@code Attention.forward}) on one shape, on rank 0.
      *
-     * @param tflops 4 B Hq S^2 D (halved when causal) / median
+     * @param tflops   4 B Hq S^2 D (halved when causal) / median
+     * @param portable implementation {@value #IRIS_PORTABLE} on the same inputs; null when not measured (runs without
+     *                 {@code --portable}, and every run before it)
      */
     public record LocalPoint(String dtype, int batch, int qHeads, int kvHeads, int seq, int headDim, boolean causal, int reps,
-                             double medianUs, double minUs, double maxUs, double tflops) {}
+                             double medianUs, double minUs, double maxUs, double tflops, Portable portable) {}
+
+    /**
+     * Implementation {@value #IRIS_PORTABLE} on one local point, timed like the default one.
+     *
+     * @param tflops the local point's FLOPs / median
+     * @param check  "ok" when its output was within the run's bound of the default implementation's, else what differed
+     */
+    public record Portable(int reps, double medianUs, double minUs, double maxUs, double tflops, String check) {
+        public boolean checkPassed() {
+            return check != null && check.startsWith("ok");
+        }
+    }
 
     /**
      * Ring attention on one total length and mask, with everything it is compared with.

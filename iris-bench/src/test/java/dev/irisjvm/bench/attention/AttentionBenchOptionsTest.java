@@ -1,6 +1,7 @@
 package dev.irisjvm.bench.attention;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.bench.OptionsUnderTest;
@@ -54,6 +55,22 @@ class AttentionBenchOptionsTest {
         assertEquals(0, heap % (1 << 20));
         FlashDecodeProblem largest = FlashDecodeProblem.of(DType.BF16, 8, 32, 8, 128, 262144, o.decodeChunkLen(8, 262144, 132));
         assertTrue(heap > decodeKv + FlashDecode.workspaceBytes(largest, 2), "heap " + heap + " holds the decode workspace too");
+    }
+
+    @Test
+    void thePortableMainloopIsTimedOnlyWhenAskedFor() {
+        assertFalse(OPTIONS.valid().portable());
+        assertTrue(OPTIONS.valid("--portable").portable());
+        assertTrue(recorded("--parts", "local", "--portable").contains("--portable"));
+    }
+
+    /** --portable writes the local part's output a second time: the heap holds one more O (B 1, 32 heads, S 16K, D 128). */
+    @Test
+    void heapHoldsThePortableOutputToo() {
+        long o = 32L * 16384 * 128 * 2;
+        long plain = AttentionBench.heapBytes(OPTIONS.parse("--parts", "local"), 1, 132);
+        long portable = AttentionBench.heapBytes(OPTIONS.parse("--parts", "local", "--portable"), 1, 132);
+        assertTrue(portable - plain >= o, "heap " + plain + " without --portable, " + portable + " with it");
     }
 
     @Test

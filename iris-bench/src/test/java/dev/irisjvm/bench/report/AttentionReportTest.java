@@ -46,9 +46,9 @@ class AttentionReportTest {
                 new SdpaPoint("cudnn", 4096, false, "enable_gqa", 10, 100.0, 99.0, 101.0, 610.0, null),
                 new SdpaPoint("default", 4096, true, "expanded", 10, 100.0, 99.0, 101.0, 600.0, null),
                 new SdpaPoint("cudnn", 4096, true, "enable_gqa", 10, 100.0, 99.0, 101.0, 650.0, null)));
-        List<LocalPoint> local = List.of(new LocalPoint("bf16", 1, 32, 8, 4096, 128, false, 10, 100, 99, 101, 680),
-                new LocalPoint("bf16", 1, 32, 8, 4096, 128, true, 10, 100, 99, 101, 400),
-                new LocalPoint("bf16", 1, 32, 8, 16384, 128, false, 10, 100, 99, 101, 650));
+        List<LocalPoint> local = List.of(new LocalPoint("bf16", 1, 32, 8, 4096, 128, false, 10, 100, 99, 101, 680, null),
+                new LocalPoint("bf16", 1, 32, 8, 4096, 128, true, 10, 100, 99, 101, 400, null),
+                new LocalPoint("bf16", 1, 32, 8, 16384, 128, false, 10, 100, 99, 101, 650, null));
         long shardKv = 8L * 16384 * 128 * 2;
         List<RingPoint> ring = List.of(
                 new RingPoint("bf16", 1, 32, 8, 128, false, 32768, 16384, "CONTIGUOUS", 10, 10_200, 10_000, 9_900, 11_000, 500,
