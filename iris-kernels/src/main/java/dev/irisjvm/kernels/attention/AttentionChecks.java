@@ -3,9 +3,9 @@ package dev.irisjvm.kernels.attention;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.IrisPlatformException;
 import dev.irisjvm.core.gpu.DeviceProperties;
-import dev.irisjvm.kernels.gemm.GemmMainloop;
 import dev.irisjvm.core.gpu.Platform;
 import dev.irisjvm.core.internal.NativeCalls;
+import dev.irisjvm.kernels.gemm.GemmMainloop;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.Arrays;
 

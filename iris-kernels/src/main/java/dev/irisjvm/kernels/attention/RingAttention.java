@@ -62,11 +62,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * paid between the two. On two ranks that is the whole call: the own shard, then the peer's. On the
  * portable mainloop ({@link Attention#mainloop()}), which has no such launch, the last two steps
  * are two step launches, the second after its copy in stream order; the state then lives in the
- * workspace from two ranks on. A
- * device barrier opens the call (the peers' shards are written) and one closes it (the peers have
- * finished reading this rank's shards, so they may be overwritten). With a causal mask the kernel
- * compares global positions, which {@link Sharding} defines; K/V tiles a query tile cannot see are
- * skipped.
+ * workspace from two ranks on. A device barrier opens the call (the peers' shards are written) and
+ * one closes it (the peers have finished reading this rank's shards, so they may be overwritten).
+ * With a causal mask the kernel compares global positions, which {@link Sharding} defines; K/V
+ * tiles a query tile cannot see are skipped.
  *
  * <h2>Across nodes</h2>
  * Over {@link Iris#world()} a source on this rank's node is copied from its heap as above; a source

@@ -70,10 +70,10 @@ import org.bytedeco.javacpp.LongPointer;
  * <li><b>Residency.</b> At most one block per SM ({@link FusedConfig#maxBlocks()} caps it
  *     further), of the size {@link #launchShape()} says. Blocks wait for peers and for their own
  *     warps, and never for a block of their own grid that may not have started: all-gather's pieces
- *     of A that a block not yet resident owns are pushed by the blocks that run, and the two halves of a split-K tile meet in arrival order (the
- *     first stores, the second waits for those stores). So work that holds SMs meanwhile (another
- *     stream, another process, an MPS limit) slows a call down, however few SMs it leaves, and never
- *     stalls it into the device timeout.</li>
+ *     of A that a block not yet resident owns are pushed by the blocks that run, and the two halves
+ *     of a split-K tile meet in arrival order (the first stores, the second waits for those stores).
+ *     So work that holds SMs meanwhile (another stream, another process, an MPS limit) slows a call
+ *     down, however few SMs it leaves, and never stalls it into the device timeout.</li>
  * <li><b>World size 1</b> is accepted: every loop over peers is empty, so a call is the plain GEMM
  *     plus a barrier. (The GPU tests run two ranks.)</li>
  * <li><b>GPUs.</b> NVIDIA, compute capability 8.0 or later. {@link FusedConfig#mainloop()} chooses
