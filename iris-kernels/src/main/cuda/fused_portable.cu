@@ -31,6 +31,7 @@ using iris::f16;
 using iris::gemm::BLayout;
 namespace sm80 = iris::gemm::sm80;
 
+// fused::launch_fits checks these Configs too: it reads only their kSmemBytes.
 template <class In, BLayout B>
 using Cfg = sm80::Config<In, B, In, sm80::PersistentShape>;
 
@@ -40,19 +41,11 @@ __device__ int64_t ldb(const iris_fused_args& a) {
     return B == BLayout::nk ? a.k : a.n;
 }
 
-/// Whether the launch gave the shared memory the kernel needs; records a refused launch if not.
-template <class C>
-__device__ bool fits(const iris::Ctx& ctx) {
-    if (sm80::shared_memory_fits<C>()) return true;
-    fused::refuse_launch(ctx, fused::kSiteSharedBytes, sm80::dynamic_smem_bytes(), C::kSmemBytes);
-    return false;
-}
-
 template <class In, BLayout B>
 __device__ void all_scatter(const iris_fused_args& a) {
     using C = Cfg<In, B>;
     const iris::Ctx& ctx = a.ctx;
-    if (!fits<C>(ctx)) return;
+    if (!fused::launch_fits<C>(ctx)) return;
     const iris::gemm::GroupedTileScheduler<C::kTileM, C::kTileN> sched(a.m, a.n, a.group_m);
     sm80::persistent<C>(a.a, a.k, a.b, ldb<B>(a), static_cast<const In*>(a.bias), a.m, a.n, a.k, sched, [&] {
         return fused::AllScatterHooks<In>{{}, ctx, static_cast<In*>(a.c), a.ldc, ctx.rank * a.n};
@@ -64,7 +57,7 @@ __device__ void reduce(const iris_fused_args& a) {
     using C = Cfg<In, B>;
     static_assert(C::kTileN == fused::ReduceBuffers<In>::kTileCols, "the hooks index partials by 256-column tiles");
     const iris::Ctx& ctx = a.ctx;
-    if (!fits<C>(ctx)) return;
+    if (!fused::launch_fits<C>(ctx)) return;
     using Scheduler = fused::OwnerOrderedScheduler<C::kTileM, C::kTileN>;
     const Scheduler sched(a.m, a.n, a.group_m, ctx.rank, ctx.world, false);
     // No producer runs ahead of the mainloop here: the partials are prefetched as the tile starts.
@@ -81,7 +74,7 @@ __device__ void all_gather(const iris_fused_args& a) {
     using C = Cfg<In, B>;
     static_assert(fused::kGatherPieceCols % C::kTileK == 0, "a k-block lies in one piece of A");
     const iris::Ctx& ctx = a.ctx;
-    if (!fits<C>(ctx)) return;
+    if (!fused::launch_fits<C>(ctx)) return;
     using Scheduler = fused::OwnerOrderedScheduler<C::kTileM, C::kTileN>;
     const Scheduler sched(a.m, a.n, a.group_m, ctx.rank, ctx.world, true);
     const auto gather = [&] {
