@@ -47,10 +47,10 @@
  * outputs for the hooks. Under the 99 KiB of sm_86 / sm_89; one block per SM. */
 #define IRIS_GEMM_PORTABLE_PERSISTENT_SHARED_BYTES 98304
 
-/* The one parameter of every iris_gemm_portable_* kernel, wide ones included: C = A x B (+ bias),
- * plain pointers. */
+/* The one parameter of every iris_gemm_portable_* kernel, wide ones included: C = alpha A x B +
+ * beta C (+ bias), plain pointers. */
 typedef struct iris_gemm_portable_args {
-    const void* a;    /* A, M x K */
+    const void* a;    /* A, M x K (mk) or K x M (km) */
     const void* b;    /* B, N x K (nk) or K x N (kn) */
     void* c;          /* C, M x N of the output type */
     const void* bias; /* N elements of the output type, or null */
@@ -61,6 +61,8 @@ typedef struct iris_gemm_portable_args {
     int32_t n;
     int32_t k;
     int32_t group_m; /* tile rows per group of the grouped tile order */
+    float alpha;     /* alpha 1 and beta 0: the plain product; beta 0 never reads C. A zeroed struct has alpha 0: set both */
+    float beta;
 } iris_gemm_portable_args;
 
 /* The skinny GEMM: a decode step's or a small batch's rows against a layer's weights, which only
@@ -110,7 +112,8 @@ static_assert(offsetof(iris_gemm_skinny_args, lda) == 48 && offsetof(iris_gemm_s
                   sizeof(iris_gemm_skinny_args) == 104,
               "iris_gemm_skinny_args: a 64-bit layout");
 static_assert(offsetof(iris_gemm_portable_args, lda) == 32 && offsetof(iris_gemm_portable_args, m) == 56 &&
-                  offsetof(iris_gemm_portable_args, group_m) == 68 && sizeof(iris_gemm_portable_args) == 72,
+                  offsetof(iris_gemm_portable_args, group_m) == 68 && offsetof(iris_gemm_portable_args, beta) == 76 &&
+                  sizeof(iris_gemm_portable_args) == 80,
               "iris_gemm_portable_args: a 64-bit layout");
 #endif
 

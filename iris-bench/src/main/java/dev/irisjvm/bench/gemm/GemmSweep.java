@@ -20,7 +20,6 @@ import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.KernelLibrary;
 import dev.irisjvm.kernels.gemm.Gemm;
-import dev.irisjvm.kernels.gemm.GemmALayout;
 import dev.irisjvm.kernels.gemm.GemmMainloop;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -168,12 +167,7 @@ public final class GemmSweep extends SweepCommand {
             SymTensor reference = track(tensors, heap.empty(out, s.m(), s.n()));
             // Each implementation's call on input set i, into C of that set.
             Map<String, IntConsumer> calls = new LinkedHashMap<>();
-            variants.forEach((impl, gemm) -> {
-                // The portable mainloop takes A stored M x K only.
-                if (!GemmMeasurement.IRIS_PORTABLE.equals(impl) || s.layouts().a() == GemmALayout.MK) {
-                    calls.put(impl, i -> gemm.matmul(a[i], b[i], s.layouts(), c[i], 1f, 0f, stream));
-                }
-            });
+            variants.forEach((impl, gemm) -> calls.put(impl, i -> gemm.matmul(a[i], b[i], s.layouts(), c[i], 1f, 0f, stream)));
             if (baselines.cublas() != null) {
                 calls.put(GemmMeasurement.CUBLAS, i -> baselines.cublas().gemm(s.layouts(), in, out, s.m(), s.n(), s.k(),
                         a[i].deviceAddress(), b[i].deviceAddress(), c[i].deviceAddress(), false));

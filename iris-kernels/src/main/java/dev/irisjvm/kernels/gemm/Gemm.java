@@ -26,8 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The library's GEMM on one GPU: {@code C = alpha A B + beta C (+ bias)} in BF16 or F16 with F32
  * accumulation, enqueued on a stream. On Hopper a persistent warp-specialized wgmma kernel fed by
  * TMA runs it ({@code gemm.cu}); on any other NVIDIA GPU since Ampere, an mma.sync kernel fed by a
- * cp.async pipeline ({@code gemm_portable.cu}), which so far takes A stored M x K, alpha = 1 and
- * beta = 0 only. {@link GemmMainloop} says how the choice is made and how to force either. On either,
+ * cp.async pipeline ({@code gemm_portable.cu}). Both take every layout pair, alpha and beta. {@link GemmMainloop} says how the choice is made and how to force either. On either,
  * a problem of at most 8 rows with A stored M x K (a decode step, a small batch: it only streams B)
  * runs the skinny kernels of {@code gemm_portable.cu}, every alpha and beta included.
  *
@@ -114,7 +113,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * M-major, as a KN B is N-major.
  * Portable: one block per tile, in the same grouped order: of 256 threads and 96 KiB per 256 x 128
  * tile where those tiles make at least one full wave of the SMs, else of 128 threads and 64 KiB per
- * 128 x 128 tile (the rule, and the H200 timings behind it, are in {@code PortableGemm}).
+ * 128 x 128 tile (the rule, and the H200 timings behind it, are in {@code PortableGemm}); a KM A is
+ * copied to shared memory M-major and its fragments read with ldmatrix.trans, as a KN B's are.
  * Skinny (at most 8 rows): one block of 128 threads and 72 KiB per 16 x 128 column tile and slice of
  * K, with as many slices as fill one wave of the blocks the GPU runs at once (three per SM on an H200;
  * each slice at least 128 of K);

@@ -19,7 +19,7 @@ final class GemmPortableArgs implements AutoCloseable {
     /** The struct of one checked problem, its tiles walked in groups of {@code groupM} tile rows. */
     iris_gemm_portable_args of(GemmProblem p, int groupM) {
         return args.a(a.at(p.a().address())).b(b.at(p.b().address())).c(c.at(p.c().address())).bias(bias.at(p.bias()))
-                .lda(p.a().ld()).ldb(p.b().ld()).ldc(p.c().ld()).m(p.m()).n(p.n()).k(p.k()).group_m(groupM);
+                .lda(p.a().ld()).ldb(p.b().ld()).ldc(p.c().ld()).m(p.m()).n(p.n()).k(p.k()).group_m(groupM).alpha(p.alpha()).beta(p.beta());
     }
 
     @Override

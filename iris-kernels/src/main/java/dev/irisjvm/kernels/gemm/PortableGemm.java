@@ -12,8 +12,9 @@ import java.util.Locale;
 
 /**
  * {@link Gemm}'s {@link GemmMainloop#PORTABLE} kernels ({@code gemm_portable.cu}), taking the same
- * checked {@link GemmProblem} as the Hopper kernels, one block per output tile of one of two
- * {@link Tile}s: sixteen kernels {@code iris_gemm_portable_[wide_]<in>_<nk|kn>_<out>}.
+ * checked {@link GemmProblem} as the Hopper kernels, every layout pair, alpha and beta included, one
+ * block per output tile of one of two {@link Tile}s: 32 kernels {@code
+ * iris_gemm_portable_[wide_]<in>[_km]_<nk|kn>_<out>}.
  *
  * <p>The rule: {@link Tile#WIDE} (256 x 128, eight warps, one block per SM) where its tiles make at
  * least one full wave, {@code ceil(M / 256) * ceil(N / 128) >= SMs}; {@link Tile#SQUARE} (128 x 128,
@@ -70,8 +71,9 @@ final class PortableGemm implements AutoCloseable {
 
     private static final DType[] INPUTS = {DType.BF16, DType.F16};
 
-    /** [tile][input: bf16, f16][layout: nk, kn][output: input type, f32] */
-    private final Kernel[][][][] kernels = new Kernel[Tile.values().length][INPUTS.length][GemmLayout.values().length][2];
+    /** [tile][input: bf16, f16][A: mk, km][B: nk, kn][output: input type, f32] */
+    private final Kernel[][][][][] kernels =
+            new Kernel[Tile.values().length][INPUTS.length][GemmALayout.values().length][GemmLayout.values().length][2];
     private final GemmPortableArgs args = new GemmPortableArgs();
     private final int multiprocessors;
     /** The tile every launch takes (tests), or null: {@link #tile(int, int, int)}'s. */
@@ -82,11 +84,13 @@ final class PortableGemm implements AutoCloseable {
         this.multiprocessors = multiprocessors;
         for (Tile tile : Tile.values()) {
             for (int i = 0; i < INPUTS.length; i++) {
-                for (GemmLayout layout : GemmLayout.values()) {
-                    for (int o = 0; o < 2; o++) {
-                        Kernel k = module.kernel(kernelName(tile, INPUTS[i], layout, o == 0 ? INPUTS[i] : DType.F32));
-                        k.setMaxDynamicSharedBytes(tile.sharedBytes);
-                        kernels[tile.ordinal()][i][layout.ordinal()][o] = k;
+                for (GemmALayout a : GemmALayout.values()) {
+                    for (GemmLayout b : GemmLayout.values()) {
+                        for (int o = 0; o < 2; o++) {
+                            Kernel k = module.kernel(kernelName(tile, INPUTS[i], new GemmLayouts(a, b), o == 0 ? INPUTS[i] : DType.F32));
+                            k.setMaxDynamicSharedBytes(tile.sharedBytes);
+                            kernels[tile.ordinal()][i][a.ordinal()][b.ordinal()][o] = k;
+                        }
                     }
                 }
             }
@@ -116,8 +120,8 @@ final class PortableGemm implements AutoCloseable {
         return most;
     }
 
-    static String kernelName(Tile tile, DType in, GemmLayout layout, DType out) {
-        return tile.prefix + in.name().toLowerCase(Locale.ROOT) + "_" + layout.kernelSuffix() + "_" + out.name().toLowerCase(Locale.ROOT);
+    static String kernelName(Tile tile, DType in, GemmLayouts layouts, DType out) {
+        return tile.prefix + in.name().toLowerCase(Locale.ROOT) + "_" + layouts.kernelPart() + "_" + out.name().toLowerCase(Locale.ROOT);
     }
 
     /** The rule (see the class comment): wide where its tiles make at least one full wave of {@code multiprocessors}. */
@@ -157,14 +161,10 @@ final class PortableGemm implements AutoCloseable {
 
     /** Enqueues the problem on {@code stream}, tiles walked in groups of {@code groupM} tile rows. */
     void launch(GemmProblem p, Stream stream, int groupM) {
-        if (p.aLayout() != GemmALayout.MK || p.alpha() != 1f || p.beta() != 0f) {
-            throw GemmChecks.fail("the portable mainloop takes A stored M x K with alpha = 1 and beta = 0 so far; this problem has A "
-                    + p.aLayout() + ", alpha " + p.alpha() + ", beta " + p.beta() + " (the Hopper mainloop takes every layout and scale)");
-        }
         Tile tile = tile(p.m(), p.n());
         int in = p.inputType() == DType.BF16 ? 0 : 1;
         int out = p.outputType() == DType.F32 ? 1 : 0;
-        kernels[tile.ordinal()][in][p.layout().ordinal()][out].launch(launchShape(p, tile), stream, args.of(p, groupM), false);
+        kernels[tile.ordinal()][in][p.aLayout().ordinal()][p.layout().ordinal()][out].launch(launchShape(p, tile), stream, args.of(p, groupM), false);
     }
 
     @Override

@@ -45,9 +45,19 @@ final class GemmLayoutScenarios extends GemmScenarioPart {
      */
     void transposedA() {
         Failures f = new Failures();
-        if (refusedByPortable(f, GemmLayouts.KM_NK, 1f, 0f)) {
-            return;
-        }
+        transposedA(f);
+        f.throwIfAny();
+    }
+
+    /** {@link #transposedA()} and then {@link #alphaBeta()}, their failures reported together. */
+    void layoutsAndScales() {
+        Failures f = new Failures();
+        transposedA(f);
+        alphaBeta(f);
+        f.throwIfAny();
+    }
+
+    private void transposedA(Failures f) {
         for (int[] shape : TRANSPOSED_SHAPES) {
             for (DType in : GemmScenarios.INPUTS) {
                 for (GemmLayout layout : GemmLayout.values()) {
@@ -59,25 +69,6 @@ final class GemmLayoutScenarios extends GemmScenarioPart {
             s.layoutsCase(f, "transposed_a", RAGGED_K[0], RAGGED_K[1], RAGGED_K[2], in, GemmLayouts.KM_KN);
         }
         misuse(f);
-        f.throwIfAny();
-    }
-
-    /**
-     * On the portable mainloop (forced by {@link GemmPortableGpuTest}), which takes neither a K x M
-     * A nor alpha and beta yet: the call must be refused, naming what it lacks. Returns whether
-     * this Gemm is the portable one (the scenario then ends here).
-     */
-    private boolean refusedByPortable(Failures f, GemmLayouts layouts, float alpha, float beta) {
-        if (gemm.mainloop() != GemmMainloop.PORTABLE) {
-            return false;
-        }
-        try (SymTensor a = heap.empty(DType.BF16, 64, 64); SymTensor b = heap.empty(DType.BF16, 64, 64);
-             SymTensor c = heap.empty(DType.BF16, 64, 64)) {
-            GemmScenarios.expect(f, "the portable mainloop takes A stored M x K with alpha = 1 and beta = 0",
-                    () -> gemm.matmul(a, b, layouts, c, alpha, beta, stream));
-        }
-        f.throwIfAny();
-        return true;
     }
 
     /** The transposed layout's and the scaling's checks on live tensors, before anything is launched. */
@@ -109,9 +100,11 @@ final class GemmLayoutScenarios extends GemmScenarioPart {
      */
     void alphaBeta() {
         Failures f = new Failures();
-        if (refusedByPortable(f, GemmLayouts.MK_NK, 0.5f, 1f)) {
-            return;
-        }
+        alphaBeta(f);
+        f.throwIfAny();
+    }
+
+    private void alphaBeta(Failures f) {
         GemmLayouts[] pairs = {GemmLayouts.MK_NK, GemmLayouts.MK_KN, GemmLayouts.KM_NK, GemmLayouts.KM_KN};
         for (int[] shape : SCALED_SHAPES) {
             for (GemmLayouts layouts : pairs) {
@@ -120,7 +113,6 @@ final class GemmLayoutScenarios extends GemmScenarioPart {
                 }
             }
         }
-        f.throwIfAny();
     }
 
     private void scaledCase(Failures f, int m, int n, int k, GemmLayouts layouts, DType in) {

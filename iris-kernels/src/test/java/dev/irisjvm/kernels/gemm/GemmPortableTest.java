@@ -35,6 +35,7 @@ class GemmPortableTest {
 
     @RegisterExtension
     static final CheckRank RANK = new CheckRank(2);
+    private static final GemmLayouts[] ALL_LAYOUTS = {GemmLayouts.MK_NK, GemmLayouts.MK_KN, GemmLayouts.KM_NK, GemmLayouts.KM_KN};
 
     private static DeviceProperties gpu(String name, int major, int minor, long smem) {
         return new DeviceProperties(0, name, major, minor, 132, 32, 1024, 0, 0x1b, 0, 80L << 30, 40L << 20, smem);
@@ -48,9 +49,9 @@ class GemmPortableTest {
         assertEquals(6, images.size(), "machine code for sm_80, sm_86, sm_89, sm_90a, sm_100 and sm_120 (IRIS_CUDA_PORTABLE_GENCODE)");
         for (PortableGemm.Tile tile : PortableGemm.Tile.values()) {
             for (DType in : new DType[] {DType.BF16, DType.F16}) {
-                for (GemmLayout layout : GemmLayout.values()) {
+                for (GemmLayouts layouts : ALL_LAYOUTS) {
                     for (DType out : new DType[] {in, DType.F32}) {
-                        String name = PortableGemm.kernelName(tile, in, layout, out);
+                        String name = PortableGemm.kernelName(tile, in, layouts, out);
                         for (Set<String> image : images) {
                             assertTrue(image.contains(name), name + " is missing from a cubin of " + PortableGemm.MODULE);
                         }
@@ -58,9 +59,9 @@ class GemmPortableTest {
                 }
             }
         }
-        assertEquals("iris_gemm_portable_f16_kn_f32", PortableGemm.kernelName(PortableGemm.Tile.SQUARE, DType.F16, GemmLayout.KN, DType.F32));
-        assertEquals("iris_gemm_portable_wide_bf16_nk_bf16",
-                PortableGemm.kernelName(PortableGemm.Tile.WIDE, DType.BF16, GemmLayout.NK, DType.BF16));
+        assertEquals("iris_gemm_portable_f16_kn_f32", PortableGemm.kernelName(PortableGemm.Tile.SQUARE, DType.F16, GemmLayouts.MK_KN, DType.F32));
+        assertEquals("iris_gemm_portable_wide_bf16_km_nk_bf16",
+                PortableGemm.kernelName(PortableGemm.Tile.WIDE, DType.BF16, GemmLayouts.KM_NK, DType.BF16));
     }
 
     // ---- the struct and the launch -----------------------------------------------------------------
@@ -84,6 +85,8 @@ class GemmPortableTest {
             assertEquals(264, a.n());
             assertEquals(200, a.k());
             assertEquals(5, a.group_m());
+            assertEquals(1f, a.alpha(), "the plain product: alpha 1");
+            assertEquals(0f, a.beta(), "and beta 0");
 
             GemmProblem noBias = new GemmProblem(DeviceMatrix.contiguous(0x1000_0000L, DType.F16, 1, 8),
                     DeviceMatrix.contiguous(0x2000_0000L, DType.F16, 8, 8), GemmLayout.NK, 0,
@@ -92,15 +95,28 @@ class GemmPortableTest {
             assertNull(a.bias(), "no bias: a null pointer");
             assertEquals(8, a.lda());
             assertEquals(1, a.m());
+
+            // dW += dY^T X: A (dY) stored K x M = 96 x 40 with lda 48.
+            GemmProblem scaled = new GemmProblem(new DeviceMatrix(0x1000_0000L, DType.BF16, 96, 40, 48),
+                    DeviceMatrix.contiguous(0x2000_0000L, DType.BF16, 96, 16), GemmLayouts.KM_KN, 0,
+                    DeviceMatrix.contiguous(0x3000_0000L, DType.F32, 40, 16), 0.5f, -1.5f);
+            a = args.of(scaled, 8);
+            assertEquals(48, a.lda());
+            assertEquals(40, a.m());
+            assertEquals(96, a.k());
+            assertEquals(0.5f, a.alpha());
+            assertEquals(-1.5f, a.beta());
         }
     }
 
     @Test
     void theStructHasTheLayoutTheHeaderPins() {
-        assertEquals(72, AbiLayout.size(iris_gemm_portable_args.class));
+        assertEquals(80, AbiLayout.size(iris_gemm_portable_args.class));
         assertEquals(32, AbiLayout.offset(iris_gemm_portable_args.class, "lda"));
         assertEquals(56, AbiLayout.offset(iris_gemm_portable_args.class, "m"));
         assertEquals(68, AbiLayout.offset(iris_gemm_portable_args.class, "group_m"));
+        assertEquals(72, AbiLayout.offset(iris_gemm_portable_args.class, "alpha"));
+        assertEquals(76, AbiLayout.offset(iris_gemm_portable_args.class, "beta"));
     }
 
     @Test

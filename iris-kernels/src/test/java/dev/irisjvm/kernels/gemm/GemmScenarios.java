@@ -63,7 +63,9 @@ import java.util.Random;
  *     portable one with {@code IRIS_GEMM_MAINLOOP=portable} ({@link GemmPortableGpuTest}). The
  *     small shapes take the portable 128 x 128 tile by its rule (too few tiles for the wide one),
  *     so {@code gemm_portable_wide_vs_cpu} runs them again on a Gemm whose portable tile is forced to
- *     256 x 128; the large cuBLAS shapes make enough wide tiles to take it by the rule.</li>
+ *     256 x 128; the large cuBLAS shapes make enough wide tiles to take it by the rule. The {@code
+ *     gemm_portable[_wide]_layouts_vs_cpu} scenarios run the cases of a K x M A and of alpha and beta
+ *     ({@link GemmLayoutScenarios}) on both tiles.</li>
  * </ul>
  */
 public final class GemmScenarios {
@@ -82,6 +84,8 @@ public final class GemmScenarios {
             "gemm_misuse",
             "gemm_portable_vs_cpu",
             "gemm_portable_wide_vs_cpu",
+            "gemm_portable_layouts_vs_cpu",
+            "gemm_portable_wide_layouts_vs_cpu",
             "gemm_portable_large_vs_cublas");
 
     static final long HEAP_BYTES = 2L << 30;
@@ -163,6 +167,8 @@ public final class GemmScenarios {
                 bodies.put("gemm_misuse", s::misuse);
                 bodies.put("gemm_portable_vs_cpu", portable::smallShapes);
                 bodies.put("gemm_portable_wide_vs_cpu", wide::smallShapes);
+                bodies.put("gemm_portable_layouts_vs_cpu", new GemmLayoutScenarios(portable, iris, portableGemm)::layoutsAndScales);
+                bodies.put("gemm_portable_wide_layouts_vs_cpu", new GemmLayoutScenarios(wide, iris, wideGemm)::layoutsAndScales);
                 bodies.put("gemm_portable_large_vs_cublas", portable::largeVsCublas);
                 int failed = ScenarioRunner.runTable(bodies, SCENARIOS, s.iris::hostBarrier);
                 iris.synchronize();

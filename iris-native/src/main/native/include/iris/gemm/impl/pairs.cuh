@@ -33,4 +33,18 @@ __device__ inline float2 load_pair(const Out* p) {
     }
 }
 
+/// *out = alpha acc + beta *out (+ add), for two adjacent columns, rounded once; beta 0 never reads
+/// out, so it may hold anything (NaN included).
+template <class Out>
+__device__ inline void finish_pair(Out* out, float2 acc, float2 add, float alpha, float beta) {
+    float x = alpha * acc.x;
+    float y = alpha * acc.y;
+    if (beta != 0.f) {
+        const float2 old = load_pair(out);
+        x += beta * old.x;
+        y += beta * old.y;
+    }
+    store_pair(out, x + add.x, y + add.y);
+}
+
 }  // namespace iris::gemm::impl

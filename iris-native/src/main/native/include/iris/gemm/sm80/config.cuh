@@ -14,8 +14,9 @@
 // 2 to 13 % faster in bursts of ten calls on an H200, but 1 % slower in runs of 200, where the GPU
 // sits at its power limit (gemm-findings.md, 2026-12-03).
 //
-// Shared memory per stage: A's k-block (TileM rows x TileK elements: 128 or 256 x 32, 64-byte rows)
-// and B's (nk: TileN rows of N x TileK elements; kn: TileK rows of K x TileN), every row swizzled
+// Shared memory per stage: A's k-block (mk: TileM rows x TileK elements, 128 or 256 x 32, 64-byte
+// rows; km: TileK rows of K x TileM) and B's (nk: TileN rows of N x TileK elements; kn: TileK rows of
+// K x TileN), every row swizzled
 // (impl/smem_tile.cuh) so that ldmatrix and the cp.async writes hit 32 distinct banks.
 #pragma once
 
@@ -58,12 +59,14 @@ using SkinnyShape = TileShape<IRIS_GEMM_SKINNY_MAX_M, IRIS_GEMM_SKINNY_TILE_N, I
 
 /// In_: the inputs' type, iris::bf16 or iris::f16 (A and B alike). B_: how B is stored. Out_: C's
 /// type, In_ or float (accumulation is f32 either way, rounded once). Shape_: the tile; the library's
-/// kernels use DefaultShape, WideShape or SkinnyShape.
-template <class In_, BLayout B_, class Out_, class Shape_ = DefaultShape>
+/// kernels use DefaultShape, WideShape, PersistentShape or SkinnyShape. A_: how A is stored (K x M
+/// takes the tiles that are at least 64 rows).
+template <class In_, BLayout B_, class Out_, class Shape_ = DefaultShape, ALayout A_ = ALayout::mk>
 struct Config {
     using In = In_;
     using Out = Out_;
     static constexpr BLayout kBLayout = B_;
+    static constexpr ALayout kALayout = A_;
     static_assert(std::is_same_v<In, iris::bf16> || std::is_same_v<In, iris::f16>, "inputs are bf16 or f16");
     static_assert(std::is_same_v<Out, In> || std::is_same_v<Out, float>, "output is the input type or f32");
 
@@ -90,8 +93,9 @@ struct Config {
 
     static_assert(kKSteps % 2 == 0, "with two fragment buffers, k-step 0's is the same in every k-block");
 
-    // One stage's tiles in shared memory: rows x 16-bit elements, swizzled.
-    using ATile = SwizzledTile<kTileM, kTileK * 2>;
+    // One stage's tiles in shared memory: rows x 16-bit elements, swizzled; an operand stored with K
+    // contiguous (A M x K, B N x K) as rows of K, the others as rows of M or N.
+    using ATile = std::conditional_t<A_ == ALayout::mk, SwizzledTile<kTileM, kTileK * 2>, SwizzledTile<kTileK, kTileM * 2>>;
     using BTile = std::conditional_t<B_ == BLayout::nk, SwizzledTile<kTileN, kTileK * 2>, SwizzledTile<kTileK, kTileN * 2>>;
     static constexpr uint32_t kABytes = ATile::kBytes;
     static constexpr uint32_t kBBytes = BTile::kBytes;

@@ -58,12 +58,8 @@ __device__ inline bool run(const iris_gemm_portable_args& args) {
     const int row0 = tile.m * Cfg::kTileM;
     const int col0 = tile.n * Cfg::kTileN;
 
-    // gA: this tile's rows of A, k-block by k-block                              // (kTileM, kTileK)
-    GlobalToShared<typename Cfg::ATile, Cfg::kThreads, false> a_copy(args.a, args.lda, row0, 0, args.m, args.k);
-    // gB: its columns of B; an N x K B along its columns, a K x N B along its rows // (kTileN, kTileK)
-    constexpr bool kn = Cfg::kBLayout == BLayout::kn;
-    GlobalToShared<typename Cfg::BTile, Cfg::kThreads, kn> b_copy(args.b, args.ldb, kn ? 0 : col0, kn ? col0 : 0,
-                                                                   kn ? args.k : args.n, kn ? args.n : args.k);
+    auto a_copy = copy_of_a<Cfg>(args.a, args.lda, row0, 0, args.m, args.k);  // this tile's rows of A, k-block by k-block
+    auto b_copy = copy_of_b<Cfg>(args.b, args.ldb, col0, 0, args.n, args.k);  // and its columns of B
     static_assert(sizeof(In) == 2, "the copies move 16-bit elements");
 
     const int warp = static_cast<int>(threadIdx.x) / 32;
@@ -72,7 +68,7 @@ __device__ inline bool run(const iris_gemm_portable_args& args) {
     Accumulators<Cfg> acc;  // (kWarpM, kWarpN) per warp
     mainloop<Cfg>(acc, shared_address(smem), a_copy, b_copy, (args.k + Cfg::kTileK - 1) / Cfg::kTileK, warp_m, warp_n);
     store_warp_tile<Cfg>(acc, static_cast<Out*>(args.c), args.ldc, static_cast<const Out*>(args.bias), args.m, args.n,
-                         row0 + warp_m * Cfg::kWarpM, col0 + warp_n * Cfg::kWarpN);
+                         row0 + warp_m * Cfg::kWarpM, col0 + warp_n * Cfg::kWarpN, args.alpha, args.beta);
     return true;
 }
 

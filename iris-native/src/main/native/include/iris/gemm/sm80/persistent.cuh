@@ -108,7 +108,6 @@ __device__ void persistent(const void* a, int64_t lda, const void* b, int64_t ld
                            int n, int k, const Scheduler& sched, const MakeHooks& make_hooks) {
     static_assert(Cfg::kWarpsM == 2, "two groups, as Hopper's two consumer warpgroups");
     extern __shared__ __align__(128) uint8_t smem[];  // 128-byte aligned: the swizzle's bank lines
-    constexpr bool kn = Cfg::kBLayout == BLayout::kn;
     const int warp = static_cast<int>(threadIdx.x) / 32;
     const int group = warp / Cfg::kWarpsN;
     const int warp_n = warp % Cfg::kWarpsN;
@@ -123,9 +122,8 @@ __device__ void persistent(const void* a, int64_t lda, const void* b, int64_t ld
             for (int kb = 0; kb < k_blocks; ++kb) hooks.before_loads(tile, kb * Cfg::kTileK);
         }
         __syncthreads();  // what thread 0 waited for comes before every thread's copies
-        GlobalToShared<typename Cfg::ATile, Cfg::kThreads, false> a_copy(a, lda, row0, 0, m, k);
-        GlobalToShared<typename Cfg::BTile, Cfg::kThreads, kn> b_copy(b, ldb, kn ? 0 : col0, kn ? col0 : 0, kn ? k : n,
-                                                                       kn ? n : k);
+        auto a_copy = copy_of_a<Cfg>(a, lda, row0, 0, m, k);
+        auto b_copy = copy_of_b<Cfg>(b, ldb, col0, 0, n, k);
         Accumulators<Cfg> acc;
         mainloop<Cfg>(acc, shared_address(smem), a_copy, b_copy, k_blocks, group, warp_n);
         __syncthreads();  // every warp has read the last stage, which the staging overwrites

@@ -40,19 +40,6 @@ using SkinnyConfig = Config<In, B, Out, SkinnyShape>;
 
 namespace skinny_impl {
 
-/// out = alpha acc + beta out (+ add), for two adjacent columns, rounded once; beta 0 never reads out.
-template <class Out>
-__device__ inline void finish_pair(Out* out, float2 acc, float2 add, float alpha, float beta) {
-    float x = alpha * acc.x;
-    float y = alpha * acc.y;
-    if (beta != 0.f) {
-        const float2 old = impl::load_pair(out);
-        x += beta * old.x;
-        y += beta * old.y;
-    }
-    impl::store_pair(out, x + add.x, y + add.y);
-}
-
 template <class Out>
 __device__ inline float2 bias_pair(const Out* bias, int col) {
     return bias != nullptr ? impl::load_pair(bias + col) : make_float2(0.f, 0.f);
@@ -142,8 +129,8 @@ __device__ void store_sum(const iris_gemm_skinny_args& args, int tile, int col0)
         const int row = row0 + q * kRowsPerPass;
         if (row >= args.m) continue;
         Out* const out = static_cast<Out*>(args.c) + row * args.ldc + col;
-        finish_pair(out, make_float2(sum[q].x, sum[q].y), add_lo, args.alpha, args.beta);
-        finish_pair(out + 2, make_float2(sum[q].z, sum[q].w), add_hi, args.alpha, args.beta);
+        impl::finish_pair(out, make_float2(sum[q].x, sum[q].y), add_lo, args.alpha, args.beta);
+        impl::finish_pair(out + 2, make_float2(sum[q].z, sum[q].w), add_hi, args.alpha, args.beta);
     }
 }
 
@@ -163,7 +150,7 @@ __device__ void store(const Accumulators<Cfg>& acc, const iris_gemm_skinny_args&
         for (int e = 0; e < 2; ++e) {
             const int row = lane / 4 + 8 * e;
             if (row < args.m) {
-                finish_pair(static_cast<Out*>(args.c) + row * args.ldc + col, make_float2(acc.d[0][j][2 * e], acc.d[0][j][2 * e + 1]),
+                impl::finish_pair(static_cast<Out*>(args.c) + row * args.ldc + col, make_float2(acc.d[0][j][2 * e], acc.d[0][j][2 * e + 1]),
                             add, args.alpha, args.beta);
             }
         }
@@ -190,10 +177,8 @@ __device__ inline bool skinny(const iris_gemm_skinny_args& args) {
     if (count < 1) return true;  // the host never launches an empty slice
     const int k0 = kb0 * Cfg::kTileK;
 
-    GlobalToShared<typename Cfg::ATile, Cfg::kThreads, false> a_copy(args.a, args.lda, 0, k0, args.m, args.k);
-    constexpr bool kn = Cfg::kBLayout == BLayout::kn;
-    GlobalToShared<typename Cfg::BTile, Cfg::kThreads, kn> b_copy(args.b, args.ldb, kn ? k0 : col0, kn ? col0 : k0,
-                                                                   kn ? args.k : args.n, kn ? args.n : args.k);
+    auto a_copy = copy_of_a<Cfg>(args.a, args.lda, 0, k0, args.m, args.k);
+    auto b_copy = copy_of_b<Cfg>(args.b, args.ldb, col0, k0, args.n, args.k);
     Accumulators<Cfg> acc;
     mainloop<Cfg>(acc, shared_address(smem), a_copy, b_copy, count, 0, static_cast<int>(threadIdx.x) / 32);
     if (slices == 1) {

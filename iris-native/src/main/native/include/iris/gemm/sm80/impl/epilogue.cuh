@@ -1,5 +1,5 @@
-// iris/gemm/sm80/impl/epilogue.cuh (not API): a warp's accumulators, plus the bias, rounded once to
-// the output type and stored straight from registers (each lane writes pairs of adjacent columns,
+// iris/gemm/sm80/impl/epilogue.cuh (not API): a warp's accumulators, scaled by alpha plus beta C and
+// the bias, rounded once to the output type and stored straight from registers (each lane writes pairs of adjacent columns,
 // four lanes a 16-byte (f32: 32-byte) piece of a row), or staged in shared memory for hooks.
 #pragma once
 
@@ -11,15 +11,16 @@
 
 namespace iris::gemm::sm80 {
 
+using iris::gemm::impl::finish_pair;
 using iris::gemm::impl::load_pair;
 using iris::gemm::impl::store_pair;
 
-/// C[row0 + r][col0 + c] = acc(r, c) + bias[col0 + c] for the warp's outputs inside the m x n
-/// matrix C (leading dimension ldc); bias may be null. n % 8 == 0 keeps each lane's pair of columns
-/// wholly in or out.
+/// C[row0 + r][col0 + c] = alpha acc(r, c) + beta C[row0 + r][col0 + c] + bias[col0 + c] for the
+/// warp's outputs inside the m x n matrix C (leading dimension ldc); bias may be null, and beta 0
+/// never reads C. n % 8 == 0 keeps each lane's pair of columns wholly in or out.
 template <class Cfg>
 __device__ void store_warp_tile(const Accumulators<Cfg>& acc, typename Cfg::Out* c, int64_t ldc,
-                                const typename Cfg::Out* bias, int m, int n, int row0, int col0) {
+                                const typename Cfg::Out* bias, int m, int n, int row0, int col0, float alpha, float beta) {
     using Out = typename Cfg::Out;
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int g = lane / 4;
@@ -35,7 +36,7 @@ __device__ void store_warp_tile(const Accumulators<Cfg>& acc, typename Cfg::Out*
             for (int half = 0; half < 2; ++half) {
                 const int row = row0 + i * 16 + g + 8 * half;
                 if (row < m) {
-                    store_pair(c + row * ldc + col, acc.d[i][j][2 * half] + add.x, acc.d[i][j][2 * half + 1] + add.y);
+                    finish_pair(c + row * ldc + col, make_float2(acc.d[i][j][2 * half], acc.d[i][j][2 * half + 1]), add, alpha, beta);
                 }
             }
         }

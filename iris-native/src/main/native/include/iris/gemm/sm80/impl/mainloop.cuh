@@ -19,9 +19,27 @@
 
 namespace iris::gemm::sm80 {
 
+/// The copy of A's k-blocks into a tile whose first output row is row0, from element k0 of K on:
+/// along A's rows where A is stored K x M, along its columns where it is M x K (m x k elements).
+template <class Cfg>
+__device__ inline auto copy_of_a(const void* a, int64_t lda, int row0, int k0, int m, int k) {
+    constexpr bool km = Cfg::kALayout == ALayout::km;
+    return GlobalToShared<typename Cfg::ATile, Cfg::kThreads, km>(a, lda, km ? k0 : row0, km ? row0 : k0, km ? k : m,
+                                                                  km ? m : k);
+}
+
+/// The copy of B's k-blocks into a tile whose first output column is col0, from element k0 of K on:
+/// along B's rows where B is stored K x N, along its columns where it is N x K (n x k elements).
+template <class Cfg>
+__device__ inline auto copy_of_b(const void* b, int64_t ldb, int col0, int k0, int n, int k) {
+    constexpr bool kn = Cfg::kBLayout == BLayout::kn;
+    return GlobalToShared<typename Cfg::BTile, Cfg::kThreads, kn>(b, ldb, kn ? k0 : col0, kn ? col0 : k0, kn ? k : n,
+                                                                  kn ? n : k);
+}
+
 /// acc = the CTA tile's A rows times B columns over all of K, for the warp at (warp_m, warp_n).
 /// `smem`: the shared address of kStages stages of kStageBytes (A's tile, then B's). a_copy and
-/// b_copy start at k-block 0 of the tile's operands; k_blocks = ceil(K / kTileK) >= 1. Called by
+/// b_copy (copy_of_a, copy_of_b) start at the first k-block of the tile's operands; k_blocks = ceil(K / kTileK) >= 1. Called by
 /// every thread of the CTA.
 template <class Cfg, class ACopy, class BCopy>
 __device__ void mainloop(Accumulators<Cfg>& acc, uint32_t smem, ACopy& a_copy, BCopy& b_copy, int k_blocks, int warp_m,

@@ -39,7 +39,12 @@ struct LaneOffsets {
     __device__ LaneOffsets(int warp_m, int warp_n) {
         const int lane = static_cast<int>(threadIdx.x) % 32;
         // Fragments::load's rows and chunks at i = j = ks = 0.
-        a = Cfg::ATile::offset(warp_m * Cfg::kWarpM + lane % 16, lane / 16);
+        if constexpr (Cfg::kALayout == ALayout::mk) {
+            a = Cfg::ATile::offset(warp_m * Cfg::kWarpM + lane % 16, lane / 16);
+        } else {
+            // Chunk warp_m 2 kFragsM + 2i + (lane / 8) % 2 (load checks that 2i shares no bit with the rest).
+            a = Cfg::ATile::offset(lane % 8 + 8 * (lane / 16), warp_m * 2 * Cfg::kFragsM + (lane / 8) % 2);
+        }
         if constexpr (Cfg::kBLayout == BLayout::nk) {
             b = Cfg::BTile::offset(warp_n * Cfg::kWarpN + lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
         } else {
@@ -58,16 +63,24 @@ struct Fragments {
 
     /// Loads k-step `ks` of the stage whose A tile is at shared address `a_tile` and B tile at
     /// `b_tile`, from the lane's offsets (LaneOffsets). A: matrices (rows 0-7, k 0-7), (8-15, 0-7),
-    /// (0-7, 8-15), (8-15, 8-15) of each 16 x 16 piece, a[0..3] as mma.sync wants them; piece i is
-    /// rows 16 i further and k-step ks two chunks further (chunk lane / 16 ^ 2 ks). B: one
+    /// (0-7, 8-15), (8-15, 8-15) of each 16 x 16 piece, a[0..3] as mma.sync wants them; an M x K tile
+    /// holds them as rows of m (piece i: rows 16 i further, k-step ks: chunk lane / 16 ^ 2 ks), a
+    /// K x M tile their transposes, which ldmatrix.trans turns back (rows 16 ks further, chunk ^ 2 i). B: one
     /// ldmatrix.x4 per pair of n8 pieces, (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15,
     /// k 8-15); an N x K tile holds them as rows of n (pair j: rows 16 j further, chunk ^ 2 ks), a
     /// K x N tile their transposes, which ldmatrix.trans turns back (rows 16 ks further, chunk ^ 2 j).
     __device__ void load(uint32_t a_tile, uint32_t b_tile, const LaneOffsets<Cfg>& at, int ks) {
         using ATile = typename Cfg::ATile;
         using BTile = typename Cfg::BTile;
+        if constexpr (Cfg::kALayout == ALayout::mk) {
 #pragma unroll
-        for (int i = 0; i < Cfg::kFragsM; ++i) ldmatrix_x4<false>(a[i], a_tile + ATile::moved(at.a, i * 16, 2 * ks));
+            for (int i = 0; i < Cfg::kFragsM; ++i) ldmatrix_x4<false>(a[i], a_tile + ATile::moved(at.a, i * 16, 2 * ks));
+        } else {
+            // 2i < 2 kFragsM stays clear of warp_m 2 kFragsM's bits where kFragsM is a power of 2.
+            static_assert((Cfg::kFragsM & (Cfg::kFragsM - 1)) == 0, "the chunk's lane and fragment parts share no bit");
+#pragma unroll
+            for (int i = 0; i < Cfg::kFragsM; ++i) ldmatrix_x4<true>(a[i], a_tile + ATile::moved(at.a, ks * 16, 2 * i));
+        }
 #pragma unroll
         for (int j = 0; j < Cfg::kFragsN / 2; ++j) {
             uint32_t r[4];
