@@ -55,8 +55,6 @@
 
 #include "iris/iris.cuh"
 
-IRIS_NVIDIA_ONLY("32-lane warp shuffles");
-
 namespace {
 
 constexpr int kThreads = IRIS_FLASH_DECODE_THREADS;
@@ -67,8 +65,15 @@ constexpr int kSiteArrived = IRIS_FLASH_DECODE_SITE_ARRIVED;  // wait site for t
 // registers when its arguments arrive one by one and 100 (four blocks per SM) when they arrive as
 // iris_flash_decode_args; the bound keeps it at 96 without spills. The fused kernel has the bound
 // too: its partial pass sits in a loop (a combiner computes the chunks nobody claimed), and left
-// alone it took 107-123 registers, four CTAs per SM.
+// alone it took 107-123 registers, four CTAs per SM. That is Hopper's bound. Other GPUs take four:
+// their compilers spill at 96 registers (4-80 bytes at sm_80, 89, 100 and 120 with nvcc 13), and on
+// most of them shared memory holds fewer than five CTAs of up to 44 KiB anyway (A100: three;
+// sm_86, 89 and 120: two).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
 constexpr int kBlocksPerSm = IRIS_FLASH_DECODE_BLOCKS_PER_SM;
+#else
+constexpr int kBlocksPerSm = 4;
+#endif
 // 16-byte loads each thread keeps in flight in the V pass. One at a time left the partial pass at
 // a third of HBM bandwidth (Little's law: too few bytes in flight per SM).
 constexpr int kLoadsInFlight = 4;
@@ -398,7 +403,7 @@ __device__ inline int claim_unclaimed(uint64_t* claims, int chunks, uint64_t epo
 
 /// Where a fused CTA publishes, counts and claims, in shared memory and read where used: kept in
 /// registers across the partial pass, which a combiner repeats in a loop, they did not fit the 96
-/// registers of five CTAs per SM (kBlocksPerSm) without spills.
+/// registers of Hopper's five CTAs per SM (kBlocksPerSm) without spills.
 struct Exchange {
     float* slot;         // this rank's partial of chunk 0 of (b, h), in the call's set, as every rank maps it here
     uint64_t* counter;   // arrivals of (b, h), in the call's set

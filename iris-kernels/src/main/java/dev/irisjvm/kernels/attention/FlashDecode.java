@@ -79,7 +79,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class FlashDecode implements AutoCloseable {
     /** The kernel module ({@code flash_decode.cu}). */
     public static final String MODULE = "flash_decode";
-    /** What the kernels need (flash_decode.cu's IRIS_NVIDIA_ONLY). */
+    /** What the kernels need that the HIP build lacks (their reductions assume 32-lane warps); any NVIDIA GPU Iris runs on has it. */
     public static final String REQUIREMENT = "32-lane warp shuffles";
     /** Threads per CTA of all four kernels. */
     public static final int THREADS = KernelAbi.IRIS_FLASH_DECODE_THREADS;
