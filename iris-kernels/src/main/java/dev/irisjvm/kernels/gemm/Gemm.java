@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The library's GEMM on one GPU: {@code C = alpha A B + beta C (+ bias)} in BF16 or F16 with F32
  * accumulation, enqueued on a stream. On Hopper a persistent warp-specialized wgmma kernel fed by
  * TMA runs it ({@code gemm.cu}); on any other NVIDIA GPU since Ampere, an mma.sync kernel fed by a
- * cp.async pipeline ({@code gemm_portable.cu}). Both take every layout pair, alpha and beta. {@link GemmMainloop} says how the choice is made and how to force either. On either,
+ * cp.async pipeline ({@code gemm_portable.cu}). Both take every layout pair, alpha and beta.
+ * {@link GemmMainloop} says how the choice is made and how to force either. On either,
  * a problem of at most 8 rows with A stored M x K (a decode step, a small batch: it only streams B)
  * runs the skinny kernels of {@code gemm_portable.cu}, every alpha and beta included.
  *

@@ -59,8 +59,8 @@ using SkinnyShape = TileShape<IRIS_GEMM_SKINNY_MAX_M, IRIS_GEMM_SKINNY_TILE_N, I
 
 /// In_: the inputs' type, iris::bf16 or iris::f16 (A and B alike). B_: how B is stored. Out_: C's
 /// type, In_ or float (accumulation is f32 either way, rounded once). Shape_: the tile; the library's
-/// kernels use DefaultShape, WideShape, PersistentShape or SkinnyShape. A_: how A is stored (K x M
-/// takes the tiles that are at least 64 rows).
+/// kernels use DefaultShape, WideShape, PersistentShape or SkinnyShape. A_: how A is stored; K x M
+/// needs tiles of at least 32 rows (shared-memory rows of at least 64 bytes), so not SkinnyShape.
 template <class In_, BLayout B_, class Out_, class Shape_ = DefaultShape, ALayout A_ = ALayout::mk>
 struct Config {
     using In = In_;

@@ -1,6 +1,7 @@
-// iris/gemm/sm80/impl/epilogue.cuh (not API): a warp's accumulators, scaled by alpha plus beta C and
-// the bias, rounded once to the output type and stored straight from registers (each lane writes pairs of adjacent columns,
-// four lanes a 16-byte (f32: 32-byte) piece of a row), or staged in shared memory for hooks.
+// iris/gemm/sm80/impl/epilogue.cuh (not API): a warp's accumulators times alpha, plus beta C and the
+// bias, rounded once to the output type and stored straight from registers (each lane writes pairs
+// of adjacent columns, four lanes a 16-byte (f32: 32-byte) piece of a row), or, plus the bias,
+// staged in shared memory for hooks.
 #pragma once
 
 #include <cstdint>

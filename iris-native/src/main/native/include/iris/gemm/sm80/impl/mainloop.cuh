@@ -39,8 +39,8 @@ __device__ inline auto copy_of_b(const void* b, int64_t ldb, int col0, int k0, i
 
 /// acc = the CTA tile's A rows times B columns over all of K, for the warp at (warp_m, warp_n).
 /// `smem`: the shared address of kStages stages of kStageBytes (A's tile, then B's). a_copy and
-/// b_copy (copy_of_a, copy_of_b) start at the first k-block of the tile's operands; k_blocks = ceil(K / kTileK) >= 1. Called by
-/// every thread of the CTA.
+/// b_copy (copy_of_a, copy_of_b) start at the first k-block of the tile's operands; k_blocks >= 1
+/// k-blocks follow. Called by every thread of the CTA.
 template <class Cfg, class ACopy, class BCopy>
 __device__ void mainloop(Accumulators<Cfg>& acc, uint32_t smem, ACopy& a_copy, BCopy& b_copy, int k_blocks, int warp_m,
                          int warp_n) {
