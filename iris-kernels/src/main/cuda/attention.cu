@@ -12,8 +12,10 @@
 //     mode has kFinalize; kLoadState unless it is a two-rank ring.
 //
 // Grid (Sq / 128, Hq, B), IRIS_ATTENTION_THREADS threads, IRIS_ATTENTION_SHARED_BYTES_D<D> of
-// dynamic shared memory. The tensor maps view Q, K, V as [rows, D] 16-bit matrices with
-// {IRIS_ATTENTION_BOX_INNER, IRIS_ATTENTION_TILE} boxes and 128-byte swizzle.
+// dynamic shared memory; but the forward kernels at D 64 take 192 query rows a block: grid
+// (ceil(Sq / 192), Hq, B), IRIS_ATTENTION_WIDE_THREADS threads, IRIS_ATTENTION_WIDE_SHARED_BYTES_D64.
+// The tensor maps view Q, K, V as [rows, D] 16-bit matrices with {IRIS_ATTENTION_BOX_INNER,
+// IRIS_ATTENTION_TILE} boxes and 128-byte swizzle.
 #include "attention/flash_forward.cuh"
 
 IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
@@ -24,10 +26,15 @@ using iris::f16;
 namespace {
 
 template <class In, int D, bool Causal>
+using StepConfig = attention::Config<In, D, Causal>;
+template <class In, int D, bool Causal>
+using ForwardConfig = attention::Config<In, D, Causal, attention::kForwardConsumers<D>>;
+
+template <class Cfg>
 __device__ void run(const iris_attention_args& a, const attention::Params& p) {
 #if IRIS_HAS_WGMMA
     const attention::KvMaps kv[1] = {{&a.k_map, &a.v_map}};
-    attention::forward<attention::Config<In, D, Causal>>(&a.q_map, kv, p);
+    attention::forward<Cfg>(&a.q_map, kv, p);
 #endif
 }
 
@@ -35,22 +42,23 @@ template <class In, int D, bool Causal>
 __device__ void run_two(const iris_attention_args& a, const attention::Params& p) {
 #if IRIS_HAS_WGMMA
     const attention::KvMaps kv[2] = {{&a.k_map, &a.v_map}, {&a.k2_map, &a.v2_map}};
-    attention::forward<attention::Config<In, D, Causal>, 2>(&a.q_map, kv, p, &a.ctx);
+    attention::forward<StepConfig<In, D, Causal>, 2>(&a.q_map, kv, p, &a.ctx);
 #endif
 }
 
 }  // namespace
 
 #define IRIS_ATTENTION_KERNELS(in_name, In, D, causal_suffix, Causal)                                                \
-    extern "C" __global__ void __launch_bounds__(IRIS_ATTENTION_THREADS, 1)                                          \
+    extern "C" __global__ void __launch_bounds__(ForwardConfig<In, D, Causal>::kThreads, 1)                          \
         iris_attention_fwd_##in_name##_d##D##causal_suffix(const IRIS_GRID_CONSTANT iris_attention_args a) {         \
-        run<In, D, Causal>(a, attention::Params{a.o, static_cast<float*>(a.lse), nullptr, nullptr, nullptr,         \
-                                                attention::kFinalize, a.sq, a.skv, a.hq, a.hkv, a.scale_log2,        \
-                                                {a.sq, 0, 0}, {a.skv, 0, 0}, {a.skv, 0, 0}, nullptr});              \
+        run<ForwardConfig<In, D, Causal>>(                                                                           \
+            a, attention::Params{a.o, static_cast<float*>(a.lse), nullptr, nullptr, nullptr, attention::kFinalize,   \
+                                 a.sq, a.skv, a.hq, a.hkv, a.scale_log2, {a.sq, 0, 0}, {a.skv, 0, 0}, {a.skv, 0, 0}, \
+                                 nullptr});                                                                          \
     }                                                                                                                \
     extern "C" __global__ void __launch_bounds__(IRIS_ATTENTION_THREADS, 1)                                          \
         iris_ring_attention_step_##in_name##_d##D##causal_suffix(const IRIS_GRID_CONSTANT iris_attention_args a) {   \
-        run<In, D, Causal>(a, attention::state_params(a, {a.kv_chunks.len, 0, 0}, nullptr));                         \
+        run<StepConfig<In, D, Causal>>(a, attention::state_params(a, {a.kv_chunks.len, 0, 0}, nullptr));             \
     }                                                                                                                \
     extern "C" __global__ void __launch_bounds__(IRIS_ATTENTION_THREADS, 1)                                          \
         iris_ring_attention_last_steps_##in_name##_d##D##causal_suffix(                                              \

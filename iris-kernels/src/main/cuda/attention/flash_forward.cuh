@@ -3,7 +3,8 @@
 //
 // One CTA computes 128 query rows of one (batch, head): warpgroup 0 loads Q once and K/V tiles of
 // 128 keys with TMA into a two-stage ring (K and V with barriers of their own); warpgroups 1 and 2
-// each own 64 query rows and, per K/V tile, compute S = Q K^T with wgmma (both operands in shared
+// (and 3: the single-GPU forward at head size 64 takes 192 rows, Config's Consumers) each own 64
+// query rows and, per K/V tile, compute S = Q K^T with wgmma (both operands in shared
 // memory), update the running max and sum, rescale O, and add P V with wgmma taking P straight from
 // registers (the accumulator layout of S is the register-operand layout of the next wgmma, so P
 // never touches shared memory). The tiles are software-pipelined: S of tile j and P V of tile j - 1
@@ -23,8 +24,9 @@
 // positions: local row i of a shard lies in chunk i / chunk_len, whose global chunk id the host
 // passes (two chunks per shard, for zig-zag sharding); a key is visible when its position is at
 // most the query's. The single-GPU causal kernel is the case of one chunk with id 0 (top-left
-// aligned, Sq == Skv). Chunk lengths are multiples of 128, so a tile is visible, diagonal or hidden
-// as a whole; hidden tiles are never loaded.
+// aligned, Sq == Skv). Chunk lengths are multiples of 128, so a 128-row tile is visible, diagonal or
+// hidden as a whole; hidden tiles are never loaded. A 192-row tile overlaps two or three key tiles
+// that need the mask, each at its own offset; its rows past Sq (whole warpgroups) sit out.
 #pragma once
 
 #include <cmath>
@@ -40,33 +42,52 @@ namespace attention {
 
 namespace sm90 = iris::gemm::sm90;  // the library's own sm_90a instructions (not API)
 
-template <class In_, int HeadDim, bool Causal_>
+template <class In_, int HeadDim, bool Causal_, int Consumers = 2>
 struct Config {
     using In = In_;
     static_assert(HeadDim == 64 || HeadDim == 128, "head_dim 64 or 128");
     static constexpr int kHeadDim = HeadDim;
     static constexpr bool kCausal = Causal_;
-    static constexpr int kTileQ = IRIS_ATTENTION_TILE;
+    static_assert(Consumers == 2 || (Consumers == 3 && HeadDim == 64),
+                  "two consumer warpgroups, or three at head size 64 (their registers hold no more)");
+    static constexpr int kConsumers = Consumers;
+    static constexpr int kTileQ = 64 * Consumers;  // each consumer warpgroup owns 64 query rows
     static constexpr int kTileKv = IRIS_ATTENTION_TILE;
-    static_assert(kTileQ == 128, "the consumers' row mapping and the swizzled blocks assume tiles of 128 rows");
-    static constexpr int kStages = 2;
-    static constexpr int kConsumers = 2;
+    static_assert(kTileKv == 128, "the swizzled blocks and the tensor maps' boxes are 128 rows");
+    // Three stages for three consumers without a mask: 1.03-1.09x at S 16K and 32K on one H200
+    // (2026-12-04); with a mask, 0.88-0.99x.
+    static constexpr int kStages = Consumers == 3 && !Causal_ ? 3 : 2;
     static constexpr int kThreads = 128 * (1 + kConsumers);
-    static_assert(kThreads == IRIS_ATTENTION_THREADS, "one producer and kConsumers consumer warpgroups");
+    static_assert(kThreads == (Consumers == 2 ? IRIS_ATTENTION_THREADS : IRIS_ATTENTION_WIDE_THREADS),
+                  "one producer and kConsumers consumer warpgroups");
     static constexpr int kBoxColumns = IRIS_ATTENTION_BOX_INNER;  // a box row: one 128-byte swizzle span
     static_assert(kBoxColumns * 2 == IRIS_ATTENTION_SWIZZLE_BYTES && IRIS_ATTENTION_SWIZZLE_BYTES == 128,
                   "16-bit boxes as wide as the 128-byte swizzle (smem_descriptor_sw128)");
     static constexpr int kColumnBlocks = HeadDim / kBoxColumns;
     static constexpr uint32_t kBlockBytes = 128 * 128;           // 128 rows x 128 bytes
-    static constexpr uint32_t kTileBytes = kColumnBlocks * kBlockBytes;  // Q, K or V tile
+    static constexpr uint32_t kTileBytes = kColumnBlocks * kBlockBytes;  // 128 rows of Q, K or V
+    static constexpr int kQBoxes = (kTileQ + 127) / 128;          // Q loads whole boxes of 128 rows
+    static constexpr uint32_t kQBytes = kQBoxes * kTileBytes;
     static constexpr uint32_t kStageBytes = 2 * kTileBytes;       // K and V
+    // What the host launches with: a Q tile, kStages stages of K and V tiles, 1 KiB to align them
+    // (the causal wide kernels, with a stage fewer, leave one unused).
     static constexpr uint32_t kSmemBytes =
-        HeadDim == 64 ? IRIS_ATTENTION_SHARED_BYTES_D64 : IRIS_ATTENTION_SHARED_BYTES_D128;
-    static_assert(kSmemBytes == kTileBytes + kStages * kStageBytes + 1024,
+        Consumers == 3 ? IRIS_ATTENTION_WIDE_SHARED_BYTES_D64
+                       : (HeadDim == 64 ? IRIS_ATTENTION_SHARED_BYTES_D64 : IRIS_ATTENTION_SHARED_BYTES_D128);
+    static_assert(kSmemBytes == kQBytes + kStages * kStageBytes + 1024 ||
+                      (Causal_ && Consumers == 3 && kSmemBytes == kQBytes + (kStages + 1) * kStageBytes + 1024),
                   "a Q tile, kStages stages of K and V tiles, 1 KiB to align them");
-    static constexpr int kProducerRegisters = iris::gemm::kTmaProducerRegisters;
+    // Only thread 0 of the producer works; three consumers need 160 registers each (ptxas).
+    static constexpr int kProducerRegisters = Consumers == 2 ? iris::gemm::kTmaProducerRegisters : 32;
     static constexpr int kConsumerRegisters = iris::gemm::consumer_registers(kConsumers, kProducerRegisters);
 };
+
+/// Consumer warpgroups of the single-GPU forward kernels: three at head size 64, whose tiles'
+/// products are half as long against the same softmax, so a third warpgroup keeps the tensor cores
+/// busy (1.05-1.17x over two on one H200, 2026-12-04; attention-findings.md); two at 128, where
+/// three would not fit their registers. The ring steps keep two (their chunks are 128-row tiles).
+template <int HeadDim>
+inline constexpr int kForwardConsumers = HeadDim == 64 ? IRIS_ATTENTION_WIDE_ROWS / 64 : 2;
 
 /// Sites of the host's error message: the wait for second_ready, the shared-memory check.
 inline constexpr int kSiteSecondShard = IRIS_ATTENTION_SITE_SECOND_SHARD;
@@ -110,6 +131,23 @@ __device__ inline Chunks chunks_of(const Params& p, bool second) {
             second ? p.second_chunks.second : p.kv_chunks.second};
 }
 
+/// The K/V tiles of the first shard (or the second) that query tile q_tile sees. Tiles of 128 query
+/// rows: VisibleTiles. Wider ones run the single-GPU forward only (one chunk, positions = rows): the
+/// tiles up to the one holding the tile's last row, and `diagonal` is the first with keys after
+/// some of its queries (every later one has them too).
+template <class Cfg>
+__device__ inline VisibleTiles visible_tiles(const Params& p, bool second, int q_tile, int tiles) {
+    if constexpr (Cfg::kTileQ == Cfg::kTileKv) {
+        return VisibleTiles::of<Cfg::kCausal>(p.q_chunks, chunks_of(p, second), q_tile, tiles);
+    } else if constexpr (!Cfg::kCausal) {
+        return {tiles, tiles, tiles, -1};
+    } else {
+        const int q0 = q_tile * Cfg::kTileQ;
+        const int end = min(tiles, (q0 + Cfg::kTileQ - 1) / Cfg::kTileKv + 1);
+        return {end, end, end, q0 / Cfg::kTileKv};
+    }
+}
+
 /// Loads the [128 rows, D] tile starting at `row` as D / 64 boxes of 64 columns.
 template <class Cfg>
 __device__ inline void load_tile(uint8_t* dst, const sm90::TmaDescriptor* map, uint64_t* bar, int row) {
@@ -123,7 +161,7 @@ template <class Cfg>
 struct Smem {
     uint8_t* base;
     __device__ uint8_t* q() const { return base; }
-    __device__ uint8_t* k(int s) const { return base + Cfg::kTileBytes + s * Cfg::kStageBytes; }
+    __device__ uint8_t* k(int s) const { return base + Cfg::kQBytes + s * Cfg::kStageBytes; }
     __device__ uint8_t* v(int s) const { return k(s) + Cfg::kTileBytes; }
 };
 
@@ -178,18 +216,20 @@ __device__ inline void issue_pv(float (&o)[Cfg::kHeadDim / 2], const uint32_t (&
     sm90::wgmma_commit_group();
 }
 
-/// The online softmax of one tile's scores s (this thread's rows r): masks keys after the query on
-/// the diagonal, moves the running max, rescales the running sum by alpha (which the caller applies
-/// to O) and writes P, rounded to In, as the next wgmma's register operand.
+/// The online softmax of one tile's scores s (this thread's rows r): masks keys after the query
+/// where the tile needs it (a key in column col lies after the query in row r when col > r + shift,
+/// shift being the query tile's first position less the key tile's), moves the running max, rescales
+/// the running sum by alpha (which the caller applies to O) and writes P, rounded to In, as the next
+/// wgmma's register operand.
 template <class Cfg>
-__device__ inline void softmax(float (&s)[Cfg::kTileKv / 2], bool diagonal, const int (&r)[2], int lane,
+__device__ inline void softmax(float (&s)[Cfg::kTileKv / 2], bool masked, int shift, const int (&r)[2], int lane,
                                float scale_log2, float (&row_max)[2], float (&row_sum)[2], float (&alpha)[2],
                                uint32_t (&pa)[Cfg::kTileKv / 16][4]) {
-    if (diagonal) {  // hide keys after the query
+    if (masked) {  // hide keys after the query
 #pragma unroll
         for (int i = 0; i < Cfg::kTileKv / 2; ++i) {
             const int col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-            if (col > r[(i / 2) % 2]) s[i] = -INFINITY;
+            if (col > r[(i / 2) % 2] + shift) s[i] = -INFINITY;
         }
     }
     float tile_max[2] = {-INFINITY, -INFINITY};
@@ -252,6 +292,9 @@ __device__ void consume(const Smem<Cfg>& sm, const Barriers& bar, const Params& 
         for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
     }
 
+    // This consumer's 64 rows of Q: in box (consumer * 64) / 128, from row (consumer * 64) % 128.
+    const uint8_t* q_rows = Cfg::kQBoxes == 1 ? sm.q() + consumer * 64 * 128
+                                              : sm.q() + (consumer / 2) * Cfg::kTileBytes + (consumer % 2) * 64 * 128;
     sm90::mbarrier_wait(bar.q_full, 0);
     Ring<Cfg> ring;     // the tile being scored
     Ring<Cfg> held;     // the tile before it, whose V waits for pa
@@ -262,7 +305,7 @@ __device__ void consume(const Smem<Cfg>& sm, const Barriers& bar, const Params& 
 #pragma unroll
         for (int kk = 0; kk < D / 16; ++kk) {
             const uint32_t offset = (kk / 4) * Cfg::kBlockBytes + (kk % 4) * 32;
-            const uint64_t dq = sm90::smem_descriptor_sw128(sm.q() + offset + consumer * 64 * 128, 16, 1024);
+            const uint64_t dq = sm90::smem_descriptor_sw128(q_rows + offset, 16, 1024);
             const uint64_t dk = sm90::smem_descriptor_sw128(sm.k(ring.stage) + offset, 16, 1024);
             sm90::wgmma_ss<In, Cfg::kTileKv, 0>(s, dq, dk, kk > 0);
         }
@@ -273,56 +316,69 @@ __device__ void consume(const Smem<Cfg>& sm, const Barriers& bar, const Params& 
     // slower at S = 128K.
     constexpr int kShardLoops = Cfg::kCausal ? Sources : 1;
     const int tiles_per_loop = Cfg::kCausal ? kv_tiles : Sources * kv_tiles;
+    // One K/V tile: its scores issued with the previous tile's P V, its softmax, O rescaled.
+    const auto tile = [&](bool masked, int shift) {
+        float s[Cfg::kTileKv / 2];
+        float alpha[2];
+        // Each branch waits for every wgmma it issues, so the compiler sees no wgmma in flight
+        // across the branches and serializes none.
+        if (first) {
+            sm90::mbarrier_wait(&bar.full_k[ring.stage], ring.parity);
+            sm90::wgmma_fence();
+            issue_s(s);
+            sm90::wgmma_wait_group<0>();
+            pin(s);
+            if (t == 0) sm90::mbarrier_arrive(&bar.empty_k[ring.stage]);
+            softmax<Cfg>(s, masked, shift, r, lane, p.scale_log2, row_max, row_sum, alpha, pa);
+            first = false;
+        } else {
+            sm90::mbarrier_wait(&bar.full_k[ring.stage], ring.parity);
+            sm90::mbarrier_wait(&bar.full_v[held.stage], held.parity);
+            sm90::wgmma_fence();
+            issue_s(s);
+            issue_pv<Cfg>(o, pa, sm, held.stage);
+            sm90::wgmma_wait_group<1>();
+            pin(s);
+            if (t == 0) sm90::mbarrier_arrive(&bar.empty_k[ring.stage]);
+            uint32_t next_pa[kKeySteps][4];
+            softmax<Cfg>(s, masked, shift, r, lane, p.scale_log2, row_max, row_sum, alpha, next_pa);
+            sm90::wgmma_wait_group<0>();  // the previous tile's P V: its V is free, O may be rescaled
+            pin(o);
+            pin(pa);
+            if (t == 0) sm90::mbarrier_arrive(&bar.empty_v[held.stage]);
+#pragma unroll
+            for (int k = 0; k < kKeySteps; ++k) {
+#pragma unroll
+                for (int x = 0; x < 4; ++x) pa[k][x] = next_pa[k][x];
+            }
+        }
+        // Once the running max settles, alpha is exactly 1 on most tiles: skip the multiply then.
+        if (__any_sync(0xffffffff, alpha[0] != 1.f || alpha[1] != 1.f)) {
+#pragma unroll
+            for (int i = 0; i < D / 2; ++i) o[i] *= alpha[(i / 2) % 2];
+        }
+        held = ring;
+        ring.advance();
+    };
     for (int src = 0; src < kShardLoops; ++src) {
-        const VisibleTiles tiles = VisibleTiles::of<Cfg::kCausal>(p.q_chunks, chunks_of(p, src == 1), q_tile, tiles_per_loop);
-        // Two tiles a turn: the compiler then overlaps one tile's end (the rescale, the barrier
-        // arrivals) with the next one's softmax. On one H200 (2026-12-03): 1.00-1.03x at head size
-        // 128 and 1.03-1.06x at 64 in probes; by three or four, 0.71-0.81x without a mask
-        // (attention-findings.md).
+        const VisibleTiles tiles = visible_tiles<Cfg>(p, src == 1, q_tile, tiles_per_loop);
+        if constexpr (Cfg::kTileQ == Cfg::kTileKv) {
+            // Two tiles a turn: the compiler then overlaps one tile's end (the rescale, the barrier
+            // arrivals) with the next one's softmax. On one H200 (2026-12-03): 1.00-1.03x at head
+            // size 128 and 1.03-1.06x at 64 in probes; by three or four, 0.71-0.81x without a mask
+            // (attention-findings.md). Only the diagonal tile has keys after a query.
 #pragma unroll 2
-        for (int j = tiles.first(); !tiles.done(j); j = tiles.next(j)) {
-            const bool diagonal = j == tiles.diagonal;
-            float s[Cfg::kTileKv / 2];
-            float alpha[2];
-            // Each branch waits for every wgmma it issues, so the compiler sees no wgmma in flight
-            // across the branches and serializes none.
-            if (first) {
-                sm90::mbarrier_wait(&bar.full_k[ring.stage], ring.parity);
-                sm90::wgmma_fence();
-                issue_s(s);
-                sm90::wgmma_wait_group<0>();
-                pin(s);
-                if (t == 0) sm90::mbarrier_arrive(&bar.empty_k[ring.stage]);
-                softmax<Cfg>(s, diagonal, r, lane, p.scale_log2, row_max, row_sum, alpha, pa);
-                first = false;
-            } else {
-                sm90::mbarrier_wait(&bar.full_k[ring.stage], ring.parity);
-                sm90::mbarrier_wait(&bar.full_v[held.stage], held.parity);
-                sm90::wgmma_fence();
-                issue_s(s);
-                issue_pv<Cfg>(o, pa, sm, held.stage);
-                sm90::wgmma_wait_group<1>();
-                pin(s);
-                if (t == 0) sm90::mbarrier_arrive(&bar.empty_k[ring.stage]);
-                uint32_t next_pa[kKeySteps][4];
-                softmax<Cfg>(s, diagonal, r, lane, p.scale_log2, row_max, row_sum, alpha, next_pa);
-                sm90::wgmma_wait_group<0>();  // the previous tile's P V: its V is free, O may be rescaled
-                pin(o);
-                pin(pa);
-                if (t == 0) sm90::mbarrier_arrive(&bar.empty_v[held.stage]);
-#pragma unroll
-                for (int k = 0; k < kKeySteps; ++k) {
-#pragma unroll
-                    for (int x = 0; x < 4; ++x) pa[k][x] = next_pa[k][x];
-                }
-            }
-            // Once the running max settles, alpha is exactly 1 on most tiles: skip the multiply then.
-            if (__any_sync(0xffffffff, alpha[0] != 1.f || alpha[1] != 1.f)) {
-#pragma unroll
-                for (int i = 0; i < D / 2; ++i) o[i] *= alpha[(i / 2) % 2];
-            }
-            held = ring;
-            ring.advance();
+            for (int j = tiles.first(); !tiles.done(j); j = tiles.next(j)) tile(j == tiles.diagonal, 0);
+        } else {
+            // Wide query tiles (one chunk, positions = rows): the tiles before `diagonal` need no
+            // mask, every one from it does (at its own shift). Measured on one H200 (2026-12-04):
+            // without a mask, one tile a turn ran 1.03-1.04x two at S 16K and 32K; the causal
+            // kernels lost 12-15 % without two a turn before the diagonal.
+            const int unmasked = Cfg::kCausal ? tiles.diagonal : tiles.end0;
+#pragma unroll(Cfg::kCausal ? 2 : 1)
+            for (int j = 0; j < unmasked; ++j) tile(false, 0);
+#pragma unroll 1
+            for (int j = unmasked; j < tiles.end0; ++j) tile(true, q_tile * Cfg::kTileQ - j * Cfg::kTileKv);
         }
     }
     if (!first) {  // the last tile's P V
@@ -432,7 +488,8 @@ __device__ void forward(const sm90::TmaDescriptor* q_map, const KvMaps (&kv)[Sou
     }
     const Smem<Cfg> sm{reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023))};
 
-    const int q_tiles = p.sq / Cfg::kTileQ;
+    static_assert(Cfg::kTileQ == Cfg::kTileKv || Sources == 1, "wide query tiles run the single-GPU forward only");
+    const int q_tiles = Cfg::kTileQ == Cfg::kTileKv ? p.sq / Cfg::kTileQ : (p.sq + Cfg::kTileQ - 1) / Cfg::kTileQ;
     const QueryTile at = query_tile<Cfg>(p, q_tiles);
     const int q_tile = at.tile;
     const int head = at.head;
@@ -441,13 +498,16 @@ __device__ void forward(const sm90::TmaDescriptor* q_map, const KvMaps (&kv)[Sou
     const int kv_tiles = p.skv / Cfg::kTileKv;
     const int64_t q_row0 = (int64_t(batch) * p.hq + head) * p.sq + int64_t(q_tile) * Cfg::kTileQ;
     const int64_t kv_row0 = (int64_t(batch) * p.hkv + kv_head) * p.skv;
+    // Sq is a multiple of 128, so a wide tile's rows past it are whole warpgroups': they sit out.
+    const int consumers =
+        Cfg::kTileQ == Cfg::kTileKv ? Cfg::kConsumers : min(Cfg::kConsumers, (p.sq - q_tile * Cfg::kTileQ) / 64);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
             sm90::mbarrier_init(&full_k[s], 1);
             sm90::mbarrier_init(&full_v[s], 1);
-            sm90::mbarrier_init(&empty_k[s], Cfg::kConsumers);
-            sm90::mbarrier_init(&empty_v[s], Cfg::kConsumers);
+            sm90::mbarrier_init(&empty_k[s], consumers);
+            sm90::mbarrier_init(&empty_v[s], consumers);
         }
         sm90::mbarrier_init(&q_full, 1);
     }
@@ -457,8 +517,12 @@ __device__ void forward(const sm90::TmaDescriptor* q_map, const KvMaps (&kv)[Sou
     if (warpgroup == 0) {
         sm90::warpgroup_release_registers<Cfg::kProducerRegisters>();
         if (threadIdx.x == 0) {
-            sm90::mbarrier_arrive_expect_tx(&q_full, Cfg::kTileBytes);
-            load_tile<Cfg>(sm.q(), q_map, &q_full, static_cast<int>(q_row0));
+            // A wide tile's boxes may run into the next head's rows, or past Q (TMA fills zeros).
+            sm90::mbarrier_arrive_expect_tx(&q_full, Cfg::kQBytes);
+#pragma unroll
+            for (int b = 0; b < Cfg::kQBoxes; ++b) {
+                load_tile<Cfg>(sm.q() + b * Cfg::kTileBytes, q_map, &q_full, static_cast<int>(q_row0) + 128 * b);
+            }
             Ring<Cfg> ring;
             // Unrolled over the shards, so that each TMA load names its map's kernel parameter
             // directly rather than a pointer picked at run time.
@@ -471,7 +535,7 @@ __device__ void forward(const sm90::TmaDescriptor* q_map, const KvMaps (&kv)[Sou
                     // The copy engine wrote the shard; TMA reads it through the async proxy.
                     asm volatile("fence.proxy.async.global;" ::: "memory");
                 }
-                const VisibleTiles tiles = VisibleTiles::of<Cfg::kCausal>(p.q_chunks, chunks_of(p, src == 1), q_tile, kv_tiles);
+                const VisibleTiles tiles = visible_tiles<Cfg>(p, src == 1, q_tile, kv_tiles);
                 for (int j = tiles.first(); !tiles.done(j); j = tiles.next(j)) {
                     const int row = static_cast<int>(kv_row0 + int64_t(j) * Cfg::kTileKv);
                     sm90::mbarrier_wait(&empty_k[ring.stage], ring.parity ^ 1);
@@ -484,7 +548,7 @@ __device__ void forward(const sm90::TmaDescriptor* q_map, const KvMaps (&kv)[Sou
                 }
             }
         }
-    } else {
+    } else if (Cfg::kTileQ == Cfg::kTileKv || warpgroup <= consumers) {
         sm90::warpgroup_claim_registers<Cfg::kConsumerRegisters>();
         const Barriers bar{full_k, full_v, empty_k, empty_v, &q_full};
         consume<Cfg, Sources>(sm, bar, p, warpgroup - 1, q_tile, kv_tiles, q_row0);

@@ -77,7 +77,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Launch: grid (qLen / 128, qHeads, batch). Hopper: {@value #THREADS} threads (a TMA producer
  * warpgroup and two consumer warpgroups of 64 query rows each) and 164864 bytes of dynamic shared
- * memory for headDim 128, 82944 for 64. Portable: {@value #PORTABLE_THREADS} threads (eight warps of
+ * memory for headDim 128, 82944 for 64; but the forward at headDim 64 covers {@value #WIDE_ROWS}
+ * rows a block with three consumer warpgroups ({@link AttentionProblem#forwardLaunchShape}). Portable: {@value #PORTABLE_THREADS} threads (eight warps of
  * 16 query rows) and 98304 or 49152 bytes ({@link AttentionProblem#sharedBytes(GemmMainloop)}). The
  * portable mainloop has no kernel for a ring's last two steps in one launch: {@link #ringLastSteps}
  * and {@link #ring} are Hopper's, and {@link RingAttention} launches those steps one by one there.
@@ -101,6 +102,12 @@ public final class Attention implements AutoCloseable {
     public static final int THREADS = KernelAbi.IRIS_ATTENTION_THREADS;
     /** Shared memory per block of the headDim-128 kernels, the largest. */
     public static final int MAX_SHARED_BYTES = KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D128;
+    /** Query rows a block of the Hopper forward at headDim 64: three consumer warpgroups of 64. */
+    public static final int WIDE_ROWS = KernelAbi.IRIS_ATTENTION_WIDE_ROWS;
+    /** Threads per block of the Hopper forward at headDim 64: one producer, three consumers. */
+    public static final int WIDE_THREADS = KernelAbi.IRIS_ATTENTION_WIDE_THREADS;
+    /** Shared memory per block of the Hopper forward at headDim 64. */
+    public static final int WIDE_SHARED_BYTES = KernelAbi.IRIS_ATTENTION_WIDE_SHARED_BYTES_D64;
     /** Box of every tensor map: 64 elements (128 bytes) x 128 rows. */
     static final int BOX_INNER = KernelAbi.IRIS_ATTENTION_BOX_INNER;
     static final int BOX_OUTER = AttentionChecks.TILE;
@@ -139,7 +146,7 @@ public final class Attention implements AutoCloseable {
                 for (boolean causal : new boolean[] {false, true}) {
                     String name = AttentionProblem.kernelName(AttentionProblem.FORWARD, mainloop, t, d, causal);
                     Kernel k = module.kernel(name);
-                    k.setMaxDynamicSharedBytes(AttentionProblem.sharedBytes(mainloop, d));
+                    k.setMaxDynamicSharedBytes(AttentionProblem.forwardSharedBytes(mainloop, d));
                     forwardKernels.put(name, k);
                     String step = AttentionProblem.kernelName(AttentionProblem.RING_STEP, mainloop, t, d, causal);
                     if (missing == null) {
@@ -260,7 +267,7 @@ public final class Attention implements AutoCloseable {
         AttentionChecks.buffers(p, q, k, v, o, lse);
         Kernel kernel = forwardKernels.get(p.kernelName(mainloop));
         putInputs(p, q, k, v);
-        kernel.launch(p.launchShape(mainloop), stream, args.forward(p, o, lse), false);
+        kernel.launch(p.forwardLaunchShape(mainloop), stream, args.forward(p, o, lse), false);
     }
 
     /** Enqueues one ring-attention step (see {@link RingStep}). */

@@ -176,19 +176,45 @@ public record AttentionProblem(DType dtype, int batch, int qHeads, int kvHeads, 
         return headDim == 64 ? KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D64 : KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D128;
     }
 
-    /** The Hopper kernels' launch: {@link #launchShape(GemmMainloop)} of HOPPER. */
+    /** The Hopper ring steps' launch: {@link #launchShape(GemmMainloop)} of HOPPER. */
     public LaunchShape launchShape() {
         return launchShape(GemmMainloop.HOPPER);
     }
 
     /**
-     * Grid (qLen / 128, qHeads, batch), as both mainloops cover 128 query rows a block, of {@value
-     * Attention#THREADS} threads on Hopper or {@value Attention#PORTABLE_THREADS} on the portable
-     * mainloop, with {@link #sharedBytes(GemmMainloop)}.
+     * The ring steps' launch, and the forward's but for Hopper's at head size 64 ({@link
+     * #forwardLaunchShape}): grid (qLen / 128, qHeads, batch), as both mainloops cover 128 query rows
+     * a block, of {@value Attention#THREADS} threads on Hopper or {@value Attention#PORTABLE_THREADS}
+     * on the portable mainloop, with {@link #sharedBytes(GemmMainloop)}.
      */
     public LaunchShape launchShape(GemmMainloop mainloop) {
         int threads = mainloop == GemmMainloop.PORTABLE ? Attention.PORTABLE_THREADS : Attention.THREADS;
         return new LaunchShape(qLen / AttentionChecks.TILE, qHeads, batch, threads, 1, 1, sharedBytes(mainloop));
+    }
+
+    /**
+     * The forward kernel's launch on {@code mainloop}. Hopper's at head size 64 covers {@value
+     * Attention#WIDE_ROWS} query rows a block with three consumer warpgroups: grid (ceil(qLen /
+     * {@value Attention#WIDE_ROWS}), qHeads, batch) of {@value Attention#WIDE_THREADS} threads and
+     * {@value Attention#WIDE_SHARED_BYTES} bytes of shared memory. Every other forward launches as
+     * {@link #launchShape(GemmMainloop)}.
+     */
+    public LaunchShape forwardLaunchShape(GemmMainloop mainloop) {
+        if (!wideForward(mainloop, headDim)) {
+            return launchShape(mainloop);
+        }
+        return new LaunchShape((qLen + Attention.WIDE_ROWS - 1) / Attention.WIDE_ROWS, qHeads, batch,
+                Attention.WIDE_THREADS, 1, 1, Attention.WIDE_SHARED_BYTES);
+    }
+
+    /** Dynamic shared memory of the forward kernel of {@code mainloop} at {@code headDim}. */
+    static int forwardSharedBytes(GemmMainloop mainloop, int headDim) {
+        return wideForward(mainloop, headDim) ? Attention.WIDE_SHARED_BYTES : sharedBytes(mainloop, headDim);
+    }
+
+    /** Whether the forward kernel takes the wide query tiles (attention.cu: Hopper's at head size 64). */
+    private static boolean wideForward(GemmMainloop mainloop, int headDim) {
+        return mainloop == GemmMainloop.HOPPER && headDim == 64;
     }
 
     @Override

@@ -68,6 +68,20 @@ class AttentionChecksTest {
     }
 
     @Test
+    void theHopperForwardAtHeadSize64TakesWideTilesAndRoundsTheGridUp() {
+        // 4096 rows: 21 blocks of 192 and one of 64 rows (its two other consumers sit out).
+        AttentionProblem d64 = problem(3, 32, 8, 4096, 4096, 64, true);
+        assertEquals(new LaunchShape(22, 32, 3, 512, 1, 1, 132096), d64.forwardLaunchShape(GemmMainloop.HOPPER));
+        assertEquals(new LaunchShape(2, 4, 1, 512, 1, 1, 132096),
+                problem(1, 4, 4, 384, 384, 64, false).forwardLaunchShape(GemmMainloop.HOPPER));
+        // The ring steps keep 128-row tiles; so do head size 128 and the portable mainloop.
+        assertEquals(new LaunchShape(32, 32, 3, 384, 1, 1, 82944), d64.launchShape());
+        AttentionProblem d128 = problem(3, 32, 8, 4096, 4096, 128, true);
+        assertEquals(d128.launchShape(), d128.forwardLaunchShape(GemmMainloop.HOPPER));
+        assertEquals(d64.launchShape(GemmMainloop.PORTABLE), d64.forwardLaunchShape(GemmMainloop.PORTABLE));
+    }
+
+    @Test
     void flopsHalveWhenCausal() {
         AttentionProblem p = problem(1, 32, 8, 4096, 4096, 128, false);
         assertEquals(4.0 * 32 * 4096 * 4096 * 128, p.flops());

@@ -188,6 +188,12 @@ public final class AttentionScenarios extends TeamScenarios {
         cases.add(new LocalCase(DType.F16, 1, 4, 4, 256, 256, 64, false));
         cases.add(new LocalCase(DType.BF16, 2, 4, 2, 128, 512, 128, false));
         cases.add(new LocalCase(DType.F16, 1, 4, 1, 256, 640, 64, false));
+        // Hopper's forward at head size 64 takes blocks of 192 query rows: a lone block of 128 rows
+        // (two of its three consumer warpgroups), 640 = 3 x 192 + 64 with the mask crossing blocks,
+        // and 128 queries against 512 keys.
+        cases.add(new LocalCase(DType.BF16, 1, 4, 2, 128, 128, 64, true));
+        cases.add(new LocalCase(DType.BF16, 1, 4, 2, 640, 640, 64, true));
+        cases.add(new LocalCase(DType.F16, 2, 4, 2, 128, 512, 64, false));
         return cases;
     }
 
