@@ -9,8 +9,7 @@ import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.Locale;
 
 /**
- * {@link Gemm}'s kernels for problems of at most {@value #MAX_M} rows with A stored M x K (chosen up to
- * {@value #CHOSEN_MAX_M} rows), on either
+ * {@link Gemm}'s kernels for problems of at most {@value #MAX_M} rows with A stored M x K, on either
  * mainloop ({@code iris_gemm_skinny_<in>_<nk|kn>_<out>} in {@code gemm_portable.cu}; iris/gemm/sm80/skinny.cuh):
  * one block per {@value #MAX_M} x {@value #TILE_N} column tile and slice of K, the slices of a tile
  * added in a fixed order by its last block. A decode step or a small batch only streams the weights,
@@ -18,15 +17,14 @@ import java.util.Locale;
  * are synchronized).
  */
 final class SkinnyGemm implements AutoCloseable {
-    /** The most rows a skinny kernel takes (iris/abi/gemm_portable.h, as every constant below that the kernels share). */
-    static final int MAX_M = KernelAbi.IRIS_GEMM_SKINNY_MAX_M;
     /**
-     * The most rows for which {@link Gemm} chooses the skinny kernels on its own. On an H200 (the model
-     * suite of 2026-12-02, docs/benchmarks/gemm-suite-findings.md) they beat the 64 x 128 tiles on 18
-     * of 21 shapes of 1 and 8 rows, and lost on 6 of 9 of 16 rows, where the partials of a split cost
-     * more than the tiles' second consumer would.
+     * The most rows a skinny kernel takes (iris/abi/gemm_portable.h, as every constant below that the
+     * kernels share). {@link Gemm} runs every problem they take on them: on an H200 they beat the 64 x
+     * 128 tiles on 18 of 21 of the model suite's shapes of 1 and 8 rows (2026-12-02), and on 7 of its
+     * 9 shapes of 16 rows once their offsets were computed once (2026-12-04, geometric mean 0.935-0.941x
+     * cuBLAS against 0.865-0.870x; docs/benchmarks/gemm-suite-findings.md).
      */
-    static final int CHOSEN_MAX_M = 8;
+    static final int MAX_M = KernelAbi.IRIS_GEMM_SKINNY_MAX_M;
     /** Output columns per tile. */
     static final int TILE_N = KernelAbi.IRIS_GEMM_SKINNY_TILE_N;
     /** K per pipeline stage. */
@@ -82,15 +80,6 @@ final class SkinnyGemm implements AutoCloseable {
     /** Whether the skinny kernels can run {@code p}: at most {@value #MAX_M} rows, A stored M x K. */
     static boolean takes(GemmProblem p) {
         return p.m() <= MAX_M && p.aLayout() == GemmALayout.MK;
-    }
-
-    /** Whether {@link Gemm} runs {@code p} on the skinny kernels: at most {@value #CHOSEN_MAX_M} rows, A stored M x K. */
-    static boolean chosen(GemmProblem p) {
-        return chosen(p.m()) && p.aLayout() == GemmALayout.MK;
-    }
-
-    static boolean chosen(long m) {
-        return m <= CHOSEN_MAX_M;
     }
 
     /**

@@ -8,8 +8,8 @@ import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import dev.irisjvm.kernels.gemm.GemmReference.Reference;
 
 /**
- * {@link GemmScenarios}' cases of the skinny kernels (at most 16 rows, A stored M x K, chosen by the
- * Gemm up to 8; iris/gemm/sm80/skinny.cuh), on whichever mainloop the Gemm runs, under the same rules
+ * {@link GemmScenarios}' cases of the skinny kernels (at most 16 rows, A stored M x K, which the Gemm
+ * runs on them; iris/gemm/sm80/skinny.cuh), on whichever mainloop the Gemm runs, under the same rules
  * (fresh inputs, poisoned outputs, the double reference within the derived bound).
  */
 final class GemmSkinnyScenarios extends GemmScenarioPart {
@@ -18,7 +18,7 @@ final class GemmSkinnyScenarios extends GemmScenarioPart {
      * one (ragged N and K), 3 rows split into many short slices with a ragged last one, the most rows
      * it chooses them for, and a ragged 5 x 136 x 72 of one k-block.
      */
-    static final int[][] SHAPES = {{1, 4104, 1032}, {3, 1000, 8200}, {8, 4096, 512}, {5, 136, 72}};
+    static final int[][] SHAPES = {{1, 4104, 1032}, {3, 1000, 8200}, {16, 4096, 512}, {5, 136, 72}};
     /** (M, N, K) forced onto the skinny kernels in each of {@link #FORCED_SLICES}: rows of one half of the tile, and all 16. */
     static final int[][] FORCED = {{5, 520, 3000}, {16, 520, 3000}};
     /** One slice, two, an uneven count, and one k-block each (47). */
