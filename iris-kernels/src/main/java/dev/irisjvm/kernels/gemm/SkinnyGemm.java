@@ -21,8 +21,8 @@ final class SkinnyGemm implements AutoCloseable {
      * The most rows a skinny kernel takes (iris/abi/gemm_portable.h, as every constant below that the
      * kernels share). {@link Gemm} runs every problem they take on them: on an H200 they beat the 64 x
      * 128 tiles on 18 of 21 of the model suite's shapes of 1 and 8 rows (2026-12-02), and on 7 of its
-     * 9 shapes of 16 rows once their offsets were computed once (2026-12-04, geometric mean 0.935-0.941x
-     * cuBLAS against 0.865-0.870x; docs/benchmarks/gemm-suite-findings.md).
+     * 9 shapes of 16 rows once their offsets were computed once (2026-12-04, geometric mean 0.934-0.940x
+     * cuBLAS against 0.865-0.868x; docs/benchmarks/gemm-suite-findings.md).
      */
     static final int MAX_M = KernelAbi.IRIS_GEMM_SKINNY_MAX_M;
     /** Output columns per tile. */
