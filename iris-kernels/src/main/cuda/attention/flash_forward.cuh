@@ -54,7 +54,7 @@ struct Config {
     static constexpr int kTileQ = 64 * Consumers;  // each consumer warpgroup owns 64 query rows
     static constexpr int kTileKv = IRIS_ATTENTION_TILE;
     static_assert(kTileKv == 128, "the swizzled blocks and the tensor maps' boxes are 128 rows");
-    // Three stages for three consumers without a mask: 1.03-1.09x at S 16K and 32K on one H200
+    // Three stages for three consumers without a mask: 1.04-1.09x at S 16K and 32K on one H200
     // (2026-12-04); with a mask, 0.88-0.99x.
     static constexpr int kStages = Consumers == 3 && !Causal_ ? 3 : 2;
     static constexpr int kThreads = 128 * (1 + kConsumers);
@@ -77,15 +77,17 @@ struct Config {
     static_assert(kSmemBytes == kQBytes + kStages * kStageBytes + 1024 ||
                       (Causal_ && Consumers == 3 && kSmemBytes == kQBytes + (kStages + 1) * kStageBytes + 1024),
                   "a Q tile, kStages stages of K and V tiles, 1 KiB to align them");
-    // Only thread 0 of the producer works; three consumers need 160 registers each (ptxas).
+    // Only thread 0 of the producer works. Three consumers need 160 registers each: with the
+    // producer at the GEMM's 40 they get 152, and ptxas spills.
     static constexpr int kProducerRegisters = Consumers == 2 ? iris::gemm::kTmaProducerRegisters : 32;
     static constexpr int kConsumerRegisters = iris::gemm::consumer_registers(kConsumers, kProducerRegisters);
 };
 
 /// Consumer warpgroups of the single-GPU forward kernels: three at head size 64, whose tiles'
 /// products are half as long against the same softmax, so a third warpgroup keeps the tensor cores
-/// busy (1.05-1.17x over two on one H200, 2026-12-04; attention-findings.md); two at 128, where
-/// three would not fit their registers. The ring steps keep two (their chunks are 128-row tiles).
+/// busy (1.02-1.11x over two on one H200, 2026-12-04, but 0.97x at S 4K without a mask, where the
+/// 192-row blocks make a last wave a third full; attention-findings.md); two at 128, where three
+/// would not fit their registers. The ring steps keep two (their chunks are 128-row tiles).
 template <int HeadDim>
 inline constexpr int kForwardConsumers = HeadDim == 64 ? IRIS_ATTENTION_WIDE_ROWS / 64 : 2;
 
@@ -372,8 +374,9 @@ __device__ void consume(const Smem<Cfg>& sm, const Barriers& bar, const Params& 
         } else {
             // Wide query tiles (one chunk, positions = rows): the tiles before `diagonal` need no
             // mask, every one from it does (at its own shift). Measured on one H200 (2026-12-04):
-            // without a mask, one tile a turn ran 1.03-1.04x two at S 16K and 32K; the causal
-            // kernels lost 12-15 % without two a turn before the diagonal.
+            // without a mask, one tile a turn ran 1.03-1.04x as fast as two at S 16K and 32K; the
+            // causal kernels lost 5-15 % with one a turn throughout, and spilled with two a turn
+            // over the masked tiles.
             const int unmasked = Cfg::kCausal ? tiles.diagonal : tiles.end0;
 #pragma unroll(Cfg::kCausal ? 2 : 1)
             for (int j = 0; j < unmasked; ++j) tile(false, 0);
