@@ -78,8 +78,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Launch: grid (qLen / 128, qHeads, batch). Hopper: {@value #THREADS} threads (a TMA producer
  * warpgroup and two consumer warpgroups of 64 query rows each) and 164864 bytes of dynamic shared
  * memory for headDim 128, 82944 for 64; but the forward at headDim 64 covers {@value #WIDE_ROWS}
- * rows a block with three consumer warpgroups ({@link AttentionProblem#forwardLaunchShape}). Portable: {@value #PORTABLE_THREADS} threads (eight warps of
- * 16 query rows) and 98304 or 49152 bytes ({@link AttentionProblem#sharedBytes(GemmMainloop)}). The
+ * rows a block with three consumer warpgroups ({@link AttentionProblem#forwardLaunchShape}).
+ * Portable: {@value #PORTABLE_THREADS} threads (eight warps of 16 query rows) and 98304 or 49152
+ * bytes ({@link AttentionProblem#sharedBytes(GemmMainloop)}). The
  * portable mainloop has no kernel for a ring's last two steps in one launch: {@link #ringLastSteps}
  * and {@link #ring} are Hopper's, and {@link RingAttention} launches those steps one by one there.
  * Every kernel takes one argument struct, {@code iris_attention_args} (iris/abi/attention.h, where
