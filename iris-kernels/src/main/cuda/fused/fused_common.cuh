@@ -53,7 +53,7 @@ __device__ inline void refuse_launch(const iris::Ctx& ctx, int site, uint64_t gi
     }
 }
 
-/// shared_memory_fits (iris/gemm/persistent.cuh), recording a refused launch.
+/// shared_memory_fits (iris/gemm/impl/block.cuh), recording a refused launch.
 template <class Cfg>
 __device__ inline bool launch_fits(const iris::Ctx& ctx) {
     if (shared_memory_fits<Cfg>()) return true;

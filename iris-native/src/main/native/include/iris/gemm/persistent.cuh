@@ -82,15 +82,6 @@ struct NoTimeline {
     __device__ void tile(int, int, uint64_t, uint64_t, uint64_t) const {}
 };
 
-/// Whether this launch gave the CTA the dynamic shared memory Cfg needs. The same in every thread of
-/// the grid, so a kernel that returns when it is false returns everywhere. The library launches with
-/// IRIS_GEMM_SHARED_BYTES, which every Config fits, so false means a launch from outside it. Never
-/// __trap instead: that would kill the context, and with it the rank.
-template <class Cfg>
-__device__ inline bool shared_memory_fits() {
-    return sm90::dynamic_smem_bytes() >= Cfg::kSmemBytes;
-}
-
 /// The GEMM of one launch, run by every thread of every CTA; the caller has checked
 /// shared_memory_fits<Cfg>().
 ///

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "iris/abi/tma.h"
+#include "iris/gemm/impl/block.cuh"
 #include "iris/gemm/impl/wgmma.cuh"
 #include "iris/impl/arch.cuh"
 
@@ -16,6 +17,10 @@ namespace iris::gemm::sm90 {
 /// for both sides in iris/abi/tma.h. Kernels take it inside their __grid_constant__ argument struct so
 /// that TMA reads it from the parameter space.
 using TmaDescriptor = iris_tma_descriptor;
+
+// Shared with the portable mainloop (impl/block.cuh), under the names the kernels call them by.
+using iris::gemm::dynamic_smem_bytes;
+using iris::gemm::named_barrier_sync;
 
 __device__ inline uint32_t smem_address(const void* p) {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
@@ -159,11 +164,6 @@ __device__ inline void warpgroup_claim_registers() {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Registers));
 }
 
-/// A barrier among the `threads` threads that use hardware barrier `id` (1..15; 0 is __syncthreads).
-__device__ inline void named_barrier_sync(int id, int threads) {
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
 /// named_barrier_sync that also ORs `pred` over the threads that meet: true on each of them when it
 /// was true on any. One instruction is both the meeting and the broadcast of one thread's decision.
 __device__ inline bool named_barrier_or(int id, int threads, bool pred) {
@@ -177,13 +177,6 @@ __device__ inline bool named_barrier_or(int id, int threads, bool pred) {
         : "r"(static_cast<uint32_t>(pred)), "r"(id), "r"(threads)
         : "memory");
     return any != 0;
-}
-
-/// Bytes of dynamic shared memory this launch was given.
-__device__ inline uint32_t dynamic_smem_bytes() {
-    uint32_t bytes;
-    asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
-    return bytes;
 }
 
 }  // namespace iris::gemm::sm90

@@ -50,7 +50,7 @@ __device__ inline bool run(const iris_gemm_portable_args& args) {
     using In = typename Cfg::In;
     using Out = typename Cfg::Out;
     extern __shared__ __align__(128) uint8_t smem[];  // 128-byte aligned: the swizzle's bank lines
-    if (dynamic_smem_bytes() < Cfg::kSmemBytes) return false;
+    if (!shared_memory_fits<Cfg>()) return false;
 
     const GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(args.m, args.n, args.group_m);
     if (static_cast<int>(blockIdx.x) >= sched.count()) return true;

@@ -45,14 +45,6 @@
 
 namespace iris::gemm::sm80 {
 
-/// Whether this launch gave the block the dynamic shared memory Cfg needs; the same in every thread
-/// of the grid, so a kernel that returns when it is false returns everywhere (never __trap: that
-/// would kill the context, and with it the rank).
-template <class Cfg>
-__device__ inline bool shared_memory_fits() {
-    return dynamic_smem_bytes() >= Cfg::kSmemBytes;
-}
-
 /// How a persistent block's outputs are staged for the hooks: one OutputChunk per warp, the two
 /// groups' chunks side by side in the bytes the pipeline's stages used.
 template <class Cfg>

@@ -165,7 +165,7 @@ __device__ void store(const Accumulators<Cfg>& acc, const iris_gemm_skinny_args&
 template <class Cfg>
 __device__ inline bool skinny(const iris_gemm_skinny_args& args) {
     extern __shared__ __align__(128) uint8_t smem[];
-    if (dynamic_smem_bytes() < Cfg::kSmemBytes) return false;
+    if (!shared_memory_fits<Cfg>()) return false;
     const int slices = args.slices < 1 ? 1 : args.slices;
     const int tile = static_cast<int>(blockIdx.x) / slices;
     const int slice = static_cast<int>(blockIdx.x) % slices;

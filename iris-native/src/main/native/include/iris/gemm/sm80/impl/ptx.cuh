@@ -1,30 +1,23 @@
 // iris/gemm/sm80/impl/ptx.cuh (not API): the sm_80 instructions the portable GEMM is made of, one
-// inline function each: cp.async (global to shared, 16 bytes, zero-fill), its commit and wait, a
-// named barrier, ldmatrix (four 8 x 8 matrices of 16-bit elements, plain or transposed) and
-// mma.sync m16n8k16 with f32 accumulators. Every later NVIDIA architecture runs them too.
+// inline function each: cp.async (global to shared, 16 bytes, zero-fill), its commit and wait,
+// ldmatrix (four 8 x 8 matrices of 16-bit elements, plain or transposed) and mma.sync m16n8k16 with
+// f32 accumulators; named barriers and the launch's shared memory come from impl/block.cuh. Every
+// later NVIDIA architecture runs them too.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
+#include "iris/gemm/impl/block.cuh"
 #include "iris/impl/arch.cuh"
 
 namespace iris::gemm::sm80 {
 
+using iris::gemm::dynamic_smem_bytes;
+using iris::gemm::named_barrier_sync;
+
 /// The shared-memory address (state space .shared) of a generic pointer into shared memory.
 __device__ inline uint32_t shared_address(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
-
-/// Bytes of dynamic shared memory this launch gave the block.
-__device__ inline uint32_t dynamic_smem_bytes() {
-    uint32_t bytes;
-    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
-    return bytes;
-}
-
-/// Barrier `id` (1 to 15; 0 is __syncthreads') of `threads` threads of the block, whole warps.
-__device__ inline void named_barrier_sync(int id, int threads) {
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
 
 /// Copies 16 bytes from global `src` to shared `dst` asynchronously (L2 only, .cg), or writes 16
 /// zero bytes where `fill` is false (src-size 0: nothing is read).
