@@ -48,7 +48,7 @@ struct Config {
     static_assert(HeadDim == 64 || HeadDim == 128, "head_dim 64 or 128");
     static constexpr int kHeadDim = HeadDim;
     static constexpr bool kCausal = Causal_;
-    static_assert(Consumers == 2 || (Consumers == 3 && HeadDim == 64),
+    static_assert(Consumers == 2 || (Consumers == 3 && HeadDim == IRIS_ATTENTION_WIDE_HEAD_DIM),
                   "two consumer warpgroups, or three at head size 64 (their registers hold no more)");
     static constexpr int kConsumers = Consumers;
     static constexpr int kTileQ = 64 * Consumers;  // each consumer warpgroup owns 64 query rows
@@ -89,7 +89,7 @@ struct Config {
 /// 192-row blocks make a last wave a third full; attention-findings.md); two at 128, where three
 /// would not fit their registers. The ring steps keep two (their chunks are 128-row tiles).
 template <int HeadDim>
-inline constexpr int kForwardConsumers = HeadDim == 64 ? IRIS_ATTENTION_WIDE_ROWS / 64 : 2;
+inline constexpr int kForwardConsumers = HeadDim == IRIS_ATTENTION_WIDE_HEAD_DIM ? IRIS_ATTENTION_WIDE_ROWS / 64 : 2;
 
 /// Sites of the host's error message: the wait for second_ready, the shared-memory check.
 inline constexpr int kSiteSecondShard = IRIS_ATTENTION_SITE_SECOND_SHARD;
@@ -295,6 +295,7 @@ __device__ void consume(const Smem<Cfg>& sm, const Barriers& bar, const Params& 
     }
 
     // This consumer's 64 rows of Q: in box (consumer * 64) / 128, from row (consumer * 64) % 128.
+    // Written out for one box, so that the two-consumer kernels' code stays what was measured.
     const uint8_t* q_rows = Cfg::kQBoxes == 1 ? sm.q() + consumer * 64 * 128
                                               : sm.q() + (consumer / 2) * Cfg::kTileBytes + (consumer % 2) * 64 * 128;
     sm90::mbarrier_wait(bar.q_full, 0);

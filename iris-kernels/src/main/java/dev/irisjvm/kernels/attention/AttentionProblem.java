@@ -204,7 +204,7 @@ public record AttentionProblem(DType dtype, int batch, int qHeads, int kvHeads, 
             return launchShape(mainloop);
         }
         return new LaunchShape((qLen + Attention.WIDE_ROWS - 1) / Attention.WIDE_ROWS, qHeads, batch,
-                Attention.WIDE_THREADS, 1, 1, Attention.WIDE_SHARED_BYTES);
+                Attention.WIDE_THREADS, 1, 1, forwardSharedBytes(mainloop, headDim));
     }
 
     /** Dynamic shared memory of the forward kernel of {@code mainloop} at {@code headDim}. */
@@ -212,9 +212,9 @@ public record AttentionProblem(DType dtype, int batch, int qHeads, int kvHeads, 
         return wideForward(mainloop, headDim) ? Attention.WIDE_SHARED_BYTES : sharedBytes(mainloop, headDim);
     }
 
-    /** Whether the forward kernel takes the wide query tiles (attention.cu: Hopper's at head size 64). */
+    /** Whether the forward kernel takes wide query tiles: Hopper's at IRIS_ATTENTION_WIDE_HEAD_DIM (abi/attention.h). */
     private static boolean wideForward(GemmMainloop mainloop, int headDim) {
-        return mainloop == GemmMainloop.HOPPER && headDim == 64;
+        return mainloop == GemmMainloop.HOPPER && headDim == KernelAbi.IRIS_ATTENTION_WIDE_HEAD_DIM;
     }
 
     @Override

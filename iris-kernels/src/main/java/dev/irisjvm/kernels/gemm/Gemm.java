@@ -506,7 +506,7 @@ public final class Gemm implements AutoCloseable {
      * it, else what the rule chooses. Nothing is launched.
      */
     public synchronized String schedule(int m, int n, int k) {
-        if (m <= SkinnyGemm.MAX_M) {
+        if (SkinnyGemm.takes(m)) {
             return skinnySplit(m, n, k).describe();
         }
         if (portable != null) {

@@ -79,7 +79,12 @@ final class SkinnyGemm implements AutoCloseable {
 
     /** Whether the skinny kernels can run {@code p}: at most {@value #MAX_M} rows, A stored M x K. */
     static boolean takes(GemmProblem p) {
-        return p.m() <= MAX_M && p.aLayout() == GemmALayout.MK;
+        return takes(p.m()) && p.aLayout() == GemmALayout.MK;
+    }
+
+    /** Whether {@code m} rows are few enough for the skinny kernels (A stored M x K). */
+    static boolean takes(long m) {
+        return m <= MAX_M;
     }
 
     /**
