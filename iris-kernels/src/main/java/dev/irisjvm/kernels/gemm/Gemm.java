@@ -238,6 +238,8 @@ public final class Gemm implements AutoCloseable {
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, SWIZZLE_BYTES);
     /** The schedule of each recent shape. */
     private final PlanCache plans;
+    /** The tile every call runs whole ({@link #forceTile}), or null: the rule's. */
+    private GemmTile forcedTile;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private Gemm(Options options, DeviceProperties device, KernelLibrary library, GemmMainloop mainloop) {
@@ -486,6 +488,20 @@ public final class Gemm implements AutoCloseable {
         portable.force(tile);
     }
 
+    /**
+     * Makes every later call of the Hopper kernels (more than {@link SkinnyGemm#MAX_M} rows or A
+     * stored K x M) run whole {@code tile}s, whatever the shape, or the rule again for null (tests:
+     * each tile's kernels on every shape against the reference).
+     */
+    synchronized void forceTile(GemmTile tile) {
+        ensureOpen();
+        if (portable != null) {
+            throw new IllegalStateException(GemmChecks.who() + ": only the Hopper mainloop has a GemmTile to force; this Gemm runs the "
+                    + mainloop + " one");
+        }
+        forcedTile = tile;
+    }
+
     /** Shapes whose schedule {@link Options#tune()} has chosen on this instance (0 without it). */
     synchronized int tunedShapes() {
         return tuner == null ? 0 : tuner.shapes();
@@ -524,6 +540,9 @@ public final class Gemm implements AutoCloseable {
 
     private synchronized StreamKPlan plan(int m, int n, int k) {
         int sms = device.multiprocessorCount();
+        if (forcedTile != null) {
+            return StreamKPlan.whole(forcedTile, forcedTile.tiles(m, n), sms);
+        }
         return workspace == null ? StreamKPlan.paired(StreamKPlan.whole(m, n, sms), m, n, sms) : plans.choose(m, n, kBlocks(k));
     }
 
@@ -627,6 +646,7 @@ public final class Gemm implements AutoCloseable {
         PortableGemm.Tile forced = portable == null ? null : portable.forced();
         return "Gemm(GPU " + device.device() + " " + device.name() + ", " + device.multiprocessorCount() + " SMs, " + mainloop
                 + " mainloop, groupM " + options.groupM() + (forced != null ? ", portable tiles forced to " + forced.shape() : "")
+                + (forcedTile != null ? ", tiles forced to " + forcedTile.describe() : "")
                 + (closed.get() ? ", closed" : "") + ")";
     }
 }

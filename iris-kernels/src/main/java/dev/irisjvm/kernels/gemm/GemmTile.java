@@ -4,11 +4,14 @@ package dev.irisjvm.kernels.gemm;
  * The output tiles the library's GEMM kernels come in (gemm.cu, iris/gemm/config.cuh), each a kernel
  * of its own per variant: a {@link StreamKPlan} says which one a call runs. Problems of at most
  * {@link Gemm#SHORT_TILE_M} rows always take {@link #SHORT}; the others {@link #WIDE} or, where its
- * tiles would leave SMs idle, {@link #NARROW}, as {@link ScheduleCost} estimates.
+ * tiles would leave SMs idle or a wave mostly empty, {@link #MID} or {@link #NARROW}, as {@link
+ * ScheduleCost} estimates.
  */
 enum GemmTile {
     /** 128 x 256, two consumer warpgroups: {@code iris_gemm_*}. */
     WIDE(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, ""),
+    /** 128 x 192, two consumer warpgroups: {@code iris_gemm_mid_*}, a third more tiles than WIDE. */
+    MID(Gemm.TILE_M, Gemm.MID_TILE_N, Gemm.THREADS, "mid_"),
     /** 128 x 128, two consumer warpgroups: {@code iris_gemm_narrow_*}, twice the tiles of WIDE. */
     NARROW(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_"),
     /** 64 x 128, one consumer warpgroup: {@code iris_gemm_short_*}, for M at most 64. */
@@ -37,9 +40,9 @@ enum GemmTile {
         return m <= Gemm.SHORT_TILE_M ? SHORT : WIDE;
     }
 
-    /** The tiles an {@code m}-row problem may run on: SHORT alone, or WIDE and NARROW. */
+    /** The tiles an {@code m}-row problem may run on: SHORT alone, or WIDE, MID and NARROW. */
     static GemmTile[] choices(long m) {
-        return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT} : new GemmTile[] {WIDE, NARROW};
+        return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT} : new GemmTile[] {WIDE, MID, NARROW};
     }
 
     int rows() {
@@ -60,7 +63,7 @@ enum GemmTile {
         return GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
     }
 
-    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "narrow_" or "short_". */
+    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_" or "pair_". */
     String namePart() {
         return namePart;
     }

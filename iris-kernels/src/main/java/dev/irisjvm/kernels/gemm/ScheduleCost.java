@@ -42,6 +42,12 @@ final class ScheduleCost {
      * fix-up the model under-prices.
      */
     static final double NARROW_K_BLOCK_US = 0.33;
+    /**
+     * µs of one k-block of a 128 x 192 mid tile on one SM: three quarters of {@link #K_BLOCK_US} and
+     * a little more, as the narrow tile's is half and a little more (per multiply-add it moves a
+     * twelfth more operand bytes through shared memory than 128 x 256).
+     */
+    static final double MID_K_BLOCK_US = 0.48;
     /** Bytes per µs the GPU's memory delivers to the kernel. */
     static final double BYTES_PER_US = 4.91e6;
     /** µs per launch, and per wave of tiles. */
@@ -63,6 +69,7 @@ final class ScheduleCost {
         double k = (double) kBlocks * Gemm.TILE_K;
         double kBlockUs = switch (plan.tile()) {
             case WIDE, PAIR -> K_BLOCK_US;  // pairs are never among the candidates; priced as the tile they pair
+            case MID -> MID_K_BLOCK_US;
             case NARROW -> NARROW_K_BLOCK_US;
             case SHORT -> SHORT_K_BLOCK_US;
         };

@@ -85,7 +85,7 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
 
     /**
      * The plan in words: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
-     * K", "stream-K on ...", followed by ", 128 x 128 tiles" (or 64 x 128) where the tile is not 128 x 256.
+     * K", "stream-K on ...", followed by ", 128 x 192 tiles" (or 128 x 128, 64 x 128) where the tile is not 128 x 256.
      */
     String describe(long tiles) {
         String size = tile == GemmTile.WIDE ? "" : tile == GemmTile.PAIR ? ", in pairs" : ", " + tile.describe() + " tiles";

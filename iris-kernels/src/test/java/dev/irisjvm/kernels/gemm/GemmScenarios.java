@@ -47,6 +47,9 @@ import java.util.Random;
  *     {@link GemmErrorBound}. Also, the output in the input dtype must be the F32 output of the
  *     same inputs rounded to nearest even, bit for bit: the kernels share one F32 mainloop,
  *     so "rounded once" is checked exactly.</li>
+ * <li>{@code gemm_every_tile_vs_cpu} runs the small shapes' cases on each tile of the Hopper kernels
+ *     forced in turn ({@link Gemm#forceTile}), every layout pair, so that a tile the rule rarely
+ *     chooses is checked in every variant.</li>
  * <li>Large shapes are compared with cuBLAS ({@code cublasGemmEx}, F32 compute) on the same
  *     inputs: every element within {@link GemmErrorBound#pairBound} (S bounded by an F32 cuBLAS
  *     GEMM of |A| and |B|); on 1024 sampled elements plus the corners, within the element bound
@@ -79,6 +82,7 @@ public final class GemmScenarios {
             "gemm_cublaslt_vs_cpu",
             "gemm_transposed_a_vs_cpu",
             "gemm_alpha_beta_vs_cpu",
+            "gemm_every_tile_vs_cpu",
             "gemm_stream_k_vs_cpu",
             "gemm_skinny_vs_cpu",
             "gemm_misuse",
@@ -143,6 +147,7 @@ public final class GemmScenarios {
                     + (cublasLt != null ? ", " + cublasLt.version() : cublas != null ? ", cuBLASLt unavailable: " + reason : ""));
             Gemm.Options portableOptions = Gemm.Options.defaults().withMainloop(GemmMainloop.PORTABLE);
             try (Gemm gemm = Gemm.create();
+                 Gemm tiledGemm = Gemm.create();
                  Gemm portableGemm = Gemm.create(portableOptions);
                  Gemm wideGemm = Gemm.create(portableOptions)) {
                 wideGemm.forcePortableTile(PortableGemm.Tile.WIDE);
@@ -150,6 +155,7 @@ public final class GemmScenarios {
                 System.out.println("gemm: " + portableGemm);
                 System.out.println("gemm: " + wideGemm);
                 GemmScenarios s = new GemmScenarios(iris, gemm, cublas, cublasLt, reason, runSeed);
+                GemmScenarios tiled = new GemmScenarios(iris, tiledGemm, cublas, cublasLt, reason, runSeed);
                 GemmScenarios portable = new GemmScenarios(iris, portableGemm, cublas, cublasLt, reason, runSeed);
                 GemmScenarios wide = new GemmScenarios(iris, wideGemm, cublas, cublasLt, reason, runSeed);
                 Map<String, ScenarioRunner.Scenario> bodies = new LinkedHashMap<>();
@@ -162,6 +168,7 @@ public final class GemmScenarios {
                 GemmLayoutScenarios layouts = new GemmLayoutScenarios(s, iris, gemm);
                 bodies.put("gemm_transposed_a_vs_cpu", layouts::transposedA);
                 bodies.put("gemm_alpha_beta_vs_cpu", layouts::alphaBeta);
+                bodies.put("gemm_every_tile_vs_cpu", tiled::everyTile);
                 bodies.put("gemm_stream_k_vs_cpu", new GemmStreamKScenarios(s, iris, gemm)::streamK);
                 bodies.put("gemm_skinny_vs_cpu", new GemmSkinnyScenarios(s, iris, gemm)::skinny);
                 bodies.put("gemm_misuse", s::misuse);
@@ -201,6 +208,31 @@ public final class GemmScenarios {
             for (DType in : INPUTS) {
                 for (GemmLayout layout : GemmLayout.values()) {
                     smallCase(f, shape[0], shape[1], shape[2], in, layout);
+                }
+            }
+        }
+        f.throwIfAny();
+    }
+
+    /**
+     * The small shapes of more than {@link SkinnyGemm#MAX_M} rows in every layout pair and input
+     * type, on each tile of the Hopper kernels forced in turn, whole: a tile the rule chooses for few
+     * shapes (128 x 192, 128 x 128) runs every variant here. On the portable mainloop, which has
+     * no such tiles, the same cases under its own rule.
+     */
+    private void everyTile() {
+        Failures f = new Failures();
+        boolean hopper = gemm.mainloop() == GemmMainloop.HOPPER;
+        for (GemmTile tile : hopper ? new GemmTile[] {GemmTile.WIDE, GemmTile.MID, GemmTile.NARROW} : new GemmTile[] {null}) {
+            if (hopper) {
+                gemm.forceTile(tile);
+            }
+            for (int[] shape : SMALL_SHAPES) {
+                if (shape[0] <= SkinnyGemm.MAX_M) {
+                    continue;
+                }
+                for (GemmLayouts layouts : new GemmLayouts[] {GemmLayouts.MK_NK, GemmLayouts.MK_KN, GemmLayouts.KM_NK, GemmLayouts.KM_KN}) {
+                    layoutsCase(f, "every_tile", shape[0], shape[1], shape[2], INPUTS[(shape[0] + layouts.b().ordinal()) % 2], layouts);
                 }
             }
         }

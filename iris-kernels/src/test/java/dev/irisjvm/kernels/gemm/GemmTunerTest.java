@@ -66,9 +66,9 @@ class GemmTunerTest {
         List<StreamKPlan> big = GemmTuner.candidates(8192, 8192, 128, SMS);
         assertEquals(StreamKPlan.whole(GemmTile.WIDE, 64 * 32, SMS), big.get(0));
         assertTrue(big.contains(new StreamKPlan(GemmTile.WIDE, SMS, 2048 % SMS + SMS)), "full waves too get a stream-K candidate");
-        assertEquals(List.of(StreamKPlan.whole(GemmTile.NARROW, 100, SMS), StreamKPlan.whole(GemmTile.WIDE, 50, SMS)),
-                GemmTuner.candidates(128 * 50, 256, 1, SMS), "K = 64: nothing to share, in either tile");
-        assertEquals(2, GemmTuner.candidates(128, 512, 2, SMS).size(), "whole tiles, wide and narrow: nothing else to time");
+        assertEquals(List.of(StreamKPlan.whole(GemmTile.NARROW, 100, SMS), StreamKPlan.whole(GemmTile.MID, 100, SMS),
+                StreamKPlan.whole(GemmTile.WIDE, 50, SMS)), GemmTuner.candidates(128 * 50, 256, 1, SMS), "K = 64: nothing to share, in any tile");
+        assertEquals(3, GemmTuner.candidates(128, 512, 2, SMS).size(), "whole tiles, wide, mid and narrow: nothing else to time");
     }
 
     @Test

@@ -55,8 +55,9 @@ class StreamKPlanTest {
                 assertTrue(Gemm.kBlocks(1024) / (p.grid() / 32) >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS, p::toString);
             }
         }
-        assertEquals(List.of(StreamKPlan.whole(GemmTile.NARROW, 4, SMS), StreamKPlan.whole(GemmTile.WIDE, 2, SMS)),
-                StreamKPlan.candidates(128, 512, 2, SMS), "4 narrow or 2 wide tiles of 2 k-blocks: nothing to share");
+        assertEquals(List.of(StreamKPlan.whole(GemmTile.NARROW, 4, SMS), StreamKPlan.whole(GemmTile.MID, 3, SMS),
+                StreamKPlan.whole(GemmTile.WIDE, 2, SMS)), StreamKPlan.candidates(128, 512, 2, SMS),
+                "4 narrow, 3 mid or 2 wide tiles of 2 k-blocks: nothing to share");
     }
 
     @Test
@@ -119,6 +120,7 @@ class StreamKPlanTest {
     void pairsHalveTheRowsOfBsBox() {
         assertEquals(Gemm.TILE_N / 2, GemmTile.PAIR.bBoxRows());
         assertEquals(Gemm.TILE_N, GemmTile.WIDE.bBoxRows());
+        assertEquals(Gemm.MID_TILE_N, GemmTile.MID.bBoxRows());
         assertEquals(Gemm.NARROW_TILE_N, GemmTile.NARROW.bBoxRows());
     }
 
@@ -127,6 +129,7 @@ class StreamKPlanTest {
         assertEquals("whole tiles on 132 blocks, in pairs", new StreamKPlan(GemmTile.PAIR, 132, 0).describe(640));
         assertEquals("whole tiles on 64 blocks", new StreamKPlan(GemmTile.WIDE, 64, 0).describe(64));
         assertEquals("whole tiles on 64 blocks, 128 x 128 tiles", new StreamKPlan(GemmTile.NARROW, 64, 0).describe(64));
+        assertEquals("whole tiles on 96 blocks, 128 x 192 tiles", new StreamKPlan(GemmTile.MID, 96, 0).describe(96));
         assertEquals("split-K on 64 blocks, 32 tiles in 2 slices of K, 64 x 128 tiles", new StreamKPlan(GemmTile.SHORT, 64, 32).describe(32));
         assertEquals("split-K on 128 blocks, 32 tiles in 4 slices of K", new StreamKPlan(GemmTile.WIDE, 128, 32).describe(32));
         assertEquals("stream-K on 132 blocks, 16 of 16 tiles shared by K", new StreamKPlan(GemmTile.WIDE, 132, 16).describe(16));
