@@ -18,8 +18,12 @@ package dev.irisjvm.kernels.gemm;
  *       once for all the tiles that share it; stream-K's CTAs start at unrelated k, so each tile
  *       reads its own panels. That is why stream-K halves the speed of a 1024 x 3584 x 8192 GEMM
  *       whose 112 tiles already nearly fill the GPU.
- *   <li>The fix-up: each piece of a shared tile writes its partial and the last reads them all, and
- *       each piece after the first waits for the one before it to count itself.
+ *   <li>The fix-up: each piece of a shared tile writes its partial and the last reads them all, after
+ *       their k-blocks, and each piece after the first waits for the one before it to count itself.
+ *       The partials' bytes add to the time (until commit {@code 945e9f3} they were priced as
+ *       overlapping the mainloop: in the model suite's run at that commit, shared plans measured
+ *       10 % over the estimate on the geometric mean, 5.7 % with them added, whole tiles 8.8 % either
+ *       way; it moved 4 shapes' choices, each to the plan that had measured faster).
  *   <li>A fixed cost per launch and per wave (pipeline fill, epilogue).
  * </ul>
  */
@@ -82,9 +86,13 @@ final class ScheduleCost {
         long wholeWaves = (tiles - shared) / multiprocessors;
         double partialBytes = (double) Math.min(m, tileM) * tileN * Float.BYTES;
         long pieces = GemmChecks.ceilDiv(plan.grid(), shared);
-        double bytes = plan.isSplitK(tiles) ? operandBytes + plan.grid() * partialBytes * 2
-                : ((double) tilesN * m + (double) tilesM * n) * k * 2 * shared / tiles + (plan.grid() + shared) * partialBytes * 2;
-        double sharedUs = Math.max(GemmChecks.ceilDiv(shared * kBlocks, plan.grid()) * kBlockUs, bytes / BYTES_PER_US);
+        boolean splitK = plan.isSplitK(tiles);
+        double bytes = splitK ? operandBytes : ((double) tilesN * m + (double) tilesM * n) * k * 2 * shared / tiles;
+        // The partials are written after a piece's k-blocks and read by the last piece after its own:
+        // their traffic follows the mainloop instead of overlapping it.
+        double fixUpBytes = (splitK ? plan.grid() : plan.grid() + shared) * partialBytes * 2;
+        double sharedUs = Math.max(GemmChecks.ceilDiv(shared * kBlocks, plan.grid()) * kBlockUs, bytes / BYTES_PER_US)
+                + fixUpBytes / BYTES_PER_US;
         return wholeWaves * kBlocks * kBlockUs + sharedUs + Math.max(1, pieces - 1) * PIECE_US
                 + LAUNCH_US + WAVE_US * (1 + wholeWaves);
     }

@@ -232,7 +232,9 @@ public final class GemmScenarios {
                     continue;
                 }
                 for (GemmLayouts layouts : new GemmLayouts[] {GemmLayouts.MK_NK, GemmLayouts.MK_KN, GemmLayouts.KM_NK, GemmLayouts.KM_KN}) {
-                    layoutsCase(f, "every_tile", shape[0], shape[1], shape[2], INPUTS[(shape[0] + layouts.b().ordinal()) % 2], layouts);
+                    // A stored K x M needs rows of whole 16-byte units: M a multiple of 8.
+                    int m = layouts.a() == GemmALayout.KM ? (shape[0] + 7) / 8 * 8 : shape[0];
+                    layoutsCase(f, "every_tile", m, shape[1], shape[2], INPUTS[(m + layouts.b().ordinal()) % 2], layouts);
                 }
             }
         }

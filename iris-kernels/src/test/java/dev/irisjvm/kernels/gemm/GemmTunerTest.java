@@ -58,17 +58,21 @@ class GemmTunerTest {
     }
 
     @Test
-    void candidatesAreTheEstimatesBestFewAndWholeTiles() {
+    void candidatesAreTheEstimatesBestFewAndWholeTilesInPairs() {
         List<StreamKPlan> few = GemmTuner.candidates(128, 4096, 64, SMS);   // 16 tiles: whole, splits, stream-K
         assertEquals(GemmTuner.SHORTLIST + 1, few.size(), few::toString);
-        assertEquals(StreamKPlan.candidates(128, 4096, 64, SMS).subList(0, GemmTuner.SHORTLIST), few.subList(0, GemmTuner.SHORTLIST));
-        assertTrue(few.contains(StreamKPlan.whole(GemmTile.WIDE, 16, SMS)));
+        assertEquals(StreamKPlan.candidates(128, 4096, 64, SMS).subList(0, GemmTuner.SHORTLIST).stream()
+                .map(p -> StreamKPlan.paired(p, 128, 4096, SMS)).toList(), few.subList(0, GemmTuner.SHORTLIST));
+        assertTrue(few.contains(new StreamKPlan(GemmTile.PAIR, 32, 0)), "16 whole wide tiles in one row: 16 pairs, as the rule runs them");
         List<StreamKPlan> big = GemmTuner.candidates(8192, 8192, 128, SMS);
-        assertEquals(StreamKPlan.whole(GemmTile.WIDE, 64 * 32, SMS), big.get(0));
+        assertEquals(new StreamKPlan(GemmTile.PAIR, SMS, 0), big.get(0));
         assertTrue(big.contains(new StreamKPlan(GemmTile.WIDE, SMS, 2048 % SMS + SMS)), "full waves too get a stream-K candidate");
         assertEquals(List.of(StreamKPlan.whole(GemmTile.NARROW, 100, SMS), StreamKPlan.whole(GemmTile.MID, 100, SMS),
-                StreamKPlan.whole(GemmTile.WIDE, 50, SMS)), GemmTuner.candidates(128 * 50, 256, 1, SMS), "K = 64: nothing to share, in any tile");
+                new StreamKPlan(GemmTile.PAIR, 50, 0)), GemmTuner.candidates(128 * 50, 256, 1, SMS), "K = 64: nothing to share, in any tile");
         assertEquals(3, GemmTuner.candidates(128, 512, 2, SMS).size(), "whole tiles, wide, mid and narrow: nothing else to time");
+        for (StreamKPlan plan : GemmTuner.candidates(4000, 5000, Gemm.kBlocks(3000), SMS)) {
+            assertTrue(plan.tile() != GemmTile.WIDE || plan.sharedTiles() != 0, () -> "whole wide tiles unpaired: " + plan);
+        }
     }
 
     @Test

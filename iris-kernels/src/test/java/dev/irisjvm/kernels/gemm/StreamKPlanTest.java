@@ -61,6 +61,16 @@ class StreamKPlanTest {
     }
 
     @Test
+    void splitKPaysForItsPartialsAfterItsKBlocks() {
+        // Measured on one H200 at 945e9f3: 28.8 µs whole against 32.9 in two slices; 13.6 against 15.5.
+        assertEquals(StreamKPlan.whole(GemmTile.NARROW, 96, SMS), choose(256, 6144, 4096));
+        assertEquals(StreamKPlan.whole(GemmTile.NARROW, 33, SMS), choose(127, 4104, 1032));
+        StreamKPlan split = new StreamKPlan(GemmTile.MID, 128, 64);
+        double partials = 128.0 * 128 * Gemm.MID_TILE_N * Float.BYTES * 2 / ScheduleCost.BYTES_PER_US;
+        assertTrue(ScheduleCost.us(split, 256, 6144, 64, SMS) >= 32 * ScheduleCost.MID_K_BLOCK_US + partials, "the partials follow the k-blocks");
+    }
+
+    @Test
     void candidatesComeFastestFirstAndTheFirstIsTheChoice() {
         int[][] shapes = {{1, 768, 4096}, {64, 1280, 8192}, {1536, 1536, 1536}, {4096, 2304, 1024}, {8192, 1792, 4096}, {33, 1000, 8200}};
         for (int[] s : shapes) {
