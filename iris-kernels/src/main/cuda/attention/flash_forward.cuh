@@ -376,21 +376,13 @@ __device__ void consume(const Smem<Cfg>& sm, const Barriers& bar, const Params& 
             // Wide query tiles (one chunk, positions = rows): the tiles before `diagonal` need no
             // mask, every one from it does (at its own shift). Measured on one H200 (2026-12-04):
             // without a mask, one tile a turn ran 1.03-1.04x as fast as two at S 16K and 32K; the
-            // causal kernels lost 5-15 % with one a turn throughout.
-            if constexpr (Cfg::kCausal) {
-                // One loop, two tiles a turn, the mask a flag per tile: with a second loop for the
-                // masked tiles, ptxas 13.0 serialized the wgmma (C7513), or spilled at two a turn;
-                // one loop that still tested `first` spilled too. So the first tile runs before the
-                // loop (every causal block sees tile 0: Sq = Skv, a positive multiple of 128), and
-                // in the loop `first` is known false.
-                const int q0 = q_tile * Cfg::kTileQ;
-                tile(tiles.diagonal == 0, q0);
-#pragma unroll 2
-                for (int j = 1; j < tiles.end0; ++j) tile(j >= tiles.diagonal, q0 - j * Cfg::kTileKv);
-            } else {
+            // causal kernels lost 5-15 % with one a turn throughout, and spilled with two a turn
+            // over the masked tiles.
+            const int unmasked = Cfg::kCausal ? tiles.diagonal : tiles.end0;
+#pragma unroll(Cfg::kCausal ? 2 : 1)
+            for (int j = 0; j < unmasked; ++j) tile(false, 0);
 #pragma unroll 1
-                for (int j = 0; j < tiles.end0; ++j) tile(false, 0);
-            }
+            for (int j = unmasked; j < tiles.end0; ++j) tile(true, q_tile * Cfg::kTileQ - j * Cfg::kTileKv);
         }
     }
     if (!first) {  // the last tile's P V
