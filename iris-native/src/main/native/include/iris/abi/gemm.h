@@ -19,7 +19,7 @@
  * tile of one consumer for problems of at most 64 rows, whose second consumer would only multiply zeros. */
 #define IRIS_GEMM_TILE_M 128
 #define IRIS_GEMM_SHORT_TILE_M 64
-/* Output columns per tile: the default, and the fused kernels' 128 x 192 and 128 x 128 tiles. */
+/* Output columns per tile: the default, and the 128 x 192 and 128 x 128 tiles (GEMM's and the fused kernels'). */
 #define IRIS_GEMM_TILE_N 256
 #define IRIS_GEMM_MID_TILE_N 192
 #define IRIS_GEMM_NARROW_TILE_N 128

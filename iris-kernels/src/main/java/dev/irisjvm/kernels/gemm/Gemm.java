@@ -98,8 +98,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@value #SHARED_BYTES} bytes of dynamic shared memory each, taking {@value #TILE_M} x {@value
  * #TILE_N} output tiles (for M at most {@value #SHORT_TILE_M}, {@value #SHORT_TILE_M} x {@value
  * #SHORT_TILE_N} tiles on {@value #SHORT_THREADS} threads: no wgmma on rows past C, and twice the
- * tiles to spread B over; for larger M, 128 x 128 tiles where the cost model finds that the wide
- * ones would leave SMs idle) in grouped order ({@link Options#groupM()} tile rows per group, for L2
+ * tiles to spread B over; for larger M, 128 x 192 or 128 x 128 tiles where the cost model finds
+ * that the wide ones would leave SMs idle or a wave mostly empty) in grouped order ({@link Options#groupM()} tile rows per group, for L2
  * reuse). Where the tiles fill their waves they run whole, one block per tile at a time, 128 x 256
  * tiles in clusters of two blocks on vertically adjacent tiles that load half of B each into both
  * (TMA multicast: half the L2 requests for B; an even grid, the second tile of a pair past C where
@@ -140,13 +140,14 @@ public final class Gemm implements AutoCloseable {
     /** Output columns per tile. */
     public static final int TILE_N = KernelAbi.IRIS_GEMM_TILE_N;
     /**
-     * Output columns per tile of the fused kernels that also come with 128 x 128 tiles (iris/gemm/config.cuh
-     * TileN), for shapes whose 128 x 256 tiles would leave most SMs idle ({@code FusedOp.tileN}).
+     * Output columns per tile of the 128 x 128 kernels (iris/gemm/config.cuh TileN), GEMM's and the
+     * fused ones', for shapes whose 128 x 256 tiles would leave most SMs idle ({@code FusedOp.tileN}).
      */
     public static final int NARROW_TILE_N = KernelAbi.IRIS_GEMM_NARROW_TILE_N;
     /**
-     * Output columns per tile of the fused kernels that also come with 128 x 192 tiles (iris/gemm/config.cuh
-     * TileN), for shapes whose last wave of 128 x 256 tiles would be mostly empty ({@code FusedOp.tileN}).
+     * Output columns per tile of the 128 x 192 kernels (iris/gemm/config.cuh TileN), GEMM's and the
+     * fused all-scatter's, for shapes whose last wave of 128 x 256 tiles would be mostly empty ({@code
+     * FusedOp.tileN}).
      */
     public static final int MID_TILE_N = KernelAbi.IRIS_GEMM_MID_TILE_N;
     /** K per pipeline stage (one 128-byte swizzle row of 16-bit elements). */
@@ -188,8 +189,13 @@ public final class Gemm implements AutoCloseable {
      *                 for later calls; off, the cost model decides. Only calls with beta = 0 on a
      *                 stream that is not being captured are timed (they run a dozen times and wait
      *                 for the GPU once); needs streamK.
+     * @param overlapLaunches whether the Hopper kernels launch to overlap the kernel ahead of them on
+     *                 the stream (programmatic dependent launch, iris/launch_order.cuh): they wait
+     *                 for it before their first memory access, so only their launch and set-up
+     *                 overlap its end. Off: each launch waits for the kernel ahead to finish, as
+     *                 an ordinary launch does (for a profiler's view of one kernel at a time).
      */
-    public record Options(int groupM, GemmMainloop mainloop, boolean streamK, boolean tune) {
+    public record Options(int groupM, GemmMainloop mainloop, boolean streamK, boolean tune, boolean overlapLaunches) {
         public Options {
             GemmChecks.groupM(groupM);
             if (mainloop == null) {
@@ -198,23 +204,27 @@ public final class Gemm implements AutoCloseable {
         }
 
         public static Options defaults() {
-            return new Options(DEFAULT_GROUP_M, GemmMainloop.AUTO, true, false);
+            return new Options(DEFAULT_GROUP_M, GemmMainloop.AUTO, true, false, true);
         }
 
         public Options withGroupM(int rows) {
-            return new Options(rows, mainloop, streamK, tune);
+            return new Options(rows, mainloop, streamK, tune, overlapLaunches);
         }
 
         public Options withMainloop(GemmMainloop choice) {
-            return new Options(groupM, choice, streamK, tune);
+            return new Options(groupM, choice, streamK, tune, overlapLaunches);
         }
 
         public Options withStreamK(boolean on) {
-            return new Options(groupM, mainloop, on, tune);
+            return new Options(groupM, mainloop, on, tune, overlapLaunches);
         }
 
         public Options withTune(boolean on) {
-            return new Options(groupM, mainloop, streamK, on);
+            return new Options(groupM, mainloop, streamK, on, overlapLaunches);
+        }
+
+        public Options withOverlapLaunches(boolean on) {
+            return new Options(groupM, mainloop, streamK, tune, on);
         }
     }
 
@@ -424,17 +434,22 @@ public final class Gemm implements AutoCloseable {
         run(p, plan, stream);
     }
 
-    /** Launches {@code p} with {@code plan}: its tile's kernel and tensor maps, its grid, its share of the workspace. */
+    /**
+     * Launches {@code p} with {@code plan}: its tile's kernel and tensor maps, its grid, its share of
+     * the workspace; overlapping the kernel ahead on the stream unless {@link
+     * Options#overlapLaunches()} is off.
+     */
     private void run(GemmProblem p, StreamKPlan plan, Stream stream) {
         Kernel kernel = kernel(p, plan.tile());
         args.maps(tensorMapA(p, plan.tile()), tensorMapB(p, plan.tile()));
         if (plan.sharedTiles() == 0) {
-            kernel.launch(launchShape(plan), stream, args.operands(p, options.groupM()), false);
+            kernel.launch(launchShape(plan), stream, args.operands(p, options.groupM()), options.overlapLaunches());
             return;
         }
         workspace.prepare(stream);
         kernel.launch(launchShape(plan), stream,
-                args.operands(p, options.groupM(), plan, workspace.partialsAddress(), workspace.countersAddress()), false);
+                args.operands(p, options.groupM(), plan, workspace.partialsAddress(), workspace.countersAddress()),
+                options.overlapLaunches());
     }
 
     /** The median of {@link GemmTuner#TIMED_CALLS} timed calls of {@code p} with {@code plan}, after one untimed, in µs. */
@@ -516,7 +531,7 @@ public final class Gemm implements AutoCloseable {
      * How a call of an {@code m} x {@code n} x {@code k} problem spreads over this GPU, in words for
      * logs and reports: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
      * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by the tile where it is
-     * not 128 x 256 (", 128 x 128 tiles", ", 64 x 128 tiles") (portable mainloop: "portable, whole
+     * not 128 x 256 (", 128 x 192 tiles", ", 128 x 128 tiles", ", 64 x 128 tiles") (portable mainloop: "portable, whole
      * 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); at most 16 rows (A stored M x K),
      * "skinny 16 x 128 tiles, 32 tiles in 12 slices of K on 384 blocks"; with {@link Options#tune()}, the choice kept for the shape once a call has timed
      * it, else what the rule chooses. Nothing is launched.
@@ -647,6 +662,7 @@ public final class Gemm implements AutoCloseable {
         return "Gemm(GPU " + device.device() + " " + device.name() + ", " + device.multiprocessorCount() + " SMs, " + mainloop
                 + " mainloop, groupM " + options.groupM() + (forced != null ? ", portable tiles forced to " + forced.shape() : "")
                 + (forcedTile != null ? ", tiles forced to " + forcedTile.describe() : "")
+                + (options.overlapLaunches() ? "" : ", serial launches")
                 + (closed.get() ? ", closed" : "") + ")";
     }
 }

@@ -384,9 +384,11 @@ public final class GemmScenarios {
     // =============================================================================================
 
     /**
-     * Two GEMMs back to back with no host synchronization, the second reading the first's output:
-     * C1 = A1 B1^T (bf16), C2 = C1 B2 + bias (f32). C2 is checked against a reference built from
-     * the downloaded C1, so a second GEMM that ran early (on poison) fails.
+     * Three GEMMs back to back with no host synchronization (each launched to overlap the one ahead):
+     * C1 = A1 B1^T (bf16); C2 = C1 B2 + bias (f32), reading the first's output; then A1 = C1 B3^T,
+     * overwriting the first's input. C2 and the new A1 are checked against references built from the
+     * downloaded C1, and C1 against the original A1, so a GEMM that ran early (on poison, or on an
+     * A1 already overwritten) fails.
      */
     private void backToBack() {
         Failures f = new Failures();
@@ -396,13 +398,16 @@ public final class GemmScenarios {
         HostMatrix b1 = HostMatrix.random(seed + 1, DType.BF16, n1, k1);
         HostMatrix b2 = HostMatrix.random(seed + 2, DType.BF16, n1, n2);
         HostMatrix bias = HostMatrix.random(seed + 3, DType.BF16, 1, n2).as(DType.F32);
+        HostMatrix b3 = HostMatrix.random(seed + 4, DType.BF16, k1, n1);
         try (SymTensor ta1 = upload(a1, k1, 0, m, k1); SymTensor tb1 = upload(b1, k1, 0, n1, k1);
              SymTensor tb2 = upload(b2, n2, 0, n1, n2); SymTensor tbias = upload(bias, n2, 0, n2);
+             SymTensor tb3 = upload(b3, n1, 0, k1, n1);
              SymTensor c1 = heap.empty(DType.BF16, m, n1); SymTensor c2 = heap.empty(DType.F32, m, n2)) {
             poison(c1);
             poison(c2);
             gemm.matmul(ta1, tb1, GemmLayout.NK, c1, stream);
             gemm.matmul(c1, tb2, GemmLayout.KN, tbias, c2, stream);
+            gemm.matmul(c1, tb3, GemmLayout.NK, ta1, stream);
             iris.synchronize();
             ByteBuffer got1 = download(c1);
             f.add(GemmReference.check("C1 = A1 B1^T", got1, DType.BF16, n1, m, GemmReference.full(a1, b1, GemmLayout.NK), null));
@@ -413,6 +418,8 @@ public final class GemmScenarios {
             HostMatrix c1Host = new HostMatrix(DType.BF16, m, n1, c1Values);
             f.add(GemmReference.check("C2 = C1 B2 + bias, enqueued right after C1", download(c2), DType.F32, n2, m,
                     GemmReference.full(c1Host, b2, GemmLayout.KN), bias.values()));
+            f.add(GemmReference.check("A1 = C1 B3^T, over the first GEMM's input", download(ta1), DType.BF16, k1, m,
+                    GemmReference.full(c1Host, b3, GemmLayout.NK), null));
         }
         f.throwIfAny();
     }
