@@ -131,10 +131,18 @@ __device__ __forceinline__ uint64_t phase(uint64_t epoch, int p) { return epoch 
 
 // ---- call begin / end ---------------------------------------------------------------------------
 
-// Every collective kernel calls iris::after_previous_kernel() (iris/launch_order.cuh) before its
-// first memory access, so that Collectives.Options.overlapLaunches may launch it to overlap the
-// kernel ahead of it: only scheduling overlaps, never a memory access, so the contract above holds.
-using iris::after_previous_kernel;
+/// Every collective kernel calls it before its first memory access. A kernel launched to overlap
+/// the one ahead of it on the stream (Collectives.Options.overlapLaunches: programmatic dependent
+/// launch) is scheduled early and waits here until that kernel has finished and its writes are
+/// visible; it then lets the next one be scheduled. Only scheduling overlaps, never a memory
+/// access, so the contract above holds unchanged. Without such a launch both instructions return
+/// at once; calling it twice is harmless.
+__device__ __forceinline__ void after_previous_kernel() {
+#if IRIS_PLATFORM_NVIDIA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 
 /// One call as a thread sees it: the call's epoch and, in the block's claiming thread, the
 /// ticket its count in `finished` drew.

@@ -16,7 +16,6 @@
 #include "atomics.cuh"
 #include "bulk.cuh"
 #include "ctx.cuh"
-#include "launch_order.cuh"
 #include "rma.cuh"
 #include "sync.cuh"
 #include "tile.cuh"

@@ -28,7 +28,6 @@
 #include "iris/gemm/scale.cuh"
 #include "iris/gemm/stream_k.cuh"
 #include "iris/gemm/tile_scheduler.cuh"
-#include "iris/launch_order.cuh"
 
 namespace iris::gemm {
 
@@ -121,9 +120,6 @@ __device__ void persistent(const iris_tma_descriptor* a_map, const iris_tma_desc
     } else {
         __syncthreads();
     }
-    // Nothing above touches global memory, so a launch that overlaps the kernel ahead (Gemm's) has
-    // its set-up done when it waits here for that kernel to finish.
-    after_previous_kernel();
 
     const int k_blocks = (k + Cfg::kTileK - 1) / Cfg::kTileK;
     const int warpgroup = threadIdx.x / 128;

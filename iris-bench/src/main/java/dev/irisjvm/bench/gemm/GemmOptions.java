@@ -6,7 +6,6 @@ import static dev.irisjvm.bench.OptionChecks.require;
 import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.bench.results.GemmShapeOrigin;
 import dev.irisjvm.core.DType;
-import dev.irisjvm.kernels.gemm.Gemm;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Option;
@@ -101,10 +100,6 @@ public final class GemmOptions {
     @Option(names = "--tuned", description = "Also time Gemm.Options.withTune(true) as implementation iris-tuned: its first "
             + "call of a shape (a warm-up) times the schedules the shape can take and keeps the fastest.")
     boolean tuned;
-
-    @Option(names = "--serial-launches", description = "Launch every GEMM of the library with Gemm.Options.withOverlapLaunches(false): "
-            + "each waits for the kernel ahead to finish before it is scheduled (default: launches overlap the kernel ahead).")
-    boolean serialLaunches;
 
     @Option(names = "--no-gate", description = "Do not hold the stream while the reps are queued.")
     boolean noGate;
@@ -221,11 +216,6 @@ public final class GemmOptions {
     /** Whether the tuned GEMM is timed as an implementation of its own (--tuned). */
     public boolean tuned() {
         return tuned;
-    }
-
-    /** The library's GEMM options of this run: the group width, and serial launches with --serial-launches. */
-    public Gemm.Options gemmOptions() {
-        return Gemm.Options.defaults().withGroupM(groupM()).withOverlapLaunches(!serialLaunches);
     }
 
     /** Whether the portable mainloop is timed as an implementation of its own (--portable). */

@@ -91,9 +91,10 @@ public final class GemmSweep extends SweepCommand {
         long workspaceBytes;
         try (Iris iris = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
-             Gemm gemm = Gemm.create(options.gemmOptions());
-             Gemm portable = options.portable() ? Gemm.create(options.gemmOptions().withMainloop(GemmMainloop.PORTABLE)) : null;
-             Gemm tuned = options.tuned() ? Gemm.create(options.gemmOptions().withTune(true)) : null) {
+             Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()));
+             Gemm portable = options.portable()
+                     ? Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()).withMainloop(GemmMainloop.PORTABLE)) : null;
+             Gemm tuned = options.tuned() ? Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()).withTune(true)) : null) {
             if (SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }

@@ -87,13 +87,6 @@ class GemmOptionsTest {
     }
 
     @Test
-    void launchesOverlapUnlessSerialIsAskedFor() {
-        assertTrue(OPTIONS.parse().gemmOptions().overlapLaunches());
-        assertFalse(OPTIONS.parse("--serial-launches", "--group-m", "4").gemmOptions().overlapLaunches());
-        assertEquals(4, OPTIONS.parse("--serial-launches", "--group-m", "4").gemmOptions().groupM());
-    }
-
-    @Test
     void shapes() {
         GemmShape s = GemmShape.parse(" 8192X4608x36864 : KN ");
         assertEquals(new GemmShape(8192, 4608, 36864, GemmLayout.KN), s);

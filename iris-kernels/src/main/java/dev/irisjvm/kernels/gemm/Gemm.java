@@ -189,13 +189,8 @@ public final class Gemm implements AutoCloseable {
      *                 for later calls; off, the cost model decides. Only calls with beta = 0 on a
      *                 stream that is not being captured are timed (they run a dozen times and wait
      *                 for the GPU once); needs streamK.
-     * @param overlapLaunches whether the Hopper kernels launch to overlap the kernel ahead of them on
-     *                 the stream (programmatic dependent launch, iris/launch_order.cuh): they wait
-     *                 for it before their first memory access, so only their launch and set-up
-     *                 overlap its end. Off: each launch waits for the kernel ahead to finish, as
-     *                 an ordinary launch does (for a profiler's view of one kernel at a time).
      */
-    public record Options(int groupM, GemmMainloop mainloop, boolean streamK, boolean tune, boolean overlapLaunches) {
+    public record Options(int groupM, GemmMainloop mainloop, boolean streamK, boolean tune) {
         public Options {
             GemmChecks.groupM(groupM);
             if (mainloop == null) {
@@ -204,27 +199,23 @@ public final class Gemm implements AutoCloseable {
         }
 
         public static Options defaults() {
-            return new Options(DEFAULT_GROUP_M, GemmMainloop.AUTO, true, false, true);
+            return new Options(DEFAULT_GROUP_M, GemmMainloop.AUTO, true, false);
         }
 
         public Options withGroupM(int rows) {
-            return new Options(rows, mainloop, streamK, tune, overlapLaunches);
+            return new Options(rows, mainloop, streamK, tune);
         }
 
         public Options withMainloop(GemmMainloop choice) {
-            return new Options(groupM, choice, streamK, tune, overlapLaunches);
+            return new Options(groupM, choice, streamK, tune);
         }
 
         public Options withStreamK(boolean on) {
-            return new Options(groupM, mainloop, on, tune, overlapLaunches);
+            return new Options(groupM, mainloop, on, tune);
         }
 
         public Options withTune(boolean on) {
-            return new Options(groupM, mainloop, streamK, on, overlapLaunches);
-        }
-
-        public Options withOverlapLaunches(boolean on) {
-            return new Options(groupM, mainloop, streamK, tune, on);
+            return new Options(groupM, mainloop, streamK, on);
         }
     }
 
@@ -434,22 +425,17 @@ public final class Gemm implements AutoCloseable {
         run(p, plan, stream);
     }
 
-    /**
-     * Launches {@code p} with {@code plan}: its tile's kernel and tensor maps, its grid, its share of
-     * the workspace; overlapping the kernel ahead on the stream unless {@link
-     * Options#overlapLaunches()} is off.
-     */
+    /** Launches {@code p} with {@code plan}: its tile's kernel and tensor maps, its grid, its share of the workspace. */
     private void run(GemmProblem p, StreamKPlan plan, Stream stream) {
         Kernel kernel = kernel(p, plan.tile());
         args.maps(tensorMapA(p, plan.tile()), tensorMapB(p, plan.tile()));
         if (plan.sharedTiles() == 0) {
-            kernel.launch(launchShape(plan), stream, args.operands(p, options.groupM()), options.overlapLaunches());
+            kernel.launch(launchShape(plan), stream, args.operands(p, options.groupM()), false);
             return;
         }
         workspace.prepare(stream);
         kernel.launch(launchShape(plan), stream,
-                args.operands(p, options.groupM(), plan, workspace.partialsAddress(), workspace.countersAddress()),
-                options.overlapLaunches());
+                args.operands(p, options.groupM(), plan, workspace.partialsAddress(), workspace.countersAddress()), false);
     }
 
     /** The median of {@link GemmTuner#TIMED_CALLS} timed calls of {@code p} with {@code plan}, after one untimed, in µs. */
@@ -662,7 +648,6 @@ public final class Gemm implements AutoCloseable {
         return "Gemm(GPU " + device.device() + " " + device.name() + ", " + device.multiprocessorCount() + " SMs, " + mainloop
                 + " mainloop, groupM " + options.groupM() + (forced != null ? ", portable tiles forced to " + forced.shape() : "")
                 + (forcedTile != null ? ", tiles forced to " + forcedTile.describe() : "")
-                + (options.overlapLaunches() ? "" : ", serial launches")
                 + (closed.get() ? ", closed" : "") + ")";
     }
 }

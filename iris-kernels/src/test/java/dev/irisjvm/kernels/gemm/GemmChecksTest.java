@@ -5,7 +5,6 @@ import static dev.irisjvm.kernels.OperandAddresses.B;
 import static dev.irisjvm.kernels.OperandAddresses.BIAS;
 import static dev.irisjvm.kernels.OperandAddresses.C;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -301,14 +300,6 @@ class GemmChecksTest {
         assertEquals(1, Gemm.Options.defaults().withGroupM(1).groupM());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Gemm.Options.defaults().withGroupM(0));
         assertEquals("rank 2: gemm: groupM must be >= 1 (tile rows per group of the tile order), got 0", e.getMessage());
-    }
-
-    @Test
-    void launchesOverlapTheKernelAheadUnlessSwitchedOff() {
-        assertTrue(Gemm.Options.defaults().overlapLaunches());
-        Gemm.Options serial = Gemm.Options.defaults().withGroupM(4).withOverlapLaunches(false).withTune(true);
-        assertFalse(serial.overlapLaunches());
-        assertEquals(4, serial.groupM(), "the other settings are kept");
     }
 
     @Test

@@ -384,7 +384,7 @@ public final class GemmScenarios {
     // =============================================================================================
 
     /**
-     * Three GEMMs back to back with no host synchronization (each launched to overlap the one ahead):
+     * Three GEMMs back to back with no host synchronization:
      * C1 = A1 B1^T (bf16); C2 = C1 B2 + bias (f32), reading the first's output; then A1 = C1 B3^T,
      * overwriting the first's input. C2 and the new A1 are checked against references built from the
      * downloaded C1, and C1 against the original A1, so a GEMM that ran early (on poison, or on an
