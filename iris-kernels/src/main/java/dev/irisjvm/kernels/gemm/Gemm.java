@@ -99,8 +99,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * #TILE_N} output tiles (for M at most {@value #SHORT_TILE_M}, {@value #SHORT_TILE_M} x {@value
  * #SHORT_TILE_N} tiles on {@value #SHORT_THREADS} threads: no wgmma on rows past C, and twice the
  * tiles to spread B over; for larger M, 128 x 192 or 128 x 128 tiles where the cost model finds
- * that the wide ones would leave SMs idle or a wave mostly empty) in grouped order ({@link Options#groupM()} tile rows per group, for L2
- * reuse). Where the tiles fill their waves they run whole, one block per tile at a time, 128 x 256
+ * that the wide ones would leave SMs idle or a wave mostly empty) in grouped order ({@link
+ * Options#groupM()} tile rows per group, for L2 reuse). Where the tiles fill their waves they run whole, one block per tile at a time, 128 x 256
  * tiles in clusters of two blocks on vertically adjacent tiles that load half of B each into both
  * (TMA multicast: half the L2 requests for B; an even grid, the second tile of a pair past C where
  * the tile rows are odd, computed and not stored); where they would leave SMs idle (few tiles, as
@@ -517,8 +517,9 @@ public final class Gemm implements AutoCloseable {
      * How a call of an {@code m} x {@code n} x {@code k} problem spreads over this GPU, in words for
      * logs and reports: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
      * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by the tile where it is
-     * not 128 x 256 (", 128 x 192 tiles", ", 128 x 128 tiles", ", 64 x 128 tiles") (portable mainloop: "portable, whole
-     * 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); at most 16 rows (A stored M x K),
+     * not 128 x 256 (", 128 x 192 tiles", ", 128 x 128 tiles", ", 64 x 128 tiles") (portable
+     * mainloop: "portable, whole 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); at most 16
+     * rows (A stored M x K),
      * "skinny 16 x 128 tiles, 32 tiles in 12 slices of K on 384 blocks"; with {@link Options#tune()}, the choice kept for the shape once a call has timed
      * it, else what the rule chooses. Nothing is launched.
      */

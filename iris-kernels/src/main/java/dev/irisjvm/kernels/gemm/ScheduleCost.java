@@ -49,7 +49,8 @@ final class ScheduleCost {
     /**
      * µs of one k-block of a 128 x 192 mid tile on one SM: three quarters of {@link #K_BLOCK_US} and
      * a little more, as the narrow tile's is half and a little more (per multiply-add it moves a
-     * twelfth more operand bytes through shared memory than 128 x 256).
+     * twelfth more operand bytes through shared memory than 128 x 256). Measured in the model suite
+     * at commit {@code 945e9f3}: 0.46 to 0.49 µs on the shapes the rule put on it with K up to 8192.
      */
     static final double MID_K_BLOCK_US = 0.48;
     /** Bytes per µs the GPU's memory delivers to the kernel. */
