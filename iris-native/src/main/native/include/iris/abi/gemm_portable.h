@@ -1,8 +1,7 @@
 /* iris/abi/gemm_portable.h: the interface of the portable GEMM (iris-kernels gemm_portable.cu; Java:
  * dev.irisjvm.kernels.gemm.Gemm with Gemm.Mainloop.PORTABLE), the mainloop for GPUs without wgmma
  * and TMA (compute capability 8.0 and later: mma.sync, ldmatrix, cp.async), and of the skinny GEMM
- * built from the same parts for problems of at most IRIS_GEMM_SKINNY_MAX_M rows on every GPU, Hopper
- * included. One declaration of the launch constants and of the argument structs the
+ * built from the same parts for problems of few rows on every GPU, Hopper included. One declaration of the launch constants and of the argument structs the
  * iris_gemm_portable_* and iris_gemm_skinny_* kernels take as their one __grid_constant__ parameter;
  * the JavaCPP build generates the Java side. */
 #ifndef IRIS_ABI_GEMM_PORTABLE_H
@@ -66,10 +65,10 @@ typedef struct iris_gemm_portable_args {
 } iris_gemm_portable_args;
 
 /* The skinny GEMM: a decode step's or a small batch's rows against a layer's weights, which only
- * streams B. Each block computes a IRIS_GEMM_SKINNY_MAX_M x IRIS_GEMM_SKINNY_TILE_N tile (rows past M
- * read zeros and are never stored) over one slice of K; few column tiles are split into slices so
- * that enough blocks stream B at once. */
-#define IRIS_GEMM_SKINNY_MAX_M 16
+ * streams B. Each block computes a IRIS_GEMM_SKINNY_TILE_M x IRIS_GEMM_SKINNY_TILE_N tile (rows past M
+ * read zeros and are never stored) of one band of IRIS_GEMM_SKINNY_TILE_M rows over one slice of K;
+ * few column tiles are split into slices so that enough blocks stream B at once. */
+#define IRIS_GEMM_SKINNY_TILE_M 16
 #define IRIS_GEMM_SKINNY_TILE_N 128
 #define IRIS_GEMM_SKINNY_TILE_K 64
 #define IRIS_GEMM_SKINNY_STAGES 4
@@ -80,13 +79,15 @@ typedef struct iris_gemm_portable_args {
 #define IRIS_GEMM_SKINNY_SHARED_BYTES 73728
 
 /* The one parameter of every iris_gemm_skinny_* kernel: C = alpha A x B + beta C (+ bias), A stored
- * M x K with M <= IRIS_GEMM_SKINNY_MAX_M. Block b computes column tile b / slices over k-blocks
- * [s x k_blocks_per_slice, (s + 1) x k_blocks_per_slice) of K, s = b % slices; the grid is
- * ceil(N / IRIS_GEMM_SKINNY_TILE_N) x slices blocks, and no slice may be empty. With slices > 1 the
- * last block of a tile to finish adds every slice's f32 partial in slice order (the same sum on
- * every run) and stores the tile. Partials: ceil(N / TILE_N) x slices x IRIS_GEMM_SKINNY_MAX_M x
- * IRIS_GEMM_SKINNY_TILE_N floats; counters: one u32 per column tile, zero before the launch and left
- * zero after it. */
+ * M x K, its rows in bands = ceil(M / IRIS_GEMM_SKINNY_TILE_M) bands. Block b computes band b % bands
+ * of column tile (b / bands) / slices over k-blocks [s x k_blocks_per_slice, (s + 1) x
+ * k_blocks_per_slice) of K, s = (b / bands) % slices (a tile's bands run side by side, so B's
+ * k-blocks come from L2 for all but the first); the grid is bands x ceil(N / IRIS_GEMM_SKINNY_TILE_N)
+ * x slices blocks, and no slice may be empty. With slices > 1 the last block of a band's tile to
+ * finish adds every slice's f32 partial in slice order (the same sum on every run) and stores the
+ * tile. Partials: bands x ceil(N / TILE_N) x slices x IRIS_GEMM_SKINNY_TILE_M x
+ * IRIS_GEMM_SKINNY_TILE_N floats; counters: one u32 per band and column tile, zero before the launch
+ * and left zero after it. */
 typedef struct iris_gemm_skinny_args {
     const void* a;    /* A, M x K */
     const void* b;    /* B, N x K (nk) or K x N (kn) */

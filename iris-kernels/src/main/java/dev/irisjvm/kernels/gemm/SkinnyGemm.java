@@ -11,20 +11,22 @@ import java.util.Locale;
 /**
  * {@link Gemm}'s kernels for problems of at most {@value #MAX_M} rows with A stored M x K, on either
  * mainloop ({@code iris_gemm_skinny_<in>_<nk|kn>_<out>} in {@code gemm_portable.cu}; iris/gemm/sm80/skinny.cuh):
- * one block per {@value #MAX_M} x {@value #TILE_N} column tile and slice of K, the slices of a tile
- * added in a fixed order by its last block. A decode step or a small batch only streams the weights,
+ * one block per band of {@value #TILE_M} rows, {@value #TILE_N}-column tile and slice of K, the
+ * slices of a band's tile added in a fixed order by its last block. A decode step or a small batch only streams the weights,
  * so the split aims at enough blocks to keep every SM's loads in flight. Not thread-safe (Gemm's calls
  * are synchronized).
  */
 final class SkinnyGemm implements AutoCloseable {
+    /** Rows of a block's tile, one band of A's rows (iris/abi/gemm_portable.h, as every constant below that the kernels share). */
+    static final int TILE_M = KernelAbi.IRIS_GEMM_SKINNY_TILE_M;
     /**
-     * The most rows a skinny kernel takes (iris/abi/gemm_portable.h, as every constant below that the
-     * kernels share). {@link Gemm} runs every problem they take on them: on an H200 they beat the 64 x
-     * 128 tiles on 18 of 21 of the model suite's shapes of 1 and 8 rows (2026-12-02), and on 7 of its
-     * 9 shapes of 16 rows once their offsets were computed once (2026-12-04, geometric mean 0.934-0.940x
-     * cuBLAS against 0.865-0.868x; docs/benchmarks/gemm-suite-findings.md).
+     * The most rows {@link Gemm} runs on the skinny kernels (which take any number of bands): on an
+     * H200 they beat the 64 x 128 tiles on 18 of 21 of the model suite's shapes of 1 and 8 rows
+     * (2026-12-02), and on 7 of its 9 shapes of 16 rows once their offsets were computed once
+     * (2026-12-04, geometric mean 0.934-0.940x cuBLAS against 0.865-0.868x;
+     * docs/benchmarks/gemm-suite-findings.md).
      */
-    static final int MAX_M = KernelAbi.IRIS_GEMM_SKINNY_MAX_M;
+    static final int MAX_M = 2 * TILE_M;
     /** Output columns per tile. */
     static final int TILE_N = KernelAbi.IRIS_GEMM_SKINNY_TILE_N;
     /** K per pipeline stage. */
@@ -88,17 +90,23 @@ final class SkinnyGemm implements AutoCloseable {
     }
 
     /**
-     * How an N x K problem spreads: {@code tiles} column tiles, each in {@code slices} slices of
-     * {@code kBlocksPerSlice} k-blocks (the last may have fewer, none is empty).
+     * How an M x N x K problem spreads: {@code bands} bands of {@value #TILE_M} rows, {@code tiles}
+     * column tiles, each band's tile in {@code slices} slices of {@code kBlocksPerSlice} k-blocks (the
+     * last may have fewer, none is empty).
      */
-    record Split(int tiles, int slices, int kBlocksPerSlice) {
+    record Split(int bands, int tiles, int slices, int kBlocksPerSlice) {
+        /** One band of rows. */
+        Split(int tiles, int slices, int kBlocksPerSlice) {
+            this(1, tiles, slices, kBlocksPerSlice);
+        }
+
         int grid() {
-            return tiles * slices;
+            return bands * tiles * slices;
         }
 
         String describe() {
-            return "skinny " + MAX_M + " x " + TILE_N + " tiles, " + (slices == 1 ? tiles + " tiles whole" : tiles + " tiles in " + slices
-                    + " slices of K") + " on " + grid() + " blocks";
+            return "skinny " + TILE_M + " x " + TILE_N + " tiles" + (bands == 1 ? "" : " in " + bands + " bands of rows") + ", "
+                    + (slices == 1 ? tiles + " tiles whole" : tiles + " tiles in " + slices + " slices of K") + " on " + grid() + " blocks";
         }
     }
 
@@ -106,32 +114,39 @@ final class SkinnyGemm implements AutoCloseable {
      * The split of an {@code m} x {@code n} x {@code k} problem on a GPU that runs {@code wave} blocks
      * at once: as many slices as keep the grid within that one wave (a second wave of a few blocks
      * would take as long as the first), each slice at least {@value #MIN_SLICE_K_BLOCKS} k-blocks, at
-     * most {@value #MAX_SUMMED_ROWS} rows of partials per tile, within a workspace of {@code
+     * most {@value #MAX_SUMMED_ROWS} rows of partials per band's tile, within a workspace of {@code
      * partialFloats} floats and {@code counters} tile counters (none: every tile whole).
      */
     static Split split(int m, int n, int k, int wave, long partialFloats, long counters) {
+        int bands = bands(m);
         int tiles = (int) GemmChecks.ceilDiv(n, TILE_N);
         int kBlocks = (int) GemmChecks.ceilDiv(k, TILE_K);
-        long wanted = Math.min(wave / tiles, MAX_SUMMED_ROWS / Math.max(1, m));
-        long room = tiles > counters ? 1 : partialFloats / partialFloats(tiles, 1);
+        long wanted = Math.min(wave / ((long) bands * tiles), MAX_SUMMED_ROWS / Math.max(1, Math.min(m, TILE_M)));
+        long room = (long) bands * tiles > counters ? 1 : partialFloats / partialFloats(bands, tiles, 1);
         int slices = (int) Math.max(1, Math.min(Math.min(wanted, room), kBlocks / MIN_SLICE_K_BLOCKS));
-        return evenly(tiles, kBlocks, slices);
+        return evenly(bands, tiles, kBlocks, slices);
     }
 
-    /** Floats of partials that {@code tiles} column tiles in {@code slices} slices need. */
-    static long partialFloats(int tiles, int slices) {
-        return (long) tiles * slices * MAX_M * TILE_N;
+    /** Bands of {@value #TILE_M} rows in {@code m} rows (one at least). */
+    static int bands(int m) {
+        return (int) Math.max(1, GemmChecks.ceilDiv(m, TILE_M));
+    }
+
+    /** Floats of partials that {@code bands} x {@code tiles} tiles in {@code slices} slices need. */
+    static long partialFloats(int bands, int tiles, int slices) {
+        return (long) bands * tiles * slices * TILE_M * TILE_N;
     }
 
     /** Whether {@code split} fits a workspace of {@code partialFloats} floats and {@code counters} tile counters (one slice needs none). */
     static boolean fits(Split split, long partialFloats, long counters) {
-        return split.slices() == 1 || (split.tiles() <= counters && partialFloats(split.tiles(), split.slices()) <= partialFloats);
+        return split.slices() == 1 || ((long) split.bands() * split.tiles() <= counters
+                && partialFloats(split.bands(), split.tiles(), split.slices()) <= partialFloats);
     }
 
     /** {@code slices} (at least 1, at most the k-blocks) made even: equal k-blocks per slice, none empty. */
-    static Split evenly(int tiles, int kBlocks, int slices) {
+    static Split evenly(int bands, int tiles, int kBlocks, int slices) {
         int per = (int) GemmChecks.ceilDiv(kBlocks, Math.max(1, Math.min(slices, kBlocks)));
-        return new Split(tiles, (int) GemmChecks.ceilDiv(kBlocks, per), per);
+        return new Split(bands, tiles, (int) GemmChecks.ceilDiv(kBlocks, per), per);
     }
 
     static LaunchShape launchShape(Split split) {

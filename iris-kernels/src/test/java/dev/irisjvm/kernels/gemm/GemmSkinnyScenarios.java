@@ -8,19 +8,23 @@ import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import dev.irisjvm.kernels.gemm.GemmReference.Reference;
 
 /**
- * {@link GemmScenarios}' cases of the skinny kernels (at most 16 rows, A stored M x K, which the Gemm
+ * {@link GemmScenarios}' cases of the skinny kernels (at most 32 rows, A stored M x K, which the Gemm
  * runs on them; iris/gemm/sm80/skinny.cuh), on whichever mainloop the Gemm runs, under the same rules
  * (fresh inputs, poisoned outputs, the double reference within the derived bound).
  */
 final class GemmSkinnyScenarios extends GemmScenarioPart {
     /**
      * (M, N, K), which the Gemm runs on the skinny kernels by itself: a decode row over more tiles than
-     * one (ragged N and K), 3 rows split into many short slices with a ragged last one, the most rows
-     * it chooses them for, and a ragged 5 x 136 x 72 of one k-block.
+     * one (ragged N and K), 3 rows split into many short slices with a ragged last one, one band of
+     * 16 rows, a ragged 5 x 136 x 72 of one k-block, two bands (the second of one row, then whole:
+     * the most rows it chooses them for).
      */
-    static final int[][] SHAPES = {{1, 4104, 1032}, {3, 1000, 8200}, {16, 4096, 512}, {5, 136, 72}};
-    /** (M, N, K) forced onto the skinny kernels in each of {@link #FORCED_SLICES}: rows of one half of the tile, and all 16. */
-    static final int[][] FORCED = {{5, 520, 3000}, {16, 520, 3000}};
+    static final int[][] SHAPES = {{1, 4104, 1032}, {3, 1000, 8200}, {16, 4096, 512}, {5, 136, 72}, {17, 1000, 2056}, {32, 4096, 512}};
+    /**
+     * (M, N, K) forced onto the skinny kernels in each of {@link #FORCED_SLICES}: rows of one half of
+     * the tile, all 16, and two bands, the second ragged.
+     */
+    static final int[][] FORCED = {{5, 520, 3000}, {16, 520, 3000}, {29, 520, 3000}};
     /** One slice, two, an uneven count, and one k-block each (47). */
     static final int[] FORCED_SLICES = {1, 2, 7, 47};
 

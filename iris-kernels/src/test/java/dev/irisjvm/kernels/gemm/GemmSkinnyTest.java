@@ -49,9 +49,9 @@ class GemmSkinnyTest {
     }
 
     @Test
-    void takesAtMostSixteenRowsWithAStoredMByK() {
-        assertTrue(SkinnyGemm.takes(problem(16, 4096, 4096, GemmALayout.MK)));
-        assertFalse(SkinnyGemm.takes(problem(17, 4096, 4096, GemmALayout.MK)));
+    void takesAtMostThirtyTwoRowsWithAStoredMByK() {
+        assertTrue(SkinnyGemm.takes(problem(32, 4096, 4096, GemmALayout.MK)));
+        assertFalse(SkinnyGemm.takes(problem(33, 4096, 4096, GemmALayout.MK)));
         assertFalse(SkinnyGemm.takes(problem(8, 4096, 4096, GemmALayout.KM)), "a K x M A stays on the tiled kernels");
     }
 
@@ -131,6 +131,18 @@ class GemmSkinnyTest {
     }
 
     @Test
+    void rowsPastSixteenRunInBandsThatShareTheWave() {
+        // 2 bands x 32 tiles: 6 slices would fill the wave, 4 keep a band's partials at 64 rows.
+        assertEquals(new SkinnyGemm.Split(2, 32, 4, 4), SkinnyGemm.split(32, 4096, 1024, WAVE, PARTIAL_FLOATS, COUNTERS));
+        assertEquals(new SkinnyGemm.Split(2, 32, 4, 4), SkinnyGemm.split(17, 4096, 1024, WAVE, PARTIAL_FLOATS, COUNTERS), "17 rows: a band of 1");
+        // 2 bands x 128 tiles: 256 blocks, one slice.
+        assertEquals(new SkinnyGemm.Split(2, 128, 1, 32), SkinnyGemm.split(32, 16384, 2048, WAVE, PARTIAL_FLOATS, COUNTERS));
+        assertEquals(2L * 32 * 4 * 16 * 128, SkinnyGemm.partialFloats(2, 32, 4));
+        assertFalse(SkinnyGemm.fits(new SkinnyGemm.Split(2, 32, 4, 4), PARTIAL_FLOATS, 63), "a counter per band and tile");
+        assertTrue(SkinnyGemm.fits(new SkinnyGemm.Split(2, 32, 4, 4), PARTIAL_FLOATS, 64));
+    }
+
+    @Test
     void oneBlockPerSmSplitsLess() {
         assertEquals(new SkinnyGemm.Split(32, 4, 56), SkinnyGemm.split(1, 4096, 14336, SMS, PARTIAL_FLOATS, COUNTERS), "sm_86: 132 blocks");
     }
@@ -139,7 +151,7 @@ class GemmSkinnyTest {
     void withoutAWorkspaceOrBeyondItEveryTileRunsWhole() {
         assertEquals(1, SkinnyGemm.split(1, 4096, 4096, WAVE, 0, 0).slices(), "no workspace");
         assertEquals(1, SkinnyGemm.split(1, 4096, 4096, WAVE, PARTIAL_FLOATS, 16).slices(), "32 tiles, 16 counters");
-        long room = 3L * 32 * SkinnyGemm.MAX_M * SkinnyGemm.TILE_N;
+        long room = 3L * 32 * SkinnyGemm.TILE_M * SkinnyGemm.TILE_N;
         assertEquals(3, SkinnyGemm.split(1, 4096, 4096, WAVE, room, COUNTERS).slices(), "partials for 3 slices of 32 tiles");
     }
 
@@ -151,6 +163,9 @@ class GemmSkinnyTest {
         assertEquals(73728, shape.sharedBytes());
         assertEquals("skinny 16 x 128 tiles, 32 tiles in 4 slices of K on 128 blocks", new SkinnyGemm.Split(32, 4, 2).describe());
         assertEquals("skinny 16 x 128 tiles, 1002 tiles whole on 1002 blocks", new SkinnyGemm.Split(1002, 1, 64).describe());
+        assertEquals("skinny 16 x 128 tiles in 2 bands of rows, 32 tiles in 4 slices of K on 256 blocks",
+                new SkinnyGemm.Split(2, 32, 4, 4).describe());
+        assertEquals(256, SkinnyGemm.launchShape(new SkinnyGemm.Split(2, 32, 4, 4)).gridX());
     }
 
     private static GemmProblem problem(int m, int n, int k, GemmALayout aLayout) {

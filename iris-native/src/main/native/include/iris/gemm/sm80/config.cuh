@@ -54,7 +54,7 @@ using WideShape = TileShape<IRIS_GEMM_PORTABLE_WIDE_TILE_M, IRIS_GEMM_PORTABLE_T
 using PersistentShape = TileShape<IRIS_GEMM_PORTABLE_TILE_M, IRIS_GEMM_PORTABLE_PERSISTENT_TILE_N, IRIS_GEMM_PORTABLE_TILE_K,
                                   2, IRIS_GEMM_PORTABLE_PERSISTENT_THREADS / 64, IRIS_GEMM_PORTABLE_STAGES>;
 /// The skinny kernels' tile (sm80/skinny.cuh): 16 rows, four warps side by side along N.
-using SkinnyShape = TileShape<IRIS_GEMM_SKINNY_MAX_M, IRIS_GEMM_SKINNY_TILE_N, IRIS_GEMM_SKINNY_TILE_K, 1,
+using SkinnyShape = TileShape<IRIS_GEMM_SKINNY_TILE_M, IRIS_GEMM_SKINNY_TILE_N, IRIS_GEMM_SKINNY_TILE_K, 1,
                               IRIS_GEMM_SKINNY_THREADS / 32, IRIS_GEMM_SKINNY_STAGES>;
 
 /// In_: the inputs' type, iris::bf16 or iris::f16 (A and B alike). B_: how B is stored. Out_: C's

@@ -1,15 +1,17 @@
-// iris/gemm/sm80/skinny.cuh: the skinny GEMM, for problems of at most IRIS_GEMM_SKINNY_MAX_M rows (a
-// decode step, a small batch) on every NVIDIA GPU since Ampere, Hopper included:
+// iris/gemm/sm80/skinny.cuh: the skinny GEMM, for problems of few rows (a decode step, a small batch)
+// on every NVIDIA GPU since Ampere, Hopper included:
 //
-//   C[m][n] = alpha sum_k A[m][k] * B(k, n) + beta C[m][n] (+ bias[n])   A: M x K, M <= 16
+//   C[m][n] = alpha sum_k A[m][k] * B(k, n) + beta C[m][n] (+ bias[n])   A: M x K
 //
 // Such a GEMM only streams B: 16 rows of A are 2 KiB per k-block next to B's 16 KiB, and the
 // arithmetic is a rounding error of the tensor cores' rate. What it needs is many blocks with many
 // bytes of B in flight, which the portable mainloop's cp.async ring gives (a 16-row A tile, every
 // warp a 16 x 32 slice of a 128-column tile; sm80/impl/mainloop.cuh), and K shared out where the
-// column tiles alone are too few: block b runs column tile b / slices over slice b % slices of K.
-// The last block of a tile to finish adds the slices' f32 partials in slice order, so the sum is
-// the same on every run, and runs the epilogue; no block ever waits for another.
+// column tiles alone are too few. Rows come in bands of 16, the bands of a tile in neighbouring
+// blocks, so that B streams from memory once and from L2 for the other bands: block b runs band
+// b % bands of column tile (b / bands) / slices over slice (b / bands) % slices of K. The last
+// block of a band's tile to finish adds the slices' f32 partials in slice order, so the sum is the
+// same on every run, and runs the epilogue; no block ever waits for another.
 //
 //   extern "C" __global__ void __launch_bounds__(IRIS_GEMM_SKINNY_THREADS)
 //   my_skinny(const IRIS_GRID_CONSTANT iris_gemm_skinny_args args) {
@@ -167,8 +169,10 @@ __device__ inline bool skinny(const iris_gemm_skinny_args& args) {
     extern __shared__ __align__(128) uint8_t smem[];
     if (!shared_memory_fits<Cfg>()) return false;
     const int slices = args.slices < 1 ? 1 : args.slices;
-    const int tile = static_cast<int>(blockIdx.x) / slices;
-    const int slice = static_cast<int>(blockIdx.x) % slices;
+    const int bands = args.m < 1 ? 1 : (args.m + Cfg::kTileM - 1) / Cfg::kTileM;
+    const int band = static_cast<int>(blockIdx.x) % bands;
+    const int tile = static_cast<int>(blockIdx.x) / bands / slices;
+    const int slice = static_cast<int>(blockIdx.x) / bands % slices;
     const int col0 = tile * Cfg::kTileN;
     if (col0 >= args.n) return true;
     const int k_blocks = (args.k + Cfg::kTileK - 1) / Cfg::kTileK;
@@ -177,14 +181,22 @@ __device__ inline bool skinny(const iris_gemm_skinny_args& args) {
     if (count < 1) return true;  // the host never launches an empty slice
     const int k0 = kb0 * Cfg::kTileK;
 
-    auto a_copy = copy_of_a<Cfg>(args.a, args.lda, 0, k0, args.m, args.k);
+    const int row0 = band * Cfg::kTileM;
+    auto a_copy = copy_of_a<Cfg>(args.a, args.lda, row0, k0, args.m, args.k);
     auto b_copy = copy_of_b<Cfg>(args.b, args.ldb, col0, k0, args.n, args.k);
+    // The epilogue sees this block's band as a problem of its own: its rows of C, its partials and counters.
+    iris_gemm_skinny_args own = args;
+    const int tiles = (args.n + Cfg::kTileN - 1) / Cfg::kTileN;
+    own.c = static_cast<typename Cfg::Out*>(args.c) + row0 * args.ldc;
+    own.m = min(Cfg::kTileM, args.m - row0);
+    own.partials = static_cast<float*>(args.partials) + int64_t(band) * tiles * slices * Cfg::kTileM * Cfg::kTileN;
+    own.counters = static_cast<uint32_t*>(args.counters) + band * tiles;
     Accumulators<Cfg> acc;
     mainloop<Cfg>(acc, shared_address(smem), a_copy, b_copy, count, 0, static_cast<int>(threadIdx.x) / 32);
     if (slices == 1) {
-        skinny_impl::store<Cfg>(acc, args, col0);
-    } else if (skinny_impl::store_partial<Cfg>(acc, args, tile, slice)) {
-        skinny_impl::store_sum<Cfg>(args, tile, col0);
+        skinny_impl::store<Cfg>(acc, own, col0);
+    } else if (skinny_impl::store_partial<Cfg>(acc, own, tile, slice)) {
+        skinny_impl::store_sum<Cfg>(own, tile, col0);
     }
     return true;
 }
