@@ -1,6 +1,6 @@
 // gemm_portable.cu: the library's GEMM for every NVIDIA GPU since Ampere (A100, A10, L40S, RTX 30xx
 // to 50xx, and Hopper when asked for), C = alpha A x B + beta C (+ bias), as sixteen variants in
-// 128 x 128 tiles and in 256 x 128, and the skinny GEMM for at most 16 rows (A stored M x K) that
+// 128 x 128 tiles and in 256 x 128, and the skinny GEMM for few rows (bands of 16; A stored M x K) that
 // every GPU runs, Hopper included, as eight more
 //
 //   iris_gemm_portable[_wide]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)

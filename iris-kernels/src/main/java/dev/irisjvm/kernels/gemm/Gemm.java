@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * TMA runs it ({@code gemm.cu}); on any other NVIDIA GPU since Ampere, an mma.sync kernel fed by a
  * cp.async pipeline ({@code gemm_portable.cu}). Both take every layout pair, alpha and beta.
  * {@link GemmMainloop} says how the choice is made and how to force either. On either,
- * a problem of at most 16 rows with A stored M x K (a decode step, a small batch: it only streams B)
+ * a problem of at most 32 rows with A stored M x K (a decode step, a small batch: it only streams B)
  * runs the skinny kernels of {@code gemm_portable.cu}, every alpha and beta included.
  *
  * <pre>{@code
@@ -116,11 +116,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * tile where those tiles make at least one full wave of the SMs, else of 128 threads and 64 KiB per
  * 128 x 128 tile (the rule, and the H200 timings behind it, are in {@code PortableGemm}); a KM A is
  * copied to shared memory M-major and its fragments read with ldmatrix.trans, as a KN B's are.
- * Skinny (at most 16 rows): one block of 128 threads and 72 KiB per 16 x 128 column tile and slice of
- * K, with as many slices as fill one wave of the blocks the GPU runs at once (three per SM on an H200;
- * each slice at least 128 of K);
- * the last block of a tile to finish adds the slices' F32 partials in slice order, on the same
- * workspace ({@link #schedule} says the split).
+ * Skinny (at most 32 rows): one block of 128 threads and 72 KiB per band of 16 rows, 128-column tile
+ * and slice of K, with as many slices as fill one wave of the blocks the GPU runs at once (three per
+ * SM on an H200; each slice at least 128 of K); the last block of a band's tile to finish adds the
+ * slices' F32 partials in slice order, on the same workspace ({@link #schedule} says the split).
  */
 public final class Gemm implements AutoCloseable {
     /** The kernel module ({@code gemm.cu}). */
@@ -518,10 +517,11 @@ public final class Gemm implements AutoCloseable {
      * logs and reports: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
      * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by the tile where it is
      * not 128 x 256 (", 128 x 192 tiles", ", 128 x 128 tiles", ", 64 x 128 tiles") (portable
-     * mainloop: "portable, whole 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); at most 16
-     * rows (A stored M x K),
-     * "skinny 16 x 128 tiles, 32 tiles in 12 slices of K on 384 blocks"; with {@link Options#tune()}, the choice kept for the shape once a call has timed
-     * it, else what the rule chooses. Nothing is launched.
+     * mainloop: "portable, whole 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); at most 32
+     * rows (A stored M x K), "skinny 16 x 128 tiles, 32 tiles in 12 slices of K on 384 blocks" (past
+     * 16 rows "skinny 16 x 128 tiles in 2 bands of rows, ..."); with {@link Options#tune()}, the
+     * choice kept for the shape once a call has timed it, else what the rule chooses. Nothing is
+     * launched.
      */
     public synchronized String schedule(int m, int n, int k) {
         if (SkinnyGemm.takes(m)) {

@@ -22,9 +22,10 @@ final class SkinnyGemm implements AutoCloseable {
     /**
      * The most rows {@link Gemm} runs on the skinny kernels (which take any number of bands): on an
      * H200 they beat the 64 x 128 tiles on 18 of 21 of the model suite's shapes of 1 and 8 rows
-     * (2026-12-02), and on 7 of its 9 shapes of 16 rows once their offsets were computed once
-     * (2026-12-04, geometric mean 0.934-0.940x cuBLAS against 0.865-0.868x;
-     * docs/benchmarks/gemm-suite-findings.md).
+     * (2026-12-02), on 7 of its 9 shapes of 16 rows once their offsets were computed once
+     * (2026-12-04, geometric mean 0.934-0.940x cuBLAS against 0.865-0.868x), and in two bands on all
+     * 9 of its shapes of 32 rows (2026-12-04, 0.921x against 0.831-0.835x in three runs of the tiles;
+     * docs/benchmarks/gemm-suite-findings.md). Rows past 32 stay on the tiles, unmeasured in bands.
      */
     static final int MAX_M = 2 * TILE_M;
     /** Output columns per tile. */

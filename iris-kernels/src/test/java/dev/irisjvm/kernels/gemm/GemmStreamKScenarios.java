@@ -64,7 +64,7 @@ final class GemmStreamKScenarios extends GemmScenarioPart {
      * beta 1 (never timed) adds A B once more.
      */
     private void tuned(Failures f) {
-        // 64 rows: the tuner times the tiled kernels' schedules; at most 16 rows take the skinny kernels untimed.
+        // 64 rows: the tuner times the tiled kernels' schedules; at most 32 rows take the skinny kernels untimed.
         int m = SHARED_SHAPES[1][0], n = SHARED_SHAPES[1][1], k = SHARED_SHAPES[1][2];
         long seed = s.seed("stream_k_tuned", m, n, k);
         HostMatrix a = HostMatrix.random(seed, DType.BF16, m, k);
