@@ -12,9 +12,9 @@ import java.util.Locale;
  * {@link Gemm}'s kernels for problems of at most {@value #MAX_M} rows with A stored M x K, on either
  * mainloop ({@code iris_gemm_skinny_<in>_<nk|kn>_<out>} in {@code gemm_portable.cu}; iris/gemm/sm80/skinny.cuh):
  * one block per band of {@value #TILE_M} rows, {@value #TILE_N}-column tile and slice of K, the
- * slices of a band's tile added in a fixed order by its last block. A decode step or a small batch only streams the weights,
- * so the split aims at enough blocks to keep every SM's loads in flight. Not thread-safe (Gemm's calls
- * are synchronized).
+ * slices of a band's tile added in a fixed order by its last block. A decode step or a small batch
+ * only streams the weights, so the split aims at enough blocks to keep every SM's loads in flight.
+ * Not thread-safe (Gemm's calls are synchronized).
  */
 final class SkinnyGemm implements AutoCloseable {
     /** Rows of a block's tile, one band of A's rows (iris/abi/gemm_portable.h, as every constant below that the kernels share). */
