@@ -21,9 +21,10 @@
  * 1 KiB to align them. The host launches with exactly this; a kernel given less does nothing. */
 #define IRIS_ATTENTION_SHARED_BYTES_D64 82944
 #define IRIS_ATTENTION_SHARED_BYTES_D128 164864
-/* The forward kernels at head size IRIS_ATTENTION_WIDE_HEAD_DIM (iris_attention_fwd_<in>_d64[_causal],
- * not the ring steps) run blocks of IRIS_ATTENTION_WIDE_ROWS query rows: three consumer warpgroups, so that the tensor
- * cores have a third warpgroup's products to run while two compute their softmax. Grid
+/* The forward kernels at head size IRIS_ATTENTION_WIDE_HEAD_DIM
+ * (iris_attention_fwd_<in>_d64[_causal], not the ring steps) run blocks of IRIS_ATTENTION_WIDE_ROWS
+ * query rows: three consumer warpgroups, so that the tensor cores have a third warpgroup's
+ * products to run while two compute their softmax. Grid
  * (ceil(Sq / IRIS_ATTENTION_WIDE_ROWS), Hq, B); the last block's rows past Sq (none, 64 or 128) are
  * neither computed nor written. Dynamic shared memory: Q as two 128-row boxes, three stages of K
  * and V (the causal kernels use two), 1 KiB to align them. */

@@ -1,9 +1,10 @@
 /* iris/abi/gemm_portable.h: the interface of the portable GEMM (iris-kernels gemm_portable.cu; Java:
  * dev.irisjvm.kernels.gemm.Gemm with Gemm.Mainloop.PORTABLE), the mainloop for GPUs without wgmma
  * and TMA (compute capability 8.0 and later: mma.sync, ldmatrix, cp.async), and of the skinny GEMM
- * built from the same parts for problems of few rows on every GPU, Hopper included. One declaration of the launch constants and of the argument structs the
- * iris_gemm_portable_* and iris_gemm_skinny_* kernels take as their one __grid_constant__ parameter;
- * the JavaCPP build generates the Java side. */
+ * built from the same parts for problems of few rows on every GPU, Hopper included. One
+ * declaration of the launch constants and of the argument structs the iris_gemm_portable_* and
+ * iris_gemm_skinny_* kernels take as their one __grid_constant__ parameter; the JavaCPP build
+ * generates the Java side. */
 #ifndef IRIS_ABI_GEMM_PORTABLE_H
 #define IRIS_ABI_GEMM_PORTABLE_H
 

@@ -467,8 +467,7 @@ public final class Gemm implements AutoCloseable {
             throw new IllegalArgumentException(GemmChecks.who() + ": the skinny kernels take at most " + SkinnyGemm.MAX_M
                     + " rows with A stored M x K; this problem is " + p);
         }
-        SkinnyGemm.Split split = SkinnyGemm.evenly(SkinnyGemm.bands(p.m()), (int) GemmChecks.ceilDiv(p.n(), SkinnyGemm.TILE_N),
-                (int) GemmChecks.ceilDiv(p.k(), SkinnyGemm.TILE_K), slices);
+        SkinnyGemm.Split split = SkinnyGemm.evenly(p.m(), p.n(), p.k(), slices);
         if (!SkinnyGemm.fits(split, workspace == null ? 0 : workspace.partialFloats(), workspace == null ? 0 : workspace.counters())) {
             throw new IllegalStateException(GemmChecks.who() + ": " + split.describe() + " does not fit this Gemm's workspace");
         }

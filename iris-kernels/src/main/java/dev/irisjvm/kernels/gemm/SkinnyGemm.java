@@ -125,7 +125,7 @@ final class SkinnyGemm implements AutoCloseable {
         long wanted = Math.min(wave / ((long) bands * tiles), MAX_SUMMED_ROWS / Math.max(1, Math.min(m, TILE_M)));
         long room = (long) bands * tiles > counters ? 1 : partialFloats / partialFloats(bands, tiles, 1);
         int slices = (int) Math.max(1, Math.min(Math.min(wanted, room), kBlocks / MIN_SLICE_K_BLOCKS));
-        return evenly(bands, tiles, kBlocks, slices);
+        return evenly(m, n, k, slices);
     }
 
     /** Bands of {@value #TILE_M} rows in {@code m} rows (one at least). */
@@ -144,10 +144,14 @@ final class SkinnyGemm implements AutoCloseable {
                 && partialFloats(split.bands(), split.tiles(), split.slices()) <= partialFloats);
     }
 
-    /** {@code slices} (at least 1, at most the k-blocks) made even: equal k-blocks per slice, none empty. */
-    static Split evenly(int bands, int tiles, int kBlocks, int slices) {
+    /**
+     * An {@code m} x {@code n} x {@code k} problem in {@code slices} slices of K (at least 1, at most
+     * the k-blocks) made even: equal k-blocks per slice, none empty.
+     */
+    static Split evenly(int m, int n, int k, int slices) {
+        int kBlocks = (int) GemmChecks.ceilDiv(k, TILE_K);
         int per = (int) GemmChecks.ceilDiv(kBlocks, Math.max(1, Math.min(slices, kBlocks)));
-        return new Split(bands, tiles, (int) GemmChecks.ceilDiv(kBlocks, per), per);
+        return new Split(bands(m), (int) GemmChecks.ceilDiv(n, TILE_N), (int) GemmChecks.ceilDiv(kBlocks, per), per);
     }
 
     static LaunchShape launchShape(Split split) {
