@@ -2,23 +2,27 @@
 // low-latency moe_ll.cu for its epoch, last block, copies and sum) shares: the
 // workspace slots, the call epoch, the last-block hand-off, the flag handshakes and the row copies.
 //
-// The contract of the four kernels (Java: dev.irisjvm.kernels.moe.MoeDispatch / MoeCombine):
+// The contract of the dispatch and combine kernels (Java: dev.irisjvm.kernels.moe.MoeDispatch /
+// MoeCombine):
 //
 //   * One workspace per MoeDispatch, on the symmetric heap, zeroed once at creation and never reset
 //     by the host (its header: iris/abi/moe.h, IRIS_MOE_WS_*). Beside it, allocated with it: the
 //     receive buffer and the source layout (symmetric, written by peers), the per-block counts, the
-//     routes and their weights, the per-expert counts (local), and combine's staging (symmetric).
-//   * A call is a dispatch (moe_dispatch_count, then moe_dispatch_send) optionally followed by one
-//     combine (moe_combine_send, then moe_combine_reduce), all on one stream. The epoch: every
-//     block of moe_dispatch_count reads the stored epoch + 1 and its last block stores it back;
-//     the three kernels after it read the stored value. Every rank makes the same calls, so an
+//     routes and their weights, the routes grouped by expert, the per-expert counts (local), the
+//     rows arrived per receive-buffer tile (symmetric) and combine's staging (symmetric).
+//   * A call is a dispatch (moe_dispatch_count, moe_dispatch_place, moe_dispatch_copy) optionally
+//     followed by one combine (moe_combine_send, then moe_combine_reduce), all on one stream. The
+//     epoch: every block of moe_dispatch_count reads the stored epoch + 1 and its last block
+//     stores it back; the kernels after it read the stored value. Every rank makes the same calls, so an
 //     epoch means the same call everywhere, without the host; a replayed CUDA graph gets a fresh
 //     one each time.
 //   * Flags only grow: each of the four flag arrays holds, per source rank, the epoch of the last
-//     call in which that rank passed the flag's point; every wait is `>= epoch`.
+//     call in which that rank passed the flag's point; every wait is `>= epoch`. The one exception,
+//     the tile arrivals, count rows within a call: block 0 of moe_dispatch_count zeroes this rank's
+//     before its arrive, and the peers add to them after it.
 //   * Entry: block 0 of moe_dispatch_count signals arrive to every peer first. A rank writes into
-//     a peer's heap (its count-matrix row, receive buffer, sources, staging) only after it has
-//     seen that peer's arrive of this call: the peer's stream has reached the call, so the expert
+//     a peer's heap (its count-matrix row, receive buffer, sources, tile arrivals, staging) only
+//     after it has seen that peer's arrive of this call (or its counts-ready, which comes after): the peer's stream has reached the call, so the expert
 //     computation and combine of its previous call, which read those buffers, are over.
 //   * Determinism: expert e's rows are ordered by source rank, then by route number (token * top_k
 //     + k) within a source. A source learns where its rows start from the count matrix, which every
@@ -53,14 +57,17 @@ inline constexpr int kLanesBf16 = 8;
 inline constexpr int kSiteArrive = IRIS_MOE_SITE_ARRIVE;
 inline constexpr int kSiteCounts = IRIS_MOE_SITE_COUNTS;
 inline constexpr int kSiteRows = IRIS_MOE_SITE_ROWS;
+inline constexpr int kSiteTileRows = IRIS_MOE_SITE_TILE_ROWS;
 inline constexpr int kSiteResults = IRIS_MOE_SITE_RESULTS;
 inline constexpr int kSiteOverCapacity = IRIS_MOE_SITE_OVER_CAPACITY;
 inline constexpr int kSiteBadExpert = IRIS_MOE_SITE_BAD_EXPERT;
 
 // ---- workspace slots ----------------------------------------------------------------------------
 
-/// The low-latency kernels (moe_ll.cu) take send (their dispatch) and combine (their combine's send).
-enum class Ticket { count = 0, send = 1, combine = 2 };
+/// Each ticket belongs to a kernel that ends with a last block: route, the kernel that ranks the
+/// routes (moe_dispatch_place, and the low-latency dispatch); combine, the one that sends the
+/// expert outputs (moe_combine_send, and the low-latency one).
+enum class Ticket { count = 0, route = 1, combine = 2, copy = 3 };
 
 __device__ __forceinline__ uint8_t* bytes(void* ws) { return static_cast<uint8_t*>(ws); }
 __device__ __forceinline__ uint64_t* epoch_slot(void* ws) { return reinterpret_cast<uint64_t*>(bytes(ws) + IRIS_MOE_WS_EPOCH); }
@@ -70,6 +77,11 @@ __device__ __forceinline__ uint32_t* ticket_slot(void* ws, Ticket t) {
 __device__ __forceinline__ iris_moe_stats* stats(void* ws) {
     return reinterpret_cast<iris_moe_stats*>(bytes(ws) + IRIS_MOE_WS_STATS);
 }
+/// Rows of a receive-buffer tile: the copying kernel's unit and the expert GEMM's tile.
+inline constexpr int kTileRows = IRIS_MOE_TILE_ROWS;
+/// Tiles of each local expert's receive buffer: its slots of iris_moe_args.arrivals.
+__device__ __forceinline__ int tiles_per_expert(int capacity) { return (capacity + kTileRows - 1) / kTileRows; }
+
 /// One of the flag arrays (IRIS_MOE_WS_ARRIVE, _COUNTS_READY, _ROWS_SENT, _RESULTS_SENT), slot `src`.
 __device__ __forceinline__ uint64_t* flag_slot(void* ws, int area, int src) {
     return reinterpret_cast<uint64_t*>(bytes(ws) + area) + src;
@@ -110,6 +122,49 @@ __device__ __forceinline__ Range chunk(uint64_t n, unsigned b, unsigned blocks) 
     const uint64_t per = (n + blocks - 1) / blocks;
     const uint64_t lo = min(n, uint64_t(b) * per);
     return {lo, min(n, lo + per)};
+}
+
+/// Exclusive prefix sums of v[0 .. n) in shared memory, n <= 2 * kThreads, by the whole block
+/// (every thread calls it; v is complete before the call and after it).
+__device__ inline void exclusive_scan(int32_t* v, int n) {
+    const int t = static_cast<int>(threadIdx.x);
+    int32_t own[2];
+    for (int q = 0; q < 2; ++q) own[q] = t + q * kThreads < n ? v[t + q * kThreads] : 0;
+    __syncthreads();
+    for (int d = 1; d < n; d *= 2) {  // Hillis-Steele: inclusive sums after log2(n) steps
+        int32_t add[2];
+        for (int q = 0; q < 2; ++q) {
+            const int i = t + q * kThreads;
+            add[q] = i < n && i >= d ? v[i - d] : 0;
+        }
+        __syncthreads();
+        for (int q = 0; q < 2; ++q) {
+            if (t + q * kThreads < n) v[t + q * kThreads] += add[q];
+        }
+        __syncthreads();
+    }
+    for (int q = 0; q < 2; ++q) {
+        if (t + q * kThreads < n) v[t + q * kThreads] -= own[q];
+    }
+    __syncthreads();
+}
+
+// ---- programmatic dependent launch --------------------------------------------------------------
+
+/// Lets the kernel after this one on the stream start while this one runs, once every block of
+/// this one has called it (the expert GEMM fed by the dispatch: MoeExpertGemm's fed launches).
+__device__ __forceinline__ void let_next_kernel_start() {
+#if IRIS_PLATFORM_NVIDIA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/// Returns once the kernel ahead of this one on the stream has finished and its writes are
+/// visible (at once where that kernel had finished before this one started).
+__device__ __forceinline__ void wait_for_previous_kernel() {
+#if IRIS_PLATFORM_NVIDIA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 }
 
 // ---- call epoch and the last block --------------------------------------------------------------

@@ -111,8 +111,11 @@ struct ChunkPlace {
 };
 
 /// moe_expert_gemm: Y[l][j] into out, bf16 [local_experts][capacity][n]; nothing past a count.
+/// (The context and the sources are SendRowsHome's; both hooks are filled alike.)
 struct StoreRows : iris::gemm::NoHooks {
+    const iris::Ctx& ctx;
     uint16_t* out;
+    const int2* sources;
     const int32_t* counts;
     int capacity;
     int n;
@@ -150,7 +153,27 @@ struct SendRowsHome : iris::gemm::NoHooks {
     }
 };
 
-template <int TileN, bool Combine>
+/// The fed kernels' producer: before the first loads of a tile, waits until every row of the tile
+/// that its expert's count says is there has arrived (moe_dispatch_copy's count of that tile), then
+/// lets TMA read what the generic proxy wrote.
+template <class Hooks>
+struct FedByDispatch : Hooks {
+    const uint64_t* arrivals;  // (local_experts, capacity / kTileRows): one per tile row of A
+    int rows_per_expert;       // capacity / kTileRows
+
+    __device__ void before_loads(TileCoord t, int k0) const {
+        if (k0 != 0) return;
+        const int tile = t.m % rows_per_expert;
+        const int count = min(this->counts[t.m / rows_per_expert], this->capacity);
+        const uint64_t rows = uint64_t(min(moe::kTileRows, count - tile * moe::kTileRows));
+        iris::wait_until(this->ctx, arrivals + t.m, iris::Cmp::ge, rows, moe::kSiteTileRows);
+#if IRIS_HAS_TMA
+        asm volatile("fence.proxy.async.global;" ::: "memory");
+#endif
+    }
+};
+
+template <int TileN, bool Combine, bool Fed>
 __device__ void expert_gemm(const iris_moe_gemm_args& a) {
 #if IRIS_HAS_WGMMA
     using Cfg = iris::gemm::Config<iris::bf16, iris::gemm::BLayout::nk, iris::bf16, iris::gemm::kTmaProducerRegisters, TileN>;
@@ -163,11 +186,15 @@ __device__ void expert_gemm(const iris_moe_gemm_args& a) {
     const ExpertTileScheduler<Cfg::kTileM, TileN> sched{table, a.local_experts, tiles_n, a.capacity / Cfg::kTileM};
     const int m = a.local_experts * a.capacity;
     const int n = a.local_experts * a.n;
-    if constexpr (Combine) {
-        SendRowsHome hooks{{}, ctx, static_cast<uint16_t*>(a.out), static_cast<const int2*>(a.sources), counts, a.capacity, a.n};
-        iris::gemm::persistent<Cfg>(&a.a_map, &a.b_map, nullptr, m, n, a.k, sched, hooks);
+    using Hooks = std::conditional_t<Combine, SendRowsHome, StoreRows>;
+    Hooks hooks{{}, ctx, static_cast<uint16_t*>(a.out), static_cast<const int2*>(a.sources), counts, a.capacity, a.n};
+    if constexpr (Fed) {
+        const FedByDispatch<Hooks> fed{hooks, static_cast<const uint64_t*>(a.arrivals), a.capacity / Cfg::kTileM};
+        iris::gemm::persistent<Cfg>(&a.a_map, &a.b_map, nullptr, m, n, a.k, sched, fed);
+        // The copying kernel ahead is still running when this one starts: finish after it, so that
+        // what follows on the stream finds every row of the call in place.
+        moe::wait_for_previous_kernel();
     } else {
-        StoreRows hooks{{}, static_cast<uint16_t*>(a.out), counts, a.capacity, a.n};
         iris::gemm::persistent<Cfg>(&a.a_map, &a.b_map, nullptr, m, n, a.k, sched, hooks);
     }
 #endif
@@ -175,13 +202,17 @@ __device__ void expert_gemm(const iris_moe_gemm_args& a) {
 
 }  // namespace
 
-#define IRIS_MOE_EXPERT_GEMM_KERNEL(name, TileN, Combine)                                          \
+#define IRIS_MOE_EXPERT_GEMM_KERNEL(name, TileN, Combine, Fed)                                     \
     extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                             \
         name(const IRIS_GRID_CONSTANT iris_moe_gemm_args a) {                                      \
-        expert_gemm<TileN, Combine>(a);                                                            \
+        expert_gemm<TileN, Combine, Fed>(a);                                                       \
     }
 
-IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_n256, IRIS_GEMM_TILE_N, false)
-IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_n128, IRIS_GEMM_NARROW_TILE_N, false)
-IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_combine_n256, IRIS_GEMM_TILE_N, true)
-IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_combine_n128, IRIS_GEMM_NARROW_TILE_N, true)
+IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_n256, IRIS_GEMM_TILE_N, false, false)
+IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_n128, IRIS_GEMM_NARROW_TILE_N, false, false)
+IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_combine_n256, IRIS_GEMM_TILE_N, true, false)
+IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_combine_n128, IRIS_GEMM_NARROW_TILE_N, true, false)
+IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_fed_n256, IRIS_GEMM_TILE_N, false, true)
+IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_fed_n128, IRIS_GEMM_NARROW_TILE_N, false, true)
+IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_fed_combine_n256, IRIS_GEMM_TILE_N, true, true)
+IRIS_MOE_EXPERT_GEMM_KERNEL(moe_expert_gemm_fed_combine_n128, IRIS_GEMM_NARROW_TILE_N, true, true)

@@ -117,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) moe_ll_dispatch(const 
         iris::put(ctx, recv + slot * hidden, tokens + (route / top_k) * hidden, size_t(hidden), owner, RowGroup{});
         if (t % kRowLanes == 0) iris::store(ctx, recv_routes + slot, static_cast<int32_t>(route), owner);
     }
-    if (!last_block(ws, Ticket::send)) return;
+    if (!last_block(ws, Ticket::route)) return;
 
     // The last block: every block's rows are out; tell each owner how many went to each of its experts.
     count_routes(ids, routes_n, experts, s_count, &s_first_bad);

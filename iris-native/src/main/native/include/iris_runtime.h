@@ -191,7 +191,9 @@ int iris_launch(iris_function function, uint32_t grid_x, uint32_t grid_y, uint32
  * finished, as soon as every block of that kernel has executed griddepcontrol.launch_dependents
  * or exited (CUDA programmatic dependent launch; a captured graph keeps it as a programmatic
  * edge). Such a kernel must execute griddepcontrol.wait, which returns once the kernel ahead has
- * finished and its writes are visible, before it touches any memory. HIP: ignored. */
+ * finished and its writes are visible, before it touches memory that kernel writes, unless it
+ * reads it only after a flag that kernel raises for it with release (the MoE expert GEMM fed by
+ * the dispatch's copy); and before it finishes. HIP: ignored. */
 #define IRIS_LAUNCH_OVERLAP_PREVIOUS 1
 
 /* iris_launch with IRIS_LAUNCH_* flags; flags 0 is iris_launch. */

@@ -25,11 +25,14 @@
 #define IRIS_MOE_MAX_EXPERTS 1024
 /* Threads that copy one row (of hidden elements) together. */
 #define IRIS_MOE_ROW_LANES 32
+/* Rows of a receive-buffer tile: the unit in which the copying kernel sends rows and counts them
+ * arrived (iris_moe_args.arrivals), and the expert GEMM's tile (IRIS_GEMM_TILE_M). */
+#define IRIS_MOE_TILE_ROWS 128
 
 /* The workspace header, bytes from its start (symmetric; zeroed once at creation, never reset).
  * Local: only this rank's kernels touch it; remote: peers write this rank's copy. */
 #define IRIS_MOE_WS_EPOCH 0           /* uint64, local: the epoch of the last dispatch */
-#define IRIS_MOE_WS_TICKETS 8         /* uint32[4], local: blocks done in this call (count, send, combine) */
+#define IRIS_MOE_WS_TICKETS 8         /* uint32[4], local: blocks done in this call (count, place, combine, copy) */
 #define IRIS_MOE_WS_STATS 64          /* iris_moe_stats, local: what the last dispatch did not deliver */
 #define IRIS_MOE_WS_ARRIVE 128        /* uint64[IRIS_MAX_RANKS], remote: [src] = epoch once rank src's dispatch started */
 #define IRIS_MOE_WS_COUNTS_READY 192  /* uint64[IRIS_MAX_RANKS], remote: [src] = epoch once rank src's counts are here */
@@ -55,7 +58,8 @@ enum iris_moe_site {
     IRIS_MOE_SITE_OVER_CAPACITY = 9305, /* check (FAIL policy): an expert was routed more rows than it holds */
     IRIS_MOE_SITE_BAD_EXPERT = 9306,    /* check: a route named an expert outside [0, experts) (both modes) */
     IRIS_MOE_SITE_LL_ROWS = 9307,       /* low-latency dispatch, last block: waits for a source's rows to a local expert */
-    IRIS_MOE_SITE_LL_RESULTS = 9308     /* low-latency combine, reduce: waits for an owner's expert outputs */
+    IRIS_MOE_SITE_LL_RESULTS = 9308,    /* low-latency combine, reduce: waits for an owner's expert outputs */
+    IRIS_MOE_SITE_TILE_ROWS = 9309      /* expert GEMM fed by the dispatch: waits for a receive-buffer tile's rows */
 };
 
 /* iris_device_status.code of the MoE checks (kernel families' codes start at 16). The record's
@@ -76,7 +80,8 @@ typedef struct iris_moe_stats {
     uint32_t bad_here;        /* routes of this rank whose expert id was out of range */
     uint32_t full_experts;    /* experts (all ranks') routed more rows than the capacity */
     uint32_t first_bad_route; /* the lowest such route of this rank, or 0xFFFFFFFF */
-    uint32_t reserved[3];
+    uint32_t first_full;      /* the lowest expert (all ranks') routed more rows than the capacity, or 0xFFFFFFFF */
+    uint32_t reserved[2];
 } iris_moe_stats;
 
 /* The one parameter of every MoE kernel. Device addresses are untyped, as in every argument struct
@@ -104,6 +109,10 @@ typedef struct iris_moe_args {
     int32_t top_k;
     int32_t capacity;          /* rows per local expert */
     int32_t policy;            /* iris_moe_policy */
+    void* expert_base;         /* int32 [experts], local: where each expert's routes start in by_expert */
+    void* by_expert;           /* int32 [max_tokens * top_k], local: this rank's routes grouped by expert, in route order */
+    void* arrivals;            /* uint64 [local_experts][ceil(capacity / IRIS_MOE_TILE_ROWS)], symmetric: rows of each
+                                  receive-buffer tile that have arrived in this call (zeroed by the counting kernel) */
 } iris_moe_args;
 
 /* ---- The low-latency mode (moe_ll.cu; Java: dev.irisjvm.kernels.moe.MoeLowLatency) ------------
@@ -156,7 +165,13 @@ typedef struct iris_moe_ll_args {
  *   moe_expert_gemm_combine_n<tile>  row j of expert l goes straight to its source's combine staging
  *                                    (sources[l][j] = {rank, route}: out is the symmetric staging,
  *                                    bf16 [routes][n], n = hidden); moe_combine_publish and
- *                                    moe_combine_reduce (iris_moe_args) then finish the combine. */
+ *                                    moe_combine_reduce (iris_moe_args) then finish the combine.
+ *   moe_expert_gemm_fed_n<tile>, moe_expert_gemm_fed_combine_n<tile>
+ *                                    the same, fed by the dispatch: launched to start beside
+ *                                    moe_dispatch_copy (programmatic dependent launch), the
+ *                                    producer waits before a tile's first loads until arrivals
+ *                                    holds the rows the tile's expert count puts in it (site
+ *                                    9309); the kernel finishes after moe_dispatch_copy. */
 
 /* The one parameter of the expert GEMM kernels (moe_expert_gemm.cu). */
 typedef struct iris_moe_gemm_args {
@@ -170,7 +185,8 @@ typedef struct iris_moe_gemm_args {
     int32_t capacity;          /* rows per local expert, a multiple of IRIS_GEMM_TILE_M */
     int32_t n;                 /* output columns per expert, a multiple of the kernel's tile width */
     int32_t k;                 /* products per output element (hidden), a multiple of 8 */
-    int32_t reserved[10];      /* zero: keeps the struct free of tail padding */
+    const void* arrivals;      /* fed kernels: iris_moe_args.arrivals, rows of each tile arrived */
+    int32_t reserved[8];       /* zero: keeps the struct free of tail padding */
 } iris_moe_gemm_args;
 
 /* NVRTC has no constant offsetof: the layout is pinned by every nvcc and host compile instead. */
@@ -178,7 +194,8 @@ typedef struct iris_moe_gemm_args {
 static_assert(sizeof(iris_moe_stats) == 32, "iris_moe_stats: eight words");
 static_assert(offsetof(iris_moe_args, workspace) == 112 && offsetof(iris_moe_args, staging) == 176 &&
                   offsetof(iris_moe_args, out) == 216 && offsetof(iris_moe_args, tokens_n) == 224 &&
-                  offsetof(iris_moe_args, policy) == 244 && sizeof(iris_moe_args) == 248,
+                  offsetof(iris_moe_args, policy) == 244 && offsetof(iris_moe_args, arrivals) == 264 &&
+                  sizeof(iris_moe_args) == 272,
               "iris_moe_args: a 64-bit layout without padding");
 static_assert(IRIS_MOE_WS_MATRIX + IRIS_MAX_RANKS * IRIS_MOE_MAX_EXPERTS * 4 == IRIS_MOE_WS_HEADER_BYTES,
               "moe workspace header: the count matrix ends it");
@@ -195,7 +212,8 @@ static_assert(IRIS_MOE_WS_TICKETS + 16 <= IRIS_MOE_LL_WS_RESULTS &&
               "moe low-latency workspace header: fields overlap");
 static_assert(offsetof(iris_moe_gemm_args, b_map) == 128 && offsetof(iris_moe_gemm_args, ctx) == 256 &&
                   offsetof(iris_moe_gemm_args, counts) == 368 && offsetof(iris_moe_gemm_args, local_experts) == 392 &&
-                  offsetof(iris_moe_gemm_args, reserved) == 408 && sizeof(iris_moe_gemm_args) == 448,
+                  offsetof(iris_moe_gemm_args, arrivals) == 408 && offsetof(iris_moe_gemm_args, reserved) == 416 &&
+                  sizeof(iris_moe_gemm_args) == 448,
               "iris_moe_gemm_args: a 64-bit layout without padding");
 #endif
 

@@ -47,8 +47,9 @@ public final class Kernel {
      * Launches with arguments packed in {@code args}. With {@code overlapPrevious} the kernel may
      * start before the kernel ahead of it on the stream has finished, once every block of that one
      * has executed {@code griddepcontrol.launch_dependents} (programmatic dependent launch; HIP
-     * ignores it): only for kernels that execute {@code griddepcontrol.wait} before they touch any
-     * memory (IRIS_LAUNCH_OVERLAP_PREVIOUS in iris_runtime.h).
+     * ignores it): only for kernels that execute {@code griddepcontrol.wait} before they touch
+     * memory that kernel writes (or read it only after a flag it raises for them) and before they
+     * finish (IRIS_LAUNCH_OVERLAP_PREVIOUS in iris_runtime.h).
      */
     public void launch(LaunchShape shape, Stream stream, KernelArgs args, boolean overlapPrevious) {
         module.requireOpen();

@@ -6,7 +6,7 @@ import dev.irisjvm.runtime.abi.iris_moe_args;
 import org.bytedeco.javacpp.BytePointer;
 
 /**
- * The one argument of the four MoE kernels ({@code iris_moe_args}, iris/abi/moe.h), kept for the
+ * The one argument of the MoE dispatch and combine kernels ({@code iris_moe_args}, iris/abi/moe.h), kept for the
  * life of an {@link MoeDispatch} or {@link MoeCombine}: the context, the layer's shape and the
  * instance's buffers are set once, each call sets its operands and launches; the launch copies the
  * struct, so the next call may refill it at once. Filling it allocates nothing. Not thread-safe
@@ -34,7 +34,8 @@ final class MoeArgs implements AutoCloseable {
                 .routes(new DeviceAddress().at(ws + layout.routes())).route_weights(new DeviceAddress().at(ws + layout.routeWeights()))
                 .recv(new DeviceAddress().at(b.recv())).sources(new DeviceAddress().at(b.sources()))
                 .counts(new DeviceAddress().at(b.counts())).routed(new DeviceAddress().at(b.routed()))
-                .staging(new DeviceAddress().at(b.staging()));
+                .staging(new DeviceAddress().at(b.staging())).expert_base(new DeviceAddress().at(ws + layout.expertBase()))
+                .by_expert(new DeviceAddress().at(ws + layout.byExpert())).arrivals(new DeviceAddress().at(ws + layout.arrivals()));
         // The generated setter of iris_moe_args.capacity is _capacity: Pointer has a capacity() of its own.
         args.hidden(c.hidden()).experts(c.experts()).top_k(c.topK())._capacity(c.capacity()).policy(c.policy().code());
     }

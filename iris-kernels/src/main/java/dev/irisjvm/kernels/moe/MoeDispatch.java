@@ -66,20 +66,27 @@ import org.bytedeco.javacpp.LongPointer;
  * </ul>
  *
  * <h2>Protocol</h2>
- * Two kernels on one grid of up to 256 blocks, one per 512 routes:
+ * Three kernels: two on one grid of up to 256 blocks, one per 512 routes, then one that copies the
+ * rows:
  * <ol>
- * <li>moe_dispatch_count: block 0 tells every peer that this rank has arrived at the call. Each
- *     block counts its routes per expert; the last block to finish turns the per-block counts into
- *     per-block bases, waits for every peer's arrival (wait site {@link MoeSites#ARRIVE}) and writes
- *     this rank's routes per expert (E int32) into row r of every rank's count matrix, then signals
- *     them. Every rank thus holds all W x E counts and computes the same prefix sums: nothing else
- *     is exchanged before the rows.</li>
- * <li>moe_dispatch_send: each block waits for every peer's counts (site {@link MoeSites#COUNTS}),
- *     ranks its routes a tile of 512 at a time (stable: by route number), and writes each
- *     delivered route's token row into the owner's receive buffer and {rank, route} into its
- *     sources (remote stores). The last block signals "rows sent" to every peer, waits for every
- *     peer's (site {@link MoeSites#ROWS}), writes counts / routed and the stats, and records the
- *     errors.</li>
+ * <li>moe_dispatch_count: block 0 clears this rank's tile counts (below) and tells every peer that
+ *     this rank has arrived at the call. Each block counts its routes per expert; the last block to
+ *     finish turns the per-block counts into per-block bases, waits for every peer's arrival (wait
+ *     site {@link MoeSites#ARRIVE}) and writes this rank's routes per expert (E int32) into row r of
+ *     every rank's count matrix, then signals them. Every rank thus holds all W x E counts and
+ *     computes the same prefix sums: nothing else is exchanged before the rows.</li>
+ * <li>moe_dispatch_place: each block waits for every peer's counts (site {@link MoeSites#COUNTS})
+ *     and ranks its routes a tile of 512 at a time (stable: by route number): each route's row in
+ *     its expert, and this rank's routes grouped by expert. The last block writes counts / routed
+ *     and the stats.</li>
+ * <li>moe_dispatch_copy: the rows, 128 rows of one expert (a receive-buffer tile) at a time, in the
+ *     order the expert GEMM takes them (local expert, then tile, then owner): each token row into
+ *     the owner's receive buffer and {rank, route} into its sources (remote stores), then the
+ *     number of rows into the owner's count of that tile. The last block signals "rows sent" to
+ *     every peer and waits for every peer's (site {@link MoeSites#ROWS}), then records the errors
+ *     (only then: a recorded error cuts the waits short). An expert GEMM fed by
+ *     the dispatch ({@link MoeExpertGemm#dispatchAndGemm}) starts beside this kernel and waits for
+ *     each tile's count instead (site {@link MoeSites#TILE_ROWS}).</li>
  * </ol>
  * Every wait is bounded by the Iris device timeout; a timeout names its site ({@link
  * MoeSites#describe}). A rank writes into a peer's buffers only after it has seen the peer arrive
@@ -109,7 +116,8 @@ public final class MoeDispatch implements AutoCloseable {
     static final String DISPATCH_MODULE = "moe_dispatch";
     static final String COMBINE_MODULE = "moe_combine";
     static final String COUNT_KERNEL = "moe_dispatch_count";
-    static final String SEND_KERNEL = "moe_dispatch_send";
+    static final String PLACE_KERNEL = "moe_dispatch_place";
+    static final String COPY_KERNEL = "moe_dispatch_copy";
     static final String COMBINE_SEND_KERNEL = "moe_combine_send";
     static final String COMBINE_REDUCE_KERNEL = "moe_combine_reduce";
     /** The fused expert GEMM's end of combine ({@link MoeExpertGemm#gemmAndCombine}). */
@@ -131,9 +139,12 @@ public final class MoeDispatch implements AutoCloseable {
     private final MoeArgs.Buffers buffers;
     private final MoeArgs args;
     private final Kernel countKernel;
-    private final Kernel sendKernel;
-    /** A grid limit for the row kernels of combine (they stride over the rest). */
+    private final Kernel placeKernel;
+    private final Kernel copyKernel;
+    /** A grid limit for the row kernels of combine and the copying kernel (they stride over the rest). */
     private final int rowBlockLimit;
+    /** The copying kernel's grid limit where an expert GEMM runs beside it. */
+    private final int feedingCopyLimit;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Tokens of the last dispatch that no combine has followed yet, or -1. Guarded by this. */
     private int pendingTokens = -1;
@@ -158,13 +169,16 @@ public final class MoeDispatch implements AutoCloseable {
         this.args = new MoeArgs(iris.deviceContext().bytes(), config, layout, buffers);
         KernelModule m = library.module(DISPATCH_MODULE);
         this.countKernel = m.kernel(COUNT_KERNEL);
-        this.sendKernel = m.kernel(SEND_KERNEL);
-        this.rowBlockLimit = MoeLayout.rowBlockLimit(iris.deviceProperties().multiprocessorCount());
+        this.placeKernel = m.kernel(PLACE_KERNEL);
+        this.copyKernel = m.kernel(COPY_KERNEL);
+        int multiprocessors = iris.deviceProperties().multiprocessorCount();
+        this.rowBlockLimit = MoeLayout.rowBlockLimit(multiprocessors);
+        this.feedingCopyLimit = MoeLayout.feedingCopyLimit(multiprocessors);
     }
 
     /** Every kernel the MoE classes look up, by module: what the fatbins must hold. */
     static Map<String, List<String>> kernelNames() {
-        return Map.of(DISPATCH_MODULE, List.of(COUNT_KERNEL, SEND_KERNEL), COMBINE_MODULE,
+        return Map.of(DISPATCH_MODULE, List.of(COUNT_KERNEL, PLACE_KERNEL, COPY_KERNEL), COMBINE_MODULE,
                 List.of(COMBINE_SEND_KERNEL, COMBINE_REDUCE_KERNEL, COMBINE_PUBLISH_KERNEL));
     }
 
@@ -214,13 +228,28 @@ public final class MoeDispatch implements AutoCloseable {
      * #counts()} and {@link #sources()} hold this call's rows from every rank.
      */
     public synchronized void dispatch(SymTensor tokens, SymTensor expertIds, SymTensor weights, int numTokens, Stream stream) {
-        final String call = "dispatch";
+        enqueue("dispatch", tokens, expertIds, weights, numTokens, rowBlockLimit, stream);
+    }
+
+    /**
+     * The dispatch of an expert GEMM that it feeds ({@link MoeExpertGemm#dispatchAndGemm}): the
+     * same kernels, the copying one on a sixth of the SMs, so that the GEMM launched next on
+     * {@code stream} runs beside it. Checks as {@link #dispatch}, under {@code call}'s name. Call
+     * with this locked.
+     */
+    void dispatchFeeding(String call, SymTensor tokens, SymTensor expertIds, SymTensor weights, int numTokens, Stream stream) {
+        enqueue(call, tokens, expertIds, weights, numTokens, feedingCopyLimit, stream);
+    }
+
+    private void enqueue(String call, SymTensor tokens, SymTensor expertIds, SymTensor weights, int numTokens, int copyLimit,
+                         Stream stream) {
         ensureOpen(call);
         MoeChecks.dispatchInputs(rank, call, config, numTokens, tokens, expertIds, weights, iris.heap(), stream);
         LaunchShape grid = LaunchShape.of(MoeLayout.dispatchBlocks((long) numTokens * config.topK()), MoeLayout.THREADS);
         var a = args.dispatch(tokens.deviceAddress(), expertIds.deviceAddress(), weights.deviceAddress(), numTokens);
         countKernel.launch(grid, stream, a, false);
-        sendKernel.launch(grid, stream, a, false);
+        placeKernel.launch(grid, stream, a, false);
+        copyKernel.launch(LaunchShape.of(MoeLayout.copyBlocks(config, world, copyLimit), MoeLayout.THREADS), stream, a, false);
         pendingTokens = numTokens;
     }
 

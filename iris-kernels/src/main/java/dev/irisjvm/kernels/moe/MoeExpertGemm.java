@@ -13,6 +13,7 @@ import dev.irisjvm.kernels.TensorMapCache;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import dev.irisjvm.kernels.moe.MoeChecks.Operand;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -21,7 +22,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The experts' GEMM of a MoE layer on an {@link MoeDispatch}'s receive buffer, every local expert in
  * one launch ({@code moe_expert_gemm.cu}), and the same GEMM with combine as its epilogue: each
  * output row goes straight from the tensor cores to its token's home rank, and only the weighted
- * sum is left to do.
+ * sum is left to do. Fed by the dispatch ({@link #dispatchAndGemm}, {@link #forward}), the GEMM
+ * runs beside the dispatch's copy and starts each tile of 128 rows as soon as they have arrived.
  *
  * <pre>{@code
  * MoeConfig config = MoeConfig.of(4096, 64, 2, 4096, 1024);              // capacity: a multiple of 128
@@ -36,6 +38,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  *     dispatch.dispatch(x, ids, weights, s);
  *     experts.gemmAndCombine(w, y, s);   // y[t] = sum_k weights[t][k] (x[t] W_e(t,k)^T), n = hidden
+ *
+ *     experts.forward(x, ids, weights, tokens, w, y, s);   // the same three, each fed by the one before
  *     iris.synchronize(s);
  * }
  * }</pre>
@@ -46,7 +50,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * in f32 and rounded once; rows at or past the count are left as they were. {@link
  * #gemmAndCombine}: the same rows, each written into its source rank's combine staging at the
  * route it came from, then {@link MoeCombine}'s weighted sum; the result has the same bits as
- * {@link #gemm} followed by {@link MoeCombine#combine} of its output, on every run.
+ * {@link #gemm} followed by {@link MoeCombine#combine} of its output, on every run. {@link
+ * #dispatchAndGemm} and {@link #forward} compute what the dispatch followed by {@link #gemm} or
+ * {@link #gemmAndCombine} does, bit for bit.
  *
  * <h2>How</h2>
  * The library's persistent GEMM (iris/gemm/persistent.cuh) with a tile scheduler over (expert,
@@ -57,6 +63,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * fused kernel, a one-block kernel signals "results sent" to every peer and waits for theirs (the
  * wait of {@link MoeSites#RESULTS}, bounded by the device timeout), and the weighted sum runs as in
  * {@link MoeCombine}.
+ *
+ * <p>Fed by the dispatch: the dispatch's copying kernel sends the rows a tile of 128 rows of one
+ * expert at a time, in the order of the GEMM's units, on a sixth of the SMs, and counts each tile's
+ * rows arrived on its owner. The GEMM kernel is launched to start as soon as every block of that
+ * kernel runs (programmatic dependent launch) and takes the other SMs; its producer waits, before a
+ * tile's first loads, until the tile's count reaches the rows its expert's count puts there (wait
+ * site {@link MoeSites#TILE_ROWS}), and the kernel ends only after the copying kernel has.
  *
  * <h2>Contract</h2>
  * <ul>
@@ -79,6 +92,8 @@ public final class MoeExpertGemm implements AutoCloseable {
     static final String MODULE = "moe_expert_gemm";
     private static final String GEMM_KERNEL = "moe_expert_gemm_n";
     private static final String COMBINE_KERNEL = "moe_expert_gemm_combine_n";
+    private static final String FED_GEMM_KERNEL = "moe_expert_gemm_fed_n";
+    private static final String FED_COMBINE_KERNEL = "moe_expert_gemm_fed_combine_n";
     /** Tensor maps kept per instance (a few weight tensors). */
     private static final int MAP_CACHE_ENTRIES = 8;
 
@@ -91,6 +106,8 @@ public final class MoeExpertGemm implements AutoCloseable {
     private final int blocks;
     private final Kernel gemmKernel;
     private final Kernel combineKernel;
+    private final Kernel fedGemmKernel;
+    private final Kernel fedCombineKernel;
     private final Kernel publishKernel;
     private final Kernel reduceKernel;
     private final MoeExpertGemmArgs args;
@@ -109,14 +126,18 @@ public final class MoeExpertGemm implements AutoCloseable {
         KernelModule gemms = dispatch.library().module(MODULE);
         this.gemmKernel = gemms.kernel(GEMM_KERNEL + tileN);
         this.combineKernel = gemms.kernel(COMBINE_KERNEL + tileN);
-        gemmKernel.setMaxDynamicSharedBytes(Gemm.SHARED_BYTES);
-        combineKernel.setMaxDynamicSharedBytes(Gemm.SHARED_BYTES);
+        this.fedGemmKernel = gemms.kernel(FED_GEMM_KERNEL + tileN);
+        this.fedCombineKernel = gemms.kernel(FED_COMBINE_KERNEL + tileN);
+        for (Kernel k : List.of(gemmKernel, combineKernel, fedGemmKernel, fedCombineKernel)) {
+            k.setMaxDynamicSharedBytes(Gemm.SHARED_BYTES);
+        }
         KernelModule combine = dispatch.library().module(MoeDispatch.COMBINE_MODULE);
         this.publishKernel = combine.kernel(MoeDispatch.COMBINE_PUBLISH_KERNEL);
         this.reduceKernel = combine.kernel(MoeDispatch.COMBINE_REDUCE_KERNEL);
         byte[] ctx = dispatch.iris().deviceContext().bytes();
         MoeArgs.Buffers b = dispatch.buffers();
-        this.args = new MoeExpertGemmArgs(ctx, b.counts(), b.sources(), localExperts, config.capacity(), n, config.hidden());
+        long arrivals = b.workspace() + dispatch.layout().arrivals();
+        this.args = new MoeExpertGemmArgs(ctx, b.counts(), b.sources(), arrivals, localExperts, config.capacity(), n, config.hidden());
         this.combineArgs = new MoeArgs(ctx, config, dispatch.layout(), b);
     }
 
@@ -134,8 +155,12 @@ public final class MoeExpertGemm implements AutoCloseable {
 
     /** Every kernel this class looks up, by module: what the fatbins must hold. */
     static Map<String, List<String>> kernelNames() {
-        return Map.of(MODULE, List.of(GEMM_KERNEL + Gemm.TILE_N, GEMM_KERNEL + Gemm.NARROW_TILE_N, COMBINE_KERNEL + Gemm.TILE_N,
-                        COMBINE_KERNEL + Gemm.NARROW_TILE_N),
+        List<String> gemms = new ArrayList<>();
+        for (String k : List.of(GEMM_KERNEL, COMBINE_KERNEL, FED_GEMM_KERNEL, FED_COMBINE_KERNEL)) {
+            gemms.add(k + Gemm.TILE_N);
+            gemms.add(k + Gemm.NARROW_TILE_N);
+        }
+        return Map.of(MODULE, gemms,
                 MoeDispatch.COMBINE_MODULE, List.of(MoeDispatch.COMBINE_PUBLISH_KERNEL, MoeDispatch.COMBINE_REDUCE_KERNEL));
     }
 
@@ -157,13 +182,27 @@ public final class MoeExpertGemm implements AutoCloseable {
         final String call = "MoeExpertGemm.gemm";
         synchronized (dispatch) {
             ensureOpen(call);
-            checkWeights(call, weights, stream);
-            Operand o = MoeChecks.operand(rank, call, "out", out, dispatch.heap());
-            MoeExpertGemmChecks.outputs(rank, call, o, config.dtype(), localExperts, config.capacity(), n);
-            SymTensor recv = dispatch.received();
-            MoeExpertGemmChecks.disjoint(rank, call, "out", out.deviceAddress(), out.byteSize(), recv.deviceAddress(), recv.byteSize());
-            args.maps(receivedMap(), weightsMap(weights));
-            gemmKernel.launch(launchShape(), stream, args.call(out.deviceAddress()), false);
+            checkExpertRows(call, weights, out, stream);
+            launch(gemmKernel, weights, out.deviceAddress(), stream, false);
+        }
+    }
+
+    /**
+     * {@link MoeDispatch#dispatch} of {@code numTokens} tokens and {@link #gemm} of what it
+     * delivers, the GEMM fed by the dispatch: it runs beside the dispatch's copy and starts each
+     * tile of 128 received rows as soon as they have arrived from every rank, instead of after the
+     * last row. {@code tokens}, {@code expertIds} and {@code routeWeights} as {@link
+     * MoeDispatch#dispatch}'s, {@code weights} and {@code out} as {@link #gemm}'s; the same result,
+     * bit for bit. Everything is checked before anything is launched.
+     */
+    public void dispatchAndGemm(SymTensor tokens, SymTensor expertIds, SymTensor routeWeights, int numTokens, SymTensor weights,
+                                SymTensor out, Stream stream) {
+        final String call = "MoeExpertGemm.dispatchAndGemm";
+        synchronized (dispatch) {
+            ensureOpen(call);
+            checkExpertRows(call, weights, out, stream);
+            dispatch.dispatchFeeding(call, tokens, expertIds, routeWeights, numTokens, stream);
+            launch(fedGemmKernel, weights, out.deviceAddress(), stream, true);
         }
     }
 
@@ -177,17 +216,30 @@ public final class MoeExpertGemm implements AutoCloseable {
         synchronized (dispatch) {
             ensureOpen(call);
             int numTokens = dispatch.pendingTokens(call);
-            MoeExpertGemmChecks.combinable(rank, call, n, config.hidden());
-            checkWeights(call, weights, stream);
-            Operand o = MoeChecks.operand(rank, call, "out", out, dispatch.heap());
-            MoeChecks.matrix(rank, call, o, config.dtype(), config.hidden(), numTokens, "hidden");
-            args.maps(receivedMap(), weightsMap(weights));
-            combineKernel.launch(launchShape(), stream, args.call(dispatch.buffers().staging()), false);
-            var a = combineArgs.combine(0, out.deviceAddress(), numTokens);
-            publishKernel.launch(LaunchShape.of(1, MoeLayout.THREADS), stream, a, false);
-            reduceKernel.launch(LaunchShape.of(MoeLayout.rowBlocks(numTokens, dispatch.rowBlockLimit()), MoeLayout.THREADS), stream, a,
-                    false);
-            dispatch.combined();
+            checkLayerOutput(call, weights, out, numTokens, stream);
+            launch(combineKernel, weights, dispatch.buffers().staging(), stream, false);
+            finishCombine(out, numTokens, stream);
+        }
+    }
+
+    /**
+     * The whole expert layer, each stage fed by the one before: {@link MoeDispatch#dispatch} of
+     * {@code numTokens} tokens, the experts' GEMM starting each tile as its rows arrive (as {@link
+     * #dispatchAndGemm}), and combine as its epilogue (as {@link #gemmAndCombine}): {@code out[t] =
+     * sum_k routeWeights[t][k] (tokens[t] W_e(t,k)^T)} for this rank's tokens, the same bits as the
+     * three in sequence. Needs {@code n == hidden}; {@code out}: BF16 [rows, hidden], rows at least
+     * {@code numTokens}. Everything is checked before anything is launched.
+     */
+    public void forward(SymTensor tokens, SymTensor expertIds, SymTensor routeWeights, int numTokens, SymTensor weights,
+                        SymTensor out, Stream stream) {
+        final String call = "MoeExpertGemm.forward";
+        synchronized (dispatch) {
+            ensureOpen(call);
+            MoeChecks.dispatchInputs(rank, call, config, numTokens, tokens, expertIds, routeWeights, dispatch.heap(), stream);
+            checkLayerOutput(call, weights, out, numTokens, stream);
+            dispatch.dispatchFeeding(call, tokens, expertIds, routeWeights, numTokens, stream);
+            launch(fedCombineKernel, weights, dispatch.buffers().staging(), stream, true);
+            finishCombine(out, numTokens, stream);
         }
     }
 
@@ -214,6 +266,41 @@ public final class MoeExpertGemm implements AutoCloseable {
         Operand w = MoeChecks.operand(rank, call, "weights", weights, dispatch.heap());
         TensorChecks.notNull(rank, call, "stream", stream);
         MoeExpertGemmChecks.weights(rank, call, w, config.dtype(), localExperts, n, config.hidden());
+    }
+
+    /** The operands of {@link #gemm}: the weights, and an output [localExperts, capacity, n] apart from the receive buffer. */
+    private void checkExpertRows(String call, SymTensor weights, SymTensor out, Stream stream) {
+        checkWeights(call, weights, stream);
+        Operand o = MoeChecks.operand(rank, call, "out", out, dispatch.heap());
+        MoeExpertGemmChecks.outputs(rank, call, o, config.dtype(), localExperts, config.capacity(), n);
+        SymTensor recv = dispatch.received();
+        MoeExpertGemmChecks.disjoint(rank, call, "out", out.deviceAddress(), out.byteSize(), recv.deviceAddress(), recv.byteSize());
+    }
+
+    /** The operands of a layer with combine: n == hidden, the weights, and an output [rows >= numTokens, hidden]. */
+    private void checkLayerOutput(String call, SymTensor weights, SymTensor out, int numTokens, Stream stream) {
+        MoeExpertGemmChecks.combinable(rank, call, n, config.hidden());
+        checkWeights(call, weights, stream);
+        Operand o = MoeChecks.operand(rank, call, "out", out, dispatch.heap());
+        MoeChecks.matrix(rank, call, o, config.dtype(), config.hidden(), numTokens, "hidden");
+    }
+
+    /**
+     * One GEMM kernel over the receive buffer and {@code weights}, its rows going to {@code rowsTo};
+     * {@code fed}: launched to start beside the dispatch's copying kernel ahead of it on the stream.
+     */
+    private void launch(Kernel kernel, SymTensor weights, long rowsTo, Stream stream, boolean fed) {
+        args.maps(receivedMap(), weightsMap(weights));
+        kernel.launch(launchShape(), stream, args.call(rowsTo), fed);
+    }
+
+    /** After a GEMM with combine as its epilogue: the peers' rows are in, then each token's weighted sum. */
+    private void finishCombine(SymTensor out, int numTokens, Stream stream) {
+        var a = combineArgs.combine(0, out.deviceAddress(), numTokens);
+        publishKernel.launch(LaunchShape.of(1, MoeLayout.THREADS), stream, a, false);
+        reduceKernel.launch(LaunchShape.of(MoeLayout.rowBlocks(numTokens, dispatch.rowBlockLimit()), MoeLayout.THREADS), stream, a,
+                false);
+        dispatch.combined();
     }
 
     /** A: the whole receive buffer, [localExperts * capacity, hidden]. */

@@ -10,9 +10,9 @@ import dev.irisjvm.runtime.abi.global.KernelAbi;
 public final class MoeSites {
     /** Dispatch, counting kernel's last block: waits for a peer's dispatch to start (its arrive). */
     public static final int ARRIVE = KernelAbi.IRIS_MOE_SITE_ARRIVE;
-    /** Dispatch, sending kernel: every block waits for a peer's routes per expert (its row of the count matrix). */
+    /** Dispatch, placing and copying kernels: every block waits for a peer's routes per expert (its row of the count matrix). */
     public static final int COUNTS = KernelAbi.IRIS_MOE_SITE_COUNTS;
-    /** Dispatch, sending kernel's last block: waits for a peer's rows to have arrived. */
+    /** Dispatch, copying kernel's last block: waits for a peer's rows to have arrived. */
     public static final int ROWS = KernelAbi.IRIS_MOE_SITE_ROWS;
     /** Combine, sending kernel's last block: waits for a peer's expert outputs to have arrived. */
     public static final int RESULTS = KernelAbi.IRIS_MOE_SITE_RESULTS;
@@ -25,6 +25,8 @@ public final class MoeSites {
     public static final int LL_ROWS = KernelAbi.IRIS_MOE_SITE_LL_ROWS;
     /** Low-latency combine, reducing kernel: every block waits for a peer's expert outputs to have arrived. */
     public static final int LL_RESULTS = KernelAbi.IRIS_MOE_SITE_LL_RESULTS;
+    /** Expert GEMM fed by the dispatch ({@link MoeExpertGemm#dispatchAndGemm}): waits for the rows of a receive-buffer tile. */
+    public static final int TILE_ROWS = KernelAbi.IRIS_MOE_SITE_TILE_ROWS;
 
     /** Device error codes of the checks (IrisDeviceException.code()). */
     public static final int ERROR_OVER_CAPACITY = KernelAbi.IRIS_MOE_ERROR_CODE_OVER_CAPACITY;
@@ -44,6 +46,7 @@ public final class MoeSites {
         }
         if (site == LL_ROWS) return "MoE low-latency dispatch: waiting for a source's rows to a local expert (its count and epoch)";
         if (site == LL_RESULTS) return "MoE low-latency combine: waiting for a peer's expert outputs to arrive";
+        if (site == TILE_ROWS) return "MoE expert GEMM fed by the dispatch: waiting for the rows of a receive-buffer tile to arrive";
         if (site == BAD_EXPERT) return "MoE dispatch: a route named an expert id out of range (device error " + ERROR_BAD_EXPERT + ")";
         return null;
     }

@@ -36,14 +36,21 @@ import java.util.Map;
  * <li>moe_expert_gemm_*: dispatch, then {@link MoeExpertGemm#gemm}; each local expert's rows below
  *     its count against the double product of the token row it came from and the expert's weight
  *     ({@link MoeExpertReference#gemmBound}), rows past the count still poisoned. Uniform, one hot
- *     expert (DROP, most of its routes over the capacity), and empty routings.</li>
+ *     expert (DROP, most of its routes over the capacity), and empty routings. Then the same
+ *     routing through {@link MoeExpertGemm#dispatchAndGemm} (the GEMM fed by the dispatch), which
+ *     must give the same bits, poisoned rows included.</li>
  * <li>moe_expert_layer_*: the same routing dispatched three times, followed by (1) {@link
  *     MoeExpertGemm#gemmAndCombine}, (2) {@link MoeExpertGemm#gemm} + {@link MoeCombine#combine},
  *     (3) one {@link Gemm} per local expert (counts read back) + {@link MoeCombine#combine}. (1)
  *     must equal (2) bit for bit (the same accumulators, the same staging rows, the same sum); (2)'s
  *     expert rows are checked as above; (1) and (3) lie within the layer bound of the double
  *     reference ({@link MoeExpertReference}), and where (3)'s expert rows equal (2)'s bit for bit,
- *     (3) equals (1) bit for bit.</li>
+ *     (3) equals (1) bit for bit. (4) {@link MoeExpertGemm#forward} (dispatch, the GEMM fed by it,
+ *     combine as its epilogue) must equal (1) bit for bit.</li>
+ * <li>moe_expert_fed_large: both fed paths on a routing large enough that the GEMM starts while
+ *     the dispatch is still copying (2048 tokens per rank, hidden 1024, 8 experts per rank),
+ *     against the same calls in sequence, bit for bit, the sequence's expert rows against the
+ *     double reference.</li>
  * </ul>
  */
 public final class MoeExpertGemmScenarios extends TeamScenarios {
@@ -56,6 +63,7 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
             "moe_expert_layer_one_hot_expert",
             "moe_expert_layer_empty",
             "moe_expert_layer_back_to_back",
+            "moe_expert_fed_large",
             "moe_expert_gemm_misuse");
 
     private static final int TILE_M = Gemm.TILE_M;
@@ -78,6 +86,7 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
             bodies.put("moe_expert_layer_one_hot_expert", s::layerOneHotExpert);
             bodies.put("moe_expert_layer_empty", s::layerEmpty);
             bodies.put("moe_expert_layer_back_to_back", s::layerBackToBack);
+            bodies.put("moe_expert_fed_large", s::fedLarge);
             bodies.put("moe_expert_gemm_misuse", s::misuse);
             return bodies;
         });
@@ -136,22 +145,31 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
         f.throwIfAny();
     }
 
-    /** One dispatch and grouped GEMM on a fresh instance, the expert rows checked. */
+    /**
+     * One dispatch and grouped GEMM on a fresh instance, the expert rows checked; then the GEMM fed
+     * by the dispatch, against it bit for bit.
+     */
     private void gemmCase(Failures f, String what, MoeConfig config, Inputs[] in, int n) {
         int l = config.experts() / world;
         Dispatch ref = MoeReference.dispatch(MoeScenarios.ids(in), config.experts(), config.topK(), config.capacity());
         HostMatrix w = weights("xg/w", config, n, rank);
         try (MoeDispatch dispatch = MoeDispatch.create(iris, config); MoeExpertGemm experts = MoeExpertGemm.create(dispatch, n);
-             SymTensor wt = heap.empty(DType.BF16, l, n, config.hidden()); SymTensor out = heap.empty(DType.BF16, l, config.capacity(), n)) {
+             SymTensor wt = heap.empty(DType.BF16, l, n, config.hidden()); SymTensor out = heap.empty(DType.BF16, l, config.capacity(), n);
+             SymTensor fed = heap.empty(DType.BF16, l, config.capacity(), n)) {
             wt.copyFrom(w.values());
             SymTensor[] t = base.upload(config, in[rank]);
             try {
                 base.poison(out);
                 dispatch.dispatch(t[0], t[1], t[2], in[rank].tokens(), stream);
                 experts.gemm(wt, out, stream);
-                IrisDeviceException error = ExpectedDeviceError.synchronize(iris, System.nanoTime()).error();
-                f.check(error == null, () -> what + ": raised " + error);
-                checkExpertRows(f, what + " (tile " + experts.tileN() + ")", config, ref, in, w, n, MoeScenarios.bits(out));
+                noError(f, what + ": dispatch + gemm");
+                short[] rows = MoeScenarios.bits(out);
+                checkExpertRows(f, what + " (tile " + experts.tileN() + ")", config, ref, in, w, n, rows);
+
+                base.poison(fed);
+                experts.dispatchAndGemm(t[0], t[1], t[2], in[rank].tokens(), wt, fed, stream);
+                noError(f, what + ": dispatchAndGemm");
+                sameBits(f, what + ": dispatchAndGemm against dispatch + gemm", MoeScenarios.bits(fed), rows);
             } finally {
                 MoeScenarios.closeAll(t);
             }
@@ -300,6 +318,11 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
                 if (Arrays.equals(groupedRows, separateRows)) {
                     sameBits(f, what + ": gemmAndCombine against Gemm per expert + MoeCombine (the same expert rows)", fused, perExpert);
                 }
+
+                base.fill(config, in[rank], t);
+                experts.forward(t[0], t[1], t[2], in[rank].tokens(), wt, t[3], stream);
+                noError(f, what + ": forward");
+                sameBits(f, what + ": forward against dispatch + gemmAndCombine", MoeScenarios.bits(t[3]), fused);
             } finally {
                 MoeScenarios.closeAll(t);
             }
@@ -307,8 +330,9 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
     }
 
     /**
-     * Three dispatch + gemmAndCombine calls on one instance with no synchronization between them
-     * (uniform, one hot expert, the even ranks empty), each into its own output; all checked at the end.
+     * Three layer calls on one instance with no synchronization between them (uniform, one hot
+     * expert, the even ranks empty), each into its own output: dispatch + gemmAndCombine, forward,
+     * dispatch + gemmAndCombine; all checked at the end.
      */
     private void layerBackToBack() {
         Failures f = new Failures();
@@ -334,10 +358,15 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
             List<SymTensor[]> ops = new ArrayList<>();
             try {
                 for (int c = 0; c < calls; c++) ops.add(base.upload(config, all.get(c)[rank]));
-                for (int c = 0; c < calls; c++) {
+                for (int c = 0; c < calls; c++) {  // the middle call fed, between two that are not
                     SymTensor[] t = ops.get(c);
-                    dispatch.dispatch(t[0], t[1], t[2], all.get(c)[rank].tokens(), stream);
-                    layer.gemmAndCombine(wt, t[3], stream);
+                    int tokens = all.get(c)[rank].tokens();
+                    if (c == 1) {
+                        layer.forward(t[0], t[1], t[2], tokens, wt, t[3], stream);
+                    } else {
+                        dispatch.dispatch(t[0], t[1], t[2], tokens, stream);
+                        layer.gemmAndCombine(wt, t[3], stream);
+                    }
                 }
                 noError(f, "back to back");
                 for (int c = 0; c < calls; c++) {
@@ -347,6 +376,54 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
                 }
             } finally {
                 for (SymTensor[] t : ops) MoeScenarios.closeAll(t);
+            }
+        }
+        f.throwIfAny();
+    }
+
+    /**
+     * The fed paths where the overlap is real: 2048 tokens per rank, top-2 of 8 experts per rank,
+     * hidden 1024 (each rank receives about 4096 rows, 32 tiles, sent by a sixth of the SMs while
+     * the GEMM runs). dispatchAndGemm and forward against dispatch + gemm and dispatch +
+     * gemmAndCombine on the same inputs, bit for bit; the sequence's expert rows against the double
+     * reference.
+     */
+    private void fedLarge() {
+        Failures f = new Failures();
+        int hidden = 1024, topK = 2, maxTokens = 2048;
+        int experts = 8 * world;
+        int l = experts / world;
+        Inputs[] in = base.inputs(base.seed("xf/large"), full(maxTokens), hidden, experts, topK, uniform());
+        MoeConfig config = MoeConfig.of(hidden, experts, topK, maxTokens, roundUp(maxRouted(in, experts, topK)));
+        Dispatch ref = MoeReference.dispatch(MoeScenarios.ids(in), experts, topK, config.capacity());
+        HostMatrix w = weights("xf/w", config, hidden, rank);
+        try (MoeDispatch dispatch = MoeDispatch.create(iris, config); MoeExpertGemm expertGemm = MoeExpertGemm.create(dispatch, hidden);
+             SymTensor wt = heap.empty(DType.BF16, l, hidden, hidden);
+             SymTensor rows = heap.empty(DType.BF16, l, config.capacity(), hidden);
+             SymTensor fedRows = heap.empty(DType.BF16, l, config.capacity(), hidden)) {
+            wt.copyFrom(w.values());
+            SymTensor[] t = base.upload(config, in[rank]);
+            try {
+                base.poison(rows);
+                dispatch.dispatch(t[0], t[1], t[2], maxTokens, stream);
+                expertGemm.gemm(wt, rows, stream);
+                dispatch.dispatch(t[0], t[1], t[2], maxTokens, stream);
+                expertGemm.gemmAndCombine(wt, t[3], stream);
+                noError(f, "large: in sequence");
+                short[] expected = MoeScenarios.bits(rows);
+                short[] layer = MoeScenarios.bits(t[3]);
+
+                base.poison(fedRows);
+                base.poison(t[3]);
+                expertGemm.dispatchAndGemm(t[0], t[1], t[2], maxTokens, wt, fedRows, stream);
+                noError(f, "large: dispatchAndGemm");
+                sameBits(f, "large: dispatchAndGemm against dispatch + gemm", MoeScenarios.bits(fedRows), expected);
+                expertGemm.forward(t[0], t[1], t[2], maxTokens, wt, t[3], stream);
+                noError(f, "large: forward");
+                sameBits(f, "large: forward against dispatch + gemmAndCombine", MoeScenarios.bits(t[3]), layer);
+                checkExpertRows(f, "large: gemm's expert rows", config, ref, in, w, hidden, expected);
+            } finally {
+                MoeScenarios.closeAll(t);
             }
         }
         f.throwIfAny();
@@ -399,7 +476,9 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
     /**
      * Alike on every rank, nothing launched, the instances usable afterwards: a capacity that is not
      * a multiple of 128, an n that is not one of 128, gemmAndCombine with no dispatch before it or
-     * with n != hidden, weights of the wrong shape, an output on the receive buffer.
+     * with n != hidden, weights of the wrong shape, an output on the receive buffer; forward with
+     * n != hidden or too many tokens, dispatchAndGemm into the receive buffer (none of which leaves a
+     * dispatch to combine).
      */
     private void misuse() {
         Failures f = new Failures();
@@ -419,6 +498,13 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
              SymTensor w = heap.zeros(DType.BF16, l, hidden, hidden); SymTensor wide256 = heap.zeros(DType.BF16, l, hidden, 256)) {
             MoeScenarios.expectThrows(f, IllegalArgumentException.class, "n is 100; expected a positive multiple of 128",
                     () -> MoeExpertGemm.create(dispatch, 100));
+            MoeScenarios.expectThrows(f, IllegalStateException.class, "no dispatch to combine", () -> layer.gemmAndCombine(w, y, stream));
+            MoeScenarios.expectThrows(f, IllegalArgumentException.class, "this MoeExpertGemm has n = 256 output columns per expert",
+                    () -> wide.forward(x, ids, rw, maxTokens, w, y, stream));
+            MoeScenarios.expectThrows(f, IllegalArgumentException.class, "numTokens is 17; expected 0 to maxTokens (16)",
+                    () -> layer.forward(x, ids, rw, maxTokens + 1, w, y, stream));
+            MoeScenarios.expectThrows(f, IllegalArgumentException.class, "out overlaps the dispatch's receive buffer",
+                    () -> layer.dispatchAndGemm(x, ids, rw, maxTokens, w, dispatch.received(), stream));
             MoeScenarios.expectThrows(f, IllegalStateException.class, "no dispatch to combine", () -> layer.gemmAndCombine(w, y, stream));
             dispatch.dispatch(x, ids, rw, stream);  // every token to expert 0, weight 0
             MoeScenarios.expectThrows(f, IllegalArgumentException.class, "this MoeExpertGemm has n = 256 output columns per expert",

@@ -33,7 +33,8 @@ class MoeInterfaceTest {
 
     @Test
     void theStructsHaveTheLayoutTheHeaderPins() {
-        assertEquals(248, AbiLayout.size(iris_moe_args.class));
+        assertEquals(272, AbiLayout.size(iris_moe_args.class));
+        assertEquals(264, AbiLayout.offset(iris_moe_args.class, "arrivals"));
         assertEquals(112, AbiLayout.offset(iris_moe_args.class, "workspace"));
         assertEquals(224, AbiLayout.offset(iris_moe_args.class, "tokens_n"));
         assertEquals(32, AbiLayout.size(iris_moe_stats.class));
@@ -46,16 +47,18 @@ class MoeInterfaceTest {
         assertEquals(128, AbiLayout.offset(iris_moe_gemm_args.class, "b_map"));
         assertEquals(368, AbiLayout.offset(iris_moe_gemm_args.class, "counts"));
         assertEquals(392, AbiLayout.offset(iris_moe_gemm_args.class, "local_experts"));
+        assertEquals(408, AbiLayout.offset(iris_moe_gemm_args.class, "arrivals"));
     }
 
     @Test
     void expertGemmCallsFillTheFieldsTheirKernelsRead() {
-        try (MoeExpertGemmArgs args = new MoeExpertGemmArgs(ContextBytes.of(2, 4), 0x40_0000L, 0x30_0000L, 3, 256, 384, 264)) {
+        try (MoeExpertGemmArgs args = new MoeExpertGemmArgs(ContextBytes.of(2, 4), 0x40_0000L, 0x30_0000L, 0x60_0000L, 3, 256, 384, 264)) {
             iris_moe_gemm_args a = args.call(0x70_0000L);
             assertEquals(2, a.ctx().rank());
             assertEquals(4, a.ctx().world());
             assertEquals(0x40_0000L, a.counts().address());
             assertEquals(0x30_0000L, a.sources().address());
+            assertEquals(0x60_0000L, a.arrivals().address());
             assertEquals(0x70_0000L, a.out().address());
             assertEquals(3, a.local_experts());
             assertEquals(256, a._capacity());  // JavaCPP's name: Pointer has a capacity() of its own
@@ -115,6 +118,9 @@ class MoeInterfaceTest {
             assertEquals(0x10_0000L + layout.blockCounts(), a.block_counts().address());
             assertEquals(0x30_0000L, a.sources().address());
             assertEquals(0x40_1000L, a.routed().address());
+            assertEquals(0x10_0000L + layout.expertBase(), a.expert_base().address());
+            assertEquals(0x10_0000L + layout.byExpert(), a.by_expert().address());
+            assertEquals(0x10_0000L + layout.arrivals(), a.arrivals().address());
             assertEquals(40, a._capacity());  // JavaCPP's name: Pointer has a capacity() of its own
             assertEquals(KernelAbi.IRIS_MOE_POLICY_DROP, a.policy());
 
@@ -126,14 +132,18 @@ class MoeInterfaceTest {
     }
 
     @Test
-    void theWorkspaceHoldsTheHeaderThenBlockCountsRoutesAndWeights() {
-        MoeConfig c = MoeConfig.of(64, 12, 3, 1001, 10);
+    void theWorkspaceHoldsTheHeaderThenBlockCountsRoutesWeightsTheRoutesByExpertAndTheTileArrivals() {
+        MoeConfig c = MoeConfig.of(64, 12, 3, 1001, 300);
         MoeLayout l = MoeLayout.of(c);
         assertEquals(KernelAbi.IRIS_MOE_WS_HEADER_BYTES, l.blockCounts());
         assertTrue(l.routes() >= l.blockCounts() + 256L * 12 * 4);
         assertTrue(l.routeWeights() >= l.routes() + 3003L * 4);
-        assertTrue(l.bytes() >= l.routeWeights() + 3003L * 4);
-        for (long offset : new long[] {l.blockCounts(), l.routes(), l.routeWeights(), l.bytes()}) {
+        assertTrue(l.expertBase() >= l.routeWeights() + 3003L * 4);
+        assertTrue(l.byExpert() >= l.expertBase() + 12 * 4);
+        assertTrue(l.arrivals() >= l.byExpert() + 3003L * 4);
+        assertTrue(l.bytes() >= l.arrivals() + 12 * 3 * 8, "a uint64 per expert and tile of 128 rows (300 rows: 3 tiles)");
+        for (long offset : new long[] {l.blockCounts(), l.routes(), l.routeWeights(), l.expertBase(), l.byExpert(), l.arrivals(),
+                l.bytes()}) {
             assertEquals(0, offset % 256, "256-byte aligned: " + offset);
         }
         // The header: flags after the stats, the count matrix (IRIS_MAX_RANKS x MAX_EXPERTS int32) last.
@@ -153,6 +163,10 @@ class MoeInterfaceTest {
         assertEquals(2, MoeLayout.rowBlocks(17, 528));
         assertEquals(528, MoeLayout.rowBlocks(1_000_000, 528));
         assertEquals(16, MoeLayout.ROW_GROUPS);
+        MoeConfig c = MoeConfig.of(64, 16, 2, 1000, 300);  // 3 tiles per expert
+        assertEquals(4 * 3 * 4, MoeLayout.copyBlocks(c, 4, 528), "one block per local expert, tile and owner");
+        assertEquals(22, MoeLayout.copyBlocks(c, 4, MoeLayout.feedingCopyLimit(132)), "beside a fed GEMM: a sixth of the SMs");
+        assertEquals(1, MoeLayout.feedingCopyLimit(5));
     }
 
     @Test
