@@ -73,7 +73,8 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
         int t = c.tokens();
         int h = c.model().hidden();
         int k = c.model().topK();
-        MoeConfig config = MoeConfig.of(h, c.model().experts(), k, t, routing.capacity());
+        // Whole tiles of 128 rows: the expert layer's GEMM needs them; nothing drops either way.
+        MoeConfig config = MoeConfig.of(h, c.model().experts(), k, t, (routing.capacity() + 127) / 128 * 128);
         long tokenSeed = Seeds.point(timing.seed(), t * 10L + c.model().ordinal(), rank);
         try (SymTensor tokens = iris.heap().uniform(tokenSeed, -1.0, 1.0, DType.BF16, t, h);
              SymTensor ids = iris.heap().empty(DType.I32, t, k);
@@ -82,21 +83,26 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
              MoeNcclBaseline nccl = MoeNcclBaseline.pack(iris, comm, routing, tokens, stream);
              MoeDispatch dispatch = MoeDispatch.create(iris, config);
              MoeCombine combine = MoeCombine.create(dispatch);
-             MoeLowLatency ll = c.lowLatency() ? MoeLowLatency.create(iris, config.withCapacity(1)) : null) {
+             MoeLowLatency ll = c.lowLatency() ? MoeLowLatency.create(iris, config.withCapacity(1)) : null;
+             MoeLayer layer = c.layer() ? MoeLayer.create(iris, dispatch, combine, Seeds.point(timing.seed(), t * 10L + 5, rank)) : null) {
             ids.copyFrom(routing.ids(rank));
             weights.copyFrom(routing.weights(rank));
             Inputs in = new Inputs(tokens, ids, weights, out);
             String irisCheck = checkIris(in, nccl, dispatch, combine, routing);
             String llCheck = ll == null ? null : checkLowLatency(in, nccl, ll, routing);
             String ncclCheck = Verifier.agree(iris, ncclRoundTrip(nccl, routing));
+            String layerCheck = layer == null ? null : checkLayer(in, layer);
             List<Timed> impls = new ArrayList<>(irisImpls(in, dispatch, combine));
             impls.addAll(ncclImpls(nccl));
             if (ll != null) {
                 impls.addAll(lowLatencyImpls(in, ll));
             }
+            if (layer != null) {
+                impls.addAll(layerImpls(in, layer));
+            }
             Map<Timed, String> checkOf = new LinkedHashMap<>();
             for (Timed i : impls) {
-                checkOf.put(i, switch (i.impl()) {
+                checkOf.put(i, MoeMeasurement.LAYER.equals(i.op()) ? layerCheck : switch (i.impl()) {
                     case MoeMeasurement.IRIS -> irisCheck;
                     case MoeMeasurement.IRIS_LL -> llCheck;
                     default -> Verifier.OK.equals(ncclCheck) ? MoeMeasurement.REFERENCE : ncclCheck;
@@ -110,6 +116,11 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
             for (String impl : implNames) {
                 for (String op : List.of(MoeMeasurement.DISPATCH, MoeMeasurement.COMBINE, MoeMeasurement.DISPATCH_COMBINE)) {
                     record(failedPoint(c, op, impl, why));
+                }
+            }
+            if (c.layer()) {
+                for (String impl : MoeMeasurement.LAYER_IMPLS) {
+                    record(failedPoint(c, MoeMeasurement.LAYER, impl, why));
                 }
             }
         }
@@ -156,6 +167,13 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
         return Verifier.agree(iris, o.check());
     }
 
+    private String checkLayer(Inputs in, MoeLayer layer) {
+        // The three ways run inside the check: each output is compared as soon as it is there.
+        Lockstep.Outcome o = lockstep.everyone(null, () -> null,
+                () -> layer.check(in.tokens(), in.ids(), in.weights(), in.out(), verifier, stream));
+        return Verifier.agree(iris, o.check());
+    }
+
     /** NCCL's rows after the check's round trip (local: a failure here is this rank's text, not an exception). */
     private String ncclRoundTrip(MoeNcclBaseline nccl, MoeRouting routing) {
         try {
@@ -186,6 +204,17 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
                     dispatch.run();
                     combine.run();
                 }, () -> {}));
+    }
+
+    /** The expert layer three ways: in sequence (the baseline), with combine as the GEMM's epilogue, and fed by the dispatch. */
+    private List<Timed> layerImpls(Inputs in, MoeLayer layer) {
+        return List.of(
+                new Timed(MoeMeasurement.LAYER, MoeMeasurement.IRIS, r -> barrier(),
+                        r -> layer.sequence(in.tokens(), in.ids(), in.weights(), in.out(), stream), () -> {}),
+                new Timed(MoeMeasurement.LAYER, MoeMeasurement.IRIS_FUSED, r -> barrier(),
+                        r -> layer.fused(in.tokens(), in.ids(), in.weights(), in.out(), stream), () -> {}),
+                new Timed(MoeMeasurement.LAYER, MoeMeasurement.IRIS_FED, r -> barrier(),
+                        r -> layer.fed(in.tokens(), in.ids(), in.weights(), in.out(), stream), () -> {}));
     }
 
     private List<Timed> ncclImpls(MoeNcclBaseline nccl) {

@@ -4,8 +4,9 @@ package dev.irisjvm.bench.moe;
  * One case of the sweep: a model's layer with T tokens on every rank.
  *
  * @param lowLatency whether MoeLowLatency is measured too (small T)
+ * @param layer      whether the expert layer is measured too (MoeLayer)
  */
-public record MoeCase(MoeModel model, int tokens, boolean lowLatency) {
+public record MoeCase(MoeModel model, int tokens, boolean lowLatency, boolean layer) {
     /** Routes of one rank: T x topK. */
     public long routes() {
         return (long) tokens * model.topK();

@@ -49,9 +49,15 @@ public final class MoeOptions {
             description = "MoeLowLatency is measured too up to this many tokens per rank; 0 for never (default: ${DEFAULT-VALUE}).")
     int llMaxTokens;
 
+    @Option(names = "--layer-max-tokens", defaultValue = "16384",
+            description = "The expert layer (dispatch, one H x H GEMM per expert, combine: in sequence, fused, fed by the dispatch) "
+                    + "is measured too up to this many tokens per rank; 0 for never (default: ${DEFAULT-VALUE}).")
+    int layerMaxTokens;
+
     /**
-     * The largest case needs about 12 GiB of heap per rank (MoeLowLatency at T = 512 about 16); a
-     * fixed seed routes every run the same way.
+     * The largest case needs about 12 GiB of heap per rank (MoeLowLatency at T = 512 about 16), and
+     * DeepSeek-V3's expert layer 26 GiB / world more for its weights; a fixed seed routes every run
+     * the same way.
      */
     @Mixin
     RoundsOptions rounds = new RoundsOptions(48, 27).calls(5, 20, MIN_REPS).rounds(DEFAULT_ROUNDS).deviceTimeoutMs(30_000);
@@ -60,6 +66,7 @@ public final class MoeOptions {
     public void validate() {
         rounds.validate();
         atLeast("--ll-max-tokens", llMaxTokens, 0);
+        atLeast("--layer-max-tokens", layerMaxTokens, 0);
         cases();
     }
 
@@ -71,7 +78,7 @@ public final class MoeOptions {
         for (MoeModel m : ms) {
             for (int t : ts) {
                 require(t >= 1, "--tokens: " + t + " tokens per rank; expected at least 1");
-                out.add(new MoeCase(m, t, t <= llMaxTokens));
+                out.add(new MoeCase(m, t, t <= llMaxTokens, t <= layerMaxTokens));
             }
         }
         return out;

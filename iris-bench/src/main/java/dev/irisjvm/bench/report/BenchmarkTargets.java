@@ -76,9 +76,11 @@ public record BenchmarkTargets(String about, Gemm gemm, GemmSuite gemmSuite, Att
      * The MoE report's targets, for dispatch and for combine each: the library at least
      * {@code minRatioSmall} times NCCL all-to-all-v's speed (NCCL's time ÷ the library's) at every
      * T up to {@code smallTokens} tokens per rank, and at least {@code minRatioLarge} times at
-     * {@code largeTokens}.
+     * {@code largeTokens}; and the expert layer, fused, at least {@code minLayerSpeedup} times as
+     * fast as dispatch, the grouped GEMM and combine in sequence.
      */
-    public record Moe(String source, int smallTokens, double minRatioSmall, int largeTokens, double minRatioLarge) {
+    public record Moe(String source, int smallTokens, double minRatioSmall, int largeTokens, double minRatioLarge,
+                      double minLayerSpeedup) {
         /** The ratio to reach at T tokens per rank, NaN where none is stated. */
         public double minRatio(int tokens) {
             return tokens <= smallTokens ? minRatioSmall : tokens == largeTokens ? minRatioLarge : Double.NaN;

@@ -14,7 +14,8 @@ import java.util.Objects;
  * Writes {@value #MARKDOWN} from one MoE sweep ({@code dev.irisjvm.bench.moe.MoeSweep}): per model,
  * token count and operation, the library's time (MoeDispatch / MoeCombine, and MoeLowLatency
  * where measured) against NCCL all-to-all-v moving the same rows, the speedup (NCCL's time ÷ the
- * library's) against the targets, and the output checks. A run whose ranks shared a GPU is
+ * library's) against the targets, the expert layer fused and fed by the dispatch against the same
+ * layer in sequence, and the output checks. A run whose ranks shared a GPU is
  * reported as such, with its times and checks but no speedup and no verdict. Without a run, the
  * report says what the benchmark measures, its command, and that the comparison is pending.
  *
@@ -72,10 +73,62 @@ public final class MoeDocument extends Document {
         this.findings = ReportHeader.findings(findings);
     }
 
-    /** The rows in the order the sweep ran them. */
+    /** One model and token count of the expert layer: the sequence (the baseline), fused, fed; null where not run. */
+    record LayerRow(String model, int tokens, MoeMeasurement sequence, MoeMeasurement fused, MoeMeasurement fed) {
+        /** The sequence's median ÷ {@code m}'s: above 1 the fused layer is faster; NaN where either is missing or failed. */
+        double speedup(MoeMeasurement m) {
+            return Row.usable(m) && Row.usable(sequence) ? sequence.medianUs() / m.medianUs() : Double.NaN;
+        }
+
+        /** The faster of the two fused ways, by its speedup; NaN where neither was measured. */
+        double best() {
+            double a = speedup(fused);
+            double b = speedup(fed);
+            return Double.isNaN(a) ? b : Double.isNaN(b) ? a : Math.max(a, b);
+        }
+
+        List<MoeMeasurement> points() {
+            return java.util.stream.Stream.of(sequence, fused, fed).filter(Objects::nonNull).toList();
+        }
+    }
+
+    /** The expert layer's rows in the order the sweep ran them. */
+    List<LayerRow> layerRows() {
+        Map<String, Map<String, MoeMeasurement>> byKey = new LinkedHashMap<>();
+        for (MoeMeasurement m : sweep.measurements()) {
+            if (MoeMeasurement.LAYER.equals(m.op())) {
+                byKey.computeIfAbsent(m.model() + " " + m.tokens(), k -> new LinkedHashMap<>()).putIfAbsent(m.impl(), m);
+            }
+        }
+        List<LayerRow> rows = new ArrayList<>();
+        for (Map<String, MoeMeasurement> impls : byKey.values()) {
+            MoeMeasurement any = impls.values().iterator().next();
+            rows.add(new LayerRow(any.model(), any.tokens(), impls.get(MoeMeasurement.IRIS), impls.get(MoeMeasurement.IRIS_FUSED),
+                    impls.get(MoeMeasurement.IRIS_FED)));
+        }
+        return rows;
+    }
+
+    /** A layer row's verdict: the faster fused way against the target. */
+    String status(LayerRow r) {
+        if (r.points().stream().anyMatch(MoeMeasurement::checkFailed)) {
+            return "**FAIL** (output check)";
+        }
+        if (sweep.sharedGpu()) {
+            return NOT_JUDGED;
+        }
+        double s = r.best();
+        if (Double.isNaN(s)) {
+            return "not measured";
+        }
+        return s >= target.minLayerSpeedup() ? "pass" : "**FAIL**";
+    }
+
+    /** The rows of the exchange (dispatch, combine, both) in the order the sweep ran them. */
     List<Row> rows() {
         Map<String, Map<String, MoeMeasurement>> byKey = new LinkedHashMap<>();
         for (MoeMeasurement m : sweep.measurements()) {
+            if (MoeMeasurement.LAYER.equals(m.op())) continue;
             byKey.computeIfAbsent(m.model() + " " + m.tokens() + " " + m.op(), k -> new LinkedHashMap<>()).putIfAbsent(m.impl(), m);
         }
         List<Row> rows = new ArrayList<>();
@@ -114,7 +167,7 @@ public final class MoeDocument extends Document {
             return pending();
         }
         List<Row> rows = rows();
-        return header() + targets() + findings + times(rows) + method() + checks(rows);
+        return header() + targets() + findings + times(rows) + layer() + method() + checks(rows);
     }
 
     /** Without a run: what the benchmark measures and its command; no figure. */
@@ -199,6 +252,36 @@ public final class MoeDocument extends Document {
         return sb.toString();
     }
 
+    private String layer() {
+        List<LayerRow> rows = layerRows();
+        if (rows.isEmpty()) {
+            return "";
+        }
+        boolean ratios = !sweep.sharedGpu();
+        StringBuilder sb = new StringBuilder("## Expert layer\n\nDispatch, one H × H GEMM per expert (`MoeExpertGemm`, n = H) and "
+                + "combine: in sequence (`gemm` between `MoeDispatch` and `MoeCombine`), fused (dispatch, then `gemmAndCombine`: combine "
+                + "as the GEMM's epilogue) and fed (`forward`: the GEMM starting each tile as its rows arrive, combine as its "
+                + "epilogue). Median µs per call, the slowest rank per call" + (ratios ? "; × is the sequence's median ÷ that column's; "
+                + GemmDocument.capitalized(target.source()) + "'s target: the faster fused way at least " + target.minLayerSpeedup()
+                + " ×." : ". The ranks shared GPUs: nothing is compared.") + "\n\n");
+        List<String> head = new ArrayList<>(List.of("model", "T", "sequence µs", "fused µs", "fed µs"));
+        if (ratios) {
+            head.addAll(List.of("fused ×", "fed ×"));
+        }
+        head.add("status");
+        MarkdownTable t = new MarkdownTable(head);
+        for (LayerRow r : rows) {
+            List<Object> cells = new ArrayList<>(List.of(r.model(), r.tokens(), time(r.sequence()), time(r.fused()), time(r.fed())));
+            if (ratios) {
+                cells.add(Sizes.ratio(r.speedup(r.fused())));
+                cells.add(Sizes.ratio(r.speedup(r.fed())));
+            }
+            cells.add(status(r));
+            t.row(cells);
+        }
+        return sb.append(t.render()).append('\n').toString();
+    }
+
     private String method() {
         return "## Method\n\n"
                 + "- **Cases**: DeepSeek-V3's layer (H 7168, top-8 of 256 experts) and Mixtral's (H 4096, top-2 of 8), BF16 rows, "
@@ -206,10 +289,13 @@ public final class MoeDocument extends Document {
                 + "low-latency mode up to T = 512 (`--ll-max-tokens`); every operation alone and dispatch + combine.\n"
                 + "- **Routing**: every token of every rank picks its top-k experts, distinct, uniformly at random from a fixed seed; "
                 + "weights uniform in [0, 1). Every rank generates every rank's routing on the host, as NCCL's path needs the counts "
-                + "there. The experts' capacity is the most rows any expert gets, so nothing drops.\n"
-                + "- **Library**: `MoeDispatch.dispatch` (count exchange and rows in one pair of kernels), `MoeCombine.combine` of "
+                + "there. The experts' capacity is the most rows any expert gets, rounded up to whole tiles of 128 rows, so nothing "
+                + "drops.\n"
+                + "- **Library**: `MoeDispatch.dispatch` (count exchange, then the rows, a tile of 128 at a time), `MoeCombine.combine` of "
                 + "the receive buffer itself (identity experts: the weighted sum is done, the expert computation is left out), "
                 + "and both back to back; `MoeLowLatency` the same for small T.\n"
+                + "- **Expert layer** (up to `--layer-max-tokens`): one H × H weight per local expert, uniform in ±1/√H. The three ways are checked against each other once, bit for bit "
+                + "(their values against a double reference are the GPU tests').\n"
                 + "- **NCCL**: what a JVM user without the library runs: each route's token row packed per destination rank in "
                 + "route order (once, untimed), then one all-to-all-v (a group of ncclSend/ncclRecv) to the experts' ranks; combine "
                 + "is the return all-to-all-v alone. There is no weighted-sum kernel to add after it, so NCCL's combine omits the sum: "
@@ -226,15 +312,17 @@ public final class MoeDocument extends Document {
 
     private String checks(List<Row> rows) {
         List<String> bad = new ArrayList<>();
+        List<MoeMeasurement> all = new ArrayList<>();
         for (Row r : rows) {
-            for (MoeMeasurement m : new MoeMeasurement[] {r.iris(), r.lowLatency(), r.nccl()}) {
-                if (m != null && (m.checkFailed() || !m.timed())) {
-                    bad.add("- " + m.model() + " T=" + m.tokens() + " " + m.op() + " " + m.impl() + ": " + m.check());
-                }
+            java.util.stream.Stream.of(r.iris(), r.lowLatency(), r.nccl()).filter(Objects::nonNull).forEach(all::add);
+        }
+        layerRows().forEach(r -> all.addAll(r.points()));
+        for (MoeMeasurement m : all) {
+            if (m.checkFailed() || !m.timed()) {
+                bad.add("- " + m.model() + " T=" + m.tokens() + " " + m.op() + " " + m.impl() + ": " + m.check());
             }
         }
-        long points = rows.stream().flatMap(r -> java.util.stream.Stream.of(r.iris(), r.lowLatency(), r.nccl()))
-                .filter(Objects::nonNull).count();
+        long points = all.size();
         return "## Output checks\n\n" + (bad.isEmpty() ? "All " + points + " point(s) passed their checks.\n"
                 : String.join("\n", bad) + "\n");
     }

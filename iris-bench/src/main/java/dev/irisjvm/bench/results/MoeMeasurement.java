@@ -14,9 +14,13 @@ import java.util.List;
  * @param experts         experts of the layer (E)
  * @param topK            experts per token
  * @param world           ranks
- * @param op              {@link #DISPATCH}, {@link #COMBINE} or {@link #DISPATCH_COMBINE}
- * @param impl            {@link #IRIS} (MoeDispatch / MoeCombine), {@link #IRIS_LL} (MoeLowLatency) or {@link #NCCL}
- *                        (all-to-all-v as one ncclSend/ncclRecv group; its combine is the return transfer alone)
+ * @param op              {@link #DISPATCH}, {@link #COMBINE}, {@link #DISPATCH_COMBINE} or {@link #LAYER} (the expert layer:
+ *                        dispatch, one H x H GEMM per expert, combine)
+ * @param impl            {@link #IRIS} (MoeDispatch / MoeCombine; for the layer the three in sequence with
+ *                        MoeExpertGemm.gemm between them), {@link #IRIS_LL} (MoeLowLatency), {@link #NCCL}
+ *                        (all-to-all-v as one ncclSend/ncclRecv group; its combine is the return transfer alone), and for
+ *                        the layer {@link #IRIS_FUSED} (dispatch, then MoeExpertGemm.gemmAndCombine) and {@link #IRIS_FED}
+ *                        (MoeExpertGemm.forward: the GEMM fed by the dispatch)
  * @param reps            timed repetitions over all rounds
  * @param roundMediansUs  each round's median, in the order the rounds ran
  * @param bytesPerRank    bytes of token rows one rank sends per call: T x topK x H x 2 (its own rows included)
@@ -29,9 +33,14 @@ public record MoeMeasurement(String model, int tokens, int hidden, int experts, 
     public static final String DISPATCH = "dispatch";
     public static final String COMBINE = "combine";
     public static final String DISPATCH_COMBINE = "dispatch_combine";
+    public static final String LAYER = "layer";
     public static final String IRIS = "iris";
     public static final String IRIS_LL = "iris_ll";
     public static final String NCCL = "nccl";
+    public static final String IRIS_FUSED = "iris_fused";
+    public static final String IRIS_FED = "iris_fed";
+    /** The layer's implementations: the sequence (the baseline) first. */
+    public static final List<String> LAYER_IMPLS = List.of(IRIS, IRIS_FUSED, IRIS_FED);
 
     public MoeMeasurement {
         roundMediansUs = roundMediansUs == null ? List.of() : List.copyOf(roundMediansUs);

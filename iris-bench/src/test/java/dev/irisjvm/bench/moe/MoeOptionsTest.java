@@ -18,8 +18,8 @@ class MoeOptionsTest {
         assertEquals(16, cases.size());
         int[] tokens = {128, 256, 512, 1024, 2048, 4096, 8192, 16384};
         for (int i = 0; i < tokens.length; i++) {
-            assertEquals(new MoeCase(MoeModel.DEEPSEEK_V3, tokens[i], tokens[i] <= 512), cases.get(i));
-            assertEquals(new MoeCase(MoeModel.MIXTRAL, tokens[i], tokens[i] <= 512), cases.get(i + tokens.length));
+            assertEquals(new MoeCase(MoeModel.DEEPSEEK_V3, tokens[i], tokens[i] <= 512, true), cases.get(i));
+            assertEquals(new MoeCase(MoeModel.MIXTRAL, tokens[i], tokens[i] <= 512, true), cases.get(i + tokens.length));
         }
         assertEquals(20, o.rounds().reps());
         assertEquals(5, o.rounds().warmup());
@@ -37,14 +37,17 @@ class MoeOptionsTest {
         assertEquals(4096, MoeModel.MIXTRAL.hidden());
         assertEquals(8, MoeModel.MIXTRAL.experts());
         assertEquals(2, MoeModel.MIXTRAL.topK());
-        assertEquals(16384L * 8 * 7168 * 2, new MoeCase(MoeModel.DEEPSEEK_V3, 16384, false).bytesPerRank());
+        assertEquals(16384L * 8 * 7168 * 2, new MoeCase(MoeModel.DEEPSEEK_V3, 16384, false, false).bytesPerRank());
     }
 
     @Test
     void chosenCases() {
-        MoeOptions o = OPTIONS.valid("--models", " MIXTRAL ", "--tokens", "16384, 64", "--ll-max-tokens", "100");
-        assertEquals(List.of(new MoeCase(MoeModel.MIXTRAL, 16384, false), new MoeCase(MoeModel.MIXTRAL, 64, true)), o.cases());
+        MoeOptions o = OPTIONS.valid("--models", " MIXTRAL ", "--tokens", "16384, 64", "--ll-max-tokens", "100", "--layer-max-tokens",
+                "1024");
+        assertEquals(List.of(new MoeCase(MoeModel.MIXTRAL, 16384, false, false), new MoeCase(MoeModel.MIXTRAL, 64, true, true)),
+                o.cases());
         assertTrue(OPTIONS.parse("--ll-max-tokens", "0").cases().stream().noneMatch(MoeCase::lowLatency));
+        assertTrue(OPTIONS.parse("--layer-max-tokens", "0").cases().stream().noneMatch(MoeCase::layer));
     }
 
     @Test
@@ -52,6 +55,7 @@ class MoeOptionsTest {
         OPTIONS.rejects("--reps 5 is below " + MoeOptions.MIN_REPS, "--reps", "5");
         OPTIONS.rejects("--rounds", "--rounds", "0");
         OPTIONS.rejects("--ll-max-tokens", "--ll-max-tokens", "-1");
+        OPTIONS.rejects("--layer-max-tokens", "--layer-max-tokens", "-1");
         OPTIONS.rejects("--heap-gib", "--heap-gib", "0");
         OPTIONS.rejects("unknown model 'llama'; known: deepseek_v3, mixtral", "--models", "llama");
         OPTIONS.rejects("--tokens: 'many' is not a number", "--tokens", "many");

@@ -26,6 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * combine NCCL 60, iris 70, iris_ll 50 → 1.2×, FAIL. T=4096: no target. T=16384: dispatch 5000 /
  * 4000 = 1.25×, pass (≥ 1.15); combine 5000 / 4500 = 1.11×, FAIL. mixtral T=512: dispatch's
  * output check failed; combine's NCCL point did not run → not measured (no dispatch + combine points).
+ * The expert layer: deepseek_v3 T=128 in sequence 500 µs, fused 480, fed 490 → 1.04×, FAIL (≥ 1.2);
+ * mixtral T=1024 1000, 900, 800 → 1.25× fed, pass.
  */
 class MoeReportTest {
     @TempDir
@@ -54,6 +56,22 @@ class MoeReportTest {
         assertEquals(1.5, t.minRatio(512));
         assertTrue(Double.isNaN(t.minRatio(1024)));
         assertEquals(1.15, t.minRatio(16384));
+        assertEquals(1.2, t.minLayerSpeedup());
+    }
+
+    @Test
+    void theExpertLayerAgainstItsSequence() throws IOException {
+        MoeDocument d = document("moe-sweep-own-gpus.json");
+        List<MoeDocument.LayerRow> layer = d.layerRows();
+        assertEquals(2, layer.size());
+        MoeDocument.LayerRow deepseek = layer.get(0);
+        assertEquals(500.0 / 480, deepseek.best(), 1e-12);
+        assertEquals("**FAIL**", d.status(deepseek));
+        MoeDocument.LayerRow mixtral = layer.get(1);
+        assertEquals(1.25, mixtral.speedup(mixtral.fed()), 1e-12);
+        assertEquals(1000.0 / 900, mixtral.speedup(mixtral.fused()), 1e-12);
+        assertEquals("pass", d.status(mixtral));
+        assertTrue(d.rows().stream().noneMatch(r -> r.op().equals(MoeMeasurement.LAYER)), "no layer point among the exchange's rows");
     }
 
     @Test
@@ -105,7 +123,10 @@ class MoeReportTest {
                 "without the weighted sum (which favours NCCL)",
                 "- mixtral T=512 dispatch iris: dispatch: local expert 1's rows vs NCCL's",
                 "### mixtral",
-                "iris_ll ×");
+                "iris_ll ×",
+                "## Expert layer",
+                "| mixtral | 1024 | 1000 [970–1100] | 900 [873–990] | 800 [776–880] | 1.11× | 1.25× | pass |",
+                "| 490 [475–539] | 1.04× | 1.02× | **FAIL** |");
     }
 
     @Test
@@ -123,6 +144,7 @@ class MoeReportTest {
         assertFalse(md.contains("iris ×"), md);
         assertTrue(md.contains("| **FAIL** (output check) |"), "a wrong output is wrong on shared GPUs too:\n" + md);
         assertTrue(md.contains("these times include the ranks' turns on each GPU"), md);
+        assertContains(md, "| 800 [776–880] | " + MoeDocument.NOT_JUDGED + " |");
     }
 
     @Test
