@@ -103,6 +103,14 @@ template <class U>
 __device__ __forceinline__ U load_cg(const U* p) { return __ldcg(p); }
 #endif
 
+/// Routes to expert e from ranks 0 .. ranks-1 in this call: the top of the count matrix's column e,
+/// read through L2 (peers wrote it).
+__device__ __forceinline__ int32_t routes_from(void* ws, int e, int ranks) {
+    int32_t sum = 0;
+    for (int s = 0; s < ranks; ++s) sum += load_cg(matrix_row(ws, s) + e);
+    return sum;
+}
+
 /// A group of kRowLanes consecutive threads: what copies one row (iris::put's Group).
 struct RowGroup {
     __device__ unsigned lane() const { return threadIdx.x % kRowLanes; }

@@ -130,9 +130,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) moe_dispatch_place(con
     if (wait_all(ctx, ws, IRIS_MOE_WS_COUNTS_READY, epoch, kSiteCounts)) {
         const auto* block_base = static_cast<const int32_t*>(a.block_counts) + size_t(blockIdx.x) * experts;  // (experts)
         for (int e = t; e < experts; e += kThreads) {
-            int32_t before = 0;
-            for (int s = 0; s < ctx.rank; ++s) before += load_cg(matrix_row(ws, s) + e);
-            s_before[e] = before;
+            s_before[e] = routes_from(ws, e, ctx.rank);
             s_next[e] = block_base[e];
             s_tile[e] = 0;
         }
@@ -201,8 +199,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) moe_dispatch_place(con
     auto* counts = static_cast<int32_t*>(a.counts);
     auto* routed = static_cast<int32_t*>(a.routed);
     for (int e = t; e < experts; e += kThreads) {
-        int32_t total = 0;
-        for (int s = 0; s < ctx.world; ++s) total += load_cg(matrix_row(ws, s) + e);
+        const int32_t total = routes_from(ws, e, ctx.world);
         if (e / local_experts == ctx.rank) {
             routed[e % local_experts] = total;
             counts[e % local_experts] = min(total, capacity);
@@ -237,10 +234,8 @@ __device__ inline void record_errors(const iris_moe_args& a, void* ws) {
     const uint32_t full = load_cg(&st->first_full);
     if (a.policy == IRIS_MOE_POLICY_FAIL && full != 0xFFFFFFFFu) {
         const int e = static_cast<int>(full);
-        int32_t total = 0;
-        for (int s = 0; s < ctx.world; ++s) total += load_cg(matrix_row(ws, s) + e);
-        record(ctx, IRIS_MOE_ERROR_CODE_OVER_CAPACITY, kSiteOverCapacity, e / (a.experts / ctx.world), uint64_t(total),
-               uint64_t(a.capacity), uint64_t(e));
+        record(ctx, IRIS_MOE_ERROR_CODE_OVER_CAPACITY, kSiteOverCapacity, e / (a.experts / ctx.world),
+               uint64_t(routes_from(ws, e, ctx.world)), uint64_t(a.capacity), uint64_t(e));
     }
 }
 
@@ -261,9 +256,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) moe_dispatch_copy(cons
     // Already true (moe_dispatch_place waited for it); here it orders this block's reads of the matrix.
     if (wait_all(ctx, ws, IRIS_MOE_WS_COUNTS_READY, epoch, kSiteCounts)) {
         for (int e = t; e < a.experts; e += kThreads) {
-            int32_t before = 0;
-            for (int s = 0; s < ctx.rank; ++s) before += load_cg(matrix_row(ws, s) + e);
-            s_before[e] = before;
+            s_before[e] = routes_from(ws, e, ctx.rank);
             s_mine[e] = load_cg(matrix_row(ws, ctx.rank) + e);
         }
         __syncthreads();

@@ -7,6 +7,8 @@ import dev.irisjvm.core.IrisDeviceException;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.testing.ExpectedDeviceError;
 import dev.irisjvm.core.testing.Failures;
+import dev.irisjvm.core.gpu.CudaGraph;
+import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.testing.ScenarioRunner;
 import dev.irisjvm.kernels.TeamScenarios;
 import dev.irisjvm.kernels.gemm.DeviceMatrix;
@@ -51,6 +53,9 @@ import java.util.Map;
  *     the dispatch is still copying (2048 tokens per rank, hidden 1024, 8 experts per rank),
  *     against the same calls in sequence, bit for bit, the sequence's expert rows against the
  *     double reference.</li>
+ * <li>moe_expert_fed_graph_replay: forward captured into a CUDA graph (the fed GEMM's early start
+ *     becomes a programmatic edge), replayed with new inputs; each replay against the double
+ *     reference.</li>
  * </ul>
  */
 public final class MoeExpertGemmScenarios extends TeamScenarios {
@@ -64,6 +69,7 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
             "moe_expert_layer_empty",
             "moe_expert_layer_back_to_back",
             "moe_expert_fed_large",
+            "moe_expert_fed_graph_replay",
             "moe_expert_gemm_misuse");
 
     private static final int TILE_M = Gemm.TILE_M;
@@ -87,6 +93,7 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
             bodies.put("moe_expert_layer_empty", s::layerEmpty);
             bodies.put("moe_expert_layer_back_to_back", s::layerBackToBack);
             bodies.put("moe_expert_fed_large", s::fedLarge);
+            bodies.put("moe_expert_fed_graph_replay", s::fedGraphReplay);
             bodies.put("moe_expert_gemm_misuse", s::misuse);
             return bodies;
         });
@@ -422,6 +429,58 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
                 noError(f, "large: forward");
                 sameBits(f, "large: forward against dispatch + gemmAndCombine", MoeScenarios.bits(t[3]), layer);
                 checkExpertRows(f, "large: gemm's expert rows", config, ref, in, w, hidden, expected);
+            } finally {
+                MoeScenarios.closeAll(t);
+            }
+        }
+        f.throwIfAny();
+    }
+
+    /**
+     * forward captured once on a stream of its own, then replayed three times with new inputs
+     * written between replays (uniform, one hot expert, uniform; the token counts are captured), no
+     * host barrier between ranks; each replay's output against the double reference.
+     */
+    private void fedGraphReplay() throws Exception {
+        Failures f = new Failures();
+        int hidden = 256, topK = 2, maxTokens = 256;
+        int experts = 2 * world;
+        int[] tokens = new int[world];
+        for (int p = 0; p < world; p++) tokens[p] = maxTokens - 9 * p;
+        List<Inputs[]> all = new ArrayList<>();
+        int capacity = 0;
+        for (int rep = 0; rep < 3; rep++) {
+            Routing routing = rep == 1 ? new Routing(Routing.HOT, 1, 0.8) : uniform();
+            Inputs[] in = base.inputs(base.seed("xf/graph", rep), tokens, hidden, experts, topK, routing);
+            all.add(in);
+            capacity = Math.max(capacity, maxRouted(in, experts, topK));
+        }
+        MoeConfig config = MoeConfig.of(hidden, experts, topK, maxTokens, roundUp(capacity));
+        HostMatrix[] w = new HostMatrix[world];
+        for (int p = 0; p < world; p++) w[p] = weights("xf/graph/w", config, hidden, p);
+        try (MoeDispatch dispatch = MoeDispatch.create(iris, config); MoeExpertGemm layer = MoeExpertGemm.create(dispatch, hidden);
+             SymTensor wt = heap.empty(DType.BF16, experts / world, hidden, hidden); Stream s = Stream.create()) {
+            wt.copyFrom(w[rank].values());
+            SymTensor[] t = base.upload(config, all.get(0)[rank]);
+            try {
+                CudaGraph graph;
+                s.beginCapture();
+                try {
+                    layer.forward(t[0], t[1], t[2], tokens[rank], wt, t[3], s);
+                } finally {
+                    graph = s.endCapture();
+                }
+                try (CudaGraph g = graph) {
+                    for (int rep = 0; rep < all.size(); rep++) {
+                        Inputs[] in = all.get(rep);
+                        base.fill(config, in[rank], t);
+                        g.launch(s);
+                        s.synchronize();
+                        iris.checkDeviceStatus();
+                        Dispatch ref = MoeReference.dispatch(MoeScenarios.ids(in), experts, topK, config.capacity());
+                        checkLayer(f, "replay " + rep, config, ref, in, w, MoeScenarios.bits(t[3]));
+                    }
+                }
             } finally {
                 MoeScenarios.closeAll(t);
             }
