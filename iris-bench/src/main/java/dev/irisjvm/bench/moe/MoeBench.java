@@ -31,7 +31,8 @@ import java.util.Map;
  * case: the routing ({@link MoeRouting}, uniform, from the run's seed), the tokens (uniform in
  * [-1, 1), BF16, generated on the GPU), NCCL's packed rows ({@link MoeNcclBaseline}), a {@link
  * MoeDispatch} with room for exactly the most rows an expert gets (nothing drops), its {@link
- * MoeCombine}, and for small T a {@link MoeLowLatency}. Then:
+ * MoeCombine}, for small T a {@link MoeLowLatency}, and up to --layer-max-tokens the expert layer
+ * ({@link MoeLayer}; with --layer-only nothing else, and no NCCL). Then:
  *
  * <ol>
  *   <li>the checks, once ({@link MoeOutputCheck}): NCCL's rows there and back, dispatch against
@@ -52,6 +53,8 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
     private record Timed(String op, String impl, RepTimer.Rep before, RepTimer.Rep body, Runnable after) implements TurnsInRounds.Turn {}
 
     private final RoundsOptions timing;
+    /** Whether dispatch and combine are measured against NCCL (not with --layer-only). */
+    private final boolean exchange;
     private final NcclCommunicator comm;
     private final Verifier verifier;
     private final MoeOutputCheck checks;
@@ -61,6 +64,7 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
     MoeBench(Iris iris, MoeOptions options, NcclCommunicator comm, RmaKernels kernels) {
         super(iris, kernels);
         this.timing = options.rounds();
+        this.exchange = !options.layerOnly();
         this.comm = comm;
         this.verifier = new Verifier(iris, kernels, stream);
         this.checks = new MoeOutputCheck(iris, verifier, stream);
@@ -80,7 +84,7 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
              SymTensor ids = iris.heap().empty(DType.I32, t, k);
              SymTensor weights = iris.heap().empty(DType.F32, t, k);
              SymTensor out = iris.heap().empty(DType.BF16, t, h);
-             MoeNcclBaseline nccl = MoeNcclBaseline.pack(iris, comm, routing, tokens, stream);
+             MoeNcclBaseline nccl = exchange ? MoeNcclBaseline.pack(iris, comm, routing, tokens, stream) : null;
              MoeDispatch dispatch = MoeDispatch.create(iris, config);
              MoeCombine combine = MoeCombine.create(dispatch);
              MoeLowLatency ll = c.lowLatency() ? MoeLowLatency.create(iris, config.withCapacity(1)) : null;
@@ -88,14 +92,17 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
             ids.copyFrom(routing.ids(rank));
             weights.copyFrom(routing.weights(rank));
             Inputs in = new Inputs(tokens, ids, weights, out);
-            String irisCheck = checkIris(in, nccl, dispatch, combine, routing);
-            String llCheck = ll == null ? null : checkLowLatency(in, nccl, ll, routing);
-            String ncclCheck = Verifier.agree(iris, ncclRoundTrip(nccl, routing));
+            String irisCheck = nccl == null ? null : checkIris(in, nccl, dispatch, combine, routing);
+            String llCheck = ll == null || nccl == null ? null : checkLowLatency(in, nccl, ll, routing);
+            String ncclCheck = nccl == null ? null : Verifier.agree(iris, ncclRoundTrip(nccl, routing));
             String layerCheck = layer == null ? null : checkLayer(in, layer);
-            List<Timed> impls = new ArrayList<>(irisImpls(in, dispatch, combine));
-            impls.addAll(ncclImpls(nccl));
-            if (ll != null) {
-                impls.addAll(lowLatencyImpls(in, ll));
+            List<Timed> impls = new ArrayList<>();
+            if (nccl != null) {
+                impls.addAll(irisImpls(in, dispatch, combine));
+                impls.addAll(ncclImpls(nccl));
+                if (ll != null) {
+                    impls.addAll(lowLatencyImpls(in, ll));
+                }
             }
             if (layer != null) {
                 impls.addAll(layerImpls(in, layer));
@@ -111,8 +118,8 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
             time(c, impls, checkOf);
         } catch (RuntimeException e) {
             String why = lockstep.recover(e);
-            List<String> implNames = c.lowLatency() ? List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL, MoeMeasurement.IRIS_LL)
-                    : List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL);
+            List<String> implNames = !exchange ? List.of() : c.lowLatency()
+                    ? List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL, MoeMeasurement.IRIS_LL) : List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL);
             for (String impl : implNames) {
                 for (String op : List.of(MoeMeasurement.DISPATCH, MoeMeasurement.COMBINE, MoeMeasurement.DISPATCH_COMBINE)) {
                     record(failedPoint(c, op, impl, why));

@@ -54,6 +54,10 @@ public final class MoeOptions {
                     + "is measured too up to this many tokens per rank; 0 for never (default: ${DEFAULT-VALUE}).")
     int layerMaxTokens;
 
+    @Option(names = "--layer-only", description = "Only the expert layer, at every token count: no dispatch or combine against "
+            + "NCCL, so one rank on one GPU is enough (the fed layer's overlap of copy and GEMM, measured without NVLink).")
+    boolean layerOnly;
+
     /**
      * The largest case needs about 12 GiB of heap per rank (MoeLowLatency at T = 512 about 16), and
      * DeepSeek-V3's expert layer 26 GiB / world more for its weights; a fixed seed routes every run
@@ -78,10 +82,15 @@ public final class MoeOptions {
         for (MoeModel m : ms) {
             for (int t : ts) {
                 require(t >= 1, "--tokens: " + t + " tokens per rank; expected at least 1");
-                out.add(new MoeCase(m, t, t <= llMaxTokens, t <= layerMaxTokens));
+                out.add(layerOnly ? new MoeCase(m, t, false, true) : new MoeCase(m, t, t <= llMaxTokens, t <= layerMaxTokens));
             }
         }
         return out;
+    }
+
+    /** Only the expert layer: no exchange against NCCL, and one rank allowed. */
+    public boolean layerOnly() {
+        return layerOnly;
     }
 
     public Path out() {

@@ -44,7 +44,9 @@ public final class MoeSweep extends SweepCommand {
     }
 
     private int measure(Iris iris, RmaKernels kernels) throws Exception {
-        requireTwoRanks(iris);
+        if (!options.layerOnly()) {
+            requireTwoRanks(iris);
+        }
         if (iris.node().size() != iris.worldSize()) {
             throw new IllegalStateException("MoeDispatch exchanges within a node: run every rank on one node (world "
                     + iris.worldSize() + ", node " + iris.node().size() + ")");

@@ -48,6 +48,10 @@ class MoeOptionsTest {
                 o.cases());
         assertTrue(OPTIONS.parse("--ll-max-tokens", "0").cases().stream().noneMatch(MoeCase::lowLatency));
         assertTrue(OPTIONS.parse("--layer-max-tokens", "0").cases().stream().noneMatch(MoeCase::layer));
+        MoeOptions layerOnly = OPTIONS.valid("--layer-only", "--models", "mixtral", "--tokens", "128,32768", "--layer-max-tokens", "0");
+        assertTrue(layerOnly.layerOnly());
+        assertEquals(List.of(new MoeCase(MoeModel.MIXTRAL, 128, false, true), new MoeCase(MoeModel.MIXTRAL, 32768, false, true)),
+                layerOnly.cases(), "every token count, the layer alone");
     }
 
     @Test
