@@ -74,6 +74,8 @@ __device__ __forceinline__ uint64_t* epoch_slot(void* ws) { return reinterpret_c
 __device__ __forceinline__ uint32_t* ticket_slot(void* ws, Ticket t) {
     return reinterpret_cast<uint32_t*>(bytes(ws) + IRIS_MOE_WS_TICKETS) + static_cast<int>(t);
 }
+/// The fed expert GEMM's claim counter: the next unit a CTA takes.
+__device__ __forceinline__ int32_t* claims_slot(void* ws) { return reinterpret_cast<int32_t*>(bytes(ws) + IRIS_MOE_WS_CLAIMS); }
 __device__ __forceinline__ iris_moe_stats* stats(void* ws) {
     return reinterpret_cast<iris_moe_stats*>(bytes(ws) + IRIS_MOE_WS_STATS);
 }

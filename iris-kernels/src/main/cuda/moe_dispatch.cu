@@ -4,7 +4,8 @@
 //
 //   moe_dispatch_count(iris_moe_args: workspace, block_counts, expert_base, arrivals, expert_ids,
 //                      tokens_n, top_k, experts, capacity)
-//     Block 0 zeroes this rank's arrivals, then signals arrive (epoch) to every peer. Each block
+//     Block 0 zeroes this rank's arrivals and the fed GEMM's claim counter, then signals arrive
+//     (epoch) to every peer. Each block
 //     counts the routes of its chunk per expert (ids outside [0, experts) are not counted). The
 //     last block turns the per-block counts into per-block bases (exclusive sums over blocks, in
 //     block order), writes this rank's totals into its row of its own count matrix and their
@@ -54,6 +55,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) moe_dispatch_count(con
         auto* arrivals = static_cast<uint64_t*>(a.arrivals);
         const int slots = experts / ctx.world * tiles_per_expert(a.capacity);
         for (int i = t; i < slots; i += kThreads) arrivals[i] = 0;
+        if (t == 0) *claims_slot(ws) = 0;  // this rank's alone, read by its next fed GEMM
         __syncthreads();
         if (t < ctx.world && t != ctx.rank) iris::signal(ctx, flag_slot(ws, IRIS_MOE_WS_ARRIVE, ctx.rank), epoch, t);
     }

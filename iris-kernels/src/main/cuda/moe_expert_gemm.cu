@@ -97,6 +97,56 @@ struct ExpertTileScheduler {
     }
 };
 
+/// The fed kernels' order: the same units, each taken by the first CTA to ask, from a counter the
+/// dispatch's counting kernel zeroed. The fed GEMM starts beside the dispatch's copy, whose blocks
+/// hold some SMs until it ends: the CTAs that start late take the units that are left, instead of a
+/// fixed share that would only start then. The producer thread claims each unit and hands it to the
+/// consumer warpgroups through a ring of slots in shared memory (each thread keeps its own count of
+/// units taken: every thread has its own copy of the scheduler).
+template <int TileM, int TileN, int ConsumerThreads>
+struct ClaimingExpertScheduler : ExpertTileScheduler<TileM, TileN> {
+    static constexpr int kSlots = 4;
+    struct Ring {
+        int unit[kSlots];
+        uint64_t filled[kSlots];   // the producer has written the slot
+        uint64_t drained[kSlots];  // every consumer thread has read it
+    };
+
+    int32_t* claims;  // global: the next unit
+    Ring* ring;       // shared
+    mutable int taken = 0;
+
+    /// One thread, before the GEMM, followed by a barrier of the CTA.
+    __device__ static void init(Ring& r) {
+        for (int s = 0; s < kSlots; ++s) {
+            iris::gemm::sm90::mbarrier_init(&r.filled[s], 1);
+            iris::gemm::sm90::mbarrier_init(&r.drained[s], ConsumerThreads);
+        }
+    }
+
+    __device__ int first() const { return take(); }
+    __device__ int next(int) const { return take(); }
+
+  private:
+    __device__ int take() const {
+        using namespace iris::gemm::sm90;
+        const int slot = taken % kSlots;
+        const uint32_t parity = static_cast<uint32_t>(taken / kSlots) & 1u;
+        ++taken;
+        if (threadIdx.x < 128) {  // the producer thread (the rest of its warpgroup never asks)
+            mbarrier_wait(&ring->drained[slot], parity ^ 1u);
+            const int u = min(atomicAdd(claims, 1), this->count());
+            ring->unit[slot] = u;
+            mbarrier_arrive(&ring->filled[slot]);  // release: the slot before the arrival
+            return u;
+        }
+        mbarrier_wait(&ring->filled[slot], parity);
+        const int u = *reinterpret_cast<volatile const int*>(&ring->unit[slot]);
+        mbarrier_arrive(&ring->drained[slot]);
+        return u;
+    }
+};
+
 /// Where a chunk of output lies: its expert, and how many of its 64 rows are real rows.
 struct ChunkPlace {
     int expert;
@@ -189,8 +239,13 @@ __device__ void expert_gemm(const iris_moe_gemm_args& a) {
     using Hooks = std::conditional_t<Combine, SendRowsHome, StoreRows>;
     Hooks hooks{{}, ctx, static_cast<uint16_t*>(a.out), static_cast<const int2*>(a.sources), counts, a.capacity, a.n};
     if constexpr (Fed) {
+        using Claiming = ClaimingExpertScheduler<Cfg::kTileM, TileN, Cfg::kConsumers * 128>;
+        __shared__ typename Claiming::Ring ring;
+        if (threadIdx.x == 0) Claiming::init(ring);
+        __syncthreads();
+        const Claiming claiming{sched, static_cast<int32_t*>(a.claims), &ring};
         const FedByDispatch<Hooks> fed{hooks, static_cast<const uint64_t*>(a.arrivals), a.capacity / Cfg::kTileM};
-        iris::gemm::persistent<Cfg>(&a.a_map, &a.b_map, nullptr, m, n, a.k, sched, fed);
+        iris::gemm::persistent<Cfg>(&a.a_map, &a.b_map, nullptr, m, n, a.k, claiming, fed);
         // The copying kernel ahead is still running when this one starts: finish after it, so that
         // what follows on the stream finds every row of the call in place.
         moe::wait_for_previous_kernel();

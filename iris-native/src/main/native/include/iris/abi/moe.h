@@ -33,6 +33,7 @@
  * Local: only this rank's kernels touch it; remote: peers write this rank's copy. */
 #define IRIS_MOE_WS_EPOCH 0           /* uint64, local: the epoch of the last dispatch */
 #define IRIS_MOE_WS_TICKETS 8         /* uint32[4], local: blocks done in this call (count, place, combine, copy) */
+#define IRIS_MOE_WS_CLAIMS 24         /* int32, local: the fed expert GEMM's next unit (zeroed by the counting kernel) */
 #define IRIS_MOE_WS_STATS 64          /* iris_moe_stats, local: what the last dispatch did not deliver */
 #define IRIS_MOE_WS_ARRIVE 128        /* uint64[IRIS_MAX_RANKS], remote: [src] = epoch once rank src's dispatch started */
 #define IRIS_MOE_WS_COUNTS_READY 192  /* uint64[IRIS_MAX_RANKS], remote: [src] = epoch once rank src's counts are here */
@@ -168,7 +169,8 @@ typedef struct iris_moe_ll_args {
  *                                    moe_combine_reduce (iris_moe_args) then finish the combine.
  *   moe_expert_gemm_fed_n<tile>, moe_expert_gemm_fed_combine_n<tile>
  *                                    the same, fed by the dispatch: launched to start beside
- *                                    moe_dispatch_copy (programmatic dependent launch), the
+ *                                    moe_dispatch_copy (programmatic dependent launch), its CTAs
+ *                                    claim units in order as they become free (claims), the
  *                                    producer waits before a tile's first loads until arrivals
  *                                    holds the rows the tile's expert count puts in it (site
  *                                    9309); the kernel finishes after moe_dispatch_copy. */
@@ -186,7 +188,8 @@ typedef struct iris_moe_gemm_args {
     int32_t n;                 /* output columns per expert, a multiple of the kernel's tile width */
     int32_t k;                 /* products per output element (hidden), a multiple of 8 */
     const void* arrivals;      /* fed kernels: iris_moe_args.arrivals, rows of each tile arrived */
-    int32_t reserved[8];       /* zero: keeps the struct free of tail padding */
+    void* claims;              /* fed kernels: the workspace's IRIS_MOE_WS_CLAIMS, the next unit a CTA takes */
+    int32_t reserved[6];       /* zero: keeps the struct free of tail padding */
 } iris_moe_gemm_args;
 
 /* NVRTC has no constant offsetof: the layout is pinned by every nvcc and host compile instead. */
@@ -199,7 +202,8 @@ static_assert(offsetof(iris_moe_args, workspace) == 112 && offsetof(iris_moe_arg
               "iris_moe_args: a 64-bit layout without padding");
 static_assert(IRIS_MOE_WS_MATRIX + IRIS_MAX_RANKS * IRIS_MOE_MAX_EXPERTS * 4 == IRIS_MOE_WS_HEADER_BYTES,
               "moe workspace header: the count matrix ends it");
-static_assert(IRIS_MOE_WS_STATS + sizeof(iris_moe_stats) <= IRIS_MOE_WS_ARRIVE &&
+static_assert(IRIS_MOE_WS_TICKETS + 16 <= IRIS_MOE_WS_CLAIMS && IRIS_MOE_WS_CLAIMS + 4 <= IRIS_MOE_WS_STATS &&
+                  IRIS_MOE_WS_STATS + sizeof(iris_moe_stats) <= IRIS_MOE_WS_ARRIVE &&
                   IRIS_MOE_WS_RESULTS_SENT + IRIS_MAX_RANKS * 8 <= IRIS_MOE_WS_MATRIX,
               "moe workspace header: fields overlap");
 static_assert(offsetof(iris_moe_ll_args, workspace) == 112 && offsetof(iris_moe_ll_args, out) == 200 &&
@@ -212,7 +216,8 @@ static_assert(IRIS_MOE_WS_TICKETS + 16 <= IRIS_MOE_LL_WS_RESULTS &&
               "moe low-latency workspace header: fields overlap");
 static_assert(offsetof(iris_moe_gemm_args, b_map) == 128 && offsetof(iris_moe_gemm_args, ctx) == 256 &&
                   offsetof(iris_moe_gemm_args, counts) == 368 && offsetof(iris_moe_gemm_args, local_experts) == 392 &&
-                  offsetof(iris_moe_gemm_args, arrivals) == 408 && offsetof(iris_moe_gemm_args, reserved) == 416 &&
+                  offsetof(iris_moe_gemm_args, arrivals) == 408 && offsetof(iris_moe_gemm_args, claims) == 416 &&
+                  offsetof(iris_moe_gemm_args, reserved) == 424 &&
                   sizeof(iris_moe_gemm_args) == 448,
               "iris_moe_gemm_args: a 64-bit layout without padding");
 #endif

@@ -67,9 +67,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Fed by the dispatch: the dispatch's copying kernel sends the rows a tile of 128 rows of one
  * expert at a time, in the order of the GEMM's units, on a sixth of the SMs, and counts each tile's
  * rows arrived on its owner. The GEMM kernel is launched to start as soon as every block of that
- * kernel runs (programmatic dependent launch) and takes the other SMs; its producer waits, before a
- * tile's first loads, until the tile's count reaches the rows its expert's count puts there (wait
- * site {@link MoeSites#TILE_ROWS}), and the kernel ends only after the copying kernel has.
+ * kernel runs (programmatic dependent launch) and takes the other SMs; its CTAs claim units in that
+ * order as they become free, so the CTAs that start once the copy is done take what is left; the
+ * producer waits, before a tile's first loads, until the tile's count reaches the rows its expert's
+ * count puts there (wait site {@link MoeSites#TILE_ROWS}), and the kernel ends only after the
+ * copying kernel has.
  *
  * <h2>Contract</h2>
  * <ul>
@@ -137,7 +139,9 @@ public final class MoeExpertGemm implements AutoCloseable {
         byte[] ctx = dispatch.iris().deviceContext().bytes();
         MoeArgs.Buffers b = dispatch.buffers();
         long arrivals = b.workspace() + dispatch.layout().arrivals();
-        this.args = new MoeExpertGemmArgs(ctx, b.counts(), b.sources(), arrivals, localExperts, config.capacity(), n, config.hidden());
+        long claims = b.workspace() + MoeLayout.CLAIMS;
+        this.args = new MoeExpertGemmArgs(ctx, b.counts(), b.sources(), arrivals, claims, localExperts, config.capacity(), n,
+                config.hidden());
         this.combineArgs = new MoeArgs(ctx, config, dispatch.layout(), b);
     }
 

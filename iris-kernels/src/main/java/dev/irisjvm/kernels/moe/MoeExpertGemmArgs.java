@@ -8,8 +8,8 @@ import org.bytedeco.javacpp.BytePointer;
 
 /**
  * The one argument of the expert GEMM kernels ({@code iris_moe_gemm_args}, iris/abi/moe.h), kept
- * for the life of a {@link MoeExpertGemm}: the context, the dispatch's counts, sources and tile
- * arrivals and the shape are set once; each call sets its two tensor maps and where the rows go. The launch copies the
+ * for the life of a {@link MoeExpertGemm}: the context, the dispatch's counts, sources, tile
+ * arrivals and claim counter and the shape are set once; each call sets its two tensor maps and where the rows go. The launch copies the
  * struct, so the next call may refill it at once. Not thread-safe (the calls are synchronized).
  */
 final class MoeExpertGemmArgs implements AutoCloseable {
@@ -23,11 +23,12 @@ final class MoeExpertGemmArgs implements AutoCloseable {
      * @param n   output columns per expert
      * @param k   products per output element (the layer's hidden)
      */
-    MoeExpertGemmArgs(byte[] ctx, long counts, long sources, long arrivals, int localExperts, int capacity, int n, int k) {
+    MoeExpertGemmArgs(byte[] ctx, long counts, long sources, long arrivals, long claims, int localExperts, int capacity, int n,
+                      int k) {
         new BytePointer(args.ctx()).put(ctx);
         // The generated setter of iris_moe_gemm_args.capacity is _capacity: Pointer has a capacity() of its own.
         args.counts(new DeviceAddress().at(counts)).sources(new DeviceAddress().at(sources))
-                .arrivals(new DeviceAddress().at(arrivals)).local_experts(localExperts)
+                .arrivals(new DeviceAddress().at(arrivals)).claims(new DeviceAddress().at(claims)).local_experts(localExperts)
                 ._capacity(capacity).n(n).k(k);
     }
 

@@ -27,6 +27,8 @@ record MoeLayout(long blockCounts, long routes, long routeWeights, long expertBa
     static final long HEADER_BYTES = KernelAbi.IRIS_MOE_WS_HEADER_BYTES;
     static final long STATS = KernelAbi.IRIS_MOE_WS_STATS;
     static final long EPOCH = KernelAbi.IRIS_MOE_WS_EPOCH;
+    /** The fed expert GEMM's claim counter (int32), zeroed by every dispatch. */
+    static final long CLAIMS = KernelAbi.IRIS_MOE_WS_CLAIMS;
     /** Rows of a receive-buffer tile: what the copying kernel sends at once and counts arrived. */
     static final int TILE_ROWS = KernelAbi.IRIS_MOE_TILE_ROWS;
     /** Rows a block copies at once: one per IRIS_MOE_ROW_LANES threads. */

@@ -48,17 +48,20 @@ class MoeInterfaceTest {
         assertEquals(368, AbiLayout.offset(iris_moe_gemm_args.class, "counts"));
         assertEquals(392, AbiLayout.offset(iris_moe_gemm_args.class, "local_experts"));
         assertEquals(408, AbiLayout.offset(iris_moe_gemm_args.class, "arrivals"));
+        assertEquals(416, AbiLayout.offset(iris_moe_gemm_args.class, "claims"));
     }
 
     @Test
     void expertGemmCallsFillTheFieldsTheirKernelsRead() {
-        try (MoeExpertGemmArgs args = new MoeExpertGemmArgs(ContextBytes.of(2, 4), 0x40_0000L, 0x30_0000L, 0x60_0000L, 3, 256, 384, 264)) {
+        try (MoeExpertGemmArgs args = new MoeExpertGemmArgs(ContextBytes.of(2, 4), 0x40_0000L, 0x30_0000L, 0x60_0000L, 0x60_1000L, 3, 256, 384,
+                264)) {
             iris_moe_gemm_args a = args.call(0x70_0000L);
             assertEquals(2, a.ctx().rank());
             assertEquals(4, a.ctx().world());
             assertEquals(0x40_0000L, a.counts().address());
             assertEquals(0x30_0000L, a.sources().address());
             assertEquals(0x60_0000L, a.arrivals().address());
+            assertEquals(0x60_1000L, a.claims().address());
             assertEquals(0x70_0000L, a.out().address());
             assertEquals(3, a.local_experts());
             assertEquals(256, a._capacity());  // JavaCPP's name: Pointer has a capacity() of its own
@@ -148,6 +151,7 @@ class MoeInterfaceTest {
         }
         // The header: flags after the stats, the count matrix (IRIS_MAX_RANKS x MAX_EXPERTS int32) last.
         assertTrue(KernelAbi.IRIS_MOE_WS_STATS + 32 <= KernelAbi.IRIS_MOE_WS_ARRIVE);
+        assertTrue(KernelAbi.IRIS_MOE_WS_TICKETS + 16 <= MoeLayout.CLAIMS && MoeLayout.CLAIMS + 4 <= KernelAbi.IRIS_MOE_WS_STATS);
         assertEquals(KernelAbi.IRIS_MOE_WS_HEADER_BYTES, KernelAbi.IRIS_MOE_WS_MATRIX + KernelAbi.IRIS_MAX_RANKS * MoeConfig.MAX_EXPERTS * 4);
     }
 
