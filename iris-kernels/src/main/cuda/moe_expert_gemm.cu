@@ -8,10 +8,12 @@
 //                                    its source rank's combine staging, at the route it came from
 //                                    (sources[l][j]), where moe_combine_send would have put it;
 //                                    then moe_combine_publish and moe_combine_reduce (moe_combine.cu)
+//   moe_expert_gemm_fed_n<tile>, moe_expert_gemm_fed_combine_n<tile>
+//                                    the same, fed by the dispatch (below)
 //   tile: 256 or 128 output columns per tile (n is a multiple of it)
 //
 //   (iris_moe_gemm_args, iris/abi/moe.h: a_map, b_map, ctx, counts, sources, out, local_experts,
-//    capacity, n, k)
+//    capacity, n, k; the fed kernels also arrivals and claims)
 //
 // The GEMM is the library's (iris/gemm/persistent.cuh) with a tile scheduler over (expert, tile)
 // units and epilogue hooks that mask and place the rows. A is the whole receive buffer as one
@@ -23,9 +25,19 @@
 // to a tile; the rows of a tile past its expert's count are computed from stale rows and never
 // stored. Launch as gemm.cu, at most one CTA per unit of the capacity bound.
 //
-// Nothing here waits: the kernel reads only what the dispatch finished before it on the stream, so
-// it makes progress whether or not the peers' kernels run at the same time (ranks sharing a GPU).
-// The one wait of the fused combine, for the peers' rows, is moe_combine_publish's bounded one.
+// The kernels that are not fed wait for nothing: they read only what the dispatch finished before
+// them on the stream, so they make progress whether or not the peers' kernels run at the same time
+// (ranks sharing a GPU). The one wait of their fused combine, for the peers' rows, is
+// moe_combine_publish's bounded one.
+//
+// Fed by the dispatch: launched to start beside moe_dispatch_copy (programmatic dependent launch,
+// once every block of the copy runs), the kernel finds the counts (moe_dispatch_place, done before
+// the copy started) but not every row. Its CTAs claim units in the table's order as they become
+// free (ClaimingExpertScheduler), the order in which the copy sends the tiles, and the producer
+// waits before a tile's first loads until the tile's arrival count (added to by every source after
+// its rows, with release) reaches the rows its expert's count puts in it (FedByDispatch, wait site
+// 9309). The kernel ends only after the copy has (griddepcontrol.wait), so that the kernels after
+// it on the stream find every row, as they would after the copy.
 #include "fused/fused_common.cuh"
 #include "moe_common.cuh"
 

@@ -277,8 +277,7 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
         int capacity = config.capacity();
         int l = config.experts() / world;
         Dispatch ref = MoeReference.dispatch(MoeScenarios.ids(in), config.experts(), config.topK(), capacity);
-        HostMatrix[] w = new HostMatrix[world];
-        for (int p = 0; p < world; p++) w[p] = weights("xl/w", config, hidden, p);
+        HostMatrix[] w = everyRanksWeights("xl/w", config);
         long slotBytes = (long) capacity * hidden * 2;
         try (MoeDispatch dispatch = MoeDispatch.create(iris, config); MoeCombine combine = MoeCombine.create(dispatch);
              MoeExpertGemm experts = MoeExpertGemm.create(dispatch, hidden);
@@ -347,18 +346,15 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
         int experts = 2 * world;
         int calls = 3;
         List<Inputs[]> all = new ArrayList<>();
-        int capacity = 0;
         for (int c = 0; c < calls; c++) {
             int[] tokens = uneven(maxTokens, 13 * (c + 1));
             if (c == 2) for (int p = 0; p < world; p += 2) tokens[p] = 0;
             Routing routing = c == 1 ? new Routing(Routing.HOT, world % experts, 0.95) : uniform();
             Inputs[] in = base.inputs(base.seed("xl/b2b", c), tokens, hidden, experts, topK, routing);
             all.add(in);
-            capacity = Math.max(capacity, maxRouted(in, experts, topK));
         }
-        MoeConfig config = MoeConfig.of(hidden, experts, topK, maxTokens, roundUp(capacity));
-        HostMatrix[] w = new HostMatrix[world];
-        for (int p = 0; p < world; p++) w[p] = weights("xl/b2b/w", config, hidden, p);
+        MoeConfig config = MoeConfig.of(hidden, experts, topK, maxTokens, capacityFor(all, experts, topK));
+        HostMatrix[] w = everyRanksWeights("xl/b2b/w", config);
         try (MoeDispatch dispatch = MoeDispatch.create(iris, config); MoeExpertGemm layer = MoeExpertGemm.create(dispatch, hidden);
              SymTensor wt = heap.empty(DType.BF16, experts / world, hidden, hidden)) {
             wt.copyFrom(w[rank].values());
@@ -448,16 +444,13 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
         int[] tokens = new int[world];
         for (int p = 0; p < world; p++) tokens[p] = maxTokens - 9 * p;
         List<Inputs[]> all = new ArrayList<>();
-        int capacity = 0;
         for (int rep = 0; rep < 3; rep++) {
             Routing routing = rep == 1 ? new Routing(Routing.HOT, 1, 0.8) : uniform();
             Inputs[] in = base.inputs(base.seed("xf/graph", rep), tokens, hidden, experts, topK, routing);
             all.add(in);
-            capacity = Math.max(capacity, maxRouted(in, experts, topK));
         }
-        MoeConfig config = MoeConfig.of(hidden, experts, topK, maxTokens, roundUp(capacity));
-        HostMatrix[] w = new HostMatrix[world];
-        for (int p = 0; p < world; p++) w[p] = weights("xf/graph/w", config, hidden, p);
+        MoeConfig config = MoeConfig.of(hidden, experts, topK, maxTokens, capacityFor(all, experts, topK));
+        HostMatrix[] w = everyRanksWeights("xf/graph/w", config);
         try (MoeDispatch dispatch = MoeDispatch.create(iris, config); MoeExpertGemm layer = MoeExpertGemm.create(dispatch, hidden);
              SymTensor wt = heap.empty(DType.BF16, experts / world, hidden, hidden); Stream s = Stream.create()) {
             wt.copyFrom(w[rank].values());
@@ -598,6 +591,18 @@ public final class MoeExpertGemmScenarios extends TeamScenarios {
             f.fail(what + ": " + differ + " elements differ, first at " + i + ": " + HalfFloats.bf16ToFloat(a[i]) + " against "
                     + HalfFloats.bf16ToFloat(b[i]));
         }
+    }
+
+    /** Every rank's expert weights of a layer with n = hidden (each rank regenerates all of them for the reference). */
+    private HostMatrix[] everyRanksWeights(String what, MoeConfig config) {
+        HostMatrix[] w = new HostMatrix[world];
+        for (int p = 0; p < world; p++) w[p] = weights(what, config, config.hidden(), p);
+        return w;
+    }
+
+    /** The capacity that holds every route of every one of {@code calls}: the most any expert gets, in whole tiles. */
+    private static int capacityFor(List<Inputs[]> calls, int experts, int topK) {
+        return roundUp(calls.stream().mapToInt(in -> maxRouted(in, experts, topK)).max().orElse(0));
     }
 
     /** Rank p's expert weights, [localExperts * n, hidden], the same on every rank that regenerates them. */
