@@ -13,17 +13,18 @@
 //   * A call is a dispatch (moe_dispatch_count, moe_dispatch_place, moe_dispatch_copy) optionally
 //     followed by one combine (moe_combine_send, then moe_combine_reduce), all on one stream. The
 //     epoch: every block of moe_dispatch_count reads the stored epoch + 1 and its last block
-//     stores it back; the kernels after it read the stored value. Every rank makes the same calls, so an
-//     epoch means the same call everywhere, without the host; a replayed CUDA graph gets a fresh
-//     one each time.
+//     stores it back; the kernels after it read the stored value. Every rank makes the same calls,
+//     so an epoch means the same call everywhere, without the host; a replayed CUDA graph gets a
+//     fresh one each time.
 //   * Flags only grow: each of the four flag arrays holds, per source rank, the epoch of the last
 //     call in which that rank passed the flag's point; every wait is `>= epoch`. The one exception,
 //     the tile arrivals, count rows within a call: block 0 of moe_dispatch_count zeroes this rank's
 //     before its arrive, and the peers add to them after it.
 //   * Entry: block 0 of moe_dispatch_count signals arrive to every peer first. A rank writes into
 //     a peer's heap (its count-matrix row, receive buffer, sources, tile arrivals, staging) only
-//     after it has seen that peer's arrive of this call (or its counts-ready, which comes after): the peer's stream has reached the call, so the expert
-//     computation and combine of its previous call, which read those buffers, are over.
+//     after it has seen that peer's arrive of this call (or its counts-ready, which comes after):
+//     the peer's stream has reached the call, so the expert computation and combine of its
+//     previous call, which read those buffers, are over.
 //   * Determinism: expert e's rows are ordered by source rank, then by route number (token * top_k
 //     + k) within a source. A source learns where its rows start from the count matrix, which every
 //     rank receives whole: rank s writes its routes per expert into row s of every rank's matrix.

@@ -188,7 +188,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) moe_dispatch_place(con
     }
     if (!last_block(ws, Ticket::route)) return;
 
-    // The last block: what every rank's counts say of this rank's experts, and the checks.
+    // The last block: what every rank's counts say of this rank's experts, and what the copying
+    // kernel's checks record.
     __shared__ uint32_t s_all_dropped;
     __shared__ uint32_t s_full;
     __shared__ int32_t s_first_full;

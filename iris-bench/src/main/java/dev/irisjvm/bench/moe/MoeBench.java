@@ -15,6 +15,7 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.moe.MoeCombine;
 import dev.irisjvm.kernels.moe.MoeConfig;
 import dev.irisjvm.kernels.moe.MoeDispatch;
@@ -77,8 +78,9 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
         int t = c.tokens();
         int h = c.model().hidden();
         int k = c.model().topK();
-        // Whole tiles of 128 rows: the expert layer's GEMM needs them; nothing drops either way.
-        MoeConfig config = MoeConfig.of(h, c.model().experts(), k, t, (routing.capacity() + 127) / 128 * 128);
+        // Whole GEMM tiles of rows: the expert layer needs them; nothing drops either way.
+        int tile = Gemm.TILE_M;
+        MoeConfig config = MoeConfig.of(h, c.model().experts(), k, t, (routing.capacity() + tile - 1) / tile * tile);
         long tokenSeed = Seeds.point(timing.seed(), t * 10L + c.model().ordinal(), rank);
         try (SymTensor tokens = iris.heap().uniform(tokenSeed, -1.0, 1.0, DType.BF16, t, h);
              SymTensor ids = iris.heap().empty(DType.I32, t, k);
@@ -118,8 +120,9 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
             time(c, impls, checkOf);
         } catch (RuntimeException e) {
             String why = lockstep.recover(e);
-            List<String> implNames = !exchange ? List.of() : c.lowLatency()
-                    ? List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL, MoeMeasurement.IRIS_LL) : List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL);
+            List<String> implNames = !exchange ? List.of()
+                    : c.lowLatency() ? List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL, MoeMeasurement.IRIS_LL)
+                    : List.of(MoeMeasurement.IRIS, MoeMeasurement.NCCL);
             for (String impl : implNames) {
                 for (String op : List.of(MoeMeasurement.DISPATCH, MoeMeasurement.COMBINE, MoeMeasurement.DISPATCH_COMBINE)) {
                     record(failedPoint(c, op, impl, why));

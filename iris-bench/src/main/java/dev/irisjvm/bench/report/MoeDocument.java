@@ -56,8 +56,11 @@ public final class MoeDocument extends Document {
         }
 
         boolean checkFailed() {
-            return (iris != null && iris.checkFailed()) || (lowLatency != null && lowLatency.checkFailed())
-                    || (nccl != null && nccl.checkFailed());
+            return points().stream().anyMatch(MoeMeasurement::checkFailed);
+        }
+
+        List<MoeMeasurement> points() {
+            return java.util.stream.Stream.of(iris, lowLatency, nccl).filter(Objects::nonNull).toList();
         }
 
         private static boolean usable(MoeMeasurement m) {
@@ -94,19 +97,28 @@ public final class MoeDocument extends Document {
 
     /** The expert layer's rows in the order the sweep ran them. */
     List<LayerRow> layerRows() {
-        Map<String, Map<String, MoeMeasurement>> byKey = new LinkedHashMap<>();
-        for (MoeMeasurement m : sweep.measurements()) {
-            if (MoeMeasurement.LAYER.equals(m.op())) {
-                byKey.computeIfAbsent(m.model() + " " + m.tokens(), k -> new LinkedHashMap<>()).putIfAbsent(m.impl(), m);
-            }
-        }
         List<LayerRow> rows = new ArrayList<>();
-        for (Map<String, MoeMeasurement> impls : byKey.values()) {
+        for (Map<String, MoeMeasurement> impls : byImpl(true)) {
             MoeMeasurement any = impls.values().iterator().next();
             rows.add(new LayerRow(any.model(), any.tokens(), impls.get(MoeMeasurement.IRIS), impls.get(MoeMeasurement.IRIS_FUSED),
                     impls.get(MoeMeasurement.IRIS_FED)));
         }
         return rows;
+    }
+
+    /**
+     * The sweep's points of the expert layer ({@code layer}) or of the exchange, per model, token
+     * count and operation in the order the sweep ran them, each by implementation (the first point
+     * of each kept).
+     */
+    private List<Map<String, MoeMeasurement>> byImpl(boolean layer) {
+        Map<String, Map<String, MoeMeasurement>> byKey = new LinkedHashMap<>();
+        for (MoeMeasurement m : sweep.measurements()) {
+            if (MoeMeasurement.LAYER.equals(m.op()) == layer) {
+                byKey.computeIfAbsent(m.model() + " " + m.tokens() + " " + m.op(), k -> new LinkedHashMap<>()).putIfAbsent(m.impl(), m);
+            }
+        }
+        return List.copyOf(byKey.values());
     }
 
     /** A layer row's verdict: the faster fused way against the target. */
@@ -126,13 +138,8 @@ public final class MoeDocument extends Document {
 
     /** The rows of the exchange (dispatch, combine, both) in the order the sweep ran them. */
     List<Row> rows() {
-        Map<String, Map<String, MoeMeasurement>> byKey = new LinkedHashMap<>();
-        for (MoeMeasurement m : sweep.measurements()) {
-            if (MoeMeasurement.LAYER.equals(m.op())) continue;
-            byKey.computeIfAbsent(m.model() + " " + m.tokens() + " " + m.op(), k -> new LinkedHashMap<>()).putIfAbsent(m.impl(), m);
-        }
         List<Row> rows = new ArrayList<>();
-        for (Map<String, MoeMeasurement> impls : byKey.values()) {
+        for (Map<String, MoeMeasurement> impls : byImpl(false)) {
             MoeMeasurement any = impls.values().iterator().next();
             rows.add(new Row(any.model(), any.tokens(), any.op(), impls.get(MoeMeasurement.IRIS), impls.get(MoeMeasurement.IRIS_LL),
                     impls.get(MoeMeasurement.NCCL)));
@@ -167,7 +174,8 @@ public final class MoeDocument extends Document {
             return pending();
         }
         List<Row> rows = rows();
-        return header() + targets() + findings + times(rows) + layer() + method() + checks(rows);
+        List<LayerRow> layerRows = layerRows();
+        return header() + targets() + findings + times(rows) + layer(layerRows) + method() + checks(rows, layerRows);
     }
 
     /** Without a run: what the benchmark measures and its command; no figure. */
@@ -252,8 +260,7 @@ public final class MoeDocument extends Document {
         return sb.toString();
     }
 
-    private String layer() {
-        List<LayerRow> rows = layerRows();
+    private String layer(List<LayerRow> rows) {
         if (rows.isEmpty()) {
             return "";
         }
@@ -294,8 +301,9 @@ public final class MoeDocument extends Document {
                 + "- **Library**: `MoeDispatch.dispatch` (count exchange, then the rows, a tile of 128 at a time), `MoeCombine.combine` of "
                 + "the receive buffer itself (identity experts: the weighted sum is done, the expert computation is left out), "
                 + "and both back to back; `MoeLowLatency` the same for small T.\n"
-                + "- **Expert layer** (up to `--layer-max-tokens`): one H × H weight per local expert, uniform in ±1/√H. The three ways are checked against each other once, bit for bit "
-                + "(their values against a double reference are the GPU tests').\n"
+                + "- **Expert layer** (up to `--layer-max-tokens`): one H × H weight per local expert, uniform in ±1/√H. The "
+                + "three ways are checked against each other once, bit for bit (their values against a double reference are the "
+                + "GPU tests').\n"
                 + "- **NCCL**: what a JVM user without the library runs: each route's token row packed per destination rank in "
                 + "route order (once, untimed), then one all-to-all-v (a group of ncclSend/ncclRecv) to the experts' ranks; combine "
                 + "is the return all-to-all-v alone. There is no weighted-sum kernel to add after it, so NCCL's combine omits the sum: "
@@ -310,13 +318,11 @@ public final class MoeDocument extends Document {
                 + "then measure the ranks' turns on each GPU, and the report shows no speedup and judges no target.\n\n";
     }
 
-    private String checks(List<Row> rows) {
+    private String checks(List<Row> rows, List<LayerRow> layerRows) {
         List<String> bad = new ArrayList<>();
         List<MoeMeasurement> all = new ArrayList<>();
-        for (Row r : rows) {
-            java.util.stream.Stream.of(r.iris(), r.lowLatency(), r.nccl()).filter(Objects::nonNull).forEach(all::add);
-        }
-        layerRows().forEach(r -> all.addAll(r.points()));
+        rows.forEach(r -> all.addAll(r.points()));
+        layerRows.forEach(r -> all.addAll(r.points()));
         for (MoeMeasurement m : all) {
             if (m.checkFailed() || !m.timed()) {
                 bad.add("- " + m.model() + " T=" + m.tokens() + " " + m.op() + " " + m.impl() + ": " + m.check());

@@ -228,23 +228,24 @@ public final class MoeDispatch implements AutoCloseable {
      * #counts()} and {@link #sources()} hold this call's rows from every rank.
      */
     public synchronized void dispatch(SymTensor tokens, SymTensor expertIds, SymTensor weights, int numTokens, Stream stream) {
-        enqueue("dispatch", tokens, expertIds, weights, numTokens, rowBlockLimit, stream);
+        final String call = "dispatch";
+        ensureOpen(call);
+        MoeChecks.dispatchInputs(rank, call, config, numTokens, tokens, expertIds, weights, iris.heap(), stream);
+        enqueue(tokens, expertIds, weights, numTokens, rowBlockLimit, stream);
     }
 
     /**
      * The dispatch of an expert GEMM that it feeds ({@link MoeExpertGemm#dispatchAndGemm}): the
      * same kernels, the copying one on a sixth of the SMs, so that the GEMM launched next on
-     * {@code stream} runs beside it. Checks as {@link #dispatch}, under {@code call}'s name. Call
-     * with this locked.
+     * {@code stream} runs beside it. The caller has checked the inputs ({@code
+     * MoeChecks.dispatchInputs}) and holds this locked.
      */
-    void dispatchFeeding(String call, SymTensor tokens, SymTensor expertIds, SymTensor weights, int numTokens, Stream stream) {
-        enqueue(call, tokens, expertIds, weights, numTokens, feedingCopyLimit, stream);
+    void dispatchFeeding(SymTensor tokens, SymTensor expertIds, SymTensor weights, int numTokens, Stream stream) {
+        enqueue(tokens, expertIds, weights, numTokens, feedingCopyLimit, stream);
     }
 
-    private void enqueue(String call, SymTensor tokens, SymTensor expertIds, SymTensor weights, int numTokens, int copyLimit,
-                         Stream stream) {
-        ensureOpen(call);
-        MoeChecks.dispatchInputs(rank, call, config, numTokens, tokens, expertIds, weights, iris.heap(), stream);
+    /** The three kernels of a checked dispatch, the copying one on at most {@code copyLimit} blocks. */
+    private void enqueue(SymTensor tokens, SymTensor expertIds, SymTensor weights, int numTokens, int copyLimit, Stream stream) {
         LaunchShape grid = LaunchShape.of(MoeLayout.dispatchBlocks((long) numTokens * config.topK()), MoeLayout.THREADS);
         var a = args.dispatch(tokens.deviceAddress(), expertIds.deviceAddress(), weights.deviceAddress(), numTokens);
         countKernel.launch(grid, stream, a, false);

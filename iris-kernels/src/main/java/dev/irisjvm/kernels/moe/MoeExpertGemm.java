@@ -207,7 +207,8 @@ public final class MoeExpertGemm implements AutoCloseable {
         synchronized (dispatch) {
             ensureOpen(call);
             checkExpertRows(call, weights, out, stream);
-            dispatch.dispatchFeeding(call, tokens, expertIds, routeWeights, numTokens, stream);
+            MoeChecks.dispatchInputs(rank, call, config, numTokens, tokens, expertIds, routeWeights, dispatch.heap(), stream);
+            dispatch.dispatchFeeding(tokens, expertIds, routeWeights, numTokens, stream);
             launch(fedGemmKernel, weights, out.deviceAddress(), stream, true);
         }
     }
@@ -243,7 +244,7 @@ public final class MoeExpertGemm implements AutoCloseable {
             ensureOpen(call);
             MoeChecks.dispatchInputs(rank, call, config, numTokens, tokens, expertIds, routeWeights, dispatch.heap(), stream);
             checkLayerOutput(call, weights, out, numTokens, stream);
-            dispatch.dispatchFeeding(call, tokens, expertIds, routeWeights, numTokens, stream);
+            dispatch.dispatchFeeding(tokens, expertIds, routeWeights, numTokens, stream);
             launch(fedCombineKernel, weights, dispatch.buffers().staging(), stream, true);
             finishCombine(out, numTokens, stream);
         }
