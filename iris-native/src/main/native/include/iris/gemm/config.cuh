@@ -11,6 +11,8 @@
 // whose 128 x 256 tiles would leave most SMs idle, or 128 x 192 (96 accumulators), for problems
 // whose last wave of 128 x 256 tiles would be mostly empty. The same 192 KiB hold 6 stages of
 // 128 x 128 and 4 of 128 x 192 (160 KiB), so every shape launches with the same shared memory.
+// The thin tiles (TileN = 64: m64n64k16, 32 accumulators; 128 x 64 in 8 stages, 64 x 64 in 12) are for
+// few rows over a short K, where 128-column tiles would leave most SMs idle.
 //
 // A kernel of short tiles (Consumers = 1: 64 x TileN, IRIS_GEMM_SHORT_THREADS threads; the library's
 // are 64 x IRIS_GEMM_SHORT_TILE_N, in 8 stages) has the producer and one consumer: for M <= 64 the second consumer's rows are all past C, and a tile of
@@ -54,7 +56,8 @@ constexpr int consumer_registers(int consumers, int producer) {
 /// ProducerRegisters: what the producer warpgroup keeps after setmaxnreg; kernels whose spare
 /// producer warps do work of their own (the fused kernels' copies) need more than the TMA thread.
 /// TileN: columns of the output tile, IRIS_GEMM_TILE_N (256), IRIS_GEMM_MID_TILE_N (192) or
-/// IRIS_GEMM_NARROW_TILE_N (128); a K x N B needs a multiple of IRIS_GEMM_KN_BOX_COLS, which all are.
+/// IRIS_GEMM_NARROW_TILE_N (128) or IRIS_GEMM_THIN_TILE_N (64); a K x N B needs a multiple of
+/// IRIS_GEMM_KN_BOX_COLS, which all are.
 /// A_: how A is stored (after the others, so that the kernels written before it name the same Config).
 /// Consumers: consumer warpgroups, each of 64 rows: 2 (IRIS_GEMM_TILE_M rows, IRIS_GEMM_THREADS
 /// threads) or 1 (IRIS_GEMM_SHORT_TILE_M rows, IRIS_GEMM_SHORT_THREADS threads).
@@ -72,8 +75,9 @@ struct Config {
     static constexpr int kConsumers = Consumers;
     static constexpr int kTileM = Consumers == 2 ? IRIS_GEMM_TILE_M : IRIS_GEMM_SHORT_TILE_M;
     static constexpr int kTileN = TileN;
-    static_assert(kTileN == IRIS_GEMM_TILE_N || kTileN == IRIS_GEMM_MID_TILE_N || kTileN == IRIS_GEMM_NARROW_TILE_N,
-                  "one wgmma n256, n192 or n128 per consumer and k-step");
+    static_assert(kTileN == IRIS_GEMM_TILE_N || kTileN == IRIS_GEMM_MID_TILE_N || kTileN == IRIS_GEMM_NARROW_TILE_N ||
+                      kTileN == IRIS_GEMM_THIN_TILE_N,
+                  "one wgmma n256, n192, n128 or n64 per consumer and k-step");
     static constexpr int kTileK = IRIS_GEMM_TILE_K;
     static_assert(kTileK * sizeof(In) == IRIS_GEMM_SWIZZLE_BYTES, "a k-block is one swizzle row of A and of an nk B");
     static constexpr int kWgmmaK = 16;
@@ -108,7 +112,7 @@ struct Config {
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
     static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);
     static constexpr uint32_t kStageBytes = kABytes + kBBytes;
-    static constexpr int kStages = 192 * 1024 / kStageBytes;  // 4 of 128 x 256 or 128 x 192, 6 of 128 x 128, 8 of 64 x 128
+    static constexpr int kStages = 192 * 1024 / kStageBytes;  // 4 of 128 x 256 or 128 x 192, 6 of 128 x 128, 8 of 64 x 128 or 128 x 64, 12 of 64 x 64
     static constexpr uint32_t kRingBytes = kStages * kStageBytes;
     static_assert(kStageBytes % 1024 == 0, "stages keep the 1024-byte alignment of the 128-byte swizzle");
     static constexpr int kAccumulators = kTileN / 2;  // f32 per consumer thread: 64 x kTileN over 128 threads

@@ -149,6 +149,11 @@ public final class Gemm implements AutoCloseable {
      * FusedOp.tileN}).
      */
     public static final int MID_TILE_N = KernelAbi.IRIS_GEMM_MID_TILE_N;
+    /**
+     * Output columns per tile of the 128 x 64 and 64 x 64 kernels (GEMM's only), for few rows over a
+     * short K, where even 128-column tiles would leave most SMs idle.
+     */
+    public static final int THIN_TILE_N = KernelAbi.IRIS_GEMM_THIN_TILE_N;
     /** K per pipeline stage (one 128-byte swizzle row of 16-bit elements). */
     public static final int TILE_K = KernelAbi.IRIS_GEMM_TILE_K;
     /** Threads per block: a producer warpgroup and two consumer warpgroups. */
@@ -552,7 +557,10 @@ public final class Gemm implements AutoCloseable {
                 : StreamKPlan.whole(m, n, multiprocessors);
     }
 
-    /** Runs {@code p} with {@code plan}, whatever the rule or the tuner would choose (tests: every schedule against the reference). */
+    /**
+     * Runs {@code p} with {@code plan}, whatever the rule or the tuner would choose (tests: every
+     * schedule against the reference; {@code GemmPlanTimes}: every schedule timed, to fit {@link ScheduleCost}).
+     */
     synchronized void launch(GemmProblem p, StreamKPlan plan, Stream stream) {
         ensureOpen();
         if (portable != null) {

@@ -1,11 +1,13 @@
 package dev.irisjvm.kernels.gemm;
 
+import java.util.Arrays;
+
 /**
  * The output tiles the library's GEMM kernels come in (gemm.cu, iris/gemm/config.cuh), each a kernel
  * of its own per variant: a {@link StreamKPlan} says which one a call runs. Problems of at most
- * {@link Gemm#SHORT_TILE_M} rows always take {@link #SHORT}; the others {@link #WIDE} or, where its
- * tiles would leave SMs idle or a wave mostly empty, {@link #MID} or {@link #NARROW}, as {@link
- * ScheduleCost} estimates.
+ * {@link Gemm#SHORT_TILE_M} rows take {@link #SHORT} or {@link #SHORT_THIN}; the others {@link #WIDE}
+ * or, where its tiles would leave SMs idle or a wave mostly empty, {@link #MID}, {@link #NARROW} or
+ * {@link #THIN}, as {@link ScheduleCost} estimates.
  */
 enum GemmTile {
     /** 128 x 256, two consumer warpgroups: {@code iris_gemm_*}. */
@@ -14,8 +16,12 @@ enum GemmTile {
     MID(Gemm.TILE_M, Gemm.MID_TILE_N, Gemm.THREADS, "mid_"),
     /** 128 x 128, two consumer warpgroups: {@code iris_gemm_narrow_*}, twice the tiles of WIDE. */
     NARROW(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_"),
+    /** 128 x 64, two consumer warpgroups: {@code iris_gemm_thin_*}, four times the tiles of WIDE. */
+    THIN(Gemm.TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "thin_"),
     /** 64 x 128, one consumer warpgroup: {@code iris_gemm_short_*}, for M at most 64. */
     SHORT(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_"),
+    /** 64 x 64, one consumer warpgroup: {@code iris_gemm_short_thin_*}, for M at most 64, twice the tiles of SHORT. */
+    SHORT_THIN(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.SHORT_THREADS, "short_thin_"),
     /**
      * 128 x 256 in clusters of two CTAs on vertically adjacent tiles that share B, each loading half
      * of B's rows into both: {@code iris_gemm_pair_*}, for plans of whole tiles ({@link
@@ -40,9 +46,14 @@ enum GemmTile {
         return m <= Gemm.SHORT_TILE_M ? SHORT : WIDE;
     }
 
-    /** The tiles an {@code m}-row problem may run on: SHORT alone, or WIDE, MID and NARROW. */
+    /** The tiles an {@code m}-row problem may run on: SHORT and SHORT_THIN, or WIDE, MID, NARROW and THIN. */
     static GemmTile[] choices(long m) {
-        return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT} : new GemmTile[] {WIDE, MID, NARROW};
+        return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT, SHORT_THIN} : new GemmTile[] {WIDE, MID, NARROW, THIN};
+    }
+
+    /** Every tile but PAIR, which only {@link StreamKPlan#paired} makes of whole WIDE tiles (tests and GemmPlanTimes force each). */
+    static GemmTile[] unpaired() {
+        return Arrays.stream(values()).filter(t -> t != PAIR).toArray(GemmTile[]::new);
     }
 
     int rows() {
@@ -63,7 +74,7 @@ enum GemmTile {
         return GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
     }
 
-    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_" or "pair_". */
+    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "thin_", "short_", "short_thin_" or "pair_". */
     String namePart() {
         return namePart;
     }

@@ -53,6 +53,10 @@ final class ScheduleCost {
      * at commit {@code 945e9f3}: 0.46 to 0.49 µs on the shapes the rule put on it with K up to 8192.
      */
     static final double MID_K_BLOCK_US = 0.48;
+    /** µs of one k-block of a 128 x 64 thin tile on one SM (provisional, before its fit). */
+    static final double THIN_K_BLOCK_US = 0.20;
+    /** µs of one k-block of a 64 x 64 short thin tile on one SM (provisional, before its fit). */
+    static final double SHORT_THIN_K_BLOCK_US = 0.17;
     /** Bytes per µs the GPU's memory delivers to the kernel. */
     static final double BYTES_PER_US = 4.91e6;
     /** µs per launch, and per wave of tiles. */
@@ -76,7 +80,9 @@ final class ScheduleCost {
             case WIDE, PAIR -> K_BLOCK_US;  // pairs are never among the candidates; priced as the tile they pair
             case MID -> MID_K_BLOCK_US;
             case NARROW -> NARROW_K_BLOCK_US;
+            case THIN -> THIN_K_BLOCK_US;
             case SHORT -> SHORT_K_BLOCK_US;
+            case SHORT_THIN -> SHORT_THIN_K_BLOCK_US;
         };
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {

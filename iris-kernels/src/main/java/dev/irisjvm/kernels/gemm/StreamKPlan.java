@@ -57,8 +57,13 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
      * {@link #shared} allows it.
      */
     static List<StreamKPlan> candidates(int m, int n, int kBlocks, int multiprocessors) {
+        return candidates(GemmTile.choices(m), m, n, kBlocks, multiprocessors);
+    }
+
+    /** {@link #candidates(int, int, int, int)} in {@code choices} (GemmPlanTimes times every tile on every shape). */
+    static List<StreamKPlan> candidates(GemmTile[] choices, int m, int n, int kBlocks, int multiprocessors) {
         List<StreamKPlan> plans = new ArrayList<>();
-        for (GemmTile tile : GemmTile.choices(m)) {
+        for (GemmTile tile : choices) {
             long tiles = tile.tiles(m, n);
             plans.add(whole(tile, tiles, multiprocessors));
             for (long slices = 2; tiles * slices <= multiprocessors && kBlocks / slices >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS; slices++) {
