@@ -31,10 +31,11 @@ final class ScheduleCost {
     /** µs of one k-block of a 128 x 256 tile on one SM. */
     static final double K_BLOCK_US = 0.624;
     /**
-     * µs of one k-block of a 64 x 128 short tile on one SM, fitted (the other constants held) on the
-     * 96 short-tile timings of the suite at commit {@code 1e8a765} (13 % RMS).
+     * µs of one k-block of a 64 x 128 short tile on one SM. It was 0.28 (fitted on the 96 short-tile
+     * timings of the suite at commit {@code 1e8a765}, 13 % RMS); 0.19 with the thin tiles, fitted with
+     * them (see {@link #THIN_K_BLOCK_US}), when the 64-row tiles became open to problems of more rows.
      */
-    static final double SHORT_K_BLOCK_US = 0.28;
+    static final double SHORT_K_BLOCK_US = 0.19;
     /**
      * µs of one k-block of a 128 x 128 narrow tile on one SM: of 0.30 to 0.37 µs, the value whose
      * choices give the best geometric mean of the measured ratios to cuBLAS over the 69 shapes of
@@ -53,10 +54,17 @@ final class ScheduleCost {
      * at commit {@code 945e9f3}: 0.46 to 0.49 µs on the shapes the rule put on it with K up to 8192.
      */
     static final double MID_K_BLOCK_US = 0.48;
-    /** µs of one k-block of a 128 x 64 thin tile on one SM (provisional, before its fit). */
-    static final double THIN_K_BLOCK_US = 0.20;
-    /** µs of one k-block of a 64 x 64 short thin tile on one SM (provisional, before its fit). */
-    static final double SHORT_THIN_K_BLOCK_US = 0.17;
+    /**
+     * µs of one k-block of a 128 x 64 thin tile on one SM; with {@link #SHORT_K_BLOCK_US} and {@link
+     * #SHORT_THIN_K_BLOCK_US}, the values (on a grid of 0.01 µs) whose choices give the best geometric
+     * mean of fastest ÷ chosen over the 34 shapes of more than 32 rows and under 80 µs in the model
+     * suite, each of whose schedules in every tile {@code GemmPlanTimes} timed at commit {@code
+     * 20fe63c}: 0.991, against 0.946 for the rule before the thin tiles, and 0.977 with the short tile
+     * kept at 0.28 (docs/benchmarks/gemm-suite-findings.md).
+     */
+    static final double THIN_K_BLOCK_US = 0.22;
+    /** µs of one k-block of a 64 x 64 short thin tile on one SM, fitted with {@link #THIN_K_BLOCK_US}. */
+    static final double SHORT_THIN_K_BLOCK_US = 0.14;
     /** Bytes per µs the GPU's memory delivers to the kernel. */
     static final double BYTES_PER_US = 4.91e6;
     /** µs per launch, and per wave of tiles. */
