@@ -1,11 +1,11 @@
 // gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen variants, each in
-// seven tiles: 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a wave
-// mostly empty), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs idle), 128 x 64
-// ("thin", for few rows over a short K), 64 x 128 and 64 x 64 ("short" and "short_thin", one
-// consumer warpgroup, for problems of at most 64 rows) and 128 x 256 in clusters of two CTAs that
-// share B ("pair", for plans of whole tiles)
+// six tiles: 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a wave
+// mostly empty), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs idle), 64 x 128 and
+// 64 x 64 ("short" and "short_thin", one consumer warpgroup: every tile of a problem of at most 64
+// rows, and of larger ones where 128-row tiles would leave SMs idle) and 128 x 256 in clusters of
+// two CTAs that share B ("pair", for plans of whole tiles)
 //
-//   iris_gemm[_mid|_narrow|_thin|_short|_short_thin|_pair]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
+//   iris_gemm[_mid|_narrow|_short|_short_thin|_pair]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
 //                                                   b: nk (B is N x K) | kn (B is K x N)   out: in | f32
 //
 //   (iris_gemm_args: a_map, b_map, c, bias, m, n, k, ldc, group_m, alpha, beta; iris/abi/gemm.h)
@@ -49,8 +49,8 @@ using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 
-// The seven tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, iris_gemm_narrow_<variant>,
-// iris_gemm_thin_<variant>, iris_gemm_short_<variant>, iris_gemm_short_thin_<variant>, iris_gemm_pair_<variant>.
+// The six tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, iris_gemm_narrow_<variant>,
+// iris_gemm_short_<variant>, iris_gemm_short_thin_<variant>, iris_gemm_pair_<variant>.
 #define IRIS_GEMM_KERNELS(variant, In, A, B, Out)                                                       \
     extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                  \
         iris_gemm_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                \
@@ -63,10 +63,6 @@ using iris::f16;
     extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                  \
         iris_gemm_narrow_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                         \
         gemm_entry<In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N>(a);                                       \
-    }                                                                                                   \
-    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                  \
-        iris_gemm_thin_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                           \
-        gemm_entry<In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N>(a);                                         \
     }                                                                                                   \
     extern "C" __global__ void __launch_bounds__(IRIS_GEMM_SHORT_THREADS, 1)                            \
         iris_gemm_short_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                          \

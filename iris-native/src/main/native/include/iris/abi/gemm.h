@@ -23,8 +23,8 @@
 #define IRIS_GEMM_TILE_N 256
 #define IRIS_GEMM_MID_TILE_N 192
 #define IRIS_GEMM_NARROW_TILE_N 128
-/* Output columns of the thin tiles, 128 x 64 and 64 x 64 (GEMM's only): for few rows over a short K, where even
- * 128-column tiles leave most SMs idle and slices of K would add a fix-up as long as the mainloop. */
+/* Output columns of the short thin tile, 64 x 64 (GEMM's only): for few rows, where even 64 x 128 tiles leave
+ * most SMs idle and slices of K would add a fix-up as long as the mainloop. */
 #define IRIS_GEMM_THIN_TILE_N 64
 /* Output columns of the short tile: narrow, so that a layer of few rows makes twice the tiles (and CTAs that
  * stream B) that 256 columns would, before any of its K has to be shared out. */

@@ -11,8 +11,8 @@
 // whose 128 x 256 tiles would leave most SMs idle, or 128 x 192 (96 accumulators), for problems
 // whose last wave of 128 x 256 tiles would be mostly empty. The same 192 KiB hold 6 stages of
 // 128 x 128 and 4 of 128 x 192 (160 KiB), so every shape launches with the same shared memory.
-// The thin tiles (TileN = 64: m64n64k16, 32 accumulators; 128 x 64 in 8 stages, 64 x 64 in 12) are for
-// few rows over a short K, where 128-column tiles would leave most SMs idle.
+// The short thin tile (64 x 64: m64n64k16, 32 accumulators, 12 stages) is for few rows, where 64 x 128
+// tiles would leave most SMs idle.
 //
 // A kernel of short tiles (Consumers = 1: 64 x TileN, IRIS_GEMM_SHORT_THREADS threads; the library's
 // are 64 x IRIS_GEMM_SHORT_TILE_N, in 8 stages) has the producer and one consumer: for M <= 64 the second consumer's rows are all past C, and a tile of
@@ -112,7 +112,7 @@ struct Config {
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
     static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);
     static constexpr uint32_t kStageBytes = kABytes + kBBytes;
-    static constexpr int kStages = 192 * 1024 / kStageBytes;  // 4 of 128 x 256 or 128 x 192, 6 of 128 x 128, 8 of 64 x 128 or 128 x 64, 12 of 64 x 64
+    static constexpr int kStages = 192 * 1024 / kStageBytes;  // 4 of 128 x 256 or 128 x 192, 6 of 128 x 128, 8 of 64 x 128, 12 of 64 x 64
     static constexpr uint32_t kRingBytes = kStages * kStageBytes;
     static_assert(kStageBytes % 1024 == 0, "stages keep the 1024-byte alignment of the 128-byte swizzle");
     static constexpr int kAccumulators = kTileN / 2;  // f32 per consumer thread: 64 x kTileN over 128 threads

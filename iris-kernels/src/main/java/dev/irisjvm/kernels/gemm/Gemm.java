@@ -97,9 +97,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Launch (Hopper): a persistent grid of at most one block per SM, {@value #THREADS} threads and
  * {@value #SHARED_BYTES} bytes of dynamic shared memory each, taking {@value #TILE_M} x {@value
  * #TILE_N} output tiles (for M at most {@value #SHORT_TILE_M}, {@value #SHORT_TILE_M} x {@value
- * #SHORT_TILE_N} tiles on {@value #SHORT_THREADS} threads: no wgmma on rows past C, and twice the
- * tiles to spread B over; for larger M, 128 x 192 or 128 x 128 tiles where the cost model finds
- * that the wide ones would leave SMs idle or a wave mostly empty) in grouped order ({@link
+ * #SHORT_TILE_N} or {@value #SHORT_TILE_M} x {@value #THIN_TILE_N} tiles on {@value #SHORT_THREADS}
+ * threads: no wgmma on rows past C, and more tiles to spread B over; for larger M, 128 x 192, 128 x
+ * 128 or those 64-row tiles where the cost model finds that the wide ones would leave SMs idle or
+ * a wave mostly empty) in grouped order ({@link
  * Options#groupM()} tile rows per group, for L2 reuse). Where the tiles fill their waves they run whole, one block per tile at a time, 128 x 256
  * tiles in clusters of two blocks on vertically adjacent tiles that load half of B each into both
  * (TMA multicast: half the L2 requests for B; an even grid, the second tile of a pair past C where
@@ -150,8 +151,8 @@ public final class Gemm implements AutoCloseable {
      */
     public static final int MID_TILE_N = KernelAbi.IRIS_GEMM_MID_TILE_N;
     /**
-     * Output columns per tile of the 128 x 64 and 64 x 64 kernels (GEMM's only), for few rows over a
-     * short K, where even 128-column tiles would leave most SMs idle.
+     * Output columns per tile of the 64 x 64 kernels ({@link GemmTile#SHORT_THIN}, GEMM's only), for
+     * few rows, where even 64 x 128 tiles would leave most SMs idle.
      */
     public static final int THIN_TILE_N = KernelAbi.IRIS_GEMM_THIN_TILE_N;
     /** K per pipeline stage (one 128-byte swizzle row of 16-bit elements). */

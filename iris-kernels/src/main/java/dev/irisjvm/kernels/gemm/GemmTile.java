@@ -6,8 +6,8 @@ import java.util.Arrays;
  * The output tiles the library's GEMM kernels come in (gemm.cu, iris/gemm/config.cuh), each a kernel
  * of its own per variant: a {@link StreamKPlan} says which one a call runs. Problems of at most
  * {@link Gemm#SHORT_TILE_M} rows take {@link #SHORT} or {@link #SHORT_THIN}; the others {@link #WIDE}
- * or, where its tiles would leave SMs idle or a wave mostly empty, any other, as {@link
- * ScheduleCost} estimates.
+ * or, where its tiles would leave SMs idle or a wave mostly empty, any other but {@link #PAIR}, as
+ * {@link ScheduleCost} estimates.
  */
 enum GemmTile {
     /** 128 x 256, two consumer warpgroups: {@code iris_gemm_*}. */
@@ -16,8 +16,6 @@ enum GemmTile {
     MID(Gemm.TILE_M, Gemm.MID_TILE_N, Gemm.THREADS, "mid_"),
     /** 128 x 128, two consumer warpgroups: {@code iris_gemm_narrow_*}, twice the tiles of WIDE. */
     NARROW(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_"),
-    /** 128 x 64, two consumer warpgroups: {@code iris_gemm_thin_*}, four times the tiles of WIDE. */
-    THIN(Gemm.TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "thin_"),
     /** 64 x 128, one consumer warpgroup: {@code iris_gemm_short_*}, every tile for M at most 64. */
     SHORT(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_"),
     /** 64 x 64, one consumer warpgroup: {@code iris_gemm_short_thin_*}, twice the tiles of SHORT. */
@@ -48,13 +46,13 @@ enum GemmTile {
 
     /**
      * The tiles an {@code m}-row problem may run on: the 64-row ones, and past 64 rows the 128-row
-     * ones too (a 64-row tile there halves the rows of a tile to double the tiles, which pays where
-     * 128-row tiles would leave SMs idle: 128 x 8192 x 8192 ran 10 % faster on 64 x 128 tiles than
-     * on 128 x 64 ones, GemmPlanTimes at commit {@code 20fe63c}).
+     * ones too. Where 128-row tiles would leave SMs idle, 64-row ones make twice the tiles with one
+     * consumer warpgroup each: 128 x 8192 x 8192 ran in 37.8 µs on 64 x 128 tiles, 42.1 on 128 x 64
+     * and 49.3 on 128 x 128 (GemmPlanTimes at commit {@code 20fe63c}, where a 128 x 64 tile was
+     * slower than 64 x 128 on each of 34 shapes, and was dropped).
      */
     static GemmTile[] choices(long m) {
-        return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT, SHORT_THIN}
-                : new GemmTile[] {WIDE, MID, NARROW, THIN, SHORT, SHORT_THIN};
+        return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT, SHORT_THIN} : new GemmTile[] {WIDE, MID, NARROW, SHORT, SHORT_THIN};
     }
 
     /** Every tile but PAIR, which only {@link StreamKPlan#paired} makes of whole WIDE tiles (tests and GemmPlanTimes force each). */
@@ -80,7 +78,7 @@ enum GemmTile {
         return GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
     }
 
-    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "thin_", "short_", "short_thin_" or "pair_". */
+    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_", "short_thin_" or "pair_". */
     String namePart() {
         return namePart;
     }

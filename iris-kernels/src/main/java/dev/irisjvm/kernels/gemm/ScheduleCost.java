@@ -9,10 +9,10 @@ package dev.irisjvm.kernels.gemm;
  *
  * <ul>
  *   <li>Compute: a CTA's k-blocks in a row, each a 128 x 256 x 64 wgmma step, whatever rows of the
- *       tile exist. A k-block of a 64 x 128 short tile takes about half as long, not the quarter
- *       its multiply-adds would say (its one consumer warpgroup's wgmma rate is the limit); one of
- *       a 128 x 128 tile costs more than half of 128 x 256's: per multiply-add it moves a third more
- *       operand bytes through shared memory.
+ *       tile exist. A k-block of a 64 x 128 short tile takes about a third as long, not the quarter
+ *       its multiply-adds would say, and one of 64 x 64 a quarter: one consumer warpgroup streams
+ *       its operands; one of a 128 x 128 tile costs more than half of 128 x 256's: per multiply-add
+ *       it moves a third more operand bytes through shared memory.
  *   <li>Memory: bytes of A and B over the GPU's bandwidth. Tiles that run side by side in step (whole
  *       waves, and split-K, whose slices of neighbouring tiles start at the same k) read a panel
  *       once for all the tiles that share it; stream-K's CTAs start at unrelated k, so each tile
@@ -31,11 +31,16 @@ final class ScheduleCost {
     /** µs of one k-block of a 128 x 256 tile on one SM. */
     static final double K_BLOCK_US = 0.624;
     /**
-     * µs of one k-block of a 64 x 128 short tile on one SM. It was 0.28 (fitted on the 96 short-tile
-     * timings of the suite at commit {@code 1e8a765}, 13 % RMS); 0.19 with the thin tiles, fitted with
-     * them (see {@link #THIN_K_BLOCK_US}), when the 64-row tiles became open to problems of more rows.
+     * µs of one k-block of a 64 x 128 short tile on one SM, and {@link #SHORT_THIN_K_BLOCK_US} of a
+     * 64 x 64 one: of values on a grid of 0.01 µs, the middle of those whose choices give the best
+     * geometric mean of fastest ÷ chosen (0.991; the rule before them 0.946) over the 34 shapes of
+     * more than 32 rows and under 80 µs in the model suite, every schedule of which in every tile
+     * GemmPlanTimes timed at commit {@code 20fe63c} (docs/benchmarks/gemm-suite-findings.md). The
+     * short tile's was 0.28, fitted on the suite's short-tile timings at commit {@code 1e8a765} when
+     * only problems of at most 64 rows took it.
      */
     static final double SHORT_K_BLOCK_US = 0.19;
+    static final double SHORT_THIN_K_BLOCK_US = 0.15;
     /**
      * µs of one k-block of a 128 x 128 narrow tile on one SM: of 0.30 to 0.37 µs, the value whose
      * choices give the best geometric mean of the measured ratios to cuBLAS over the 69 shapes of
@@ -54,17 +59,6 @@ final class ScheduleCost {
      * at commit {@code 945e9f3}: 0.46 to 0.49 µs on the shapes the rule put on it with K up to 8192.
      */
     static final double MID_K_BLOCK_US = 0.48;
-    /**
-     * µs of one k-block of a 128 x 64 thin tile on one SM; with {@link #SHORT_K_BLOCK_US} and {@link
-     * #SHORT_THIN_K_BLOCK_US}, the values (on a grid of 0.01 µs) whose choices give the best geometric
-     * mean of fastest ÷ chosen over the 34 shapes of more than 32 rows and under 80 µs in the model
-     * suite, each of whose schedules in every tile {@code GemmPlanTimes} timed at commit {@code
-     * 20fe63c}: 0.991, against 0.946 for the rule before the thin tiles, and 0.977 with the short tile
-     * kept at 0.28 (docs/benchmarks/gemm-suite-findings.md).
-     */
-    static final double THIN_K_BLOCK_US = 0.22;
-    /** µs of one k-block of a 64 x 64 short thin tile on one SM, fitted with {@link #THIN_K_BLOCK_US}. */
-    static final double SHORT_THIN_K_BLOCK_US = 0.14;
     /** Bytes per µs the GPU's memory delivers to the kernel. */
     static final double BYTES_PER_US = 4.91e6;
     /** µs per launch, and per wave of tiles. */
@@ -88,7 +82,6 @@ final class ScheduleCost {
             case WIDE, PAIR -> K_BLOCK_US;  // pairs are never among the candidates; priced as the tile they pair
             case MID -> MID_K_BLOCK_US;
             case NARROW -> NARROW_K_BLOCK_US;
-            case THIN -> THIN_K_BLOCK_US;
             case SHORT -> SHORT_K_BLOCK_US;
             case SHORT_THIN -> SHORT_THIN_K_BLOCK_US;
         };

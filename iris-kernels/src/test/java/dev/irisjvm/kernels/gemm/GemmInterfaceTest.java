@@ -41,7 +41,7 @@ class GemmInterfaceTest {
                 }
             }
         }
-        assertEquals(112, names, "16 variants in 7 tiles");
+        assertEquals(96, names, "16 variants in 6 tiles");
     }
 
     @Test
@@ -55,7 +55,6 @@ class GemmInterfaceTest {
         assertEquals("iris_gemm_mid_f16_nk_f32", GemmProblem.kernelName(GemmTile.MID, DType.F16, GemmLayouts.MK_NK, DType.F32));
         assertEquals("iris_gemm_narrow_bf16_kn_bf16", GemmProblem.kernelName(GemmTile.NARROW, DType.BF16, GemmLayouts.MK_KN, DType.BF16));
         assertEquals("iris_gemm_pair_f16_km_nk_f32", GemmProblem.kernelName(GemmTile.PAIR, DType.F16, GemmLayouts.KM_NK, DType.F32));
-        assertEquals("iris_gemm_thin_bf16_kn_f32", GemmProblem.kernelName(GemmTile.THIN, DType.BF16, GemmLayouts.MK_KN, DType.F32));
         assertEquals("iris_gemm_short_thin_f16_km_nk_f16",
                 GemmProblem.kernelName(GemmTile.SHORT_THIN, DType.F16, GemmLayouts.KM_NK, DType.F16));
     }
@@ -137,9 +136,12 @@ class GemmInterfaceTest {
             assertEquals(expected ? GemmTile.SHORT : GemmTile.WIDE, GemmTile.of(p.m()), "M = " + m);
             assertEquals(expected ? 2048 / Gemm.SHORT_TILE_N : 2048 / Gemm.TILE_N, p.tiles(), "M = " + m);
             assertEquals(expected ? "iris_gemm_short_bf16_nk_bf16" : "iris_gemm_bf16_nk_bf16", p.kernelName(), "M = " + m);
-            assertEquals(expected ? Gemm.SHORT_THREADS : Gemm.THREADS, Gemm.launchShape(p, 132).blockX(), "M = " + m);
+            assertEquals(Gemm.plan(p.m(), p.n(), p.k(), 132, true).tile().threads(), Gemm.launchShape(p, 132).blockX(), "M = " + m);
+            if (expected) {
+                assertEquals(Gemm.SHORT_THREADS, Gemm.launchShape(p, 132).blockX(), "M = " + m);
+            }
             assertArrayEquals(expected ? new GemmTile[] {GemmTile.SHORT, GemmTile.SHORT_THIN}
-                            : new GemmTile[] {GemmTile.WIDE, GemmTile.MID, GemmTile.NARROW, GemmTile.THIN},
+                            : new GemmTile[] {GemmTile.WIDE, GemmTile.MID, GemmTile.NARROW, GemmTile.SHORT, GemmTile.SHORT_THIN},
                     GemmTile.choices(m), "M = " + m);
             assertEquals(Gemm.SHARED_BYTES, Gemm.launchShape(p, 132).sharedBytes(), "M = " + m);
         }
