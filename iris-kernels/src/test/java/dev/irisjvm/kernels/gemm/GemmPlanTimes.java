@@ -8,8 +8,8 @@ import dev.irisjvm.core.gpu.CudaGraph;
 import dev.irisjvm.core.gpu.Event;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
+import dev.irisjvm.kernels.baselines.CublasLtGemm;
 import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.IntConsumer;
 
 /**
  * Times every schedule of a shape in every tile, the 64-row ones past 64 rows too ({@link
@@ -33,9 +34,11 @@ import java.util.Locale;
  * L2, so that no call finds its operands in L2 from the call before; each plan captured as a CUDA
  * graph of {@value #CALLS} calls that rotate through the copies (no host launch cost in the time);
  * {@value #ROUNDS} rounds, each replaying every plan's graph once in an order that rotates every
- * round, after one warm-up replay each; a plan's time per call is the median of its rounds. Each
- * plan's output is compared with the rule's (the same sums in another order): a difference over
- * {@value #TOLERANCE} of the largest |C| fails the run (exit code 3).
+ * round, after one warm-up replay each; a plan's time per call is the median of its rounds.
+ * cuBLASLt (its heuristic's first algorithm, a 32 MiB workspace) is timed the same way beside
+ * them, so that the kernels are compared without the launches. Each output is compared with the
+ * rule's (the same sums in another order): a difference over {@value #TOLERANCE} of the largest
+ * |C| fails the run (exit code 3).
  */
 public final class GemmPlanTimes {
     static final int CALLS = 20;
@@ -77,12 +80,13 @@ public final class GemmPlanTimes {
         }
         StringBuilder json = new StringBuilder("[\n");
         boolean failed = false;
-        try (Iris iris = Iris.init(IrisConfig.fromEnvironment().withHeapSize(heap + (256L << 20))); Gemm gemm = Gemm.create()) {
+        try (Iris iris = Iris.init(IrisConfig.fromEnvironment().withHeapSize(heap + (256L << 20))); Gemm gemm = Gemm.create();
+             CublasLtGemm lt = CublasLtGemm.open(iris.stream(), CublasLtGemm.DEFAULT_WORKSPACE_BYTES)) {
             int sms = gemm.device().multiprocessorCount();
             System.out.println("GemmPlanTimes on " + gemm.device().name() + ", " + sms + " SMs, L2 " + (gemm.device().l2CacheBytes() >> 20)
                     + " MiB");
             for (Shape s : shapes) {
-                failed |= timeShape(iris, gemm, s, sms, json);
+                failed |= timeShape(iris, gemm, lt, s, sms, json);
             }
         }
         Files.writeString(Path.of(argv[0]), json.append("]\n").toString().replace(",\n]", "\n]"));
@@ -93,22 +97,21 @@ public final class GemmPlanTimes {
         return (int) Math.max(1, Math.min(MAX_COPIES, (2 * L2_BYTES + s.operandBytes() - 1) / s.operandBytes()));
     }
 
-    /** Times every plan of {@code s}; appends a JSON object per plan; true if a plan's output was wrong. */
-    private static boolean timeShape(Iris iris, Gemm gemm, Shape s, int sms, StringBuilder json) throws IOException {
+    /** One way to compute a shape: a schedule of ours, or cuBLASLt; {@code call} enqueues it on the i-th copy of the operands. */
+    private record Way(String tile, int grid, int sharedTiles, boolean rule, String what, double modelUs, IntConsumer call) {
+    }
+
+    /** Times every way of {@code s}; appends a JSON object per way; true if a way's output was wrong. */
+    private static boolean timeShape(Iris iris, Gemm gemm, CublasLtGemm lt, Shape s, int sms, StringBuilder json) {
         int kBlocks = Gemm.kBlocks(s.k());
-        StreamKPlan rule = StreamKPlan.paired(StreamKPlan.choose(s.m(), s.n(), kBlocks, sms), s.m(), s.n(), sms);
-        List<StreamKPlan> plans = new ArrayList<>(List.of(rule));
-        for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.unpaired(), s.m(), s.n(), kBlocks, sms)) {
-            if (!plans.contains(plan)) {
-                plans.add(plan);
-            }
-        }
         int bRows = (int) s.layout().bRows(s.n(), s.k());
         int bCols = (int) s.layout().bCols(s.n(), s.k());
         HostMatrix a = HostMatrix.random(s.hashCode(), DType.BF16, s.m(), s.k());
         HostMatrix b = HostMatrix.random(s.hashCode() + 1L, DType.BF16, bRows, bCols);
         int copies = copies(s);
+        Stream stream = iris.stream();
         List<SymTensor> owned = new ArrayList<>();
+        List<CudaGraph> graphs = new ArrayList<>();
         boolean failed = false;
         try {
             List<GemmProblem> calls = new ArrayList<>();
@@ -122,73 +125,75 @@ public final class GemmPlanTimes {
                 calls.add(new GemmProblem(new DeviceMatrix(ta.deviceAddress(), DType.BF16, s.m(), s.k(), s.k()),
                         new DeviceMatrix(tb.deviceAddress(), DType.BF16, bRows, bCols, bCols), s.layout(), 0, dc));
             }
-            Stream stream = iris.stream();
+            List<Way> ways = new ArrayList<>();
+            StreamKPlan rule = StreamKPlan.paired(StreamKPlan.choose(s.m(), s.n(), kBlocks, sms), s.m(), s.n(), sms);
+            List<StreamKPlan> plans = new ArrayList<>(List.of(rule));
+            for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.unpaired(), s.m(), s.n(), kBlocks, sms)) {
+                if (!plans.contains(plan)) {
+                    plans.add(plan);
+                }
+            }
+            for (StreamKPlan plan : plans) {
+                ways.add(new Way(plan.tile().name(), plan.grid(), plan.sharedTiles(), plan == rule, plan.describe(plan.tiles(s.m(), s.n())),
+                        ScheduleCost.us(plan, s.m(), s.n(), kBlocks, sms), i -> gemm.launch(calls.get(i % copies), plan, stream)));
+            }
+            if (lt != null) {
+                ways.add(new Way("CUBLASLT", 0, 0, false, lt.algorithm(s.layout(), DType.BF16, DType.BF16, s.m(), s.n(), s.k()).text(), 0,
+                        i -> lt.gemm(s.layout(), DType.BF16, DType.BF16, s.m(), s.n(), s.k(), calls.get(i % copies).a().address(),
+                                calls.get(i % copies).b().address(), c.deviceAddress(), false)));
+            }
             float[] ruleC = null;
-            List<CudaGraph> graphs = new ArrayList<>();
-            try {
-                for (StreamKPlan plan : plans) {
-                    Memcpy.memset(c.deviceAddress(), 0xFF, c.byteSize(), stream);
-                    gemm.launch(calls.get(0), plan, stream);
-                    iris.synchronize();
-                    float[] got = download(c);
-                    if (ruleC == null) {
-                        ruleC = got;
-                    }
-                    double diff = maxDifference(got, ruleC);
-                    if (!(diff <= TOLERANCE)) {
-                        System.out.printf(Locale.ROOT, "FAIL %s %s: differs from the rule's output by %.3g of max |C|%n", s,
-                                plan.describe(plan.tiles(s.m(), s.n())), diff);
-                        failed = true;
-                    }
-                    stream.beginCapture();
-                    CudaGraph graph;
-                    try {
-                        for (int i = 0; i < CALLS; i++) {
-                            gemm.launch(calls.get(i % copies), plan, stream);
-                        }
-                    } finally {
-                        graph = stream.endCapture();
-                    }
-                    graphs.add(graph);
+            for (Way way : ways) {
+                Memcpy.memset(c.deviceAddress(), 0xFF, c.byteSize(), stream);
+                way.call().accept(0);
+                iris.synchronize();
+                float[] got = download(c);
+                ruleC = ruleC == null ? got : ruleC;
+                double diff = maxDifference(got, ruleC);
+                if (!(diff <= TOLERANCE)) {
+                    System.out.printf(Locale.ROOT, "FAIL %s %s: differs from the rule's output by %.3g of max |C|%n", s, way.what(), diff);
+                    failed = true;
                 }
-                double[][] us = new double[plans.size()][ROUNDS];
-                try (Event start = Event.timed(); Event end = Event.timed()) {
-                    for (CudaGraph g : graphs) {
-                        g.launch(stream);
+                stream.beginCapture();
+                try {
+                    for (int i = 0; i < CALLS; i++) {
+                        way.call().accept(i);
                     }
-                    for (int r = 0; r < ROUNDS; r++) {
-                        for (int j = 0; j < plans.size(); j++) {
-                            int p = (j + r) % plans.size();
-                            start.record(stream);
-                            graphs.get(p).launch(stream);
-                            end.record(stream);
-                            end.synchronize();
-                            us[p][r] = end.elapsedSince(start) * 1000.0 / CALLS;
-                        }
-                    }
+                } finally {
+                    graphs.add(stream.endCapture());
                 }
-                iris.checkDeviceStatus();
-                for (int p = 0; p < plans.size(); p++) {
-                    StreamKPlan plan = plans.get(p);
-                    double median = median(us[p]);
-                    double estimate = ScheduleCost.us(plan, s.m(), s.n(), kBlocks, sms);
-                    String what = plan.describe(plan.tiles(s.m(), s.n()));
-                    System.out.printf(Locale.ROOT, "%-20s %8.2f us (model %7.2f)%s  %s%n", s, median, estimate, p == 0 ? " rule" : "     ", what);
-                    json.append(String.format(Locale.ROOT,
-                            "  {\"shape\": \"%s\", \"m\": %d, \"n\": %d, \"k\": %d, \"tile\": \"%s\", \"grid\": %d, \"sharedTiles\": %d, "
-                                    + "\"rule\": %b, \"plan\": \"%s\", \"medianUs\": %.3f, \"modelUs\": %.3f},%n",
-                            s, s.m(), s.n(), s.k(), plan.tile(), plan.grid(), plan.sharedTiles(), p == 0, what, median, estimate));
-                }
-            } finally {
+            }
+            double[][] us = new double[ways.size()][ROUNDS];
+            try (Event start = Event.timed(); Event end = Event.timed()) {
                 for (CudaGraph g : graphs) {
-                    g.close();
+                    g.launch(stream);
                 }
+                for (int r = 0; r < ROUNDS; r++) {
+                    for (int j = 0; j < ways.size(); j++) {
+                        int w = (j + r) % ways.size();
+                        start.record(stream);
+                        graphs.get(w).launch(stream);
+                        end.record(stream);
+                        end.synchronize();
+                        us[w][r] = end.elapsedSince(start) * 1000.0 / CALLS;
+                    }
+                }
+            }
+            iris.checkDeviceStatus();
+            for (int w = 0; w < ways.size(); w++) {
+                Way way = ways.get(w);
+                double median = median(us[w]);
+                System.out.printf(Locale.ROOT, "%-20s %8.2f us (model %7.2f)%s  %s%n", s, median, way.modelUs(), way.rule() ? " rule" : "     ",
+                        way.what());
+                json.append(String.format(Locale.ROOT,
+                        "  {\"shape\": \"%s\", \"m\": %d, \"n\": %d, \"k\": %d, \"tile\": \"%s\", \"grid\": %d, \"sharedTiles\": %d, "
+                                + "\"rule\": %b, \"plan\": \"%s\", \"medianUs\": %.3f, \"modelUs\": %.3f},%n",
+                        s, s.m(), s.n(), s.k(), way.tile(), way.grid(), way.sharedTiles(), way.rule(), way.what(), median, way.modelUs()));
             }
         } finally {
             iris.synchronize();
-            for (SymTensor t : owned) {
-                t.close();
-            }
+            graphs.forEach(CudaGraph::close);
+            owned.forEach(SymTensor::close);
         }
         return failed;
     }
