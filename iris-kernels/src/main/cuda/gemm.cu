@@ -1,11 +1,11 @@
 // gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen variants, each in
-// six tiles: 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a wave
+// seven tiles: 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a wave
 // mostly empty), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs idle), 64 x 128 and
 // 64 x 64 ("short" and "short_thin", one consumer warpgroup: every tile of a problem of at most 64
-// rows, and of larger ones where 128-row tiles would leave SMs idle) and 128 x 256 in clusters of
-// two CTAs that share B ("pair", for plans of whole tiles)
+// rows, and of larger ones where 128-row tiles would leave SMs idle), and 128 x 256 and 64 x 128 in
+// clusters of two CTAs that share B ("pair" and "short_pair", for plans of whole tiles)
 //
-//   iris_gemm[_mid|_narrow|_short|_short_thin|_pair]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
+//   iris_gemm[_mid|_narrow|_short|_short_thin|_pair|_short_pair]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
 //                                                   b: nk (B is N x K) | kn (B is K x N)   out: in | f32
 //
 //   (iris_gemm_args: a_map, b_map, c, bias, m, n, k, ldc, group_m, alpha, beta; iris/abi/gemm.h)
@@ -34,11 +34,12 @@ __device__ void gemm_entry(const iris_gemm_args& a) {
 }
 
 
-// The 128 x 256 tile in clusters of two CTAs sharing B (iris::gemm::run_pairs), for whole-tile plans.
-template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out>
+// A tile in clusters of two CTAs on vertically adjacent tiles sharing B (iris::gemm::run_pairs), for
+// whole-tile plans: 128 x 256, and 64 x 128.
+template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out, int Consumers, int TileN>
 __device__ void gemm_pair_entry(const iris_gemm_args& a) {
 #if IRIS_HAS_WGMMA
-    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, IRIS_GEMM_TILE_N, A, 2, true>;
+    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, TileN, A, Consumers, true>;
     iris::gemm::run_pairs<Cfg>(a);
 #endif
 }
@@ -49,8 +50,8 @@ using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 
-// The six tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, iris_gemm_narrow_<variant>,
-// iris_gemm_short_<variant>, iris_gemm_short_thin_<variant>, iris_gemm_pair_<variant>.
+// The seven tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, iris_gemm_narrow_<variant>,
+// iris_gemm_short_<variant>, iris_gemm_short_thin_<variant>, iris_gemm_pair_<variant>, iris_gemm_short_pair_<variant>.
 #define IRIS_GEMM_KERNELS(variant, In, A, B, Out)                                                       \
     extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                  \
         iris_gemm_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                \
@@ -74,7 +75,11 @@ using iris::f16;
     }                                                                                                   \
     extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_THREADS, 1)        \
         iris_gemm_pair_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                           \
-        gemm_pair_entry<In, A, B, Out>(a);                                                              \
+        gemm_pair_entry<In, A, B, Out, 2, IRIS_GEMM_TILE_N>(a);                                         \
+    }                                                                                                   \
+    extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_SHORT_THREADS, 1)  \
+        iris_gemm_short_pair_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                     \
+        gemm_pair_entry<In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N>(a);                                   \
     }
 
 IRIS_GEMM_KERNELS(bf16_nk_bf16, bf16, ALayout::mk, BLayout::nk, bf16)

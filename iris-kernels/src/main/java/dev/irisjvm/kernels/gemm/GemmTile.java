@@ -6,7 +6,7 @@ import java.util.Arrays;
  * The output tiles the library's GEMM kernels come in (gemm.cu, iris/gemm/config.cuh), each a kernel
  * of its own per variant: a {@link StreamKPlan} says which one a call runs. Problems of at most
  * {@link Gemm#SHORT_TILE_M} rows take {@link #SHORT} or {@link #SHORT_THIN}; the others {@link #WIDE}
- * or, where its tiles would leave SMs idle or a wave mostly empty, any other but {@link #PAIR}, as
+ * or, where its tiles would leave SMs idle or a wave mostly empty, any other unpaired one, as
  * {@link ScheduleCost} estimates.
  */
 enum GemmTile {
@@ -25,7 +25,9 @@ enum GemmTile {
      * of B's rows into both: {@code iris_gemm_pair_*}, for plans of whole tiles ({@link
      * StreamKPlan#paired}).
      */
-    PAIR(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, "pair_");
+    PAIR(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, "pair_"),
+    /** 64 x 128 in clusters of two CTAs on vertically adjacent tiles that share B, as {@link #PAIR}: {@code iris_gemm_short_pair_*}. */
+    SHORT_PAIR(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_pair_");
 
     private final int rows;
     private final int cols;
@@ -55,9 +57,14 @@ enum GemmTile {
         return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT, SHORT_THIN} : new GemmTile[] {WIDE, MID, NARROW, SHORT, SHORT_THIN};
     }
 
-    /** Every tile but PAIR, which only {@link StreamKPlan#paired} makes of whole WIDE tiles (tests and GemmPlanTimes force each). */
+    /** Every tile but the pairs, which only {@link StreamKPlan#paired} makes of whole tiles (tests and GemmPlanTimes force each). */
     static GemmTile[] unpaired() {
-        return Arrays.stream(values()).filter(t -> t != PAIR).toArray(GemmTile[]::new);
+        return Arrays.stream(values()).filter(t -> !t.paired()).toArray(GemmTile[]::new);
+    }
+
+    /** Whether this tile's kernels run in clusters of two CTAs that share B. */
+    boolean paired() {
+        return this == PAIR || this == SHORT_PAIR;
     }
 
     int rows() {
@@ -78,7 +85,7 @@ enum GemmTile {
         return GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
     }
 
-    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_", "short_thin_" or "pair_". */
+    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_", "short_thin_", "pair_" or "short_pair_". */
     String namePart() {
         return namePart;
     }
@@ -90,6 +97,6 @@ enum GemmTile {
 
     /** Rows of an N x K B's TMA box: the tile's columns, half of them for a CTA of a pair. */
     int bBoxRows() {
-        return this == PAIR ? cols / 2 : cols;
+        return paired() ? cols / 2 : cols;
     }
 }

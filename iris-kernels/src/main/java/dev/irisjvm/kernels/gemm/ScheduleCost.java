@@ -82,7 +82,7 @@ final class ScheduleCost {
             case WIDE, PAIR -> K_BLOCK_US;  // pairs are never among the candidates; priced as the tile they pair
             case MID -> MID_K_BLOCK_US;
             case NARROW -> NARROW_K_BLOCK_US;
-            case SHORT -> SHORT_K_BLOCK_US;
+            case SHORT, SHORT_PAIR -> SHORT_K_BLOCK_US;
             case SHORT_THIN -> SHORT_THIN_K_BLOCK_US;
         };
         double operandBytes = ((double) m + n) * k * 2;

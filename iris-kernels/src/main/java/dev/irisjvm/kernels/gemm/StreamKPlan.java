@@ -33,11 +33,25 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
      * adjacent tiles per cluster, {@code 2 min(SMs / 2, pairs)} CTAs; any other plan as it is.
      */
     static StreamKPlan paired(StreamKPlan plan, int m, int n, int multiprocessors) {
-        if (plan.tile != GemmTile.WIDE || plan.sharedTiles != 0) {
-            return plan;
+        return plan.tile == GemmTile.WIDE && plan.sharedTiles == 0 ? inPairs(plan, m, n, multiprocessors) : plan;
+    }
+
+    /**
+     * {@code plan}'s whole tiles in clusters of two, a pair of vertically adjacent tiles per cluster
+     * on {@code 2 min(SMs / 2, pairs)} CTAs (128 x 256 in {@link GemmTile#PAIR}, 64 x 128 in {@link
+     * GemmTile#SHORT_PAIR}), or null where its tile has no pairs or it shares tiles.
+     */
+    static StreamKPlan inPairs(StreamKPlan plan, int m, int n, int multiprocessors) {
+        GemmTile pair = plan.sharedTiles != 0 ? null : switch (plan.tile) {
+            case WIDE -> GemmTile.PAIR;
+            case SHORT -> GemmTile.SHORT_PAIR;
+            default -> null;
+        };
+        if (pair == null) {
+            return null;
         }
-        long pairs = GemmChecks.ceilDiv(GemmChecks.ceilDiv(m, Gemm.TILE_M), 2) * GemmChecks.ceilDiv(n, Gemm.TILE_N);
-        return new StreamKPlan(GemmTile.PAIR, (int) (2 * Math.max(1, Math.min(multiprocessors / 2, pairs))), 0);
+        long pairs = GemmChecks.ceilDiv(GemmChecks.ceilDiv(m, pair.rows()), 2) * GemmChecks.ceilDiv(n, pair.cols());
+        return new StreamKPlan(pair, (int) (2 * Math.max(1, Math.min(multiprocessors / 2, pairs))), 0);
     }
 
     /** Every tile of an {@code m} x {@code n} C whole, in its first tile ({@link GemmTile#of}). */
@@ -93,7 +107,12 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
      * K", "stream-K on ...", followed by ", 128 x 192 tiles" (or 128 x 128, 64 x 128) where the tile is not 128 x 256.
      */
     String describe(long tiles) {
-        String size = tile == GemmTile.WIDE ? "" : tile == GemmTile.PAIR ? ", in pairs" : ", " + tile.describe() + " tiles";
+        String size = switch (tile) {
+            case WIDE -> "";
+            case PAIR -> ", in pairs";
+            case SHORT_PAIR -> ", " + tile.describe() + " tiles in pairs";
+            default -> ", " + tile.describe() + " tiles";
+        };
         if (sharedTiles == 0) {
             return "whole tiles on " + grid + " blocks" + size;
         }

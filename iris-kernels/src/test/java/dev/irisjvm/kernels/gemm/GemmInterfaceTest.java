@@ -41,7 +41,7 @@ class GemmInterfaceTest {
                 }
             }
         }
-        assertEquals(96, names, "16 variants in 6 tiles");
+        assertEquals(112, names, "16 variants in 7 tiles");
     }
 
     @Test

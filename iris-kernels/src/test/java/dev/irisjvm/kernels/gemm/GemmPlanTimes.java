@@ -22,7 +22,8 @@ import java.util.function.IntConsumer;
 
 /**
  * Times every schedule of a shape in every tile, the 64-row ones past 64 rows too ({@link
- * StreamKPlan#candidates}), each forced in turn, beside
+ * StreamKPlan#candidates}), and each whole-tile one in pairs too ({@link StreamKPlan#inPairs}),
+ * each forced in turn, beside
  * {@link ScheduleCost}'s estimate of it: the data the cost model's constants are fitted on (the
  * benchmark times only the schedule the rule chooses). One GPU, as one rank:
  *
@@ -129,8 +130,10 @@ public final class GemmPlanTimes {
             StreamKPlan rule = StreamKPlan.paired(StreamKPlan.choose(s.m(), s.n(), kBlocks, sms), s.m(), s.n(), sms);
             List<StreamKPlan> plans = new ArrayList<>(List.of(rule));
             for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.unpaired(), s.m(), s.n(), kBlocks, sms)) {
-                if (!plans.contains(plan)) {
-                    plans.add(plan);
+                for (StreamKPlan p : new StreamKPlan[] {plan, StreamKPlan.inPairs(plan, s.m(), s.n(), sms)}) {
+                    if (p != null && !plans.contains(p)) {
+                        plans.add(p);
+                    }
                 }
             }
             for (StreamKPlan plan : plans) {
