@@ -548,7 +548,7 @@ public final class Gemm implements AutoCloseable {
     private synchronized StreamKPlan plan(int m, int n, int k) {
         int sms = device.multiprocessorCount();
         if (forcedTile != null) {
-            return StreamKPlan.whole(forcedTile, forcedTile.tiles(m, n), sms);
+            return StreamKPlan.whole(forcedTile, m, n, sms);
         }
         return workspace == null ? StreamKPlan.paired(StreamKPlan.whole(m, n, sms), m, n, sms) : plans.choose(m, n, kBlocks(k));
     }

@@ -57,7 +57,7 @@ enum GemmTile {
         return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT, SHORT_THIN} : new GemmTile[] {WIDE, MID, NARROW, SHORT, SHORT_THIN};
     }
 
-    /** Every tile but the pairs, which only {@link StreamKPlan#paired} makes of whole tiles (tests and GemmPlanTimes force each). */
+    /** Every tile but the pairs, which only whole-tile plans take ({@link StreamKPlan#inPairs}). */
     static GemmTile[] unpaired() {
         return Arrays.stream(values()).filter(t -> !t.paired()).toArray(GemmTile[]::new);
     }

@@ -42,6 +42,18 @@ final class ScheduleCost {
     static final double SHORT_K_BLOCK_US = 0.19;
     static final double SHORT_THIN_K_BLOCK_US = 0.15;
     /**
+     * µs of one k-block of 64 x 128 tiles in pairs ({@link GemmTile#SHORT_PAIR}), a candidate only up
+     * to {@link #SHORT_PAIR_MAX_K_BLOCKS}. GemmPlanTimes at commit {@code 73707d3} timed them beside
+     * the unpaired tiles on 14 shapes of more than 64 rows: faster on the three of K about 1024
+     * (1000 x 1000 x 1000 9.2 µs against 11.9 alone, 127 x 4104 x 1032 8.1 against 8.9 alone and
+     * 10.4 on 64 x 64 tiles, 128 x 8192 x 1024 8.1 against 8.5), slower on every one of K 2048 or
+     * more (128 x 8192 x 8192 41.1 against 37.8). The value is one that makes each of those three
+     * choose the pairs.
+     */
+    static final double SHORT_PAIR_K_BLOCK_US = 0.12;
+    /** The most k-blocks of a problem whose 64 x 128 tiles may run in pairs: the longest K measured faster in pairs (1032). */
+    static final int SHORT_PAIR_MAX_K_BLOCKS = 17;
+    /**
      * µs of one k-block of a 128 x 128 narrow tile on one SM: of 0.30 to 0.37 µs, the value whose
      * choices give the best geometric mean of the measured ratios to cuBLAS over the 69 shapes of
      * more than 64 rows in the suite runs at commits {@code a7f781b} (half of {@link #K_BLOCK_US})
@@ -82,7 +94,8 @@ final class ScheduleCost {
             case WIDE, PAIR -> K_BLOCK_US;  // pairs are never among the candidates; priced as the tile they pair
             case MID -> MID_K_BLOCK_US;
             case NARROW -> NARROW_K_BLOCK_US;
-            case SHORT, SHORT_PAIR -> SHORT_K_BLOCK_US;
+            case SHORT -> SHORT_K_BLOCK_US;
+            case SHORT_PAIR -> SHORT_PAIR_K_BLOCK_US;
             case SHORT_THIN -> SHORT_THIN_K_BLOCK_US;
         };
         double operandBytes = ((double) m + n) * k * 2;

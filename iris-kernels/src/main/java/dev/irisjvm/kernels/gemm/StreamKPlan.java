@@ -47,11 +47,16 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
             case SHORT -> GemmTile.SHORT_PAIR;
             default -> null;
         };
-        if (pair == null) {
-            return null;
+        return pair == null ? null : whole(pair, m, n, multiprocessors);
+    }
+
+    /** Every tile of an {@code m} x {@code n} C whole in {@code tile}; a paired tile's on an even grid, a pair of tiles per cluster. */
+    static StreamKPlan whole(GemmTile tile, int m, int n, int multiprocessors) {
+        if (!tile.paired()) {
+            return whole(tile, tile.tiles(m, n), multiprocessors);
         }
-        long pairs = GemmChecks.ceilDiv(GemmChecks.ceilDiv(m, pair.rows()), 2) * GemmChecks.ceilDiv(n, pair.cols());
-        return new StreamKPlan(pair, (int) (2 * Math.max(1, Math.min(multiprocessors / 2, pairs))), 0);
+        long pairs = GemmChecks.ceilDiv(GemmChecks.ceilDiv(m, tile.rows()), 2) * GemmChecks.ceilDiv(n, tile.cols());
+        return new StreamKPlan(tile, (int) (2 * Math.max(1, Math.min(multiprocessors / 2, pairs))), 0);
     }
 
     /** Every tile of an {@code m} x {@code n} C whole, in its first tile ({@link GemmTile#of}). */
@@ -68,7 +73,8 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
     /**
      * Every plan the shape can take, fastest by {@link ScheduleCost} first: in each tile it may take,
      * whole tiles, split-K into 2 or more slices while the slices fit on the SMs, and stream-K where
-     * {@link #shared} allows it.
+     * {@link #shared} allows it; whole 64 x 128 tiles in pairs too over a short K, where they were
+     * measured faster than alone (see {@link ScheduleCost#SHORT_PAIR_K_BLOCK_US}).
      */
     static List<StreamKPlan> candidates(int m, int n, int kBlocks, int multiprocessors) {
         return candidates(GemmTile.choices(m), m, n, kBlocks, multiprocessors);
@@ -79,6 +85,9 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
         List<StreamKPlan> plans = new ArrayList<>();
         for (GemmTile tile : choices) {
             long tiles = tile.tiles(m, n);
+            if (tile == GemmTile.SHORT && kBlocks <= ScheduleCost.SHORT_PAIR_MAX_K_BLOCKS && m > tile.rows()) {
+                plans.add(whole(GemmTile.SHORT_PAIR, m, n, multiprocessors));  // first: the estimate may tie (a memory floor)
+            }
             plans.add(whole(tile, tiles, multiprocessors));
             for (long slices = 2; tiles * slices <= multiprocessors && kBlocks / slices >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS; slices++) {
                 plans.add(new StreamKPlan(tile, (int) (tiles * slices), (int) tiles));

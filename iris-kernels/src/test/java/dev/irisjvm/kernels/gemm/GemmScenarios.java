@@ -217,14 +217,14 @@ public final class GemmScenarios {
     /**
      * The small shapes of more than {@link SkinnyGemm#MAX_M} rows in every layout pair and input
      * type, on each tile of the Hopper kernels forced in turn, whole: a tile the rule chooses for few
-     * shapes (128 x 192, 128 x 128, 128 x 64) runs every variant here, and the 64-row tiles run
-     * shapes of several tile rows. On the portable mainloop, which has no such tiles, the same cases
-     * under its own rule.
+     * shapes (128 x 192, 128 x 128, the pairs) runs every variant here, and the 64-row tiles run
+     * shapes of several tile rows (and of an odd number, in pairs). On the portable mainloop, which
+     * has no such tiles, the same cases under its own rule.
      */
     private void everyTile() {
         Failures f = new Failures();
         boolean hopper = gemm.mainloop() == GemmMainloop.HOPPER;
-        for (GemmTile tile : hopper ? GemmTile.unpaired() : new GemmTile[] {null}) {
+        for (GemmTile tile : hopper ? GemmTile.values() : new GemmTile[] {null}) {
             if (hopper) {
                 gemm.forceTile(tile);
             }

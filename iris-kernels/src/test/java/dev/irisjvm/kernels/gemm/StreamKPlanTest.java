@@ -55,18 +55,20 @@ class StreamKPlanTest {
                 assertTrue(Gemm.kBlocks(1024) / (p.grid() / 32) >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS, p::toString);
             }
         }
-        assertEquals(List.of(StreamKPlan.whole(GemmTile.SHORT_THIN, 16, SMS), StreamKPlan.whole(GemmTile.SHORT, 8, SMS),
+        assertEquals(List.of(StreamKPlan.whole(GemmTile.SHORT_PAIR, 128, 512, SMS), StreamKPlan.whole(GemmTile.SHORT_THIN, 16, SMS),
+                StreamKPlan.whole(GemmTile.SHORT, 8, SMS),
                 StreamKPlan.whole(GemmTile.NARROW, 4, SMS), StreamKPlan.whole(GemmTile.MID, 3, SMS),
                 StreamKPlan.whole(GemmTile.WIDE, 2, SMS)), StreamKPlan.candidates(128, 512, 2, SMS),
-                "16 short thin, 8 short, 4 narrow, 3 mid or 2 wide tiles of 2 k-blocks: nothing to share");
+                "8 short in pairs, 16 short thin, 8 short, 4 narrow, 3 mid or 2 wide tiles of 2 k-blocks: nothing to share");
     }
 
     @Test
     void splitKPaysForItsPartialsAfterItsKBlocks() {
         // Measured on one H200 at 945e9f3: 28.8 µs whole against 32.9 in two slices; 13.6 against 15.5.
         assertEquals(StreamKPlan.whole(GemmTile.NARROW, 96, SMS), choose(256, 6144, 4096));
-        // GemmPlanTimes at 20fe63c: 10.4 µs on 130 tiles of 64 x 64, 10.9 on 33 of 128 x 128; split, 11.6 or more.
-        assertEquals(StreamKPlan.whole(GemmTile.SHORT_THIN, 130, SMS), choose(127, 4104, 1032));
+        // GemmPlanTimes at 73707d3: 8.1 µs on 64 x 128 tiles in pairs, 10.4 on 64 x 64, 10.9 on 128 x 128; split, 11.6 or more.
+        assertEquals(StreamKPlan.whole(GemmTile.SHORT_PAIR, 127, 4104, SMS), choose(127, 4104, 1032));
+        assertEquals(new StreamKPlan(GemmTile.SHORT_PAIR, 66, 0), choose(127, 4104, 1032), "33 pairs of 64 x 128 tiles");
         StreamKPlan split = new StreamKPlan(GemmTile.MID, 128, 64);
         double partials = 128.0 * 128 * Gemm.MID_TILE_N * Float.BYTES * 2 / ScheduleCost.BYTES_PER_US;
         assertTrue(ScheduleCost.us(split, 256, 6144, 64, SMS) >= 32 * ScheduleCost.MID_K_BLOCK_US + partials, "the partials follow the k-blocks");
