@@ -521,7 +521,8 @@ public final class Gemm implements AutoCloseable {
      * How a call of an {@code m} x {@code n} x {@code k} problem spreads over this GPU, in words for
      * logs and reports: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
      * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by the tile where it is
-     * not 128 x 256 (", 128 x 192 tiles", ", 128 x 128 tiles", ", 64 x 128 tiles") (portable
+     * not 128 x 256 (", 128 x 192 tiles", ", 128 x 128 tiles", ", 64 x 128 tiles", ", 64 x 64 tiles",
+     * ", in pairs", ", 64 x 128 tiles in pairs") (portable
      * mainloop: "portable, whole 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); at most 32
      * rows (A stored M x K), "skinny 16 x 128 tiles, 32 tiles in 12 slices of K on 384 blocks" (past
      * 16 rows "skinny 16 x 128 tiles in 2 bands of rows, ..."); with {@link Options#tune()}, the

@@ -145,9 +145,36 @@ class StreamKPlanTest {
         assertEquals("whole tiles on 64 blocks, 128 x 128 tiles", new StreamKPlan(GemmTile.NARROW, 64, 0).describe(64));
         assertEquals("whole tiles on 96 blocks, 128 x 192 tiles", new StreamKPlan(GemmTile.MID, 96, 0).describe(96));
         assertEquals("split-K on 64 blocks, 32 tiles in 2 slices of K, 64 x 128 tiles", new StreamKPlan(GemmTile.SHORT, 64, 32).describe(32));
+        assertEquals("whole tiles on 128 blocks, 64 x 64 tiles", new StreamKPlan(GemmTile.SHORT_THIN, 128, 0).describe(128));
+        assertEquals("whole tiles on 66 blocks, 64 x 128 tiles in pairs", new StreamKPlan(GemmTile.SHORT_PAIR, 66, 0).describe(66));
         assertEquals("split-K on 128 blocks, 32 tiles in 4 slices of K", new StreamKPlan(GemmTile.WIDE, 128, 32).describe(32));
         assertEquals("stream-K on 132 blocks, 16 of 16 tiles shared by K", new StreamKPlan(GemmTile.WIDE, 132, 16).describe(16));
         assertEquals("stream-K on 132 blocks, 156 of 288 tiles shared by K", new StreamKPlan(GemmTile.WIDE, 132, 156).describe(288));
+    }
+
+    @Test
+    void shortTilesRunInPairsOnlyOverAShortKAndSeveralTileRows() {
+        // GemmPlanTimes at 73707d3: faster in pairs at K 1000-1032, slower at K 2048 and more.
+        int most = ScheduleCost.SHORT_PAIR_MAX_K_BLOCKS;
+        assertTrue(StreamKPlan.candidates(128, 8192, most, SMS).contains(StreamKPlan.whole(GemmTile.SHORT_PAIR, 128, 8192, SMS)));
+        assertTrue(StreamKPlan.candidates(128, 8192, most + 1, SMS).stream().noneMatch(p -> p.tile() == GemmTile.SHORT_PAIR),
+                "a longer K: no pairs");
+        assertTrue(StreamKPlan.candidates(64, 8192, most, SMS).stream().noneMatch(p -> p.tile() == GemmTile.SHORT_PAIR),
+                "one tile row: a pair's second tile would be past C");
+        assertEquals(new StreamKPlan(GemmTile.SHORT_PAIR, 128, 0), choose(1000, 1000, 1000), "16 x 8 tiles of 64 x 128, 64 pairs");
+        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN, 128, 0), choose(128, 4096, 2048), "K 2048: 64 x 64 tiles, unpaired");
+    }
+
+    @Test
+    void pairedTilesRunOnAnEvenGridOfPairs() {
+        assertEquals(new StreamKPlan(GemmTile.SHORT_PAIR, 128, 0), StreamKPlan.whole(GemmTile.SHORT_PAIR, 129, 4096, SMS),
+                "3 tile rows make 2 pairs a column, the second half past C: 64 pairs");
+        assertEquals(new StreamKPlan(GemmTile.SHORT_PAIR, SMS, 0), StreamKPlan.whole(GemmTile.SHORT_PAIR, 1024, 4096, SMS),
+                "512 pairs: one per two SMs, taken in turns");
+        assertEquals(new StreamKPlan(GemmTile.PAIR, 4, 0), StreamKPlan.whole(GemmTile.PAIR, 33, 264, SMS), "two pairs, each second tile past C");
+        assertEquals(StreamKPlan.whole(GemmTile.PAIR, 4096, 4096, SMS), StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.WIDE, 256, SMS), 4096, 4096, SMS));
+        assertEquals(null, StreamKPlan.inPairs(new StreamKPlan(GemmTile.SHORT, 64, 32), 128, 4096, SMS), "a shared plan has no pairs");
+        assertEquals(null, StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.NARROW, 32, SMS), 128, 4096, SMS), "128 x 128 tiles have no pairs");
     }
 
     @Test
