@@ -22,13 +22,13 @@ IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 
 namespace {
 
-template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out, int Consumers, int TileN>
+template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out, int Consumers, int TileN, bool SplitK = false>
 __device__ void gemm_entry(const iris_gemm_args& a) {
 #if IRIS_HAS_WGMMA
     // No context to record an error in: the library launches with IRIS_GEMM_SHARED_BYTES, which every
     // Config fits (config.cuh), so only a launch from outside it gives less, and then run returns
     // without writing C; running on would overrun shared memory.
-    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, TileN, A, Consumers>;
+    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, TileN, A, Consumers, false, SplitK>;
     iris::gemm::run<Cfg>(a);
 #endif
 }
@@ -72,6 +72,10 @@ using iris::f16;
     extern "C" __global__ void __launch_bounds__(IRIS_GEMM_SHORT_THREADS, 1)                            \
         iris_gemm_short_thin_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                     \
         gemm_entry<In, A, B, Out, 1, IRIS_GEMM_THIN_TILE_N>(a);                                         \
+    }                                                                                                   \
+    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                  \
+        iris_gemm_short_dual_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                     \
+        gemm_entry<In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true>(a);                                   \
     }                                                                                                   \
     extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_THREADS, 1)        \
         iris_gemm_pair_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                           \

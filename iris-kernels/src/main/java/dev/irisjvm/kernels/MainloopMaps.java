@@ -78,8 +78,8 @@ public final class MainloopMaps {
     /**
      * B's tensor map for a mainloop with tiles of {@code tileN} columns ({@link Gemm#TILE_N}, {@link
      * Gemm#MID_TILE_N}, {@link Gemm#NARROW_TILE_N} or {@link Gemm#THIN_TILE_N}): an NK box holds
-     * {@code tileN} rows (a tile's N, or half of a 128 x 256 tile for each CTA of a pair); KN boxes
-     * do not depend on it.
+     * {@code tileN} rows (a tile's N, or half of a paired tile's for each CTA of a pair); KN boxes do
+     * not depend on it.
      */
     public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
                                         long cols, long rowStrideBytes, int tileN) {

@@ -15,7 +15,8 @@
 // tiles would leave most SMs idle.
 //
 // A kernel of short tiles (Consumers = 1: 64 x TileN, IRIS_GEMM_SHORT_THREADS threads; the library's
-// are 64 x IRIS_GEMM_SHORT_TILE_N, in 8 stages) has the producer and one consumer: for M <= 64 the second consumer's rows are all past C, and a tile of
+// are 64 x IRIS_GEMM_SHORT_TILE_N in 8 stages and 64 x IRIS_GEMM_THIN_TILE_N in 12) has the producer and
+// one consumer: for M <= 64 the second consumer's rows are all past C, and a tile of
 // two costs the wgmma time of 128 rows for the rows of one. A separate instantiation, not a branch
 // in the consumers' loop: a second path among 128 live accumulators makes ptxas serialize wgmma.
 #pragma once
@@ -61,8 +62,11 @@ constexpr int consumer_registers(int consumers, int producer) {
 /// A_: how A is stored (after the others, so that the kernels written before it name the same Config).
 /// Consumers: consumer warpgroups, each of 64 rows: 2 (IRIS_GEMM_TILE_M rows, IRIS_GEMM_THREADS
 /// threads) or 1 (IRIS_GEMM_SHORT_TILE_M rows, IRIS_GEMM_SHORT_THREADS threads).
+/// SplitK: two consumers on the same 64 rows (IRIS_GEMM_SHORT_TILE_M rows, IRIS_GEMM_THREADS threads),
+/// each on every other k-block, the second handing its sum to the first (impl/split_k.cuh): two
+/// chains of dependent wgmma where one warpgroup has one.
 template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = IRIS_GEMM_TILE_N,
-          ALayout A_ = ALayout::mk, int Consumers = 2, bool Pairs = false>
+          ALayout A_ = ALayout::mk, int Consumers = 2, bool Pairs = false, bool SplitK = false>
 struct Config {
     using In = In_;
     using Out = Out_;
@@ -72,8 +76,10 @@ struct Config {
     static_assert(std::is_same_v<Out, In> || std::is_same_v<Out, float>, "output is the input type or f32");
 
     static_assert(Consumers == 1 || Consumers == 2, "one or two consumer warpgroups");
+    static_assert(!SplitK || (Consumers == 2 && !Pairs), "K is split between two consumers, not in pairs");
     static constexpr int kConsumers = Consumers;
-    static constexpr int kTileM = Consumers == 2 ? IRIS_GEMM_TILE_M : IRIS_GEMM_SHORT_TILE_M;
+    static constexpr bool kSplitK = SplitK;
+    static constexpr int kTileM = Consumers == 2 && !SplitK ? IRIS_GEMM_TILE_M : IRIS_GEMM_SHORT_TILE_M;
     static constexpr int kTileN = TileN;
     static_assert(kTileN == IRIS_GEMM_TILE_N || kTileN == IRIS_GEMM_MID_TILE_N || kTileN == IRIS_GEMM_NARROW_TILE_N ||
                       kTileN == IRIS_GEMM_THIN_TILE_N,
@@ -81,7 +87,8 @@ struct Config {
     static constexpr int kTileK = IRIS_GEMM_TILE_K;
     static_assert(kTileK * sizeof(In) == IRIS_GEMM_SWIZZLE_BYTES, "a k-block is one swizzle row of A and of an nk B");
     static constexpr int kWgmmaK = 16;
-    static constexpr int kConsumerRows = kTileM / kConsumers;  // 64: one wgmma M
+    static constexpr int kConsumerRows = SplitK ? kTileM : kTileM / kConsumers;  // 64: one wgmma M
+    static constexpr int kStageReaders = SplitK ? 1 : kConsumers;  // consumers that read (and release) each stage
     static_assert(kConsumerRows == 64, "one wgmma M per consumer");
     static constexpr int kThreads = 128 * (1 + kConsumers);
     static_assert(kThreads == (Consumers == 2 ? IRIS_GEMM_THREADS : IRIS_GEMM_SHORT_THREADS),
@@ -126,6 +133,8 @@ struct Config {
 
     static constexpr uint32_t kEpilogueOffset = kRingBytes;
     static constexpr uint32_t kSmemBytes = kEpilogueOffset + kConsumers * kChunkBytes + 1024;  // + alignment slack
+    // SplitK: the second consumer's accumulators pass through the epilogue buffers.
+    static_assert(!SplitK || kAccumulators * 128 * sizeof(float) <= kConsumers * kChunkBytes, "the handed sum fits the epilogue buffers");
     static_assert(kSmemBytes <= IRIS_GEMM_SHARED_BYTES, "every launch gives IRIS_GEMM_SHARED_BYTES (iris/abi/gemm.h)");
 };
 

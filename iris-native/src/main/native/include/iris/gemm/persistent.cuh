@@ -22,6 +22,7 @@
 #include "iris/gemm/config.cuh"
 #include "iris/gemm/epilogue.cuh"
 #include "iris/gemm/impl/epilogue.cuh"
+#include "iris/gemm/impl/split_k.cuh"
 #include "iris/gemm/impl/hopper.cuh"
 #include "iris/gemm/impl/k_blocks.cuh"
 #include "iris/gemm/impl/mainloop.cuh"
@@ -107,7 +108,7 @@ __device__ void persistent(const iris_tma_descriptor* a_map, const iris_tma_desc
     if (threadIdx.x == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
             sm90::mbarrier_init(&full[s], 1);
-            sm90::mbarrier_init(&empty[s], Cfg::kConsumers * Cfg::kPeers);
+            sm90::mbarrier_init(&empty[s], Cfg::kStageReaders * Cfg::kPeers);
         }
         if constexpr (Cfg::kPairs) sm90::fence_mbarrier_init_cluster();
         sm90::tma_prefetch_descriptor(a_map);
@@ -136,19 +137,23 @@ __device__ void persistent(const iris_tma_descriptor* a_map, const iris_tma_desc
         uint8_t* buffer = smem + Cfg::kEpilogueOffset + consumer * Cfg::kChunkBytes;
         impl::RingPosition<Cfg::kStages> pos;
         float acc[Cfg::kAccumulators];
+        impl::SplitKHandOver<Cfg> hand_over{reinterpret_cast<float4*>(smem + Cfg::kEpilogueOffset)};
         for (int t = sched.first(); t < sched.count(); t = sched.next(t)) {
             TileCoord tile = sched.coord(t);
             tile.index = t;
             const uint64_t start = timeline.now();
             impl::consume<Cfg>(st, pos, acc, consumer, impl::k_blocks_of(tile, k_blocks).count());
             const uint64_t mainloop_end = timeline.now();
+            if (!hand_over.add_halves(acc, consumer)) continue;  // SplitK's second consumer: its sum is handed over
             if (combiner.combine(acc, tile, consumer)) {
                 impl::run_epilogue<Cfg>(acc, buffer, tile, consumer, bias, m, n, hooks);
             }
+            hand_over.release_buffers();
             if (threadIdx.x % 128 == 0) {
                 timeline.tile(t, consumer, start, mainloop_end, timeline.now());
             }
         }
+        hand_over.finish(consumer);
     }
 }
 

@@ -100,14 +100,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * #SHORT_TILE_N} or {@value #SHORT_TILE_M} x {@value #THIN_TILE_N} tiles on {@value #SHORT_THREADS}
  * threads: no wgmma on rows past C, and more tiles to spread B over; for larger M, 128 x 192, 128 x
  * 128 or those 64-row tiles where the cost model finds that the wide ones would leave SMs idle or
- * a wave mostly empty) in grouped order ({@link
- * Options#groupM()} tile rows per group, for L2 reuse). Where the tiles fill their waves they run whole, one block per tile at a time, 128 x 256
+ * a wave mostly empty) in grouped order ({@link Options#groupM()} tile rows per group, for L2
+ * reuse). Where the tiles fill their waves they run whole, one block per tile at a time, 128 x 256
  * tiles in clusters of two blocks on vertically adjacent tiles that load half of B each into both
  * (TMA multicast: half the L2 requests for B; an even grid, the second tile of a pair past C where
- * the tile rows are odd, computed and not stored); where they would leave SMs idle (few tiles, as
- * at a small M, or a mostly empty last wave) tiles are shared out by K: split-K (each tile in equal
- * slices, one block each) or stream-K (every block an equal run of k-blocks across tiles),
- * whichever a cost model fitted on H200 timings estimates faster.
+ * the tile rows are odd, computed and not stored), and 64 x 128 tiles likewise over a K of at most
+ * 17 k-blocks; where they would leave SMs idle (few tiles, as at a small M, or a mostly empty last
+ * wave) tiles are shared out by K: split-K (each tile in equal slices, one block each) or stream-K
+ * (every block an equal run of k-blocks across tiles), whichever a cost model fitted on H200
+ * timings estimates faster.
  * Each block adds its F32 partial and the last to finish a tile adds them all in a fixed order, so
  * results do not change from run to run, on the workspace {@link Options#streamK()} allocates. Two
  * such calls of one instance on different streams must not overlap in time. Every layout runs the

@@ -41,6 +41,8 @@ final class ScheduleCost {
      */
     static final double SHORT_K_BLOCK_US = 0.19;
     static final double SHORT_THIN_K_BLOCK_US = 0.15;
+    /** µs of one k-block of a 64 x 64 tile whose two consumers take every other k-block (provisional). */
+    static final double SHORT_DUAL_K_BLOCK_US = 0.10;
     /**
      * µs of one k-block of 64 x 128 tiles in pairs ({@link GemmTile#SHORT_PAIR}), a candidate only up
      * to {@link #SHORT_PAIR_MAX_K_BLOCKS}. GemmPlanTimes at commit {@code 73707d3} timed them beside
@@ -97,6 +99,7 @@ final class ScheduleCost {
             case SHORT -> SHORT_K_BLOCK_US;
             case SHORT_PAIR -> SHORT_PAIR_K_BLOCK_US;
             case SHORT_THIN -> SHORT_THIN_K_BLOCK_US;
+            case SHORT_DUAL -> SHORT_DUAL_K_BLOCK_US;
         };
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {

@@ -41,7 +41,7 @@ class GemmInterfaceTest {
                 }
             }
         }
-        assertEquals(112, names, "16 variants in 7 tiles");
+        assertEquals(128, names, "16 variants in 8 tiles");
     }
 
     @Test
@@ -140,8 +140,9 @@ class GemmInterfaceTest {
             if (expected) {
                 assertEquals(Gemm.SHORT_THREADS, Gemm.launchShape(p, 132).blockX(), "M = " + m);
             }
-            assertArrayEquals(expected ? new GemmTile[] {GemmTile.SHORT, GemmTile.SHORT_THIN}
-                            : new GemmTile[] {GemmTile.WIDE, GemmTile.MID, GemmTile.NARROW, GemmTile.SHORT, GemmTile.SHORT_THIN},
+            assertArrayEquals(expected ? new GemmTile[] {GemmTile.SHORT, GemmTile.SHORT_THIN, GemmTile.SHORT_DUAL}
+                            : new GemmTile[] {GemmTile.WIDE, GemmTile.MID, GemmTile.NARROW, GemmTile.SHORT, GemmTile.SHORT_THIN,
+                                    GemmTile.SHORT_DUAL},
                     GemmTile.choices(m), "M = " + m);
             assertEquals(Gemm.SHARED_BYTES, Gemm.launchShape(p, 132).sharedBytes(), "M = " + m);
         }

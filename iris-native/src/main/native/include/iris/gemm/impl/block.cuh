@@ -21,6 +21,12 @@ __device__ inline void named_barrier_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+/// Arrives at named barrier `id` of `threads` threads without waiting: what this thread wrote to
+/// shared memory before it is visible to the threads that wait there.
+__device__ inline void named_barrier_arrive(int id, int threads) {
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 /// Whether this launch gave the block the dynamic shared memory Cfg needs. The same in every thread
 /// of the grid, so a kernel that returns when it is false returns everywhere. The library launches
 /// with each Config's bytes, so false means a launch from outside it. Never __trap instead: that

@@ -21,6 +21,7 @@ using TmaDescriptor = iris_tma_descriptor;
 // Shared with the portable mainloop (impl/block.cuh), under the names the kernels call them by.
 using iris::gemm::dynamic_smem_bytes;
 using iris::gemm::named_barrier_sync;
+using iris::gemm::named_barrier_arrive;
 
 __device__ inline uint32_t smem_address(const void* p) {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));

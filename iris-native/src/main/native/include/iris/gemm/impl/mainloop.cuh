@@ -140,22 +140,36 @@ __device__ inline void release(uint64_t* empty) {
 }
 
 /// One consumer warpgroup's K loop for one unit (k_blocks of them): acc = A(rows) x B. Keeps one
-/// wgmma group in flight and frees a stage as soon as the group that read it has retired.
+/// wgmma group in flight and frees a stage as soon as the group that read it has retired. With
+/// SplitK, consumer c takes k-blocks c, c + 2, ... of the same rows (and has acc = 0 where it gets
+/// none); both leave `pos` past the unit's last stage.
 template <class Cfg>
 __device__ void consume(const Stages<Cfg>& st, RingPosition<Cfg::kStages>& pos, float (&acc)[Cfg::kAccumulators],
                         int consumer, int k_blocks) {
     constexpr int kTransB = Cfg::kBLayout == BLayout::kn ? 1 : 0;
     constexpr int kTransA = Cfg::kALayout == ALayout::km ? 1 : 0;
+    constexpr int kStep = Cfg::kSplitK ? 2 : 1;
+    const int first = Cfg::kSplitK ? consumer : 0;
+    const int rows = Cfg::kSplitK ? 0 : consumer;  // which 64 rows of the stage's A
     const bool leader = threadIdx.x % 128 == 0;
+    RingPosition<Cfg::kStages> end = pos;
+    if constexpr (Cfg::kSplitK) {
+        for (int kb = 0; kb < k_blocks; ++kb) end.advance();
+        if (first >= k_blocks) {
+#pragma unroll
+            for (int i = 0; i < Cfg::kAccumulators; ++i) acc[i] = 0.f;
+        }
+        if (first > 0) pos.advance();
+    }
     int previous = -1;
-    for (int kb = 0; kb < k_blocks; ++kb) {
+    for (int kb = first; kb < k_blocks; kb += kStep) {
         sm90::mbarrier_wait(&st.full[pos.stage], pos.parity);
         sm90::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < Cfg::kTileK / Cfg::kWgmmaK; ++kk) {
             sm90::wgmma_ss<typename Cfg::In, Cfg::kTileN, kTransB, kTransA>(
-                acc, OperandDescriptors<Cfg>::a(st.a(pos.stage), consumer, kk),
-                OperandDescriptors<Cfg>::b(st.b(pos.stage), kk), kb > 0 || kk > 0);
+                acc, OperandDescriptors<Cfg>::a(st.a(pos.stage), rows, kk),
+                OperandDescriptors<Cfg>::b(st.b(pos.stage), kk), kb > first || kk > 0);
         }
         sm90::wgmma_commit_group();
         sm90::wgmma_wait_group<1>();
@@ -163,12 +177,14 @@ __device__ void consume(const Stages<Cfg>& st, RingPosition<Cfg::kStages>& pos, 
             release<Cfg>(&st.empty[previous]);
         }
         previous = pos.stage;
-        pos.advance();
+#pragma unroll
+        for (int s = 0; s < kStep; ++s) pos.advance();
     }
     sm90::wgmma_wait_group<0>();
-    if (leader) {
+    if (leader && (!Cfg::kSplitK || previous >= 0)) {  // only a SplitK consumer can have had no k-block
         release<Cfg>(&st.empty[previous]);
     }
+    if constexpr (Cfg::kSplitK) pos = end;
 }
 
 }  // namespace iris::gemm::impl
