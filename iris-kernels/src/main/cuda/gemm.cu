@@ -1,9 +1,10 @@
 // gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen variants, each in
 // seven tiles: 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a wave
-// mostly empty), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs idle), 64 x 128 and
-// 64 x 64 ("short" and "short_thin", one consumer warpgroup: every tile of a problem of at most 64
-// rows, and of larger ones where 128-row tiles would leave SMs idle), and 128 x 256 and 64 x 128 in
-// clusters of two CTAs that share B ("pair" and "short_pair", for plans of whole tiles)
+// mostly empty), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs idle), 64 x 128 ("short",
+// one consumer warpgroup) and 64 x 64 ("short_thin", two consumer warpgroups on every other k-block)
+// for every tile of a problem of at most 64 rows and of larger ones where 128-row tiles would leave
+// SMs idle, and 128 x 256 and 64 x 128 in clusters of two CTAs that share B ("pair" and
+// "short_pair", for plans of whole tiles)
 //
 //   iris_gemm[_mid|_narrow|_short|_short_thin|_pair|_short_pair]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
 //                                                   b: nk (B is N x K) | kn (B is K x N)   out: in | f32
@@ -69,12 +70,8 @@ using iris::f16;
         iris_gemm_short_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                          \
         gemm_entry<In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N>(a);                                        \
     }                                                                                                   \
-    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_SHORT_THREADS, 1)                            \
-        iris_gemm_short_thin_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                     \
-        gemm_entry<In, A, B, Out, 1, IRIS_GEMM_THIN_TILE_N>(a);                                         \
-    }                                                                                                   \
     extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                  \
-        iris_gemm_short_dual_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                     \
+        iris_gemm_short_thin_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                     \
         gemm_entry<In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true>(a);                                   \
     }                                                                                                   \
     extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_THREADS, 1)        \

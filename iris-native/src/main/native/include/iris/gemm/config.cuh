@@ -11,14 +11,14 @@
 // whose 128 x 256 tiles would leave most SMs idle, or 128 x 192 (96 accumulators), for problems
 // whose last wave of 128 x 256 tiles would be mostly empty. The same 192 KiB hold 6 stages of
 // 128 x 128 and 4 of 128 x 192 (160 KiB), so every shape launches with the same shared memory.
-// The short thin tile (64 x 64: m64n64k16, 32 accumulators, 12 stages) is for few rows, where 64 x 128
-// tiles would leave most SMs idle.
+// The short thin tile (64 x 64: m64n64k16, 32 accumulators, 12 stages; SplitK, two consumers on every
+// other k-block) is for few rows, where 64 x 128 tiles would leave most SMs idle.
 //
 // A kernel of short tiles (Consumers = 1: 64 x TileN, IRIS_GEMM_SHORT_THREADS threads; the library's
-// are 64 x IRIS_GEMM_SHORT_TILE_N in 8 stages and 64 x IRIS_GEMM_THIN_TILE_N in 12) has the producer and
-// one consumer: for M <= 64 the second consumer's rows are all past C, and a tile of
-// two costs the wgmma time of 128 rows for the rows of one. A separate instantiation, not a branch
-// in the consumers' loop: a second path among 128 live accumulators makes ptxas serialize wgmma.
+// are 64 x IRIS_GEMM_SHORT_TILE_N, in 8 stages) has the producer and one consumer: for M <= 64 the
+// second consumer's rows are all past C, and a tile of two costs the wgmma time of 128 rows for the
+// rows of one. A separate instantiation, not a branch in the consumers' loop: a second path among
+// 128 live accumulators makes ptxas serialize wgmma.
 #pragma once
 
 #include <cstdint>

@@ -18,13 +18,11 @@ enum GemmTile {
     NARROW(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_"),
     /** 64 x 128, one consumer warpgroup: {@code iris_gemm_short_*}, every tile for M at most 64. */
     SHORT(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_"),
-    /** 64 x 64, one consumer warpgroup: {@code iris_gemm_short_thin_*}, twice the tiles of SHORT. */
-    SHORT_THIN(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.SHORT_THREADS, "short_thin_"),
     /**
-     * 64 x 64, two consumer warpgroups on every other k-block each, the second handing its sum to the
-     * first: {@code iris_gemm_short_dual_*}, two chains of wgmma where SHORT_THIN has one.
+     * 64 x 64, twice the tiles of SHORT, two consumer warpgroups on every other k-block each, the
+     * second handing its sum to the first: {@code iris_gemm_short_thin_*}.
      */
-    SHORT_DUAL(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_dual_"),
+    SHORT_THIN(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_"),
     /**
      * 128 x 256 in clusters of two CTAs on vertically adjacent tiles that share B, each loading half
      * of B's rows into both: {@code iris_gemm_pair_*}, for plans of whole tiles ({@link
@@ -59,8 +57,7 @@ enum GemmTile {
      * slower than 64 x 128 on each of 34 shapes, and was dropped).
      */
     static GemmTile[] choices(long m) {
-        return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT, SHORT_THIN, SHORT_DUAL}
-                : new GemmTile[] {WIDE, MID, NARROW, SHORT, SHORT_THIN, SHORT_DUAL};
+        return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT, SHORT_THIN} : new GemmTile[] {WIDE, MID, NARROW, SHORT, SHORT_THIN};
     }
 
     /** Every tile but the pairs, which only whole-tile plans take ({@link StreamKPlan#inPairs}). */
@@ -91,7 +88,7 @@ enum GemmTile {
         return GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
     }
 
-    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_", "short_thin_", "short_dual_", "pair_" or "short_pair_". */
+    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_", "short_thin_", "pair_" or "short_pair_". */
     String namePart() {
         return namePart;
     }

@@ -10,9 +10,9 @@ package dev.irisjvm.kernels.gemm;
  * <ul>
  *   <li>Compute: a CTA's k-blocks in a row, each a 128 x 256 x 64 wgmma step, whatever rows of the
  *       tile exist. A k-block of a 64 x 128 short tile takes about a third as long, not the quarter
- *       its multiply-adds would say, and one of 64 x 64 a quarter: one consumer warpgroup streams
- *       its operands; one of a 128 x 128 tile costs more than half of 128 x 256's: per multiply-add
- *       it moves a third more operand bytes through shared memory.
+ *       its multiply-adds would say, and one of 64 x 64 a quarter: streaming the operands is the
+ *       limit; one of a 128 x 128 tile costs more than half of 128 x 256's: per multiply-add it
+ *       moves a third more operand bytes through shared memory.
  *   <li>Memory: bytes of A and B over the GPU's bandwidth. Tiles that run side by side in step (whole
  *       waves, and split-K, whose slices of neighbouring tiles start at the same k) read a panel
  *       once for all the tiles that share it; stream-K's CTAs start at unrelated k, so each tile
@@ -32,17 +32,15 @@ final class ScheduleCost {
     static final double K_BLOCK_US = 0.624;
     /**
      * µs of one k-block of a 64 x 128 short tile on one SM, and {@link #SHORT_THIN_K_BLOCK_US} of a
-     * 64 x 64 one: of values on a grid of 0.01 µs, the middle of those whose choices give the best
-     * geometric mean of fastest ÷ chosen (0.991; the rule before them 0.946) over the 34 shapes of
-     * more than 32 rows and under 80 µs in the model suite, every schedule of which in every tile
-     * GemmPlanTimes timed at commit {@code 20fe63c} (docs/benchmarks/gemm-suite-findings.md). The
-     * short tile's was 0.28, fitted on the suite's short-tile timings at commit {@code 1e8a765} when
-     * only problems of at most 64 rows took it.
+     * 64 x 64 one (two consumers on every other k-block): values on a grid of 0.01 µs whose choices
+     * take the fastest measured plan on each of the 34 shapes of more than 32 rows and under 80 µs in
+     * the model suite, every schedule of which in every tile GemmPlanTimes timed at commit {@code
+     * fb12c06} (the rule before these tiles: 0.946 of the fastest as a geometric mean;
+     * docs/benchmarks/gemm-suite-findings.md). The short tile's was 0.28, fitted on the suite's
+     * short-tile timings at commit {@code 1e8a765} when only problems of at most 64 rows took it.
      */
-    static final double SHORT_K_BLOCK_US = 0.19;
+    static final double SHORT_K_BLOCK_US = 0.20;
     static final double SHORT_THIN_K_BLOCK_US = 0.15;
-    /** µs of one k-block of a 64 x 64 tile whose two consumers take every other k-block (provisional). */
-    static final double SHORT_DUAL_K_BLOCK_US = 0.10;
     /**
      * µs of one k-block of 64 x 128 tiles in pairs ({@link GemmTile#SHORT_PAIR}), a candidate only up
      * to {@link #SHORT_PAIR_MAX_K_BLOCKS}. GemmPlanTimes at commit {@code 73707d3} timed them beside
@@ -99,7 +97,6 @@ final class ScheduleCost {
             case SHORT -> SHORT_K_BLOCK_US;
             case SHORT_PAIR -> SHORT_PAIR_K_BLOCK_US;
             case SHORT_THIN -> SHORT_THIN_K_BLOCK_US;
-            case SHORT_DUAL -> SHORT_DUAL_K_BLOCK_US;
         };
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {
