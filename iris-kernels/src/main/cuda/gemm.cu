@@ -14,7 +14,7 @@
 // The kernel is iris::gemm::run with the grouped tile scheduler, the plain store epilogue and the
 // alpha/beta scaling (iris/gemm.cuh, the same building blocks a user's GEMM kernel takes);
 // dev.irisjvm.kernels.gemm.Gemm builds the descriptors (boxes of the tile's rows of A and columns
-// of B) and launches it with IRIS_GEMM_THREADS threads (IRIS_GEMM_SHORT_THREADS for short tiles)
+// of B) and launches it with IRIS_GEMM_THREADS threads (IRIS_GEMM_SHORT_THREADS for 64 x 128 tiles)
 // and IRIS_GEMM_SHARED_BYTES of dynamic shared memory.
 #include "iris/abi/gemm.h"
 #include "iris/gemm.cuh"

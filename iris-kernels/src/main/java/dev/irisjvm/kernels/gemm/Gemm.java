@@ -97,11 +97,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Launch (Hopper): a persistent grid of at most one block per SM, {@value #THREADS} threads and
  * {@value #SHARED_BYTES} bytes of dynamic shared memory each, taking {@value #TILE_M} x {@value
  * #TILE_N} output tiles (for M at most {@value #SHORT_TILE_M}, {@value #SHORT_TILE_M} x {@value
- * #SHORT_TILE_N} or {@value #SHORT_TILE_M} x {@value #THIN_TILE_N} tiles on {@value #SHORT_THREADS}
- * threads: no wgmma on rows past C, and more tiles to spread B over; for larger M, 128 x 192, 128 x
- * 128 or those 64-row tiles where the cost model finds that the wide ones would leave SMs idle or
- * a wave mostly empty) in grouped order ({@link Options#groupM()} tile rows per group, for L2
- * reuse). Where the tiles fill their waves they run whole, one block per tile at a time, 128 x 256
+ * #SHORT_TILE_N} tiles on {@value #SHORT_THREADS} threads, or {@value #SHORT_TILE_M} x {@value
+ * #THIN_TILE_N} on {@value #THREADS}, whose two consumer warpgroups take every other k-block: no
+ * wgmma on rows past C, and more tiles to spread B over; for larger M, 128 x 192, 128 x 128 or those
+ * 64-row tiles where the cost model finds that the wide ones would leave SMs idle or a wave mostly
+ * empty) in grouped order ({@link Options#groupM()} tile rows per group, for L2 reuse). Where the tiles fill their waves they run whole, one block per tile at a time, 128 x 256
  * tiles in clusters of two blocks on vertically adjacent tiles that load half of B each into both
  * (TMA multicast: half the L2 requests for B; an even grid, the second tile of a pair past C where
  * the tile rows are odd, computed and not stored), and 64 x 128 tiles likewise over a K of at most
@@ -132,8 +132,10 @@ public final class Gemm implements AutoCloseable {
     public static final int TILE_M = KernelAbi.IRIS_GEMM_TILE_M;
     /**
      * Output rows per tile of the short kernels, which run every problem of at most this many rows
-     * ({@link GemmTile#SHORT}): one consumer warpgroup, {@value #SHORT_THREADS} threads,
-     * tiles of {@value #SHORT_TILE_M} x {@value #SHORT_TILE_N}.
+     * and others where taller tiles would leave SMs idle: {@value #SHORT_TILE_M} x {@value
+     * #SHORT_TILE_N} ({@link GemmTile#SHORT}, one consumer warpgroup, {@value #SHORT_THREADS}
+     * threads) and {@value #SHORT_TILE_M} x {@value #THIN_TILE_N} ({@link GemmTile#SHORT_THIN}, two
+     * on every other k-block, {@value #THREADS} threads).
      */
     public static final int SHORT_TILE_M = KernelAbi.IRIS_GEMM_SHORT_TILE_M;
     /** Output columns per tile of the short kernels: narrow, so that a few rows make twice the tiles. */
@@ -601,7 +603,7 @@ public final class Gemm implements AutoCloseable {
     /**
      * The launch of a call of {@code p}: at most one block per SM (min(SMs, tiles) where every tile
      * runs whole, an even number for tiles in pairs), {@value #THREADS} threads ({@value
-     * #SHORT_THREADS} for short tiles), {@value #SHARED_BYTES} bytes of shared memory, for the plan
+     * #SHORT_THREADS} for 64 x 128 tiles), {@value #SHARED_BYTES} bytes of shared memory, for the plan
      * the rule chooses; on the portable mainloop, one block per tile of the tile its rule chooses.
      */
     public synchronized LaunchShape launchShape(GemmProblem p) {
