@@ -138,10 +138,8 @@ __device__ __forceinline__ uint64_t phase(uint64_t epoch, int p) { return epoch 
 /// access, so the contract above holds unchanged. Without such a launch both instructions return
 /// at once; calling it twice is harmless.
 __device__ __forceinline__ void after_previous_kernel() {
-#if IRIS_PLATFORM_NVIDIA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+    iris::arch::wait_for_previous_kernel();
+    iris::arch::let_next_kernel_start();
 }
 
 /// One call as a thread sees it: the call's epoch and, in the block's claiming thread, the

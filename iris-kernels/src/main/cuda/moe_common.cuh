@@ -162,21 +162,9 @@ __device__ inline void exclusive_scan(int32_t* v, int n) {
 
 // ---- programmatic dependent launch --------------------------------------------------------------
 
-/// Lets the kernel after this one on the stream start while this one runs, once every block of
-/// this one has called it (the expert GEMM fed by the dispatch: MoeExpertGemm's fed launches).
-__device__ __forceinline__ void let_next_kernel_start() {
-#if IRIS_PLATFORM_NVIDIA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-
-/// Returns once the kernel ahead of this one on the stream has finished and its writes are
-/// visible (at once where that kernel had finished before this one started).
-__device__ __forceinline__ void wait_for_previous_kernel() {
-#if IRIS_PLATFORM_NVIDIA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
+// The expert GEMM fed by the dispatch starts beside the copying kernel (MoeExpertGemm's fed launches).
+using iris::arch::let_next_kernel_start;
+using iris::arch::wait_for_previous_kernel;
 
 // ---- call epoch and the last block --------------------------------------------------------------
 

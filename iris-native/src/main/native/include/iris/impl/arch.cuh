@@ -21,6 +21,8 @@
 //                          when compiling for sm_90a
 //   exit_thread (checked)  PTX exit: the thread                s_endpgm: the wavefront
 //   prefetch_l2            cp.async.bulk.prefetch.L2 (sm_90a)  nothing (a hint)
+//   let_next_kernel_start, griddepcontrol.launch_dependents /   nothing (no programmatic launch)
+//   wait_for_previous_kernel  .wait (sm_90)
 //   16-byte atomic ld/st   ld/st.relaxed.sys.b128              none (callers use 8-byte words)
 //
 // NVIDIA-only kernels. A kernel source that needs NVIDIA hardware (wgmma/TMA GEMM and attention
@@ -445,6 +447,24 @@ __device__ inline void prefetch_l2(const void* p, uint32_t bytes) {
 #else
     (void)p;
     (void)bytes;
+#endif
+}
+
+/// Lets the kernel after this one on the stream start while this one runs, once every block of
+/// this one has called it or exited (programmatic dependent launch: IRIS_LAUNCH_OVERLAP_PREVIOUS in
+/// iris_runtime.h). Elsewhere, and on AMD, it does nothing.
+__device__ __forceinline__ void let_next_kernel_start() {
+#if IRIS_PLATFORM_NVIDIA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/// Returns once the kernel ahead of this one on the stream has finished and its writes are
+/// visible: at once where that kernel had finished before this one started, or where this one was
+/// not launched to overlap it. Elsewhere, and on AMD, it does nothing.
+__device__ __forceinline__ void wait_for_previous_kernel() {
+#if IRIS_PLATFORM_NVIDIA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
 }
 

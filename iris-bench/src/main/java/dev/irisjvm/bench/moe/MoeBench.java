@@ -14,7 +14,6 @@ import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.moe.MoeCombine;
 import dev.irisjvm.kernels.moe.MoeConfig;
@@ -144,7 +143,7 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
     private String checkIris(Inputs in, MoeNcclBaseline nccl, MoeDispatch d, MoeCombine combine, MoeRouting routing) {
         Lockstep.Outcome o = lockstep.everyone(
                 () -> {
-                    poison(d.received(), in.out(), nccl.recv(), nccl.home());
+                    Verifier.poison(stream, d.received(), in.out(), nccl.recv(), nccl.home());
                     iris.synchronize();
                 },
                 () -> {
@@ -163,7 +162,7 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
     private String checkLowLatency(Inputs in, MoeNcclBaseline nccl, MoeLowLatency ll, MoeRouting routing) {
         Lockstep.Outcome o = lockstep.everyone(
                 () -> {
-                    poison(ll.received(), in.out());
+                    Verifier.poison(stream, ll.received(), in.out());
                     iris.synchronize();
                 },
                 () -> {
@@ -190,12 +189,6 @@ final class MoeBench extends LockstepBench<MoeMeasurement> {
             return checks.ncclRoundTrip(nccl, routing);
         } catch (RuntimeException e) {
             return "rank " + rank + ": NCCL's round trip could not be checked: " + Lockstep.oneLine(e);
-        }
-    }
-
-    private void poison(SymTensor... tensors) {
-        for (SymTensor t : tensors) {
-            Memcpy.memset(t.deviceAddress(), 0xFF, t.byteSize(), stream);
         }
     }
 

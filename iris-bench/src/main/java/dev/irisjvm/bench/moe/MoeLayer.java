@@ -5,12 +5,10 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.gpu.Stream;
-import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.core.internal.Resources;
 import dev.irisjvm.kernels.moe.MoeCombine;
 import dev.irisjvm.kernels.moe.MoeDispatch;
 import dev.irisjvm.kernels.moe.MoeExpertGemm;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -86,23 +84,16 @@ final class MoeLayer implements AutoCloseable {
      */
     String check(SymTensor tokens, SymTensor ids, SymTensor routeWeights, SymTensor out, Verifier verifier, Stream stream) {
         long bytes = out.byteSize();
-        List<String> wrong = new ArrayList<>();
-        poison(out, stream);
+        Verifier.poison(stream, out);
         sequence(tokens, ids, routeWeights, out, stream);
-        poison(other, stream);
+        Verifier.poison(stream, other);
         fused(tokens, ids, routeWeights, other, stream);
         String fusedCheck = verifier.sameBytes(out.deviceAddress(), other.deviceAddress(), bytes, "gemmAndCombine against the sequence");
-        poison(other, stream);
+        Verifier.poison(stream, other);
         fed(tokens, ids, routeWeights, other, stream);
         String fedCheck = verifier.sameBytes(out.deviceAddress(), other.deviceAddress(), bytes, "forward against the sequence");
-        for (String c : List.of(fusedCheck, fedCheck)) {
-            if (!Verifier.OK.equals(c)) wrong.add(c);
-        }
+        List<String> wrong = List.of(fusedCheck, fedCheck).stream().filter(c -> !Verifier.OK.equals(c)).toList();
         return wrong.isEmpty() ? Verifier.OK : String.join("; ", wrong);
-    }
-
-    private static void poison(SymTensor t, Stream stream) {
-        Memcpy.memset(t.deviceAddress(), 0xFF, t.byteSize(), stream);
     }
 
     @Override

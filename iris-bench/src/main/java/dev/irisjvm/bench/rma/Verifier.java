@@ -100,6 +100,13 @@ public final class Verifier implements AutoCloseable {
         return "all_reduce output: " + r[0] + " of " + count + " elements off the float sum of the inputs, first at element " + r[1];
     }
 
+    /** Fills each tensor with 0xFF bytes (a NaN in every float dtype) on {@code stream}: an output nothing has written shows. */
+    public static void poison(Stream stream, SymTensor... tensors) {
+        for (SymTensor t : tensors) {
+            Memcpy.memset(t.deviceAddress(), 0xFF, t.byteSize(), stream);
+        }
+    }
+
     /** A counter's value (an I64 tensor of this rank). */
     public static long counter(SymTensor t) {
         return t.toLongArray()[0];

@@ -6,11 +6,11 @@ import dev.irisjvm.runtime.abi.iris_moe_args;
 import org.bytedeco.javacpp.BytePointer;
 
 /**
- * The one argument of the MoE dispatch and combine kernels ({@code iris_moe_args}, iris/abi/moe.h), kept for the
- * life of an {@link MoeDispatch} or {@link MoeCombine}: the context, the layer's shape and the
- * instance's buffers are set once, each call sets its operands and launches; the launch copies the
- * struct, so the next call may refill it at once. Filling it allocates nothing. Not thread-safe
- * (the calls are synchronized).
+ * The one argument of the MoE dispatch and combine kernels ({@code iris_moe_args}, iris/abi/moe.h),
+ * kept for the life of an {@link MoeDispatch} or {@link MoeCombine}: the context, the layer's shape
+ * and the instance's buffers are set once, each call sets its operands and launches; the launch
+ * copies the struct, so the next call may refill it at once. Filling it allocates nothing. Not
+ * thread-safe (the calls are synchronized).
  */
 final class MoeArgs implements AutoCloseable {
     private final iris_moe_args args = new iris_moe_args();

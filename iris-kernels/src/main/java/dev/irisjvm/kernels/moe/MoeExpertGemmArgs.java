@@ -9,8 +9,9 @@ import org.bytedeco.javacpp.BytePointer;
 /**
  * The one argument of the expert GEMM kernels ({@code iris_moe_gemm_args}, iris/abi/moe.h), kept
  * for the life of a {@link MoeExpertGemm}: the context, the dispatch's counts, sources, tile
- * arrivals and claim counter and the shape are set once; each call sets its two tensor maps and where the rows go. The launch copies the
- * struct, so the next call may refill it at once. Not thread-safe (the calls are synchronized).
+ * arrivals and claim counter and the shape are set once; each call sets its two tensor maps and
+ * where the rows go. The launch copies the struct, so the next call may refill it at once. Not
+ * thread-safe (the calls are synchronized).
  */
 final class MoeExpertGemmArgs implements AutoCloseable {
     private final iris_moe_gemm_args args = new iris_moe_gemm_args();

@@ -41,9 +41,8 @@ record MoeLayout(long blockCounts, long routes, long routeWeights, long expertBa
         long expertBase = alignUp(routeWeights + c.maxRoutes() * 4, 256);
         long byExpert = alignUp(expertBase + c.experts() * 4L, 256);
         long arrivals = alignUp(byExpert + c.maxRoutes() * 4, 256);
-        long tiles = ceilDiv(c.capacity(), TILE_ROWS);
         return new MoeLayout(blockCounts, routes, routeWeights, expertBase, byExpert, arrivals,
-                alignUp(arrivals + c.experts() * tiles * 8, 256));
+                alignUp(arrivals + c.experts() * tilesPerExpert(c) * 8, 256));
     }
 
     /** The grid of both dispatch kernels for that many routes: one block per ROUTES_PER_BLOCK, 1 to MAX_BLOCKS. */
@@ -56,8 +55,13 @@ record MoeLayout(long blockCounts, long routes, long routeWeights, long expertBa
      * ranks), 1 to {@code limit} (it strides over the rest).
      */
     static int copyBlocks(MoeConfig c, int world, int limit) {
-        long units = (long) c.experts() / world * ceilDiv(c.capacity(), TILE_ROWS) * world;
+        long units = (long) c.experts() / world * tilesPerExpert(c) * world;
         return (int) Math.max(1, Math.min(limit, units));
+    }
+
+    /** Receive-buffer tiles of one expert (moe_common.cuh's tiles_per_expert). */
+    static long tilesPerExpert(MoeConfig c) {
+        return ceilDiv(c.capacity(), TILE_ROWS);
     }
 
     /**

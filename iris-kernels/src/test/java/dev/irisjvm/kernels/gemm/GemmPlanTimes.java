@@ -11,7 +11,6 @@ import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.baselines.CublasLtGemm;
 import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -206,13 +205,12 @@ public final class GemmPlanTimes {
         return t;
     }
 
+    /** C (bf16) as floats. */
     private static float[] download(SymTensor c) {
-        ByteBuffer b = ByteBuffer.allocateDirect(Math.toIntExact(c.byteSize())).order(ByteOrder.nativeOrder());
-        c.copyTo(b);
-        b.flip();
-        float[] v = new float[b.remaining() / 2];
+        ByteBuffer b = GemmScenarios.download(c);
+        float[] v = new float[Math.toIntExact(c.byteSize() / 2)];
         for (int i = 0; i < v.length; i++) {
-            v[i] = Float.intBitsToFloat((b.getShort() & 0xFFFF) << 16);
+            v[i] = GemmReference.get(b, DType.BF16, i);
         }
         return v;
     }
