@@ -29,6 +29,8 @@ enum GemmTile {
      * StreamKPlan#paired}).
      */
     PAIR(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, "pair_"),
+    /** 128 x 128 in clusters of two CTAs on vertically adjacent tiles that share B, as {@link #PAIR}: {@code iris_gemm_narrow_pair_*}. */
+    NARROW_PAIR(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_pair_"),
     /** 64 x 128 in clusters of two CTAs on vertically adjacent tiles that share B, as {@link #PAIR}: {@code iris_gemm_short_pair_*}. */
     SHORT_PAIR(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_pair_");
 
@@ -67,7 +69,7 @@ enum GemmTile {
 
     /** Whether this tile's kernels run in clusters of two CTAs that share B. */
     boolean paired() {
-        return this == PAIR || this == SHORT_PAIR;
+        return this == PAIR || this == NARROW_PAIR || this == SHORT_PAIR;
     }
 
     int rows() {
@@ -88,7 +90,7 @@ enum GemmTile {
         return GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
     }
 
-    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_", "short_thin_", "pair_" or "short_pair_". */
+    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_", "short_thin_", "pair_", "narrow_pair_" or "short_pair_". */
     String namePart() {
         return namePart;
     }

@@ -93,7 +93,7 @@ final class ScheduleCost {
         double kBlockUs = switch (plan.tile()) {
             case WIDE, PAIR -> K_BLOCK_US;  // pairs are never among the candidates; priced as the tile they pair
             case MID -> MID_K_BLOCK_US;
-            case NARROW -> NARROW_K_BLOCK_US;
+            case NARROW, NARROW_PAIR -> NARROW_K_BLOCK_US;
             case SHORT -> SHORT_K_BLOCK_US;
             case SHORT_PAIR -> SHORT_PAIR_K_BLOCK_US;
             case SHORT_THIN -> SHORT_THIN_K_BLOCK_US;

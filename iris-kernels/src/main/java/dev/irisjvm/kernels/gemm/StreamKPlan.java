@@ -38,12 +38,13 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
 
     /**
      * {@code plan}'s whole tiles in clusters of two, a pair of vertically adjacent tiles per cluster
-     * on {@code 2 min(SMs / 2, pairs)} CTAs (128 x 256 in {@link GemmTile#PAIR}, 64 x 128 in {@link
-     * GemmTile#SHORT_PAIR}), or null where its tile has no pairs or it shares tiles.
+     * on {@code 2 min(SMs / 2, pairs)} CTAs (128 x 256 in {@link GemmTile#PAIR}, 128 x 128 in {@link
+     * GemmTile#NARROW_PAIR}, 64 x 128 in {@link GemmTile#SHORT_PAIR}), or null where its tile has no pairs or it shares tiles.
      */
     static StreamKPlan inPairs(StreamKPlan plan, int m, int n, int multiprocessors) {
         GemmTile pair = plan.sharedTiles != 0 ? null : switch (plan.tile) {
             case WIDE -> GemmTile.PAIR;
+            case NARROW -> GemmTile.NARROW_PAIR;
             case SHORT -> GemmTile.SHORT_PAIR;
             default -> null;
         };
@@ -120,7 +121,7 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
         String size = switch (tile) {
             case WIDE -> "";
             case PAIR -> ", in pairs";
-            case SHORT_PAIR -> ", " + tile.describe() + " tiles in pairs";
+            case NARROW_PAIR, SHORT_PAIR -> ", " + tile.describe() + " tiles in pairs";
             default -> ", " + tile.describe() + " tiles";
         };
         if (sharedTiles == 0) {

@@ -41,7 +41,7 @@ class GemmInterfaceTest {
                 }
             }
         }
-        assertEquals(112, names, "16 variants in 7 tiles");
+        assertEquals(128, names, "16 variants in 8 tiles");
     }
 
     @Test

@@ -22,7 +22,8 @@ import java.util.function.IntConsumer;
 /**
  * Times every schedule of a shape in every tile, the 64-row ones past 64 rows too ({@link
  * StreamKPlan#candidates}), and each whole-tile one in pairs too ({@link StreamKPlan#inPairs}),
- * each forced in turn, beside
+ * at most {@link SkinnyGemm#MAX_M} rows also the skinny kernels in every even split of K, each
+ * forced in turn, beside
  * {@link ScheduleCost}'s estimate of it: the data the cost model's constants are fitted on (the
  * benchmark times only the schedule the rule chooses). One GPU, as one rank:
  *
@@ -136,8 +137,11 @@ public final class GemmPlanTimes {
                 }
             }
             for (StreamKPlan plan : plans) {
-                ways.add(new Way(plan.tile().name(), plan.grid(), plan.sharedTiles(), plan == rule, plan.describe(plan.tiles(s.m(), s.n())),
+                ways.add(new Way(plan.tile().name(), plan.grid(), plan.sharedTiles(), plan == rule && !SkinnyGemm.takes(s.m()), plan.describe(plan.tiles(s.m(), s.n())),
                         ScheduleCost.us(plan, s.m(), s.n(), kBlocks, sms), i -> gemm.launch(calls.get(i % copies), plan, stream)));
+            }
+            if (SkinnyGemm.takes(s.m())) {
+                addSkinnyWays(gemm, s, calls, stream, ways);
             }
             if (lt != null) {
                 ways.add(new Way("CUBLASLT", 0, 0, false, lt.algorithm(s.layout(), DType.BF16, DType.BF16, s.m(), s.n(), s.k()).text(), 0,
@@ -198,6 +202,29 @@ public final class GemmPlanTimes {
             owned.forEach(SymTensor::close);
         }
         return failed;
+    }
+
+    /**
+     * The skinny kernels' splits of {@code s}, in each distinct number of even slices of K that fits
+     * the workspace, on up to six blocks per SM (two waves on sm_90); the rule's is the one {@link
+     * Gemm#schedule} names.
+     */
+    private static void addSkinnyWays(Gemm gemm, Shape s, List<GemmProblem> calls, Stream stream, List<Way> ways) {
+        String rule = gemm.schedule(s.m(), s.n(), s.k());
+        int copies = calls.size();
+        int most = 6 * gemm.device().multiprocessorCount();
+        List<SkinnyGemm.Split> splits = new ArrayList<>();
+        for (int slices = 1; slices <= SkinnyGemm.evenly(s.m(), s.n(), s.k(), Integer.MAX_VALUE).slices(); slices++) {
+            SkinnyGemm.Split split = SkinnyGemm.evenly(s.m(), s.n(), s.k(), slices);
+            if (split.grid() <= most && !splits.contains(split)) {
+                splits.add(split);
+            }
+        }
+        for (SkinnyGemm.Split split : splits) {
+            String what = split.describe();
+            ways.add(new Way("SKINNY", split.grid(), split.slices(), what.equals(rule), what, 0,
+                    i -> gemm.launchSkinny(calls.get(i % copies), split.slices(), stream)));
+        }
     }
 
     private static SymTensor own(List<SymTensor> owned, SymTensor t) {

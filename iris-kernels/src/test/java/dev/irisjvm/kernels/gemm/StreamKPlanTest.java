@@ -174,7 +174,9 @@ class StreamKPlanTest {
         assertEquals(new StreamKPlan(GemmTile.PAIR, 4, 0), StreamKPlan.whole(GemmTile.PAIR, 33, 264, SMS), "two pairs, each second tile past C");
         assertEquals(StreamKPlan.whole(GemmTile.PAIR, 4096, 4096, SMS), StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.WIDE, 256, SMS), 4096, 4096, SMS));
         assertEquals(null, StreamKPlan.inPairs(new StreamKPlan(GemmTile.SHORT, 64, 32), 128, 4096, SMS), "a shared plan has no pairs");
-        assertEquals(null, StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.NARROW, 32, SMS), 128, 4096, SMS), "128 x 128 tiles have no pairs");
+        assertEquals(new StreamKPlan(GemmTile.NARROW_PAIR, 64, 0), StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.NARROW, 32, SMS), 128, 4096, SMS),
+                "one tile row: 32 pairs, each second tile past C");
+        assertEquals(null, StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.MID, 32, SMS), 128, 4096, SMS), "128 x 192 tiles have no pairs");
     }
 
     @Test
