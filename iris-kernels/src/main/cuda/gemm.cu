@@ -79,6 +79,10 @@ using iris::f16;
         gemm_pair_entry<In, A, B, Out, 2, IRIS_GEMM_TILE_N>(a);                                         \
     }                                                                                                   \
     extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_THREADS, 1)        \
+        iris_gemm_mid_pair_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                       \
+        gemm_pair_entry<In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N>(a);                                     \
+    }                                                                                                   \
+    extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_THREADS, 1)        \
         iris_gemm_narrow_pair_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                    \
         gemm_pair_entry<In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N>(a);                                  \
     }                                                                                                   \

@@ -110,11 +110,14 @@ struct Config {
     static_assert(kConsumerRows == kKnBoxCols, "a km A box holds one consumer's rows");
 
     // Pairs: the kernel runs in clusters of two CTAs on vertically adjacent tiles, which share B's
-    // k-blocks: each CTA loads half of them (kTileN / 2 rows of an nk B, half the boxes of a kn one)
-    // into both CTAs' shared memory (TMA multicast), halving the L2 requests for B.
+    // k-blocks: each CTA loads half of them (kTileN / 2 rows of an nk B; of a kn one's boxes, half,
+    // the second CTA the larger half of an odd count) into both CTAs' shared memory (TMA multicast),
+    // halving the L2 requests for B.
     static constexpr bool kPairs = Pairs;
     static constexpr int kPeers = Pairs ? 2 : 1;
-    static_assert(!Pairs || kTileN % (2 * kKnBoxCols) == 0, "each CTA of a pair loads whole boxes of B");
+    static constexpr int kKnBoxes = kTileN / kKnBoxCols;  // boxes of a kn B's k-block
+    static_assert(kTileN % kKnBoxCols == 0 && kKnBoxes >= kPeers, "each CTA of a pair loads whole boxes of a kn B");
+    static_assert(kTileN / kPeers * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0, "an nk B's half keeps the swizzle's 1024-byte alignment");
 
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
     static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);

@@ -101,11 +101,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * #THIN_TILE_N} on {@value #THREADS}, whose two consumer warpgroups take every other k-block: no
  * wgmma on rows past C, and more tiles to spread B over; for larger M, 128 x 192, 128 x 128 or those
  * 64-row tiles where the cost model finds that the wide ones would leave SMs idle or a wave mostly
- * empty) in grouped order ({@link Options#groupM()} tile rows per group, for L2 reuse). Where the tiles fill their waves they run whole, one block per tile at a time, 128 x 256
- * tiles in clusters of two blocks on vertically adjacent tiles that load half of B each into both
- * (TMA multicast: half the L2 requests for B; an even grid, the second tile of a pair past C where
- * the tile rows are odd, computed and not stored), and 64 x 128 tiles likewise over a K of at most
- * 17 k-blocks; where they would leave SMs idle (few tiles, as at a small M, or a mostly empty last
+ * empty) in grouped order ({@link Options#groupM()} tile rows per group, for L2 reuse). Where the
+ * tiles fill their waves they run whole, one block per tile at a time, the 128-row tiles in
+ * clusters of two blocks on vertically adjacent tiles that load half of B each into both (TMA
+ * multicast: half the L2 requests for B; an even grid, the second tile of a pair past C where the
+ * tile rows are odd, computed and not stored), and 64 x 128 tiles likewise over a K of at most 17
+ * k-blocks; where they would leave SMs idle (few tiles, as at a small M, or a mostly empty last
  * wave) tiles are shared out by K: split-K (each tile in equal slices, one block each) or stream-K
  * (every block an equal run of k-blocks across tiles), whichever a cost model fitted on H200
  * timings estimates faster.
@@ -119,8 +120,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * 128 x 128 tile (the rule, and the H200 timings behind it, are in {@code PortableGemm}); a KM A is
  * copied to shared memory M-major and its fragments read with ldmatrix.trans, as a KN B's are.
  * Skinny (at most 32 rows): one block of 128 threads and 72 KiB per band of 16 rows, 128-column tile
- * and slice of K, with as many slices as fill one wave of the blocks the GPU runs at once (three per
- * SM on an H200; each slice at least 128 of K); the last block of a band's tile to finish adds the
+ * and slice of K, with as many slices as make up to two blocks per SM (each slice at least 512 of
+ * K); the last block of a band's tile to finish adds the
  * slices' F32 partials in slice order, on the same workspace ({@link #schedule} says the split).
  */
 public final class Gemm implements AutoCloseable {
@@ -464,9 +465,9 @@ public final class Gemm implements AutoCloseable {
 
     /** How the skinny kernels split an M x N x K problem here: slices of K only where there is a workspace. */
     private SkinnyGemm.Split skinnySplit(int m, int n, int k) {
-        int wave = skinny.wave(device.multiprocessorCount());
-        return workspace == null ? SkinnyGemm.split(m, n, k, wave, 0, 0)
-                : SkinnyGemm.split(m, n, k, wave, workspace.partialFloats(), workspace.counters());
+        int most = skinny.mostBlocks(device.multiprocessorCount());
+        return workspace == null ? SkinnyGemm.split(m, n, k, most, 0, 0)
+                : SkinnyGemm.split(m, n, k, most, workspace.partialFloats(), workspace.counters());
     }
 
     /** Runs {@code p} (at most {@link SkinnyGemm#MAX_M} rows, A stored M x K) on the skinny kernels in {@code slices} even slices of K (tests). */

@@ -11,39 +11,43 @@ import java.util.Arrays;
  */
 enum GemmTile {
     /** 128 x 256, two consumer warpgroups: {@code iris_gemm_*}. */
-    WIDE(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, ""),
+    WIDE(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, "", false),
     /** 128 x 192, two consumer warpgroups: {@code iris_gemm_mid_*}, a third more tiles than WIDE. */
-    MID(Gemm.TILE_M, Gemm.MID_TILE_N, Gemm.THREADS, "mid_"),
+    MID(Gemm.TILE_M, Gemm.MID_TILE_N, Gemm.THREADS, "mid_", false),
     /** 128 x 128, two consumer warpgroups: {@code iris_gemm_narrow_*}, twice the tiles of WIDE. */
-    NARROW(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_"),
+    NARROW(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_", false),
     /** 64 x 128, one consumer warpgroup: {@code iris_gemm_short_*}, every tile for M at most 64. */
-    SHORT(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_"),
+    SHORT(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_", false),
     /**
      * 64 x 64, twice the tiles of SHORT, two consumer warpgroups on every other k-block each, the
      * second handing its sum to the first: {@code iris_gemm_short_thin_*}.
      */
-    SHORT_THIN(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_"),
+    SHORT_THIN(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_", false),
     /**
      * 128 x 256 in clusters of two CTAs on vertically adjacent tiles that share B, each loading half
      * of B's rows into both: {@code iris_gemm_pair_*}, for plans of whole tiles ({@link
      * StreamKPlan#paired}).
      */
-    PAIR(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, "pair_"),
-    /** 128 x 128 in clusters of two CTAs on vertically adjacent tiles that share B, as {@link #PAIR}: {@code iris_gemm_narrow_pair_*}. */
-    NARROW_PAIR(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_pair_"),
-    /** 64 x 128 in clusters of two CTAs on vertically adjacent tiles that share B, as {@link #PAIR}: {@code iris_gemm_short_pair_*}. */
-    SHORT_PAIR(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_pair_");
+    PAIR(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, "pair_", true),
+    /** 128 x 192 in clusters of two CTAs that share B, as {@link #PAIR}: {@code iris_gemm_mid_pair_*}. */
+    MID_PAIR(Gemm.TILE_M, Gemm.MID_TILE_N, Gemm.THREADS, "mid_pair_", true),
+    /** 128 x 128 in clusters of two CTAs that share B, as {@link #PAIR}: {@code iris_gemm_narrow_pair_*}. */
+    NARROW_PAIR(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_pair_", true),
+    /** 64 x 128 in clusters of two CTAs that share B, as {@link #PAIR}: {@code iris_gemm_short_pair_*}. */
+    SHORT_PAIR(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_pair_", true);
 
     private final int rows;
     private final int cols;
     private final int threads;
     private final String namePart;
+    private final boolean paired;
 
-    GemmTile(int rows, int cols, int threads, String namePart) {
+    GemmTile(int rows, int cols, int threads, String namePart, boolean paired) {
         this.rows = rows;
         this.cols = cols;
         this.threads = threads;
         this.namePart = namePart;
+        this.paired = paired;
     }
 
     /** The tile every plan of an {@code m}-row problem starts from: SHORT for at most 64 rows, else WIDE. */
@@ -69,7 +73,18 @@ enum GemmTile {
 
     /** Whether this tile's kernels run in clusters of two CTAs that share B. */
     boolean paired() {
-        return this == PAIR || this == NARROW_PAIR || this == SHORT_PAIR;
+        return paired;
+    }
+
+    /** This tile in clusters of two that share B, or null where it has no such kernels (64 x 64, and the pairs themselves). */
+    GemmTile inPairs() {
+        return switch (this) {
+            case WIDE -> PAIR;
+            case MID -> MID_PAIR;
+            case NARROW -> NARROW_PAIR;
+            case SHORT -> SHORT_PAIR;
+            default -> null;
+        };
     }
 
     int rows() {
@@ -90,7 +105,7 @@ enum GemmTile {
         return GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
     }
 
-    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_", "short_thin_", "pair_", "narrow_pair_" or "short_pair_". */
+    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_", "short_thin_", and for the pairs "pair_", "mid_pair_", "narrow_pair_" or "short_pair_". */
     String namePart() {
         return namePart;
     }

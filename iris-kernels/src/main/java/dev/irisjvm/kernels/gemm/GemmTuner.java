@@ -71,9 +71,9 @@ final class GemmTuner {
     /**
      * The schedules the first call of a shape times: the {@value #SHORTLIST} that {@link
      * ScheduleCost} estimates fastest among those it can take ({@link StreamKPlan#candidates}), and
-     * whole tiles always (the schedule without a workspace, whatever the estimate); whole wide tiles
-     * in pairs, as the rule runs them ({@link StreamKPlan#paired}: unpaired, a shape whose B rows
-     * are off 128 bytes lost a third).
+     * whole tiles always (the schedule without a workspace, whatever the estimate); whole tiles of
+     * 128 rows in pairs, as the rule runs them ({@link StreamKPlan#paired}: unpaired, a shape whose B
+     * rows are off 128 bytes lost a third).
      */
     static List<StreamKPlan> candidates(int m, int n, int kBlocks, int multiprocessors) {
         List<StreamKPlan> all = StreamKPlan.candidates(m, n, kBlocks, multiprocessors);

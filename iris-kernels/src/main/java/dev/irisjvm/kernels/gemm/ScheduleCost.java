@@ -91,8 +91,8 @@ final class ScheduleCost {
         long tiles = tilesM * tilesN;
         double k = (double) kBlocks * Gemm.TILE_K;
         double kBlockUs = switch (plan.tile()) {
-            case WIDE, PAIR -> K_BLOCK_US;  // pairs are never among the candidates; priced as the tile they pair
-            case MID -> MID_K_BLOCK_US;
+            case WIDE, PAIR -> K_BLOCK_US;  // pairs of 128-row tiles are never among the candidates; priced as the tile they pair
+            case MID, MID_PAIR -> MID_K_BLOCK_US;
             case NARROW, NARROW_PAIR -> NARROW_K_BLOCK_US;
             case SHORT -> SHORT_K_BLOCK_US;
             case SHORT_PAIR -> SHORT_PAIR_K_BLOCK_US;

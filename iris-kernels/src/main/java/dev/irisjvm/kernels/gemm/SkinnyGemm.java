@@ -36,20 +36,29 @@ final class SkinnyGemm implements AutoCloseable {
     static final int THREADS = KernelAbi.IRIS_GEMM_SKINNY_THREADS;
     /** Dynamic shared memory per block, in bytes. */
     static final int SHARED_BYTES = KernelAbi.IRIS_GEMM_SKINNY_SHARED_BYTES;
-    /** The fewest k-blocks of a slice: fewer would spend more on the fix-up's partials and the pipeline's fill than they stream. */
-    static final int MIN_SLICE_K_BLOCKS = 2;
+    /**
+     * The fewest k-blocks of a slice, and the most blocks per SM a split aims at: GemmPlanTimes timed
+     * every even split of nine shapes of 1 to 32 rows on an H200 at commit {@code 404d74a}
+     * (docs/benchmarks/gemm-plans-2026-12-04-404d74a.json). Past two blocks per SM, or under 8
+     * k-blocks a slice, each was slower: 1 x 768 x 4096 ran in 6.6 µs in 8 slices of 8 k-blocks and
+     * 8.1 in 32 of 2; 16 x 14336 x 4096 in 32.0 µs on 224 blocks and 33.7 on 336. Within both
+     * bounds, the most slices were within 4 % of the fastest split on each shape, the fastest on five.
+     */
+    static final int MIN_SLICE_K_BLOCKS = 8;
+    static final int BLOCKS_PER_MULTIPROCESSOR = 2;
     /**
      * The most rows of partials (slices x M) that the last block of a tile adds: one block reads them
-     * all, and beyond 32 KiB that read costs more than more slices gain.
+     * all (128 KiB at 256 rows). 16 x 2304 x 16384 ran fastest in 11 slices (176 rows), 23.8 µs
+     * against 29.4 in the 4 that a bound of 64 rows allowed.
      */
-    static final int MAX_SUMMED_ROWS = 64;
+    static final int MAX_SUMMED_ROWS = 256;
 
     private static final DType[] INPUTS = {DType.BF16, DType.F16};
 
     /** [input: bf16, f16][layout: nk, kn][output: input type, f32] */
     private final Kernel[][][] kernels = new Kernel[INPUTS.length][GemmLayout.values().length][2];
     private final GemmSkinnyArgs args = new GemmSkinnyArgs();
-    /** Blocks one SM runs at once (three on sm_80 and sm_90, one on sm_86 and sm_89): one wave is this times the SMs. */
+    /** Blocks one SM runs at once (three on sm_80 and sm_90, one on sm_86 and sm_89). */
     private final int blocksPerMultiprocessor;
 
     SkinnyGemm(KernelModule module) {
@@ -60,7 +69,7 @@ final class SkinnyGemm implements AutoCloseable {
                     Kernel k = module.kernel(kernelName(INPUTS[i], layout, o == 0 ? INPUTS[i] : DType.F32));
                     k.setMaxDynamicSharedBytes(SHARED_BYTES);
                     // Without it the driver may keep a carveout of one block per SM, and a split into
-                    // one wave of three blocks per SM would run as three waves.
+                    // two blocks per SM would run as two waves.
                     k.preferSharedMemory();
                     blocks = Math.min(blocks, k.maxActiveBlocksPerMultiprocessor(THREADS, SHARED_BYTES));
                     kernels[i][layout.ordinal()][o] = k;
@@ -70,9 +79,9 @@ final class SkinnyGemm implements AutoCloseable {
         this.blocksPerMultiprocessor = Math.max(1, blocks);
     }
 
-    /** Blocks the GPU runs at once: one wave. */
-    int wave(int multiprocessors) {
-        return blocksPerMultiprocessor * multiprocessors;
+    /** The most blocks a split aims at: {@value #BLOCKS_PER_MULTIPROCESSOR} per SM, or as many as one SM runs at once where that is fewer. */
+    int mostBlocks(int multiprocessors) {
+        return Math.min(blocksPerMultiprocessor, BLOCKS_PER_MULTIPROCESSOR) * multiprocessors;
     }
 
     static String kernelName(DType in, GemmLayout layout, DType out) {
@@ -112,17 +121,17 @@ final class SkinnyGemm implements AutoCloseable {
     }
 
     /**
-     * The split of an {@code m} x {@code n} x {@code k} problem on a GPU that runs {@code wave} blocks
-     * at once: as many slices as keep the grid within that one wave (a second wave of a few blocks
-     * would take as long as the first), each slice at least {@value #MIN_SLICE_K_BLOCKS} k-blocks, at
-     * most {@value #MAX_SUMMED_ROWS} rows of partials per band's tile, within a workspace of {@code
-     * partialFloats} floats and {@code counters} tile counters (none: every tile whole).
+     * The split of an {@code m} x {@code n} x {@code k} problem into at most {@code mostBlocks}
+     * blocks ({@link #mostBlocks}): as many slices as that allows, each at least {@value
+     * #MIN_SLICE_K_BLOCKS} k-blocks, at most {@value #MAX_SUMMED_ROWS} rows of partials per band's
+     * tile, within a workspace of {@code partialFloats} floats and {@code counters} tile counters
+     * (none: every tile whole).
      */
-    static Split split(int m, int n, int k, int wave, long partialFloats, long counters) {
+    static Split split(int m, int n, int k, int mostBlocks, long partialFloats, long counters) {
         int bands = bands(m);
         int tiles = (int) GemmChecks.ceilDiv(n, TILE_N);
         int kBlocks = (int) GemmChecks.ceilDiv(k, TILE_K);
-        long wanted = Math.min(wave / ((long) bands * tiles), MAX_SUMMED_ROWS / Math.max(1, Math.min(m, TILE_M)));
+        long wanted = Math.min(mostBlocks / ((long) bands * tiles), MAX_SUMMED_ROWS / Math.max(1, Math.min(m, TILE_M)));
         long room = (long) bands * tiles > counters ? 1 : partialFloats / partialFloats(bands, tiles, 1);
         int slices = (int) Math.max(1, Math.min(Math.min(wanted, room), kBlocks / MIN_SLICE_K_BLOCKS));
         return evenly(m, n, k, slices);

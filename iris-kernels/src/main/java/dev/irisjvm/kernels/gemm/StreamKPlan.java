@@ -29,25 +29,30 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
     }
 
     /**
-     * {@code plan} in clusters of two where it runs whole 128 x 256 tiles: a pair of vertically
-     * adjacent tiles per cluster, {@code 2 min(SMs / 2, pairs)} CTAs; any other plan as it is.
+     * {@code plan} in clusters of two where it runs whole tiles of 128 rows and the pairs take no
+     * more waves than the tiles alone: a pair of vertically adjacent tiles per cluster, {@code 2
+     * min(SMs / 2, pairs)} CTAs; any other plan as it is. In pairs, 128 x 128 tiles were faster than
+     * alone on each of the twelve shapes GemmPlanTimes timed at commit {@code 404d74a}, by 5 to 10 %
+     * (512 x 4096 x 4096: 25.1 µs against 27.3), as 128 x 256 tiles were
+     * (docs/benchmarks/gemm-suite-findings.md). The waves: one row of 128 tiles fills a wave alone,
+     * and in pairs would take two, every second CTA computing a tile past C.
      */
     static StreamKPlan paired(StreamKPlan plan, int m, int n, int multiprocessors) {
-        return plan.tile == GemmTile.WIDE && plan.sharedTiles == 0 ? inPairs(plan, m, n, multiprocessors) : plan;
+        if (plan.tile.rows() != Gemm.TILE_M || plan.tile.paired() || plan.sharedTiles != 0) {
+            return plan;
+        }
+        long pairs = GemmChecks.ceilDiv(GemmChecks.ceilDiv(m, plan.tile.rows()), 2) * GemmChecks.ceilDiv(n, plan.tile.cols());
+        long waves = GemmChecks.ceilDiv(plan.tile.tiles(m, n), multiprocessors);
+        return GemmChecks.ceilDiv(pairs, Math.max(1, multiprocessors / 2)) <= waves ? inPairs(plan, m, n, multiprocessors) : plan;
     }
 
     /**
      * {@code plan}'s whole tiles in clusters of two, a pair of vertically adjacent tiles per cluster
-     * on {@code 2 min(SMs / 2, pairs)} CTAs (128 x 256 in {@link GemmTile#PAIR}, 128 x 128 in {@link
-     * GemmTile#NARROW_PAIR}, 64 x 128 in {@link GemmTile#SHORT_PAIR}), or null where its tile has no pairs or it shares tiles.
+     * on {@code 2 min(SMs / 2, pairs)} CTAs ({@link GemmTile#inPairs}), or null where its tile has no
+     * pairs or it shares tiles.
      */
     static StreamKPlan inPairs(StreamKPlan plan, int m, int n, int multiprocessors) {
-        GemmTile pair = plan.sharedTiles != 0 ? null : switch (plan.tile) {
-            case WIDE -> GemmTile.PAIR;
-            case NARROW -> GemmTile.NARROW_PAIR;
-            case SHORT -> GemmTile.SHORT_PAIR;
-            default -> null;
-        };
+        GemmTile pair = plan.sharedTiles != 0 ? null : plan.tile.inPairs();
         return pair == null ? null : whole(pair, m, n, multiprocessors);
     }
 
@@ -121,7 +126,7 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
         String size = switch (tile) {
             case WIDE -> "";
             case PAIR -> ", in pairs";
-            case NARROW_PAIR, SHORT_PAIR -> ", " + tile.describe() + " tiles in pairs";
+            case MID_PAIR, NARROW_PAIR, SHORT_PAIR -> ", " + tile.describe() + " tiles in pairs";
             default -> ", " + tile.describe() + " tiles";
         };
         if (sharedTiles == 0) {

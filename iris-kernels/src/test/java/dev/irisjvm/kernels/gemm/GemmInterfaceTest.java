@@ -41,7 +41,7 @@ class GemmInterfaceTest {
                 }
             }
         }
-        assertEquals(128, names, "16 variants in 8 tiles");
+        assertEquals(144, names, "16 variants in 9 tiles");
     }
 
     @Test

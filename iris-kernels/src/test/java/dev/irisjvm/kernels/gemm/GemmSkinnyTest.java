@@ -22,9 +22,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * of K gives every SM its blocks without an empty slice or more partials than the workspace holds.
  */
 class GemmSkinnyTest {
-    /** An H200's SMs, the blocks they run at once (three each), and the workspace a Gemm allocates for them. */
+    /** An H200's SMs, the most blocks a split aims at on them (two each), and the workspace a Gemm allocates for them. */
     private static final int SMS = 132;
-    private static final int WAVE = 3 * SMS;
+    private static final int MOST_BLOCKS = 2 * SMS;
     private static final long PARTIAL_FLOATS = StreamKPlan.partialBytes(SMS) / Float.BYTES;
     private static final long COUNTERS = StreamKPlan.counterBytes(StreamKPlan.maxSharedTiles(SMS)) / Integer.BYTES;
 
@@ -97,46 +97,51 @@ class GemmSkinnyTest {
         assertEquals(96, AbiLayout.offset(iris_gemm_skinny_args.class, "beta"));
     }
 
-    /** (M, N, K) -> tiles, slices, k-blocks per slice on 132 SMs of 3 blocks each. */
+    /** (M, N, K) -> tiles, slices, k-blocks per slice on 132 SMs, at most two blocks each. */
     @ParameterizedTest
     @CsvSource({
-            // 48 tiles: 8 slices fill one wave of 3 blocks per SM (396); 64 k-blocks make them 8 of 8.
-            "1, 6144, 4096, 48, 8, 8",
-            // 32 tiles of 8 k-blocks: at most 4 slices of 2.
-            "1, 4096, 512, 32, 4, 2",
-            // 32 tiles of 224 k-blocks: 12 slices of 19 (the last of 15), 384 blocks.
-            "1, 4096, 14336, 32, 12, 19",
-            // 6 tiles want 66 slices; 64 k-blocks allow 32 of 2.
-            "1, 768, 4096, 6, 32, 2",
-            // 8 and 16 rows: the last block adds at most 64 rows of partials, 8 and 4 slices.
+            // 48 tiles: 5 slices make at most 264 blocks; 64 k-blocks make them 5 of 13 (the last 12).
+            "1, 6144, 4096, 48, 5, 13",
+            // 32 tiles of 8 k-blocks: whole, as no slice may have fewer than 8.
+            "1, 4096, 512, 32, 1, 8",
+            // 32 tiles of 224 k-blocks: 8 slices of 28, 256 blocks.
+            "1, 4096, 14336, 32, 8, 28",
+            // 6 tiles want 44 slices; 64 k-blocks allow 8 of 8.
+            "1, 768, 4096, 6, 8, 8",
             "8, 768, 4096, 6, 8, 8",
-            "16, 1536, 4096, 12, 4, 16",
-            // 112 tiles: 3 slices, 336 blocks, not 4 and a second wave.
-            "1, 14336, 4096, 112, 3, 22",
+            "16, 1536, 4096, 12, 8, 8",
+            // 18 tiles: 14 slices, 224 rows of partials.
+            "16, 2304, 16384, 18, 14, 19",
+            // One tile of 16 rows: at most 256 rows of partials, 16 slices.
+            "16, 128, 65536, 1, 16, 64",
+            // 112 tiles: 2 slices, 224 blocks.
+            "1, 14336, 4096, 112, 2, 32",
             // Enough tiles: whole.
             "16, 28672, 8192, 224, 1, 128",
             "1, 128256, 4096, 1002, 1, 64",
             // One k-block: one slice.
             "1, 4096, 8, 32, 1, 1",
-            // Ragged: 1000 / 128 -> 8 tiles, 8200 / 64 -> 129 k-blocks, 49 wanted -> 3 k-blocks each, 43 slices.
-            "1, 1000, 8200, 8, 43, 3"})
-    void theSplitFillsOneWaveWithEvenNonEmptySlices(int m, int n, int k, int tiles, int slices, int perSlice) {
-        SkinnyGemm.Split split = SkinnyGemm.split(m, n, k, WAVE, PARTIAL_FLOATS, COUNTERS);
+            // Ragged: 1000 / 128 -> 8 tiles, 8200 / 64 -> 129 k-blocks, 16 slices wanted -> 9 k-blocks each, 15 slices.
+            "1, 1000, 8200, 8, 15, 9"})
+    void theSplitKeepsTwoBlocksPerSmWithEvenNonEmptySlices(int m, int n, int k, int tiles, int slices, int perSlice) {
+        SkinnyGemm.Split split = SkinnyGemm.split(m, n, k, MOST_BLOCKS, PARTIAL_FLOATS, COUNTERS);
         assertEquals(new SkinnyGemm.Split(tiles, slices, perSlice), split, m + " x " + n + " x " + k);
         int kBlocks = (int) GemmChecks.ceilDiv(k, SkinnyGemm.TILE_K);
         assertTrue((long) (split.slices() - 1) * split.kBlocksPerSlice() < kBlocks, "the last slice is not empty");
         assertTrue((long) split.slices() * split.kBlocksPerSlice() >= kBlocks, "the slices cover K");
-        assertTrue(split.slices() == 1 || split.grid() <= WAVE, "one wave");
-        assertTrue(split.slices() * m <= SkinnyGemm.MAX_SUMMED_ROWS || split.slices() == 1, "at most 64 rows of partials");
+        assertTrue(split.slices() == 1 || split.grid() <= MOST_BLOCKS, "at most two blocks per SM");
+        assertTrue(split.slices() == 1 || split.kBlocksPerSlice() >= SkinnyGemm.MIN_SLICE_K_BLOCKS, "at least 8 k-blocks a slice");
+        assertTrue(split.slices() * m <= SkinnyGemm.MAX_SUMMED_ROWS || split.slices() == 1, "at most 256 rows of partials");
     }
 
     @Test
-    void rowsPastSixteenRunInBandsThatShareTheWave() {
-        // 2 bands x 32 tiles: 6 slices would fill the wave, 4 keep a band's partials at 64 rows.
-        assertEquals(new SkinnyGemm.Split(2, 32, 4, 4), SkinnyGemm.split(32, 4096, 1024, WAVE, PARTIAL_FLOATS, COUNTERS));
-        assertEquals(new SkinnyGemm.Split(2, 32, 4, 4), SkinnyGemm.split(17, 4096, 1024, WAVE, PARTIAL_FLOATS, COUNTERS), "17 rows: a band of 1");
+    void rowsPastSixteenRunInBandsThatShareTheBlocks() {
+        // 2 bands x 32 tiles: 4 slices would make 256 blocks, 16 k-blocks allow 2 of 8.
+        assertEquals(new SkinnyGemm.Split(2, 32, 2, 8), SkinnyGemm.split(32, 4096, 1024, MOST_BLOCKS, PARTIAL_FLOATS, COUNTERS));
+        assertEquals(new SkinnyGemm.Split(2, 32, 2, 8), SkinnyGemm.split(17, 4096, 1024, MOST_BLOCKS, PARTIAL_FLOATS, COUNTERS),
+                "17 rows: a band of 1");
         // 2 bands x 128 tiles: 256 blocks, one slice.
-        assertEquals(new SkinnyGemm.Split(2, 128, 1, 32), SkinnyGemm.split(32, 16384, 2048, WAVE, PARTIAL_FLOATS, COUNTERS));
+        assertEquals(new SkinnyGemm.Split(2, 128, 1, 32), SkinnyGemm.split(32, 16384, 2048, MOST_BLOCKS, PARTIAL_FLOATS, COUNTERS));
         assertEquals(2L * 32 * 4 * 16 * 128, SkinnyGemm.partialFloats(2, 32, 4));
         assertFalse(SkinnyGemm.fits(new SkinnyGemm.Split(2, 32, 4, 4), PARTIAL_FLOATS, 63), "a counter per band and tile");
         assertTrue(SkinnyGemm.fits(new SkinnyGemm.Split(2, 32, 4, 4), PARTIAL_FLOATS, 64));
@@ -149,10 +154,10 @@ class GemmSkinnyTest {
 
     @Test
     void withoutAWorkspaceOrBeyondItEveryTileRunsWhole() {
-        assertEquals(1, SkinnyGemm.split(1, 4096, 4096, WAVE, 0, 0).slices(), "no workspace");
-        assertEquals(1, SkinnyGemm.split(1, 4096, 4096, WAVE, PARTIAL_FLOATS, 16).slices(), "32 tiles, 16 counters");
+        assertEquals(1, SkinnyGemm.split(1, 4096, 4096, MOST_BLOCKS, 0, 0).slices(), "no workspace");
+        assertEquals(1, SkinnyGemm.split(1, 4096, 4096, MOST_BLOCKS, PARTIAL_FLOATS, 16).slices(), "32 tiles, 16 counters");
         long room = 3L * 32 * SkinnyGemm.TILE_M * SkinnyGemm.TILE_N;
-        assertEquals(3, SkinnyGemm.split(1, 4096, 4096, WAVE, room, COUNTERS).slices(), "partials for 3 slices of 32 tiles");
+        assertEquals(3, SkinnyGemm.split(1, 4096, 4096, MOST_BLOCKS, room, COUNTERS).slices(), "partials for 3 slices of 32 tiles");
     }
 
     @Test

@@ -67,7 +67,7 @@ class GemmTunerTest {
         List<StreamKPlan> big = GemmTuner.candidates(8192, 8192, 128, SMS);
         assertEquals(new StreamKPlan(GemmTile.PAIR, SMS, 0), big.get(0));
         assertTrue(big.contains(new StreamKPlan(GemmTile.WIDE, SMS, 2048 % SMS + SMS)), "full waves too get a stream-K candidate");
-        assertEquals(List.of(StreamKPlan.whole(GemmTile.NARROW, 100, SMS), StreamKPlan.whole(GemmTile.MID, 100, SMS),
+        assertEquals(List.of(new StreamKPlan(GemmTile.NARROW_PAIR, 100, 0), new StreamKPlan(GemmTile.MID_PAIR, 100, 0),
                 new StreamKPlan(GemmTile.PAIR, 50, 0)), GemmTuner.candidates(128 * 50, 256, 1, SMS), "K = 64: nothing to share, in any tile");
         assertEquals(GemmTuner.SHORTLIST + 1, GemmTuner.candidates(128, 512, 2, SMS).size(),
                 "the best three of five whole-tile plans and whole wide tiles in pairs: nothing to share");

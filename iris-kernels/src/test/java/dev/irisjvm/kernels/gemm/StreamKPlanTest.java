@@ -120,14 +120,19 @@ class StreamKPlanTest {
     }
 
     @Test
-    void onlyWholeWideTilesArePaired() {
-        StreamKPlan narrow = new StreamKPlan(GemmTile.NARROW, 132, 0);
+    void onlyWholeTilesOf128RowsArePaired() {
         StreamKPlan splitK = new StreamKPlan(GemmTile.WIDE, 128, 32);
-        StreamKPlan streamK = new StreamKPlan(GemmTile.WIDE, 132, 156);
+        StreamKPlan streamK = new StreamKPlan(GemmTile.NARROW, 132, 156);
         StreamKPlan shortTiles = new StreamKPlan(GemmTile.SHORT, 64, 0);
-        for (StreamKPlan plan : List.of(narrow, splitK, streamK, shortTiles)) {
+        StreamKPlan thinTiles = new StreamKPlan(GemmTile.SHORT_THIN, 64, 0);
+        for (StreamKPlan plan : List.of(splitK, streamK, shortTiles, thinTiles)) {
             assertEquals(plan, StreamKPlan.paired(plan, 4096, 4096, SMS));
         }
+        assertEquals(new StreamKPlan(GemmTile.NARROW_PAIR, SMS, 0), StreamKPlan.paired(new StreamKPlan(GemmTile.NARROW, SMS, 0), 4096, 4096, SMS));
+        assertEquals(new StreamKPlan(GemmTile.MID_PAIR, 96, 0), StreamKPlan.paired(new StreamKPlan(GemmTile.MID, 96, 0), 1536, 1536, SMS),
+                "12 x 8 tiles: 48 pairs");
+        StreamKPlan oneRow = new StreamKPlan(GemmTile.NARROW, 128, 0);
+        assertEquals(oneRow, StreamKPlan.paired(oneRow, 128, 16384, SMS), "one row of 128 tiles: one wave alone, two in pairs");
     }
 
     @Test
@@ -176,7 +181,7 @@ class StreamKPlanTest {
         assertEquals(null, StreamKPlan.inPairs(new StreamKPlan(GemmTile.SHORT, 64, 32), 128, 4096, SMS), "a shared plan has no pairs");
         assertEquals(new StreamKPlan(GemmTile.NARROW_PAIR, 64, 0), StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.NARROW, 32, SMS), 128, 4096, SMS),
                 "one tile row: 32 pairs, each second tile past C");
-        assertEquals(null, StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.MID, 32, SMS), 128, 4096, SMS), "128 x 192 tiles have no pairs");
+        assertEquals(null, StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.SHORT_THIN, 64, SMS), 64, 4096, SMS), "64 x 64 tiles have no pairs");
     }
 
     @Test

@@ -35,9 +35,9 @@ struct Stages {
     __device__ uint8_t* b(int s) const { return a(s) + Cfg::kABytes; }
 };
 
-/// Loads B's k-block at (k0, col) into `dst`: an nk B as boxes of rows, a kn one as kTileN /
-/// kKnBoxCols boxes of 64 columns, each 64 K-rows of 128 bytes. Alone, all of them; in a pair, this
-/// CTA's half of those rows or boxes, into both CTAs (the host's nk box is then kTileN / 2 rows).
+/// Loads B's k-block at (k0, col) into `dst`: an nk B as boxes of rows, a kn one as kKnBoxes boxes
+/// of 64 columns, each 64 K-rows of 128 bytes. Alone, all of them; in a pair, this CTA's half of
+/// those rows or boxes, into both CTAs (the host's nk box is then kTileN / 2 rows).
 template <class Cfg>
 __device__ void load_b(uint8_t* dst, const sm90::TmaDescriptor* b_map, uint64_t* full, int k0, int col) {
     constexpr int kCols = Cfg::kTileN / Cfg::kPeers;  // columns of B this CTA loads
@@ -53,7 +53,7 @@ __device__ void load_b(uint8_t* dst, const sm90::TmaDescriptor* b_map, uint64_t*
         load(dst + part * kCols * Cfg::kTileK * sizeof(typename Cfg::In), k0, col + part * kCols);
     } else {
 #pragma unroll
-        for (int j = part * kCols / Cfg::kKnBoxCols; j < (part + 1) * kCols / Cfg::kKnBoxCols; ++j) {
+        for (int j = part * Cfg::kKnBoxes / Cfg::kPeers; j < (part + 1) * Cfg::kKnBoxes / Cfg::kPeers; ++j) {
             load(dst + j * Cfg::kKnBoxCols * Cfg::kTileK * sizeof(typename Cfg::In), col + j * Cfg::kKnBoxCols, k0);
         }
     }
