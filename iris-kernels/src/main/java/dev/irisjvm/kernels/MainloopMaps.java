@@ -77,15 +77,17 @@ public final class MainloopMaps {
 
     /**
      * B's tensor map for a mainloop with tiles of {@code tileN} columns ({@link Gemm#TILE_N}, {@link
-     * Gemm#MID_TILE_N}, {@link Gemm#NARROW_TILE_N} or {@link Gemm#THIN_TILE_N}): an NK box holds
-     * {@code tileN} rows (a tile's N, or half of a paired tile's for each CTA of a pair); KN boxes do
-     * not depend on it.
+     * Gemm#MID_TILE_N}, {@link Gemm#NARROW_TILE_N} or {@link Gemm#THIN_TILE_N}, or half of one of
+     * the first three for each CTA of a pair): an NK box holds {@code tileN} rows; KN boxes do not
+     * depend on it.
      */
     public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
                                         long cols, long rowStrideBytes, int tileN) {
-        if (tileN != Gemm.TILE_N && tileN != Gemm.MID_TILE_N && tileN != Gemm.NARROW_TILE_N && tileN != Gemm.THIN_TILE_N) {
+        if (tileN != Gemm.TILE_N && tileN != Gemm.MID_TILE_N && tileN != Gemm.NARROW_TILE_N && tileN != Gemm.THIN_TILE_N
+                && tileN != Gemm.MID_TILE_N / 2) {
             throw new IllegalArgumentException("tile width " + tileN + ": the mainloop takes " + Gemm.TILE_N + ", "
-                    + Gemm.MID_TILE_N + ", " + Gemm.NARROW_TILE_N + " or " + Gemm.THIN_TILE_N);
+                    + Gemm.MID_TILE_N + ", " + Gemm.NARROW_TILE_N + ", " + Gemm.MID_TILE_N / 2 + " (half of a pair's "
+                    + Gemm.MID_TILE_N + ") or " + Gemm.THIN_TILE_N);
         }
         boolean nk = layout == GemmLayout.NK;
         return maps.tiled2d(type, address, cols, rows, rowStrideBytes, nk ? B_NK_BOX_INNER : B_KN_BOX_INNER,
