@@ -14,8 +14,9 @@ package dev.irisjvm.kernels.gemm;
  *       limit; one of a 128 x 128 tile costs more than half of 128 x 256's: per multiply-add it
  *       moves a third more operand bytes through shared memory.
  *   <li>Memory: bytes of A and B over the GPU's bandwidth. Tiles that run side by side in step (whole
- *       waves, and split-K, whose slices of neighbouring tiles start at the same k) read a panel
- *       once for all the tiles that share it; stream-K's CTAs start at unrelated k, so each tile
+ *       waves, split-K, whose slices of neighbouring tiles start at the same k, and a tail of tiles
+ *       that take the same number of CTAs each) read a panel once for all the tiles that share it;
+ *       stream-K's CTAs otherwise start at unrelated k, so each tile
  *       reads its own panels. That is why stream-K halves the speed of a 1024 x 3584 x 8192 GEMM
  *       whose 112 tiles already nearly fill the GPU.
  *   <li>The fix-up: each piece of a shared tile writes its partial and the last reads them all, after
@@ -71,6 +72,17 @@ final class ScheduleCost {
      * at commit {@code 945e9f3}: 0.46 to 0.49 µs on the shapes the rule put on it with K up to 8192.
      */
     static final double MID_K_BLOCK_US = 0.48;
+    /**
+     * The share of its time that a plan of whole 128-row tiles takes in pairs ({@link
+     * StreamKPlan#paired}), which it is then run in and only whole plans can be. Measured in
+     * GemmPlanTimes at commits {@code 404d74a} to {@code 848012e}: 0.96 for 128 x 256 tiles on 8192
+     * x 8192 x 8192, 0.97 for 128 x 192 on 1536 x 1536 x 1536, 0.91 to 0.95 for 128 x 128; of the
+     * factors 0.90 to 1, 0.95 is the largest gain that still picks, on each of the 68 shapes of more
+     * than 32 rows timed there, a plan within 5.5 % of the fastest timed (0.998 of it as a geometric
+     * mean), and it keeps the largest model shapes, whose last wave is a small part of many, whole
+     * and in pairs rather than sharing that wave by K.
+     */
+    static final double PAIRED = 0.95;
     /** Bytes per µs the GPU's memory delivers to the kernel. */
     static final double BYTES_PER_US = 4.91e6;
     /** µs per launch, and per wave of tiles. */
@@ -101,14 +113,18 @@ final class ScheduleCost {
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {
             long waves = GemmChecks.ceilDiv(tiles, multiprocessors);
-            return Math.max(waves * kBlocks * kBlockUs, operandBytes / BYTES_PER_US) + LAUNCH_US + WAVE_US * waves;
+            double pairs = StreamKPlan.paired(plan, m, n, multiprocessors).equals(plan) ? 1 : PAIRED;
+            return pairs * Math.max(waves * kBlocks * kBlockUs, operandBytes / BYTES_PER_US) + LAUNCH_US + WAVE_US * waves;
         }
         long shared = plan.sharedTiles();
-        long wholeWaves = (tiles - shared) / multiprocessors;
+        long wholeWaves = GemmChecks.ceilDiv(tiles - shared, multiprocessors);
         double partialBytes = (double) Math.min(m, tileM) * tileN * Float.BYTES;
         long pieces = GemmChecks.ceilDiv(plan.grid(), shared);
         boolean splitK = plan.isSplitK(tiles);
-        double bytes = splitK ? operandBytes : ((double) tilesN * m + (double) tilesM * n) * k * 2 * shared / tiles;
+        // Split-K's slices, and a tail whose tiles take the same number of CTAs each (StreamKPlan.tail),
+        // start at the same k: neighbouring tiles read a panel once.
+        boolean inStep = plan.grid() % shared == 0;
+        double bytes = inStep ? operandBytes * shared / tiles : ((double) tilesN * m + (double) tilesM * n) * k * 2 * shared / tiles;
         // The partials are written after a piece's k-blocks and read by the last piece after its own:
         // their traffic follows the mainloop instead of overlapping it.
         double fixUpBytes = (splitK ? plan.grid() : plan.grid() + shared) * partialBytes * 2;

@@ -98,9 +98,10 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
             for (long slices = 2; tiles * slices <= multiprocessors && kBlocks / slices >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS; slices++) {
                 plans.add(new StreamKPlan(tile, (int) (tiles * slices), (int) tiles));
             }
-            StreamKPlan streamK = shared(tile, tiles, kBlocks, multiprocessors);
-            if (streamK != null && !plans.contains(streamK)) {
-                plans.add(streamK);
+            for (StreamKPlan streamK : new StreamKPlan[] {shared(tile, tiles, kBlocks, multiprocessors), tail(tile, tiles, kBlocks, multiprocessors)}) {
+                if (streamK != null && !plans.contains(streamK)) {
+                    plans.add(streamK);
+                }
             }
         }
         plans.sort(Comparator.comparingDouble(p -> ScheduleCost.us(p, m, n, kBlocks, multiprocessors)));
@@ -150,6 +151,32 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
         // Fewer tiles than SMs: worth it only with more CTAs than tiles; more: only on every SM.
         boolean useful = tiles < multiprocessors ? grid > tiles : grid == multiprocessors;
         return iterations > Integer.MAX_VALUE / 2 || !useful ? null : new StreamKPlan(tile, grid, (int) shared);
+    }
+
+    /**
+     * Whole tiles first, then the last of them shared out by K over every SM, as many as divide the
+     * SMs evenly and at least the last partial wave's: every shared tile takes the same number of
+     * CTAs, each starting at the same k, so that the tiles that share a panel read it at the same
+     * time, as in split-K, and the whole tiles before them leave at most a few SMs idle. 512 x 9216 x
+     * 16384 ran in 209.8 µs with 66 of its 192 tiles of 128 x 192 shared by two CTAs each, 281.1 in
+     * whole tiles and 286.2 with the 60 of its partial wave shared in unrelated runs of k-blocks
+     * (GemmPlanTimes at commit {@code 848012e}; cuBLASLt 225.2). Null where the tiles make whole
+     * waves or fewer than one, no such count exists, or a CTA would get fewer than {@value
+     * KernelAbi#IRIS_GEMM_STREAM_K_MIN_BLOCKS} k-blocks.
+     */
+    static StreamKPlan tail(GemmTile tile, long tiles, int kBlocks, int multiprocessors) {
+        long partial = tiles % multiprocessors;
+        if (tiles <= multiprocessors || partial == 0) {
+            return null;
+        }
+        for (long ctasPerTile = multiprocessors / partial; ctasPerTile >= 2; ctasPerTile--) {
+            if (multiprocessors % ctasPerTile == 0) {
+                long shared = multiprocessors / ctasPerTile;
+                boolean fits = kBlocks / ctasPerTile >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS && shared * kBlocks <= Integer.MAX_VALUE / 2;
+                return fits ? new StreamKPlan(tile, multiprocessors, (int) shared) : null;
+            }
+        }
+        return null;
     }
 
     /** Bytes of partials a launch of {@code grid} CTAs needs: two tiles of F32 per CTA. */

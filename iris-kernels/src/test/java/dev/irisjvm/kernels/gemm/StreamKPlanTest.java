@@ -1,6 +1,7 @@
 package dev.irisjvm.kernels.gemm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.runtime.abi.global.KernelAbi;
@@ -45,7 +46,23 @@ class StreamKPlanTest {
         double short64 = ScheduleCost.us(StreamKPlan.whole(GemmTile.SHORT, 32, SMS), 64, 4096, 64, SMS);
         double tall65 = ScheduleCost.us(StreamKPlan.whole(GemmTile.WIDE, 16, SMS), 65, 4096, 64, SMS);
         assertEquals(64 * ScheduleCost.SHORT_K_BLOCK_US, short64 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9);
-        assertEquals(64 * ScheduleCost.K_BLOCK_US, tall65 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9);
+        assertEquals(64 * ScheduleCost.K_BLOCK_US * ScheduleCost.PAIRED, tall65 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9,
+                "two tile rows: whole and in pairs");
+    }
+
+    @Test
+    void aTailOfTilesIsSharedInStepByAnEvenNumberOfCtasEach() {
+        // 192 tiles of 128 x 192: 60 past the first wave; 66 take two CTAs each, 126 run whole.
+        assertEquals(new StreamKPlan(GemmTile.MID, SMS, 66), StreamKPlan.tail(GemmTile.MID, 192, 256, SMS));
+        assertEquals(new StreamKPlan(GemmTile.MID, SMS, 66), choose(512, 9216, 16384), "measured 209.8 µs against 281.1 whole");
+        // 160 wide tiles: 28 past the first wave; 4 CTAs divide 132 (33 tiles), 132 / 28 = 4.
+        assertEquals(new StreamKPlan(GemmTile.WIDE, SMS, 33), StreamKPlan.tail(GemmTile.WIDE, 160, 128, SMS));
+        assertNull(StreamKPlan.tail(GemmTile.WIDE, 264, 128, SMS), "whole waves");
+        assertNull(StreamKPlan.tail(GemmTile.WIDE, 100, 128, SMS), "less than a wave");
+        assertNull(StreamKPlan.tail(GemmTile.WIDE, 8192 + 100, 128, SMS), "100 past the waves: no count of two CTAs or more");
+        assertNull(StreamKPlan.tail(GemmTile.WIDE, 140, 4, SMS), "8 tiles of 4 k-blocks over 132 CTAs");
+        StreamKPlan tail = StreamKPlan.tail(GemmTile.MID, 192, 256, SMS);
+        assertTrue(ScheduleCost.us(tail, 512, 9216, 256, SMS) < ScheduleCost.us(new StreamKPlan(GemmTile.MID, SMS, 0), 512, 9216, 256, SMS));
     }
 
     @Test
