@@ -23,6 +23,9 @@ import java.util.List;
  * @param sharedTiles tiles shared out by K (0: every tile whole)
  */
 record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
+    /** The most CTAs that share a tile of a {@link #tail}. */
+    static final int MAX_TAIL_CTAS_PER_TILE = 4;
+
     /** Every tile whole on min(SMs, tiles) CTAs: the schedule without a workspace. */
     static StreamKPlan whole(GemmTile tile, long tiles, int multiprocessors) {
         return new StreamKPlan(tile, (int) Math.max(1, Math.min(multiprocessors, tiles)), 0);
@@ -160,7 +163,9 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
      * time, as in split-K, and the whole tiles before them leave at most a few SMs idle. 512 x 9216 x
      * 16384 ran in 209.8 µs with 66 of its 192 tiles of 128 x 192 shared by two CTAs each, 281.1 in
      * whole tiles and 286.2 with the 60 of its partial wave shared in unrelated runs of k-blocks
-     * (GemmPlanTimes at commit {@code 848012e}; cuBLASLt 225.2). Null where the tiles make whole
+     * (GemmPlanTimes at commit {@code 848012e}; cuBLASLt 225.2). At most {@value
+     * #MAX_TAIL_CTAS_PER_TILE} CTAs a tile: 1024 x 3584 x 8192 ran in 94.9 µs with 22 tiles of 128 x
+     * 192 shared by six CTAs each, 90.5 in whole 128 x 256 tiles. Null where the tiles make whole
      * waves or fewer than one, no such count exists, or a CTA would get fewer than {@value
      * KernelAbi#IRIS_GEMM_STREAM_K_MIN_BLOCKS} k-blocks.
      */
@@ -169,7 +174,7 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
         if (tiles <= multiprocessors || partial == 0) {
             return null;
         }
-        for (long ctasPerTile = multiprocessors / partial; ctasPerTile >= 2; ctasPerTile--) {
+        for (long ctasPerTile = Math.min(MAX_TAIL_CTAS_PER_TILE, multiprocessors / partial); ctasPerTile >= 2; ctasPerTile--) {
             if (multiprocessors % ctasPerTile == 0) {
                 long shared = multiprocessors / ctasPerTile;
                 boolean fits = kBlocks / ctasPerTile >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS && shared * kBlocks <= Integer.MAX_VALUE / 2;

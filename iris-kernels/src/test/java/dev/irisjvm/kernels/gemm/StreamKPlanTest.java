@@ -57,6 +57,8 @@ class StreamKPlanTest {
         assertEquals(new StreamKPlan(GemmTile.MID, SMS, 66), choose(512, 9216, 16384), "measured 209.8 µs against 281.1 whole");
         // 160 wide tiles: 28 past the first wave; 4 CTAs divide 132 (33 tiles), 132 / 28 = 4.
         assertEquals(new StreamKPlan(GemmTile.WIDE, SMS, 33), StreamKPlan.tail(GemmTile.WIDE, 160, 128, SMS));
+        assertEquals(new StreamKPlan(GemmTile.NARROW, SMS, 33), StreamKPlan.tail(GemmTile.NARROW, 144, 256, SMS),
+                "12 past the first wave: 11 CTAs would divide 132, at most 4 take a tile");
         assertNull(StreamKPlan.tail(GemmTile.WIDE, 264, 128, SMS), "whole waves");
         assertNull(StreamKPlan.tail(GemmTile.WIDE, 100, 128, SMS), "less than a wave");
         assertNull(StreamKPlan.tail(GemmTile.WIDE, 8192 + 100, 128, SMS), "100 past the waves: no count of two CTAs or more");
