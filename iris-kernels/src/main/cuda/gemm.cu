@@ -1,12 +1,12 @@
 // gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen variants, each in
-// seven tiles: 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a wave
+// nine tiles: 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a wave
 // mostly empty), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs idle), 64 x 128 ("short",
 // one consumer warpgroup) and 64 x 64 ("short_thin", two consumer warpgroups on every other k-block)
 // for every tile of a problem of at most 64 rows and of larger ones where 128-row tiles would leave
-// SMs idle, and 128 x 256 and 64 x 128 in clusters of two CTAs that share B ("pair" and
-// "short_pair", for plans of whole tiles)
+// SMs idle, and 128 x 256, 128 x 192, 128 x 128 and 64 x 128 in clusters of two CTAs that share B
+// ("pair", "mid_pair", "narrow_pair" and "short_pair", for plans of whole tiles)
 //
-//   iris_gemm[_mid|_narrow|_short|_short_thin|_pair|_short_pair]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
+//   iris_gemm[_mid|_narrow|_short|_short_thin|_pair|_mid_pair|_narrow_pair|_short_pair]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
 //                                                   b: nk (B is N x K) | kn (B is K x N)   out: in | f32
 //
 //   (iris_gemm_args: a_map, b_map, c, bias, m, n, k, ldc, group_m, alpha, beta; iris/abi/gemm.h)
@@ -36,7 +36,7 @@ __device__ void gemm_entry(const iris_gemm_args& a) {
 
 
 // A tile in clusters of two CTAs on vertically adjacent tiles sharing B (iris::gemm::run_pairs), for
-// whole-tile plans: 128 x 256, and 64 x 128.
+// whole-tile plans: 128 x 256, 128 x 192, 128 x 128 and 64 x 128.
 template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out, int Consumers, int TileN>
 __device__ void gemm_pair_entry(const iris_gemm_args& a) {
 #if IRIS_HAS_WGMMA
@@ -51,8 +51,9 @@ using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 
-// The seven tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, iris_gemm_narrow_<variant>,
-// iris_gemm_short_<variant>, iris_gemm_short_thin_<variant>, iris_gemm_pair_<variant>, iris_gemm_short_pair_<variant>.
+// The nine tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, iris_gemm_narrow_<variant>,
+// iris_gemm_short_<variant>, iris_gemm_short_thin_<variant>, iris_gemm_pair_<variant>, iris_gemm_mid_pair_<variant>,
+// iris_gemm_narrow_pair_<variant>, iris_gemm_short_pair_<variant>.
 #define IRIS_GEMM_KERNELS(variant, In, A, B, Out)                                                       \
     extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                  \
         iris_gemm_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                \
