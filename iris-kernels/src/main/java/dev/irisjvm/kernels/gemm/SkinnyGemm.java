@@ -39,10 +39,11 @@ final class SkinnyGemm implements AutoCloseable {
     /**
      * The fewest k-blocks of a slice, and the most blocks per SM a split aims at: GemmPlanTimes timed
      * every even split of nine shapes of 1 to 32 rows on an H200 at commit {@code 404d74a}
-     * (docs/benchmarks/gemm-plans-2026-12-04-404d74a.json). Past two blocks per SM, or under 8
-     * k-blocks a slice, each was slower: 1 x 768 x 4096 ran in 6.6 µs in 8 slices of 8 k-blocks and
-     * 8.1 in 32 of 2; 16 x 14336 x 4096 in 32.0 µs on 224 blocks and 33.7 on 336. Within both
-     * bounds, the most slices were within 4 % of the fastest split on each shape, the fastest on five.
+     * (docs/benchmarks/gemm-plans-2026-12-04-404d74a.json). Past two blocks per SM each was slower,
+     * and under 8 k-blocks a slice each but one (1 x 768 x 4096: 6.4 µs in 16 slices of 4, 6.6 in 8
+     * of 8, 8.1 in 32 of 2); 16 x 14336 x 4096 ran in 32.0 µs on 224 blocks and 33.7 on 336. Within
+     * both bounds, the most slices were within 4 % of the fastest split on each shape, the fastest on
+     * five.
      */
     static final int MIN_SLICE_K_BLOCKS = 8;
     static final int BLOCKS_PER_MULTIPROCESSOR = 2;
