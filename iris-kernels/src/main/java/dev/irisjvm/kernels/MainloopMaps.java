@@ -75,6 +75,12 @@ public final class MainloopMaps {
         return operandMapB(maps, type, address, layout, rows, cols, rowStrideBytes, Gemm.TILE_N);
     }
 
+    /** Whether {@link #operandMapB(TensorMapCache, DType, long, GemmLayout, long, long, long, int)} takes {@code tileN}. */
+    public static boolean takesTileN(int tileN) {
+        return tileN == Gemm.TILE_N || tileN == Gemm.MID_TILE_N || tileN == Gemm.NARROW_TILE_N || tileN == Gemm.THIN_TILE_N
+                || tileN == Gemm.MID_TILE_N / 2;
+    }
+
     /**
      * B's tensor map for a mainloop with tiles of {@code tileN} columns ({@link Gemm#TILE_N}, {@link
      * Gemm#MID_TILE_N}, {@link Gemm#NARROW_TILE_N} or {@link Gemm#THIN_TILE_N}, or half of one of
@@ -83,8 +89,7 @@ public final class MainloopMaps {
      */
     public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
                                         long cols, long rowStrideBytes, int tileN) {
-        if (tileN != Gemm.TILE_N && tileN != Gemm.MID_TILE_N && tileN != Gemm.NARROW_TILE_N && tileN != Gemm.THIN_TILE_N
-                && tileN != Gemm.MID_TILE_N / 2) {
+        if (!takesTileN(tileN)) {
             throw new IllegalArgumentException("tile width " + tileN + ": the mainloop takes " + Gemm.TILE_N + ", "
                     + Gemm.MID_TILE_N + ", " + Gemm.NARROW_TILE_N + ", " + Gemm.MID_TILE_N / 2 + " (half of a pair's "
                     + Gemm.MID_TILE_N + ") or " + Gemm.THIN_TILE_N);

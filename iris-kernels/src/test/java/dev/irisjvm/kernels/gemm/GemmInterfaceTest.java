@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.internal.AbiLayout;
 import dev.irisjvm.kernels.FatbinKernels;
+import dev.irisjvm.kernels.MainloopMaps;
 import dev.irisjvm.runtime.abi.iris_gemm_args;
 import java.util.List;
 import java.util.Set;
@@ -42,6 +43,14 @@ class GemmInterfaceTest {
             }
         }
         assertEquals(144, names, "16 variants in 9 tiles");
+    }
+
+    @Test
+    void theMapsTakeEveryTilesNkBox() {
+        // 128 x 192 pairs' 96-row box was refused on the GPU before this test (6534cc3).
+        for (GemmTile tile : GemmTile.values()) {
+            assertTrue(MainloopMaps.takesTileN(tile.bBoxRows()), () -> tile + ": an NK box of " + tile.bBoxRows() + " rows");
+        }
     }
 
     @Test
