@@ -23,25 +23,20 @@ IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 
 namespace {
 
-template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out, int Consumers, int TileN, bool SplitK = false>
+// One tile's kernel body: iris::gemm::run, or with Pairs iris::gemm::run_pairs (clusters of two CTAs
+// on vertically adjacent tiles sharing B, for whole-tile plans).
+template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out, int Consumers, int TileN, bool Pairs, bool SplitK>
 __device__ void gemm_entry(const iris_gemm_args& a) {
 #if IRIS_HAS_WGMMA
     // No context to record an error in: the library launches with IRIS_GEMM_SHARED_BYTES, which every
     // Config fits (config.cuh), so only a launch from outside it gives less, and then run returns
     // without writing C; running on would overrun shared memory.
-    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, TileN, A, Consumers, false, SplitK>;
-    iris::gemm::run<Cfg>(a);
-#endif
-}
-
-
-// A tile in clusters of two CTAs on vertically adjacent tiles sharing B (iris::gemm::run_pairs), for
-// whole-tile plans: 128 x 256, 128 x 192, 128 x 128 and 64 x 128.
-template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out, int Consumers, int TileN>
-__device__ void gemm_pair_entry(const iris_gemm_args& a) {
-#if IRIS_HAS_WGMMA
-    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, TileN, A, Consumers, true>;
-    iris::gemm::run_pairs<Cfg>(a);
+    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, TileN, A, Consumers, Pairs, SplitK>;
+    if constexpr (Pairs) {
+        iris::gemm::run_pairs<Cfg>(a);
+    } else {
+        iris::gemm::run<Cfg>(a);
+    }
 #endif
 }
 }  // namespace
@@ -51,46 +46,28 @@ using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 
+// iris_gemm_<part><variant>: `threads` threads, `cluster` nothing or IRIS_GEMM_PAIR, and the tile's
+// consumers, width, pairs and SplitK as gemm_entry takes them.
+#define IRIS_GEMM_PAIR __cluster_dims__(2, 1, 1)
+#define IRIS_GEMM_KERNEL(part, variant, cluster, threads, In, A, B, Out, Consumers, TileN, Pairs, SplitK) \
+    extern "C" __global__ void cluster __launch_bounds__(threads, 1)                                      \
+        iris_gemm_##part##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                           \
+        gemm_entry<In, A, B, Out, Consumers, TileN, Pairs, SplitK>(a);                                   \
+    }
+
 // The nine tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, iris_gemm_narrow_<variant>,
 // iris_gemm_short_<variant>, iris_gemm_short_thin_<variant>, iris_gemm_pair_<variant>, iris_gemm_mid_pair_<variant>,
 // iris_gemm_narrow_pair_<variant>, iris_gemm_short_pair_<variant>.
-#define IRIS_GEMM_KERNELS(variant, In, A, B, Out)                                                       \
-    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                  \
-        iris_gemm_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                \
-        gemm_entry<In, A, B, Out, 2, IRIS_GEMM_TILE_N>(a);                                              \
-    }                                                                                                   \
-    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                  \
-        iris_gemm_mid_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                            \
-        gemm_entry<In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N>(a);                                          \
-    }                                                                                                   \
-    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                  \
-        iris_gemm_narrow_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                         \
-        gemm_entry<In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N>(a);                                       \
-    }                                                                                                   \
-    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_SHORT_THREADS, 1)                            \
-        iris_gemm_short_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                          \
-        gemm_entry<In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N>(a);                                        \
-    }                                                                                                   \
-    extern "C" __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1)                                  \
-        iris_gemm_short_thin_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                     \
-        gemm_entry<In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true>(a);                                   \
-    }                                                                                                   \
-    extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_THREADS, 1)        \
-        iris_gemm_pair_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                           \
-        gemm_pair_entry<In, A, B, Out, 2, IRIS_GEMM_TILE_N>(a);                                         \
-    }                                                                                                   \
-    extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_THREADS, 1)        \
-        iris_gemm_mid_pair_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                       \
-        gemm_pair_entry<In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N>(a);                                     \
-    }                                                                                                   \
-    extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_THREADS, 1)        \
-        iris_gemm_narrow_pair_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                    \
-        gemm_pair_entry<In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N>(a);                                  \
-    }                                                                                                   \
-    extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(IRIS_GEMM_SHORT_THREADS, 1)  \
-        iris_gemm_short_pair_##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                     \
-        gemm_pair_entry<In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N>(a);                                   \
-    }
+#define IRIS_GEMM_KERNELS(v, In, A, B, Out)                                                                                    \
+    IRIS_GEMM_KERNEL(, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, false, false)                              \
+    IRIS_GEMM_KERNEL(mid_, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, false, false)                      \
+    IRIS_GEMM_KERNEL(narrow_, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N, false, false)                \
+    IRIS_GEMM_KERNEL(short_, v, , IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, false, false)            \
+    IRIS_GEMM_KERNEL(short_thin_, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, false, true)               \
+    IRIS_GEMM_KERNEL(pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, true, false)             \
+    IRIS_GEMM_KERNEL(mid_pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, true, false)     \
+    IRIS_GEMM_KERNEL(narrow_pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N, true, false) \
+    IRIS_GEMM_KERNEL(short_pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, true, false)
 
 IRIS_GEMM_KERNELS(bf16_nk_bf16, bf16, ALayout::mk, BLayout::nk, bf16)
 IRIS_GEMM_KERNELS(bf16_nk_f32, bf16, ALayout::mk, BLayout::nk, float)
