@@ -172,9 +172,13 @@ struct ChunkPlace {
     }
 };
 
-/// moe_expert_gemm: Y[l][j] into out, bf16 [local_experts][capacity][n]; nothing past a count.
-/// (The context and the sources are SendRowsHome's; both hooks are filled alike.)
-struct StoreRows : iris::gemm::NoHooks {
+/// The expert GEMM's store of Y[l][j], row j of expert l (nothing past a count). moe_expert_gemm
+/// (Combine false): into out, bf16 [local_experts][capacity][n]. moe_expert_gemm_combine: into
+/// row sources[l][j].y of rank sources[l][j].x's staging, out being the symmetric staging (routes,
+/// n): remote stores, that rank's previous combine being over, as the dispatch's arrive said. The
+/// staging rows are what moe_combine_send would have written, bit for bit.
+template <bool Combine>
+struct ExpertRows : iris::gemm::NoHooks {
     const iris::Ctx& ctx;
     uint16_t* out;
     const int2* sources;
@@ -187,30 +191,13 @@ struct StoreRows : iris::gemm::NoHooks {
         const int col_shift = place.expert * n;  // B's rows of expert l are its columns 0 .. n-1
         chunk.for_each_vector([&](int row, int col, const uint4& v) {
             if (row - chunk.row0 >= place.real_rows) return;
-            *reinterpret_cast<uint4*>(out + int64_t(row) * n + (col - col_shift)) = v;
-        });
-    }
-};
-
-/// moe_expert_gemm_combine: row j of expert l into rank sources[l][j].x's staging row
-/// sources[l][j].y (remote stores; that rank's previous combine is over, as the dispatch's
-/// arrive said). The staging rows are what moe_combine_send would have written, bit for bit.
-struct SendRowsHome : iris::gemm::NoHooks {
-    const iris::Ctx& ctx;
-    uint16_t* staging;  // symmetric, (routes, n)
-    const int2* sources;
-    const int32_t* counts;
-    int capacity;
-    int n;
-
-    __device__ void store_chunk(const OutputChunk<iris::bf16>& chunk) const {
-        const ChunkPlace place = ChunkPlace::of(chunk, counts, capacity);
-        const int col_shift = place.expert * n;
-        chunk.for_each_vector([&](int row, int col, const uint4& v) {
-            if (row - chunk.row0 >= place.real_rows) return;
-            const int2 from = moe::load_cg(sources + row);  // written by the source rank during the dispatch
-            uint16_t* home = staging + int64_t(from.y) * n + (col - col_shift);
-            *reinterpret_cast<uint4*>(iris::translate(ctx, home, from.x)) = v;
+            if constexpr (Combine) {
+                const int2 from = moe::load_cg(sources + row);  // written by the source rank during the dispatch
+                uint16_t* home = out + int64_t(from.y) * n + (col - col_shift);
+                *reinterpret_cast<uint4*>(iris::translate(ctx, home, from.x)) = v;
+            } else {
+                *reinterpret_cast<uint4*>(out + int64_t(row) * n + (col - col_shift)) = v;
+            }
         });
     }
 };
@@ -248,7 +235,7 @@ __device__ void expert_gemm(const iris_moe_gemm_args& a) {
     const ExpertTileScheduler<Cfg::kTileM, TileN> sched{table, a.local_experts, tiles_n, a.capacity / Cfg::kTileM};
     const int m = a.local_experts * a.capacity;
     const int n = a.local_experts * a.n;
-    using Hooks = std::conditional_t<Combine, SendRowsHome, StoreRows>;
+    using Hooks = ExpertRows<Combine>;
     Hooks hooks{{}, ctx, static_cast<uint16_t*>(a.out), static_cast<const int2*>(a.sources), counts, a.capacity, a.n};
     if constexpr (Fed) {
         using Claiming = ClaimingExpertScheduler<Cfg::kTileM, TileN, Cfg::kConsumers * 128>;

@@ -52,8 +52,18 @@ constexpr int consumer_registers(int consumers, int producer) {
     return (launch * threads - producer * 128) / (128 * consumers) / 8 * 8;
 }
 
-/// In_: the inputs' type, iris::bf16 or iris::f16 (A and B alike). B_: how B is stored. Out_: C's
-/// type, In_ or float (accumulation is f32 either way, rounded once).
+/// What both mainloops' Configs (this one and sm80/config.cuh's) take first: In_, the inputs' type,
+/// iris::bf16 or iris::f16 (A and B alike); B_ and A_, how B and A are stored; Out_, C's type, In_ or
+/// float (accumulation is f32 either way, rounded once).
+template <class In_, BLayout B_, class Out_, ALayout A_>
+struct Operands {
+    static constexpr BLayout kBLayout = B_;
+    static constexpr ALayout kALayout = A_;
+    static_assert(std::is_same_v<In_, iris::bf16> || std::is_same_v<In_, iris::f16>, "inputs are bf16 or f16");
+    static_assert(std::is_same_v<Out_, In_> || std::is_same_v<Out_, float>, "output is the input type or f32");
+};
+
+/// In_, B_, Out_: as Operands.
 /// ProducerRegisters: what the producer warpgroup keeps after setmaxnreg; kernels whose spare
 /// producer warps do work of their own (the fused kernels' copies) need more than the TMA thread.
 /// TileN: columns of the output tile, IRIS_GEMM_TILE_N (256), IRIS_GEMM_MID_TILE_N (192) or
@@ -67,13 +77,9 @@ constexpr int consumer_registers(int consumers, int producer) {
 /// chains of dependent wgmma where one warpgroup has one.
 template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = IRIS_GEMM_TILE_N,
           ALayout A_ = ALayout::mk, int Consumers = 2, bool Pairs = false, bool SplitK = false>
-struct Config {
+struct Config : Operands<In_, B_, Out_, A_> {
     using In = In_;
     using Out = Out_;
-    static constexpr BLayout kBLayout = B_;
-    static constexpr ALayout kALayout = A_;
-    static_assert(std::is_same_v<In, iris::bf16> || std::is_same_v<In, iris::f16>, "inputs are bf16 or f16");
-    static_assert(std::is_same_v<Out, In> || std::is_same_v<Out, float>, "output is the input type or f32");
 
     static_assert(Consumers == 1 || Consumers == 2, "one or two consumer warpgroups");
     static_assert(!SplitK || (Consumers == 2 && !Pairs), "K is split between two consumers, not in pairs");

@@ -57,18 +57,13 @@ using PersistentShape = TileShape<IRIS_GEMM_PORTABLE_TILE_M, IRIS_GEMM_PORTABLE_
 using SkinnyShape = TileShape<IRIS_GEMM_SKINNY_TILE_M, IRIS_GEMM_SKINNY_TILE_N, IRIS_GEMM_SKINNY_TILE_K, 1,
                               IRIS_GEMM_SKINNY_THREADS / 32, IRIS_GEMM_SKINNY_STAGES>;
 
-/// In_: the inputs' type, iris::bf16 or iris::f16 (A and B alike). B_: how B is stored. Out_: C's
-/// type, In_ or float (accumulation is f32 either way, rounded once). Shape_: the tile; the library's
-/// kernels use DefaultShape, WideShape, PersistentShape or SkinnyShape. A_: how A is stored; K x M
-/// needs tiles of at least 32 rows (shared-memory rows of at least 64 bytes), so not SkinnyShape.
+/// In_, B_, Out_, A_: as iris::gemm::Operands (config.cuh). Shape_: the tile; the library's kernels
+/// use DefaultShape, WideShape, PersistentShape or SkinnyShape. A K x M A needs tiles of at least 32
+/// rows (shared-memory rows of at least 64 bytes), so not SkinnyShape.
 template <class In_, BLayout B_, class Out_, class Shape_ = DefaultShape, ALayout A_ = ALayout::mk>
-struct Config {
+struct Config : Operands<In_, B_, Out_, A_> {
     using In = In_;
     using Out = Out_;
-    static constexpr BLayout kBLayout = B_;
-    static constexpr ALayout kALayout = A_;
-    static_assert(std::is_same_v<In, iris::bf16> || std::is_same_v<In, iris::f16>, "inputs are bf16 or f16");
-    static_assert(std::is_same_v<Out, In> || std::is_same_v<Out, float>, "output is the input type or f32");
 
     static constexpr int kTileM = Shape_::kTileM;
     static constexpr int kTileN = Shape_::kTileN;
