@@ -1,12 +1,14 @@
 // gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen variants, each in
-// nine tiles: 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a wave
+// ten tiles: 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a wave
 // mostly empty), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs idle), 64 x 128 ("short",
 // one consumer warpgroup) and 64 x 64 ("short_thin", two consumer warpgroups on every other k-block)
 // for every tile of a problem of at most 64 rows and of larger ones where 128-row tiles would leave
-// SMs idle, and 128 x 256, 128 x 192, 128 x 128 and 64 x 128 in clusters of two CTAs that share B
-// ("pair", "mid_pair", "narrow_pair" and "short_pair", for plans of whole tiles)
+// SMs idle, and 128 x 256, 128 x 192, 128 x 128, 64 x 128 and 64 x 64 in clusters of two CTAs that
+// share B ("pair", "mid_pair", "narrow_pair", "short_pair" and "short_thin_pair", for plans of whole
+// tiles)
 //
-//   iris_gemm[_mid|_narrow|_short|_short_thin|_pair|_mid_pair|_narrow_pair|_short_pair]_<in>[_km]_<b>_<out>   in: bf16 | f16   km: A is K x M (else M x K)
+//   iris_gemm[_mid|_narrow|_short|_short_thin|_pair|_mid_pair|_narrow_pair|_short_pair|_short_thin_pair]_<in>[_km]_<b>_<out>
+//                                                   in: bf16 | f16   km: A is K x M (else M x K)
 //                                                   b: nk (B is N x K) | kn (B is K x N)   out: in | f32
 //
 //   (iris_gemm_args: a_map, b_map, c, bias, m, n, k, ldc, group_m, alpha, beta; iris/abi/gemm.h)
@@ -55,9 +57,9 @@ using iris::f16;
         gemm_entry<In, A, B, Out, Consumers, TileN, Pairs, SplitK>(a);                                   \
     }
 
-// The nine tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, iris_gemm_narrow_<variant>,
+// The ten tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, iris_gemm_narrow_<variant>,
 // iris_gemm_short_<variant>, iris_gemm_short_thin_<variant>, iris_gemm_pair_<variant>, iris_gemm_mid_pair_<variant>,
-// iris_gemm_narrow_pair_<variant>, iris_gemm_short_pair_<variant>.
+// iris_gemm_narrow_pair_<variant>, iris_gemm_short_pair_<variant>, iris_gemm_short_thin_pair_<variant>.
 #define IRIS_GEMM_KERNELS(v, In, A, B, Out)                                                                                    \
     IRIS_GEMM_KERNEL(, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, false, false)                              \
     IRIS_GEMM_KERNEL(mid_, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, false, false)                      \
@@ -67,7 +69,8 @@ using iris::f16;
     IRIS_GEMM_KERNEL(pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, true, false)             \
     IRIS_GEMM_KERNEL(mid_pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, true, false)     \
     IRIS_GEMM_KERNEL(narrow_pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N, true, false) \
-    IRIS_GEMM_KERNEL(short_pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, true, false)
+    IRIS_GEMM_KERNEL(short_pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, true, false) \
+    IRIS_GEMM_KERNEL(short_thin_pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, true)
 
 IRIS_GEMM_KERNELS(bf16_nk_bf16, bf16, ALayout::mk, BLayout::nk, bf16)
 IRIS_GEMM_KERNELS(bf16_nk_f32, bf16, ALayout::mk, BLayout::nk, float)

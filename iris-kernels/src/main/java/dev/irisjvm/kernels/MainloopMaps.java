@@ -78,24 +78,32 @@ public final class MainloopMaps {
     /** Whether {@link #operandMapB(TensorMapCache, DType, long, GemmLayout, long, long, long, int)} takes {@code tileN}. */
     public static boolean takesTileN(int tileN) {
         return tileN == Gemm.TILE_N || tileN == Gemm.MID_TILE_N || tileN == Gemm.NARROW_TILE_N || tileN == Gemm.THIN_TILE_N
-                || tileN == Gemm.MID_TILE_N / 2;
+                || tileN == Gemm.MID_TILE_N / 2 || tileN == Gemm.THIN_TILE_N / 2;
     }
 
     /**
      * B's tensor map for a mainloop with tiles of {@code tileN} columns ({@link Gemm#TILE_N}, {@link
-     * Gemm#MID_TILE_N}, {@link Gemm#NARROW_TILE_N} or {@link Gemm#THIN_TILE_N}, or half of one of
-     * the first three for each CTA of a pair): an NK box holds {@code tileN} rows; KN boxes do not
-     * depend on it.
+     * Gemm#MID_TILE_N}, {@link Gemm#NARROW_TILE_N} or {@link Gemm#THIN_TILE_N}, or half of one for
+     * each CTA of a pair): an NK box holds {@code tileN} rows; a KN box 64 K rows, and for half of a
+     * 64 x 64 pair's one box, 32 (Config's kKnBoxRows).
      */
     public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
                                         long cols, long rowStrideBytes, int tileN) {
         if (!takesTileN(tileN)) {
             throw new IllegalArgumentException("tile width " + tileN + ": the mainloop takes " + Gemm.TILE_N + ", "
-                    + Gemm.MID_TILE_N + ", " + Gemm.NARROW_TILE_N + ", " + Gemm.MID_TILE_N / 2 + " (half of a pair's "
-                    + Gemm.MID_TILE_N + ") or " + Gemm.THIN_TILE_N);
+                    + Gemm.MID_TILE_N + ", " + Gemm.NARROW_TILE_N + ", " + Gemm.THIN_TILE_N + ", or half of "
+                    + Gemm.MID_TILE_N + " or " + Gemm.THIN_TILE_N + " for a CTA of a pair");
         }
         boolean nk = layout == GemmLayout.NK;
         return maps.tiled2d(type, address, cols, rows, rowStrideBytes, nk ? B_NK_BOX_INNER : B_KN_BOX_INNER,
-                nk ? tileN : B_KN_BOX_OUTER);
+                nk ? tileN : knBoxRows(tileN));
+    }
+
+    /**
+     * K rows of a KN B's box for tiles of {@code tileN} columns: 64, or where a CTA of a pair loads
+     * fewer columns than one box holds (32 of a 64 x 64 pair), the same share of the box's rows.
+     */
+    static int knBoxRows(int tileN) {
+        return tileN < B_KN_BOX_INNER ? B_KN_BOX_OUTER * tileN / B_KN_BOX_INNER : B_KN_BOX_OUTER;
     }
 }

@@ -82,7 +82,7 @@ struct Config : Operands<In_, B_, Out_, A_> {
     using Out = Out_;
 
     static_assert(Consumers == 1 || Consumers == 2, "one or two consumer warpgroups");
-    static_assert(!SplitK || (Consumers == 2 && !Pairs), "K is split between two consumers, not in pairs");
+    static_assert(!SplitK || Consumers == 2, "K is split between two consumers");
     static constexpr int kConsumers = Consumers;
     static constexpr bool kSplitK = SplitK;
     static constexpr int kTileM = Consumers == 2 && !SplitK ? IRIS_GEMM_TILE_M : IRIS_GEMM_SHORT_TILE_M;
@@ -117,12 +117,16 @@ struct Config : Operands<In_, B_, Out_, A_> {
 
     // Pairs: the kernel runs in clusters of two CTAs on vertically adjacent tiles, which share B's
     // k-blocks: each CTA loads half of them (kTileN / 2 rows of an nk B; of a kn one's boxes, half,
-    // the second CTA the larger half of an odd count) into both CTAs' shared memory (TMA multicast),
-    // halving the L2 requests for B.
+    // the second CTA the larger half of an odd count, and of a 64-column kn B's one box, half of its
+    // K rows) into both CTAs' shared memory (TMA multicast), halving the L2 requests for B.
     static constexpr bool kPairs = Pairs;
     static constexpr int kPeers = Pairs ? 2 : 1;
     static constexpr int kKnBoxes = kTileN / kKnBoxCols;  // boxes of a kn B's k-block
-    static_assert(kTileN % kKnBoxCols == 0 && kKnBoxes >= kPeers, "each CTA of a pair loads whole boxes of a kn B");
+    // A box of half the columns would have rows of 64 bytes, under the swizzle's 128: split its K rows.
+    static constexpr bool kKnSplitsRows = kKnBoxes < kPeers;
+    static constexpr int kKnBoxRows = kKnSplitsRows ? kTileK / kPeers : kTileK;  // the host's kn box: kKnBoxCols x this
+    static_assert(kTileN % kKnBoxCols == 0 && (kKnBoxes >= kPeers || kKnBoxes == 1), "each CTA of a pair loads whole boxes of a kn B, or half the rows of its one box");
+    static_assert(kKnBoxRows * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0, "a kn box's rows keep the swizzle's 1024-byte alignment");
     static_assert(kTileN / kPeers * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0, "an nk B's half keeps the swizzle's 1024-byte alignment");
 
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);

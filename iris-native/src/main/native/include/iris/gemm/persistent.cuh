@@ -174,7 +174,7 @@ __device__ inline bool run(const iris_gemm_args& args, Hooks& hooks) {
 /// The plain GEMM of whole tiles in clusters of two (Config's Pairs): C = alpha A x B + beta C (+
 /// bias) into args.c, the pair's tiles vertically adjacent (PairedTileScheduler). Launch: an even grid
 /// of at most one CTA per SM, the kernel declared __cluster_dims__(2, 1, 1); B's nk tensor map has
-/// boxes of Cfg::kTileN / 2 rows.
+/// boxes of Cfg::kTileN / 2 rows, and a 64-column kn one boxes of Cfg::kKnBoxRows K rows.
 template <class Cfg>
 __device__ inline bool run_pairs(const iris_gemm_args& args) {
     static_assert(Cfg::kPairs, "run_pairs runs a Config of pairs");

@@ -34,7 +34,13 @@ enum GemmTile {
     /** 128 x 128 in clusters of two CTAs that share B, as {@link #PAIR}: {@code iris_gemm_narrow_pair_*}. */
     NARROW_PAIR(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_pair_", true),
     /** 64 x 128 in clusters of two CTAs that share B, as {@link #PAIR}: {@code iris_gemm_short_pair_*}. */
-    SHORT_PAIR(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_pair_", true);
+    SHORT_PAIR(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_pair_", true),
+    /**
+     * 64 x 64 in clusters of two CTAs that share B, as {@link #PAIR}, each with two consumers on
+     * every other k-block as {@link #SHORT_THIN}: {@code iris_gemm_short_thin_pair_*}. Each CTA loads
+     * 32 rows of an N x K B, or 32 of the 64 K rows of a K x N B's one box.
+     */
+    SHORT_THIN_PAIR(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_pair_", true);
 
     private final int rows;
     private final int cols;
@@ -76,13 +82,14 @@ enum GemmTile {
         return paired;
     }
 
-    /** This tile in clusters of two that share B, or null where it has no such kernels (64 x 64, and the pairs themselves). */
+    /** This tile in clusters of two that share B, or null for the pairs themselves. */
     GemmTile inPairs() {
         return switch (this) {
             case WIDE -> PAIR;
             case MID -> MID_PAIR;
             case NARROW -> NARROW_PAIR;
             case SHORT -> SHORT_PAIR;
+            case SHORT_THIN -> SHORT_THIN_PAIR;
             default -> null;
         };
     }
@@ -105,7 +112,11 @@ enum GemmTile {
         return GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
     }
 
-    /** What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_", "short_thin_", and for the pairs "pair_", "mid_pair_", "narrow_pair_" or "short_pair_". */
+    /**
+     * What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_",
+     * "short_thin_", and for the pairs "pair_", "mid_pair_", "narrow_pair_", "short_pair_" or
+     * "short_thin_pair_".
+     */
     String namePart() {
         return namePart;
     }

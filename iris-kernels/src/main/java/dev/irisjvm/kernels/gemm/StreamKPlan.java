@@ -124,13 +124,14 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
     /**
      * The plan in words: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
      * K", "stream-K on ...", followed by ", 128 x 192 tiles" (or 128 x 128, 64 x 128, 64 x 64) where the
-     * tile is not 128 x 256, ", in pairs" for 128 x 256 tiles in pairs and ", 64 x 128 tiles in pairs".
+     * tile is not 128 x 256, ", in pairs" for 128 x 256 tiles in pairs and ", 64 x 128 tiles in pairs"
+     * for the other pairs.
      */
     String describe(long tiles) {
         String size = switch (tile) {
             case WIDE -> "";
             case PAIR -> ", in pairs";
-            case MID_PAIR, NARROW_PAIR, SHORT_PAIR -> ", " + tile.describe() + " tiles in pairs";
+            case MID_PAIR, NARROW_PAIR, SHORT_PAIR, SHORT_THIN_PAIR -> ", " + tile.describe() + " tiles in pairs";
             default -> ", " + tile.describe() + " tiles";
         };
         if (sharedTiles == 0) {

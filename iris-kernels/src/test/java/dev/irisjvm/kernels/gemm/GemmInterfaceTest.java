@@ -42,7 +42,7 @@ class GemmInterfaceTest {
                 }
             }
         }
-        assertEquals(144, names, "16 variants in 9 tiles");
+        assertEquals(160, names, "16 variants in 10 tiles");
     }
 
     @Test

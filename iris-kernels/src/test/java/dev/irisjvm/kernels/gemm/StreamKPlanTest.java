@@ -160,6 +160,7 @@ class StreamKPlanTest {
         assertEquals(Gemm.TILE_N, GemmTile.WIDE.bBoxRows());
         assertEquals(Gemm.MID_TILE_N, GemmTile.MID.bBoxRows());
         assertEquals(Gemm.NARROW_TILE_N, GemmTile.NARROW.bBoxRows());
+        assertEquals(Gemm.THIN_TILE_N / 2, GemmTile.SHORT_THIN_PAIR.bBoxRows());
     }
 
     @Test
@@ -171,6 +172,7 @@ class StreamKPlanTest {
         assertEquals("split-K on 64 blocks, 32 tiles in 2 slices of K, 64 x 128 tiles", new StreamKPlan(GemmTile.SHORT, 64, 32).describe(32));
         assertEquals("whole tiles on 128 blocks, 64 x 64 tiles", new StreamKPlan(GemmTile.SHORT_THIN, 128, 0).describe(128));
         assertEquals("whole tiles on 66 blocks, 64 x 128 tiles in pairs", new StreamKPlan(GemmTile.SHORT_PAIR, 66, 0).describe(66));
+        assertEquals("whole tiles on 128 blocks, 64 x 64 tiles in pairs", new StreamKPlan(GemmTile.SHORT_THIN_PAIR, 128, 0).describe(128));
         assertEquals("split-K on 128 blocks, 32 tiles in 4 slices of K", new StreamKPlan(GemmTile.WIDE, 128, 32).describe(32));
         assertEquals("stream-K on 132 blocks, 16 of 16 tiles shared by K", new StreamKPlan(GemmTile.WIDE, 132, 16).describe(16));
         assertEquals("stream-K on 132 blocks, 156 of 288 tiles shared by K", new StreamKPlan(GemmTile.WIDE, 132, 156).describe(288));
@@ -200,7 +202,11 @@ class StreamKPlanTest {
         assertEquals(null, StreamKPlan.inPairs(new StreamKPlan(GemmTile.SHORT, 64, 32), 128, 4096, SMS), "a shared plan has no pairs");
         assertEquals(new StreamKPlan(GemmTile.NARROW_PAIR, 64, 0), StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.NARROW, 32, SMS), 128, 4096, SMS),
                 "one tile row: 32 pairs, each second tile past C");
-        assertEquals(null, StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.SHORT_THIN, 64, SMS), 64, 4096, SMS), "64 x 64 tiles have no pairs");
+        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_PAIR, 128, 0), StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.SHORT_THIN, 64, SMS), 64, 4096, SMS),
+                "one tile row of 64 x 64: 64 pairs, each second tile past C");
+        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_PAIR, 128, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_PAIR, 128, 4096, SMS),
+                "two tile rows of 64: one pair a column, as cuBLASLt runs 128 x 4096 x 2048");
+        assertEquals(null, StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.SHORT_THIN_PAIR, 128, 4096, SMS), 128, 4096, SMS), "pairs have no pairs");
     }
 
     @Test

@@ -37,7 +37,9 @@ struct Stages {
 
 /// Loads B's k-block at (k0, col) into `dst`: an nk B as boxes of rows, a kn one as kKnBoxes boxes
 /// of 64 columns, each 64 K-rows of 128 bytes. Alone, all of them; in a pair, this CTA's half of
-/// those rows or boxes, into both CTAs (the host's nk box is then kTileN / 2 rows).
+/// those rows or boxes, into both CTAs (the host's nk box is then kTileN / 2 rows), or of a single
+/// kn box, its half of the K rows (the host's kn box is then kKnBoxRows rows): the swizzle repeats
+/// every 1024 bytes, so the two halves land as one box would.
 template <class Cfg>
 __device__ void load_b(uint8_t* dst, const sm90::TmaDescriptor* b_map, uint64_t* full, int k0, int col) {
     constexpr int kCols = Cfg::kTileN / Cfg::kPeers;  // columns of B this CTA loads
@@ -51,6 +53,8 @@ __device__ void load_b(uint8_t* dst, const sm90::TmaDescriptor* b_map, uint64_t*
     };
     if constexpr (Cfg::kBLayout == BLayout::nk) {
         load(dst + part * kCols * Cfg::kTileK * sizeof(typename Cfg::In), k0, col + part * kCols);
+    } else if constexpr (Cfg::kKnSplitsRows) {
+        load(dst + part * Cfg::kKnBoxRows * IRIS_GEMM_SWIZZLE_BYTES, col, k0 + part * Cfg::kKnBoxRows);
     } else {
 #pragma unroll
         for (int j = part * Cfg::kKnBoxes / Cfg::kPeers; j < (part + 1) * Cfg::kKnBoxes / Cfg::kPeers; ++j) {

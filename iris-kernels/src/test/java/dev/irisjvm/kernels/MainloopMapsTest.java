@@ -1,0 +1,26 @@
+package dev.irisjvm.kernels;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.irisjvm.kernels.gemm.Gemm;
+import org.junit.jupiter.api.Test;
+
+/** The boxes of B's tensor maps the mainloop's loads expect (iris/gemm/config.cuh kKnBoxRows), without a GPU. */
+class MainloopMapsTest {
+    @Test
+    void aKnBoxHoldsSixtyFourRowsOfKUnlessAPairSplitsIt() {
+        for (int tileN : new int[] {Gemm.TILE_N, Gemm.MID_TILE_N, Gemm.NARROW_TILE_N, Gemm.THIN_TILE_N, Gemm.MID_TILE_N / 2}) {
+            assertEquals(Gemm.TILE_K, MainloopMaps.knBoxRows(tileN), "tile width " + tileN);
+        }
+        assertEquals(Gemm.TILE_K / 2, MainloopMaps.knBoxRows(Gemm.THIN_TILE_N / 2), "a CTA of a 64 x 64 pair loads half the K rows");
+    }
+
+    @Test
+    void theTileWidthsAreThoseOfTheKernelsAndTheirPairs() {
+        assertTrue(MainloopMaps.takesTileN(Gemm.THIN_TILE_N / 2));
+        assertFalse(MainloopMaps.takesTileN(Gemm.THIN_TILE_N / 4));
+        assertFalse(MainloopMaps.takesTileN(100));
+    }
+}
