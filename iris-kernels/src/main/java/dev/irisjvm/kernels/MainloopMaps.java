@@ -51,19 +51,26 @@ public final class MainloopMaps {
         return operandMapA(maps, type, address, layout, rows, cols, rowStrideBytes, A_BOX_OUTER);
     }
 
+    /** Whether {@link #operandMapA(TensorMapCache, DType, long, GemmALayout, long, long, long, int)} takes {@code tileM}. */
+    public static boolean takesTileM(int tileM) {
+        return tileM == Gemm.TILE_M || tileM == Gemm.SHORT_TILE_M || tileM == Gemm.SHORT_TILE_M / 2;
+    }
+
     /**
      * A's tensor map for a mainloop of tiles of {@code tileM} rows ({@link Gemm#TILE_M}, or {@link
-     * Gemm#SHORT_TILE_M} for a Config of one consumer): an MK box holds a tile's M rows; KM boxes do
-     * not depend on it.
+     * Gemm#SHORT_TILE_M} for a Config of one consumer, or half of the latter for each CTA of a pair
+     * that shares A): an MK box holds {@code tileM} rows; a KM box 64 K rows, and for half of a
+     * 64-row pair's one box, 32.
      */
     public static TensorMap operandMapA(TensorMapCache maps, DType type, long address, GemmALayout layout, long rows,
                                         long cols, long rowStrideBytes, int tileM) {
-        if (tileM != Gemm.TILE_M && tileM != Gemm.SHORT_TILE_M) {
-            throw new IllegalArgumentException("tile height " + tileM + ": the mainloop takes " + Gemm.TILE_M + " or " + Gemm.SHORT_TILE_M);
+        if (!takesTileM(tileM)) {
+            throw new IllegalArgumentException("tile height " + tileM + ": the mainloop takes " + Gemm.TILE_M + ", " + Gemm.SHORT_TILE_M
+                    + " or " + Gemm.SHORT_TILE_M / 2 + " (half of " + Gemm.SHORT_TILE_M + " for a CTA of a pair that shares A)");
         }
         boolean mk = layout == GemmALayout.MK;
         return maps.tiled2d(type, address, cols, rows, rowStrideBytes, mk ? A_BOX_INNER : A_KM_BOX_INNER,
-                mk ? tileM : A_KM_BOX_OUTER);
+                mk ? tileM : knBoxRows(tileM));
     }
 
     /**
@@ -100,10 +107,11 @@ public final class MainloopMaps {
     }
 
     /**
-     * K rows of a KN B's box for tiles of {@code tileN} columns: 64, or where a CTA of a pair loads
-     * fewer columns than one box holds (32 of a 64 x 64 pair), the same share of the box's rows.
+     * K rows of a box of an operand stored K rows first (a KN B, a KM A) for tiles of {@code extent}
+     * columns of B (rows of A): 64, or where a CTA of a pair loads fewer than one box holds (32 of a
+     * 64 x 64 pair), the same share of the box's rows.
      */
-    static int knBoxRows(int tileN) {
-        return tileN < B_KN_BOX_INNER ? B_KN_BOX_OUTER * tileN / B_KN_BOX_INNER : B_KN_BOX_OUTER;
+    static int knBoxRows(int extent) {
+        return extent < B_KN_BOX_INNER ? B_KN_BOX_OUTER * extent / B_KN_BOX_INNER : B_KN_BOX_OUTER;
     }
 }

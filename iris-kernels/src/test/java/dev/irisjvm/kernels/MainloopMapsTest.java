@@ -18,6 +18,15 @@ class MainloopMapsTest {
     }
 
     @Test
+    void aKmBoxHoldsSixtyFourRowsOfKUnlessAPairThatSharesASplitsIt() {
+        assertEquals(Gemm.TILE_K, MainloopMaps.knBoxRows(Gemm.TILE_M));
+        assertEquals(Gemm.TILE_K, MainloopMaps.knBoxRows(Gemm.SHORT_TILE_M));
+        assertEquals(Gemm.TILE_K / 2, MainloopMaps.knBoxRows(Gemm.SHORT_TILE_M / 2));
+        assertTrue(MainloopMaps.takesTileM(Gemm.SHORT_TILE_M / 2));
+        assertFalse(MainloopMaps.takesTileM(Gemm.TILE_M / 2 + 1));
+    }
+
+    @Test
     void theTileWidthsAreThoseOfTheKernelsAndTheirPairs() {
         assertTrue(MainloopMaps.takesTileN(Gemm.THIN_TILE_N / 2));
         assertFalse(MainloopMaps.takesTileN(Gemm.THIN_TILE_N / 4));

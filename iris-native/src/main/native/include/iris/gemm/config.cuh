@@ -75,8 +75,9 @@ struct Operands {
 /// SplitK: two consumers on the same 64 rows (IRIS_GEMM_SHORT_TILE_M rows, IRIS_GEMM_THREADS threads),
 /// each on every other k-block, the second handing its sum to the first (impl/split_k.cuh): two
 /// chains of dependent wgmma where one warpgroup has one.
+/// Pairs, PairsShareA: clusters of two CTAs that share an operand (below).
 template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = IRIS_GEMM_TILE_N,
-          ALayout A_ = ALayout::mk, int Consumers = 2, bool Pairs = false, bool SplitK = false>
+          ALayout A_ = ALayout::mk, int Consumers = 2, bool Pairs = false, bool SplitK = false, bool PairsShareA = false>
 struct Config : Operands<In_, B_, Out_, A_> {
     using In = In_;
     using Out = Out_;
@@ -116,18 +117,21 @@ struct Config : Operands<In_, B_, Out_, A_> {
     static_assert(kConsumerRows == kKnBoxCols, "a km A box holds one consumer's rows");
 
     // Pairs: the kernel runs in clusters of two CTAs on vertically adjacent tiles, which share B's
-    // k-blocks: each CTA loads half of them (kTileN / 2 rows of an nk B; of a kn one's boxes, half,
-    // the second CTA the larger half of an odd count, and of a 64-column kn B's one box, half of its
-    // K rows) into both CTAs' shared memory (TMA multicast), halving the L2 requests for B.
+    // k-blocks, or with PairsShareA on horizontally adjacent tiles, which share A's. Each CTA loads
+    // half of the shared operand's k-block into both CTAs' shared memory (TMA multicast), halving
+    // the L2 requests for it: stored K-contiguous (nk B, mk A), half of its rows; stored K rows first
+    // (kn B, km A), half of its boxes of kKnBoxCols columns (the second CTA the larger half of an odd
+    // count), or of a single box, half of its K rows (a box of half the columns would have rows of
+    // 64 bytes, under the swizzle's 128). impl/mainloop.cuh's load_operand; the host's boxes match.
     static constexpr bool kPairs = Pairs;
     static constexpr int kPeers = Pairs ? 2 : 1;
-    static constexpr int kKnBoxes = kTileN / kKnBoxCols;  // boxes of a kn B's k-block
-    // A box of half the columns would have rows of 64 bytes, under the swizzle's 128: split its K rows.
-    static constexpr bool kKnSplitsRows = kKnBoxes < kPeers;
-    static constexpr int kKnBoxRows = kKnSplitsRows ? kTileK / kPeers : kTileK;  // the host's kn box: kKnBoxCols x this
-    static_assert(kTileN % kKnBoxCols == 0 && (kKnBoxes >= kPeers || kKnBoxes == 1), "each CTA of a pair loads whole boxes of a kn B, or half the rows of its one box");
-    static_assert(kKnBoxRows * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0, "a kn box's rows keep the swizzle's 1024-byte alignment");
-    static_assert(kTileN / kPeers * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0, "an nk B's half keeps the swizzle's 1024-byte alignment");
+    static constexpr bool kSharesA = Pairs && PairsShareA;
+    static constexpr bool kSharesB = Pairs && !PairsShareA;
+    static_assert(kTileN % kKnBoxCols == 0 && kTileM % kKnBoxCols == 0, "whole boxes of a kn B and a km A");
+    static_assert(kTileM / (kSharesA ? 2 : 1) * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0 &&
+                      kTileN / (kSharesB ? 2 : 1) * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0 &&
+                      kTileK / kPeers * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0,
+                  "each CTA's half of a shared operand keeps the swizzle's 1024-byte alignment");
 
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
     static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);

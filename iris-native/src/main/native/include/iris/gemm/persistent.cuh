@@ -33,24 +33,29 @@
 namespace iris::gemm {
 
 /// The order of a kernel that runs in clusters of two CTAs (Config's Pairs): the pair of tiles at
-/// rows 2p and 2p + 1 of one column is one unit, pairs in GroupedTileScheduler's order over rows of
-/// two tiles; cluster c takes units c, c + gridDim.x / 2, ..., and its CTA of rank r the tile in row
-/// 2p + r. That row may lie past C (an odd number of tile rows): the CTA then loads zeros and stores
-/// nothing, but loads its half of B for its pair all the same. Here rather than in
+/// rows 2p and 2p + 1 of one column (SideBySide: at columns 2p and 2p + 1 of one row) is one unit,
+/// pairs in GroupedTileScheduler's order over rows of two tiles (of one tile); cluster c takes units
+/// c, c + gridDim.x / 2, ..., and its CTA of rank r the tile in row (column) 2p + r. That tile may
+/// lie past C (an odd number of tile rows or columns): the CTA then loads zeros and stores nothing,
+/// but loads its half of the shared operand for its pair all the same. Here rather than in
 /// tile_scheduler.cuh, which the sm_80 kernels include too: it reads the cluster rank.
-template <int TileM, int TileN>
+template <int TileM, int TileN, bool SideBySide = false>
 struct PairedTileScheduler {
-    GroupedTileScheduler<2 * TileM, TileN> pairs;
+    GroupedTileScheduler<SideBySide ? TileM : 2 * TileM, SideBySide ? 2 * TileN : TileN> pairs;
     int rank;
 
     __device__ PairedTileScheduler(int m, int n, int group)
-        : pairs(m, n, (group + 1) / 2), rank(static_cast<int>(sm90::cluster_cta_rank())) {}
+        : pairs(m, n, SideBySide ? group : (group + 1) / 2), rank(static_cast<int>(sm90::cluster_cta_rank())) {}
 
     __device__ int count() const { return pairs.count(); }
 
     __device__ TileCoord coord(int unit) const {
         TileCoord t = pairs.coord(unit);
-        t.m = 2 * t.m + rank;
+        if constexpr (SideBySide) {
+            t.n = 2 * t.n + rank;
+        } else {
+            t.m = 2 * t.m + rank;
+        }
         return t;
     }
 
@@ -172,15 +177,15 @@ __device__ inline bool run(const iris_gemm_args& args, Hooks& hooks) {
 }
 
 /// The plain GEMM of whole tiles in clusters of two (Config's Pairs): C = alpha A x B + beta C (+
-/// bias) into args.c, the pair's tiles vertically adjacent (PairedTileScheduler). Launch: an even grid
-/// of at most one CTA per SM, the kernel declared __cluster_dims__(2, 1, 1); B's nk tensor map has
-/// boxes of Cfg::kTileN / 2 rows, and a 64-column kn one boxes of Cfg::kKnBoxRows K rows.
+/// bias) into args.c, the pair's tiles vertically adjacent, or side by side where they share A
+/// (PairedTileScheduler). Launch: an even grid of at most one CTA per SM, the kernel declared
+/// __cluster_dims__(2, 1, 1); the shared operand's tensor map has boxes of each CTA's half (config.cuh).
 template <class Cfg>
 __device__ inline bool run_pairs(const iris_gemm_args& args) {
     static_assert(Cfg::kPairs, "run_pairs runs a Config of pairs");
     using Out = typename Cfg::Out;
     if (!shared_memory_fits<Cfg>()) return false;
-    const PairedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(args.m, args.n, args.group_m);
+    const PairedTileScheduler<Cfg::kTileM, Cfg::kTileN, Cfg::kSharesA> sched(args.m, args.n, args.group_m);
     StoreEpilogue<Out> store(static_cast<Out*>(args.c), args.ldc);
     const ScaleAccumulators<Cfg> scale{static_cast<const Out*>(args.c), args.ldc, args.m, args.n, args.alpha, args.beta};
     persistent<Cfg>(&args.a_map, &args.b_map, static_cast<const Out*>(args.bias), args.m, args.n, args.k, sched, store,

@@ -583,12 +583,13 @@ public final class Gemm implements AutoCloseable {
 
     /**
      * A's tensor map for {@code tile}'s kernel: for MK, K elements per row and M rows, boxes of the
-     * tile's rows x 64 elements; for KM, M elements per row and K rows, boxes of 64 rows x 64
-     * elements. 128-byte swizzle.
+     * tile's rows (a CTA's half of a pair that shares A) x 64 elements; for KM, M elements per row
+     * and K rows, boxes of 64 rows (32 for a CTA of a 64 x 64 pair that shares A) x 64 elements.
+     * 128-byte swizzle.
      */
     private TensorMap tensorMapA(GemmProblem p, GemmTile tile) {
         DeviceMatrix a = p.a();
-        return operandMapA(maps, a.dtype(), a.address(), p.aLayout(), a.rows(), a.cols(), a.rowStrideBytes(), tile.rows());
+        return operandMapA(maps, a.dtype(), a.address(), p.aLayout(), a.rows(), a.cols(), a.rowStrideBytes(), tile.aBoxRows());
     }
 
     /**

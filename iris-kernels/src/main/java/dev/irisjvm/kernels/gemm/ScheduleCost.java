@@ -109,7 +109,7 @@ final class ScheduleCost {
             case NARROW, NARROW_PAIR -> NARROW_K_BLOCK_US;
             case SHORT -> SHORT_K_BLOCK_US;
             case SHORT_PAIR -> SHORT_PAIR_K_BLOCK_US;
-            case SHORT_THIN, SHORT_THIN_PAIR -> SHORT_THIN_K_BLOCK_US;  // the pairs are not among the candidates; priced as the tile they pair
+            case SHORT_THIN, SHORT_THIN_PAIR, SHORT_THIN_ROW_PAIR -> SHORT_THIN_K_BLOCK_US;  // the pairs are not among the candidates; priced as the tile they pair
         };
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {

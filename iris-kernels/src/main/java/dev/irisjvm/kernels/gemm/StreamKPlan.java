@@ -59,12 +59,24 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
         return pair == null ? null : whole(pair, m, n, multiprocessors);
     }
 
+    /**
+     * {@code plan}'s whole 64 x 64 tiles side by side in clusters of two that share A, a pair of
+     * tiles of one row per cluster ({@link GemmTile#inRowPairs}), or null where its tile has no such
+     * pairs or it shares tiles.
+     */
+    static StreamKPlan inRowPairs(StreamKPlan plan, int m, int n, int multiprocessors) {
+        GemmTile pair = plan.sharedTiles != 0 ? null : plan.tile.inRowPairs();
+        return pair == null ? null : whole(pair, m, n, multiprocessors);
+    }
+
     /** Every tile of an {@code m} x {@code n} C whole in {@code tile}; a paired tile's on an even grid, a pair of tiles per cluster. */
     static StreamKPlan whole(GemmTile tile, int m, int n, int multiprocessors) {
         if (!tile.paired()) {
             return whole(tile, tile.tiles(m, n), multiprocessors);
         }
-        long pairs = GemmChecks.ceilDiv(GemmChecks.ceilDiv(m, tile.rows()), 2) * GemmChecks.ceilDiv(n, tile.cols());
+        long tilesM = GemmChecks.ceilDiv(m, tile.rows());
+        long tilesN = GemmChecks.ceilDiv(n, tile.cols());
+        long pairs = tile.pairing() == GemmTile.Pairing.SHARE_A ? tilesM * GemmChecks.ceilDiv(tilesN, 2) : GemmChecks.ceilDiv(tilesM, 2) * tilesN;
         return new StreamKPlan(tile, (int) (2 * Math.max(1, Math.min(multiprocessors / 2, pairs))), 0);
     }
 
@@ -124,14 +136,15 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
     /**
      * The plan in words: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
      * K", "stream-K on ...", followed by ", 128 x 192 tiles" (or 128 x 128, 64 x 128, 64 x 64) where the
-     * tile is not 128 x 256, ", in pairs" for 128 x 256 tiles in pairs and ", 64 x 128 tiles in pairs"
-     * for the other pairs.
+     * tile is not 128 x 256, ", in pairs" for 128 x 256 tiles in pairs, ", 64 x 128 tiles in pairs"
+     * for the other pairs and ", 64 x 64 tiles in pairs side by side" for those that share A.
      */
     String describe(long tiles) {
         String size = switch (tile) {
             case WIDE -> "";
             case PAIR -> ", in pairs";
             case MID_PAIR, NARROW_PAIR, SHORT_PAIR, SHORT_THIN_PAIR -> ", " + tile.describe() + " tiles in pairs";
+            case SHORT_THIN_ROW_PAIR -> ", " + tile.describe() + " tiles in pairs side by side";
             default -> ", " + tile.describe() + " tiles";
         };
         if (sharedTiles == 0) {

@@ -161,6 +161,9 @@ class StreamKPlanTest {
         assertEquals(Gemm.MID_TILE_N, GemmTile.MID.bBoxRows());
         assertEquals(Gemm.NARROW_TILE_N, GemmTile.NARROW.bBoxRows());
         assertEquals(Gemm.THIN_TILE_N / 2, GemmTile.SHORT_THIN_PAIR.bBoxRows());
+        assertEquals(Gemm.SHORT_TILE_M, GemmTile.SHORT_THIN_PAIR.aBoxRows());
+        assertEquals(Gemm.THIN_TILE_N, GemmTile.SHORT_THIN_ROW_PAIR.bBoxRows(), "side by side, the pair shares A, not B");
+        assertEquals(Gemm.SHORT_TILE_M / 2, GemmTile.SHORT_THIN_ROW_PAIR.aBoxRows());
     }
 
     @Test
@@ -173,6 +176,7 @@ class StreamKPlanTest {
         assertEquals("whole tiles on 128 blocks, 64 x 64 tiles", new StreamKPlan(GemmTile.SHORT_THIN, 128, 0).describe(128));
         assertEquals("whole tiles on 66 blocks, 64 x 128 tiles in pairs", new StreamKPlan(GemmTile.SHORT_PAIR, 66, 0).describe(66));
         assertEquals("whole tiles on 128 blocks, 64 x 64 tiles in pairs", new StreamKPlan(GemmTile.SHORT_THIN_PAIR, 128, 0).describe(128));
+        assertEquals("whole tiles on 56 blocks, 64 x 64 tiles in pairs side by side", new StreamKPlan(GemmTile.SHORT_THIN_ROW_PAIR, 56, 0).describe(56));
         assertEquals("split-K on 128 blocks, 32 tiles in 4 slices of K", new StreamKPlan(GemmTile.WIDE, 128, 32).describe(32));
         assertEquals("stream-K on 132 blocks, 16 of 16 tiles shared by K", new StreamKPlan(GemmTile.WIDE, 132, 16).describe(16));
         assertEquals("stream-K on 132 blocks, 156 of 288 tiles shared by K", new StreamKPlan(GemmTile.WIDE, 132, 156).describe(288));
@@ -207,6 +211,14 @@ class StreamKPlanTest {
         assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_PAIR, 128, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_PAIR, 128, 4096, SMS),
                 "two tile rows of 64: one pair a column, as cuBLASLt runs 128 x 4096 x 2048");
         assertEquals(null, StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.SHORT_THIN_PAIR, 128, 4096, SMS), 128, 4096, SMS), "pairs have no pairs");
+        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_ROW_PAIR, 56, 0), StreamKPlan.inRowPairs(StreamKPlan.whole(GemmTile.SHORT_THIN, 56, SMS), 64, 3584, SMS),
+                "one tile row of 56 tiles of 64 x 64: 28 pairs side by side on 56 CTAs, none past C");
+        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_ROW_PAIR, 16, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_ROW_PAIR, 64, 900, SMS),
+                "15 tiles of 64 columns in a row: 8 pairs, the last one's second tile past C");
+        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_ROW_PAIR, 30, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_ROW_PAIR, 129, 640, SMS),
+                "3 tile rows of 10 tiles: 15 pairs side by side");
+        assertEquals(null, StreamKPlan.inRowPairs(StreamKPlan.whole(GemmTile.SHORT, 28, SMS), 64, 3584, SMS), "only 64 x 64 tiles pair side by side");
+        assertEquals(null, StreamKPlan.inRowPairs(new StreamKPlan(GemmTile.SHORT_THIN, 112, 56), 64, 3584, SMS), "a shared plan has no pairs");
     }
 
     @Test

@@ -1,7 +1,7 @@
 // iris/gemm/impl/mainloop.cuh (not API): the producer and consumer halves of the K loop, joined by a
 // ring of shared-memory stages. Stage s has two mbarriers: full[s] completes when TMA has delivered
-// the stage's bytes, empty[s] when both consumer warpgroups have finished reading it (in a pair,
-// Cfg::kPairs, the four of both CTAs, as each CTA's producer writes half of B into both).
+// the stage's bytes, empty[s] when the consumer warpgroups that read it have finished (in a pair,
+// Cfg::kPairs, those of both CTAs, as each CTA's producer writes half of the shared operand into both).
 #pragma once
 
 #include "iris/gemm/config.cuh"
@@ -35,30 +35,36 @@ struct Stages {
     __device__ uint8_t* b(int s) const { return a(s) + Cfg::kABytes; }
 };
 
-/// Loads B's k-block at (k0, col) into `dst`: an nk B as boxes of rows, a kn one as kKnBoxes boxes
-/// of 64 columns, each 64 K-rows of 128 bytes. Alone, all of them; in a pair, this CTA's half of
-/// those rows or boxes, into both CTAs (the host's nk box is then kTileN / 2 rows), or of a single
-/// kn box, its half of the K rows (the host's kn box is then kKnBoxRows rows): the swizzle repeats
-/// every 1024 bytes, so the two halves land as one box would.
-template <class Cfg>
-__device__ void load_b(uint8_t* dst, const sm90::TmaDescriptor* b_map, uint64_t* full, int k0, int col) {
-    constexpr int kCols = Cfg::kTileN / Cfg::kPeers;  // columns of B this CTA loads
-    const int part = Cfg::kPairs ? static_cast<int>(sm90::cluster_cta_rank()) : 0;
-    const auto load = [&](uint8_t* at, int inner, int outer) {
-        if constexpr (Cfg::kPairs) {
-            sm90::tma_load_2d_multicast(at, b_map, full, inner, outer, 0b11);
+/// Loads one operand's k-block at K offset k0 into `dst`, starting at row or column `at` of its
+/// Extent (A: kTileM rows, B: kTileN columns). Stored K-contiguous (an mk A, an nk B): one box of
+/// Extent rows of 128 bytes. Stored K rows first (a km A, a kn B): Extent / kKnBoxCols boxes of 64
+/// columns, each 64 K-rows of 128 bytes. Shared by a pair (Config's kSharesA / kSharesB): this
+/// CTA's half of those rows or boxes, or of a single box, half of its K rows, into both CTAs; the
+/// swizzle repeats every 1024 bytes, so the halves land as one box would.
+template <class Cfg, int Extent, bool KContiguous, bool Shared>
+__device__ void load_operand(uint8_t* dst, const sm90::TmaDescriptor* map, uint64_t* full, int k0, int at) {
+    constexpr int kPeers = Shared ? 2 : 1;
+    const int part = Shared ? static_cast<int>(sm90::cluster_cta_rank()) : 0;
+    const auto load = [&](uint8_t* to, int inner, int outer) {
+        if constexpr (Shared) {
+            sm90::tma_load_2d_multicast(to, map, full, inner, outer, 0b11);
         } else {
-            sm90::tma_load_2d(at, b_map, full, inner, outer);
+            sm90::tma_load_2d(to, map, full, inner, outer);
         }
     };
-    if constexpr (Cfg::kBLayout == BLayout::nk) {
-        load(dst + part * kCols * Cfg::kTileK * sizeof(typename Cfg::In), k0, col + part * kCols);
-    } else if constexpr (Cfg::kKnSplitsRows) {
-        load(dst + part * Cfg::kKnBoxRows * IRIS_GEMM_SWIZZLE_BYTES, col, k0 + part * Cfg::kKnBoxRows);
+    if constexpr (KContiguous) {
+        constexpr int kRows = Extent / kPeers;
+        load(dst + part * kRows * IRIS_GEMM_SWIZZLE_BYTES, k0, at + part * kRows);
     } else {
+        constexpr int kBoxes = Extent / Cfg::kKnBoxCols;
+        if constexpr (kBoxes < kPeers) {
+            constexpr int kRows = Cfg::kTileK / kPeers;
+            load(dst + part * kRows * IRIS_GEMM_SWIZZLE_BYTES, at, k0 + part * kRows);
+        } else {
 #pragma unroll
-        for (int j = part * Cfg::kKnBoxes / Cfg::kPeers; j < (part + 1) * Cfg::kKnBoxes / Cfg::kPeers; ++j) {
-            load(dst + j * Cfg::kKnBoxCols * Cfg::kTileK * sizeof(typename Cfg::In), col + j * Cfg::kKnBoxCols, k0);
+            for (int j = part * kBoxes / kPeers; j < (part + 1) * kBoxes / kPeers; ++j) {
+                load(dst + j * Cfg::kTileK * IRIS_GEMM_SWIZZLE_BYTES, at + j * Cfg::kKnBoxCols, k0);
+            }
         }
     }
 }
@@ -80,18 +86,9 @@ __device__ void produce(const Stages<Cfg>& st, const sm90::TmaDescriptor* a_map,
             sm90::mbarrier_wait(&st.empty[pos.stage], pos.parity ^ 1);
             uint64_t* full = &st.full[pos.stage];
             sm90::mbarrier_arrive_expect_tx(full, Cfg::kStageBytes);
-            if constexpr (Cfg::kALayout == ALayout::mk) {
-                sm90::tma_load_2d(st.a(pos.stage), a_map, full, k0, row);
-            } else {
-                // M-major A: kTileM / kKnBoxCols boxes of 64 rows of the tile, each 64 K-rows of 128
-                // bytes; box j is consumer j's operand.
-#pragma unroll
-                for (int j = 0; j < Cfg::kTileM / Cfg::kKnBoxCols; ++j) {
-                    sm90::tma_load_2d(st.a(pos.stage) + j * Cfg::kKnBoxCols * Cfg::kTileK * sizeof(typename Cfg::In),
-                                      a_map, full, row + j * Cfg::kKnBoxCols, k0);
-                }
-            }
-            load_b<Cfg>(st.b(pos.stage), b_map, full, k0, col);
+            // A km A's box j is consumer j's operand.
+            load_operand<Cfg, Cfg::kTileM, Cfg::kALayout == ALayout::mk, Cfg::kSharesA>(st.a(pos.stage), a_map, full, k0, row);
+            load_operand<Cfg, Cfg::kTileN, Cfg::kBLayout == BLayout::nk, Cfg::kSharesB>(st.b(pos.stage), b_map, full, k0, col);
         }
     }
     if constexpr (Cfg::kPairs) {
