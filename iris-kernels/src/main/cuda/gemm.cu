@@ -1,15 +1,17 @@
 // gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen variants, each in
-// eleven tiles: 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a wave
-// mostly empty), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs idle), 64 x 128 ("short",
-// one consumer warpgroup) and 64 x 64 ("short_thin", two consumer warpgroups on every other k-block)
-// for every tile of a problem of at most 64 rows and of larger ones where 128-row tiles would leave
-// SMs idle; 128 x 256, 128 x 192, 128 x 128, 64 x 128 and 64 x 64 in clusters of two CTAs on
-// vertically adjacent tiles that share B ("pair", "mid_pair", "narrow_pair", "short_pair" and
-// "short_thin_pair"), and 64 x 64 in clusters of two side by side that share A ("short_thin_row_pair"),
-// for plans of whole tiles
+// fourteen tiles: 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a
+// wave mostly empty), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs idle), 64 x 128
+// ("short", one consumer warpgroup) and 64 x 64 ("short_thin", two consumer warpgroups on every
+// other k-block) for every tile of a problem of at most 64 rows and of larger ones where 128-row
+// tiles would leave SMs idle; and for plans of whole tiles, clusters of CTAs on blocks of adjacent
+// tiles that share A along a row of the block and B along a column: 128 x 256, 128 x 192, 128 x 128,
+// 64 x 128 and 64 x 64 in pairs of vertically adjacent tiles ("pair", "mid_pair", "narrow_pair",
+// "short_pair", "short_thin_pair"), and 64 x 64 in blocks of 1 x 2, 2 x 2, 4 x 1 and 1 x 4 tiles
+// ("short_thin_1x2", ...).
 //
 //   iris_gemm_[<tile>_]<in>[_km]_<b>_<out>   tile: mid | narrow | short | short_thin | pair | mid_pair | narrow_pair
-//                                                  | short_pair | short_thin_pair | short_thin_row_pair
+//                                                  | short_pair | short_thin_pair | short_thin_1x2 | short_thin_2x2
+//                                                  | short_thin_4x1 | short_thin_1x4
 //                                            in: bf16 | f16   km: A is K x M (else M x K)
 //                                            b: nk (B is N x K) | kn (B is K x N)   out: in | f32
 //
@@ -27,18 +29,20 @@ IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 
 namespace {
 
-// One tile's kernel body: iris::gemm::run, or with Pairs iris::gemm::run_pairs (clusters of two CTAs
-// on vertically adjacent tiles sharing B, for whole-tile plans).
-template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out, int Consumers, int TileN, bool Pairs, bool SplitK,
-          bool ShareA>
+// One tile's kernel body: iris::gemm::run, or in clusters of ClusterM x ClusterN CTAs on blocks of
+// adjacent tiles that share A along a row and B along a column iris::gemm::run_clusters (for
+// whole-tile plans).
+template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out, int Consumers, int TileN, bool SplitK, int ClusterM,
+          int ClusterN>
 __device__ void gemm_entry(const iris_gemm_args& a) {
 #if IRIS_HAS_WGMMA
     // No context to record an error in: the library launches with IRIS_GEMM_SHARED_BYTES, which every
     // Config fits (config.cuh), so only a launch from outside it gives less, and then run returns
     // without writing C; running on would overrun shared memory.
-    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, TileN, A, Consumers, Pairs, SplitK, ShareA>;
-    if constexpr (Pairs) {
-        iris::gemm::run_pairs<Cfg>(a);
+    using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, TileN, A, Consumers, false, SplitK,
+                                   iris::gemm::ClusterShape<ClusterM, ClusterN>>;
+    if constexpr (Cfg::kClustered) {
+        iris::gemm::run_clusters<Cfg>(a);
     } else {
         iris::gemm::run<Cfg>(a);
     }
@@ -51,31 +55,31 @@ using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 
-// iris_gemm_<part><variant>: `threads` threads, `cluster` nothing or IRIS_GEMM_PAIR, and the tile's
-// consumers, width, pairs, SplitK and shared operand as gemm_entry takes them.
-#define IRIS_GEMM_PAIR __cluster_dims__(2, 1, 1)
-#define IRIS_GEMM_KERNEL(part, variant, cluster, threads, In, A, B, Out, Consumers, TileN, Pairs, SplitK, ShareA) \
-    extern "C" __global__ void cluster __launch_bounds__(threads, 1)                                              \
-        iris_gemm_##part##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                   \
-        gemm_entry<In, A, B, Out, Consumers, TileN, Pairs, SplitK, ShareA>(a);                                   \
+// iris_gemm_<part><variant>: `threads` threads, `cluster` nothing or IRIS_GEMM_CLUSTER(CTAs), and the
+// tile's consumers, width, SplitK and block of tiles per cluster as gemm_entry takes them.
+#define IRIS_GEMM_CLUSTER(ctas) __cluster_dims__(ctas, 1, 1)
+#define IRIS_GEMM_KERNEL(part, variant, cluster, threads, In, A, B, Out, Consumers, TileN, SplitK, ClusterM, ClusterN) \
+    extern "C" __global__ void cluster __launch_bounds__(threads, 1)                                                  \
+        iris_gemm_##part##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                       \
+        gemm_entry<In, A, B, Out, Consumers, TileN, SplitK, ClusterM, ClusterN>(a);                                  \
     }
 
-// The eleven tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, iris_gemm_narrow_<variant>,
-// iris_gemm_short_<variant>, iris_gemm_short_thin_<variant>, iris_gemm_pair_<variant>, iris_gemm_mid_pair_<variant>,
-// iris_gemm_narrow_pair_<variant>, iris_gemm_short_pair_<variant>, iris_gemm_short_thin_pair_<variant>,
-// iris_gemm_short_thin_row_pair_<variant>.
-#define IRIS_GEMM_KERNELS(v, In, A, B, Out)                                                                                                 \
-    IRIS_GEMM_KERNEL(, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, false, false, false)                                     \
-    IRIS_GEMM_KERNEL(mid_, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, false, false, false)                             \
-    IRIS_GEMM_KERNEL(narrow_, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N, false, false, false)                       \
-    IRIS_GEMM_KERNEL(short_, v, , IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, false, false, false)                   \
-    IRIS_GEMM_KERNEL(short_thin_, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, false, true, false)                      \
-    IRIS_GEMM_KERNEL(pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, true, false, false)                   \
-    IRIS_GEMM_KERNEL(mid_pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, true, false, false)           \
-    IRIS_GEMM_KERNEL(narrow_pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N, true, false, false)     \
-    IRIS_GEMM_KERNEL(short_pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, true, false, false) \
-    IRIS_GEMM_KERNEL(short_thin_pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, true, false)    \
-    IRIS_GEMM_KERNEL(short_thin_row_pair_, v, IRIS_GEMM_PAIR, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, true, true)
+// The tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, ... (the list above).
+#define IRIS_GEMM_KERNELS(v, In, A, B, Out)                                                                                                \
+    IRIS_GEMM_KERNEL(, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, false, 1, 1)                                            \
+    IRIS_GEMM_KERNEL(mid_, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, false, 1, 1)                                    \
+    IRIS_GEMM_KERNEL(narrow_, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N, false, 1, 1)                              \
+    IRIS_GEMM_KERNEL(short_, v, , IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, false, 1, 1)                          \
+    IRIS_GEMM_KERNEL(short_thin_, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 1)                             \
+    IRIS_GEMM_KERNEL(pair_, v, IRIS_GEMM_CLUSTER(2), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, false, 2, 1)                   \
+    IRIS_GEMM_KERNEL(mid_pair_, v, IRIS_GEMM_CLUSTER(2), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, false, 2, 1)           \
+    IRIS_GEMM_KERNEL(narrow_pair_, v, IRIS_GEMM_CLUSTER(2), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N, false, 2, 1)     \
+    IRIS_GEMM_KERNEL(short_pair_, v, IRIS_GEMM_CLUSTER(2), IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, false, 2, 1) \
+    IRIS_GEMM_KERNEL(short_thin_pair_, v, IRIS_GEMM_CLUSTER(2), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 2, 1)    \
+    IRIS_GEMM_KERNEL(short_thin_1x2_, v, IRIS_GEMM_CLUSTER(2), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 2)     \
+    IRIS_GEMM_KERNEL(short_thin_2x2_, v, IRIS_GEMM_CLUSTER(4), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 2, 2)     \
+    IRIS_GEMM_KERNEL(short_thin_4x1_, v, IRIS_GEMM_CLUSTER(4), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 4, 1)     \
+    IRIS_GEMM_KERNEL(short_thin_1x4_, v, IRIS_GEMM_CLUSTER(4), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 4)
 
 IRIS_GEMM_KERNELS(bf16_nk_bf16, bf16, ALayout::mk, BLayout::nk, bf16)
 IRIS_GEMM_KERNELS(bf16_nk_f32, bf16, ALayout::mk, BLayout::nk, float)

@@ -53,20 +53,20 @@ public final class MainloopMaps {
 
     /** Whether {@link #operandMapA(TensorMapCache, DType, long, GemmALayout, long, long, long, int)} takes {@code tileM}. */
     public static boolean takesTileM(int tileM) {
-        return tileM == Gemm.TILE_M || tileM == Gemm.SHORT_TILE_M || tileM == Gemm.SHORT_TILE_M / 2;
+        return tileM == Gemm.TILE_M || tileM == Gemm.SHORT_TILE_M || tileM == Gemm.SHORT_TILE_M / 2 || tileM == Gemm.SHORT_TILE_M / 4;
     }
 
     /**
      * A's tensor map for a mainloop of tiles of {@code tileM} rows ({@link Gemm#TILE_M}, or {@link
-     * Gemm#SHORT_TILE_M} for a Config of one consumer, or half of the latter for each CTA of a pair
-     * that shares A): an MK box holds {@code tileM} rows; a KM box 64 K rows, and for half of a
-     * 64-row pair's one box, 32.
+     * Gemm#SHORT_TILE_M} for a Config of one consumer, or a half or a quarter of the latter for each
+     * CTA of a cluster that shares A): an MK box holds {@code tileM} rows; a KM box 64 K rows, and for
+     * a CTA's share of a 64-row tile's one box, that share of them.
      */
     public static TensorMap operandMapA(TensorMapCache maps, DType type, long address, GemmALayout layout, long rows,
                                         long cols, long rowStrideBytes, int tileM) {
         if (!takesTileM(tileM)) {
             throw new IllegalArgumentException("tile height " + tileM + ": the mainloop takes " + Gemm.TILE_M + ", " + Gemm.SHORT_TILE_M
-                    + " or " + Gemm.SHORT_TILE_M / 2 + " (half of " + Gemm.SHORT_TILE_M + " for a CTA of a pair that shares A)");
+                    + ", or a half or a quarter of " + Gemm.SHORT_TILE_M + " for a CTA of a cluster that shares A");
         }
         boolean mk = layout == GemmALayout.MK;
         return maps.tiled2d(type, address, cols, rows, rowStrideBytes, mk ? A_BOX_INNER : A_KM_BOX_INNER,
@@ -85,21 +85,21 @@ public final class MainloopMaps {
     /** Whether {@link #operandMapB(TensorMapCache, DType, long, GemmLayout, long, long, long, int)} takes {@code tileN}. */
     public static boolean takesTileN(int tileN) {
         return tileN == Gemm.TILE_N || tileN == Gemm.MID_TILE_N || tileN == Gemm.NARROW_TILE_N || tileN == Gemm.THIN_TILE_N
-                || tileN == Gemm.MID_TILE_N / 2 || tileN == Gemm.THIN_TILE_N / 2;
+                || tileN == Gemm.MID_TILE_N / 2 || tileN == Gemm.THIN_TILE_N / 2 || tileN == Gemm.THIN_TILE_N / 4;
     }
 
     /**
      * B's tensor map for a mainloop with tiles of {@code tileN} columns ({@link Gemm#TILE_N}, {@link
-     * Gemm#MID_TILE_N}, {@link Gemm#NARROW_TILE_N} or {@link Gemm#THIN_TILE_N}, or half of one for
-     * each CTA of a pair): an NK box holds {@code tileN} rows; a KN box 64 K rows, and for half of a
-     * 64 x 64 pair's one box, 32 (Config's kKnBoxRows).
+     * Gemm#MID_TILE_N}, {@link Gemm#NARROW_TILE_N} or {@link Gemm#THIN_TILE_N}, or each CTA's share of
+     * one where a cluster shares B): an NK box holds {@code tileN} rows; a KN box 64 K rows, and for a
+     * CTA's share of a 64-column tile's one box, that share of them.
      */
     public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
                                         long cols, long rowStrideBytes, int tileN) {
         if (!takesTileN(tileN)) {
             throw new IllegalArgumentException("tile width " + tileN + ": the mainloop takes " + Gemm.TILE_N + ", "
-                    + Gemm.MID_TILE_N + ", " + Gemm.NARROW_TILE_N + ", " + Gemm.THIN_TILE_N + ", or half of "
-                    + Gemm.MID_TILE_N + " or " + Gemm.THIN_TILE_N + " for a CTA of a pair");
+                    + Gemm.MID_TILE_N + ", " + Gemm.NARROW_TILE_N + ", " + Gemm.THIN_TILE_N + ", half of " + Gemm.MID_TILE_N
+                    + ", or a half or a quarter of " + Gemm.THIN_TILE_N + " for a CTA of a cluster that shares B");
         }
         boolean nk = layout == GemmLayout.NK;
         return maps.tiled2d(type, address, cols, rows, rowStrideBytes, nk ? B_NK_BOX_INNER : B_KN_BOX_INNER,
@@ -108,8 +108,8 @@ public final class MainloopMaps {
 
     /**
      * K rows of a box of an operand stored K rows first (a KN B, a KM A) for tiles of {@code extent}
-     * columns of B (rows of A): 64, or where a CTA of a pair loads fewer than one box holds (32 of a
-     * 64 x 64 pair), the same share of the box's rows.
+     * columns of B (rows of A): 64, or where a CTA of a cluster loads fewer than one box holds (32 or
+     * 16 of a 64 x 64 tile), the same share of the box's rows.
      */
     static int knBoxRows(int extent) {
         return extent < B_KN_BOX_INNER ? B_KN_BOX_OUTER * extent / B_KN_BOX_INNER : B_KN_BOX_OUTER;

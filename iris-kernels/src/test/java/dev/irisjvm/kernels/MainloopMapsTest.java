@@ -10,15 +10,16 @@ import org.junit.jupiter.api.Test;
 /** The boxes of B's tensor maps the mainloop's loads expect (iris/gemm/config.cuh kKnBoxRows), without a GPU. */
 class MainloopMapsTest {
     @Test
-    void aKnBoxHoldsSixtyFourRowsOfKUnlessAPairSplitsIt() {
+    void aKnBoxHoldsSixtyFourRowsOfKUnlessAClusterSplitsIt() {
         for (int tileN : new int[] {Gemm.TILE_N, Gemm.MID_TILE_N, Gemm.NARROW_TILE_N, Gemm.THIN_TILE_N, Gemm.MID_TILE_N / 2}) {
             assertEquals(Gemm.TILE_K, MainloopMaps.knBoxRows(tileN), "tile width " + tileN);
         }
         assertEquals(Gemm.TILE_K / 2, MainloopMaps.knBoxRows(Gemm.THIN_TILE_N / 2), "a CTA of a 64 x 64 pair loads half the K rows");
+        assertEquals(Gemm.TILE_K / 4, MainloopMaps.knBoxRows(Gemm.THIN_TILE_N / 4), "a CTA of a column of four, a quarter");
     }
 
     @Test
-    void aKmBoxHoldsSixtyFourRowsOfKUnlessAPairThatSharesASplitsIt() {
+    void aKmBoxHoldsSixtyFourRowsOfKUnlessAClusterThatSharesASplitsIt() {
         assertEquals(Gemm.TILE_K, MainloopMaps.knBoxRows(Gemm.TILE_M));
         assertEquals(Gemm.TILE_K, MainloopMaps.knBoxRows(Gemm.SHORT_TILE_M));
         assertEquals(Gemm.TILE_K / 2, MainloopMaps.knBoxRows(Gemm.SHORT_TILE_M / 2));
@@ -29,7 +30,8 @@ class MainloopMapsTest {
     @Test
     void theTileWidthsAreThoseOfTheKernelsAndTheirPairs() {
         assertTrue(MainloopMaps.takesTileN(Gemm.THIN_TILE_N / 2));
-        assertFalse(MainloopMaps.takesTileN(Gemm.THIN_TILE_N / 4));
+        assertTrue(MainloopMaps.takesTileN(Gemm.THIN_TILE_N / 4));
+        assertFalse(MainloopMaps.takesTileN(Gemm.THIN_TILE_N / 8));
         assertFalse(MainloopMaps.takesTileN(100));
     }
 }

@@ -19,6 +19,11 @@
 // second consumer's rows are all past C, and a tile of two costs the wgmma time of 128 rows for the
 // rows of one. A separate instantiation, not a branch in the consumers' loop: a second path among
 // 128 live accumulators makes ptxas serialize wgmma.
+//
+// In clusters (Cluster = ClusterShape<M, N>; Pairs is <2, 1>), M x N CTAs compute a block of adjacent
+// tiles: those of a row of the block share A's k-blocks, those of a column B's, each CTA loading its
+// share of an operand into every CTA that reads it (TMA multicast), so that the L2 serves each
+// shared k-block once per block row or column rather than once per tile.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +68,17 @@ struct Operands {
     static_assert(std::is_same_v<Out_, In_> || std::is_same_v<Out_, float>, "output is the input type or f32");
 };
 
+/// A block of ClusterM x ClusterN adjacent output tiles computed by one cluster of CTAs (Config's
+/// Cluster): the ClusterN CTAs of one of its rows share A's k-blocks, the ClusterM of one of its
+/// columns B's. Cluster rank r is the tile at row r % ClusterM, column r / ClusterM of the block.
+template <int ClusterM, int ClusterN>
+struct ClusterShape {
+    static constexpr int kM = ClusterM;
+    static constexpr int kN = ClusterN;
+    static_assert((kM == 1 || kM == 2 || kM == 4) && (kN == 1 || kN == 2 || kN == 4) && kM * kN <= 8,
+                  "1, 2 or 4 tiles each way, at most 8 CTAs (the portable cluster size)");
+};
+
 /// In_, B_, Out_: as Operands.
 /// ProducerRegisters: what the producer warpgroup keeps after setmaxnreg; kernels whose spare
 /// producer warps do work of their own (the fused kernels' copies) need more than the TMA thread.
@@ -75,9 +91,11 @@ struct Operands {
 /// SplitK: two consumers on the same 64 rows (IRIS_GEMM_SHORT_TILE_M rows, IRIS_GEMM_THREADS threads),
 /// each on every other k-block, the second handing its sum to the first (impl/split_k.cuh): two
 /// chains of dependent wgmma where one warpgroup has one.
-/// Pairs, PairsShareA: clusters of two CTAs that share an operand (below).
+/// Pairs: clusters of two CTAs on vertically adjacent tiles that share B, the same as Cluster
+/// ClusterShape<2, 1>. Cluster: the block of tiles one cluster computes (ClusterShape, below).
 template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = IRIS_GEMM_TILE_N,
-          ALayout A_ = ALayout::mk, int Consumers = 2, bool Pairs = false, bool SplitK = false, bool PairsShareA = false>
+          ALayout A_ = ALayout::mk, int Consumers = 2, bool Pairs = false, bool SplitK = false,
+          class Cluster = ClusterShape<Pairs ? 2 : 1, 1>>
 struct Config : Operands<In_, B_, Out_, A_> {
     using In = In_;
     using Out = Out_;
@@ -116,22 +134,26 @@ struct Config : Operands<In_, B_, Out_, A_> {
     static_assert(kKnBoxCols * sizeof(In) == IRIS_GEMM_SWIZZLE_BYTES, "a kn box row is one swizzle row");
     static_assert(kConsumerRows == kKnBoxCols, "a km A box holds one consumer's rows");
 
-    // Pairs: the kernel runs in clusters of two CTAs on vertically adjacent tiles, which share B's
-    // k-blocks, or with PairsShareA on horizontally adjacent tiles, which share A's. Each CTA loads
-    // half of the shared operand's k-block into both CTAs' shared memory (TMA multicast), halving
-    // the L2 requests for it: stored K-contiguous (nk B, mk A), half of its rows; stored K rows first
-    // (kn B, km A), half of its boxes of kKnBoxCols columns (the second CTA the larger half of an odd
-    // count), or of a single box, half of its K rows (a box of half the columns would have rows of
-    // 64 bytes, under the swizzle's 128). impl/mainloop.cuh's load_operand; the host's boxes match.
-    static constexpr bool kPairs = Pairs;
-    static constexpr int kPeers = Pairs ? 2 : 1;
-    static constexpr bool kSharesA = Pairs && PairsShareA;
-    static constexpr bool kSharesB = Pairs && !PairsShareA;
+    // Clusters: the kernel runs in clusters of kClusterM x kClusterN CTAs on a block of adjacent
+    // tiles; the CTAs of a row of the block share A's k-blocks, those of a column B's. Each CTA loads
+    // its part of each shared operand's k-block into the shared memory of every CTA that shares it
+    // (TMA multicast), dividing the L2 requests for it: stored K-contiguous (mk A, nk B), its share
+    // of the rows; stored K rows first (km A, kn B), its share of the boxes of kKnBoxCols columns (the
+    // later CTAs the larger shares of an uneven count), or of a single box, its share of the K rows
+    // (a box of fewer columns would have rows under the swizzle's 128 bytes). impl/mainloop.cuh's
+    // load_operand; the host's boxes match. A stage is free again once the consumers of every CTA
+    // it was written into have read it: kStageReaders of each of the kClusterM + kClusterN - 1 CTAs
+    // of this CTA's row and column.
+    static constexpr int kClusterM = Cluster::kM;
+    static constexpr int kClusterN = Cluster::kN;
+    static_assert(!Pairs || (kClusterM == 2 && kClusterN == 1), "Pairs is the cluster of two tiles that share B");
+    static constexpr int kClusterSize = kClusterM * kClusterN;
+    static constexpr bool kClustered = kClusterSize > 1;
+    static constexpr int kStageReleases = kStageReaders * (kClusterM + kClusterN - 1);
     static_assert(kTileN % kKnBoxCols == 0 && kTileM % kKnBoxCols == 0, "whole boxes of a kn B and a km A");
-    static_assert(kTileM / (kSharesA ? 2 : 1) * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0 &&
-                      kTileN / (kSharesB ? 2 : 1) * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0 &&
-                      kTileK / kPeers * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0,
-                  "each CTA's half of a shared operand keeps the swizzle's 1024-byte alignment");
+    static_assert(kTileM / kClusterN * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0 && kTileN / kClusterM * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0 &&
+                      kTileK / kClusterM * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0 && kTileK / kClusterN * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0,
+                  "each CTA's share of a shared operand keeps the swizzle's 1024-byte alignment");
 
     static constexpr uint32_t kABytes = kTileM * kTileK * sizeof(In);
     static constexpr uint32_t kBBytes = kTileN * kTileK * sizeof(In);

@@ -32,35 +32,32 @@
 
 namespace iris::gemm {
 
-/// The order of a kernel that runs in clusters of two CTAs (Config's Pairs): the pair of tiles at
-/// rows 2p and 2p + 1 of one column (SideBySide: at columns 2p and 2p + 1 of one row) is one unit,
-/// pairs in GroupedTileScheduler's order over rows of two tiles (of one tile); cluster c takes units
-/// c, c + gridDim.x / 2, ..., and its CTA of rank r the tile in row (column) 2p + r. That tile may
-/// lie past C (an odd number of tile rows or columns): the CTA then loads zeros and stores nothing,
-/// but loads its half of the shared operand for its pair all the same. Here rather than in
-/// tile_scheduler.cuh, which the sm_80 kernels include too: it reads the cluster rank.
-template <int TileM, int TileN, bool SideBySide = false>
-struct PairedTileScheduler {
-    GroupedTileScheduler<SideBySide ? TileM : 2 * TileM, SideBySide ? 2 * TileN : TileN> pairs;
-    int rank;
+/// The order of a kernel that runs in clusters (Config's Cluster, a block of ClusterM x ClusterN
+/// tiles per cluster): each block of tiles is one unit, blocks in GroupedTileScheduler's order over
+/// rows of ClusterM tiles; cluster c takes units c, c + gridDim.x / ClusterSize, ..., and its CTA
+/// the tile at its place in the block (impl::ClusterPlace). That tile may lie past C (tile rows or
+/// columns not a multiple of the block's): the CTA then loads zeros and stores nothing, but loads
+/// its shares of the operands for the others all the same. Here rather than in tile_scheduler.cuh,
+/// which the sm_80 kernels include too: it reads the cluster rank.
+template <class Cfg>
+struct ClusterTileScheduler {
+    GroupedTileScheduler<Cfg::kClusterM * Cfg::kTileM, Cfg::kClusterN * Cfg::kTileN> blocks;
+    impl::ClusterPlace<Cfg> place;
 
-    __device__ PairedTileScheduler(int m, int n, int group)
-        : pairs(m, n, SideBySide ? group : (group + 1) / 2), rank(static_cast<int>(sm90::cluster_cta_rank())) {}
+    __device__ ClusterTileScheduler(int m, int n, int group)
+        : blocks(m, n, (group + Cfg::kClusterM - 1) / Cfg::kClusterM), place(impl::ClusterPlace<Cfg>::here()) {}
 
-    __device__ int count() const { return pairs.count(); }
+    __device__ int count() const { return blocks.count(); }
 
     __device__ TileCoord coord(int unit) const {
-        TileCoord t = pairs.coord(unit);
-        if constexpr (SideBySide) {
-            t.n = 2 * t.n + rank;
-        } else {
-            t.m = 2 * t.m + rank;
-        }
+        TileCoord t = blocks.coord(unit);
+        t.m = Cfg::kClusterM * t.m + place.m;
+        t.n = Cfg::kClusterN * t.n + place.n;
         return t;
     }
 
-    __device__ int first() const { return static_cast<int>(blockIdx.x) / 2; }
-    __device__ int next(int unit) const { return unit + static_cast<int>(gridDim.x) / 2; }
+    __device__ int first() const { return static_cast<int>(blockIdx.x) / Cfg::kClusterSize; }
+    __device__ int next(int unit) const { return unit + static_cast<int>(gridDim.x) / Cfg::kClusterSize; }
 };
 
 /// The accumulator hook that keeps every unit's accumulators as they are. A hook of this kind sees
@@ -113,15 +110,15 @@ __device__ void persistent(const iris_tma_descriptor* a_map, const iris_tma_desc
     if (threadIdx.x == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
             sm90::mbarrier_init(&full[s], 1);
-            sm90::mbarrier_init(&empty[s], Cfg::kStageReaders * Cfg::kPeers);
+            sm90::mbarrier_init(&empty[s], Cfg::kStageReleases);
         }
-        if constexpr (Cfg::kPairs) sm90::fence_mbarrier_init_cluster();
+        if constexpr (Cfg::kClustered) sm90::fence_mbarrier_init_cluster();
         sm90::tma_prefetch_descriptor(a_map);
         sm90::tma_prefetch_descriptor(b_map);
     }
-    // A pair's producers load into both CTAs and its consumers release in both: no CTA may start
-    // before both have initialized their barriers.
-    if constexpr (Cfg::kPairs) {
+    // A cluster's producers load into its other CTAs and its consumers release in them: no CTA may
+    // start before all have initialized their barriers.
+    if constexpr (Cfg::kClustered) {
         sm90::cluster_sync();
     } else {
         __syncthreads();
@@ -176,16 +173,17 @@ __device__ inline bool run(const iris_gemm_args& args, Hooks& hooks) {
     return true;
 }
 
-/// The plain GEMM of whole tiles in clusters of two (Config's Pairs): C = alpha A x B + beta C (+
-/// bias) into args.c, the pair's tiles vertically adjacent, or side by side where they share A
-/// (PairedTileScheduler). Launch: an even grid of at most one CTA per SM, the kernel declared
-/// __cluster_dims__(2, 1, 1); the shared operand's tensor map has boxes of each CTA's half (config.cuh).
+/// The plain GEMM of whole tiles in clusters (Config's Pairs or Cluster): C = alpha A x B + beta C (+
+/// bias) into args.c, each cluster on a block of adjacent tiles (ClusterTileScheduler). Launch: a
+/// grid of a multiple of Cfg::kClusterSize CTAs, at most one per SM, the kernel declared
+/// __cluster_dims__(Cfg::kClusterSize, 1, 1); each shared operand's tensor map has boxes of one
+/// CTA's share (config.cuh).
 template <class Cfg>
-__device__ inline bool run_pairs(const iris_gemm_args& args) {
-    static_assert(Cfg::kPairs, "run_pairs runs a Config of pairs");
+__device__ inline bool run_clusters(const iris_gemm_args& args) {
+    static_assert(Cfg::kClustered, "run_clusters runs a Config of clusters");
     using Out = typename Cfg::Out;
     if (!shared_memory_fits<Cfg>()) return false;
-    const PairedTileScheduler<Cfg::kTileM, Cfg::kTileN, Cfg::kSharesA> sched(args.m, args.n, args.group_m);
+    const ClusterTileScheduler<Cfg> sched(args.m, args.n, args.group_m);
     StoreEpilogue<Out> store(static_cast<Out*>(args.c), args.ldc);
     const ScaleAccumulators<Cfg> scale{static_cast<const Out*>(args.c), args.ldc, args.m, args.n, args.alpha, args.beta};
     persistent<Cfg>(&args.a_map, &args.b_map, static_cast<const Out*>(args.bias), args.m, args.n, args.k, sched, store,

@@ -604,7 +604,7 @@ public final class Gemm implements AutoCloseable {
 
     /**
      * The launch of a call of {@code p}: at most one block per SM (min(SMs, tiles) where every tile
-     * runs whole, an even number for tiles in pairs), {@value #THREADS} threads ({@value
+     * runs whole, whole clusters for clustered tiles), {@value #THREADS} threads ({@value
      * #SHORT_THREADS} for 64 x 128 tiles), {@value #SHARED_BYTES} bytes of shared memory, for the plan
      * the rule chooses; on the portable mainloop, one block per tile of the tile its rule chooses.
      */

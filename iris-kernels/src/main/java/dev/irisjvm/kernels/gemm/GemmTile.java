@@ -6,70 +6,70 @@ import java.util.Arrays;
  * The output tiles the library's GEMM kernels come in (gemm.cu, iris/gemm/config.cuh), each a kernel
  * of its own per variant: a {@link StreamKPlan} says which one a call runs. Problems of at most
  * {@link Gemm#SHORT_TILE_M} rows take {@link #SHORT} or {@link #SHORT_THIN}; the others {@link #WIDE}
- * or, where its tiles would leave SMs idle or a wave mostly empty, any other unpaired one, as
- * {@link ScheduleCost} estimates.
+ * or, where its tiles would leave SMs idle or a wave mostly empty, any other unclustered one, as
+ * {@link ScheduleCost} estimates. The clustered ones run whole-tile plans in clusters of CTAs on a
+ * block of {@link #clusterM()} x {@link #clusterN()} adjacent tiles, whose CTAs share A's k-blocks
+ * along a row of the block and B's along a column, each loading its share into all that read it.
  */
 enum GemmTile {
     /** 128 x 256, two consumer warpgroups: {@code iris_gemm_*}. */
-    WIDE(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, "", Pairing.NONE),
+    WIDE(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, "", 1, 1),
     /** 128 x 192, two consumer warpgroups: {@code iris_gemm_mid_*}, a third more tiles than WIDE. */
-    MID(Gemm.TILE_M, Gemm.MID_TILE_N, Gemm.THREADS, "mid_", Pairing.NONE),
+    MID(Gemm.TILE_M, Gemm.MID_TILE_N, Gemm.THREADS, "mid_", 1, 1),
     /** 128 x 128, two consumer warpgroups: {@code iris_gemm_narrow_*}, twice the tiles of WIDE. */
-    NARROW(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_", Pairing.NONE),
+    NARROW(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_", 1, 1),
     /** 64 x 128, one consumer warpgroup: {@code iris_gemm_short_*}, every tile for M at most 64. */
-    SHORT(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_", Pairing.NONE),
+    SHORT(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_", 1, 1),
     /**
      * 64 x 64, twice the tiles of SHORT, two consumer warpgroups on every other k-block each, the
      * second handing its sum to the first: {@code iris_gemm_short_thin_*}.
      */
-    SHORT_THIN(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_", Pairing.NONE),
+    SHORT_THIN(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_", 1, 1),
     /**
      * 128 x 256 in clusters of two CTAs on vertically adjacent tiles that share B, each loading half
      * of B's rows into both: {@code iris_gemm_pair_*}, for plans of whole tiles ({@link
      * StreamKPlan#paired}).
      */
-    PAIR(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, "pair_", Pairing.SHARE_B),
+    PAIR(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, "pair_", 2, 1),
     /** 128 x 192 in clusters of two CTAs that share B, as {@link #PAIR}: {@code iris_gemm_mid_pair_*}. */
-    MID_PAIR(Gemm.TILE_M, Gemm.MID_TILE_N, Gemm.THREADS, "mid_pair_", Pairing.SHARE_B),
+    MID_PAIR(Gemm.TILE_M, Gemm.MID_TILE_N, Gemm.THREADS, "mid_pair_", 2, 1),
     /** 128 x 128 in clusters of two CTAs that share B, as {@link #PAIR}: {@code iris_gemm_narrow_pair_*}. */
-    NARROW_PAIR(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_pair_", Pairing.SHARE_B),
+    NARROW_PAIR(Gemm.TILE_M, Gemm.NARROW_TILE_N, Gemm.THREADS, "narrow_pair_", 2, 1),
     /** 64 x 128 in clusters of two CTAs that share B, as {@link #PAIR}: {@code iris_gemm_short_pair_*}. */
-    SHORT_PAIR(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_pair_", Pairing.SHARE_B),
+    SHORT_PAIR(Gemm.SHORT_TILE_M, Gemm.SHORT_TILE_N, Gemm.SHORT_THREADS, "short_pair_", 2, 1),
     /**
-     * 64 x 64 in clusters of two CTAs that share B, as {@link #PAIR}, each with two consumers on
-     * every other k-block as {@link #SHORT_THIN}: {@code iris_gemm_short_thin_pair_*}. Each CTA loads
-     * 32 rows of an N x K B, or 32 of the 64 K rows of a K x N B's one box.
+     * 64 x 64 in clusters of two CTAs that share B, as {@link #PAIR}, each with two consumers on every
+     * other k-block as {@link #SHORT_THIN}: {@code iris_gemm_short_thin_pair_*}. Each CTA loads 32
+     * rows of an N x K B, or 32 of the 64 K rows of a K x N B's one box.
      */
-    SHORT_THIN_PAIR(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_pair_", Pairing.SHARE_B),
+    SHORT_THIN_PAIR(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_pair_", 2, 1),
     /**
-     * 64 x 64 in clusters of two CTAs on tiles side by side in a row that share A, each loading 32 of
-     * A's rows (of a K x M A, 32 of its one box's 64 K rows) into both: {@code
-     * iris_gemm_short_thin_row_pair_*}. A problem of one tile row has half its CTAs past C in {@link
-     * #SHORT_THIN_PAIR}, none here.
+     * 64 x 64 in clusters of two CTAs side by side in a row that share A, each loading 32 of A's rows
+     * (of a K x M A, 32 of its one box's K rows): {@code iris_gemm_short_thin_1x2_*}. A problem of one
+     * tile row has half its CTAs past C in {@link #SHORT_THIN_PAIR}, none here.
      */
-    SHORT_THIN_ROW_PAIR(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_row_pair_", Pairing.SHARE_A);
-
-    /** Which operand a tile's clusters of two CTAs share, if its kernels run in clusters. */
-    enum Pairing {
-        NONE,
-        /** Vertically adjacent tiles, which read the same columns of B. */
-        SHARE_B,
-        /** Tiles side by side in a row, which read the same rows of A. */
-        SHARE_A
-    }
+    SHORT_THIN_1X2(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_1x2_", 1, 2),
+    /** 64 x 64 in clusters of four CTAs on a block of 2 x 2 tiles, sharing A by two and B by two: {@code iris_gemm_short_thin_2x2_*}. */
+    SHORT_THIN_2X2(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_2x2_", 2, 2),
+    /** 64 x 64 in clusters of four CTAs on a column of 4 tiles that share B, 16 rows (K rows) each: {@code iris_gemm_short_thin_4x1_*}. */
+    SHORT_THIN_4X1(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_4x1_", 4, 1),
+    /** 64 x 64 in clusters of four CTAs on a row of 4 tiles that share A, 16 rows (K rows) each: {@code iris_gemm_short_thin_1x4_*}. */
+    SHORT_THIN_1X4(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_1x4_", 1, 4);
 
     private final int rows;
     private final int cols;
     private final int threads;
     private final String namePart;
-    private final Pairing pairing;
+    private final int clusterM;
+    private final int clusterN;
 
-    GemmTile(int rows, int cols, int threads, String namePart, Pairing pairing) {
+    GemmTile(int rows, int cols, int threads, String namePart, int clusterM, int clusterN) {
         this.rows = rows;
         this.cols = cols;
         this.threads = threads;
         this.namePart = namePart;
-        this.pairing = pairing;
+        this.clusterM = clusterM;
+        this.clusterN = clusterN;
     }
 
     /** The tile every plan of an {@code m}-row problem starts from: SHORT for at most 64 rows, else WIDE. */
@@ -88,36 +88,43 @@ enum GemmTile {
         return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT, SHORT_THIN} : new GemmTile[] {WIDE, MID, NARROW, SHORT, SHORT_THIN};
     }
 
-    /** Every tile but the pairs, which only whole-tile plans take ({@link StreamKPlan#inPairs}, {@link StreamKPlan#inRowPairs}). */
-    static GemmTile[] unpaired() {
-        return Arrays.stream(values()).filter(t -> !t.paired()).toArray(GemmTile[]::new);
+    /** Every tile but the clustered ones, which only whole-tile plans take ({@link StreamKPlan#inClusters}). */
+    static GemmTile[] unclustered() {
+        return Arrays.stream(values()).filter(t -> !t.clustered()).toArray(GemmTile[]::new);
     }
 
-    /** Whether this tile's kernels run in clusters of two CTAs that share an operand. */
-    boolean paired() {
-        return pairing != Pairing.NONE;
+    /** Whether this tile's kernels run in clusters of CTAs that share operands. */
+    boolean clustered() {
+        return clusterSize() > 1;
     }
 
-    /** Which operand this tile's clusters share, if any. */
-    Pairing pairing() {
-        return pairing;
+    /** Tile rows of a cluster's block: CTAs that share B. */
+    int clusterM() {
+        return clusterM;
     }
 
-    /** This tile side by side in clusters of two that share A, or null where it has no such kernels (all but 64 x 64). */
-    GemmTile inRowPairs() {
-        return this == SHORT_THIN ? SHORT_THIN_ROW_PAIR : null;
+    /** Tile columns of a cluster's block: CTAs that share A. */
+    int clusterN() {
+        return clusterN;
     }
 
-    /** This tile in vertically adjacent clusters of two that share B, or null for the pairs themselves. */
+    /** CTAs per cluster. */
+    int clusterSize() {
+        return clusterM * clusterN;
+    }
+
+    /** This tile in clusters of two on vertically adjacent tiles that share B, or null where it has none (the clustered ones). */
     GemmTile inPairs() {
-        return switch (this) {
-            case WIDE -> PAIR;
-            case MID -> MID_PAIR;
-            case NARROW -> NARROW_PAIR;
-            case SHORT -> SHORT_PAIR;
-            case SHORT_THIN -> SHORT_THIN_PAIR;
-            default -> null;
-        };
+        return clustered() ? null : Arrays.stream(values()).filter(t -> sameTile(t) && t.clusterM == 2 && t.clusterN == 1).findFirst().orElse(null);
+    }
+
+    /** This tile in every cluster it has kernels for (none for the clustered ones). */
+    GemmTile[] inClusters() {
+        return clustered() ? new GemmTile[0] : Arrays.stream(values()).filter(t -> sameTile(t) && t.clustered()).toArray(GemmTile[]::new);
+    }
+
+    private boolean sameTile(GemmTile t) {
+        return t.rows == rows && t.cols == cols && t.threads == threads;
     }
 
     int rows() {
@@ -138,10 +145,16 @@ enum GemmTile {
         return GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
     }
 
+    /** Clusters' blocks of tiles of an {@code m} x {@code n} C: its tiles for an unclustered tile. */
+    long blocks(long m, long n) {
+        return GemmChecks.ceilDiv(GemmChecks.ceilDiv(m, rows), clusterM) * GemmChecks.ceilDiv(GemmChecks.ceilDiv(n, cols), clusterN);
+    }
+
     /**
      * What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_",
-     * "short_thin_", and for the pairs "pair_", "mid_pair_", "narrow_pair_", "short_pair_",
-     * "short_thin_pair_" or "short_thin_row_pair_".
+     * "short_thin_", for the pairs "pair_", "mid_pair_", "narrow_pair_", "short_pair_" or
+     * "short_thin_pair_", and for 64 x 64 in other clusters "short_thin_1x2_", "short_thin_2x2_",
+     * "short_thin_4x1_" or "short_thin_1x4_".
      */
     String namePart() {
         return namePart;
@@ -152,13 +165,13 @@ enum GemmTile {
         return rows + " x " + cols;
     }
 
-    /** Rows of an N x K B's TMA box: the tile's columns, half of them for a CTA of a pair that shares B. */
+    /** Rows of an N x K B's TMA box: the tile's columns, one CTA's share where a column of the block shares B. */
     int bBoxRows() {
-        return pairing == Pairing.SHARE_B ? cols / 2 : cols;
+        return cols / clusterM;
     }
 
-    /** Rows of an M x K A's TMA box: the tile's rows, half of them for a CTA of a pair that shares A. */
+    /** Rows of an M x K A's TMA box: the tile's rows, one CTA's share where a row of the block shares A. */
     int aBoxRows() {
-        return pairing == Pairing.SHARE_A ? rows / 2 : rows;
+        return rows / clusterN;
     }
 }

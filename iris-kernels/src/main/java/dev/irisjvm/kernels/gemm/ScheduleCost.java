@@ -109,7 +109,8 @@ final class ScheduleCost {
             case NARROW, NARROW_PAIR -> NARROW_K_BLOCK_US;
             case SHORT -> SHORT_K_BLOCK_US;
             case SHORT_PAIR -> SHORT_PAIR_K_BLOCK_US;
-            case SHORT_THIN, SHORT_THIN_PAIR, SHORT_THIN_ROW_PAIR -> SHORT_THIN_K_BLOCK_US;  // the pairs are not among the candidates; priced as the tile they pair
+            // 64 x 64 clusters are not among the candidates (GemmPlanTimes times them); priced as the tile.
+            case SHORT_THIN, SHORT_THIN_PAIR, SHORT_THIN_1X2, SHORT_THIN_2X2, SHORT_THIN_4X1, SHORT_THIN_1X4 -> SHORT_THIN_K_BLOCK_US;
         };
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {

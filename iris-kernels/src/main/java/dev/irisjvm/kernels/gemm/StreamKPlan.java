@@ -41,7 +41,7 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
      * and in pairs would take two, every second CTA computing a tile past C.
      */
     static StreamKPlan paired(StreamKPlan plan, int m, int n, int multiprocessors) {
-        if (plan.tile.rows() != Gemm.TILE_M || plan.tile.paired() || plan.sharedTiles != 0) {
+        if (plan.tile.rows() != Gemm.TILE_M || plan.tile.clustered() || plan.sharedTiles != 0) {
             return plan;
         }
         long pairs = GemmChecks.ceilDiv(GemmChecks.ceilDiv(m, plan.tile.rows()), 2) * GemmChecks.ceilDiv(n, plan.tile.cols());
@@ -60,24 +60,29 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
     }
 
     /**
-     * {@code plan}'s whole 64 x 64 tiles side by side in clusters of two that share A, a pair of
-     * tiles of one row per cluster ({@link GemmTile#inRowPairs}), or null where its tile has no such
-     * pairs or it shares tiles.
+     * {@code plan}'s whole tiles in every cluster its tile has kernels for ({@link
+     * GemmTile#inClusters}), none where it shares tiles.
      */
-    static StreamKPlan inRowPairs(StreamKPlan plan, int m, int n, int multiprocessors) {
-        GemmTile pair = plan.sharedTiles != 0 ? null : plan.tile.inRowPairs();
-        return pair == null ? null : whole(pair, m, n, multiprocessors);
+    static List<StreamKPlan> inClusters(StreamKPlan plan, int m, int n, int multiprocessors) {
+        List<StreamKPlan> plans = new ArrayList<>();
+        if (plan.sharedTiles == 0) {
+            for (GemmTile tile : plan.tile.inClusters()) {
+                plans.add(whole(tile, m, n, multiprocessors));
+            }
+        }
+        return plans;
     }
 
-    /** Every tile of an {@code m} x {@code n} C whole in {@code tile}; a paired tile's on an even grid, a pair of tiles per cluster. */
+    /**
+     * Every tile of an {@code m} x {@code n} C whole in {@code tile}; a clustered tile's on a grid of
+     * whole clusters, a block of tiles per cluster, at most one CTA per SM.
+     */
     static StreamKPlan whole(GemmTile tile, int m, int n, int multiprocessors) {
-        if (!tile.paired()) {
+        if (!tile.clustered()) {
             return whole(tile, tile.tiles(m, n), multiprocessors);
         }
-        long tilesM = GemmChecks.ceilDiv(m, tile.rows());
-        long tilesN = GemmChecks.ceilDiv(n, tile.cols());
-        long pairs = tile.pairing() == GemmTile.Pairing.SHARE_A ? tilesM * GemmChecks.ceilDiv(tilesN, 2) : GemmChecks.ceilDiv(tilesM, 2) * tilesN;
-        return new StreamKPlan(tile, (int) (2 * Math.max(1, Math.min(multiprocessors / 2, pairs))), 0);
+        int size = tile.clusterSize();
+        return new StreamKPlan(tile, (int) (size * Math.max(1, Math.min(multiprocessors / size, tile.blocks(m, n)))), 0);
     }
 
     /** Every tile of an {@code m} x {@code n} C whole, in its first tile ({@link GemmTile#of}). */
@@ -137,14 +142,15 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
      * The plan in words: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
      * K", "stream-K on ...", followed by ", 128 x 192 tiles" (or 128 x 128, 64 x 128, 64 x 64) where the
      * tile is not 128 x 256, ", in pairs" for 128 x 256 tiles in pairs, ", 64 x 128 tiles in pairs"
-     * for the other pairs and ", 64 x 64 tiles in pairs side by side" for those that share A.
+     * for the other pairs and ", 64 x 64 tiles in blocks of 2 x 2" for the other clusters.
      */
     String describe(long tiles) {
         String size = switch (tile) {
             case WIDE -> "";
             case PAIR -> ", in pairs";
             case MID_PAIR, NARROW_PAIR, SHORT_PAIR, SHORT_THIN_PAIR -> ", " + tile.describe() + " tiles in pairs";
-            case SHORT_THIN_ROW_PAIR -> ", " + tile.describe() + " tiles in pairs side by side";
+            case SHORT_THIN_1X2, SHORT_THIN_2X2, SHORT_THIN_4X1, SHORT_THIN_1X4 ->
+                    ", " + tile.describe() + " tiles in blocks of " + tile.clusterM() + " x " + tile.clusterN();
             default -> ", " + tile.describe() + " tiles";
         };
         if (sharedTiles == 0) {

@@ -42,7 +42,7 @@ class GemmInterfaceTest {
                 }
             }
         }
-        assertEquals(176, names, "16 variants in 11 tiles");
+        assertEquals(224, names, "16 variants in 14 tiles");
     }
 
     @Test

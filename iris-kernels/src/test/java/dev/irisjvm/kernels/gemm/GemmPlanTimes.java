@@ -21,8 +21,8 @@ import java.util.function.IntConsumer;
 
 /**
  * Times every schedule of a shape in every tile, the 64-row ones past 64 rows too ({@link
- * StreamKPlan#candidates}), and each whole-tile one in pairs too ({@link StreamKPlan#inPairs}, and
- * of 64 x 64 tiles side by side, {@link StreamKPlan#inRowPairs}),
+ * StreamKPlan#candidates}), and each whole-tile one in every cluster its tile has too ({@link
+ * StreamKPlan#inClusters}),
  * at most {@link SkinnyGemm#MAX_M} rows also the skinny kernels in every even split of K, each
  * forced in turn, beside
  * {@link ScheduleCost}'s estimate of it: the data the cost model's constants are fitted on (the
@@ -130,9 +130,11 @@ public final class GemmPlanTimes {
             List<Way> ways = new ArrayList<>();
             StreamKPlan rule = StreamKPlan.paired(StreamKPlan.choose(s.m(), s.n(), kBlocks, sms), s.m(), s.n(), sms);
             List<StreamKPlan> plans = new ArrayList<>(List.of(rule));
-            for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.unpaired(), s.m(), s.n(), kBlocks, sms)) {
-                for (StreamKPlan p : new StreamKPlan[] {plan, StreamKPlan.inPairs(plan, s.m(), s.n(), sms), StreamKPlan.inRowPairs(plan, s.m(), s.n(), sms)}) {
-                    if (p != null && !plans.contains(p)) {
+            for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.unclustered(), s.m(), s.n(), kBlocks, sms)) {
+                List<StreamKPlan> each = new ArrayList<>(List.of(plan));
+                each.addAll(StreamKPlan.inClusters(plan, s.m(), s.n(), sms));
+                for (StreamKPlan p : each) {
+                    if (!plans.contains(p)) {
                         plans.add(p);
                     }
                 }

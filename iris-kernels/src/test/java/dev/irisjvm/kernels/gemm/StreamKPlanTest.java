@@ -162,8 +162,12 @@ class StreamKPlanTest {
         assertEquals(Gemm.NARROW_TILE_N, GemmTile.NARROW.bBoxRows());
         assertEquals(Gemm.THIN_TILE_N / 2, GemmTile.SHORT_THIN_PAIR.bBoxRows());
         assertEquals(Gemm.SHORT_TILE_M, GemmTile.SHORT_THIN_PAIR.aBoxRows());
-        assertEquals(Gemm.THIN_TILE_N, GemmTile.SHORT_THIN_ROW_PAIR.bBoxRows(), "side by side, the pair shares A, not B");
-        assertEquals(Gemm.SHORT_TILE_M / 2, GemmTile.SHORT_THIN_ROW_PAIR.aBoxRows());
+        assertEquals(Gemm.THIN_TILE_N, GemmTile.SHORT_THIN_1X2.bBoxRows(), "side by side, the pair shares A, not B");
+        assertEquals(Gemm.SHORT_TILE_M / 2, GemmTile.SHORT_THIN_1X2.aBoxRows());
+        assertEquals(Gemm.THIN_TILE_N / 2, GemmTile.SHORT_THIN_2X2.bBoxRows());
+        assertEquals(Gemm.SHORT_TILE_M / 2, GemmTile.SHORT_THIN_2X2.aBoxRows());
+        assertEquals(Gemm.THIN_TILE_N / 4, GemmTile.SHORT_THIN_4X1.bBoxRows());
+        assertEquals(Gemm.SHORT_TILE_M / 4, GemmTile.SHORT_THIN_1X4.aBoxRows());
     }
 
     @Test
@@ -176,7 +180,7 @@ class StreamKPlanTest {
         assertEquals("whole tiles on 128 blocks, 64 x 64 tiles", new StreamKPlan(GemmTile.SHORT_THIN, 128, 0).describe(128));
         assertEquals("whole tiles on 66 blocks, 64 x 128 tiles in pairs", new StreamKPlan(GemmTile.SHORT_PAIR, 66, 0).describe(66));
         assertEquals("whole tiles on 128 blocks, 64 x 64 tiles in pairs", new StreamKPlan(GemmTile.SHORT_THIN_PAIR, 128, 0).describe(128));
-        assertEquals("whole tiles on 56 blocks, 64 x 64 tiles in pairs side by side", new StreamKPlan(GemmTile.SHORT_THIN_ROW_PAIR, 56, 0).describe(56));
+        assertEquals("whole tiles on 112 blocks, 64 x 64 tiles in blocks of 2 x 2", new StreamKPlan(GemmTile.SHORT_THIN_2X2, 112, 0).describe(112));
         assertEquals("split-K on 128 blocks, 32 tiles in 4 slices of K", new StreamKPlan(GemmTile.WIDE, 128, 32).describe(32));
         assertEquals("stream-K on 132 blocks, 16 of 16 tiles shared by K", new StreamKPlan(GemmTile.WIDE, 132, 16).describe(16));
         assertEquals("stream-K on 132 blocks, 156 of 288 tiles shared by K", new StreamKPlan(GemmTile.WIDE, 132, 156).describe(288));
@@ -211,14 +215,24 @@ class StreamKPlanTest {
         assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_PAIR, 128, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_PAIR, 128, 4096, SMS),
                 "two tile rows of 64: one pair a column, as cuBLASLt runs 128 x 4096 x 2048");
         assertEquals(null, StreamKPlan.inPairs(StreamKPlan.whole(GemmTile.SHORT_THIN_PAIR, 128, 4096, SMS), 128, 4096, SMS), "pairs have no pairs");
-        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_ROW_PAIR, 56, 0), StreamKPlan.inRowPairs(StreamKPlan.whole(GemmTile.SHORT_THIN, 56, SMS), 64, 3584, SMS),
-                "one tile row of 56 tiles of 64 x 64: 28 pairs side by side on 56 CTAs, none past C");
-        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_ROW_PAIR, 16, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_ROW_PAIR, 64, 900, SMS),
+        assertEquals(List.of(new StreamKPlan(GemmTile.SHORT_THIN_PAIR, 112, 0), new StreamKPlan(GemmTile.SHORT_THIN_1X2, 56, 0),
+                        new StreamKPlan(GemmTile.SHORT_THIN_2X2, 112, 0), new StreamKPlan(GemmTile.SHORT_THIN_4X1, 132, 0),
+                        new StreamKPlan(GemmTile.SHORT_THIN_1X4, 56, 0)),
+                StreamKPlan.inClusters(StreamKPlan.whole(GemmTile.SHORT_THIN, 56, SMS), 64, 3584, SMS),
+                "one tile row of 56 tiles of 64 x 64: blocks of one row put no CTA past C, of two rows half of them (28 blocks of"
+                        + " 2 x 2), of four three quarters (56 blocks of 4 x 1, 33 clusters at a time)");
+        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_1X2, 16, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_1X2, 64, 900, SMS),
                 "15 tiles of 64 columns in a row: 8 pairs, the last one's second tile past C");
-        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_ROW_PAIR, 30, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_ROW_PAIR, 129, 640, SMS),
+        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_1X2, 30, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_1X2, 129, 640, SMS),
                 "3 tile rows of 10 tiles: 15 pairs side by side");
-        assertEquals(null, StreamKPlan.inRowPairs(StreamKPlan.whole(GemmTile.SHORT, 28, SMS), 64, 3584, SMS), "only 64 x 64 tiles pair side by side");
-        assertEquals(null, StreamKPlan.inRowPairs(new StreamKPlan(GemmTile.SHORT_THIN, 112, 56), 64, 3584, SMS), "a shared plan has no pairs");
+        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_2X2, 112, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_2X2, 256, 1792, SMS),
+                "4 x 28 tiles: 2 x 14 blocks of 2 x 2");
+        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_4X1, 132, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_4X1, 256, 4096, SMS),
+                "4 x 64 tiles: 64 blocks of four on 33 clusters, taken in turns");
+        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_1X4, 132, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_1X4, 4096, 4096, SMS),
+                "33 clusters of four fill the 132 SMs");
+        assertEquals(List.of(), StreamKPlan.inClusters(StreamKPlan.whole(GemmTile.SHORT_THIN_1X4, 64, 4096, SMS), 64, 4096, SMS), "clusters have no clusters");
+        assertEquals(List.of(), StreamKPlan.inClusters(new StreamKPlan(GemmTile.SHORT_THIN, 112, 56), 64, 3584, SMS), "a shared plan has no clusters");
     }
 
     @Test

@@ -1,7 +1,8 @@
 // iris/gemm/impl/mainloop.cuh (not API): the producer and consumer halves of the K loop, joined by a
 // ring of shared-memory stages. Stage s has two mbarriers: full[s] completes when TMA has delivered
-// the stage's bytes, empty[s] when the consumer warpgroups that read it have finished (in a pair,
-// Cfg::kPairs, those of both CTAs, as each CTA's producer writes half of the shared operand into both).
+// the stage's bytes, empty[s] when the consumer warpgroups that read it have finished (in a cluster,
+// Cfg::kClustered, those of every CTA of this one's row and column of the block, as each of those
+// writes its share of an operand into this one).
 #pragma once
 
 #include "iris/gemm/config.cuh"
@@ -35,34 +36,66 @@ struct Stages {
     __device__ uint8_t* b(int s) const { return a(s) + Cfg::kABytes; }
 };
 
+/// This CTA's tile in its cluster's block of kClusterM x kClusterN tiles (config.cuh ClusterShape):
+/// its row m, which share of B it loads, and its column n, which share of A. 0, 0 alone. The rank
+/// is read only where it is needed (alone or in a single row or column of the block, it is the one
+/// coordinate that varies).
+template <class Cfg>
+struct ClusterPlace {
+    int m = 0;
+    int n = 0;
+
+    __device__ static ClusterPlace here() {
+        if constexpr (!Cfg::kClustered) {
+            return {};
+        } else {
+            const int r = static_cast<int>(sm90::cluster_cta_rank());
+            const int m = Cfg::kClusterM == 1 ? 0 : Cfg::kClusterN == 1 ? r : r % Cfg::kClusterM;
+            const int n = Cfg::kClusterN == 1 ? 0 : Cfg::kClusterM == 1 ? r : r / Cfg::kClusterM;
+            return {m, n};
+        }
+    }
+
+    /// The CTAs of this one's column of the block, which share B.
+    __device__ uint16_t column() const { return uint16_t(((1u << Cfg::kClusterM) - 1) << (n * Cfg::kClusterM)); }
+
+    /// The CTAs of this one's row of the block, which share A.
+    __device__ uint16_t row() const {
+        uint32_t mask = 0;
+#pragma unroll
+        for (int j = 0; j < Cfg::kClusterN; ++j) mask |= 1u << (j * Cfg::kClusterM);
+        return uint16_t(mask << m);
+    }
+};
+
 /// Loads one operand's k-block at K offset k0 into `dst`, starting at row or column `at` of its
 /// Extent (A: kTileM rows, B: kTileN columns). Stored K-contiguous (an mk A, an nk B): one box of
 /// Extent rows of 128 bytes. Stored K rows first (a km A, a kn B): Extent / kKnBoxCols boxes of 64
-/// columns, each 64 K-rows of 128 bytes. Shared by a pair (Config's kSharesA / kSharesB): this
-/// CTA's half of those rows or boxes, or of a single box, half of its K rows, into both CTAs; the
-/// swizzle repeats every 1024 bytes, so the halves land as one box would.
-template <class Cfg, int Extent, bool KContiguous, bool Shared>
-__device__ void load_operand(uint8_t* dst, const sm90::TmaDescriptor* map, uint64_t* full, int k0, int at) {
-    constexpr int kPeers = Shared ? 2 : 1;
-    const int part = Shared ? static_cast<int>(sm90::cluster_cta_rank()) : 0;
+/// columns, each 64 K-rows of 128 bytes. Shared by Parts CTAs (the row or column of a cluster's
+/// block, `sharers`): this CTA's share, `part`, of those rows or boxes, or of a single box, of its K
+/// rows, into every sharer; the swizzle repeats every 1024 bytes, so the shares land as one box would.
+template <class Cfg, int Extent, bool KContiguous, int Parts>
+__device__ void load_operand(uint8_t* dst, const sm90::TmaDescriptor* map, uint64_t* full, int k0, int at, int part,
+                             uint16_t sharers) {
     const auto load = [&](uint8_t* to, int inner, int outer) {
-        if constexpr (Shared) {
-            sm90::tma_load_2d_multicast(to, map, full, inner, outer, 0b11);
+        if constexpr (Parts > 1) {
+            sm90::tma_load_2d_multicast(to, map, full, inner, outer, sharers);
         } else {
             sm90::tma_load_2d(to, map, full, inner, outer);
         }
     };
     if constexpr (KContiguous) {
-        constexpr int kRows = Extent / kPeers;
+        constexpr int kRows = Extent / Parts;
         load(dst + part * kRows * IRIS_GEMM_SWIZZLE_BYTES, k0, at + part * kRows);
     } else {
         constexpr int kBoxes = Extent / Cfg::kKnBoxCols;
-        if constexpr (kBoxes < kPeers) {
-            constexpr int kRows = Cfg::kTileK / kPeers;
+        if constexpr (kBoxes < Parts) {
+            static_assert(kBoxes == 1, "the sharers of a K-rows-first operand split whole boxes, or the K rows of its one box");
+            constexpr int kRows = Cfg::kTileK / Parts;
             load(dst + part * kRows * IRIS_GEMM_SWIZZLE_BYTES, at, k0 + part * kRows);
         } else {
 #pragma unroll
-            for (int j = part * kBoxes / kPeers; j < (part + 1) * kBoxes / kPeers; ++j) {
+            for (int j = part * kBoxes / Parts; j < (part + 1) * kBoxes / Parts; ++j) {
                 load(dst + j * Cfg::kTileK * IRIS_GEMM_SWIZZLE_BYTES, at + j * Cfg::kKnBoxCols, k0);
             }
         }
@@ -87,13 +120,21 @@ __device__ void produce(const Stages<Cfg>& st, const sm90::TmaDescriptor* a_map,
             uint64_t* full = &st.full[pos.stage];
             sm90::mbarrier_arrive_expect_tx(full, Cfg::kStageBytes);
             // A km A's box j is consumer j's operand.
-            load_operand<Cfg, Cfg::kTileM, Cfg::kALayout == ALayout::mk, Cfg::kSharesA>(st.a(pos.stage), a_map, full, k0, row);
-            load_operand<Cfg, Cfg::kTileN, Cfg::kBLayout == BLayout::nk, Cfg::kSharesB>(st.b(pos.stage), b_map, full, k0, col);
+            constexpr bool kMkA = Cfg::kALayout == ALayout::mk;
+            constexpr bool kNkB = Cfg::kBLayout == BLayout::nk;
+            if constexpr (Cfg::kClustered) {
+                const ClusterPlace<Cfg> place = ClusterPlace<Cfg>::here();
+                load_operand<Cfg, Cfg::kTileM, kMkA, Cfg::kClusterN>(st.a(pos.stage), a_map, full, k0, row, place.n, place.row());
+                load_operand<Cfg, Cfg::kTileN, kNkB, Cfg::kClusterM>(st.b(pos.stage), b_map, full, k0, col, place.m, place.column());
+            } else {
+                load_operand<Cfg, Cfg::kTileM, kMkA, 1>(st.a(pos.stage), a_map, full, k0, row, 0, 0);
+                load_operand<Cfg, Cfg::kTileN, kNkB, 1>(st.b(pos.stage), b_map, full, k0, col, 0, 0);
+            }
         }
     }
-    if constexpr (Cfg::kPairs) {
-        // The pair's consumers arrive on this CTA's empty barriers until their last stage: wait for
-        // every stage to be released once more, so that no arrival finds this CTA gone.
+    if constexpr (Cfg::kClustered) {
+        // The cluster's consumers arrive on this CTA's empty barriers until their last stage: wait
+        // for every stage to be released once more, so that no arrival finds this CTA gone.
         for (int s = 0; s < Cfg::kStages; ++s, pos.advance()) {
             sm90::mbarrier_wait(&st.empty[pos.stage], pos.parity ^ 1);
         }
@@ -128,15 +169,28 @@ struct OperandDescriptors {
     }
 };
 
-/// A consumer's release of a stage it has read: to this CTA's producer, and in a pair to both, since
-/// both load into it.
+/// A consumer's release of a stage it has read: to this CTA's producer, and in a cluster to every
+/// CTA of its row and column of the block, since each of those loads into it.
 template <class Cfg>
 __device__ inline void release(uint64_t* empty) {
-    if constexpr (Cfg::kPairs) {
-        sm90::mbarrier_arrive_cluster(empty, 0);
-        sm90::mbarrier_arrive_cluster(empty, 1);
-    } else {
+    if constexpr (!Cfg::kClustered) {
         sm90::mbarrier_arrive(empty);
+    } else if constexpr (Cfg::kClusterM == 1 || Cfg::kClusterN == 1) {
+        // A block of one row or one column: every CTA of the cluster, without reading this one's rank.
+#pragma unroll
+        for (int r = 0; r < Cfg::kClusterSize; ++r) {
+            sm90::mbarrier_arrive_cluster(empty, r);
+        }
+    } else {
+        const ClusterPlace<Cfg> place = ClusterPlace<Cfg>::here();
+#pragma unroll
+        for (int i = 0; i < Cfg::kClusterM; ++i) {
+            sm90::mbarrier_arrive_cluster(empty, place.n * Cfg::kClusterM + i);
+        }
+#pragma unroll
+        for (int j = 0; j < Cfg::kClusterN; ++j) {
+            if (j != place.n) sm90::mbarrier_arrive_cluster(empty, j * Cfg::kClusterM + place.m);
+        }
     }
 }
 
