@@ -92,7 +92,7 @@ struct ClusterShape {
 /// each on every other k-block, the second handing its sum to the first (impl/split_k.cuh): two
 /// chains of dependent wgmma where one warpgroup has one.
 /// Pairs: clusters of two CTAs on vertically adjacent tiles that share B, the same as Cluster
-/// ClusterShape<2, 1>. Cluster: the block of tiles one cluster computes (ClusterShape, below).
+/// ClusterShape<2, 1>. Cluster: the block of tiles one cluster computes (ClusterShape, above).
 template <class In_, BLayout B_, class Out_, int ProducerRegisters = kTmaProducerRegisters, int TileN = IRIS_GEMM_TILE_N,
           ALayout A_ = ALayout::mk, int Consumers = 2, bool Pairs = false, bool SplitK = false,
           class Cluster = ClusterShape<Pairs ? 2 : 1, 1>>

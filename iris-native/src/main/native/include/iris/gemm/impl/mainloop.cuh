@@ -37,9 +37,8 @@ struct Stages {
 };
 
 /// This CTA's tile in its cluster's block of kClusterM x kClusterN tiles (config.cuh ClusterShape):
-/// its row m, which share of B it loads, and its column n, which share of A. 0, 0 alone. The rank
-/// is read only where it is needed (alone or in a single row or column of the block, it is the one
-/// coordinate that varies).
+/// its row m, which share of B it loads, and its column n, which share of A; 0, 0 alone, without
+/// reading the rank. In a block of one row or one column the other coordinate is the constant 0.
 template <class Cfg>
 struct ClusterPlace {
     int m = 0;
