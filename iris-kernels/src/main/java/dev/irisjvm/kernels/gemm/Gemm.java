@@ -583,9 +583,9 @@ public final class Gemm implements AutoCloseable {
 
     /**
      * A's tensor map for {@code tile}'s kernel: for MK, K elements per row and M rows, boxes of the
-     * tile's rows (a CTA's half of a pair that shares A) x 64 elements; for KM, M elements per row
-     * and K rows, boxes of 64 rows (32 for a CTA of a 64 x 64 pair that shares A) x 64 elements.
-     * 128-byte swizzle.
+     * tile's rows (one CTA's share where a row of a cluster's block shares A) x 64 elements; for KM,
+     * M elements per row and K rows, boxes of 64 rows (one CTA's share of them where a row of 64 x 64
+     * tiles shares A) x 64 elements. 128-byte swizzle.
      */
     private TensorMap tensorMapA(GemmProblem p, GemmTile tile) {
         DeviceMatrix a = p.a();
