@@ -33,6 +33,7 @@
 
 #include "fused/fused_common.cuh"
 #include "iris/gemm/impl/k_blocks.cuh"
+#include "iris/gemm/impl/vectors.cuh"
 
 namespace fused {
 
@@ -95,7 +96,7 @@ struct SplitPartials {
         if (!sm90::named_barrier_or(barrier, 128, second)) {
 #pragma unroll
             for (int i = 0; i < kVectors; ++i) {
-                __stcg(slot + i * 128, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+                __stcg(slot + i * 128, iris::gemm::impl::vector_of(acc, i));
             }
             sm90::named_barrier_sync(barrier, 128);
             if (threadIdx.x % 128 == 0) {
@@ -109,11 +110,7 @@ struct SplitPartials {
         sm90::named_barrier_sync(barrier, 128);
 #pragma unroll
         for (int i = 0; i < kVectors; ++i) {
-            const float4 v = __ldcg(slot + i * 128);
-            acc[4 * i] += v.x;
-            acc[4 * i + 1] += v.y;
-            acc[4 * i + 2] += v.z;
-            acc[4 * i + 3] += v.w;
+            iris::gemm::impl::add_vector(acc, i, __ldcg(slot + i * 128));
         }
         return true;
     }

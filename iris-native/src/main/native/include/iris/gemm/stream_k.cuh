@@ -25,6 +25,7 @@
 #include "iris/abi/gemm.h"
 #include "iris/gemm/config.cuh"
 #include "iris/gemm/impl/hopper.cuh"
+#include "iris/gemm/impl/vectors.cuh"
 #include "iris/gemm/scale.cuh"
 #include "iris/gemm/tile_scheduler.cuh"
 #include "iris/impl/arch.cuh"
@@ -131,7 +132,7 @@ struct StreamKFixup {
             float4* mine = slot_of(blockIdx.x, tile.index, consumer);
 #pragma unroll
             for (int v = 0; v < kVectors; ++v) {
-                __stcg(mine + v * 128, make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]));
+                __stcg(mine + v * 128, impl::vector_of(acc, v));
             }
         }
         __threadfence();
@@ -152,21 +153,13 @@ struct StreamKFixup {
             const float4* slot = slot_of(first, tile.index, consumer);
 #pragma unroll
             for (int v = 0; v < kVectors; ++v) {
-                const float4 x = __ldcg(slot + v * 128);
-                acc[4 * v] = x.x;
-                acc[4 * v + 1] = x.y;
-                acc[4 * v + 2] = x.z;
-                acc[4 * v + 3] = x.w;
+                impl::set_vector(acc, v, __ldcg(slot + v * 128));
             }
             for (int p = 1; p < pieces; ++p) {
                 slot = slot_of(first + p, tile.index, consumer);
 #pragma unroll
                 for (int v = 0; v < kVectors; ++v) {
-                    const float4 x = __ldcg(slot + v * 128);
-                    acc[4 * v] += x.x;
-                    acc[4 * v + 1] += x.y;
-                    acc[4 * v + 2] += x.z;
-                    acc[4 * v + 3] += x.w;
+                    impl::add_vector(acc, v, __ldcg(slot + v * 128));
                 }
             }
         }

@@ -7,6 +7,7 @@
 
 #include "iris/gemm/config.cuh"
 #include "iris/gemm/impl/hopper.cuh"
+#include "iris/gemm/impl/vectors.cuh"
 
 namespace iris::gemm::impl {
 
@@ -31,7 +32,7 @@ struct SplitKHandOver {
                 if (handed) named_barrier_sync(kBuffersFreeBarrier, 256);
 #pragma unroll
                 for (int v = 0; v < kVectors; ++v) {
-                    mine[v * 128] = make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]);
+                    mine[v * 128] = vector_of(acc, v);
                 }
                 named_barrier_arrive(kHandedBarrier, 256);
                 handed = true;
@@ -40,11 +41,7 @@ struct SplitKHandOver {
             named_barrier_sync(kHandedBarrier, 256);
 #pragma unroll
             for (int v = 0; v < kVectors; ++v) {
-                const float4 x = mine[v * 128];
-                acc[4 * v] += x.x;
-                acc[4 * v + 1] += x.y;
-                acc[4 * v + 2] += x.z;
-                acc[4 * v + 3] += x.w;
+                add_vector(acc, v, mine[v * 128]);
             }
         }
         return true;
