@@ -662,7 +662,7 @@ public final class Gemm implements AutoCloseable {
         PortableGemm.Tile forced = portable == null ? null : portable.forced();
         return "Gemm(GPU " + device.device() + " " + device.name() + ", " + device.multiprocessorCount() + " SMs, " + mainloop
                 + " mainloop, groupM " + options.groupM() + (forced != null ? ", portable tiles forced to " + forced.shape() : "")
-                + (forcedTile != null ? ", tiles forced to " + forcedTile.describe() : "")
+                + (forcedTile != null ? ", tiles forced to " + forcedTile + " (" + forcedTile.describe() + ")" : "")
                 + (closed.get() ? ", closed" : "") + ")";
     }
 }

@@ -235,7 +235,8 @@ public final class GemmScenarios {
                 for (GemmLayouts layouts : new GemmLayouts[] {GemmLayouts.MK_NK, GemmLayouts.MK_KN, GemmLayouts.KM_NK, GemmLayouts.KM_KN}) {
                     // A stored K x M needs rows of whole 16-byte units: M a multiple of 8.
                     int m = layouts.a() == GemmALayout.KM ? (shape[0] + 7) / 8 * 8 : shape[0];
-                    layoutsCase(f, "every_tile", m, shape[1], shape[2], INPUTS[(m + layouts.b().ordinal()) % 2], layouts);
+                    layoutsCase(f, hopper ? "every_tile " + tile : "every_tile", m, shape[1], shape[2], INPUTS[(m + layouts.b().ordinal()) % 2],
+                            layouts);
                 }
             }
         }
@@ -265,7 +266,7 @@ public final class GemmScenarios {
         HostMatrix b = HostMatrix.random(seed + 1, in, bRows, bCols);
         HostMatrix biasIn = HostMatrix.random(seed + 2, in, 1, n);
         Reference ref = GemmReference.full(a, aLayout, b, layout);
-        String shape = m + " x " + n + " x " + k + " " + in + " " + layouts.kernelPart();
+        String shape = seedName + ": " + m + " x " + n + " x " + k + " " + in + " " + layouts.kernelPart();
         try (SymTensor ta = upload(a, aCols, 0, aRows, aCols); SymTensor tb = upload(b, bCols, 0, bRows, bCols);
              SymTensor pa = upload(a, aCols + PAD, PAD_VALUE, aRows, aCols + PAD);
              SymTensor pb = upload(b, bCols + PAD, PAD_VALUE, bRows, bCols + PAD);
