@@ -55,31 +55,37 @@ using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 
-// iris_gemm_<part><variant>: `threads` threads, `cluster` nothing or IRIS_GEMM_CLUSTER(CTAs), and the
-// tile's consumers, width, SplitK and block of tiles per cluster as gemm_entry takes them.
-#define IRIS_GEMM_CLUSTER(ctas) __cluster_dims__(ctas, 1, 1)
-#define IRIS_GEMM_KERNEL(part, variant, cluster, threads, In, A, B, Out, Consumers, TileN, SplitK, ClusterM, ClusterN) \
-    extern "C" __global__ void cluster __launch_bounds__(threads, 1)                                                  \
-        iris_gemm_##part##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                       \
-        gemm_entry<In, A, B, Out, Consumers, TileN, SplitK, ClusterM, ClusterN>(a);                                  \
+// iris_gemm_<part><variant>: `threads` threads, and the tile's consumers, width, SplitK and block of
+// tiles per cluster as gemm_entry takes them; a clustered kernel is declared with its cluster's
+// size (IRIS_GEMM_CLUSTER_<M>_<N>), an unclustered one with none.
+#define IRIS_GEMM_CLUSTER_1_1
+#define IRIS_GEMM_CLUSTER_2_1 __cluster_dims__(2, 1, 1)
+#define IRIS_GEMM_CLUSTER_1_2 __cluster_dims__(2, 1, 1)
+#define IRIS_GEMM_CLUSTER_2_2 __cluster_dims__(4, 1, 1)
+#define IRIS_GEMM_CLUSTER_4_1 __cluster_dims__(4, 1, 1)
+#define IRIS_GEMM_CLUSTER_1_4 __cluster_dims__(4, 1, 1)
+#define IRIS_GEMM_KERNEL(part, variant, threads, In, A, B, Out, Consumers, TileN, SplitK, ClusterM, ClusterN) \
+    extern "C" __global__ void IRIS_GEMM_CLUSTER_##ClusterM##_##ClusterN __launch_bounds__(threads, 1)       \
+        iris_gemm_##part##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                              \
+        gemm_entry<In, A, B, Out, Consumers, TileN, SplitK, ClusterM, ClusterN>(a);                         \
     }
 
 // The tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, ... (the list above).
-#define IRIS_GEMM_KERNELS(v, In, A, B, Out)                                                                                                \
-    IRIS_GEMM_KERNEL(, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, false, 1, 1)                                            \
-    IRIS_GEMM_KERNEL(mid_, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, false, 1, 1)                                    \
-    IRIS_GEMM_KERNEL(narrow_, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N, false, 1, 1)                              \
-    IRIS_GEMM_KERNEL(short_, v, , IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, false, 1, 1)                          \
-    IRIS_GEMM_KERNEL(short_thin_, v, , IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 1)                             \
-    IRIS_GEMM_KERNEL(pair_, v, IRIS_GEMM_CLUSTER(2), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, false, 2, 1)                   \
-    IRIS_GEMM_KERNEL(mid_pair_, v, IRIS_GEMM_CLUSTER(2), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, false, 2, 1)           \
-    IRIS_GEMM_KERNEL(narrow_pair_, v, IRIS_GEMM_CLUSTER(2), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N, false, 2, 1)     \
-    IRIS_GEMM_KERNEL(short_pair_, v, IRIS_GEMM_CLUSTER(2), IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, false, 2, 1) \
-    IRIS_GEMM_KERNEL(short_thin_pair_, v, IRIS_GEMM_CLUSTER(2), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 2, 1)    \
-    IRIS_GEMM_KERNEL(short_thin_1x2_, v, IRIS_GEMM_CLUSTER(2), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 2)     \
-    IRIS_GEMM_KERNEL(short_thin_2x2_, v, IRIS_GEMM_CLUSTER(4), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 2, 2)     \
-    IRIS_GEMM_KERNEL(short_thin_4x1_, v, IRIS_GEMM_CLUSTER(4), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 4, 1)     \
-    IRIS_GEMM_KERNEL(short_thin_1x4_, v, IRIS_GEMM_CLUSTER(4), IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 4)
+#define IRIS_GEMM_KERNELS(v, In, A, B, Out)                                                                          \
+    IRIS_GEMM_KERNEL(, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, false, 1, 1)                        \
+    IRIS_GEMM_KERNEL(mid_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, false, 1, 1)                \
+    IRIS_GEMM_KERNEL(narrow_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N, false, 1, 1)          \
+    IRIS_GEMM_KERNEL(short_, v, IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, false, 1, 1)      \
+    IRIS_GEMM_KERNEL(short_thin_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 1)         \
+    IRIS_GEMM_KERNEL(pair_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, false, 2, 1)                   \
+    IRIS_GEMM_KERNEL(mid_pair_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, false, 2, 1)           \
+    IRIS_GEMM_KERNEL(narrow_pair_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N, false, 2, 1)     \
+    IRIS_GEMM_KERNEL(short_pair_, v, IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, false, 2, 1) \
+    IRIS_GEMM_KERNEL(short_thin_pair_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 2, 1)    \
+    IRIS_GEMM_KERNEL(short_thin_1x2_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 2)     \
+    IRIS_GEMM_KERNEL(short_thin_2x2_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 2, 2)     \
+    IRIS_GEMM_KERNEL(short_thin_4x1_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 4, 1)     \
+    IRIS_GEMM_KERNEL(short_thin_1x4_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 4)
 
 IRIS_GEMM_KERNELS(bf16_nk_bf16, bf16, ALayout::mk, BLayout::nk, bf16)
 IRIS_GEMM_KERNELS(bf16_nk_f32, bf16, ALayout::mk, BLayout::nk, float)

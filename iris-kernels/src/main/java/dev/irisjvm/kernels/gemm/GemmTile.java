@@ -1,6 +1,9 @@
 package dev.irisjvm.kernels.gemm;
 
 import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The output tiles the library's GEMM kernels come in (gemm.cu, iris/gemm/config.cuh), each a kernel
@@ -113,18 +116,24 @@ enum GemmTile {
         return clusterM * clusterN;
     }
 
+    /** Each unclustered tile's clustered ones, in declaration order, worked out once (the rule asks while planning). */
+    private static final Map<GemmTile, List<GemmTile>> CLUSTERS = new EnumMap<>(GemmTile.class);
+
+    static {
+        for (GemmTile tile : values()) {
+            CLUSTERS.put(tile, tile.clustered() ? List.of() : Arrays.stream(values())
+                    .filter(t -> t.clustered() && t.rows == tile.rows && t.cols == tile.cols && t.threads == tile.threads).toList());
+        }
+    }
+
     /** This tile in clusters of two on vertically adjacent tiles that share B, or null where it has none (the clustered ones). */
     GemmTile inPairs() {
-        return clustered() ? null : Arrays.stream(values()).filter(t -> sameTile(t) && t.clusterM == 2 && t.clusterN == 1).findFirst().orElse(null);
+        return CLUSTERS.get(this).stream().filter(t -> t.clusterM == 2 && t.clusterN == 1).findFirst().orElse(null);
     }
 
     /** This tile in every cluster it has kernels for (none for the clustered ones). */
-    GemmTile[] inClusters() {
-        return clustered() ? new GemmTile[0] : Arrays.stream(values()).filter(t -> sameTile(t) && t.clustered()).toArray(GemmTile[]::new);
-    }
-
-    private boolean sameTile(GemmTile t) {
-        return t.rows == rows && t.cols == cols && t.threads == threads;
+    List<GemmTile> inClusters() {
+        return CLUSTERS.get(this);
     }
 
     int rows() {

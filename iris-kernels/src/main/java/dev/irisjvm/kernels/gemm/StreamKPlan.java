@@ -145,14 +145,10 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
      * for the other pairs and ", 64 x 64 tiles in blocks of 2 x 2" for the other clusters.
      */
     String describe(long tiles) {
-        String size = switch (tile) {
-            case WIDE -> "";
-            case PAIR -> ", in pairs";
-            case MID_PAIR, NARROW_PAIR, SHORT_PAIR, SHORT_THIN_PAIR -> ", " + tile.describe() + " tiles in pairs";
-            case SHORT_THIN_1X2, SHORT_THIN_2X2, SHORT_THIN_4X1, SHORT_THIN_1X4 ->
-                    ", " + tile.describe() + " tiles in blocks of " + tile.clusterM() + " x " + tile.clusterN();
-            default -> ", " + tile.describe() + " tiles";
-        };
+        boolean pairs = tile.clusterM() == 2 && tile.clusterN() == 1;
+        String size = tile == GemmTile.WIDE ? "" : tile == GemmTile.PAIR ? ", in pairs"
+                : ", " + tile.describe() + " tiles" + (pairs ? " in pairs"
+                : tile.clustered() ? " in blocks of " + tile.clusterM() + " x " + tile.clusterN() : "");
         if (sharedTiles == 0) {
             return "whole tiles on " + grid + " blocks" + size;
         }

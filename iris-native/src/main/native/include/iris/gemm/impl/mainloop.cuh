@@ -125,7 +125,7 @@ __device__ void produce(const Stages<Cfg>& st, const sm90::TmaDescriptor* a_map,
                 const ClusterPlace<Cfg> place = ClusterPlace<Cfg>::here();
                 load_operand<Cfg, Cfg::kTileM, kMkA, Cfg::kClusterN>(st.a(pos.stage), a_map, full, k0, row, place.n, place.row());
                 load_operand<Cfg, Cfg::kTileN, kNkB, Cfg::kClusterM>(st.b(pos.stage), b_map, full, k0, col, place.m, place.column());
-            } else {
+            } else {  // constants, not a place: an unclustered kernel's code stays as it was
                 load_operand<Cfg, Cfg::kTileM, kMkA, 1>(st.a(pos.stage), a_map, full, k0, row, 0, 0);
                 load_operand<Cfg, Cfg::kTileN, kNkB, 1>(st.b(pos.stage), b_map, full, k0, col, 0, 0);
             }
