@@ -3,10 +3,10 @@
 // wave mostly empty), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs idle), 64 x 128
 // ("short", one consumer warpgroup) and 64 x 64 ("short_thin", two consumer warpgroups on every
 // other k-block) for every tile of a problem of at most 64 rows and of larger ones where 128-row
-// tiles would leave SMs idle; and for plans of whole tiles, clusters of CTAs on blocks of adjacent
-// tiles that share A along a row of the block and B along a column: 128 x 256, 128 x 192, 128 x 128,
-// 64 x 128 and 64 x 64 in pairs of vertically adjacent tiles ("pair", "mid_pair", "narrow_pair",
-// "short_pair", "short_thin_pair"), and 64 x 64 in blocks of 1 x 2, 2 x 2, 4 x 1 and 1 x 4 tiles
+// tiles would leave SMs idle; and clusters of CTAs on blocks of adjacent tiles that share A along
+// a row of the block and B along a column: 128 x 256, 128 x 192, 128 x 128, 64 x 128 and 64 x 64
+// in pairs of vertically adjacent tiles ("pair", "mid_pair", "narrow_pair", "short_pair",
+// "short_thin_pair"), and 64 x 64 in blocks of 1 x 2, 2 x 2, 4 x 1 and 1 x 4 tiles
 // ("short_thin_1x2", ...).
 //
 //   iris_gemm_[<tile>_]<in>[_km]_<b>_<out>   tile: mid | narrow | short | short_thin | pair | mid_pair | narrow_pair
@@ -29,9 +29,8 @@ IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 
 namespace {
 
-// One tile's kernel body: iris::gemm::run, or in clusters of ClusterM x ClusterN CTAs on blocks of
-// adjacent tiles that share A along a row and B along a column iris::gemm::run_clusters (for
-// whole-tile plans).
+// One tile's kernel body: iris::gemm::run, in clusters of ClusterM x ClusterN CTAs on blocks of
+// adjacent tiles that share A along a row and B along a column where ClusterM x ClusterN > 1.
 template <class In, iris::gemm::ALayout A, iris::gemm::BLayout B, class Out, int Consumers, int TileN, bool SplitK, int ClusterM,
           int ClusterN>
 __device__ void gemm_entry(const iris_gemm_args& a) {
@@ -41,11 +40,7 @@ __device__ void gemm_entry(const iris_gemm_args& a) {
     // without writing C; running on would overrun shared memory.
     using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, TileN, A, Consumers, false, SplitK,
                                    iris::gemm::ClusterShape<ClusterM, ClusterN>>;
-    if constexpr (Cfg::kClustered) {
-        iris::gemm::run_clusters<Cfg>(a);
-    } else {
-        iris::gemm::run<Cfg>(a);
-    }
+    iris::gemm::run<Cfg>(a);
 #endif
 }
 }  // namespace

@@ -18,7 +18,8 @@
 //                                                                        gemm/persistent.cuh
 //   StreamKScheduler<Cfg>, StreamKFixup<Cfg>   stream-K: whole tiles, then the last ones shared
 //       out by k-blocks over every CTA, the last CTA to finish a tile adding the partials in a
-//       fixed order (no CTA waits for another)                           gemm/stream_k.cuh
+//       fixed order (no CTA waits for another); in clusters, blocks of tiles over the clusters
+//                                                                        gemm/stream_k.cuh
 //   persistent<Cfg>(a_map, b_map, bias, m, n, k, scheduler, hooks[, timeline, combiner])   the
 //       same with your own tile order and per-unit hooks                 gemm/persistent.cuh
 //   ScaleAccumulators<Cfg>   C = alpha A x B + beta C as persistent's combiner   gemm/scale.cuh

@@ -32,34 +32,6 @@
 
 namespace iris::gemm {
 
-/// The order of a kernel that runs in clusters (Config's Cluster, a block of ClusterM x ClusterN
-/// tiles per cluster): each block of tiles is one unit, blocks in GroupedTileScheduler's order over
-/// rows of ClusterM tiles; cluster c takes units c, c + gridDim.x / ClusterSize, ..., and its CTA
-/// the tile at its place in the block (impl::ClusterPlace). That tile may lie past C (tile rows or
-/// columns not a multiple of the block's): the CTA then loads zeros and stores nothing, but loads
-/// its shares of the operands for the others all the same. Here rather than in tile_scheduler.cuh,
-/// which the sm_80 kernels include too: it reads the cluster rank.
-template <class Cfg>
-struct ClusterTileScheduler {
-    GroupedTileScheduler<Cfg::kClusterM * Cfg::kTileM, Cfg::kClusterN * Cfg::kTileN> blocks;
-    impl::ClusterPlace<Cfg> place;
-
-    __device__ ClusterTileScheduler(int m, int n, int group)
-        : blocks(m, n, (group + Cfg::kClusterM - 1) / Cfg::kClusterM), place(impl::ClusterPlace<Cfg>::here()) {}
-
-    __device__ int count() const { return blocks.count(); }
-
-    __device__ TileCoord coord(int unit) const {
-        TileCoord t = blocks.coord(unit);
-        t.m = Cfg::kClusterM * t.m + place.m;
-        t.n = Cfg::kClusterN * t.n + place.n;
-        return t;
-    }
-
-    __device__ int first() const { return static_cast<int>(blockIdx.x) / Cfg::kClusterSize; }
-    __device__ int next(int unit) const { return unit + static_cast<int>(gridDim.x) / Cfg::kClusterSize; }
-};
-
 /// The accumulator hook that keeps every unit's accumulators as they are. A hook of this kind sees
 /// a consumer warpgroup's f32 accumulators of a finished unit before the epilogue:
 ///
@@ -173,27 +145,13 @@ __device__ inline bool run(const iris_gemm_args& args, Hooks& hooks) {
     return true;
 }
 
-/// The plain GEMM of whole tiles in clusters (Config's Pairs or Cluster): C = alpha A x B + beta C (+
-/// bias) into args.c, each cluster on a block of adjacent tiles (ClusterTileScheduler). Launch: a
-/// grid of a multiple of Cfg::kClusterSize CTAs, at most one per SM, the kernel declared
-/// __cluster_dims__(Cfg::kClusterSize, 1, 1); each shared operand's tensor map has boxes of one
-/// CTA's share (config.cuh).
-template <class Cfg>
-__device__ inline bool run_clusters(const iris_gemm_args& args) {
-    static_assert(Cfg::kClustered, "run_clusters runs a Config of clusters");
-    using Out = typename Cfg::Out;
-    if (!shared_memory_fits<Cfg>()) return false;
-    const ClusterTileScheduler<Cfg> sched(args.m, args.n, args.group_m);
-    StoreEpilogue<Out> store(static_cast<Out*>(args.c), args.ldc);
-    const ScaleAccumulators<Cfg> scale{static_cast<const Out*>(args.c), args.ldc, args.m, args.n, args.alpha, args.beta};
-    persistent<Cfg>(&args.a_map, &args.b_map, static_cast<const Out*>(args.bias), args.m, args.n, args.k, sched, store,
-                    NoTimeline{}, scale);
-    return true;
-}
-
 /// The plain GEMM: run with StoreEpilogue, C = alpha A x B + beta C (+ bias) into args.c (leading
 /// dimension args.ldc); beta == 0 does not read C. The last args.stream_k_tiles tiles are shared out
-/// by K over the grid (stream_k.cuh) where the struct also gives the partials and counters.
+/// by K over the grid (stream_k.cuh) where the struct also gives the partials and counters. In
+/// clusters (Config's Pairs or Cluster), each cluster runs a block of adjacent tiles (a unit of
+/// stream_k.cuh), and stream_k_tiles counts blocks. Launch: a grid of a multiple of
+/// Cfg::kClusterSize CTAs, at most one per SM, the kernel declared __cluster_dims__(Cfg::kClusterSize,
+/// 1, 1); each shared operand's tensor map has boxes of one CTA's share (config.cuh).
 template <class Cfg>
 __device__ inline bool run(const iris_gemm_args& args) {
     using Out = typename Cfg::Out;

@@ -18,6 +18,10 @@
 // Only the first and the last piece of a CTA's range can be partial, hence two slots per CTA
 // (IRIS_GEMM_STREAM_K_SLOTS_PER_CTA); the host never gives a CTA fewer than
 // IRIS_GEMM_STREAM_K_MIN_BLOCKS iterations, so no range is empty.
+//
+// In clusters, all of the above holds with a block of tiles for a tile and a cluster for a CTA: a
+// cluster's CTAs run the same range, each on its own tile of the block, with its own slots and
+// counters.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +29,7 @@
 #include "iris/abi/gemm.h"
 #include "iris/gemm/config.cuh"
 #include "iris/gemm/impl/hopper.cuh"
+#include "iris/gemm/impl/mainloop.cuh"
 #include "iris/gemm/impl/vectors.cuh"
 #include "iris/gemm/scale.cuh"
 #include "iris/gemm/tile_scheduler.cuh"
@@ -32,74 +37,100 @@
 
 namespace iris::gemm {
 
-/// Whole tiles round robin, then this CTA's stream-K range (a scheduler as tile_scheduler.cuh says).
-/// Units are tile numbers in grouped order; the stream-K tiles are the last sk_tiles of them.
+/// Whole units round robin, then this cluster's stream-K range (a scheduler as tile_scheduler.cuh
+/// says). A unit is a tile, or in clusters (Config's Cluster) a block of kClusterM x kClusterN
+/// adjacent tiles, one per CTA of the cluster: the cluster is the one that takes units and ranges,
+/// so that its CTAs run the same k-blocks of their tiles, and each loads its share of the operands
+/// into the others (impl/mainloop.cuh). Units are numbered in grouped order (over rows of kClusterM
+/// tiles); the stream-K units are the last sk_tiles of them. A CTA's tile may lie past C (tile rows
+/// or columns not a multiple of the block's): it then loads zeros, stores nothing, and loads its
+/// shares for the others all the same.
 template <class Cfg>
 struct StreamKScheduler {
-    GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> order;
+    GroupedTileScheduler<Cfg::kClusterM * Cfg::kTileM, Cfg::kClusterN * Cfg::kTileN> order;
     int k_blocks;
-    int whole_tiles;  // tiles [0, whole_tiles) run whole
-    int iterations;   // of the stream-K tiles: (tiles - whole_tiles) x k_blocks
+    int whole_tiles;  // units [0, whole_tiles) run whole
+    int iterations;   // of the stream-K units: (units - whole_tiles) x k_blocks
 
-    /// sk_tiles outside [0, tiles], too few iterations for one per CTA, or more than an int counts
-    /// (the host shares out fewer than two waves of tiles), run every tile whole.
+    /// sk_tiles outside [0, units], too few iterations for one per cluster, or more than an int
+    /// counts (the host shares out fewer than two waves of units), run every unit whole.
     __device__ StreamKScheduler(int m, int n, int k, int group, int sk_tiles)
-        : order(m, n, group), k_blocks((k + Cfg::kTileK - 1) / Cfg::kTileK) {
+        : order(m, n, (group + Cfg::kClusterM - 1) / Cfg::kClusterM),
+          k_blocks((k + Cfg::kTileK - 1) / Cfg::kTileK) {
         const int tiles = order.count();
         const int64_t shared = int64_t(sk_tiles) * k_blocks;
-        if (sk_tiles < 0 || sk_tiles > tiles || shared < gridDim.x || shared > 0x3fffffff) sk_tiles = 0;  // int arithmetic below
+        const unsigned fill = clusters();  // read before the condition, so that it needs no branch
+        if (sk_tiles < 0 || sk_tiles > tiles || shared < fill || shared > 0x3fffffff) sk_tiles = 0;  // int arithmetic below
         whole_tiles = tiles - sk_tiles;
         iterations = sk_tiles * k_blocks;
     }
 
-    __device__ int start(int cta) const { return static_cast<int>(int64_t(cta) * iterations / gridDim.x); }
-    /// The CTA whose range holds iteration x (the last CTA that starts at or before it).
-    __device__ int owner(int x) const { return static_cast<int>((int64_t(x + 1) * gridDim.x - 1) / iterations); }
-    // This CTA's iterations are [start(blockIdx.x), start(blockIdx.x + 1)), worked out where needed
-    // (once per tile) rather than kept in registers across the mainloop, which holds 128 accumulators.
-    __device__ int first_shared() const { return whole_tiles + start(blockIdx.x) / k_blocks; }
+    /// Clusters of the launch, and this CTA's (one CTA per cluster without clusters).
+    __device__ static unsigned clusters() { return gridDim.x / Cfg::kClusterSize; }
+    __device__ static unsigned cluster() { return blockIdx.x / Cfg::kClusterSize; }
+    /// This CTA's rank in its cluster: a 1-D grid's clusters are runs of consecutive CTAs.
+    __device__ static int rank() { return static_cast<int>(blockIdx.x) % Cfg::kClusterSize; }
+
+    __device__ int start(int c) const { return static_cast<int>(int64_t(c) * iterations / clusters()); }
+    /// The cluster whose range holds iteration x (the last cluster that starts at or before it).
+    __device__ int owner(int x) const { return static_cast<int>((int64_t(x + 1) * clusters() - 1) / iterations); }
+    // This cluster's iterations are [start(cluster()), start(cluster() + 1)), worked out where needed
+    // (once per unit) rather than kept in registers across the mainloop, which holds 128 accumulators.
+    __device__ int first_shared() const { return whole_tiles + start(cluster()) / k_blocks; }
 
     __device__ int count() const {
-        const int end = start(blockIdx.x + 1);
-        return start(blockIdx.x) < end ? whole_tiles + (end - 1) / k_blocks + 1 : whole_tiles;
+        const int end = start(cluster() + 1);
+        return start(cluster()) < end ? whole_tiles + (end - 1) / k_blocks + 1 : whole_tiles;
     }
-    __device__ int first() const { return static_cast<int>(blockIdx.x) < whole_tiles ? static_cast<int>(blockIdx.x) : first_shared(); }
+    __device__ int first() const {
+        return static_cast<int>(cluster()) < whole_tiles ? static_cast<int>(cluster()) : first_shared();
+    }
     __device__ int next(int t) const {
         if (t >= whole_tiles) return t + 1;
-        t += static_cast<int>(gridDim.x);
+        t += static_cast<int>(clusters());
         return t < whole_tiles ? t : first_shared();
     }
 
     __device__ TileCoord coord(int t) const {
         TileCoord c = order.coord(t);
+        const auto place = impl::ClusterPlace<Cfg>::here();
+        c.m = Cfg::kClusterM * c.m + place.m;
+        c.n = Cfg::kClusterN * c.n + place.n;
         if (t >= whole_tiles) {
             const int tile_begin = (t - whole_tiles) * k_blocks;
-            c.k_begin = max(start(blockIdx.x), tile_begin) - tile_begin;
-            c.k_end = min(start(blockIdx.x + 1), tile_begin + k_blocks) - tile_begin;
+            c.k_begin = max(start(cluster()), tile_begin) - tile_begin;
+            c.k_end = min(start(cluster() + 1), tile_begin + k_blocks) - tile_begin;
         }
         return c;
     }
 
-    /// The CTA that owns the first piece of tile t (a stream-K tile).
+    /// The cluster that owns the first piece of unit t (a stream-K unit).
     __device__ int first_owner(int t) const { return owner((t - whole_tiles) * k_blocks); }
 
-    /// How many CTAs share tile t: 1 for a whole tile.
+    /// How many clusters share unit t: 1 for a whole one.
     __device__ int pieces(int t) const {
         if (t < whole_tiles) return 1;
         const int tile_begin = (t - whole_tiles) * k_blocks;
         return owner(tile_begin + k_blocks - 1) - owner(tile_begin) + 1;
     }
 
-    /// CTA cta's slot for its piece of tile t: 0 where t is the first tile of its range, else 1.
-    __device__ int slot(int cta, int t) const {
-        return cta * IRIS_GEMM_STREAM_K_SLOTS_PER_CTA + (whole_tiles + start(cta) / k_blocks == t ? 0 : 1);
+    /// The slot of this CTA's place in cluster c for its piece of unit t: the first of the CTA's two
+    /// where t is the first unit of c's range, else the second.
+    __device__ int slot(int c, int t) const {
+        const int cta = c * Cfg::kClusterSize + rank();
+        return cta * IRIS_GEMM_STREAM_K_SLOTS_PER_CTA + (whole_tiles + start(c) / k_blocks == t ? 0 : 1);
+    }
+
+    /// The counter of this CTA's tile of unit t (a stream-K unit) for consumer warpgroup `consumer`.
+    __device__ int64_t counter(int t, int consumer) const {
+        return (int64_t(t - whole_tiles) * Cfg::kClusterSize + rank()) * Cfg::kConsumers + consumer;
     }
 };
 
 /// persistent's combiner for StreamKScheduler: the fix-up of shared tiles described above, then
 /// alpha and beta (ScaleAccumulators) on the finished sum only.
 /// partials: IRIS_GEMM_STREAM_K_SLOTS_PER_CTA x gridDim.x slots of kTileM x kTileN floats, each
-/// [consumer][kAccumulators / 4][128 threads] float4; counters: [stream-K tile][consumer] u32.
+/// [consumer][kAccumulators / 4][128 threads] float4; counters: [stream-K unit][CTA of the cluster][consumer] u32.
 template <class Cfg>
 struct StreamKFixup {
     const StreamKScheduler<Cfg>& sched;
@@ -109,8 +140,8 @@ struct StreamKFixup {
 
     static constexpr int kVectors = Cfg::kAccumulators / 4;
 
-    __device__ float4* slot_of(int cta, int t, int consumer) const {
-        return partials + (int64_t(sched.slot(cta, t)) * Cfg::kConsumers + consumer) * kVectors * 128 + threadIdx.x % 128;
+    __device__ float4* slot_of(int cluster, int t, int consumer) const {
+        return partials + (int64_t(sched.slot(cluster, t)) * Cfg::kConsumers + consumer) * kVectors * 128 + threadIdx.x % 128;
     }
 
     template <class Acc>
@@ -129,7 +160,7 @@ struct StreamKFixup {
         const int barrier = 1 + consumer;
 
         if (inside) {
-            float4* mine = slot_of(blockIdx.x, tile.index, consumer);
+            float4* mine = slot_of(sched.cluster(), tile.index, consumer);
 #pragma unroll
             for (int v = 0; v < kVectors; ++v) {
                 __stcg(mine + v * 128, impl::vector_of(acc, v));
@@ -139,7 +170,7 @@ struct StreamKFixup {
         sm90::named_barrier_sync(barrier, 128);
         bool last = false;
         if (t == 0) {
-            uint32_t* counter = counters + int64_t(tile.index - sched.whole_tiles) * Cfg::kConsumers + consumer;
+            uint32_t* counter = counters + sched.counter(tile.index, consumer);
             last = iris::arch::fetch_add<iris::Order::acq_rel, iris::Scope::gpu>(counter, 1u) == uint32_t(pieces - 1);
             if (last) {
                 iris::arch::store<iris::Order::relaxed, iris::Scope::gpu>(counter, 0u);  // no piece of this launch counts again

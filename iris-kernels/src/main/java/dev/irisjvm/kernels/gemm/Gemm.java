@@ -542,7 +542,7 @@ public final class Gemm implements AutoCloseable {
         }
         StreamKPlan kept = tuner == null ? null : tuner.kept(m, n, k);
         StreamKPlan plan = kept != null ? kept : plan(m, n, k);
-        return plan.describe(plan.tiles(m, n)) + (kept != null ? " (tuned)" : "");
+        return plan.describe(plan.units(m, n)) + (kept != null ? " (tuned)" : "");
     }
 
     /** How a call of {@code p} spreads over this GPU: whole tiles, or K shared out where there is a workspace. */

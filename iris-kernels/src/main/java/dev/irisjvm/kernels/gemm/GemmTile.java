@@ -10,9 +10,10 @@ import java.util.Map;
  * of its own per variant: a {@link StreamKPlan} says which one a call runs. Problems of at most
  * {@link Gemm#SHORT_TILE_M} rows take {@link #SHORT} or {@link #SHORT_THIN}; the others {@link #WIDE}
  * or, where its tiles would leave SMs idle or a wave mostly empty, any other unclustered one, as
- * {@link ScheduleCost} estimates. The clustered ones run whole-tile plans in clusters of CTAs on a
- * block of {@link #clusterM()} x {@link #clusterN()} adjacent tiles, whose CTAs share A's k-blocks
- * along a row of the block and B's along a column, each loading its share into all that read it.
+ * {@link ScheduleCost} estimates. The clustered ones run in clusters of CTAs on a block of {@link
+ * #clusterM()} x {@link #clusterN()} adjacent tiles, whose CTAs share A's k-blocks along a row of the
+ * block and B's along a column, each loading its share into all that read it; a plan shares such
+ * blocks out by K as it would tiles.
  */
 enum GemmTile {
     /** 128 x 256, two consumer warpgroups: {@code iris_gemm_*}. */
@@ -30,8 +31,8 @@ enum GemmTile {
     SHORT_THIN(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_", 1, 1),
     /**
      * 128 x 256 in clusters of two CTAs on vertically adjacent tiles that share B, each loading half
-     * of B's rows into both: {@code iris_gemm_pair_*}, for plans of whole tiles ({@link
-     * StreamKPlan#paired}).
+     * of B's rows into both: {@code iris_gemm_pair_*}, which the rule runs plans of whole tiles in
+     * ({@link StreamKPlan#paired}).
      */
     PAIR(Gemm.TILE_M, Gemm.TILE_N, Gemm.THREADS, "pair_", 2, 1),
     /** 128 x 192 in clusters of two CTAs that share B, as {@link #PAIR}: {@code iris_gemm_mid_pair_*}. */
@@ -89,11 +90,6 @@ enum GemmTile {
      */
     static GemmTile[] choices(long m) {
         return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT, SHORT_THIN} : new GemmTile[] {WIDE, MID, NARROW, SHORT, SHORT_THIN};
-    }
-
-    /** Every tile but the clustered ones, which only whole-tile plans take ({@link StreamKPlan#inClusters}). */
-    static GemmTile[] unclustered() {
-        return Arrays.stream(values()).filter(t -> !t.clustered()).toArray(GemmTile[]::new);
     }
 
     /** Whether this tile's kernels run in clusters of CTAs that share operands. */

@@ -74,7 +74,7 @@ final class ScheduleCost {
     static final double MID_K_BLOCK_US = 0.48;
     /**
      * The share of its time that a plan of whole 128-row tiles takes in pairs ({@link
-     * StreamKPlan#paired}), which it is then run in and only whole plans can be. Measured in
+     * StreamKPlan#paired}), which the rule runs it in (it pairs no plan that shares tiles). Measured in
      * GemmPlanTimes at commits {@code 404d74a} and {@code 848012e}: 0.96 for 128 x 256 tiles on 8192
      * x 8192 x 8192, 0.97 for 128 x 192 on 1536 x 1536 x 1536, 0.90 to 0.95 for 128 x 128 (0.81 where
      * B's rows are off 128 bytes). Without it the model shares the last wave of the largest shapes,
@@ -98,13 +98,17 @@ final class ScheduleCost {
 
     /** The estimated µs of an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks under {@code plan} on {@code multiprocessors} SMs. */
     static double us(StreamKPlan plan, int m, int n, int kBlocks, int multiprocessors) {
-        int tileM = plan.tile().rows();
-        int tileN = plan.tile().cols();
-        long tilesM = GemmChecks.ceilDiv(m, tileM);
-        long tilesN = GemmChecks.ceilDiv(n, tileN);
-        long tiles = tilesM * tilesN;
+        // A clustered plan is priced as its clusters on blocks of tiles: a cluster's CTAs run their
+        // k-blocks side by side, as one CTA runs a tile's.
+        GemmTile tile = plan.tile();
+        int unitM = tile.rows() * tile.clusterM();
+        int unitN = tile.cols() * tile.clusterN();
+        long unitsM = GemmChecks.ceilDiv(m, unitM);
+        long unitsN = GemmChecks.ceilDiv(n, unitN);
+        long units = unitsM * unitsN;
+        int clusters = Math.max(1, multiprocessors / tile.clusterSize());
         double k = (double) kBlocks * Gemm.TILE_K;
-        double kBlockUs = switch (plan.tile()) {
+        double kBlockUs = switch (tile) {
             case WIDE, PAIR -> K_BLOCK_US;  // pairs of 128-row tiles are never among the candidates; priced as the tile they pair
             case MID, MID_PAIR -> MID_K_BLOCK_US;
             case NARROW, NARROW_PAIR -> NARROW_K_BLOCK_US;
@@ -115,23 +119,23 @@ final class ScheduleCost {
         };
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {
-            long waves = GemmChecks.ceilDiv(tiles, multiprocessors);
+            long waves = GemmChecks.ceilDiv(units, clusters);
             double pairs = StreamKPlan.paired(plan, m, n, multiprocessors).equals(plan) ? 1 : PAIRED;
             return pairs * Math.max(waves * kBlocks * kBlockUs, operandBytes / BYTES_PER_US) + LAUNCH_US + WAVE_US * waves;
         }
         long shared = plan.sharedTiles();
-        long wholeWaves = GemmChecks.ceilDiv(tiles - shared, multiprocessors);
-        double partialBytes = (double) Math.min(m, tileM) * tileN * Float.BYTES;
-        long pieces = GemmChecks.ceilDiv(plan.grid(), shared);
-        boolean splitK = plan.isSplitK(tiles);
-        // Split-K's slices, and a tail whose tiles take the same number of CTAs each (StreamKPlan.tail),
-        // start at the same k: neighbouring tiles read a panel once.
-        boolean inStep = plan.grid() % shared == 0;
-        double bytes = inStep ? operandBytes * shared / tiles : ((double) tilesN * m + (double) tilesM * n) * k * 2 * shared / tiles;
+        long wholeWaves = GemmChecks.ceilDiv(units - shared, clusters);
+        double partialBytes = (double) Math.min(m, unitM) * unitN * Float.BYTES;
+        long pieces = GemmChecks.ceilDiv(plan.clusters(), shared);
+        boolean splitK = plan.isSplitK(units);
+        // Split-K's slices, and a tail whose units take the same number of clusters each
+        // (StreamKPlan.tail), start at the same k: neighbouring units read a panel once.
+        boolean inStep = plan.clusters() % shared == 0;
+        double bytes = inStep ? operandBytes * shared / units : ((double) unitsN * m + (double) unitsM * n) * k * 2 * shared / units;
         // The partials are written after a piece's k-blocks and read by the last piece after its own:
         // their traffic follows the mainloop instead of overlapping it.
-        double fixUpBytes = (splitK ? plan.grid() : plan.grid() + shared) * partialBytes * 2;
-        double sharedUs = Math.max(GemmChecks.ceilDiv(shared * kBlocks, plan.grid()) * kBlockUs, bytes / BYTES_PER_US)
+        double fixUpBytes = (splitK ? plan.clusters() : plan.clusters() + shared) * partialBytes * 2;
+        double sharedUs = Math.max(GemmChecks.ceilDiv(shared * kBlocks, plan.clusters()) * kBlockUs, bytes / BYTES_PER_US)
                 + fixUpBytes / BYTES_PER_US;
         return wholeWaves * kBlocks * kBlockUs + sharedUs + Math.max(1, pieces - 1) * PIECE_US
                 + LAUNCH_US + WAVE_US * (1 + wholeWaves);

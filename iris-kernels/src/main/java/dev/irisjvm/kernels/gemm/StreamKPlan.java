@@ -18,9 +18,14 @@ import java.util.List;
  * {@link #choose} takes the one {@link ScheduleCost} estimates fastest. A CTA gets at least {@value
  * KernelAbi#IRIS_GEMM_STREAM_K_MIN_BLOCKS} k-blocks.
  *
+ * <p>A clustered tile ({@link GemmTile#clustered}) plans the same way with a block of its tiles for a
+ * tile and a cluster for a CTA: the kernel's units are blocks, each cluster runs one block at a time
+ * (its CTAs on the block's tiles, in step over the same k-blocks), and {@code sharedTiles} counts
+ * blocks ({@link #units}).
+ *
  * @param tile        the output tile, and with it the kernel
- * @param grid        persistent CTAs of the launch
- * @param sharedTiles tiles shared out by K (0: every tile whole)
+ * @param grid        persistent CTAs of the launch (a multiple of the tile's cluster size)
+ * @param sharedTiles units shared out by K (0: every unit whole): tiles, or a clustered tile's blocks
  */
 record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
     /** The most CTAs that share a tile of a {@link #tail}. */
@@ -60,27 +65,10 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
     }
 
     /**
-     * {@code plan}'s whole tiles in every cluster its tile has kernels for ({@link
-     * GemmTile#inClusters}), none where it shares tiles.
-     */
-    static List<StreamKPlan> inClusters(StreamKPlan plan, int m, int n, int multiprocessors) {
-        List<StreamKPlan> plans = new ArrayList<>();
-        if (plan.sharedTiles == 0) {
-            for (GemmTile tile : plan.tile.inClusters()) {
-                plans.add(whole(tile, m, n, multiprocessors));
-            }
-        }
-        return plans;
-    }
-
-    /**
      * Every tile of an {@code m} x {@code n} C whole in {@code tile}; a clustered tile's on a grid of
      * whole clusters, a block of tiles per cluster, at most one CTA per SM.
      */
     static StreamKPlan whole(GemmTile tile, int m, int n, int multiprocessors) {
-        if (!tile.clustered()) {
-            return whole(tile, tile.tiles(m, n), multiprocessors);
-        }
         int size = tile.clusterSize();
         return new StreamKPlan(tile, (int) (size * Math.max(1, Math.min(multiprocessors / size, tile.blocks(m, n)))), 0);
     }
@@ -110,15 +98,16 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
     static List<StreamKPlan> candidates(GemmTile[] choices, int m, int n, int kBlocks, int multiprocessors) {
         List<StreamKPlan> plans = new ArrayList<>();
         for (GemmTile tile : choices) {
-            long tiles = tile.tiles(m, n);
+            long units = tile.blocks(m, n);
+            int size = tile.clusterSize();
             if (tile == GemmTile.SHORT && kBlocks <= ScheduleCost.SHORT_PAIR_MAX_K_BLOCKS && m > tile.rows()) {
                 plans.add(whole(GemmTile.SHORT_PAIR, m, n, multiprocessors));  // first: the estimate may tie (a memory floor)
             }
-            plans.add(whole(tile, tiles, multiprocessors));
-            for (long slices = 2; tiles * slices <= multiprocessors && kBlocks / slices >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS; slices++) {
-                plans.add(new StreamKPlan(tile, (int) (tiles * slices), (int) tiles));
+            plans.add(whole(tile, m, n, multiprocessors));
+            for (long slices = 2; units * slices <= multiprocessors / size && kBlocks / slices >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS; slices++) {
+                plans.add(new StreamKPlan(tile, (int) (units * slices * size), (int) units));
             }
-            for (StreamKPlan streamK : new StreamKPlan[] {shared(tile, tiles, kBlocks, multiprocessors), tail(tile, tiles, kBlocks, multiprocessors)}) {
+            for (StreamKPlan streamK : new StreamKPlan[] {shared(tile, units, kBlocks, multiprocessors), tail(tile, units, kBlocks, multiprocessors)}) {
                 if (streamK != null && !plans.contains(streamK)) {
                     plans.add(streamK);
                 }
@@ -128,48 +117,61 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
         return plans;
     }
 
-    /** Output tiles of an {@code m} x {@code n} C in this plan's tile. */
-    long tiles(int m, int n) {
-        return tile.tiles(m, n);
+    /** The kernel's units of an {@code m} x {@code n} C in this plan: its tiles, or a clustered tile's blocks of tiles. */
+    long units(int m, int n) {
+        return tile.blocks(m, n);
     }
 
-    /** Whether this plan is split-K for a shape of {@code tiles} tiles: every tile shared, in as many slices each. */
-    boolean isSplitK(long tiles) {
-        return sharedTiles == tiles && grid > tiles && grid % tiles == 0;
+    /** Clusters of the launch: its CTAs without clusters. */
+    int clusters() {
+        return grid / tile.clusterSize();
+    }
+
+    /** Whether this plan is split-K for a shape of {@code units} units: every unit shared, in as many slices each. */
+    boolean isSplitK(long units) {
+        return sharedTiles == units && clusters() > units && clusters() % units == 0;
     }
 
     /**
-     * The plan in words: "whole tiles on 64 blocks", "split-K on 128 blocks, 32 tiles in 4 slices of
-     * K", "stream-K on ...", followed by ", 128 x 192 tiles" (or 128 x 128, 64 x 128, 64 x 64) where the
-     * tile is not 128 x 256, ", in pairs" for 128 x 256 tiles in pairs, ", 64 x 128 tiles in pairs"
-     * for the other pairs and ", 64 x 64 tiles in blocks of 2 x 2" for the other clusters.
+     * The plan for a shape of {@code units} units ({@link #units}) in words: "whole tiles on 64
+     * blocks", "split-K on 128 blocks, 32 tiles in 4 slices of K", "stream-K on ...", followed by ",
+     * 128 x 192 tiles" (or 128 x 128, 64 x 128, 64 x 64) where the tile is not 128 x 256, ", in pairs"
+     * for 128 x 256 tiles in pairs, ", 64 x 128 tiles in pairs" for the other pairs and ", 64 x 64
+     * tiles in blocks of 2 x 2" for the other clusters. A clustered plan that shares units counts them
+     * as pairs ("16 pairs in 2 slices of K") or blocks ("14 blocks in 4 slices of K").
      */
-    String describe(long tiles) {
+    String describe(long units) {
         boolean pairs = tile.clusterM() == 2 && tile.clusterN() == 1;
         String size = tile == GemmTile.WIDE ? "" : tile == GemmTile.PAIR ? ", in pairs"
                 : ", " + tile.describe() + " tiles" + (pairs ? " in pairs"
                 : tile.clustered() ? " in blocks of " + tile.clusterM() + " x " + tile.clusterN() : "");
+        String unit = !tile.clustered() ? " tiles" : pairs ? " pairs" : " blocks";
         if (sharedTiles == 0) {
             return "whole tiles on " + grid + " blocks" + size;
         }
-        if (isSplitK(tiles)) {
-            return "split-K on " + grid + " blocks, " + tiles + " tiles in " + grid / tiles + " slices of K" + size;
+        if (isSplitK(units)) {
+            return "split-K on " + grid + " blocks, " + units + unit + " in " + clusters() / units + " slices of K" + size;
         }
-        return "stream-K on " + grid + " blocks, " + sharedTiles + " of " + tiles + " tiles shared by K" + size;
+        return "stream-K on " + grid + " blocks, " + sharedTiles + " of " + units + unit + " shared by K" + size;
     }
 
     /**
-     * The stream-K plan, however full the waves: every tile shared with fewer tiles than SMs, else
-     * the last full wave and the partial one (a full wave when there is none); null where it would
-     * not help (see the class notes) or its iterations overflow the kernel's int arithmetic.
+     * The stream-K plan of {@code units} units ({@link #units}), however full the waves: every unit
+     * shared with fewer units than clusters fit on the SMs, else the last full wave and the partial
+     * one (a full wave when there is none); null where it would not help (see the class notes) or
+     * its iterations overflow the kernel's int arithmetic.
      */
-    static StreamKPlan shared(GemmTile tile, long tiles, int kBlocks, int multiprocessors) {
-        long shared = tiles < multiprocessors ? tiles : tiles % multiprocessors + multiprocessors;
+    static StreamKPlan shared(GemmTile tile, long units, int kBlocks, int multiprocessors) {
+        int clusters = multiprocessors / tile.clusterSize();
+        if (clusters == 0) {
+            return null;
+        }
+        long shared = units < clusters ? units : units % clusters + clusters;
         long iterations = shared * kBlocks;
-        int grid = (int) Math.min(multiprocessors, iterations / KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS);
-        // Fewer tiles than SMs: worth it only with more CTAs than tiles; more: only on every SM.
-        boolean useful = tiles < multiprocessors ? grid > tiles : grid == multiprocessors;
-        return iterations > Integer.MAX_VALUE / 2 || !useful ? null : new StreamKPlan(tile, grid, (int) shared);
+        int grid = (int) Math.min(clusters, iterations / KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS);
+        // Fewer units than clusters: worth it only with more clusters than units; more: only on every SM.
+        boolean useful = units < clusters ? grid > units : grid == clusters;
+        return iterations > Integer.MAX_VALUE / 2 || !useful ? null : new StreamKPlan(tile, grid * tile.clusterSize(), (int) shared);
     }
 
     /**
@@ -183,18 +185,19 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
      * #MAX_TAIL_CTAS_PER_TILE} CTAs a tile: 1024 x 3584 x 8192 ran in 94.9 µs with 22 tiles of 128 x
      * 192 shared by six CTAs each, 90.5 in whole 128 x 256 tiles. Null where the tiles make whole
      * waves or fewer than one, no such count exists, or a CTA would get fewer than {@value
-     * KernelAbi#IRIS_GEMM_STREAM_K_MIN_BLOCKS} k-blocks.
+     * KernelAbi#IRIS_GEMM_STREAM_K_MIN_BLOCKS} k-blocks. Of a clustered tile, {@code units} blocks
+     * over the clusters that fit on the SMs.
      */
-    static StreamKPlan tail(GemmTile tile, long tiles, int kBlocks, int multiprocessors) {
-        long partial = tiles % multiprocessors;
-        if (tiles <= multiprocessors || partial == 0) {
+    static StreamKPlan tail(GemmTile tile, long units, int kBlocks, int multiprocessors) {
+        int clusters = multiprocessors / tile.clusterSize();
+        if (clusters == 0 || units <= clusters || units % clusters == 0) {
             return null;
         }
-        for (long ctasPerTile = Math.min(MAX_TAIL_CTAS_PER_TILE, multiprocessors / partial); ctasPerTile >= 2; ctasPerTile--) {
-            if (multiprocessors % ctasPerTile == 0) {
-                long shared = multiprocessors / ctasPerTile;
-                boolean fits = kBlocks / ctasPerTile >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS && shared * kBlocks <= Integer.MAX_VALUE / 2;
-                return fits ? new StreamKPlan(tile, multiprocessors, (int) shared) : null;
+        for (long perUnit = Math.min(MAX_TAIL_CTAS_PER_TILE, clusters / (units % clusters)); perUnit >= 2; perUnit--) {
+            if (clusters % perUnit == 0) {
+                long shared = clusters / perUnit;
+                boolean fits = kBlocks / perUnit >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS && shared * kBlocks <= Integer.MAX_VALUE / 2;
+                return fits ? new StreamKPlan(tile, clusters * tile.clusterSize(), (int) shared) : null;
             }
         }
         return null;
@@ -205,7 +208,10 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
         return (long) KernelAbi.IRIS_GEMM_STREAM_K_SLOTS_PER_CTA * grid * Gemm.TILE_M * Gemm.TILE_N * Float.BYTES;
     }
 
-    /** Bytes of counters for up to {@code sharedTiles} shared tiles: one u32 per consumer warpgroup and tile. */
+    /**
+     * Bytes of counters for up to {@code sharedTiles} shared tiles: one u32 per consumer warpgroup and
+     * tile (a clustered plan shares fewer blocks than this of its clusters' tiles).
+     */
     static long counterBytes(int sharedTiles) {
         return 2L * sharedTiles * Integer.BYTES;
     }

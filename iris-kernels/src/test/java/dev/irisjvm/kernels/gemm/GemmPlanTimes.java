@@ -20,11 +20,10 @@ import java.util.Locale;
 import java.util.function.IntConsumer;
 
 /**
- * Times every schedule of a shape in every tile, the 64-row ones past 64 rows too ({@link
- * StreamKPlan#candidates}), and each whole-tile one in every cluster its tile has too ({@link
- * StreamKPlan#inClusters}),
- * at most {@link SkinnyGemm#MAX_M} rows also the skinny kernels in every even split of K, each
- * forced in turn, beside
+ * Times every schedule of a shape in every tile, clustered or not, the 64-row ones past 64 rows
+ * and the 128-row ones under 64 too ({@link StreamKPlan#candidates}), at most {@link
+ * SkinnyGemm#MAX_M} rows also the skinny kernels in every even split of K, each forced in turn,
+ * beside
  * {@link ScheduleCost}'s estimate of it: the data the cost model's constants are fitted on (the
  * benchmark times only the schedule the rule chooses). One GPU, as one rank:
  *
@@ -130,17 +129,13 @@ public final class GemmPlanTimes {
             List<Way> ways = new ArrayList<>();
             StreamKPlan rule = StreamKPlan.paired(StreamKPlan.choose(s.m(), s.n(), kBlocks, sms), s.m(), s.n(), sms);
             List<StreamKPlan> plans = new ArrayList<>(List.of(rule));
-            for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.unclustered(), s.m(), s.n(), kBlocks, sms)) {
-                List<StreamKPlan> each = new ArrayList<>(List.of(plan));
-                each.addAll(StreamKPlan.inClusters(plan, s.m(), s.n(), sms));
-                for (StreamKPlan p : each) {
-                    if (!plans.contains(p)) {
-                        plans.add(p);
-                    }
+            for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.values(), s.m(), s.n(), kBlocks, sms)) {
+                if (!plans.contains(plan)) {
+                    plans.add(plan);
                 }
             }
             for (StreamKPlan plan : plans) {
-                ways.add(new Way(plan.tile().name(), plan.grid(), plan.sharedTiles(), plan == rule && !SkinnyGemm.takes(s.m()), plan.describe(plan.tiles(s.m(), s.n())),
+                ways.add(new Way(plan.tile().name(), plan.grid(), plan.sharedTiles(), plan == rule && !SkinnyGemm.takes(s.m()), plan.describe(plan.units(s.m(), s.n())),
                         ScheduleCost.us(plan, s.m(), s.n(), kBlocks, sms), i -> gemm.launch(calls.get(i % copies), plan, stream)));
             }
             if (SkinnyGemm.takes(s.m())) {

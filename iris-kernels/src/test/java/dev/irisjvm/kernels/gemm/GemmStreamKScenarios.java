@@ -7,7 +7,6 @@ import dev.irisjvm.core.testing.Failures;
 import dev.irisjvm.kernels.gemm.GemmReference.HostMatrix;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -96,18 +95,18 @@ final class GemmStreamKScenarios extends GemmScenarioPart {
     }
 
     /**
-     * {@code shape}, bf16 in and F32 out, under each schedule it can take on this GPU and whole tiles
-     * in pairs, forced (split-K must be among them; the first and last shapes' stream-K grids are no
-     * multiple of their tiles), each against the reference.
+     * {@code shape}, bf16 in and F32 out, under each schedule it can take on this GPU in every tile,
+     * clustered or not, forced (split-K must be among them; the first and last shapes' stream-K grids
+     * are no multiple of their tiles, and the last one's blocks of 64 x 64 tiles reach past C), each
+     * against the reference.
      */
     private void everySchedule(Failures f, int[] shape) {
         int m = shape[0], n = shape[1], k = shape[2];
         int sms = gemm.device().multiprocessorCount();
-        long tiles = GemmChecks.tiles(m, n);
-        List<StreamKPlan> plans = new ArrayList<>(StreamKPlan.candidates(m, n, Gemm.kBlocks(k), sms));
-        plans.add(StreamKPlan.paired(StreamKPlan.whole(GemmTile.WIDE, tiles, sms), m, n, sms));
+        List<StreamKPlan> plans = StreamKPlan.candidates(GemmTile.values(), m, n, Gemm.kBlocks(k), sms);
         String what = m + " x " + n + " x " + k + " bf16 -> F32";
-        f.check(plans.stream().anyMatch(p -> p.isSplitK(tiles)), () -> what + " on " + sms + " SMs: no split-K among " + plans);
+        f.check(plans.stream().anyMatch(p -> p.tile().clustered() && p.isSplitK(p.units(m, n))),
+                () -> what + " on " + sms + " SMs: no split-K in clusters among " + plans);
         long seed = s.seed("stream_k_every_schedule", m, n, k);
         HostMatrix a = HostMatrix.random(seed, DType.BF16, m, k);
         HostMatrix b = HostMatrix.random(seed + 1, DType.BF16, n, k);
@@ -118,7 +117,7 @@ final class GemmStreamKScenarios extends GemmScenarioPart {
                 s.poison(c);
                 gemm.launch(p, plan, stream);
                 iris.synchronize();
-                f.add(GemmReference.check(what + ", " + plan.describe(tiles), GemmScenarios.download(c), DType.F32, n, m, ref, null));
+                f.add(GemmReference.check(what + ", " + plan.describe(plan.units(m, n)), GemmScenarios.download(c), DType.F32, n, m, ref, null));
             }
         }
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.runtime.abi.global.KernelAbi;
+import java.util.Comparator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -35,7 +36,7 @@ class StreamKPlanTest {
         assertEquals(32, decode.sharedTiles(), "1 x 4096 x 14336: every one of its 32 short tiles shared");
         assertTrue(decode.grid() >= 2 * 32, () -> "1 x 4096 x 14336 on " + decode.grid() + " CTAs");
         StreamKPlan rowParallel = choose(256, 4096, 14336);
-        assertTrue(rowParallel.isSplitK(rowParallel.tiles(256, 4096)) && rowParallel.grid() == 128,
+        assertTrue(rowParallel.isSplitK(rowParallel.units(256, 4096)) && rowParallel.grid() == 128,
                 () -> "256 x 4096 x 14336: split-K on 128 CTAs (32 wide tiles in 4 slices or 64 narrow in 2), not " + rowParallel);
     }
 
@@ -113,12 +114,13 @@ class StreamKPlanTest {
                 for (int kBlocks : new int[] {1, 3, 4, 16, 200}) {
                     int m = tilesM == 0 ? Gemm.SHORT_TILE_M : tilesM * Gemm.TILE_M;   // 0: one row of short tiles
                     long tiles = GemmChecks.tiles(m, tilesN * Gemm.TILE_N);
-                    for (StreamKPlan plan : StreamKPlan.candidates(m, tilesN * Gemm.TILE_N, kBlocks, SMS)) {
+                    for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.values(), m, tilesN * Gemm.TILE_N, kBlocks, SMS)) {
                         String what = tiles + " tiles of " + kBlocks + " k-blocks: " + plan;
-                        assertTrue(plan.sharedTiles() <= StreamKPlan.maxSharedTiles(SMS), what);
-                        assertTrue(plan.grid() >= 1 && plan.grid() <= SMS, what);
-                        assertTrue(plan.sharedTiles() == 0 || (long) plan.sharedTiles() * kBlocks >= (long) plan.grid() * KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS,
-                                what + " gives a CTA fewer than the least k-blocks");
+                        int size = plan.tile().clusterSize();
+                        assertTrue((long) plan.sharedTiles() * size <= StreamKPlan.maxSharedTiles(SMS), what + " needs more counters");
+                        assertTrue(plan.grid() >= size && plan.grid() <= SMS && plan.grid() % size == 0, what);
+                        assertTrue(plan.sharedTiles() == 0 || (long) plan.sharedTiles() * kBlocks >= (long) plan.clusters() * KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS,
+                                what + " gives a cluster fewer than the least k-blocks");
                     }
                 }
             }
@@ -218,7 +220,7 @@ class StreamKPlanTest {
         assertEquals(List.of(new StreamKPlan(GemmTile.SHORT_THIN_PAIR, 112, 0), new StreamKPlan(GemmTile.SHORT_THIN_1X2, 56, 0),
                         new StreamKPlan(GemmTile.SHORT_THIN_2X2, 112, 0), new StreamKPlan(GemmTile.SHORT_THIN_4X1, 132, 0),
                         new StreamKPlan(GemmTile.SHORT_THIN_1X4, 56, 0)),
-                StreamKPlan.inClusters(StreamKPlan.whole(GemmTile.SHORT_THIN, 56, SMS), 64, 3584, SMS),
+                GemmTile.SHORT_THIN.inClusters().stream().map(t -> StreamKPlan.whole(t, 64, 3584, SMS)).toList(),
                 "one tile row of 56 tiles of 64 x 64: blocks of one row put no CTA past C, of two rows half of them (28 blocks of"
                         + " 2 x 2), of four three quarters (56 blocks of 4 x 1, 33 clusters at a time)");
         assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_1X2, 16, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_1X2, 64, 900, SMS),
@@ -231,8 +233,32 @@ class StreamKPlanTest {
                 "4 x 64 tiles: 64 blocks of four on 33 clusters, taken in turns");
         assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_1X4, 132, 0), StreamKPlan.whole(GemmTile.SHORT_THIN_1X4, 4096, 4096, SMS),
                 "33 clusters of four fill the 132 SMs");
-        assertEquals(List.of(), StreamKPlan.inClusters(StreamKPlan.whole(GemmTile.SHORT_THIN_1X4, 64, 4096, SMS), 64, 4096, SMS), "clusters have no clusters");
-        assertEquals(List.of(), StreamKPlan.inClusters(new StreamKPlan(GemmTile.SHORT_THIN, 112, 56), 64, 3584, SMS), "a shared plan has no clusters");
+        assertEquals(List.of(), GemmTile.SHORT_THIN_1X4.inClusters(), "clusters have no clusters");
+    }
+
+    @Test
+    void clustersShareTheirBlocksOutByKAsCtasShareTiles() {
+        // 64 x 3584 x 4096: one row of 56 tiles of 64 x 64, 14 blocks of 1 x 4 on 33 clusters of four.
+        GemmTile[] rowOfFour = {GemmTile.SHORT_THIN_1X4};
+        assertEquals(List.of(new StreamKPlan(GemmTile.SHORT_THIN_1X4, 56, 0), new StreamKPlan(GemmTile.SHORT_THIN_1X4, 112, 14),
+                        new StreamKPlan(GemmTile.SHORT_THIN_1X4, 132, 14)),
+                StreamKPlan.candidates(rowOfFour, 64, 3584, 64, SMS).stream().sorted(Comparator.comparingInt(StreamKPlan::grid)).toList(),
+                "whole blocks on 14 clusters; 2 slices of K on 28 (3 would need 42); stream-K on all 33");
+        StreamKPlan split = new StreamKPlan(GemmTile.SHORT_THIN_1X4, 112, 14);
+        assertEquals(14, split.units(64, 3584));
+        assertEquals(28, split.clusters());
+        assertTrue(split.isSplitK(14));
+        assertEquals("split-K on 112 blocks, 14 blocks in 2 slices of K, 64 x 64 tiles in blocks of 1 x 4", split.describe(14));
+        assertEquals("stream-K on 132 blocks, 14 of 14 blocks shared by K, 64 x 64 tiles in blocks of 1 x 4",
+                new StreamKPlan(GemmTile.SHORT_THIN_1X4, 132, 14).describe(14));
+        assertEquals("split-K on 128 blocks, 32 pairs in 2 slices of K, 64 x 64 tiles in pairs",
+                new StreamKPlan(GemmTile.SHORT_THIN_PAIR, 128, 32).describe(32));
+        // 80 pairs on 66 clusters of two: 14 past the first wave; 3 clusters a pair divides 66 (22 pairs).
+        assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_PAIR, SMS, 22), StreamKPlan.tail(GemmTile.SHORT_THIN_PAIR, 80, 64, SMS));
+        assertNull(StreamKPlan.shared(GemmTile.SHORT_THIN_1X4, 14, 64, 3), "fewer SMs than a cluster: no clusters at all");
+        // A cluster's CTAs run their k-blocks side by side: 14 blocks whole are one wave of 64 k-blocks.
+        assertEquals(64 * ScheduleCost.SHORT_THIN_K_BLOCK_US + ScheduleCost.LAUNCH_US + ScheduleCost.WAVE_US,
+                ScheduleCost.us(new StreamKPlan(GemmTile.SHORT_THIN_1X4, 56, 0), 64, 3584, 64, SMS), 1e-9);
     }
 
     @Test
