@@ -1,5 +1,5 @@
 // gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen variants, each in
-// fourteen tiles: 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a
+// fourteen tiles (and for A stored M x K, five more): 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a
 // wave mostly empty), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs idle), 64 x 128
 // ("short", one consumer warpgroup) and 64 x 64 ("short_thin", two consumer warpgroups on every
 // other k-block) for every tile of a problem of at most 64 rows and of larger ones where 128-row
@@ -7,11 +7,14 @@
 // a row of the block and B along a column: 128 x 256, 128 x 192, 128 x 128, 64 x 128 and 64 x 64
 // in pairs of vertically adjacent tiles ("pair", "mid_pair", "narrow_pair", "short_pair",
 // "short_thin_pair"), and 64 x 64 in blocks of 1 x 2, 2 x 2, 4 x 1 and 1 x 4 tiles
-// ("short_thin_1x2", ...).
+// ("short_thin_1x2", ...). For few rows, swapped kernels compute C^T = B A^T in tiles of 64
+// columns of C by 8, 16, 32 or 48 of its rows ("swap8" ... "swap48"; iris/gemm/swapped.cuh), and by
+// 32 rows in clusters of two, one tile above the other, that share B ("swap32_1x2").
 //
 //   iris_gemm_[<tile>_]<in>[_km]_<b>_<out>   tile: mid | narrow | short | short_thin | pair | mid_pair | narrow_pair
 //                                                  | short_pair | short_thin_pair | short_thin_1x2 | short_thin_2x2
 //                                                  | short_thin_4x1 | short_thin_1x4
+//                                                  | swap8 | swap16 | swap32 | swap48 | swap32_1x2 (no km)
 //                                            in: bf16 | f16   km: A is K x M (else M x K)
 //                                            b: nk (B is N x K) | kn (B is K x N)   out: in | f32
 //
@@ -41,6 +44,19 @@ __device__ void gemm_entry(const iris_gemm_args& a) {
     using Cfg = iris::gemm::Config<In, B, Out, iris::gemm::kTmaProducerRegisters, TileN, A, Consumers, false, SplitK,
                                    iris::gemm::ClusterShape<ClusterM, ClusterN>>;
     iris::gemm::run<Cfg>(a);
+#endif
+}
+
+// A swapped kernel's body: C^T = B A^T in tiles of 64 columns of C by Rows of its rows, two consumers
+// on every other k-block, in clusters of ClusterN tiles (of C, one above another) that share B's
+// k-blocks. B is the product's A: N x K as an mk A, K x N as a km A.
+template <class In, iris::gemm::BLayout B, class Out, int Rows, int ClusterN>
+__device__ void gemm_swapped_entry(const iris_gemm_args& a) {
+#if IRIS_HAS_WGMMA
+    constexpr iris::gemm::ALayout kBAsA = B == iris::gemm::BLayout::nk ? iris::gemm::ALayout::mk : iris::gemm::ALayout::km;
+    using Cfg = iris::gemm::Config<In, iris::gemm::BLayout::nk, Out, iris::gemm::kTmaProducerRegisters, Rows, kBAsA, 2, false, true,
+                                   iris::gemm::ClusterShape<1, ClusterN>>;
+    iris::gemm::run_swapped<Cfg>(a);
 #endif
 }
 }  // namespace
@@ -82,6 +98,21 @@ using iris::f16;
     IRIS_GEMM_KERNEL(short_thin_4x1_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 4, 1)     \
     IRIS_GEMM_KERNEL(short_thin_1x4_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 4)
 
+// iris_gemm_<part><variant> of a swapped tile of Rows rows of C, in clusters of ClusterN.
+#define IRIS_GEMM_SWAPPED_KERNEL(part, variant, In, B, Out, Rows, ClusterN)                           \
+    extern "C" __global__ void IRIS_GEMM_CLUSTER_1_##ClusterN __launch_bounds__(IRIS_GEMM_THREADS, 1) \
+        iris_gemm_##part##variant(const __grid_constant__ iris_gemm_args a) {                         \
+        gemm_swapped_entry<In, B, Out, Rows, ClusterN>(a);                                           \
+    }
+
+// The swapped tiles of one variant (A stored M x K).
+#define IRIS_GEMM_SWAPPED_KERNELS(v, In, B, Out)              \
+    IRIS_GEMM_SWAPPED_KERNEL(swap8_, v, In, B, Out, 8, 1)   \
+    IRIS_GEMM_SWAPPED_KERNEL(swap16_, v, In, B, Out, 16, 1) \
+    IRIS_GEMM_SWAPPED_KERNEL(swap32_, v, In, B, Out, 32, 1) \
+    IRIS_GEMM_SWAPPED_KERNEL(swap48_, v, In, B, Out, 48, 1) \
+    IRIS_GEMM_SWAPPED_KERNEL(swap32_1x2_, v, In, B, Out, 32, 2)
+
 IRIS_GEMM_KERNELS(bf16_nk_bf16, bf16, ALayout::mk, BLayout::nk, bf16)
 IRIS_GEMM_KERNELS(bf16_nk_f32, bf16, ALayout::mk, BLayout::nk, float)
 IRIS_GEMM_KERNELS(bf16_kn_bf16, bf16, ALayout::mk, BLayout::kn, bf16)
@@ -98,3 +129,12 @@ IRIS_GEMM_KERNELS(f16_km_nk_f16, f16, ALayout::km, BLayout::nk, f16)
 IRIS_GEMM_KERNELS(f16_km_nk_f32, f16, ALayout::km, BLayout::nk, float)
 IRIS_GEMM_KERNELS(f16_km_kn_f16, f16, ALayout::km, BLayout::kn, f16)
 IRIS_GEMM_KERNELS(f16_km_kn_f32, f16, ALayout::km, BLayout::kn, float)
+
+IRIS_GEMM_SWAPPED_KERNELS(bf16_nk_bf16, bf16, BLayout::nk, bf16)
+IRIS_GEMM_SWAPPED_KERNELS(bf16_nk_f32, bf16, BLayout::nk, float)
+IRIS_GEMM_SWAPPED_KERNELS(bf16_kn_bf16, bf16, BLayout::kn, bf16)
+IRIS_GEMM_SWAPPED_KERNELS(bf16_kn_f32, bf16, BLayout::kn, float)
+IRIS_GEMM_SWAPPED_KERNELS(f16_nk_f16, f16, BLayout::nk, f16)
+IRIS_GEMM_SWAPPED_KERNELS(f16_nk_f32, f16, BLayout::nk, float)
+IRIS_GEMM_SWAPPED_KERNELS(f16_kn_f16, f16, BLayout::kn, f16)
+IRIS_GEMM_SWAPPED_KERNELS(f16_kn_f32, f16, BLayout::kn, float)

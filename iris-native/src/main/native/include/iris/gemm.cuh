@@ -20,6 +20,8 @@
 //       out by k-blocks over every CTA, the last CTA to finish a tile adding the partials in a
 //       fixed order (no CTA waits for another); in clusters, blocks of tiles over the clusters
 //                                                                        gemm/stream_k.cuh
+//   run_swapped<Cfg>(args), TransposedStore<Cfg>   the GEMM of few rows as C^T = B A^T, C's rows on
+//       wgmma's narrow N, each tile stored transposed from the accumulators     gemm/swapped.cuh
 //   persistent<Cfg>(a_map, b_map, bias, m, n, k, scheduler, hooks[, timeline, combiner])   the
 //       same with your own tile order and per-unit hooks                 gemm/persistent.cuh
 //   ScaleAccumulators<Cfg>   C = alpha A x B + beta C as persistent's combiner   gemm/scale.cuh
@@ -70,4 +72,5 @@
 #include "iris/gemm/config.cuh"
 #include "iris/gemm/epilogue.cuh"
 #include "iris/gemm/persistent.cuh"
+#include "iris/gemm/swapped.cuh"
 #include "iris/gemm/tile_scheduler.cuh"

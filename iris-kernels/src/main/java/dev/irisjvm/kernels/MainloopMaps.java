@@ -6,6 +6,7 @@ import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmALayout;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import dev.irisjvm.runtime.abi.global.KernelAbi;
+import java.util.Set;
 
 /**
  * The operands' tensor maps of the GEMM mainloop (iris/gemm/config.cuh), for {@link Gemm}, the kernels
@@ -85,21 +86,27 @@ public final class MainloopMaps {
     /** Whether {@link #operandMapB(TensorMapCache, DType, long, GemmLayout, long, long, long, int)} takes {@code tileN}. */
     public static boolean takesTileN(int tileN) {
         return tileN == Gemm.TILE_N || tileN == Gemm.MID_TILE_N || tileN == Gemm.NARROW_TILE_N || tileN == Gemm.THIN_TILE_N
-                || tileN == Gemm.MID_TILE_N / 2 || tileN == Gemm.THIN_TILE_N / 2 || tileN == Gemm.THIN_TILE_N / 4;
+                || tileN == Gemm.MID_TILE_N / 2 || tileN == Gemm.THIN_TILE_N / 2 || tileN == Gemm.THIN_TILE_N / 4
+                || SWAPPED_ROWS.contains(tileN);
     }
+
+    /** The rows of C a swapped kernel's tile takes (iris/gemm/swapped.cuh), whose product's N x K B is A. */
+    private static final Set<Integer> SWAPPED_ROWS = Set.of(8, 16, 32, 48);
 
     /**
      * B's tensor map for a mainloop with tiles of {@code tileN} columns ({@link Gemm#TILE_N}, {@link
-     * Gemm#MID_TILE_N}, {@link Gemm#NARROW_TILE_N} or {@link Gemm#THIN_TILE_N}, or each CTA's share of
-     * one where a cluster shares B): an NK box holds {@code tileN} rows; a KN box 64 K rows, and for a
-     * CTA's share of a 64-column tile's one box, that share of them.
+     * Gemm#MID_TILE_N}, {@link Gemm#NARROW_TILE_N} or {@link Gemm#THIN_TILE_N}, each CTA's share of
+     * one where a cluster shares B, or 8 to 48 for a swapped kernel, whose B is an M x K A): an NK box
+     * holds {@code tileN} rows; a KN box 64 K rows, and for a CTA's share of a 64-column tile's one
+     * box, that share of them.
      */
     public static TensorMap operandMapB(TensorMapCache maps, DType type, long address, GemmLayout layout, long rows,
                                         long cols, long rowStrideBytes, int tileN) {
         if (!takesTileN(tileN)) {
             throw new IllegalArgumentException("tile width " + tileN + ": the mainloop takes " + Gemm.TILE_N + ", "
                     + Gemm.MID_TILE_N + ", " + Gemm.NARROW_TILE_N + ", " + Gemm.THIN_TILE_N + ", half of " + Gemm.MID_TILE_N
-                    + ", or a half or a quarter of " + Gemm.THIN_TILE_N + " for a CTA of a cluster that shares B");
+                    + ", a half or a quarter of " + Gemm.THIN_TILE_N + " for a CTA of a cluster that shares B, or "
+                    + SWAPPED_ROWS.stream().sorted().toList() + " for a swapped kernel");
         }
         boolean nk = layout == GemmLayout.NK;
         return maps.tiled2d(type, address, cols, rows, rowStrideBytes, nk ? B_NK_BOX_INNER : B_KN_BOX_INNER,

@@ -28,10 +28,12 @@ class MainloopMapsTest {
     }
 
     @Test
-    void theTileWidthsAreThoseOfTheKernelsAndTheirPairs() {
+    void theTileWidthsAreThoseOfTheKernelsTheirPairsAndTheSwappedRows() {
         assertTrue(MainloopMaps.takesTileN(Gemm.THIN_TILE_N / 2));
         assertTrue(MainloopMaps.takesTileN(Gemm.THIN_TILE_N / 4));
-        assertFalse(MainloopMaps.takesTileN(Gemm.THIN_TILE_N / 8));
+        assertTrue(MainloopMaps.takesTileN(8), "a swapped kernel's 8 rows of C");
+        assertTrue(MainloopMaps.takesTileN(48), "a swapped kernel's 48 rows of C");
+        assertFalse(MainloopMaps.takesTileN(24));
         assertFalse(MainloopMaps.takesTileN(100));
     }
 }

@@ -83,8 +83,9 @@ struct ClusterShape {
 /// ProducerRegisters: what the producer warpgroup keeps after setmaxnreg; kernels whose spare
 /// producer warps do work of their own (the fused kernels' copies) need more than the TMA thread.
 /// TileN: columns of the output tile, IRIS_GEMM_TILE_N (256), IRIS_GEMM_MID_TILE_N (192) or
-/// IRIS_GEMM_NARROW_TILE_N (128) or IRIS_GEMM_THIN_TILE_N (64); a K x N B needs a multiple of
-/// IRIS_GEMM_KN_BOX_COLS, which all are.
+/// IRIS_GEMM_NARROW_TILE_N (128) or IRIS_GEMM_THIN_TILE_N (64), which a K x N B needs (a multiple of
+/// IRIS_GEMM_KN_BOX_COLS); or, with an N x K B, 8, 16, 32 or 48: a product narrower than one epilogue
+/// chunk, which persistent's combiner stores (the swapped kernels, swapped.cuh).
 /// A_: how A is stored (after the others, so that the kernels written before it name the same Config).
 /// Consumers: consumer warpgroups, each of 64 rows: 2 (IRIS_GEMM_TILE_M rows, IRIS_GEMM_THREADS
 /// threads) or 1 (IRIS_GEMM_SHORT_TILE_M rows, IRIS_GEMM_SHORT_THREADS threads).
@@ -107,8 +108,9 @@ struct Config : Operands<In_, B_, Out_, A_> {
     static constexpr int kTileM = Consumers == 2 && !SplitK ? IRIS_GEMM_TILE_M : IRIS_GEMM_SHORT_TILE_M;
     static constexpr int kTileN = TileN;
     static_assert(kTileN == IRIS_GEMM_TILE_N || kTileN == IRIS_GEMM_MID_TILE_N || kTileN == IRIS_GEMM_NARROW_TILE_N ||
-                      kTileN == IRIS_GEMM_THIN_TILE_N,
-                  "one wgmma n256, n192, n128 or n64 per consumer and k-step");
+                      kTileN == IRIS_GEMM_THIN_TILE_N || kTileN == 8 || kTileN == 16 || kTileN == 32 || kTileN == 48,
+                  "one wgmma n256, n192, n128 or n64 per consumer and k-step, or n8 to n48 for C's few rows in a "
+                  "swapped kernel (swapped.cuh)");
     static constexpr int kTileK = IRIS_GEMM_TILE_K;
     static_assert(kTileK * sizeof(In) == IRIS_GEMM_SWIZZLE_BYTES, "a k-block is one swizzle row of A and of an nk B");
     static constexpr int kWgmmaK = 16;
@@ -150,7 +152,7 @@ struct Config : Operands<In_, B_, Out_, A_> {
     static constexpr int kClusterSize = kClusterM * kClusterN;
     static constexpr bool kClustered = kClusterSize > 1;
     static constexpr int kStageReleases = kStageReaders * (kClusterM + kClusterN - 1);
-    static_assert(kTileN % kKnBoxCols == 0 && kTileM % kKnBoxCols == 0, "whole boxes of a kn B and a km A");
+    static_assert((B_ == BLayout::nk || kTileN % kKnBoxCols == 0) && kTileM % kKnBoxCols == 0, "whole boxes of a kn B and a km A");
     static_assert(kTileM / kClusterN * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0 && kTileN / kClusterM * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0 &&
                       kTileK / kClusterM * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0 && kTileK / kClusterN * IRIS_GEMM_SWIZZLE_BYTES % 1024 == 0,
                   "each CTA's share of a shared operand keeps the swizzle's 1024-byte alignment");
@@ -167,6 +169,9 @@ struct Config : Operands<In_, B_, Out_, A_> {
     // 16 bytes so that the fragment writes and the 16-byte row reads hit distinct banks.
     static constexpr int kChunkCols = 128 / sizeof(Out);
     static constexpr int kChunks = kTileN / kChunkCols;
+    // Whether finished tiles go through the chunked epilogue: the swapped kernels' narrow ones are
+    // stored by their combiner instead (swapped.cuh).
+    static constexpr bool kEpilogue = kTileN >= IRIS_GEMM_THIN_TILE_N;
     static constexpr uint32_t kChunkPitch = 128 + 16;
     static constexpr uint32_t kChunkBytes = kConsumerRows * kChunkPitch;
 

@@ -119,8 +119,12 @@ __device__ void persistent(const iris_tma_descriptor* a_map, const iris_tma_desc
             impl::consume<Cfg>(st, pos, acc, consumer, impl::k_blocks_of(tile, k_blocks).count());
             const uint64_t mainloop_end = timeline.now();
             if (!hand_over.add_halves(acc, consumer)) continue;  // SplitK's second consumer: its sum is handed over
-            if (combiner.combine(acc, tile, consumer)) {
-                impl::run_epilogue<Cfg>(acc, buffer, tile, consumer, bias, m, n, hooks);
+            if constexpr (Cfg::kEpilogue) {
+                if (combiner.combine(acc, tile, consumer)) {
+                    impl::run_epilogue<Cfg>(acc, buffer, tile, consumer, bias, m, n, hooks);
+                }
+            } else {
+                combiner.combine(acc, tile, consumer);  // the combiner stores the tile
             }
             hand_over.release_buffers();
             if (threadIdx.x % 128 == 0) {

@@ -128,15 +128,16 @@ struct StreamKScheduler {
 };
 
 /// persistent's combiner for StreamKScheduler: the fix-up of shared tiles described above, then
-/// alpha and beta (ScaleAccumulators) on the finished sum only.
+/// Finish on the finished sum only: alpha and beta (ScaleAccumulators), or for the swapped kernels
+/// the transposed store (swapped.cuh). Finish's m is the product's rows.
 /// partials: IRIS_GEMM_STREAM_K_SLOTS_PER_CTA x gridDim.x slots of kTileM x kTileN floats, each
 /// [consumer][kAccumulators / 4][128 threads] float4; counters: [stream-K unit][CTA of the cluster][consumer] u32.
-template <class Cfg>
+template <class Cfg, class Finish = ScaleAccumulators<Cfg>>
 struct StreamKFixup {
     const StreamKScheduler<Cfg>& sched;
     float4* partials;
     uint32_t* counters;
-    ScaleAccumulators<Cfg> scale;
+    Finish scale;
 
     static constexpr int kVectors = Cfg::kAccumulators / 4;
 

@@ -270,7 +270,7 @@ public final class Gemm implements AutoCloseable {
         KernelModule module = library.module(MODULE);
         for (GemmTile tile : GemmTile.values()) {
             for (int i = 0; i < INPUTS.length; i++) {
-                for (GemmALayout aLayout : GemmALayout.values()) {
+                for (GemmALayout aLayout : tile.swapped() ? new GemmALayout[] {GemmALayout.MK} : GemmALayout.values()) {
                     for (GemmLayout layout : GemmLayout.values()) {
                         for (int o = 0; o < 2; o++) {
                             Kernel k = module.kernel(GemmProblem.kernelName(tile, INPUTS[i], new GemmLayouts(aLayout, layout),
@@ -418,7 +418,7 @@ public final class Gemm implements AutoCloseable {
         if (stream == null) {
             throw new IllegalArgumentException(GemmChecks.who() + ": stream must not be null");
         }
-        if (SkinnyGemm.takes(p)) {
+        if (forcedTile == null && SkinnyGemm.takes(p)) {
             skinny.launch(p, skinnySplit(p.m(), p.n(), p.k()), workspace, stream);
             return;
         }
@@ -434,12 +434,20 @@ public final class Gemm implements AutoCloseable {
         run(p, plan, stream);
     }
 
-    /** Launches {@code p} with {@code plan}: its tile's kernel and tensor maps, its grid, its share of the workspace. */
+    /**
+     * Launches {@code p} with {@code plan}: its tile's kernel and tensor maps (a swapped tile's
+     * product takes B as its A and A as its B), its grid, its share of the workspace.
+     */
     private void run(GemmProblem p, StreamKPlan plan, Stream stream) {
-        Kernel kernel = kernel(p, plan.tile());
-        args.maps(tensorMapA(p, plan.tile()), tensorMapB(p, plan.tile()));
+        GemmTile tile = plan.tile();
+        Kernel kernel = kernel(p, tile);
+        if (tile.swapped()) {
+            args.maps(swappedMapA(p, tile), swappedMapB(p, tile));
+        } else {
+            args.maps(tensorMapA(p, tile), tensorMapB(p, tile));
+        }
         if (plan.sharedTiles() == 0) {
-            kernel.launch(launchShape(plan), stream, args.operands(p, options.groupM()), false);
+            kernel.launch(launchShape(plan), stream, args.operands(p, options.groupM(), tile.swapped()), false);
             return;
         }
         workspace.prepare(stream);
@@ -498,9 +506,9 @@ public final class Gemm implements AutoCloseable {
     }
 
     /**
-     * Makes every later call of the Hopper kernels (more than {@link SkinnyGemm#MAX_M} rows or A
-     * stored K x M) run whole {@code tile}s, whatever the shape, or the rule again for null (tests:
-     * each tile's kernels on every shape against the reference).
+     * Makes every later call run whole {@code tile}s of the Hopper kernels, whatever the shape (those
+     * of at most {@link SkinnyGemm#MAX_M} rows too, which the skinny kernels take otherwise), or the
+     * rule again for null (tests: each tile's kernels on every shape against the reference).
      */
     synchronized void forceTile(GemmTile tile) {
         ensureOpen();
@@ -534,7 +542,7 @@ public final class Gemm implements AutoCloseable {
      * launched.
      */
     public synchronized String schedule(int m, int n, int k) {
-        if (SkinnyGemm.takes(m)) {
+        if (forcedTile == null && SkinnyGemm.takes(m)) {
             return skinnySplit(m, n, k).describe();
         }
         if (portable != null) {
@@ -602,6 +610,19 @@ public final class Gemm implements AutoCloseable {
         return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes(), tile.bBoxRows());
     }
 
+    /** A swapped tile's product's A: B, as an M x K A (N x K B) or a K x M one (K x N B), boxes of the product's rows. */
+    private TensorMap swappedMapA(GemmProblem p, GemmTile tile) {
+        DeviceMatrix b = p.b();
+        GemmALayout asA = p.layout() == GemmLayout.NK ? GemmALayout.MK : GemmALayout.KM;
+        return operandMapA(maps, b.dtype(), b.address(), asA, b.rows(), b.cols(), b.rowStrideBytes(), tile.aBoxRows());
+    }
+
+    /** A swapped tile's product's B: A (M x K), as an N x K B, boxes of the tile's few rows of C. */
+    private TensorMap swappedMapB(GemmProblem p, GemmTile tile) {
+        DeviceMatrix a = p.a();
+        return operandMapB(maps, a.dtype(), a.address(), GemmLayout.NK, a.rows(), a.cols(), a.rowStrideBytes(), tile.bBoxRows());
+    }
+
     /**
      * The launch of a call of {@code p}: at most one block per SM (min(SMs, tiles) where every tile
      * runs whole, whole clusters for clustered tiles), {@value #THREADS} threads ({@value
@@ -609,7 +630,7 @@ public final class Gemm implements AutoCloseable {
      * the rule chooses; on the portable mainloop, one block per tile of the tile its rule chooses.
      */
     public synchronized LaunchShape launchShape(GemmProblem p) {
-        if (SkinnyGemm.takes(p)) {
+        if (forcedTile == null && SkinnyGemm.takes(p)) {
             return SkinnyGemm.launchShape(skinnySplit(p.m(), p.n(), p.k()));
         }
         if (portable != null) {
@@ -630,7 +651,12 @@ public final class Gemm implements AutoCloseable {
     private Kernel kernel(GemmProblem p, GemmTile tile) {
         int in = p.inputType() == DType.BF16 ? 0 : 1;
         int out = p.outputType() == DType.F32 ? 1 : 0;
-        return kernels[tile.ordinal()][in][p.aLayout().ordinal()][p.layout().ordinal()][out];
+        Kernel kernel = kernels[tile.ordinal()][in][p.aLayout().ordinal()][p.layout().ordinal()][out];
+        if (kernel == null) {
+            throw new IllegalArgumentException(GemmChecks.who() + ": " + tile + " (" + tile.describe() + ") takes A stored M x K only; "
+                    + "this problem's A is stored " + p.aLayout());
+        }
+        return kernel;
     }
 
     private void ensureOpen() {

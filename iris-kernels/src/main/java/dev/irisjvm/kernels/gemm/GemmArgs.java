@@ -37,7 +37,16 @@ final class GemmArgs implements AutoCloseable {
 
     /** {@link #operands(long, long, int, int, int, int, int, float, float)} of a checked problem, every tile whole. */
     iris_gemm_args operands(GemmProblem p, int groupM) {
-        return operands(p.c().address(), p.bias(), p.m(), p.n(), p.k(), p.ldc(), groupM, p.alpha(), p.beta());
+        return operands(p, groupM, false);
+    }
+
+    /**
+     * The same for a kernel of swapped tiles ({@code swapped}, iris/gemm/swapped.cuh), whose product
+     * C^T = B A^T is N x M: m and n exchanged, C, its leading dimension and the bias as they are.
+     */
+    iris_gemm_args operands(GemmProblem p, int groupM, boolean swapped) {
+        return operands(p.c().address(), p.bias(), swapped ? p.n() : p.m(), swapped ? p.m() : p.n(), p.k(), p.ldc(), groupM, p.alpha(),
+                p.beta());
     }
 
     /**
@@ -45,7 +54,7 @@ final class GemmArgs implements AutoCloseable {
      * tiles on the workspace's partials and counters (left 0 where the plan shares none).
      */
     iris_gemm_args operands(GemmProblem p, int groupM, StreamKPlan plan, long partialsAddress, long countersAddress) {
-        operands(p, groupM);
+        operands(p, groupM, plan.tile().swapped());
         return plan.sharedTiles() == 0 ? args
                 : args.stream_k_tiles(plan.sharedTiles()).stream_k_partials(partials.at(partialsAddress))
                         .stream_k_counters(counters.at(countersAddress));

@@ -13,7 +13,9 @@ import java.util.Map;
  * {@link ScheduleCost} estimates. The clustered ones run in clusters of CTAs on a block of {@link
  * #clusterM()} x {@link #clusterN()} adjacent tiles, whose CTAs share A's k-blocks along a row of the
  * block and B's along a column, each loading its share into all that read it; a plan shares such
- * blocks out by K as it would tiles.
+ * blocks out by K as it would tiles. The swapped ones ({@link #swapped()}) compute C^T = B A^T for
+ * few rows of C (iris/gemm/swapped.cuh): their rows, columns, clusters and boxes are the product's
+ * (64 of C's columns by 8 to 48 of its rows), and they take A stored M x K only.
  */
 enum GemmTile {
     /** 128 x 256, two consumer warpgroups: {@code iris_gemm_*}. */
@@ -58,7 +60,26 @@ enum GemmTile {
     /** 64 x 64 in clusters of four CTAs on a column of 4 tiles that share B, 16 rows (K rows) each: {@code iris_gemm_short_thin_4x1_*}. */
     SHORT_THIN_4X1(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_4x1_", 4, 1),
     /** 64 x 64 in clusters of four CTAs on a row of 4 tiles that share A, 16 rows (K rows) each: {@code iris_gemm_short_thin_1x4_*}. */
-    SHORT_THIN_1X4(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_1x4_", 1, 4);
+    SHORT_THIN_1X4(Gemm.SHORT_TILE_M, Gemm.THIN_TILE_N, Gemm.THREADS, "short_thin_1x4_", 1, 4),
+    /**
+     * Swapped: tiles of 8 rows of C by 64 columns, computed as 64 x 8 tiles of C^T = B A^T (B's rows
+     * on wgmma's 64-row side, C's rows on its N), two consumers on every other k-block, each
+     * finished tile stored transposed: {@code iris_gemm_swap8_*}. No multiply-add on rows past C
+     * where M is at most 8.
+     */
+    SWAP_8(Gemm.SHORT_TILE_M, 8, Gemm.THREADS, "swap8_", 1, 1, true),
+    /** Swapped, 16 rows of C by 64 columns: {@code iris_gemm_swap16_*}. */
+    SWAP_16(Gemm.SHORT_TILE_M, 16, Gemm.THREADS, "swap16_", 1, 1, true),
+    /** Swapped, 32 rows of C by 64 columns: {@code iris_gemm_swap32_*}. */
+    SWAP_32(Gemm.SHORT_TILE_M, 32, Gemm.THREADS, "swap32_", 1, 1, true),
+    /** Swapped, 48 rows of C by 64 columns: {@code iris_gemm_swap48_*}. */
+    SWAP_48(Gemm.SHORT_TILE_M, 48, Gemm.THREADS, "swap48_", 1, 1, true),
+    /**
+     * Swapped, 32 rows of C by 64 columns in clusters of two tiles, one above the other (the
+     * product's block of 1 x 2), that share B's k-blocks, each CTA loading 32 of B's rows (of a K x N
+     * B, 32 of its box's K rows): {@code iris_gemm_swap32_1x2_*}.
+     */
+    SWAP_32_PAIR(Gemm.SHORT_TILE_M, 32, Gemm.THREADS, "swap32_1x2_", 1, 2, true);
 
     private final int rows;
     private final int cols;
@@ -66,14 +87,20 @@ enum GemmTile {
     private final String namePart;
     private final int clusterM;
     private final int clusterN;
+    private final boolean swapped;
 
     GemmTile(int rows, int cols, int threads, String namePart, int clusterM, int clusterN) {
+        this(rows, cols, threads, namePart, clusterM, clusterN, false);
+    }
+
+    GemmTile(int rows, int cols, int threads, String namePart, int clusterM, int clusterN, boolean swapped) {
         this.rows = rows;
         this.cols = cols;
         this.threads = threads;
         this.namePart = namePart;
         this.clusterM = clusterM;
         this.clusterN = clusterN;
+        this.swapped = swapped;
     }
 
     /** The tile every plan of an {@code m}-row problem starts from: SHORT for at most 64 rows, else WIDE. */
@@ -90,6 +117,14 @@ enum GemmTile {
      */
     static GemmTile[] choices(long m) {
         return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT, SHORT_THIN} : new GemmTile[] {WIDE, MID, NARROW, SHORT, SHORT_THIN};
+    }
+
+    /**
+     * Whether this tile's kernels compute C^T = B A^T (iris/gemm/swapped.cuh): then its rows are
+     * C's columns, its columns C's rows, its A is B and its B is A, which must be stored M x K.
+     */
+    boolean swapped() {
+        return swapped;
     }
 
     /** Whether this tile's kernels run in clusters of CTAs that share operands. */
@@ -118,7 +153,8 @@ enum GemmTile {
     static {
         for (GemmTile tile : values()) {
             CLUSTERS.put(tile, tile.clustered() ? List.of() : Arrays.stream(values())
-                    .filter(t -> t.clustered() && t.rows == tile.rows && t.cols == tile.cols && t.threads == tile.threads).toList());
+                    .filter(t -> t.clustered() && t.rows == tile.rows && t.cols == tile.cols && t.threads == tile.threads
+                            && t.swapped == tile.swapped).toList());
         }
     }
 
@@ -145,37 +181,47 @@ enum GemmTile {
         return threads;
     }
 
-    /** Output tiles of an {@code m} x {@code n} C. */
+    /** Output tiles of an {@code m} x {@code n} C (of its n x m transpose for a swapped tile). */
     long tiles(long m, long n) {
-        return GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
+        return swapped ? GemmChecks.ceilDiv(n, rows) * GemmChecks.ceilDiv(m, cols) : GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
     }
 
     /** Clusters' blocks of tiles of an {@code m} x {@code n} C: its tiles for an unclustered tile. */
     long blocks(long m, long n) {
-        return GemmChecks.ceilDiv(GemmChecks.ceilDiv(m, rows), clusterM) * GemmChecks.ceilDiv(GemmChecks.ceilDiv(n, cols), clusterN);
+        long productRows = swapped ? n : m;
+        long productCols = swapped ? m : n;
+        return GemmChecks.ceilDiv(GemmChecks.ceilDiv(productRows, rows), clusterM)
+                * GemmChecks.ceilDiv(GemmChecks.ceilDiv(productCols, cols), clusterN);
     }
 
     /**
      * What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_",
      * "short_thin_", for the pairs "pair_", "mid_pair_", "narrow_pair_", "short_pair_" or
-     * "short_thin_pair_", and for 64 x 64 in other clusters "short_thin_1x2_", "short_thin_2x2_",
-     * "short_thin_4x1_" or "short_thin_1x4_".
+     * "short_thin_pair_", for 64 x 64 in other clusters "short_thin_1x2_", "short_thin_2x2_",
+     * "short_thin_4x1_" or "short_thin_1x4_", and for the swapped ones "swap8_" ... "swap48_" and
+     * "swap32_1x2_".
      */
     String namePart() {
         return namePart;
     }
 
-    /** "128 x 256". */
+    /** "128 x 256"; of C, not the product: "32 x 64 swapped". */
     String describe() {
-        return rows + " x " + cols;
+        return swapped ? cols + " x " + rows + " swapped" : rows + " x " + cols;
     }
 
-    /** Rows of an N x K B's TMA box: the tile's columns, one CTA's share where a column of the block shares B. */
+    /**
+     * Rows of an N x K B's TMA box: the tile's columns, one CTA's share where a column of the block
+     * shares B (for a swapped tile, of A's box: the product's B).
+     */
     int bBoxRows() {
         return cols / clusterM;
     }
 
-    /** Rows of an M x K A's TMA box: the tile's rows, one CTA's share where a row of the block shares A. */
+    /**
+     * Rows of an M x K A's TMA box: the tile's rows, one CTA's share where a row of the block shares A
+     * (for a swapped tile, of B's box: the product's A).
+     */
     int aBoxRows() {
         return rows / clusterN;
     }

@@ -99,8 +99,13 @@ final class ScheduleCost {
     /** The estimated µs of an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks under {@code plan} on {@code multiprocessors} SMs. */
     static double us(StreamKPlan plan, int m, int n, int kBlocks, int multiprocessors) {
         // A clustered plan is priced as its clusters on blocks of tiles: a cluster's CTAs run their
-        // k-blocks side by side, as one CTA runs a tile's.
+        // k-blocks side by side, as one CTA runs a tile's. A swapped one as its product, C^T.
         GemmTile tile = plan.tile();
+        if (tile.swapped()) {
+            int c = m;
+            m = n;
+            n = c;
+        }
         int unitM = tile.rows() * tile.clusterM();
         int unitN = tile.cols() * tile.clusterN();
         long unitsM = GemmChecks.ceilDiv(m, unitM);
@@ -116,6 +121,8 @@ final class ScheduleCost {
             case SHORT_PAIR -> SHORT_PAIR_K_BLOCK_US;
             // 64 x 64 clusters are not among the candidates (GemmPlanTimes times them); priced as the tile.
             case SHORT_THIN, SHORT_THIN_PAIR, SHORT_THIN_1X2, SHORT_THIN_2X2, SHORT_THIN_4X1, SHORT_THIN_1X4 -> SHORT_THIN_K_BLOCK_US;
+            // Nor are the swapped tiles, which stream B's rows as a 64 x 64 tile streams them.
+            case SWAP_8, SWAP_16, SWAP_32, SWAP_48, SWAP_32_PAIR -> SHORT_THIN_K_BLOCK_US;
         };
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {

@@ -32,6 +32,9 @@ class GemmInterfaceTest {
                 for (GemmLayout layout : GemmLayout.values()) {
                     for (DType out : new DType[] {in, DType.F32}) {
                         for (GemmTile tile : GemmTile.values()) {
+                            if (tile.swapped() && aLayout == GemmALayout.KM) {
+                                continue;
+                            }
                             String name = GemmProblem.kernelName(tile, in, new GemmLayouts(aLayout, layout), out);
                             names++;
                             for (Set<String> image : images) {
@@ -42,7 +45,7 @@ class GemmInterfaceTest {
                 }
             }
         }
-        assertEquals(224, names, "16 variants in 14 tiles");
+        assertEquals(264, names, "16 variants in 14 tiles, 8 (A stored M x K) in 5 swapped ones");
     }
 
     @Test
@@ -67,6 +70,9 @@ class GemmInterfaceTest {
         assertEquals("iris_gemm_pair_f16_km_nk_f32", GemmProblem.kernelName(GemmTile.PAIR, DType.F16, GemmLayouts.KM_NK, DType.F32));
         assertEquals("iris_gemm_short_thin_f16_km_nk_f16",
                 GemmProblem.kernelName(GemmTile.SHORT_THIN, DType.F16, GemmLayouts.KM_NK, DType.F16));
+        assertEquals("iris_gemm_swap8_bf16_kn_f32", GemmProblem.kernelName(GemmTile.SWAP_8, DType.BF16, GemmLayouts.MK_KN, DType.F32));
+        assertEquals("iris_gemm_swap32_1x2_f16_nk_f16",
+                GemmProblem.kernelName(GemmTile.SWAP_32_PAIR, DType.F16, GemmLayouts.MK_NK, DType.F16));
     }
 
     @Test
@@ -88,6 +94,27 @@ class GemmInterfaceTest {
             assertEquals(0x7200_0000L, a.c().address());
             assertEquals(1f, a.alpha(), "refilled: the previous call's scaling does not stay");
             assertEquals(0f, a.beta());
+        }
+    }
+
+    @Test
+    void aSwappedCallFillsTheProductsShapeAndCsOwnStore() {
+        // C (bf16, 32 x 4096, ld 4104) = A (32 x 1024) B^T, B 4096 x 1024: the product C^T is 4096 x 32.
+        GemmProblem p = new GemmProblem(new DeviceMatrix(0x1000_0000L, DType.BF16, 32, 1024, 1024),
+                new DeviceMatrix(0x2000_0000L, DType.BF16, 4096, 1024, 1024), GemmLayout.NK, 0x4000_0000L,
+                new DeviceMatrix(0x3000_0000L, DType.BF16, 32, 4096, 4104));
+        try (GemmArgs args = new GemmArgs()) {
+            iris_gemm_args a = args.operands(p, 8, new StreamKPlan(GemmTile.SWAP_32, 128, 64), 0x5000_0000L, 0x6000_0000L);
+            assertEquals(4096, a.m(), "the product's rows: C's columns");
+            assertEquals(32, a.n(), "the product's columns: C's rows");
+            assertEquals(1024, a.k());
+            assertEquals(4104, a.ldc(), "C's own leading dimension: the kernel stores C, transposing");
+            assertEquals(0x3000_0000L, a.c().address());
+            assertEquals(0x4000_0000L, a.bias().address());
+            assertEquals(64, a.stream_k_tiles());
+            a = args.operands(p, 8, false);
+            assertEquals(32, a.m());
+            assertEquals(4096, a.n());
         }
     }
 

@@ -109,14 +109,32 @@ final class GemmLayoutScenarios extends GemmScenarioPart {
         for (int[] shape : SCALED_SHAPES) {
             for (GemmLayouts layouts : pairs) {
                 for (DType in : GemmScenarios.INPUTS) {
-                    scaledCase(f, shape[0], shape[1], shape[2], layouts, in);
+                    scaledCase(f, "", shape[0], shape[1], shape[2], layouts, in);
                 }
             }
         }
+        if (gemm.mainloop() != GemmMainloop.HOPPER) {
+            return;
+        }
+        // The swapped tiles apply alpha, beta and the bias in their own store (iris/gemm/swapped.cuh).
+        try {
+            for (GemmTile tile : GemmTile.values()) {
+                if (tile.swapped()) {
+                    gemm.forceTile(tile);
+                    for (int i = 0; i < SCALED_SHAPES.length; i++) {
+                        int[] shape = SCALED_SHAPES[i];
+                        scaledCase(f, tile + " ", shape[0], shape[1], shape[2], i % 2 == 0 ? GemmLayouts.MK_NK : GemmLayouts.MK_KN,
+                                GemmScenarios.INPUTS[(i + tile.ordinal()) % 2]);
+                    }
+                }
+            }
+        } finally {
+            gemm.forceTile(null);
+        }
     }
 
-    private void scaledCase(Failures f, int m, int n, int k, GemmLayouts layouts, DType in) {
-        long seed = s.seed("alpha_beta", m, n, k, layouts.a().ordinal(), layouts.b().ordinal(), in.ordinal());
+    private void scaledCase(Failures f, String tile, int m, int n, int k, GemmLayouts layouts, DType in) {
+        long seed = s.seed("alpha_beta" + tile, m, n, k, layouts.a().ordinal(), layouts.b().ordinal(), in.ordinal());
         int aRows = (int) layouts.a().aRows(m, k);
         int aCols = (int) layouts.a().aCols(m, k);
         int bRows = (int) layouts.b().bRows(n, k);
@@ -125,7 +143,7 @@ final class GemmLayoutScenarios extends GemmScenarioPart {
         HostMatrix b = HostMatrix.random(seed + 1, in, bRows, bCols);
         HostMatrix biasIn = HostMatrix.random(seed + 2, in, 1, n);
         Reference ref = GemmReference.full(a, layouts.a(), b, layouts.b());
-        String shape = m + " x " + n + " x " + k + " " + in + " " + layouts.kernelPart();
+        String shape = tile + m + " x " + n + " x " + k + " " + in + " " + layouts.kernelPart();
         try (SymTensor ta = s.upload(a, aCols, 0, aRows, aCols); SymTensor tb = s.upload(b, bCols, 0, bRows, bCols);
              SymTensor biasSame = s.upload(biasIn, n, 0, n); SymTensor biasF32 = s.upload(biasIn.as(DType.F32), n, 0, n)) {
             for (DType out : new DType[] {DType.F32, in}) {

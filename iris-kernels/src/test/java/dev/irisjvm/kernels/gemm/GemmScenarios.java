@@ -215,11 +215,12 @@ public final class GemmScenarios {
     }
 
     /**
-     * The small shapes of more than {@link SkinnyGemm#MAX_M} rows in every layout pair and input
-     * type, on each tile of the Hopper kernels forced in turn, whole: a tile the rule chooses for few
+     * The small shapes in every layout pair and input type, on each tile of the Hopper kernels forced
+     * in turn, whole (a forced tile takes the skinny kernels' shapes too): a tile the rule chooses for few
      * shapes (128 x 192, 128 x 128, the pairs) runs every variant here, and the 64-row tiles run
-     * shapes of several tile rows (and of an odd number, in pairs). On the portable mainloop, which
-     * has no such tiles, the same cases under its own rule.
+     * shapes of several tile rows (and of an odd number, in pairs); the swapped ones, which take A
+     * stored M x K only, shapes of one and of several of their few rows. On the portable mainloop,
+     * which has no such tiles, the cases of more than {@link SkinnyGemm#MAX_M} rows under its own rule.
      */
     private void everyTile() {
         Failures f = new Failures();
@@ -229,10 +230,11 @@ public final class GemmScenarios {
                 gemm.forceTile(tile);
             }
             for (int[] shape : SMALL_SHAPES) {
-                if (shape[0] <= SkinnyGemm.MAX_M) {
-                    continue;
+                if (!hopper && shape[0] <= SkinnyGemm.MAX_M) {
+                    continue;  // the skinny kernels' shape, as smallShapes runs it
                 }
-                for (GemmLayouts layouts : new GemmLayouts[] {GemmLayouts.MK_NK, GemmLayouts.MK_KN, GemmLayouts.KM_NK, GemmLayouts.KM_KN}) {
+                for (GemmLayouts layouts : tile != null && tile.swapped() ? new GemmLayouts[] {GemmLayouts.MK_NK, GemmLayouts.MK_KN}
+                        : new GemmLayouts[] {GemmLayouts.MK_NK, GemmLayouts.MK_KN, GemmLayouts.KM_NK, GemmLayouts.KM_KN}) {
                     // A stored K x M needs rows of whole 16-byte units: M a multiple of 8.
                     int m = layouts.a() == GemmALayout.KM ? (shape[0] + 7) / 8 * 8 : shape[0];
                     layoutsCase(f, hopper ? "every_tile " + tile : "every_tile", m, shape[1], shape[2], INPUTS[(m + layouts.b().ordinal()) % 2],

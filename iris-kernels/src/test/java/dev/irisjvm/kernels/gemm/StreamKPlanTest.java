@@ -262,6 +262,26 @@ class StreamKPlanTest {
     }
 
     @Test
+    void swappedTilesPlanTheirProduct() {
+        // 32 x 4096 x 1024: C^T is 4096 x 32, 64 tiles of 64 x 32 (C's 32 rows by 64 columns each).
+        assertEquals(64, GemmTile.SWAP_32.tiles(32, 4096));
+        assertEquals(128, GemmTile.SWAP_16.tiles(32, 4096), "16 rows of C a tile: two tiles a column of C^T");
+        assertEquals(64, GemmTile.SWAP_32_PAIR.blocks(64, 4096), "64 rows of C: one block of two tiles per 64 columns");
+        assertEquals(new StreamKPlan(GemmTile.SWAP_32, 64, 0), StreamKPlan.whole(GemmTile.SWAP_32, 32, 4096, SMS));
+        assertEquals(new StreamKPlan(GemmTile.SWAP_32_PAIR, 128, 0), StreamKPlan.whole(GemmTile.SWAP_32_PAIR, 64, 4096, SMS));
+        assertEquals(List.of(GemmTile.SWAP_32_PAIR), GemmTile.SWAP_32.inClusters(), "the swapped tiles' clusters are swapped ones");
+        assertEquals(List.of(), GemmTile.SHORT.inClusters().stream().filter(GemmTile::swapped).toList());
+        assertEquals("whole tiles on 64 blocks, 32 x 64 swapped tiles", StreamKPlan.whole(GemmTile.SWAP_32, 32, 4096, SMS).describe(64));
+        assertEquals("split-K on 128 blocks, 64 tiles in 2 slices of K, 32 x 64 swapped tiles",
+                new StreamKPlan(GemmTile.SWAP_32, 128, 64).describe(64));
+        // As the product: 64 tiles of 16 k-blocks, one wave.
+        assertEquals(16 * ScheduleCost.SHORT_THIN_K_BLOCK_US + ScheduleCost.LAUNCH_US + ScheduleCost.WAVE_US,
+                ScheduleCost.us(new StreamKPlan(GemmTile.SWAP_32, 64, 0), 32, 4096, 16, SMS), 1e-9);
+        assertEquals(8, GemmTile.SWAP_8.bBoxRows(), "A's box: the tile's 8 rows of C");
+        assertEquals(Gemm.SHORT_TILE_M / 2, GemmTile.SWAP_32_PAIR.aBoxRows(), "B's box: each CTA's share of the 64 rows of B");
+    }
+
+    @Test
     void theWorkspaceHoldsTwoTilesOfF32PerSm() {
         assertEquals(2L * SMS * 128 * 256 * 4, StreamKPlan.partialBytes(SMS));
         assertEquals(2L * (2 * SMS - 1) * 4, StreamKPlan.counterBytes(StreamKPlan.maxSharedTiles(SMS)));

@@ -33,6 +33,26 @@ __device__ inline float2 load_pair(const Out* p) {
     }
 }
 
+/// One value to and from an output element, for stores that have no adjacent pair (the swapped
+/// kernels' transposed C).
+template <class Out>
+__device__ inline void store_one(Out* p, float x) {
+    if constexpr (std::is_same_v<Out, float>) {
+        *p = x;
+    } else {
+        *p = iris::arch::from_float<Out>(x);
+    }
+}
+
+template <class Out>
+__device__ inline float load_one(const Out* p) {
+    if constexpr (std::is_same_v<Out, float>) {
+        return *p;
+    } else {
+        return iris::arch::to_float(*p);
+    }
+}
+
 /// *out = alpha acc + beta *out (+ add), for two adjacent columns, rounded once; beta 0 never reads
 /// out, so it may hold anything (NaN included).
 template <class Out>

@@ -2,7 +2,7 @@
 // and rerun it).
 //
 // The m64nNk16 wgmma instructions the kernels use, f32 accumulators, for bf16 and f16 inputs:
-// wgmma_ss (both operands in shared memory) and wgmma_rs (A in registers), N = 64, 128, 192, 256.
+// wgmma_ss (both operands in shared memory) and wgmma_rs (A in registers), N = 8, 16, 32, 48, 64, 128, 192, 256.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,210 @@
 #include "iris/impl/arch.cuh"
 
 namespace iris::gemm::sm90 {
+
+template <int TransB, int TransA = 0>
+__device__ inline void wgmma_m64n8k16_ss_bf16(float (&d)[4], uint64_t desc_a, uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16\n"
+        "{%0, %1, %2, %3},\n"
+        "%4, %5, p, 1, 1, %8, %7;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
+}
+
+template <int TransB>
+__device__ inline void wgmma_m64n8k16_rs_bf16(float (&d)[4], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %9, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16\n"
+        "{%0, %1, %2, %3},\n"
+        "{%4, %5, %6, %7}, %8, p, 1, 1, %10;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
+}
+
+template <int TransB, int TransA = 0>
+__device__ inline void wgmma_m64n8k16_ss_f16(float (&d)[4], uint64_t desc_a, uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16\n"
+        "{%0, %1, %2, %3},\n"
+        "%4, %5, p, 1, 1, %8, %7;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
+}
+
+template <int TransB>
+__device__ inline void wgmma_m64n8k16_rs_f16(float (&d)[4], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %9, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16\n"
+        "{%0, %1, %2, %3},\n"
+        "{%4, %5, %6, %7}, %8, p, 1, 1, %10;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
+}
+
+template <int TransB, int TransA = 0>
+__device__ inline void wgmma_m64n16k16_ss_bf16(float (&d)[8], uint64_t desc_a, uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7},\n"
+        "%8, %9, p, 1, 1, %12, %11;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
+}
+
+template <int TransB>
+__device__ inline void wgmma_m64n16k16_rs_bf16(float (&d)[8], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7},\n"
+        "{%8, %9, %10, %11}, %12, p, 1, 1, %14;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
+}
+
+template <int TransB, int TransA = 0>
+__device__ inline void wgmma_m64n16k16_ss_f16(float (&d)[8], uint64_t desc_a, uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7},\n"
+        "%8, %9, p, 1, 1, %12, %11;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
+}
+
+template <int TransB>
+__device__ inline void wgmma_m64n16k16_rs_f16(float (&d)[8], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7},\n"
+        "{%8, %9, %10, %11}, %12, p, 1, 1, %14;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
+}
+
+template <int TransB, int TransA = 0>
+__device__ inline void wgmma_m64n32k16_ss_bf16(float (&d)[16], uint64_t desc_a, uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},\n"
+        "%16, %17, p, 1, 1, %20, %19;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
+}
+
+template <int TransB>
+__device__ inline void wgmma_m64n32k16_rs_bf16(float (&d)[16], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},\n"
+        "{%16, %17, %18, %19}, %20, p, 1, 1, %22;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
+}
+
+template <int TransB, int TransA = 0>
+__device__ inline void wgmma_m64n32k16_ss_f16(float (&d)[16], uint64_t desc_a, uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},\n"
+        "%16, %17, p, 1, 1, %20, %19;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
+}
+
+template <int TransB>
+__device__ inline void wgmma_m64n32k16_rs_f16(float (&d)[16], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},\n"
+        "{%16, %17, %18, %19}, %20, p, 1, 1, %22;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
+}
+
+template <int TransB, int TransA = 0>
+__device__ inline void wgmma_m64n48k16_ss_bf16(float (&d)[24], uint64_t desc_a, uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %26, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23},\n"
+        "%24, %25, p, 1, 1, %28, %27;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
+}
+
+template <int TransB>
+__device__ inline void wgmma_m64n48k16_rs_bf16(float (&d)[24], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %29, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23},\n"
+        "{%24, %25, %26, %27}, %28, p, 1, 1, %30;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
+}
+
+template <int TransB, int TransA = 0>
+__device__ inline void wgmma_m64n48k16_ss_f16(float (&d)[24], uint64_t desc_a, uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %26, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n48k16.f32.f16.f16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23},\n"
+        "%24, %25, p, 1, 1, %28, %27;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransB), "n"(TransA));
+}
+
+template <int TransB>
+__device__ inline void wgmma_m64n48k16_rs_f16(float (&d)[24], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %29, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n48k16.f32.f16.f16\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23},\n"
+        "{%24, %25, %26, %27}, %28, p, 1, 1, %30;\n}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
+}
 
 template <int TransB, int TransA = 0>
 __device__ inline void wgmma_m64n64k16_ss_bf16(float (&d)[32], uint64_t desc_a, uint64_t desc_b, int accumulate) {
@@ -355,7 +559,23 @@ template <class In, int N, int TransB, int TransA = 0>
 __device__ inline void wgmma_ss(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, int accumulate) {
     static_assert(std::is_same_v<In, iris::bf16> || std::is_same_v<In, iris::f16>, "wgmma inputs are bf16 or f16");
     constexpr bool kBf16 = std::is_same_v<In, iris::bf16>;
-    if constexpr (N == 64 && kBf16) {
+    if constexpr (N == 8 && kBf16) {
+        wgmma_m64n8k16_ss_bf16<TransB, TransA>(d, desc_a, desc_b, accumulate);
+    } else if constexpr (N == 8 && !kBf16) {
+        wgmma_m64n8k16_ss_f16<TransB, TransA>(d, desc_a, desc_b, accumulate);
+    } else if constexpr (N == 16 && kBf16) {
+        wgmma_m64n16k16_ss_bf16<TransB, TransA>(d, desc_a, desc_b, accumulate);
+    } else if constexpr (N == 16 && !kBf16) {
+        wgmma_m64n16k16_ss_f16<TransB, TransA>(d, desc_a, desc_b, accumulate);
+    } else if constexpr (N == 32 && kBf16) {
+        wgmma_m64n32k16_ss_bf16<TransB, TransA>(d, desc_a, desc_b, accumulate);
+    } else if constexpr (N == 32 && !kBf16) {
+        wgmma_m64n32k16_ss_f16<TransB, TransA>(d, desc_a, desc_b, accumulate);
+    } else if constexpr (N == 48 && kBf16) {
+        wgmma_m64n48k16_ss_bf16<TransB, TransA>(d, desc_a, desc_b, accumulate);
+    } else if constexpr (N == 48 && !kBf16) {
+        wgmma_m64n48k16_ss_f16<TransB, TransA>(d, desc_a, desc_b, accumulate);
+    } else if constexpr (N == 64 && kBf16) {
         wgmma_m64n64k16_ss_bf16<TransB, TransA>(d, desc_a, desc_b, accumulate);
     } else if constexpr (N == 64 && !kBf16) {
         wgmma_m64n64k16_ss_f16<TransB, TransA>(d, desc_a, desc_b, accumulate);
@@ -372,7 +592,7 @@ __device__ inline void wgmma_ss(float (&d)[N / 2], uint64_t desc_a, uint64_t des
     } else if constexpr (N == 256 && !kBf16) {
         wgmma_m64n256k16_ss_f16<TransB, TransA>(d, desc_a, desc_b, accumulate);
     } else {
-        static_assert(N == 64 || N == 128 || N == 192 || N == 256, "wgmma N is 64, 128, 192 or 256 here");
+        static_assert(N == 8 || N == 16 || N == 32 || N == 48 || N == 64 || N == 128 || N == 192 || N == 256, "wgmma N is 8, 16, 32, 48, 64, 128, 192 or 256 here");
     }
 }
 
@@ -383,7 +603,23 @@ template <class In, int N, int TransB>
 __device__ inline void wgmma_rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
     static_assert(std::is_same_v<In, iris::bf16> || std::is_same_v<In, iris::f16>, "wgmma inputs are bf16 or f16");
     constexpr bool kBf16 = std::is_same_v<In, iris::bf16>;
-    if constexpr (N == 64 && kBf16) {
+    if constexpr (N == 8 && kBf16) {
+        wgmma_m64n8k16_rs_bf16<TransB>(d, a, desc_b, accumulate);
+    } else if constexpr (N == 8 && !kBf16) {
+        wgmma_m64n8k16_rs_f16<TransB>(d, a, desc_b, accumulate);
+    } else if constexpr (N == 16 && kBf16) {
+        wgmma_m64n16k16_rs_bf16<TransB>(d, a, desc_b, accumulate);
+    } else if constexpr (N == 16 && !kBf16) {
+        wgmma_m64n16k16_rs_f16<TransB>(d, a, desc_b, accumulate);
+    } else if constexpr (N == 32 && kBf16) {
+        wgmma_m64n32k16_rs_bf16<TransB>(d, a, desc_b, accumulate);
+    } else if constexpr (N == 32 && !kBf16) {
+        wgmma_m64n32k16_rs_f16<TransB>(d, a, desc_b, accumulate);
+    } else if constexpr (N == 48 && kBf16) {
+        wgmma_m64n48k16_rs_bf16<TransB>(d, a, desc_b, accumulate);
+    } else if constexpr (N == 48 && !kBf16) {
+        wgmma_m64n48k16_rs_f16<TransB>(d, a, desc_b, accumulate);
+    } else if constexpr (N == 64 && kBf16) {
         wgmma_m64n64k16_rs_bf16<TransB>(d, a, desc_b, accumulate);
     } else if constexpr (N == 64 && !kBf16) {
         wgmma_m64n64k16_rs_f16<TransB>(d, a, desc_b, accumulate);
@@ -400,7 +636,7 @@ __device__ inline void wgmma_rs(float (&d)[N / 2], const uint32_t (&a)[4], uint6
     } else if constexpr (N == 256 && !kBf16) {
         wgmma_m64n256k16_rs_f16<TransB>(d, a, desc_b, accumulate);
     } else {
-        static_assert(N == 64 || N == 128 || N == 192 || N == 256, "wgmma N is 64, 128, 192 or 256 here");
+        static_assert(N == 8 || N == 16 || N == 32 || N == 48 || N == 64 || N == 128 || N == 192 || N == 256, "wgmma N is 8, 16, 32, 48, 64, 128, 192 or 256 here");
     }
 }
 

@@ -6,7 +6,7 @@ them named, so these functions are generated instead of written by hand. Run it 
 SHAPES:  python3 wgmma_gen.py > wgmma.cuh
 """
 
-SHAPES = [64, 128, 192, 256]  # N of m64nNk16
+SHAPES = [8, 16, 32, 48, 64, 128, 192, 256]  # N of m64nNk16: 8 to 48 for the swapped kernels of few rows
 TYPES = ["bf16", "f16"]
 
 
