@@ -137,7 +137,7 @@ struct StreamKFixup {
     const StreamKScheduler<Cfg>& sched;
     float4* partials;
     uint32_t* counters;
-    Finish scale;
+    Finish finish;
 
     static constexpr int kVectors = Cfg::kAccumulators / 4;
 
@@ -148,16 +148,16 @@ struct StreamKFixup {
     template <class Acc>
     __device__ bool combine(Acc& acc, const TileCoord& tile, int consumer) const {
         const int pieces = sched.pieces(tile.index);
-        if (pieces == 1) return scale.combine(acc, tile, consumer);
+        if (pieces == 1) return finish.combine(acc, tile, consumer);
         const int rows = tile.m * Cfg::kTileM + consumer * Cfg::kConsumerRows;
-        if (rows >= scale.m) return false;  // no row of C in any piece: nothing to add, nothing to store
+        if (rows >= finish.m) return false;  // no row of C in any piece: nothing to add, nothing to store
 
         // Vector v holds acc[4v .. 4v + 3]: columns 8v + 2 (lane % 4) + {0, 1} of rows r and r + 8, r
         // this thread's first row. Only threads whose first row is inside C move their partials (at
         // M = 1, 4 of 128); the others' are never stored. One predicate per thread, not per vector:
         // the accumulators leave no registers for more.
         const int t = threadIdx.x % 128;
-        const bool inside = rows + 16 * (t / 32) + (t % 32) / 4 < scale.m;
+        const bool inside = rows + 16 * (t / 32) + (t % 32) / 4 < finish.m;
         const int barrier = 1 + consumer;
 
         if (inside) {
@@ -195,7 +195,7 @@ struct StreamKFixup {
                 }
             }
         }
-        return scale.combine(acc, tile, consumer);
+        return finish.combine(acc, tile, consumer);
     }
 };
 
