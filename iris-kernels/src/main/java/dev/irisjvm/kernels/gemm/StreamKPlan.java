@@ -137,14 +137,15 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
      * blocks", "split-K on 128 blocks, 32 tiles in 4 slices of K", "stream-K on ...", followed by ",
      * 128 x 192 tiles" (or 128 x 128, 64 x 128, 64 x 64) where the tile is not 128 x 256, ", in pairs"
      * for 128 x 256 tiles in pairs, ", 64 x 128 tiles in pairs" for the other pairs and ", 64 x 64
-     * tiles in blocks of 2 x 2" for the other clusters. A clustered plan that shares units counts them
-     * as pairs ("16 pairs in 2 slices of K") or blocks ("14 blocks in 4 slices of K").
+     * tiles in blocks of 2 x 2" for the other clusters (of C's tiles, down and across, for a swapped
+     * tile: ", 32 x 64 swapped tiles in blocks of 2 x 1"). A clustered plan that shares units counts
+     * them as pairs ("16 pairs in 2 slices of K") or blocks ("14 blocks in 4 slices of K").
      */
     String describe(long units) {
         boolean pairs = tile.clusterM() == 2 && tile.clusterN() == 1;
         String size = tile == GemmTile.WIDE ? "" : tile == GemmTile.PAIR ? ", in pairs"
                 : ", " + tile.describe() + " tiles" + (pairs ? " in pairs"
-                : tile.clustered() ? " in blocks of " + tile.clusterM() + " x " + tile.clusterN() : "");
+                : tile.clustered() ? " in blocks of " + blockShape() : "");
         String unit = !tile.clustered() ? " tiles" : pairs ? " pairs" : " blocks";
         if (sharedTiles == 0) {
             return "whole tiles on " + grid + " blocks" + size;
@@ -153,6 +154,11 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
             return "split-K on " + grid + " blocks, " + units + unit + " in " + clusters() / units + " slices of K" + size;
         }
         return "stream-K on " + grid + " blocks, " + sharedTiles + " of " + units + unit + " shared by K" + size;
+    }
+
+    /** Tiles of C a cluster's block holds down and across: the product's, transposed, for a swapped tile. */
+    private String blockShape() {
+        return tile.swapped() ? tile.clusterN() + " x " + tile.clusterM() : tile.clusterM() + " x " + tile.clusterN();
     }
 
     /**

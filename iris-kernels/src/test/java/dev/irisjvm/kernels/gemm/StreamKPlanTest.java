@@ -274,6 +274,8 @@ class StreamKPlanTest {
         assertEquals("whole tiles on 64 blocks, 32 x 64 swapped tiles", StreamKPlan.whole(GemmTile.SWAP_32, 32, 4096, SMS).describe(64));
         assertEquals("split-K on 128 blocks, 64 tiles in 2 slices of K, 32 x 64 swapped tiles",
                 new StreamKPlan(GemmTile.SWAP_32, 128, 64).describe(64));
+        assertEquals("whole tiles on 128 blocks, 32 x 64 swapped tiles in blocks of 2 x 1",
+                StreamKPlan.whole(GemmTile.SWAP_32_PAIR, 64, 4096, SMS).describe(64), "two tiles of C one above the other");
         // As the product: 64 tiles of 16 k-blocks, one wave.
         assertEquals(16 * ScheduleCost.SHORT_THIN_K_BLOCK_US + ScheduleCost.LAUNCH_US + ScheduleCost.WAVE_US,
                 ScheduleCost.us(new StreamKPlan(GemmTile.SWAP_32, 64, 0), 32, 4096, 16, SMS), 1e-9);
