@@ -1,5 +1,7 @@
 package dev.irisjvm.kernels.gemm;
 
+import java.util.function.ToDoubleFunction;
+
 /**
  * The estimated time of a GEMM launch under a {@link StreamKPlan}, in µs on an H200, from which
  * {@link StreamKPlan#choose} picks the schedule of a shape. A model, not a measurement: each term is
@@ -98,6 +100,29 @@ final class ScheduleCost {
 
     /** The estimated µs of an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks under {@code plan} on {@code multiprocessors} SMs. */
     static double us(StreamKPlan plan, int m, int n, int kBlocks, int multiprocessors) {
+        return us(plan, m, n, kBlocks, multiprocessors, ScheduleCost::kBlockUs);
+    }
+
+    /** µs of one k-block of {@code tile} on one SM: the constants above. */
+    static double kBlockUs(GemmTile tile) {
+        return switch (tile) {
+            case WIDE, PAIR -> K_BLOCK_US;  // pairs of 128-row tiles are never among the candidates; priced as the tile they pair
+            case MID, MID_PAIR -> MID_K_BLOCK_US;
+            case NARROW, NARROW_PAIR -> NARROW_K_BLOCK_US;
+            case SHORT -> SHORT_K_BLOCK_US;
+            case SHORT_PAIR -> SHORT_PAIR_K_BLOCK_US;
+            // 64 x 64 clusters are not among the candidates (GemmPlanTimes times them); priced as the tile.
+            case SHORT_THIN, SHORT_THIN_PAIR, SHORT_THIN_1X2, SHORT_THIN_2X2, SHORT_THIN_4X1, SHORT_THIN_1X4 -> SHORT_THIN_K_BLOCK_US;
+            // Nor are the swapped tiles, which stream B's rows as a 64 x 64 tile streams them.
+            case SWAP_8, SWAP_16, SWAP_32, SWAP_48, SWAP_32_PAIR -> SHORT_THIN_K_BLOCK_US;
+        };
+    }
+
+    /**
+     * {@link #us(StreamKPlan, int, int, int, int)} with other k-block costs ({@code kBlockUs} of each
+     * tile): how ScheduleCostFit tries values against timings.
+     */
+    static double us(StreamKPlan plan, int m, int n, int kBlocks, int multiprocessors, ToDoubleFunction<GemmTile> kBlockUs) {
         // A clustered plan is priced as its clusters on blocks of tiles: a cluster's CTAs run their
         // k-blocks side by side, as one CTA runs a tile's. A swapped one as its product, C^T.
         GemmTile tile = plan.tile();
@@ -113,22 +138,12 @@ final class ScheduleCost {
         long units = unitsM * unitsN;
         int clusters = Math.max(1, multiprocessors / tile.clusterSize());
         double k = (double) kBlocks * Gemm.TILE_K;
-        double kBlockUs = switch (tile) {
-            case WIDE, PAIR -> K_BLOCK_US;  // pairs of 128-row tiles are never among the candidates; priced as the tile they pair
-            case MID, MID_PAIR -> MID_K_BLOCK_US;
-            case NARROW, NARROW_PAIR -> NARROW_K_BLOCK_US;
-            case SHORT -> SHORT_K_BLOCK_US;
-            case SHORT_PAIR -> SHORT_PAIR_K_BLOCK_US;
-            // 64 x 64 clusters are not among the candidates (GemmPlanTimes times them); priced as the tile.
-            case SHORT_THIN, SHORT_THIN_PAIR, SHORT_THIN_1X2, SHORT_THIN_2X2, SHORT_THIN_4X1, SHORT_THIN_1X4 -> SHORT_THIN_K_BLOCK_US;
-            // Nor are the swapped tiles, which stream B's rows as a 64 x 64 tile streams them.
-            case SWAP_8, SWAP_16, SWAP_32, SWAP_48, SWAP_32_PAIR -> SHORT_THIN_K_BLOCK_US;
-        };
+        double kBlock = kBlockUs.applyAsDouble(tile);
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {
             long waves = GemmChecks.ceilDiv(units, clusters);
             double pairs = StreamKPlan.paired(plan, m, n, multiprocessors).equals(plan) ? 1 : PAIRED;
-            return pairs * Math.max(waves * kBlocks * kBlockUs, operandBytes / BYTES_PER_US) + LAUNCH_US + WAVE_US * waves;
+            return pairs * Math.max(waves * kBlocks * kBlock, operandBytes / BYTES_PER_US) + LAUNCH_US + WAVE_US * waves;
         }
         long shared = plan.sharedTiles();
         long wholeWaves = GemmChecks.ceilDiv(units - shared, clusters);
@@ -142,9 +157,9 @@ final class ScheduleCost {
         // The partials are written after a piece's k-blocks and read by the last piece after its own:
         // their traffic follows the mainloop instead of overlapping it.
         double fixUpBytes = (splitK ? plan.clusters() : plan.clusters() + shared) * partialBytes * 2;
-        double sharedUs = Math.max(GemmChecks.ceilDiv(shared * kBlocks, plan.clusters()) * kBlockUs, bytes / BYTES_PER_US)
+        double sharedUs = Math.max(GemmChecks.ceilDiv(shared * kBlocks, plan.clusters()) * kBlock, bytes / BYTES_PER_US)
                 + fixUpBytes / BYTES_PER_US;
-        return wholeWaves * kBlocks * kBlockUs + sharedUs + Math.max(1, pieces - 1) * PIECE_US
+        return wholeWaves * kBlocks * kBlock + sharedUs + Math.max(1, pieces - 1) * PIECE_US
                 + LAUNCH_US + WAVE_US * (1 + wholeWaves);
     }
 }

@@ -4,6 +4,7 @@ import dev.irisjvm.runtime.abi.global.KernelAbi;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 
 /**
  * How one GEMM launch spreads its tiles over the GPU (iris/gemm/stream_k.cuh): the kernel of
@@ -96,6 +97,11 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
 
     /** {@link #candidates(int, int, int, int)} in {@code choices} (GemmPlanTimes times every tile on every shape). */
     static List<StreamKPlan> candidates(GemmTile[] choices, int m, int n, int kBlocks, int multiprocessors) {
+        return candidates(choices, m, n, kBlocks, multiprocessors, ScheduleCost::kBlockUs);
+    }
+
+    /** The same, ordered by other k-block costs (ScheduleCostFit). */
+    static List<StreamKPlan> candidates(GemmTile[] choices, int m, int n, int kBlocks, int multiprocessors, ToDoubleFunction<GemmTile> kBlockUs) {
         List<StreamKPlan> plans = new ArrayList<>();
         for (GemmTile tile : choices) {
             long units = tile.blocks(m, n);
@@ -113,7 +119,7 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
                 }
             }
         }
-        plans.sort(Comparator.comparingDouble(p -> ScheduleCost.us(p, m, n, kBlocks, multiprocessors)));
+        plans.sort(Comparator.comparingDouble(p -> ScheduleCost.us(p, m, n, kBlocks, multiprocessors, kBlockUs)));
         return plans;
     }
 
