@@ -111,7 +111,7 @@ import org.bytedeco.javacpp.LongPointer;
  *     leaves the instance usable.</li>
  * </ul>
  */
-public final class MoeDispatch implements AutoCloseable {
+public final class MoeDispatch implements MoeTokenDispatch {
     /** The kernel modules ({@code moe_dispatch.cu}, {@code moe_combine.cu}). */
     static final String DISPATCH_MODULE = "moe_dispatch";
     static final String COMBINE_MODULE = "moe_combine";
@@ -215,11 +215,6 @@ public final class MoeDispatch implements AutoCloseable {
 
     // ---- dispatch --------------------------------------------------------------------------------
 
-    /** {@link #dispatch(SymTensor, SymTensor, SymTensor, int, Stream)} of every row of {@code tokens}. */
-    public void dispatch(SymTensor tokens, SymTensor expertIds, SymTensor weights, Stream stream) {
-        dispatch(tokens, expertIds, weights, MoeChecks.rows(tokens), stream);
-    }
-
     /**
      * Sends this rank's first {@code numTokens} tokens to their experts (see the class comment for
      * the layout). {@code tokens}: BF16 [rows, hidden]; {@code expertIds}: I32 [rows, topK], each in
@@ -227,6 +222,7 @@ public final class MoeDispatch implements AutoCloseable {
      * (0: this rank only receives). Once it has run on {@code stream}, {@link #received()}, {@link
      * #counts()} and {@link #sources()} hold this call's rows from every rank.
      */
+    @Override
     public synchronized void dispatch(SymTensor tokens, SymTensor expertIds, SymTensor weights, int numTokens, Stream stream) {
         final String call = "dispatch";
         ensureOpen(call);
@@ -256,26 +252,31 @@ public final class MoeDispatch implements AutoCloseable {
 
     // ---- facts -----------------------------------------------------------------------------------
 
+    @Override
     public MoeConfig config() {
         return config;
     }
 
     /** Experts on each rank: experts / world. */
+    @Override
     public int localExperts() {
         return localExperts;
     }
 
     /** The global id of this rank's local expert 0 (rank x localExperts). */
+    @Override
     public int firstExpert() {
         return rank * localExperts;
     }
 
     /** The receive buffer, BF16 [localExperts, capacity, hidden] (this instance's; do not close it). */
+    @Override
     public SymTensor received() {
         return recv;
     }
 
     /** Rows each local expert got in the last dispatch, I32 [localExperts] on the device (at most the capacity). */
+    @Override
     public SymTensor counts() {
         return counts;
     }
@@ -291,6 +292,7 @@ public final class MoeDispatch implements AutoCloseable {
     }
 
     /** Bytes of the symmetric heap this instance holds on every rank. */
+    @Override
     public long heapBytes() {
         return heapBytes(config, world);
     }

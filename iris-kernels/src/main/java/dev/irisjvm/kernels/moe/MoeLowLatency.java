@@ -78,7 +78,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     and leaves the instance usable.</li>
  * </ul>
  */
-public final class MoeLowLatency implements AutoCloseable {
+public final class MoeLowLatency implements MoeTokenDispatch {
     static final String MODULE = "moe_ll";
     static final String DISPATCH_KERNEL = "moe_ll_dispatch";
     static final String COMBINE_SEND_KERNEL = "moe_ll_combine_send";
@@ -162,11 +162,6 @@ public final class MoeLowLatency implements AutoCloseable {
         }
     }
 
-    /** {@link #dispatch(SymTensor, SymTensor, SymTensor, int, Stream)} of every row of {@code tokens}. */
-    public void dispatch(SymTensor tokens, SymTensor expertIds, SymTensor weights, Stream stream) {
-        dispatch(tokens, expertIds, weights, MoeChecks.rows(tokens), stream);
-    }
-
     /**
      * Sends this rank's first {@code numTokens} tokens to their experts (see the class comment for
      * the layout). {@code tokens}: BF16 [rows, hidden]; {@code expertIds}: I32 [rows, topK], each in
@@ -174,6 +169,7 @@ public final class MoeLowLatency implements AutoCloseable {
      * maxTokens]. Once it has run on {@code stream}, {@link #received()} and {@link #counts()} hold
      * this call's rows from every rank.
      */
+    @Override
     public synchronized void dispatch(SymTensor tokens, SymTensor expertIds, SymTensor weights, int numTokens, Stream stream) {
         final String call = "dispatch";
         ensureOpen(call);
@@ -214,16 +210,19 @@ public final class MoeLowLatency implements AutoCloseable {
         pendingTokens = -1;
     }
 
+    @Override
     public MoeConfig config() {
         return config;
     }
 
     /** Experts on each rank: experts / world. */
+    @Override
     public int localExperts() {
         return layout.localExperts();
     }
 
     /** The global id of this rank's local expert 0 (rank x localExperts). */
+    @Override
     public int firstExpert() {
         return rank * layout.localExperts();
     }
@@ -234,11 +233,13 @@ public final class MoeLowLatency implements AutoCloseable {
     }
 
     /** The receive buffer, BF16 [localExperts, world, regionRows, hidden] (this instance's; do not close it). */
+    @Override
     public SymTensor received() {
         return recv;
     }
 
     /** Valid rows of each region in the last dispatch, I32 [localExperts, world] on the device. */
+    @Override
     public SymTensor counts() {
         return counts;
     }
@@ -249,6 +250,7 @@ public final class MoeLowLatency implements AutoCloseable {
     }
 
     /** Bytes of the symmetric heap this instance holds on every rank. */
+    @Override
     public long heapBytes() {
         return layout.heapBytes(config.hidden(), config.dtype().byteSize());
     }
