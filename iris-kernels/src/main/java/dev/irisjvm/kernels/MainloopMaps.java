@@ -30,6 +30,9 @@ public final class MainloopMaps {
     static final int B_KN_BOX_INNER = KernelAbi.IRIS_GEMM_KN_BOX_COLS;
     static final int B_KN_BOX_OUTER = Gemm.TILE_K;
 
+    /** The rows of C a swapped kernel's tile takes (iris/gemm/swapped.cuh), whose product's N x K B is A. */
+    private static final Set<Integer> SWAPPED_ROWS = Set.of(8, 16, 32, 48);
+
     private MainloopMaps() {}
 
     /**
@@ -89,9 +92,6 @@ public final class MainloopMaps {
                 || tileN == Gemm.MID_TILE_N / 2 || tileN == Gemm.THIN_TILE_N / 2 || tileN == Gemm.THIN_TILE_N / 4
                 || SWAPPED_ROWS.contains(tileN);
     }
-
-    /** The rows of C a swapped kernel's tile takes (iris/gemm/swapped.cuh), whose product's N x K B is A. */
-    private static final Set<Integer> SWAPPED_ROWS = Set.of(8, 16, 32, 48);
 
     /**
      * B's tensor map for a mainloop with tiles of {@code tileN} columns ({@link Gemm#TILE_N}, {@link
