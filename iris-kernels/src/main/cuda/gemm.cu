@@ -66,20 +66,24 @@ using iris::gemm::BLayout;
 using iris::bf16;
 using iris::f16;
 
-// iris_gemm_<part><variant>: `threads` threads, and the tile's consumers, width, SplitK and block of
-// tiles per cluster as gemm_entry takes them; a clustered kernel is declared with its cluster's
-// size (IRIS_GEMM_CLUSTER_<M>_<N>), an unclustered one with none.
+// IRIS_GEMM_DEFINE: a kernel `name` of `threads` threads whose body is the entry after the cluster's
+// block (a template call, commas and all); a clustered kernel is declared with its cluster's size
+// (IRIS_GEMM_CLUSTER_<M>_<N>), an unclustered one with none. IRIS_GEMM_KERNEL: iris_gemm_<part><variant>
+// with the tile's consumers, width, SplitK and block of tiles per cluster as gemm_entry takes them.
 #define IRIS_GEMM_CLUSTER_1_1
 #define IRIS_GEMM_CLUSTER_2_1 __cluster_dims__(2, 1, 1)
 #define IRIS_GEMM_CLUSTER_1_2 __cluster_dims__(2, 1, 1)
 #define IRIS_GEMM_CLUSTER_2_2 __cluster_dims__(4, 1, 1)
 #define IRIS_GEMM_CLUSTER_4_1 __cluster_dims__(4, 1, 1)
 #define IRIS_GEMM_CLUSTER_1_4 __cluster_dims__(4, 1, 1)
-#define IRIS_GEMM_KERNEL(part, variant, threads, In, A, B, Out, Consumers, TileN, SplitK, ClusterM, ClusterN) \
-    extern "C" __global__ void IRIS_GEMM_CLUSTER_##ClusterM##_##ClusterN __launch_bounds__(threads, 1)       \
-        iris_gemm_##part##variant(const IRIS_GRID_CONSTANT iris_gemm_args a) {                              \
-        gemm_entry<In, A, B, Out, Consumers, TileN, SplitK, ClusterM, ClusterN>(a);                         \
+#define IRIS_GEMM_DEFINE(name, threads, ClusterM, ClusterN, ...)                                  \
+    extern "C" __global__ void IRIS_GEMM_CLUSTER_##ClusterM##_##ClusterN __launch_bounds__(threads, 1) \
+        name(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                          \
+        __VA_ARGS__(a);                                                                            \
     }
+#define IRIS_GEMM_KERNEL(part, variant, threads, In, A, B, Out, Consumers, TileN, SplitK, ClusterM, ClusterN) \
+    IRIS_GEMM_DEFINE(iris_gemm_##part##variant, threads, ClusterM, ClusterN,                                \
+                     gemm_entry<In, A, B, Out, Consumers, TileN, SplitK, ClusterM, ClusterN>)
 
 // The tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, ... (the list above).
 #define IRIS_GEMM_KERNELS(v, In, A, B, Out)                                                                          \
@@ -99,11 +103,8 @@ using iris::f16;
     IRIS_GEMM_KERNEL(short_thin_1x4_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 4)
 
 // iris_gemm_<part><variant> of a swapped tile of Rows rows of C, in clusters of ClusterN.
-#define IRIS_GEMM_SWAPPED_KERNEL(part, variant, In, B, Out, Rows, ClusterN)                           \
-    extern "C" __global__ void IRIS_GEMM_CLUSTER_1_##ClusterN __launch_bounds__(IRIS_GEMM_THREADS, 1) \
-        iris_gemm_##part##variant(const __grid_constant__ iris_gemm_args a) {                         \
-        gemm_swapped_entry<In, B, Out, Rows, ClusterN>(a);                                           \
-    }
+#define IRIS_GEMM_SWAPPED_KERNEL(part, variant, In, B, Out, Rows, ClusterN) \
+    IRIS_GEMM_DEFINE(iris_gemm_##part##variant, IRIS_GEMM_THREADS, 1, ClusterN, gemm_swapped_entry<In, B, Out, Rows, ClusterN>)
 
 // The swapped tiles of one variant (A stored M x K).
 #define IRIS_GEMM_SWAPPED_KERNELS(v, In, B, Out)              \

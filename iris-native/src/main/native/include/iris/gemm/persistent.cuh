@@ -135,6 +135,28 @@ __device__ void persistent(const iris_tma_descriptor* a_map, const iris_tma_desc
     }
 }
 
+namespace impl {
+
+// What run and run_swapped share: args' units, its last stream_k_tiles shared out by K where it
+// gives the partials and counters (units_of), through persistent with `hooks`, each finished sum
+// handed to `finish` (run_units). Two calls rather than one: with the scheduler built before the
+// hooks, every kernel's machine code stays what it was before run_swapped shared this.
+template <class Cfg>
+__device__ inline StreamKScheduler<Cfg> units_of(const iris_gemm_args& args) {
+    const bool workspace = args.stream_k_partials != nullptr && args.stream_k_counters != nullptr;
+    return StreamKScheduler<Cfg>(args.m, args.n, args.k, args.group_m, workspace ? args.stream_k_tiles : 0);
+}
+
+template <class Cfg, class Hooks, class Finish>
+__device__ inline void run_units(const iris_gemm_args& args, const StreamKScheduler<Cfg>& sched, const typename Cfg::Out* bias,
+                                 Hooks& hooks, const Finish& finish) {
+    const StreamKFixup<Cfg, Finish> fixup{sched, static_cast<float4*>(args.stream_k_partials),
+                                          static_cast<uint32_t*>(args.stream_k_counters), finish};
+    persistent<Cfg>(&args.a_map, &args.b_map, bias, args.m, args.n, args.k, sched, hooks, NoTimeline{}, fixup);
+}
+
+}  // namespace impl
+
 /// The GEMM of iris_gemm_args (iris/abi/gemm.h, filled on the host by
 /// dev.irisjvm.kernels.gemm.GemmKernelArgs) with the default tile order and your hooks: what
 /// persistent needs, taken from the struct; alpha and beta are not applied (your hooks decide what
@@ -160,14 +182,10 @@ template <class Cfg>
 __device__ inline bool run(const iris_gemm_args& args) {
     using Out = typename Cfg::Out;
     if (!shared_memory_fits<Cfg>()) return false;
-    const bool workspace = args.stream_k_partials != nullptr && args.stream_k_counters != nullptr;
-    const StreamKScheduler<Cfg> sched(args.m, args.n, args.k, args.group_m, workspace ? args.stream_k_tiles : 0);
+    const StreamKScheduler<Cfg> sched = impl::units_of<Cfg>(args);
     StoreEpilogue<Out> store(static_cast<Out*>(args.c), args.ldc);
     const ScaleAccumulators<Cfg> scale{static_cast<const Out*>(args.c), args.ldc, args.m, args.n, args.alpha, args.beta};
-    const StreamKFixup<Cfg> fixup{sched, static_cast<float4*>(args.stream_k_partials), static_cast<uint32_t*>(args.stream_k_counters),
-                                  scale};
-    persistent<Cfg>(&args.a_map, &args.b_map, static_cast<const Out*>(args.bias), args.m, args.n, args.k, sched, store,
-                    NoTimeline{}, fixup);
+    impl::run_units<Cfg>(args, sched, static_cast<const Out*>(args.bias), store, scale);
     return true;
 }
 

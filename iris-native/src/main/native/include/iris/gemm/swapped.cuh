@@ -77,15 +77,11 @@ __device__ inline bool run_swapped(const iris_gemm_args& args) {
     static_assert(!Cfg::kEpilogue && Cfg::kBLayout == BLayout::nk, "a product of few columns (C's rows), A as its N x K B");
     using Out = typename Cfg::Out;
     if (!shared_memory_fits<Cfg>()) return false;
-    const bool workspace = args.stream_k_partials != nullptr && args.stream_k_counters != nullptr;
-    const StreamKScheduler<Cfg> sched(args.m, args.n, args.k, args.group_m, workspace ? args.stream_k_tiles : 0);
+    const StreamKScheduler<Cfg> sched = impl::units_of<Cfg>(args);
     NoHooks loads;
     const TransposedStore<Cfg> store{static_cast<Out*>(args.c), args.ldc, args.m, args.n, static_cast<const Out*>(args.bias),
                                      args.alpha, args.beta};
-    const StreamKFixup<Cfg, TransposedStore<Cfg>> fixup{sched, static_cast<float4*>(args.stream_k_partials),
-                                                        static_cast<uint32_t*>(args.stream_k_counters), store};
-    persistent<Cfg>(&args.a_map, &args.b_map, static_cast<const Out*>(nullptr), args.m, args.n, args.k, sched, loads, NoTimeline{},
-                    fixup);
+    impl::run_units<Cfg>(args, sched, static_cast<const Out*>(nullptr), loads, store);  // the bias is the store's
     return true;
 }
 

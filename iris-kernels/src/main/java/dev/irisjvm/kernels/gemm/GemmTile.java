@@ -67,19 +67,19 @@ enum GemmTile {
      * finished tile stored transposed: {@code iris_gemm_swap8_*}. No multiply-add on rows past C
      * where M is at most 8.
      */
-    SWAP_8(Gemm.SHORT_TILE_M, 8, Gemm.THREADS, "swap8_", 1, 1, true),
+    SWAP_8(Gemm.SHORT_TILE_M, 8, Gemm.THREADS, "swap8_", 1, 1),
     /** Swapped, 16 rows of C by 64 columns: {@code iris_gemm_swap16_*}. */
-    SWAP_16(Gemm.SHORT_TILE_M, 16, Gemm.THREADS, "swap16_", 1, 1, true),
+    SWAP_16(Gemm.SHORT_TILE_M, 16, Gemm.THREADS, "swap16_", 1, 1),
     /** Swapped, 32 rows of C by 64 columns: {@code iris_gemm_swap32_*}. */
-    SWAP_32(Gemm.SHORT_TILE_M, 32, Gemm.THREADS, "swap32_", 1, 1, true),
+    SWAP_32(Gemm.SHORT_TILE_M, 32, Gemm.THREADS, "swap32_", 1, 1),
     /** Swapped, 48 rows of C by 64 columns: {@code iris_gemm_swap48_*}. */
-    SWAP_48(Gemm.SHORT_TILE_M, 48, Gemm.THREADS, "swap48_", 1, 1, true),
+    SWAP_48(Gemm.SHORT_TILE_M, 48, Gemm.THREADS, "swap48_", 1, 1),
     /**
      * Swapped, 32 rows of C by 64 columns in clusters of two tiles, one above the other (the
      * product's block of 1 x 2), that share B's k-blocks, each CTA loading 32 of B's rows (of a K x N
      * B, 32 of its box's K rows): {@code iris_gemm_swap32_1x2_*}.
      */
-    SWAP_32_PAIR(Gemm.SHORT_TILE_M, 32, Gemm.THREADS, "swap32_1x2_", 1, 2, true);
+    SWAP_32_PAIR(Gemm.SHORT_TILE_M, 32, Gemm.THREADS, "swap32_1x2_", 1, 2);
 
     private final int rows;
     private final int cols;
@@ -87,20 +87,14 @@ enum GemmTile {
     private final String namePart;
     private final int clusterM;
     private final int clusterN;
-    private final boolean swapped;
 
     GemmTile(int rows, int cols, int threads, String namePart, int clusterM, int clusterN) {
-        this(rows, cols, threads, namePart, clusterM, clusterN, false);
-    }
-
-    GemmTile(int rows, int cols, int threads, String namePart, int clusterM, int clusterN, boolean swapped) {
         this.rows = rows;
         this.cols = cols;
         this.threads = threads;
         this.namePart = namePart;
         this.clusterM = clusterM;
         this.clusterN = clusterN;
-        this.swapped = swapped;
     }
 
     /** The tile every plan of an {@code m}-row problem starts from: SHORT for at most 64 rows, else WIDE. */
@@ -120,11 +114,20 @@ enum GemmTile {
     }
 
     /**
+     * Every tile a problem of {@code m} rows can run on to some purpose, the rule's or not: all but
+     * the swapped ones past 64 rows (GemmPlanTimes times them all, ScheduleCostFit tries them).
+     */
+    static GemmTile[] all(long m) {
+        return Arrays.stream(values()).filter(t -> !t.swapped() || m <= Gemm.SHORT_TILE_M).toArray(GemmTile[]::new);
+    }
+
+    /**
      * Whether this tile's kernels compute C^T = B A^T (iris/gemm/swapped.cuh): then its rows are
-     * C's columns, its columns C's rows, its A is B and its B is A, which must be stored M x K.
+     * C's columns, its columns C's rows, its A is B and its B is A, which must be stored M x K. They
+     * are the tiles narrower than an epilogue chunk of 64 columns (config.cuh's kEpilogue).
      */
     boolean swapped() {
-        return swapped;
+        return cols < Gemm.THIN_TILE_N;
     }
 
     /** Whether this tile's kernels run in clusters of CTAs that share operands. */
@@ -154,7 +157,7 @@ enum GemmTile {
         for (GemmTile tile : values()) {
             CLUSTERS.put(tile, tile.clustered() ? List.of() : Arrays.stream(values())
                     .filter(t -> t.clustered() && t.rows == tile.rows && t.cols == tile.cols && t.threads == tile.threads
-                            && t.swapped == tile.swapped).toList());
+                            && t.swapped() == tile.swapped()).toList());
         }
     }
 
@@ -183,13 +186,13 @@ enum GemmTile {
 
     /** Output tiles of an {@code m} x {@code n} C (of its n x m transpose for a swapped tile). */
     long tiles(long m, long n) {
-        return swapped ? GemmChecks.ceilDiv(n, rows) * GemmChecks.ceilDiv(m, cols) : GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
+        return swapped() ? GemmChecks.ceilDiv(n, rows) * GemmChecks.ceilDiv(m, cols) : GemmChecks.ceilDiv(m, rows) * GemmChecks.ceilDiv(n, cols);
     }
 
     /** Clusters' blocks of tiles of an {@code m} x {@code n} C: its tiles for an unclustered tile. */
     long blocks(long m, long n) {
-        long productRows = swapped ? n : m;
-        long productCols = swapped ? m : n;
+        long productRows = swapped() ? n : m;
+        long productCols = swapped() ? m : n;
         return GemmChecks.ceilDiv(GemmChecks.ceilDiv(productRows, rows), clusterM)
                 * GemmChecks.ceilDiv(GemmChecks.ceilDiv(productCols, cols), clusterN);
     }
@@ -207,7 +210,7 @@ enum GemmTile {
 
     /** "128 x 256"; of C, not the product: "32 x 64 swapped". */
     String describe() {
-        return swapped ? cols + " x " + rows + " swapped" : rows + " x " + cols;
+        return swapped() ? cols + " x " + rows + " swapped" : rows + " x " + cols;
     }
 
     /**

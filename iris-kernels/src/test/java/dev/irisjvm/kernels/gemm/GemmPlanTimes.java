@@ -20,12 +20,10 @@ import java.util.Locale;
 import java.util.function.IntConsumer;
 
 /**
- * Times every schedule of a shape in every tile, clustered or not, the 64-row ones past 64 rows
- * and the 128-row ones under 64 too, and at most 64 rows the swapped ones ({@link
- * StreamKPlan#candidates}), at most {@link
- * SkinnyGemm#MAX_M} rows also the skinny kernels in every even split of K, each forced in turn,
- * beside
- * {@link ScheduleCost}'s estimate of it: the data the cost model's constants are fitted on (the
+ * Times every schedule of a shape ({@link StreamKPlan#candidates}) in every tile it can run on
+ * ({@link GemmTile#all}: clustered or not, the 64-row ones past 64 rows and the 128-row ones under
+ * 64 too), at most {@link SkinnyGemm#MAX_M} rows also the skinny kernels in every even split of K,
+ * each forced in turn, beside {@link ScheduleCost}'s estimate of it: the data the cost model's constants are fitted on (the
  * benchmark times only the schedule the rule chooses). One GPU, as one rank:
  *
  * <pre>
@@ -130,8 +128,7 @@ public final class GemmPlanTimes {
             List<Way> ways = new ArrayList<>();
             StreamKPlan rule = StreamKPlan.paired(StreamKPlan.choose(s.m(), s.n(), kBlocks, sms), s.m(), s.n(), sms);
             List<StreamKPlan> plans = new ArrayList<>(List.of(rule));
-            GemmTile[] tiles = Arrays.stream(GemmTile.values()).filter(t -> !t.swapped() || s.m() <= Gemm.SHORT_TILE_M).toArray(GemmTile[]::new);
-            for (StreamKPlan plan : StreamKPlan.candidates(tiles, s.m(), s.n(), kBlocks, sms)) {
+            for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.all(s.m()), s.m(), s.n(), kBlocks, sms)) {
                 if (!plans.contains(plan)) {
                     plans.add(plan);
                 }

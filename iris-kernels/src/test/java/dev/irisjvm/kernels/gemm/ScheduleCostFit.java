@@ -15,14 +15,13 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Tries k-block costs for tiles the rule does not take yet against GemmPlanTimes' timings, no GPU:
- * for each cost on a grid, the named tiles join the rule's ({@link GemmTile#choices}, the swapped
- * ones at most 64 rows) at that cost, and the rule's plan of every timed shape is judged against
- * the fastest plan timed for it (as {@link RuleAgainstPlanTimesTest} judges today's rule; shapes of
- * at most {@link SkinnyGemm#MAX_M} rows, which the skinny kernels take today, among our other plans).
- * The
- * table then says which cost keeps the rule's plans nearest the fastest, and on how many shapes the
- * tiles are chosen; a second table lists each shape at the best cost, beside the skinny kernels'
- * and cuBLASLt's times where they were timed.
+ * for each cost on a grid, the named tiles join the rule's ({@link GemmTile#choices}; where the
+ * shape can use them, {@link GemmTile#all}) at that cost, and the rule's plan of every timed shape is
+ * judged against the fastest plan timed for it (as {@link RuleAgainstPlanTimesTest} judges today's
+ * rule; shapes of at most {@link SkinnyGemm#MAX_M} rows, which the skinny kernels take today, among
+ * our other plans). The table then says which cost keeps the rule's plans nearest the fastest, and
+ * on how many shapes the tiles are chosen; a second table lists each shape at the best cost, beside
+ * the skinny kernels' and cuBLASLt's times where they were timed.
  *
  * <pre>
  * java -cp 'lib/*' dev.irisjvm.kernels.gemm.ScheduleCostFit SHORT_THIN_1X4,SHORT_THIN_4X1 0.08:0.20:0.01 plans.json [more.json]
@@ -85,7 +84,7 @@ public final class ScheduleCostFit {
         for (Map.Entry<Shape, List<Timed>> e : timings.entrySet()) {
             Shape s = e.getKey();
             Set<GemmTile> tiles = new LinkedHashSet<>(List.of(GemmTile.choices(s.m())));
-            fitted.stream().filter(t -> !t.swapped() || s.m() <= Gemm.SHORT_TILE_M).forEach(tiles::add);
+            Arrays.stream(GemmTile.all(s.m())).filter(fitted::contains).forEach(tiles::add);
             List<StreamKPlan> plans = StreamKPlan.candidates(tiles.toArray(GemmTile[]::new), s.m(), s.n(), Gemm.kBlocks(s.k()), SMS, costs);
             StreamKPlan rule = StreamKPlan.paired(plans.get(0), s.m(), s.n(), SMS);
             Double us = PlanTimings.usOf(e.getValue(), rule);
