@@ -25,6 +25,7 @@
 // dev.irisjvm.kernels.gemm.Gemm builds the descriptors (boxes of the tile's rows of A and columns
 // of B) and launches it with IRIS_GEMM_THREADS threads (IRIS_GEMM_SHORT_THREADS for 64 x 128 tiles)
 // and IRIS_GEMM_SHARED_BYTES of dynamic shared memory.
+#include "gemm_tiles.cuh"
 #include "iris/abi/gemm.h"
 #include "iris/gemm.cuh"
 
@@ -68,8 +69,7 @@ using iris::f16;
 
 // IRIS_GEMM_DEFINE: a kernel `name` of `threads` threads whose body is the entry after the cluster's
 // block (a template call, commas and all); a clustered kernel is declared with its cluster's size
-// (IRIS_GEMM_CLUSTER_<M>_<N>), an unclustered one with none. IRIS_GEMM_KERNEL: iris_gemm_<part><variant>
-// with the tile's consumers, width, SplitK and block of tiles per cluster as gemm_entry takes them.
+// (IRIS_GEMM_CLUSTER_<M>_<N>), an unclustered one with none.
 #define IRIS_GEMM_CLUSTER_1_1
 #define IRIS_GEMM_CLUSTER_2_1 __cluster_dims__(2, 1, 1)
 #define IRIS_GEMM_CLUSTER_1_2 __cluster_dims__(2, 1, 1)
@@ -81,38 +81,18 @@ using iris::f16;
         name(const IRIS_GRID_CONSTANT iris_gemm_args a) {                                          \
         __VA_ARGS__(a);                                                                            \
     }
-#define IRIS_GEMM_KERNEL(part, variant, threads, In, A, B, Out, Consumers, TileN, SplitK, ClusterM, ClusterN) \
+
+// iris_gemm_<part><variant> of one line of IRIS_GEMM_TILES (gemm_tiles.cuh), and of
+// IRIS_GEMM_SWAPPED_TILES (A stored M x K only).
+#define IRIS_GEMM_KERNEL(part, threads, Consumers, TileN, SplitK, ClusterM, ClusterN, variant, In, A, B, Out) \
     IRIS_GEMM_DEFINE(iris_gemm_##part##variant, threads, ClusterM, ClusterN,                                \
                      gemm_entry<In, A, B, Out, Consumers, TileN, SplitK, ClusterM, ClusterN>)
-
-// The tiles of one variant: iris_gemm_<variant>, iris_gemm_mid_<variant>, ... (the list above).
-#define IRIS_GEMM_KERNELS(v, In, A, B, Out)                                                                          \
-    IRIS_GEMM_KERNEL(, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, false, 1, 1)                        \
-    IRIS_GEMM_KERNEL(mid_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, false, 1, 1)                \
-    IRIS_GEMM_KERNEL(narrow_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N, false, 1, 1)          \
-    IRIS_GEMM_KERNEL(short_, v, IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, false, 1, 1)      \
-    IRIS_GEMM_KERNEL(short_thin_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 1)         \
-    IRIS_GEMM_KERNEL(pair_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_TILE_N, false, 2, 1)                   \
-    IRIS_GEMM_KERNEL(mid_pair_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_MID_TILE_N, false, 2, 1)           \
-    IRIS_GEMM_KERNEL(narrow_pair_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_NARROW_TILE_N, false, 2, 1)     \
-    IRIS_GEMM_KERNEL(short_pair_, v, IRIS_GEMM_SHORT_THREADS, In, A, B, Out, 1, IRIS_GEMM_SHORT_TILE_N, false, 2, 1) \
-    IRIS_GEMM_KERNEL(short_thin_pair_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 2, 1)    \
-    IRIS_GEMM_KERNEL(short_thin_1x2_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 2)     \
-    IRIS_GEMM_KERNEL(short_thin_2x2_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 2, 2)     \
-    IRIS_GEMM_KERNEL(short_thin_4x1_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 4, 1)     \
-    IRIS_GEMM_KERNEL(short_thin_1x4_, v, IRIS_GEMM_THREADS, In, A, B, Out, 2, IRIS_GEMM_THIN_TILE_N, true, 1, 4)
-
-// iris_gemm_<part><variant> of a swapped tile of Rows rows of C, in clusters of ClusterN.
-#define IRIS_GEMM_SWAPPED_KERNEL(part, variant, In, B, Out, Rows, ClusterN) \
+#define IRIS_GEMM_SWAPPED_KERNEL(part, Rows, ClusterN, variant, In, B, Out) \
     IRIS_GEMM_DEFINE(iris_gemm_##part##variant, IRIS_GEMM_THREADS, 1, ClusterN, gemm_swapped_entry<In, B, Out, Rows, ClusterN>)
 
-// The swapped tiles of one variant (A stored M x K).
-#define IRIS_GEMM_SWAPPED_KERNELS(v, In, B, Out)              \
-    IRIS_GEMM_SWAPPED_KERNEL(swap8_, v, In, B, Out, 8, 1)   \
-    IRIS_GEMM_SWAPPED_KERNEL(swap16_, v, In, B, Out, 16, 1) \
-    IRIS_GEMM_SWAPPED_KERNEL(swap32_, v, In, B, Out, 32, 1) \
-    IRIS_GEMM_SWAPPED_KERNEL(swap48_, v, In, B, Out, 48, 1) \
-    IRIS_GEMM_SWAPPED_KERNEL(swap32_1x2_, v, In, B, Out, 32, 2)
+// Every tile of one variant, and every swapped one.
+#define IRIS_GEMM_KERNELS(v, In, A, B, Out) IRIS_GEMM_TILES(IRIS_GEMM_KERNEL, v, In, A, B, Out)
+#define IRIS_GEMM_SWAPPED_KERNELS(v, In, B, Out) IRIS_GEMM_SWAPPED_TILES(IRIS_GEMM_SWAPPED_KERNEL, v, In, B, Out)
 
 IRIS_GEMM_KERNELS(bf16_nk_bf16, bf16, ALayout::mk, BLayout::nk, bf16)
 IRIS_GEMM_KERNELS(bf16_nk_f32, bf16, ALayout::mk, BLayout::nk, float)

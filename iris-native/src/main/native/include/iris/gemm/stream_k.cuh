@@ -37,6 +37,18 @@
 
 namespace iris::gemm {
 
+/// Where a CTA runs, as StreamKScheduler reads it: a 1-D grid of clusters of Cfg::kClusterSize
+/// consecutive CTAs. A host test brings a place of its own, to run the scheduler as every CTA of a
+/// launch would (iris-kernels/src/test/native/gemm_schedule.cu).
+template <class Cfg>
+struct LaunchPlace {
+    __device__ static unsigned clusters() { return gridDim.x / Cfg::kClusterSize; }
+    __device__ static unsigned cluster() { return blockIdx.x / Cfg::kClusterSize; }
+    /// This CTA's rank in its cluster.
+    __device__ static int rank() { return static_cast<int>(blockIdx.x) % Cfg::kClusterSize; }
+    __device__ static impl::ClusterPlace<Cfg> tile() { return impl::ClusterPlace<Cfg>::here(); }
+};
+
 /// Whole units round robin, then this cluster's stream-K range (a scheduler as tile_scheduler.cuh
 /// says). A unit is a tile, or in clusters (Config's Cluster) a block of kClusterM x kClusterN
 /// adjacent tiles, one per CTA of the cluster: the cluster is the one that takes units and ranges,
@@ -45,7 +57,7 @@ namespace iris::gemm {
 /// tiles); the stream-K units are the last sk_tiles of them. A CTA's tile may lie past C (tile rows
 /// or columns not a multiple of the block's): it then loads zeros, stores nothing, and loads its
 /// shares for the others all the same.
-template <class Cfg>
+template <class Cfg, class Place = LaunchPlace<Cfg>>
 struct StreamKScheduler {
     GroupedTileScheduler<Cfg::kClusterM * Cfg::kTileM, Cfg::kClusterN * Cfg::kTileN> order;
     int k_blocks;
@@ -54,7 +66,7 @@ struct StreamKScheduler {
 
     /// sk_tiles outside [0, units], too few iterations for one per cluster, or more than an int
     /// counts (the host shares out fewer than two waves of units), run every unit whole.
-    __device__ StreamKScheduler(int m, int n, int k, int group, int sk_tiles)
+    __host__ __device__ StreamKScheduler(int m, int n, int k, int group, int sk_tiles)
         : order(m, n, (group + Cfg::kClusterM - 1) / Cfg::kClusterM),
           k_blocks((k + Cfg::kTileK - 1) / Cfg::kTileK) {
         const int tiles = order.count();
@@ -66,34 +78,34 @@ struct StreamKScheduler {
     }
 
     /// Clusters of the launch, and this CTA's (one CTA per cluster without clusters).
-    __device__ static unsigned clusters() { return gridDim.x / Cfg::kClusterSize; }
-    __device__ static unsigned cluster() { return blockIdx.x / Cfg::kClusterSize; }
-    /// This CTA's rank in its cluster: a 1-D grid's clusters are runs of consecutive CTAs.
-    __device__ static int rank() { return static_cast<int>(blockIdx.x) % Cfg::kClusterSize; }
+    __host__ __device__ static unsigned clusters() { return Place::clusters(); }
+    __host__ __device__ static unsigned cluster() { return Place::cluster(); }
+    /// This CTA's rank in its cluster.
+    __host__ __device__ static int rank() { return Place::rank(); }
 
-    __device__ int start(int c) const { return static_cast<int>(int64_t(c) * iterations / clusters()); }
+    __host__ __device__ int start(int c) const { return static_cast<int>(int64_t(c) * iterations / clusters()); }
     /// The cluster whose range holds iteration x (the last cluster that starts at or before it).
-    __device__ int owner(int x) const { return static_cast<int>((int64_t(x + 1) * clusters() - 1) / iterations); }
+    __host__ __device__ int owner(int x) const { return static_cast<int>((int64_t(x + 1) * clusters() - 1) / iterations); }
     // This cluster's iterations are [start(cluster()), start(cluster() + 1)), worked out where needed
     // (once per unit) rather than kept in registers across the mainloop, which holds 128 accumulators.
-    __device__ int first_shared() const { return whole_tiles + start(cluster()) / k_blocks; }
+    __host__ __device__ int first_shared() const { return whole_tiles + start(cluster()) / k_blocks; }
 
-    __device__ int count() const {
+    __host__ __device__ int count() const {
         const int end = start(cluster() + 1);
         return start(cluster()) < end ? whole_tiles + (end - 1) / k_blocks + 1 : whole_tiles;
     }
-    __device__ int first() const {
+    __host__ __device__ int first() const {
         return static_cast<int>(cluster()) < whole_tiles ? static_cast<int>(cluster()) : first_shared();
     }
-    __device__ int next(int t) const {
+    __host__ __device__ int next(int t) const {
         if (t >= whole_tiles) return t + 1;
         t += static_cast<int>(clusters());
         return t < whole_tiles ? t : first_shared();
     }
 
-    __device__ TileCoord coord(int t) const {
+    __host__ __device__ TileCoord coord(int t) const {
         TileCoord c = order.coord(t);
-        const auto place = impl::ClusterPlace<Cfg>::here();
+        const auto place = Place::tile();
         c.m = Cfg::kClusterM * c.m + place.m;
         c.n = Cfg::kClusterN * c.n + place.n;
         if (t >= whole_tiles) {
@@ -105,10 +117,10 @@ struct StreamKScheduler {
     }
 
     /// The cluster that owns the first piece of unit t (a stream-K unit).
-    __device__ int first_owner(int t) const { return owner((t - whole_tiles) * k_blocks); }
+    __host__ __device__ int first_owner(int t) const { return owner((t - whole_tiles) * k_blocks); }
 
     /// How many clusters share unit t: 1 for a whole one.
-    __device__ int pieces(int t) const {
+    __host__ __device__ int pieces(int t) const {
         if (t < whole_tiles) return 1;
         const int tile_begin = (t - whole_tiles) * k_blocks;
         return owner(tile_begin + k_blocks - 1) - owner(tile_begin) + 1;
@@ -116,13 +128,13 @@ struct StreamKScheduler {
 
     /// The slot of this CTA's place in cluster c for its piece of unit t: the first of the CTA's two
     /// where t is the first unit of c's range, else the second.
-    __device__ int slot(int c, int t) const {
+    __host__ __device__ int slot(int c, int t) const {
         const int cta = c * Cfg::kClusterSize + rank();
         return cta * IRIS_GEMM_STREAM_K_SLOTS_PER_CTA + (whole_tiles + start(c) / k_blocks == t ? 0 : 1);
     }
 
     /// The counter of this CTA's tile of unit t (a stream-K unit) for consumer warpgroup `consumer`.
-    __device__ int64_t counter(int t, int consumer) const {
+    __host__ __device__ int64_t counter(int t, int consumer) const {
         return (int64_t(t - whole_tiles) * Cfg::kClusterSize + rank()) * Cfg::kConsumers + consumer;
     }
 };

@@ -32,7 +32,8 @@ struct TileCoord {
 
 /// The default order: CTA b takes tiles b, b + gridDim.x, ...; with r = t % (group * tiles_n), tile
 /// t is tile row (t / (group * tiles_n)) * group + r % rows and tile column r / rows, rows being its
-/// group's tile rows (group, fewer in the last group).
+/// group's tile rows (group, fewer in the last group). Its count and coord are arithmetic the host
+/// can run too (StreamKScheduler's, in a unit test).
 template <int TileM, int TileN>
 struct GroupedTileScheduler {
     int tiles_m;
@@ -40,12 +41,12 @@ struct GroupedTileScheduler {
     int group_m;
 
     /// m x n output, `group` tile rows per group (values below 1 count as 1).
-    __device__ GroupedTileScheduler(int m, int n, int group)
+    __host__ __device__ GroupedTileScheduler(int m, int n, int group)
         : tiles_m((m + TileM - 1) / TileM), tiles_n((n + TileN - 1) / TileN), group_m(group < 1 ? 1 : group) {}
 
-    __device__ int count() const { return tiles_m * tiles_n; }
+    __host__ __device__ int count() const { return tiles_m * tiles_n; }
 
-    __device__ TileCoord coord(int tile) const {
+    __host__ __device__ TileCoord coord(int tile) const {
         const int per_group = group_m * tiles_n;
         const int first_m = (tile / per_group) * group_m;
         const int rows = min(tiles_m - first_m, group_m);

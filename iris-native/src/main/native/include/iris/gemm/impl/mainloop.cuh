@@ -56,14 +56,25 @@ struct ClusterPlace {
     }
 
     /// The CTAs of this one's column of the block, which share B.
-    __device__ uint16_t column() const { return uint16_t(((1u << Cfg::kClusterM) - 1) << (n * Cfg::kClusterM)); }
+    __host__ __device__ uint16_t column() const { return uint16_t(((1u << Cfg::kClusterM) - 1) << (n * Cfg::kClusterM)); }
 
     /// The CTAs of this one's row of the block, which share A.
-    __device__ uint16_t row() const {
+    __host__ __device__ uint16_t row() const {
         uint32_t mask = 0;
 #pragma unroll
         for (int j = 0; j < Cfg::kClusterN; ++j) mask |= 1u << (j * Cfg::kClusterM);
         return uint16_t(mask << m);
+    }
+};
+
+/// How load_operand issues a box's load: TMA, into this CTA or into every CTA of `sharers`.
+struct TmaLoads {
+    __device__ static void load(uint8_t* to, const sm90::TmaDescriptor* map, uint64_t* full, int inner, int outer) {
+        sm90::tma_load_2d(to, map, full, inner, outer);
+    }
+    __device__ static void multicast(uint8_t* to, const sm90::TmaDescriptor* map, uint64_t* full, int inner, int outer,
+                                     uint16_t sharers) {
+        sm90::tma_load_2d_multicast(to, map, full, inner, outer, sharers);
     }
 };
 
@@ -73,14 +84,15 @@ struct ClusterPlace {
 /// columns, each 64 K-rows of 128 bytes. Shared by Parts CTAs (the row or column of a cluster's
 /// block, `sharers`): this CTA's share, `part`, of those rows or boxes, or of a single box, of its K
 /// rows, into every sharer; the swizzle repeats every 1024 bytes, so the shares land as one box would.
-template <class Cfg, int Extent, bool KContiguous, int Parts>
-__device__ void load_operand(uint8_t* dst, const sm90::TmaDescriptor* map, uint64_t* full, int k0, int at, int part,
-                             uint16_t sharers) {
+/// Each box goes through Loads: TMA, or a host test's recorder (iris-kernels/src/test/native/gemm_loads.cu).
+template <class Cfg, int Extent, bool KContiguous, int Parts, class Loads = TmaLoads>
+__host__ __device__ void load_operand(uint8_t* dst, const sm90::TmaDescriptor* map, uint64_t* full, int k0, int at, int part,
+                                      uint16_t sharers) {
     const auto load = [&](uint8_t* to, int inner, int outer) {
         if constexpr (Parts > 1) {
-            sm90::tma_load_2d_multicast(to, map, full, inner, outer, sharers);
+            Loads::multicast(to, map, full, inner, outer, sharers);
         } else {
-            sm90::tma_load_2d(to, map, full, inner, outer);
+            Loads::load(to, map, full, inner, outer);
         }
     };
     if constexpr (KContiguous) {
