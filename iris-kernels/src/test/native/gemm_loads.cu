@@ -37,7 +37,7 @@ struct Load {
     int sharers;  // -1: the issuer's own shared memory only
 };
 std::vector<Load> g_loads;
-uint8_t g_stage[1];  // the base the offsets count from; nothing is written
+uint8_t g_stage[IRIS_GEMM_SHARED_BYTES];  // the base the offsets count from (a stage fits); nothing is written
 
 /// The recorder load_operand issues through (impl::TmaLoads on the device, which this program never runs).
 struct RecordedLoads {
@@ -125,11 +125,17 @@ std::string check() {
     constexpr bool kMkA = Cfg::kALayout == ALayout::mk;
     constexpr bool kNkB = Cfg::kBLayout == BLayout::nk;
     constexpr int k0 = 3 * Cfg::kTileK;
-    const auto place = [](int r) { return host::place_of<Cfg>(r); };
-    const auto a_origin = [&](int r) { return place(r).m * Cfg::kTileM; };
-    const auto b_origin = [&](int r) { return place(r).n * Cfg::kTileN; };
-    const auto a_share = [&](int r) { return Cfg::kClustered ? Share{place(r).n, place(r).row()} : Share{0, 0}; };
-    const auto b_share = [&](int r) { return Cfg::kClustered ? Share{place(r).m, place(r).column()} : Share{0, 0}; };
+    // Rank r's tile row (A) or column (B), and its share as impl::produce gives it to load_operand.
+    const auto a_origin = [](int r) { return host::place_of<Cfg>(r).m * Cfg::kTileM; };
+    const auto b_origin = [](int r) { return host::place_of<Cfg>(r).n * Cfg::kTileN; };
+    const auto a_share = [](int r) {
+        const auto p = host::place_of<Cfg>(r);
+        return Cfg::kClustered ? Share{p.n, p.row()} : Share{0, 0};
+    };
+    const auto b_share = [](int r) {
+        const auto p = host::place_of<Cfg>(r);
+        return Cfg::kClustered ? Share{p.m, p.column()} : Share{0, 0};
+    };
     for (int rank = 0; rank < Cfg::kClusterSize; ++rank) {
         int64_t landed = 0;
         std::string a = check_operand<Cfg, Cfg::kTileM, kMkA, Cfg::kClusterN>("A", k0, a_origin, a_share, landed, rank);

@@ -128,18 +128,6 @@ std::string check(const Launch& l) {
         }
     }
 
-    // The CTAs that share a k-block load their shares into each other: rank q shares B with rank r
-    // where both have r's tile column, A where both have its row.
-    for (int r = 0; r < size; ++r) {
-        const auto p = host::place_of<Cfg>(r);
-        for (int q = 0; q < size; ++q) {
-            const auto o = host::place_of<Cfg>(q);
-            if (((p.column() >> q) & 1) != (o.n == p.n) || ((p.row() >> q) & 1) != (o.m == p.m)) {
-                return fail("ranks " + std::to_string(r) + " and " + std::to_string(q) + " disagree on what they share");
-            }
-        }
-    }
-
     // Every k-block of every tile of the units' blocks, exactly once.
     const int tiles_m = s0.order.tiles_m * Cfg::kClusterM;
     const int tiles_n = s0.order.tiles_n * Cfg::kClusterN;

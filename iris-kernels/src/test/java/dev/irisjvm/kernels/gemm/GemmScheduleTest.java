@@ -29,6 +29,8 @@ import org.opentest4j.AssertionFailedError;
  * {@link StreamKPlan#candidates} in every tile, as {@code Gemm} fills {@code iris_gemm_args}: the
  * kernel shares the units the plan shares, split-K's slices are its pieces, every stream-K range has
  * its k-blocks, and the workspace {@link StreamKWorkspace} allocates holds what the launch touches.
+ * It also holds each tile's box rows against what src/test/native/gemm_loads.cu found one CTA
+ * loads of its tile.
  */
 class GemmScheduleTest {
     private static final Pattern OK = Pattern.compile(
@@ -48,8 +50,7 @@ class GemmScheduleTest {
             DeviceMatrix b = new DeviceMatrix(2L << 40, DType.BF16, n, k, k);
             DeviceMatrix c = new DeviceMatrix(3L << 40, DType.BF16, m, n, n);
             iris_gemm_args s = args.operands(new GemmProblem(a, b, GemmLayout.NK, 0, c), groupM, plan, 4L << 40, 5L << 40);
-            String part = plan.tile().namePart().isEmpty() ? "-" : plan.tile().namePart();
-            return part + " " + s.m() + " " + s.n() + " " + s.k() + " " + s.group_m() + " " + plan.grid() + " " + s.stream_k_tiles();
+            return part(plan.tile()) + " " + s.m() + " " + s.n() + " " + s.k() + " " + s.group_m() + " " + plan.grid() + " " + s.stream_k_tiles();
         }
 
         @Override
@@ -99,7 +100,7 @@ class GemmScheduleTest {
         List<String> kernels = HostPrograms.lines("gemm_schedule", List.of("--tiles"), "");
         List<String> tiles = new ArrayList<>();
         for (GemmTile t : GemmTile.values()) {
-            tiles.add("tile " + (t.namePart().isEmpty() ? "-" : t.namePart()) + " " + t.rows() + " " + t.cols() + " " + t.threads() + " "
+            tiles.add("tile " + part(t) + " " + t.rows() + " " + t.cols() + " " + t.threads() + " "
                     + t.clusterM() + " " + t.clusterN());
         }
         assertEquals(kernels, tiles, "gemm_tiles.cuh's tiles, in its order, are GemmTile's");
@@ -120,9 +121,14 @@ class GemmScheduleTest {
                 "every tile with A stored either way and an N x K B, the unswapped ones with a K x N B too");
     }
 
+    /** The tile as the host programs name it: its kernels' part, "-" for none. */
+    private static String part(GemmTile tile) {
+        return tile.namePart().isEmpty() ? "-" : tile.namePart();
+    }
+
     private static GemmTile tileNamed(String part) {
         for (GemmTile t : GemmTile.values()) {
-            if (t.namePart().equals(part.equals("-") ? "" : part)) {
+            if (part(t).equals(part)) {
                 return t;
             }
         }
