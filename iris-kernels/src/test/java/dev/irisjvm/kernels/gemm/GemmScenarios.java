@@ -228,6 +228,7 @@ public final class GemmScenarios {
         for (GemmTile tile : hopper ? GemmTile.values() : new GemmTile[] {null}) {
             if (hopper) {
                 gemm.forceTile(tile);
+                starting("every_tile " + tile);
             }
             for (int[] shape : SMALL_SHAPES) {
                 if (!hopper && shape[0] <= SkinnyGemm.MAX_M) {
@@ -243,6 +244,16 @@ public final class GemmScenarios {
             }
         }
         f.throwIfAny();
+    }
+
+    /**
+     * Prints, on rank 0, what is about to run, where a kernel never run on a GPU before runs first: a
+     * kernel that never finishes is then named by the log's last line.
+     */
+    void starting(String what) {
+        if (rank == 0) {
+            System.out.println("gemm: running " + what);
+        }
     }
 
     void smallCase(Failures f, int m, int n, int k, DType in, GemmLayout layout) {

@@ -115,6 +115,7 @@ final class GemmStreamKScenarios extends GemmScenarioPart {
             GemmProblem p = new GemmProblem(DeviceMatrix.of(ta), DeviceMatrix.of(tb), GemmLayout.NK, 0, DeviceMatrix.of(c));
             for (StreamKPlan plan : plans) {
                 s.poison(c);
+                s.starting(what + ", " + plan);
                 gemm.launch(p, plan, stream);
                 iris.synchronize();
                 f.add(GemmReference.check(what + ", " + plan.describe(plan.units(m, n)), GemmScenarios.download(c), DType.F32, n, m, ref, null));
