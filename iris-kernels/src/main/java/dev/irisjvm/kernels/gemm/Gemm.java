@@ -174,6 +174,13 @@ public final class Gemm implements AutoCloseable {
     public static final int SWIZZLE_BYTES = KernelAbi.IRIS_GEMM_SWIZZLE_BYTES;
     /** Tile rows per group of the grouped tile order, unless {@link Options} say otherwise. */
     public static final int DEFAULT_GROUP_M = 8;
+
+    /**
+     * Rows up to which the rule runs the skinny kernels on the Hopper mainloop (A stored M x K; they
+     * take up to {@link SkinnyGemm#MAX_M}); past them, up to 48 rows, it runs swapped tiles ({@link
+     * GemmTile#swappedFor}).
+     */
+    static final int SKINNY_ROWS = 8;
     /** Tensor maps kept per instance (least recently used ones are dropped). */
     static final int MAP_CACHE_ENTRIES = 256;
     /** Shapes whose schedule a Gemm keeps. */
@@ -418,7 +425,7 @@ public final class Gemm implements AutoCloseable {
         if (stream == null) {
             throw new IllegalArgumentException(GemmChecks.who() + ": stream must not be null");
         }
-        if (forcedTile == null && SkinnyGemm.takes(p)) {
+        if (forcedTile == null && runsSkinny(p)) {
             skinny.launch(p, skinnySplit(p.m(), p.n(), p.k()), workspace, stream);
             return;
         }
@@ -535,39 +542,61 @@ public final class Gemm implements AutoCloseable {
      * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by the tile where it is
      * not 128 x 256 (", 128 x 192 tiles", ", 128 x 128 tiles", ", 64 x 128 tiles", ", 64 x 64 tiles",
      * ", in pairs", ", 64 x 128 tiles in pairs") (portable
-     * mainloop: "portable, whole 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); at most 32
-     * rows (A stored M x K), "skinny 16 x 128 tiles, 32 tiles in 12 slices of K on 384 blocks" (past
-     * 16 rows "skinny 16 x 128 tiles in 2 bands of rows, ..."); with {@link Options#tune()}, the
+     * mainloop: "portable, whole 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); at most
+     * {@link #SKINNY_ROWS} rows (A stored M x K; 32 on the portable mainloop), "skinny 16 x 128 tiles,
+     * 32 tiles in 12 slices of K on 384 blocks" (past 16 rows "skinny 16 x 128 tiles in 2 bands of
+     * rows, ..."), and past them up to 48 rows on the Hopper mainloop swapped tiles ("whole tiles on 64
+     * blocks, 32 x 64 swapped tiles"); with {@link Options#tune()}, the
      * choice kept for the shape once a call has timed it, else what the rule chooses. Nothing is
      * launched.
      */
     public synchronized String schedule(int m, int n, int k) {
-        if (forcedTile == null && SkinnyGemm.takes(m)) {
+        if (forcedTile == null && runsSkinny(m)) {
             return skinnySplit(m, n, k).describe();
         }
         if (portable != null) {
             return "portable, whole " + portable.tile(m, n).shape() + " tiles";
         }
         StreamKPlan kept = tuner == null ? null : tuner.kept(m, n, k);
-        StreamKPlan plan = kept != null ? kept : plan(m, n, k);
+        StreamKPlan plan = kept != null ? kept : plan(m, n, k, GemmALayout.MK);
         return plan.describe(plan.units(m, n)) + (kept != null ? " (tuned)" : "");
     }
 
     /** How a call of {@code p} spreads over this GPU: whole tiles, or K shared out where there is a workspace. */
     StreamKPlan plan(GemmProblem p) {
-        return plan(p.m(), p.n(), p.k());
+        return plan(p.m(), p.n(), p.k(), p.aLayout());
     }
 
-    private synchronized StreamKPlan plan(int m, int n, int k) {
+    /** Whether the rule runs {@code p} on the skinny kernels: A stored M x K, and at most {@link #SKINNY_ROWS} rows here. */
+    private boolean runsSkinny(GemmProblem p) {
+        return p.aLayout() == GemmALayout.MK && runsSkinny(p.m());
+    }
+
+    /**
+     * Whether the rule runs {@code m} rows (A stored M x K) on the skinny kernels: all they take on
+     * the portable mainloop, at most {@link #SKINNY_ROWS} on the Hopper one, which has swapped tiles
+     * for more.
+     */
+    private boolean runsSkinny(long m) {
+        return SkinnyGemm.takes(m) && (portable != null || m <= SKINNY_ROWS);
+    }
+
+    /** The plan of a call, with A stored as {@code aLayout} (the swapped tiles take M x K only). */
+    private synchronized StreamKPlan plan(int m, int n, int k, GemmALayout aLayout) {
         int sms = device.multiprocessorCount();
         if (forcedTile != null) {
             return StreamKPlan.whole(forcedTile, m, n, sms);
         }
-        return workspace == null ? StreamKPlan.paired(StreamKPlan.whole(m, n, sms), m, n, sms) : plans.choose(m, n, kBlocks(k));
+        GemmTile swapped = aLayout == GemmALayout.MK ? GemmTile.swappedFor(m) : null;
+        if (workspace == null) {
+            return swapped != null ? StreamKPlan.whole(swapped, m, n, sms) : StreamKPlan.paired(StreamKPlan.whole(m, n, sms), m, n, sms);
+        }
+        return plans.choose(m, n, kBlocks(k), swapped);
     }
 
+    /** The rule's plan of a call with A stored M x K on {@code multiprocessors} SMs, stream-K on or off. */
     static StreamKPlan plan(int m, int n, int k, int multiprocessors, boolean streamK) {
-        return streamK ? StreamKPlan.choose(m, n, kBlocks(k), multiprocessors)
+        return streamK ? StreamKPlan.rule(m, n, kBlocks(k), multiprocessors, GemmTile.swappedFor(m))
                 : StreamKPlan.whole(m, n, multiprocessors);
     }
 
@@ -630,7 +659,7 @@ public final class Gemm implements AutoCloseable {
      * the rule chooses; on the portable mainloop, one block per tile of the tile its rule chooses.
      */
     public synchronized LaunchShape launchShape(GemmProblem p) {
-        if (forcedTile == null && SkinnyGemm.takes(p)) {
+        if (forcedTile == null && runsSkinny(p)) {
             return SkinnyGemm.launchShape(skinnySplit(p.m(), p.n(), p.k()));
         }
         if (portable != null) {

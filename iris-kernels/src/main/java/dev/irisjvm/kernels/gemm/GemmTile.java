@@ -114,6 +114,29 @@ enum GemmTile {
     }
 
     /**
+     * The swapped tile the rule runs a problem of {@code m} rows on where A is stored M x K: past
+     * {@link Gemm#SKINNY_ROWS} and up to 48 rows, the narrowest that holds them; else null (the
+     * skinny kernels below, the 64-row tiles above). GemmPlanTimes at commit {@code d4df5a0}
+     * (docs/benchmarks/gemm-plans-2026-12-05-d4df5a0.json): 32 x 4096 x 1024 ran in 6.53 µs on 32 x 64
+     * swapped tiles against 7.09 in the skinny kernels, 32 x 4096 x 1792 in 8.45 against 9.11, 32 x
+     * 8192 x 4096 in 20.4 against 21.2, 16 x 7168 x 4096 in 18.5 on 16 x 64 tiles against 19.7, and 33
+     * x 1000 x 8200 in 13.4 on 48 x 64 tiles (split-K) against 13.9 on 64 x 64; on the 8-row shapes the
+     * skinny kernels' best split was as fast as 8 x 64 swapped tiles (7.53 against 7.76 µs, 11.80
+     * against 11.87).
+     */
+    static GemmTile swappedFor(long m) {
+        if (m <= Gemm.SKINNY_ROWS) {
+            return null;
+        }
+        for (GemmTile tile : new GemmTile[] {SWAP_16, SWAP_32, SWAP_48}) {
+            if (m <= tile.cols) {
+                return tile;
+            }
+        }
+        return null;
+    }
+
+    /**
      * Every tile a problem of {@code m} rows can run on to some purpose, the rule's or not: all but
      * the swapped ones past 64 rows (GemmPlanTimes times them all, ScheduleCostFit tries them).
      */

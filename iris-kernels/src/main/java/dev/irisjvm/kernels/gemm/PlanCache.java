@@ -4,14 +4,13 @@ import dev.irisjvm.kernels.LruMap;
 import java.util.Map;
 
 /**
- * The schedule {@link StreamKPlan#choose} gave each recent shape, in pairs where it runs whole wide
- * tiles ({@link StreamKPlan#paired}), so that a call of a shape seen before costs a map lookup
+ * The schedule the rule ({@link StreamKPlan#rule}) gave each recent shape, so that a call of a shape seen before costs a map lookup
  * instead of pricing every schedule again (up to one per possible slice count: a hundred and more
  * for a shape of one tile). The least recently used shapes are dropped beyond a limit. Not
  * thread-safe: its owner ({@link Gemm}) synchronizes.
  */
 final class PlanCache {
-    private record Shape(int m, int n, int kBlocks) {}
+    private record Shape(int m, int n, int kBlocks, GemmTile swapped) {}
 
     private final int multiprocessors;
     private final Map<Shape, StreamKPlan> plans;
@@ -22,10 +21,10 @@ final class PlanCache {
         this.plans = new LruMap<>(entries);
     }
 
-    /** {@link StreamKPlan#choose} of this shape on the cache's SMs, paired: cached, or chosen and cached. */
-    StreamKPlan choose(int m, int n, int kBlocks) {
-        return plans.computeIfAbsent(new Shape(m, n, kBlocks),
-                s -> StreamKPlan.paired(StreamKPlan.choose(s.m(), s.n(), s.kBlocks(), multiprocessors), s.m(), s.n(), multiprocessors));
+    /** {@link StreamKPlan#rule} of this shape on the cache's SMs: cached, or chosen and cached. */
+    StreamKPlan choose(int m, int n, int kBlocks, GemmTile swapped) {
+        return plans.computeIfAbsent(new Shape(m, n, kBlocks, swapped),
+                s -> StreamKPlan.rule(s.m(), s.n(), s.kBlocks(), multiprocessors, s.swapped()));
     }
 
     /** Shapes cached now. */

@@ -80,6 +80,17 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
         return whole(tile, tile.tiles(m, n), multiprocessors);
     }
 
+    /**
+     * The rule's plan for an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks with a workspace:
+     * on {@code swapped} (see {@link GemmTile#swappedFor}; null for none) the plan {@link
+     * ScheduleCost} estimates fastest among that tile's, else {@link #choose}'s, in pairs where it
+     * runs whole tiles of 128 rows ({@link #paired}).
+     */
+    static StreamKPlan rule(int m, int n, int kBlocks, int multiprocessors, GemmTile swapped) {
+        return swapped != null ? candidates(new GemmTile[] {swapped}, m, n, kBlocks, multiprocessors).get(0)
+                : paired(choose(m, n, kBlocks, multiprocessors), m, n, multiprocessors);
+    }
+
     /** The plan {@link ScheduleCost} estimates fastest for an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks. */
     static StreamKPlan choose(int m, int n, int kBlocks, int multiprocessors) {
         return candidates(m, n, kBlocks, multiprocessors).get(0);

@@ -126,7 +126,7 @@ public final class GemmPlanTimes {
                         new DeviceMatrix(tb.deviceAddress(), DType.BF16, bRows, bCols, bCols), s.layout(), 0, dc));
             }
             List<Way> ways = new ArrayList<>();
-            StreamKPlan rule = StreamKPlan.paired(StreamKPlan.choose(s.m(), s.n(), kBlocks, sms), s.m(), s.n(), sms);
+            StreamKPlan rule = StreamKPlan.rule(s.m(), s.n(), kBlocks, sms, GemmTile.swappedFor(s.m()));
             List<StreamKPlan> plans = new ArrayList<>(List.of(rule));
             for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.all(s.m()), s.m(), s.n(), kBlocks, sms)) {
                 if (!plans.contains(plan)) {
@@ -134,7 +134,7 @@ public final class GemmPlanTimes {
                 }
             }
             for (StreamKPlan plan : plans) {
-                ways.add(new Way(plan.tile().name(), plan.grid(), plan.sharedTiles(), plan == rule && !SkinnyGemm.takes(s.m()), plan.describe(plan.units(s.m(), s.n())),
+                ways.add(new Way(plan.tile().name(), plan.grid(), plan.sharedTiles(), plan == rule && s.m() > Gemm.SKINNY_ROWS, plan.describe(plan.units(s.m(), s.n())),
                         ScheduleCost.us(plan, s.m(), s.n(), kBlocks, sms), i -> gemm.launch(calls.get(i % copies), plan, stream)));
             }
             if (SkinnyGemm.takes(s.m())) {
