@@ -36,7 +36,7 @@ final class GemmTuner {
 
     /**
      * The plan for {@code p}: its kept choice; else, where {@code timeable}, the fastest of {@code
-     * candidates} by {@code medianUs} (which runs the call with a plan and returns its median time),
+     * candidates} and {@code rule} by {@code medianUs} (which runs the call with a plan and returns its median time),
      * kept from then on; else {@code rule}. A kept shape asks neither supplier: a tuned call costs
      * one map lookup more than an untuned one.
      */
@@ -47,8 +47,14 @@ final class GemmTuner {
         if (chosen != null) {
             return chosen;
         }
-        List<StreamKPlan> plans;
-        if (!timeable.getAsBoolean() || (plans = candidates.get()).size() < 2) {
+        if (!timeable.getAsBoolean()) {
+            return rule;
+        }
+        List<StreamKPlan> plans = new ArrayList<>(candidates.get());
+        if (!plans.contains(rule)) {
+            plans.add(rule);  // a rule beyond the estimate's tiles (the swapped ones) is timed too
+        }
+        if (plans.size() < 2) {
             return rule;
         }
         double best = Double.POSITIVE_INFINITY;

@@ -39,6 +39,19 @@ class GemmTunerTest {
     }
 
     @Test
+    void aRuleOutsideTheCandidatesIsTimedToo() {
+        // 9 to 48 rows: the rule runs a swapped tile, which the estimate's candidates do not hold.
+        GemmTuner tuner = new GemmTuner();
+        List<StreamKPlan> timed = new ArrayList<>();
+        StreamKPlan chosen = tuner.plan(problem(1, 4096, 4096, 0f), () -> true, SHARED, () -> List.of(WHOLE), c -> {
+            timed.add(c);
+            return c == SHARED ? 1 : 2;
+        });
+        assertEquals(List.of(WHOLE, SHARED), timed);
+        assertEquals(SHARED, chosen);
+    }
+
+    @Test
     void aCallThatCannotRunTwiceTakesTheRuleAndKeepsNothing() {
         GemmTuner tuner = new GemmTuner();
         StreamKPlan plan = tuner.plan(problem(1, 4096, 4096, 1f), () -> false, WHOLE, () -> List.of(WHOLE, SHARED), c -> {
