@@ -28,8 +28,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * TMA runs it ({@code gemm.cu}); on any other NVIDIA GPU since Ampere, an mma.sync kernel fed by a
  * cp.async pipeline ({@code gemm_portable.cu}). Both take every layout pair, alpha and beta.
  * {@link GemmMainloop} says how the choice is made and how to force either. On either,
- * a problem of at most 32 rows with A stored M x K (a decode step, a small batch: it only streams B)
- * runs the skinny kernels of {@code gemm_portable.cu}, every alpha and beta included.
+ * a problem of few rows with A stored M x K (a decode step, a small batch: it only streams B) runs
+ * the skinny kernels of {@code gemm_portable.cu}, every alpha and beta included: up to 32 rows on
+ * the portable mainloop, up to 8 on Hopper, where 9 to 48 rows run swapped tiles
+ * ({@code C^T = B A^T}, C's rows on wgmma's narrow side).
  *
  * <pre>{@code
  * try (Iris iris = Iris.init(); Gemm gemm = Gemm.create()) {
@@ -119,7 +121,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * tile where those tiles make at least one full wave of the SMs, else of 128 threads and 64 KiB per
  * 128 x 128 tile (the rule, and the H200 timings behind it, are in {@code PortableGemm}); a KM A is
  * copied to shared memory M-major and its fragments read with ldmatrix.trans, as a KN B's are.
- * Skinny (at most 32 rows): one block of 128 threads and 72 KiB per band of 16 rows, 128-column tile
+ * Skinny (at most 32 rows, on Hopper at most 8): one block of 128 threads and 72 KiB per band of 16 rows, 128-column tile
  * and slice of K, with as many slices as make up to two blocks per SM (each slice at least 512 of
  * K); the last block of a band's tile to finish adds the
  * slices' F32 partials in slice order, on the same workspace ({@link #schedule} says the split).
@@ -542,8 +544,8 @@ public final class Gemm implements AutoCloseable {
      * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by the tile where it is
      * not 128 x 256 (", 128 x 192 tiles", ", 128 x 128 tiles", ", 64 x 128 tiles", ", 64 x 64 tiles",
      * ", in pairs", ", 64 x 128 tiles in pairs") (portable
-     * mainloop: "portable, whole 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); at most
-     * {@link #SKINNY_ROWS} rows (A stored M x K; 32 on the portable mainloop), "skinny 16 x 128 tiles,
+     * mainloop: "portable, whole 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); at most 8
+     * rows (A stored M x K; 32 on the portable mainloop), "skinny 16 x 128 tiles,
      * 32 tiles in 12 slices of K on 384 blocks" (past 16 rows "skinny 16 x 128 tiles in 2 bands of
      * rows, ..."), and past them up to 48 rows on the Hopper mainloop swapped tiles ("whole tiles on 64
      * blocks, 32 x 64 swapped tiles"); with {@link Options#tune()}, the
