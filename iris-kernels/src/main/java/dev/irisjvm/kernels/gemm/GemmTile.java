@@ -114,6 +114,9 @@ enum GemmTile {
         return m <= Gemm.SHORT_TILE_M ? new GemmTile[] {SHORT, SHORT_THIN} : new GemmTile[] {WIDE, MID, NARROW, SHORT, SHORT_THIN};
     }
 
+    /** The swapped tiles the rule takes, narrowest first (a constant: {@link #swappedFor} runs on every call). */
+    private static final GemmTile[] FEW_ROWS = {SWAP_16, SWAP_32, SWAP_48};
+
     /**
      * The swapped tile the rule runs a problem of {@code m} rows on where A is stored M x K: past
      * {@link Gemm#SKINNY_ROWS} and up to 48 rows, the narrowest that holds them; else null (the
@@ -129,7 +132,7 @@ enum GemmTile {
         if (m <= Gemm.SKINNY_ROWS) {
             return null;
         }
-        for (GemmTile tile : new GemmTile[] {SWAP_16, SWAP_32, SWAP_48}) {
+        for (GemmTile tile : FEW_ROWS) {
             if (m <= tile.cols) {
                 return tile;
             }

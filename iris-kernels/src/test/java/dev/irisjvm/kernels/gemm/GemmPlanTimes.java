@@ -126,7 +126,7 @@ public final class GemmPlanTimes {
                         new DeviceMatrix(tb.deviceAddress(), DType.BF16, bRows, bCols, bCols), s.layout(), 0, dc));
             }
             List<Way> ways = new ArrayList<>();
-            StreamKPlan rule = StreamKPlan.rule(s.m(), s.n(), kBlocks, sms, GemmTile.swappedFor(s.m()));
+            StreamKPlan rule = Gemm.plan(s.m(), s.n(), s.k(), sms, true);
             List<StreamKPlan> plans = new ArrayList<>(List.of(rule));
             for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.all(s.m()), s.m(), s.n(), kBlocks, sms)) {
                 if (!plans.contains(plan)) {

@@ -81,11 +81,11 @@ class GemmScheduleTest {
             int k = (int) s[2];
             for (int sms : new int[] {132, 114}) {
                 Set<StreamKPlan> plans = new LinkedHashSet<>(StreamKPlan.candidates(GemmTile.all(m), m, n, Gemm.kBlocks(k), sms));
-                plans.add(StreamKPlan.choose(m, n, Gemm.kBlocks(k), sms));
+                plans.add(Gemm.plan(m, n, k, sms, true));
                 for (StreamKPlan plan : plans) {
                     launches.add(new Launch(plan, m, n, k, Gemm.DEFAULT_GROUP_M, sms));
                 }
-                launches.add(new Launch(StreamKPlan.choose(m, n, Gemm.kBlocks(k), sms), m, n, k, 3, sms));
+                launches.add(new Launch(Gemm.plan(m, n, k, sms, true), m, n, k, 3, sms));
             }
         }
 

@@ -52,7 +52,7 @@ class RuleAgainstPlanTimesTest {
             if (s.m() <= Gemm.SKINNY_ROWS) {
                 continue;
             }
-            StreamKPlan rule = StreamKPlan.rule(s.m(), s.n(), Gemm.kBlocks(s.k()), SMS, GemmTile.swappedFor(s.m()));
+            StreamKPlan rule = Gemm.plan(s.m(), s.n(), s.k(), SMS, true);
             double fastest = PlanTimings.fastest(e.getValue());
             Double ruleUs = PlanTimings.usOf(e.getValue(), rule);
             if (ruleUs == null) {

@@ -15,11 +15,11 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Tries k-block costs for tiles the rule does not take yet against GemmPlanTimes' timings, no GPU:
- * for each cost on a grid, the named tiles join the rule's ({@link GemmTile#choices}; where the
- * shape can use them, {@link GemmTile#all}) at that cost, and the rule's plan of every timed shape is
- * judged against the fastest plan timed for it (as {@link RuleAgainstPlanTimesTest} judges today's
- * rule; shapes of at most {@link SkinnyGemm#MAX_M} rows, which the skinny kernels take today, among
- * our other plans). The table then says which cost keeps the rule's plans nearest the fastest, and
+ * for each cost on a grid, the named tiles join the rule's ({@link GemmTile#choices}, or for 9 to 48
+ * rows its swapped tile, {@link GemmTile#swappedFor}; where the shape can use them, {@link
+ * GemmTile#all}) at that cost, and the rule's plan of every timed shape is judged against the
+ * fastest plan timed for it (as {@link RuleAgainstPlanTimesTest} judges today's rule; shapes of at
+ * most {@link SkinnyGemm#MAX_M} rows, which the skinny kernels can take, among our other plans). The table then says which cost keeps the rule's plans nearest the fastest, and
  * on how many shapes the tiles are chosen; a second table lists each shape at the best cost, beside
  * the skinny kernels' and cuBLASLt's times where they were timed.
  *
@@ -83,7 +83,8 @@ public final class ScheduleCostFit {
         Verdict v = new Verdict();
         for (Map.Entry<Shape, List<Timed>> e : timings.entrySet()) {
             Shape s = e.getKey();
-            Set<GemmTile> tiles = new LinkedHashSet<>(List.of(GemmTile.choices(s.m())));
+            GemmTile swapped = GemmTile.swappedFor(s.m());  // the rule's one tile there (Gemm.plan)
+            Set<GemmTile> tiles = new LinkedHashSet<>(List.of(swapped != null ? new GemmTile[] {swapped} : GemmTile.choices(s.m())));
             Arrays.stream(GemmTile.all(s.m())).filter(fitted::contains).forEach(tiles::add);
             List<StreamKPlan> plans = StreamKPlan.candidates(tiles.toArray(GemmTile[]::new), s.m(), s.n(), Gemm.kBlocks(s.k()), SMS, costs);
             StreamKPlan rule = StreamKPlan.paired(plans.get(0), s.m(), s.n(), SMS);
