@@ -14,10 +14,11 @@ import dev.irisjvm.kernels.gemm.GemmReference.Reference;
  */
 final class GemmSkinnyScenarios extends GemmScenarioPart {
     /**
-     * (M, N, K), which the Gemm runs on the skinny kernels by itself: a decode row over more tiles than
-     * one (ragged N and K), 3 rows split into many short slices with a ragged last one, one band of
-     * 16 rows, a ragged 5 x 136 x 72 of one k-block, two bands (the second of one row, then whole:
-     * the most rows it chooses them for).
+     * (M, N, K) of at most 32 rows: a decode row over more tiles than one (ragged N and K), 3 rows
+     * split into many short slices with a ragged last one, one band of 16 rows, a ragged 5 x 136 x 72
+     * of one k-block, two bands (the second of one row, then whole). The Gemm runs all of them on the
+     * skinny kernels on the portable mainloop; on the Hopper one those past {@link Gemm#SKINNY_ROWS}
+     * rows on swapped tiles ({@link #expectedRoute}).
      */
     static final int[][] SHAPES = {{1, 4104, 1032}, {3, 1000, 8200}, {16, 4096, 512}, {5, 136, 72}, {17, 1000, 2056}, {32, 4096, 512}};
     /**
@@ -41,7 +42,9 @@ final class GemmSkinnyScenarios extends GemmScenarioPart {
         int index = 0;
         for (int[] shape : SHAPES) {
             String schedule = gemm.schedule(shape[0], shape[1], shape[2]);
-            f.check(schedule.startsWith("skinny"), () -> shape[0] + " x " + shape[1] + " x " + shape[2] + " runs " + schedule);
+            String expected = expectedRoute(shape[0]);
+            f.check(schedule.contains(expected), () -> shape[0] + " x " + shape[1] + " x " + shape[2] + " runs " + schedule
+                    + ", expected " + expected + " on the " + gemm.mainloop() + " mainloop");
             for (GemmLayout layout : GemmLayout.values()) {
                 s.smallCase(f, shape[0], shape[1], shape[2], GemmScenarios.INPUTS[index++ % 2], layout);
             }
@@ -56,6 +59,11 @@ final class GemmSkinnyScenarios extends GemmScenarioPart {
         f.check(split.contains("slices"), () -> sliced[0] + " x " + sliced[1] + " x " + sliced[2] + " is not split: " + split);
         sameTwice(f, "skinny_twice", sliced[0], sliced[1], sliced[2]);
         f.throwIfAny();
+    }
+
+    /** What the rule's schedule of {@code m} rows names: the skinny kernels, or on Hopper past {@link Gemm#SKINNY_ROWS} rows a swapped tile. */
+    private String expectedRoute(int m) {
+        return gemm.mainloop() == GemmMainloop.PORTABLE || m <= Gemm.SKINNY_ROWS ? "skinny" : "swapped tiles";
     }
 
     /** {@code shape}, bf16 in and F32 out with a bias, in each of {@link #FORCED_SLICES}, against the reference. */
