@@ -1,21 +1,26 @@
 package dev.irisjvm.kernels;
 
-import dev.irisjvm.core.testing.CubinSymbols;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.core.testing.CubinSymbols;
+import dev.irisjvm.core.testing.FatbinEntries;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The kernels a fatbin built by this module holds, read from the ELF images (cubins) inside it:
- * the global function symbols of each image's symbol table. It lets a test check, with no GPU and
- * no CUDA tool, that every kernel a Java class looks up was compiled, for every architecture.
+ * the global function symbols of each image's symbol table; and the PTX it keeps. It lets a test
+ * check, with no GPU and no CUDA tool, that every kernel a Java class looks up was compiled, for
+ * every architecture, and what nvcc made of the source.
  *
  * <pre>{@code
  * List<Set<String>> perArch = FatbinKernels.of("ccl_all_gather");
@@ -26,12 +31,48 @@ public final class FatbinKernels {
 
     /** One set of kernel names per ELF image of the module's fatbin (a class-path resource of this module). */
     public static List<Set<String>> of(String module) {
+        return CubinSymbols.perImage(bytes(module));
+    }
+
+    /** The PTX texts the module's fatbin keeps (one per virtual architecture), for checks of what nvcc generated. */
+    public static List<String> ptx(String module) {
+        return FatbinEntries.ptx(bytes(module));
+    }
+
+    /**
+     * The kernels and device functions of the module's PTX, each name to its text up to the next
+     * one, of every virtual architecture the fatbin keeps (a name of two keeps the last).
+     */
+    public static Map<String, String> ptxFunctions(String module) {
+        Map<String, String> functions = new TreeMap<>();
+        for (String ptx : ptx(module)) {
+            Matcher header = PTX_FUNCTION.matcher(ptx);
+            int at = -1;
+            String name = null;
+            while (header.find()) {
+                if (name != null) {
+                    functions.put(name, ptx.substring(at, header.start()));
+                }
+                name = header.group(1);
+                at = header.start();
+            }
+            if (name != null) {
+                functions.put(name, ptx.substring(at));
+            }
+        }
+        return functions;
+    }
+
+    /** A PTX kernel's or function's header: ".entry name(", ".func name(" or ".func (.param ...) name(". */
+    private static final Pattern PTX_FUNCTION = Pattern.compile("(?m)^(?:\\.\\w+\\s+)*\\.(?:entry|func)\\s+(?:\\([^)]*\\)\\s*)?([\\w$]+)\\s*\\(");
+
+    private static byte[] bytes(String module) {
         String resource = "/dev/irisjvm/kernels/" + module + ".fatbin";
         try (InputStream in = FatbinKernels.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException(resource + " is not on the class path: was the module built?");
             }
-            return CubinSymbols.perImage(in.readAllBytes());
+            return in.readAllBytes();
         } catch (IOException e) {
             throw new UncheckedIOException(resource, e);
         }

@@ -83,9 +83,31 @@ struct StreamKScheduler {
     /// This CTA's rank in its cluster.
     __host__ __device__ static int rank() { return Place::rank(); }
 
-    __host__ __device__ int start(int c) const { return static_cast<int>(int64_t(c) * iterations / clusters()); }
-    /// The cluster whose range holds iteration x (the last cluster that starts at or before it).
-    __host__ __device__ int owner(int x) const { return static_cast<int>((int64_t(x + 1) * clusters() - 1) / iterations); }
+    // No 64-bit division below: ptxas calls a subroutine for one, whose result it cannot prove the
+    // same in every thread; the K loops' counts then live in per-thread registers, the stage ring
+    // with them, and every mainloop ran 6 to 11 % slower (GemmInterfaceTest holds the PTX to this).
+
+    /// The first iteration of cluster c: floor(c x iterations / clusters), as c q + c r / clusters
+    /// (q, r: iterations' quotient and remainder by clusters; c r < clusters^2 fits an int).
+    __host__ __device__ int start(int c) const {
+        const int cl = static_cast<int>(clusters());
+        const int q = iterations / cl, r = iterations % cl;
+        return c * q + c * r / cl;
+    }
+    /// The cluster whose range holds iteration x: the last one that starts at or before it, by
+    /// bisection over start (every range holds an iteration: iterations >= clusters).
+    __host__ __device__ int owner(int x) const {
+        int lo = 0, hi = static_cast<int>(clusters()) - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) / 2;
+            if (start(mid) <= x) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
     // This cluster's iterations are [start(cluster()), start(cluster() + 1)), worked out where needed
     // (once per unit) rather than kept in registers across the mainloop, which holds 128 accumulators.
     __host__ __device__ int first_shared() const { return whole_tiles + start(cluster()) / k_blocks; }

@@ -1,6 +1,5 @@
 package dev.irisjvm.core.testing;
 
-import io.airlift.compress.zstd.ZstdDecompressor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -23,61 +22,24 @@ public final class CubinSymbols {
 
     private CubinSymbols() {}
 
-    /** A CUDA fatbin container's magic; a fatbin file is one or more containers. */
-    private static final int FATBIN_MAGIC = 0xba55ed50;
-    /** An entry's kind: 2 is an ELF image (1 is PTX). */
-    private static final int KIND_ELF = 2;
-    /** An entry's flag: its payload is compressed (Zstandard, as nvcc 13 writes large images). */
-    private static final long FLAG_COMPRESSED = 0x8000;
-
     /**
      * The global functions of each ELF image (one per architecture) of a fatbin. A CUDA fatbin is
-     * read entry by entry, a compressed image decompressed; anything else (a HIP code object
-     * bundle) is searched for images at 8-byte aligned offsets, each starting with 0x7f 'E' 'L' 'F'.
+     * read entry by entry ({@link FatbinEntries}); anything else (a HIP code object bundle) is
+     * searched for images at 8-byte aligned offsets, each starting with 0x7f 'E' 'L' 'F'.
      */
     public static List<Set<String>> perImage(byte[] fatbin) {
-        ByteBuffer b = ByteBuffer.wrap(fatbin).order(ByteOrder.LITTLE_ENDIAN);
-        if (b.limit() >= 16 && b.getInt(0) == FATBIN_MAGIC) {
-            return fatbinImages(b);
+        if (FatbinEntries.isFatbin(fatbin)) {
+            return FatbinEntries.read(fatbin).stream()
+                    .filter(e -> e.kind() == FatbinEntries.KIND_ELF)
+                    .map(e -> globalFunctions(e.payload()))
+                    .toList();
         }
+        ByteBuffer b = ByteBuffer.wrap(fatbin).order(ByteOrder.LITTLE_ENDIAN);
         List<Set<String>> images = new ArrayList<>();
         for (int at = 0; at + 64 <= b.limit(); at += 8) {
             if (b.getInt(at) == 0x464c457f && b.get(at + 4) == 2) {  // ELF, 64-bit
                 images.add(globalFunctions(b.slice(at, b.limit() - at)));
             }
-        }
-        return images;
-    }
-
-    /**
-     * Each container: magic, version (u16), header size (u16), entries' bytes (u64); each entry:
-     * kind (u16), version (u16), header size (u32), payload size (u64), compressed size (u32 at 16),
-     * flags (u64 at 40), uncompressed size (u64 at 56), then its payload.
-     */
-    private static List<Set<String>> fatbinImages(ByteBuffer b) {
-        List<Set<String>> images = new ArrayList<>();
-        for (int container = 0; container + 16 <= b.limit() && b.getInt(container) == FATBIN_MAGIC; ) {
-            int end = Math.toIntExact(container + Short.toUnsignedInt(b.getShort(container + 6)) + b.getLong(container + 8));
-            for (int entry = container + Short.toUnsignedInt(b.getShort(container + 6)); entry < end; ) {
-                int headerSize = b.getInt(entry + 4);
-                int payloadSize = Math.toIntExact(b.getLong(entry + 8));
-                int payload = entry + headerSize;
-                if (Short.toUnsignedInt(b.getShort(entry)) == KIND_ELF) {
-                    if ((b.getLong(entry + 40) & FLAG_COMPRESSED) != 0) {
-                        byte[] image = new byte[Math.toIntExact(b.getLong(entry + 56))];
-                        int compressed = b.getInt(entry + 16);
-                        int size = new ZstdDecompressor().decompress(b.array(), payload, compressed, image, 0, image.length);
-                        if (size != image.length) {
-                            throw new IllegalArgumentException("a compressed image of " + image.length + " bytes decompressed to " + size);
-                        }
-                        images.add(globalFunctions(image));
-                    } else {
-                        images.add(globalFunctions(b.slice(payload, payloadSize)));
-                    }
-                }
-                entry = payload + payloadSize;
-            }
-            container = end;
         }
         return images;
     }
