@@ -31,7 +31,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * a problem of few rows with A stored M x K (a decode step, a small batch: it only streams B) runs
  * the skinny kernels of {@code gemm_portable.cu}, every alpha and beta included: up to 32 rows on
  * the portable mainloop, up to 8 on Hopper, where 9 to 48 rows run swapped tiles
- * ({@code C^T = B A^T}, C's rows on wgmma's narrow side).
+ * ({@code C^T = B A^T}, C's rows on wgmma's narrow side) where those run every tile whole in one
+ * wave, and up to 32 the skinny kernels otherwise.
  *
  * <pre>{@code
  * try (Iris iris = Iris.init(); Gemm gemm = Gemm.create()) {
@@ -180,7 +181,8 @@ public final class Gemm implements AutoCloseable {
     /**
      * Rows up to which the rule runs the skinny kernels on the Hopper mainloop (A stored M x K; they
      * take up to {@link SkinnyGemm#MAX_M}); past them, up to 48 rows, it runs swapped tiles ({@link
-     * GemmTile#swappedFor}).
+     * GemmTile#swappedFor}), but up to {@link SkinnyGemm#MAX_M} the skinny kernels still where the
+     * swapped tile would not run every tile whole in one wave ({@link #skinnyOverSwapped}).
      */
     static final int SKINNY_ROWS = 8;
     /** Tensor maps kept per instance (least recently used ones are dropped). */
@@ -545,15 +547,16 @@ public final class Gemm implements AutoCloseable {
      * not 128 x 256 (", 128 x 192 tiles", ", 128 x 128 tiles", ", 64 x 128 tiles", ", 64 x 64 tiles",
      * ", in pairs", ", 64 x 128 tiles in pairs") (portable
      * mainloop: "portable, whole 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); at most 8
-     * rows (A stored M x K; 32 on the portable mainloop), "skinny 16 x 128 tiles,
-     * 32 tiles in 12 slices of K on 384 blocks" (past 16 rows "skinny 16 x 128 tiles in 2 bands of
-     * rows, ..."), and past them up to 48 rows on the Hopper mainloop swapped tiles ("whole tiles on 64
-     * blocks, 32 x 64 swapped tiles"); with {@link Options#tune()}, the
+     * rows (A stored M x K; 32 on the portable mainloop, and on Hopper where the swapped tile would
+     * not run whole in one wave), "skinny 16 x 128 tiles, 32 tiles in 12 slices of K on 384 blocks"
+     * (past 16 rows "skinny 16 x 128 tiles in 2 bands of rows, ..."), and past them up to 48 rows on
+     * the Hopper mainloop swapped tiles ("whole tiles on 64 blocks, 32 x 64 swapped tiles"); with
+     * {@link Options#tune()}, the
      * choice kept for the shape once a call has timed it, else what the rule chooses. Nothing is
      * launched.
      */
     public synchronized String schedule(int m, int n, int k) {
-        if (forcedTile == null && runsSkinny(m)) {
+        if (forcedTile == null && runsSkinny(m, n, k)) {
             return skinnySplit(m, n, k).describe();
         }
         if (portable != null) {
@@ -569,22 +572,39 @@ public final class Gemm implements AutoCloseable {
         return plan(p.m(), p.n(), p.k(), p.aLayout());
     }
 
-    /** Whether the rule runs {@code p} on the skinny kernels: A stored M x K, and at most {@link #SKINNY_ROWS} rows here. */
+    /** Whether the rule runs {@code p} on the skinny kernels: A stored M x K, and {@link #runsSkinny(int, int, int)}. */
     private boolean runsSkinny(GemmProblem p) {
-        return p.aLayout() == GemmALayout.MK && runsSkinny(p.m());
+        return p.aLayout() == GemmALayout.MK && runsSkinny(p.m(), p.n(), p.k());
     }
 
     /**
-     * Whether the rule runs {@code m} rows (A stored M x K) on the skinny kernels: all they take on
-     * the portable mainloop, at most {@link #SKINNY_ROWS} on the Hopper one, which has swapped tiles
-     * for more.
+     * Whether the rule runs an {@code m} x {@code n} x {@code k} problem (A stored M x K) on the
+     * skinny kernels: all they take on the portable mainloop; on the Hopper one up to {@link
+     * #SKINNY_ROWS} rows, and up to {@link SkinnyGemm#MAX_M} where the swapped tile would not run
+     * every tile whole in one wave ({@link #skinnyOverSwapped}).
      */
-    private boolean runsSkinny(long m) {
-        return SkinnyGemm.takes(m) && (portable != null || m <= SKINNY_ROWS);
+    private boolean runsSkinny(int m, int n, int k) {
+        if (!SkinnyGemm.takes(m)) {
+            return false;
+        }
+        return portable != null || m <= SKINNY_ROWS || skinnyOverSwapped(plan(m, n, k, GemmALayout.MK), m, n);
+    }
+
+    /**
+     * Whether the skinny kernels run {@code m} (at most {@link SkinnyGemm#MAX_M}) rows rather than the
+     * swapped tile's {@code plan}: unless that plan runs every tile whole in one wave. A swapped plan
+     * that splits K, or takes a second wave, was slower than the skinny kernels on each of the seven
+     * such shapes GemmPlanTimes timed at {@code cf0492f} (16 x 1536 x 4096: 8.4 µs skinny, 10.3
+     * swapped in 3 slices of K; 32 x 16384 x 2048: 18.7 against 20.7 on 256 tiles), and faster or
+     * level on the four that run in one wave (32 x 4096 x 1024: 6.3 µs swapped; 16 x 7168 x 4096:
+     * 18.3 against 19.2 skinny).
+     */
+    static boolean skinnyOverSwapped(StreamKPlan plan, int m, int n) {
+        return !plan.tile().swapped() || plan.sharedTiles() != 0 || plan.units(m, n) > plan.clusters();
     }
 
     /** The plan of a call, with A stored as {@code aLayout} (the swapped tiles take M x K only). */
-    private synchronized StreamKPlan plan(int m, int n, int k, GemmALayout aLayout) {
+    synchronized StreamKPlan plan(int m, int n, int k, GemmALayout aLayout) {
         int sms = device.multiprocessorCount();
         if (forcedTile != null) {
             return StreamKPlan.whole(forcedTile, m, n, sms);

@@ -8,7 +8,8 @@ import java.util.Map;
 /**
  * The output tiles the library's GEMM kernels come in (gemm.cu, iris/gemm/config.cuh), each a kernel
  * of its own per variant: a {@link StreamKPlan} says which one a call runs. Problems of 9 to 48 rows
- * with A stored M x K take a swapped tile ({@link #swappedFor}); other problems of at most {@link
+ * with A stored M x K take a swapped tile ({@link #swappedFor}; up to 32 rows only where it runs
+ * every tile whole in one wave, {@link Gemm#skinnyOverSwapped}); other problems of at most {@link
  * Gemm#SHORT_TILE_M} rows {@link #SHORT} or {@link #SHORT_THIN}; the others {@link #WIDE}
  * or, where its tiles would leave SMs idle or a wave mostly empty, any other unclustered one, as
  * {@link ScheduleCost} estimates. The clustered ones run in clusters of CTAs on a block of {@link

@@ -42,7 +42,7 @@ final class GemmSkinnyScenarios extends GemmScenarioPart {
         int index = 0;
         for (int[] shape : SHAPES) {
             String schedule = gemm.schedule(shape[0], shape[1], shape[2]);
-            String expected = expectedRoute(shape[0]);
+            String expected = expectedRoute(shape);
             f.check(schedule.contains(expected), () -> shape[0] + " x " + shape[1] + " x " + shape[2] + " runs " + schedule
                     + ", expected " + expected + " on the " + gemm.mainloop() + " mainloop");
             for (GemmLayout layout : GemmLayout.values()) {
@@ -61,9 +61,17 @@ final class GemmSkinnyScenarios extends GemmScenarioPart {
         f.throwIfAny();
     }
 
-    /** What the rule's schedule of {@code m} rows names: the skinny kernels, or on Hopper past {@link Gemm#SKINNY_ROWS} rows a swapped tile. */
-    private String expectedRoute(int m) {
-        return gemm.mainloop() == GemmMainloop.PORTABLE || m <= Gemm.SKINNY_ROWS ? "skinny" : "swapped tiles";
+    /**
+     * What the rule's schedule of a shape names: the skinny kernels, or on Hopper past {@link
+     * Gemm#SKINNY_ROWS} rows a swapped tile where its plan runs every tile whole in one wave.
+     */
+    private String expectedRoute(int[] shape) {
+        int m = shape[0];
+        if (gemm.mainloop() == GemmMainloop.PORTABLE || m <= Gemm.SKINNY_ROWS) {
+            return "skinny";
+        }
+        StreamKPlan swapped = gemm.plan(m, shape[1], shape[2], GemmALayout.MK);
+        return Gemm.skinnyOverSwapped(swapped, m, shape[1]) ? "skinny" : "swapped tiles";
     }
 
     /** {@code shape}, bf16 in and F32 out with a bias, in each of {@link #FORCED_SLICES}, against the reference. */
