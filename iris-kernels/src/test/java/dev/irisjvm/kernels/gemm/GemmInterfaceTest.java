@@ -54,8 +54,8 @@ class GemmInterfaceTest {
     void noKernelDividesSixtyFourBitIntegers() {
         // ptxas calls a subroutine for a 64-bit division. StreamKScheduler's start and owner had
         // one: the K loops' counts then came back in per-thread registers, the stage ring with
-        // them, and every tile's mainloop ran 6 to 11 % slower (128 x 128 and 64 x 128 tiles,
-        // GemmPlanTimes, 2026-12-05) until they were written in 32 bits.
+        // them, and whole 64 x 128 tiles ran 10 to 16 % slower, 128 x 128 ones 3 % (GemmPlanTimes,
+        // 0bf1d41 against cf0492f) until they were written in 32 bits.
         Map<String, String> functions = FatbinKernels.ptxFunctions(Gemm.MODULE);
         assertTrue(functions.keySet().stream().filter(n -> n.startsWith("iris_gemm_")).count() >= 264, Gemm.MODULE + "'s PTX lacks kernels");
         List<String> dividing = functions.entrySet().stream()
