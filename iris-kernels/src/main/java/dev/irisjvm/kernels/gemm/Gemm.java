@@ -616,7 +616,11 @@ public final class Gemm implements AutoCloseable {
         return plans.choose(m, n, kBlocks(k), swapped);
     }
 
-    /** The rule's plan of a call with A stored M x K on {@code multiprocessors} SMs, stream-K on or off. */
+    /**
+     * The rule's plan of a call with A stored M x K on {@code multiprocessors} SMs, stream-K on or
+     * off; of at most {@link SkinnyGemm#MAX_M} rows, the swapped one that {@link #skinnyOverSwapped}
+     * weighs against the skinny kernels.
+     */
     static StreamKPlan plan(int m, int n, int k, int multiprocessors, boolean streamK) {
         return streamK ? StreamKPlan.rule(m, n, kBlocks(k), multiprocessors, GemmTile.swappedFor(m))
                 : StreamKPlan.whole(m, n, multiprocessors);
