@@ -34,18 +34,13 @@ public final class FatbinKernels {
         return CubinSymbols.perImage(bytes(module));
     }
 
-    /** The PTX texts the module's fatbin keeps (one per virtual architecture), for checks of what nvcc generated. */
-    public static List<String> ptx(String module) {
-        return FatbinEntries.ptx(bytes(module));
-    }
-
     /**
      * The kernels and device functions of the module's PTX, each name to its text up to the next
      * one, of every virtual architecture the fatbin keeps (a name of two keeps the last).
      */
     public static Map<String, String> ptxFunctions(String module) {
         Map<String, String> functions = new TreeMap<>();
-        for (String ptx : ptx(module)) {
+        for (String ptx : FatbinEntries.ptx(bytes(module))) {
             Matcher header = PTX_FUNCTION.matcher(ptx);
             int at = -1;
             String name = null;

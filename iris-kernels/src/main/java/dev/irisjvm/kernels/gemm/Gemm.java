@@ -122,8 +122,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * tile where those tiles make at least one full wave of the SMs, else of 128 threads and 64 KiB per
  * 128 x 128 tile (the rule, and the H200 timings behind it, are in {@code PortableGemm}); a KM A is
  * copied to shared memory M-major and its fragments read with ldmatrix.trans, as a KN B's are.
- * Skinny (at most 32 rows, on Hopper at most 8): one block of 128 threads and 72 KiB per band of 16 rows, 128-column tile
- * and slice of K, with as many slices as make up to two blocks per SM (each slice at least 512 of
+ * Skinny (at most 32 rows; on Hopper past 8 only where swapped tiles would not run whole in one
+ * wave): one block of 128 threads and 72 KiB per band of 16 rows, 128-column tile and slice of K, with as many slices as make up to two blocks per SM (each slice at least 512 of
  * K); the last block of a band's tile to finish adds the
  * slices' F32 partials in slice order, on the same workspace ({@link #schedule} says the split).
  */
@@ -583,7 +583,7 @@ public final class Gemm implements AutoCloseable {
      * #SKINNY_ROWS} rows, and up to {@link SkinnyGemm#MAX_M} where the swapped tile would not run
      * every tile whole in one wave ({@link #skinnyOverSwapped}).
      */
-    private boolean runsSkinny(int m, int n, int k) {
+    boolean runsSkinny(int m, int n, int k) {
         if (!SkinnyGemm.takes(m)) {
             return false;
         }
@@ -604,7 +604,7 @@ public final class Gemm implements AutoCloseable {
     }
 
     /** The plan of a call, with A stored as {@code aLayout} (the swapped tiles take M x K only). */
-    synchronized StreamKPlan plan(int m, int n, int k, GemmALayout aLayout) {
+    private synchronized StreamKPlan plan(int m, int n, int k, GemmALayout aLayout) {
         int sms = device.multiprocessorCount();
         if (forcedTile != null) {
             return StreamKPlan.whole(forcedTile, m, n, sms);

@@ -61,17 +61,9 @@ final class GemmSkinnyScenarios extends GemmScenarioPart {
         f.throwIfAny();
     }
 
-    /**
-     * What the rule's schedule of a shape names: the skinny kernels, or on Hopper past {@link
-     * Gemm#SKINNY_ROWS} rows a swapped tile where its plan runs every tile whole in one wave.
-     */
+    /** What the rule's schedule of a shape names: the skinny kernels, or a swapped tile ({@link Gemm#runsSkinny(int, int, int)}). */
     private String expectedRoute(int[] shape) {
-        int m = shape[0];
-        if (gemm.mainloop() == GemmMainloop.PORTABLE || m <= Gemm.SKINNY_ROWS) {
-            return "skinny";
-        }
-        StreamKPlan swapped = gemm.plan(m, shape[1], shape[2], GemmALayout.MK);
-        return Gemm.skinnyOverSwapped(swapped, m, shape[1]) ? "skinny" : "swapped tiles";
+        return gemm.runsSkinny(shape[0], shape[1], shape[2]) ? "skinny" : "swapped tiles";
     }
 
     /** {@code shape}, bf16 in and F32 out with a bias, in each of {@link #FORCED_SLICES}, against the reference. */

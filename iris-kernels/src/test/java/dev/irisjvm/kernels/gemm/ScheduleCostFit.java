@@ -19,9 +19,10 @@ import java.util.function.ToDoubleFunction;
  * rows its swapped tile, {@link GemmTile#swappedFor}; where the shape can use them, {@link
  * GemmTile#all}) at that cost, and the rule's plan of every timed shape is judged against the
  * fastest plan timed for it (as {@link RuleAgainstPlanTimesTest} judges today's rule; shapes of at
- * most {@link SkinnyGemm#MAX_M} rows, which the skinny kernels can take, among our other plans). The table then says which cost keeps the rule's plans nearest the fastest, and
- * on how many shapes the tiles are chosen; a second table lists each shape at the best cost, beside
- * the skinny kernels' and cuBLASLt's times where they were timed.
+ * most {@link SkinnyGemm#MAX_M} rows, which the skinny kernels can take, among our other plans).
+ * The table then says which cost keeps the rule's plans nearest the fastest, and on how many
+ * shapes the tiles are chosen; a second table lists each shape at the best cost, beside the skinny
+ * kernels' and cuBLASLt's times where they were timed.
  *
  * <pre>
  * java -cp 'lib/*' dev.irisjvm.kernels.gemm.ScheduleCostFit SHORT_THIN_1X4,SHORT_THIN_4X1 0.08:0.20:0.01 plans.json [more.json]
