@@ -46,7 +46,7 @@ __device__ void all_gather_gemm(const iris_fused_args& a) {
     const fused::SplitKScheduler<Tiles> sched{Tiles(m, n, a.group_m, ctx.rank, ctx.world, true), slices};
     if (!fused::launch_fits<Cfg>(ctx)) return;
     const int k_blocks = (k + Cfg::kTileK - 1) / Cfg::kTileK;
-    const int second_chunk = slices == 1 ? 0 : fused::split_boundary(k_blocks) / fused::kSplitAlignBlocks;
+    const int second_chunk = fused::gather_second_chunk(k_blocks, slices);
     const fused::Tracer<Trace> tracer{a.trace};
     fused::AllGatherHooks<Trace> hooks{{}, ctx, static_cast<uint16_t*>(a.a), flags, a.epoch, m, k, sched.count(),
                                        second_chunk, sched.tiles.group_m, sched.tiles.owners, tracer};

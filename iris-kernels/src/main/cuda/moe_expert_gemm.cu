@@ -40,6 +40,7 @@
 // it on the stream find every row, as they would after the copy.
 #include "fused/fused_common.cuh"
 #include "moe_common.cuh"
+#include "moe_expert_schedule.cuh"
 
 IRIS_NVIDIA_ONLY("sm_90a (wgmma, TMA)");
 
@@ -47,15 +48,14 @@ namespace {
 
 using iris::gemm::OutputChunk;
 using iris::gemm::TileCoord;
+using moe::ExpertTileScheduler;
 
-/// The unit table of one launch, in shared memory: expert l's units are [table[l], table[l + 1]),
-/// ceil(counts[l] / TileM) tile rows times tiles_n tile columns; table[local_experts] is the total.
-/// Every thread of the CTA calls it; it returns once the table is complete.
+/// The unit table of one launch (moe_expert_schedule.cuh), in shared memory. Every thread of the
+/// CTA calls it; it returns once the table is complete.
 template <int TileM>
 __device__ void plan_units(int32_t* table, const int32_t* counts, int local_experts, int capacity, int tiles_n) {
     for (int l = static_cast<int>(threadIdx.x); l < local_experts; l += static_cast<int>(blockDim.x)) {
-        const int rows = min(max(counts[l], 0), capacity);
-        table[l + 1] = (rows + TileM - 1) / TileM * tiles_n;
+        table[l + 1] = moe::expert_units<TileM>(counts[l], capacity, tiles_n);
     }
     if (threadIdx.x == 0) table[0] = 0;
     __syncthreads();
@@ -76,38 +76,6 @@ __device__ void plan_units(int32_t* table, const int32_t* counts, int local_expe
     }
     __syncthreads();
 }
-
-/// The tile order (a scheduler of iris/gemm/tile_scheduler.cuh) over the unit table: CTA b takes
-/// units b, b + gridDim.x, ...; inside an expert, consecutive units walk its tile rows first, so
-/// the CTAs running together share a tile column of its weights.
-template <int TileM, int TileN>
-struct ExpertTileScheduler {
-    const int32_t* table;  // the unit table (shared memory)
-    int local_experts;
-    int tiles_n;           // n / TileN
-    int rows_per_expert;   // capacity / TileM: tile rows of the receive buffer per expert
-
-    __device__ int count() const { return table[local_experts]; }
-    __device__ int first() const { return static_cast<int>(blockIdx.x); }
-    __device__ int next(int u) const { return u + static_cast<int>(gridDim.x); }
-
-    __device__ TileCoord coord(int u) const {
-        // The last expert whose units start at or before u; experts without rows have empty ranges.
-        int lo = 0;
-        int hi = local_experts - 1;
-        while (lo < hi) {
-            const int mid = (lo + hi + 1) / 2;
-            if (table[mid] <= u) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        const int r = u - table[lo];
-        const int tiles_m = (table[lo + 1] - table[lo]) / tiles_n;
-        return {lo * rows_per_expert + r % tiles_m, lo * tiles_n + r / tiles_m};
-    }
-};
 
 /// The fed kernels' order: the same units, each taken by the first CTA to ask, from a counter the
 /// dispatch's counting kernel zeroed. The fed GEMM starts beside the dispatch's copy, whose blocks

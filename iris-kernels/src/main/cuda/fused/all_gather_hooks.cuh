@@ -47,6 +47,7 @@
 #pragma once
 
 #include "fused/fused_common.cuh"
+#include "iris/gemm/impl/k_blocks.cuh"
 
 namespace fused {
 
@@ -57,6 +58,55 @@ inline constexpr int kGatherPieceCols = IRIS_FUSED_PIECE_COLS;  // a piece: 128 
 __host__ __device__ constexpr int64_t all_gather_flag_words(int64_t m, int64_t k, int world, int blocks) {
     return (m + 127) / 128 * ((k + kGatherPieceCols - 1) / kGatherPieceCols) + world + blocks;
 }
+
+/// The first column chunk of K's second half for a K loop of `k_blocks` in `slices` (1 or 2) units
+/// per tile: where the mainloop's second unit starts (split_k_exchange.cuh), 0 without split-K.
+__host__ __device__ constexpr int gather_second_chunk(int k_blocks, int slices) {
+    using iris::gemm::impl::kSplitAlignBlocks;
+    return slices == 1 ? 0 : iris::gemm::impl::split_boundary(k_blocks) / kSplitAlignBlocks;
+}
+
+/// A piece of A: 128 rows (one tile row) by kGatherPieceCols columns from col0.
+struct GatherPiece {
+    int tile_row;
+    int col0;
+};
+
+/// The order in which a rank pushes the pieces of its rows (host and device: src/test/native/
+/// fused_schedule.cu checks it on the CPU). Groups of group_m tile rows, column chunk by column
+/// chunk inside a group (chunk's order), tile rows innermost.
+struct PushOrder {
+    RowOwners owners;
+    int rank;
+    int group_m;
+    int k;             // A's columns
+    int second_chunk;  // with split-K the first column chunk of K's second half, else 0
+
+    __host__ __device__ int pieces_per_row() const { return (k + kGatherPieceCols - 1) / kGatherPieceCols; }
+
+    /// The column chunk pushed j-th in a row: j itself, or with split-K the two halves' chunks
+    /// alternating until the shorter (second) half runs out.
+    __host__ __device__ int chunk(int j) const {
+        if (second_chunk == 0) return j;
+        const int second = pieces_per_row() - second_chunk;  // chunks in the second half, <= the first's
+        if (j >= 2 * second) return j - second;
+        return j % 2 == 0 ? j / 2 : second_chunk + j / 2;
+    }
+
+    /// This rank's pieces: its tile rows x pieces_per_row.
+    __host__ __device__ int pieces() const { return (owners.first_row(rank + 1) - owners.first_row(rank)) * pieces_per_row(); }
+
+    /// Piece p of this rank's rows in pushing order.
+    __host__ __device__ GatherPiece piece(int p) const {
+        const int row0 = owners.first_row(rank);
+        const int own_rows = owners.first_row(rank + 1) - row0;
+        const int group_pieces = group_m * pieces_per_row();
+        const int first = p / group_pieces * group_m;
+        const int rows = min(own_rows - first, group_m);
+        const int q = p % group_pieces;
+        return {row0 + first + q % rows, chunk(q / rows) * kGatherPieceCols};
+    }
+};
 
 template <bool Trace>
 struct AllGatherHooks : NoHooks {
@@ -74,7 +124,7 @@ struct AllGatherHooks : NoHooks {
     RowOwners owners;
     Tracer<Trace> tracer;
 
-    __device__ int pieces_per_row() const { return (k + kPieceCols - 1) / kPieceCols; }
+    __device__ int pieces_per_row() const { return order().pieces_per_row(); }
     __device__ uint64_t* ready(int tile_row, int piece_col) const {
         return flags + int64_t(tile_row) * pieces_per_row() + piece_col;
     }
@@ -101,31 +151,7 @@ struct AllGatherHooks : NoHooks {
 #endif
     }
 
-    struct Piece {
-        int tile_row;
-        int col0;
-    };
-
-    /// The column chunk pushed j-th in a row: j itself, or with split-K the two halves' chunks
-    /// alternating until the shorter (second) half runs out.
-    __device__ int chunk(int j) const {
-        if (second_chunk == 0) return j;
-        const int second = pieces_per_row() - second_chunk;  // chunks in the second half, <= the first's
-        if (j >= 2 * second) return j - second;
-        return j % 2 == 0 ? j / 2 : second_chunk + j / 2;
-    }
-
-    /// Piece p of this rank's rows in pushing order: groups of group_m tile rows, column chunk by
-    /// column chunk inside a group (chunk's order), tile rows innermost.
-    __device__ Piece piece(int p) const {
-        const int row0 = owners.first_row(ctx.rank);
-        const int own_rows = owners.first_row(ctx.rank + 1) - row0;
-        const int group_pieces = group_m * pieces_per_row();
-        const int first = p / group_pieces * group_m;
-        const int rows = min(own_rows - first, group_m);
-        const int q = p % group_pieces;
-        return {row0 + first + q % rows, chunk(q / rows) * kPieceCols};
-    }
+    __device__ PushOrder order() const { return {owners, ctx.rank, group_m, k, second_chunk}; }
 
     /// The spare warps of a CTA with units push.
     __device__ void spare_warps(int) const { push(SpareWarps::team()); }
@@ -139,9 +165,7 @@ struct AllGatherHooks : NoHooks {
     }
 
     /// This rank's pieces: its tile rows x pieces_per_row.
-    __device__ int pieces() const {
-        return (owners.first_row(ctx.rank + 1) - owners.first_row(ctx.rank)) * pieces_per_row();
-    }
+    __device__ int pieces() const { return order().pieces(); }
 
     /// Assignments that hold pieces (the others are empty): q < min(gridDim.x, pieces()).
     __device__ int assignments() const { return min(static_cast<int>(gridDim.x), pieces()); }
@@ -233,7 +257,7 @@ struct AllGatherHooks : NoHooks {
         const int pieces_here = pieces();
         for (int p = q; p < pieces_here; p += gridDim.x) {
             const uint64_t start = tracer.now();
-            const Piece pc = piece(p);
+            const GatherPiece pc = order().piece(p);
             const int64_t base = int64_t(pc.tile_row) * 128 * k + pc.col0;
             const int rows = min(128, m - pc.tile_row * 128);
             const int cols = min(kPieceCols, k - pc.col0);

@@ -71,12 +71,15 @@ static_assert(consumer_registers(2, kSpareWarpRegisters) == 216, "the consumers'
 inline constexpr int kSpareWarpRegistersMidTiles = 80;
 static_assert(consumer_registers(2, kSpareWarpRegistersMidTiles) == 208, "the consumers' budget with 128 x 192 tiles");
 
+/// Host and device: src/test/native/fused_schedule.cu checks the blocks, and the orders below, on the CPU.
 struct RowOwners {
     int tiles_m;
     int world;
 
-    __device__ int first_row(int owner) const { return owner * tiles_m / world; }
-    __device__ int owner_of(int tile_row) const {
+    __host__ __device__ int first_row(int owner) const { return owner * tiles_m / world; }
+    /// The tile rows of the largest block: the rows of one owner's slot in the reductions' ws.
+    __host__ __device__ int most_rows() const { return (tiles_m + world - 1) / world; }
+    __host__ __device__ int owner_of(int tile_row) const {
         int o = tile_row * world / tiles_m;  // a first guess; blocks differ in size by at most one row
         while (o + 1 < world && tile_row >= first_row(o + 1)) ++o;
         while (tile_row < first_row(o)) --o;
@@ -95,15 +98,15 @@ struct OwnerOrderedScheduler {
     bool self_first;
     RowOwners owners;
 
-    __device__ OwnerOrderedScheduler(int m, int n, int group, int rank_, int world, bool self_first_)
+    __host__ __device__ OwnerOrderedScheduler(int m, int n, int group, int rank_, int world, bool self_first_)
         : tiles_n((n + TileN - 1) / TileN), group_m(group < 1 ? 1 : group), rank(rank_), self_first(self_first_),
           owners{(m + TileM - 1) / TileM, world} {}
 
-    __device__ int count() const { return owners.tiles_m * tiles_n; }
+    __host__ __device__ int count() const { return owners.tiles_m * tiles_n; }
     __device__ int first() const { return static_cast<int>(blockIdx.x); }
     __device__ int next(int tile) const { return tile + static_cast<int>(gridDim.x); }
 
-    __device__ TileCoord coord(int s) const {
+    __host__ __device__ TileCoord coord(int s) const {
         for (int j = 0; j < owners.world; ++j) {
             const int o = (rank + (self_first ? j : j + 1)) % owners.world;
             const int row0 = owners.first_row(o);

@@ -40,7 +40,7 @@ struct ReduceBuffers {
     __device__ uint64_t* flag(int src, TileCoord t, int consumer) const {
         return flags + (int64_t(src) * tiles() + int64_t(t.m) * tiles_n + t.n) * 2 + consumer;
     }
-    __device__ int rows_per_owner() const { return (owners.tiles_m + owners.world - 1) / owners.world * 128; }
+    __device__ int rows_per_owner() const { return owners.most_rows() * 128; }
     /// Slot `slot` of ws at global (row, col): slots 0..world-1 receive, world + o stage for owner o.
     __device__ Out* at(int slot, int owner, int row, int col) const {
         const int local_row = row - owners.first_row(owner) * 128;

@@ -52,11 +52,11 @@ struct SplitKScheduler {
     Tiles tiles;
     int slices;
 
-    __device__ int count() const { return tiles.count() * slices; }
+    __host__ __device__ int count() const { return tiles.count() * slices; }
     __device__ int first() const { return static_cast<int>(blockIdx.x); }
     __device__ int next(int unit) const { return unit + static_cast<int>(gridDim.x); }
 
-    __device__ TileCoord coord(int unit) const {
+    __host__ __device__ TileCoord coord(int unit) const {
         TileCoord t = tiles.coord(unit / slices);
         t.slice = unit % slices;
         t.slices = slices;

@@ -175,8 +175,12 @@ public final class MoeExpertGemm implements AutoCloseable {
      * (the kernel is persistent).
      */
     static int blocks(int multiprocessors, int localExperts, int capacity, int n) {
-        long units = (long) localExperts * (capacity / Gemm.TILE_M) * (n / MoeExpertGemmChecks.tileN(n));
-        return (int) Math.max(1, Math.min(multiprocessors, units));
+        return (int) Math.max(1, Math.min(multiprocessors, maxUnits(localExperts, capacity, n)));
+    }
+
+    /** The most units a launch can have: every expert's tile rows up to the capacity, by the tile columns of n. */
+    static long maxUnits(int localExperts, int capacity, int n) {
+        return (long) localExperts * (capacity / Gemm.TILE_M) * (n / MoeExpertGemmChecks.tileN(n));
     }
 
     /**

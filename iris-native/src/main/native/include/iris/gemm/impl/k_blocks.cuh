@@ -32,11 +32,11 @@ constexpr bool splits_into_two(int first) {
 struct KBlocks {
     int begin;
     int end;
-    __device__ int count() const { return end - begin; }
+    __host__ __device__ int count() const { return end - begin; }
 };
 
 /// The k-blocks a unit runs: the range its scheduler gave it, all of them, or its slice's half.
-__device__ inline KBlocks k_blocks_of(const TileCoord& t, int k_blocks) {
+__host__ __device__ inline KBlocks k_blocks_of(const TileCoord& t, int k_blocks) {
     if (t.k_end >= 0) return {t.k_begin, t.k_end};
     if (t.slices == 1) return {0, k_blocks};
     const int boundary = split_boundary(k_blocks);
