@@ -28,6 +28,21 @@ import java.util.concurrent.TimeUnit;
 public final class HostPrograms {
     private HostPrograms() {}
 
+    /**
+     * The answers of a program that answers one case a line ({@code ok ...} or {@code error ...}):
+     * one per case, in order, each of them "ok" (a failure names the case, after {@code context}).
+     */
+    public static List<String> okAnswers(String program, List<String> cases, String context) throws IOException, InterruptedException {
+        List<String> answers = lines(program, List.of(), String.join("\n", cases) + "\n");
+        assertEquals(cases.size(), answers.size(), () -> program + ": one answer per case");
+        for (int i = 0; i < cases.size(); i++) {
+            String line = cases.get(i);
+            String answer = answers.get(i);
+            assertTrue(answer.startsWith("ok "), () -> context + line + ": " + answer);
+        }
+        return answers;
+    }
+
     /** The lines {@code program} writes when run with {@code arguments} and {@code input} on its standard input; it must exit 0. */
     public static List<String> lines(String program, List<String> arguments, String input) throws IOException, InterruptedException {
         String dir = System.getProperty("iris.kernels.native-tests");

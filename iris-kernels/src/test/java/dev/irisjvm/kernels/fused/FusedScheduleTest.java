@@ -1,7 +1,6 @@
 package dev.irisjvm.kernels.fused;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.kernels.HostPrograms;
 import dev.irisjvm.kernels.gemm.Gemm;
@@ -40,7 +39,7 @@ class FusedScheduleTest {
                 }
             }
         }
-        List<String> answers = run(lines);
+        List<String> answers = HostPrograms.okAnswers("fused_schedule", lines, "");
         // 1000 x 3584 on 128 x 256 tiles: 8 tile rows by 14 tile columns.
         assertEquals("ok tiles 112", answers.get(lines.indexOf("order 1000 3584 256 1 2 512")));
     }
@@ -69,22 +68,10 @@ class FusedScheduleTest {
                 }
             }
         }
-        List<String> answers = run(lines);
+        List<String> answers = HostPrograms.okAnswers("fused_schedule", lines, "");
         // 2 ranks of 8 tile rows each, K 8200 in 65 pieces of 128 columns; split-K on 132 blocks: 16 x 65
         // ready flags, 2 clear flags, 132 claims, then 4 words for each of 16 x 7 tiles.
         assertEquals("ok pieces 520 flag_words " + (16 * 65 + 2 + 132 + 16 * 7 * 4),
                 answers.get(lines.indexOf("gather 2048 1792 8200 256 2 8 2 132 " + (16 * 65 + 2 + 132 + 16 * 7 * 4) + " 520")));
-    }
-
-    /** The program's answers, one per line, each "ok ...". */
-    private static List<String> run(List<String> lines) throws Exception {
-        List<String> answers = HostPrograms.lines("fused_schedule", List.of(), String.join("\n", lines) + "\n");
-        assertEquals(lines.size(), answers.size(), "one answer per case");
-        for (int i = 0; i < lines.size(); i++) {
-            String answer = answers.get(i);
-            String line = lines.get(i);
-            assertTrue(answer.startsWith("ok "), () -> line + ": " + answer);
-        }
-        return answers;
     }
 }

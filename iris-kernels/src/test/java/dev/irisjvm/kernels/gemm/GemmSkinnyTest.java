@@ -9,7 +9,9 @@ import dev.irisjvm.core.DType;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.internal.AbiLayout;
 import dev.irisjvm.kernels.FatbinKernels;
+import dev.irisjvm.kernels.HostPrograms;
 import dev.irisjvm.runtime.abi.iris_gemm_skinny_args;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -19,7 +21,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The skinny kernels' host side without a GPU: they are in the portable fatbin for every
  * architecture, a call fills the struct the kernel reads (iris/abi/gemm_portable.h), and the split
- * of K gives every SM its blocks without an empty slice or more partials than the workspace holds.
+ * of K gives every SM its blocks without an empty slice or more partials than the workspace holds,
+ * as the kernel's own block arithmetic (iris/gemm/sm80/skinny.cuh, run on the CPU by
+ * src/test/native/gemm_skinny_split.cu) computes them.
  */
 class GemmSkinnyTest {
     /** An H200's SMs, the most blocks a split aims at on them (two each), and the workspace a Gemm allocates for them. */
@@ -171,6 +175,35 @@ class GemmSkinnyTest {
         assertEquals("skinny 16 x 128 tiles in 2 bands of rows, 32 tiles in 4 slices of K on 256 blocks",
                 new SkinnyGemm.Split(2, 32, 4, 4).describe());
         assertEquals(256, SkinnyGemm.launchShape(new SkinnyGemm.Split(2, 32, 4, 4)).gridX());
+    }
+
+    @Test
+    void theKernelsOwnBlocksRunEveryKBlockOnceWithinTheWorkspace() throws Exception {
+        // src/test/native/gemm_skinny_split.cu runs skinny.cuh's block arithmetic for every block of
+        // each split, as Gemm chooses it and as a caller forces it (Gemm.matmulSkinny's slices).
+        long[][] workspaces = {{0, 0}, {PARTIAL_FLOATS, COUNTERS}, {3L * 32 * SkinnyGemm.TILE_M * SkinnyGemm.TILE_N, 64}};
+        List<String> lines = new ArrayList<>();
+        for (int m : new int[] {1, 8, 15, 16, 17, 32}) {
+            for (int n : new int[] {8, 128, 1000, 4096, 6144, 28672}) {
+                for (int k : new int[] {8, 64, 1000, 4096, 8200, 16384}) {
+                    List<SkinnyGemm.Split> splits = new ArrayList<>();
+                    for (long[] w : workspaces) {
+                        splits.add(SkinnyGemm.split(m, n, k, MOST_BLOCKS, w[0], w[1]));
+                    }
+                    for (int slices : new int[] {2, 7, 64}) {
+                        SkinnyGemm.Split forced = SkinnyGemm.evenly(m, n, k, slices);
+                        if (SkinnyGemm.fits(forced, PARTIAL_FLOATS, COUNTERS)) {
+                            splits.add(forced);
+                        }
+                    }
+                    for (SkinnyGemm.Split split : splits) {
+                        lines.add("split " + m + " " + n + " " + k + " " + split.slices() + " " + split.kBlocksPerSlice() + " " + split.grid() + " "
+                                + PARTIAL_FLOATS + " " + COUNTERS);
+                    }
+                }
+            }
+        }
+        HostPrograms.okAnswers("gemm_skinny_split", lines, "");
     }
 
     private static GemmProblem problem(int m, int n, int k, GemmALayout aLayout) {

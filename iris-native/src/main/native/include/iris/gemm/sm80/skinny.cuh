@@ -47,9 +47,55 @@ __device__ inline float2 bias_pair(const Out* bias, int col) {
     return bias != nullptr ? impl::load_pair(bias + col) : make_float2(0.f, 0.f);
 }
 
+/// What block `block` of a launch of `slices` slices runs: band `band` of rows of column tile `tile`
+/// (nothing where it lies past C) over slice `slice` of K (k_blocks_of says how much). Host and
+/// device, as k_blocks_of, band_args and partial_row: src/test/native/gemm_skinny_split.cu runs them
+/// for every block of the host's splits.
+struct SkinnyBlock {
+    int band;
+    int tile;
+    int slice;
+    int col0;
+};
+
+template <class Cfg>
+__host__ __device__ inline SkinnyBlock skinny_block(const iris_gemm_skinny_args& args, int slices, int block) {
+    const int bands = args.m < 1 ? 1 : (args.m + Cfg::kTileM - 1) / Cfg::kTileM;
+    const int band = block % bands;
+    const int tile = block / bands / slices;
+    return {band, tile, block / bands % slices, tile * Cfg::kTileN};
+}
+
+/// The k-blocks of slice `slice`: from the first, kb0, `count` of them (none past K).
+struct SliceKBlocks {
+    int kb0;
+    int count;
+};
+
+template <class Cfg>
+__host__ __device__ inline SliceKBlocks k_blocks_of(const iris_gemm_skinny_args& args, int slice) {
+    const int k_blocks = (args.k + Cfg::kTileK - 1) / Cfg::kTileK;
+    const int kb0 = slice * args.k_blocks_per_slice;
+    return {kb0, min(args.k_blocks_per_slice, k_blocks - kb0)};
+}
+
+/// args as the epilogue of band `band` sees them: a problem of its own, its rows of C, its partials
+/// and its counters.
+template <class Cfg>
+__host__ __device__ inline iris_gemm_skinny_args band_args(const iris_gemm_skinny_args& args, int band, int slices) {
+    const int row0 = band * Cfg::kTileM;
+    iris_gemm_skinny_args own = args;
+    const int tiles = (args.n + Cfg::kTileN - 1) / Cfg::kTileN;
+    own.c = static_cast<typename Cfg::Out*>(args.c) + row0 * args.ldc;
+    own.m = min(Cfg::kTileM, args.m - row0);
+    own.partials = static_cast<float*>(args.partials) + int64_t(band) * tiles * slices * Cfg::kTileM * Cfg::kTileN;
+    own.counters = static_cast<uint32_t*>(args.counters) + band * tiles;
+    return own;
+}
+
 /// The tile's f32 partials of slice s: kTileM rows of kTileN floats, only rows inside C written.
 template <class Cfg>
-__device__ inline float2* partial_row(const iris_gemm_skinny_args& args, int tile, int s, int row) {
+__host__ __device__ inline float2* partial_row(const iris_gemm_skinny_args& args, int tile, int s, int row) {
     return reinterpret_cast<float2*>(static_cast<float*>(args.partials) +
                                      ((int64_t(tile) * args.slices + s) * Cfg::kTileM + row) * Cfg::kTileN);
 }
@@ -169,34 +215,22 @@ __device__ inline bool skinny(const iris_gemm_skinny_args& args) {
     extern __shared__ __align__(128) uint8_t smem[];
     if (!shared_memory_fits<Cfg>()) return false;
     const int slices = args.slices < 1 ? 1 : args.slices;
-    const int bands = args.m < 1 ? 1 : (args.m + Cfg::kTileM - 1) / Cfg::kTileM;
-    const int band = static_cast<int>(blockIdx.x) % bands;
-    const int tile = static_cast<int>(blockIdx.x) / bands / slices;
-    const int slice = static_cast<int>(blockIdx.x) / bands % slices;
-    const int col0 = tile * Cfg::kTileN;
-    if (col0 >= args.n) return true;
-    const int k_blocks = (args.k + Cfg::kTileK - 1) / Cfg::kTileK;
-    const int kb0 = slice * args.k_blocks_per_slice;
-    const int count = min(args.k_blocks_per_slice, k_blocks - kb0);
-    if (count < 1) return true;  // the host never launches an empty slice
-    const int k0 = kb0 * Cfg::kTileK;
+    const skinny_impl::SkinnyBlock b = skinny_impl::skinny_block<Cfg>(args, slices, static_cast<int>(blockIdx.x));
+    if (b.col0 >= args.n) return true;
+    const skinny_impl::SliceKBlocks ks = skinny_impl::k_blocks_of<Cfg>(args, b.slice);
+    if (ks.count < 1) return true;  // the host never launches an empty slice
+    const int k0 = ks.kb0 * Cfg::kTileK;
 
-    const int row0 = band * Cfg::kTileM;
+    const int row0 = b.band * Cfg::kTileM;
     auto a_copy = copy_of_a<Cfg>(args.a, args.lda, row0, k0, args.m, args.k);
-    auto b_copy = copy_of_b<Cfg>(args.b, args.ldb, col0, k0, args.n, args.k);
-    // The epilogue sees this block's band as a problem of its own: its rows of C, its partials and counters.
-    iris_gemm_skinny_args own = args;
-    const int tiles = (args.n + Cfg::kTileN - 1) / Cfg::kTileN;
-    own.c = static_cast<typename Cfg::Out*>(args.c) + row0 * args.ldc;
-    own.m = min(Cfg::kTileM, args.m - row0);
-    own.partials = static_cast<float*>(args.partials) + int64_t(band) * tiles * slices * Cfg::kTileM * Cfg::kTileN;
-    own.counters = static_cast<uint32_t*>(args.counters) + band * tiles;
+    auto b_copy = copy_of_b<Cfg>(args.b, args.ldb, b.col0, k0, args.n, args.k);
+    const iris_gemm_skinny_args own = skinny_impl::band_args<Cfg>(args, b.band, slices);
     Accumulators<Cfg> acc;
-    mainloop<Cfg>(acc, shared_address(smem), a_copy, b_copy, count, 0, static_cast<int>(threadIdx.x) / 32);
+    mainloop<Cfg>(acc, shared_address(smem), a_copy, b_copy, ks.count, 0, static_cast<int>(threadIdx.x) / 32);
     if (slices == 1) {
-        skinny_impl::store<Cfg>(acc, own, col0);
-    } else if (skinny_impl::store_partial<Cfg>(acc, own, tile, slice)) {
-        skinny_impl::store_sum<Cfg>(own, tile, col0);
+        skinny_impl::store<Cfg>(acc, own, b.col0);
+    } else if (skinny_impl::store_partial<Cfg>(acc, own, b.tile, b.slice)) {
+        skinny_impl::store_sum<Cfg>(own, b.tile, b.col0);
     }
     return true;
 }
