@@ -86,7 +86,7 @@ struct StreamKScheduler {
     // No 64-bit division below: ptxas calls a subroutine for one, whose result it cannot prove the
     // same in every thread; the K loops' counts then lived in per-thread registers, the stage ring
     // with them, and whole 64 x 128 tiles ran 10 to 16 % slower, 64 x 64 ones 6 %, 128 x 128 ones 3 %
-    // (GemmPlanTimes, 0bf1d41 against cf0492f; GemmInterfaceTest holds the PTX to this).
+    // (GemmPlanTimes, 0bf1d41 against cf0492f; MainloopDivisionTest holds the PTX to this).
 
     /// The first iteration of cluster c: floor(c x iterations / clusters), as c q + c r / clusters
     /// (q, r: iterations' quotient and remainder by clusters; c r < clusters^2 fits an int).

@@ -12,9 +12,7 @@ import dev.irisjvm.kernels.FatbinKernels;
 import dev.irisjvm.kernels.MainloopMaps;
 import dev.irisjvm.runtime.abi.iris_gemm_args;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -49,23 +47,6 @@ class GemmInterfaceTest {
         }
         assertEquals(264, names, "16 variants in 14 tiles, 8 (A stored M x K) in 5 swapped ones");
     }
-
-    @Test
-    void noKernelDividesSixtyFourBitIntegers() {
-        // ptxas calls a subroutine for a 64-bit division. StreamKScheduler's start and owner had
-        // one: the K loops' counts then came back in per-thread registers, the stage ring with
-        // them, and whole 64 x 128 tiles ran 10 to 16 % slower, 128 x 128 ones 3 % (GemmPlanTimes,
-        // 0bf1d41 against cf0492f) until they were written in 32 bits.
-        Map<String, String> functions = FatbinKernels.ptxFunctions(Gemm.MODULE);
-        assertTrue(functions.keySet().stream().filter(n -> n.startsWith("iris_gemm_")).count() >= 264, Gemm.MODULE + "'s PTX lacks kernels");
-        List<String> dividing = functions.entrySet().stream()
-                .filter(f -> WIDE_DIVISION.matcher(f.getValue()).find())
-                .map(Map.Entry::getKey)
-                .toList();
-        assertTrue(dividing.isEmpty(), () -> dividing.size() + " functions divide 64-bit integers, " + dividing.get(0) + " first");
-    }
-
-    private static final Pattern WIDE_DIVISION = Pattern.compile("\\b(div|rem)\\.[su]64\\b");
 
     @Test
     void theMapsTakeEveryTilesBoxes() {
