@@ -4,7 +4,7 @@
 //
 //   split <m> <n> <k> <slices> <k_blocks_per_slice> <grid> <partial_floats> <counters>
 //
-// runs the kernel's skinny_block, k_blocks_of, band_args and partial_row for every block of the
+// runs the kernel's skinny_block, slice_k_blocks, band_args and partial_row for every block of the
 // grid and holds what they compute against what the launch must: every k-block of every band's
 // column tile once; no block past C and no empty slice (the tile's last block would never count
 // itself, and its sum would never be stored); with slices, every row of every partial inside the
@@ -50,7 +50,7 @@ std::string split(std::istringstream& in) {
         const std::string who = "block " + std::to_string(block);
         const skinny::SkinnyBlock b = skinny::skinny_block<Cfg>(args, slices, block);
         if (b.col0 >= args.n) return fail(who + " lies past C (column " + std::to_string(b.col0) + ")");
-        const skinny::SliceKBlocks ks = skinny::k_blocks_of<Cfg>(args, b.slice);
+        const skinny::SliceKBlocks ks = skinny::slice_k_blocks<Cfg>(args, b.slice);
         if (ks.count < 1) return fail(who + " runs an empty slice " + std::to_string(b.slice));
         for (int kb = ks.kb0; kb < ks.kb0 + ks.count; ++kb) {
             if (kb >= k_blocks) return fail(who + " runs k-block " + std::to_string(kb) + " of " + std::to_string(k_blocks));

@@ -48,8 +48,8 @@ __device__ inline float2 bias_pair(const Out* bias, int col) {
 }
 
 /// What block `block` of a launch of `slices` slices runs: band `band` of rows of column tile `tile`
-/// (nothing where it lies past C) over slice `slice` of K (k_blocks_of says how much). Host and
-/// device, as k_blocks_of, band_args and partial_row: src/test/native/gemm_skinny_split.cu runs them
+/// (nothing where it lies past C) over slice `slice` of K (slice_k_blocks says how much). Host and
+/// device, as slice_k_blocks, band_args and partial_row: src/test/native/gemm_skinny_split.cu runs them
 /// for every block of the host's splits.
 struct SkinnyBlock {
     int band;
@@ -73,7 +73,7 @@ struct SliceKBlocks {
 };
 
 template <class Cfg>
-__host__ __device__ inline SliceKBlocks k_blocks_of(const iris_gemm_skinny_args& args, int slice) {
+__host__ __device__ inline SliceKBlocks slice_k_blocks(const iris_gemm_skinny_args& args, int slice) {
     const int k_blocks = (args.k + Cfg::kTileK - 1) / Cfg::kTileK;
     const int kb0 = slice * args.k_blocks_per_slice;
     return {kb0, min(args.k_blocks_per_slice, k_blocks - kb0)};
@@ -215,22 +215,22 @@ __device__ inline bool skinny(const iris_gemm_skinny_args& args) {
     extern __shared__ __align__(128) uint8_t smem[];
     if (!shared_memory_fits<Cfg>()) return false;
     const int slices = args.slices < 1 ? 1 : args.slices;
-    const skinny_impl::SkinnyBlock b = skinny_impl::skinny_block<Cfg>(args, slices, static_cast<int>(blockIdx.x));
-    if (b.col0 >= args.n) return true;
-    const skinny_impl::SliceKBlocks ks = skinny_impl::k_blocks_of<Cfg>(args, b.slice);
+    const skinny_impl::SkinnyBlock here = skinny_impl::skinny_block<Cfg>(args, slices, static_cast<int>(blockIdx.x));
+    if (here.col0 >= args.n) return true;
+    const skinny_impl::SliceKBlocks ks = skinny_impl::slice_k_blocks<Cfg>(args, here.slice);
     if (ks.count < 1) return true;  // the host never launches an empty slice
     const int k0 = ks.kb0 * Cfg::kTileK;
 
-    const int row0 = b.band * Cfg::kTileM;
+    const int row0 = here.band * Cfg::kTileM;
     auto a_copy = copy_of_a<Cfg>(args.a, args.lda, row0, k0, args.m, args.k);
-    auto b_copy = copy_of_b<Cfg>(args.b, args.ldb, b.col0, k0, args.n, args.k);
-    const iris_gemm_skinny_args own = skinny_impl::band_args<Cfg>(args, b.band, slices);
+    auto b_copy = copy_of_b<Cfg>(args.b, args.ldb, here.col0, k0, args.n, args.k);
+    const iris_gemm_skinny_args own = skinny_impl::band_args<Cfg>(args, here.band, slices);
     Accumulators<Cfg> acc;
     mainloop<Cfg>(acc, shared_address(smem), a_copy, b_copy, ks.count, 0, static_cast<int>(threadIdx.x) / 32);
     if (slices == 1) {
-        skinny_impl::store<Cfg>(acc, own, b.col0);
-    } else if (skinny_impl::store_partial<Cfg>(acc, own, b.tile, b.slice)) {
-        skinny_impl::store_sum<Cfg>(own, b.tile, b.col0);
+        skinny_impl::store<Cfg>(acc, own, here.col0);
+    } else if (skinny_impl::store_partial<Cfg>(acc, own, here.tile, here.slice)) {
+        skinny_impl::store_sum<Cfg>(own, here.tile, here.col0);
     }
     return true;
 }
