@@ -14,10 +14,12 @@
 //   gather <m> <n> <k> <tile_n> <world> <group_m> <slices> <blocks> <flag_words> <pieces>
 //     all_gather_hooks.cuh's PushOrder on every rank: each of the rank's pieces once (its tile
 //     rows x every column chunk of K), `pieces` of them on the rank with the most (none alone:
-//     FusedWorkspace.gatherPieces, the trace's slots for them); flag_words (FusedWorkspace.gatherFlags) the words the kernel indexes:
-//     all_gather_flag_words, and split-K's exchange after them.
+//     FusedWorkspace.gatherPieces, the trace's slots for them); flag_words
+//     (FusedWorkspace.gatherFlags) the words the kernel indexes: all_gather_flag_words, and
+//     split-K's exchange after them.
 //
 // Answers, one a line: "ok <what was counted>" or "error <what>".
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <string>
@@ -30,13 +32,13 @@
 
 namespace {
 
+using host::fail;
+
 using fused::OwnerOrderedScheduler;
 using fused::RowOwners;
 using iris::gemm::TileCoord;
 
-constexpr int kTileM = 128;  // every fused kernel's tile rows (IRIS_GEMM_TILE_M)
-
-std::string fail(const std::string& what) { return "error " + what; }
+constexpr int kTileM = IRIS_GEMM_TILE_M;  // every fused kernel's tile rows
 
 std::string where(int rank, bool self_first) {
     return " (rank " + std::to_string(rank) + ", self " + (self_first ? "first" : "last") + ")";
@@ -49,16 +51,16 @@ std::string check_owners(const RowOwners& owners, int rows_per_owner) {
     for (int o = 0; o < owners.world; ++o) {
         const int rows = owners.first_row(o + 1) - owners.first_row(o);
         if (rows < owners.tiles_m / owners.world || rows > owners.most_rows()) {
-            return fail("owner " + std::to_string(o) + " has " + std::to_string(rows) + " tile rows");
+            return fail("owner ", o, " has ", rows, " tile rows");
         }
         most = std::max(most, rows);
         for (int r = owners.first_row(o); r < owners.first_row(o + 1); ++r) {
-            if (owners.owner_of(r) != o) return fail("tile row " + std::to_string(r) + " is owned by " + std::to_string(o) + ", owner_of says " + std::to_string(owners.owner_of(r)));
+            if (owners.owner_of(r) != o) return fail("tile row ", r, " is owned by ", o, ", owner_of says ", owners.owner_of(r));
         }
     }
-    if (most != owners.most_rows()) return fail("most_rows " + std::to_string(owners.most_rows()) + ", the largest block " + std::to_string(most));
+    if (most != owners.most_rows()) return fail("most_rows ", owners.most_rows(), ", the largest block ", most);
     if (most * kTileM != rows_per_owner) {
-        return fail("the host's rows per owner " + std::to_string(rows_per_owner) + ", the kernel's " + std::to_string(most * kTileM));
+        return fail("the host's rows per owner ", rows_per_owner, ", the kernel's ", most * kTileM);
     }
     return "";
 }
@@ -72,15 +74,15 @@ std::string check_order(const OwnerOrderedScheduler<kTileM, TileN>& s, int rank,
     for (int u = 0; u < s.count(); ++u) {
         const TileCoord t = s.coord(u);
         if (t.m < 0 || t.m >= owners.tiles_m || t.n < 0 || t.n >= s.tiles_n) {
-            return fail("unit " + std::to_string(u) + " is tile (" + std::to_string(t.m) + ", " + std::to_string(t.n) + "), outside C" + where(rank, self_first));
+            return fail("unit ", u, " is tile (", t.m, ", ", t.n, "), outside C", where(rank, self_first));
         }
         if (!seen.insert({t.m, t.n}).second) {
-            return fail("tile (" + std::to_string(t.m) + ", " + std::to_string(t.n) + ") twice" + where(rank, self_first));
+            return fail("tile (", t.m, ", ", t.n, ") twice", where(rank, self_first));
         }
         const int o = owners.owner_of(t.m);
         if (runs.empty() || runs.back() != o) runs.push_back(o);
     }
-    if (static_cast<int>(seen.size()) != owners.tiles_m * s.tiles_n) return fail("tiles missed" + where(rank, self_first));
+    if (static_cast<int>(seen.size()) != owners.tiles_m * s.tiles_n) return fail("tiles missed", where(rank, self_first));
     std::vector<int> expected;  // owners with rows, in the order the kernel visits them
     for (int j = 0; j < owners.world; ++j) {
         const int o = (rank + (self_first ? j : j + 1)) % owners.world;
@@ -89,16 +91,16 @@ std::string check_order(const OwnerOrderedScheduler<kTileM, TileN>& s, int rank,
     if (runs != expected) {
         std::ostringstream got;
         for (int o : runs) got << " " << o;
-        return fail("owners visited in the order" + got.str() + where(rank, self_first));
+        return fail("owners visited in the order", got.str(), where(rank, self_first));
     }
     for (int slices = 1; slices <= 2; ++slices) {
         const fused::SplitKScheduler<OwnerOrderedScheduler<kTileM, TileN>> split{s, slices};
-        if (split.count() != s.count() * slices) return fail("split-K by " + std::to_string(slices) + " counts " + std::to_string(split.count()) + " units");
+        if (split.count() != s.count() * slices) return fail("split-K by ", slices, " counts ", split.count(), " units");
         for (int u = 0; u < split.count(); ++u) {
             const TileCoord t = split.coord(u);
             const TileCoord whole = s.coord(u / slices);
             if (t.m != whole.m || t.n != whole.n || t.slice != u % slices || t.slices != slices) {
-                return fail("split-K unit " + std::to_string(u) + " is not half " + std::to_string(u % slices) + " of tile " + std::to_string(u / slices) + where(rank, self_first));
+                return fail("split-K unit ", u, " is not half ", u % slices, " of tile ", u / slices, where(rank, self_first));
             }
         }
     }
@@ -126,7 +128,7 @@ std::string order(std::istringstream& in) {
     switch (tile_n) {
         case IRIS_GEMM_TILE_N: return order<IRIS_GEMM_TILE_N>(m, n, group_m, world, rows_per_owner);
         case IRIS_GEMM_NARROW_TILE_N: return order<IRIS_GEMM_NARROW_TILE_N>(m, n, group_m, world, rows_per_owner);
-        default: return fail("no fused kernel has tiles of " + std::to_string(tile_n) + " columns");
+        default: return fail("no fused kernel has tiles of ", tile_n, " columns");
     }
 }
 
@@ -144,12 +146,12 @@ std::string gather(std::istringstream& in) {
     if (slices == 2) {
         const iris::gemm::impl::KBlocks second = iris::gemm::impl::k_blocks_of(TileCoord{0, 0, 0, 1, 2}, k_blocks);
         if (second.begin * kTileK != second_chunk * fused::kGatherPieceCols) {
-            return fail("the second half starts at k-block " + std::to_string(second.begin) + ", its first chunk is " + std::to_string(second_chunk));
+            return fail("the second half starts at k-block ", second.begin, ", its first chunk is ", second_chunk);
         }
     }
     const int64_t tiles = owners.tiles_m * ((n + tile_n - 1) / tile_n);
     const int64_t words = fused::all_gather_flag_words(m, k, world, blocks) + (slices == 2 ? fused::split_exchange_words(tiles) : 0);
-    if (words != flag_words) return fail("the host allocates " + std::to_string(flag_words) + " flag words, the kernel indexes " + std::to_string(words));
+    if (words != flag_words) return fail("the host allocates ", flag_words, " flag words, the kernel indexes ", words);
     int most = 0;
     for (int rank = 0; rank < world; ++rank) {
         const fused::PushOrder push{owners, rank, group_m, static_cast<int>(k), second_chunk};
@@ -159,16 +161,15 @@ std::string gather(std::istringstream& in) {
             const int chunk = piece.col0 / fused::kGatherPieceCols;
             if (piece.tile_row < owners.first_row(rank) || piece.tile_row >= owners.first_row(rank + 1) ||
                 piece.col0 % fused::kGatherPieceCols != 0 || chunk < 0 || chunk >= pieces_per_row) {
-                return fail("rank " + std::to_string(rank) + "'s piece " + std::to_string(p) + " is (" + std::to_string(piece.tile_row) + ", " +
-                            std::to_string(piece.col0) + "), not its own");
+                return fail("rank ", rank, "'s piece ", p, " is (", piece.tile_row, ", ", piece.col0, "), not its own");
             }
-            if (!seen.insert({piece.tile_row, chunk}).second) return fail("rank " + std::to_string(rank) + " pushes piece " + std::to_string(p) + " twice");
+            if (!seen.insert({piece.tile_row, chunk}).second) return fail("rank ", rank, " pushes piece ", p, " twice");
         }
         const int own = (owners.first_row(rank + 1) - owners.first_row(rank)) * pieces_per_row;
-        if (static_cast<int>(seen.size()) != own) return fail("rank " + std::to_string(rank) + " pushes " + std::to_string(seen.size()) + " of its " + std::to_string(own) + " pieces");
+        if (static_cast<int>(seen.size()) != own) return fail("rank ", rank, " pushes ", seen.size(), " of its ", own, " pieces");
         if (world > 1) most = std::max(most, push.pieces());  // alone, AllGatherHooks::push has no peer to push to
     }
-    if (most != most_pieces) return fail("the host counts " + std::to_string(most_pieces) + " pieces for the rank with the most, the kernel " + std::to_string(most));
+    if (most != most_pieces) return fail("the host counts ", most_pieces, " pieces for the rank with the most, the kernel ", most);
     return "ok pieces " + std::to_string(most) + " flag_words " + std::to_string(words);
 }
 
@@ -176,6 +177,6 @@ std::string gather(std::istringstream& in) {
 
 int main() {
     return host::answer_cases([](const std::string& what, std::istringstream& in) {
-        return what == "order" ? order(in) : what == "gather" ? gather(in) : fail("unknown case " + what);
+        return what == "order" ? order(in) : what == "gather" ? gather(in) : fail("unknown case ", what);
     });
 }

@@ -22,10 +22,10 @@
 
 namespace {
 
+using host::fail;
+
 using Cfg = iris::gemm::sm80::SkinnyConfig<iris::bf16, iris::gemm::BLayout::nk, iris::bf16>;
 namespace skinny = iris::gemm::sm80::skinny_impl;
-
-std::string fail(const std::string& what) { return "error " + what; }
 
 /// Where the host's workspace starts, as the kernel sees it: any address will do, the checks are offsets.
 const uintptr_t kPartials = uintptr_t(1) << 40;
@@ -49,36 +49,36 @@ std::string split(std::istringstream& in) {
     for (int block = 0; block < grid; ++block) {
         const std::string who = "block " + std::to_string(block);
         const skinny::SkinnyBlock b = skinny::skinny_block<Cfg>(args, slices, block);
-        if (b.col0 >= args.n) return fail(who + " lies past C (column " + std::to_string(b.col0) + ")");
+        if (b.col0 >= args.n) return fail(who, " lies past C (column ", b.col0, ")");
         const skinny::SliceKBlocks ks = skinny::slice_k_blocks<Cfg>(args, b.slice);
-        if (ks.count < 1) return fail(who + " runs an empty slice " + std::to_string(b.slice));
+        if (ks.count < 1) return fail(who, " runs an empty slice ", b.slice);
         for (int kb = ks.kb0; kb < ks.kb0 + ks.count; ++kb) {
-            if (kb >= k_blocks) return fail(who + " runs k-block " + std::to_string(kb) + " of " + std::to_string(k_blocks));
+            if (kb >= k_blocks) return fail(who, " runs k-block ", kb, " of ", k_blocks);
             if (!k_blocks_run.insert({b.band, b.tile, kb}).second) {
-                return fail("k-block " + std::to_string(kb) + " of band " + std::to_string(b.band) + "'s tile " + std::to_string(b.tile) + " twice");
+                return fail("k-block ", kb, " of band ", b.band, "'s tile ", b.tile, " twice");
             }
         }
         const iris_gemm_skinny_args own = skinny::band_args<Cfg>(args, b.band, slices);
-        if (own.m < 1 || own.m > Cfg::kTileM) return fail(who + "'s band has " + std::to_string(own.m) + " rows");
+        if (own.m < 1 || own.m > Cfg::kTileM) return fail(who, "'s band has ", own.m, " rows");
         if (static_cast<typename Cfg::Out*>(own.c) - static_cast<typename Cfg::Out*>(args.c) != int64_t(b.band) * Cfg::kTileM * args.ldc) {
-            return fail(who + "'s band does not start at its first row of C");
+            return fail(who, "'s band does not start at its first row of C");
         }
         if (slices == 1) continue;
         const int64_t counter = static_cast<uint32_t*>(own.counters) + b.tile - reinterpret_cast<uint32_t*>(kCounters);
-        if (counter < 0 || counter >= counters) return fail(who + " counts on counter " + std::to_string(counter) + " of " + std::to_string(counters));
+        if (counter < 0 || counter >= counters) return fail(who, " counts on counter ", counter, " of ", counters);
         for (int row = 0; row < own.m; ++row) {
-            const int64_t first = reinterpret_cast<float*>(skinny::partial_row<Cfg>(own, b.tile, b.slice, row)) - reinterpret_cast<float*>(kPartials);
+            const float* at = reinterpret_cast<float*>(skinny::partial_row<Cfg>(own, b.tile, b.slice, row));
+            const int64_t first = at - reinterpret_cast<float*>(kPartials);
             if (first < 0 || first + Cfg::kTileN > partial_floats) {
-                return fail(who + "'s partial row " + std::to_string(row) + " at float " + std::to_string(first) + ", outside the host's " +
-                            std::to_string(partial_floats));
+                return fail(who, "'s partial row ", row, " at float ", first, ", outside the host's ", partial_floats);
             }
-            if (!partial_rows.insert(first).second) return fail(who + "'s partial row " + std::to_string(row) + " at float " + std::to_string(first) + " is another's too");
+            if (!partial_rows.insert(first).second) return fail(who, "'s partial row ", row, " at float ", first, " is another's too");
         }
     }
     const int64_t tiles = (args.n + Cfg::kTileN - 1) / Cfg::kTileN;
     const int64_t bands = args.m < 1 ? 1 : (args.m + Cfg::kTileM - 1) / Cfg::kTileM;
     if (static_cast<int64_t>(k_blocks_run.size()) != bands * tiles * k_blocks) {
-        return fail(std::to_string(k_blocks_run.size()) + " k-blocks run of " + std::to_string(bands * tiles * k_blocks));
+        return fail(k_blocks_run.size(), " k-blocks run of ", bands * tiles * k_blocks);
     }
     return "ok blocks " + std::to_string(grid);
 }
@@ -87,6 +87,6 @@ std::string split(std::istringstream& in) {
 
 int main() {
     return host::answer_cases([](const std::string& what, std::istringstream& in) {
-        return what == "split" ? split(in) : fail("unknown case " + what);
+        return what == "split" ? split(in) : fail("unknown case ", what);
     });
 }
