@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * kernels index them.
  */
 class FusedScheduleTest {
-    private static final int[] WORLDS = {1, 2, 3, 4, 8};
+    private static final int[] WORLDS = {1, 2, 3, 4, 5, 6, 7, 8};
     private static final int[] GROUPS = {1, 3, 8};
     private static final int[] TILE_NS = {Gemm.TILE_N, Gemm.NARROW_TILE_N};
 
