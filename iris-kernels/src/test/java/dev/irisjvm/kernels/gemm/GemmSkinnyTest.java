@@ -180,30 +180,32 @@ class GemmSkinnyTest {
     @Test
     void theKernelsOwnBlocksRunEveryKBlockOnceWithinTheWorkspace() throws Exception {
         // src/test/native/gemm_skinny_split.cu runs skinny.cuh's block arithmetic for every block of
-        // each split, as Gemm chooses it and as a caller forces it (Gemm.matmulSkinny's slices).
+        // each split, held to the workspace it was made for: as Gemm chooses it (no workspace, a
+        // Gemm's, a small one) and as Gemm.launchSkinny forces it within a Gemm's.
         long[][] workspaces = {{0, 0}, {PARTIAL_FLOATS, COUNTERS}, {3L * 32 * SkinnyGemm.TILE_M * SkinnyGemm.TILE_N, 64}};
         List<String> lines = new ArrayList<>();
         for (int m : new int[] {1, 8, 15, 16, 17, 32}) {
             for (int n : new int[] {8, 128, 1000, 4096, 6144, 28672}) {
                 for (int k : new int[] {8, 64, 1000, 4096, 8200, 16384}) {
-                    List<SkinnyGemm.Split> splits = new ArrayList<>();
                     for (long[] w : workspaces) {
-                        splits.add(SkinnyGemm.split(m, n, k, MOST_BLOCKS, w[0], w[1]));
+                        lines.add(launch(m, n, k, SkinnyGemm.split(m, n, k, MOST_BLOCKS, w[0], w[1]), w[0], w[1]));
                     }
                     for (int slices : new int[] {2, 7, 64}) {
                         SkinnyGemm.Split forced = SkinnyGemm.evenly(m, n, k, slices);
                         if (SkinnyGemm.fits(forced, PARTIAL_FLOATS, COUNTERS)) {
-                            splits.add(forced);
+                            lines.add(launch(m, n, k, forced, PARTIAL_FLOATS, COUNTERS));
                         }
-                    }
-                    for (SkinnyGemm.Split split : splits) {
-                        lines.add("split " + m + " " + n + " " + k + " " + split.slices() + " " + split.kBlocksPerSlice() + " " + split.grid() + " "
-                                + PARTIAL_FLOATS + " " + COUNTERS);
                     }
                 }
             }
         }
         HostPrograms.okAnswers("gemm_skinny_split", lines, "");
+    }
+
+    /** gemm_skinny_split's line for one launch of {@code split} on a workspace of that many partial floats and counters. */
+    private static String launch(int m, int n, int k, SkinnyGemm.Split split, long partialFloats, long counters) {
+        return "split " + m + " " + n + " " + k + " " + split.slices() + " " + split.kBlocksPerSlice() + " " + split.grid() + " " + partialFloats
+                + " " + counters;
     }
 
     private static GemmProblem problem(int m, int n, int k, GemmALayout aLayout) {
