@@ -1,5 +1,5 @@
 // gemm.cu: the library's GEMM, C = alpha A x B + beta C (+ bias), as sixteen variants, each in
-// fourteen tiles (and for A stored M x K, five more): 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a
+// fourteen tiles (and for A stored M x K, six more): 128 x 256 (the default), 128 x 192 ("mid", for shapes whose wide tiles leave a
 // wave mostly empty), 128 x 128 ("narrow", for shapes whose wide tiles leave SMs idle), 64 x 128
 // ("short", one consumer warpgroup) and 64 x 64 ("short_thin", two consumer warpgroups on every
 // other k-block) for every tile of a problem of at most 64 rows and of larger ones where 128-row
@@ -9,12 +9,13 @@
 // "short_thin_pair"), and 64 x 64 in blocks of 1 x 2, 2 x 2, 4 x 1 and 1 x 4 tiles
 // ("short_thin_1x2", ...). For few rows, swapped kernels compute C^T = B A^T in tiles of 64
 // columns of C by 8, 16, 32 or 48 of its rows ("swap8" ... "swap48"; iris/gemm/swapped.cuh), and by
-// 32 rows in clusters of two, one tile above the other, that share B ("swap32_1x2").
+// 32 or 16 rows in clusters of two, one tile above the other, that share B ("swap32_1x2",
+// "swap16_1x2").
 //
 //   iris_gemm_[<tile>_]<in>[_km]_<b>_<out>   tile: mid | narrow | short | short_thin | pair | mid_pair | narrow_pair
 //                                                  | short_pair | short_thin_pair | short_thin_1x2 | short_thin_2x2
 //                                                  | short_thin_4x1 | short_thin_1x4
-//                                                  | swap8 | swap16 | swap32 | swap48 | swap32_1x2 (no km)
+//                                                  | swap8 | swap16 | swap32 | swap48 | swap32_1x2 | swap16_1x2 (no km)
 //                                            in: bf16 | f16   km: A is K x M (else M x K)
 //                                            b: nk (B is N x K) | kn (B is K x N)   out: in | f32
 //

@@ -33,4 +33,5 @@
     X(swap16_,     16, 1, __VA_ARGS__)      \
     X(swap32_,     32, 1, __VA_ARGS__)      \
     X(swap48_,     48, 1, __VA_ARGS__)      \
-    X(swap32_1x2_, 32, 2, __VA_ARGS__)
+    X(swap32_1x2_, 32, 2, __VA_ARGS__)      \
+    X(swap16_1x2_, 16, 2, __VA_ARGS__)

@@ -81,7 +81,15 @@ enum GemmTile {
      * product's block of 1 x 2), that share B's k-blocks, each CTA loading 32 of B's rows (of a K x N
      * B, 32 of its box's K rows): {@code iris_gemm_swap32_1x2_*}.
      */
-    SWAP_32_PAIR(Gemm.SHORT_TILE_M, 32, Gemm.THREADS, "swap32_1x2_", 1, 2);
+    SWAP_32_PAIR(Gemm.SHORT_TILE_M, 32, Gemm.THREADS, "swap32_1x2_", 1, 2),
+    /**
+     * Swapped, 16 rows of C by 64 columns in clusters of two tiles, one above the other, that share
+     * B as {@link #SWAP_32_PAIR}'s do: {@code iris_gemm_swap16_1x2_*}. What cuBLASLt runs 32-row
+     * problems on (32 x 4096 x 1024 in 4.99 µs against 6.29 on 32 x 64 swapped tiles, GemmPlanTimes
+     * at commit {@code cf0492f}): one wave of 128 CTAs that load each k-block of B once per pair.
+     * GemmPlanTimes times it; neither the rule nor the tuner takes it yet.
+     */
+    SWAP_16_PAIR(Gemm.SHORT_TILE_M, 16, Gemm.THREADS, "swap16_1x2_", 1, 2);
 
     private final int rows;
     private final int cols;
@@ -229,8 +237,8 @@ enum GemmTile {
      * What follows {@code iris_gemm_} in this tile's kernel names: "", "mid_", "narrow_", "short_",
      * "short_thin_", for the pairs "pair_", "mid_pair_", "narrow_pair_", "short_pair_" or
      * "short_thin_pair_", for 64 x 64 in other clusters "short_thin_1x2_", "short_thin_2x2_",
-     * "short_thin_4x1_" or "short_thin_1x4_", and for the swapped ones "swap8_" ... "swap48_" and
-     * "swap32_1x2_".
+     * "short_thin_4x1_" or "short_thin_1x4_", and for the swapped ones "swap8_" ... "swap48_",
+     * "swap32_1x2_" and "swap16_1x2_".
      */
     String namePart() {
         return namePart;

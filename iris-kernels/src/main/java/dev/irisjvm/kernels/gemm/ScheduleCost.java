@@ -114,7 +114,7 @@ final class ScheduleCost {
             // 64 x 64 clusters are not among the candidates (GemmPlanTimes times them); priced as the tile.
             case SHORT_THIN, SHORT_THIN_PAIR, SHORT_THIN_1X2, SHORT_THIN_2X2, SHORT_THIN_4X1, SHORT_THIN_1X4 -> SHORT_THIN_K_BLOCK_US;
             // Nor are the swapped tiles, which stream B's rows as a 64 x 64 tile streams them.
-            case SWAP_8, SWAP_16, SWAP_32, SWAP_48, SWAP_32_PAIR -> SHORT_THIN_K_BLOCK_US;
+            case SWAP_8, SWAP_16, SWAP_32, SWAP_48, SWAP_32_PAIR, SWAP_16_PAIR -> SHORT_THIN_K_BLOCK_US;
         };
     }
 

@@ -45,7 +45,7 @@ class GemmInterfaceTest {
                 }
             }
         }
-        assertEquals(264, names, "16 variants in 14 tiles, 8 (A stored M x K) in 5 swapped ones");
+        assertEquals(272, names, "16 variants in 14 tiles, 8 (A stored M x K) in 6 swapped ones");
     }
 
     @Test

@@ -281,6 +281,16 @@ class StreamKPlanTest {
                 ScheduleCost.us(new StreamKPlan(GemmTile.SWAP_32, 64, 0), 32, 4096, 16, SMS), 1e-9);
         assertEquals(8, GemmTile.SWAP_8.bBoxRows(), "A's box: the tile's 8 rows of C");
         assertEquals(Gemm.SHORT_TILE_M / 2, GemmTile.SWAP_32_PAIR.aBoxRows(), "B's box: each CTA's share of the 64 rows of B");
+        // 32 rows of C in 16-row tiles, two of them one above the other sharing B: cuBLASLt's one wave.
+        assertEquals(List.of(GemmTile.SWAP_16_PAIR), GemmTile.SWAP_16.inClusters());
+        assertEquals(64, GemmTile.SWAP_16_PAIR.blocks(32, 4096), "one block of two 16-row tiles per 64 columns");
+        assertEquals(new StreamKPlan(GemmTile.SWAP_16_PAIR, 128, 0), StreamKPlan.whole(GemmTile.SWAP_16_PAIR, 32, 4096, SMS));
+        assertEquals("whole tiles on 128 blocks, 16 x 64 swapped tiles in blocks of 2 x 1",
+                StreamKPlan.whole(GemmTile.SWAP_16_PAIR, 32, 4096, SMS).describe(32));
+        assertEquals(16, GemmTile.SWAP_16_PAIR.bBoxRows(), "A's box: the tile's 16 rows of C");
+        assertEquals(Gemm.SHORT_TILE_M / 2, GemmTile.SWAP_16_PAIR.aBoxRows(), "B's box: each CTA's half of the 64 rows of B");
+        assertEquals(GemmTile.SWAP_16, GemmTile.swappedFor(16), "not a tile of the rule");
+        assertEquals(GemmTile.SWAP_32, GemmTile.swappedFor(32));
     }
 
     @Test
