@@ -138,7 +138,7 @@ std::string gather(std::istringstream& in) {
     if (!(in >> m >> n >> k >> tile_n >> world >> group_m >> slices >> blocks >> flag_words >> most_pieces)) {
         return fail("gather wants m n k tile_n world group_m slices blocks flag_words pieces");
     }
-    constexpr int kTileK = fused::kGatherPieceCols / iris::gemm::impl::kSplitAlignBlocks;  // all_gather_gemm.cu's static_assert
+    constexpr int kTileK = IRIS_GEMM_TILE_K;  // the mainloop's k-block
     const int k_blocks = static_cast<int>((k + kTileK - 1) / kTileK);
     const int pieces_per_row = static_cast<int>((k + fused::kGatherPieceCols - 1) / fused::kGatherPieceCols);
     const RowOwners owners{static_cast<int>((m + kTileM - 1) / kTileM), world};

@@ -123,9 +123,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * 128 x 128 tile (the rule, and the H200 timings behind it, are in {@code PortableGemm}); a KM A is
  * copied to shared memory M-major and its fragments read with ldmatrix.trans, as a KN B's are.
  * Skinny (at most 32 rows; on Hopper past 8 only where swapped tiles would not run whole in one
- * wave): one block of 128 threads and 72 KiB per band of 16 rows, 128-column tile and slice of K, with as many slices as make up to two blocks per SM (each slice at least 512 of
- * K); the last block of a band's tile to finish adds the
- * slices' F32 partials in slice order, on the same workspace ({@link #schedule} says the split).
+ * wave): one block of 128 threads and 72 KiB per band of 16 rows, 128-column tile and slice of K,
+ * with as many slices as make up to two blocks per SM (each slice at least 512 of K); the last
+ * block of a band's tile to finish adds the slices' F32 partials in slice order, on the same
+ * workspace ({@link #schedule} says the split).
  */
 public final class Gemm implements AutoCloseable {
     /** The kernel module ({@code gemm.cu}). */

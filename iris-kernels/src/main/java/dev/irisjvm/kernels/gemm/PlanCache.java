@@ -6,8 +6,8 @@ import java.util.Map;
 /**
  * The schedule the rule ({@link StreamKPlan#rule}) gave each recent shape, so that a call of a
  * shape seen before costs a map lookup instead of pricing every schedule again (up to one per
- * possible slice count: a hundred and more for a shape of one tile). The least recently used shapes are dropped beyond a limit. Not
- * thread-safe: its owner ({@link Gemm}) synchronizes.
+ * possible slice count: a hundred and more for a shape of one tile). The least recently used shapes
+ * are dropped beyond a limit. Not thread-safe: its owner ({@link Gemm}) synchronizes.
  */
 final class PlanCache {
     private record Shape(int m, int n, int kBlocks, GemmTile swapped) {}

@@ -33,6 +33,11 @@ final class PlanTimings {
     private PlanTimings() {
     }
 
+    /** The committed JSON of a GemmPlanTimes run, {@code docs/benchmarks/gemm-plans-<run>.json} (run: date and commit). */
+    static Path committed(String run) {
+        return Path.of(System.getProperty("iris.home", "..")).resolve("docs/benchmarks/gemm-plans-" + run + ".json");
+    }
+
     /**
      * The plans of every shape in {@code runs}, oldest first, each shape as its latest run timed
      * it; {@code rename} gives today's name of a tile a run named otherwise, or "" for one since

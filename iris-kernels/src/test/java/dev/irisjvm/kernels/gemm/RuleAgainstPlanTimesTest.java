@@ -8,7 +8,6 @@ import dev.irisjvm.kernels.gemm.PlanTimings.Timed;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -93,12 +92,8 @@ class RuleAgainstPlanTimesTest {
     private static Map<Shape, List<Timed>> latest() throws IOException {
         Map<Shape, List<Timed>> latest = new LinkedHashMap<>();
         for (Map.Entry<String, Map<String, String>> run : RUNS.entrySet()) {
-            latest.putAll(PlanTimings.latest(List.of(runFile(run.getKey())), name -> run.getValue().getOrDefault(name, name)));
+            latest.putAll(PlanTimings.latest(List.of(PlanTimings.committed(run.getKey())), name -> run.getValue().getOrDefault(name, name)));
         }
         return latest;
-    }
-
-    private static Path runFile(String run) {
-        return Path.of(System.getProperty("iris.home", "..")).resolve("docs/benchmarks/gemm-plans-" + run + ".json");
     }
 }

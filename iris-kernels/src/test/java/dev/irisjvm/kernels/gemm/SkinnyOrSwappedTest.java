@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.irisjvm.kernels.gemm.PlanTimings.Shape;
 import dev.irisjvm.kernels.gemm.PlanTimings.Timed;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,7 +24,7 @@ class SkinnyOrSwappedTest {
 
     @Test
     void theRuleTakesTheFasterOfTheSkinnyKernelsAndTheSwappedTile() throws IOException {
-        Map<Shape, List<Timed>> timed = PlanTimings.latest(List.of(runFile()), name -> name);
+        Map<Shape, List<Timed>> timed = PlanTimings.latest(List.of(PlanTimings.committed(RUN)), name -> name);
         int judged = 0;
         int skinny = 0;
         StringBuilder misses = new StringBuilder();
@@ -57,9 +56,5 @@ class SkinnyOrSwappedTest {
         assertTrue(Gemm.skinnyOverSwapped(Gemm.plan(32, 16384, 2048, SMS, true), 32, 16384), "256 tiles: two waves");
         assertTrue(Gemm.skinnyOverSwapped(Gemm.plan(16, 1536, 4096, SMS, true), 16, 1536), "24 tiles, split-K");
         assertTrue(Gemm.skinnyOverSwapped(StreamKPlan.whole(GemmTile.SHORT, 32, 4096, SMS), 32, 4096), "not a swapped tile");
-    }
-
-    private static Path runFile() {
-        return Path.of(System.getProperty("iris.home", "..")).resolve("docs/benchmarks/gemm-plans-" + RUN + ".json");
     }
 }
