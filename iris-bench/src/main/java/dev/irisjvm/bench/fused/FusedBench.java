@@ -13,7 +13,10 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.baselines.CublasGemm;
+import dev.irisjvm.kernels.baselines.CublasLtGemm;
 import dev.irisjvm.kernels.baselines.NcclComm;
+import dev.irisjvm.kernels.baselines.RowMajorGemm;
+import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.fused.FusedConfig;
 import dev.irisjvm.kernels.fused.FusedGemm;
 import dev.irisjvm.kernels.fused.FusedOp;
@@ -39,14 +42,21 @@ import java.util.Set;
  * barrier of all ranks and framed by its own pair of events):
  *
  * <ol>
- *   <li>{@code cublas}: the rank's GEMM alone (the compute floor);</li>
+ *   <li>{@code cublas}: the rank's GEMM alone with {@code cublasGemmEx} (the compute floor), and
+ *       {@code cublaslt}: with cuBLASLt's heuristic and a workspace; the faster of the two is the
+ *       baselines' GEMM;</li>
  *   <li>{@code iris_gemm}: the same GEMM with the library's {@link Gemm};</li>
  *   <li>{@code nccl}: the collective alone;</li>
- *   <li>{@code baseline}: cuBLAS then NCCL in sequence, the figure the fused kernels must beat; its
- *       output is the reference of the check;</li>
+ *   <li>{@code baseline}: that GEMM then NCCL in sequence, the figure the fused kernels must beat;
+ *       its output is the reference of the checks;</li>
+ *   <li>{@code iris_ccl}: the library's own collective alone ({@link Collectives}), and {@code
+ *       baseline_iris}: the GEMM then it, the fair competitor where NCCL's latency dominates (small
+ *       M), checked as the fused kernels are;</li>
  *   <li>{@code fused}, once per variant: a fresh instance (collective), timed, then one more call
  *       into a poisoned output, compared with the baseline's ({@link FusedOutputCheck}).</li>
  * </ol>
+ *
+ * With {@code --check-only} every point runs once, untimed, for its check alone.
  *
  * Per repetition the slowest rank's time counts (every rank's times are gathered); a failure on any
  * rank becomes the point's check text on every rank ({@link Lockstep}). With tracing, the first
@@ -59,19 +69,28 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
     private final FusedOptions options;
     private final Gemm gemm;
     private final CublasGemm cublas;
+    private final CublasLtGemm cublasLt;
     private final NcclComm nccl;
+    private final Collectives ccl;
     private final long runSeed;
     private final List<FusedSweepResult.Trace> traces = new ArrayList<>();
     private final Set<FusedOp> traced = EnumSet.noneOf(FusedOp.class);
     /** Shapes run so far: each shape's inputs take their seed from its place in the sweep. */
     private int shapesRun;
 
-    FusedBench(Iris iris, FusedOptions options, Gemm gemm, CublasGemm cublas, NcclComm nccl, RmaKernels kernels, long runSeed) {
+    /**
+     * cublasLt may be null (the baselines then run cublasGemmEx); cublas is null, and nccl disabled,
+     * where the run has no baseline.
+     */
+    FusedBench(Iris iris, FusedOptions options, Gemm gemm, CublasGemm cublas, CublasLtGemm cublasLt, NcclComm nccl, Collectives ccl,
+               RmaKernels kernels, long runSeed) {
         super(iris, kernels);
         this.options = options;
         this.gemm = gemm;
         this.cublas = cublas;
+        this.cublasLt = cublasLt;
         this.nccl = nccl;
+        this.ccl = ccl;
         this.runSeed = runSeed;
     }
 
@@ -92,24 +111,45 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
                 System.out.println("FusedSweep: " + s + " skipped: " + unsplittable);
             }
             measurements.add(FusedMeasurement.failed(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, FusedMeasurement.FUSED, "",
-                    "not run: " + unsplittable));
+                    FusedMeasurement.UNSPLITTABLE + unsplittable));
             return;
         }
         try (FusedWorkload buf = FusedWorkload.allocate(iris, s, runSeed + 1000L * index)) {
+            RowMajorGemm vendor = null;
+            String vendorName = "";
             if (baselines()) {
-                point(s, FusedMeasurement.CUBLAS, "", () -> buf.cublasGemm(cublas), null);
+                FusedMeasurement plain = point(s, FusedMeasurement.CUBLAS, "", () -> buf.vendorGemm(cublas), null);
+                vendor = cublas;
+                vendorName = FusedMeasurement.CUBLAS;
+                if (cublasLt != null) {
+                    // cuBLASLt's product is held to cublasGemmEx's before it may stand in for it.
+                    ByteBuffer product = download(buf.localProduct());
+                    FusedMeasurement lt = point(s, FusedMeasurement.CUBLASLT, "", () -> buf.vendorGemm(cublasLt),
+                            () -> gemmCheck(s, buf, product));
+                    if (lt.reps() > 0 && !lt.checkFailed() && (plain.reps() == 0 || lt.medianUs() < plain.medianUs())) {
+                        vendor = cublasLt;
+                        vendorName = FusedMeasurement.CUBLASLT;
+                    }
+                }
             } else {
                 skipped(s, FusedMeasurement.CUBLAS, "not measured (" + baselineReason() + ")");
             }
             point(s, FusedMeasurement.IRIS_GEMM, "", () -> buf.irisGemm(gemm), null);
+            point(s, FusedMeasurement.IRIS_CCL, buf.irisAlgorithm(ccl), () -> buf.irisCollective(ccl), null);
+            ByteBuffer reference = null;
             if (baselines()) {
+                RowMajorGemm g = vendor;
                 point(s, FusedMeasurement.NCCL, "", () -> buf.collective(nccl), null);
-                point(s, FusedMeasurement.BASELINE, "", () -> buf.baseline(cublas, nccl), null);
+                point(s, FusedMeasurement.BASELINE, vendorName, () -> buf.baseline(g, nccl), null);
+                reference = download(buf.baselineOutput());
+                ByteBuffer ref = reference;
+                point(s, FusedMeasurement.BASELINE_IRIS, vendorName, () -> buf.baselineIris(g, ccl),
+                        () -> checkAgainst(s, buf.baselineIrisOutput(), () -> buf.baselineIris(g, ccl), ref, false));
             } else {
                 skipped(s, FusedMeasurement.NCCL, "not measured (" + baselineReason() + ")");
                 skipped(s, FusedMeasurement.BASELINE, "not measured (" + baselineReason() + ")");
+                skipped(s, FusedMeasurement.BASELINE_IRIS, "not measured (" + baselineReason() + ")");
             }
-            ByteBuffer reference = baselines() ? download(buf.baselineOutput()) : null;
             for (FusedVariant v : s.op().variants()) {
                 fused(s, buf, v, reference);
             }
@@ -158,24 +198,41 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
 
     /** One more call into a poisoned output, compared with the baseline's output. */
     private String check(FusedShape s, FusedWorkload buf, FusedGemm g, ByteBuffer reference) {
+        return checkAgainst(s, buf.fusedOutput(), () -> buf.fused(g), reference, true);
+    }
+
+    /** cuBLASLt's GEMM once more into the poisoned product, compared with cublasGemmEx's. */
+    private String gemmCheck(FusedShape s, FusedWorkload buf, ByteBuffer reference) {
+        SymTensor product = buf.localProduct();
+        Memcpy.memset(product.deviceAddress(), 0xFF, product.byteSize(), stream);
+        buf.vendorGemm(cublasLt);
+        iris.synchronize();
+        return FusedOutputCheck.compareProducts(s, world, download(product), reference, TYPE);
+    }
+
+    /**
+     * {@code call} once more into {@code output}, poisoned on every rank first, compared with the
+     * baseline's output; {@code fusedLayout}: whether the output is laid out as the fused kernel's
+     * (else as the baseline's).
+     */
+    private String checkAgainst(FusedShape s, SymTensor output, Runnable call, ByteBuffer reference, boolean fusedLayout) {
         if (reference == null) {
             return "not checked (" + baselineReason() + ")";
         }
-        SymTensor c = buf.fusedOutput();
-        Memcpy.memset(c.deviceAddress(), 0xFF, c.byteSize(), stream);
+        Memcpy.memset(output.deviceAddress(), 0xFF, output.byteSize(), stream);
         iris.synchronize();
         iris.hostBarrier();  // every rank poisoned before any peer stores into its output
-        buf.fused(g);
+        call.run();
         iris.synchronize();
-        ByteBuffer got = download(c);
-        return FusedOutputCheck.compare(s, world, got, reference, TYPE);
+        return FusedOutputCheck.compare(s, world, download(output), reference, TYPE, fusedLayout);
     }
 
     // ---- timing ------------------------------------------------------------------------------------
 
-    private void point(FusedShape s, String impl, String variant, Runnable call, Lockstep.Check verify) {
+    private FusedMeasurement point(FusedShape s, String impl, String variant, Runnable call, Lockstep.Check verify) {
         Lockstep.Outcome o = lockstep.everyone(null,
-                () -> timer.run(options.warmup(), options.reps(), r -> iris.barrier(stream), r -> call.run(), true), verify);
+                () -> timer.run(options.warmup(), options.reps(), r -> iris.barrier(stream), r -> call.run(), !options.checkOnly()),
+                verify);
         String check = Verifier.agree(iris, o.check());
         if (verify == null && Verifier.OK.equals(check)) {
             check = FusedMeasurement.BASELINE.equals(impl) ? FusedMeasurement.REFERENCE : "";
@@ -201,6 +258,7 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
                     t.minUs(), t.maxUs(), rankMedians, s.flopsPerRank(world), s.nvlinkBytes(world, TYPE.byteSize()), check);
         }
         record(m);
+        return m;
     }
 
     private void skipped(FusedShape s, String impl, String why) {
@@ -224,6 +282,10 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
     private void record(FusedMeasurement m) {
         String impl = m.impl() + (m.variant().isEmpty() ? "" : " " + m.variant());
         String what = String.format(Locale.ROOT, "  %-15s %-18s %-24s", m.op(), m.shape(), impl);
+        if (options.checkOnly()) {
+            keep(m, what + " " + (m.check().isEmpty() ? "ran (nothing to check)" : "check: " + m.check()));
+            return;
+        }
         keep(m, what + " " + (m.reps() == 0 ? m.check() : String.format(Locale.ROOT, "%10.1f us (max over ranks per rep; min %.1f, "
                 + "max %.1f) %s", m.medianUs(), m.minUs(), m.maxUs(), m.check().isEmpty() ? "" : "check: " + m.check())));
     }

@@ -35,6 +35,18 @@ public final class FusedOptions {
     /** --quick: one mid-sized shape per operation, for a smoke run. */
     public static final String QUICK_SHAPES = "all_scatter:4096x4096x4096,all_reduce:4096x4096x4096,"
             + "all_gather:4096x4096x4096,reduce_scatter:4096x4096x4096";
+    /** The rows of issue 26's small-M table. */
+    public static final List<Integer> SMALL_MS = List.of(1, 8, 32, 64, 128, 256);
+    /**
+     * --small-m: issue 26's small-M table, M = 1, 8, 32, 64, 128 and 256 at the MLP shapes of Llama-3
+     * 70B and 8B (global, TP = world size): the row-parallel down projection (hidden x intermediate:
+     * 8192 x 28672, 4096 x 14336) for GEMM + all-reduce and GEMM + reduce-scatter, the
+     * column-parallel up projection (14336 x 4096, 28672 x 8192) for all-gather + GEMM. The shapes
+     * whose rows the ranks cannot split in whole tiles are recorded as not run, with why.
+     */
+    public static final String SMALL_M_SHAPES = smallM();
+    /** The workspace offered to cuBLASLt: the GEMM sweep's default. */
+    public static final long CUBLASLT_WORKSPACE_BYTES = 32L << 20;
     /** Fewest timed repetitions a point may have. */
     public static final int MIN_REPS = 20;
 
@@ -51,6 +63,14 @@ public final class FusedOptions {
 
     @Option(names = "--quick", description = "One 4096^3 shape per operation instead of --shapes, for a smoke run.")
     boolean quick;
+
+    @Option(names = "--small-m", description = "Issue 26's small-M shapes instead of --shapes (M = 1 to 256 at Llama-3's MLP "
+            + "shapes), each also against cuBLAS then the library's own collective.")
+    boolean smallM;
+
+    @Option(names = "--check-only", description = "Every point once, without warm-up or timing, for its output check alone: "
+            + "allowed where ranks share a GPU; no JSON is written and no trace taken, the checks are printed.")
+    boolean checkOnly;
 
     @Option(names = "--warmup", defaultValue = "5", description = "Untimed calls per implementation and shape (default: ${DEFAULT-VALUE}).")
     int warmup;
@@ -78,6 +98,9 @@ public final class FusedOptions {
     @Option(names = "--no-baseline", description = "Leave cuBLAS and NCCL out (no baseline, no speedups, no output check).")
     boolean noBaseline;
 
+    @Option(names = "--no-cublaslt", description = "Leave cuBLASLt out: the baselines' GEMM is then cublasGemmEx.")
+    boolean noCublasLt;
+
     @Mixin
     JobOptions job = new JobOptions(6, 30_000);
 
@@ -91,14 +114,32 @@ public final class FusedOptions {
         atLeast("--group-m", groupM, 1);
         require(tileN >= 0, "--tile-n must be >= 0 (0: the width each shape gets), got " + tileN);
         require(splitK >= 0 && splitK <= 2, "--split-k must be 0 (the split each shape gets), 1 or 2, got " + splitK);
+        require(!(quick && smallM), "--quick and --small-m are two shape lists; give one");
         job.validate();
         shapes();
+    }
+
+    private static String smallM() {
+        List<String> out = new ArrayList<>();
+        for (String op : List.of("all_reduce", "reduce_scatter")) {
+            for (String nk : List.of("8192x28672", "4096x14336")) {
+                for (int m : SMALL_MS) {
+                    out.add(op + ":" + m + "x" + nk);
+                }
+            }
+        }
+        for (String nk : List.of("28672x8192", "14336x4096")) {
+            for (int m : SMALL_MS) {
+                out.add("all_gather:" + m + "x" + nk);
+            }
+        }
+        return String.join(",", out);
     }
 
     /** The shapes, in order. */
     public List<FusedShape> shapes() {
         List<FusedShape> out = new ArrayList<>();
-        for (String s : OptionChecks.items(quick ? QUICK_SHAPES : shapes)) {
+        for (String s : OptionChecks.items(quick ? QUICK_SHAPES : smallM ? SMALL_M_SHAPES : shapes)) {
             int colon = s.indexOf(':');
             if (colon < 0) {
                 throw new IllegalArgumentException("--shapes: '" + s + "' is not op:MxNxK");
@@ -127,12 +168,18 @@ public final class FusedOptions {
         return parent == null ? Path.of(".") : parent;
     }
 
+    /** Untimed calls per point; none with --check-only. */
     public int warmup() {
-        return warmup;
+        return checkOnly ? 0 : warmup;
     }
 
+    /** Timed calls per point; one with --check-only, whose time is not kept. */
     public int reps() {
-        return reps;
+        return checkOnly ? 1 : reps;
+    }
+
+    public boolean checkOnly() {
+        return checkOnly;
     }
 
     public int groupM() {
@@ -148,11 +195,16 @@ public final class FusedOptions {
     }
 
     public boolean trace() {
-        return !noTrace;
+        return !noTrace && !checkOnly;
     }
 
     public boolean baseline() {
         return !noBaseline;
+    }
+
+    /** Whether cuBLASLt (its heuristic's algorithm, {@link #CUBLASLT_WORKSPACE_BYTES} of workspace) is timed beside cublasGemmEx. */
+    public boolean cublasLt() {
+        return !noBaseline && !noCublasLt;
     }
 
     /** The heap per rank and the device deadline. */

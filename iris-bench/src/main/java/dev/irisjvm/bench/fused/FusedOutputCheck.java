@@ -25,7 +25,8 @@ import java.util.function.LongUnaryOperator;
  *
  * A lost tile, a wrong owner or a stale partial is far beyond either. NCCL's all-gather output is
  * rank-major ([w][M][N/w]); for all-scatter the fused M x N output is compared element by element
- * with the block of the rank that computed it.
+ * with the block of the rank that computed it. The second baseline (the GEMM then the library's
+ * collective) is laid out as the first and held to the same tolerance.
  */
 final class FusedOutputCheck {
     private FusedOutputCheck() {}
@@ -38,12 +39,23 @@ final class FusedOutputCheck {
         };
     }
 
-    /** "ok", or what differs. */
-    static String compare(FusedShape s, int world, ByteBuffer got, ByteBuffer reference, DType t) {
+    /** "ok", or how one rank's GEMM product differs from another GEMM's on the same inputs (each rounded once). */
+    static String compareProducts(FusedShape s, int world, ByteBuffer got, ByteBuffer reference, DType t) {
+        Difference d = OutputCheck.difference(got, reference, t, got.capacity() / t.byteSize(), i -> i);
+        if (d.notFinite() > 0) {
+            return d.notFiniteText();
+        }
+        double tol = 2 * t.unitRoundoff() + s.localK(world) * 0x1p-23;
+        return d.relative() <= tol ? "ok"
+                : String.format(Locale.ROOT, "relative difference to cublasGemmEx %.3g exceeds %.3g", d.relative(), tol);
+    }
+
+    /** "ok", or what differs; {@code fusedLayout}: whether {@code got} is laid out as the fused kernel's output, else as the reference. */
+    static String compare(FusedShape s, int world, ByteBuffer got, ByteBuffer reference, DType t, boolean fusedLayout) {
         int m = s.m();
         int nLocal = s.localN(world);
         // All-scatter: element (row, col) of the fused M x N output is in the reference's block of the rank that computed it.
-        LongUnaryOperator at = s.op() != FusedOp.ALL_SCATTER ? i -> i
+        LongUnaryOperator at = s.op() != FusedOp.ALL_SCATTER || !fusedLayout ? i -> i
                 : i -> ((i % s.n() / nLocal) * m + i / s.n()) * nLocal + i % s.n() % nLocal;
         Difference d = OutputCheck.difference(got, reference, t, got.capacity() / t.byteSize(), at);
         if (d.notFinite() > 0) {

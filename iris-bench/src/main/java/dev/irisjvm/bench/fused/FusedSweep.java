@@ -9,7 +9,9 @@ import dev.irisjvm.bench.results.FusedSweepResult;
 import dev.irisjvm.bench.rma.RmaKernels;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.kernels.baselines.CublasGemm;
+import dev.irisjvm.kernels.baselines.CublasLtGemm;
 import dev.irisjvm.kernels.baselines.NcclComm;
+import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.gemm.Gemm;
 import java.nio.file.Files;
 import java.util.List;
@@ -17,16 +19,19 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
- * The fused sweep: for every operation and global shape of issue 9, the fused GEMM + communication
- * kernels (every variant) against cuBLAS then NCCL in sequence, plus the GEMM alone (the floor),
- * the Iris GEMM alone and the collective alone, all timed with CUDA events in the same run on every
- * rank (see {@link FusedBench}); one traced call per operation and variant written as a Chrome
- * trace. Rank 0 writes one {@link FusedSweepResult}. One process per GPU:
+ * The fused sweep: for every operation and global shape of issue 9 (or issue 26's small M), the
+ * fused GEMM + communication kernels (every variant) against cuBLAS then NCCL in sequence and
+ * cuBLAS then the library's own collective, plus the GEMM alone (cublasGemmEx and cuBLASLt: the
+ * floor), the Iris GEMM alone and each collective alone, all timed with CUDA events in the same run
+ * on every rank (see {@link FusedBench}); one traced call per operation and variant written as a
+ * Chrome trace. Rank 0 writes one {@link FusedSweepResult}. One process per GPU; with
+ * {@code --check-only}, ranks may share one, and only the checks are printed:
  *
  * <pre>
  * mvn -q install -DskipTests
  * bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.fused.FusedSweep --out /tmp/f/fused-sweep.json
  * bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.fused.FusedSweep --shapes all_reduce:4096x4096x4096 --reps 50
+ * bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.fused.FusedSweep --small-m --check-only
  * </pre>
  *
  * Exit code: 0; 2 for bad options; 3 if a fused output failed its check against the baseline.
@@ -49,7 +54,7 @@ public final class FusedSweep extends SweepCommand {
     private int measure(Iris iris, RmaKernels kernels) throws Exception {
         List<FusedMeasurement> results;
         try (Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()))) {
-            if (SharedGpu.refuses(iris, name())) {
+            if (!options.checkOnly() && SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
             requireTwoRanks(iris);
@@ -58,27 +63,40 @@ public final class FusedSweep extends SweepCommand {
             String hardware = RunRecord.hardware(iris);
             CublasGemm cublas = options.baseline()
                     ? EveryRankCublas.open(iris, why -> say(iris, "cuBLAS unavailable on " + why + "; no baseline")) : null;
+            CublasLtGemm cublasLt = cublas != null && options.cublasLt() ? EveryRankCublas.openLt(iris,
+                    FusedOptions.CUBLASLT_WORKSPACE_BYTES, why -> say(iris, "cuBLASLt unavailable on " + why + "; cublasGemmEx only"))
+                    : null;
             NcclComm nccl = options.baseline() ? NcclComm.open(iris) : NcclComm.disabled(iris, "--no-baseline");
+            Collectives ccl = Collectives.create(iris);
             String software = RunRecord.software((cublas != null ? cublas.version() : "cuBLAS not used") + ", "
-                    + (nccl.available() ? nccl.version() : "NCCL not used (" + nccl.reason() + ")"));
-            if (iris.rank() == 0) {
+                    + (cublasLt != null ? cublasLt.version() + " (" + (cublasLt.workspaceBytes() >> 20) + " MiB workspace)"
+                    : "cuBLASLt not used") + ", " + (nccl.available() ? nccl.version() : "NCCL not used (" + nccl.reason() + ")"));
+            if (iris.rank() == 0 && options.trace()) {
                 Files.createDirectories(options.traces());
             }
             sayRun(iris, iris.worldSize() + " ranks (TP " + iris.worldSize() + ")", hardware, software, runSeed);
             List<FusedSweepResult.Trace> traces;
-            try (FusedBench bench = new FusedBench(iris, options, gemm, cublas, nccl, kernels, runSeed)) {
+            try (FusedBench bench = new FusedBench(iris, options, gemm, cublas, cublasLt, nccl, ccl, kernels, runSeed)) {
                 runEach(iris, options.shapes(), Object::toString, bench::run);
                 results = bench.measurements();
                 traces = bench.traces();
             } finally {
-                synchronizeThenClose(iris, nccl, cublas);
+                synchronizeThenClose(iris, ccl, nccl, cublasLt, cublas);
+            }
+            if (options.checkOnly()) {
+                say(iris, "FusedSweep --check-only: " + results.size() + " points checked; nothing timed, no JSON written");
+                return checked(failedChecks(results), "point(s) failed their check");
             }
             FusedSweepResult sweep = new FusedSweepResult(RunRecord.now(), hardware, software,
                     RunRecord.command(iris.worldSize(), FusedSweep.class, spec), iris.worldSize(), options.warmup(), options.reps(),
                     options.groupM(), results, traces);
             write(iris, options.out(), sweep::write, results.size() + " measurements, " + traces.size() + " traces");
         }
-        return checked(results.stream().filter(m -> FusedMeasurement.FUSED.equals(m.impl()) && m.checkFailed()).count(),
-                "fused point(s) failed their check");
+        return checked(failedChecks(results), "point(s) failed their check");
+    }
+
+    /** The fused kernels', the library-collective baseline's and cuBLASLt's points whose output check failed. */
+    private static long failedChecks(List<FusedMeasurement> results) {
+        return results.stream().filter(FusedMeasurement::checkFailed).count();
     }
 }

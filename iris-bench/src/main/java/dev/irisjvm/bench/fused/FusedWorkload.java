@@ -7,8 +7,10 @@ import dev.irisjvm.core.SymTensor;
 import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
-import dev.irisjvm.kernels.baselines.CublasGemm;
 import dev.irisjvm.kernels.baselines.NcclComm;
+import dev.irisjvm.kernels.baselines.RowMajorGemm;
+import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
+import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.ReduceOp;
 import dev.irisjvm.kernels.fused.AllGatherGemm;
 import dev.irisjvm.kernels.fused.FusedConfig;
@@ -21,11 +23,12 @@ import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * One shape's tensors on this rank and the calls the fused benchmarks time on them: the fused
- * kernel, the rank's GEMM (cuBLAS or the Iris GEMM), the NCCL collective, and both in sequence
- * (the baseline). BF16, B stored N x K (a Linear layer's weight), inputs uniform in [-1, 1)
+ * kernel, the rank's GEMM (a vendor GEMM or the Iris GEMM), the collective (NCCL's or the
+ * library's own), and the GEMM and a collective in sequence (the baselines). BF16, B stored N x K (a Linear layer's weight), inputs uniform in [-1, 1)
  * generated on the GPU: A replicated for all-scatter (the same seed on every rank), every other
  * operand a shard of its own. Allocation is collective.
  *
@@ -34,6 +37,7 @@ import java.util.List;
  *      FusedGemm g = w.create(FusedConfig.defaults())) {
  *     w.fused(g);                    // the fused kernel into fusedOutput()
  *     w.baseline(cublas, nccl);      // cuBLAS then NCCL into baselineOutput()
+ *     w.baselineIris(cublas, ccl);   // cuBLAS then the library's collective into baselineIrisOutput()
  * }
  * }</pre>
  */
@@ -54,6 +58,9 @@ public final class FusedWorkload implements AutoCloseable {
     private SymTensor local;    // the rank's GEMM output (all-scatter and all-gather: M x N/w; reductions: the M x N partial)
     private SymTensor gathered; // all-scatter: NCCL's gathered output [w][M][N/w]; all-gather: NCCL's gathered A
     private SymTensor out;      // reductions: NCCL's result
+    // The library's collective writes apart from NCCL's, so that NCCL's result stays the reference:
+    private SymTensor irisGathered; // all-scatter: the gathered output; all-gather: the gathered A
+    private SymTensor irisOut;      // reductions: the result; all-gather: the GEMM's output
 
     private FusedWorkload(Iris iris, FusedShape shape) {
         this.iris = iris;
@@ -96,6 +103,7 @@ public final class FusedWorkload implements AutoCloseable {
                 c = add(heap.empty(TYPE, m, shape.n()));
                 local = add(heap.empty(TYPE, m, n));
                 gathered = add(heap.empty(TYPE, (long) world * m, n));
+                irisGathered = add(heap.empty(TYPE, (long) world * m, n));
             }
             case ALL_REDUCE, REDUCE_SCATTER -> {
                 a = add(heap.uniform(Seeds.ofRank(seed, rank), -1, 1, TYPE, m, k));
@@ -104,6 +112,7 @@ public final class FusedWorkload implements AutoCloseable {
                 c = add(heap.empty(TYPE, rows, n));
                 local = add(heap.empty(TYPE, m, n));
                 out = add(heap.empty(TYPE, rows, n));
+                irisOut = add(heap.empty(TYPE, rows, n));
             }
             case ALL_GATHER -> {
                 int rows = m / world;
@@ -115,6 +124,8 @@ public final class FusedWorkload implements AutoCloseable {
                 c = add(heap.empty(TYPE, m, n));
                 local = add(heap.empty(TYPE, m, n));
                 gathered = add(heap.empty(TYPE, m, k));
+                irisGathered = add(heap.empty(TYPE, m, k));
+                irisOut = add(heap.empty(TYPE, m, n));
                 Memcpy.deviceToDevice(gathered.deviceAddress(), a.deviceAddress(), a.byteSize(), stream);
                 iris.synchronize();
             }
@@ -143,11 +154,14 @@ public final class FusedWorkload implements AutoCloseable {
         g.run(a, b, LAYOUT, null, c, stream);
     }
 
-    /** Enqueues the rank's GEMM with cuBLAS (all-gather: on NCCL's gathered A). */
-    public void cublasGemm(CublasGemm cublas) {
-        SymTensor in = shape.op() == FusedOp.ALL_GATHER ? gathered : a;
-        cublas.gemm(LAYOUT, TYPE, TYPE, shape.m(), shape.localN(world), shape.localK(world), in.deviceAddress(), b.deviceAddress(),
-                local.deviceAddress(), false);
+    /** Enqueues the rank's GEMM with a vendor GEMM (all-gather: on NCCL's gathered A). */
+    public void vendorGemm(RowMajorGemm vendor) {
+        vendorGemm(vendor, shape.op() == FusedOp.ALL_GATHER ? gathered : a, local);
+    }
+
+    private void vendorGemm(RowMajorGemm vendor, SymTensor in, SymTensor result) {
+        vendor.gemm(LAYOUT, TYPE, TYPE, shape.m(), shape.localN(world), shape.localK(world), in.deviceAddress(), b.deviceAddress(),
+                result.deviceAddress(), false);
     }
 
     /** Enqueues the same GEMM with the library's {@link Gemm}. */
@@ -169,15 +183,53 @@ public final class FusedWorkload implements AutoCloseable {
         }
     }
 
-    /** The baseline: cuBLAS then NCCL in sequence (all-gather: NCCL then cuBLAS). */
-    public void baseline(CublasGemm cublas, NcclComm nccl) {
+    /**
+     * Enqueues the library's own collective ({@link Collectives}; all-reduce with AUTO, the one-shot
+     * kernel at small sizes) on the same inputs as {@link #collective}, into this workload's tensors
+     * of its own.
+     */
+    public void irisCollective(Collectives ccl) {
+        switch (shape.op()) {
+            case ALL_SCATTER -> ccl.allGather(local, irisGathered, stream);
+            case ALL_REDUCE -> ccl.allReduce(local, irisOut, ReduceOp.SUM, stream);
+            case REDUCE_SCATTER -> ccl.reduceScatter(local, irisOut, ReduceOp.SUM, stream);
+            case ALL_GATHER -> ccl.allGather(aRows, irisGathered, stream);
+        }
+    }
+
+    /** "one_shot", ...: what {@link #irisCollective} runs for an all-reduce of this shape; "" for the other operations. */
+    public String irisAlgorithm(Collectives ccl) {
+        if (shape.op() != FusedOp.ALL_REDUCE) {
+            return "";
+        }
+        return ccl.resolve(AllReduceAlgorithm.AUTO, local.byteSize()).name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The baseline: the vendor GEMM then NCCL in sequence (all-gather: NCCL then the GEMM). */
+    public void baseline(RowMajorGemm vendor, NcclComm nccl) {
         if (shape.op() == FusedOp.ALL_GATHER) {
             collective(nccl);
-            cublasGemm(cublas);
+            vendorGemm(vendor);
         } else {
-            cublasGemm(cublas);
+            vendorGemm(vendor);
             collective(nccl);
         }
+    }
+
+    /** The vendor GEMM then the library's own collective (all-gather: the collective, then the GEMM on its gathered A). */
+    public void baselineIris(RowMajorGemm vendor, Collectives ccl) {
+        if (shape.op() == FusedOp.ALL_GATHER) {
+            irisCollective(ccl);
+            vendorGemm(vendor, irisGathered, irisOut);
+        } else {
+            vendorGemm(vendor);
+            irisCollective(ccl);
+        }
+    }
+
+    /** Where {@link #vendorGemm} and {@link #irisGemm} leave the rank's product, M x N_local (the reductions: M x N, the partial). */
+    public SymTensor localProduct() {
+        return local;
     }
 
     /** The fused kernel's output. */
@@ -192,6 +244,11 @@ public final class FusedWorkload implements AutoCloseable {
             case ALL_GATHER -> local;
             case ALL_REDUCE, REDUCE_SCATTER -> out;
         };
+    }
+
+    /** Where {@link #baselineIris} leaves its result, laid out as {@link #baselineOutput()}. */
+    public SymTensor baselineIrisOutput() {
+        return shape.op() == FusedOp.ALL_SCATTER ? irisGathered : irisOut;
     }
 
     /** Collective: waits for this rank's stream and frees every tensor. */

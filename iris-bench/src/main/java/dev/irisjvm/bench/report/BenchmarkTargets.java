@@ -64,11 +64,26 @@ public record BenchmarkTargets(String about, Gemm gemm, GemmSuite gemmSuite, Att
         }
     }
 
-    /** The fused report's targets: speedup over cuBLAS then NCCL per "op MxNxK", stated for {@code world} ranks. */
-    public record Fused(String source, int world, Map<String, Double> speedups) {
+    /**
+     * The fused report's targets: speedup over cuBLAS then NCCL per "op MxNxK", stated for {@code
+     * world} ranks; and at small M, {@link SmallM}.
+     */
+    public record Fused(String source, int world, Map<String, Double> speedups, SmallM smallM) {
         /** The target speedup, or NaN where none is stated. */
         public double speedup(String op, String shape) {
             return speedups.getOrDefault(op + " " + shape, Double.NaN);
+        }
+    }
+
+    /**
+     * The fused report's small-M targets: at every M up to {@code maxM}, the fused kernel at least
+     * {@code minOverNccl} times as fast as cuBLAS then NCCL, and {@code minOverIris} times as fast as
+     * cuBLAS then the library's own collective (the one-shot all-reduce at these sizes).
+     */
+    public record SmallM(String source, int maxM, double minOverNccl, double minOverIris) {
+        /** Whether a shape of {@code m} rows is judged. */
+        public boolean judges(int m) {
+            return m <= maxM;
         }
     }
 

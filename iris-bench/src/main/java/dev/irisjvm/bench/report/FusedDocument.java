@@ -38,6 +38,8 @@ public final class FusedDocument extends Document {
      * store at 1 GiB measured on the same machines (docs/benchmarks/rma.md).
      */
     public static final double NVLINK_GBPS = 370;
+    /** The largest M of issue 26's small-M table ({@code FusedSweep --small-m}). */
+    static final int SMALL_M_ROWS = 256;
 
     private final FusedSweepResult sweep;
     private final BenchmarkTargets.Fused targets;
@@ -47,11 +49,27 @@ public final class FusedDocument extends Document {
     private String jmhCommand;
 
     /** One operation at one shape: every implementation's measurement. */
-    record Row(String op, String shape, Map<String, FusedMeasurement> fused, FusedMeasurement baseline, FusedMeasurement cublas,
-               FusedMeasurement irisGemm, FusedMeasurement nccl, double target) {
+    record Row(String op, String shape, int m, Map<String, FusedMeasurement> fused, FusedMeasurement baseline,
+               FusedMeasurement baselineIris, FusedMeasurement cublas, FusedMeasurement cublasLt, FusedMeasurement irisGemm,
+               FusedMeasurement nccl, FusedMeasurement irisCcl, double target) {
         FusedMeasurement any() {
             for (FusedMeasurement m : fused.values()) return m;
             return baseline != null ? baseline : cublas;
+        }
+
+        /** The faster GEMM alone of cublasGemmEx and cuBLASLt (whose check passed), or null. */
+        FusedMeasurement vendorGemm() {
+            boolean lt = timed(cublasLt) && !cublasLt.checkFailed();
+            if (!timed(cublas)) {
+                return lt ? cublasLt : null;
+            }
+            return lt && cublasLt.medianUs() < cublas.medianUs() ? cublasLt : cublas;
+        }
+
+        /** Whether the ranks could not split this shape (nothing ran). */
+        boolean unsplittable() {
+            FusedMeasurement m = any();
+            return m != null && m.unsplittable();
         }
 
         static boolean timed(FusedMeasurement m) {
@@ -72,12 +90,18 @@ public final class FusedDocument extends Document {
         }
 
         double speedup(FusedMeasurement m) {
-            return timed(m) && timed(baseline) ? baseline.medianUs() / m.medianUs() : Double.NaN;
+            return speedup(m, baseline);
+        }
+
+        /** {@code over}'s time ÷ {@code m}'s, NaN unless both were timed. */
+        static double speedup(FusedMeasurement m, FusedMeasurement over) {
+            return timed(m) && timed(over) ? over.medianUs() / m.medianUs() : Double.NaN;
         }
 
         /** max(GEMM alone, NVLink bytes at NVLINK_GBPS), in µs; NaN without the GEMM. */
         double floorUs() {
-            return timed(cublas) ? Math.max(cublas.medianUs(), nvlinkUs()) : Double.NaN;
+            FusedMeasurement gemm = vendorGemm();
+            return gemm != null ? Math.max(gemm.medianUs(), nvlinkUs()) : Double.NaN;
         }
 
         double nvlinkUs() {
@@ -113,19 +137,18 @@ public final class FusedDocument extends Document {
         List<Row> rows = new ArrayList<>();
         for (var e : byShape.entrySet()) {
             Map<String, FusedMeasurement> fused = new LinkedHashMap<>();
-            FusedMeasurement baseline = null, cublas = null, irisGemm = null, nccl = null;
+            Map<String, FusedMeasurement> other = new LinkedHashMap<>();
             for (FusedMeasurement m : e.getValue()) {
-                switch (m.impl()) {
-                    case FusedMeasurement.FUSED -> fused.put(m.variant().isEmpty() ? "?" : m.variant(), m);
-                    case FusedMeasurement.BASELINE -> baseline = m;
-                    case FusedMeasurement.CUBLAS -> cublas = m;
-                    case FusedMeasurement.IRIS_GEMM -> irisGemm = m;
-                    case FusedMeasurement.NCCL -> nccl = m;
-                    default -> { }
+                if (FusedMeasurement.FUSED.equals(m.impl())) {
+                    fused.put(m.variant().isEmpty() ? "?" : m.variant(), m);
+                } else {
+                    other.put(m.impl(), m);
                 }
             }
             FusedMeasurement first = e.getValue().get(0);
-            rows.add(new Row(first.op(), first.shape(), fused, baseline, cublas, irisGemm, nccl,
+            rows.add(new Row(first.op(), first.shape(), first.m(), fused, other.get(FusedMeasurement.BASELINE),
+                    other.get(FusedMeasurement.BASELINE_IRIS), other.get(FusedMeasurement.CUBLAS), other.get(FusedMeasurement.CUBLASLT),
+                    other.get(FusedMeasurement.IRIS_GEMM), other.get(FusedMeasurement.NCCL), other.get(FusedMeasurement.IRIS_CCL),
                     targets.speedup(first.op(), first.shape())));
         }
         return rows;
@@ -135,8 +158,8 @@ public final class FusedDocument extends Document {
     @Override
     String markdown(Charts charts) {
         List<Row> rows = rows();
-        return header(rows) + targets(rows) + findings + chart(rows, charts) + times(rows) + timelines(charts) + auto(rows)
-                + jmhSection() + method() + checks(rows);
+        return header(rows) + targets(rows) + smallM(rows) + findings + chart(rows, charts) + times(rows) + timelines(charts)
+                + auto(rows) + jmhSection() + method(rows) + checks(rows);
     }
 
     // ---- sections ----------------------------------------------------------------------------------
@@ -156,11 +179,24 @@ public final class FusedDocument extends Document {
                         + "(a Linear layer's weight)")
                 .item("points", rows.size() + " (operation × shape), " + sweep.warmup() + " warm-up and " + sweep.reps()
                         + " timed calls per implementation")
-                .item("baseline", "cuBLAS (`cublasGemmEx`, default algorithm, no workspace) then NCCL on plain buffers, on one "
-                        + "stream. Not in this run, though issue 29 asks for them: cuBLASLt with its heuristic's best algorithm and a "
-                        + "workspace (the GEMM report's stronger baseline), and NCCL on window-registered buffers. The speedups are "
-                        + "against the baseline above until a two-GPU run measures those.")
+                .item("baseline", baselineText(rows))
                 .end(rawFiles, "Commands", runCommand, ran);
+    }
+
+    private static String baselineText(List<Row> rows) {
+        boolean lt = withCublasLt(rows);
+        boolean iris = rows.stream().anyMatch(r -> r.baselineIris() != null);
+        if (!lt && !iris) {
+            return "cuBLAS (`cublasGemmEx`, default algorithm, no workspace) then NCCL on plain buffers, on one "
+                    + "stream. Not in this run, though issue 29 asks for them: cuBLASLt with its heuristic's best algorithm and a "
+                    + "workspace (the GEMM report's stronger baseline), and NCCL on window-registered buffers. The speedups are "
+                    + "against the baseline above until a two-GPU run measures those.";
+        }
+        return "per shape, the faster of `cublasGemmEx` (default algorithm) and cuBLASLt (its heuristic's algorithm, with the "
+                + "workspace the software line names), both timed alone in this run, then NCCL on plain buffers, on one stream"
+                + (iris ? "; and the same GEMM then the library's own collective (`Collectives`; all-reduce with AUTO, the one-shot "
+                + "kernel up to its capacity)" : "") + ". Not in this run, though issue 29 asks for it: NCCL on window-registered "
+                + "buffers.";
     }
 
     private String targets(List<Row> rows) {
@@ -214,6 +250,57 @@ public final class FusedDocument extends Document {
         return ", so that " + Sizes.justUnder(t, "0.001") + " does not read as a passing " + Sizes.twoDecimals(t);
     }
 
+    /**
+     * Issue 26's small-M table: every shape of up to {@value #SMALL_M_ROWS} rows, against both
+     * baselines, judged at M up to the targets' maxM.
+     */
+    private String smallM(List<Row> rows) {
+        List<Row> shown = rows.stream().filter(r -> r.m() <= SMALL_M_ROWS).toList();
+        BenchmarkTargets.SmallM goal = targets.smallM();
+        if (shown.isEmpty() || goal == null) {
+            return "";
+        }
+        MarkdownTable t = new MarkdownTable("operation", "M × N × K", "best fused µs (variant)", "cuBLAS → NCCL µs", "speedup",
+                "cuBLAS → Iris µs", "speedup", "target", "status", "GEMM alone µs", "Iris GEMM µs", "NCCL alone µs",
+                "Iris collective µs");
+        int judged = 0;
+        int pass = 0;
+        for (Row r : shown) {
+            FusedMeasurement best = r.best();
+            double overNccl = r.speedup(best);
+            double overIris = Row.speedup(best, r.baselineIris());
+            String status;
+            if (r.unsplittable()) {
+                status = "not run: " + r.any().check().substring(FusedMeasurement.UNSPLITTABLE.length());
+            } else if (!goal.judges(r.m())) {
+                status = "no target";
+            } else if (Double.isNaN(overNccl) || Double.isNaN(overIris)) {
+                status = "not measured";
+            } else {
+                judged++;
+                boolean ok = overNccl >= goal.minOverNccl() && overIris >= goal.minOverIris();
+                pass += ok ? 1 : 0;
+                status = ok ? "PASS" : "**FAIL**";
+            }
+            FusedMeasurement gemm = r.vendorGemm();
+            FusedMeasurement ccl = r.irisCcl();
+            t.row(title(r.op()), label(r.shape()), best == null ? null : Sizes.number(best.medianUs()) + " (" + best.variant() + ")",
+                    us(r.baseline()), ratio3(overNccl),
+                    Row.timed(r.baselineIris()) ? Sizes.number(r.baselineIris().medianUs()) : null, ratio3(overIris),
+                    goal.judges(r.m()) ? "≥ " + Sizes.ratio(goal.minOverNccl()) + " / ≥ " + Sizes.ratio(goal.minOverIris()) : null,
+                    status, gemm == null ? null : Sizes.number(gemm.medianUs()) + " (" + gemm.impl() + ")", us(r.irisGemm()),
+                    us(r.nccl()), Row.timed(ccl) ? Sizes.number(ccl.medianUs()) + (ccl.variant().isEmpty() ? "" : " (" + ccl.variant()
+                            + ")") : null);
+        }
+        String summary = judged == 0 ? "No small-M target could be judged in this run." : pass + " of " + judged + " targets met.";
+        return "## Small M\n\n" + GemmDocument.capitalized(goal.source()) + ": at M up to " + goal.maxM() + ", the fused kernel at "
+                + "least " + Sizes.ratio(goal.minOverNccl()) + " as fast as cuBLAS then NCCL and " + Sizes.ratio(goal.minOverIris())
+                + " as fast as cuBLAS then the library's own collective (the target column gives both), both measured in this "
+                + "run; judged on the fastest fused variant whose output check passed. " + summary + " \"GEMM alone\" is the "
+                + "faster of cublasGemmEx and cuBLASLt, the GEMM both baselines run. Reduce-scatter and all-gather + GEMM split "
+                + "the rows over the ranks in whole 128-row tiles, so below 128 × the ranks they do not run.\n\n" + t.render() + "\n";
+    }
+
     private static String chart(List<Row> rows, Charts charts) {
         List<Row> shown = rows.stream().filter(r -> Row.timed(r.baseline())).toList();
         if (shown.isEmpty()) {
@@ -252,12 +339,15 @@ public final class FusedDocument extends Document {
             FusedMeasurement spare = r.fused().get("spare_warps");
             FusedMeasurement best = r.best();
             FusedMeasurement any = r.any();
-            t.row(title(r.op()), label(r.shape()), us(r.cublas()), any == null ? null : Sizes.bytes((long) any.nvlinkBytes()),
+            FusedMeasurement gemm = r.vendorGemm();
+            t.row(title(r.op()), label(r.shape()), gemm == null ? null : Sizes.number(gemm.medianUs())
+                            + (FusedMeasurement.CUBLASLT.equals(gemm.impl()) ? " (cuBLASLt)" : ""),
+                    any == null ? null : Sizes.bytes((long) any.nvlinkBytes()),
                     Sizes.number(r.nvlinkUs()), usWithSpeedup(r, epilogue), usWithSpeedup(r, spare), us(r.baseline()), us(r.nccl()),
                     us(r.irisGemm()), best == null || Double.isNaN(r.floorUs()) ? null : Sizes.ratio(best.medianUs() / r.floorUs()));
         }
         return "## Times and floors\n\nMedian time per call; per repetition the slowest rank counts. The floor of a fused call is "
-                + "max(the rank's GEMM alone with cuBLAS, the bytes one rank sends ÷ " + Sizes.number(NVLINK_GBPS) + " GB/s, the "
+                + "max(the rank's GEMM alone with cuBLAS" + (withCublasLt(rows) ? " (the faster of cublasGemmEx and cuBLASLt)" : "") + ", the bytes one rank sends ÷ " + Sizes.number(NVLINK_GBPS) + " GB/s, the "
                 + "SM-driven NVLink store bandwidth of [rma.md](rma.md)). Fused columns show the time and, in parentheses, the "
                 + "speedup over cuBLAS → NCCL; \"epilogue stores\" is the variant `epilogue` (all-scatter's runs before 2026-12-03 "
                 + "name it `sequential`; all-gather + GEMM has only the spare-warp variant).\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
@@ -363,7 +453,11 @@ public final class FusedDocument extends Document {
         return sb.append('\n').toString();
     }
 
-    private String method() {
+    private static boolean withCublasLt(List<Row> rows) {
+        return rows.stream().anyMatch(r -> r.cublasLt() != null);
+    }
+
+    private String method(List<Row> rows) {
         return "## Method\n\n"
                 + "- Per rank, with w ranks: all-scatter runs M × N/w × K and stores every tile into every rank's M × N output "
                 + "(baseline: cuBLAS M × N/w × K, then `ncclAllGather`, whose output is rank-major [w][M][N/w]: the same bytes, "
@@ -374,7 +468,9 @@ public final class FusedDocument extends Document {
                 + "waiting for a host flag, opened once all are queued), each preceded by an untimed device barrier of all ranks "
                 + "and framed by its own pair of CUDA events; the fused call includes its closing barrier. Every rank's times are "
                 + "gathered; per repetition the slowest rank counts; the median of those is reported.\n"
-                + "- cuBLAS: `cublasGemmEx`, F32 compute, default algorithm; NCCL with NVLS off (`NCCL_NVLS_ENABLE=0`). The GEMM "
+                + "- cuBLAS: `cublasGemmEx`, F32 compute, default algorithm" + (withCublasLt(rows) ? ", and cuBLASLt with its "
+                + "heuristic's algorithm and a workspace, its product checked against cublasGemmEx's; the baselines run the faster" : "")
+                + "; NCCL with NVLS off (`NCCL_NVLS_ENABLE=0`). The GEMM "
                 + "alone and the collective alone are measured the same way; \"Iris GEMM alone\" is `dev.irisjvm.kernels.gemm.Gemm` "
                 + "on the same per-rank problem. One input set per shape: at the large shapes the operands exceed the 60 MiB L2, "
                 + "at the small ones every implementation enjoys the same warm L2.\n"
@@ -388,13 +484,22 @@ public final class FusedDocument extends Document {
     private static String checks(List<Row> rows) {
         List<String> failed = new ArrayList<>();
         for (Row r : rows) {
+            if (r.unsplittable()) {
+                continue;
+            }
             for (FusedMeasurement m : r.fused().values()) {
                 if (m.checkFailed() || m.reps() == 0) {
                     failed.add("- " + r.op() + " " + r.shape() + " " + m.variant() + ": " + m.check());
                 }
             }
+            for (FusedMeasurement m : new FusedMeasurement[] {r.baselineIris(), r.cublasLt()}) {
+                if (m != null && m.checkFailed()) {
+                    failed.add("- " + r.op() + " " + r.shape() + " " + m.impl() + ": " + m.check());
+                }
+            }
         }
-        return "## Output checks\n\n" + (failed.isEmpty() ? "Every fused output matched cuBLAS → NCCL within the tolerance.\n"
+        return "## Output checks\n\n" + (failed.isEmpty() ? "Every fused output matched cuBLAS → NCCL within the tolerance"
+                + (rows.stream().anyMatch(r -> r.baselineIris() != null) ? ", and so did cuBLAS → Iris" : "") + ".\n"
                 : String.join("\n", failed) + "\n");
     }
 

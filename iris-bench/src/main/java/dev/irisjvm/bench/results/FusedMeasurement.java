@@ -11,10 +11,15 @@ import java.util.List;
  * @param op            all_scatter, all_reduce, reduce_scatter, all_gather
  * @param shape         the global "MxNxK" (TP = world)
  * @param impl          {@link #FUSED} (the fused kernel, {@code variant} says which), {@link #BASELINE}
- *                      (cuBLAS then NCCL in sequence), {@link #CUBLAS} (the rank's GEMM alone: the floor),
- *                      {@link #IRIS_GEMM} (the same GEMM with dev.irisjvm.kernels.gemm.Gemm), {@link #NCCL}
- *                      (the collective alone)
- * @param variant       the fused kernel's variant ("epilogue", "spare_warps"; all-scatter's runs before 2026-12-03: "sequential"), "" otherwise
+ *                      (cuBLAS then NCCL in sequence), {@link #BASELINE_IRIS} (cuBLAS then the library's own
+ *                      collective), {@link #CUBLAS} (the rank's GEMM alone with cublasGemmEx: the floor),
+ *                      {@link #CUBLASLT} (the same with cuBLASLt's heuristic and a workspace), {@link #IRIS_GEMM}
+ *                      (the same GEMM with dev.irisjvm.kernels.gemm.Gemm), {@link #NCCL} (the collective alone),
+ *                      {@link #IRIS_CCL} (the library's collective alone)
+ * @param variant       the fused kernel's variant ("epilogue", "spare_warps"; all-scatter's runs before 2026-12-03:
+ *                      "sequential"); of the two baselines, the GEMM they ran ({@link #CUBLAS} or {@link #CUBLASLT},
+ *                      whichever was faster alone; "" in runs before 2026-12-05: cublasGemmEx); of {@link #IRIS_CCL},
+ *                      the all-reduce algorithm AUTO resolved to ("one_shot", ...) or ""; "" otherwise
  * @param auto          whether FusedVariant.AUTO picks this variant for this shape (fused only)
  * @param rankMedianUs  each rank's own median, in rank order
  * @param flopsPerRank  2 M N_local K_local
@@ -27,15 +32,27 @@ public record FusedMeasurement(String op, String shape, int m, int n, int k, int
                                double flopsPerRank, double nvlinkBytes, String check) {
     public static final String FUSED = "fused";
     public static final String BASELINE = "baseline";
+    public static final String BASELINE_IRIS = "baseline_iris";
     public static final String CUBLAS = "cublas";
+    public static final String CUBLASLT = "cublaslt";
     public static final String IRIS_GEMM = "iris_gemm";
     public static final String NCCL = "nccl";
+    public static final String IRIS_CCL = "iris_ccl";
     public static final String OK = "ok";
     public static final String REFERENCE = "reference";
 
-    /** Whether the output check failed (not merely skipped). */
+    /** What a shape whose rows or columns the ranks cannot split records instead of a check: nothing ran. */
+    public static final String UNSPLITTABLE = "not run, the ranks cannot split this shape: ";
+
+    /** Whether the output check failed (not merely skipped, and not a shape the ranks cannot split). */
     public boolean checkFailed() {
-        return check != null && !check.isEmpty() && !OK.equals(check) && !REFERENCE.equals(check) && !check.startsWith("not checked");
+        return check != null && !check.isEmpty() && !OK.equals(check) && !REFERENCE.equals(check) && !check.startsWith("not checked")
+                && !unsplittable();
+    }
+
+    /** Whether this records a shape the ranks cannot split ({@link #UNSPLITTABLE}). */
+    public boolean unsplittable() {
+        return check != null && check.startsWith(UNSPLITTABLE);
     }
 
     /** A measurement with nothing timed and the reason in {@code check}. */

@@ -1,6 +1,7 @@
 package dev.irisjvm.bench.fused;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -59,6 +60,39 @@ class FusedShapeTest {
         options.rejects("--tile-n must be >= 0", "--tile-n", "-1");
         options.rejects("unknown operation 'all_sum'", "--shapes", "all_sum:8x8x8");
         options.rejects("--shapes names no shape", "--shapes", " , ");
+        options.rejects("--quick and --small-m are two shape lists", "--quick", "--small-m");
+    }
+
+    /** Issue 26's table: six M at two row-parallel shapes for each reduction, two column-parallel ones for all-gather. */
+    @Test
+    void smallMShapes() {
+        OptionsUnderTest<FusedOptions> options = new OptionsUnderTest<>(FusedOptions::new, FusedOptions::validate);
+        List<FusedShape> shapes = options.valid("--small-m").shapes();
+        assertEquals(3 * 2 * FusedOptions.SMALL_MS.size(), shapes.size());
+        assertEquals("all_reduce 1x8192x28672", shapes.get(0).op().id() + " " + shapes.get(0).id());
+        assertEquals("reduce_scatter 256x4096x14336", shapes.get(23).op().id() + " " + shapes.get(23).id());
+        assertEquals("all_gather 1x28672x8192", shapes.get(24).op().id() + " " + shapes.get(24).id());
+        // At two ranks every reduction shape splits N and K; reduce-scatter and all-gather split rows only at M = 256.
+        assertEquals(List.of("reduce_scatter 256x8192x28672", "reduce_scatter 256x4096x14336", "all_gather 256x28672x8192",
+                "all_gather 256x14336x4096"), shapes.stream().filter(s -> s.op().splitsRows() && s.unsplittable(2) == null)
+                .map(s -> s.op().id() + " " + s.id()).toList());
+        assertTrue(shapes.stream().filter(s -> !s.op().splitsRows()).allMatch(s -> s.unsplittable(2) == null));
+    }
+
+    @Test
+    void checkOnlyRunsEachPointOnceWithoutTraces() {
+        OptionsUnderTest<FusedOptions> options = new OptionsUnderTest<>(FusedOptions::new, FusedOptions::validate);
+        FusedOptions o = options.valid("--check-only", "--small-m");
+        assertEquals(0, o.warmup());
+        assertEquals(1, o.reps());
+        assertFalse(o.trace());
+        FusedOptions timed = options.valid();
+        assertEquals(5, timed.warmup());
+        assertEquals(30, timed.reps());
+        assertTrue(timed.trace());
+        assertTrue(timed.cublasLt());
+        assertFalse(options.valid("--no-cublaslt").cublasLt());
+        assertFalse(options.valid("--no-baseline").cublasLt());
     }
 
     private static ByteBuffer bf16(float... v) {
@@ -73,12 +107,21 @@ class FusedShapeTest {
         FusedShape s = new FusedShape(FusedOp.ALL_SCATTER, 2, 4, 8);
         ByteBuffer fused = bf16(1, 2, 5, 6, 3, 4, 7, 8);
         ByteBuffer nccl = bf16(1, 2, 3, 4, 5, 6, 7, 8);
-        assertEquals("ok", FusedOutputCheck.compare(s, 2, fused, nccl, DType.BF16));
-        assertTrue(FusedOutputCheck.compare(s, 2, bf16(1, 2, 3, 4, 5, 6, 7, 8), nccl, DType.BF16).startsWith("relative difference"));
-        assertTrue(FusedOutputCheck.compare(s, 2, bf16(1, 2, 5, Float.NaN, 3, 4, 7, 8), nccl, DType.BF16)
+        assertEquals("ok", FusedOutputCheck.compare(s, 2, fused, nccl, DType.BF16, true));
+        assertTrue(FusedOutputCheck.compare(s, 2, bf16(1, 2, 3, 4, 5, 6, 7, 8), nccl, DType.BF16, true).startsWith("relative difference"));
+        assertTrue(FusedOutputCheck.compare(s, 2, bf16(1, 2, 5, Float.NaN, 3, 4, 7, 8), nccl, DType.BF16, true)
                 .startsWith("1 of 8 elements are not finite"));
+        // The library's all-gather lays its output out as NCCL's: compared element for element.
+        assertEquals("ok", FusedOutputCheck.compare(s, 2, bf16(1, 2, 3, 4, 5, 6, 7, 8), nccl, DType.BF16, false));
+        assertTrue(FusedOutputCheck.compare(s, 2, fused, nccl, DType.BF16, false).startsWith("relative difference"));
         FusedShape ar = new FusedShape(FusedOp.ALL_REDUCE, 2, 2, 16);
-        assertEquals("ok", FusedOutputCheck.compare(ar, 2, bf16(1, 2, 3, 4), bf16(1, 2, 3, 4), DType.BF16));
+        assertEquals("ok", FusedOutputCheck.compare(ar, 2, bf16(1, 2, 3, 4), bf16(1, 2, 3, 4), DType.BF16, true));
+        // cuBLASLt's product against cublasGemmEx's: one rounding each.
+        assertEquals("ok", FusedOutputCheck.compareProducts(ar, 2, bf16(1, 2, 3, 4), bf16(1, 2, 3, 4), DType.BF16));
+        assertTrue(FusedOutputCheck.compareProducts(ar, 2, bf16(1, 2, 3, 5), bf16(1, 2, 3, 4), DType.BF16)
+                .startsWith("relative difference to cublasGemmEx"));
+        assertTrue(FusedOutputCheck.compareProducts(ar, 2, bf16(1, Float.NaN, 3, 4), bf16(1, 2, 3, 4), DType.BF16)
+                .startsWith("1 of 4 elements are not finite"));
         assertEquals(2 * 3 * 0x1p-8 + 2 * 8 * 0x1p-23, FusedOutputCheck.tolerance(ar, 2, DType.BF16), 1e-15);
     }
 }

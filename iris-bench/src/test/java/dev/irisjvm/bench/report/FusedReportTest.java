@@ -182,6 +182,61 @@ class FusedReportTest {
         assertTrue(Files.readString(out.resolve(FusedDocument.MARKDOWN)).contains("[json.gz](fused-trace-all_reduce-spare_warps.json.gz)"));
     }
 
+    /**
+     * Issue 26's small-M table: all-reduce at M 8 passes both targets (75 ÷ 45 = 1.667 over cuBLAS
+     * → NCCL, 60 ÷ 45 = 1.333 over cuBLAS → Iris), at M 64 fails the second (1.290 and 1.065), at M
+     * 128 has none; reduce-scatter at M 8 did not run. The baselines' GEMM is cuBLASLt, faster than
+     * cublasGemmEx alone, and a failed check of the second baseline is listed.
+     */
+    static FusedSweepResult smallMSweep() {
+        List<FusedMeasurement> ms = new ArrayList<>();
+        String ar = "all_reduce";
+        double[][] times = {{8, 75, 60, 45}, {64, 80, 66, 62}, {128, 90, 85, 80}};
+        for (double[] t : times) {
+            String shape = (int) t[0] + "x8192x28672";
+            ms.add(m(ar, shape, FusedMeasurement.CUBLAS, "", false, 60, ""));
+            ms.add(m(ar, shape, FusedMeasurement.CUBLASLT, "", false, 50, "ok"));
+            ms.add(m(ar, shape, FusedMeasurement.IRIS_GEMM, "", false, 55, ""));
+            ms.add(m(ar, shape, FusedMeasurement.IRIS_CCL, "one_shot", false, 8, ""));
+            ms.add(m(ar, shape, FusedMeasurement.NCCL, "", false, 20, ""));
+            ms.add(m(ar, shape, FusedMeasurement.BASELINE, FusedMeasurement.CUBLASLT, false, t[1], FusedMeasurement.REFERENCE));
+            ms.add(m(ar, shape, FusedMeasurement.BASELINE_IRIS, FusedMeasurement.CUBLASLT, false, t[2], t[0] == 128 ? "relative difference to cuBLAS + NCCL 0.5 exceeds 0.01" : "ok"));
+            ms.add(m(ar, shape, FusedMeasurement.FUSED, "epilogue", false, t[3] + 5, "ok"));
+            ms.add(m(ar, shape, FusedMeasurement.FUSED, "spare_warps", true, t[3], "ok"));
+        }
+        ms.add(FusedMeasurement.failed("reduce_scatter", "8x8192x28672", 8, 8192, 28672, 2, FusedMeasurement.FUSED, "",
+                FusedMeasurement.UNSPLITTABLE + "M = 8 is not a multiple of 128 x 2"));
+        return new FusedSweepResult("2026-12-05T10:00:00Z", "2 x NVIDIA H200 (132 SMs, 140 GiB, CC 9.0)",
+                "CUDA 13.0, cuBLAS 13.1.0, cuBLASLt 13.1.0 (32 MiB workspace), NCCL 2.28.3, Java 17",
+                "bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.fused.FusedSweep --small-m", 2, 5, 30, 8, ms,
+                List.of());
+    }
+
+    @Test
+    void smallMTableJudgesBothBaselines() throws IOException {
+        FusedDocument d = new FusedDocument(smallMSweep(), BenchmarkTargets.builtIn(), List.of(), null, null);
+        FusedDocument.Row first = d.rows().get(0);
+        assertEquals(FusedMeasurement.CUBLASLT, first.vendorGemm().impl());
+        assertEquals(Math.max(50, 64.0 * (1 << 20) / (370 * 1e3)), first.floorUs(), 1e-9);
+        assertTrue(d.rows().get(3).unsplittable());
+        Path sweepFile = dir.resolve("small.json");
+        smallMSweep().write(sweepFile);
+        Path out = dir.resolve("out");
+        IrisBench.commandLine().execute("report", "fused", "--sweep", sweepFile.toString(), "--out", out.toString(),
+                "--run-command", "bin/iris-bench fused -n 2 -- --small-m");
+        String md = Files.readString(out.resolve(FusedDocument.MARKDOWN));
+        assertContains(md,
+                "## Small M",
+                "| GEMM + all-reduce | 8 × 8192 × 28672 | 45.0 (spare_warps) | 75.0 | 1.667× | 60.0 | 1.333× | ≥ 1.30× / ≥ 1.10× | PASS | 50.0 (cublaslt) | 55.0 | 20.0 | 8.00 (one_shot) |",
+                "| GEMM + all-reduce | 64 × 8192 × 28672 | 62.0 (spare_warps) | 80.0 | 1.290× | 66.0 | 1.065× | ≥ 1.30× / ≥ 1.10× | **FAIL** |",
+                "| GEMM + all-reduce | 128 × 8192 × 28672 | 80.0 (spare_warps) | 90.0 | 1.125× | 85.0 | 1.063× | — | no target |",
+                "| GEMM + reduce-scatter | 8 × 8192 × 28672 | — | — | — | — | — | ≥ 1.30× / ≥ 1.10× | not run: M = 8 is not a multiple of 128 x 2 |",
+                "1 of 2 targets met.",
+                "the faster of `cublasGemmEx` (default algorithm) and cuBLASLt",
+                "- all_reduce 128x8192x28672 baseline_iris: relative difference to cuBLAS + NCCL 0.5 exceeds 0.01");
+        assertFalse(md.contains("reduce_scatter 8x8192x28672 :"), "an unsplittable shape is no failed check");
+    }
+
     @Test
     void jsonRoundTrip() throws IOException {
         Path f = dir.resolve("s.json");
