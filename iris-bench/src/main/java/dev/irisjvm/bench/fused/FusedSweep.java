@@ -25,13 +25,16 @@ import picocli.CommandLine.Mixin;
  * floor), the Iris GEMM alone and each collective alone, all timed with CUDA events in the same run
  * on every rank (see {@link FusedBench}); one traced call per operation and variant written as a
  * Chrome trace. Rank 0 writes one {@link FusedSweepResult}. One process per GPU; with
- * {@code --check-only}, ranks may share one, and only the checks are printed:
+ * {@code --check-only}, ranks may share one, and only the checks are printed. On one rank the
+ * collectives move nothing, and the sweep times the fused kernels' GEMM part (the single-GPU part of
+ * the small-M table):
  *
  * <pre>
  * mvn -q install -DskipTests
  * bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.fused.FusedSweep --out /tmp/f/fused-sweep.json
  * bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.fused.FusedSweep --shapes all_reduce:4096x4096x4096 --reps 50
  * bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.fused.FusedSweep --small-m --check-only
+ * bin/iris-run -n 1 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.fused.FusedSweep --small-m --no-trace
  * </pre>
  *
  * Exit code: 0; 2 for bad options; 3 if a fused output failed its check against the baseline.
@@ -57,7 +60,9 @@ public final class FusedSweep extends SweepCommand {
             if (!options.checkOnly() && SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
-            requireTwoRanks(iris);
+            if (iris.worldSize() == 1) {
+                say(iris, "one rank: the collectives move nothing; this times the fused kernels' GEMM part against the GEMM alone");
+            }
             long runSeed = runSeed(iris, options.seed());
             options.seed = runSeed;
             String hardware = RunRecord.hardware(iris);

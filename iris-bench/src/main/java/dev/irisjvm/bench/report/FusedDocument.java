@@ -260,9 +260,10 @@ public final class FusedDocument extends Document {
         if (shown.isEmpty() || goal == null) {
             return "";
         }
+        boolean oneRank = sweep.worldSize() < 2;
         MarkdownTable t = new MarkdownTable("operation", "M × N × K", "best fused µs (variant)", "cuBLAS → NCCL µs", "speedup",
-                "cuBLAS → Iris µs", "speedup", "target", "status", "GEMM alone µs", "Iris GEMM µs", "NCCL alone µs",
-                "Iris collective µs");
+                "cuBLAS → Iris µs", "speedup", "target", "status", "GEMM alone µs", "fused ÷ GEMM alone", "Iris GEMM µs",
+                "NCCL alone µs", "Iris collective µs");
         int judged = 0;
         int pass = 0;
         for (Row r : shown) {
@@ -274,6 +275,8 @@ public final class FusedDocument extends Document {
                 status = "not run: " + r.any().check().substring(FusedMeasurement.UNSPLITTABLE.length());
             } else if (!goal.judges(r.m())) {
                 status = "no target";
+            } else if (oneRank) {
+                status = "one rank: not judged";
             } else if (Double.isNaN(overNccl) || Double.isNaN(overIris)) {
                 status = "not measured";
             } else {
@@ -288,11 +291,14 @@ public final class FusedDocument extends Document {
                     us(r.baseline()), ratio3(overNccl),
                     Row.timed(r.baselineIris()) ? Sizes.number(r.baselineIris().medianUs()) : null, ratio3(overIris),
                     goal.judges(r.m()) ? "≥ " + Sizes.ratio(goal.minOverNccl()) + " / ≥ " + Sizes.ratio(goal.minOverIris()) : null,
-                    status, gemm == null ? null : Sizes.number(gemm.medianUs()) + " (" + gemm.impl() + ")", us(r.irisGemm()),
+                    status, gemm == null ? null : Sizes.number(gemm.medianUs()) + " (" + gemm.impl() + ")",
+                    best == null || gemm == null ? null : Sizes.ratio(best.medianUs() / gemm.medianUs()), us(r.irisGemm()),
                     us(r.nccl()), Row.timed(ccl) ? Sizes.number(ccl.medianUs()) + (ccl.variant().isEmpty() ? "" : " (" + ccl.variant()
                             + ")") : null);
         }
-        String summary = judged == 0 ? "No small-M target could be judged in this run." : pass + " of " + judged + " targets met.";
+        String summary = oneRank ? "This run had one rank: the collectives moved nothing, so no target is judged; the table "
+                + "shows the fused kernels' GEMM part against the GEMM alone (\"fused ÷ GEMM alone\"), the single-GPU part of the table."
+                : judged == 0 ? "No small-M target could be judged in this run." : pass + " of " + judged + " targets met.";
         return "## Small M\n\n" + GemmDocument.capitalized(goal.source()) + ": at M up to " + goal.maxM() + ", the fused kernel at "
                 + "least " + Sizes.ratio(goal.minOverNccl()) + " as fast as cuBLAS then NCCL and " + Sizes.ratio(goal.minOverIris())
                 + " as fast as cuBLAS then the library's own collective (the target column gives both), both measured in this "

@@ -227,7 +227,7 @@ class FusedReportTest {
         String md = Files.readString(out.resolve(FusedDocument.MARKDOWN));
         assertContains(md,
                 "## Small M",
-                "| GEMM + all-reduce | 8 × 8192 × 28672 | 45.0 (spare_warps) | 75.0 | 1.667× | 60.0 | 1.333× | ≥ 1.30× / ≥ 1.10× | PASS | 50.0 (cublaslt) | 55.0 | 20.0 | 8.00 (one_shot) |",
+                "| GEMM + all-reduce | 8 × 8192 × 28672 | 45.0 (spare_warps) | 75.0 | 1.667× | 60.0 | 1.333× | ≥ 1.30× / ≥ 1.10× | PASS | 50.0 (cublaslt) | 0.90× | 55.0 | 20.0 | 8.00 (one_shot) |",
                 "| GEMM + all-reduce | 64 × 8192 × 28672 | 62.0 (spare_warps) | 80.0 | 1.290× | 66.0 | 1.065× | ≥ 1.30× / ≥ 1.10× | **FAIL** |",
                 "| GEMM + all-reduce | 128 × 8192 × 28672 | 80.0 (spare_warps) | 90.0 | 1.125× | 85.0 | 1.063× | — | no target |",
                 "| GEMM + reduce-scatter | 8 × 8192 × 28672 | — | — | — | — | — | ≥ 1.30× / ≥ 1.10× | not run: M = 8 is not a multiple of 128 x 2 |",
@@ -235,6 +235,21 @@ class FusedReportTest {
                 "the faster of `cublasGemmEx` (default algorithm) and cuBLASLt",
                 "- all_reduce 128x8192x28672 baseline_iris: relative difference to cuBLAS + NCCL 0.5 exceeds 0.01");
         assertFalse(md.contains("reduce_scatter 8x8192x28672 :"), "an unsplittable shape is no failed check");
+    }
+
+    /** One rank: the collectives move nothing, so the table shows the GEMM part and judges nothing. */
+    @Test
+    void smallMOnOneRankJudgesNothing() throws IOException {
+        FusedSweepResult two = smallMSweep();
+        List<FusedMeasurement> one = two.measurements().stream().map(m -> new FusedMeasurement(m.op(), m.shape(), m.m(), m.n(), m.k(),
+                1, m.impl(), m.variant(), m.auto(), m.reps(), m.medianUs(), m.minUs(), m.maxUs(), m.rankMedianUs(), m.flopsPerRank(),
+                m.nvlinkBytes(), m.check())).toList();
+        FusedSweepResult sweep = new FusedSweepResult(two.date(), two.hardware(), two.software(), two.command(), 1, two.warmup(),
+                two.reps(), two.groupM(), one, List.of());
+        String md = new FusedDocument(sweep, BenchmarkTargets.builtIn(), List.of(), null, null).markdown(new Charts(dir, ReportKind.FUSED));
+        assertContains(md, "| 8 × 8192 × 28672 | 45.0 (spare_warps) | 75.0 | 1.667× | 60.0 | 1.333× | ≥ 1.30× / ≥ 1.10× | one rank: not judged |",
+                "This run had one rank");
+        assertFalse(md.contains("PASS"), md);
     }
 
     @Test
