@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.bench.OptionsUnderTest;
+import dev.irisjvm.bench.results.FusedMeasurement;
 import dev.irisjvm.bench.rma.Verifier;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.fused.FusedOp;
@@ -77,6 +78,20 @@ class FusedShapeTest {
                 "all_gather 256x14336x4096"), shapes.stream().filter(s -> s.op().splitsRows() && s.unsplittable(2) == null)
                 .map(s -> s.op().id() + " " + s.id()).toList());
         assertTrue(shapes.stream().filter(s -> !s.op().splitsRows()).allMatch(s -> s.unsplittable(2) == null));
+    }
+
+    /** The exit code counts the checked points that failed: not a baseline left out, not a shape the ranks cannot split. */
+    @Test
+    void failedChecksCountTheCheckedPointsOnly() {
+        List<FusedMeasurement> ms = List.of(
+                FusedMeasurement.failed("all_reduce", "8x8x8", 8, 8, 8, 2, FusedMeasurement.BASELINE, "", "not measured (--no-baseline)"),
+                FusedMeasurement.failed("all_reduce", "8x8x8", 8, 8, 8, 2, FusedMeasurement.FUSED, "epilogue", "not checked (--no-baseline)"),
+                FusedMeasurement.failed("reduce_scatter", "8x8x8", 8, 8, 8, 2, FusedMeasurement.FUSED, "",
+                        FusedMeasurement.UNSPLITTABLE + "M = 8 is not a multiple of 128 x 2"),
+                FusedMeasurement.failed("all_reduce", "8x8x8", 8, 8, 8, 2, FusedMeasurement.FUSED, "spare_warps", "relative difference 1"),
+                FusedMeasurement.failed("all_reduce", "8x8x8", 8, 8, 8, 2, FusedMeasurement.BASELINE_IRIS, "cublas", "relative difference 1"),
+                FusedMeasurement.failed("all_reduce", "8x8x8", 8, 8, 8, 2, FusedMeasurement.CUBLASLT, "", "1 of 64 elements are not finite"));
+        assertEquals(3, FusedSweep.failedChecks(ms));
     }
 
     @Test
