@@ -84,7 +84,7 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
      */
     FusedBench(Iris iris, FusedOptions options, Gemm gemm, CublasGemm cublas, CublasLtGemm cublasLt, NcclComm nccl, Collectives ccl,
                RmaKernels kernels, long runSeed) {
-        super(iris, kernels);
+        super(iris, kernels, !options.checkOnly());
         this.options = options;
         this.gemm = gemm;
         this.cublas = cublas;
@@ -231,8 +231,7 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
 
     private FusedMeasurement point(FusedShape s, String impl, String variant, Runnable call, Lockstep.Check verify) {
         Lockstep.Outcome o = lockstep.everyone(null,
-                () -> timer.run(options.warmup(), options.reps(), r -> iris.barrier(stream), r -> call.run(), !options.checkOnly()),
-                verify);
+                () -> timer.run(options.warmup(), options.reps(), r -> iris.barrier(stream), r -> call.run(), true), verify);
         String check = Verifier.agree(iris, o.check());
         if (verify == null && Verifier.OK.equals(check)) {
             check = FusedMeasurement.BASELINE.equals(impl) ? FusedMeasurement.REFERENCE : "";

@@ -23,9 +23,18 @@ public abstract class LockstepBench<M> implements AutoCloseable {
     protected final List<M> measurements = new ArrayList<>();
 
     protected LockstepBench(Iris iris, RmaKernels kernels) {
+        this(iris, kernels, true);
+    }
+
+    /**
+     * {@code gated}: whether the timed calls queue behind a gate ({@link RepTimer}). A run without
+     * warm-up must not gate: a first call that blocks the host (a library's lazy setup) would keep
+     * it from ever opening the gate, while the peers wait in the next barrier.
+     */
+    protected LockstepBench(Iris iris, RmaKernels kernels, boolean gated) {
         this.iris = iris;
         this.stream = iris.stream();
-        this.timer = new RepTimer(iris, kernels, stream, true);
+        this.timer = new RepTimer(iris, kernels, stream, gated);
         this.lockstep = new Lockstep(iris);
         this.rank = iris.rank();
         this.world = iris.worldSize();
