@@ -97,16 +97,22 @@ std::string check(const Launch& l) {
     const int k_blocks = s0.k_blocks;
     const int clusters = l.grid / size;
 
-    // Every CTA's units in the order persistent runs them.
+    // Every CTA's units in the order persistent runs them: by WholeUnits where none is shared, as run_units does.
     std::vector<std::vector<Piece>> runs(l.grid);
     for (int b = 0; b < l.grid; ++b) {
         const Scheduler s = at(b);
         if (s.whole_tiles != s0.whole_tiles || s.k_blocks != k_blocks) return fail("CTA " + std::to_string(b) + " sees other units");
-        for (int t = s.first(); t < s.count(); t = s.next(t)) {
-            if (runs[b].size() > static_cast<size_t>(units)) return fail("CTA " + std::to_string(b) + " runs more units than there are");
-            TileCoord c = s.coord(t);
-            c.index = t;
-            runs[b].push_back({t, c});
+        const auto walk = [&](const auto& sched) {
+            for (int t = sched.first(); t < sched.count(); t = sched.next(t)) {
+                if (runs[b].size() > static_cast<size_t>(units)) return false;
+                TileCoord c = sched.coord(t);
+                c.index = t;
+                runs[b].push_back({t, c});
+            }
+            return true;
+        };
+        if (!(s.shares() ? walk(s) : walk(iris::gemm::WholeUnits<Cfg, HostPlace<Cfg>>(l.m, l.n, l.group)))) {
+            return fail("CTA " + std::to_string(b) + " runs more units than there are");
         }
     }
 

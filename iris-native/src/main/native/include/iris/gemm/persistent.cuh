@@ -139,8 +139,8 @@ namespace impl {
 
 // What run and run_swapped share: args' units, its last stream_k_tiles shared out by K where it
 // gives the partials and counters (units_of), through persistent with `hooks`, each finished sum
-// handed to `finish` (run_units). Two calls rather than one: with the scheduler built before the
-// hooks, every kernel's machine code stays what it was before run_swapped shared this.
+// handed to `finish` (run_units): by WholeUnits where no unit is shared, else by the scheduler
+// with the fix-up. Two calls rather than one: the scheduler is built before the hooks.
 template <class Cfg>
 __device__ inline StreamKScheduler<Cfg> units_of(const iris_gemm_args& args) {
     const bool workspace = args.stream_k_partials != nullptr && args.stream_k_counters != nullptr;
@@ -150,6 +150,11 @@ __device__ inline StreamKScheduler<Cfg> units_of(const iris_gemm_args& args) {
 template <class Cfg, class Hooks, class Finish>
 __device__ inline void run_units(const iris_gemm_args& args, const StreamKScheduler<Cfg>& sched, const typename Cfg::Out* bias,
                                  Hooks& hooks, const Finish& finish) {
+    if (!sched.shares()) {
+        const WholeUnits<Cfg> whole(args.m, args.n, args.group_m);
+        persistent<Cfg>(&args.a_map, &args.b_map, bias, args.m, args.n, args.k, whole, hooks, NoTimeline{}, finish);
+        return;
+    }
     const StreamKFixup<Cfg, Finish> fixup{sched, static_cast<float4*>(args.stream_k_partials),
                                           static_cast<uint32_t*>(args.stream_k_counters), finish};
     persistent<Cfg>(&args.a_map, &args.b_map, bias, args.m, args.n, args.k, sched, hooks, NoTimeline{}, fixup);

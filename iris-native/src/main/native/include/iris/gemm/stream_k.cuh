@@ -49,6 +49,32 @@ struct LaunchPlace {
     __device__ static impl::ClusterPlace<Cfg> tile() { return impl::ClusterPlace<Cfg>::here(); }
 };
 
+/// Every unit whole, round robin over the clusters (cluster c takes units c, c + clusters, ...), each
+/// CTA on its tile of the unit's block, in StreamKScheduler's order: what a plan that shares no
+/// unit runs (impl::run_units). Its K loops run every k-block of a tile, a count the compiler sees
+/// is the same in every thread; with StreamKScheduler's ranges in the loops, whole tiles ran 1 to 9 %
+/// slower (GemmPlanTimes, 2026-12-05).
+template <class Cfg, class Place = LaunchPlace<Cfg>>
+struct WholeUnits {
+    GroupedTileScheduler<Cfg::kClusterM * Cfg::kTileM, Cfg::kClusterN * Cfg::kTileN> order;
+    impl::ClusterPlace<Cfg> place;  // this CTA's tile in each unit's block
+
+    __host__ __device__ WholeUnits(int m, int n, int group)
+        : order(m, n, (group + Cfg::kClusterM - 1) / Cfg::kClusterM), place(Place::tile()) {}
+
+    __host__ __device__ int count() const { return order.count(); }
+    __host__ __device__ int first() const { return static_cast<int>(Place::cluster()); }
+    __host__ __device__ int next(int t) const { return t + static_cast<int>(Place::clusters()); }
+    __host__ __device__ TileCoord coord(int t) const { return in_block(order.coord(t), place); }
+
+    /// The tile at `place` of a unit's block of tiles.
+    __host__ __device__ static TileCoord in_block(TileCoord block, impl::ClusterPlace<Cfg> place) {
+        block.m = Cfg::kClusterM * block.m + place.m;
+        block.n = Cfg::kClusterN * block.n + place.n;
+        return block;
+    }
+};
+
 /// Whole units round robin, then this cluster's stream-K range (a scheduler as tile_scheduler.cuh
 /// says). A unit is a tile, or in clusters (Config's Cluster) a block of kClusterM x kClusterN
 /// adjacent tiles, one per CTA of the cluster: the cluster is the one that takes units and ranges,
@@ -76,6 +102,9 @@ struct StreamKScheduler {
         whole_tiles = tiles - sk_tiles;
         iterations = sk_tiles * k_blocks;
     }
+
+    /// Whether any unit is shared by K (else WholeUnits runs them all).
+    __host__ __device__ bool shares() const { return whole_tiles < order.count(); }
 
     /// Clusters of the launch, and this CTA's (one CTA per cluster without clusters).
     __host__ __device__ static unsigned clusters() { return Place::clusters(); }
@@ -127,10 +156,7 @@ struct StreamKScheduler {
     }
 
     __host__ __device__ TileCoord coord(int t) const {
-        TileCoord c = order.coord(t);
-        const auto place = Place::tile();
-        c.m = Cfg::kClusterM * c.m + place.m;
-        c.n = Cfg::kClusterN * c.n + place.n;
+        TileCoord c = WholeUnits<Cfg, Place>::in_block(order.coord(t), Place::tile());
         if (t >= whole_tiles) {
             const int tile_begin = (t - whole_tiles) * k_blocks;
             c.k_begin = max(start(cluster()), tile_begin) - tile_begin;
