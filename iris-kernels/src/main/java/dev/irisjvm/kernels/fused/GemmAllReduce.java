@@ -38,6 +38,12 @@ import dev.irisjvm.kernels.fused.FusedChecks.Operand;
  * FusedVariant#SPARE_WARPS} (the epilogue stores locally, the spare producer warps send). Workspace
  * ({@link FusedWorkspace}): the partials received (plus local staging with SPARE_WARPS) and the
  * per-tile flags, symmetric. The rest of the contract is {@link FusedGemm}'s.
+ *
+ * <p>Few rows: the kernel computes 128 x 256 tiles, each over the whole K_local on one SM, so an
+ * M of up to 128 gives N / 256 SMs work. At 8 x 8192 x 14336 on one H200 a call took 142 µs where
+ * the GEMM alone (cuBLAS, or {@link dev.irisjvm.kernels.gemm.Gemm}, which splits K) took 60
+ * (docs/benchmarks/fused-findings.md, 2026-12-05): for M below about 256, {@code Gemm.matmul}
+ * then {@link dev.irisjvm.kernels.ccl.Collectives#allReduce} is the faster way.
  */
 public final class GemmAllReduce extends SplitKGemm {
     private GemmAllReduce(Parts p) {
