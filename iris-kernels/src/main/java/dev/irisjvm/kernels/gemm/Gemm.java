@@ -105,11 +105,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * wgmma on rows past C, and more tiles to spread B over; for larger M, 128 x 192, 128 x 128 or those
  * 64-row tiles where the cost model finds that the wide ones would leave SMs idle or a wave mostly
  * empty) in grouped order ({@link Options#groupM()} tile rows per group, for L2 reuse). Where the
- * tiles fill their waves they run whole, one block per tile at a time, the 128-row tiles in
- * clusters of two blocks on vertically adjacent tiles that load half of B each into both (TMA
- * multicast: half the L2 requests for B; an even grid, the second tile of a pair past C where the
- * tile rows are odd, computed and not stored), and 64 x 128 tiles likewise over a K of at most 17
- * k-blocks; where they would leave SMs idle (few tiles, as at a small M, or a mostly empty last
+ * tiles fill their waves they run whole, one block per tile at a time; where K is not a multiple
+ * of 64 (rows of A off the 128-byte swizzle row), the 128-row tiles in clusters of two blocks on
+ * vertically adjacent tiles that load half of B each into both (TMA multicast: half the L2
+ * requests for B; an even grid, the second tile of a pair past C where the tile rows are odd,
+ * computed and not stored), and 64 x 128 tiles likewise over a K of at most 17 k-blocks; where they
+ * would leave SMs idle (few tiles, as at a small M, or a mostly empty last
  * wave) tiles are shared out by K: split-K (each tile in equal slices, one block each) or stream-K
  * (every block an equal run of k-blocks across tiles), whichever a cost model fitted on H200
  * timings estimates faster.
@@ -612,9 +613,10 @@ public final class Gemm implements AutoCloseable {
         }
         GemmTile swapped = aLayout == GemmALayout.MK ? GemmTile.swappedFor(m) : null;
         if (workspace == null) {
-            return swapped != null ? StreamKPlan.whole(swapped, m, n, sms) : StreamKPlan.paired(StreamKPlan.whole(m, n, sms), m, n, sms);
+            StreamKPlan whole = swapped != null ? StreamKPlan.whole(swapped, m, n, sms) : StreamKPlan.whole(m, n, sms);
+            return swapped == null && StreamKPlan.pairsPay(k) ? StreamKPlan.paired(whole, m, n, sms) : whole;
         }
-        return plans.choose(m, n, kBlocks(k), swapped);
+        return plans.choose(m, n, kBlocks(k), swapped, StreamKPlan.pairsPay(k));
     }
 
     /**
@@ -623,7 +625,7 @@ public final class Gemm implements AutoCloseable {
      * weighs against the skinny kernels.
      */
     static StreamKPlan plan(int m, int n, int k, int multiprocessors, boolean streamK) {
-        return streamK ? StreamKPlan.rule(m, n, kBlocks(k), multiprocessors, GemmTile.swappedFor(m))
+        return streamK ? StreamKPlan.rule(m, n, kBlocks(k), multiprocessors, GemmTile.swappedFor(m), StreamKPlan.pairsPay(k))
                 : StreamKPlan.whole(m, n, multiprocessors);
     }
 

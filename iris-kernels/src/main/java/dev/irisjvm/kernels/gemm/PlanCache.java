@@ -10,7 +10,7 @@ import java.util.Map;
  * are dropped beyond a limit. Not thread-safe: its owner ({@link Gemm}) synchronizes.
  */
 final class PlanCache {
-    private record Shape(int m, int n, int kBlocks, GemmTile swapped) {}
+    private record Shape(int m, int n, int kBlocks, GemmTile swapped, boolean pairs) {}
 
     private final int multiprocessors;
     private final Map<Shape, StreamKPlan> plans;
@@ -22,9 +22,9 @@ final class PlanCache {
     }
 
     /** {@link StreamKPlan#rule} of this shape on the cache's SMs: cached, or chosen and cached. */
-    StreamKPlan choose(int m, int n, int kBlocks, GemmTile swapped) {
-        return plans.computeIfAbsent(new Shape(m, n, kBlocks, swapped),
-                s -> StreamKPlan.rule(s.m(), s.n(), s.kBlocks(), multiprocessors, s.swapped()));
+    StreamKPlan choose(int m, int n, int kBlocks, GemmTile swapped, boolean pairs) {
+        return plans.computeIfAbsent(new Shape(m, n, kBlocks, swapped, pairs),
+                s -> StreamKPlan.rule(s.m(), s.n(), s.kBlocks(), multiprocessors, s.swapped(), s.pairs()));
     }
 
     /** Shapes cached now. */

@@ -76,7 +76,8 @@ final class ScheduleCost {
     static final double MID_K_BLOCK_US = 0.48;
     /**
      * The share of its time that a plan of whole 128-row tiles takes in pairs ({@link
-     * StreamKPlan#paired}), which the rule runs it in (it pairs no plan that shares tiles). Measured in
+     * StreamKPlan#paired}), which the rule runs it in where K is off 64 ({@link
+     * StreamKPlan#pairsPay}; it pairs no plan that shares tiles). Measured in
      * GemmPlanTimes at commits {@code 404d74a} and {@code 848012e}: 0.96 for 128 x 256 tiles on 8192
      * x 8192 x 8192, 0.97 for 128 x 192 on 1536 x 1536 x 1536, 0.90 to 0.95 for 128 x 128 (0.81 where
      * B's rows are off 128 bytes). Without it the model shares the last wave of the largest shapes,

@@ -83,12 +83,33 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
     /**
      * The rule's plan for an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks with a workspace:
      * on {@code swapped} (see {@link GemmTile#swappedFor}; null for none) the plan {@link
-     * ScheduleCost} estimates fastest among that tile's, else {@link #choose}'s, in pairs where it
-     * runs whole tiles of 128 rows ({@link #paired}).
+     * ScheduleCost} estimates fastest among that tile's; else, where {@code pairs} ({@link
+     * #pairsPay}), {@link #choose}'s, in pairs where it runs whole tiles of 128 rows ({@link
+     * #paired}); else the fastest estimated that is not in pairs.
      */
-    static StreamKPlan rule(int m, int n, int kBlocks, int multiprocessors, GemmTile swapped) {
-        return swapped != null ? candidates(new GemmTile[] {swapped}, m, n, kBlocks, multiprocessors).get(0)
-                : paired(choose(m, n, kBlocks, multiprocessors), m, n, multiprocessors);
+    static StreamKPlan rule(int m, int n, int kBlocks, int multiprocessors, GemmTile swapped, boolean pairs) {
+        if (swapped != null) {
+            return candidates(new GemmTile[] {swapped}, m, n, kBlocks, multiprocessors).get(0);
+        }
+        if (pairs) {
+            return paired(choose(m, n, kBlocks, multiprocessors), m, n, multiprocessors);
+        }
+        return candidates(m, n, kBlocks, multiprocessors).stream().filter(p -> p.tile() != GemmTile.SHORT_PAIR).findFirst()
+                .orElseThrow();
+    }
+
+    /**
+     * Whether the rule runs tiles in pairs ({@link #paired}, and 64 x 128 tiles in pairs over a short
+     * K) for a K of {@code k}: where K is not a multiple of 64, so that the rows of an M x K A and of
+     * an N x K B are off the 128-byte swizzle row. GemmPlanTimes at {@code b5d43b2} (every plan of 34
+     * shapes, docs/benchmarks/gemm-suite-findings.md): pairs were faster than the same tiles alone
+     * only on the three shapes whose K is off 64 (2049 x 3000 x 2000: 128 x 256 tiles 0.79 of the
+     * time alone; 1000 x 1000 x 1000: 64 x 128 tiles 0.82; 127 x 4104 x 1032: 0.98), and on the 31
+     * others 0.997 (128 x 256) to 1.125 (64 x 128) of it as a geometric mean: 256 x 6144 x 4096 24.6
+     * µs in pairs of 128 x 128 tiles against 23.4 alone, 128 x 8192 x 1024 8.28 against 7.81.
+     */
+    static boolean pairsPay(int k) {
+        return k % Gemm.TILE_K != 0;
     }
 
     /** The plan {@link ScheduleCost} estimates fastest for an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks. */

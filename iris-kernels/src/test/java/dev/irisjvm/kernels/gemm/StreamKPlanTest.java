@@ -1,6 +1,7 @@
 package dev.irisjvm.kernels.gemm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -297,5 +298,20 @@ class StreamKPlanTest {
     void theWorkspaceHoldsTwoTilesOfF32PerSm() {
         assertEquals(2L * SMS * 128 * 256 * 4, StreamKPlan.partialBytes(SMS));
         assertEquals(2L * (2 * SMS - 1) * 4, StreamKPlan.counterBytes(StreamKPlan.maxSharedTiles(SMS)));
+    }
+
+    /** The rule pairs only where K is off 64 (StreamKPlan.pairsPay): there pairs were faster, elsewhere level or slower. */
+    @Test
+    void theRulePairsOnlyWhereKIsOffTheSwizzleRow() {
+        assertTrue(StreamKPlan.pairsPay(2000));
+        assertTrue(StreamKPlan.pairsPay(1032));
+        assertFalse(StreamKPlan.pairsPay(4096));
+        assertEquals(GemmTile.PAIR, Gemm.plan(2049, 3000, 2000, SMS, true).tile(), "K 2000: pairs");
+        assertEquals(GemmTile.SHORT_PAIR, Gemm.plan(1000, 1000, 1000, SMS, true).tile(), "K 1000: 64 x 128 tiles in pairs");
+        assertEquals(GemmTile.NARROW, Gemm.plan(256, 6144, 4096, SMS, true).tile(), "K 4096: 128 x 128 tiles alone");
+        assertEquals(GemmTile.SHORT, Gemm.plan(128, 8192, 1024, SMS, true).tile(), "K 1024: 64 x 128 tiles alone");
+        StreamKPlan alone = StreamKPlan.rule(1000, 1000, 16, SMS, null, false);
+        assertEquals(StreamKPlan.candidates(1000, 1000, 16, SMS).stream().filter(p -> p.tile() != GemmTile.SHORT_PAIR).findFirst()
+                .orElseThrow(), alone, "without pairs, the fastest estimated of the rest");
     }
 }
