@@ -13,7 +13,7 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * CublasGemm cublas = EveryRankCublas.open(iris, why -> System.out.println("no baseline: " + why));   // null where a rank failed
- * CublasLtGemm lt = EveryRankCublas.openLt(iris, 32 << 20, why -> System.out.println("no cuBLASLt: " + why));
+ * CublasLtGemm lt = EveryRankCublas.openLt(iris, CublasLtGemm.DEFAULT_WORKSPACE_BYTES, why -> System.out.println("no cuBLASLt: " + why));
  * }</pre>
  */
 public final class EveryRankCublas {

@@ -203,11 +203,8 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
 
     /** cuBLASLt's GEMM once more into the poisoned product, compared with cublasGemmEx's. */
     private String gemmCheck(FusedShape s, FusedWorkload buf, ByteBuffer reference) {
-        SymTensor product = buf.localProduct();
-        Memcpy.memset(product.deviceAddress(), 0xFF, product.byteSize(), stream);
-        buf.vendorGemm(cublasLt);
-        iris.synchronize();
-        return FusedOutputCheck.compareProducts(s, world, download(product), reference, TYPE);
+        return FusedOutputCheck.compareProducts(s, world, rerunPoisoned(buf.localProduct(), () -> buf.vendorGemm(cublasLt)),
+                reference, TYPE);
     }
 
     /**
@@ -219,12 +216,17 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
         if (reference == null) {
             return "not checked (" + baselineReason() + ")";
         }
+        return FusedOutputCheck.compare(s, world, rerunPoisoned(output, call), reference, TYPE, fusedLayout);
+    }
+
+    /** {@code call} once more into {@code output}, poisoned on every rank first; what it wrote. */
+    private ByteBuffer rerunPoisoned(SymTensor output, Runnable call) {
         Memcpy.memset(output.deviceAddress(), 0xFF, output.byteSize(), stream);
         iris.synchronize();
         iris.hostBarrier();  // every rank poisoned before any peer stores into its output
         call.run();
         iris.synchronize();
-        return FusedOutputCheck.compare(s, world, download(output), reference, TYPE, fusedLayout);
+        return download(output);
     }
 
     // ---- timing ------------------------------------------------------------------------------------

@@ -45,8 +45,6 @@ public final class FusedOptions {
      * whose rows the ranks cannot split in whole tiles are recorded as not run, with why.
      */
     public static final String SMALL_M_SHAPES = smallM();
-    /** The workspace offered to cuBLASLt: the GEMM sweep's default. */
-    public static final long CUBLASLT_WORKSPACE_BYTES = 32L << 20;
     /** Fewest timed repetitions a point may have. */
     public static final int MIN_REPS = 20;
 
@@ -202,7 +200,7 @@ public final class FusedOptions {
         return !noBaseline;
     }
 
-    /** Whether cuBLASLt (its heuristic's algorithm, {@link #CUBLASLT_WORKSPACE_BYTES} of workspace) is timed beside cublasGemmEx. */
+    /** Whether cuBLASLt (its heuristic's algorithm, CublasLtGemm.DEFAULT_WORKSPACE_BYTES of workspace) is timed beside cublasGemmEx. */
     public boolean cublasLt() {
         return !noBaseline && !noCublasLt;
     }

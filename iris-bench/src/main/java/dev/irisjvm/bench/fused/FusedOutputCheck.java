@@ -41,13 +41,8 @@ final class FusedOutputCheck {
 
     /** "ok", or how one rank's GEMM product differs from another GEMM's on the same inputs (each rounded once). */
     static String compareProducts(FusedShape s, int world, ByteBuffer got, ByteBuffer reference, DType t) {
-        Difference d = OutputCheck.difference(got, reference, t, got.capacity() / t.byteSize(), i -> i);
-        if (d.notFinite() > 0) {
-            return d.notFiniteText();
-        }
-        double tol = 2 * t.unitRoundoff() + s.localK(world) * 0x1p-23;
-        return d.relative() <= tol ? "ok"
-                : String.format(Locale.ROOT, "relative difference to cublasGemmEx %.3g exceeds %.3g", d.relative(), tol);
+        return verdict(OutputCheck.difference(got, reference, t, got.capacity() / t.byteSize(), i -> i),
+                2 * t.unitRoundoff() + s.localK(world) * 0x1p-23, "cublasGemmEx");
     }
 
     /** "ok", or what differs; {@code fusedLayout}: whether {@code got} is laid out as the fused kernel's output, else as the reference. */
@@ -57,12 +52,16 @@ final class FusedOutputCheck {
         // All-scatter: element (row, col) of the fused M x N output is in the reference's block of the rank that computed it.
         LongUnaryOperator at = s.op() != FusedOp.ALL_SCATTER || !fusedLayout ? i -> i
                 : i -> ((i % s.n() / nLocal) * m + i / s.n()) * nLocal + i % s.n() % nLocal;
-        Difference d = OutputCheck.difference(got, reference, t, got.capacity() / t.byteSize(), at);
+        return verdict(OutputCheck.difference(got, reference, t, got.capacity() / t.byteSize(), at), tolerance(s, world, t),
+                "cuBLAS + NCCL");
+    }
+
+    /** "ok", the elements that are not finite, or the relative difference to {@code reference} over {@code tol}. */
+    private static String verdict(Difference d, double tol, String reference) {
         if (d.notFinite() > 0) {
             return d.notFiniteText();
         }
-        double tol = tolerance(s, world, t);
         return d.relative() <= tol ? "ok"
-                : String.format(Locale.ROOT, "relative difference to cuBLAS + NCCL %.3g exceeds %.3g", d.relative(), tol);
+                : String.format(Locale.ROOT, "relative difference to %s %.3g exceeds %.3g", reference, d.relative(), tol);
     }
 }

@@ -71,7 +71,7 @@ public final class FusedSweep extends SweepCommand {
             CublasGemm cublas = options.baseline()
                     ? EveryRankCublas.open(iris, why -> say(iris, "cuBLAS unavailable on " + why + "; no baseline")) : null;
             CublasLtGemm cublasLt = cublas != null && options.cublasLt() ? EveryRankCublas.openLt(iris,
-                    FusedOptions.CUBLASLT_WORKSPACE_BYTES, why -> say(iris, "cuBLASLt unavailable on " + why + "; cublasGemmEx only"))
+                    CublasLtGemm.DEFAULT_WORKSPACE_BYTES, why -> say(iris, "cuBLASLt unavailable on " + why + "; cublasGemmEx only"))
                     : null;
             NcclComm nccl = options.baseline() ? NcclComm.open(iris) : NcclComm.disabled(iris, "--no-baseline");
             Collectives ccl = Collectives.create(iris);

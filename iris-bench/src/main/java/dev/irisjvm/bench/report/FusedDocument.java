@@ -223,7 +223,7 @@ public final class FusedDocument extends Document {
             String checks = r.fused().values().stream().map(m -> m.variant() + ": " + (m.check().isEmpty() ? "—" : m.check()))
                     .collect(Collectors.joining("; "));
             t.row(title(r.op()), label(r.shape()), Double.isNaN(target) ? null : "≥ " + Sizes.ratio(target),
-                    best == null ? null : Sizes.number(best.medianUs()) + " (" + best.variant() + ")",
+                    usWithVariant(best),
                     Row.timed(r.baseline()) ? Sizes.number(r.baseline().medianUs()) : null, ratio3(speedup), status,
                     auto == null ? null : auto.variant(), ratio3(r.speedup(auto)), checks);
         }
@@ -286,15 +286,12 @@ public final class FusedDocument extends Document {
                 status = ok ? "PASS" : "**FAIL**";
             }
             FusedMeasurement gemm = r.vendorGemm();
-            FusedMeasurement ccl = r.irisCcl();
-            t.row(title(r.op()), label(r.shape()), best == null ? null : Sizes.number(best.medianUs()) + " (" + best.variant() + ")",
-                    us(r.baseline()), ratio3(overNccl),
-                    Row.timed(r.baselineIris()) ? Sizes.number(r.baselineIris().medianUs()) : null, ratio3(overIris),
+            t.row(title(r.op()), label(r.shape()), usWithVariant(best), us(r.baseline()), ratio3(overNccl), us(r.baselineIris()),
+                    ratio3(overIris),
                     goal.judges(r.m()) ? "≥ " + Sizes.ratio(goal.minOverNccl()) + " / ≥ " + Sizes.ratio(goal.minOverIris()) : null,
                     status, gemm == null ? null : Sizes.number(gemm.medianUs()) + " (" + gemm.impl() + ")",
                     best == null || gemm == null ? null : Sizes.ratio(best.medianUs() / gemm.medianUs()), us(r.irisGemm()),
-                    us(r.nccl()), Row.timed(ccl) ? Sizes.number(ccl.medianUs()) + (ccl.variant().isEmpty() ? "" : " (" + ccl.variant()
-                            + ")") : null);
+                    us(r.nccl()), usWithVariant(r.irisCcl()));
         }
         String summary = oneRank ? "This run had one rank: the collectives moved nothing, so no target is judged; the table "
                 + "shows the fused kernels' GEMM part against the GEMM alone (\"fused ÷ GEMM alone\"), the single-GPU part of the table."
@@ -533,6 +530,11 @@ public final class FusedDocument extends Document {
 
     private static String us(FusedMeasurement m) {
         return Row.timed(m) ? Sizes.number(m.medianUs()) : null;
+    }
+
+    /** "380 (spare_warps)": the time and, where it has one, the variant. */
+    private static String usWithVariant(FusedMeasurement m) {
+        return Row.timed(m) ? us(m) + (m.variant().isEmpty() ? "" : " (" + m.variant() + ")") : null;
     }
 
     private static String usWithSpeedup(Row r, FusedMeasurement m) {
