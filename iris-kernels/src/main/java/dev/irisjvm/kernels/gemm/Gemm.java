@@ -442,7 +442,7 @@ public final class Gemm implements AutoCloseable {
         StreamKPlan plan = plan(p);
         if (tuner != null) {
             plan = tuner.plan(p, () -> !p.readsC() && !stream.isCapturing(), plan,
-                    () -> GemmTuner.candidates(p.m(), p.n(), kBlocks(p.k()), device.multiprocessorCount()), c -> medianUs(p, c, stream));
+                    () -> GemmTuner.candidates(p.m(), p.n(), kBlocks(p.k()), device.multiprocessorCount(), StreamKPlan.pairsPay(p.k())), c -> medianUs(p, c, stream));
         }
         run(p, plan, stream);
     }

@@ -77,17 +77,18 @@ final class GemmTuner {
     /**
      * The schedules the first call of a shape times: the {@value #SHORTLIST} that {@link
      * ScheduleCost} estimates fastest among those it can take ({@link StreamKPlan#candidates}), and
-     * whole tiles always (the schedule without a workspace, whatever the estimate); whole tiles of
-     * 128 rows in pairs, as the rule runs them ({@link StreamKPlan#paired}: unpaired, a shape whose B
-     * rows are off 128 bytes lost a third).
+     * whole tiles always (the schedule without a workspace, whatever the estimate); where {@code
+     * pairs} ({@link StreamKPlan#pairsPay}), whole tiles of 128 rows in pairs, as the rule runs them
+     * ({@link StreamKPlan#paired}: unpaired, a shape whose B rows are off 128 bytes lost a third).
      */
-    static List<StreamKPlan> candidates(int m, int n, int kBlocks, int multiprocessors) {
-        List<StreamKPlan> all = StreamKPlan.candidates(m, n, kBlocks, multiprocessors);
+    static List<StreamKPlan> candidates(int m, int n, int kBlocks, int multiprocessors, boolean pairs) {
+        List<StreamKPlan> all = StreamKPlan.candidates(m, n, kBlocks, multiprocessors, pairs);
         List<StreamKPlan> c = new ArrayList<>();
         for (StreamKPlan plan : all.subList(0, Math.min(SHORTLIST, all.size()))) {
-            c.add(StreamKPlan.paired(plan, m, n, multiprocessors));
+            c.add(pairs ? StreamKPlan.paired(plan, m, n, multiprocessors) : plan);
         }
-        StreamKPlan whole = StreamKPlan.paired(StreamKPlan.whole(m, n, multiprocessors), m, n, multiprocessors);
+        StreamKPlan whole = StreamKPlan.whole(m, n, multiprocessors);
+        whole = pairs ? StreamKPlan.paired(whole, m, n, multiprocessors) : whole;
         if (!c.contains(whole)) {
             c.add(whole);
         }

@@ -27,7 +27,8 @@ import java.util.function.ToDoubleFunction;
  *       overlapping the mainloop: in the model suite's run at that commit, shared plans measured
  *       10 % over the estimate on the geometric mean, 5.7 % with them added, whole tiles 8.8 % either
  *       way; it moved 4 shapes' choices, each to the plan that had measured faster).
- *   <li>A fixed cost per launch and per wave (pipeline fill, epilogue).
+ *   <li>A fixed cost per launch and per wave (pipeline fill, epilogue), less for plans that share no
+ *       tile.
  * </ul>
  */
 final class ScheduleCost {
@@ -77,7 +78,7 @@ final class ScheduleCost {
     /**
      * The share of its time that a plan of whole 128-row tiles takes in pairs ({@link
      * StreamKPlan#paired}), which the rule runs it in where K is off 64 ({@link
-     * StreamKPlan#pairsPay}; it pairs no plan that shares tiles). Measured in
+     * StreamKPlan#pairsPay}; it pairs no plan that shares tiles), and only there priced so. Measured in
      * GemmPlanTimes at commits {@code 404d74a} and {@code 848012e}: 0.96 for 128 x 256 tiles on 8192
      * x 8192 x 8192, 0.97 for 128 x 192 on 1536 x 1536 x 1536, 0.90 to 0.95 for 128 x 128 (0.81 where
      * B's rows are off 128 bytes). Without it the model shares the last wave of the largest shapes,
@@ -90,18 +91,38 @@ final class ScheduleCost {
     static final double PAIRED = 0.95;
     /** Bytes per µs the GPU's memory delivers to the kernel. */
     static final double BYTES_PER_US = 4.91e6;
-    /** µs per launch, and per wave of tiles. */
+    /** µs per launch, and per wave of tiles in a plan that shares tiles. */
     static final double LAUNCH_US = 1.69;
     static final double WAVE_US = 6.02;
+    /**
+     * µs per wave of a plan that shares no tile, which runs the scheduler without K ranges ({@code
+     * WholeUnits} in iris/gemm/stream_k.cuh; commit {@code 97e72fd}): less than {@link #WAVE_US}, as
+     * GemmPlanTimes measured those plans 2.6 % faster than before it, and at {@code b5d43b2} 0.79 to
+     * 0.92 of this model's estimate by tile (geometric means) where split-K's were 0.85 to 1.02. Of
+     * 3.0 to 6.0 µs, the values from 3.7 to 4.4 give the best choices on the timings
+     * RuleAgainstPlanTimesTest judges: 5 shapes more than 3 % off the fastest timed, 0.994 of it as
+     * a geometric mean, where {@link #WAVE_US} gave 7 and 0.990 (with {@link #PAIRED} priced only
+     * where the rule pairs, as it now is). The two change 5 of the model suite's shapes' plans: 64 x
+     * 3584 x 4096 and 256 x 1792 x 4096 from split-K to whole 64 x 64 tiles, 10 % faster (13.64 µs
+     * against 15.16, 13.45 against 14.86, GemmPlanTimes at {@code b5d43b2}); 1024 x 14336 x 4096
+     * and 8192 x 1792 x 4096 from stream-K to whole 128 x 192 tiles, and 1024 x 2304 x 16384 from
+     * whole 128 x 192 tiles to stream-K, 1.5 % and 2.9 % slower (168.3 against 165.8 µs, 123.7
+     * against 120.3).
+     */
+    static final double WHOLE_WAVE_US = 4.0;
     /** µs each piece of a shared tile adds to its fix-up. */
     static final double PIECE_US = 1.2;
 
     private ScheduleCost() {
     }
 
-    /** The estimated µs of an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks under {@code plan} on {@code multiprocessors} SMs. */
-    static double us(StreamKPlan plan, int m, int n, int kBlocks, int multiprocessors) {
-        return us(plan, m, n, kBlocks, multiprocessors, ScheduleCost::kBlockUs);
+    /**
+     * The estimated µs of an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks under {@code plan}
+     * on {@code multiprocessors} SMs, its whole 128-row tiles in pairs where {@code pairs} ({@link
+     * StreamKPlan#pairsPay}).
+     */
+    static double us(StreamKPlan plan, int m, int n, int kBlocks, int multiprocessors, boolean pairs) {
+        return us(plan, m, n, kBlocks, multiprocessors, pairs, ScheduleCost::kBlockUs);
     }
 
     /** µs of one k-block of {@code tile} on one SM: the constants above. */
@@ -120,10 +141,10 @@ final class ScheduleCost {
     }
 
     /**
-     * {@link #us(StreamKPlan, int, int, int, int)} with other k-block costs ({@code kBlockUs} of each
-     * tile): how ScheduleCostFit tries values against timings.
+     * {@link #us(StreamKPlan, int, int, int, int, boolean)} with other k-block costs ({@code kBlockUs}
+     * of each tile): how ScheduleCostFit tries values against timings.
      */
-    static double us(StreamKPlan plan, int m, int n, int kBlocks, int multiprocessors, ToDoubleFunction<GemmTile> kBlockUs) {
+    static double us(StreamKPlan plan, int m, int n, int kBlocks, int multiprocessors, boolean pairs, ToDoubleFunction<GemmTile> kBlockUs) {
         // A clustered plan is priced as its clusters on blocks of tiles: a cluster's CTAs run their
         // k-blocks side by side, as one CTA runs a tile's. A swapped one as its product, C^T.
         GemmTile tile = plan.tile();
@@ -143,8 +164,8 @@ final class ScheduleCost {
         double operandBytes = ((double) m + n) * k * 2;
         if (plan.sharedTiles() == 0) {
             long waves = GemmChecks.ceilDiv(units, clusters);
-            double pairs = StreamKPlan.paired(plan, m, n, multiprocessors).equals(plan) ? 1 : PAIRED;
-            return pairs * Math.max(waves * kBlocks * kBlock, operandBytes / BYTES_PER_US) + LAUNCH_US + WAVE_US * waves;
+            double share = pairs && !StreamKPlan.paired(plan, m, n, multiprocessors).equals(plan) ? PAIRED : 1;
+            return share * Math.max(waves * kBlocks * kBlock, operandBytes / BYTES_PER_US) + LAUNCH_US + WHOLE_WAVE_US * waves;
         }
         long shared = plan.sharedTiles();
         long wholeWaves = GemmChecks.ceilDiv(units - shared, clusters);

@@ -83,19 +83,11 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
     /**
      * The rule's plan for an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks with a workspace:
      * on {@code swapped} (see {@link GemmTile#swappedFor}; null for none) the plan {@link
-     * ScheduleCost} estimates fastest among that tile's; else, where {@code pairs} ({@link
-     * #pairsPay}), {@link #choose}'s, in pairs where it runs whole tiles of 128 rows ({@link
-     * #paired}); else the fastest estimated that is not in pairs.
+     * ScheduleCost} estimates fastest among that tile's; else {@link #choose}'s.
      */
     static StreamKPlan rule(int m, int n, int kBlocks, int multiprocessors, GemmTile swapped, boolean pairs) {
-        if (swapped != null) {
-            return candidates(new GemmTile[] {swapped}, m, n, kBlocks, multiprocessors).get(0);
-        }
-        if (pairs) {
-            return paired(choose(m, n, kBlocks, multiprocessors), m, n, multiprocessors);
-        }
-        return candidates(m, n, kBlocks, multiprocessors).stream().filter(p -> p.tile() != GemmTile.SHORT_PAIR).findFirst()
-                .orElseThrow();
+        GemmTile[] tiles = swapped != null ? new GemmTile[] {swapped} : GemmTile.choices(m);
+        return choose(tiles, m, n, kBlocks, multiprocessors, pairs, ScheduleCost::kBlockUs);
     }
 
     /**
@@ -112,33 +104,45 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
         return k % Gemm.TILE_K != 0;
     }
 
-    /** The plan {@link ScheduleCost} estimates fastest for an {@code m} x {@code n} GEMM of {@code kBlocks} k-blocks. */
-    static StreamKPlan choose(int m, int n, int kBlocks, int multiprocessors) {
-        return candidates(m, n, kBlocks, multiprocessors).get(0);
+    /**
+     * The plan {@link ScheduleCost} estimates fastest for an {@code m} x {@code n} GEMM of {@code
+     * kBlocks} k-blocks in the tiles it may take ({@link GemmTile#choices}), where {@code pairs}
+     * ({@link #pairsPay}) in pairs if it runs whole tiles of 128 rows ({@link #paired}).
+     */
+    static StreamKPlan choose(int m, int n, int kBlocks, int multiprocessors, boolean pairs) {
+        return choose(GemmTile.choices(m), m, n, kBlocks, multiprocessors, pairs, ScheduleCost::kBlockUs);
+    }
+
+    /** The same in {@code tiles}, by other k-block costs (ScheduleCostFit). */
+    static StreamKPlan choose(GemmTile[] tiles, int m, int n, int kBlocks, int multiprocessors, boolean pairs, ToDoubleFunction<GemmTile> kBlockUs) {
+        StreamKPlan fastest = candidates(tiles, m, n, kBlocks, multiprocessors, pairs, kBlockUs).get(0);
+        return pairs ? paired(fastest, m, n, multiprocessors) : fastest;
     }
 
     /**
      * Every plan the shape can take, fastest by {@link ScheduleCost} first: in each tile it may take,
      * whole tiles, split-K into 2 or more slices while the slices fit on the SMs, and stream-K where
-     * {@link #shared} allows it; whole 64 x 128 tiles in pairs too over a short K, where they were
-     * measured faster than alone (see {@link ScheduleCost#SHORT_PAIR_K_BLOCK_US}).
+     * {@link #shared} allows it; where {@code pairs} ({@link #pairsPay}), whole 64 x 128 tiles in
+     * pairs too over a short K, where they were measured faster than alone (see {@link
+     * ScheduleCost#SHORT_PAIR_K_BLOCK_US}).
      */
-    static List<StreamKPlan> candidates(int m, int n, int kBlocks, int multiprocessors) {
-        return candidates(GemmTile.choices(m), m, n, kBlocks, multiprocessors);
+    static List<StreamKPlan> candidates(int m, int n, int kBlocks, int multiprocessors, boolean pairs) {
+        return candidates(GemmTile.choices(m), m, n, kBlocks, multiprocessors, pairs);
     }
 
-    /** {@link #candidates(int, int, int, int)} in {@code choices} (GemmPlanTimes times every tile on every shape). */
-    static List<StreamKPlan> candidates(GemmTile[] choices, int m, int n, int kBlocks, int multiprocessors) {
-        return candidates(choices, m, n, kBlocks, multiprocessors, ScheduleCost::kBlockUs);
+    /** {@link #candidates(int, int, int, int, boolean)} in {@code choices} (GemmPlanTimes times every tile on every shape). */
+    static List<StreamKPlan> candidates(GemmTile[] choices, int m, int n, int kBlocks, int multiprocessors, boolean pairs) {
+        return candidates(choices, m, n, kBlocks, multiprocessors, pairs, ScheduleCost::kBlockUs);
     }
 
     /** The same, ordered by other k-block costs (ScheduleCostFit). */
-    static List<StreamKPlan> candidates(GemmTile[] choices, int m, int n, int kBlocks, int multiprocessors, ToDoubleFunction<GemmTile> kBlockUs) {
+    static List<StreamKPlan> candidates(GemmTile[] choices, int m, int n, int kBlocks, int multiprocessors, boolean pairs,
+            ToDoubleFunction<GemmTile> kBlockUs) {
         List<StreamKPlan> plans = new ArrayList<>();
         for (GemmTile tile : choices) {
             long units = tile.blocks(m, n);
             int size = tile.clusterSize();
-            if (tile == GemmTile.SHORT && kBlocks <= ScheduleCost.SHORT_PAIR_MAX_K_BLOCKS && m > tile.rows()) {
+            if (pairs && tile == GemmTile.SHORT && kBlocks <= ScheduleCost.SHORT_PAIR_MAX_K_BLOCKS && m > tile.rows()) {
                 plans.add(whole(GemmTile.SHORT_PAIR, m, n, multiprocessors));  // first: the estimate may tie (a memory floor)
             }
             plans.add(whole(tile, m, n, multiprocessors));
@@ -151,7 +155,7 @@ record StreamKPlan(GemmTile tile, int grid, int sharedTiles) {
                 }
             }
         }
-        plans.sort(Comparator.comparingDouble(p -> ScheduleCost.us(p, m, n, kBlocks, multiprocessors, kBlockUs)));
+        plans.sort(Comparator.comparingDouble(p -> ScheduleCost.us(p, m, n, kBlocks, multiprocessors, pairs, kBlockUs)));
         return plans;
     }
 

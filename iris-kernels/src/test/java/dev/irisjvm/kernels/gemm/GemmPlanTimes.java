@@ -128,14 +128,14 @@ public final class GemmPlanTimes {
             List<Way> ways = new ArrayList<>();
             StreamKPlan rule = Gemm.plan(s.m(), s.n(), s.k(), sms, true);
             List<StreamKPlan> plans = new ArrayList<>(List.of(rule));
-            for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.all(s.m()), s.m(), s.n(), kBlocks, sms)) {
+            for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.all(s.m()), s.m(), s.n(), kBlocks, sms, true)) {
                 if (!plans.contains(plan)) {
                     plans.add(plan);
                 }
             }
             for (StreamKPlan plan : plans) {
                 ways.add(new Way(plan.tile().name(), plan.grid(), plan.sharedTiles(), plan == rule && s.m() > Gemm.SKINNY_ROWS, plan.describe(plan.units(s.m(), s.n())),
-                        ScheduleCost.us(plan, s.m(), s.n(), kBlocks, sms), i -> gemm.launch(calls.get(i % copies), plan, stream)));
+                        ScheduleCost.us(plan, s.m(), s.n(), kBlocks, sms, StreamKPlan.pairsPay(s.k())), i -> gemm.launch(calls.get(i % copies), plan, stream)));
             }
             if (SkinnyGemm.takes(s.m())) {
                 addSkinnyWays(gemm, s, calls, stream, ways);

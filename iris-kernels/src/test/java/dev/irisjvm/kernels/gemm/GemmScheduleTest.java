@@ -81,7 +81,7 @@ class GemmScheduleTest {
             int n = (int) s[1];
             int k = (int) s[2];
             for (int sms : new int[] {132, 114}) {
-                Set<StreamKPlan> plans = new LinkedHashSet<>(StreamKPlan.candidates(GemmTile.all(m), m, n, Gemm.kBlocks(k), sms));
+                Set<StreamKPlan> plans = new LinkedHashSet<>(StreamKPlan.candidates(GemmTile.all(m), m, n, Gemm.kBlocks(k), sms, true));
                 plans.add(Gemm.plan(m, n, k, sms, true));
                 for (StreamKPlan plan : plans) {
                     launches.add(new Launch(plan, m, n, k, Gemm.DEFAULT_GROUP_M, sms));

@@ -103,7 +103,7 @@ final class GemmStreamKScenarios extends GemmScenarioPart {
     private void everySchedule(Failures f, int[] shape) {
         int m = shape[0], n = shape[1], k = shape[2];
         int sms = gemm.device().multiprocessorCount();
-        List<StreamKPlan> plans = StreamKPlan.candidates(GemmTile.values(), m, n, Gemm.kBlocks(k), sms);
+        List<StreamKPlan> plans = StreamKPlan.candidates(GemmTile.values(), m, n, Gemm.kBlocks(k), sms, true);
         String what = m + " x " + n + " x " + k + " bf16 -> F32";
         f.check(plans.stream().anyMatch(p -> p.tile().clustered() && p.isSplitK(p.units(m, n))),
                 () -> what + " on " + sms + " SMs: no split-K in clusters among " + plans);

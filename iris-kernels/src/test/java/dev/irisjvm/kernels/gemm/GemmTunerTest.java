@@ -72,20 +72,22 @@ class GemmTunerTest {
 
     @Test
     void candidatesAreTheEstimatesBestFewAndWholeTilesInPairs() {
-        List<StreamKPlan> few = GemmTuner.candidates(128, 4096, 64, SMS);   // 16 tiles: whole, splits, stream-K
+        List<StreamKPlan> few = GemmTuner.candidates(128, 4096, 64, SMS, true);   // 16 tiles: whole, splits, stream-K
         assertEquals(GemmTuner.SHORTLIST + 1, few.size(), few::toString);
-        assertEquals(StreamKPlan.candidates(128, 4096, 64, SMS).subList(0, GemmTuner.SHORTLIST).stream()
+        assertEquals(StreamKPlan.candidates(128, 4096, 64, SMS, true).subList(0, GemmTuner.SHORTLIST).stream()
                 .map(p -> StreamKPlan.paired(p, 128, 4096, SMS)).toList(), few.subList(0, GemmTuner.SHORTLIST));
         assertTrue(few.contains(new StreamKPlan(GemmTile.PAIR, 32, 0)), "16 whole wide tiles in one row: 16 pairs, as the rule runs them");
-        List<StreamKPlan> big = GemmTuner.candidates(8192, 8192, 128, SMS);
+        assertTrue(GemmTuner.candidates(128, 4096, 64, SMS, false).stream().noneMatch(p -> p.tile().clusterM() == 2),
+                "where pairs do not pay (StreamKPlan.pairsPay), none in pairs");
+        List<StreamKPlan> big = GemmTuner.candidates(8192, 8192, 128, SMS, true);
         assertEquals(new StreamKPlan(GemmTile.PAIR, SMS, 0), big.get(0));
-        assertTrue(GemmTuner.candidates(512, 9216, 256, SMS).contains(new StreamKPlan(GemmTile.MID, SMS, 66)),
+        assertTrue(GemmTuner.candidates(512, 9216, 256, SMS, true).contains(new StreamKPlan(GemmTile.MID, SMS, 66)),
                 "a tail shared in step is among the few");
         assertEquals(List.of(new StreamKPlan(GemmTile.NARROW_PAIR, 100, 0), new StreamKPlan(GemmTile.MID_PAIR, 100, 0),
-                new StreamKPlan(GemmTile.PAIR, 50, 0)), GemmTuner.candidates(128 * 50, 256, 1, SMS), "K = 64: nothing to share, in any tile");
-        assertEquals(GemmTuner.SHORTLIST + 1, GemmTuner.candidates(128, 512, 2, SMS).size(),
+                new StreamKPlan(GemmTile.PAIR, 50, 0)), GemmTuner.candidates(128 * 50, 256, 1, SMS, true), "K = 64: nothing to share, in any tile");
+        assertEquals(GemmTuner.SHORTLIST + 1, GemmTuner.candidates(128, 512, 2, SMS, true).size(),
                 "the best three of five whole-tile plans and whole wide tiles in pairs: nothing to share");
-        for (StreamKPlan plan : GemmTuner.candidates(4000, 5000, Gemm.kBlocks(3000), SMS)) {
+        for (StreamKPlan plan : GemmTuner.candidates(4000, 5000, Gemm.kBlocks(3000), SMS, true)) {
             assertTrue(plan.tile() != GemmTile.WIDE || plan.sharedTiles() != 0, () -> "whole wide tiles unpaired: " + plan);
         }
     }

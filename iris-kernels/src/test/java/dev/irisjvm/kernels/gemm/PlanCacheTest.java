@@ -11,7 +11,7 @@ class PlanCacheTest {
     void givesTheRulesChoiceAndKeepsTheRecentShapes() {
         PlanCache cache = new PlanCache(2, 132);
         StreamKPlan decode = cache.choose(1, 4096, 224, null, false);
-        assertEquals(StreamKPlan.choose(1, 4096, 224, 132), decode);
+        assertEquals(StreamKPlan.choose(1, 4096, 224, 132, false), decode);
         assertSame(decode, cache.choose(1, 4096, 224, null, false), "a shape seen before is not priced again");
         cache.choose(8192, 8192, 128, null, false);
         cache.choose(1, 4096, 224, null, false);               // the decode shape is now the most recent

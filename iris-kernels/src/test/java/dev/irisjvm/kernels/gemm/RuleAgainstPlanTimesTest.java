@@ -18,15 +18,16 @@ import org.junit.jupiter.api.Test;
 /**
  * The rule's plan ({@link StreamKPlan#rule}) against every plan GemmPlanTimes timed of the same shape
  * on an H200, from the committed JSON (docs/benchmarks), each shape judged on the latest run that
- * timed it: since {@code b5d43b2}'s run, 34 of them on the kernels with whole units. On the shapes of
+ * timed it: since {@code b5d43b2}'s runs, 33 of them on the kernels with whole units. On the shapes of
  * more than {@link Gemm#SKINNY_ROWS} rows whose chosen plan was timed (but those the rule runs on the
  * skinny kernels, {@link SkinnyOrSwappedTest}), the rule's plan is the fastest timed or within 3 % of
- * it on all but six, 0.991 of it as a geometric mean (the rule that paired every whole 128-row plan:
- * eight, 0.989). The six: 64 x 3584 x 4096, 64 x 3072 x 4096 and 256 x 1792 x 4096 (9.5 to 10 %
- * off), which the rule splits in two slices of K where whole tiles on half the SMs now run faster
- * (ScheduleCost prices those whole plans 27 % over their time on these kernels); 33 x 1000 x 8200
- * (4.9 %), faster on 64 x 64 tiles in blocks of 1 x 4, which the rule does not take; 128 x 4096 x
- * 3584 (3.1 %); and 8192 x 8192 x 8192 (4.2 % off, timed in pairs only before whole units). A change
+ * it on all but five, 0.994 of it as a geometric mean (with a wave of whole tiles priced as one
+ * that shares tiles, {@link ScheduleCost#WHOLE_WAVE_US} at 6.02 µs: seven, 0.990). The five: 64 x
+ * 3072 x 4096 (6.9 % off), which the rule splits in two slices of K where whole 64 x 64 tiles on
+ * half the SMs run faster; 33 x 1000 x 8200 (4.9 %), faster on 64 x 64 tiles in blocks of 1 x 4,
+ * which the rule does not take; 1024 x 2304 x 16384 (4.4 %), which it shares by K on 128 x 128
+ * tiles (whole 128 x 192 tiles, which it took while it priced them in pairs, 1.7 %); 128 x 4096 x
+ * 3584 (3.1 %); and 8192 x 8192 x 8192 (4.2 %, timed in pairs only before whole units). A change
  * of the rule or of its constants that chooses worse on these timings fails here, without a GPU.
  */
 class RuleAgainstPlanTimesTest {
@@ -43,6 +44,7 @@ class RuleAgainstPlanTimesTest {
         RUNS.put("2026-12-05-d4df5a0", Map.of());
         RUNS.put("2026-12-05-cf0492f", Map.of());
         RUNS.put("2026-12-05-b5d43b2", Map.of());
+        RUNS.put("2026-12-05-b5d43b2-beside-67daf21", Map.of());
     }
 
     @Test
@@ -77,8 +79,8 @@ class RuleAgainstPlanTimesTest {
         }
         double mean = Math.exp(logSum / judged);
         assertTrue(judged >= 51, "shapes whose rule plan was timed: " + judged);
-        assertTrue(judged - within <= 6, "the rule's plan more than 3 % slower than the fastest timed on:" + misses);
-        assertTrue(mean >= 0.990, "geometric mean of fastest / rule: " + mean);
+        assertTrue(judged - within <= 5, "the rule's plan more than 3 % slower than the fastest timed on:" + misses);
+        assertTrue(mean >= 0.993, "geometric mean of fastest / rule: " + mean);
     }
 
     @Test

@@ -87,8 +87,8 @@ public final class ScheduleCostFit {
             GemmTile swapped = GemmTile.swappedFor(s.m());  // the rule's one tile there (Gemm.plan)
             Set<GemmTile> tiles = new LinkedHashSet<>(List.of(swapped != null ? new GemmTile[] {swapped} : GemmTile.choices(s.m())));
             Arrays.stream(GemmTile.all(s.m())).filter(fitted::contains).forEach(tiles::add);
-            List<StreamKPlan> plans = StreamKPlan.candidates(tiles.toArray(GemmTile[]::new), s.m(), s.n(), Gemm.kBlocks(s.k()), SMS, costs);
-            StreamKPlan rule = StreamKPlan.paired(plans.get(0), s.m(), s.n(), SMS);
+            StreamKPlan rule = StreamKPlan.choose(tiles.toArray(GemmTile[]::new), s.m(), s.n(), Gemm.kBlocks(s.k()), SMS,
+                    StreamKPlan.pairsPay(s.k()), costs);
             Double us = PlanTimings.usOf(e.getValue(), rule);
             double fastest = PlanTimings.fastest(e.getValue());
             if (us != null) {

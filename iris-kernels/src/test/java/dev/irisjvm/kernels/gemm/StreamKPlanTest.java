@@ -14,13 +14,13 @@ class StreamKPlanTest {
     private static final int SMS = 132;
 
     private static StreamKPlan choose(int m, int n, int k) {
-        return StreamKPlan.choose(m, n, Gemm.kBlocks(k), SMS);
+        return StreamKPlan.choose(m, n, Gemm.kBlocks(k), SMS, StreamKPlan.pairsPay(k));
     }
 
     @Test
     void tilesThatFillTheirWavesRunWhole() {
         assertEquals(StreamKPlan.whole(GemmTile.WIDE, 64 * 32, SMS), choose(8192, 8192, 8192), "15.5 waves, 97 % full");
-        assertEquals(StreamKPlan.whole(GemmTile.WIDE, 640, SMS), choose(4000, 5000, 3000), "4.85 waves, 97 % full");
+        assertEquals(StreamKPlan.whole(GemmTile.PAIR, 4000, 5000, SMS), choose(4000, 5000, 3000), "4.85 waves, 97 % full; K off 64: in pairs");
     }
 
     @Test
@@ -45,11 +45,13 @@ class StreamKPlanTest {
     void shortTilesHaveTheirOwnKBlockCostAndTwiceTheTiles() {
         assertEquals(32, GemmChecks.tiles(64, 4096), "64 x 4096: 32 tiles of 64 x 128");
         assertEquals(16, GemmChecks.tiles(65, 4096), "65 x 4096: 16 tiles of 128 x 256");
-        double short64 = ScheduleCost.us(StreamKPlan.whole(GemmTile.SHORT, 32, SMS), 64, 4096, 64, SMS);
-        double tall65 = ScheduleCost.us(StreamKPlan.whole(GemmTile.WIDE, 16, SMS), 65, 4096, 64, SMS);
-        assertEquals(64 * ScheduleCost.SHORT_K_BLOCK_US, short64 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9);
-        assertEquals(64 * ScheduleCost.K_BLOCK_US * ScheduleCost.PAIRED, tall65 - ScheduleCost.LAUNCH_US - ScheduleCost.WAVE_US, 1e-9,
+        double short64 = ScheduleCost.us(StreamKPlan.whole(GemmTile.SHORT, 32, SMS), 64, 4096, 64, SMS, true);
+        double tall65 = ScheduleCost.us(StreamKPlan.whole(GemmTile.WIDE, 16, SMS), 65, 4096, 64, SMS, true);
+        assertEquals(64 * ScheduleCost.SHORT_K_BLOCK_US, short64 - ScheduleCost.LAUNCH_US - ScheduleCost.WHOLE_WAVE_US, 1e-9);
+        assertEquals(64 * ScheduleCost.K_BLOCK_US * ScheduleCost.PAIRED, tall65 - ScheduleCost.LAUNCH_US - ScheduleCost.WHOLE_WAVE_US, 1e-9,
                 "two tile rows: whole and in pairs");
+        assertEquals(64 * ScheduleCost.K_BLOCK_US, ScheduleCost.us(StreamKPlan.whole(GemmTile.WIDE, 16, SMS), 65, 4096, 64, SMS, false)
+                - ScheduleCost.LAUNCH_US - ScheduleCost.WHOLE_WAVE_US, 1e-9, "where pairs do not pay, priced alone");
     }
 
     @Test
@@ -66,12 +68,12 @@ class StreamKPlanTest {
         assertNull(StreamKPlan.tail(GemmTile.WIDE, 8192 + 100, 128, SMS), "100 past the waves: no count of two CTAs or more");
         assertNull(StreamKPlan.tail(GemmTile.WIDE, 140, 4, SMS), "8 tiles of 4 k-blocks over 132 CTAs");
         StreamKPlan tail = StreamKPlan.tail(GemmTile.MID, 192, 256, SMS);
-        assertTrue(ScheduleCost.us(tail, 512, 9216, 256, SMS) < ScheduleCost.us(new StreamKPlan(GemmTile.MID, SMS, 0), 512, 9216, 256, SMS));
+        assertTrue(ScheduleCost.us(tail, 512, 9216, 256, SMS, false) < ScheduleCost.us(new StreamKPlan(GemmTile.MID, SMS, 0), 512, 9216, 256, SMS, false));
     }
 
     @Test
     void splitKSlicesAreWholeMultiplesOfTheTilesWithTheLeastBlocksEach() {
-        for (StreamKPlan p : StreamKPlan.candidates(256, 4096, Gemm.kBlocks(1024), SMS)) {
+        for (StreamKPlan p : StreamKPlan.candidates(256, 4096, Gemm.kBlocks(1024), SMS, false)) {
             if (p.isSplitK(32)) {
                 assertTrue(Gemm.kBlocks(1024) / (p.grid() / 32) >= KernelAbi.IRIS_GEMM_STREAM_K_MIN_BLOCKS, p::toString);
             }
@@ -79,7 +81,7 @@ class StreamKPlanTest {
         assertEquals(List.of(StreamKPlan.whole(GemmTile.SHORT_PAIR, 128, 512, SMS), StreamKPlan.whole(GemmTile.SHORT_THIN, 16, SMS),
                 StreamKPlan.whole(GemmTile.SHORT, 8, SMS),
                 StreamKPlan.whole(GemmTile.NARROW, 4, SMS), StreamKPlan.whole(GemmTile.MID, 3, SMS),
-                StreamKPlan.whole(GemmTile.WIDE, 2, SMS)), StreamKPlan.candidates(128, 512, 2, SMS),
+                StreamKPlan.whole(GemmTile.WIDE, 2, SMS)), StreamKPlan.candidates(128, 512, 2, SMS, true),
                 "8 short in pairs, 16 short thin, 8 short, 4 narrow, 3 mid or 2 wide tiles of 2 k-blocks: nothing to share");
     }
 
@@ -92,17 +94,19 @@ class StreamKPlanTest {
         assertEquals(new StreamKPlan(GemmTile.SHORT_PAIR, 66, 0), choose(127, 4104, 1032), "33 pairs of 64 x 128 tiles");
         StreamKPlan split = new StreamKPlan(GemmTile.MID, 128, 64);
         double partials = 128.0 * 128 * Gemm.MID_TILE_N * Float.BYTES * 2 / ScheduleCost.BYTES_PER_US;
-        assertTrue(ScheduleCost.us(split, 256, 6144, 64, SMS) >= 32 * ScheduleCost.MID_K_BLOCK_US + partials, "the partials follow the k-blocks");
+        assertTrue(ScheduleCost.us(split, 256, 6144, 64, SMS, false) >= 32 * ScheduleCost.MID_K_BLOCK_US + partials, "the partials follow the k-blocks");
     }
 
     @Test
     void candidatesComeFastestFirstAndTheFirstIsTheChoice() {
         int[][] shapes = {{1, 768, 4096}, {64, 1280, 8192}, {1536, 1536, 1536}, {4096, 2304, 1024}, {8192, 1792, 4096}, {33, 1000, 8200}};
         for (int[] s : shapes) {
-            List<StreamKPlan> c = StreamKPlan.candidates(s[0], s[1], Gemm.kBlocks(s[2]), SMS);
-            assertEquals(c.get(0), choose(s[0], s[1], s[2]));
+            boolean pairs = StreamKPlan.pairsPay(s[2]);
+            List<StreamKPlan> c = StreamKPlan.candidates(s[0], s[1], Gemm.kBlocks(s[2]), SMS, pairs);
+            assertEquals(pairs ? StreamKPlan.paired(c.get(0), s[0], s[1], SMS) : c.get(0), choose(s[0], s[1], s[2]));
             for (int i = 1; i < c.size(); i++) {
-                assertTrue(ScheduleCost.us(c.get(i - 1), s[0], s[1], Gemm.kBlocks(s[2]), SMS) <= ScheduleCost.us(c.get(i), s[0], s[1], Gemm.kBlocks(s[2]), SMS));
+                assertTrue(ScheduleCost.us(c.get(i - 1), s[0], s[1], Gemm.kBlocks(s[2]), SMS, pairs)
+                        <= ScheduleCost.us(c.get(i), s[0], s[1], Gemm.kBlocks(s[2]), SMS, pairs));
             }
             assertTrue(c.contains(StreamKPlan.whole(s[0], s[1], SMS)), "whole tiles are always a candidate");
         }
@@ -115,7 +119,7 @@ class StreamKPlanTest {
                 for (int kBlocks : new int[] {1, 3, 4, 16, 200}) {
                     int m = tilesM == 0 ? Gemm.SHORT_TILE_M : tilesM * Gemm.TILE_M;   // 0: one row of short tiles
                     long tiles = GemmChecks.tiles(m, tilesN * Gemm.TILE_N);
-                    for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.values(), m, tilesN * Gemm.TILE_N, kBlocks, SMS)) {
+                    for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.values(), m, tilesN * Gemm.TILE_N, kBlocks, SMS, true)) {
                         String what = tiles + " tiles of " + kBlocks + " k-blocks: " + plan;
                         int size = plan.tile().clusterSize();
                         assertTrue((long) plan.sharedTiles() * size <= StreamKPlan.maxSharedTiles(SMS), what + " needs more counters");
@@ -193,10 +197,10 @@ class StreamKPlanTest {
     void shortTilesRunInPairsOnlyOverAShortKAndSeveralTileRows() {
         // GemmPlanTimes at 73707d3: faster in pairs at K 1000-1032, slower at K 2048 and more.
         int most = ScheduleCost.SHORT_PAIR_MAX_K_BLOCKS;
-        assertTrue(StreamKPlan.candidates(128, 8192, most, SMS).contains(StreamKPlan.whole(GemmTile.SHORT_PAIR, 128, 8192, SMS)));
-        assertTrue(StreamKPlan.candidates(128, 8192, most + 1, SMS).stream().noneMatch(p -> p.tile() == GemmTile.SHORT_PAIR),
+        assertTrue(StreamKPlan.candidates(128, 8192, most, SMS, true).contains(StreamKPlan.whole(GemmTile.SHORT_PAIR, 128, 8192, SMS)));
+        assertTrue(StreamKPlan.candidates(128, 8192, most + 1, SMS, true).stream().noneMatch(p -> p.tile() == GemmTile.SHORT_PAIR),
                 "a longer K: no pairs");
-        assertTrue(StreamKPlan.candidates(64, 8192, most, SMS).stream().noneMatch(p -> p.tile() == GemmTile.SHORT_PAIR),
+        assertTrue(StreamKPlan.candidates(64, 8192, most, SMS, true).stream().noneMatch(p -> p.tile() == GemmTile.SHORT_PAIR),
                 "one tile row: a pair's second tile would be past C");
         assertEquals(new StreamKPlan(GemmTile.SHORT_PAIR, 128, 0), choose(1000, 1000, 1000), "16 x 8 tiles of 64 x 128, 64 pairs");
         assertEquals(new StreamKPlan(GemmTile.SHORT_THIN, 128, 0), choose(128, 4096, 2048), "K 2048: 64 x 64 tiles, unpaired");
@@ -243,7 +247,7 @@ class StreamKPlanTest {
         GemmTile[] rowOfFour = {GemmTile.SHORT_THIN_1X4};
         assertEquals(List.of(new StreamKPlan(GemmTile.SHORT_THIN_1X4, 56, 0), new StreamKPlan(GemmTile.SHORT_THIN_1X4, 112, 14),
                         new StreamKPlan(GemmTile.SHORT_THIN_1X4, 132, 14)),
-                StreamKPlan.candidates(rowOfFour, 64, 3584, 64, SMS).stream().sorted(Comparator.comparingInt(StreamKPlan::grid)).toList(),
+                StreamKPlan.candidates(rowOfFour, 64, 3584, 64, SMS, false).stream().sorted(Comparator.comparingInt(StreamKPlan::grid)).toList(),
                 "whole blocks on 14 clusters; 2 slices of K on 28 (3 would need 42); stream-K on all 33");
         StreamKPlan split = new StreamKPlan(GemmTile.SHORT_THIN_1X4, 112, 14);
         assertEquals(14, split.units(64, 3584));
@@ -258,8 +262,8 @@ class StreamKPlanTest {
         assertEquals(new StreamKPlan(GemmTile.SHORT_THIN_PAIR, SMS, 22), StreamKPlan.tail(GemmTile.SHORT_THIN_PAIR, 80, 64, SMS));
         assertNull(StreamKPlan.shared(GemmTile.SHORT_THIN_1X4, 14, 64, 3), "fewer SMs than a cluster: no clusters at all");
         // A cluster's CTAs run their k-blocks side by side: 14 blocks whole are one wave of 64 k-blocks.
-        assertEquals(64 * ScheduleCost.SHORT_THIN_K_BLOCK_US + ScheduleCost.LAUNCH_US + ScheduleCost.WAVE_US,
-                ScheduleCost.us(new StreamKPlan(GemmTile.SHORT_THIN_1X4, 56, 0), 64, 3584, 64, SMS), 1e-9);
+        assertEquals(64 * ScheduleCost.SHORT_THIN_K_BLOCK_US + ScheduleCost.LAUNCH_US + ScheduleCost.WHOLE_WAVE_US,
+                ScheduleCost.us(new StreamKPlan(GemmTile.SHORT_THIN_1X4, 56, 0), 64, 3584, 64, SMS, false), 1e-9);
     }
 
     @Test
@@ -278,8 +282,8 @@ class StreamKPlanTest {
         assertEquals("whole tiles on 128 blocks, 32 x 64 swapped tiles in blocks of 2 x 1",
                 StreamKPlan.whole(GemmTile.SWAP_32_PAIR, 64, 4096, SMS).describe(64), "two tiles of C one above the other");
         // As the product: 64 tiles of 16 k-blocks, one wave.
-        assertEquals(16 * ScheduleCost.SHORT_THIN_K_BLOCK_US + ScheduleCost.LAUNCH_US + ScheduleCost.WAVE_US,
-                ScheduleCost.us(new StreamKPlan(GemmTile.SWAP_32, 64, 0), 32, 4096, 16, SMS), 1e-9);
+        assertEquals(16 * ScheduleCost.SHORT_THIN_K_BLOCK_US + ScheduleCost.LAUNCH_US + ScheduleCost.WHOLE_WAVE_US,
+                ScheduleCost.us(new StreamKPlan(GemmTile.SWAP_32, 64, 0), 32, 4096, 16, SMS, false), 1e-9);
         assertEquals(8, GemmTile.SWAP_8.bBoxRows(), "A's box: the tile's 8 rows of C");
         assertEquals(Gemm.SHORT_TILE_M / 2, GemmTile.SWAP_32_PAIR.aBoxRows(), "B's box: each CTA's share of the 64 rows of B");
         // 32 rows of C in 16-row tiles, two of them one above the other sharing B: cuBLASLt's one wave.
@@ -310,8 +314,8 @@ class StreamKPlanTest {
         assertEquals(GemmTile.SHORT_PAIR, Gemm.plan(1000, 1000, 1000, SMS, true).tile(), "K 1000: 64 x 128 tiles in pairs");
         assertEquals(GemmTile.NARROW, Gemm.plan(256, 6144, 4096, SMS, true).tile(), "K 4096: 128 x 128 tiles alone");
         assertEquals(GemmTile.SHORT, Gemm.plan(128, 8192, 1024, SMS, true).tile(), "K 1024: 64 x 128 tiles alone");
-        StreamKPlan alone = StreamKPlan.rule(1000, 1000, 16, SMS, null, false);
-        assertEquals(StreamKPlan.candidates(1000, 1000, 16, SMS).stream().filter(p -> p.tile() != GemmTile.SHORT_PAIR).findFirst()
-                .orElseThrow(), alone, "without pairs, the fastest estimated of the rest");
+        assertTrue(StreamKPlan.candidates(1000, 1000, 16, SMS, false).stream().noneMatch(p -> p.tile().clusterM() == 2),
+                "without pairs, none are candidates");
+        assertEquals(StreamKPlan.candidates(1000, 1000, 16, SMS, false).get(0), StreamKPlan.rule(1000, 1000, 16, SMS, null, false));
     }
 }
