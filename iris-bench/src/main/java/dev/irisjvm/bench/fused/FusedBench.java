@@ -60,7 +60,7 @@ import java.util.Set;
  *
  * Per repetition the slowest rank's time counts (every rank's times are gathered); a failure on any
  * rank becomes the point's check text on every rank ({@link Lockstep}). With tracing, the first
- * shape of each operation also runs every variant once more with {@code FusedConfig.withTracing},
+ * shape of each operation also runs every variant with a kernel once more with {@code FusedConfig.withTracing},
  * and rank 0 writes all ranks' timelines into one Chrome trace.
  */
 final class FusedBench extends LockstepBench<FusedMeasurement> {
@@ -154,7 +154,7 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
                 fused(s, buf, v, reference);
             }
             if (options.trace() && traced.add(s.op())) {
-                for (FusedVariant v : s.op().variants()) {
+                for (FusedVariant v : s.op().kernelVariants()) {  // UNFUSED runs no kernel to trace
                     trace(s, buf, v);
                 }
             }

@@ -117,11 +117,15 @@ final class FusedChecks {
         }
     }
 
-    /** Tracing needs the Hopper kernels: the portable ones record no timeline. */
-    static void tracing(String who, GemmMainloop mainloop, boolean tracing) {
+    /** Tracing needs the Hopper kernels (the portable ones record no timeline) and a fused kernel. */
+    static void tracing(String who, GemmMainloop mainloop, FusedVariant variant, boolean tracing) {
         if (tracing && mainloop == GemmMainloop.PORTABLE) {
             throw fail(who, "config tracing: the portable mainloop's kernels record no timeline (the Hopper ones do); "
                     + "turn tracing off or run the HOPPER mainloop");
+        }
+        if (tracing && variant == FusedVariant.UNFUSED) {
+            throw fail(who, "config tracing: UNFUSED runs no fused kernel, whose timeline tracing records; turn tracing off or"
+                    + " choose EPILOGUE or SPARE_WARPS");
         }
     }
 

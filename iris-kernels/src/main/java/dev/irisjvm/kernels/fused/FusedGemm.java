@@ -53,7 +53,9 @@ import org.bytedeco.javacpp.LongPointer;
  *     next layer) is done before any peer writes into its buffers. No host synchronization and no
  *     device allocation: a call may be captured into a CUDA graph (see the next point). The TMA
  *     descriptors of a call's tensors are encoded on the host the first time they are seen and
- *     cached (up to {@value #MAP_CACHE_ENTRIES}).</li>
+ *     cached (up to {@value #MAP_CACHE_ENTRIES}). A call of GEMM + all-reduce's {@link
+ *     FusedVariant#UNFUSED} enqueues the library's GEMM and all-reduce instead, whose own flags meet
+ *     the peers.</li>
  * <li><b>Epochs and CUDA graphs.</b> The kernels' flags are compared with a call counter (the
  *     epoch) that is a kernel argument. {@code run} passes a new epoch each call, so back-to-back
  *     calls need no reset. A CUDA graph replays the epoch it captured, so a call that is to be
@@ -126,6 +128,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
     private final DeviceMemory traceBuffer;
     private final long traceRecords;
     private final FusedArgs args;
+    /** The GEMM and the all-reduce of an UNFUSED instance's calls (null for the others). */
+    private final UnfusedAllReduce unfused;
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, Gemm.SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The last eager epoch (see {@link #begin}). */
@@ -135,7 +139,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
     /** What creation gathered, handed to the constructor. */
     record Parts(Iris iris, FusedOp op, FusedConfig config, GemmMainloop mainloop, FusedVariant variant, int m, int n, int k,
                  DeviceProperties device, int tileN, int splitK, int blocks, KernelLibrary library, Kernel[][] kernels,
-                 FusedWorkspace workspace, DeviceBarrier barrier, DeviceMemory traceBuffer, long traceRecords) {}
+                 FusedWorkspace workspace, DeviceBarrier barrier, DeviceMemory traceBuffer, long traceRecords,
+                 UnfusedAllReduce unfused) {}
 
     FusedGemm(Parts p) {
         this.iris = p.iris();
@@ -159,6 +164,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         this.barrier = p.barrier();
         this.traceBuffer = p.traceBuffer();
         this.traceRecords = p.traceRecords();
+        this.unfused = p.unfused();
         this.args = new FusedArgs(p.iris().deviceContext().bytes(), workspace.partialsAddress(), workspace.flagsAddress(),
                 traceBuffer == null ? 0 : traceBuffer.address(), m, n, k, config.groupM(), splitK);
         // Eager epochs start above REPLAY_EPOCH, the value a replayed call leaves in the flags.
@@ -198,22 +204,26 @@ public abstract sealed class FusedGemm implements AutoCloseable
             mainloop = config.mainloop().resolve(device);
             boolean portable = mainloop == GemmMainloop.PORTABLE;
             variant = config.variant().resolve(op, mainloop, m, n, k, world, limit);
+            if (variant == FusedVariant.UNFUSED && config.variant() == FusedVariant.AUTO && config.tracing()) {
+                variant = variant.kernels(mainloop);  // what tracing asks for is the fused kernel's timeline
+            }
             FusedChecks.variant(who, op, mainloop, variant);
             FusedChecks.tileN(who, op, mainloop, config.tileN());
-            FusedChecks.tracing(who, mainloop, config.tracing());
+            FusedChecks.tracing(who, mainloop, variant, config.tracing());
             FusedChecks.device(who, op, mainloop, Platform.current(), device);
             boolean wide = config.tileN() == 0 || config.tileN() == Gemm.TILE_N;
             splitK = config.splitK() != 0 ? config.splitK() : wide && !portable ? op.splitK(m, n, k, limit) : 1;
             FusedChecks.splitK(who, op, mainloop, splitK, k);
             tileN = config.tileN() != 0 ? config.tileN() : portable || splitK == 2 ? Gemm.TILE_N : op.tileN(m, n, limit);
             library = KernelLibrary.forIris(iris);  // checked variants in checked mode
-            kernels = load(library, op, mainloop, variant, tileN, config.tracing());
+            kernels = load(library, op, mainloop, variant.kernels(mainloop), tileN, config.tracing());
         } catch (RuntimeException e) {
             local = e;
         }
         // The meeting: whoever failed says why, everyone compares what they were asked to create and
-        // the mainloop it chose (IRIS_GEMM_MAINLOOP may differ between ranks).
-        String mine = describe(op, m, n, k, config) + (mainloop == null ? "" : " runs " + mainloop);
+        // the mainloop and variant it chose (IRIS_GEMM_MAINLOOP and the SMs, which AUTO's choice
+        // counts, may differ between ranks).
+        String mine = describe(op, m, n, k, config) + (mainloop == null ? "" : " runs " + mainloop + " " + variant);
         byte[][] all;
         try {
             all = iris.allGather(((local == null ? "ok " : "failed ") + mine + "\n"
@@ -240,19 +250,23 @@ public abstract sealed class FusedGemm implements AutoCloseable
         FusedWorkspace workspace = null;
         DeviceBarrier barrier = null;
         DeviceMemory trace = null;
+        UnfusedAllReduce unfused = null;
         try {
             int blocks = blocks(op, world, limit, FusedWorkspace.tiles(m, n, tileN) * splitK, splitK);
-            workspace = FusedWorkspace.allocate(iris.heap(), op, variant, m, n, k, world, tileN, splitK, blocks);
+            workspace = FusedWorkspace.allocate(iris.heap(), op, variant.kernels(mainloop), m, n, k, world, tileN, splitK, blocks);
             barrier = iris.newBarrier();
             long records = FusedWorkspace.traceRecords(op, m, n, k, world, tileN, splitK);
             if (config.tracing()) {
                 trace = DeviceMemory.allocate(records * FusedWorkspace.TRACE_RECORD_BYTES);
             }
+            if (variant == FusedVariant.UNFUSED) {
+                unfused = UnfusedAllReduce.create(iris, mainloop, m, n);
+            }
             iris.hostBarrier();  // every rank's flags are zero before any kernel can signal into them
             return new Parts(iris, op, config, mainloop, variant, (int) m, (int) n, (int) k, device, tileN, splitK, blocks,
-                    library, kernels, workspace, barrier, trace, records);
+                    library, kernels, workspace, barrier, trace, records, unfused);
         } catch (RuntimeException | Error e) {
-            Resources.closeAfter(e, trace, barrier, workspace, library);
+            Resources.closeAfter(e, unfused, trace, barrier, workspace, library);
             throw e;
         }
     }
@@ -419,6 +433,11 @@ public abstract sealed class FusedGemm implements AutoCloseable
         }
         int ldc = check(oa, ob, layout, obias, oc, in);
         disjoint(oc, oa, ob, obias);
+        if (unfused != null && ldc == n) {
+            calls++;
+            unfused.run(a, b, layout, rank == 0 ? bias : null, c, stream);
+            return;
+        }
 
         if (mainloop == GemmMainloop.HOPPER) {
             args.maps(mapA(in, oa.address(), m, k), mapB(in, ob.address(), layout, n, k));
@@ -566,7 +585,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        Resources.closeAll(barrier, workspace, traceBuffer, library, this::releaseArguments);
+        Resources.closeAll(unfused, barrier, workspace, traceBuffer, library, this::releaseArguments);
     }
 
     private synchronized void releaseArguments() {

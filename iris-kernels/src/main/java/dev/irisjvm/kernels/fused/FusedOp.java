@@ -29,7 +29,7 @@ public enum FusedOp {
             EnumSet.of(FusedVariant.EPILOGUE, FusedVariant.SPARE_WARPS)),
     /** {@link GemmAllReduce}: row-parallel GEMM (K split), the sum on every rank ({@code gemm_reduce.cu}). */
     ALL_REDUCE("all_reduce", "gemm_reduce", "GemmAllReduce", "GEMM + all-reduce",
-            EnumSet.of(FusedVariant.EPILOGUE, FusedVariant.SPARE_WARPS)),
+            EnumSet.of(FusedVariant.EPILOGUE, FusedVariant.SPARE_WARPS, FusedVariant.UNFUSED)),
     /** {@link GemmReduceScatter}: row-parallel GEMM, each rank its block of rows of the sum ({@code gemm_reduce.cu}). */
     REDUCE_SCATTER("reduce_scatter", "gemm_reduce", "GemmReduceScatter", "GEMM + reduce-scatter",
             EnumSet.of(FusedVariant.EPILOGUE, FusedVariant.SPARE_WARPS)),
@@ -86,17 +86,32 @@ public enum FusedOp {
         return title;
     }
 
-    /** The variants this operation's Hopper kernels come in (never AUTO). */
+    /** The variants this operation runs in on the Hopper mainloop (never AUTO): its kernels', and for GEMM + all-reduce UNFUSED. */
     public Set<FusedVariant> variants() {
         return EnumSet.copyOf(variants);
     }
 
     /**
-     * The variants this operation's kernels come in on {@code mainloop} (HOPPER or PORTABLE): the
-     * portable kernels have no producer warps to spare and run only {@link FusedVariant#EPILOGUE}.
+     * The variants this operation runs in on {@code mainloop} (HOPPER or PORTABLE): the portable
+     * kernels have no producer warps to spare and run only {@link FusedVariant#EPILOGUE} (and GEMM +
+     * all-reduce {@link FusedVariant#UNFUSED}).
      */
     public Set<FusedVariant> variants(GemmMainloop mainloop) {
-        return portable(mainloop) ? EnumSet.of(FusedVariant.EPILOGUE) : variants();
+        if (!portable(mainloop)) {
+            return variants();
+        }
+        Set<FusedVariant> v = EnumSet.of(FusedVariant.EPILOGUE);
+        if (variants.contains(FusedVariant.UNFUSED)) {
+            v.add(FusedVariant.UNFUSED);
+        }
+        return v;
+    }
+
+    /** The variants this operation's Hopper kernels come in: {@link #variants()} but UNFUSED, which has none. */
+    public Set<FusedVariant> kernelVariants() {
+        Set<FusedVariant> v = variants();
+        v.remove(FusedVariant.UNFUSED);
+        return v;
     }
 
     private static boolean portable(GemmMainloop mainloop) {
@@ -218,8 +233,8 @@ public enum FusedOp {
      * timeline.
      */
     public String kernelName(FusedVariant variant, DType in, GemmLayout layout, int tileN, boolean traced) {
-        if (variant == null || !variants.contains(variant)) {
-            throw new IllegalArgumentException(title + " has no variant " + variant + "; it has " + variants);
+        if (variant == null || !kernelVariants().contains(variant)) {
+            throw new IllegalArgumentException(title + " has no kernel of variant " + variant + "; its kernels are " + kernelVariants());
         }
         if (!tileWidths().contains(tileN)) {
             throw new IllegalArgumentException(title + " kernels have tiles " + tileWidths() + " columns wide, not " + tileN);

@@ -1,5 +1,6 @@
 package dev.irisjvm.kernels.fused;
 
+import dev.irisjvm.kernels.gemm.Gemm;
 import dev.irisjvm.kernels.gemm.GemmMainloop;
 
 /**
@@ -15,13 +16,20 @@ import dev.irisjvm.kernels.gemm.GemmMainloop;
  *     idle warps of the producer warpgroup, which copy it to the peers while the consumers go on
  *     with the next tile. All-gather + GEMM has only this variant: the spare warps push this rank's
  *     rows of A into the peers.</li>
+ * <li>{@link #UNFUSED} (GEMM + all-reduce only): no fused kernel. The library's {@link Gemm} computes
+ *     this rank's partial into C, then {@link dev.irisjvm.kernels.ccl.Collectives#allReduce} sums C
+ *     in place on every rank: two launches, where the fused kernel runs each 128 x 256 tile over the
+ *     whole of K on one SM and so, with few tiles, leaves most SMs idle ({@link Gemm} shares such
+ *     tiles out by K). A call whose C has columns past N (ldc &gt; N), which an all-reduce of C
+ *     would overwrite, runs the kernel of {@link #kernels}.</li>
  * <li>{@link #AUTO}: {@link #choose} picks one per operation and shape when the instance is created.</li>
  * </ul>
  */
 public enum FusedVariant {
     AUTO,
     EPILOGUE,
-    SPARE_WARPS;
+    SPARE_WARPS,
+    UNFUSED;
 
     /**
      * The variant AUTO stands for, from docs/benchmarks/fused.md ({@code bin/bench-fused}: every
@@ -31,8 +39,11 @@ public enum FusedVariant {
      * 16384 x 8192 x 4096 and at 8192 x 4608 x 36864 (two to fifteen waves), and 2-9% slower at
      * 2048^3 and 1024 x 3584 x 8192 (one wave or less), where the sequential kernel's epilogue
      * sends each tile without a hand-off. The reductions' spare warps are 7-15% faster at all four
-     * of their shapes, and all-gather has no other variant. Keep it one small function of the
-     * operation and the shape.
+     * of their shapes, and all-gather has no other variant. GEMM + all-reduce runs UNFUSED where its
+     * 128 x 256 tiles would occupy at most half of the SMs: on one H200 at Llama-3's row-parallel
+     * shapes with 1 to 256 rows (64 tiles or fewer; docs/benchmarks/fused-small-m-world1-*.json), the
+     * fused kernel took 77-143 µs where the library's GEMM then all-reduce took 24-88. Keep it one
+     * small function of the operation and the shape.
      *
      * @param m               the kernel's M
      * @param n               the kernel's N (all-scatter: this rank's columns)
@@ -45,7 +56,21 @@ public enum FusedVariant {
             long tiles = FusedWorkspace.tiles(m, n, op.tileN(m, n, multiprocessors));
             return tiles > multiprocessors ? SPARE_WARPS : EPILOGUE;
         }
+        if (op == FusedOp.ALL_REDUCE && 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors) {
+            return UNFUSED;
+        }
         return SPARE_WARPS;
+    }
+
+    /**
+     * The variant whose kernels an instance of this one loads: itself, but for {@link #UNFUSED}, whose
+     * calls with ldc &gt; N run {@link #SPARE_WARPS} (on the portable mainloop {@link #EPILOGUE}).
+     */
+    public FusedVariant kernels(GemmMainloop mainloop) {
+        if (this == AUTO) {
+            throw new IllegalArgumentException("AUTO has no kernels: resolve it first");
+        }
+        return this != UNFUSED ? this : mainloop == GemmMainloop.PORTABLE ? EPILOGUE : SPARE_WARPS;
     }
 
     /**
@@ -62,13 +87,15 @@ public enum FusedVariant {
 
     /**
      * The variant's name in the kernel names and in benchmark results: "epilogue", "spare_warps",
-     * or "auto". Benchmark results before {@code 2026-12-03} name all-scatter's EPILOGUE "sequential".
+     * "unfused" (in results only) or "auto". Benchmark results before {@code 2026-12-03} name
+     * all-scatter's EPILOGUE "sequential".
      */
     public String kernelName() {
         return switch (this) {
             case AUTO -> "auto";
             case EPILOGUE -> "epilogue";
             case SPARE_WARPS -> "spare_warps";
+            case UNFUSED -> "unfused";
         };
     }
 }

@@ -34,16 +34,19 @@ import dev.irisjvm.kernels.fused.FusedChecks.Operand;
  * owner adds the partials in F32 and rounds the sum once: on two ranks, exactly how GEMM-then-NCCL
  * rounds it.
  *
- * <p>Variants: {@link FusedVariant#EPILOGUE} (the epilogue sends partials and sums) and {@link
- * FusedVariant#SPARE_WARPS} (the epilogue stores locally, the spare producer warps send). Workspace
- * ({@link FusedWorkspace}): the partials received (plus local staging with SPARE_WARPS) and the
- * per-tile flags, symmetric. The rest of the contract is {@link FusedGemm}'s.
+ * <p>Variants: {@link FusedVariant#EPILOGUE} (the epilogue sends partials and sums), {@link
+ * FusedVariant#SPARE_WARPS} (the epilogue stores locally, the spare producer warps send) and {@link
+ * FusedVariant#UNFUSED} (no fused kernel: {@link dev.irisjvm.kernels.gemm.Gemm} then an in-place
+ * {@link dev.irisjvm.kernels.ccl.Collectives#allReduce} of C; a call whose ldc &gt; N runs
+ * SPARE_WARPS). Workspace ({@link FusedWorkspace}): the partials received (plus local staging with
+ * SPARE_WARPS) and the per-tile flags, symmetric; UNFUSED also holds a GEMM and collectives whose
+ * staging fits a one-shot all-reduce of C. The rest of the contract is {@link FusedGemm}'s.
  *
- * <p>Few rows: the kernel computes 128 x 256 tiles, each over the whole K_local on one SM, so an
- * M of up to 128 gives N / 256 SMs work. At 8 x 8192 x 14336 on one H200 a call took 142 µs where
+ * <p>Few rows: the fused kernel computes 128 x 256 tiles, each over the whole K_local on one SM, so
+ * an M of up to 128 gives N / 256 SMs work. At 8 x 8192 x 14336 on one H200 a call took 142 µs where
  * the GEMM alone (cuBLAS, or {@link dev.irisjvm.kernels.gemm.Gemm}, which splits K) took 60
- * (docs/benchmarks/fused-findings.md, 2026-12-05): for M below about 256, {@code Gemm.matmul}
- * then {@link dev.irisjvm.kernels.ccl.Collectives#allReduce} is the faster way.
+ * (docs/benchmarks/fused-findings.md, 2026-12-05). So {@link FusedVariant#AUTO} runs UNFUSED where
+ * the tiles would occupy at most half of the SMs ({@link FusedVariant#choose}).
  */
 public final class GemmAllReduce extends SplitKGemm {
     private GemmAllReduce(Parts p) {

@@ -31,7 +31,7 @@ import dev.irisjvm.kernels.fused.FusedChecks.Operand;
  * </ul>
  * Rounding as {@link GemmAllReduce}. Variants {@link FusedVariant#EPILOGUE} and {@link
  * FusedVariant#SPARE_WARPS}; workspace as {@link GemmAllReduce}'s. The rest of the contract is
- * {@link FusedGemm}'s. Few rows run slowly, as {@link GemmAllReduce} says.
+ * {@link FusedGemm}'s. Few rows run slowly, as {@link GemmAllReduce} says; there is no UNFUSED variant of it.
  */
 public final class GemmReduceScatter extends SplitKGemm {
     private GemmReduceScatter(Parts p) {

@@ -72,9 +72,14 @@ class FusedChecksTest {
         for (FusedOp op : FusedOp.values()) {
             FusedChecks.variant(AR, op, GemmMainloop.PORTABLE, FusedVariant.EPILOGUE);
         }
-        rejectsWith("variant SPARE_WARPS does not exist for GEMM + all-reduce on the portable mainloop; it has [EPILOGUE] (the "
+        rejectsWith("variant SPARE_WARPS does not exist for GEMM + reduce-scatter on the portable mainloop; it has [EPILOGUE] (the "
                 + "portable kernels' warps all compute: none is spare)",
-                () -> FusedChecks.variant(AR, FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, FusedVariant.SPARE_WARPS));
+                () -> FusedChecks.variant(AR, FusedOp.REDUCE_SCATTER, GemmMainloop.PORTABLE, FusedVariant.SPARE_WARPS));
+        // UNFUSED: GEMM + all-reduce only, on either mainloop.
+        FusedChecks.variant(AR, FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, FusedVariant.UNFUSED);
+        FusedChecks.variant(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, FusedVariant.UNFUSED);
+        rejectsWith("variant UNFUSED does not exist for GEMM + reduce-scatter on the hopper mainloop; it has [EPILOGUE, SPARE_WARPS]",
+                () -> FusedChecks.variant(AR, FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, FusedVariant.UNFUSED));
     }
 
     @Test
@@ -92,10 +97,13 @@ class FusedChecksTest {
 
     @Test
     void tracing() {
-        FusedChecks.tracing(AR, GemmMainloop.HOPPER, true);
-        FusedChecks.tracing(AR, GemmMainloop.PORTABLE, false);
+        FusedChecks.tracing(AR, GemmMainloop.HOPPER, FusedVariant.SPARE_WARPS, true);
+        FusedChecks.tracing(AR, GemmMainloop.PORTABLE, FusedVariant.EPILOGUE, false);
+        FusedChecks.tracing(AR, GemmMainloop.HOPPER, FusedVariant.UNFUSED, false);
         rejects("rank 1: GemmAllReduce: config tracing: the portable mainloop's kernels record no timeline (the Hopper ones do); "
-                + "turn tracing off or run the HOPPER mainloop", () -> FusedChecks.tracing(AR, GemmMainloop.PORTABLE, true));
+                + "turn tracing off or run the HOPPER mainloop", () -> FusedChecks.tracing(AR, GemmMainloop.PORTABLE, FusedVariant.EPILOGUE, true));
+        rejects("rank 1: GemmAllReduce: config tracing: UNFUSED runs no fused kernel, whose timeline tracing records; turn tracing"
+                + " off or choose EPILOGUE or SPARE_WARPS", () -> FusedChecks.tracing(AR, GemmMainloop.HOPPER, FusedVariant.UNFUSED, true));
     }
 
     @Test

@@ -17,7 +17,7 @@ class FusedKernelsBuiltTest {
         for (FusedOp op : FusedOp.values()) {
             List<Set<String>> images = FatbinKernels.of(op.module());
             assertFalse(images.isEmpty(), op.module() + " holds no cubin");
-            for (FusedVariant v : op.variants()) {
+            for (FusedVariant v : op.kernelVariants()) {
                 for (DType in : new DType[] {DType.BF16, DType.F16}) {
                     for (GemmLayout layout : GemmLayout.values()) {
                         for (int tileN : op.tileWidths()) {

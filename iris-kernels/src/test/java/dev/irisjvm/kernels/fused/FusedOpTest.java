@@ -49,7 +49,10 @@ class FusedOpTest {
         for (FusedOp op : FusedOp.values()) {
             assertEquals(FusedOp.PORTABLE_MODULE, op.module(GemmMainloop.PORTABLE));
             assertEquals(op.module(), op.module(GemmMainloop.HOPPER));
-            assertEquals(Set.of(FusedVariant.EPILOGUE), op.variants(GemmMainloop.PORTABLE));
+            assertEquals(op == FusedOp.ALL_REDUCE ? Set.of(FusedVariant.EPILOGUE, FusedVariant.UNFUSED) : Set.of(FusedVariant.EPILOGUE),
+                    op.variants(GemmMainloop.PORTABLE), "the portable kernels' one variant, and no kernel");
+            assertFalse(op.kernelVariants().contains(FusedVariant.UNFUSED));
+            assertEquals(op == FusedOp.ALL_REDUCE, op.variants().contains(FusedVariant.UNFUSED));
             assertEquals(op.variants(), op.variants(GemmMainloop.HOPPER));
             assertEquals(List.of(Gemm.TILE_N), op.tileWidths(GemmMainloop.PORTABLE));
             assertFalse(op.splitsK(GemmMainloop.PORTABLE));
@@ -129,6 +132,23 @@ class FusedOpTest {
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 2048, 1024, 2048, 2, 32));
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 8192, 8192, 4096, 2, sms));
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8192, 8192, 4096, 2, sms));
+        // GEMM + all-reduce with few tiles: at 8 x 8192 x 14336 on one H200 the fused kernel took 142 µs,
+        // the GEMM then the all-reduce 63 (fused-small-m-world1-2026-12-05-b5d43b2.json).
+        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 8, 8192, 7168, 2, sms));
+        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 256, 8192, 7168, 2, sms),
+                "64 tiles: at most half of the SMs");
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 384, 8192, 7168, 2, sms),
+                "96 tiles");
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 256, 8192, 7168, 2, sms),
+                "reduce-scatter has no UNFUSED");
+        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, 8, 8192, 7168, 2, sms),
+                "the portable GEMM does not split K either");
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.UNFUSED.kernels(GemmMainloop.HOPPER), "what its calls with ldc > N run");
+        assertEquals(FusedVariant.EPILOGUE, FusedVariant.UNFUSED.kernels(GemmMainloop.PORTABLE));
+        assertEquals(FusedVariant.EPILOGUE, FusedVariant.EPILOGUE.kernels(GemmMainloop.HOPPER));
+        assertThrows(IllegalArgumentException.class, () -> FusedVariant.AUTO.kernels(GemmMainloop.HOPPER));
+        assertThrows(IllegalArgumentException.class, () -> FusedOp.ALL_REDUCE.kernelName(FusedVariant.UNFUSED, DType.BF16, GemmLayout.NK,
+                Gemm.TILE_N, false), "UNFUSED has no kernel");
         // Measured: at 8192 x 4096 x 12288 (TP 2) the epilogue variant took 655-664 us, the spare warps 615-617.
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8192, 4096, 6144, 2, sms));
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 8192, 4096, 8192, 2, sms));

@@ -750,6 +750,15 @@ public final class FusedScenarios extends TeamScenarios {
         for (FusedOp op : FusedOp.values()) {
             for (FusedVariant v : op.variants(mainloop)) {
                 int m = op.splitsRows() ? 128 * world * 2 : 384;
+                if (v == FusedVariant.UNFUSED) {
+                    expect(f, () -> create(op, m, 264, 520, FusedConfig.defaults().withVariant(v).withTracing(true)),
+                            "rank " + rank + ": " + op.className() + ": config tracing: UNFUSED runs no fused kernel");
+                    try (FusedGemm auto = create(op, m, 264, 520, FusedConfig.defaults().withTracing(true))) {
+                        f.check(auto.variant() == FusedVariant.SPARE_WARPS,
+                                () -> "AUTO, traced, with few tiles: " + auto.variant() + ", expected the kernel SPARE_WARPS");
+                    }
+                    continue;
+                }
                 String tag = "trace_" + op.id() + "_" + v;
                 try (FusedGemm g = create(op, m, 264, 520, FusedConfig.defaults().withVariant(v).withTracing(true));
                      Problem p = new Problem(op, m, 264, 520, DType.BF16, GemmLayout.NK, false, 0, tag)) {
@@ -1231,7 +1240,7 @@ public final class FusedScenarios extends TeamScenarios {
                 () -> "FusedSites.describe(" + site + ") = " + FusedSites.describe(site));
         // Two 128-row tiles per rank, so that rank 0 owns a tile whose peers' partials it waits for.
         int rows = 256 * world;
-        try (GemmAllReduce lone = GemmAllReduce.create(iris, rows, 256, 64);
+        try (GemmAllReduce lone = GemmAllReduce.create(iris, rows, 256, 64, FusedConfig.defaults().withVariant(FusedVariant.SPARE_WARPS));
              Problem p = new Problem(FusedOp.ALL_REDUCE, rows, 256, 64, DType.BF16, GemmLayout.NK, false, 0, "timeout")) {
             iris.hostBarrier();
             if (rank == 0) {
