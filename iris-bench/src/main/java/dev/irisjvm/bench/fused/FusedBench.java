@@ -15,6 +15,7 @@ import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.baselines.CublasGemm;
 import dev.irisjvm.kernels.baselines.CublasLtGemm;
 import dev.irisjvm.kernels.baselines.NcclComm;
+import dev.irisjvm.kernels.baselines.NcclWindows;
 import dev.irisjvm.kernels.baselines.RowMajorGemm;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.fused.FusedConfig;
@@ -52,6 +53,9 @@ import java.util.Set;
  *   <li>{@code iris_ccl}: the library's own collective alone ({@link Collectives}), and {@code
  *       baseline_iris}: the GEMM then it, the fair competitor where NCCL's latency dominates (small
  *       M), checked as the fused kernels are;</li>
+ *   <li>{@code baseline_window}: the GEMM then NCCL on window-registered buffers ({@link
+ *       NcclWindows}: NCCL's symmetric kernels), the GEMM writing into NCCL's input window, checked
+ *       as the fused kernels are; where NCCL registers no windows, a point that says why;</li>
  *   <li>{@code fused}, once per variant: a fresh instance (collective), timed, then one more call
  *       into a poisoned output, compared with the baseline's ({@link FusedOutputCheck}).</li>
  * </ol>
@@ -71,6 +75,7 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
     private final CublasGemm cublas;
     private final CublasLtGemm cublasLt;
     private final NcclComm nccl;
+    private final NcclWindows windows;
     private final Collectives ccl;
     private final long runSeed;
     private final List<FusedSweepResult.Trace> traces = new ArrayList<>();
@@ -80,16 +85,18 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
 
     /**
      * cublasLt may be null (the baselines then run cublasGemmEx); cublas is null, and nccl disabled,
-     * where the run has no baseline.
+     * where the run has no baseline; windows hold the largest shape's input and output of NCCL's
+     * collective (or say why not: {@link NcclWindows#reason()}).
      */
-    FusedBench(Iris iris, FusedOptions options, Gemm gemm, CublasGemm cublas, CublasLtGemm cublasLt, NcclComm nccl, Collectives ccl,
-               RmaKernels kernels, long runSeed) {
+    FusedBench(Iris iris, FusedOptions options, Gemm gemm, CublasGemm cublas, CublasLtGemm cublasLt, NcclComm nccl, NcclWindows windows,
+               Collectives ccl, RmaKernels kernels, long runSeed) {
         super(iris, kernels, !options.checkOnly());
         this.options = options;
         this.gemm = gemm;
         this.cublas = cublas;
         this.cublasLt = cublasLt;
         this.nccl = nccl;
+        this.windows = windows;
         this.ccl = ccl;
         this.runSeed = runSeed;
     }
@@ -145,10 +152,18 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
                 ByteBuffer ref = reference;
                 point(s, FusedMeasurement.BASELINE_IRIS, vendorName, () -> buf.baselineIris(g, ccl),
                         () -> checkAgainst(s, buf.baselineIrisOutput(), () -> buf.baselineIris(g, ccl), ref, false));
+                if (windows.available()) {
+                    buf.stageWindow(windows);
+                    point(s, FusedMeasurement.BASELINE_WINDOW, vendorName, () -> buf.baselineWindow(g, nccl, windows),
+                            () -> windowCheck(s, buf, g, ref));
+                } else {
+                    skipped(s, FusedMeasurement.BASELINE_WINDOW, "not measured (NCCL on windows unavailable: " + windows.reason() + ")");
+                }
             } else {
                 skipped(s, FusedMeasurement.NCCL, "not measured (" + baselineReason() + ")");
                 skipped(s, FusedMeasurement.BASELINE, "not measured (" + baselineReason() + ")");
                 skipped(s, FusedMeasurement.BASELINE_IRIS, "not measured (" + baselineReason() + ")");
+                skipped(s, FusedMeasurement.BASELINE_WINDOW, "not measured (" + baselineReason() + ")");
             }
             for (FusedVariant v : s.op().variants()) {
                 fused(s, buf, v, reference);
@@ -199,6 +214,18 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
     /** One more call into a poisoned output, compared with the baseline's output. */
     private String check(FusedShape s, FusedWorkload buf, FusedGemm g, ByteBuffer reference) {
         return checkAgainst(s, buf.fusedOutput(), () -> buf.fused(g), reference, true);
+    }
+
+    /**
+     * The window baseline once more, its window 1 and its output poisoned first, its result copied
+     * out of the window, compared with the baseline's output.
+     */
+    private String windowCheck(FusedShape s, FusedWorkload buf, RowMajorGemm vendor, ByteBuffer reference) {
+        buf.poisonWindow(windows);  // on the stream, before rerunPoisoned synchronizes and meets the peers
+        return checkAgainst(s, buf.windowOutput(), () -> {
+            buf.baselineWindow(vendor, nccl, windows);
+            buf.collectWindow(windows);
+        }, reference, false);
     }
 
     /** cuBLASLt's GEMM once more into the poisoned product, compared with cublasGemmEx's. */

@@ -11,6 +11,7 @@ import dev.irisjvm.core.Iris;
 import dev.irisjvm.kernels.baselines.CublasGemm;
 import dev.irisjvm.kernels.baselines.CublasLtGemm;
 import dev.irisjvm.kernels.baselines.NcclComm;
+import dev.irisjvm.kernels.baselines.NcclWindows;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.gemm.Gemm;
 import java.nio.file.Files;
@@ -38,8 +39,9 @@ import picocli.CommandLine.Mixin;
  * bin/iris-run -n 1 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.fused.FusedSweep --small-m --no-trace
  * </pre>
  *
- * Exit code: 0; 2 for bad options; 3 if an output failed its check (a fused kernel's or cuBLAS then the
- * library's collective against cuBLAS then NCCL, cuBLASLt's product against cublasGemmEx's).
+ * Exit code: 0; 2 for bad options; 3 if an output failed its check (a fused kernel's, cuBLAS then the
+ * library's collective and cuBLAS then NCCL on its windows against cuBLAS then NCCL, cuBLASLt's product
+ * against cublasGemmEx's).
  */
 @Command(name = "FusedSweep", mixinStandardHelpOptions = true,
         description = "Fused GEMM + communication kernels against cuBLAS then NCCL, with CUDA events, on every rank.")
@@ -74,6 +76,7 @@ public final class FusedSweep extends SweepCommand {
                     CublasLtGemm.DEFAULT_WORKSPACE_BYTES, why -> say(iris, "cuBLASLt unavailable on " + why + "; cublasGemmEx only"))
                     : null;
             NcclComm nccl = options.baseline() ? NcclComm.open(iris) : NcclComm.disabled(iris, "--no-baseline");
+            NcclWindows windows = openWindows(iris, nccl);
             Collectives ccl = Collectives.create(iris);
             String software = RunRecord.software((cublas != null ? cublas.version() : "cuBLAS not used") + ", "
                     + (cublasLt != null ? cublasLt.version() + " (" + (cublasLt.workspaceBytes() >> 20) + " MiB workspace)"
@@ -83,12 +86,12 @@ public final class FusedSweep extends SweepCommand {
             }
             sayRun(iris, iris.worldSize() + " ranks (TP " + iris.worldSize() + ")", hardware, software, runSeed);
             List<FusedSweepResult.Trace> traces;
-            try (FusedBench bench = new FusedBench(iris, options, gemm, cublas, cublasLt, nccl, ccl, kernels, runSeed)) {
+            try (FusedBench bench = new FusedBench(iris, options, gemm, cublas, cublasLt, nccl, windows, ccl, kernels, runSeed)) {
                 runEach(iris, options.shapes(), Object::toString, bench::run);
                 results = bench.measurements();
                 traces = bench.traces();
             } finally {
-                synchronizeThenClose(iris, ccl, nccl, cublasLt, cublas);
+                synchronizeThenClose(iris, ccl, windows, nccl, cublasLt, cublas);  // the windows before their communicator
             }
             if (options.checkOnly()) {
                 say(iris, "FusedSweep --check-only: " + results.size() + " points checked; nothing timed, no JSON written");
@@ -102,10 +105,34 @@ public final class FusedSweep extends SweepCommand {
         return checked(failedChecks(results), "point(s) failed their check");
     }
 
+    /**
+     * Collective: NCCL's two windows, input and output, each of the most bytes any shape of the sweep
+     * gives its collective ({@link FusedWorkload#windowBytes}), or an instance that says why there are
+     * none.
+     */
+    private NcclWindows openWindows(Iris iris, NcclComm nccl) {
+        long in = 1;
+        long out = 1;
+        for (FusedShape s : options.shapes()) {
+            if (s.unsplittable(iris.worldSize()) == null) {
+                long[] bytes = FusedWorkload.windowBytes(s, iris.worldSize());
+                in = Math.max(in, bytes[0]);
+                out = Math.max(out, bytes[1]);
+            }
+        }
+        NcclWindows windows = NcclWindows.open(iris, nccl, in, out);
+        if (nccl.available()) {
+            say(iris, windows.available() ? "NCCL on window-registered buffers too: windows of " + in + " and " + out + " bytes"
+                    : "NCCL on window-registered buffers unavailable: " + windows.reason());
+        }
+        return windows;
+    }
+
     /** The checked points (the fused kernels, the library-collective baseline, cuBLASLt) whose check failed. */
     static long failedChecks(List<FusedMeasurement> results) {
         return results.stream().filter(m -> CHECKED.contains(m.impl()) && m.checkFailed()).count();
     }
 
-    private static final Set<String> CHECKED = Set.of(FusedMeasurement.FUSED, FusedMeasurement.BASELINE_IRIS, FusedMeasurement.CUBLASLT);
+    private static final Set<String> CHECKED = Set.of(FusedMeasurement.FUSED, FusedMeasurement.BASELINE_IRIS, FusedMeasurement.BASELINE_WINDOW,
+            FusedMeasurement.CUBLASLT);
 }

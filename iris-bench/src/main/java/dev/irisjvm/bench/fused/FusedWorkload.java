@@ -8,6 +8,7 @@ import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.Memcpy;
 import dev.irisjvm.kernels.baselines.NcclComm;
+import dev.irisjvm.kernels.baselines.NcclWindows;
 import dev.irisjvm.kernels.baselines.RowMajorGemm;
 import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
 import dev.irisjvm.kernels.ccl.Collectives;
@@ -38,6 +39,7 @@ import java.util.Locale;
  *     w.fused(g);                    // the fused kernel into fusedOutput()
  *     w.baseline(cublas, nccl);      // cuBLAS then NCCL into baselineOutput()
  *     w.baselineIris(cublas, ccl);   // cuBLAS then the library's collective into baselineIrisOutput()
+ *     w.baselineWindow(cublas, nccl, windows);  // the same through NCCL's registered windows
  * }
  * }</pre>
  */
@@ -61,6 +63,7 @@ public final class FusedWorkload implements AutoCloseable {
     // The library's collective writes apart from NCCL's, so that NCCL's result stays the reference:
     private SymTensor irisGathered; // all-scatter: the gathered output; all-gather: the gathered A
     private SymTensor irisOut;      // reductions: the result; all-gather: the GEMM's output
+    private SymTensor windowOut;    // NCCL on its windows: the result, laid out as the baseline's, for the check
 
     private FusedWorkload(Iris iris, FusedShape shape) {
         this.iris = iris;
@@ -104,6 +107,7 @@ public final class FusedWorkload implements AutoCloseable {
                 local = add(heap.empty(TYPE, m, n));
                 gathered = add(heap.empty(TYPE, (long) world * m, n));
                 irisGathered = add(heap.empty(TYPE, (long) world * m, n));
+                windowOut = add(heap.empty(TYPE, (long) world * m, n));
             }
             case ALL_REDUCE, REDUCE_SCATTER -> {
                 a = add(heap.uniform(Seeds.ofRank(seed, rank), -1, 1, TYPE, m, k));
@@ -113,6 +117,7 @@ public final class FusedWorkload implements AutoCloseable {
                 local = add(heap.empty(TYPE, m, n));
                 out = add(heap.empty(TYPE, rows, n));
                 irisOut = add(heap.empty(TYPE, rows, n));
+                windowOut = add(heap.empty(TYPE, rows, n));
             }
             case ALL_GATHER -> {
                 int rows = m / world;
@@ -126,6 +131,7 @@ public final class FusedWorkload implements AutoCloseable {
                 gathered = add(heap.empty(TYPE, m, k));
                 irisGathered = add(heap.empty(TYPE, m, k));
                 irisOut = add(heap.empty(TYPE, m, n));
+                windowOut = add(heap.empty(TYPE, m, n));
                 Memcpy.deviceToDevice(gathered.deviceAddress(), a.deviceAddress(), a.byteSize(), stream);
                 iris.synchronize();
             }
@@ -225,6 +231,78 @@ public final class FusedWorkload implements AutoCloseable {
             vendorGemm(vendor);
             irisCollective(ccl);
         }
+    }
+
+    /**
+     * Bytes of the input and of the output of this shape's NCCL collective on {@code world} ranks
+     * (the rank's product, all-gather's rows of A; what the collective writes): the windows {@link
+     * #baselineWindow} needs.
+     */
+    static long[] windowBytes(FusedShape s, int world) {
+        long m = s.m();
+        long n = s.localN(world);
+        long k = s.localK(world);
+        long bytes = TYPE.byteSize();
+        return switch (s.op()) {
+            case ALL_SCATTER -> new long[] {m * n * bytes, world * m * n * bytes};
+            case ALL_REDUCE -> new long[] {m * n * bytes, m * n * bytes};
+            case REDUCE_SCATTER -> new long[] {m * n * bytes, m / world * n * bytes};
+            case ALL_GATHER -> new long[] {m / world * k * bytes, m * k * bytes};
+        };
+    }
+
+    /**
+     * Before {@link #baselineWindow} is timed: all-gather's input, this rank's rows of A, copied into
+     * window 0 once, where the layer before would have written it (the other operations' GEMM writes
+     * window 0 itself).
+     */
+    public void stageWindow(NcclWindows w) {
+        if (shape.op() == FusedOp.ALL_GATHER) {
+            Memcpy.deviceToDevice(w.address(0), aRows.deviceAddress(), aRows.byteSize(), stream);
+        }
+    }
+
+    /**
+     * The baseline on NCCL's window-registered buffers ({@link NcclWindows}, NCCL's symmetric
+     * kernels): the vendor GEMM writes the rank's product into window 0 and NCCL's collective goes
+     * from window 0 into window 1; all-gather gathers window 0 (see {@link #stageWindow}) into window
+     * 1 and the GEMM reads the gathered A there, into {@link #windowOutput()}.
+     */
+    public void baselineWindow(RowMajorGemm vendor, NcclComm nccl, NcclWindows w) {
+        int m = shape.m();
+        int n = shape.localN(world);
+        int k = shape.localK(world);
+        long in = w.address(0);
+        long result = w.address(1);
+        if (shape.op() == FusedOp.ALL_GATHER) {
+            nccl.allGather(in, result, (long) (m / world) * k, TYPE, stream);
+            vendor.gemm(LAYOUT, TYPE, TYPE, m, n, k, result, b.deviceAddress(), windowOut.deviceAddress(), false);
+            return;
+        }
+        vendor.gemm(LAYOUT, TYPE, TYPE, m, n, k, a.deviceAddress(), b.deviceAddress(), in, false);
+        switch (shape.op()) {
+            case ALL_SCATTER -> nccl.allGather(in, result, (long) m * n, TYPE, stream);
+            case ALL_REDUCE -> nccl.allReduce(in, result, (long) m * n, TYPE, ReduceOp.SUM, stream);
+            case REDUCE_SCATTER -> nccl.reduceScatter(in, result, (long) (m / world) * n, TYPE, ReduceOp.SUM, stream);
+            default -> throw new IllegalStateException(shape.op().toString());
+        }
+    }
+
+    /** Poisons window 1, where {@link #baselineWindow} leaves its result (all-gather: the gathered A), before its check. */
+    public void poisonWindow(NcclWindows w) {
+        Memcpy.memset(w.address(1), 0xFF, windowBytes(shape, world)[1], stream);
+    }
+
+    /** Copies {@link #baselineWindow}'s result from window 1 into {@link #windowOutput()} (all-gather: the GEMM wrote it there). */
+    public void collectWindow(NcclWindows w) {
+        if (shape.op() != FusedOp.ALL_GATHER) {
+            Memcpy.deviceToDevice(windowOut.deviceAddress(), w.address(1), windowOut.byteSize(), stream);
+        }
+    }
+
+    /** Where {@link #collectWindow} leaves the window baseline's result, laid out as {@link #baselineOutput()}. */
+    public SymTensor windowOutput() {
+        return windowOut;
     }
 
     /** Where {@link #vendorGemm} and {@link #irisGemm} leave the rank's product, M x N_local (the reductions: M x N, the partial). */

@@ -17,7 +17,7 @@ import java.util.List;
  *                      (the same GEMM with dev.irisjvm.kernels.gemm.Gemm), {@link #NCCL} (the collective alone),
  *                      {@link #IRIS_CCL} (the library's collective alone)
  * @param variant       the fused kernel's variant ("epilogue", "spare_warps"; all-scatter's runs before 2026-12-03:
- *                      "sequential"); of the two baselines, the GEMM they ran ({@link #CUBLAS} or {@link #CUBLASLT},
+ *                      "sequential"); of the baselines, the GEMM they ran ({@link #CUBLAS} or {@link #CUBLASLT},
  *                      whichever was faster alone; "" in runs before 2026-12-05: cublasGemmEx); of {@link #IRIS_CCL},
  *                      the all-reduce algorithm AUTO resolved to ("one_shot", ...) or ""; "" otherwise
  * @param auto          whether FusedVariant.AUTO picks this variant for this shape (fused only)
@@ -33,6 +33,8 @@ public record FusedMeasurement(String op, String shape, int m, int n, int k, int
     public static final String FUSED = "fused";
     public static final String BASELINE = "baseline";
     public static final String BASELINE_IRIS = "baseline_iris";
+    /** The vendor GEMM then NCCL on window-registered buffers (NCCL's symmetric kernels). */
+    public static final String BASELINE_WINDOW = "baseline_window";
     public static final String CUBLAS = "cublas";
     public static final String CUBLASLT = "cublaslt";
     public static final String IRIS_GEMM = "iris_gemm";

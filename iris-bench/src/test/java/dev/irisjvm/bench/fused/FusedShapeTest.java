@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.fused;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -114,6 +115,19 @@ class FusedShapeTest {
         ByteBuffer b = ByteBuffer.allocateDirect(2 * v.length).order(ByteOrder.nativeOrder());
         for (float x : v) b.putShort(dev.irisjvm.core.HalfFloats.floatToBf16(x));
         return b.flip();
+    }
+
+    /** NCCL's windows hold each operation's collective input and output on this rank (bytes of BF16). */
+    @Test
+    void windowBytesAreTheCollectivesInputAndOutput() {
+        assertArrayEquals(new long[] {2L * 512 * 2048, 2L * 2 * 512 * 2048},
+                FusedWorkload.windowBytes(new FusedShape(FusedOp.ALL_SCATTER, 512, 4096, 1024), 2), "M x N/2, gathered twice");
+        assertArrayEquals(new long[] {2L * 8 * 8192, 2L * 8 * 8192},
+                FusedWorkload.windowBytes(new FusedShape(FusedOp.ALL_REDUCE, 8, 8192, 28672), 2), "the M x N partial, summed");
+        assertArrayEquals(new long[] {2L * 512 * 4096, 2L * 256 * 4096},
+                FusedWorkload.windowBytes(new FusedShape(FusedOp.REDUCE_SCATTER, 512, 4096, 1024), 2), "half the rows out");
+        assertArrayEquals(new long[] {2L * 256 * 8192, 2L * 512 * 8192},
+                FusedWorkload.windowBytes(new FusedShape(FusedOp.ALL_GATHER, 512, 28672, 8192), 2), "this rank's rows of A, gathered");
     }
 
     @Test
