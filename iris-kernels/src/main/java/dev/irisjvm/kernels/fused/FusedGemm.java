@@ -53,8 +53,8 @@ import org.bytedeco.javacpp.LongPointer;
  *     next layer) is done before any peer writes into its buffers. No host synchronization and no
  *     device allocation: a call may be captured into a CUDA graph (see the next point). The TMA
  *     descriptors of a call's tensors are encoded on the host the first time they are seen and
- *     cached (up to {@value #MAP_CACHE_ENTRIES}). A call of GEMM + all-reduce's {@link
- *     FusedVariant#UNFUSED} enqueues the library's GEMM and all-reduce instead, whose own flags meet
+ *     cached (up to {@value #MAP_CACHE_ENTRIES}). A call of the reductions' {@link
+ *     FusedVariant#UNFUSED} enqueues the library's GEMM and collective instead, whose own flags meet
  *     the peers.</li>
  * <li><b>Epochs and CUDA graphs.</b> The kernels' flags are compared with a call counter (the
  *     epoch) that is a kernel argument. {@code run} passes a new epoch each call, so back-to-back
@@ -128,8 +128,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
     private final DeviceMemory traceBuffer;
     private final long traceRecords;
     private final FusedArgs args;
-    /** The GEMM and the all-reduce of an UNFUSED instance's calls (null for the others). */
-    private final UnfusedAllReduce unfused;
+    /** The GEMM and the collective of an UNFUSED instance's calls (null for the others). */
+    private final UnfusedReduction unfused;
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, Gemm.SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The last eager epoch (see {@link #begin}). */
@@ -140,7 +140,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
     record Parts(Iris iris, FusedOp op, FusedConfig config, GemmMainloop mainloop, FusedVariant variant, int m, int n, int k,
                  DeviceProperties device, int tileN, int splitK, int blocks, KernelLibrary library, Kernel[][] kernels,
                  FusedWorkspace workspace, DeviceBarrier barrier, DeviceMemory traceBuffer, long traceRecords,
-                 UnfusedAllReduce unfused) {}
+                 UnfusedReduction unfused) {}
 
     FusedGemm(Parts p) {
         this.iris = p.iris();
@@ -250,7 +250,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         FusedWorkspace workspace = null;
         DeviceBarrier barrier = null;
         DeviceMemory trace = null;
-        UnfusedAllReduce unfused = null;
+        UnfusedReduction unfused = null;
         try {
             int blocks = blocks(op, world, limit, FusedWorkspace.tiles(m, n, tileN) * splitK, splitK);
             workspace = FusedWorkspace.allocate(iris.heap(), op, variant.kernels(mainloop), m, n, k, world, tileN, splitK, blocks);
@@ -260,7 +260,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
                 trace = DeviceMemory.allocate(records * FusedWorkspace.TRACE_RECORD_BYTES);
             }
             if (variant == FusedVariant.UNFUSED) {
-                unfused = UnfusedAllReduce.create(iris, mainloop, m, n);
+                unfused = UnfusedReduction.create(iris, op, mainloop, m, n);
             }
             iris.hostBarrier();  // every rank's flags are zero before any kernel can signal into them
             return new Parts(iris, op, config, mainloop, variant, (int) m, (int) n, (int) k, device, tileN, splitK, blocks,

@@ -32,7 +32,7 @@ public enum FusedOp {
             EnumSet.of(FusedVariant.EPILOGUE, FusedVariant.SPARE_WARPS, FusedVariant.UNFUSED)),
     /** {@link GemmReduceScatter}: row-parallel GEMM, each rank its block of rows of the sum ({@code gemm_reduce.cu}). */
     REDUCE_SCATTER("reduce_scatter", "gemm_reduce", "GemmReduceScatter", "GEMM + reduce-scatter",
-            EnumSet.of(FusedVariant.EPILOGUE, FusedVariant.SPARE_WARPS)),
+            EnumSet.of(FusedVariant.EPILOGUE, FusedVariant.SPARE_WARPS, FusedVariant.UNFUSED)),
     /** {@link AllGatherGemm}: A split by rows is gathered while the GEMM runs ({@code all_gather_gemm.cu}). */
     ALL_GATHER("all_gather", "all_gather_gemm", "AllGatherGemm", "all-gather + GEMM", EnumSet.of(FusedVariant.SPARE_WARPS));
 
@@ -86,15 +86,15 @@ public enum FusedOp {
         return title;
     }
 
-    /** The variants this operation runs in on the Hopper mainloop (never AUTO): its kernels', and for GEMM + all-reduce UNFUSED. */
+    /** The variants this operation runs in on the Hopper mainloop (never AUTO): its kernels', and for the reductions UNFUSED. */
     public Set<FusedVariant> variants() {
         return EnumSet.copyOf(variants);
     }
 
     /**
      * The variants this operation runs in on {@code mainloop} (HOPPER or PORTABLE): the portable
-     * kernels have no producer warps to spare and run only {@link FusedVariant#EPILOGUE} (and GEMM +
-     * all-reduce {@link FusedVariant#UNFUSED}).
+     * kernels have no producer warps to spare and run only {@link FusedVariant#EPILOGUE} (and the
+     * reductions {@link FusedVariant#UNFUSED}).
      */
     public Set<FusedVariant> variants(GemmMainloop mainloop) {
         if (!portable(mainloop)) {

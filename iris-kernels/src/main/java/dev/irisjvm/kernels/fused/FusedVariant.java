@@ -16,12 +16,13 @@ import dev.irisjvm.kernels.gemm.GemmMainloop;
  *     idle warps of the producer warpgroup, which copy it to the peers while the consumers go on
  *     with the next tile. All-gather + GEMM has only this variant: the spare warps push this rank's
  *     rows of A into the peers.</li>
- * <li>{@link #UNFUSED} (GEMM + all-reduce only): no fused kernel. The library's {@link Gemm} computes
- *     this rank's partial into C, then {@link dev.irisjvm.kernels.ccl.Collectives#allReduce} sums C
- *     in place on every rank: two launches, where the fused kernel runs each 128 x 256 tile over the
- *     whole of K on one SM and so, with few tiles, leaves most SMs idle ({@link Gemm} shares such
- *     tiles out by K). A call whose C has columns past N (ldc &gt; N), which an all-reduce of C
- *     would overwrite, runs the kernel of {@link #kernels}.</li>
+ * <li>{@link #UNFUSED} (GEMM + all-reduce and GEMM + reduce-scatter): no fused kernel. The library's
+ *     {@link Gemm} computes this rank's partial, then {@link dev.irisjvm.kernels.ccl.Collectives}
+ *     sums it over the ranks (an all-reduce of C in place; a reduce-scatter of the partial into C):
+ *     two launches, where the fused kernel runs each 128 x 256 tile over the whole of K on one SM
+ *     and so, with few tiles, leaves most SMs idle ({@link Gemm} shares such tiles out by K). A call
+ *     whose C has columns past N (ldc &gt; N), which the collective would overwrite, runs the kernel
+ *     of {@link #kernels}.</li>
  * <li>{@link #AUTO}: {@link #choose} picks one per operation and shape when the instance is created.</li>
  * </ul>
  */
@@ -39,11 +40,12 @@ public enum FusedVariant {
      * 16384 x 8192 x 4096 and at 8192 x 4608 x 36864 (two to fifteen waves), and 2-9% slower at
      * 2048^3 and 1024 x 3584 x 8192 (one wave or less), where the sequential kernel's epilogue
      * sends each tile without a hand-off. The reductions' spare warps are 7-15% faster at all four
-     * of their shapes, and all-gather has no other variant. GEMM + all-reduce runs UNFUSED where its
+     * of their shapes, and all-gather has no other variant. The reductions run UNFUSED where their
      * 128 x 256 tiles would occupy at most half of the SMs: on one H200 at Llama-3's row-parallel
      * shapes with 1 to 256 rows (64 tiles or fewer; docs/benchmarks/fused-small-m-world1-*.json), the
-     * fused kernel took 77-143 µs where the library's GEMM then all-reduce took 24-88. Keep it one
-     * small function of the operation and the shape.
+     * fused all-reduce took 77-143 µs where the library's GEMM then all-reduce took 24-88 (the
+     * reduce-scatter is the same kernel, {@code gemm_reduce.cu}). Keep it one small function of the
+     * operation and the shape.
      *
      * @param m               the kernel's M
      * @param n               the kernel's N (all-scatter: this rank's columns)
@@ -56,7 +58,8 @@ public enum FusedVariant {
             long tiles = FusedWorkspace.tiles(m, n, op.tileN(m, n, multiprocessors));
             return tiles > multiprocessors ? SPARE_WARPS : EPILOGUE;
         }
-        if (op == FusedOp.ALL_REDUCE && 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors) {
+        boolean reduces = op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER;
+        if (reduces && 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors) {
             return UNFUSED;
         }
         return SPARE_WARPS;

@@ -29,9 +29,10 @@ import dev.irisjvm.kernels.fused.FusedChecks.Operand;
  *     this rank writes it, so it need not be symmetric (any live heap tensor).</li>
  * <li>M a multiple of 128 x world (the row blocks are whole tiles); K_local and N multiples of 8.</li>
  * </ul>
- * Rounding as {@link GemmAllReduce}. Variants {@link FusedVariant#EPILOGUE} and {@link
- * FusedVariant#SPARE_WARPS}; workspace as {@link GemmAllReduce}'s. The rest of the contract is
- * {@link FusedGemm}'s. Few rows run slowly, as {@link GemmAllReduce} says; there is no UNFUSED variant of it.
+ * Rounding as {@link GemmAllReduce}. Variants as {@link GemmAllReduce}'s, UNFUSED's collective a
+ * reduce-scatter of the partial (an M x N workspace per input type) into C; workspace as {@link
+ * GemmAllReduce}'s. The rest of the contract is {@link FusedGemm}'s. Few rows: as {@link
+ * GemmAllReduce} says, {@link FusedVariant#AUTO} runs UNFUSED there.
  */
 public final class GemmReduceScatter extends SplitKGemm {
     private GemmReduceScatter(Parts p) {

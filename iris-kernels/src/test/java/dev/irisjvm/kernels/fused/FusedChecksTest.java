@@ -72,14 +72,14 @@ class FusedChecksTest {
         for (FusedOp op : FusedOp.values()) {
             FusedChecks.variant(AR, op, GemmMainloop.PORTABLE, FusedVariant.EPILOGUE);
         }
-        rejectsWith("variant SPARE_WARPS does not exist for GEMM + reduce-scatter on the portable mainloop; it has [EPILOGUE] (the "
+        rejectsWith("variant SPARE_WARPS does not exist for GEMM + all-scatter on the portable mainloop; it has [EPILOGUE] (the "
                 + "portable kernels' warps all compute: none is spare)",
-                () -> FusedChecks.variant(AR, FusedOp.REDUCE_SCATTER, GemmMainloop.PORTABLE, FusedVariant.SPARE_WARPS));
-        // UNFUSED: GEMM + all-reduce only, on either mainloop.
+                () -> FusedChecks.variant(AR, FusedOp.ALL_SCATTER, GemmMainloop.PORTABLE, FusedVariant.SPARE_WARPS));
+        // UNFUSED: the reductions only, on either mainloop.
         FusedChecks.variant(AR, FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, FusedVariant.UNFUSED);
-        FusedChecks.variant(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, FusedVariant.UNFUSED);
-        rejectsWith("variant UNFUSED does not exist for GEMM + reduce-scatter on the hopper mainloop; it has [EPILOGUE, SPARE_WARPS]",
-                () -> FusedChecks.variant(AR, FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, FusedVariant.UNFUSED));
+        FusedChecks.variant(AR, FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, FusedVariant.UNFUSED);
+        rejectsWith("variant UNFUSED does not exist for GEMM + all-scatter on the hopper mainloop; it has [EPILOGUE, SPARE_WARPS]",
+                () -> FusedChecks.variant(AR, FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, FusedVariant.UNFUSED));
     }
 
     @Test

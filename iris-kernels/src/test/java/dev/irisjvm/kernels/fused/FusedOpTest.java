@@ -49,10 +49,11 @@ class FusedOpTest {
         for (FusedOp op : FusedOp.values()) {
             assertEquals(FusedOp.PORTABLE_MODULE, op.module(GemmMainloop.PORTABLE));
             assertEquals(op.module(), op.module(GemmMainloop.HOPPER));
-            assertEquals(op == FusedOp.ALL_REDUCE ? Set.of(FusedVariant.EPILOGUE, FusedVariant.UNFUSED) : Set.of(FusedVariant.EPILOGUE),
+            boolean reduces = op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER;
+            assertEquals(reduces ? Set.of(FusedVariant.EPILOGUE, FusedVariant.UNFUSED) : Set.of(FusedVariant.EPILOGUE),
                     op.variants(GemmMainloop.PORTABLE), "the portable kernels' one variant, and no kernel");
             assertFalse(op.kernelVariants().contains(FusedVariant.UNFUSED));
-            assertEquals(op == FusedOp.ALL_REDUCE, op.variants().contains(FusedVariant.UNFUSED));
+            assertEquals(reduces, op.variants().contains(FusedVariant.UNFUSED));
             assertEquals(op.variants(), op.variants(GemmMainloop.HOPPER));
             assertEquals(List.of(Gemm.TILE_N), op.tileWidths(GemmMainloop.PORTABLE));
             assertFalse(op.splitsK(GemmMainloop.PORTABLE));
@@ -139,8 +140,10 @@ class FusedOpTest {
                 "64 tiles: at most half of the SMs");
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 384, 8192, 7168, 2, sms),
                 "96 tiles");
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 256, 8192, 7168, 2, sms),
-                "reduce-scatter has no UNFUSED");
+        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 256, 8192, 7168, 2, sms),
+                "reduce-scatter: the same kernel");
+        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 256, 8192, 7168, 2, sms),
+                "all-scatter has no UNFUSED: 64 tiles, one wave, the epilogue variant");
         assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, 8, 8192, 7168, 2, sms),
                 "the portable GEMM does not split K either");
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.UNFUSED.kernels(GemmMainloop.HOPPER), "what its calls with ldc > N run");
