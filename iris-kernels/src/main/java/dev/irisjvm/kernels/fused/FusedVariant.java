@@ -58,8 +58,7 @@ public enum FusedVariant {
             long tiles = FusedWorkspace.tiles(m, n, op.tileN(m, n, multiprocessors));
             return tiles > multiprocessors ? SPARE_WARPS : EPILOGUE;
         }
-        boolean reduces = op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER;
-        if (reduces && 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors) {
+        if (op.variants().contains(UNFUSED) && 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors) {
             return UNFUSED;
         }
         return SPARE_WARPS;

@@ -41,7 +41,7 @@ final class UnfusedReduction implements AutoCloseable {
      * workspace on the symmetric heap.
      */
     static UnfusedReduction create(Iris iris, FusedOp op, GemmMainloop mainloop, long m, long n) {
-        if (op != FusedOp.ALL_REDUCE && op != FusedOp.REDUCE_SCATTER) {
+        if (!op.variants().contains(FusedVariant.UNFUSED)) {
             throw new IllegalArgumentException(op.title() + " has no UNFUSED variant");
         }
         Gemm gemm = Gemm.create(Gemm.Options.defaults().withMainloop(mainloop));
