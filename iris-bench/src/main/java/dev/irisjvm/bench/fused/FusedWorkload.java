@@ -162,12 +162,12 @@ public final class FusedWorkload implements AutoCloseable {
 
     /** Enqueues the rank's GEMM with a vendor GEMM (all-gather: on NCCL's gathered A). */
     public void vendorGemm(RowMajorGemm vendor) {
-        vendorGemm(vendor, shape.op() == FusedOp.ALL_GATHER ? gathered : a, local);
+        vendorGemm(vendor, (shape.op() == FusedOp.ALL_GATHER ? gathered : a).deviceAddress(), local.deviceAddress());
     }
 
-    private void vendorGemm(RowMajorGemm vendor, SymTensor in, SymTensor result) {
-        vendor.gemm(LAYOUT, TYPE, TYPE, shape.m(), shape.localN(world), shape.localK(world), in.deviceAddress(), b.deviceAddress(),
-                result.deviceAddress(), false);
+    /** The vendor GEMM of this shape from A at {@code in} into {@code result}. */
+    private void vendorGemm(RowMajorGemm vendor, long in, long result) {
+        vendor.gemm(LAYOUT, TYPE, TYPE, shape.m(), shape.localN(world), shape.localK(world), in, b.deviceAddress(), result, false);
     }
 
     /** Enqueues the same GEMM with the library's {@link Gemm}. */
@@ -177,15 +177,21 @@ public final class FusedWorkload implements AutoCloseable {
 
     /** Enqueues the operation's NCCL collective on the baseline's buffers. */
     public void collective(NcclComm nccl) {
+        boolean gathers = shape.op() == FusedOp.ALL_SCATTER || shape.op() == FusedOp.ALL_GATHER;
+        ncclCollective(nccl, shape.op() == FusedOp.ALL_GATHER ? aRows.deviceAddress() : local.deviceAddress(),
+                gathers ? gathered.deviceAddress() : out.deviceAddress());
+    }
+
+    /** The operation's NCCL collective from {@code in} (the rank's product; all-gather: its rows of A) into {@code out}. */
+    private void ncclCollective(NcclComm nccl, long in, long out) {
         int m = shape.m();
         int n = shape.localN(world);
         int k = shape.localK(world);
         switch (shape.op()) {
-            case ALL_SCATTER -> nccl.allGather(local.deviceAddress(), gathered.deviceAddress(), (long) m * n, TYPE, stream);
-            case ALL_REDUCE -> nccl.allReduce(local.deviceAddress(), out.deviceAddress(), (long) m * n, TYPE, ReduceOp.SUM, stream);
-            case REDUCE_SCATTER -> nccl.reduceScatter(local.deviceAddress(), out.deviceAddress(), (long) (m / world) * n, TYPE,
-                    ReduceOp.SUM, stream);
-            case ALL_GATHER -> nccl.allGather(aRows.deviceAddress(), gathered.deviceAddress(), (long) (m / world) * k, TYPE, stream);
+            case ALL_SCATTER -> nccl.allGather(in, out, (long) m * n, TYPE, stream);
+            case ALL_REDUCE -> nccl.allReduce(in, out, (long) m * n, TYPE, ReduceOp.SUM, stream);
+            case REDUCE_SCATTER -> nccl.reduceScatter(in, out, (long) (m / world) * n, TYPE, ReduceOp.SUM, stream);
+            case ALL_GATHER -> nccl.allGather(in, out, (long) (m / world) * k, TYPE, stream);
         }
     }
 
@@ -226,7 +232,7 @@ public final class FusedWorkload implements AutoCloseable {
     public void baselineIris(RowMajorGemm vendor, Collectives ccl) {
         if (shape.op() == FusedOp.ALL_GATHER) {
             irisCollective(ccl);
-            vendorGemm(vendor, irisGathered, irisOut);
+            vendorGemm(vendor, irisGathered.deviceAddress(), irisOut.deviceAddress());
         } else {
             vendorGemm(vendor);
             irisCollective(ccl);
@@ -269,22 +275,14 @@ public final class FusedWorkload implements AutoCloseable {
      * 1 and the GEMM reads the gathered A there, into {@link #windowOutput()}.
      */
     public void baselineWindow(RowMajorGemm vendor, NcclComm nccl, NcclWindows w) {
-        int m = shape.m();
-        int n = shape.localN(world);
-        int k = shape.localK(world);
         long in = w.address(0);
         long result = w.address(1);
         if (shape.op() == FusedOp.ALL_GATHER) {
-            nccl.allGather(in, result, (long) (m / world) * k, TYPE, stream);
-            vendor.gemm(LAYOUT, TYPE, TYPE, m, n, k, result, b.deviceAddress(), windowOut.deviceAddress(), false);
-            return;
-        }
-        vendor.gemm(LAYOUT, TYPE, TYPE, m, n, k, a.deviceAddress(), b.deviceAddress(), in, false);
-        switch (shape.op()) {
-            case ALL_SCATTER -> nccl.allGather(in, result, (long) m * n, TYPE, stream);
-            case ALL_REDUCE -> nccl.allReduce(in, result, (long) m * n, TYPE, ReduceOp.SUM, stream);
-            case REDUCE_SCATTER -> nccl.reduceScatter(in, result, (long) (m / world) * n, TYPE, ReduceOp.SUM, stream);
-            default -> throw new IllegalStateException(shape.op().toString());
+            ncclCollective(nccl, in, result);
+            vendorGemm(vendor, result, windowOut.deviceAddress());
+        } else {
+            vendorGemm(vendor, a.deviceAddress(), in);
+            ncclCollective(nccl, in, result);
         }
     }
 

@@ -355,6 +355,11 @@ public final class Collectives implements AutoCloseable {
         return stagingBytes / world / 16 * 16;
     }
 
+    /** The staging ({@link Options#stagingBytes()}) that a ONE_SHOT all-reduce of {@code bytes} per rank needs on {@code world} ranks. */
+    public static long oneShotStagingBytes(long bytes, int world) {
+        return CclChecks.oneShotStagingBytes(bytes, world);
+    }
+
     /** The algorithm {@code algorithm} stands for with an input of that many bytes (resolves AUTO). */
     public AllReduceAlgorithm resolve(AllReduceAlgorithm algorithm, long bytes) {
         return algorithm == AllReduceAlgorithm.AUTO ? resolveAuto(bytes, world, stagingBytes, options.copyEngineBytes()) : algorithm;

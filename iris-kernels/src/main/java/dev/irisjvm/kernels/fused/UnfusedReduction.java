@@ -67,7 +67,7 @@ final class UnfusedReduction implements AutoCloseable {
      * collectives' default: a larger C is reduced two-shot, which needs none.
      */
     static long stagingBytes(long bytes, int world) {
-        return Math.min(Collectives.Options.DEFAULT_STAGING_BYTES, world * ((bytes + 15) / 16 * 16));
+        return Math.min(Collectives.Options.DEFAULT_STAGING_BYTES, Collectives.oneShotStagingBytes(bytes, world));
     }
 
     /** C = the sum over ranks of A B plus {@code bias} (rank 0's; null on the others): all of it, or this rank's rows. */

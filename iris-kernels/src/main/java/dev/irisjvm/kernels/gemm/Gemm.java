@@ -614,7 +614,7 @@ public final class Gemm implements AutoCloseable {
         GemmTile swapped = aLayout == GemmALayout.MK ? GemmTile.swappedFor(m) : null;
         if (workspace == null) {
             StreamKPlan whole = swapped != null ? StreamKPlan.whole(swapped, m, n, sms) : StreamKPlan.whole(m, n, sms);
-            return swapped == null && StreamKPlan.pairsPay(k) ? StreamKPlan.paired(whole, m, n, sms) : whole;
+            return StreamKPlan.pairsPay(k) ? StreamKPlan.paired(whole, m, n, sms) : whole;  // paired leaves swapped tiles alone
         }
         return plans.choose(m, n, kBlocks(k), swapped, StreamKPlan.pairsPay(k));
     }
