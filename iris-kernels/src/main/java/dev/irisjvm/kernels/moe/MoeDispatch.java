@@ -3,7 +3,6 @@ package dev.irisjvm.kernels.moe;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.Iris;
 import dev.irisjvm.core.SymTensor;
-import dev.irisjvm.core.SymmetricHeap;
 import dev.irisjvm.core.gpu.LaunchShape;
 import dev.irisjvm.core.gpu.Stream;
 import dev.irisjvm.core.internal.AbiLayout;
@@ -16,7 +15,6 @@ import dev.irisjvm.kernels.TensorChecks;
 import dev.irisjvm.runtime.abi.iris_moe_stats;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.javacpp.LongPointer;
 
@@ -111,7 +109,7 @@ import org.bytedeco.javacpp.LongPointer;
  *     leaves the instance usable.</li>
  * </ul>
  */
-public final class MoeDispatch implements MoeTokenDispatch {
+public final class MoeDispatch extends AbstractMoeDispatch {
     /** The kernel modules ({@code moe_dispatch.cu}, {@code moe_combine.cu}). */
     static final String DISPATCH_MODULE = "moe_dispatch";
     static final String COMBINE_MODULE = "moe_combine";
@@ -123,47 +121,23 @@ public final class MoeDispatch implements MoeTokenDispatch {
     /** The fused expert GEMM's end of combine ({@link MoeExpertGemm#gemmAndCombine}). */
     static final String COMBINE_PUBLISH_KERNEL = "moe_combine_publish";
 
-    private final Iris iris;
-    private final int rank;
-    private final int world;
-    private final MoeConfig config;
-    private final int localExperts;
-    private final MoeLayout layout;
-    private final KernelLibrary library;
-    private final SymTensor workspace;
-    private final SymTensor recv;
+        private final MoeLayout layout;
     private final SymTensor sources;
-    private final SymTensor counts;
     private final SymTensor routed;
-    private final SymTensor staging;
     private final MoeArgs.Buffers buffers;
     private final MoeArgs args;
     private final Kernel countKernel;
     private final Kernel placeKernel;
     private final Kernel copyKernel;
-    /** A grid limit for the row kernels of combine and the copying kernel (they stride over the rest). */
-    private final int rowBlockLimit;
-    /** The copying kernel's grid limit where an expert GEMM runs beside it. */
+    /** The copying kernel's grid limit where an expert GEMM runs beside it (alone it takes the row kernels' limit). */
     private final int feedingCopyLimit;
-    private final AtomicBoolean closed = new AtomicBoolean();
-    /** Tokens of the last dispatch that no combine has followed yet, or -1. Guarded by this. */
-    private int pendingTokens = -1;
 
     private MoeDispatch(Iris iris, MoeConfig config, MoeLayout layout, KernelLibrary library, SymTensor workspace, SymTensor recv,
                         SymTensor sources, SymTensor counts, SymTensor routed, SymTensor staging) {
-        this.iris = iris;
-        this.rank = iris.node().index();
-        this.world = iris.node().size();
-        this.config = config;
-        this.localExperts = config.experts() / world;
+        super(iris, config, library, workspace, recv, counts, staging);
         this.layout = layout;
-        this.library = library;
-        this.workspace = workspace;
-        this.recv = recv;
         this.sources = sources;
-        this.counts = counts;
         this.routed = routed;
-        this.staging = staging;
         this.buffers = new MoeArgs.Buffers(workspace.deviceAddress(), recv.deviceAddress(), sources.deviceAddress(),
                 counts.deviceAddress(), routed.deviceAddress(), staging.deviceAddress());
         this.args = new MoeArgs(iris.deviceContext().bytes(), config, layout, buffers);
@@ -171,9 +145,7 @@ public final class MoeDispatch implements MoeTokenDispatch {
         this.countKernel = m.kernel(COUNT_KERNEL);
         this.placeKernel = m.kernel(PLACE_KERNEL);
         this.copyKernel = m.kernel(COPY_KERNEL);
-        int multiprocessors = iris.deviceProperties().multiprocessorCount();
-        this.rowBlockLimit = MoeLayout.rowBlockLimit(multiprocessors);
-        this.feedingCopyLimit = MoeLayout.feedingCopyLimit(multiprocessors);
+        this.feedingCopyLimit = MoeLayout.feedingCopyLimit(iris.deviceProperties().multiprocessorCount());
     }
 
     /** Every kernel the MoE classes look up, by module: what the fatbins must hold. */
@@ -247,39 +219,10 @@ public final class MoeDispatch implements MoeTokenDispatch {
         countKernel.launch(grid, stream, a, false);
         placeKernel.launch(grid, stream, a, false);
         copyKernel.launch(LaunchShape.of(MoeLayout.copyBlocks(config, world, copyLimit), MoeLayout.THREADS), stream, a, false);
-        pendingTokens = numTokens;
+        dispatched(numTokens);
     }
 
     // ---- facts -----------------------------------------------------------------------------------
-
-    @Override
-    public MoeConfig config() {
-        return config;
-    }
-
-    /** Experts on each rank: experts / world. */
-    @Override
-    public int localExperts() {
-        return localExperts;
-    }
-
-    /** The global id of this rank's local expert 0 (rank x localExperts). */
-    @Override
-    public int firstExpert() {
-        return rank * localExperts;
-    }
-
-    /** The receive buffer, BF16 [localExperts, capacity, hidden] (this instance's; do not close it). */
-    @Override
-    public SymTensor received() {
-        return recv;
-    }
-
-    /** Rows each local expert got in the last dispatch, I32 [localExperts] on the device (at most the capacity). */
-    @Override
-    public SymTensor counts() {
-        return counts;
-    }
 
     /** Rows routed to each local expert by all ranks in the last dispatch, before the capacity: I32 [localExperts]. */
     public SymTensor routed() {
@@ -316,6 +259,7 @@ public final class MoeDispatch implements MoeTokenDispatch {
         ensureOpen("stats");
         TensorChecks.notNull(rank, "stats", "stream", stream);
         int statsBytes = AbiLayout.size(iris_moe_stats.class);
+        int localExperts = localExperts();
         try (IntPointer header = new IntPointer(statsBytes / 4); IntPointer r = new IntPointer(localExperts);
              IntPointer c = new IntPointer(localExperts)) {
             Memcpy.deviceToHost(header, workspace.deviceAddress() + MoeLayout.STATS, statsBytes, stream);
@@ -350,18 +294,6 @@ public final class MoeDispatch implements MoeTokenDispatch {
 
     // ---- what MoeCombine shares ------------------------------------------------------------------
 
-    Iris iris() {
-        return iris;
-    }
-
-    int rank() {
-        return rank;
-    }
-
-    int world() {
-        return world;
-    }
-
     MoeLayout layout() {
         return layout;
     }
@@ -370,57 +302,9 @@ public final class MoeDispatch implements MoeTokenDispatch {
         return buffers;
     }
 
-    KernelLibrary library() {
-        return library;
-    }
-
-    int rowBlockLimit() {
-        return rowBlockLimit;
-    }
-
-    /** The tokens of the dispatch that {@code call} (a combine) follows; throws if there is none. Call with this locked. */
-    int pendingTokens(String call) {
-        ensureOpen(call);
-        if (pendingTokens < 0) {
-            throw new IllegalStateException("rank " + rank + ": " + call + ": no dispatch to combine: each combine follows its own"
-                    + " dispatch (call dispatch first; a second combine of one dispatch would reuse flags that are already set)");
-        }
-        return pendingTokens;
-    }
-
-    /** The pending dispatch has its combine (call with this locked). */
-    void combined() {
-        pendingTokens = -1;
-    }
-
-
-    /** The heap its buffers and its callers' tensors are on. */
-    SymmetricHeap heap() {
-        return iris.heap();
-    }
-
-    void ensureOpen(String call) {
-        if (closed.get()) {
-            throw new IllegalStateException("rank " + rank + ": " + call + " called after MoeDispatch.close()");
-        }
-    }
-
-    /**
-     * Collective: frees the buffers (after this rank's default stream is idle; synchronize the
-     * streams the calls ran on first) and unloads the kernels. Safe to call twice. A {@link
-     * MoeCombine} of this instance is unusable afterwards.
-     */
+    /** The arguments and the routing counters, closed before the buffers; a {@link MoeCombine} of this instance is unusable afterwards. */
     @Override
-    public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
-        Resources.closeAll(args, staging, routed, counts, sources, recv, workspace, library);
-    }
-
-    @Override
-    public String toString() {
-        return "MoeDispatch(rank " + rank + "/" + world + ", " + config + ", experts " + firstExpert() + ".."
-                + (firstExpert() + localExperts - 1) + " here" + (closed.get() ? ", closed" : "") + ")";
+    List<AutoCloseable> ownResources() {
+        return List.of(args, routed, sources);
     }
 }

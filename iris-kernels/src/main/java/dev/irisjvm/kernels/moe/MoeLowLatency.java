@@ -13,7 +13,6 @@ import dev.irisjvm.kernels.TensorChecks;
 import dev.irisjvm.kernels.moe.MoeChecks.Operand;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * MoE dispatch and combine for decode, a few tokens per rank (1 to a few hundred): no count
@@ -78,46 +77,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     and leaves the instance usable.</li>
  * </ul>
  */
-public final class MoeLowLatency implements MoeTokenDispatch {
+public final class MoeLowLatency extends AbstractMoeDispatch {
     static final String MODULE = "moe_ll";
     static final String DISPATCH_KERNEL = "moe_ll_dispatch";
     static final String COMBINE_SEND_KERNEL = "moe_ll_combine_send";
     static final String COMBINE_REDUCE_KERNEL = "moe_ll_combine_reduce";
 
-    private final Iris iris;
-    private final int rank;
-    private final int world;
-    private final MoeConfig config;
     private final MoeLowLatencyLayout layout;
-    private final KernelLibrary library;
-    private final SymTensor workspace;
-    private final SymTensor recv;
     private final SymTensor recvRoutes;
-    private final SymTensor counts;
-    private final SymTensor staging;
     private final MoeLowLatencyArgs args;
     private final Kernel dispatchKernel;
     private final Kernel sendKernel;
     private final Kernel reduceKernel;
-    /** A grid limit for the row kernels of combine (they stride over the rest). */
-    private final int rowBlockLimit;
-    private final AtomicBoolean closed = new AtomicBoolean();
-    /** Tokens of the last dispatch that no combine has followed yet, or -1. Guarded by this. */
-    private int pendingTokens = -1;
 
     private MoeLowLatency(Iris iris, MoeConfig config, MoeLowLatencyLayout layout, KernelLibrary library, SymTensor workspace,
                           SymTensor recv, SymTensor recvRoutes, SymTensor counts, SymTensor staging) {
-        this.iris = iris;
-        this.rank = iris.node().index();
-        this.world = iris.node().size();
-        this.config = config;
+        super(iris, config, library, workspace, recv, counts, staging);
         this.layout = layout;
-        this.library = library;
-        this.workspace = workspace;
-        this.recv = recv;
         this.recvRoutes = recvRoutes;
-        this.counts = counts;
-        this.staging = staging;
         this.args = new MoeLowLatencyArgs(iris.deviceContext().bytes(), config, layout, new MoeLowLatencyArgs.Buffers(
                 workspace.deviceAddress(), recv.deviceAddress(), recvRoutes.deviceAddress(), counts.deviceAddress(),
                 staging.deviceAddress()));
@@ -125,7 +102,6 @@ public final class MoeLowLatency implements MoeTokenDispatch {
         this.dispatchKernel = m.kernel(DISPATCH_KERNEL);
         this.sendKernel = m.kernel(COMBINE_SEND_KERNEL);
         this.reduceKernel = m.kernel(COMBINE_REDUCE_KERNEL);
-        this.rowBlockLimit = MoeLayout.rowBlockLimit(iris.deviceProperties().multiprocessorCount());
     }
 
     /** Every kernel this class looks up, by module: what the fatbins must hold. */
@@ -173,7 +149,7 @@ public final class MoeLowLatency implements MoeTokenDispatch {
     public synchronized void dispatch(SymTensor tokens, SymTensor expertIds, SymTensor weights, int numTokens, Stream stream) {
         final String call = "dispatch";
         ensureOpen(call);
-        if (pendingTokens >= 0) {
+        if (dispatchPending()) {
             throw new IllegalStateException("rank " + rank + ": " + call + ": the last dispatch has no combine yet: every dispatch of"
                     + " the low-latency mode is followed by its combine (the next rows overwrite regions an owner may still read)");
         }
@@ -181,7 +157,7 @@ public final class MoeLowLatency implements MoeTokenDispatch {
         var a = args.dispatch(tokens.deviceAddress(), expertIds.deviceAddress(), weights.deviceAddress(), numTokens);
         dispatchKernel.launch(LaunchShape.of(MoeLowLatencyLayout.dispatchBlocks((long) numTokens * config.topK()), MoeLayout.THREADS),
                 stream, a, false);
-        pendingTokens = numTokens;
+        dispatched(numTokens);
     }
 
     /**
@@ -194,11 +170,7 @@ public final class MoeLowLatency implements MoeTokenDispatch {
      */
     public synchronized void combine(SymTensor expertOutputs, SymTensor out, Stream stream) {
         final String call = "combine";
-        ensureOpen(call);
-        if (pendingTokens < 0) {
-            throw new IllegalStateException("rank " + rank + ": " + call + ": no dispatch to combine: each combine follows its own"
-                    + " dispatch (call dispatch first)");
-        }
+        int pendingTokens = pendingTokens(call);
         Operand e = MoeChecks.operand(rank, call, "expertOutputs", expertOutputs, iris.heap());
         Operand o = MoeChecks.operand(rank, call, "out", out, iris.heap());
         TensorChecks.notNull(rank, call, "stream", stream);
@@ -207,41 +179,12 @@ public final class MoeLowLatency implements MoeTokenDispatch {
         var a = args.combine(expertOutputs.deviceAddress(), out.deviceAddress(), pendingTokens);
         sendKernel.launch(LaunchShape.of(MoeLayout.rowBlocks(layout.receiveRows(), rowBlockLimit), MoeLayout.THREADS), stream, a, false);
         reduceKernel.launch(LaunchShape.of(MoeLayout.rowBlocks(pendingTokens, rowBlockLimit), MoeLayout.THREADS), stream, a, false);
-        pendingTokens = -1;
-    }
-
-    @Override
-    public MoeConfig config() {
-        return config;
-    }
-
-    /** Experts on each rank: experts / world. */
-    @Override
-    public int localExperts() {
-        return layout.localExperts();
-    }
-
-    /** The global id of this rank's local expert 0 (rank x localExperts). */
-    @Override
-    public int firstExpert() {
-        return rank * layout.localExperts();
+        combined();
     }
 
     /** Rows of one (local expert, source) region: maxTokens x topK. */
     public int regionRows() {
         return layout.regionRows();
-    }
-
-    /** The receive buffer, BF16 [localExperts, world, regionRows, hidden] (this instance's; do not close it). */
-    @Override
-    public SymTensor received() {
-        return recv;
-    }
-
-    /** Valid rows of each region in the last dispatch, I32 [localExperts, world] on the device. */
-    @Override
-    public SymTensor counts() {
-        return counts;
     }
 
     /** The route at its source (token x topK + k) of each received row: I32 [localExperts, world, regionRows]. */
@@ -260,27 +203,9 @@ public final class MoeLowLatency implements MoeTokenDispatch {
         return MoeLowLatencyLayout.of(c, world).heapBytes(c.hidden(), c.dtype().byteSize());
     }
 
-
-    private void ensureOpen(String call) {
-        if (closed.get()) {
-            throw new IllegalStateException("rank " + rank + ": " + call + " called after MoeLowLatency.close()");
-        }
-    }
-
-    /**
-     * Collective: frees the buffers (after this rank's default stream is idle; synchronize the
-     * streams the calls ran on first) and unloads the kernels. Safe to call twice.
-     */
+    /** The arguments and the routes of the received rows, closed before the buffers. */
     @Override
-    public void close() {
-        if (closed.compareAndSet(false, true)) {
-            Resources.closeAll(args, staging, counts, recvRoutes, recv, workspace, library);
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "MoeLowLatency(rank " + rank + "/" + world + ", " + config + ", experts " + firstExpert() + ".."
-                + (firstExpert() + layout.localExperts() - 1) + " here" + (closed.get() ? ", closed" : "") + ")";
+    List<AutoCloseable> ownResources() {
+        return List.of(args, recvRoutes);
     }
 }
