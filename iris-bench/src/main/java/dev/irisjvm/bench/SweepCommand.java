@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
  * private int measure(Iris iris, RmaKernels kernels) throws Exception {
  *     sayRun(iris, iris.worldSize() + " ranks", hardware, software, seed);
  *     runEach(iris, options.cases(), Object::toString, bench::run);
- *     write(iris, options.out(), result::write, results.size() + " measurements");
+ *     write(iris, options.out.path(), result::write, results.size() + " measurements");
  *     return checked(failed, "point(s) failed their check");
  * }
  * }</pre>
@@ -93,9 +93,9 @@ public abstract class SweepCommand implements Callable<Integer> {
         }
     }
 
-    /** The run's seed, the same on every rank: {@code given}, else rank 0's clock. */
-    protected static long runSeed(Iris iris, Long given) {
-        return iris.broadcast(given != null ? given : System.nanoTime(), 0);
+    /** The run's seed, the same on every rank: --seed, else rank 0's clock; kept as --seed on every rank. */
+    protected static long runSeed(Iris iris, SeedOption seed) {
+        return seed.keep(iris.broadcast(seed.orClock(), 0));
     }
 
     /** The environment's configuration with the sweep's heap per rank and device wait timeout. */

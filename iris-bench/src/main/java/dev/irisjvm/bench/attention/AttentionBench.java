@@ -140,7 +140,6 @@ public final class AttentionBench extends SweepCommand {
             world = i.worldSize();
             rank = i.rank();
             seed = runSeed(i, options.seed);
-            options.seed = seed;
             boolean needsNccl = options.parts().contains("ring") || options.parts().contains("decode");
             try (NcclComm n = needsNccl ? NcclComm.open(i) : NcclComm.disabled(i, "not needed"); RepTimer t = new RepTimer(i, kernels, stream, true)) {
                 nccl = n;
@@ -184,8 +183,8 @@ public final class AttentionBench extends SweepCommand {
             AttentionBenchResult result = new AttentionBenchResult(RunRecord.now(),
                     world + " x " + RunRecord.device(device), software, RunRecord.command(world, AttentionBench.class, spec), world,
                     options.warmup, sdpa, local, ring, decode);
-            RunRecord.write(options.out, result::write);
-            System.out.println("AttentionBench: wrote " + options.out.toAbsolutePath());
+            RunRecord.write(options.out.path(), result::write);
+            System.out.println("AttentionBench: wrote " + options.out.path().toAbsolutePath());
         }
         return failedChecks > 0 ? EXIT_CHECK_FAILED : 0;
     }

@@ -5,12 +5,15 @@ import static dev.irisjvm.bench.OptionChecks.ints;
 import static dev.irisjvm.bench.OptionChecks.require;
 
 import dev.irisjvm.bench.OptionChecks;
+import dev.irisjvm.bench.ResultFileOption;
+import dev.irisjvm.bench.SeedOption;
 import dev.irisjvm.kernels.attention.FlashDecodeProblem;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -77,11 +80,11 @@ public final class AttentionBenchOptions {
     @Option(names = "--sdpa", description = "The JSON that attention_sdpa.py wrote, included in the results.")
     Path sdpa;
 
-    @Option(names = "--seed", description = "Seed of the random inputs (default: chosen and printed).")
-    Long seed;
+    @Mixin
+    SeedOption seed = new SeedOption();
 
-    @Option(names = "--out", defaultValue = "attention-bench.json", description = "JSON results, written by rank 0 (default: ${DEFAULT-VALUE}).")
-    Path out;
+    @Mixin
+    ResultFileOption out = new ResultFileOption("attention-bench.json");
 
     /** Throws IllegalArgumentException naming the first option out of range for a job of {@code world} ranks. */
     public void validate(int world) {

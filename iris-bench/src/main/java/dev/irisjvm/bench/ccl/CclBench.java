@@ -115,9 +115,9 @@ public final class CclBench implements AutoCloseable {
         this.rank = iris.rank();
         this.world = iris.worldSize();
         this.stream = iris.stream();
-        this.dtype = options.dtype();
-        this.reduceOp = options.reduceOp();
-        this.timer = new RepTimer(iris, kernels, stream, options.gate());
+        this.dtype = options.dtype;
+        this.reduceOp = options.reduceOp;
+        this.timer = new RepTimer(iris, kernels, stream, options.sweep.gate());
         this.verifier = new Verifier(iris, kernels, stream);
         this.outputs = new OutputCheck(iris, verifier, stream);
         this.host = new HostReference(iris, stream);
@@ -204,7 +204,7 @@ public final class CclBench implements AutoCloseable {
                 for (AllReduceAlgorithm a : options.algorithms()) {
                     if (a == AllReduceAlgorithm.ONE_SHOT && shape.bytes() > ccl.oneShotCapacityBytes()) {
                         notice("one_shot capacity", "all_reduce iris_one_shot: skipped above " + SizeList.format(ccl.oneShotCapacityBytes())
-                                + " per rank (staging " + SizeList.format(options.stagingBytes()) + " / " + world + " ranks; --staging-bytes)");
+                                + " per rank (staging " + SizeList.format(options.stagingBytes) + " / " + world + " ranks; --staging-bytes)");
                         continue;
                     }
                     Rounding r = Tolerance.of(ccl.resolve(a, shape.bytes()));
@@ -214,7 +214,7 @@ public final class CclBench implements AutoCloseable {
             case REDUCE_SCATTER -> v.add(onTensors("iris", Rounding.ONCE, s -> ccl.reduceScatter(in, out, reduceOp, s), op, result, resultBytes));
             case ALL_GATHER -> v.add(onTensors("iris", Rounding.ONCE, s -> ccl.allGather(in, out, s), op, result, resultBytes));
             case ALL_TO_ALL -> v.add(onTensors("iris", Rounding.ONCE, s -> ccl.allToAll(in, out, s), op, result, resultBytes));
-            case BROADCAST -> v.add(onTensors("iris", Rounding.ONCE, s -> ccl.broadcast(in, options.root(), s), op, result, resultBytes));
+            case BROADCAST -> v.add(onTensors("iris", Rounding.ONCE, s -> ccl.broadcast(in, options.root, s), op, result, resultBytes));
         }
         return v;
     }
@@ -234,7 +234,7 @@ public final class CclBench implements AutoCloseable {
         long inBytes = shape.inCount() * dtype.byteSize();
         long outBytes = shape.outCount() * dtype.byteSize();
         Runnable stage = () -> {
-            if (op != CclOp.BROADCAST || rank == options.root()) {
+            if (op != CclOp.BROADCAST || rank == options.root) {
                 Memcpy.deviceToDevice(win, in.deviceAddress(), inBytes, stream);
             }
             poisonOutput(op, wout, outBytes);
@@ -249,7 +249,7 @@ public final class CclBench implements AutoCloseable {
             case REDUCE_SCATTER -> s -> nccl.reduceScatter(in, out, shape.outCount(), dtype, reduceOp, s);
             case ALL_GATHER -> s -> nccl.allGather(in, out, shape.inCount(), dtype, s);
             case ALL_TO_ALL -> s -> nccl.allToAll(in, out, shape.inCount() / world, dtype, s);
-            case BROADCAST -> s -> nccl.broadcast(in, out, shape.inCount(), dtype, options.root(), s);
+            case BROADCAST -> s -> nccl.broadcast(in, out, shape.inCount(), dtype, options.root, s);
         };
     }
 
@@ -258,7 +258,7 @@ public final class CclBench implements AutoCloseable {
             ncclCall(op, shape, in.deviceAddress(), ref.deviceAddress()).enqueue(stream);
             iris.synchronize(stream);
         } else {
-            host.build(op, shape, in, ref.deviceAddress(), dtype, reduceOp, options.root());
+            host.build(op, shape, in, ref.deviceAddress(), dtype, reduceOp, options.root);
         }
     }
 
@@ -268,10 +268,10 @@ public final class CclBench implements AutoCloseable {
 
     private void eager(CclOp op, CclOp.Shape shape, Variant v, SymTensor ref, int reps) {
         long number = ++point;
-        int calls = options.eagerCalls();
+        int calls = options.eagerCalls;
         Lockstep.Outcome o = lockstep.everyone(
                 () -> prepare(v),
-                () -> timer.run(options.warmup(), reps, r -> iris.barrier(stream), r -> {
+                () -> timer.run(options.warmup, reps, r -> iris.barrier(stream), r -> {
                     for (int i = 0; i < calls; i++) {
                         v.call().enqueue(stream);
                     }
@@ -282,7 +282,7 @@ public final class CclBench implements AutoCloseable {
 
     private void graph(CclOp op, CclOp.Shape shape, Variant v, SymTensor ref, int reps) {
         long number = ++point;
-        int calls = options.graphCalls();
+        int calls = options.graphCalls;
         Lockstep.Outcome o = lockstep.everyone(
                 () -> prepare(v),
                 () -> {
@@ -290,7 +290,7 @@ public final class CclBench implements AutoCloseable {
                     iris.synchronize(stream);
                     CudaGraph g = capture(v.call(), calls);
                     try {
-                        return timer.run(options.graphWarmup(), reps, r -> iris.barrier(stream), r -> g.launch(stream), true);
+                        return timer.run(options.graphWarmup, reps, r -> iris.barrier(stream), r -> g.launch(stream), true);
                     } finally {
                         try {
                             stream.synchronize();   // no replay may still be queued when the graph goes
@@ -329,7 +329,7 @@ public final class CclBench implements AutoCloseable {
 
     /** Poisons an output (broadcast: the buffer of every rank but the root). */
     private void poisonOutput(CclOp op, long address, long bytes) {
-        if (op != CclOp.BROADCAST || rank != options.root()) {
+        if (op != CclOp.BROADCAST || rank != options.root) {
             Memcpy.memset(address, 0xFF, bytes, stream);
         }
     }

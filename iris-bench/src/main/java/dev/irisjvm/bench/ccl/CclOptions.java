@@ -5,14 +5,16 @@ import static dev.irisjvm.bench.OptionChecks.require;
 
 import dev.irisjvm.bench.OpNames;
 import dev.irisjvm.bench.OptionChecks;
+import dev.irisjvm.bench.ResultFileOption;
+import dev.irisjvm.bench.SeedOption;
+import dev.irisjvm.bench.rma.LargeSizeReps;
+import dev.irisjvm.bench.rma.SizeConverter;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.bench.rma.SizeSweepOptions;
-import dev.irisjvm.bench.rma.SweepOptions.SizeConverter;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.ccl.AllReduceAlgorithm;
 import dev.irisjvm.kernels.ccl.Collectives;
 import dev.irisjvm.kernels.ccl.ReduceOp;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Mixin;
@@ -57,13 +59,8 @@ public final class CclOptions {
             description = "Timed repetitions per point: eager batches of --eager-calls calls, or graph replays (default: ${DEFAULT-VALUE}).")
     int reps;
 
-    @Option(names = "--large-reps", defaultValue = "5",
-            description = "Timed repetitions for sizes of --large-bytes and more (default: ${DEFAULT-VALUE}).")
-    int largeReps;
-
-    @Option(names = "--large-bytes", converter = SizeConverter.class, defaultValue = "256m",
-            description = "Size from which --large-reps applies (default: 256 MiB).")
-    long largeBytes;
+    @Mixin
+    LargeSizeReps large = new LargeSizeReps();
 
     @Option(names = "--eager-calls", defaultValue = "10",
             description = "Calls launched back to back in one timed eager repetition, as nccl-tests times them; time per call = "
@@ -100,8 +97,8 @@ public final class CclOptions {
     @Option(names = "--root", defaultValue = "0", description = "Root rank of broadcast (default: ${DEFAULT-VALUE}).")
     int root;
 
-    @Option(names = "--out", defaultValue = "ccl-sweep.json", description = "JSON results, written by rank 0 (default: ${DEFAULT-VALUE}).")
-    Path out;
+    @Mixin
+    ResultFileOption out = new ResultFileOption("ccl-sweep.json");
 
     @Option(names = "--heap", defaultValue = "auto",
             description = "Symmetric heap per rank: a size, or auto = 3 x max-bytes + the collectives' workspace + 64 MiB (default: ${DEFAULT-VALUE}).")
@@ -116,8 +113,8 @@ public final class CclOptions {
                     + "all-gather and all-to-all copy with the copy engines; a size, or never (default: ${DEFAULT-VALUE}, the library's).")
     long copyEngineBytes;
 
-    @Option(names = "--seed", description = "Seed of the random inputs (default: chosen by rank 0 and printed).")
-    Long seed;
+    @Mixin
+    SeedOption seed = new SeedOption();
 
     @Option(names = "--no-nccl", description = "Leave NCCL out: no nccl variants; outputs are checked against a reference computed on the host.")
     boolean noNccl;
@@ -164,7 +161,7 @@ public final class CclOptions {
         sweep.validate();
         require(warmup >= 1, "--warmup must be >= 1 (the first call of a size sets NCCL up; it must not be timed or captured), got " + warmup);
         atLeast("--reps", reps, 1);
-        atLeast("--large-reps", largeReps, 1);
+        large.validate();
         atLeast("--eager-calls", eagerCalls, 1);
         atLeast("--graph-calls", graphCalls, 1);
         atLeast("--graph-warmup", graphWarmup, 0);
@@ -210,7 +207,7 @@ public final class CclOptions {
 
     /** Timed repetitions for a size. */
     public int repsFor(long bytes) {
-        return bytes >= largeBytes ? Math.min(reps, largeReps) : reps;
+        return large.repsFor(bytes, reps);
     }
 
     /** The options of the Collectives instance the sweep measures. */
@@ -226,64 +223,11 @@ public final class CclOptions {
                 Collectives.workspaceBytes(stagingBytes)), HEAP_HEADROOM));
     }
 
-    public int warmup() {
-        return warmup;
-    }
-
-    public int eagerCalls() {
-        return eagerCalls;
-    }
-
-    public int graphCalls() {
-        return graphCalls;
-    }
-
-    public int graphWarmup() {
-        return graphWarmup;
-    }
-
     public boolean graph() {
         return !noGraph;
     }
 
-    public boolean gate() {
-        return sweep.gate();
-    }
-
     public boolean nccl() {
         return !noNccl;
-    }
-
-    public DType dtype() {
-        return dtype;
-    }
-
-    public ReduceOp reduceOp() {
-        return reduceOp;
-    }
-
-    public int root() {
-        return root;
-    }
-
-    public Path out() {
-        return out;
-    }
-
-    public long stagingBytes() {
-        return stagingBytes;
-    }
-
-    public long copyEngineBytes() {
-        return copyEngineBytes;
-    }
-
-    public long deviceTimeoutMs() {
-        return sweep.deviceTimeoutMs();
-    }
-
-    /** The --seed given (or the run's seed once CclSweep has chosen one), or null. */
-    public Long seed() {
-        return seed;
     }
 }

@@ -52,7 +52,7 @@ public final class CclSweep extends SweepCommand {
 
     @Override
     public Integer call() throws Exception {
-        return sweep(options::validate, () -> config(options.heapBytes(), options.deviceTimeoutMs()), this::measure);
+        return sweep(options::validate, () -> config(options.heapBytes(), options.sweep.deviceTimeoutMs()), this::measure);
     }
 
     private int measure(Iris iris, RmaKernels kernels) throws Exception {
@@ -70,11 +70,10 @@ public final class CclSweep extends SweepCommand {
                 }
                 return EXIT_USAGE;
             }
-            long runSeed = runSeed(iris, options.seed());
-            options.seed = runSeed;
+            long runSeed = runSeed(iris, options.seed);
             List<Long> sizes = options.sizes();
             say(iris, iris.worldSize() + " ranks, heap " + SizeList.format(iris.config().heapSize()) + " per rank, "
-                    + OptionChecks.dtypeName(options.dtype()) + ", ops " + options.ops + ", sizes " + SizeList.format(sizes.get(0)) + " .. "
+                    + OptionChecks.dtypeName(options.dtype) + ", ops " + options.ops + ", sizes " + SizeList.format(sizes.get(0)) + " .. "
                     + SizeList.format(sizes.get(sizes.size() - 1)) + ", " + ccl + ", seed " + runSeed);
             NcclComm nccl = options.nccl() ? NcclComm.open(iris) : NcclComm.disabled(iris, "--no-nccl");
             say(iris, nccl.available() ? nccl.version() + ": outputs are checked against NCCL's"
@@ -99,7 +98,7 @@ public final class CclSweep extends SweepCommand {
             if (iris.rank() == 0) {
                 System.out.print(CclConsole.format(results, iris.worldSize()));
             }
-            write(iris, options.out(), sweep::write, results.size() + " measurements");
+            write(iris, options.out.path(), sweep::write, results.size() + " measurements");
         }
         return checked(results.stream().filter(CclSweep::failedCheck).count(), "measurement(s) failed their check");
     }

@@ -117,7 +117,7 @@ abstract class BenchRun implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path out = (options.out != null ? options.out : home.defaultReports()).toAbsolutePath().normalize();
+        Path out = options.out.resolve(home).toAbsolutePath().normalize();
         Files.createDirectories(out);
         if (options.reportOnly) {
             return new picocli.CommandLine(new ReportCommand()).execute(kind().prefix(), "--out", out.toString());

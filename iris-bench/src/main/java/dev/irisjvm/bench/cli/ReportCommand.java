@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -27,8 +28,8 @@ final class ReportCommand implements Callable<Integer> {
             description = "gemm, gemm-suite, ccl, fused, attention, rma, jit, moe, training-step or nodes")
     ReportKind kind;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "the report's folder (default: docs/benchmarks of the project)")
-    Path out;
+    @Mixin
+    ReportFolderOption out = new ReportFolderOption();
 
     @Option(names = "--sweep", paramLabel = "FILE", description = "the run's JSON (default: DIR/gemm-sweep.json, DIR/gemm-suite.json, DIR/attention-bench.json, ...; jit, moe, training-step and nodes render without one)")
     Path sweep;
@@ -62,7 +63,7 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Path dir = out != null ? out : BenchHome.current().defaultReports();
+        Path dir = out.resolve(BenchHome.current());
         Path json = sweep != null ? sweep : dir.resolve(kind.sweepFile());
         if (!Files.isRegularFile(json)) {
             if (sweep != null || !kind.runOptional()) {

@@ -1,15 +1,15 @@
 package dev.irisjvm.bench.cli;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** The options every benchmark command has: where the report goes, a quick run, a redraw, and the sweep's own options. */
 final class RunOptions {
-    @Option(names = "--out", paramLabel = "DIR", description = "report folder (default: docs/benchmarks of the project)")
-    Path out;
+    @Mixin
+    ReportFolderOption out = new ReportFolderOption();
 
     @Option(names = "--quick", description = "a smaller run for a smoke test (what it keeps: the command's description)")
     boolean quick;

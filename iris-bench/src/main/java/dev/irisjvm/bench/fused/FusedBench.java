@@ -90,7 +90,7 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
      */
     FusedBench(Iris iris, FusedOptions options, Gemm gemm, CublasGemm cublas, CublasLtGemm cublasLt, NcclComm nccl, NcclWindows windows,
                Collectives ccl, RmaKernels kernels, long runSeed) {
-        super(iris, kernels, !options.checkOnly());
+        super(iris, kernels, !options.checkOnly);
         this.options = options;
         this.gemm = gemm;
         this.cublas = cublas;
@@ -187,8 +187,8 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
 
     /** The options' config for that shape and variant; --split-k applies to the operations that split K. */
     private FusedConfig config(FusedShape s, FusedVariant v) {
-        return FusedConfig.defaults().withGroupM(options.groupM()).withVariant(v).withTileN(options.tileN())
-                .withSplitK(s.op().splitsK() ? options.splitK() : 0);
+        return FusedConfig.defaults().withGroupM(options.groupM).withVariant(v).withTileN(options.tileN)
+                .withSplitK(s.op().splitsK() ? options.splitK : 0);
     }
 
     private void fused(FusedShape s, FusedWorkload buf, FusedVariant v, ByteBuffer reference) {
@@ -310,7 +310,7 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
     private void record(FusedMeasurement m) {
         String impl = m.impl() + (m.variant().isEmpty() ? "" : " " + m.variant());
         String what = String.format(Locale.ROOT, "  %-15s %-18s %-24s", m.op(), m.shape(), impl);
-        if (options.checkOnly()) {
+        if (options.checkOnly) {
             keep(m, what + " " + (m.check().isEmpty() ? "ran (nothing to check)" : "check: " + m.check()));
             return;
         }

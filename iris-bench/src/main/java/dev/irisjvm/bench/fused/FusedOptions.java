@@ -6,6 +6,8 @@ import static dev.irisjvm.bench.OptionChecks.require;
 import dev.irisjvm.bench.JobOptions;
 import dev.irisjvm.bench.OpNames;
 import dev.irisjvm.bench.OptionChecks;
+import dev.irisjvm.bench.ResultFileOption;
+import dev.irisjvm.bench.SeedOption;
 import dev.irisjvm.kernels.fused.FusedOp;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -48,8 +50,8 @@ public final class FusedOptions {
     /** Fewest timed repetitions a point may have. */
     public static final int MIN_REPS = 20;
 
-    @Option(names = "--out", defaultValue = "fused-sweep.json", description = "Result JSON, written by rank 0 (default: ${DEFAULT-VALUE}).")
-    Path out;
+    @Mixin
+    ResultFileOption out = new ResultFileOption("fused-sweep.json");
 
     @Option(names = "--traces", description = "Folder for the Chrome traces (default: the result JSON's folder).")
     Path traces;
@@ -102,8 +104,8 @@ public final class FusedOptions {
     @Mixin
     JobOptions job = new JobOptions(6, 30_000);
 
-    @Option(names = "--seed", description = "Seed of the inputs (default: from the clock, broadcast from rank 0).")
-    Long seed;
+    @Mixin
+    SeedOption seed = new SeedOption();
 
     /** Throws IllegalArgumentException naming the bad option. */
     public void validate() {
@@ -153,16 +155,12 @@ public final class FusedOptions {
                 "unknown operation '" + id + "'; expected all_scatter, all_reduce, reduce_scatter or all_gather");
     }
 
-    public Path out() {
-        return out;
-    }
-
     /** Where the traces go. */
     public Path traces() {
         if (traces != null) {
             return traces;
         }
-        Path parent = out.toAbsolutePath().getParent();
+        Path parent = out.path().toAbsolutePath().getParent();
         return parent == null ? Path.of(".") : parent;
     }
 
@@ -174,22 +172,6 @@ public final class FusedOptions {
     /** Timed calls per point; one with --check-only, whose time is not kept. */
     public int reps() {
         return checkOnly ? 1 : reps;
-    }
-
-    public boolean checkOnly() {
-        return checkOnly;
-    }
-
-    public int groupM() {
-        return groupM;
-    }
-
-    public int tileN() {
-        return tileN;
-    }
-
-    public int splitK() {
-        return splitK;
     }
 
     public boolean trace() {
@@ -208,9 +190,5 @@ public final class FusedOptions {
     /** The heap per rank and the device deadline. */
     public JobOptions job() {
         return job;
-    }
-
-    public Long seed() {
-        return seed;
     }
 }

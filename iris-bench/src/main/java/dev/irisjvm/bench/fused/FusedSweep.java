@@ -60,15 +60,14 @@ public final class FusedSweep extends SweepCommand {
 
     private int measure(Iris iris, RmaKernels kernels) throws Exception {
         List<FusedMeasurement> results;
-        try (Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()))) {
-            if (!options.checkOnly() && SharedGpu.refuses(iris, name())) {
+        try (Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM))) {
+            if (!options.checkOnly && SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
             if (iris.worldSize() == 1) {
                 say(iris, "one rank: the collectives move nothing; this times the fused kernels' GEMM part against the GEMM alone");
             }
-            long runSeed = runSeed(iris, options.seed());
-            options.seed = runSeed;
+            long runSeed = runSeed(iris, options.seed);
             String hardware = RunRecord.hardware(iris);
             CublasGemm cublas = options.baseline()
                     ? EveryRankCublas.open(iris, why -> say(iris, "cuBLAS unavailable on " + why + "; no baseline")) : null;
@@ -93,14 +92,14 @@ public final class FusedSweep extends SweepCommand {
             } finally {
                 synchronizeThenClose(iris, ccl, windows, nccl, cublasLt, cublas);  // the windows before their communicator
             }
-            if (options.checkOnly()) {
+            if (options.checkOnly) {
                 say(iris, "FusedSweep --check-only: " + results.size() + " points checked; nothing timed, no JSON written");
                 return checked(failedChecks(results), "point(s) failed their check");
             }
             FusedSweepResult sweep = new FusedSweepResult(RunRecord.now(), hardware, software,
                     RunRecord.command(iris.worldSize(), FusedSweep.class, spec), iris.worldSize(), options.warmup(), options.reps(),
-                    options.groupM(), results, traces);
-            write(iris, options.out(), sweep::write, results.size() + " measurements, " + traces.size() + " traces");
+                    options.groupM, results, traces);
+            write(iris, options.out.path(), sweep::write, results.size() + " measurements, " + traces.size() + " traces");
         }
         return checked(failedChecks(results), "point(s) failed their check");
     }

@@ -4,10 +4,12 @@ import static dev.irisjvm.bench.OptionChecks.atLeast;
 import static dev.irisjvm.bench.OptionChecks.require;
 
 import dev.irisjvm.bench.OptionChecks;
+import dev.irisjvm.bench.SeedOption;
 import dev.irisjvm.bench.results.GemmShapeOrigin;
 import dev.irisjvm.core.DType;
 import java.nio.file.Path;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -104,8 +106,8 @@ public final class GemmOptions {
     @Option(names = "--no-gate", description = "Do not hold the stream while the reps are queued.")
     boolean noGate;
 
-    @Option(names = "--seed", description = "Seed of the random inputs (default: chosen and printed).")
-    Long seed;
+    @Mixin
+    SeedOption seed = new SeedOption();
 
     @Option(names = "--out", defaultValue = "gemm-sweep.json", description = "JSON results (default: ${DEFAULT-VALUE}).")
     Path out;
@@ -192,14 +194,6 @@ public final class GemmOptions {
         return rounds != null ? rounds : suite().rounds();
     }
 
-    public double l2Factor() {
-        return l2Factor;
-    }
-
-    public int groupM() {
-        return groupM;
-    }
-
     public boolean cublas() {
         return !noCublas;
     }
@@ -213,22 +207,8 @@ public final class GemmOptions {
         return (long) cublasLtWorkspaceMib << 20;
     }
 
-    /** Whether the tuned GEMM is timed as an implementation of its own (--tuned). */
-    public boolean tuned() {
-        return tuned;
-    }
-
-    /** Whether the portable mainloop is timed as an implementation of its own (--portable). */
-    public boolean portable() {
-        return portable;
-    }
-
     public boolean gate() {
         return !noGate;
-    }
-
-    public Long seed() {
-        return seed;
     }
 
     public Path out() {

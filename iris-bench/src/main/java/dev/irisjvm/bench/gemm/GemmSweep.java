@@ -91,15 +91,14 @@ public final class GemmSweep extends SweepCommand {
         long workspaceBytes;
         try (Iris iris = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(iris, library);
-             Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()));
-             Gemm portable = options.portable()
-                     ? Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()).withMainloop(GemmMainloop.PORTABLE)) : null;
-             Gemm tuned = options.tuned() ? Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM()).withTune(true)) : null) {
+             Gemm gemm = Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM));
+             Gemm portable = options.portable
+                     ? Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM).withMainloop(GemmMainloop.PORTABLE)) : null;
+             Gemm tuned = options.tuned ? Gemm.create(Gemm.Options.defaults().withGroupM(options.groupM).withTune(true)) : null) {
             if (SharedGpu.refuses(iris, name())) {
                 return SharedGpu.EXIT_SHARED_GPU;
             }
-            long seed = options.seed() != null ? options.seed() : System.nanoTime();
-            options.seed = seed;
+            long seed = options.seed.orClock();
             Stream stream = iris.stream();
             GemmBaselines baselines = GemmBaselines.open(options, stream);
             software = RunRecord.software(baselines.software());
@@ -123,8 +122,8 @@ public final class GemmSweep extends SweepCommand {
             }
         }
         GemmSweepResult sweep = new GemmSweepResult(RunRecord.now(), hardware(device),
-                software, RunRecord.command(0, GemmSweep.class, spec), device.l2CacheBytes(), options.l2Factor(), options.warmup(),
-                options.groupM(), results, options.rounds(), workspaceBytes, options.suiteName(), options.origins());
+                software, RunRecord.command(0, GemmSweep.class, spec), device.l2CacheBytes(), options.l2Factor, options.warmup(),
+                options.groupM, results, options.rounds(), workspaceBytes, options.suiteName(), options.origins());
         System.out.print(console(results));
         write(options.out(), sweep::write, results.size() + " measurements");
         return checked(results.stream().filter(GemmMeasurement::checkFailed).count(), "output(s) failed the check (Iris's or cuBLASLt's)");

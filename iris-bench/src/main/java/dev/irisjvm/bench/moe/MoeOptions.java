@@ -4,8 +4,8 @@ import static dev.irisjvm.bench.OptionChecks.atLeast;
 import static dev.irisjvm.bench.OptionChecks.require;
 
 import dev.irisjvm.bench.OptionChecks;
+import dev.irisjvm.bench.ResultFileOption;
 import dev.irisjvm.bench.RoundsOptions;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Mixin;
@@ -33,8 +33,8 @@ public final class MoeOptions {
      */
     public static final int DEFAULT_ROUNDS = 6;
 
-    @Option(names = "--out", defaultValue = "moe-sweep.json", description = "Result JSON, written by rank 0 (default: ${DEFAULT-VALUE}).")
-    Path out;
+    @Mixin
+    ResultFileOption out = new ResultFileOption("moe-sweep.json");
 
     @Option(names = "--models", defaultValue = "deepseek_v3,mixtral",
             description = "Comma-separated layers: deepseek_v3 (H 7168, top-8 of 256), mixtral (H 4096, top-2 of 8) "
@@ -91,10 +91,6 @@ public final class MoeOptions {
     /** Only the expert layer: no exchange against NCCL, and one rank allowed. */
     public boolean layerOnly() {
         return layerOnly;
-    }
-
-    public Path out() {
-        return out;
     }
 
     /** The warm-up, timed calls, rounds, heap, device deadline and seed. */

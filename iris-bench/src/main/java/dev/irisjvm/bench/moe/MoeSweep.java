@@ -68,7 +68,7 @@ public final class MoeSweep extends SweepCommand {
         MoeSweepResult sweep = new MoeSweepResult(RunRecord.now(), hardware, software,
                 RunRecord.command(iris.worldSize(), MoeSweep.class, spec), iris.worldSize(), perGpu, timing.warmup(), timing.reps(),
                 timing.rounds(), timing.seed(), results);
-        write(iris, options.out(), sweep::write, results.size() + " measurements");
+        write(iris, options.out.path(), sweep::write, results.size() + " measurements");
         return checked(results.stream().filter(MoeMeasurement::checkFailed).count(), "point(s) failed their check");
     }
 }

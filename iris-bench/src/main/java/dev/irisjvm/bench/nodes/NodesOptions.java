@@ -3,11 +3,11 @@ package dev.irisjvm.bench.nodes;
 import static dev.irisjvm.bench.OptionChecks.require;
 
 import dev.irisjvm.bench.OptionChecks;
+import dev.irisjvm.bench.ResultFileOption;
 import dev.irisjvm.bench.RoundsOptions;
 import dev.irisjvm.bench.ccl.CclOp;
 import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.core.DType;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Mixin;
@@ -28,8 +28,8 @@ public final class NodesOptions {
     /** The world collectives that have both a two-level and a flat NCCL form. */
     static final List<CclOp> OPS = List.of(CclOp.ALL_REDUCE, CclOp.ALL_GATHER, CclOp.REDUCE_SCATTER, CclOp.ALL_TO_ALL);
 
-    @Option(names = "--out", defaultValue = "nodes-sweep.json", description = "Result JSON, written by rank 0 (default: ${DEFAULT-VALUE}).")
-    Path out;
+    @Mixin
+    ResultFileOption out = new ResultFileOption("nodes-sweep.json");
 
     @Option(names = "--ops", defaultValue = "all_reduce,all_gather,reduce_scatter,all_to_all",
             description = "Comma-separated world collectives (default: ${DEFAULT-VALUE}).")
@@ -79,10 +79,6 @@ public final class NodesOptions {
             case "f32" -> DType.F32;
             default -> throw new IllegalArgumentException("--dtype '" + dtype + "': expected bf16, f16 or f32");
         };
-    }
-
-    Path out() {
-        return out;
     }
 
     RoundsOptions rounds() {

@@ -82,7 +82,7 @@ public final class NodesSweep extends SweepCommand {
             NodesSweepResult sweep = new NodesSweepResult(RunRecord.now(), hardware, software, command(nodes, ranksPerNode, simulated),
                     iris.worldSize(), nodes, ranksPerNode, simulated, perGpu, timing.warmup(), timing.reps(), timing.rounds(),
                     timing.seed(), results);
-            write(iris, options.out(), sweep::write, results.size() + " measurements");
+            write(iris, options.out.path(), sweep::write, results.size() + " measurements");
         }
         return checked(results.stream().filter(NodesMeasurement::checkFailed).count(), "point(s) failed their check");
     }

@@ -46,7 +46,7 @@ public final class AtomicBench {
             }
             int reps = options.repsFor(bytes);
             long launches = options.warmup() + reps;
-            LaunchShape shape = kernels.atomicShape(ops, options.atomicBlocks(), options.atomicThreads());
+            LaunchShape shape = kernels.atomicShape(ops, options.atomicBlocks, options.atomicThreads);
             try (SymTensor slots = ctx.counters(ops); SymTensor failures = ctx.counters(1)) {
                 ctx.forEachPair((i, j) -> {
                     int peer = j;

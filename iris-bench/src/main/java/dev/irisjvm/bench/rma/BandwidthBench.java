@@ -55,8 +55,8 @@ public final class BandwidthBench {
                     copyEngine(bytes, i, j, src, dst, reps);
                     return;
                 }
-                LaunchShape shape = bulk ? kernels.bulkShape(bytes, options.blocks())
-                        : kernels.copyShape(load ? "rma_load" : "rma_store", bytes, options.blocks(), options.threads());
+                LaunchShape shape = bulk ? kernels.bulkShape(bytes, options.blocks)
+                        : kernels.copyShape(load ? "rma_load" : "rma_store", bytes, options.blocks, options.threads);
                 if (load) {
                     point(op.id(), "iris", bytes, i, j, dst,
                             () -> {
@@ -106,7 +106,7 @@ public final class BandwidthBench {
         long stride = RmaKernels.slotStride(bytes);
         String kernel = op == RmaOp.ALL_LOAD ? "rma_all_load" : "rma_all_store";
         try (SymTensor src = ctx.freshData(bytes); SymTensor dst = ctx.buffer(stride * world)) {
-            LaunchShape shape = kernels.allPeersShape(kernel, bytes, options.blocks(), options.threads());
+            LaunchShape shape = kernels.allPeersShape(kernel, bytes, options.blocks, options.threads);
             long total = bytes * (world - 1);
             boolean load = op == RmaOp.ALL_LOAD;
             for (int i = 0; i < world; i++) {
@@ -145,18 +145,18 @@ public final class BandwidthBench {
      * below one row of tiles are skipped. Compare with store at the same size.
      */
     private void storeTiles(long bytes) {
-        long ld = options.tileLd();
-        long rows = bytes / (2 * ld) / options.tileRows() * options.tileRows();
+        long ld = options.tileLd;
+        long rows = bytes / (2 * ld) / options.tileRows * options.tileRows;
         if (rows == 0) {
             return;
         }
         long moved = rows * ld * 2;
         int reps = options.repsFor(moved);
-        int blocks = options.tileBlocks() > 0 ? options.tileBlocks() : kernels.multiprocessors();
-        LaunchShape shape = LaunchShape.of(blocks, options.tileThreads());
+        int blocks = options.tileBlocks > 0 ? options.tileBlocks : kernels.multiprocessors();
+        LaunchShape shape = LaunchShape.of(blocks, options.tileThreads);
         try (SymTensor src = ctx.freshData(moved); SymTensor dst = ctx.buffer(moved)) {
             ctx.forEachPair((i, j) -> point("store_tiles", "iris", moved, i, j, dst,
-                    () -> kernels.storeTiles(dst, src.deviceAddress(), rows, ld, options.tileRows(), options.tileCols(), j, shape,
+                    () -> kernels.storeTiles(dst, src.deviceAddress(), rows, ld, options.tileRows, options.tileCols, j, shape,
                             ctx.stream()),
                     () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(j), moved, "rank " + j + "'s matrix vs src"),
                     reps));
@@ -167,7 +167,7 @@ public final class BandwidthBench {
     private void local(long bytes) {
         int reps = options.repsFor(bytes);
         try (SymTensor src = ctx.freshData(bytes); SymTensor dst = ctx.buffer(bytes)) {
-            LaunchShape shape = kernels.copyShape("rma_local_copy", bytes, options.blocks(), options.threads());
+            LaunchShape shape = kernels.copyShape("rma_local_copy", bytes, options.blocks, options.threads);
             for (int i = 0; i < world; i++) {
                 Lockstep.Check same = () -> ctx.verifier().sameBytes(src.deviceAddress(), dst.deviceAddress(), bytes, "dst vs src");
                 point("local_copy", "local", bytes, i, i, dst,

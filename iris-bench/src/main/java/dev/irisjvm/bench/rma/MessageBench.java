@@ -71,7 +71,7 @@ public final class MessageBench {
         int reps = options.repsFor(bytes);
         long iterations = options.messageIterations(bytes);
         long launches = options.warmup() + reps;
-        LaunchShape shape = kernels.messageShape(bytes, options.mpBlocks(), options.mpThreads());
+        LaunchShape shape = kernels.messageShape(bytes, options.mpBlocks, options.mpThreads);
         long channels = shape.gridX();
         try (SymTensor src = ctx.freshData(bytes); SymTensor landing = ctx.buffer(ll ? 2 * bytes : bytes);
              SymTensor out = ctx.buffer(bytes)) {
@@ -148,7 +148,7 @@ public final class MessageBench {
     /** Release/acquire flags ("ping_pong") or relaxed ones ("ping_pong_relaxed"). */
     private void pingPong(boolean relaxed) {
         int reps = options.repsFor(FLAG_BYTES);
-        long rounds = options.ppRounds();
+        long rounds = options.ppRounds;
         long expected = (options.warmup() + reps) * rounds;
         ctx.forEachPair((i, j) -> {
             int initiator = i;

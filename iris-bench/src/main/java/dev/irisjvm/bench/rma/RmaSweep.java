@@ -50,7 +50,7 @@ public final class RmaSweep extends SweepCommand {
     /** The heap per rank depends on the world size, which the environment tells. */
     private IrisConfig configForWorld() {
         IrisConfig env = IrisConfig.fromEnvironment();
-        return config(env, options.heapBytes(env.worldSize()), options.deviceTimeoutMs());
+        return config(env, options.heapBytes(env.worldSize()), options.sweep.deviceTimeoutMs());
     }
 
     private int measure(Iris iris, RmaKernels kernels) throws Exception {
@@ -58,8 +58,7 @@ public final class RmaSweep extends SweepCommand {
             return SharedGpu.EXIT_SHARED_GPU;
         }
         requireTwoRanks(iris);
-        long runSeed = runSeed(iris, options.seed());
-        options.seed = runSeed;
+        long runSeed = runSeed(iris, options.seed);
         List<Long> sizes = options.sizes();
         say(iris, iris.worldSize() + " ranks, heap " + SizeList.format(iris.config().heapSize()) + " per rank, ops " + options.ops
                 + ", sizes " + SizeList.format(sizes.get(0)) + " .. " + SizeList.format(sizes.get(sizes.size() - 1)) + ", seed " + runSeed);
@@ -95,7 +94,7 @@ public final class RmaSweep extends SweepCommand {
         if (iris.rank() == 0) {
             System.out.print(ResultTable.format(results));
         }
-        write(iris, options.out(), sweep::write, results.size() + " measurements");
+        write(iris, options.out.path(), sweep::write, results.size() + " measurements");
         return checked(failed, "measurement(s) failed their check");
     }
 

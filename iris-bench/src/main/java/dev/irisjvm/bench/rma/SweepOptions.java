@@ -4,9 +4,9 @@ import static dev.irisjvm.bench.OptionChecks.atLeast;
 import static dev.irisjvm.bench.OptionChecks.require;
 
 import dev.irisjvm.bench.OptionChecks;
-import java.nio.file.Path;
+import dev.irisjvm.bench.ResultFileOption;
+import dev.irisjvm.bench.SeedOption;
 import java.util.List;
-import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -40,13 +40,8 @@ public final class SweepOptions {
     @Option(names = "--reps", defaultValue = "20", description = "Timed repetitions per point (default: ${DEFAULT-VALUE}).")
     int reps;
 
-    @Option(names = "--large-reps", defaultValue = "5",
-            description = "Timed repetitions for payloads of --large-bytes and more (default: ${DEFAULT-VALUE}).")
-    int largeReps;
-
-    @Option(names = "--large-bytes", converter = SizeConverter.class, defaultValue = "256m",
-            description = "Payload from which --large-reps applies (default: 256 MiB).")
-    long largeBytes;
+    @Mixin
+    LargeSizeReps large = new LargeSizeReps();
 
     @Option(names = "--ops", defaultValue = "all", description = "Comma-separated ops, or all (default). Known: "
             + "load, store, all_load, all_store, store_tiles, atomic_add, atomic_add_f32, atomic_xchg, atomic_cas, message_passing, "
@@ -57,8 +52,8 @@ public final class SweepOptions {
             + "where ranks share a GPU; nothing is timed or written, the checks are printed.")
     boolean checkOnly;
 
-    @Option(names = "--out", defaultValue = "rma-sweep.json", description = "JSON results, written by rank 0 (default: ${DEFAULT-VALUE}).")
-    Path out;
+    @Mixin
+    ResultFileOption out = new ResultFileOption("rma-sweep.json");
 
     @Option(names = "--heap", defaultValue = "auto",
             description = "Symmetric heap per rank: a size, or auto = (world + 1) x max-bytes + 64 MiB (default: ${DEFAULT-VALUE}).")
@@ -113,16 +108,8 @@ public final class SweepOptions {
     @Option(names = "--pp-rounds", defaultValue = "2000", description = "Round trips per ping_pong launch (default: ${DEFAULT-VALUE}).")
     int ppRounds;
 
-    @Option(names = "--seed", description = "Seed of the random data and atomic slot values (default: chosen by rank 0 and printed).")
-    Long seed;
-
-    /** Turns "64k"-style sizes into bytes for picocli. */
-    public static final class SizeConverter implements ITypeConverter<Long> {
-        @Override
-        public Long convert(String value) {
-            return SizeList.parse(value);
-        }
-    }
+    @Mixin
+    SeedOption seed = new SeedOption();
 
     /** Throws IllegalArgumentException naming the first option that is out of range. */
     public void validate() {
@@ -131,7 +118,7 @@ public final class SweepOptions {
         sweep.validate();
         atLeast("--warmup", warmup, 0);
         atLeast("--reps", reps, 1);
-        atLeast("--large-reps", largeReps, 1);
+        large.validate();
         require(blocks >= 0 && atomicBlocks >= 0 && mpBlocks >= 0, "--blocks, --atomic-blocks and --mp-blocks must be >= 0");
         requireThreads(threads, "--threads", false);
         requireThreads(atomicThreads, "--atomic-threads", false);
@@ -169,7 +156,7 @@ public final class SweepOptions {
 
     /** Timed repetitions for a payload (one with --check-only). */
     public int repsFor(long bytes) {
-        return checkOnly ? 1 : bytes >= largeBytes ? Math.min(reps, largeReps) : reps;
+        return checkOnly ? 1 : large.repsFor(bytes, reps);
     }
 
     /** Messages per message_passing launch for a message size. */
@@ -192,67 +179,6 @@ public final class SweepOptions {
 
     public boolean checkOnly() {
         return checkOnly;
-    }
-
-    public Path out() {
-        return out;
-    }
-
-    public int blocks() {
-        return blocks;
-    }
-
-    public int threads() {
-        return threads;
-    }
-
-    public int tileRows() {
-        return tileRows;
-    }
-
-    public int tileCols() {
-        return tileCols;
-    }
-
-    public int tileLd() {
-        return tileLd;
-    }
-
-    public int tileBlocks() {
-        return tileBlocks;
-    }
-
-    public int tileThreads() {
-        return tileThreads;
-    }
-
-    public int atomicBlocks() {
-        return atomicBlocks;
-    }
-
-    public int atomicThreads() {
-        return atomicThreads;
-    }
-
-    public int mpBlocks() {
-        return mpBlocks;
-    }
-
-    public int mpThreads() {
-        return mpThreads;
-    }
-
-    public int ppRounds() {
-        return ppRounds;
-    }
-
-    public long deviceTimeoutMs() {
-        return sweep.deviceTimeoutMs();
-    }
-
-    /** The --seed given, or null. */
-    public Long seed() {
-        return seed;
     }
 
     /**

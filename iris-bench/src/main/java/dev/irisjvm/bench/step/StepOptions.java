@@ -1,7 +1,7 @@
 package dev.irisjvm.bench.step;
 
+import dev.irisjvm.bench.ResultFileOption;
 import dev.irisjvm.bench.RoundsOptions;
-import java.nio.file.Path;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -16,8 +16,8 @@ import picocli.CommandLine.Option;
  * }</pre>
  */
 public final class StepOptions {
-    @Option(names = "--out", defaultValue = "training-step.json", description = "Result JSON, written by rank 0 (default: ${DEFAULT-VALUE}).")
-    Path out;
+    @Mixin
+    ResultFileOption out = new ResultFileOption("training-step.json");
 
     @Option(names = "--shape", defaultValue = StepShape.DEFAULT,
             description = "TOKENSxHIDDENxFFN of the whole layer; each rank holds 1/world of the tokens and of FFN "
@@ -36,10 +36,6 @@ public final class StepOptions {
 
     StepShape shape() {
         return StepShape.parse(shape);
-    }
-
-    Path out() {
-        return out;
     }
 
     RoundsOptions rounds() {

@@ -79,7 +79,7 @@ public final class StepSweep extends SweepCommand {
                 StepSweepResult sweep = new StepSweepResult(RunRecord.now(), hardware, software,
                         RunRecord.command(iris.worldSize(), StepSweep.class, spec), iris.worldSize(), perGpu, timing.warmup(),
                         timing.reps(), timing.rounds(), timing.seed(), results);
-                write(iris, options.out(), sweep::write, results.size() + " measurements");
+                write(iris, options.out.path(), sweep::write, results.size() + " measurements");
             } finally {
                 synchronizeThenClose(iris, nccl, cublas);
             }

@@ -28,20 +28,20 @@ class CclOptionsTest {
         assertEquals(1L << 30, o.sizes().get(10));
         assertEquals(20, o.repsFor(4096));
         assertEquals(5, o.repsFor(256L << 20));
-        assertEquals(DType.BF16, o.dtype());
-        assertEquals(ReduceOp.SUM, o.reduceOp());
+        assertEquals(DType.BF16, o.dtype);
+        assertEquals(ReduceOp.SUM, o.reduceOp);
         assertEquals(List.of(CclOp.values()), o.ops());
         assertEquals(List.of(AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING,
                 AllReduceAlgorithm.ATOMIC, AllReduceAlgorithm.COPY_ENGINE, AllReduceAlgorithm.AUTO), o.algorithms());
-        assertEquals(10, o.eagerCalls());
-        assertEquals(10, o.graphCalls());
+        assertEquals(10, o.eagerCalls);
+        assertEquals(10, o.graphCalls);
         assertTrue(o.graph());
-        assertTrue(o.gate());
+        assertTrue(o.sweep.gate());
         assertTrue(o.nccl());
-        assertEquals(0, o.root());
-        assertEquals(Collectives.Options.DEFAULT_STAGING_BYTES, o.stagingBytes());
+        assertEquals(0, o.root);
+        assertEquals(Collectives.Options.DEFAULT_STAGING_BYTES, o.stagingBytes);
         assertEquals(Collectives.Options.defaults(), o.collectivesOptions());
-        assertNull(o.seed());
+        assertNull(o.seed.given());
     }
 
     @Test
@@ -52,22 +52,22 @@ class CclOptionsTest {
         assertEquals(List.of(4096L, 32768L, 262144L, 2097152L, 16777216L, 67108864L), o.sizes());
         assertEquals(List.of(CclOp.ALL_GATHER, CclOp.ALL_REDUCE), o.ops());
         assertEquals(List.of(AllReduceAlgorithm.AUTO, AllReduceAlgorithm.ONE_SHOT), o.algorithms());
-        assertEquals(DType.F32, o.dtype());
-        assertEquals(ReduceOp.AVG, o.reduceOp());
-        assertEquals(16, o.graphCalls());
-        assertEquals(1, o.eagerCalls());
+        assertEquals(DType.F32, o.dtype);
+        assertEquals(ReduceOp.AVG, o.reduceOp);
+        assertEquals(16, o.graphCalls);
+        assertEquals(1, o.eagerCalls);
         assertFalse(o.graph());
         assertFalse(o.nccl());
-        assertFalse(o.gate());
-        assertEquals(7L, o.seed());
-        assertEquals(1, o.root());
+        assertFalse(o.sweep.gate());
+        assertEquals(7L, o.seed.given());
+        assertEquals(1, o.root);
         assertEquals(64L << 20, o.collectivesOptions().stagingBytes());
         assertEquals(8L << 20, o.collectivesOptions().copyEngineBytes());
-        assertEquals(Collectives.Options.NEVER, OPTIONS.parse("--copy-engine-bytes", "Never").copyEngineBytes());
+        assertEquals(Collectives.Options.NEVER, OPTIONS.parse("--copy-engine-bytes", "Never").copyEngineBytes);
         assertFalse(o.collectivesOptions().overlapLaunches());
         assertTrue(OPTIONS.parse().collectivesOptions().overlapLaunches(), "overlapped launches by default");
-        assertEquals(DType.F16, OPTIONS.parse("--dtype", "fp16").dtype());
-        assertEquals(DType.BF16, OPTIONS.parse("--dtype", "BF16").dtype());
+        assertEquals(DType.F16, OPTIONS.parse("--dtype", "fp16").dtype);
+        assertEquals(DType.BF16, OPTIONS.parse("--dtype", "BF16").dtype);
     }
 
     @Test

@@ -43,7 +43,7 @@ class NodesRunTest {
         assertEquals(1, run.ranks(), "-n is the ranks of each node, as bin/iris-run takes it");
         assertEquals("--nnodes 2 --simulate-nodes -n 1 --", launcherOptions(run));
         assertTrue(run.options.quick);
-        assertEquals("/tmp/n", run.options.out.toString());
+        assertEquals("/tmp/n", run.options.out.dir.toString());
         assertEquals(List.of("--ops", "all_reduce"), run.options.sweepArgs);
         assertEquals(ReportKind.NODES, run.kind());
         assertEquals("iris-bench nodes", run.name());

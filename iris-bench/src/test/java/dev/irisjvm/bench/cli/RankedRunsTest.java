@@ -22,7 +22,7 @@ class RankedRunsTest {
         BenchRun run = ParsedRun.parse(BenchRun.class, command, "-n", "2", "--quick", "--out", "/tmp/r", "--", option, value);
         assertEquals(2, run.ranks());
         assertTrue(run.options.quick);
-        assertEquals("/tmp/r", run.options.out.toString());
+        assertEquals("/tmp/r", run.options.out.dir.toString());
         assertEquals(List.of(option, value), run.options.sweepArgs);
         assertEquals(kind, run.kind());
         assertEquals("iris-bench " + command, run.name(), "the command's name, not the report's");

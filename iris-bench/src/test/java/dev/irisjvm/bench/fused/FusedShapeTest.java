@@ -58,7 +58,7 @@ class FusedShapeTest {
         assertEquals(FusedOp.ALL_SCATTER, shapes.get(0).op());
         assertEquals("8192x4096x12288", shapes.get(7).id());
         assertEquals(4, options.valid("--quick", "--reps", "25", "--no-trace").shapes().size());
-        assertEquals(256, options.valid("--tile-n", "256").tileN());
+        assertEquals(256, options.valid("--tile-n", "256").tileN);
         options.rejects("--tile-n must be >= 0", "--tile-n", "-1");
         options.rejects("unknown operation 'all_sum'", "--shapes", "all_sum:8x8x8");
         options.rejects("--shapes names no shape", "--shapes", " , ");

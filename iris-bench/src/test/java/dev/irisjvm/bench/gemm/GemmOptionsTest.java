@@ -82,8 +82,8 @@ class GemmOptionsTest {
 
     @Test
     void thePortableMainloopIsTimedOnlyWhenAskedFor() {
-        assertFalse(OPTIONS.parse().portable());
-        assertTrue(OPTIONS.parse("--portable").portable());
+        assertFalse(OPTIONS.parse().portable);
+        assertTrue(OPTIONS.parse("--portable").portable);
     }
 
     @Test

@@ -23,7 +23,7 @@ class SweepOptionsTest {
         assertEquals(5, o.repsFor(256L << 20));
         assertEquals(RmaOp.values().length, o.ops().size());
         assertTrue(o.gate());
-        assertEquals(null, o.seed());
+        assertEquals(null, o.seed.given());
         assertEquals(10, o.sizes().size());
         assertEquals(8L, o.messageSizes().get(0));
         assertEquals(1L << 20, o.messageSizes().get(o.messageSizes().size() - 1));
@@ -37,7 +37,7 @@ class SweepOptionsTest {
         assertEquals(List.of(RmaOp.LOAD, RmaOp.PING_PONG), o.ops());
         assertEquals(7, o.repsFor(1L << 30));   // never more than --reps
         assertFalse(o.gate());
-        assertEquals(42L, o.seed());
+        assertEquals(42L, o.seed.given());
     }
 
     @Test
