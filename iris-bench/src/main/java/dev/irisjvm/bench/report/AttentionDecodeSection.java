@@ -90,7 +90,7 @@ final class AttentionDecodeSection {
             if (!conventional) {
                 double s = p.allPartialsSpeedup();
                 out.add(new AttentionDocument.Verdict("flash-decode ≥ " + target + "× over partial + all-gather + combine", config,
-                        Sizes.number(p.fusedUs()) + " vs " + Sizes.number(p.allPartialsUs()) + " µs = " + AttentionDocument.ratio(s),
+                        Sizes.number(p.fusedUs()) + " vs " + Sizes.number(p.allPartialsUs()) + " µs = " + Sizes.ratio3(s),
                         status(p, s)));
                 continue;
             }
@@ -101,7 +101,7 @@ final class AttentionDecodeSection {
             }
             double s = p.speedup();
             out.add(new AttentionDocument.Verdict(name, config, Sizes.number(p.fusedUs()) + " vs " + Sizes.number(p.conventional().us())
-                    + " µs = " + AttentionDocument.ratio(s), status(p, s)));
+                    + " µs = " + Sizes.ratio3(s), status(p, s)));
         }
         return out;
     }
@@ -138,10 +138,10 @@ final class AttentionDecodeSection {
             String tokens = AttentionDocument.tokens(p.totalLen()) + " (" + AttentionDocument.tokens(p.lenPerRank()) + ")";
             Conventional c = p.conventional();
             t.row(p.batch(), tokens, p.chunks() + " × " + p.chunkLen(), Sizes.number(p.fusedUs()),
-                    c == null ? "not measured" : Sizes.number(c.us()), AttentionDocument.ratio(p.speedup()), Sizes.number(p.partialUs()),
+                    c == null ? "not measured" : Sizes.number(c.us()), Sizes.ratio3(p.speedup()), Sizes.number(p.partialUs()),
                     c == null ? null : Sizes.number(c.mergeUs()), c == null || !(c.gatherUs() > 0) ? null : Sizes.number(c.gatherUs()),
                     c == null ? null : Sizes.number(c.combineUs()), c == null ? null : c.check());
-            all.row(p.batch(), tokens, Sizes.number(p.allPartialsUs()), AttentionDocument.ratio(p.allPartialsSpeedup()),
+            all.row(p.batch(), tokens, Sizes.number(p.allPartialsUs()), Sizes.ratio3(p.allPartialsSpeedup()),
                     p.gatherUs() > 0 ? Sizes.number(p.gatherUs()) : null, Sizes.number(p.combineUs()), p.check());
         }
         Map<String, double[][]> lines = speedupByBatch(points.stream().filter(p -> p.conventional() != null).toList(),
@@ -167,7 +167,7 @@ final class AttentionDecodeSection {
         for (DecodePoint p : points) {
             t.row(p.batch(), AttentionDocument.tokens(p.totalLen()) + " (" + AttentionDocument.tokens(p.lenPerRank()) + ")",
                     p.chunks() + " × " + p.chunkLen(), Sizes.number(p.fusedUs()), Sizes.number(p.allPartialsUs()),
-                    AttentionDocument.ratio(p.allPartialsSpeedup()), Sizes.number(p.partialUs()),
+                    Sizes.ratio3(p.allPartialsSpeedup()), Sizes.number(p.partialUs()),
                     p.gatherUs() > 0 ? Sizes.number(p.gatherUs()) : null, Sizes.number(p.combineUs()), p.check());
         }
         Map<String, double[][]> lines = speedupByBatch(points, DecodePoint::allPartialsSpeedup);

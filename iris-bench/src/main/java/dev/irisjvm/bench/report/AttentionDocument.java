@@ -40,10 +40,7 @@ public final class AttentionDocument extends Document {
     static final String NOT_JUDGED = "not judged";
 
     private final AttentionBenchResult run;
-    private final double localTarget;
-    private final double ringTarget;
-    private final double ringAllGatherTarget;
-    private final double ringKvShards;
+    private final BenchmarkTargets.Attention target;
     private final AttentionDecodeSection decode;
     private final String findings;
 
@@ -51,11 +48,8 @@ public final class AttentionDocument extends Document {
                              String findings) {
         super(ReportKind.ATTENTION, rawFiles, runCommand);
         this.run = run;
-        this.localTarget = targets.attention().localMinRatioToSdpa();
-        this.ringTarget = targets.attention().ringMaxRatioToNoCommunication();
-        this.ringAllGatherTarget = targets.attention().ringMaxRatioToAllGather();
-        this.ringKvShards = targets.attention().ringMaxKvShards();
-        this.decode = new AttentionDecodeSection(run, targets.attention().decodeMinSpeedup());
+        this.target = targets.attention();
+        this.decode = new AttentionDecodeSection(run, target.decodeMinSpeedup());
         this.findings = findings == null ? "" : findings;
     }
 
@@ -72,7 +66,7 @@ public final class AttentionDocument extends Document {
 
     List<Verdict> verdicts() {
         List<Verdict> out = new ArrayList<>();
-        String localLabel = "local ≥ " + localTarget + " × the fastest SDPA backend";
+        String localLabel = "local ≥ " + target.localMinRatioToSdpa() + " × the fastest SDPA backend";
         for (LocalPoint p : local()) {
             SdpaPoint ref = fastestSdpa(p.seq(), p.causal());
             String config = "S " + tokens(p.seq()) + (p.causal() ? " causal" : "");
@@ -82,7 +76,7 @@ public final class AttentionDocument extends Document {
             } else {
                 double r = p.tflops() / ref.tflops();
                 out.add(new Verdict(localLabel, config, Sizes.number(p.tflops()) + " vs " + Sizes.number(ref.tflops()) + " TFLOP/s ("
-                        + ref.backend() + ") = " + ratio(r), r >= localTarget ? PASS : FAIL));
+                        + ref.backend() + ") = " + Sizes.ratio3(r), r >= target.localMinRatioToSdpa() ? PASS : FAIL));
             }
             if (p.portable() != null && !p.portable().checkPassed()) {
                 out.add(new Verdict("portable output = Iris output", config, p.portable().check(), FAIL));
@@ -92,12 +86,12 @@ public final class AttentionDocument extends Document {
             String config = "S " + tokens(p.totalSeq()) + (p.causal() ? " causal" : "") + ", " + run.world() + " ranks";
             double noComm = p.noCommUs();
             double r = p.ringUs() / noComm;
-            out.add(new Verdict("ring ≤ " + ringTarget + " × no-communication", config, ms(p.ringUs()) + " vs " + ms(noComm) + " ms = "
-                    + ratio(r), r <= ringTarget ? PASS : FAIL));
+            out.add(new Verdict("ring ≤ " + target.ringMaxRatioToNoCommunication() + " × no-communication", config, ms(p.ringUs())
+                    + " vs " + ms(noComm) + " ms = " + Sizes.ratio3(r), r <= target.ringMaxRatioToNoCommunication() ? PASS : FAIL));
             if (p.allGatherUs() > 0) {
                 double g = p.ringUs() / p.allGatherUs();
                 out.add(new Verdict(ringAllGatherTarget(), config, ms(p.ringUs()) + " vs " + ms(p.allGatherUs()) + " ms = "
-                        + ratio(g), g <= ringAllGatherTarget ? PASS : FAIL));
+                        + Sizes.ratio3(g), g <= target.ringMaxRatioToAllGather() ? PASS : FAIL));
             } else {
                 out.add(new Verdict(ringAllGatherTarget(), config, "all-gather not measured", NOT_JUDGED));
             }
@@ -105,7 +99,7 @@ public final class AttentionDocument extends Document {
             double shards = (double) p.ringKvBytes() / shardKv;
             out.add(new Verdict("K/V per rank O(S / world)", config, Sizes.bytes(p.ringKvBytes()) + " = " + Sizes.number(shards)
                     + " × one shard's K+V (all-gather: " + Sizes.bytes(p.allGatherKvBytes()) + ")",
-                    shards <= ringKvShards + 1e-9 ? PASS : FAIL));
+                    shards <= target.ringMaxKvShards() + 1e-9 ? PASS : FAIL));
             if (!p.check().startsWith("ok")) {
                 out.add(new Verdict("ring output = all-gather output", config, p.check(), p.check().startsWith("not checked") ? NOT_JUDGED : FAIL));
             }
@@ -122,7 +116,7 @@ public final class AttentionDocument extends Document {
         long judged = verdicts.stream().filter(v -> !v.status().equals(NOT_JUDGED)).count();
         return "## Targets\n\nIssue 6, on " + orDash(run.hardware()) + ": " + pass + " of " + judged + " judged target(s) met"
                 + (judged < verdicts.size() ? ", " + (verdicts.size() - judged) + " not judged (a figure was not measured)" : "")
-                + ". Ratios to three decimals.\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render()) + "\n";
+                + ". Ratios to three decimals.\n\n" + t.renderOrNone() + "\n";
     }
 
     // ---- sections ----------------------------------------------------------------------------------
@@ -149,13 +143,13 @@ public final class AttentionDocument extends Document {
             SdpaPoint def = sdpa("default", p.seq(), p.causal());
             SdpaPoint flash = sdpa("flash", p.seq(), p.causal());
             SdpaPoint cudnn = sdpa("cudnn", p.seq(), p.causal());
-            List<String> row = new ArrayList<>(Arrays.asList(tokens(p.seq()), p.causal() ? "causal" : "none", timeCell(p.medianUs(),
+            List<String> row = new ArrayList<>(Arrays.asList(tokens(p.seq()), p.causal() ? "causal" : "none", Sizes.span(p.medianUs(),
                     p.minUs(), p.maxUs()), Sizes.number(p.tflops()), sdpaCell(def), sdpaCell(flash), sdpaCell(cudnn),
-                    def == null || def.tflops() == null ? null : ratio(p.tflops() / def.tflops())));
+                    def == null || def.tflops() == null ? null : Sizes.ratio3(p.tflops() / def.tflops())));
             Portable pp = p.portable();
             if (portable) {
-                row.addAll(pp == null ? Collections.nCopies(4, null) : List.of(timeCell(pp.medianUs(), pp.minUs(), pp.maxUs()),
-                        Sizes.number(pp.tflops()), ratio(pp.tflops() / p.tflops()), String.valueOf(pp.check())));
+                row.addAll(pp == null ? Collections.nCopies(4, null) : List.of(Sizes.span(pp.medianUs(), pp.minUs(), pp.maxUs()),
+                        Sizes.number(pp.tflops()), Sizes.ratio3(pp.tflops() / p.tflops()), String.valueOf(pp.check())));
             }
             t.row(row);
             labels.add(tokens(p.seq()) + (p.causal() ? " causal" : ""));
@@ -191,9 +185,9 @@ public final class AttentionDocument extends Document {
         }
         for (RingPoint p : points) {
             t.row(tokens(p.totalSeq()) + " (" + tokens(p.shard()) + ")", (p.causal() ? "causal, " : "none, ") + p.sharding().toLowerCase(Locale.ROOT),
-                    ms(p.ringUs()), ms(p.stepsUs()), p.localUs() > 0 ? ms(p.localUs()) : null, ratio(p.ringUs() / p.noCommUs()),
+                    ms(p.ringUs()), ms(p.stepsUs()), p.localUs() > 0 ? ms(p.localUs()) : null, Sizes.ratio3(p.ringUs() / p.noCommUs()),
                     p.allGatherUs() > 0 ? ms(p.allGatherUs()) : null, p.gatherOnlyUs() > 0 ? ms(p.gatherOnlyUs()) : null,
-                    p.allGatherUs() > 0 ? ratio(p.ringUs() / p.allGatherUs()) : null, Sizes.number(p.perRankTflops()),
+                    p.allGatherUs() > 0 ? Sizes.ratio3(p.ringUs() / p.allGatherUs()) : null, Sizes.number(p.perRankTflops()),
                     Sizes.bytes(p.ringKvBytes()), Sizes.bytes(p.allGatherKvBytes()), p.check());
             labels.add(tokens(p.totalSeq()) + (p.causal() ? " causal" : ""));
             bars.get("ring").add(p.ringUs() / 1000);
@@ -218,8 +212,7 @@ public final class AttentionDocument extends Document {
     private String header() {
         return new ReportHeader("Attention benchmarks", "Issue 6: the single-GPU attention kernel against PyTorch SDPA, "
                 + "sequence-parallel ring attention against NCCL all-gather of K/V plus the same local kernel, and "
-                + decode.headerPhrase() + ", all measured in one run.", run.date(), run.hardware(),
-                run.software())
+                + decode.headerPhrase() + ", all measured in one run.", run)
                 .item("ranks", Integer.toString(run.world()))
                 .item("baseline", "local: the fastest of PyTorch SDPA's backends measured in this run (default, FlashAttention-2, "
                         + "cuDNN); ring: NCCL all-gather of K/V, then the same local kernel; decode: " + decode.headerBaseline())
@@ -285,10 +278,6 @@ public final class AttentionDocument extends Document {
                 + "(max |portable − Iris| ≤ 2⁻⁶ max |o| over sampled elements).\n\n";
     }
 
-    private static String timeCell(double medianUs, double minUs, double maxUs) {
-        return Sizes.number(medianUs) + " (" + Sizes.number(minUs) + "–" + Sizes.number(maxUs) + ")";
-    }
-
     private String expandedNote() {
         return "; grouped-query attention measured both through `enable_gqa=True` and with K and V expanded to the query heads "
                 + "beforehand (not timed), the faster of the two counting (marked \"K/V expanded\" when that was the faster)";
@@ -328,15 +317,12 @@ public final class AttentionDocument extends Document {
         return n % 1024 == 0 ? (n / 1024) + "K" : Long.toString(n);
     }
 
-    static String ratio(double r) {
-        return Double.isNaN(r) || Double.isInfinite(r) ? "—" : String.format(Locale.ROOT, "%.3f×", r);
-    }
-
     static String ms(double us) {
         return Sizes.number(us / 1000);
     }
 
     private String ringAllGatherTarget() {
-        return "ring ≤ " + (ringAllGatherTarget == 1 ? "" : ringAllGatherTarget + " × ") + "all-gather K/V + local";
+        double bound = target.ringMaxRatioToAllGather();
+        return "ring ≤ " + (bound == 1 ? "" : bound + " × ") + "all-gather K/V + local";
     }
 }

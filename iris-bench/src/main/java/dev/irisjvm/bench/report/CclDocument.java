@@ -58,7 +58,7 @@ public final class CclDocument extends SweepDocument {
         return headerEnd(new ReportHeader("Iris collectives benchmarks", "Device-initiated collectives of "
                 + "`dev.irisjvm.kernels.ccl.Collectives` (all-reduce with each algorithm, all-gather, reduce-scatter, all-to-all, "
                 + "broadcast) against NCCL measured in the same run, launched eagerly and replayed from CUDA graphs, from the "
-                + "sweep's smallest to its largest size.", sweep.date(), sweep.hardware(), sweep.software())
+                + "sweep's smallest to its largest size.", sweep)
                 .item("world size", sweep.worldSize() + " rank(s)")
                 .item("data", settings.dtype() + ", reduce op " + settings.reduceOp() + ", inputs uniform in [-1, 1)")
                 .item("measurements", String.valueOf(figures.index().all().size()))

@@ -36,4 +36,27 @@ public abstract class Document {
 
     /** The report's Markdown; its charts are drawn through {@code charts}. */
     abstract String markdown(Charts charts);
+
+    /** The header of a report whose benchmark has not run yet: what is pending and the command that measures it. */
+    String pendingHeader(String title, String intro, String measurements, String command) {
+        return new ReportHeader(title, intro, null).item("measurements", measurements)
+                .end(rawFiles, "Command (not run yet)", null, List.of(command));
+    }
+
+    /** A report without a run: its header, what the benchmark measures (its {@code method}, retitled) and the findings. */
+    String pending(String title, String intro, String measurements, String command, String method, String findings) {
+        return pendingHeader(title, intro, measurements, command) + method.replace("## Method", "## What the benchmark measures")
+                + findings;
+    }
+
+    /** {@link #pending} of a comparison that needs two GPUs. */
+    String pendingOnTwoGpus(String title, String intro, String command, String method, String findings) {
+        return pending(title, intro + " The comparison is pending a run on two GPUs: nothing has been measured yet.",
+                "pending a run on two GPUs: `" + command + "`", command, method, findings);
+    }
+
+    /** The section that closes a report: each failed check on a line of its own, or {@code allPassed} where none failed. */
+    static String outputChecks(String heading, List<String> failures, String allPassed) {
+        return "## " + heading + "\n\n" + (failures.isEmpty() ? allPassed : String.join("\n", failures)) + "\n";
+    }
 }

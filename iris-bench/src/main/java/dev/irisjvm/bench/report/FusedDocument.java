@@ -185,8 +185,7 @@ public final class FusedDocument extends Document {
         return new ReportHeader("Fused GEMM + communication benchmarks", "The fused kernels of `dev.irisjvm.kernels.fused` "
                 + "(`GemmAllScatter`, `GemmAllReduce`, `GemmReduceScatter`, `AllGatherGemm`: one persistent wgmma/TMA kernel that "
                 + "computes the tiles and moves them to the other ranks over the symmetric heap) against cuBLAS then NCCL in "
-                + "sequence on the same inputs, measured in the same run, one process per GPU.", sweep.date(), sweep.hardware(),
-                sweep.software())
+                + "sequence on the same inputs, measured in the same run, one process per GPU.", sweep)
                 .item("ranks", sweep.worldSize() + " (tensor parallelism " + sweep.worldSize() + "; shapes are the layer's global M × N × K)")
                 .item("data", "BF16 in and out, F32 accumulation; inputs uniform in [-1, 1), generated on the GPU; B stored N × K "
                         + "(a Linear layer's weight)")
@@ -241,15 +240,15 @@ public final class FusedDocument extends Document {
                     .collect(Collectors.joining("; "));
             t.row(title(r.op()), label(r.shape()), Double.isNaN(target) ? null : "≥ " + Sizes.ratio(target),
                     usWithVariant(best),
-                    Row.timed(r.ncclBaseline()) ? Sizes.number(r.ncclBaseline().medianUs()) : null, ratio3(speedup), status,
-                    auto == null ? null : auto.variant(), ratio3(r.speedup(auto)), checks);
+                    Row.timed(r.ncclBaseline()) ? Sizes.number(r.ncclBaseline().medianUs()) : null, Sizes.ratio3(speedup), status,
+                    auto == null ? null : auto.variant(), Sizes.ratio3(r.speedup(auto)), checks);
         }
         String world = sweep.worldSize() == targets.world() ? ""
                 : " The targets are stated for " + targets.world() + " ranks; this run had " + sweep.worldSize() + ".";
         String summary = judged == 0 ? "No target could be judged in this run." : pass + " of " + judged + " targets met.";
         return "## Targets\n\n" + GemmDocument.capitalized(targets.source()) + ": speedup of the fused kernel over cuBLAS then NCCL in sequence (both measured in this run), "
                 + "speedup = baseline median ÷ fused median, judged on the fastest variant whose output check passed. "
-                + summary + world + "\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
+                + summary + world + "\n\n" + t.renderOrNone()
                 + "\nSpeedups to three decimals" + nearMiss(rows) + ".\n\n";
     }
 
@@ -303,8 +302,8 @@ public final class FusedDocument extends Document {
                 status = ok ? "PASS" : "**FAIL**";
             }
             FusedMeasurement gemm = r.vendorGemm();
-            t.row(title(r.op()), label(r.shape()), usWithVariant(best), us(r.ncclBaseline()), ratio3(overNccl), us(r.baselineIris()),
-                    ratio3(overIris),
+            t.row(title(r.op()), label(r.shape()), usWithVariant(best), us(r.ncclBaseline()), Sizes.ratio3(overNccl), us(r.baselineIris()),
+                    Sizes.ratio3(overIris),
                     goal.judges(r.m()) ? "≥ " + Sizes.ratio(goal.minOverNccl()) + " / ≥ " + Sizes.ratio(goal.minOverIris()) : null,
                     status, gemm == null ? null : Sizes.number(gemm.medianUs()) + " (" + gemm.impl() + ")",
                     best == null || gemm == null ? null : Sizes.ratio(best.medianUs() / gemm.medianUs()), us(r.irisGemm()),
@@ -370,7 +369,7 @@ public final class FusedDocument extends Document {
                 + "max(the rank's GEMM alone with cuBLAS" + (withCublasLt(rows) ? " (the faster of cublasGemmEx and cuBLASLt)" : "") + ", the bytes one rank sends ÷ " + Sizes.number(NVLINK_GBPS) + " GB/s, the "
                 + "SM-driven NVLink store bandwidth of [rma.md](rma.md)). Fused columns show the time and, in parentheses, the "
                 + "speedup over cuBLAS → NCCL; \"epilogue stores\" is the variant `epilogue` (all-scatter's runs before 2026-12-03 "
-                + "name it `sequential`; all-gather + GEMM has only the spare-warp variant).\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
+                + "name it `sequential`; all-gather + GEMM has only the spare-warp variant).\n\n" + t.renderOrNone()
                 + "\n";
     }
 
@@ -431,7 +430,7 @@ public final class FusedDocument extends Document {
             boolean same = auto != null && auto.variant().equals(best.variant());
             agree += same ? 1 : 0;
             t.row(title(r.op()), label(r.shape()), best.variant(), auto == null ? null : auto.variant(),
-                    auto == null || !Row.timed(auto) ? null : String.format(Locale.ROOT, "%.3f×", auto.medianUs() / best.medianUs()));
+                    auto == null || !Row.timed(auto) ? null : Sizes.ratio3(auto.medianUs() / best.medianUs()));
         }
         if (judged == 0) {
             return "";
@@ -464,7 +463,7 @@ public final class FusedDocument extends Document {
         for (var e : byKey.entrySet()) {
             String[] k = e.getKey().split(" ", 2);
             double[] v = e.getValue();
-            t.row(title(k[0]), label(k[1]), Sizes.number(v[0]), Sizes.number(v[1]), ratio3(v[1] / v[0]));
+            t.row(title(k[0]), label(k[1]), Sizes.number(v[0]), Sizes.number(v[1]), Sizes.ratio3(v[1] / v[0]));
         }
         sb.append(t.isEmpty() ? "No FusedBenchmark results.\n" : t.render());
         if (!jmhProblems.isEmpty()) {
@@ -518,9 +517,8 @@ public final class FusedDocument extends Document {
                 }
             }
         }
-        return "## Output checks\n\n" + (failed.isEmpty() ? "Every fused output matched cuBLAS → NCCL within the tolerance"
-                + (rows.stream().anyMatch(r -> r.baselineIris() != null) ? ", and so did cuBLAS → Iris" : "") + ".\n"
-                : String.join("\n", failed) + "\n");
+        return outputChecks("Output checks", failed, "Every fused output matched cuBLAS → NCCL within the tolerance"
+                + (rows.stream().anyMatch(r -> r.baselineIris() != null) ? ", and so did cuBLAS → Iris" : "") + ".");
     }
 
     // ---- helpers -----------------------------------------------------------------------------------
@@ -559,12 +557,8 @@ public final class FusedDocument extends Document {
             return m == null ? null : "not run";
         }
         double s = r.speedup(m);
-        return Sizes.number(m.medianUs()) + (Double.isNaN(s) ? "" : String.format(Locale.ROOT, " (%.3f×)", s))
+        return Sizes.number(m.medianUs()) + (Double.isNaN(s) ? "" : " (" + Sizes.ratio3(s) + ")")
                 + (m.checkFailed() ? " check failed" : "");
-    }
-
-    private static String ratio3(double r) {
-        return Double.isNaN(r) ? null : String.format(Locale.ROOT, "%.3f×", r);
     }
 
     private static double zero(double v) {

@@ -19,16 +19,7 @@ import java.util.Optional;
  * String item = new FusedStatus(source, FusedSweepResult.read(path), targets).item("docs/benchmarks");
  * }</pre>
  */
-final class FusedStatus {
-    private final RunSource source;
-    private final FusedSweepResult sweep;
-    private final BenchmarkTargets targets;
-
-    FusedStatus(RunSource source, FusedSweepResult sweep, BenchmarkTargets targets) {
-        this.targets = targets;
-        this.source = source;
-        this.sweep = sweep;
-    }
+record FusedStatus(RunSource source, FusedSweepResult sweep, BenchmarkTargets targets) {
 
     String item(String linkBase) {
         List<Row> rows = new FusedDocument(sweep, targets, List.of(), null, null).rows();

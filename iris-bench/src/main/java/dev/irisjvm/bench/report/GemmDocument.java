@@ -66,13 +66,7 @@ public final class GemmDocument extends Document {
         }
 
         String status() {
-            if (checkFailed()) {
-                return "**FAIL** (output check)";
-            }
-            if (Double.isNaN(ratio())) {
-                return "not measured";
-            }
-            return ratio() >= minRatio ? "pass" : "**FAIL**";
+            return Verdict.atLeast(ratio(), minRatio, checkFailed(), false);
         }
     }
 
@@ -140,10 +134,10 @@ public final class GemmDocument extends Document {
                                 + "algorithm, a " + Sizes.bytes(sweep.cublasLtWorkspaceBytes()) + " workspace)" : "cuBLASLt (not measured in "
                                 + "this run)") + " and cuBLAS (`cublasGemmEx`, F32 compute, default algorithm). The implementations take "
                         + "turns in an interleaved order that changes every round, " + sweep.rounds() + " rounds per shape.";
-        return new ReportHeader("Iris GEMM benchmarks", intro, sweep.date(), sweep.hardware(), sweep.software())
+        return new ReportHeader("Iris GEMM benchmarks", intro, sweep)
                 .item("data", (types.isEmpty() ? "—" : types) + ", F32 accumulation; inputs uniform in [-1, 1), generated on the GPU")
                 .item("shapes", rows.size() + " (M × N × K; B as N × K \"nk\" or K × N \"kn\")")
-                .end(rawFiles, "Commands", runCommand, List.of(ReportHeader.recorded(sweep.command())));
+                .end(rawFiles, runCommand, sweep.command());
     }
 
     private String targets(List<Row> rows) {
@@ -182,7 +176,7 @@ public final class GemmDocument extends Document {
                         + "both measured in the same run; TFLOP/s = 2 M N K ÷ median time per call over all rounds. "
                 : ": Iris at least " + target.minRatioToCublas() + " × cuBLAS's TFLOP/s on every shape, cuBLAS measured in the same "
                         + "run; TFLOP/s = 2 M N K ÷ median time per call. ";
-        return "## Target\n\n" + capitalized(target.source()) + goal + summary + "\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
+        return "## Target\n\n" + capitalized(target.source()) + goal + summary + "\n\n" + t.renderOrNone()
                 + "\nRatio to three decimals: " + Sizes.justUnder(target.minRatioToCublas(), "0.0004") + " must not read as a passing "
                 + Sizes.twoDecimals(target.minRatioToCublas()) + ".\n\n";
     }
@@ -237,7 +231,7 @@ public final class GemmDocument extends Document {
         return "## Times and floors\n\nMedian time per call over the timed calls" + (two ? " of all rounds" : "") + ", with the fastest and "
                 + "slowest. A floor is the shape's FLOPs at a peak rate: the measured peak, " + peakText + ", and the datasheet's "
                 + Sizes.number(DATASHEET_TFLOPS) + " TFLOP/s (dense BF16/F16, F32 accumulation, H100/H200 SXM).\n\n"
-                + (t.isEmpty() ? "No measurements.\n" : t.render()) + "\n";
+                + t.renderOrNone() + "\n";
     }
 
     /** Interleaved sweeps: each round's median per implementation, and the algorithm cuBLASLt's heuristic chose. */
@@ -305,8 +299,7 @@ public final class GemmDocument extends Document {
                 failed.add("- " + r.iris().shape() + " (cuBLASLt, not counted as a baseline): " + r.cublasLt().check());
             }
         }
-        return "## Output checks\n\n" + (failed.isEmpty() ? "Every checked shape matched cuBLAS within the tolerance.\n"
-                : String.join("\n", failed) + "\n");
+        return outputChecks("Output checks", failed, "Every checked shape matched cuBLAS within the tolerance.");
     }
 
     static String label(GemmMeasurement m) {
@@ -314,20 +307,16 @@ public final class GemmDocument extends Document {
     }
 
     static String span(GemmMeasurement m) {
-        return Sizes.number(m.medianUs()) + " (" + Sizes.number(m.minUs()) + "–" + Sizes.number(m.maxUs()) + ")";
+        return Sizes.span(m.medianUs(), m.minUs(), m.maxUs());
     }
 
     static String measured(GemmMeasurement m) {
         return m == null ? NOT_MEASURED : Sizes.number(m.tflops());
     }
 
-    /** "1377 · 1376 · 1380": a point's round medians, or what is missing. */
+    /** A point's round medians, or what is missing. */
     private static String perRound(GemmMeasurement m) {
-        if (m == null) {
-            return NOT_MEASURED;
-        }
-        List<Double> us = m.roundMediansUs();
-        return us == null || us.isEmpty() ? "—" : us.stream().map(Sizes::number).collect(Collectors.joining(" · "));
+        return m == null ? NOT_MEASURED : Sizes.numbers(m.roundMediansUs());
     }
 
     static String percent(double f) {

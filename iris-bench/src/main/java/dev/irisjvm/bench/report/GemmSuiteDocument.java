@@ -70,12 +70,12 @@ public final class GemmSuiteDocument extends Document {
                 + "tensor-parallel degrees 1 to 8, against the faster on each shape of cuBLAS (`cublasGemmEx`) and cuBLASLt "
                 + "(`cublasLtMatmul`), on the same inputs, measured in the same run on one GPU, the implementations taking turns over "
                 + sweep.rounds() + " rounds per shape. The headline shapes are in [gemm.md](gemm.md).";
-        return new ReportHeader("Iris GEMM on model shapes", intro, sweep.date(), sweep.hardware(), sweep.software())
+        return new ReportHeader("Iris GEMM on model shapes", intro, sweep)
                 .item("suite", sweep.suite() == null ? "— (shapes given one by one)" : "`" + sweep.suite() + "`")
                 .item("data", (types.isEmpty() ? "—" : types) + ", F32 accumulation; inputs uniform in [-1, 1), generated on the GPU")
                 .item("shapes", rows.size() + " (M × N × K; B as N × K \"nk\" or K × N \"kn\"), from " + groups + " layer(s) of "
                         + models + " model(s) or group(s)")
-                .end(rawFiles, "Commands", runCommand, List.of(ReportHeader.recorded(sweep.command())));
+                .end(rawFiles, runCommand, sweep.command());
     }
 
     private String targets() {
@@ -113,7 +113,7 @@ public final class GemmSuiteDocument extends Document {
                     b == null ? "—" : Sizes.number(b.tflops()), Sizes.ratio3(r.ratio()), r.status(), ofRoofline(r.iris()));
         }
         sb.append("Worst shapes first (the ").append(shown).append(" lowest; every failing shape is listed):\n\n")
-                .append(t.isEmpty() ? "No measurements.\n" : t.render())
+                .append(t.renderOrNone())
                 .append("\nRatio to three decimals: ").append(Sizes.justUnder(target.minRatio(), "0.0004"))
                 .append(" must not read as a passing ").append(Sizes.twoDecimals(target.minRatio()))
                 .append(". \"Iris of roofline\": the shape's roofline at the run's measured peaks (see Floors) ÷ Iris's time.\n\n");
@@ -173,7 +173,7 @@ public final class GemmSuiteDocument extends Document {
                 + " TFLOP/s (dense BF16/F16, F32 accumulation, H100/H200 SXM) and " + Sizes.number(GemmRoofline.DATASHEET_HBM_TBPS)
                 + " TB/s (H200 HBM3e). \"Iris of roofline\" is the roofline ÷ Iris's median time; times are medians per call over all "
                 + "rounds, Iris's with its fastest and slowest call.\n\n"
-                + (t.isEmpty() ? "No measurements.\n" : t.render()) + "\n";
+                + t.renderOrNone() + "\n";
     }
 
     /** "712 TFLOP/s (cuBLASLt, 8192 × 8192 × 4096 nk)" or the bandwidth's, from the baseline point that reached it. */

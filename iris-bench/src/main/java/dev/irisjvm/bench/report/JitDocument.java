@@ -62,11 +62,10 @@ public final class JitDocument extends Document {
                 + "architecture, NVRTC and driver; how many lines of device code each overlap style adds to the plain GEMM; and, "
                 + "pending two GPUs, what the styles cost against the library's fused kernel.";
         if (run == null) {
-            return new ReportHeader(title, intro, null, null, null).item("measurements", PENDING)
-                    .end(rawFiles, "Command (not run yet)", null, List.of(COMMAND));
+            return pendingHeader(title, intro, PENDING, COMMAND);
         }
         JitBenchResult.FirstCompile first = run.firstCompile();
-        return new ReportHeader(title, intro, run.date(), run.hardware(), run.software())
+        return new ReportHeader(title, intro, run)
                 .item("architecture", "`" + run.architecture() + "`")
                 .item("NVRTC", run.nvrtc() + " (`" + run.nvrtcLibrary() + "`)")
                 .item("driver", run.driver())
@@ -75,7 +74,7 @@ public final class JitDocument extends Document {
                 .item("caches in", "`" + run.cacheParent() + "`")
                 .item("the process's first compile", first == null ? "—" : ms(first.ms()) + " ms (`" + first.source()
                         + "`, plain: NVRTC loaded, headers unpacked, before the timed compiles)")
-                .end(rawFiles, "Commands", runCommand, List.of(ReportHeader.recorded(run.command())));
+                .end(rawFiles, runCommand, run.command());
     }
 
     private String compileSection() {

@@ -59,6 +59,11 @@ public final class MarkdownTable {
         return rows.isEmpty();
     }
 
+    /** The table, or a line saying that there is nothing to show. */
+    public String renderOrNone() {
+        return isEmpty() ? "No measurements.\n" : render();
+    }
+
     public String render() {
         StringBuilder sb = new StringBuilder();
         line(sb, header);

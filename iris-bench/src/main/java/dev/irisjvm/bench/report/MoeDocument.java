@@ -1,11 +1,10 @@
 package dev.irisjvm.bench.report;
 
-import static dev.irisjvm.bench.report.PointCells.time;
+import static dev.irisjvm.bench.report.CheckedPoints.time;
 
 import dev.irisjvm.bench.results.MoeMeasurement;
 import dev.irisjvm.bench.results.MoeSweepResult;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -26,7 +25,6 @@ import java.util.Objects;
  */
 public final class MoeDocument extends Document {
     public static final String MARKDOWN = "moe.md";
-    static final String NOT_JUDGED = "not judged (ranks shared GPUs)";
     /** The command that runs the benchmark and writes this report. */
     static final String COMMAND = "bin/iris-bench moe -n 2 --out docs/benchmarks";
     static final String TITLE = "Iris MoE dispatch and combine benchmarks";
@@ -60,7 +58,7 @@ public final class MoeDocument extends Document {
         }
 
         List<MoeMeasurement> points() {
-            return java.util.stream.Stream.of(iris, lowLatency, nccl).filter(Objects::nonNull).toList();
+            return present(iris, lowLatency, nccl);
         }
 
         private static boolean usable(MoeMeasurement m) {
@@ -91,60 +89,42 @@ public final class MoeDocument extends Document {
         }
 
         List<MoeMeasurement> points() {
-            return java.util.stream.Stream.of(sequence, fused, fed).filter(Objects::nonNull).toList();
+            return present(sequence, fused, fed);
         }
+    }
+
+    private static List<MoeMeasurement> present(MoeMeasurement... points) {
+        return java.util.stream.Stream.of(points).filter(Objects::nonNull).toList();
     }
 
     /** The expert layer's rows in the order the sweep ran them. */
     List<LayerRow> layerRows() {
-        List<LayerRow> rows = new ArrayList<>();
-        for (Map<String, MoeMeasurement> impls : byImpl(true)) {
+        return byImpl(true).stream().map(impls -> {
             MoeMeasurement any = impls.values().iterator().next();
-            rows.add(new LayerRow(any.model(), any.tokens(), impls.get(MoeMeasurement.IRIS), impls.get(MoeMeasurement.IRIS_FUSED),
-                    impls.get(MoeMeasurement.IRIS_FED)));
-        }
-        return rows;
+            return new LayerRow(any.model(), any.tokens(), impls.get(MoeMeasurement.IRIS), impls.get(MoeMeasurement.IRIS_FUSED),
+                    impls.get(MoeMeasurement.IRIS_FED));
+        }).toList();
     }
 
-    /**
-     * The sweep's points of the expert layer ({@code layer}) or of the exchange, per model, token
-     * count and operation in the order the sweep ran them, each by implementation (the first point
-     * of each kept).
-     */
+    /** The sweep's points of the expert layer ({@code layer}) or of the exchange, per model, token count and operation. */
     private List<Map<String, MoeMeasurement>> byImpl(boolean layer) {
-        Map<String, Map<String, MoeMeasurement>> byKey = new LinkedHashMap<>();
-        for (MoeMeasurement m : sweep.measurements()) {
-            if (MoeMeasurement.LAYER.equals(m.op()) == layer) {
-                byKey.computeIfAbsent(m.model() + " " + m.tokens() + " " + m.op(), k -> new LinkedHashMap<>()).putIfAbsent(m.impl(), m);
-            }
-        }
-        return List.copyOf(byKey.values());
+        List<MoeMeasurement> points = sweep.measurements().stream().filter(m -> MoeMeasurement.LAYER.equals(m.op()) == layer).toList();
+        return List.copyOf(CheckedPoints.byImpl(points, m -> m.model() + " " + m.tokens() + " " + m.op()).values());
     }
 
     /** A layer row's verdict: the faster fused way against the target. */
     String status(LayerRow r) {
-        if (r.points().stream().anyMatch(MoeMeasurement::checkFailed)) {
-            return "**FAIL** (output check)";
-        }
-        if (sweep.sharedGpu()) {
-            return NOT_JUDGED;
-        }
-        double s = r.best();
-        if (Double.isNaN(s)) {
-            return "not measured";
-        }
-        return s >= target.minLayerSpeedup() ? "pass" : "**FAIL**";
+        return Verdict.atLeast(r.best(), target.minLayerSpeedup(), r.points().stream().anyMatch(MoeMeasurement::checkFailed),
+                sweep.sharedGpu());
     }
 
     /** The rows of the exchange (dispatch, combine, both) in the order the sweep ran them. */
     List<Row> rows() {
-        List<Row> rows = new ArrayList<>();
-        for (Map<String, MoeMeasurement> impls : byImpl(false)) {
+        return byImpl(false).stream().map(impls -> {
             MoeMeasurement any = impls.values().iterator().next();
-            rows.add(new Row(any.model(), any.tokens(), any.op(), impls.get(MoeMeasurement.IRIS), impls.get(MoeMeasurement.IRIS_LL),
-                    impls.get(MoeMeasurement.NCCL)));
-        }
-        return rows;
+            return new Row(any.model(), any.tokens(), any.op(), impls.get(MoeMeasurement.IRIS), impls.get(MoeMeasurement.IRIS_LL),
+                    impls.get(MoeMeasurement.NCCL));
+        }).toList();
     }
 
     /** The rows a target applies to: dispatch and combine at the token counts the targets name. */
@@ -155,46 +135,27 @@ public final class MoeDocument extends Document {
 
     /** A target row's verdict. */
     String status(Row r) {
-        if (r.checkFailed()) {
-            return "**FAIL** (output check)";
-        }
-        if (sweep.sharedGpu()) {
-            return NOT_JUDGED;
-        }
-        double s = r.speedup(r.best());
-        if (Double.isNaN(s)) {
-            return "not measured";
-        }
-        return s >= target.minRatio(r.tokens()) ? "pass" : "**FAIL**";
+        return Verdict.atLeast(r.speedup(r.best()), target.minRatio(r.tokens()), r.checkFailed(), sweep.sharedGpu());
     }
 
     @Override
     String markdown(Charts charts) {
         if (sweep == null) {
-            return pending();
+            return pendingOnTwoGpus(TITLE, INTRO, COMMAND, method(), findings);
         }
         List<Row> rows = rows();
         List<LayerRow> layerRows = layerRows();
         return header() + targets() + findings + times(rows) + layer(layerRows) + method() + checks(rows, layerRows);
     }
 
-    /** Without a run: what the benchmark measures and its command; no figure. */
-    private String pending() {
-        return new ReportHeader(TITLE, INTRO + " The comparison is pending a run on two GPUs: nothing has been measured yet.", null,
-                null, null).item("measurements", "pending a run on two GPUs: `" + COMMAND + "`")
-                .end(rawFiles, "Command (not run yet)", null, List.of(COMMAND))
-                + method().replace("## Method", "## What the benchmark measures") + findings;
-    }
-
     private String header() {
-        return new ReportHeader(TITLE, INTRO, sweep.date(), sweep.hardware(), sweep.software())
-                .item("ranks", sweep.worldSize() + (sweep.sharedGpu() ? ", sharing GPUs (up to " + sweep.maxRanksPerGpu()
-                        + " per GPU): nothing is compared" : ", one GPU each"))
+        return new ReportHeader(TITLE, INTRO, sweep)
+                .item("ranks", sweep.worldSize() + SharedGpus.ranks(sweep))
                 .item("layers", "DeepSeek-V3 (H 7168, top-8 of 256 experts), Mixtral (H 4096, top-2 of 8); BF16 rows, uniform routing, "
                         + "seed " + sweep.seed())
                 .item("timing", sweep.warmup() + " warm-up and " + sweep.reps() + " timed calls per implementation, case and round, "
                         + sweep.rounds() + " round(s)")
-                .end(rawFiles, "Commands", runCommand, List.of(ReportHeader.recorded(sweep.command())));
+                .end(rawFiles, runCommand, sweep.command());
     }
 
     private String targets() {
@@ -209,9 +170,7 @@ public final class MoeDocument extends Document {
             for (Row r : rows) {
                 t.row(r.model(), r.op(), r.tokens(), "≥ " + target.minRatio(r.tokens()) + " ×", status(r));
             }
-            return "## Target\n\n" + goal + "\n\nNot judged: the " + sweep.worldSize() + " ranks shared GPUs (up to "
-                    + sweep.maxRanksPerGpu() + " per GPU), so their kernels took turns on each GPU and the times measure the turns; "
-                    + "no speedup is reported. Run with one GPU per rank.\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render()) + "\n";
+            return SharedGpus.targetSection(goal, sweep, t);
         }
         MarkdownTable t = new MarkdownTable("model", "operation", "T", "library µs", "mode", "NCCL µs", "NCCL ÷ library", "target",
                 "status");
@@ -221,17 +180,16 @@ public final class MoeDocument extends Document {
             MoeMeasurement best = r.best();
             double s = r.speedup(best);
             String st = status(r);
-            t.row(r.model(), r.op(), r.tokens(), best == null ? "—" : Sizes.number(best.medianUs()), best == null ? "—" : best.impl(),
-                    r.nccl() == null || !r.nccl().timed() ? "—" : Sizes.number(r.nccl().medianUs()), Sizes.ratio(s),
-                    "≥ " + target.minRatio(r.tokens()) + " ×", st);
-            if (!st.equals("not measured")) {
+            t.row(r.model(), r.op(), r.tokens(), CheckedPoints.median(best), best == null ? "—" : best.impl(),
+                    CheckedPoints.median(r.nccl()), Sizes.ratio(s), "≥ " + target.minRatio(r.tokens()) + " ×", st);
+            if (!st.equals(Verdict.NOT_MEASURED)) {
                 judged++;
-                if (st.equals("pass")) pass++;
+                if (st.equals(Verdict.PASS)) pass++;
             }
         }
         String summary = judged == 0 ? "No point could be judged." : pass + " of " + judged + " point(s) reach their target"
                 + (judged < rows.size() ? " (" + (rows.size() - judged) + " not measured)" : "") + ".";
-        return "## Target\n\n" + goal + " " + summary + "\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
+        return "## Target\n\n" + goal + " " + summary + "\n\n" + t.renderOrNone()
                 + "\nRatios to two decimals; a verdict compares the unrounded ratio.\n\n";
     }
 
@@ -239,7 +197,7 @@ public final class MoeDocument extends Document {
         boolean ratios = !sweep.sharedGpu();
         StringBuilder sb = new StringBuilder("## Times\n\nMedian per call in µs over every round's timed calls, the slowest rank per "
                 + "call, with the fastest and slowest call in brackets" + (ratios ? "; × is NCCL's median ÷ that column's."
-                : ". The ranks shared GPUs: these times include the ranks' turns on each GPU and compare nothing.") + "\n\n");
+                : SharedGpus.TIMES) + "\n\n");
         for (String model : rows.stream().map(Row::model).distinct().toList()) {
             List<String> head = new ArrayList<>(List.of("T", "operation", "iris µs", "iris_ll µs", "NCCL µs"));
             if (ratios) {
@@ -328,8 +286,6 @@ public final class MoeDocument extends Document {
                 bad.add("- " + m.model() + " T=" + m.tokens() + " " + m.op() + " " + m.impl() + ": " + m.check());
             }
         }
-        long points = all.size();
-        return "## Output checks\n\n" + (bad.isEmpty() ? "All " + points + " point(s) passed their checks.\n"
-                : String.join("\n", bad) + "\n");
+        return outputChecks("Output checks", bad, "All " + all.size() + " point(s) passed their checks.");
     }
 }

@@ -1,7 +1,7 @@
 package dev.irisjvm.bench.report;
 
-import static dev.irisjvm.bench.report.PointCells.time;
-import static dev.irisjvm.bench.report.PointCells.timed;
+import static dev.irisjvm.bench.report.CheckedPoints.time;
+import static dev.irisjvm.bench.report.CheckedPoints.timed;
 
 import dev.irisjvm.bench.results.NodesMeasurement;
 import dev.irisjvm.bench.results.NodesSweepResult;
@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
@@ -103,34 +104,25 @@ public final class NodesDocument extends Document {
     @Override
     String markdown(Charts charts) {
         if (run == null) {
-            return pending();
+            return pending(TITLE, INTRO + " " + PENDING, "pending a run on a machine with as many GPUs as ranks (2 for 2 nodes of 1 "
+                    + "rank): `" + COMMAND + "`", COMMAND, method(), findings);
         }
         List<Row> rows = rows();
         return header(rows) + notes(rows) + findings + times(rows) + method() + checks(rows);
     }
 
-    /** Without a run: what the benchmark measures and its command; no figure. */
-    private String pending() {
-        return new ReportHeader(TITLE, INTRO + " " + PENDING, null, null, null)
-                .item("measurements", "pending a run on a machine with as many GPUs as ranks (2 for 2 nodes of 1 rank): `"
-                        + COMMAND + "`")
-                .end(rawFiles, "Command (not run yet)", null, List.of(COMMAND))
-                + method().replace("## Method", "## What the benchmark measures") + findings;
-    }
-
     private String header(List<Row> rows) {
         String dtypes = run.measurements().stream().map(NodesMeasurement::dtype).distinct().collect(Collectors.joining(", "));
-        return new ReportHeader(TITLE, INTRO, run.date(), run.hardware(), run.software())
+        return new ReportHeader(TITLE, INTRO, run)
                 .item("ranks", run.worldSize() + " = " + run.nodes() + " nodes × " + run.ranksPerNode() + " rank(s) per node"
-                        + (run.sharedGpu() ? ", sharing GPUs (up to " + run.maxRanksPerGpu() + " per GPU): nothing is compared"
-                        : ", one GPU each"))
+                        + SharedGpus.ranks(run))
                 .item("nodes", run.simulatedNodes() ? "simulated on one host (`bin/iris-run --simulate-nodes`): NCCL between them "
                         + "over loopback sockets" : "separate hosts")
                 .item("operations", rows.stream().map(Row::op).distinct().collect(Collectors.joining(", "))
                         + (dtypes.isEmpty() ? "" : "; " + dtypes) + "; seed " + run.seed())
                 .item("timing", run.warmup() + " warm-up and " + run.reps() + " timed calls per implementation, point and round, "
                         + run.rounds() + " round(s)")
-                .end(rawFiles, "Commands", runCommand, List.of(ReportHeader.recorded(run.command())));
+                .end(rawFiles, runCommand, run.command());
     }
 
     /** What a reader must know before any figure: where the network was not one, what was not compared, what was wrong. */
@@ -161,7 +153,7 @@ public final class NodesDocument extends Document {
                 + "per call, with the fastest and slowest call in brackets"
                 + (compare ? ". Bus GB/s: nccl-tests' bus bandwidth of the median (1e9 bytes per second). Flat ÷ hierarchical: "
                 + "flat NCCL's median ÷ the two levels' (above 1: the two levels are faster)."
-                : ". The ranks shared GPUs: these times include the ranks' turns on each GPU and compare nothing.") + "\n\n");
+                : SharedGpus.TIMES) + "\n\n");
         for (String op : rows.stream().map(Row::op).distinct().toList()) {
             List<Row> mine = rows.stream().filter(r -> r.op().equals(op)).toList();
             sb.append("### ").append(op).append("\n\nSize: ").append(sizeMeaning(op)).append('.');
@@ -233,24 +225,13 @@ public final class NodesDocument extends Document {
     }
 
     private String checks(List<Row> rows) {
-        List<String> bad = new ArrayList<>();
-        for (Row r : rows) {
-            for (NodesMeasurement m : r.impls().values()) {
-                if (m.checkFailed() || !m.timed()) {
-                    bad.add("- " + r.op() + " " + Sizes.bytes(r.bytes()) + " " + m.impl() + ": "
-                            + (m.check().isEmpty() ? "not run" : m.check()));
-                }
-            }
-        }
-        if (!bad.isEmpty()) {
-            return "## Output check\n\n" + String.join("\n", bad) + "\n";
-        }
+        List<String> bad = rows.stream().flatMap(r -> r.impls().values().stream()
+                .map(m -> CheckedPoints.failure(r.op() + " " + Sizes.bytes(r.bytes()) + " ", m))).filter(Objects::nonNull).toList();
         long points = rows.stream().mapToLong(r -> r.impls().size()).sum();
         boolean allChecked = rows.stream().allMatch(r -> r.hierarchical() != null && NodesMeasurement.OK.equals(r.hierarchical().check()));
-        return "## Output check\n\nAll " + points + " point(s) ran" + (allChecked
+        return outputChecks("Output check", bad, "All " + points + " point(s) ran" + (allChecked
                 ? "; the hierarchical output matched flat NCCL's at every point (bit for bit for all-gather and all-to-all, within "
-                + "the rounding of a few additions for the reductions)." : "; the hierarchical output was not checked at every point.")
-                + "\n";
+                + "the rounding of a few additions for the reductions)." : "; the hierarchical output was not checked at every point."));
     }
 
     /** What a point's size counts, as nccl-tests names it. */

@@ -79,11 +79,7 @@ public final class Report {
         };
     }
 
-    private interface Reader<T> {
-        T read(Path file) throws IOException;
-    }
-
-    private static <T> T read(Path copy, Path original, Reader<T> reader) throws IOException {
+    private static <T> T read(Path copy, Path original, RunReader<T> reader) throws IOException {
         try {
             return reader.read(copy);
         } catch (IOException e) {

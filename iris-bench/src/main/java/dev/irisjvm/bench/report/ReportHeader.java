@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import dev.irisjvm.bench.results.StoredResult;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -11,17 +12,19 @@ import java.util.stream.Collectors;
  * written) and the commands that produced the data.
  *
  * <pre>{@code
- * String md = new ReportHeader("Iris GEMM benchmarks", "The GEMM of ...", sweep.date(), sweep.hardware(), sweep.software())
+ * String md = new ReportHeader("Iris GEMM benchmarks", "The GEMM of ...", sweep)
  *         .item("shapes", "7")
- *         .end(rawFiles, "Commands", runCommand, List.of(sweep.command()));
+ *         .end(rawFiles, runCommand, sweep.command());
  * }</pre>
  */
 final class ReportHeader {
     private final StringBuilder sb = new StringBuilder();
 
-    ReportHeader(String title, String intro, String date, String hardware, String software) {
+    /** @param run the run the report shows, or null for a report written before any run (its facts are dashes) */
+    ReportHeader(String title, String intro, StoredResult run) {
         sb.append("# ").append(title).append("\n\n").append(intro).append("\n\n");
-        item("date (UTC)", orDash(date)).item("hardware", orDash(hardware)).item("software", orDash(software));
+        item("date (UTC)", orDash(run == null ? null : run.date())).item("hardware", orDash(run == null ? null : run.hardware()))
+                .item("software", orDash(run == null ? null : run.software()));
     }
 
     /** A "- **name**: value" line. */
@@ -44,7 +47,11 @@ final class ReportHeader {
         return sb.append(String.join("\n", ran)).append("\n```\n\n").toString();
     }
 
-    /** The sweep's own command, or "(not recorded)". */
+    /** {@link #end} with the one command the run recorded, or "(not recorded)". */
+    String end(List<String> rawFiles, String runCommand, String command) {
+        return end(rawFiles, "Commands", runCommand, List.of(recorded(command)));
+    }
+
     static String recorded(String command) {
         return command == null || command.isBlank() ? "(not recorded)" : command;
     }

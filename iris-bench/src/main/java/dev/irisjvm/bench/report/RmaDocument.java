@@ -43,7 +43,7 @@ public final class RmaDocument extends SweepDocument {
     private String header(SweepIndex index) {
         return headerEnd(new ReportHeader("Iris RMA benchmarks", "Host-initiated one-sided tile operations "
                 + "(`RemoteTile.loadRemote/storeRemote/atomicAdd`), device-side message passing and `Iris.barrier()`, against the "
-                + "copy engine and NCCL measured in the same run.", sweep.date(), sweep.hardware(), sweep.software())
+                + "copy engine and NCCL measured in the same run.", sweep)
                 .item("world size", sweep.worldSize() + " rank(s)" + (index.ranks().isEmpty() ? "" : ", ranks seen "
                         + index.ranks().stream().map(String::valueOf).collect(Collectors.joining(", "))))
                 .item("measurements", String.valueOf(index.all().size())));

@@ -1,7 +1,9 @@
 package dev.irisjvm.bench.report;
 
 import java.math.BigDecimal;
+import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 /**
  * Human-readable byte counts and numbers for tables and chart axes.
@@ -57,6 +59,16 @@ public final class Sizes {
         return String.format(Locale.ROOT, pattern, value);
     }
 
+    /** "1377 · 1376 · 1380", e.g. each round's median in the order the rounds ran; "—" for none. */
+    public static String numbers(List<Double> values) {
+        return values == null || values.isEmpty() ? "—" : values.stream().map(Sizes::number).collect(Collectors.joining(" · "));
+    }
+
+    /** "812 (790–860)": a median with the range it came from. */
+    public static String span(double median, double min, double max) {
+        return number(median) + " (" + number(min) + "–" + number(max) + ")";
+    }
+
     /** A ratio such as {@code 0.97×}. */
     public static String ratio(double value) {
         if (Double.isNaN(value) || Double.isInfinite(value)) {
@@ -65,9 +77,9 @@ public final class Sizes {
         return String.format(Locale.ROOT, "%.2f×", value);
     }
 
-    /** Three decimals and — for NaN, where a target judges the ratio: two would round a near miss up to the target. */
+    /** Three decimals, where a target judges the ratio: two would round a near miss up to the target. */
     public static String ratio3(double value) {
-        return Double.isNaN(value) ? "—" : String.format(Locale.ROOT, "%.3f×", value);
+        return Double.isNaN(value) || Double.isInfinite(value) ? "—" : String.format(Locale.ROOT, "%.3f×", value);
     }
 
     /** Two decimals, as a report's rounding note names a target from targets.json: {@code 0.9} → "0.90". */

@@ -4,6 +4,7 @@ import dev.irisjvm.bench.report.GemmDocument.Row;
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.FusedSweepResult;
 import dev.irisjvm.bench.results.GemmSweepResult;
+import dev.irisjvm.bench.results.StoredResult;
 import dev.irisjvm.bench.results.SweepResult;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -116,41 +117,30 @@ public final class StatusSection {
     }
 
     private String rma() throws IOException {
-        String report = link(RmaDocument.MARKDOWN);
         String head = "- the foundation (heap, IPC, rendezvous, launcher, device API, one-sided tile operations, barriers) and the RMA "
-                + "benchmarks (" + report;
-        Path file = dir.resolve(RMA_FILE);
-        if (!Files.isRegularFile(file)) {
-            return head + ");\n";
-        }
-        SweepResult sweep = SweepResult.read(file);
-        measuredOn(sweep.hardware(), "the RMA");
-        return head + ", " + new RunSource(RMA_FILE, sweep.date()).cite(linkBase) + ");\n";
+                + "benchmarks (" + link(RmaDocument.MARKDOWN);
+        SweepResult sweep = read(RMA_FILE, SweepResult::read, "the RMA");
+        return head + (sweep == null ? "" : ", " + new RunSource(RMA_FILE, sweep.date()).cite(linkBase)) + ");\n";
     }
 
     private String ccl() throws IOException {
         List<CclStatus.Run> runs = new ArrayList<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, CCL_GLOB)) {
             for (Path file : files) {
-                SweepResult sweep = SweepResult.read(file);
-                measuredOn(sweep.hardware(), "collectives");
-                runs.add(new CclStatus.Run(new RunSource(file.getFileName().toString(), sweep.date()), sweep));
+                String name = file.getFileName().toString();
+                SweepResult sweep = read(name, SweepResult::read, "collectives");
+                runs.add(new CclStatus.Run(new RunSource(name, sweep.date()), sweep));
             }
         }
-        if (runs.isEmpty()) {
-            return "- device-initiated collectives: no committed run, see " + link(CclDocument.MARKDOWN) + ";\n";
-        }
-        return new CclStatus(runs, targets).item(linkBase);
+        return runs.isEmpty() ? noRun("device-initiated collectives", CclDocument.MARKDOWN) : new CclStatus(runs, targets).item(linkBase);
     }
 
     /** Iris TFLOP/s ÷ the baseline's per shape, as gemm.md's target table; a shape whose output check failed is no figure. */
     private String gemm() throws IOException {
-        Path file = dir.resolve(ReportKind.GEMM.sweepFile());
-        if (!Files.isRegularFile(file)) {
-            return "- a Hopper GEMM: no committed run, see " + link(GemmDocument.MARKDOWN) + ";\n";
+        GemmSweepResult sweep = read(ReportKind.GEMM.sweepFile(), GemmSweepResult::read, "the GEMM");
+        if (sweep == null) {
+            return noRun("a Hopper GEMM", GemmDocument.MARKDOWN);
         }
-        GemmSweepResult sweep = GemmSweepResult.read(file);
-        measuredOn(sweep.hardware(), "the GEMM");
         GemmDocument doc = new GemmDocument(sweep, targets, List.of(), null, null);
         List<Row> rows = doc.rows();
         List<Double> ratios = rows.stream().filter(r -> !r.checkFailed()).map(Row::ratio).toList();
@@ -167,13 +157,11 @@ public final class StatusSection {
      * the ratios, how many shapes reach the per-shape ratio, and the worst shape.
      */
     private String gemmSuite() throws IOException {
-        Path file = dir.resolve(ReportKind.GEMM_SUITE.sweepFile());
-        if (!Files.isRegularFile(file)) {
+        GemmSweepResult sweep = read(ReportKind.GEMM_SUITE.sweepFile(), GemmSweepResult::read, "the GEMM suite");
+        if (sweep == null) {
             return "- the GEMM on issue 26's model shapes: no committed run yet (`bin/iris-bench gemm --suite models` writes "
                     + GemmSuiteDocument.MARKDOWN + ");\n";
         }
-        GemmSweepResult sweep = GemmSweepResult.read(file);
-        measuredOn(sweep.hardware(), "the GEMM suite");
         GemmSuiteDocument doc = new GemmSuiteDocument(sweep, targets, List.of(), null, null);
         GemmSuiteSummary s = doc.summary();
         Row worst = s.worstFirst().stream().filter(r -> !r.checkFailed() && !Double.isNaN(r.ratio())).findFirst().orElse(null);
@@ -187,28 +175,35 @@ public final class StatusSection {
     }
 
     private String fused() throws IOException {
-        Path file = dir.resolve(FUSED_FILE);
-        if (!Files.isRegularFile(file)) {
-            return "- fused GEMM + communication: no committed run, see " + link(FusedDocument.MARKDOWN) + ";\n";
-        }
-        FusedSweepResult sweep = FusedSweepResult.read(file);
-        measuredOn(sweep.hardware(), "fused kernels");
-        return new FusedStatus(new RunSource(FUSED_FILE, sweep.date()), sweep, targets).item(linkBase);
+        FusedSweepResult sweep = read(FUSED_FILE, FusedSweepResult::read, "fused kernels");
+        return sweep == null ? noRun("fused GEMM + communication", FusedDocument.MARKDOWN)
+                : new FusedStatus(new RunSource(FUSED_FILE, sweep.date()), sweep, targets).item(linkBase);
     }
 
     private String attention() throws IOException {
-        Path file = dir.resolve(ATTENTION_FILE);
-        if (!Files.isRegularFile(file)) {
-            return "- attention: no committed run, see " + link(AttentionDocument.MARKDOWN) + ";\n";
-        }
-        AttentionBenchResult run = AttentionBenchResult.read(file);
-        measuredOn(run.hardware(), "attention");
-        return new AttentionStatus(new RunSource(ATTENTION_FILE, run.date()), run, targets).item(linkBase);
+        AttentionBenchResult run = read(ATTENTION_FILE, AttentionBenchResult::read, "attention");
+        return run == null ? noRun("attention", AttentionDocument.MARKDOWN)
+                : new AttentionStatus(new RunSource(ATTENTION_FILE, run.date()), run, targets).item(linkBase);
     }
 
     /** No benchmark JSON holds the fault tests: their runs are in the GPU test log, so this item carries no figure. */
     private static String faults() {
         return "- fault handling: rank loss, checked mode, repeated init/close and a mixed soak, in the GPU tests.\n";
+    }
+
+    /** The run in {@code file}, whose hardware the introduction names for {@code item}; null where the file is not there. */
+    private <T extends StoredResult> T read(String file, RunReader<T> reader, String item) throws IOException {
+        Path path = dir.resolve(file);
+        if (!Files.isRegularFile(path)) {
+            return null;
+        }
+        T run = reader.read(path);
+        measuredOn(run.hardware(), item);
+        return run;
+    }
+
+    private String noRun(String item, String report) {
+        return "- " + item + ": no committed run, see " + link(report) + ";\n";
     }
 
     private void measuredOn(String machine, String item) {

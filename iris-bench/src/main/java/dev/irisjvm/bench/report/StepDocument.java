@@ -1,12 +1,12 @@
 package dev.irisjvm.bench.report;
 
-import static dev.irisjvm.bench.report.PointCells.time;
-import static dev.irisjvm.bench.report.PointCells.timed;
+import static dev.irisjvm.bench.report.CheckedPoints.median;
+import static dev.irisjvm.bench.report.CheckedPoints.time;
+import static dev.irisjvm.bench.report.CheckedPoints.timed;
 
 import dev.irisjvm.bench.results.StepMeasurement;
 import dev.irisjvm.bench.results.StepSweepResult;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,9 +30,6 @@ import java.util.stream.Collectors;
  */
 public final class StepDocument extends Document {
     public static final String MARKDOWN = "training-step.md";
-    static final String NOT_JUDGED = "not judged (ranks shared GPUs)";
-    static final String OUTPUT_FAIL = "**FAIL** (output check)";
-    static final String NOT_MEASURED = "not measured";
     /** The command that runs the benchmark and writes this report. */
     static final String COMMAND = "bin/iris-bench step -n 2 --out docs/benchmarks";
     static final String TITLE = "Iris training-step benchmark: a tensor-parallel MLP, forward and backward";
@@ -94,59 +91,36 @@ public final class StepDocument extends Document {
 
     /** One row per shape and world, in the order the run measured them. */
     List<Row> rows() {
-        Map<List<Integer>, Map<String, StepMeasurement>> byShape = new LinkedHashMap<>();
-        for (StepMeasurement m : run.measurements()) {
-            byShape.computeIfAbsent(List.of(m.tokens(), m.hidden(), m.ffn(), m.world()), k -> new LinkedHashMap<>())
-                    .putIfAbsent(m.impl(), m);
-        }
         List<Row> rows = new ArrayList<>();
-        byShape.forEach((k, impls) -> rows.add(new Row(k.get(0), k.get(1), k.get(2), k.get(3), impls)));
+        CheckedPoints.byImpl(run.measurements(), m -> List.of(m.tokens(), m.hidden(), m.ffn(), m.world()))
+                .forEach((k, impls) -> rows.add(new Row(k.get(0), k.get(1), k.get(2), k.get(3), impls)));
         return rows;
     }
 
     /** A row's verdict against the target. */
     String status(Row r) {
-        if (r.checkFailed()) {
-            return OUTPUT_FAIL;
-        }
-        if (run.sharedGpu()) {
-            return NOT_JUDGED;
-        }
-        double s = r.speedup();
-        if (Double.isNaN(s)) {
-            return NOT_MEASURED;
-        }
-        return s >= target.minSpeedup() ? "pass" : "**FAIL**";
+        return Verdict.atLeast(r.speedup(), target.minSpeedup(), r.checkFailed(), run.sharedGpu());
     }
 
     @Override
     String markdown(Charts charts) {
         if (run == null) {
-            return pending();
+            return pendingOnTwoGpus(TITLE, INTRO, COMMAND, method(), findings);
         }
         List<Row> rows = rows();
         return header(rows) + targets(rows) + findings + times(rows) + overlap(rows) + method() + checks(rows);
-    }
-
-    /** Without a run: what the benchmark measures and its command; no figure. */
-    private String pending() {
-        return new ReportHeader(TITLE, INTRO + " The comparison is pending a run on two GPUs: nothing has been measured yet.", null,
-                null, null).item("measurements", "pending a run on two GPUs: `" + COMMAND + "`")
-                .end(rawFiles, "Command (not run yet)", null, List.of(COMMAND))
-                + method().replace("## Method", "## What the benchmark measures") + findings;
     }
 
     private String header(List<Row> rows) {
         String shapes = rows.isEmpty() ? "—" : rows.stream().map(r -> "M × H × F = " + r.label() + "; per rank " + r.tokens() / r.world()
                 + " tokens (sequence parallel) and F / " + r.world() + " = " + r.ffn() / r.world() + " (tensor parallel)")
                 .collect(Collectors.joining("; "));
-        return new ReportHeader(TITLE, INTRO, run.date(), run.hardware(), run.software())
-                .item("ranks", run.worldSize() + (run.sharedGpu() ? ", sharing GPUs (up to " + run.maxRanksPerGpu()
-                        + " per GPU): nothing is compared" : ", one GPU each"))
+        return new ReportHeader(TITLE, INTRO, run)
+                .item("ranks", run.worldSize() + SharedGpus.ranks(run))
                 .item("shape", shapes + "; BF16 activations and weights, F32 weight gradients; seed " + run.seed())
                 .item("timing", run.warmup() + " warm-up and " + run.reps() + " timed steps per implementation and round, "
                         + run.rounds() + " round(s)")
-                .end(rawFiles, "Commands", runCommand, List.of(ReportHeader.recorded(run.command())));
+                .end(rawFiles, runCommand, run.command());
     }
 
     private String targets(List<Row> rows) {
@@ -158,9 +132,7 @@ public final class StepDocument extends Document {
             for (Row r : rows) {
                 t.row(r.label(), r.world(), "≥ " + target.minSpeedup() + " ×", status(r));
             }
-            return "## Target\n\n" + goal + "\n\nNot judged: the " + run.worldSize() + " ranks shared GPUs (up to "
-                    + run.maxRanksPerGpu() + " per GPU), so their kernels took turns on each GPU and the times measure the turns; "
-                    + "no speedup is reported. Run with one GPU per rank.\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render()) + "\n";
+            return SharedGpus.targetSection(goal, run, t);
         }
         MarkdownTable t = new MarkdownTable("M × H × F", "ranks", "fused µs", "baseline µs", "speedup", "target", "status");
         long pass = 0;
@@ -169,9 +141,9 @@ public final class StepDocument extends Document {
             String st = status(r);
             t.row(r.label(), r.world(), median(r.fused()), median(r.baseline()), Sizes.ratio3(r.speedup()), "≥ " + target.minSpeedup() + " ×",
                     st);
-            if (!st.equals(NOT_MEASURED)) {
+            if (!st.equals(Verdict.NOT_MEASURED)) {
                 judged++;
-                if (st.equals("pass")) pass++;
+                if (st.equals(Verdict.PASS)) pass++;
             }
         }
         String summary = judged == 0 ? "No point could be judged." : pass + " of " + judged + " point(s) reach the target.";
@@ -179,7 +151,7 @@ public final class StepDocument extends Document {
                 : " The target is stated for " + target.world() + " ranks; this run had " + run.worldSize() + ".";
         String shape = rows.stream().allMatch(r -> r.label().equals(TARGET_SHAPE)) ? ""
                 : " At a shape other than " + TARGET_SHAPE + " the verdict applies the same bound to a step the target does not name.";
-        return "## Target\n\n" + goal + " " + summary + world + shape + "\n\n" + (t.isEmpty() ? "No measurements.\n" : t.render())
+        return "## Target\n\n" + goal + " " + summary + world + shape + "\n\n" + t.renderOrNone()
                 + "\nSpeedups to three decimals, so that " + Sizes.justUnder(target.minSpeedup(), "0.001") + " does not read as a passing "
                 + Sizes.twoDecimals(target.minSpeedup()) + "; a verdict compares the unrounded "
                 + "ratio.\n\n";
@@ -190,7 +162,7 @@ public final class StepDocument extends Document {
         StringBuilder sb = new StringBuilder("## Times\n\nMedian per step in µs over every round's timed steps, the slowest rank per "
                 + "step, with the fastest and slowest step in brackets, and each round's median in the order the rounds ran"
                 + (compare ? ". TFLOP/s per rank: the six GEMMs' operations on one rank ÷ that median; baseline ÷ this: the baseline's "
-                + "median ÷ that row's." : ". The ranks shared GPUs: these times include the ranks' turns on each GPU and compare nothing.")
+                + "median ÷ that row's." : SharedGpus.TIMES)
                 + "\n\n");
         for (Row r : rows) {
             List<String> head = new ArrayList<>(List.of("implementation", "what it runs", "µs", "round medians µs"));
@@ -200,7 +172,7 @@ public final class StepDocument extends Document {
             MarkdownTable t = new MarkdownTable(head);
             for (String impl : IMPLS) {
                 StepMeasurement m = r.get(impl);
-                List<Object> cells = new ArrayList<>(List.of(impl, what(impl), time(m), rounds(m)));
+                List<Object> cells = new ArrayList<>(List.of(impl, what(impl), time(m), m == null ? "—" : Sizes.numbers(m.roundMediansUs())));
                 if (compare) {
                     cells.add(tflops(m));
                     cells.add(Sizes.ratio(r.ratio(m)));
@@ -281,22 +253,12 @@ public final class StepDocument extends Document {
     }
 
     private String checks(List<Row> rows) {
-        List<String> bad = new ArrayList<>();
-        for (Row r : rows) {
-            for (String impl : IMPLS) {
-                StepMeasurement m = r.get(impl);
-                if (m != null && (m.checkFailed() || !m.timed())) {
-                    bad.add("- " + (rows.size() > 1 ? r.label() + " " : "") + impl + ": " + (m.check().isEmpty() ? "not run" : m.check()));
-                }
-            }
-        }
+        List<String> bad = rows.stream().flatMap(r -> IMPLS.stream().map(impl -> CheckedPoints.failure(
+                rows.size() > 1 ? r.label() + " " : "", r.get(impl)))).filter(Objects::nonNull).toList();
         long points = rows.stream().flatMap(r -> IMPLS.stream().map(r::get)).filter(Objects::nonNull).count();
-        if (!bad.isEmpty()) {
-            return "## Output check\n\n" + String.join("\n", bad) + "\n";
-        }
         boolean allChecked = rows.stream().allMatch(r -> r.fused() != null && StepMeasurement.OK.equals(r.fused().check()));
-        return "## Output check\n\nAll " + points + " point(s) ran" + (allChecked
-                ? "; the fused step's y, dX, dW1 and dW2 matched the baseline's." : "; the fused step was not checked.") + "\n";
+        return outputChecks("Output check", bad, "All " + points + " point(s) ran" + (allChecked
+                ? "; the fused step's y, dX, dW1 and dW2 matched the baseline's." : "; the fused step was not checked."));
     }
 
     private static String what(String impl) {
@@ -308,15 +270,6 @@ public final class StepDocument extends Document {
             case StepMeasurement.NCCL -> "the four collectives alone, NCCL";
             default -> impl;
         };
-    }
-
-    private static String median(StepMeasurement m) {
-        return timed(m) ? Sizes.number(m.medianUs()) : "—";
-    }
-
-    private static String rounds(StepMeasurement m) {
-        return m == null || m.roundMediansUs().isEmpty() ? "—"
-                : m.roundMediansUs().stream().map(Sizes::number).collect(Collectors.joining(" · "));
     }
 
     /** The step's GEMM work at that time; NCCL alone does none. */

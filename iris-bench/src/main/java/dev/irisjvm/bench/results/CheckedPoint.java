@@ -14,6 +14,9 @@ public interface CheckedPoint {
     /** How the check of a point that did not run starts. */
     String NOT_RUN = "not run: ";
 
+    /** The implementation that was timed. */
+    String impl();
+
     int reps();
 
     double medianUs();

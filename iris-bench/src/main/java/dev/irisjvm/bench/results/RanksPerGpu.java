@@ -2,6 +2,8 @@ package dev.irisjvm.bench.results;
 
 /** A run that records how many of its ranks took turns on one GPU, which decides whether its times may be compared. */
 public interface RanksPerGpu {
+    int worldSize();
+
     /** Most ranks on one GPU: above 1 the ranks took turns on a GPU, and the report compares nothing. */
     int maxRanksPerGpu();
 

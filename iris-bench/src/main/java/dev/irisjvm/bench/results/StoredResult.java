@@ -8,7 +8,7 @@ import java.nio.file.Path;
 
 /**
  * A run's result as its raw JSON file beside the report: written indented, one field per record
- * component, and read back the same way.
+ * component, and read back the same way; every run records when, where and by which command it ran.
  *
  * <pre>{@code
  * public record MoeSweepResult(...) implements StoredResult {
@@ -20,6 +20,16 @@ import java.nio.file.Path;
  * }</pre>
  */
 public interface StoredResult {
+    /** ISO date-time of the run (UTC). */
+    String date();
+
+    String hardware();
+
+    String software();
+
+    /** The exact command that produced it. */
+    String command();
+
     default void write(Path file) throws IOException {
         Mappers.STRICT.writeValue(file.toFile(), this);
     }

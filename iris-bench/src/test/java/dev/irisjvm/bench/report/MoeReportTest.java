@@ -138,13 +138,13 @@ class MoeReportTest {
         assertContains(md,
                 "sharing GPUs (up to 2 per GPU): nothing is compared",
                 "Not judged: the 2 ranks shared GPUs (up to 2 per GPU)",
-                "| deepseek_v3 | dispatch | 128 | ≥ 1.5 × | " + MoeDocument.NOT_JUDGED + " |");
+                "| deepseek_v3 | dispatch | 128 | ≥ 1.5 × | " + SharedGpus.NOT_JUDGED + " |");
         assertFalse(md.contains("| pass |"), md);
         assertFalse(md.matches("(?s).*\\d\\.\\d\\d×.*"), "no ratio anywhere:\n" + md);
         assertFalse(md.contains("iris ×"), md);
         assertTrue(md.contains("| **FAIL** (output check) |"), "a wrong output is wrong on shared GPUs too:\n" + md);
         assertTrue(md.contains("these times include the ranks' turns on each GPU"), md);
-        assertContains(md, "| 800 [776–880] | " + MoeDocument.NOT_JUDGED + " |");
+        assertContains(md, "| 800 [776–880] | " + SharedGpus.NOT_JUDGED + " |");
     }
 
     @Test

@@ -82,17 +82,17 @@ class StepReportTest {
 
         StepDocument wrong = document(run(1, points(12000, "dX: largest difference 0.5 against the baseline's 0.02")));
         assertTrue(Double.isNaN(wrong.rows().get(0).speedup()), "a wrong output has no speedup, however fast");
-        assertEquals(StepDocument.OUTPUT_FAIL, wrong.status(wrong.rows().get(0)));
+        assertEquals(Verdict.OUTPUT_FAIL, wrong.status(wrong.rows().get(0)));
 
         List<StepMeasurement> noBaseline = new ArrayList<>(points(16000, StepMeasurement.OK));
         noBaseline.set(1, StepMeasurement.failed(M, H, F, 2, StepMeasurement.BASELINE, "NCCL failed to start"));
         StepDocument unmeasured = document(run(1, noBaseline));
-        assertEquals(StepDocument.NOT_MEASURED, unmeasured.status(unmeasured.rows().get(0)));
+        assertEquals(Verdict.NOT_MEASURED, unmeasured.status(unmeasured.rows().get(0)));
 
         StepDocument shared = document(run(2, points(16000, StepMeasurement.OK)));
-        assertEquals(StepDocument.NOT_JUDGED, shared.status(shared.rows().get(0)));
+        assertEquals(SharedGpus.NOT_JUDGED, shared.status(shared.rows().get(0)));
         StepDocument sharedWrong = document(run(2, points(16000, "y: 12 element(s) NaN")));
-        assertEquals(StepDocument.OUTPUT_FAIL, sharedWrong.status(sharedWrong.rows().get(0)), "a wrong output is wrong on shared GPUs too");
+        assertEquals(Verdict.OUTPUT_FAIL, sharedWrong.status(sharedWrong.rows().get(0)), "a wrong output is wrong on shared GPUs too");
     }
 
     /** The rounding note names the target of the targets file beside the report, as the verdict does. */
@@ -186,7 +186,7 @@ class StepReportTest {
         assertContains(md,
                 "- **ranks**: 2, sharing GPUs (up to 2 per GPU): nothing is compared",
                 "Not judged: the 2 ranks shared GPUs (up to 2 per GPU)",
-                "| 8192 × 8192 × 28672 | 2 | ≥ 1.15 × | " + StepDocument.NOT_JUDGED + " |",
+                "| 8192 × 8192 × 28672 | 2 | ≥ 1.15 × | " + SharedGpus.NOT_JUDGED + " |",
                 "these times include the ranks' turns on each GPU and compare nothing",
                 "| fused | the step: AllGatherGemm, GemmReduceScatter, Gemm | 16000 [15680–16800] | "
                         + "16000 · 16160 · 15840 · 16000 |\n");
