@@ -2,6 +2,8 @@ package dev.irisjvm.bench.report;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.knowm.xchart.BitmapEncoder;
@@ -24,6 +26,15 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 final class AttentionCharts {
     private AttentionCharts() {}
+
+    /** Empty series of bars under {@code names}, in that order, for {@link #bars} to draw once they are filled. */
+    static Map<String, List<Double>> series(String... names) {
+        Map<String, List<Double>> series = new LinkedHashMap<>();
+        for (String name : names) {
+            series.put(name, new ArrayList<>());
+        }
+        return series;
+    }
 
     /** Grouped bars: one group per label, one bar per series (series in map order; 0 for a missing value). */
     static void bars(String title, String yTitle, List<String> labels, Map<String, List<Double>> series, Path file) throws IOException {

@@ -135,10 +135,7 @@ public final class AttentionDocument extends Document {
         }
         MarkdownTable t = new MarkdownTable(header);
         List<String> labels = new ArrayList<>();
-        Map<String, List<Double>> bars = new LinkedHashMap<>();
-        for (String name : List.of("Iris", "Iris portable", "SDPA default", "SDPA flash", "SDPA cuDNN")) {
-            bars.put(name, new ArrayList<>());
-        }
+        Map<String, List<Double>> bars = AttentionCharts.series("Iris", "Iris portable", "SDPA default", "SDPA flash", "SDPA cuDNN");
         for (LocalPoint p : points) {
             SdpaPoint def = sdpa("default", p.seq(), p.causal());
             SdpaPoint flash = sdpa("flash", p.seq(), p.causal());
@@ -179,10 +176,7 @@ public final class AttentionDocument extends Document {
                 "ring ÷ no comm", "all-gather + local ms", "of which all-gather ms", "ring ÷ all-gather", "per-rank TFLOP/s",
                 "K/V per rank: ring", "K/V per rank: all-gather", "check");
         List<String> labels = new ArrayList<>();
-        Map<String, List<Double>> bars = new LinkedHashMap<>();
-        for (String name : List.of("ring", "no communication", "all-gather K/V + local")) {
-            bars.put(name, new ArrayList<>());
-        }
+        Map<String, List<Double>> bars = AttentionCharts.series("ring", "no communication", "all-gather K/V + local");
         for (RingPoint p : points) {
             t.row(tokens(p.totalSeq()) + " (" + tokens(p.shard()) + ")", (p.causal() ? "causal, " : "none, ") + p.sharding().toLowerCase(Locale.ROOT),
                     ms(p.ringUs()), ms(p.stepsUs()), p.localUs() > 0 ? ms(p.localUs()) : null, Sizes.ratio3(p.ringUs() / p.noCommUs()),
@@ -242,10 +236,6 @@ public final class AttentionDocument extends Document {
     }
 
     /**
-     * SDPA's figure for a backend and shape: the faster of its GQA forms (enable_gqa, K/V expanded)
-     * that ran; when none ran, a point carrying their errors; null when not measured.
-     */
-    /**
      * The fastest SDPA backend that ran this shape (issue 29: the baseline at its strongest), or
      * the default backend's failure when none ran, or null when SDPA was not measured.
      */
@@ -258,6 +248,10 @@ public final class AttentionDocument extends Document {
                 .orElseGet(() -> sdpa("default", seq, causal));
     }
 
+    /**
+     * SDPA's figure for a backend and shape: the faster of its GQA forms (enable_gqa, K/V expanded)
+     * that ran; when none ran, a point carrying their errors; null when not measured.
+     */
     SdpaPoint sdpa(String backend, int seq, boolean causal) {
         if (run.sdpa() == null || run.sdpa().points() == null) {
             return null;

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The README's status item for attention, from one attention run, with the ratios of {@code
@@ -66,8 +67,7 @@ final class AttentionStatus {
                 backends.add(ref.backend());
             }
         }
-        String seqs = run.local().stream().map(LocalPoint::seq).distinct().sorted()
-                .map(s -> AttentionDocument.tokens(s)).collect(Collectors.joining(", "));
+        String seqs = lengths(run.local().stream().map(LocalPoint::seq));
         return "a local kernel at " + RatioRange.of(ratios).map(r -> r.text() + " the fastest PyTorch SDPA backend's TFLOP/s ("
                 + String.join(", ", backends) + ")").orElse("no SDPA figure") + " (S = " + seqs + ", causal and not)";
     }
@@ -86,8 +86,7 @@ final class AttentionStatus {
             ringShards = Math.max(ringShards, p.ringKvBytes() / shard);
             allGatherShards = Math.max(allGatherShards, p.allGatherKvBytes() / shard);
         }
-        String seqs = run.ring().stream().map(RingPoint::totalSeq).distinct().sorted()
-                .map(s -> AttentionDocument.tokens(s)).collect(Collectors.joining(", "));
+        String seqs = lengths(run.ring().stream().map(RingPoint::totalSeq));
         return "ring attention over " + run.world() + " ranks taking " + RatioRange.of(vsNoComm).map(RatioRange::text).orElse("—")
                 + " the time of the same work without communication"
                 + RatioRange.of(vsAllGather).map(r -> " and " + r.text() + " that of NCCL all-gather of K/V + the local kernel").orElse("")
@@ -115,10 +114,14 @@ final class AttentionStatus {
             reach.add(upTo < 0 ? "not at batch " + batch : "at batch " + batch + " up to " + AttentionDocument.tokens(upTo)
                     + " tokens per rank");
         });
-        String lengths = decode.points().stream().map(DecodePoint::lenPerRank).distinct().sorted()
-                .map(l -> AttentionDocument.tokens(l)).collect(Collectors.joining(", "));
+        String lengths = lengths(decode.points().stream().map(DecodePoint::lenPerRank));
         return "distributed flash-decode " + (ranges.isEmpty() ? "not measured" : CclStatus.join(ranges)) + " over "
                 + decode.baselinePhrase() + " (" + lengths + " tokens per rank), the " + Sizes.ratio(decodeTarget) + " target met "
                 + CclStatus.join(reach);
+    }
+
+    /** "4K, 16K, 128K": the distinct token counts, smallest first. */
+    private static String lengths(Stream<Integer> tokens) {
+        return tokens.distinct().sorted().map(AttentionDocument::tokens).collect(Collectors.joining(", "));
     }
 }
