@@ -183,15 +183,15 @@ public final class GemmOptions {
     }
 
     public int warmup() {
-        return warmup != null ? warmup : suite().warmup();
+        return warmup != null ? warmup : suite().warmup;
     }
 
     public int reps() {
-        return reps != null ? reps : suite().reps();
+        return reps != null ? reps : suite().reps;
     }
 
     public int rounds() {
-        return rounds != null ? rounds : suite().rounds();
+        return rounds != null ? rounds : suite().rounds;
     }
 
     public boolean cublas() {

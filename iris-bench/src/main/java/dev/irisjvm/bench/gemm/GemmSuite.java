@@ -56,9 +56,10 @@ public enum GemmSuite {
     static final String TILE_EDGES_LAYER = "M, N or K not a multiple of the tile";
 
     private final String id;
-    private final int warmup;
-    private final int reps;
-    private final int rounds;
+    /** The calls per point unless the command line says otherwise (GemmOptions reads them). */
+    final int warmup;
+    final int reps;
+    final int rounds;
 
     GemmSuite(String id, int warmup, int reps, int rounds) {
         this.id = id;
@@ -87,18 +88,6 @@ public enum GemmSuite {
         List<GemmShapeOrigin> out = new ArrayList<>();
         byShape().values().forEach(out::addAll);
         return out;
-    }
-
-    public int warmup() {
-        return warmup;
-    }
-
-    public int reps() {
-        return reps;
-    }
-
-    public int rounds() {
-        return rounds;
     }
 
     private Map<GemmShape, List<GemmShapeOrigin>> byShape() {
