@@ -47,11 +47,6 @@ final class AttentionDecodeSection {
         return points;
     }
 
-    /** Whether the run measured the conventional path, the baseline of the target. */
-    boolean measuredConventional() {
-        return conventional;
-    }
-
     /** The point's baseline time over its fused time: the conventional path's, or in an earlier run the all-partials path's. */
     double speedup(DecodePoint p) {
         return conventional ? p.speedup() : p.allPartialsSpeedup();
