@@ -74,26 +74,6 @@ abstract sealed class AbstractMoeDispatch implements MoeTokenDispatch permits Mo
         return counts;
     }
 
-    Iris iris() {
-        return iris;
-    }
-
-    int rank() {
-        return rank;
-    }
-
-    int world() {
-        return world;
-    }
-
-    KernelLibrary library() {
-        return library;
-    }
-
-    int rowBlockLimit() {
-        return rowBlockLimit;
-    }
-
     /** The heap its buffers and its callers' tensors are on. */
     SymmetricHeap heap() {
         return iris.heap();

@@ -63,12 +63,12 @@ public final class MoeCombine implements AutoCloseable {
     private MoeCombine(MoeDispatch dispatch) {
         this.dispatch = dispatch;
         this.config = dispatch.config();
-        this.rank = dispatch.rank();
+        this.rank = dispatch.rank;
         this.localExperts = dispatch.localExperts();
-        KernelModule m = dispatch.library().module(MoeDispatch.COMBINE_MODULE);
+        KernelModule m = dispatch.library.module(MoeDispatch.COMBINE_MODULE);
         this.sendKernel = m.kernel(MoeDispatch.COMBINE_SEND_KERNEL);
         this.reduceKernel = m.kernel(MoeDispatch.COMBINE_REDUCE_KERNEL);
-        this.args = new MoeArgs(dispatch.iris().deviceContext().bytes(), config, dispatch.layout(), dispatch.buffers());
+        this.args = new MoeArgs(dispatch.iris.deviceContext().bytes(), config, dispatch.layout(), dispatch.buffers());
     }
 
     /** The combine of {@code dispatch}'s calls. Local: allocates nothing, every rank may create it when it likes. */
@@ -93,7 +93,7 @@ public final class MoeCombine implements AutoCloseable {
             MoeChecks.expertOutputs(rank, call, e, config.dtype(), localExperts, config.capacity(), config.hidden());
             MoeChecks.matrix(rank, call, o, config.dtype(), config.hidden(), numTokens, "hidden");
             var a = args.combine(expertOutputs.deviceAddress(), out.deviceAddress(), numTokens);
-            int limit = dispatch.rowBlockLimit();
+            int limit = dispatch.rowBlockLimit;
             sendKernel.launch(LaunchShape.of(MoeLayout.rowBlocks((long) localExperts * config.capacity(), limit), MoeLayout.THREADS),
                     stream, a, false);
             reduceKernel.launch(LaunchShape.of(MoeLayout.rowBlocks(numTokens, limit), MoeLayout.THREADS), stream, a, false);

@@ -122,12 +122,12 @@ public final class MoeExpertGemm implements AutoCloseable {
     private MoeExpertGemm(MoeDispatch dispatch, int n) {
         this.dispatch = dispatch;
         this.config = dispatch.config();
-        this.rank = dispatch.rank();
+        this.rank = dispatch.rank;
         this.localExperts = dispatch.localExperts();
         this.n = n;
         this.tileN = MoeExpertGemmChecks.tileN(n);
-        this.blocks = blocks(dispatch.iris().deviceProperties().multiprocessorCount(), localExperts, config.capacity(), n);
-        KernelModule gemms = dispatch.library().module(MODULE);
+        this.blocks = blocks(dispatch.iris.deviceProperties().multiprocessorCount(), localExperts, config.capacity(), n);
+        KernelModule gemms = dispatch.library.module(MODULE);
         this.gemmKernel = gemms.kernel(GEMM_KERNEL + tileN);
         this.combineKernel = gemms.kernel(COMBINE_KERNEL + tileN);
         this.fedGemmKernel = gemms.kernel(FED_GEMM_KERNEL + tileN);
@@ -135,10 +135,10 @@ public final class MoeExpertGemm implements AutoCloseable {
         for (Kernel k : List.of(gemmKernel, combineKernel, fedGemmKernel, fedCombineKernel)) {
             k.setMaxDynamicSharedBytes(Gemm.SHARED_BYTES);
         }
-        KernelModule combine = dispatch.library().module(MoeDispatch.COMBINE_MODULE);
+        KernelModule combine = dispatch.library.module(MoeDispatch.COMBINE_MODULE);
         this.publishKernel = combine.kernel(MoeDispatch.COMBINE_PUBLISH_KERNEL);
         this.reduceKernel = combine.kernel(MoeDispatch.COMBINE_REDUCE_KERNEL);
-        byte[] ctx = dispatch.iris().deviceContext().bytes();
+        byte[] ctx = dispatch.iris.deviceContext().bytes();
         MoeArgs.Buffers b = dispatch.buffers();
         long arrivals = b.workspace() + dispatch.layout().arrivals();
         long claims = b.workspace() + MoeLayout.CLAIMS;
@@ -155,7 +155,7 @@ public final class MoeExpertGemm implements AutoCloseable {
         final String call = "MoeExpertGemm.create";
         if (dispatch == null) throw new IllegalArgumentException(call + ": dispatch must not be null");
         dispatch.ensureOpen(call);
-        MoeExpertGemmChecks.layer(dispatch.rank(), call, dispatch.config(), dispatch.localExperts(), n);
+        MoeExpertGemmChecks.layer(dispatch.rank, call, dispatch.config(), dispatch.localExperts(), n);
         return new MoeExpertGemm(dispatch, n);
     }
 
@@ -309,7 +309,7 @@ public final class MoeExpertGemm implements AutoCloseable {
     private void finishCombine(SymTensor out, int numTokens, Stream stream) {
         var a = combineArgs.combine(0, out.deviceAddress(), numTokens);
         publishKernel.launch(LaunchShape.of(1, MoeLayout.THREADS), stream, a, false);
-        reduceKernel.launch(LaunchShape.of(MoeLayout.rowBlocks(numTokens, dispatch.rowBlockLimit()), MoeLayout.THREADS), stream, a,
+        reduceKernel.launch(LaunchShape.of(MoeLayout.rowBlocks(numTokens, dispatch.rowBlockLimit), MoeLayout.THREADS), stream, a,
                 false);
         dispatch.combined();
     }
