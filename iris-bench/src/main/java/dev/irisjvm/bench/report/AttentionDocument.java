@@ -25,8 +25,7 @@ import java.util.stream.Collectors;
  * judged. The raw JSON it links must be in that folder ({@link Report} copies it there).
  *
  * <pre>{@code
- * List<String> chartErrors = new AttentionDocument(result, targets, List.of("attention-bench.json"), "bin/iris-bench attention", "")
- *         .write(Path.of("docs/benchmarks"));
+ * List<String> chartErrors = new AttentionDocument(result, context).write(Path.of("docs/benchmarks"));
  * }</pre>
  */
 public final class AttentionDocument extends Document {
@@ -42,20 +41,17 @@ public final class AttentionDocument extends Document {
     private final AttentionBenchResult run;
     private final BenchmarkTargets.Attention target;
     private final AttentionDecodeSection decode;
-    private final String findings;
 
-    public AttentionDocument(AttentionBenchResult run, BenchmarkTargets targets, List<String> rawFiles, String runCommand,
-                             String findings) {
-        super(ReportKind.ATTENTION, rawFiles, runCommand);
+    public AttentionDocument(AttentionBenchResult run, Context context) {
+        super(ReportKind.ATTENTION, context);
         this.run = run;
         this.target = targets.attention();
         this.decode = new AttentionDecodeSection(run, target.decodeMinSpeedup());
-        this.findings = findings == null ? "" : findings;
     }
 
     @Override
     String markdown(Charts charts) {
-        return header() + targets() + findings + (findings.isBlank() ? "" : "\n") + localSection(charts) + ringSection(charts)
+        return header() + targets() + context.findings() + (context.findings().isBlank() ? "" : "\n") + localSection(charts) + ringSection(charts)
                 + decode.markdown(charts) + method();
     }
 

@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  * {@link AttentionDecodeSection}).
  *
  * <pre>{@code
- * String item = new AttentionStatus(source, AttentionBenchResult.read(path), targets).item("docs/benchmarks");
+ * String item = new AttentionStatus(source, StoredResult.read(path, AttentionBenchResult.class), targets).item("docs/benchmarks");
  * }</pre>
  */
 final class AttentionStatus {
@@ -36,7 +36,7 @@ final class AttentionStatus {
     AttentionStatus(RunSource source, AttentionBenchResult run, BenchmarkTargets targets) {
         this.source = source;
         this.run = run;
-        this.document = new AttentionDocument(run, targets, List.of(), null, "");
+        this.document = new AttentionDocument(run, Document.Context.of(targets));
         this.decodeTarget = targets.attention().decodeMinSpeedup();
         this.decode = new AttentionDecodeSection(run, decodeTarget);
     }

@@ -22,8 +22,7 @@ import java.util.stream.Collectors;
  * must already be in that folder ({@link Report} copies them there).
  *
  * <pre>{@code
- * List<String> chartErrors = new CclDocument(sweep, targets, jmh, List.of(), List.of("ccl-sweep.json"), "bin/iris-bench ccl -n 2", List.of())
- *         .write(Path.of("docs/benchmarks"));
+ * List<String> chartErrors = new CclDocument(sweep, context).write(Path.of("docs/benchmarks"));
  * }</pre>
  */
 public final class CclDocument extends SweepDocument {
@@ -33,9 +32,8 @@ public final class CclDocument extends SweepDocument {
     /** The ops of the bus-bandwidth chart. */
     static final List<String> BUSBW_OPS = List.of("all_reduce", "all_gather", "reduce_scatter", "all_to_all");
 
-    public CclDocument(SweepResult sweep, BenchmarkTargets targets, List<JmhResult> jmh, List<String> jmhProblems,
-                       List<String> rawFiles, String runCommand, List<String> extraCommands) {
-        super(ReportKind.CCL, sweep, targets, jmh, jmhProblems, rawFiles, runCommand, extraCommands);
+    public CclDocument(SweepResult sweep, Context context) {
+        super(ReportKind.CCL, sweep, context);
     }
 
     @Override

@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
  * </ul>
  *
  * <pre>{@code
- * String item = new CclStatus(List.of(new CclStatus.Run(source, SweepResult.read(path))), targets).item("docs/benchmarks");
+ * String item = new CclStatus(List.of(new CclStatus.Run(source, StoredResult.read(path, SweepResult.class))), targets).item("docs/benchmarks");
  * }</pre>
  */
 final class CclStatus {

@@ -13,17 +13,50 @@ import java.util.List;
  */
 public abstract class Document {
     protected final ReportKind kind;
+    protected final Context context;
     protected final List<String> rawFiles;
     protected final String runCommand;
+    protected final BenchmarkTargets targets;
+    /** The hand-written findings as their section, or "". */
+    protected final String findings;
 
     /**
-     * @param rawFiles   names (relative to the output folder) of the raw JSON files to link
-     * @param runCommand the one command that ran everything (bin/iris-bench ...), or null
+     * What a document shows besides its run.
+     *
+     * @param rawFiles    names (relative to the output folder) of the raw JSON files to link
+     * @param runCommand  the one command that ran everything (bin/iris-bench ...), or null
+     * @param findings    hand-written Markdown placed after the targets, or null
+     * @param jmh         the JMH results of the same run (ccl, fused, rma), one file per rank
+     * @param jmhProblems JMH files that could not be used, and why
+     * @param jmhCommand  the command that produced the JMH files, or null
      */
-    protected Document(ReportKind kind, List<String> rawFiles, String runCommand) {
+    public record Context(List<String> rawFiles, String runCommand, String findings, BenchmarkTargets targets, List<JmhResult> jmh,
+                          List<String> jmhProblems, String jmhCommand) {
+        public Context {
+            rawFiles = List.copyOf(rawFiles);
+            findings = findings == null ? "" : findings;
+            jmh = List.copyOf(jmh);
+            jmhProblems = List.copyOf(jmhProblems);
+        }
+
+        /** A document's context where only its targets matter: the status section's and the tests'. */
+        public static Context of(BenchmarkTargets targets) {
+            return new Context(List.of(), null, null, targets, List.of(), List.of(), null);
+        }
+
+        /** The JMH command as the list of commands run after the sweep's own: empty where there is none. */
+        List<String> jmhCommands() {
+            return jmhCommand == null || jmhCommand.isBlank() ? List.of() : List.of(jmhCommand);
+        }
+    }
+
+    protected Document(ReportKind kind, Context context) {
         this.kind = kind;
-        this.rawFiles = List.copyOf(rawFiles);
-        this.runCommand = runCommand;
+        this.context = context;
+        this.rawFiles = context.rawFiles();
+        this.runCommand = context.runCommand();
+        this.targets = context.targets();
+        this.findings = ReportHeader.findings(context.findings());
     }
 
     /** Writes the Markdown and the charts; returns why charts could not be written (empty if all were). */
@@ -44,15 +77,15 @@ public abstract class Document {
     }
 
     /** A report without a run: its header, what the benchmark measures (its {@code method}, retitled) and the findings. */
-    String pending(String title, String intro, String measurements, String command, String method, String findings) {
+    String pending(String title, String intro, String measurements, String command, String method) {
         return pendingHeader(title, intro, measurements, command) + method.replace("## Method", "## What the benchmark measures")
                 + findings;
     }
 
     /** {@link #pending} of a comparison that needs two GPUs. */
-    String pendingOnTwoGpus(String title, String intro, String command, String method, String findings) {
+    String pendingOnTwoGpus(String title, String intro, String command, String method) {
         return pending(title, intro + " The comparison is pending a run on two GPUs: nothing has been measured yet.",
-                "pending a run on two GPUs: `" + command + "`", command, method, findings);
+                "pending a run on two GPUs: `" + command + "`", command, method);
     }
 
     /** The section that closes a report: each failed check on a line of its own, or {@code allPassed} where none failed. */

@@ -27,7 +27,7 @@ import org.knowm.xchart.style.Styler.LegendPosition;
  * figure is a dash, never borrowed from another run.
  *
  * <pre>{@code
- * List<String> chartErrors = new FusedDocument(sweep, targets, List.of("fused-sweep.json"), "bin/iris-bench fused -n 2", "").write(Path.of("docs/benchmarks"));
+ * List<String> chartErrors = new FusedDocument(sweep, context).write(Path.of("docs/benchmarks"));
  * }</pre>
  */
 public final class FusedDocument extends Document {
@@ -42,11 +42,7 @@ public final class FusedDocument extends Document {
     static final int SMALL_M_ROWS = 256;
 
     private final FusedSweepResult sweep;
-    private final BenchmarkTargets.Fused targets;
-    private final String findings;
-    private List<JmhResult> jmh = List.of();
-    private List<String> jmhProblems = List.of();
-    private String jmhCommand;
+    private final BenchmarkTargets.Fused target;
 
     /** One operation at one shape: every implementation's measurement. */
     record Row(String op, String shape, int m, Map<String, FusedMeasurement> fused, FusedMeasurement baseline,
@@ -123,22 +119,10 @@ public final class FusedDocument extends Document {
         }
     }
 
-    public FusedDocument(FusedSweepResult sweep, BenchmarkTargets targets, List<String> rawFiles, String runCommand, String findings) {
-        super(ReportKind.FUSED, rawFiles, runCommand);
+    public FusedDocument(FusedSweepResult sweep, Context context) {
+        super(ReportKind.FUSED, context);
         this.sweep = sweep;
-        this.targets = targets.fused();
-        this.findings = ReportHeader.findings(findings);
-    }
-
-    /**
-     * The JMH results of the same run ({@code FusedBenchmark}, one file per rank), the files that
-     * could not be used and why, and the command that produced them.
-     */
-    public FusedDocument withJmh(List<JmhResult> results, List<String> problems, String command) {
-        this.jmh = List.copyOf(results);
-        this.jmhProblems = List.copyOf(problems);
-        this.jmhCommand = command;
-        return this;
+        this.target = targets.fused();
     }
 
     /** The shapes in sweep order. */
@@ -162,7 +146,7 @@ public final class FusedDocument extends Document {
             rows.add(new Row(first.op(), first.shape(), first.m(), fused, other.get(FusedMeasurement.BASELINE),
                     other.get(FusedMeasurement.BASELINE_WINDOW), other.get(FusedMeasurement.BASELINE_IRIS), other.get(FusedMeasurement.CUBLAS), other.get(FusedMeasurement.CUBLASLT),
                     other.get(FusedMeasurement.IRIS_GEMM), other.get(FusedMeasurement.NCCL), other.get(FusedMeasurement.IRIS_CCL),
-                    targets.speedup(first.op(), first.shape())));
+                    target.speedup(first.op(), first.shape())));
         }
         return rows;
     }
@@ -179,9 +163,7 @@ public final class FusedDocument extends Document {
 
     private String header(List<Row> rows) {
         List<String> ran = new ArrayList<>(List.of(ReportHeader.recorded(sweep.command())));
-        if (jmhCommand != null && !jmhCommand.isBlank()) {
-            ran.add(jmhCommand);
-        }
+        ran.addAll(context.jmhCommands());
         return new ReportHeader("Fused GEMM + communication benchmarks", "The fused kernels of `dev.irisjvm.kernels.fused` "
                 + "(`GemmAllScatter`, `GemmAllReduce`, `GemmReduceScatter`, `AllGatherGemm`: one persistent wgmma/TMA kernel that "
                 + "computes the tiles and moves them to the other ranks over the symmetric heap) against cuBLAS then NCCL in "
@@ -243,10 +225,10 @@ public final class FusedDocument extends Document {
                     Row.timed(r.ncclBaseline()) ? Sizes.number(r.ncclBaseline().medianUs()) : null, Sizes.ratio3(speedup), status,
                     auto == null ? null : auto.variant(), Sizes.ratio3(r.speedup(auto)), checks);
         }
-        String world = sweep.worldSize() == targets.world() ? ""
-                : " The targets are stated for " + targets.world() + " ranks; this run had " + sweep.worldSize() + ".";
+        String world = sweep.worldSize() == target.world() ? ""
+                : " The targets are stated for " + target.world() + " ranks; this run had " + sweep.worldSize() + ".";
         String summary = judged == 0 ? "No target could be judged in this run." : pass + " of " + judged + " targets met.";
-        return "## Targets\n\n" + GemmDocument.capitalized(targets.source()) + ": speedup of the fused kernel over cuBLAS then NCCL in sequence (both measured in this run), "
+        return "## Targets\n\n" + GemmDocument.capitalized(target.source()) + ": speedup of the fused kernel over cuBLAS then NCCL in sequence (both measured in this run), "
                 + "speedup = baseline median ÷ fused median, judged on the fastest variant whose output check passed. "
                 + summary + world + "\n\n" + t.renderOrNone()
                 + "\nSpeedups to three decimals" + nearMiss(rows) + ".\n\n";
@@ -272,7 +254,7 @@ public final class FusedDocument extends Document {
      */
     private String smallM(List<Row> rows) {
         List<Row> shown = rows.stream().filter(r -> r.m() <= SMALL_M_ROWS).toList();
-        BenchmarkTargets.SmallM goal = targets.smallM();
+        BenchmarkTargets.SmallM goal = target.smallM();
         if (shown.isEmpty() || goal == null) {
             return "";
         }
@@ -442,8 +424,8 @@ public final class FusedDocument extends Document {
 
     /** FusedBenchmark: the call plus synchronize, per call, on the slowest rank, fused against the baseline. */
     private String jmhSection() {
-        List<JmhResult> fused = jmh.stream().filter(r -> r.className().equals("FusedBenchmark")).toList();
-        if (fused.isEmpty() && jmhProblems.isEmpty()) {
+        List<JmhResult> fused = context.jmh().stream().filter(r -> r.className().equals("FusedBenchmark")).toList();
+        if (fused.isEmpty() && context.jmhProblems().isEmpty()) {
             return "";
         }
         StringBuilder sb = new StringBuilder("## JMH: the host's view\n\n`FusedBenchmark` inside every rank: one call plus "
@@ -466,8 +448,8 @@ public final class FusedDocument extends Document {
             t.row(title(k[0]), label(k[1]), Sizes.number(v[0]), Sizes.number(v[1]), Sizes.ratio3(v[1] / v[0]));
         }
         sb.append(t.isEmpty() ? "No FusedBenchmark results.\n" : t.render());
-        if (!jmhProblems.isEmpty()) {
-            sb.append("\nNot used: ").append(String.join("; ", jmhProblems)).append('\n');
+        if (!context.jmhProblems().isEmpty()) {
+            sb.append("\nNot used: ").append(String.join("; ", context.jmhProblems())).append('\n');
         }
         return sb.append('\n').toString();
     }

@@ -16,13 +16,13 @@ import java.util.Optional;
  * cuBLAS-then-NCCL median ÷ fused median, against {@link BenchmarkTargets.Fused}.
  *
  * <pre>{@code
- * String item = new FusedStatus(source, FusedSweepResult.read(path), targets).item("docs/benchmarks");
+ * String item = new FusedStatus(source, StoredResult.read(path, FusedSweepResult.class), targets).item("docs/benchmarks");
  * }</pre>
  */
 record FusedStatus(RunSource source, FusedSweepResult sweep, BenchmarkTargets targets) {
 
     String item(String linkBase) {
-        List<Row> rows = new FusedDocument(sweep, targets, List.of(), null, null).rows();
+        List<Row> rows = new FusedDocument(sweep, Document.Context.of(targets)).rows();
         List<Double> all = new ArrayList<>();
         List<Double> met = new ArrayList<>();
         List<String> missed = new ArrayList<>();

@@ -26,7 +26,7 @@ import java.util.stream.Collectors;
  * alone, timed after Iris, and their reports say so and show no cuBLASLt columns.
  *
  * <pre>{@code
- * List<String> chartErrors = new GemmDocument(sweep, targets, List.of("gemm-sweep.json"), "bin/iris-bench gemm", "").write(Path.of("docs/benchmarks"));
+ * List<String> chartErrors = new GemmDocument(sweep, context).write(Path.of("docs/benchmarks"));
  * }</pre>
  */
 public final class GemmDocument extends Document {
@@ -42,7 +42,6 @@ public final class GemmDocument extends Document {
 
     private final GemmSweepResult sweep;
     private final BenchmarkTargets.Gemm target;
-    private final String findings;
 
     /** One shape: the Iris point, the baselines' (null where not run), and the ratio that passes. */
     record Row(GemmMeasurement iris, GemmMeasurement cublas, GemmMeasurement cublasLt, double minRatio) {
@@ -70,11 +69,10 @@ public final class GemmDocument extends Document {
         }
     }
 
-    public GemmDocument(GemmSweepResult sweep, BenchmarkTargets targets, List<String> rawFiles, String runCommand, String findings) {
-        super(ReportKind.GEMM, rawFiles, runCommand);
+    public GemmDocument(GemmSweepResult sweep, Context context) {
+        super(ReportKind.GEMM, context);
         this.sweep = sweep;
         this.target = targets.gemm();
-        this.findings = ReportHeader.findings(findings);
     }
 
     /** The shapes in the order the sweep ran them, judged by the GEMM report's target. */

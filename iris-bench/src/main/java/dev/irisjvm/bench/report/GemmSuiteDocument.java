@@ -20,8 +20,8 @@ import java.util.stream.Collectors;
  * baselines and checks are the GEMM report's ({@link GemmDocument}), whose Method it shares.
  *
  * <pre>{@code
- * new GemmSuiteDocument(GemmSweepResult.read(Path.of("gemm-suite.json")), BenchmarkTargets.builtIn(),
- *         List.of("gemm-suite.json"), "bin/iris-bench gemm --suite models", "").write(Path.of("docs/benchmarks"));
+ * new GemmSuiteDocument(StoredResult.read(Path.of("gemm-suite.json"), GemmSweepResult.class), Document.Context.of(BenchmarkTargets.builtIn()))
+ *         .write(Path.of("docs/benchmarks"));
  * }</pre>
  */
 public final class GemmSuiteDocument extends Document {
@@ -34,17 +34,15 @@ public final class GemmSuiteDocument extends Document {
     private final GemmSweepResult sweep;
     private final BenchmarkTargets.GemmSuite target;
     private final GemmDocument gemm;
-    private final String findings;
     private final List<Row> rows;
     private final Map<String, List<GemmShapeOrigin>> origins = new LinkedHashMap<>();
     private final GemmRoofline measured;
 
-    public GemmSuiteDocument(GemmSweepResult sweep, BenchmarkTargets targets, List<String> rawFiles, String runCommand, String findings) {
-        super(ReportKind.GEMM_SUITE, rawFiles, runCommand);
+    public GemmSuiteDocument(GemmSweepResult sweep, Context context) {
+        super(ReportKind.GEMM_SUITE, context);
         this.sweep = sweep;
         this.target = targets.gemmSuite();
-        this.gemm = new GemmDocument(sweep, targets, rawFiles, runCommand, "");
-        this.findings = ReportHeader.findings(findings);
+        this.gemm = new GemmDocument(sweep, Context.of(targets));
         this.rows = gemm.rows(target.minRatio());
         for (GemmShapeOrigin o : sweep.originList()) {
             origins.computeIfAbsent(o.shape(), k -> new ArrayList<>()).add(o);

@@ -20,9 +20,8 @@ import java.util.stream.Collectors;
  * pending. No charts.
  *
  * <pre>{@code
- * new JitDocument(JitBenchResult.read(json), ExampleSource.allOnClassPath(), List.of("jit-bench.json"),
- *         "bin/iris-bench jit", "").write(Path.of("docs/benchmarks"));
- * new JitDocument(null, ExampleSource.allOnClassPath(), List.of(), null, "").write(dir);   // no run yet
+ * new JitDocument(StoredResult.read(json, JitBenchResult.class), ExampleSource.allOnClassPath(), context).write(Path.of("docs/benchmarks"));
+ * new JitDocument(null, ExampleSource.allOnClassPath(), context).write(dir);   // no run yet
  * }</pre>
  */
 public final class JitDocument extends Document {
@@ -37,22 +36,20 @@ public final class JitDocument extends Document {
 
     private final JitBenchResult run;
     private final OverlapStyles styles;
-    private final String findings;
 
     /**
      * @param run     the run's JSON, or null where none was made yet
      * @param sources the example kernel sources whose markers give the device-line counts
      */
-    public JitDocument(JitBenchResult run, List<ExampleSource> sources, List<String> rawFiles, String runCommand, String findings) {
-        super(ReportKind.JIT, rawFiles, runCommand);
+    public JitDocument(JitBenchResult run, List<ExampleSource> sources, Context context) {
+        super(ReportKind.JIT, context);
         this.run = run;
         this.styles = OverlapStyles.of(sources);
-        this.findings = findings == null ? "" : findings;
     }
 
     @Override
     String markdown(Charts charts) {
-        return header() + ReportHeader.findings(findings) + compileSection() + stylesSection(styles) + againstLibrarySection();
+        return header() + findings + compileSection() + stylesSection(styles) + againstLibrarySection();
     }
 
     private String header() {

@@ -19,8 +19,8 @@ import java.util.Objects;
  * report says what the benchmark measures, its command, and that the comparison is pending.
  *
  * <pre>{@code
- * new MoeDocument(sweep, targets, List.of("moe-sweep.json"), "bin/iris-bench moe", "").write(Path.of("docs/benchmarks"));
- * new MoeDocument(null, targets, List.of(), null, "").write(Path.of("docs/benchmarks"));   // no run yet
+ * new MoeDocument(sweep, context).write(Path.of("docs/benchmarks"));
+ * new MoeDocument(null, context).write(Path.of("docs/benchmarks"));   // no run yet
  * }</pre>
  */
 public final class MoeDocument extends Document {
@@ -34,7 +34,6 @@ public final class MoeDocument extends Document {
 
     private final MoeSweepResult sweep;
     private final BenchmarkTargets.Moe target;
-    private final String findings;
 
     /** One model, token count and operation: each implementation's point, null where it was not run. */
     record Row(String model, int tokens, String op, MoeMeasurement iris, MoeMeasurement lowLatency, MoeMeasurement nccl) {
@@ -67,11 +66,10 @@ public final class MoeDocument extends Document {
     }
 
     /** @param sweep the run, or null where none was made yet */
-    public MoeDocument(MoeSweepResult sweep, BenchmarkTargets targets, List<String> rawFiles, String runCommand, String findings) {
-        super(ReportKind.MOE, rawFiles, runCommand);
+    public MoeDocument(MoeSweepResult sweep, Context context) {
+        super(ReportKind.MOE, context);
         this.sweep = sweep;
         this.target = targets.moe();
-        this.findings = ReportHeader.findings(findings);
     }
 
     /** One model and token count of the expert layer: the sequence (the baseline), fused, fed; null where not run. */
@@ -141,7 +139,7 @@ public final class MoeDocument extends Document {
     @Override
     String markdown(Charts charts) {
         if (sweep == null) {
-            return pendingOnTwoGpus(TITLE, INTRO, COMMAND, method(), findings);
+            return pendingOnTwoGpus(TITLE, INTRO, COMMAND, method());
         }
         List<Row> rows = rows();
         List<LayerRow> layerRows = layerRows();

@@ -25,8 +25,8 @@ import java.util.stream.Collectors;
  * measures, its command, and that the comparison is pending.
  *
  * <pre>{@code
- * new NodesDocument(run, List.of("nodes-sweep.json"), "bin/iris-bench nodes --nodes 2 -n 1", "").write(Path.of("docs/benchmarks"));
- * new NodesDocument(null, List.of(), null, "").write(Path.of("docs/benchmarks"));   // no run yet
+ * new NodesDocument(run, context).write(Path.of("docs/benchmarks"));
+ * new NodesDocument(null, context).write(Path.of("docs/benchmarks"));   // no run yet
  * }</pre>
  */
 public final class NodesDocument extends Document {
@@ -56,7 +56,6 @@ public final class NodesDocument extends Document {
     static final String WRONG_OUTPUT = "— (output wrong)";
 
     private final NodesSweepResult run;
-    private final String findings;
 
     /** One operation at one size: each implementation's point, null where it was not run. */
     record Row(String op, long bytes, Map<String, NodesMeasurement> impls) {
@@ -81,10 +80,9 @@ public final class NodesDocument extends Document {
     }
 
     /** @param run the run, or null where none was made yet */
-    public NodesDocument(NodesSweepResult run, List<String> rawFiles, String runCommand, String findings) {
-        super(ReportKind.NODES, rawFiles, runCommand);
+    public NodesDocument(NodesSweepResult run, Context context) {
+        super(ReportKind.NODES, context);
         this.run = run;
-        this.findings = ReportHeader.findings(findings);
     }
 
     /** The rows by operation ({@link #OPS} first) and size, smallest first. */
@@ -105,7 +103,7 @@ public final class NodesDocument extends Document {
     String markdown(Charts charts) {
         if (run == null) {
             return pending(TITLE, INTRO + " " + PENDING, "pending a run on a machine with as many GPUs as ranks (2 for 2 nodes of 1 "
-                    + "rank): `" + COMMAND + "`", COMMAND, method(), findings);
+                    + "rank): `" + COMMAND + "`", COMMAND, method());
         }
         List<Row> rows = rows();
         return header(rows) + notes(rows) + findings + times(rows) + method() + checks(rows);

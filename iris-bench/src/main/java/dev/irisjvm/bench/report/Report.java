@@ -8,6 +8,7 @@ import dev.irisjvm.bench.results.JitBenchResult;
 import dev.irisjvm.bench.results.MoeSweepResult;
 import dev.irisjvm.bench.results.NodesSweepResult;
 import dev.irisjvm.bench.results.StepSweepResult;
+import dev.irisjvm.bench.results.StoredResult;
 import dev.irisjvm.bench.results.SweepResult;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -44,44 +45,31 @@ public final class Report {
         RawFiles raw = new RawFiles(out, kind.prefix());
         Path copy = in.sweep() == null && kind.runOptional() ? null : raw.copy(in.sweep(), kind.sweepFile());
         String findings = in.findings() == null ? "" : Files.readString(in.findings());
-        List<String> jmhCommands = in.jmhCommand() == null || in.jmhCommand().isBlank() ? List.of() : List.of(in.jmhCommand());
-        BenchmarkTargets targets = in.targets();
-        return switch (kind) {
-            case GEMM -> new GemmDocument(read(copy, in.sweep(), GemmSweepResult::read), targets, raw.names(), in.runCommand(),
-                    findings).write(out);
-            case GEMM_SUITE -> new GemmSuiteDocument(read(copy, in.sweep(), GemmSweepResult::read), targets, raw.names(),
-                    in.runCommand(), findings).write(out);
-            case MOE -> new MoeDocument(copy == null ? null : read(copy, in.sweep(), MoeSweepResult::read), targets, raw.names(),
-                    in.runCommand(), findings).write(out);
-            case STEP -> new StepDocument(copy == null ? null : read(copy, in.sweep(), StepSweepResult::read), targets, raw.names(),
-                    in.runCommand(), findings).write(out);
-            case NODES -> new NodesDocument(copy == null ? null : read(copy, in.sweep(), NodesSweepResult::read), raw.names(),
-                    in.runCommand(), findings).write(out);
-            case ATTENTION -> new AttentionDocument(read(copy, in.sweep(), AttentionBenchResult::read), targets, raw.names(),
-                    in.runCommand(), findings).write(out);
-            case RMA, CCL -> {
-                SweepResult sweep = read(copy, in.sweep(), SweepResult::read);
-                RawFiles.Jmh jmh = jmh(raw, in);
-                SweepDocument doc = kind == ReportKind.RMA
-                        ? new RmaDocument(sweep, targets, jmh.results(), jmh.problems(), raw.names(), in.runCommand(), jmhCommands)
-                        : new CclDocument(sweep, targets, jmh.results(), jmh.problems(), raw.names(), in.runCommand(), jmhCommands);
-                yield doc.withFindings(findings).write(out);
-            }
-            case JIT -> new JitDocument(copy == null ? null : read(copy, in.sweep(), JitBenchResult::read),
-                    ExampleSource.allOnClassPath(), raw.names(), in.runCommand(), findings).write(out);
-            case FUSED -> {
-                FusedSweepResult sweep = read(copy, in.sweep(), FusedSweepResult::read);
-                copyTraces(sweep, in, raw);
-                RawFiles.Jmh jmh = jmh(raw, in);
-                yield new FusedDocument(sweep, targets, raw.names(), in.runCommand(), findings)
-                        .withJmh(jmh.results(), jmh.problems(), in.jmhCommand()).write(out);
-            }
+        StoredResult run = copy == null ? null : read(copy, in.sweep(), kind.runType());
+        if (run instanceof FusedSweepResult fused) {
+            copyTraces(fused, in, raw);
+        }
+        RawFiles.Jmh jmh = kind.readsJmh() ? jmh(raw, in) : new RawFiles.Jmh(List.of(), List.of());
+        Document.Context context = new Document.Context(raw.names(), in.runCommand(), findings, in.targets(), jmh.results(),
+                jmh.problems(), in.jmhCommand());
+        Document document = switch (kind) {
+            case GEMM -> new GemmDocument((GemmSweepResult) run, context);
+            case GEMM_SUITE -> new GemmSuiteDocument((GemmSweepResult) run, context);
+            case RMA -> new RmaDocument((SweepResult) run, context);
+            case CCL -> new CclDocument((SweepResult) run, context);
+            case FUSED -> new FusedDocument((FusedSweepResult) run, context);
+            case ATTENTION -> new AttentionDocument((AttentionBenchResult) run, context);
+            case JIT -> new JitDocument((JitBenchResult) run, ExampleSource.allOnClassPath(), context);
+            case MOE -> new MoeDocument((MoeSweepResult) run, context);
+            case STEP -> new StepDocument((StepSweepResult) run, context);
+            case NODES -> new NodesDocument((NodesSweepResult) run, context);
         };
+        return document.write(out);
     }
 
-    private static <T> T read(Path copy, Path original, RunReader<T> reader) throws IOException {
+    private static <T> T read(Path copy, Path original, Class<T> type) throws IOException {
         try {
-            return reader.read(copy);
+            return StoredResult.read(copy, type);
         } catch (IOException e) {
             throw new IOException(original + ": not a readable run JSON (" + e.getMessage().lines().findFirst().orElse("") + ")", e);
         }

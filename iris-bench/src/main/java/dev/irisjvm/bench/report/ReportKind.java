@@ -1,6 +1,15 @@
 package dev.irisjvm.bench.report;
 
 import dev.irisjvm.bench.OpNames;
+import dev.irisjvm.bench.results.AttentionBenchResult;
+import dev.irisjvm.bench.results.FusedSweepResult;
+import dev.irisjvm.bench.results.GemmSweepResult;
+import dev.irisjvm.bench.results.JitBenchResult;
+import dev.irisjvm.bench.results.MoeSweepResult;
+import dev.irisjvm.bench.results.NodesSweepResult;
+import dev.irisjvm.bench.results.StepSweepResult;
+import dev.irisjvm.bench.results.StoredResult;
+import dev.irisjvm.bench.results.SweepResult;
 
 /**
  * The reports there are, each with the files of its folder: the raw JSON it is rendered from, the
@@ -8,30 +17,32 @@ import dev.irisjvm.bench.OpNames;
  * the JSON ({@code <prefix>-commands.txt}: lines {@code run: ...} and {@code jmh: ...}).
  */
 public enum ReportKind {
-    GEMM("gemm", "gemm-sweep.json", GemmDocument.MARKDOWN, "gemm-findings.md"),
+    GEMM("gemm", "gemm-sweep.json", GemmDocument.MARKDOWN, "gemm-findings.md", GemmSweepResult.class),
     /** The GEMM on a named suite of many shapes ({@code bin/iris-bench gemm --suite models}). */
-    GEMM_SUITE("gemm-suite", "gemm-suite.json", GemmSuiteDocument.MARKDOWN, "gemm-suite-findings.md"),
-    CCL("ccl", "ccl-sweep.json", CclDocument.MARKDOWN, "collectives-findings.md"),
-    FUSED("fused", "fused-sweep.json", FusedDocument.MARKDOWN, "fused-findings.md"),
-    ATTENTION("attention", "attention-bench.json", AttentionDocument.MARKDOWN, "attention-findings.md"),
-    RMA("rma", "rma-sweep.json", RmaDocument.MARKDOWN, "rma-findings.md"),
-    JIT("jit", "jit-bench.json", JitDocument.MARKDOWN, "jit-findings.md"),
-    MOE("moe", "moe-sweep.json", MoeDocument.MARKDOWN, "moe-findings.md"),
+    GEMM_SUITE("gemm-suite", "gemm-suite.json", GemmSuiteDocument.MARKDOWN, "gemm-suite-findings.md", GemmSweepResult.class),
+    CCL("ccl", "ccl-sweep.json", CclDocument.MARKDOWN, "collectives-findings.md", SweepResult.class),
+    FUSED("fused", "fused-sweep.json", FusedDocument.MARKDOWN, "fused-findings.md", FusedSweepResult.class),
+    ATTENTION("attention", "attention-bench.json", AttentionDocument.MARKDOWN, "attention-findings.md", AttentionBenchResult.class),
+    RMA("rma", "rma-sweep.json", RmaDocument.MARKDOWN, "rma-findings.md", SweepResult.class),
+    JIT("jit", "jit-bench.json", JitDocument.MARKDOWN, "jit-findings.md", JitBenchResult.class),
+    MOE("moe", "moe-sweep.json", MoeDocument.MARKDOWN, "moe-findings.md", MoeSweepResult.class),
     /** Forward + backward of a tensor-parallel MLP, fused against cuBLAS then NCCL ({@code bin/iris-bench step}). */
-    STEP("training-step", "training-step.json", StepDocument.MARKDOWN, "training-step-findings.md"),
+    STEP("training-step", "training-step.json", StepDocument.MARKDOWN, "training-step-findings.md", StepSweepResult.class),
     /** World collectives over several nodes, two levels against one flat NCCL collective ({@code bin/iris-bench nodes}). */
-    NODES("nodes", "nodes-sweep.json", NodesDocument.MARKDOWN, "nodes-findings.md");
+    NODES("nodes", "nodes-sweep.json", NodesDocument.MARKDOWN, "nodes-findings.md", NodesSweepResult.class);
 
     private final String prefix;
     private final String sweepFile;
     private final String markdown;
     private final String findingsFile;
+    private final Class<? extends StoredResult> runType;
 
-    ReportKind(String prefix, String sweepFile, String markdown, String findingsFile) {
+    ReportKind(String prefix, String sweepFile, String markdown, String findingsFile, Class<? extends StoredResult> runType) {
         this.prefix = prefix;
         this.sweepFile = sweepFile;
         this.markdown = markdown;
         this.findingsFile = findingsFile;
+        this.runType = runType;
     }
 
     /**
@@ -55,6 +66,11 @@ public enum ReportKind {
         return findingsFile;
     }
 
+    /** What {@link #sweepFile()} holds. */
+    Class<? extends StoredResult> runType() {
+        return runType;
+    }
+
     public String commandsFile() {
         return prefix + "-commands.txt";
     }
@@ -67,6 +83,11 @@ public enum ReportKind {
      */
     public boolean runOptional() {
         return this == JIT || this == MOE || this == STEP || this == NODES;
+    }
+
+    /** Whether the report shows the JMH results of its run. */
+    boolean readsJmh() {
+        return this == CCL || this == FUSED || this == RMA;
     }
 
     /** The glob of the JMH result files the folder keeps, one per rank. */

@@ -11,17 +11,14 @@ import java.util.stream.Collectors;
  * copies them there).
  *
  * <pre>{@code
- * RmaDocument doc = new RmaDocument(sweep, jmhResults, List.of(), List.of("rma-sweep.json", "rma-jmh-rank0.json"),
- *         "bin/iris-bench rma -n 2", List.of(jmhCommand));
- * List<String> chartErrors = doc.write(Path.of("docs/benchmarks"));
+ * List<String> chartErrors = new RmaDocument(sweep, context).write(Path.of("docs/benchmarks"));
  * }</pre>
  */
 public final class RmaDocument extends SweepDocument {
     public static final String MARKDOWN = "rma.md";
 
-    public RmaDocument(SweepResult sweep, BenchmarkTargets targets, List<JmhResult> jmh, List<String> jmhProblems,
-                       List<String> rawFiles, String runCommand, List<String> extraCommands) {
-        super(ReportKind.RMA, sweep, targets, jmh, jmhProblems, rawFiles, runCommand, extraCommands);
+    public RmaDocument(SweepResult sweep, Context context) {
+        super(ReportKind.RMA, sweep, context);
     }
 
     @Override

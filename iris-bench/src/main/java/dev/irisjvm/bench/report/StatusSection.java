@@ -119,7 +119,7 @@ public final class StatusSection {
     private String rma() throws IOException {
         String head = "- the foundation (heap, IPC, rendezvous, launcher, device API, one-sided tile operations, barriers) and the RMA "
                 + "benchmarks (" + link(RmaDocument.MARKDOWN);
-        SweepResult sweep = read(RMA_FILE, SweepResult::read, "the RMA");
+        SweepResult sweep = read(RMA_FILE, SweepResult.class, "the RMA");
         return head + (sweep == null ? "" : ", " + new RunSource(RMA_FILE, sweep.date()).cite(linkBase)) + ");\n";
     }
 
@@ -128,7 +128,7 @@ public final class StatusSection {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, CCL_GLOB)) {
             for (Path file : files) {
                 String name = file.getFileName().toString();
-                SweepResult sweep = read(name, SweepResult::read, "collectives");
+                SweepResult sweep = read(name, SweepResult.class, "collectives");
                 runs.add(new CclStatus.Run(new RunSource(name, sweep.date()), sweep));
             }
         }
@@ -137,11 +137,11 @@ public final class StatusSection {
 
     /** Iris TFLOP/s ÷ the baseline's per shape, as gemm.md's target table; a shape whose output check failed is no figure. */
     private String gemm() throws IOException {
-        GemmSweepResult sweep = read(ReportKind.GEMM.sweepFile(), GemmSweepResult::read, "the GEMM");
+        GemmSweepResult sweep = read(ReportKind.GEMM.sweepFile(), GemmSweepResult.class, "the GEMM");
         if (sweep == null) {
             return noRun("a Hopper GEMM", GemmDocument.MARKDOWN);
         }
-        GemmDocument doc = new GemmDocument(sweep, targets, List.of(), null, null);
+        GemmDocument doc = new GemmDocument(sweep, Document.Context.of(targets));
         List<Row> rows = doc.rows();
         List<Double> ratios = rows.stream().filter(r -> !r.checkFailed()).map(Row::ratio).toList();
         long checked = rows.stream().filter(Row::checked).count();
@@ -157,12 +157,12 @@ public final class StatusSection {
      * the ratios, how many shapes reach the per-shape ratio, and the worst shape.
      */
     private String gemmSuite() throws IOException {
-        GemmSweepResult sweep = read(ReportKind.GEMM_SUITE.sweepFile(), GemmSweepResult::read, "the GEMM suite");
+        GemmSweepResult sweep = read(ReportKind.GEMM_SUITE.sweepFile(), GemmSweepResult.class, "the GEMM suite");
         if (sweep == null) {
             return "- the GEMM on issue 26's model shapes: no committed run yet (`bin/iris-bench gemm --suite models` writes "
                     + GemmSuiteDocument.MARKDOWN + ");\n";
         }
-        GemmSuiteDocument doc = new GemmSuiteDocument(sweep, targets, List.of(), null, null);
+        GemmSuiteDocument doc = new GemmSuiteDocument(sweep, Document.Context.of(targets));
         GemmSuiteSummary s = doc.summary();
         Row worst = s.worstFirst().stream().filter(r -> !r.checkFailed() && !Double.isNaN(r.ratio())).findFirst().orElse(null);
         String worstText = worst == null ? "" : ", the lowest " + Sizes.ratio3(worst.ratio()) + " (" + worst.iris().shape() + ")";
@@ -175,13 +175,13 @@ public final class StatusSection {
     }
 
     private String fused() throws IOException {
-        FusedSweepResult sweep = read(FUSED_FILE, FusedSweepResult::read, "fused kernels");
+        FusedSweepResult sweep = read(FUSED_FILE, FusedSweepResult.class, "fused kernels");
         return sweep == null ? noRun("fused GEMM + communication", FusedDocument.MARKDOWN)
                 : new FusedStatus(new RunSource(FUSED_FILE, sweep.date()), sweep, targets).item(linkBase);
     }
 
     private String attention() throws IOException {
-        AttentionBenchResult run = read(ATTENTION_FILE, AttentionBenchResult::read, "attention");
+        AttentionBenchResult run = read(ATTENTION_FILE, AttentionBenchResult.class, "attention");
         return run == null ? noRun("attention", AttentionDocument.MARKDOWN)
                 : new AttentionStatus(new RunSource(ATTENTION_FILE, run.date()), run, targets).item(linkBase);
     }
@@ -192,12 +192,12 @@ public final class StatusSection {
     }
 
     /** The run in {@code file}, whose hardware the introduction names for {@code item}; null where the file is not there. */
-    private <T extends StoredResult> T read(String file, RunReader<T> reader, String item) throws IOException {
+    private <T extends StoredResult> T read(String file, Class<T> type, String item) throws IOException {
         Path path = dir.resolve(file);
         if (!Files.isRegularFile(path)) {
             return null;
         }
-        T run = reader.read(path);
+        T run = StoredResult.read(path, type);
         measuredOn(run.hardware(), item);
         return run;
     }

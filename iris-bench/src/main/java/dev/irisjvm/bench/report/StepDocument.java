@@ -24,8 +24,8 @@ import java.util.stream.Collectors;
  * measures, its command, and that the comparison is pending.
  *
  * <pre>{@code
- * new StepDocument(run, targets, List.of("training-step.json"), "bin/iris-bench step -n 2", "").write(Path.of("docs/benchmarks"));
- * new StepDocument(null, targets, List.of(), null, "").write(Path.of("docs/benchmarks"));   // no run yet
+ * new StepDocument(run, context).write(Path.of("docs/benchmarks"));
+ * new StepDocument(null, context).write(Path.of("docs/benchmarks"));   // no run yet
  * }</pre>
  */
 public final class StepDocument extends Document {
@@ -44,7 +44,6 @@ public final class StepDocument extends Document {
 
     private final StepSweepResult run;
     private final BenchmarkTargets.TrainingStep target;
-    private final String findings;
 
     /** One shape on one world: each implementation's point, null where it was not run. */
     record Row(int tokens, int hidden, int ffn, int world, Map<String, StepMeasurement> impls) {
@@ -82,11 +81,10 @@ public final class StepDocument extends Document {
     }
 
     /** @param run the run, or null where none was made yet */
-    public StepDocument(StepSweepResult run, BenchmarkTargets targets, List<String> rawFiles, String runCommand, String findings) {
-        super(ReportKind.STEP, rawFiles, runCommand);
+    public StepDocument(StepSweepResult run, Context context) {
+        super(ReportKind.STEP, context);
         this.run = run;
         this.target = targets.trainingStep();
-        this.findings = ReportHeader.findings(findings);
     }
 
     /** One row per shape and world, in the order the run measured them. */
@@ -105,7 +103,7 @@ public final class StepDocument extends Document {
     @Override
     String markdown(Charts charts) {
         if (run == null) {
-            return pendingOnTwoGpus(TITLE, INTRO, COMMAND, method(), findings);
+            return pendingOnTwoGpus(TITLE, INTRO, COMMAND, method());
         }
         List<Row> rows = rows();
         return header(rows) + targets(rows) + findings + times(rows) + overlap(rows) + method() + checks(rows);

@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
  * the median over pairs of ranks at one size, and one cell of the rank x rank matrix.
  *
  * <pre>{@code
- * SweepIndex index = new SweepIndex(SweepResult.read(path).measurements());
+ * SweepIndex index = new SweepIndex(StoredResult.read(path, SweepResult.class).measurements());
  * Series load = index.find("load", "iris").orElseThrow();
  * long largest = index.sizes(load).last();
  * OptionalDouble gbps = index.medianOverPairs(load, largest, Measurement::gbps);

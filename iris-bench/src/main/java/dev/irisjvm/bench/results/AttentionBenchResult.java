@@ -30,10 +30,6 @@ public record AttentionBenchResult(String date, String hardware, String software
     /** The portable mainloop forced ({@code Attention.create(GemmMainloop.PORTABLE)}, AttentionBench --portable), whatever the GPU. */
     public static final String IRIS_PORTABLE = "iris-portable";
 
-    public static AttentionBenchResult read(Path file) throws IOException {
-        return StoredResult.readLenient(file, AttentionBenchResult.class);
-    }
-
     /** The SDPA file of attention_sdpa.py. */
     public static Sdpa readSdpa(Path file) throws IOException {
         return StoredResult.readLenient(file, Sdpa.class);

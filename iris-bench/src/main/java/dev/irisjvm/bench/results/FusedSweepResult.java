@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -30,9 +28,5 @@ public record FusedSweepResult(String date, String hardware, String software, St
         public double hiddenFraction() {
             return communicationUs > 0 ? overlappedUs / communicationUs : Double.NaN;
         }
-    }
-
-    public static FusedSweepResult read(Path file) throws IOException {
-        return StoredResult.read(file, FusedSweepResult.class);
     }
 }

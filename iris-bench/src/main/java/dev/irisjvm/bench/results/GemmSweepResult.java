@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -37,9 +35,5 @@ public record GemmSweepResult(String date, String hardware, String software, Str
     /** Whether the implementations took turns in rounds (and cuBLASLt was part of the sweep, if it could run). */
     public boolean interleaved() {
         return rounds > 0;
-    }
-
-    public static GemmSweepResult read(Path file) throws IOException {
-        return StoredResult.read(file, GemmSweepResult.class);
     }
 }

@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -26,10 +24,6 @@ import java.util.List;
 public record JitBenchResult(String date, String hardware, String software, String command, String architecture, String nvrtc,
                              String nvrtcLibrary, String driver, String cacheParent, int coldReps, int warmReps,
                              FirstCompile firstCompile, List<SourceTimes> sources) implements StoredResult {
-    public static JitBenchResult read(Path file) throws IOException {
-        return StoredResult.readLenient(file, JitBenchResult.class);
-    }
-
     /**
      * The process's first compile, untimed among the others.
      *

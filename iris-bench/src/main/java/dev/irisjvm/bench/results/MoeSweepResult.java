@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -24,9 +22,5 @@ public record MoeSweepResult(String date, String hardware, String software, Stri
         implements StoredResult, RanksPerGpu {
     public MoeSweepResult {
         measurements = measurements == null ? List.of() : List.copyOf(measurements);
-    }
-
-    public static MoeSweepResult read(Path file) throws IOException {
-        return StoredResult.read(file, MoeSweepResult.class);
     }
 }

@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -29,9 +27,5 @@ public record NodesSweepResult(String date, String hardware, String software, St
         implements StoredResult, RanksPerGpu {
     public NodesSweepResult {
         measurements = measurements == null ? List.of() : List.copyOf(measurements);
-    }
-
-    public static NodesSweepResult read(Path file) throws IOException {
-        return StoredResult.read(file, NodesSweepResult.class);
     }
 }

@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -24,9 +22,5 @@ public record StepSweepResult(String date, String hardware, String software, Str
         implements StoredResult, RanksPerGpu {
     public StepSweepResult {
         measurements = measurements == null ? List.of() : List.copyOf(measurements);
-    }
-
-    public static StepSweepResult read(Path file) throws IOException {
-        return StoredResult.read(file, StepSweepResult.class);
     }
 }

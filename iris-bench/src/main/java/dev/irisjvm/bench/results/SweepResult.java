@@ -1,7 +1,5 @@
 package dev.irisjvm.bench.results;
 
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -16,7 +14,4 @@ import java.util.List;
  */
 public record SweepResult(String date, String hardware, String software, String command, int worldSize,
                           List<Measurement> measurements) implements StoredResult {
-    public static SweepResult read(Path file) throws IOException {
-        return StoredResult.read(file, SweepResult.class);
-    }
 }

@@ -10,6 +10,7 @@ import dev.irisjvm.bench.cli.IrisBench;
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.Portable;
+import dev.irisjvm.bench.results.StoredResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +52,7 @@ class AttentionPortableReportTest {
     @Test
     void showsThePortableColumnsAndRatio() throws IOException {
         String md = render(run(), "portable");
-        assertEquals(run(), AttentionBenchResult.read(dir.resolve("portable.json")), "the JSON round trip keeps iris-portable");
+        assertEquals(run(), StoredResult.read(dir.resolve("portable.json"), AttentionBenchResult.class), "the JSON round trip keeps iris-portable");
         assertContains(md,
                 "Iris portable: the portable mainloop forced (`Attention.create(GemmMainloop.PORTABLE)`",
                 "| Iris ÷ default | Iris portable µs (min–max) | Iris portable TFLOP/s | portable ÷ Iris | portable check |",
@@ -62,7 +63,7 @@ class AttentionPortableReportTest {
 
     @Test
     void aFailedPortableCheckIsAFailedVerdict() {
-        List<AttentionDocument.Verdict> vs = new AttentionDocument(run(), BenchmarkTargets.builtIn(), List.of(), null, null).verdicts();
+        List<AttentionDocument.Verdict> vs = new AttentionDocument(run(), Document.Context.of(BenchmarkTargets.builtIn())).verdicts();
         List<AttentionDocument.Verdict> portable = vs.stream().filter(v -> v.target().startsWith("portable output")).toList();
         assertEquals(1, portable.size(), vs.toString());
         assertEquals("S 4K causal", portable.get(0).config());
@@ -79,7 +80,7 @@ class AttentionPortableReportTest {
                  "local": [{"dtype": "bf16", "batch": 1, "qHeads": 32, "kvHeads": 8, "seq": 4096, "headDim": 128, "causal": false,
                             "reps": 10, "medianUs": 100.0, "minUs": 99.0, "maxUs": 101.0, "tflops": 680.0}]}
                 """);
-        assertNull(AttentionBenchResult.read(json).local().get(0).portable());
+        assertNull(StoredResult.read(json, AttentionBenchResult.class).local().get(0).portable());
         String md = reportOf(json, "old");
         assertContains(md, "| S | mask | Iris µs (min–max) | Iris TFLOP/s | SDPA default TFLOP/s | SDPA flash TFLOP/s | SDPA cuDNN TFLOP/s "
                 + "| Iris ÷ default |\n", "| 4K | none | 100 (99.0–101) | 680 | — | — | — | — |\n");

@@ -13,6 +13,7 @@ import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.Sdpa;
 import dev.irisjvm.bench.results.AttentionBenchResult.SdpaPoint;
+import dev.irisjvm.bench.results.StoredResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,7 +75,7 @@ class AttentionReportTest {
 
     @Test
     void verdicts() {
-        List<AttentionDocument.Verdict> vs = new AttentionDocument(run(), BenchmarkTargets.builtIn(), List.of(), null, null).verdicts();
+        List<AttentionDocument.Verdict> vs = new AttentionDocument(run(), Document.Context.of(BenchmarkTargets.builtIn())).verdicts();
         assertEquals("PASS", status(vs, "local", "S 4K"));   // 680 against the default backend's 700, the faster one there
         assertEquals("**FAIL**", status(vs, "local", "S 4K causal"));
         assertTrue(vs.stream().anyMatch(v -> v.config().equals("S 4K causal") && v.measured().contains("400 vs 650 TFLOP/s (cudnn)")), vs.toString());
@@ -131,11 +132,11 @@ class AttentionReportTest {
                              "partialUs": 12.0, "gatherUs": 10.0, "combineUs": 5.0,
                              "check": "ok: fused equals the baseline bit for bit (4096 elements)"}]}
                 """);
-        AttentionBenchResult old = AttentionBenchResult.read(json);
+        AttentionBenchResult old = StoredResult.read(json, AttentionBenchResult.class);
         DecodePoint p = old.decode().get(0);
         assertEquals(30.0, p.allPartialsUs());
         assertEquals(null, p.conventional());
-        List<AttentionDocument.Verdict> vs = new AttentionDocument(old, BenchmarkTargets.builtIn(), List.of(), null, null).verdicts();
+        List<AttentionDocument.Verdict> vs = new AttentionDocument(old, Document.Context.of(BenchmarkTargets.builtIn())).verdicts();
         assertEquals("PASS", status(vs, "flash-decode ≥ 1.2× over partial + all-gather + combine", "B 1, KV 32K (16K per rank)"));
         int rc = IrisBench.commandLine().execute("report", "attention", "--sweep", json.toString(), "--out", dir.resolve("old").toString());
         assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
@@ -151,7 +152,7 @@ class AttentionReportTest {
 
     @Test
     void sdpaCountsItsFasterGqaForm() {
-        AttentionDocument d = new AttentionDocument(run(), BenchmarkTargets.builtIn(), List.of(), null, null);
+        AttentionDocument d = new AttentionDocument(run(), Document.Context.of(BenchmarkTargets.builtIn()));
         assertEquals(700.0, d.sdpa("default", 4096, false).tflops());
         assertEquals("expanded", d.sdpa("default", 4096, true).gqa());
         assertEquals(null, d.sdpa("flash", 4096, false).tflops());
@@ -197,7 +198,7 @@ class AttentionReportTest {
     @Test
     void writesTheReportAndReadsBackTheJson() throws Exception {
         Rendered out = report(run(), "out", "--run-command", "bin/iris-bench attention -n 2");
-        assertEquals(run(), AttentionBenchResult.read(dir.resolve("out.json")));
+        assertEquals(run(), StoredResult.read(dir.resolve("out.json"), AttentionBenchResult.class));
         String md = out.md();
         assertContains(md,
                 "## Targets",

@@ -261,7 +261,7 @@ class CclReportTest {
             assertEquals(Status.PASS, t.results().get(4).status(), "world " + world + ": " + t.results().get(4));
             assertEquals(Status.PASS, t.results().get(0).status());
             Path out = dir.resolve("w" + world);
-            List<String> errors = new CclDocument(s, BenchmarkTargets.builtIn(), List.of(), List.of(), List.of(), null, List.of()).write(out);
+            List<String> errors = new CclDocument(s, Document.Context.of(BenchmarkTargets.builtIn())).write(out);
             assertEquals(List.of(), errors);
             String md = Files.readString(out.resolve(CclDocument.MARKDOWN));
             assertTrue(md.contains("(the targets are stated for two H200s; this run has " + world + " ranks)"), md);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.irisjvm.bench.report.TargetResult.Status;
 import dev.irisjvm.bench.results.Measurement;
 import dev.irisjvm.bench.results.SweepResult;
+import dev.irisjvm.bench.results.StoredResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -39,7 +40,7 @@ class CclWindowBaselineTest {
         try (InputStream in = CclWindowBaselineTest.class.getResourceAsStream("ccl-sweep-window-synthetic.json")) {
             Files.copy(in, json, StandardCopyOption.REPLACE_EXISTING);
         }
-        return SweepResult.read(json);
+        return StoredResult.read(json, SweepResult.class);
     }
 
     private static CclTargets targets(SweepResult s) {
@@ -93,8 +94,8 @@ class CclWindowBaselineTest {
     void theReportNamesBothBaselinesAndWhichOneJudged() throws IOException {
         SweepResult s = fixture(dir);
         Path out = dir.resolve("report");
-        List<String> errors = new CclDocument(s, BenchmarkTargets.builtIn(), List.of(), List.of(), List.of(), "bin/iris-bench ccl -n 2",
-                List.of()).write(out);
+        List<String> errors = new CclDocument(s, new Document.Context(List.of(), "bin/iris-bench ccl -n 2", null,
+                BenchmarkTargets.builtIn(), List.of(), List.of(), null)).write(out);
         assertEquals(List.of(), errors);
         String md = Files.readString(out.resolve(CclDocument.MARKDOWN));
         assertTrue(md.contains("on plain device buffers (`nccl`) and on window-registered symmetric buffers (`nccl_window`"), md);

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.bench.results.FusedMeasurement;
 import dev.irisjvm.bench.results.FusedSweepResult;
+import dev.irisjvm.bench.results.StoredResult;
 import dev.irisjvm.kernels.fused.FusedOp;
 import dev.irisjvm.kernels.fused.FusedVariant;
 import dev.irisjvm.kernels.fused.TileTrace;
@@ -102,7 +103,7 @@ class FusedReportTest {
 
     @Test
     void rowsSpeedupsAndVerdicts() {
-        FusedDocument d = new FusedDocument(sweep(), BenchmarkTargets.builtIn(), List.of(), null, null);
+        FusedDocument d = new FusedDocument(sweep(), Document.Context.of(BenchmarkTargets.builtIn()));
         List<FusedDocument.Row> rows = d.rows();
         assertEquals(3, rows.size());
         FusedDocument.Row ar = rows.get(0);
@@ -214,7 +215,7 @@ class FusedReportTest {
 
     @Test
     void smallMTableJudgesBothBaselines() throws IOException {
-        FusedDocument d = new FusedDocument(smallMSweep(), BenchmarkTargets.builtIn(), List.of(), null, null);
+        FusedDocument d = new FusedDocument(smallMSweep(), Document.Context.of(BenchmarkTargets.builtIn()));
         FusedDocument.Row first = d.rows().get(0);
         assertEquals(FusedMeasurement.CUBLASLT, first.vendorGemm().impl());
         assertEquals(Math.max(50, 64.0 * (1 << 20) / (370 * 1e3)), first.floorUs(), 1e-9);
@@ -249,7 +250,7 @@ class FusedReportTest {
         ms.add(m("all_scatter", "8192x8192x8192", FusedMeasurement.BASELINE_WINDOW, "cublas", false, 800, "relative difference 0.5"));
         FusedSweepResult s = sweep();
         FusedDocument doc = new FusedDocument(new FusedSweepResult(s.date(), s.hardware(), s.software(), s.command(), 2, s.warmup(),
-                s.reps(), s.groupM(), ms, List.of()), BenchmarkTargets.builtIn(), List.of(), null, null);
+                s.reps(), s.groupM(), ms, List.of()), Document.Context.of(BenchmarkTargets.builtIn()));
         List<FusedDocument.Row> rows = doc.rows();
         FusedDocument.Row ar = rows.stream().filter(r -> r.op().equals("all_reduce")).findFirst().orElseThrow();
         assertEquals(FusedMeasurement.BASELINE_WINDOW, ar.ncclBaseline().impl());
@@ -270,7 +271,7 @@ class FusedReportTest {
                 m.nvlinkBytes(), m.check())).toList();
         FusedSweepResult sweep = new FusedSweepResult(two.date(), two.hardware(), two.software(), two.command(), 1, two.warmup(),
                 two.reps(), two.groupM(), one, List.of());
-        String md = new FusedDocument(sweep, BenchmarkTargets.builtIn(), List.of(), null, null).markdown(new Charts(dir, ReportKind.FUSED));
+        String md = new FusedDocument(sweep, Document.Context.of(BenchmarkTargets.builtIn())).markdown(new Charts(dir, ReportKind.FUSED));
         assertContains(md, "| 8 × 8192 × 28672 | 45.0 (spare_warps) | 75.0 | 1.667× | 60.0 | 1.333× | ≥ 1.30× / ≥ 1.10× | one rank: not judged |",
                 "This run had one rank");
         assertFalse(md.contains("PASS"), md);
@@ -280,7 +281,7 @@ class FusedReportTest {
     void jsonRoundTrip() throws IOException {
         Path f = dir.resolve("s.json");
         sweep().write(f);
-        FusedSweepResult back = FusedSweepResult.read(f);
+        FusedSweepResult back = StoredResult.read(f, FusedSweepResult.class);
         assertEquals(sweep().measurements(), back.measurements());
         assertEquals(sweep().traces(), back.traces());
     }

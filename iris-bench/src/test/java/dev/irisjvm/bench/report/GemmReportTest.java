@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.bench.results.GemmMeasurement;
 import dev.irisjvm.bench.results.GemmSweepResult;
+import dev.irisjvm.bench.results.StoredResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -88,7 +89,7 @@ class GemmReportTest {
 
     @Test
     void rowsRatiosAndVerdicts() {
-        GemmDocument d = new GemmDocument(sweep(), BenchmarkTargets.builtIn(), List.of(), null, null);
+        GemmDocument d = new GemmDocument(sweep(), Document.Context.of(BenchmarkTargets.builtIn()));
         List<GemmDocument.Row> rows = d.rows();
         assertEquals(4, rows.size());
         assertEquals(1450.0 / 1500, rows.get(0).ratio(), 1e-12);
@@ -102,7 +103,7 @@ class GemmReportTest {
 
     @Test
     void interleavedRowsDivideByTheFasterBaseline() {
-        GemmDocument d = new GemmDocument(interleavedSweep(), BenchmarkTargets.builtIn(), List.of(), null, null);
+        GemmDocument d = new GemmDocument(interleavedSweep(), Document.Context.of(BenchmarkTargets.builtIn()));
         List<GemmDocument.Row> rows = d.rows();
         assertEquals(4, rows.size());
         assertEquals(GemmMeasurement.CUBLASLT, rows.get(0).baseline().impl());
@@ -116,7 +117,7 @@ class GemmReportTest {
         assertEquals(GemmMeasurement.CUBLAS, rows.get(3).baseline().impl(), "cuBLASLt's wrong output does not count");
         assertEquals(2.0 * 8192 * 8192 * 8192 / (1400 * 1e6), d.measuredPeak(), 1e-9, "the best usable baseline point");
         assertEquals("the faster of cuBLAS's and cuBLASLt's TFLOP/s per shape", d.baselineRate());
-        assertEquals("cuBLAS's TFLOP/s", new GemmDocument(sweep(), BenchmarkTargets.builtIn(), List.of(), null, null).baselineRate());
+        assertEquals("cuBLAS's TFLOP/s", new GemmDocument(sweep(), Document.Context.of(BenchmarkTargets.builtIn())).baselineRate());
     }
 
     @Test
@@ -145,7 +146,7 @@ class GemmReportTest {
                 "with a 32 MiB workspace offered to the heuristic",
                 "- 2048x2048x2048:nk (cuBLASLt, not counted as a baseline): relative difference to cuBLAS 0.5",
                 "![GEMM TFLOP/s per shape, Iris, cuBLAS and cuBLASLt](" + GemmDocument.TFLOPS_PNG + ")");
-        assertEquals(s, GemmSweepResult.read(out.resolve(ReportKind.GEMM.sweepFile())), "the round medians and algorithms survive");
+        assertEquals(s, StoredResult.read(out.resolve(ReportKind.GEMM.sweepFile()), GemmSweepResult.class), "the round medians and algorithms survive");
     }
 
     /** A sweep with rounds where cuBLASLt could not run: its cells say so, and cuBLAS is the baseline. */
@@ -175,13 +176,13 @@ class GemmReportTest {
                    "impl": "cublas", "reps": 30, "sets": 2, "medianUs": 172.0, "minUs": 172.0, "maxUs": 179.0, "tflops": 797.0,
                    "check": "reference"}]}
                 """);
-        GemmSweepResult s = GemmSweepResult.read(json);
+        GemmSweepResult s = StoredResult.read(json, GemmSweepResult.class);
         assertFalse(s.interleaved());
         assertEquals(0, s.rounds());
         assertEquals(0, s.cublasLtWorkspaceBytes());
         assertNull(s.measurements().get(0).roundMediansUs());
         assertNull(s.measurements().get(1).algorithm());
-        GemmDocument.Row row = new GemmDocument(s, BenchmarkTargets.builtIn(), List.of(), null, null).rows().get(0);
+        GemmDocument.Row row = new GemmDocument(s, Document.Context.of(BenchmarkTargets.builtIn())).rows().get(0);
         assertNull(row.cublasLt());
         assertEquals(781.0 / 797.0, row.ratio(), 1e-12);
         assertEquals(0, IrisBench.commandLine().execute("report", "gemm", "--sweep", json.toString(), "--out", dir.toString()));
@@ -196,9 +197,9 @@ class GemmReportTest {
     /** A sweep from before rounds (e173bd1's): no cuBLASLt in it, every ratio against cuBLAS. */
     @Test
     void aSweepFromBeforeRoundsIsReadAsOneRoundAgainstCublas() throws Exception {
-        GemmSweepResult s = GemmSweepResult.read(Path.of(GemmReportTest.class.getResource("gemm-sweep-2026-12-02-e173bd1.json").toURI()));
+        GemmSweepResult s = StoredResult.read(Path.of(GemmReportTest.class.getResource("gemm-sweep-2026-12-02-e173bd1.json").toURI()), GemmSweepResult.class);
         assertFalse(s.interleaved());
-        for (GemmDocument.Row r : new GemmDocument(s, BenchmarkTargets.builtIn(), List.of(), null, null).rows()) {
+        for (GemmDocument.Row r : new GemmDocument(s, Document.Context.of(BenchmarkTargets.builtIn())).rows()) {
             assertNull(r.cublasLt(), r.iris().shape());
             assertEquals(GemmMeasurement.CUBLAS, r.baseline().impl(), r.iris().shape());
         }
@@ -207,9 +208,9 @@ class GemmReportTest {
     /** The committed sweep has rounds and cuBLASLt: every shape's baseline is the faster of its two usable ones. */
     @Test
     void theCommittedSweepIsJudgedAgainstTheFasterBaseline() throws IOException {
-        GemmSweepResult s = GemmSweepResult.read(CommittedReportsTest.COMMITTED.resolve(ReportKind.GEMM.sweepFile()));
+        GemmSweepResult s = StoredResult.read(CommittedReportsTest.COMMITTED.resolve(ReportKind.GEMM.sweepFile()), GemmSweepResult.class);
         assertTrue(s.interleaved());
-        for (GemmDocument.Row r : new GemmDocument(s, BenchmarkTargets.builtIn(), List.of(), null, null).rows()) {
+        for (GemmDocument.Row r : new GemmDocument(s, Document.Context.of(BenchmarkTargets.builtIn())).rows()) {
             assertEquals(GemmMeasurement.strongest(r.cublas(), r.cublasLt()), r.baseline(), r.iris().shape());
             assertTrue(r.baseline().tflops() >= Math.max(r.cublas().usableBaseline() ? r.cublas().tflops() : 0,
                     r.cublasLt().usableBaseline() ? r.cublasLt().tflops() : 0), r.iris().shape());
@@ -235,7 +236,7 @@ class GemmReportTest {
                 "[gemm-sweep.json](gemm-sweep.json)",
                 "bin/iris-bench gemm\n# which ran:\njava -cp");
         assertTrue(Files.size(out.resolve(ReportKind.GEMM.sweepFile())) > 0);
-        assertEquals(s, GemmSweepResult.read(out.resolve(ReportKind.GEMM.sweepFile())), "the JSON round trip keeps every field");
+        assertEquals(s, StoredResult.read(out.resolve(ReportKind.GEMM.sweepFile()), GemmSweepResult.class), "the JSON round trip keeps every field");
         Path png = out.resolve(GemmDocument.TFLOPS_PNG);
         assertTrue(Files.size(png) > 1000);
         byte[] head = new byte[PNG_SIGNATURE.length];

@@ -9,6 +9,7 @@ import dev.irisjvm.bench.cli.IrisBench;
 import dev.irisjvm.bench.report.GemmDocument.Row;
 import dev.irisjvm.bench.results.GemmMeasurement;
 import dev.irisjvm.bench.results.GemmSweepResult;
+import dev.irisjvm.bench.results.StoredResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -40,11 +41,11 @@ class GemmSuiteReportTest {
         try (InputStream in = GemmSuiteReportTest.class.getResourceAsStream(SYNTHETIC)) {
             Files.copy(in, json, StandardCopyOption.REPLACE_EXISTING);
         }
-        return GemmSweepResult.read(json);
+        return StoredResult.read(json, GemmSweepResult.class);
     }
 
     private GemmSuiteDocument document() throws IOException {
-        return new GemmSuiteDocument(synthetic(dir), BenchmarkTargets.builtIn(), List.of(), null, null);
+        return new GemmSuiteDocument(synthetic(dir), Document.Context.of(BenchmarkTargets.builtIn()));
     }
 
     @Test

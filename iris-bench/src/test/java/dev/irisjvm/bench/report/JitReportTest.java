@@ -9,6 +9,7 @@ import dev.irisjvm.bench.cli.IrisBench;
 import dev.irisjvm.bench.jit.ExampleSource;
 import dev.irisjvm.bench.jit.OverlapStyles;
 import dev.irisjvm.bench.results.JitBenchResult;
+import dev.irisjvm.bench.results.StoredResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -60,16 +61,16 @@ class JitReportTest {
                 JitDocument.stylesSection(OverlapStyles.of(ExampleSource.allOnClassPath())),
                 "Pending: this table needs two GPUs");
         assertFalse(md.contains(JitDocument.PENDING), "the run measured the first two parts");
-        assertEquals(JitBenchResult.read(synthetic()), JitBenchResult.read(out.resolve(ReportKind.JIT.sweepFile())),
+        assertEquals(StoredResult.read(synthetic(), JitBenchResult.class), StoredResult.read(out.resolve(ReportKind.JIT.sweepFile()), JitBenchResult.class),
                 "the JSON is copied beside the report as it was");
     }
 
     @Test
     void theJsonRoundTripKeepsEveryField() throws IOException {
-        JitBenchResult run = JitBenchResult.read(synthetic());
+        JitBenchResult run = StoredResult.read(synthetic(), JitBenchResult.class);
         Path again = dir.resolve("again.json");
         run.write(again);
-        assertEquals(run, JitBenchResult.read(again));
+        assertEquals(run, StoredResult.read(again, JitBenchResult.class));
         assertEquals(List.of(120.0, 100.0, 140.0), run.sources().get(0).compileMs());
         assertEquals("checked", run.sources().get(1).variant());
     }

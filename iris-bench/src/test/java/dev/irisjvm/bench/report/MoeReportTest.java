@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.irisjvm.bench.cli.IrisBench;
 import dev.irisjvm.bench.results.MoeMeasurement;
 import dev.irisjvm.bench.results.MoeSweepResult;
+import dev.irisjvm.bench.results.StoredResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -42,7 +43,7 @@ class MoeReportTest {
     }
 
     private MoeDocument document(String name) throws IOException {
-        return new MoeDocument(MoeSweepResult.read(resource(name)), BenchmarkTargets.builtIn(), List.of(), null, null);
+        return new MoeDocument(StoredResult.read(resource(name), MoeSweepResult.class), Document.Context.of(BenchmarkTargets.builtIn()));
     }
 
     private static MoeDocument.Row row(List<MoeDocument.Row> rows, String model, int tokens, String op) {
@@ -158,9 +159,9 @@ class MoeReportTest {
 
     @Test
     void jsonRoundTrip() throws IOException {
-        MoeSweepResult read = MoeSweepResult.read(resource("moe-sweep-shared-gpus.json"));
+        MoeSweepResult read = StoredResult.read(resource("moe-sweep-shared-gpus.json"), MoeSweepResult.class);
         assertTrue(read.sharedGpu());
-        String json = ReportRuns.roundTrip(dir, read, read::write, MoeSweepResult::read);
+        String json = ReportRuns.roundTrip(dir, read, read::write, f -> StoredResult.read(f, MoeSweepResult.class));
         assertFalse(json.contains("\"sharedGpu\""), "derived facts are not stored");
     }
 }

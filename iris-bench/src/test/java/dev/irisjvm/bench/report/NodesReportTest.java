@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.bench.results.NodesMeasurement;
 import dev.irisjvm.bench.results.NodesSweepResult;
+import dev.irisjvm.bench.results.StoredResult;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -75,14 +76,14 @@ class NodesReportTest {
 
     @Test
     void rowsByOperationThenSizeAndTheirRatios() {
-        List<NodesDocument.Row> rows = new NodesDocument(twoGpus(NodesMeasurement.OK), List.of(), null, null).rows();
+        List<NodesDocument.Row> rows = new NodesDocument(twoGpus(NodesMeasurement.OK), Document.Context.of(BenchmarkTargets.builtIn())).rows();
         assertEquals(List.of("all_reduce 1048576", "all_reduce 16777216", "all_gather 1048576"),
                 rows.stream().map(r -> r.op() + " " + r.bytes()).toList());
         assertEquals(1.2, rows.get(0).ratio(), 1e-12);
         assertEquals(0.95, rows.get(1).ratio(), 1e-12);
         assertEquals(1.0, rows.get(2).ratio(), 1e-12);
 
-        List<NodesDocument.Row> wrong = new NodesDocument(twoGpus("rank 1: element 3 is 0.5, flat NCCL's 1.5"), List.of(), null, null)
+        List<NodesDocument.Row> wrong = new NodesDocument(twoGpus("rank 1: element 3 is 0.5, flat NCCL's 1.5"), Document.Context.of(BenchmarkTargets.builtIn()))
                 .rows();
         assertTrue(Double.isNaN(wrong.get(0).ratio()), "a wrong output has no ratio, however fast");
         assertTrue(wrong.get(0).checkFailed());
@@ -196,7 +197,7 @@ class NodesReportTest {
     void jsonRoundTrip() throws IOException {
         NodesSweepResult run = run(2, 1, true, 2, points(2, 1, NodesMeasurement.OK));
         assertTrue(run.sharedGpu());
-        String json = ReportRuns.roundTrip(dir, run, run::write, NodesSweepResult::read);
+        String json = ReportRuns.roundTrip(dir, run, run::write, f -> StoredResult.read(f, NodesSweepResult.class));
         assertFalse(json.contains("\"sharedGpu\"") || json.contains("\"timed\"") || json.contains("\"checkFailed\""),
                 "derived facts are not stored:\n" + json);
     }

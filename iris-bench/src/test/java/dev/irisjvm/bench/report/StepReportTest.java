@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.irisjvm.bench.results.StepMeasurement;
 import dev.irisjvm.bench.results.StepSweepResult;
+import dev.irisjvm.bench.results.StoredResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,7 +54,7 @@ class StepReportTest {
     }
 
     private StepDocument document(StepSweepResult run) {
-        return new StepDocument(run, BenchmarkTargets.builtIn(), List.of(), null, null);
+        return new StepDocument(run, Document.Context.of(BenchmarkTargets.builtIn()));
     }
 
     /** The report of {@code run} as {@code iris-bench report training-step} writes it. */
@@ -210,7 +211,7 @@ class StepReportTest {
     void jsonRoundTrip() throws IOException {
         StepSweepResult run = run(2, points(16000, StepMeasurement.OK));
         assertTrue(run.sharedGpu());
-        String json = ReportRuns.roundTrip(dir, run, run::write, StepSweepResult::read);
+        String json = ReportRuns.roundTrip(dir, run, run::write, f -> StoredResult.read(f, StepSweepResult.class));
         assertFalse(json.contains("\"sharedGpu\"") || json.contains("\"timed\"") || json.contains("\"checkFailed\""),
                 "derived facts are not stored:\n" + json);
     }
