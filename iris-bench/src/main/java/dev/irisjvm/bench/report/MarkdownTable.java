@@ -2,7 +2,9 @@ package dev.irisjvm.bench.report;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -25,6 +27,7 @@ public final class MarkdownTable {
 
     private final List<String> header;
     private final List<List<String>> rows = new ArrayList<>();
+    private final Set<Integer> leftOut = new HashSet<>();
 
     public MarkdownTable(String... header) {
         this(Arrays.asList(header));
@@ -35,6 +38,22 @@ public final class MarkdownTable {
             throw new IllegalArgumentException("a table needs at least one column");
         }
         this.header = List.copyOf(header);
+    }
+
+    /**
+     * Leaves the named columns out of the rendered table where {@code leaveOut} holds, so that a
+     * table whose ratios a run cannot have (its ranks shared GPUs) is still filled row by row the same way.
+     */
+    public MarkdownTable without(boolean leaveOut, String... columns) {
+        if (leaveOut) {
+            for (String c : columns) {
+                if (!header.contains(c)) {
+                    throw new IllegalArgumentException("no column " + c + " in " + header);
+                }
+                leftOut.add(header.indexOf(c));
+            }
+        }
+        return this;
     }
 
     /** Adds a row; {@code null} cells print as an em dash. */
@@ -69,7 +88,9 @@ public final class MarkdownTable {
         line(sb, header);
         sb.append('|');
         for (int i = 0; i < header.size(); i++) {
-            sb.append(numeric(i) ? " ---: |" : " :--- |");
+            if (!leftOut.contains(i)) {
+                sb.append(numeric(i) ? " ---: |" : " :--- |");
+            }
         }
         sb.append('\n');
         rows.forEach(r -> line(sb, r));
@@ -92,9 +113,13 @@ public final class MarkdownTable {
         return any;
     }
 
-    private static void line(StringBuilder sb, List<String> cells) {
+    private void line(StringBuilder sb, List<String> cells) {
         sb.append('|');
-        for (String c : cells) {
+        for (int i = 0; i < cells.size(); i++) {
+            if (leftOut.contains(i)) {
+                continue;
+            }
+            String c = cells.get(i);
             // A bare '|' would split the cell, a newline would end the table.
             sb.append(' ').append(c.replace("|", "\\|").replace("\n", " ")).append(" |");
         }

@@ -197,19 +197,12 @@ public final class MoeDocument extends Document {
                 + "call, with the fastest and slowest call in brackets" + (ratios ? "; × is NCCL's median ÷ that column's."
                 : SharedGpus.TIMES) + "\n\n");
         for (String model : rows.stream().map(Row::model).distinct().toList()) {
-            List<String> head = new ArrayList<>(List.of("T", "operation", "iris µs", "iris_ll µs", "NCCL µs"));
-            if (ratios) {
-                head.addAll(List.of("iris ×", "iris_ll ×"));
-            }
-            MarkdownTable t = new MarkdownTable(head);
+            MarkdownTable t = new MarkdownTable("T", "operation", "iris µs", "iris_ll µs", "NCCL µs", "iris ×", "iris_ll ×")
+                    .without(!ratios, "iris ×", "iris_ll ×");
             for (Row r : rows) {
                 if (!r.model().equals(model)) continue;
-                List<Object> cells = new ArrayList<>(List.of(r.tokens(), r.op(), time(r.iris()), time(r.lowLatency()), time(r.nccl())));
-                if (ratios) {
-                    cells.add(Sizes.ratio(r.speedup(r.iris())));
-                    cells.add(Sizes.ratio(r.speedup(r.lowLatency())));
-                }
-                t.row(cells);
+                t.row(r.tokens(), r.op(), time(r.iris()), time(r.lowLatency()), time(r.nccl()), Sizes.ratio(r.speedup(r.iris())),
+                        Sizes.ratio(r.speedup(r.lowLatency())));
             }
             sb.append("### ").append(model).append("\n\n").append(t.render()).append('\n');
         }
@@ -227,20 +220,11 @@ public final class MoeDocument extends Document {
                 + "epilogue). Median µs per call, the slowest rank per call" + (ratios ? "; × is the sequence's median ÷ that column's; "
                 + GemmDocument.capitalized(target.source()) + "'s target: the faster fused way at least " + target.minLayerSpeedup()
                 + " ×." : ". The ranks shared GPUs: nothing is compared.") + "\n\n");
-        List<String> head = new ArrayList<>(List.of("model", "T", "sequence µs", "fused µs", "fed µs"));
-        if (ratios) {
-            head.addAll(List.of("fused ×", "fed ×"));
-        }
-        head.add("status");
-        MarkdownTable t = new MarkdownTable(head);
+        MarkdownTable t = new MarkdownTable("model", "T", "sequence µs", "fused µs", "fed µs", "fused ×", "fed ×", "status")
+                .without(!ratios, "fused ×", "fed ×");
         for (LayerRow r : rows) {
-            List<Object> cells = new ArrayList<>(List.of(r.model(), r.tokens(), time(r.sequence()), time(r.fused()), time(r.fed())));
-            if (ratios) {
-                cells.add(Sizes.ratio(r.speedup(r.fused())));
-                cells.add(Sizes.ratio(r.speedup(r.fed())));
-            }
-            cells.add(status(r));
-            t.row(cells);
+            t.row(r.model(), r.tokens(), time(r.sequence()), time(r.fused()), time(r.fed()), Sizes.ratio(r.speedup(r.fused())),
+                    Sizes.ratio(r.speedup(r.fed())), status(r));
         }
         return sb.append(t.render()).append('\n').toString();
     }

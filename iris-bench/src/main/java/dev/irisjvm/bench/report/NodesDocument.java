@@ -159,19 +159,11 @@ public final class NodesDocument extends Document {
                 sb.append(' ').append(summary(mine));
             }
             sb.append("\n\n");
-            List<String> head = new ArrayList<>(List.of("size", "hierarchical µs", "flat NCCL µs"));
-            if (compare) {
-                head.addAll(List.of("hierarchical bus GB/s", "flat NCCL bus GB/s", "flat ÷ hierarchical"));
-            }
-            MarkdownTable t = new MarkdownTable(head);
+            MarkdownTable t = new MarkdownTable("size", "hierarchical µs", "flat NCCL µs", "hierarchical bus GB/s", "flat NCCL bus GB/s",
+                    "flat ÷ hierarchical").without(!compare, "hierarchical bus GB/s", "flat NCCL bus GB/s", "flat ÷ hierarchical");
             for (Row r : mine) {
-                List<Object> cells = new ArrayList<>(List.of(Sizes.bytes(r.bytes()), time(r.hierarchical()), time(r.flat())));
-                if (compare) {
-                    cells.add(busBandwidth(r.hierarchical()));
-                    cells.add(busBandwidth(r.flat()));
-                    cells.add(r.checkFailed() ? WRONG_OUTPUT : Sizes.ratio(r.ratio()));
-                }
-                t.row(cells);
+                t.row(Sizes.bytes(r.bytes()), time(r.hierarchical()), time(r.flat()), busBandwidth(r.hierarchical()), busBandwidth(r.flat()),
+                        r.checkFailed() ? WRONG_OUTPUT : Sizes.ratio(r.ratio()));
             }
             sb.append(t.render()).append('\n');
         }

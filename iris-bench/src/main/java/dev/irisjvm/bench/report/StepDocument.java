@@ -163,19 +163,11 @@ public final class StepDocument extends Document {
                 + "median ÷ that row's." : SharedGpus.TIMES)
                 + "\n\n");
         for (Row r : rows) {
-            List<String> head = new ArrayList<>(List.of("implementation", "what it runs", "µs", "round medians µs"));
-            if (compare) {
-                head.addAll(List.of("TFLOP/s per rank", "baseline ÷ this"));
-            }
-            MarkdownTable t = new MarkdownTable(head);
+            MarkdownTable t = new MarkdownTable("implementation", "what it runs", "µs", "round medians µs", "TFLOP/s per rank",
+                    "baseline ÷ this").without(!compare, "TFLOP/s per rank", "baseline ÷ this");
             for (String impl : IMPLS) {
                 StepMeasurement m = r.get(impl);
-                List<Object> cells = new ArrayList<>(List.of(impl, what(impl), time(m), m == null ? "—" : Sizes.numbers(m.roundMediansUs())));
-                if (compare) {
-                    cells.add(tflops(m));
-                    cells.add(Sizes.ratio(r.ratio(m)));
-                }
-                t.row(cells);
+                t.row(impl, what(impl), time(m), m == null ? "—" : Sizes.numbers(m.roundMediansUs()), tflops(m), Sizes.ratio(r.ratio(m)));
             }
             if (rows.size() > 1) {
                 sb.append("### ").append(r.label()).append(" on ").append(r.world()).append(" ranks\n\n");
