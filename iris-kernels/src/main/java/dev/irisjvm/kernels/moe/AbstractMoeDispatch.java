@@ -25,7 +25,7 @@ abstract sealed class AbstractMoeDispatch implements MoeTokenDispatch permits Mo
     final SymTensor recv;
     final SymTensor counts;
     final SymTensor staging;
-    /** A grid limit for the row kernels of combine (they stride over the rest). */
+    /** A grid limit for the row kernels of combine and for MoeDispatch's copying kernel (they stride over the rest). */
     final int rowBlockLimit;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Tokens of the last dispatch that no combine has followed yet, or -1. Guarded by this. */

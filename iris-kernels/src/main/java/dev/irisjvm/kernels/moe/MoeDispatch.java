@@ -121,7 +121,7 @@ public final class MoeDispatch extends AbstractMoeDispatch {
     /** The fused expert GEMM's end of combine ({@link MoeExpertGemm#gemmAndCombine}). */
     static final String COMBINE_PUBLISH_KERNEL = "moe_combine_publish";
 
-        private final MoeLayout layout;
+    private final MoeLayout layout;
     private final SymTensor sources;
     private final SymTensor routed;
     private final MoeArgs.Buffers buffers;
@@ -302,7 +302,7 @@ public final class MoeDispatch extends AbstractMoeDispatch {
         return buffers;
     }
 
-    /** The arguments and the routing counters, closed before the buffers; a {@link MoeCombine} of this instance is unusable afterwards. */
+    /** The arguments, the routed counts and the sources, closed before the shared buffers; a {@link MoeCombine} of this instance is unusable afterwards. */
     @Override
     List<AutoCloseable> ownResources() {
         return List.of(args, routed, sources);
