@@ -200,8 +200,7 @@ public final class FusedDocument extends Document {
     private String targets(List<Row> rows) {
         MarkdownTable t = new MarkdownTable("operation", "M × N × K", "target", "best fused µs (variant)", "cuBLAS → NCCL µs",
                 "speedup", "status", "AUTO picks", "AUTO speedup", "output check");
-        int judged = 0;
-        int pass = 0;
+        Tally tally = new Tally();
         for (Row r : rows) {
             FusedMeasurement best = r.best();
             FusedMeasurement auto = r.auto();
@@ -213,10 +212,7 @@ public final class FusedDocument extends Document {
             } else if (Double.isNaN(speedup)) {
                 status = "not measured";
             } else {
-                judged++;
-                boolean ok = speedup >= target;
-                pass += ok ? 1 : 0;
-                status = ok ? "PASS" : "**FAIL**";
+                status = tally.judge(speedup >= target) ? "PASS" : "**FAIL**";
             }
             String checks = r.fused().values().stream().map(m -> m.variant() + ": " + (m.check().isEmpty() ? "—" : m.check()))
                     .collect(Collectors.joining("; "));
@@ -227,7 +223,7 @@ public final class FusedDocument extends Document {
         }
         String world = sweep.worldSize() == target.world() ? ""
                 : " The targets are stated for " + target.world() + " ranks; this run had " + sweep.worldSize() + ".";
-        String summary = judged == 0 ? "No target could be judged in this run." : pass + " of " + judged + " targets met.";
+        String summary = tally.summary("targets met", "No target could be judged in this run.");
         return "## Targets\n\n" + GemmDocument.capitalized(target.source()) + ": speedup of the fused kernel over cuBLAS then NCCL in sequence (both measured in this run), "
                 + "speedup = baseline median ÷ fused median, judged on the fastest variant whose output check passed. "
                 + summary + world + "\n\n" + t.renderOrNone()
@@ -262,8 +258,7 @@ public final class FusedDocument extends Document {
         MarkdownTable t = new MarkdownTable("operation", "M × N × K", "best fused µs (variant)", "cuBLAS → NCCL µs", "speedup",
                 "cuBLAS → Iris µs", "speedup", "target", "status", "GEMM alone µs", "fused ÷ GEMM alone", "Iris GEMM µs",
                 "NCCL alone µs", "Iris collective µs");
-        int judged = 0;
-        int pass = 0;
+        Tally tally = new Tally();
         for (Row r : shown) {
             FusedMeasurement best = r.best();
             double overNccl = r.speedup(best);
@@ -278,10 +273,7 @@ public final class FusedDocument extends Document {
             } else if (Double.isNaN(overNccl) || Double.isNaN(overIris)) {
                 status = "not measured";
             } else {
-                judged++;
-                boolean ok = overNccl >= goal.minOverNccl() && overIris >= goal.minOverIris();
-                pass += ok ? 1 : 0;
-                status = ok ? "PASS" : "**FAIL**";
+                status = tally.judge(overNccl >= goal.minOverNccl() && overIris >= goal.minOverIris()) ? "PASS" : "**FAIL**";
             }
             FusedMeasurement gemm = r.vendorGemm();
             t.row(title(r.op()), label(r.shape()), usWithVariant(best), us(r.ncclBaseline()), Sizes.ratio3(overNccl), us(r.baselineIris()),
@@ -293,7 +285,7 @@ public final class FusedDocument extends Document {
         }
         String summary = oneRank ? "This run had one rank: the collectives moved nothing, so no target is judged; the table "
                 + "shows the fused kernels' GEMM part against the GEMM alone (\"fused ÷ GEMM alone\"), the single-GPU part of the table."
-                : judged == 0 ? "No small-M target could be judged in this run." : pass + " of " + judged + " targets met.";
+                : tally.summary("targets met", "No small-M target could be judged in this run.");
         return "## Small M\n\n" + GemmDocument.capitalized(goal.source()) + ": at M up to " + goal.maxM() + ", the fused kernel at "
                 + "least " + Sizes.ratio(goal.minOverNccl()) + " as fast as cuBLAS then NCCL and " + Sizes.ratio(goal.minOverIris())
                 + " as fast as cuBLAS then the library's own collective (the target column gives both), both measured in this "

@@ -27,7 +27,7 @@ record FusedStatus(RunSource source, FusedSweepResult sweep, BenchmarkTargets ta
         List<Double> met = new ArrayList<>();
         List<String> missed = new ArrayList<>();
         List<String> notMeasured = new ArrayList<>();
-        int judged = 0;
+        Tally tally = new Tally();
         for (Row r : rows) {
             double speedup = r.speedup(r.best());
             if (Double.isNaN(speedup)) {
@@ -36,8 +36,7 @@ record FusedStatus(RunSource source, FusedSweepResult sweep, BenchmarkTargets ta
             }
             all.add(speedup);
             if (!Double.isNaN(r.target())) {
-                judged++;
-                if (speedup >= r.target()) {
+                if (tally.judge(speedup >= r.target())) {
                     met.add(speedup);
                 } else {
                     missed.add(point(r) + " (" + RatioRange.ratio(speedup) + "×, target " + Sizes.ratio(r.target()) + ")");
@@ -50,7 +49,7 @@ record FusedStatus(RunSource source, FusedSweepResult sweep, BenchmarkTargets ta
         sb.append(RatioRange.of(all).map(RatioRange::text).orElse("nothing timed")).append(" over ").append(all.size())
                 .append(all.size() == 1 ? " operation and shape" : " operation and shape pairs");
         commonShape(rows).ifPresent(shape -> sb.append(" (").append(shape).append(')'));
-        sb.append("; targets met on ").append(met.size()).append(" of ").append(judged)
+        sb.append("; targets met on ").append(met.size()).append(" of ").append(tally.judged())
                 .append(RatioRange.of(met).map(r -> " (" + r.text() + ")").orElse(""));
         if (!missed.isEmpty()) {
             sb.append(", missed on ").append(CclStatus.join(missed));

@@ -144,8 +144,7 @@ public final class GemmDocument extends Document {
         head.addAll(two ? List.of("cuBLASLt TFLOP/s", "baseline", "Iris ÷ baseline") : List.of("Iris ÷ cuBLAS"));
         head.addAll(List.of("target", "status", "output check"));
         MarkdownTable t = new MarkdownTable(head);
-        long pass = 0;
-        long judged = 0;
+        Tally tally = new Tally();
         for (Row r : rows) {
             GemmMeasurement m = r.iris();
             List<Object> cells = new ArrayList<>(Arrays.asList(label(m), m.layout(), Sizes.number(m.tflops())));
@@ -158,16 +157,13 @@ public final class GemmDocument extends Document {
             }
             cells.addAll(Arrays.asList(Sizes.ratio3(r.ratio()), "≥ " + target.minRatioToCublas(), r.status(), m.check()));
             t.row(cells);
+            // As in the suite's summary, a failed output check leaves its shape unjudged, where Tally.count would count a fail.
             if (!Double.isNaN(r.ratio()) && !r.checkFailed()) {
-                judged++;
-                if (r.ratio() >= target.minRatioToCublas()) {
-                    pass++;
-                }
+                tally.judge(r.ratio() >= target.minRatioToCublas());
             }
         }
-        String summary = judged == 0 ? "No shape could be judged (no cuBLAS figures in this run)."
-                : pass + " of " + judged + " shape(s) reach the target" + (judged < rows.size() ? " (" + (rows.size() - judged)
-                        + " not judged)" : "") + ".";
+        String summary = tally.summary("shape(s) reach the target", rows.size(), "not judged",
+                "No shape could be judged (no cuBLAS figures in this run).");
         String goal = two
                 ? ": Iris at least " + target.minRatioToCublas() + " × the strongest baseline's TFLOP/s on every shape, the faster of "
                         + "cuBLAS and cuBLASLt on that shape (column \"baseline\"; one whose output failed its check does not count), "

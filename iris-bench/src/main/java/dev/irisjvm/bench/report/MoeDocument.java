@@ -172,21 +172,14 @@ public final class MoeDocument extends Document {
         }
         MarkdownTable t = new MarkdownTable("model", "operation", "T", "library µs", "mode", "NCCL µs", "NCCL ÷ library", "target",
                 "status");
-        long pass = 0;
-        long judged = 0;
+        Tally tally = new Tally();
         for (Row r : rows) {
             MoeMeasurement best = r.best();
-            double s = r.speedup(best);
-            String st = status(r);
             t.row(r.model(), r.op(), r.tokens(), CheckedPoints.median(best), best == null ? "—" : best.impl(),
-                    CheckedPoints.median(r.nccl()), Sizes.ratio(s), "≥ " + target.minRatio(r.tokens()) + " ×", st);
-            if (!st.equals(Verdict.NOT_MEASURED)) {
-                judged++;
-                if (st.equals(Verdict.PASS)) pass++;
-            }
+                    CheckedPoints.median(r.nccl()), Sizes.ratio(r.speedup(best)), "≥ " + target.minRatio(r.tokens()) + " ×",
+                    tally.count(status(r)));
         }
-        String summary = judged == 0 ? "No point could be judged." : pass + " of " + judged + " point(s) reach their target"
-                + (judged < rows.size() ? " (" + (rows.size() - judged) + " not measured)" : "") + ".";
+        String summary = tally.summary("point(s) reach their target", rows.size(), "not measured", "No point could be judged.");
         return "## Target\n\n" + goal + " " + summary + "\n\n" + t.renderOrNone()
                 + "\nRatios to two decimals; a verdict compares the unrounded ratio.\n\n";
     }

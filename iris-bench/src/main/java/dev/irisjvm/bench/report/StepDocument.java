@@ -133,18 +133,12 @@ public final class StepDocument extends Document {
             return SharedGpus.targetSection(goal, run, t);
         }
         MarkdownTable t = new MarkdownTable("M × H × F", "ranks", "fused µs", "baseline µs", "speedup", "target", "status");
-        long pass = 0;
-        long judged = 0;
+        Tally tally = new Tally();
         for (Row r : rows) {
-            String st = status(r);
             t.row(r.label(), r.world(), median(r.fused()), median(r.baseline()), Sizes.ratio3(r.speedup()), "≥ " + target.minSpeedup() + " ×",
-                    st);
-            if (!st.equals(Verdict.NOT_MEASURED)) {
-                judged++;
-                if (st.equals(Verdict.PASS)) pass++;
-            }
+                    tally.count(status(r)));
         }
-        String summary = judged == 0 ? "No point could be judged." : pass + " of " + judged + " point(s) reach the target.";
+        String summary = tally.summary("point(s) reach the target", "No point could be judged.");
         String world = rows.stream().allMatch(r -> r.world() == target.world()) ? ""
                 : " The target is stated for " + target.world() + " ranks; this run had " + run.worldSize() + ".";
         String shape = rows.stream().allMatch(r -> r.label().equals(TARGET_SHAPE)) ? ""
