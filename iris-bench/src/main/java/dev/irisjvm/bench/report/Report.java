@@ -1,15 +1,7 @@
 package dev.irisjvm.bench.report;
 
-import dev.irisjvm.bench.jit.ExampleSource;
-import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.FusedSweepResult;
-import dev.irisjvm.bench.results.GemmSweepResult;
-import dev.irisjvm.bench.results.JitBenchResult;
-import dev.irisjvm.bench.results.MoeSweepResult;
-import dev.irisjvm.bench.results.NodesSweepResult;
-import dev.irisjvm.bench.results.StepSweepResult;
 import dev.irisjvm.bench.results.StoredResult;
-import dev.irisjvm.bench.results.SweepResult;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -20,7 +12,7 @@ import java.util.zip.GZIPOutputStream;
 /**
  * Renders any report from its raw JSON: copies the JSON (and the JMH files and traces of the same
  * run) next to the report so that it links to the data it was made from, then writes the
- * Markdown and the charts. The one place that knows which document each {@link ReportKind} is.
+ * Markdown and the charts through the kind's document.
  *
  * <pre>{@code
  * ReportInput in = new ReportInput(ReportKind.GEMM, Path.of("docs/benchmarks"), Path.of("/tmp/run/gemm-sweep.json"),
@@ -52,19 +44,7 @@ public final class Report {
         RawFiles.Jmh jmh = kind.readsJmh() ? jmh(raw, in) : new RawFiles.Jmh(List.of(), List.of());
         Document.Context context = new Document.Context(raw.names(), in.runCommand(), findings, in.targets(), jmh.results(),
                 jmh.problems(), in.jmhCommand());
-        Document document = switch (kind) {
-            case GEMM -> new GemmDocument((GemmSweepResult) run, context);
-            case GEMM_SUITE -> new GemmSuiteDocument((GemmSweepResult) run, context);
-            case RMA -> new RmaDocument((SweepResult) run, context);
-            case CCL -> new CclDocument((SweepResult) run, context);
-            case FUSED -> new FusedDocument((FusedSweepResult) run, context);
-            case ATTENTION -> new AttentionDocument((AttentionBenchResult) run, context);
-            case JIT -> new JitDocument((JitBenchResult) run, ExampleSource.allOnClassPath(), context);
-            case MOE -> new MoeDocument((MoeSweepResult) run, context);
-            case STEP -> new StepDocument((StepSweepResult) run, context);
-            case NODES -> new NodesDocument((NodesSweepResult) run, context);
-        };
-        return document.write(out);
+        return kind.document(run, context).write(out);
     }
 
     private static <T> T read(Path copy, Path original, Class<T> type) throws IOException {
