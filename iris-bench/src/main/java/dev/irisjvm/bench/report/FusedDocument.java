@@ -162,8 +162,6 @@ public final class FusedDocument extends Document {
     // ---- sections ----------------------------------------------------------------------------------
 
     private String header(List<Row> rows) {
-        List<String> ran = new ArrayList<>(List.of(ReportHeader.recorded(sweep.command())));
-        ran.addAll(context.jmhCommands());
         return new ReportHeader("Fused GEMM + communication benchmarks", "The fused kernels of `dev.irisjvm.kernels.fused` "
                 + "(`GemmAllScatter`, `GemmAllReduce`, `GemmReduceScatter`, `AllGatherGemm`: one persistent wgmma/TMA kernel that "
                 + "computes the tiles and moves them to the other ranks over the symmetric heap) against cuBLAS then NCCL in "
@@ -174,7 +172,7 @@ public final class FusedDocument extends Document {
                 .item("points", rows.size() + " (operation × shape), " + sweep.warmup() + " warm-up and " + sweep.reps()
                         + " timed calls per implementation")
                 .item("baseline", baselineText(rows))
-                .end(rawFiles, "Commands", runCommand, ran);
+                .end(context, sweep.command());
     }
 
     private static String baselineText(List<Row> rows) {

@@ -135,7 +135,7 @@ public final class GemmDocument extends Document {
         return new ReportHeader("Iris GEMM benchmarks", intro, sweep)
                 .item("data", (types.isEmpty() ? "—" : types) + ", F32 accumulation; inputs uniform in [-1, 1), generated on the GPU")
                 .item("shapes", rows.size() + " (M × N × K; B as N × K \"nk\" or K × N \"kn\")")
-                .end(rawFiles, runCommand, sweep.command());
+                .end(context, sweep.command());
     }
 
     private String targets(List<Row> rows) {

@@ -73,7 +73,7 @@ public final class GemmSuiteDocument extends Document {
                 .item("data", (types.isEmpty() ? "—" : types) + ", F32 accumulation; inputs uniform in [-1, 1), generated on the GPU")
                 .item("shapes", rows.size() + " (M × N × K; B as N × K \"nk\" or K × N \"kn\"), from " + groups + " layer(s) of "
                         + models + " model(s) or group(s)")
-                .end(rawFiles, runCommand, sweep.command());
+                .end(context, sweep.command());
     }
 
     private String targets() {

@@ -71,7 +71,7 @@ public final class JitDocument extends Document {
                 .item("caches in", "`" + run.cacheParent() + "`")
                 .item("the process's first compile", first == null ? "—" : ms(first.ms()) + " ms (`" + first.source()
                         + "`, plain: NVRTC loaded, headers unpacked, before the timed compiles)")
-                .end(rawFiles, runCommand, run.command());
+                .end(context, run.command());
     }
 
     private String compileSection() {

@@ -153,7 +153,7 @@ public final class MoeDocument extends Document {
                         + "seed " + sweep.seed())
                 .item("timing", sweep.warmup() + " warm-up and " + sweep.reps() + " timed calls per implementation, case and round, "
                         + sweep.rounds() + " round(s)")
-                .end(rawFiles, runCommand, sweep.command());
+                .end(context, sweep.command());
     }
 
     private String targets() {

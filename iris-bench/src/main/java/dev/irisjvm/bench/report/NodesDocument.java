@@ -120,7 +120,7 @@ public final class NodesDocument extends Document {
                         + (dtypes.isEmpty() ? "" : "; " + dtypes) + "; seed " + run.seed())
                 .item("timing", run.warmup() + " warm-up and " + run.reps() + " timed calls per implementation, point and round, "
                         + run.rounds() + " round(s)")
-                .end(rawFiles, runCommand, run.command());
+                .end(context, run.command());
     }
 
     /** What a reader must know before any figure: where the network was not one, what was not compared, what was wrong. */

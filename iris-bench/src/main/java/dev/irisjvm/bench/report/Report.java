@@ -42,8 +42,9 @@ public final class Report {
             copyTraces(fused, in, raw);
         }
         RawFiles.Jmh jmh = kind.readsJmh() ? jmh(raw, in) : new RawFiles.Jmh(List.of(), List.of());
+        // A report that shows no JMH results lists no JMH command among the commands that made it.
         Document.Context context = new Document.Context(raw.names(), in.runCommand(), findings, in.targets(), jmh.results(),
-                jmh.problems(), in.jmhCommand());
+                jmh.problems(), kind.readsJmh() ? in.jmhCommand() : null);
         return kind.document(run, context).write(out);
     }
 

@@ -3,6 +3,7 @@ package dev.irisjvm.bench.report;
 import dev.irisjvm.bench.results.StoredResult;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -14,7 +15,7 @@ import java.util.stream.Collectors;
  * <pre>{@code
  * String md = new ReportHeader("Iris GEMM benchmarks", "The GEMM of ...", sweep)
  *         .item("shapes", "7")
- *         .end(rawFiles, runCommand, sweep.command());
+ *         .end(context, sweep.command());
  * }</pre>
  */
 final class ReportHeader {
@@ -47,13 +48,11 @@ final class ReportHeader {
         return sb.append(String.join("\n", ran)).append("\n```\n\n").toString();
     }
 
-    /** {@link #end} with the one command the run recorded, or "(not recorded)". */
-    String end(List<String> rawFiles, String runCommand, String command) {
-        return end(rawFiles, "Commands", runCommand, List.of(recorded(command)));
-    }
-
-    static String recorded(String command) {
-        return command == null || command.isBlank() ? "(not recorded)" : command;
+    /** {@link #end} with the command the run recorded, or "(not recorded)", then the JMH command of the same run where there is one. */
+    String end(Document.Context context, String command) {
+        List<String> ran = new ArrayList<>(List.of(command == null || command.isBlank() ? "(not recorded)" : command));
+        ran.addAll(context.jmhCommands());
+        return end(context.rawFiles(), "Commands", context.runCommand(), ran);
     }
 
     /** Hand-written findings as their section, or "" when there are none. */

@@ -118,7 +118,7 @@ public final class StepDocument extends Document {
                 .item("shape", shapes + "; BF16 activations and weights, F32 weight gradients; seed " + run.seed())
                 .item("timing", run.warmup() + " warm-up and " + run.reps() + " timed steps per implementation and round, "
                         + run.rounds() + " round(s)")
-                .end(rawFiles, runCommand, run.command());
+                .end(context, run.command());
     }
 
     private String targets(List<Row> rows) {
