@@ -52,7 +52,7 @@ final class AttentionStatus {
         if (!decode.points().isEmpty()) {
             parts.add(decode());
         }
-        return "- attention ([" + AttentionDocument.MARKDOWN + "](" + linkBase + "/" + AttentionDocument.MARKDOWN + ")): "
+        return "- attention (" + StatusSection.link(linkBase, AttentionDocument.MARKDOWN) + "): "
                 + (parts.isEmpty() ? "nothing measured" : String.join("; ", parts)) + " (" + source.cite(linkBase) + ");\n";
     }
 

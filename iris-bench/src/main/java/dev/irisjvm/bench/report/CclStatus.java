@@ -52,9 +52,8 @@ final class CclStatus {
     }
 
     String item(String linkBase) {
-        StringBuilder sb = new StringBuilder("- device-initiated collectives ([" + CclDocument.MARKDOWN + "](" + linkBase
-                + "/" + CclDocument.MARKDOWN + ")), each against NCCL in the same run (ratio = NCCL's time ÷ iris's; at equal bytes, "
-                + "iris's bus bandwidth ÷ NCCL's): ");
+        StringBuilder sb = new StringBuilder("- device-initiated collectives (" + StatusSection.link(linkBase, CclDocument.MARKDOWN)
+                + "), each against NCCL in the same run (ratio = NCCL's time ÷ iris's; at equal bytes, iris's bus bandwidth ÷ NCCL's): ");
         sb.append(smallAllReduce()).append("; ").append(bandwidth());
         if (runs.stream().noneMatch(r -> r.figures().impls("all_reduce").contains("iris_copy_engine"))) {
             sb.append("; the copy-engine all-reduce has no point in these runs");

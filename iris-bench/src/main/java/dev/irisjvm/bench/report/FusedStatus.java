@@ -43,9 +43,9 @@ record FusedStatus(RunSource source, FusedSweepResult sweep, BenchmarkTargets ta
                 }
             }
         }
-        StringBuilder sb = new StringBuilder("- fused GEMM + all-scatter / all-reduce / reduce-scatter and all-gather + GEMM ([")
-                .append(FusedDocument.MARKDOWN).append("](").append(linkBase).append('/').append(FusedDocument.MARKDOWN)
-                .append(")), the fastest fused variant whose output check passed against cuBLAS then NCCL in the same run: ");
+        StringBuilder sb = new StringBuilder("- fused GEMM + all-scatter / all-reduce / reduce-scatter and all-gather + GEMM (")
+                .append(StatusSection.link(linkBase, FusedDocument.MARKDOWN))
+                .append("), the fastest fused variant whose output check passed against cuBLAS then NCCL in the same run: ");
         sb.append(RatioRange.of(all).map(RatioRange::text).orElse("nothing timed")).append(" over ").append(all.size())
                 .append(all.size() == 1 ? " operation and shape" : " operation and shape pairs");
         commonShape(rows).ifPresent(shape -> sb.append(" (").append(shape).append(')'));

@@ -16,6 +16,6 @@ record RunSource(String file, String date) {
 
     /** A Markdown link to the JSON, {@code linkBase} being the folder as seen from the document that cites it. */
     String cite(String linkBase) {
-        return "[" + file + "](" + linkBase + "/" + file + ") of " + (date == null || date.isBlank() ? "an unrecorded date" : date);
+        return StatusSection.link(linkBase, file) + " of " + (date == null || date.isBlank() ? "an unrecorded date" : date);
     }
 }

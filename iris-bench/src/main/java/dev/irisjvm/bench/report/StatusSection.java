@@ -118,7 +118,7 @@ public final class StatusSection {
 
     private String rma() throws IOException {
         String head = "- the foundation (heap, IPC, rendezvous, launcher, device API, one-sided tile operations, barriers) and the RMA "
-                + "benchmarks (" + link(RmaDocument.MARKDOWN);
+                + "benchmarks (" + link(linkBase, RmaDocument.MARKDOWN);
         SweepResult sweep = read(RMA_FILE, SweepResult.class, "the RMA");
         return head + (sweep == null ? "" : ", " + new RunSource(RMA_FILE, sweep.date()).cite(linkBase)) + ");\n";
     }
@@ -148,8 +148,8 @@ public final class StatusSection {
         String types = sweep.measurements().stream().map(m -> m.inType() + " → " + m.outType()).distinct().collect(Collectors.joining(", "));
         return "- a Hopper GEMM at " + RatioRange.of(ratios).map(RatioRange::text).orElse("no measured ratio to")
                 + " " + doc.baselineRate() + " on " + rows.size() + " shapes, " + types + ", " + checked + " of " + rows.size()
-                + " outputs matching cuBLAS's (" + link(GemmDocument.MARKDOWN) + ", " + new RunSource(ReportKind.GEMM.sweepFile(), sweep.date())
-                .cite(linkBase) + ");\n";
+                + " outputs matching cuBLAS's (" + link(linkBase, GemmDocument.MARKDOWN) + ", "
+                + new RunSource(ReportKind.GEMM.sweepFile(), sweep.date()).cite(linkBase) + ");\n";
     }
 
     /**
@@ -170,7 +170,7 @@ public final class StatusSection {
                 + (s.judged().isEmpty() ? "no measured ratio to" : Sizes.ratio3(s.geomean())) + " the faster of cuBLAS's and "
                 + "cuBLASLt's TFLOP/s per shape (target " + targets.gemmSuite().minRatioGeomean() + "), " + s.passing() + " of "
                 + s.rows().size() + " shapes at " + targets.gemmSuite().minRatio() + " or more" + worstText + ", "
-                + s.checkFailures() + " output(s) failing the check (" + link(GemmSuiteDocument.MARKDOWN) + ", "
+                + s.checkFailures() + " output(s) failing the check (" + link(linkBase, GemmSuiteDocument.MARKDOWN) + ", "
                 + new RunSource(ReportKind.GEMM_SUITE.sweepFile(), sweep.date()).cite(linkBase) + ");\n";
     }
 
@@ -203,7 +203,7 @@ public final class StatusSection {
     }
 
     private String noRun(String item, String report) {
-        return "- " + item + ": no committed run, see " + link(report) + ";\n";
+        return "- " + item + ": no committed run, see " + link(linkBase, report) + ";\n";
     }
 
     private void measuredOn(String machine, String item) {
@@ -213,7 +213,8 @@ public final class StatusSection {
         }
     }
 
-    private String link(String report) {
-        return "[" + report + "](" + linkBase + "/" + report + ")";
+    /** A Markdown link to {@code file} of the benchmarks folder (a report or a run's JSON), {@code linkBase} being that folder. */
+    static String link(String linkBase, String file) {
+        return "[" + file + "](" + linkBase + "/" + file + ")";
     }
 }
