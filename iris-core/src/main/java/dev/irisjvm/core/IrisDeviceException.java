@@ -2,7 +2,18 @@ package dev.irisjvm.core;
 
 /**
  * A kernel recorded a failure on the device, e.g. a bounded wait that passed its deadline because
- * a peer never arrived. The facts come from the rank's device status record.
+ * a peer never arrived. The facts come from the rank's device status record. Raised where the rank
+ * reads its status: {@link Iris#synchronize()}, {@link Iris#checkDeviceStatus()} and {@link
+ * Iris#close()}.
+ *
+ * <pre>{@code
+ * try {
+ *     iris.synchronize();
+ * } catch (IrisDeviceException e) {
+ *     log.error("rank {}: device error {} waiting for rank {}: {}", iris.rank(), e.code(), e.peer(), e.getMessage());
+ *     throw e;   // the rank's collectives cannot go on: leave the job
+ * }
+ * }</pre>
  */
 public class IrisDeviceException extends IrisException {
     private final int code;

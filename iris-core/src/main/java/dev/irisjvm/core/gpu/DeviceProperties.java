@@ -1,6 +1,14 @@
 package dev.irisjvm.core.gpu;
 
-/** What a GPU is: the figures kernels size their launches from. */
+/**
+ * What a GPU is: the figures kernels size their launches from.
+ *
+ * <pre>{@code
+ * DeviceProperties gpu = iris.deviceProperties();
+ * int wave = gpu.multiprocessorCount();              // 132 on an H200: one persistent block per SM
+ * boolean hopper = gpu.major() == 9;                 // wgmma kernels; "9.0" as gpu.computeCapability()
+ * }</pre>
+ */
 public record DeviceProperties(
         int device,
         String name,

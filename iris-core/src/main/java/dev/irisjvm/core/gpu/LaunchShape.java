@@ -1,6 +1,15 @@
 package dev.irisjvm.core.gpu;
 
-/** Grid and block dimensions of a launch, plus dynamic shared memory in bytes. */
+/**
+ * Grid and block dimensions of a launch, plus dynamic shared memory in bytes. Checked when made: a
+ * shape no GPU could launch is refused here, not by the driver.
+ *
+ * <pre>{@code
+ * int sms = iris.deviceProperties().multiprocessorCount();
+ * kernels.launch("all_reduce_sum", LaunchShape.of(sms, 256), iris.stream(), iris.deviceContext(), in, out, n);
+ * LaunchShape tiles = new LaunchShape(m / 128, n / 256, 1, 384, 1, 1, 0).withSharedBytes(200 * 1024);
+ * }</pre>
+ */
 public record LaunchShape(int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ, int sharedBytes) {
     public LaunchShape {
         if (gridX < 1 || gridY < 1 || gridZ < 1) {

@@ -6,6 +6,13 @@ import java.util.Arrays;
  * What the last dispatch did on this rank ({@link MoeDispatch#stats}): the routes it did not
  * deliver and the rows each local expert got.
  *
+ * <pre>{@code
+ * MoeDispatch dispatch = MoeDispatch.create(iris, config.withPolicy(OverflowPolicy.DROP));
+ * dispatch.dispatch(tokens, ids, weights, stream);
+ * MoeStats s = dispatch.stats(stream);   // a host round trip: for logs and checks, not every step
+ * if (s.droppedAll() > 0) log.warn("{} routes over capacity, {} experts full", s.droppedAll(), s.fullExperts());
+ * }</pre>
+ *
  * @param droppedHere routes of this rank's tokens whose expert was full (not delivered)
  * @param droppedAll  the same over all ranks: the same number on every rank
  * @param badHere     routes of this rank whose expert id was out of range (not delivered; an error)
