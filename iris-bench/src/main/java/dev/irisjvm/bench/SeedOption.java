@@ -24,7 +24,12 @@ public final class SeedOption {
 
     /** --seed, else the clock; kept as --seed. */
     public long orClock() {
-        return keep(seed != null ? seed : System.nanoTime());
+        return keep(givenOrClock());
+    }
+
+    /** --seed, else the clock, not kept: {@link SweepCommand#runSeed} keeps rank 0's instead. */
+    long givenOrClock() {
+        return seed != null ? seed : System.nanoTime();
     }
 
     /** Keeps {@code runSeed} as --seed; returns it. */

@@ -95,7 +95,7 @@ public abstract class SweepCommand implements Callable<Integer> {
 
     /** The run's seed, the same on every rank: --seed, else rank 0's clock; kept as --seed on every rank. */
     protected static long runSeed(Iris iris, SeedOption seed) {
-        return seed.keep(iris.broadcast(seed.orClock(), 0));
+        return seed.keep(iris.broadcast(seed.givenOrClock(), 0));
     }
 
     /** The environment's configuration with the sweep's heap per rank and device wait timeout. */

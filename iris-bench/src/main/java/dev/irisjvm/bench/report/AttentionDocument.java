@@ -45,7 +45,7 @@ public final class AttentionDocument extends Document {
     public AttentionDocument(AttentionBenchResult run, Context context) {
         super(ReportKind.ATTENTION, context);
         this.run = run;
-        this.target = targets.attention();
+        this.target = context.targets().attention();
         this.decode = new AttentionDecodeSection(run, target.decodeMinSpeedup());
     }
 
@@ -206,7 +206,7 @@ public final class AttentionDocument extends Document {
                 .item("ranks", Integer.toString(run.world()))
                 .item("baseline", "local: the fastest of PyTorch SDPA's backends measured in this run (default, FlashAttention-2, "
                         + "cuDNN); ring: NCCL all-gather of K/V, then the same local kernel; decode: " + decode.headerBaseline())
-                .end(rawFiles, "Commands", runCommand, List.of(orDash(run.command())));
+                .end(context.rawFiles(), "Commands", context.runCommand(), List.of(orDash(run.command())));
     }
 
     private String method() {

@@ -42,7 +42,7 @@ public final class CclDocument extends SweepDocument {
         CclFigures figures = new CclFigures(sweep.measurements(), world);
         CclSettings settings = CclSettings.fromCommand(sweep.command());
         return header(figures, settings)
-                + CclTargets.evaluate(figures, settings, targets.collectives()).section()
+                + CclTargets.evaluate(figures, settings, context.targets().collectives()).section()
                 + findings
                 + AutoChoice.section(figures, settings)
                 + charts(figures, charts)

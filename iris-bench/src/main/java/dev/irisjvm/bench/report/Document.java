@@ -14,9 +14,6 @@ import java.util.List;
 public abstract class Document {
     protected final ReportKind kind;
     protected final Context context;
-    protected final List<String> rawFiles;
-    protected final String runCommand;
-    protected final BenchmarkTargets targets;
     /** The hand-written findings as their section, or "". */
     protected final String findings;
 
@@ -53,9 +50,6 @@ public abstract class Document {
     protected Document(ReportKind kind, Context context) {
         this.kind = kind;
         this.context = context;
-        this.rawFiles = context.rawFiles();
-        this.runCommand = context.runCommand();
-        this.targets = context.targets();
         this.findings = ReportHeader.findings(context.findings());
     }
 
@@ -73,7 +67,7 @@ public abstract class Document {
     /** The header of a report whose benchmark has not run yet: what is pending and the command that measures it. */
     String pendingHeader(String title, String intro, String measurements, String command) {
         return new ReportHeader(title, intro, null).item("measurements", measurements)
-                .end(rawFiles, "Command (not run yet)", null, List.of(command));
+                .end(context.rawFiles(), "Command (not run yet)", null, List.of(command));
     }
 
     /** A report without a run: its header, what the benchmark measures (its {@code method}, retitled) and the findings. */

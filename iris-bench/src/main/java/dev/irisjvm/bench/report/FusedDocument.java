@@ -122,7 +122,7 @@ public final class FusedDocument extends Document {
     public FusedDocument(FusedSweepResult sweep, Context context) {
         super(ReportKind.FUSED, context);
         this.sweep = sweep;
-        this.target = targets.fused();
+        this.target = context.targets().fused();
     }
 
     /** The shapes in sweep order. */

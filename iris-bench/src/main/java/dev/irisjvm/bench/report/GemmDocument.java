@@ -72,7 +72,7 @@ public final class GemmDocument extends Document {
     public GemmDocument(GemmSweepResult sweep, Context context) {
         super(ReportKind.GEMM, context);
         this.sweep = sweep;
-        this.target = targets.gemm();
+        this.target = context.targets().gemm();
     }
 
     /** The shapes in the order the sweep ran them, judged by the GEMM report's target. */

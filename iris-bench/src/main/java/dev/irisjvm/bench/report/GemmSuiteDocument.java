@@ -41,8 +41,8 @@ public final class GemmSuiteDocument extends Document {
     public GemmSuiteDocument(GemmSweepResult sweep, Context context) {
         super(ReportKind.GEMM_SUITE, context);
         this.sweep = sweep;
-        this.target = targets.gemmSuite();
-        this.gemm = new GemmDocument(sweep, Context.of(targets));
+        this.target = context.targets().gemmSuite();
+        this.gemm = new GemmDocument(sweep, Context.of(context.targets()));
         this.rows = gemm.rows(target.minRatio());
         for (GemmShapeOrigin o : sweep.originList()) {
             origins.computeIfAbsent(o.shape(), k -> new ArrayList<>()).add(o);

@@ -69,7 +69,7 @@ public final class MoeDocument extends Document {
     public MoeDocument(MoeSweepResult sweep, Context context) {
         super(ReportKind.MOE, context);
         this.sweep = sweep;
-        this.target = targets.moe();
+        this.target = context.targets().moe();
     }
 
     /** One model and token count of the expert layer: the sequence (the baseline), fused, fed; null where not run. */

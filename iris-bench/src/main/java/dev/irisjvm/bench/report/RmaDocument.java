@@ -24,11 +24,11 @@ public final class RmaDocument extends SweepDocument {
     @Override
     String markdown(Charts charts) {
         SweepIndex index = new SweepIndex(sweep.measurements() == null ? List.of() : sweep.measurements());
-        SizeTables sizes = new SizeTables(index, charts, targets.rma());
+        SizeTables sizes = new SizeTables(index, charts, context.targets().rma());
         return header(index)
-                + Targets.section(Targets.evaluate(index, jmh, targets.rma()), targets.rma())
+                + Targets.section(Targets.evaluate(index, jmh, context.targets().rma()), context.targets().rma())
                 + findings
-                + Floors.section(index, targets.rma())
+                + Floors.section(index, context.targets().rma())
                 + sizes.bandwidthSection()
                 + sizes.latencySection()
                 + sizes.atomicsSection()

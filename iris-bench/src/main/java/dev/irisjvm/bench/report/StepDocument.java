@@ -84,7 +84,7 @@ public final class StepDocument extends Document {
     public StepDocument(StepSweepResult run, Context context) {
         super(ReportKind.STEP, context);
         this.run = run;
-        this.target = targets.trainingStep();
+        this.target = context.targets().trainingStep();
     }
 
     /** One row per shape and world, in the order the run measured them. */

@@ -27,6 +27,6 @@ public abstract class SweepDocument extends Document {
             ran.add(sweep.command());
         }
         ran.addAll(context.jmhCommands());
-        return header.end(rawFiles, "Commands, in the order they ran", runCommand, ran.isEmpty() ? List.of("(not recorded)") : ran);
+        return header.end(context.rawFiles(), "Commands, in the order they ran", context.runCommand(), ran.isEmpty() ? List.of("(not recorded)") : ran);
     }
 }
