@@ -168,7 +168,7 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
             for (FusedVariant v : s.op().variants()) {
                 fused(s, buf, v, reference);
             }
-            if (options.trace() && traced.add(s.op())) {
+            if (options.trace() && s.op().kernelsTakeRows(s.m(), world) && traced.add(s.op())) {
                 for (FusedVariant v : s.op().kernelVariants()) {  // UNFUSED runs no kernel to trace
                     trace(s, buf, v);
                 }
@@ -192,6 +192,11 @@ final class FusedBench extends LockstepBench<FusedMeasurement> {
     }
 
     private void fused(FusedShape s, FusedWorkload buf, FusedVariant v, ByteBuffer reference) {
+        if (v != FusedVariant.UNFUSED && !s.op().kernelsTakeRows(s.m(), world)) {
+            record(FusedMeasurement.failed(s.op().id(), s.id(), s.m(), s.n(), s.k(), world, FusedMeasurement.FUSED, v.kernelName(),
+                    FusedMeasurement.KERNEL_ROWS + "M = " + s.m() + " is not a multiple of 128 x " + world + " (UNFUSED runs it)"));
+            return;
+        }
         FusedConfig config = config(s, v);
         FusedGemm g;
         try {

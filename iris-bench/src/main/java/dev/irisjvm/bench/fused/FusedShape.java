@@ -1,6 +1,7 @@
 package dev.irisjvm.bench.fused;
 
 import dev.irisjvm.kernels.fused.FusedOp;
+import dev.irisjvm.kernels.fused.FusedVariant;
 import java.util.Locale;
 
 /**
@@ -68,7 +69,10 @@ public record FusedShape(FusedOp op, int m, int n, int k) {
         if (localK(world) != k && localK(world) * (long) world != k) {
             return "K = " + k + " is not divisible by " + world + " ranks";
         }
-        if (op.splitsRows() && m % (128L * world) != 0) {
+        if (op.splitsRows() && m % world != 0) {
+            return "M = " + m + " is not a multiple of " + world;
+        }
+        if (!op.variants().contains(FusedVariant.UNFUSED) && !op.kernelsTakeRows(m, world)) {
             return "M = " + m + " is not a multiple of 128 x " + world;
         }
         if (localN(world) % 8 != 0 || localK(world) % 8 != 0) {

@@ -12,9 +12,9 @@ import java.util.Arrays;
 /**
  * The fused operations' argument checks, done before anything is allocated or launched. Each
  * failure is an {@link IllegalArgumentException} whose message starts with the rank and the class,
- * names the argument, what it is and what was expected, e.g. {@code "rank 1: GemmReduceScatter: M
- * = 300 is not a multiple of 128 x world size 2 = 256 (the rows of C are split over the ranks in
- * blocks of whole 128-row tiles)"}. Pure functions over {@link Operand}s, so every rule is
+ * names the argument, what it is and what was expected, e.g. {@code "rank 1: AllGatherGemm: M = 300
+ * is not a multiple of 128 x world size 2 = 256 (the rows of A are split over the ranks in blocks
+ * of whole 128-row tiles)"}. Pure functions over {@link Operand}s, so every rule is
  * unit-tested without a GPU.
  */
 final class FusedChecks {
@@ -83,11 +83,9 @@ final class FusedChecks {
             throw fail(who, nName + " = " + n + " is not a multiple of " + ELEMENT_MULTIPLE
                     + " (tiles are stored and sent in 16-byte vectors)");
         }
-        if (op.splitsRows() && m % ((long) Gemm.TILE_M * world) != 0) {
-            String what = op == FusedOp.REDUCE_SCATTER ? "the rows of C" : "the rows of A";
-            throw fail(who, "M = " + m + " is not a multiple of " + Gemm.TILE_M + " x world size " + world + " = "
-                    + (long) Gemm.TILE_M * world + " (" + what + " are split over the ranks in blocks of whole "
-                    + Gemm.TILE_M + "-row tiles)");
+        if (op.splitsRows() && m % world != 0) {
+            throw fail(who, "M = " + m + " is not a multiple of world size " + world + " (" + splitRows(op)
+                    + " are split evenly over the ranks)");
         }
         if (op == FusedOp.ALL_SCATTER) {
             fitsInt(who, "world size x N_local", n * world);
@@ -97,6 +95,33 @@ final class FusedChecks {
             throw fail(who, "M x " + nName + " = " + m + " x " + n + " makes " + tiles + " tiles of " + Gemm.TILE_M + " x "
                     + Gemm.TILE_N + "; the kernels number tiles (and trace slots) with an int");
         }
+    }
+
+    /** M rows that {@code variant} (resolved) can split over the ranks: the fused kernels' in blocks of whole tiles. */
+    static void rows(String who, FusedOp op, FusedVariant variant, long m, int world) {
+        if (variant != FusedVariant.UNFUSED && !op.kernelsTakeRows(m, world)) {
+            throw fail(who, "M = " + m + " is not a multiple of " + Gemm.TILE_M + " x world size " + world + " = "
+                    + (long) Gemm.TILE_M * world + " (" + splitRows(op) + " are split over the ranks in blocks of whole "
+                    + Gemm.TILE_M + "-row tiles" + (op.variants().contains(FusedVariant.UNFUSED)
+                    ? "; UNFUSED, which AUTO chooses for such M, takes any multiple of the world size)" : ")"));
+        }
+    }
+
+    /**
+     * A call of an UNFUSED instance whose C has columns past N (ldc &gt; N) runs the fused kernel
+     * instead of the collective, which would overwrite them: the kernel must take the rows.
+     */
+    static void kernelCall(String who, FusedOp op, long m, long n, int world, int ldc) {
+        if (ldc != n && !op.kernelsTakeRows(m, world)) {
+            throw fail(who, "C's leading dimension " + ldc + " is more than N = " + n + ": such a call runs the fused kernel"
+                    + " (the collective of UNFUSED would overwrite the columns past N), whose rows per rank are whole "
+                    + Gemm.TILE_M + "-row tiles, and M = " + m + " is not a multiple of " + Gemm.TILE_M + " x world size "
+                    + world + "; give C N columns (ldc = N)");
+        }
+    }
+
+    private static String splitRows(FusedOp op) {
+        return op == FusedOp.REDUCE_SCATTER ? "the rows of C" : "the rows of A";
     }
 
     /** A variant the operation's kernels on that mainloop come in (after AUTO was resolved). */

@@ -208,6 +208,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
                 variant = variant.kernels(mainloop);  // what tracing asks for is the fused kernel's timeline
             }
             FusedChecks.variant(who, op, mainloop, variant);
+            FusedChecks.rows(who, op, variant, m, world);
             FusedChecks.tileN(who, op, mainloop, config.tileN());
             FusedChecks.tracing(who, mainloop, variant, config.tracing());
             FusedChecks.device(who, op, mainloop, Platform.current(), device);
@@ -433,10 +434,13 @@ public abstract sealed class FusedGemm implements AutoCloseable
         }
         int ldc = check(oa, ob, layout, obias, oc, in);
         disjoint(oc, oa, ob, obias);
-        if (unfused != null && ldc == n) {
-            calls++;
-            unfused.run(a, b, layout, rank == 0 ? bias : null, c, stream);
-            return;
+        if (unfused != null) {
+            FusedChecks.kernelCall(who, op, m, n, world, ldc);
+            if (ldc == n) {
+                calls++;
+                unfused.run(a, b, layout, rank == 0 ? bias : null, c, stream);
+                return;
+            }
         }
 
         if (mainloop == GemmMainloop.HOPPER) {

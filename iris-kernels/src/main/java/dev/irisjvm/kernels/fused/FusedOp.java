@@ -145,11 +145,22 @@ public enum FusedOp {
     }
 
     /**
-     * Whether the rows of A (all-gather) or of C (reduce-scatter) are split over the ranks in
-     * blocks of whole 128-row tiles, so that M must be a multiple of 128 x world size.
+     * Whether the rows of A (all-gather) or of C (reduce-scatter) are split evenly over the ranks,
+     * so that M must be a multiple of the world size (and, for the fused kernels, of 128 x world
+     * size: {@link #kernelsTakeRows}).
      */
     public boolean splitsRows() {
         return this == REDUCE_SCATTER || this == ALL_GATHER;
+    }
+
+    /**
+     * Whether this operation's fused kernels can run M rows on {@code world} ranks: those that split
+     * the rows hand each rank a block of whole {@value Gemm#TILE_M}-row tiles, so M must be a
+     * multiple of 128 x world; the others take any M. Where they cannot, reduce-scatter runs
+     * {@link FusedVariant#UNFUSED}, which needs only M a multiple of world.
+     */
+    public boolean kernelsTakeRows(long m, int world) {
+        return !splitsRows() || m % ((long) Gemm.TILE_M * world) == 0;
     }
 
     /**

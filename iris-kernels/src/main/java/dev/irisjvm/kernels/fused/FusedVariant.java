@@ -44,8 +44,9 @@ public enum FusedVariant {
      * 128 x 256 tiles would occupy at most half of the SMs: on one H200 at Llama-3's row-parallel
      * shapes with 1 to 256 rows (64 tiles or fewer; docs/benchmarks/fused-small-m-world1-*.json), the
      * fused all-reduce took 77-143 µs where the library's GEMM then all-reduce took 24-88 (the
-     * reduce-scatter is the same kernel, {@code gemm_reduce.cu}). Keep it one small function of the
-     * operation and the shape.
+     * reduce-scatter is the same kernel, {@code gemm_reduce.cu}); and a reduce-scatter runs UNFUSED
+     * where its rows are not whole tiles on every rank ({@link FusedOp#kernelsTakeRows}). Keep it one
+     * small function of the operation and the shape.
      *
      * @param m               the kernel's M
      * @param n               the kernel's N (all-scatter: this rank's columns)
@@ -58,7 +59,8 @@ public enum FusedVariant {
             long tiles = FusedWorkspace.tiles(m, n, op.tileN(m, n, multiprocessors));
             return tiles > multiprocessors ? SPARE_WARPS : EPILOGUE;
         }
-        if (op.variants().contains(UNFUSED) && 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors) {
+        if (op.variants().contains(UNFUSED)
+                && (!op.kernelsTakeRows(m, world) || 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors)) {
             return UNFUSED;
         }
         return SPARE_WARPS;
@@ -77,14 +79,18 @@ public enum FusedVariant {
 
     /**
      * This variant for that operation, mainloop (HOPPER or PORTABLE) and shape: itself, or what AUTO
-     * stands for there: {@link #EPILOGUE} on the portable mainloop, whose kernels have no other, and
-     * {@link #choose}'s answer on Hopper.
+     * stands for there: {@link #choose}'s answer on Hopper; on the portable mainloop {@link
+     * #EPILOGUE}, its kernels' only variant, unless they cannot take the rows and the operation has
+     * UNFUSED.
      */
     public FusedVariant resolve(FusedOp op, GemmMainloop mainloop, long m, long n, long k, int world, int multiprocessors) {
         if (this != AUTO) {
             return this;
         }
-        return mainloop == GemmMainloop.PORTABLE ? EPILOGUE : choose(op, m, n, k, world, multiprocessors);
+        if (mainloop != GemmMainloop.PORTABLE) {
+            return choose(op, m, n, k, world, multiprocessors);
+        }
+        return op.kernelsTakeRows(m, world) || !op.variants().contains(UNFUSED) ? EPILOGUE : UNFUSED;
     }
 
     /**

@@ -27,7 +27,9 @@ import dev.irisjvm.kernels.fused.FusedChecks.Operand;
  *     checked but not read.</li>
  * <li>C [M / world, ldc] of the input type: this rank's rows; ldc >= N, a multiple of 8. Only
  *     this rank writes it, so it need not be symmetric (any live heap tensor).</li>
- * <li>M a multiple of 128 x world (the row blocks are whole tiles); K_local and N multiples of 8.</li>
+ * <li>M a multiple of world; K_local and N multiples of 8. The fused kernels need M a multiple of
+ *     128 x world (each rank's rows are whole tiles); for other M, {@link FusedVariant#AUTO} runs
+ *     UNFUSED, whose calls then take a C of N columns only (ldc = N).</li>
  * </ul>
  * Rounding as {@link GemmAllReduce}. Variants as {@link GemmAllReduce}'s, UNFUSED's collective a
  * reduce-scatter of the partial (an M x N workspace per input type) into C; workspace as {@link

@@ -50,15 +50,43 @@ class FusedChecksTest {
                 () -> FusedChecks.problem(AR, FusedOp.ALL_REDUCE, 256, 256, 100, 2));
         rejects("rank 1: GemmAllReduce: N_local = 12 is not a multiple of 8 (tiles are stored and sent in 16-byte vectors)",
                 () -> FusedChecks.problem(AR, FusedOp.ALL_SCATTER, 256, 12, 64, 2));
-        rejects("rank 1: GemmAllReduce: M = 300 is not a multiple of 128 x world size 2 = 256 (the rows of C are split over "
-                + "the ranks in blocks of whole 128-row tiles)", () -> FusedChecks.problem(AR, FusedOp.REDUCE_SCATTER, 300, 256, 64, 2));
-        rejectsWith("the rows of A are split", () -> FusedChecks.problem(AR, FusedOp.ALL_GATHER, 128, 256, 64, 2));
-        FusedChecks.problem(AR, FusedOp.ALL_GATHER, 256, 256, 64, 2);
+        rejects("rank 1: GemmAllReduce: M = 301 is not a multiple of world size 2 (the rows of C are split evenly over the ranks)",
+                () -> FusedChecks.problem(AR, FusedOp.REDUCE_SCATTER, 301, 256, 64, 2));
+        rejectsWith("M = 9 is not a multiple of world size 4 (the rows of A are split evenly",
+                () -> FusedChecks.problem(AR, FusedOp.ALL_GATHER, 9, 256, 64, 4));
+        FusedChecks.problem(AR, FusedOp.REDUCE_SCATTER, 300, 256, 64, 2);  // the kernels' whole tiles are rows()'s rule
+        FusedChecks.problem(AR, FusedOp.ALL_GATHER, 128, 256, 64, 2);
         rejects("rank 1: GemmAllReduce: M, N and K_local must be >= 1, got M = 0, N = 8, K_local = 8",
                 () -> FusedChecks.problem(AR, FusedOp.ALL_REDUCE, 0, 8, 8, 2));
         rejectsWith("M = 4294967296 exceeds 2^31 - 1", () -> FusedChecks.problem(AR, FusedOp.ALL_REDUCE, 1L << 32, 8, 8, 2));
         rejectsWith("world size x N_local = 4294967296 exceeds",
                 () -> FusedChecks.problem(AR, FusedOp.ALL_SCATTER, 128, 1L << 30, 8, 4));
+    }
+
+    @Test
+    void rowsPerRankOfTheKernelsAndOfUnfused() {
+        rejects("rank 1: GemmAllReduce: M = 300 is not a multiple of 128 x world size 2 = 256 (the rows of C are split over "
+                + "the ranks in blocks of whole 128-row tiles; UNFUSED, which AUTO chooses for such M, takes any multiple of "
+                + "the world size)", () -> FusedChecks.rows(AR, FusedOp.REDUCE_SCATTER, FusedVariant.SPARE_WARPS, 300, 2));
+        rejects("rank 1: GemmAllReduce: M = 128 is not a multiple of 128 x world size 2 = 256 (the rows of A are split over "
+                + "the ranks in blocks of whole 128-row tiles)", () -> FusedChecks.rows(AR, FusedOp.ALL_GATHER, FusedVariant.SPARE_WARPS, 128, 2));
+        rejectsWith("M = 8 is not a multiple of 128 x world size 2",
+                () -> FusedChecks.rows(AR, FusedOp.REDUCE_SCATTER, FusedVariant.EPILOGUE, 8, 2));
+        FusedChecks.rows(AR, FusedOp.REDUCE_SCATTER, FusedVariant.UNFUSED, 8, 2);
+        FusedChecks.rows(AR, FusedOp.REDUCE_SCATTER, FusedVariant.SPARE_WARPS, 512, 2);
+        FusedChecks.rows(AR, FusedOp.ALL_REDUCE, FusedVariant.SPARE_WARPS, 3, 2);  // all-reduce splits no rows
+        FusedChecks.rows(AR, FusedOp.ALL_SCATTER, FusedVariant.EPILOGUE, 3, 2);
+    }
+
+    @Test
+    void unfusedCallWithColumnsPastNNeedsTheKernelsRows() {
+        rejects("rank 1: GemmAllReduce: C's leading dimension 264 is more than N = 256: such a call runs the fused kernel (the "
+                + "collective of UNFUSED would overwrite the columns past N), whose rows per rank are whole 128-row tiles, and "
+                + "M = 8 is not a multiple of 128 x world size 2; give C N columns (ldc = N)",
+                () -> FusedChecks.kernelCall(AR, FusedOp.REDUCE_SCATTER, 8, 256, 2, 264));
+        FusedChecks.kernelCall(AR, FusedOp.REDUCE_SCATTER, 8, 256, 2, 256);
+        FusedChecks.kernelCall(AR, FusedOp.REDUCE_SCATTER, 256, 256, 2, 264);
+        FusedChecks.kernelCall(AR, FusedOp.ALL_REDUCE, 8, 256, 2, 264);
     }
 
     @Test

@@ -146,6 +146,19 @@ class FusedOpTest {
                 "all-scatter has no UNFUSED: 64 tiles, one wave, the epilogue variant");
         assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, 8, 8192, 7168, 2, sms),
                 "the portable GEMM does not split K either");
+        // Rows that the kernels cannot split in whole tiles per rank: a reduce-scatter runs UNFUSED on
+        // either mainloop, however many tiles; all-gather has no UNFUSED, and its creation refuses them.
+        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8, 8192, 7168, 2, sms));
+        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8194, 8192, 4096, 2, sms),
+                "2 080 tiles, but 4097 rows per rank");
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8192, 8192, 4096, 2, sms));
+        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.PORTABLE, 64, 8192, 7168, 2, sms));
+        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.PORTABLE, 256, 8192, 7168, 2, sms));
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 64, 8192, 7168, 2, sms));
+        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, 64, 8192, 7168, 2, sms));
+        assertFalse(FusedOp.REDUCE_SCATTER.kernelsTakeRows(128, 2));
+        assertTrue(FusedOp.REDUCE_SCATTER.kernelsTakeRows(256, 2));
+        assertTrue(FusedOp.ALL_REDUCE.kernelsTakeRows(1, 2));
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.UNFUSED.kernels(GemmMainloop.HOPPER), "what its calls with ldc > N run");
         assertEquals(FusedVariant.EPILOGUE, FusedVariant.UNFUSED.kernels(GemmMainloop.PORTABLE));
         assertEquals(FusedVariant.EPILOGUE, FusedVariant.EPILOGUE.kernels(GemmMainloop.HOPPER));

@@ -408,7 +408,16 @@ public final class FusedScenarios extends TeamScenarios {
         }
         if (op.splitsK(mainloop)) {
             Case c = smallCases(op).get(0);
-            smallRun(f, op, c, FusedConfig.defaults().withSplitK(2).withMaxBlocks(3), op.id() + "_small_" + index);
+            smallRun(f, op, c, FusedConfig.defaults().withSplitK(2).withMaxBlocks(3), op.id() + "_small_" + index++);
+        }
+        if (op == FusedOp.REDUCE_SCATTER) {
+            // Rows that are not whole tiles on every rank, as decode's few tokens: only UNFUSED takes
+            // them, and AUTO must choose it (creation refuses the kernels' variants).
+            for (Case c : List.of(new Case(8 * world, 264, 520, DType.BF16, GemmLayout.NK, true, 0),
+                                  new Case(world, 136, 72, DType.F16, GemmLayout.KN, false, 0),
+                                  new Case(129 * world, 136, 520, DType.BF16, GemmLayout.KN, true, 0))) {
+                smallRun(f, op, c, FusedConfig.defaults(), op.id() + "_small_" + index++);
+            }
         }
         f.throwIfAny();
     }
@@ -1161,6 +1170,17 @@ public final class FusedScenarios extends TeamScenarios {
             expect(f, () -> as.run(a, b, GemmLayout.NK, null, a, stream), "rank " + rank + ": GemmAllScatter: C ", "overlaps A");
             expect(f, () -> as.run(a, b, GemmLayout.KN, null, c, stream), "rank " + rank + ": GemmAllScatter: B ", "for layout KN");
         }
+        // Few rows of reduce-scatter: UNFUSED's collective would overwrite the columns of C past N, and
+        // the kernel that such a call runs cannot split these rows.
+        try (GemmReduceScatter rs = GemmReduceScatter.create(iris, 8 * world, 256, 64);
+             SymTensor a = heap.empty(DType.BF16, 8 * world, 64); SymTensor b = heap.empty(DType.BF16, 256, 64);
+             SymTensor c = heap.empty(DType.BF16, 8, 256 + PAD)) {
+            f.check(rs.variant() == FusedVariant.UNFUSED, () -> "AUTO for 8 rows per rank: " + rs.variant() + ", expected UNFUSED");
+            expect(f, () -> rs.run(a, b, GemmLayout.NK, null, c, stream), "rank " + rank + ": GemmReduceScatter: C's leading dimension ",
+                    "give C N columns (ldc = N)");
+        }
+        expect(f, () -> GemmReduceScatter.create(iris, 8 * world, 256, 64, FusedConfig.defaults().withVariant(FusedVariant.EPILOGUE)),
+                "rank " + rank + ": GemmReduceScatter: M = ", "UNFUSED, which AUTO chooses for such M");
         // Creation: a shape the operation cannot take, on every rank alike.
         expect(f, () -> AllGatherGemm.create(iris, 128 * world + 64, 256, 64), "rank " + rank + ": AllGatherGemm: M = ",
                 "is not a multiple of 128 x world size");
