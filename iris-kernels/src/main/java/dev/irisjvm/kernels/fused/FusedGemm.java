@@ -204,7 +204,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
             mainloop = config.mainloop().resolve(device);
             boolean portable = mainloop == GemmMainloop.PORTABLE;
             variant = config.variant().resolve(op, mainloop, m, n, k, world, limit);
-            if (variant == FusedVariant.UNFUSED && config.variant() == FusedVariant.AUTO && config.tracing()) {
+            if (variant == FusedVariant.UNFUSED && config.variant() == FusedVariant.AUTO && config.tracing()
+                    && op.kernelsTakeRows(m, world)) {
                 variant = variant.kernels(mainloop);  // what tracing asks for is the fused kernel's timeline
             }
             FusedChecks.variant(who, op, mainloop, variant);
