@@ -143,14 +143,15 @@ final class FusedChecks {
     }
 
     /** Tracing needs the Hopper kernels (the portable ones record no timeline) and a fused kernel. */
-    static void tracing(String who, GemmMainloop mainloop, FusedVariant variant, boolean tracing) {
+    static void tracing(String who, FusedOp op, GemmMainloop mainloop, FusedVariant variant, boolean tracing, long m, int world) {
         if (tracing && mainloop == GemmMainloop.PORTABLE) {
             throw fail(who, "config tracing: the portable mainloop's kernels record no timeline (the Hopper ones do); "
                     + "turn tracing off or run the HOPPER mainloop");
         }
         if (tracing && variant == FusedVariant.UNFUSED) {
-            throw fail(who, "config tracing: UNFUSED runs no fused kernel, whose timeline tracing records; turn tracing off or"
-                    + " choose EPILOGUE or SPARE_WARPS");
+            throw fail(who, "config tracing: UNFUSED runs no fused kernel, whose timeline tracing records; turn tracing off"
+                    + (op.kernelsTakeRows(m, world) ? " or choose EPILOGUE or SPARE_WARPS"
+                    : " (the kernels cannot take M = " + m + ": they need a multiple of " + Gemm.TILE_M + " x world size " + world + ")"));
         }
     }
 

@@ -211,7 +211,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
             FusedChecks.variant(who, op, mainloop, variant);
             FusedChecks.rows(who, op, variant, m, world);
             FusedChecks.tileN(who, op, mainloop, config.tileN());
-            FusedChecks.tracing(who, mainloop, variant, config.tracing());
+            FusedChecks.tracing(who, op, mainloop, variant, config.tracing(), m, world);
             FusedChecks.device(who, op, mainloop, Platform.current(), device);
             boolean wide = config.tileN() == 0 || config.tileN() == Gemm.TILE_N;
             splitK = config.splitK() != 0 ? config.splitK() : wide && !portable ? op.splitK(m, n, k, limit) : 1;

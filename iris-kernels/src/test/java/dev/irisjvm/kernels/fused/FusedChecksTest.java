@@ -125,13 +125,18 @@ class FusedChecksTest {
 
     @Test
     void tracing() {
-        FusedChecks.tracing(AR, GemmMainloop.HOPPER, FusedVariant.SPARE_WARPS, true);
-        FusedChecks.tracing(AR, GemmMainloop.PORTABLE, FusedVariant.EPILOGUE, false);
-        FusedChecks.tracing(AR, GemmMainloop.HOPPER, FusedVariant.UNFUSED, false);
+        FusedChecks.tracing(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, FusedVariant.SPARE_WARPS, true, 256, 2);
+        FusedChecks.tracing(AR, FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, FusedVariant.EPILOGUE, false, 256, 2);
+        FusedChecks.tracing(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, FusedVariant.UNFUSED, false, 256, 2);
         rejects("rank 1: GemmAllReduce: config tracing: the portable mainloop's kernels record no timeline (the Hopper ones do); "
-                + "turn tracing off or run the HOPPER mainloop", () -> FusedChecks.tracing(AR, GemmMainloop.PORTABLE, FusedVariant.EPILOGUE, true));
+                + "turn tracing off or run the HOPPER mainloop",
+                () -> FusedChecks.tracing(AR, FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, FusedVariant.EPILOGUE, true, 256, 2));
         rejects("rank 1: GemmAllReduce: config tracing: UNFUSED runs no fused kernel, whose timeline tracing records; turn tracing"
-                + " off or choose EPILOGUE or SPARE_WARPS", () -> FusedChecks.tracing(AR, GemmMainloop.HOPPER, FusedVariant.UNFUSED, true));
+                + " off or choose EPILOGUE or SPARE_WARPS",
+                () -> FusedChecks.tracing(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, FusedVariant.UNFUSED, true, 256, 2));
+        rejects("rank 1: GemmAllReduce: config tracing: UNFUSED runs no fused kernel, whose timeline tracing records; turn tracing"
+                + " off (the kernels cannot take M = 8: they need a multiple of 128 x world size 2)",
+                () -> FusedChecks.tracing(AR, FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, FusedVariant.UNFUSED, true, 8, 2));
     }
 
     @Test
