@@ -1,7 +1,6 @@
 package dev.irisjvm.bench.fused;
 
 import dev.irisjvm.kernels.fused.FusedOp;
-import dev.irisjvm.kernels.fused.FusedVariant;
 import java.util.Locale;
 
 /**
@@ -72,7 +71,7 @@ public record FusedShape(FusedOp op, int m, int n, int k) {
         if (op.splitsRows() && m % world != 0) {
             return "M = " + m + " is not a multiple of " + world;
         }
-        if (!op.variants().contains(FusedVariant.UNFUSED) && !op.kernelsTakeRows(m, world)) {
+        if (!op.kernelsTakeRows(m, world) && !op.onlyUnfusedTakesRows(m, world)) {
             return "M = " + m + " is not a multiple of 128 x " + world;
         }
         if (localN(world) % 8 != 0 || localK(world) % 8 != 0) {

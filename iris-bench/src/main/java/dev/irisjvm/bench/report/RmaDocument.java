@@ -24,11 +24,12 @@ public final class RmaDocument extends SweepDocument {
     @Override
     String markdown(Charts charts) {
         SweepIndex index = new SweepIndex(sweep.measurements() == null ? List.of() : sweep.measurements());
-        SizeTables sizes = new SizeTables(index, charts, context.targets().rma());
+        BenchmarkTargets.Rma target = context.targets().rma();
+        SizeTables sizes = new SizeTables(index, charts, target);
         return header(index)
-                + Targets.section(Targets.evaluate(index, jmh, context.targets().rma()), context.targets().rma())
+                + Targets.section(Targets.evaluate(index, jmh, target), target)
                 + findings
-                + Floors.section(index, context.targets().rma())
+                + Floors.section(index, target)
                 + sizes.bandwidthSection()
                 + sizes.latencySection()
                 + sizes.atomicsSection()

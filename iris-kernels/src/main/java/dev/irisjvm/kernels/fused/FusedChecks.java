@@ -102,7 +102,7 @@ final class FusedChecks {
         if (variant != FusedVariant.UNFUSED && !op.kernelsTakeRows(m, world)) {
             throw fail(who, "M = " + m + " is not a multiple of " + Gemm.TILE_M + " x world size " + world + " = "
                     + (long) Gemm.TILE_M * world + " (" + splitRows(op) + " are split over the ranks in blocks of whole "
-                    + Gemm.TILE_M + "-row tiles" + (op.variants().contains(FusedVariant.UNFUSED)
+                    + Gemm.TILE_M + "-row tiles" + (op.onlyUnfusedTakesRows(m, world)
                     ? "; UNFUSED, which AUTO chooses for such M, takes any multiple of the world size)" : ")"));
         }
     }

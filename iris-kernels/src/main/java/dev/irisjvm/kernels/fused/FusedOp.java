@@ -163,6 +163,11 @@ public enum FusedOp {
         return !splitsRows() || m % ((long) Gemm.TILE_M * world) == 0;
     }
 
+    /** Whether only {@link FusedVariant#UNFUSED} can run M rows on {@code world} ranks: the kernels cannot, and it exists. */
+    public boolean onlyUnfusedTakesRows(long m, int world) {
+        return !kernelsTakeRows(m, world) && variants.contains(FusedVariant.UNFUSED);
+    }
+
     /**
      * The least K that split-K takes (iris/abi/fused.h): each half then has at least one k-block
      * (all_gather_gemm.cu asserts it against iris/gemm/impl/k_blocks.cuh's split_boundary).

@@ -59,8 +59,8 @@ public enum FusedVariant {
             long tiles = FusedWorkspace.tiles(m, n, op.tileN(m, n, multiprocessors));
             return tiles > multiprocessors ? SPARE_WARPS : EPILOGUE;
         }
-        if (op.variants().contains(UNFUSED)
-                && (!op.kernelsTakeRows(m, world) || 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors)) {
+        if (op.onlyUnfusedTakesRows(m, world)
+                || op.variants().contains(UNFUSED) && 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors) {
             return UNFUSED;
         }
         return SPARE_WARPS;
@@ -90,7 +90,7 @@ public enum FusedVariant {
         if (mainloop != GemmMainloop.PORTABLE) {
             return choose(op, m, n, k, world, multiprocessors);
         }
-        return op.kernelsTakeRows(m, world) || !op.variants().contains(UNFUSED) ? EPILOGUE : UNFUSED;
+        return op.onlyUnfusedTakesRows(m, world) ? UNFUSED : EPILOGUE;
     }
 
     /**

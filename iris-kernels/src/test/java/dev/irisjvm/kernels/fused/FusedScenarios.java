@@ -1260,8 +1260,9 @@ public final class FusedScenarios extends TeamScenarios {
                 () -> "FusedSites.describe(" + site + ") = " + FusedSites.describe(site));
         // Two 128-row tiles per rank, so that rank 0 owns a tile whose peers' partials it waits for.
         int rows = 256 * world;
-        // A kernel that waits at that site, not UNFUSED (AUTO's choice for so few tiles), on either mainloop.
-        FusedVariant kernel = mainloop == GemmMainloop.PORTABLE ? FusedVariant.EPILOGUE : FusedVariant.SPARE_WARPS;
+        // A kernel that waits at that site, not UNFUSED (AUTO's choice for so few tiles): the one UNFUSED
+        // itself falls back to on this mainloop.
+        FusedVariant kernel = FusedVariant.UNFUSED.kernels(mainloop);
         try (GemmAllReduce lone = GemmAllReduce.create(iris, rows, 256, 64, FusedConfig.defaults().withVariant(kernel));
              Problem p = new Problem(FusedOp.ALL_REDUCE, rows, 256, 64, DType.BF16, GemmLayout.NK, false, 0, "timeout")) {
             iris.hostBarrier();
