@@ -2,6 +2,8 @@
 //
 //   (iris_ccl_args: in, out, count = bytes)
 // in holds `bytes` bytes per rank, out world * bytes; out[r * bytes ...] on every rank = rank r's in.
+// In place, in is out[rank * bytes ...] itself: each thread then stores back the element it just
+// loaded, and no other thread writes that slot.
 //
 //   push  once every peer has arrived (its output is free), each block writes its piece of the
 //         input into slot [rank] of every rank's output (its own included, all in one pass:

@@ -105,10 +105,30 @@ final class CclChecks {
 
     /** An all-gather over {@code world} ranks: {@code out} of {@code in}'s dtype holds world copies of its size. */
     static void allGather(int rank, String call, Operand in, Operand out, Object stream, int world, String outOfPlace) {
+        gatherShape(rank, call, in, out, stream, world);
+        distinct(rank, call, in, out, outOfPlace);
+    }
+
+    /**
+     * An all-gather that may run in place: {@code in} either apart from {@code out} or exactly out's
+     * block of this rank (elements [rank n, (rank+1) n), n being in's element count: NCCL's in-place
+     * convention). Returns whether it runs in place.
+     */
+    static boolean allGatherMaybeInPlace(int rank, String call, Operand in, Operand out, Object stream, int world) {
+        gatherShape(rank, call, in, out, stream, world);
+        boolean inPlace = in.heapOffset() == out.heapOffset() + rank * in.byteSize();
+        if (!inPlace) {
+            distinct(rank, call, in, out, "in must be apart from out, or out's block of this rank for an in-place all-gather"
+                    + " (bytes [" + rank * in.byteSize() + ", " + (rank + 1) * in.byteSize() + ") of out: out.chunk(" + rank + ", "
+                    + world + "))");
+        }
+        return inPlace;
+    }
+
+    private static void gatherShape(int rank, String call, Operand in, Operand out, Object stream, int world) {
         notNull(rank, call, "stream", stream);
         sameDType(rank, call, in, out);
         numel(rank, call, out, in.numel() * world, "world size " + world + " x in's element count");
-        distinct(rank, call, in, out, outOfPlace);
     }
 
     /** An all-to-all-v: a stream, and distinct tensors of one dtype (the counts are checked against them apart). */

@@ -465,16 +465,24 @@ public final class Collectives implements AutoCloseable {
 
     /**
      * {@code out} on every rank = the ranks' {@code in} one after another: elements [r n, (r+1) n)
-     * are rank r's, n being {@code in}'s element count. Any dtype; distinct tensors of one dtype.
+     * are rank r's, n being {@code in}'s element count. Any dtype; tensors of one dtype, either
+     * apart or in place: {@code in} is then this rank's block of {@code out}, which already holds
+     * this rank's elements.
+     *
+     * <pre>{@code
+     * SymTensor gathered = heap.empty(DType.BF16, world * rows, hidden);
+     * SymTensor mine = gathered.chunk(rank, world);          // filled by this rank
+     * ccl.allGather(mine, gathered, stream);                 // in place: the peers' blocks arrive
+     * }</pre>
      */
     public synchronized void allGather(SymTensor in, SymTensor out, Stream stream) {
         final String call = "allGather";
         ensureOpen(call);
         Operand i = operand(call, "in", in);
         Operand o = operand(call, "out", out);
-        CclChecks.allGather(rank, call, i, o, stream, world, "allGather is out-of-place");
+        boolean inPlace = CclChecks.allGatherMaybeInPlace(rank, call, i, o, stream, world);
         if (copyEngineMoves(i.byteSize())) {
-            copyEngine.allGather(in.deviceAddress(), out.deviceAddress(), i.byteSize(), stream);
+            copyEngine.allGather(in.deviceAddress(), out.deviceAddress(), i.byteSize(), inPlace, stream);
             return;
         }
         allGatherKernel.launch(shape(i.byteSize()), stream,

@@ -146,25 +146,33 @@ final class CopyEngineCollectives implements AutoCloseable {
         join(stream);
     }
 
-    /** All-gather of {@code bytes} per rank: this rank's {@code in} into block {@code rank} of every rank's {@code out}. */
-    void allGather(long in, long out, long bytes, Stream stream) {
-        exchange(out + rank * bytes, bytes, p -> in, stream);
+    /**
+     * All-gather of {@code bytes} per rank: this rank's {@code in} into block {@code rank} of every
+     * rank's {@code out} ({@code inPlace}: in is that block here already).
+     */
+    void allGather(long in, long out, long bytes, boolean inPlace, Stream stream) {
+        exchange(out + rank * bytes, bytes, p -> in, !inPlace, stream);
     }
 
     /** All-to-all of blocks of {@code block} bytes: block p of {@code in} into block {@code rank} of rank p's {@code out}. */
     void allToAll(long in, long out, long block, Stream stream) {
-        exchange(out + rank * block, block, p -> in + p * block, stream);
+        exchange(out + rank * block, block, p -> in + p * block, true, stream);
     }
 
-    /** For every rank p, {@code bytes} from {@code source(p)} here to {@code target} on rank p. */
-    private void exchange(long target, long bytes, IntToLongFunction source, Stream stream) {
+    /**
+     * For every rank p, {@code bytes} from {@code source(p)} here to {@code target} on rank p; this
+     * rank's own copy only when {@code local} (in place it would copy a block onto itself).
+     */
+    private void exchange(long target, long bytes, IntToLongFunction source, boolean local, Stream stream) {
         DeviceContext ctx = iris.deviceContext();
         fork(stream);
         for (int k = 1; k < world; k++) {
             int p = (rank + k) % world;
             Memcpy.deviceToDevice(ctx.translate(target, p), source.applyAsLong(p), bytes, pushStream);
         }
-        Memcpy.deviceToDevice(target, source.applyAsLong(rank), bytes, stream);
+        if (local) {
+            Memcpy.deviceToDevice(target, source.applyAsLong(rank), bytes, stream);
+        }
         join(stream);
     }
 

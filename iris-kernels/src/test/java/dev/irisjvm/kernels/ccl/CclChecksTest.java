@@ -71,6 +71,26 @@ class CclChecksTest {
     }
 
     @Test
+    void allGatherInPlaceIsOutsBlockOfThisRank() {
+        // out: 24 BF16 elements at heap offset 1000; in: 8 elements. Rank 1's block is bytes [1016, 1032).
+        Operand out = new Operand("out", DType.BF16, 24, true, true, 1000, "SymTensor(BF16[24]@1000)");
+        assertEquals(true, CclChecks.allGatherMaybeInPlace(1, "allGather", new Operand("in", DType.BF16, 8, true, true, 1016,
+                "SymTensor(BF16[8]@1016 (view))"), out, "stream", 3));
+        assertEquals(false, CclChecks.allGatherMaybeInPlace(1, "allGather", t("in", DType.BF16, 8), out, "stream", 3));
+        rejects("rank 2: allGather: in SymTensor(BF16[8]@1016 (view)) and out SymTensor(BF16[24]@1000) overlap; in must be apart"
+                + " from out, or out's block of this rank for an in-place all-gather (bytes [32, 48) of out: out.chunk(2, 3))",
+                () -> CclChecks.allGatherMaybeInPlace(2, "allGather", new Operand("in", DType.BF16, 8, true, true, 1016,
+                        "SymTensor(BF16[8]@1016 (view))"), out, "stream", 3));
+        rejects("rank 0: allGather: out has 24 elements; expected 16 (world size 2 x in's element count)",
+                () -> CclChecks.allGatherMaybeInPlace(0, "allGather", new Operand("in", DType.BF16, 8, true, true, 1000, "x"), out,
+                        "stream", 2));
+        // The world all-gather stays out of place: out's own block is refused there.
+        rejects("rank 0: allGather: in x and out SymTensor(BF16[24]@1000) overlap; out of place",
+                () -> CclChecks.allGather(0, "allGather", new Operand("in", DType.BF16, 8, true, true, 1000, "x"), out, "stream", 3,
+                        "out of place"));
+    }
+
+    @Test
     void countsGiveDisplacementsOrSayWhatIsWrong() {
         Operand in = t("in", DType.BF16, 100);
         assertArrayEquals(new long[] {0, 10, 10}, CclChecks.counts(0, "allToAllV", "sendCounts", new long[] {10, 0, 90}, 3, in));

@@ -20,6 +20,7 @@ import dev.irisjvm.kernels.baselines.NcclComm;
 import dev.irisjvm.kernels.ccl.CclReference.Accumulator;
 import dev.irisjvm.kernels.ccl.CclReference.Rounding;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -356,24 +357,37 @@ public final class CollectivesScenarios extends TeamScenarios {
         f.throwIfAny();
     }
 
+    /**
+     * Out of place, and in place (in = out.chunk(rank, world), the other blocks poisoned): every
+     * slot holds its rank's input, the same bits both ways and as NCCL's.
+     */
     private void allGatherCase(Failures f, DType t, long n) {
         String what = "allGather " + t + " n=" + n;
         long[] seeds = seeds("all_gather", t.ordinal(), n);
         float[] got;
+        float[] gotInPlace;
         float[] ncclGot = null;
         try (SymTensor in = input(seeds[rank], t, n); SymTensor out = heap.empty(t, world * n);
-             SymTensor ref = heap.empty(t, world * n)) {
+             SymTensor ref = heap.empty(t, world * n); SymTensor gathered = heap.empty(t, world * n)) {
             poison(out);
             poison(ref);
+            poison(gathered);
+            SymTensor mine = gathered.chunk(rank, world);
+            ByteBuffer bytes = ByteBuffer.allocateDirect((int) in.byteSize()).order(ByteOrder.nativeOrder());
+            in.copyTo(bytes);
+            mine.copyFrom(bytes.flip());
             ccl.allGather(in, out, stream);
+            ccl.allGather(mine, gathered, stream);
             if (nccl.available()) nccl.allGather(in.deviceAddress(), ref.deviceAddress(), n, t, stream);
             iris.synchronize();
             got = values(out);
+            gotInPlace = values(gathered);
             if (nccl.available()) ncclGot = values(ref);
         }
         for (int p = 0; p < world; p++) {
             f.add(CclReference.checkBits(what + ": slot of rank " + p, got, (int) (p * n), regenerate(seeds[p], t, n), 0, (int) n));
         }
+        f.add(CclReference.checkBits(what + " in place vs out of place", gotInPlace, 0, got, 0, got.length));
         if (ncclGot != null) f.add(CclReference.checkBits(what + " vs NCCL", got, 0, ncclGot, 0, got.length));
     }
 
@@ -821,6 +835,9 @@ public final class CollectivesScenarios extends TeamScenarios {
                     "reduceScatter: in has dtype I32");
             expectRejected(f, "allGather out size", () -> ccl.allGather(bf, bf2, stream),
                     "allGather: out has 1000 elements; expected " + (w * 1000L));
+            expectRejected(f, "allGather in place at another rank's block",
+                    () -> ccl.allGather(wide.chunk((rank + 1) % w, w), wide, stream),
+                    "allGather: in", "overlap; in must be apart from out, or out's block of this rank");
             expectRejected(f, "allToAll in place", () -> ccl.allToAll(wide, wide, stream),
                     "allToAll: in and out are the same tensor", "out-of-place");
             expectRejected(f, "allToAll indivisible", () -> ccl.allToAll(odd, odd, stream),
