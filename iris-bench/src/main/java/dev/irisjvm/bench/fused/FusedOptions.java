@@ -44,9 +44,9 @@ public final class FusedOptions {
      * 70B and 8B (global, TP = world size): the row-parallel down projection (hidden x intermediate:
      * 8192 x 28672, 4096 x 14336) for GEMM + all-reduce and GEMM + reduce-scatter, the
      * column-parallel up projection (14336 x 4096, 28672 x 8192) for all-gather + GEMM. The shapes
-     * whose rows the ranks cannot split are recorded as not run, with why: all-gather's need whole
-     * 128-row tiles per rank, reduce-scatter's a multiple of the ranks (the fused kernels' variants
-     * then record why they did not run, and UNFUSED runs it).
+     * whose rows the ranks cannot split (M not a multiple of the ranks) are recorded as not run, with
+     * why; where the rows are not whole 128-row tiles per rank, the fused kernels' variants record
+     * why they did not run, and UNFUSED runs it.
      */
     public static final String SMALL_M_SHAPES = smallM();
     /** Fewest timed repetitions a point may have. */

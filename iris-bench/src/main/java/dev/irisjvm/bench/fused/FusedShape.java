@@ -71,9 +71,6 @@ public record FusedShape(FusedOp op, int m, int n, int k) {
         if (op.splitsRows() && m % world != 0) {
             return "M = " + m + " is not a multiple of " + world;
         }
-        if (!op.kernelsTakeRows(m, world) && !op.onlyUnfusedTakesRows(m, world)) {
-            return "M = " + m + " is not a multiple of 128 x " + world;
-        }
         if (localN(world) % 8 != 0 || localK(world) % 8 != 0) {
             return "the per-rank N " + localN(world) + " and K " + localK(world) + " must be multiples of 8";
         }

@@ -42,15 +42,20 @@ import dev.irisjvm.kernels.gemm.GemmLayout;
  * <li>bias (optional) [N] of the input type.</li>
  * <li>C [M, ldc] of the input type, this rank's output (need not be symmetric); ldc >= N, a
  *     multiple of 8. C must not overlap A, B or the bias.</li>
- * <li>M a multiple of 128 x world; K and N multiples of 8.</li>
+ * <li>M a multiple of world (the kernel: of 128 x world, whole 128-row tiles per rank); K and N
+ *     multiples of 8.</li>
  * </ul>
  * Results: {@code C = A_gathered B + bias}, F32 accumulation rounded once (the plain GEMM's).
  *
- * <p>One variant, {@link FusedVariant#SPARE_WARPS}. Workspace ({@link FusedWorkspace}): a flag per
- * piece of A and one per rank, which peers set; with split-K a flag and an F32 partial per half
- * tile. No closing barrier: each call waits for every piece the peers push into it, and peers
- * write into this rank's gathered A only once its next call has started. The rest of the contract
- * is {@link FusedGemm}'s.
+ * <p>Variants: {@link FusedVariant#SPARE_WARPS}, the kernel (on the portable mainloop {@link
+ * FusedVariant#EPILOGUE}: every block pushes its share of the rows, then computes); and {@link
+ * FusedVariant#UNFUSED}, the library's all-gather in place (this rank's rows are its block of the
+ * gathered A) then its GEMM, which AUTO runs where the rows per rank are not whole 128-row tiles
+ * (decode's few tokens). Workspace ({@link FusedWorkspace}): a flag per piece of A and one per
+ * rank, which peers set; with split-K a flag and an F32 partial per half tile. No closing barrier:
+ * each call waits for every piece the peers push into it, and peers write into this rank's
+ * gathered A only once its next call has started (UNFUSED's all-gather likewise). The rest of the
+ * contract is {@link FusedGemm}'s.
  */
 public final class AllGatherGemm extends FusedGemm {
     /** The shape this instance was created for, for messages. */

@@ -12,10 +12,9 @@ import java.util.Arrays;
 /**
  * The fused operations' argument checks, done before anything is allocated or launched. Each
  * failure is an {@link IllegalArgumentException} whose message starts with the rank and the class,
- * names the argument, what it is and what was expected, e.g. {@code "rank 1: AllGatherGemm: M = 300
- * is not a multiple of 128 x world size 2 = 256 (the rows of A are split over the ranks in blocks
- * of whole 128-row tiles)"}. Pure functions over {@link Operand}s, so every rule is
- * unit-tested without a GPU.
+ * names the argument, what it is and what was expected, e.g. {@code "rank 1: AllGatherGemm: M = 301
+ * is not a multiple of world size 2 (the rows of A are split evenly over the ranks)"}. Pure
+ * functions over {@link Operand}s, so every rule is unit-tested without a GPU.
  */
 final class FusedChecks {
     /** K, N and leading dimensions in multiples of this many elements: 16 bytes of 16-bit data. */

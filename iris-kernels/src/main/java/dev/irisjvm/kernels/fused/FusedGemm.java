@@ -53,7 +53,7 @@ import org.bytedeco.javacpp.LongPointer;
  *     next layer) is done before any peer writes into its buffers. No host synchronization and no
  *     device allocation: a call may be captured into a CUDA graph (see the next point). The TMA
  *     descriptors of a call's tensors are encoded on the host the first time they are seen and
- *     cached (up to {@value #MAP_CACHE_ENTRIES}). A call of the reductions' {@link
+ *     cached (up to {@value #MAP_CACHE_ENTRIES}). A call of {@link
  *     FusedVariant#UNFUSED} enqueues the library's GEMM and collective instead, whose own flags meet
  *     the peers.</li>
  * <li><b>Epochs and CUDA graphs.</b> The kernels' flags are compared with a call counter (the
@@ -129,7 +129,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
     private final long traceRecords;
     private final FusedArgs args;
     /** The GEMM and the collective of an UNFUSED instance's calls (null for the others). */
-    private final UnfusedReduction unfused;
+    private final UnfusedSequence unfused;
     private final TensorMapCache maps = new TensorMapCache(MAP_CACHE_ENTRIES, Gemm.SWIZZLE_BYTES);
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The last eager epoch (see {@link #begin}). */
@@ -140,7 +140,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
     record Parts(Iris iris, FusedOp op, FusedConfig config, GemmMainloop mainloop, FusedVariant variant, int m, int n, int k,
                  DeviceProperties device, int tileN, int splitK, int blocks, KernelLibrary library, Kernel[][] kernels,
                  FusedWorkspace workspace, DeviceBarrier barrier, DeviceMemory traceBuffer, long traceRecords,
-                 UnfusedReduction unfused) {}
+                 UnfusedSequence unfused) {}
 
     FusedGemm(Parts p) {
         this.iris = p.iris();
@@ -252,7 +252,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         FusedWorkspace workspace = null;
         DeviceBarrier barrier = null;
         DeviceMemory trace = null;
-        UnfusedReduction unfused = null;
+        UnfusedSequence unfused = null;
         try {
             int blocks = blocks(op, world, limit, FusedWorkspace.tiles(m, n, tileN) * splitK, splitK);
             workspace = FusedWorkspace.allocate(iris.heap(), op, variant.kernels(mainloop), m, n, k, world, tileN, splitK, blocks);
@@ -262,7 +262,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
                 trace = DeviceMemory.allocate(records * FusedWorkspace.TRACE_RECORD_BYTES);
             }
             if (variant == FusedVariant.UNFUSED) {
-                unfused = UnfusedReduction.create(iris, op, mainloop, m, n);
+                unfused = UnfusedSequence.create(iris, op, mainloop, m, n);
             }
             iris.hostBarrier();  // every rank's flags are zero before any kernel can signal into them
             return new Parts(iris, op, config, mainloop, variant, (int) m, (int) n, (int) k, device, tileN, splitK, blocks,
@@ -436,12 +436,12 @@ public abstract sealed class FusedGemm implements AutoCloseable
         int ldc = check(oa, ob, layout, obias, oc, in);
         disjoint(oc, oa, ob, obias);
         if (unfused != null) {
-            FusedChecks.kernelCall(who, op, m, n, world, ldc);
-            if (ldc == n) {
+            if (unfused.takes(ldc)) {
                 calls++;
-                unfused.run(a, b, layout, rank == 0 ? bias : null, c, stream);
+                unfused.run(a, b, layout, !op.reduces() || rank == 0 ? bias : null, c, stream);
                 return;
             }
+            FusedChecks.kernelCall(who, op, m, n, world, ldc);
         }
 
         if (mainloop == GemmMainloop.HOPPER) {
@@ -459,9 +459,8 @@ public abstract sealed class FusedGemm implements AutoCloseable
      * the bias (the reductions add it once: rank 0's), C's leading dimension and the epoch.
      */
     private iris_fused_args callArgs(Operand a, Operand b, Operand bias, Operand c, int ldc, long epoch) {
-        boolean reduces = op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER;
         boolean portable = mainloop == GemmMainloop.PORTABLE;
-        Operand added = reduces && rank != 0 ? null : bias;
+        Operand added = op.reduces() && rank != 0 ? null : bias;
         return args.call(portable || op == FusedOp.ALL_GATHER ? a.address() : 0, portable ? b.address() : 0, c.address(),
                 added == null ? 0 : added.address(), ldc, epoch);
     }

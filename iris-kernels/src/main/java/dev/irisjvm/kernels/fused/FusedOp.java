@@ -34,7 +34,8 @@ public enum FusedOp {
     REDUCE_SCATTER("reduce_scatter", "gemm_reduce", "GemmReduceScatter", "GEMM + reduce-scatter",
             EnumSet.of(FusedVariant.EPILOGUE, FusedVariant.SPARE_WARPS, FusedVariant.UNFUSED)),
     /** {@link AllGatherGemm}: A split by rows is gathered while the GEMM runs ({@code all_gather_gemm.cu}). */
-    ALL_GATHER("all_gather", "all_gather_gemm", "AllGatherGemm", "all-gather + GEMM", EnumSet.of(FusedVariant.SPARE_WARPS));
+    ALL_GATHER("all_gather", "all_gather_gemm", "AllGatherGemm", "all-gather + GEMM",
+            EnumSet.of(FusedVariant.SPARE_WARPS, FusedVariant.UNFUSED));
 
     /** What every Hopper fused kernel needs, as the sources' IRIS_NVIDIA_ONLY say it. */
     public static final String REQUIREMENT = "sm_90a (wgmma, TMA)";
@@ -86,15 +87,15 @@ public enum FusedOp {
         return title;
     }
 
-    /** The variants this operation runs in on the Hopper mainloop (never AUTO): its kernels', and for the reductions UNFUSED. */
+    /** The variants this operation runs in on the Hopper mainloop (never AUTO): its kernels', and UNFUSED but for all-scatter. */
     public Set<FusedVariant> variants() {
         return EnumSet.copyOf(variants);
     }
 
     /**
      * The variants this operation runs in on {@code mainloop} (HOPPER or PORTABLE): the portable
-     * kernels have no producer warps to spare and run only {@link FusedVariant#EPILOGUE} (and the
-     * reductions {@link FusedVariant#UNFUSED}).
+     * kernels have no producer warps to spare and run only {@link FusedVariant#EPILOGUE} (and, but
+     * for all-scatter, {@link FusedVariant#UNFUSED}).
      */
     public Set<FusedVariant> variants(GemmMainloop mainloop) {
         if (!portable(mainloop)) {
@@ -144,6 +145,11 @@ public enum FusedOp {
         return this == ALL_SCATTER || replayable;
     }
 
+    /** Whether the ranks' partial products are summed: all-reduce and reduce-scatter (rank 0 adds the bias). */
+    public boolean reduces() {
+        return this == ALL_REDUCE || this == REDUCE_SCATTER;
+    }
+
     /**
      * Whether the rows of A (all-gather) or of C (reduce-scatter) are split evenly over the ranks,
      * so that M must be a multiple of the world size (and, for the fused kernels, of 128 x world
@@ -156,8 +162,8 @@ public enum FusedOp {
     /**
      * Whether this operation's fused kernels can run M rows on {@code world} ranks: those that split
      * the rows hand each rank a block of whole {@value Gemm#TILE_M}-row tiles, so M must be a
-     * multiple of 128 x world; the others take any M. Where they cannot, reduce-scatter runs
-     * {@link FusedVariant#UNFUSED}, which needs only M a multiple of world.
+     * multiple of 128 x world; the others take any M. Where they cannot, {@link FusedVariant#UNFUSED}
+     * runs it, which needs only M a multiple of world.
      */
     public boolean kernelsTakeRows(long m, int world) {
         return !splitsRows() || m % ((long) Gemm.TILE_M * world) == 0;

@@ -16,13 +16,15 @@ import dev.irisjvm.kernels.gemm.GemmMainloop;
  *     idle warps of the producer warpgroup, which copy it to the peers while the consumers go on
  *     with the next tile. All-gather + GEMM has only this variant: the spare warps push this rank's
  *     rows of A into the peers.</li>
- * <li>{@link #UNFUSED} (GEMM + all-reduce and GEMM + reduce-scatter): no fused kernel. The library's
- *     {@link Gemm} computes this rank's partial, then {@link dev.irisjvm.kernels.ccl.Collectives}
- *     sums it over the ranks (an all-reduce of C in place; a reduce-scatter of the partial into C):
- *     two launches, where the fused kernel runs each 128 x 256 tile over the whole of K on one SM
- *     and so, with few tiles, leaves most SMs idle ({@link Gemm} shares such tiles out by K). A call
- *     whose C has columns past N (ldc &gt; N), which the collective would overwrite, runs the kernel
- *     of {@link #kernels}.</li>
+ * <li>{@link #UNFUSED} (every operation but all-scatter): no fused kernel; the library's {@link
+ *     Gemm} and {@link dev.irisjvm.kernels.ccl.Collectives} in sequence. For the reductions the GEMM
+ *     computes this rank's partial, then the collective sums it over the ranks (an all-reduce of C
+ *     in place; a reduce-scatter of the partial into C): two launches, where the fused kernel runs
+ *     each 128 x 256 tile over the whole of K on one SM and so, with few tiles, leaves most SMs idle
+ *     ({@link Gemm} shares such tiles out by K). A reduction's call whose C has columns past N
+ *     (ldc &gt; N), which the collective would overwrite, runs the kernel of {@link #kernels}. For
+ *     all-gather + GEMM an in-place all-gather of A, then the GEMM: it takes rows per rank that are
+ *     not whole 128-row tiles, which the kernel cannot split.</li>
  * <li>{@link #AUTO}: {@link #choose} picks one per operation and shape when the instance is created.</li>
  * </ul>
  */
@@ -44,9 +46,11 @@ public enum FusedVariant {
      * 128 x 256 tiles would occupy at most half of the SMs: on one H200 at Llama-3's row-parallel
      * shapes with 1 to 256 rows (64 tiles or fewer; docs/benchmarks/fused-small-m-world1-*.json), the
      * fused all-reduce took 77-143 µs where the library's GEMM then all-reduce took 24-88 (the
-     * reduce-scatter is the same kernel, {@code gemm_reduce.cu}); and a reduce-scatter runs UNFUSED
-     * where its rows are not whole tiles on every rank ({@link FusedOp#kernelsTakeRows}). Keep it one
-     * small function of the operation and the shape.
+     * reduce-scatter is the same kernel, {@code gemm_reduce.cu}). All-gather's kernel shares few
+     * tiles out by K instead ({@link FusedOp#splitK}): 1.29-1.31 x cuBLAS then NCCL at 1024 x 3584
+     * x 8192 on 2 x H200 (fused-findings.md), so it keeps its kernel wherever that takes the rows. Reduce-scatter and all-gather run
+     * UNFUSED where their rows are not whole tiles on every rank ({@link FusedOp#kernelsTakeRows}).
+     * Keep it one small function of the operation and the shape.
      *
      * @param m               the kernel's M
      * @param n               the kernel's N (all-scatter: this rank's columns)
@@ -59,8 +63,7 @@ public enum FusedVariant {
             long tiles = FusedWorkspace.tiles(m, n, op.tileN(m, n, multiprocessors));
             return tiles > multiprocessors ? SPARE_WARPS : EPILOGUE;
         }
-        if (op.onlyUnfusedTakesRows(m, world)
-                || op.variants().contains(UNFUSED) && 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors) {
+        if (op.onlyUnfusedTakesRows(m, world) || op.reduces() && 2 * FusedWorkspace.tiles(m, n, Gemm.TILE_N) <= multiprocessors) {
             return UNFUSED;
         }
         return SPARE_WARPS;
@@ -68,7 +71,8 @@ public enum FusedVariant {
 
     /**
      * The variant whose kernels an instance of this one loads: itself, but for {@link #UNFUSED}, whose
-     * calls with ldc &gt; N run {@link #SPARE_WARPS} (on the portable mainloop {@link #EPILOGUE}).
+     * reductions' calls with ldc &gt; N run {@link #SPARE_WARPS} (on the portable mainloop {@link
+     * #EPILOGUE}).
      */
     public FusedVariant kernels(GemmMainloop mainloop) {
         if (this == AUTO) {

@@ -69,7 +69,9 @@ class FusedChecksTest {
                 + "the ranks in blocks of whole 128-row tiles; UNFUSED, which AUTO chooses for such M, takes any multiple of "
                 + "the world size)", () -> FusedChecks.rows(AR, FusedOp.REDUCE_SCATTER, FusedVariant.SPARE_WARPS, 300, 2));
         rejects("rank 1: GemmAllReduce: M = 128 is not a multiple of 128 x world size 2 = 256 (the rows of A are split over "
-                + "the ranks in blocks of whole 128-row tiles)", () -> FusedChecks.rows(AR, FusedOp.ALL_GATHER, FusedVariant.SPARE_WARPS, 128, 2));
+                + "the ranks in blocks of whole 128-row tiles; UNFUSED, which AUTO chooses for such M, takes any multiple of "
+                + "the world size)", () -> FusedChecks.rows(AR, FusedOp.ALL_GATHER, FusedVariant.SPARE_WARPS, 128, 2));
+        FusedChecks.rows(AR, FusedOp.ALL_GATHER, FusedVariant.UNFUSED, 2, 2);
         rejectsWith("M = 8 is not a multiple of 128 x world size 2",
                 () -> FusedChecks.rows(AR, FusedOp.REDUCE_SCATTER, FusedVariant.EPILOGUE, 8, 2));
         FusedChecks.rows(AR, FusedOp.REDUCE_SCATTER, FusedVariant.UNFUSED, 8, 2);
@@ -93,7 +95,7 @@ class FusedChecksTest {
     void variants() {
         FusedChecks.variant(AR, FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, FusedVariant.EPILOGUE);
         FusedChecks.variant(AR, FusedOp.ALL_GATHER, GemmMainloop.HOPPER, FusedVariant.SPARE_WARPS);
-        rejectsWith("variant EPILOGUE does not exist for all-gather + GEMM on the hopper mainloop; it has [SPARE_WARPS] (the spare producer warps push",
+        rejectsWith("variant EPILOGUE does not exist for all-gather + GEMM on the hopper mainloop; it has [SPARE_WARPS, UNFUSED] (the spare producer warps push",
                 () -> FusedChecks.variant(AR, FusedOp.ALL_GATHER, GemmMainloop.HOPPER, FusedVariant.EPILOGUE));
         rejectsWith("variant AUTO does not exist", () -> FusedChecks.variant(AR, FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, FusedVariant.AUTO));
         // The portable kernels: every operation, all-gather's included, runs EPILOGUE only.
@@ -103,8 +105,10 @@ class FusedChecksTest {
         rejectsWith("variant SPARE_WARPS does not exist for GEMM + all-scatter on the portable mainloop; it has [EPILOGUE] (the "
                 + "portable kernels' warps all compute: none is spare)",
                 () -> FusedChecks.variant(AR, FusedOp.ALL_SCATTER, GemmMainloop.PORTABLE, FusedVariant.SPARE_WARPS));
-        // UNFUSED: the reductions only, on either mainloop.
+        // UNFUSED: all but all-scatter, on either mainloop.
         FusedChecks.variant(AR, FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, FusedVariant.UNFUSED);
+        FusedChecks.variant(AR, FusedOp.ALL_GATHER, GemmMainloop.HOPPER, FusedVariant.UNFUSED);
+        FusedChecks.variant(AR, FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, FusedVariant.UNFUSED);
         FusedChecks.variant(AR, FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, FusedVariant.UNFUSED);
         rejectsWith("variant UNFUSED does not exist for GEMM + all-scatter on the hopper mainloop; it has [EPILOGUE, SPARE_WARPS]",
                 () -> FusedChecks.variant(AR, FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, FusedVariant.UNFUSED));

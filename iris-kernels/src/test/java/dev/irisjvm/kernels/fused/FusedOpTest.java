@@ -49,11 +49,12 @@ class FusedOpTest {
         for (FusedOp op : FusedOp.values()) {
             assertEquals(FusedOp.PORTABLE_MODULE, op.module(GemmMainloop.PORTABLE));
             assertEquals(op.module(), op.module(GemmMainloop.HOPPER));
-            boolean reduces = op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER;
-            assertEquals(reduces ? Set.of(FusedVariant.EPILOGUE, FusedVariant.UNFUSED) : Set.of(FusedVariant.EPILOGUE),
+            boolean unfused = op != FusedOp.ALL_SCATTER;
+            assertEquals(op == FusedOp.ALL_REDUCE || op == FusedOp.REDUCE_SCATTER, op.reduces(), op.toString());
+            assertEquals(unfused ? Set.of(FusedVariant.EPILOGUE, FusedVariant.UNFUSED) : Set.of(FusedVariant.EPILOGUE),
                     op.variants(GemmMainloop.PORTABLE), "the portable kernels' one variant, and no kernel");
             assertFalse(op.kernelVariants().contains(FusedVariant.UNFUSED));
-            assertEquals(reduces, op.variants().contains(FusedVariant.UNFUSED));
+            assertEquals(unfused, op.variants().contains(FusedVariant.UNFUSED));
             assertEquals(op.variants(), op.variants(GemmMainloop.HOPPER));
             assertEquals(List.of(Gemm.TILE_N), op.tileWidths(GemmMainloop.PORTABLE));
             assertFalse(op.splitsK(GemmMainloop.PORTABLE));
@@ -146,16 +147,25 @@ class FusedOpTest {
                 "all-scatter has no UNFUSED: 64 tiles, one wave, the epilogue variant");
         assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, 8, 8192, 7168, 2, sms),
                 "the portable GEMM does not split K either");
-        // Rows that the kernels cannot split in whole tiles per rank: a reduce-scatter runs UNFUSED on
-        // either mainloop, however many tiles; all-gather has no UNFUSED, and its creation refuses them.
+        // Rows that the kernels cannot split in whole tiles per rank: reduce-scatter and all-gather run
+        // UNFUSED on either mainloop, however many tiles.
         assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8, 8192, 7168, 2, sms));
         assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8194, 8192, 4096, 2, sms),
                 "2 080 tiles, but 4097 rows per rank");
         assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8192, 8192, 4096, 2, sms));
         assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.PORTABLE, 64, 8192, 7168, 2, sms));
         assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.PORTABLE, 256, 8192, 7168, 2, sms));
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 64, 8192, 7168, 2, sms));
-        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, 64, 8192, 7168, 2, sms));
+        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 64, 8192, 7168, 2, sms));
+        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, 64, 8192, 7168, 2, sms));
+        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 8194, 8192, 4096, 2, sms),
+                "all-gather: 4097 rows per rank");
+        // All-gather's kernel splits few tiles by K itself: it keeps its kernel where it takes the rows, however few the tiles.
+        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 256, 8192, 7168, 2, sms),
+                "64 tiles, whole tiles per rank");
+        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, 256, 8192, 7168, 2, sms));
+        assertFalse(FusedOp.ALL_GATHER.kernelsTakeRows(128, 2));
+        assertTrue(FusedOp.ALL_GATHER.onlyUnfusedTakesRows(128, 2));
+        assertFalse(FusedOp.ALL_SCATTER.onlyUnfusedTakesRows(100, 2), "all-scatter splits no rows");
         assertFalse(FusedOp.REDUCE_SCATTER.kernelsTakeRows(128, 2));
         assertTrue(FusedOp.REDUCE_SCATTER.kernelsTakeRows(256, 2));
         assertTrue(FusedOp.ALL_REDUCE.kernelsTakeRows(1, 2));

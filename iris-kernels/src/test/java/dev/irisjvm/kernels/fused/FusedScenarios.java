@@ -410,12 +410,14 @@ public final class FusedScenarios extends TeamScenarios {
             Case c = smallCases(op).get(0);
             smallRun(f, op, c, FusedConfig.defaults().withSplitK(2).withMaxBlocks(3), op.id() + "_small_" + index++);
         }
-        if (op == FusedOp.REDUCE_SCATTER) {
+        if (op.splitsRows()) {
             // Rows that are not whole tiles on every rank, as decode's few tokens: only UNFUSED takes
-            // them, and AUTO must choose it (creation refuses the kernels' variants).
+            // them, and AUTO must choose it (creation refuses the kernels' variants). All-gather's
+            // UNFUSED writes C of any leading dimension; reduce-scatter's needs ldc = N.
+            int pad = op == FusedOp.ALL_GATHER ? PAD : 0;
             for (Case c : List.of(new Case(8 * world, 264, 520, DType.BF16, GemmLayout.NK, true, 0),
-                                  new Case(world, 136, 72, DType.F16, GemmLayout.KN, false, 0),
-                                  new Case(129 * world, 136, 520, DType.BF16, GemmLayout.KN, true, 0))) {
+                                  new Case(world, 136, 72, DType.F16, GemmLayout.KN, false, pad),
+                                  new Case(129 * world, 136, 520, DType.BF16, GemmLayout.KN, true, pad))) {
                 smallRun(f, op, c, FusedConfig.defaults(), op.id() + "_small_" + index++);
             }
         }
@@ -425,6 +427,9 @@ public final class FusedScenarios extends TeamScenarios {
     private void smallRun(Failures f, FusedOp op, Case c, FusedConfig config, String tag) {
         try (FusedGemm g = create(op, c.m(), c.n(), c.k(), config);
              Problem p = new Problem(op, c.m(), c.n(), c.k(), c.dtype(), c.layout(), c.bias(), c.pad(), tag)) {
+            if (config.variant() == FusedVariant.AUTO && op.onlyUnfusedTakesRows(c.m(), world)) {
+                f.check(g.variant() == FusedVariant.UNFUSED, () -> p.describe() + ": AUTO chose " + g.variant() + ", expected UNFUSED");
+            }
             iris.hostBarrier();  // every rank poisoned its outputs before any peer stores into them
             p.run(g, stream, false);
             iris.synchronize();
@@ -1182,8 +1187,12 @@ public final class FusedScenarios extends TeamScenarios {
         expect(f, () -> GemmReduceScatter.create(iris, 8 * world, 256, 64, FusedConfig.defaults().withVariant(FusedVariant.EPILOGUE)),
                 "rank " + rank + ": GemmReduceScatter: M = ", "UNFUSED, which AUTO chooses for such M");
         // Creation: a shape the operation cannot take, on every rank alike.
-        expect(f, () -> AllGatherGemm.create(iris, 128 * world + 64, 256, 64), "rank " + rank + ": AllGatherGemm: M = ",
-                "is not a multiple of 128 x world size");
+        if (world > 1) {
+            expect(f, () -> AllGatherGemm.create(iris, 128 * world + 1, 256, 64), "rank " + rank + ": AllGatherGemm: M = ",
+                    "is not a multiple of world size " + world);
+        }
+        expect(f, () -> AllGatherGemm.create(iris, 8 * world, 256, 64, FusedConfig.defaults().withVariant(FusedVariant.UNFUSED
+                        .kernels(mainloop))), "rank " + rank + ": AllGatherGemm: M = ", "UNFUSED, which AUTO chooses for such M");
         FusedVariant missing = mainloop == GemmMainloop.PORTABLE ? FusedVariant.SPARE_WARPS : FusedVariant.EPILOGUE;
         expect(f, () -> AllGatherGemm.create(iris, 256 * world, 256, 64, FusedConfig.defaults().withVariant(missing)),
                 "rank " + rank + ": AllGatherGemm: variant " + missing + " does not exist for all-gather + GEMM on the " + mainloop
