@@ -99,8 +99,7 @@ final class FusedChecks {
     /** M rows that {@code variant} (resolved) can split over the ranks: the fused kernels' in blocks of whole tiles. */
     static void rows(String who, FusedOp op, FusedVariant variant, long m, int world) {
         if (variant != FusedVariant.UNFUSED && !op.kernelsTakeRows(m, world)) {
-            throw fail(who, "M = " + m + " is not a multiple of " + Gemm.TILE_M + " x world size " + world + " = "
-                    + (long) Gemm.TILE_M * world + " (" + splitRows(op) + " are split over the ranks in blocks of whole "
+            throw fail(who, notWholeTiles(m, world) + " = " + (long) Gemm.TILE_M * world + " (" + splitRows(op) + " are split over the ranks in blocks of whole "
                     + Gemm.TILE_M + "-row tiles" + (op.onlyUnfusedTakesRows(m, world)
                     ? "; UNFUSED, which AUTO chooses for such M, takes any multiple of the world size)" : ")"));
         }
@@ -114,9 +113,13 @@ final class FusedChecks {
         if (ldc != n && !op.kernelsTakeRows(m, world)) {
             throw fail(who, "C's leading dimension " + ldc + " is more than N = " + n + ": such a call runs the fused kernel"
                     + " (the collective of UNFUSED would overwrite the columns past N), whose rows per rank are whole "
-                    + Gemm.TILE_M + "-row tiles, and M = " + m + " is not a multiple of " + Gemm.TILE_M + " x world size "
-                    + world + "; give C N columns (ldc = N)");
+                    + Gemm.TILE_M + "-row tiles, and " + notWholeTiles(m, world) + "; give C N columns (ldc = N)");
         }
+    }
+
+    /** "M = 8 is not a multiple of 128 x world size 2": why the fused kernels cannot split M rows. */
+    private static String notWholeTiles(long m, int world) {
+        return "M = " + m + " is not a multiple of " + Gemm.TILE_M + " x world size " + world;
     }
 
     private static String splitRows(FusedOp op) {

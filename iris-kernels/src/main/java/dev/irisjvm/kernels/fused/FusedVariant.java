@@ -14,7 +14,7 @@ import dev.irisjvm.kernels.gemm.GemmMainloop;
  *     into the peers, then computes.</li>
  * <li>{@link #SPARE_WARPS}: the epilogue stores locally and hands the tile to the three otherwise
  *     idle warps of the producer warpgroup, which copy it to the peers while the consumers go on
- *     with the next tile. All-gather + GEMM has only this variant: the spare warps push this rank's
+ *     with the next tile. All-gather + GEMM's kernel has only this variant: the spare warps push this rank's
  *     rows of A into the peers.</li>
  * <li>{@link #UNFUSED} (every operation but all-scatter): no fused kernel; the library's {@link
  *     Gemm} and {@link dev.irisjvm.kernels.ccl.Collectives} in sequence. For the reductions the GEMM
@@ -42,15 +42,15 @@ public enum FusedVariant {
      * 16384 x 8192 x 4096 and at 8192 x 4608 x 36864 (two to fifteen waves), and 2-9% slower at
      * 2048^3 and 1024 x 3584 x 8192 (one wave or less), where the sequential kernel's epilogue
      * sends each tile without a hand-off. The reductions' spare warps are 7-15% faster at all four
-     * of their shapes, and all-gather has no other variant. The reductions run UNFUSED where their
+     * of their shapes, and all-gather's kernel has no other variant. The reductions run UNFUSED where their
      * 128 x 256 tiles would occupy at most half of the SMs: on one H200 at Llama-3's row-parallel
      * shapes with 1 to 256 rows (64 tiles or fewer; docs/benchmarks/fused-small-m-world1-*.json), the
      * fused all-reduce took 77-143 µs where the library's GEMM then all-reduce took 24-88 (the
      * reduce-scatter is the same kernel, {@code gemm_reduce.cu}). All-gather's kernel shares few
      * tiles out by K instead ({@link FusedOp#splitK}): 1.29-1.31 x cuBLAS then NCCL at 1024 x 3584
-     * x 8192 on 2 x H200 (fused-findings.md), so it keeps its kernel wherever that takes the rows. Reduce-scatter and all-gather run
-     * UNFUSED where their rows are not whole tiles on every rank ({@link FusedOp#kernelsTakeRows}).
-     * Keep it one small function of the operation and the shape.
+     * x 8192 on 2 x H200 (fused-findings.md), so it keeps its kernel wherever that takes the rows.
+     * Reduce-scatter and all-gather run UNFUSED where their rows are not whole tiles on every rank
+     * ({@link FusedOp#kernelsTakeRows}). Keep it one small function of the operation and the shape.
      *
      * @param m               the kernel's M
      * @param n               the kernel's N (all-scatter: this rank's columns)
