@@ -38,8 +38,8 @@ import java.util.Set;
  *   <li>fresh random inputs (seeded per point and rank), an output and a reference buffer;</li>
  *   <li>the reference output: one untimed NCCL call into the reference buffer, or, without NCCL,
  *       {@link HostReference};</li>
- *   <li>per implementation (nccl, nccl_window, then iris: each all-reduce algorithm, or the op's one
- *       kernel): the output is poisoned (nccl_window: the input is first copied into its input window,
+ *   <li>per implementation (nccl, nccl_window, nccl_p2p for all-gather and broadcast, then iris:
+ *       each all-reduce algorithm, or the op's one kernel): the output is poisoned (nccl_window: the input is first copied into its input window,
  *       see {@link NcclWindows}), then <em>eager</em>: warm-up repetitions, then the timed ones queued
  *       behind {@link RepTimer}'s gate, each a device barrier of all ranks (untimed), a CUDA event,
  *       {@code --eager-calls} calls launched back to back, a CUDA event; time per call = repetition
@@ -50,7 +50,11 @@ import java.util.Set;
  *       output is checked against the reference;</li>
  *   <li><em>graph</em> ({@code impl_graph}): the output is poisoned, one eager call, then
  *       {@code --graph-calls} calls captured back to back into one CUDA graph, replayed like an
- *       eager call (barrier, event, replay, event); time per call = replay ÷ calls; then the check.</li>
+ *       eager call (barrier, event, replay, event); time per call = replay ÷ calls; then the check;</li>
+ *   <li>up to {@code --one-call-max-bytes}, <em>one call</em> ({@code impl_call}, {@code impl_graph_call}):
+ *       per repetition a device barrier this host waits for, then on the host's clock one call (or
+ *       the replay of a graph of one call) and a stream synchronize: launch to completion, as a
+ *       training step that waits for its collective sees it; then the check.</li>
  * </ol>
  *
  * Every step goes through {@link Lockstep#everyone}: a failure on any rank becomes the point's
@@ -185,6 +189,14 @@ public final class CclBench implements AutoCloseable {
                     graph(op, shape, v, ref, reps);
                 }
             }
+            if (shape.bytes() <= options.oneCallMaxBytes) {
+                for (Variant v : variants) {
+                    oneCall(op, shape, v, ref, reps, false);
+                    if (options.graph()) {
+                        oneCall(op, shape, v, ref, reps, true);
+                    }
+                }
+            }
         }
     }
 
@@ -198,6 +210,10 @@ public final class CclBench implements AutoCloseable {
         }
         if (windows.available()) {
             v.add(windowVariant(op, shape, in));
+        }
+        if (nccl.available()) {
+            PointToPoint.of(op, shape.inCount(), world, rank, options.root).ifPresent(p -> v.add(onTensors(CclFigures.NCCL_P2P,
+                    Rounding.NCCL, s -> p.enqueue(nccl, in.deviceAddress(), result.deviceAddress(), dtype, s), op, result, resultBytes)));
         }
         switch (op) {
             case ALL_REDUCE -> {
@@ -302,6 +318,48 @@ public final class CclBench implements AutoCloseable {
                 },
                 () -> verify(op, shape, v, ref));
         record(number, measurement(op.id(), v.impl() + "_graph", shape.bytes(), rank, o, calls));
+    }
+
+    /**
+     * One call as a Java training step issues it and waits for it: per repetition the ranks meet on
+     * the GPU and this host waits for that (untimed), then from the call (or the replay of a graph of
+     * one call) to the end of a stream synchronize, on the host's clock.
+     */
+    private void oneCall(CclOp op, CclOp.Shape shape, Variant v, SymTensor ref, int reps, boolean graph) {
+        long number = ++point;
+        Lockstep.Outcome o = lockstep.everyone(
+                () -> prepare(v),
+                () -> {
+                    v.call().enqueue(stream);
+                    iris.synchronize(stream);
+                    CudaGraph g = graph ? capture(v.call(), 1) : null;
+                    try {
+                        Call once = graph ? g::launch : v.call();
+                        float[] ms = new float[reps];
+                        for (int r = -options.warmup; r < reps; r++) {
+                            iris.barrier(stream);
+                            iris.synchronize(stream);
+                            long t0 = System.nanoTime();
+                            once.enqueue(stream);
+                            iris.synchronize(stream);
+                            if (r >= 0) {
+                                ms[r] = (System.nanoTime() - t0) / 1e6f;
+                            }
+                        }
+                        return ms;
+                    } finally {
+                        if (g != null) {
+                            try {
+                                stream.synchronize();
+                            } catch (RuntimeException ignored) {
+                                // the run already failed; Lockstep reports that failure
+                            }
+                            g.close();
+                        }
+                    }
+                },
+                () -> verify(op, shape, v, ref));
+        record(number, measurement(op.id(), v.impl() + CclFigures.suffix(graph, true), shape.bytes(), rank, o, 1));
     }
 
     /** {@code calls} calls captured back to back on the sweep's stream. */

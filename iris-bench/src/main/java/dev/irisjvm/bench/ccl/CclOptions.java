@@ -72,6 +72,12 @@ public final class CclOptions {
             description = "Calls captured back to back into one CUDA graph; time per call = replay time / this (default: ${DEFAULT-VALUE}).")
     int graphCalls;
 
+    @Option(names = "--one-call-max-bytes", converter = SizeConverter.class, defaultValue = "256k",
+            description = "Sizes up to this are also timed as one call from Java to its completion (the call, or the replay of a "
+                    + "one-call graph, then a stream synchronize, between two System.nanoTime()), as a training step that waits for "
+                    + "its collective sees it; variants end in _call. 0: none (default: 256 KiB).")
+    long oneCallMaxBytes;
+
     @Option(names = "--graph-warmup", defaultValue = "2", description = "Untimed graph replays before the timed ones (default: ${DEFAULT-VALUE}).")
     int graphWarmup;
 
@@ -164,6 +170,7 @@ public final class CclOptions {
         large.validate();
         atLeast("--eager-calls", eagerCalls, 1);
         atLeast("--graph-calls", graphCalls, 1);
+        atLeast("--one-call-max-bytes", oneCallMaxBytes, 0);
         atLeast("--graph-warmup", graphWarmup, 0);
         atLeast("--root", root, 0);
         atLeast("--staging-bytes", stagingBytes, 0);

@@ -206,6 +206,8 @@ public final class AttentionDocument extends Document {
                 .item("ranks", Integer.toString(run.world()))
                 .item("baseline", "local: the fastest of PyTorch SDPA's backends measured in this run (default, FlashAttention-2, "
                         + "cuDNN); ring: NCCL all-gather of K/V, then the same local kernel; decode: " + decode.headerBaseline())
+                .item("timing", run.warmup() + " untimed call(s) per point, then the timed calls queued behind a gate, each between "
+                        + "its own CUDA events; the median, the slowest rank's for ring and decode (see Method)")
                 .end(context.rawFiles(), "Commands", context.runCommand(), List.of(orDash(run.command())));
     }
 

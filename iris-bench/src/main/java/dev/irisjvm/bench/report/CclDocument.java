@@ -64,28 +64,33 @@ public final class CclDocument extends SweepDocument {
     }
 
     /**
-     * The header's baseline item: both NCCL baselines and the rule that picks one per size, then
-     * what this run has of the window-registered one (measured, unavailable and why, or not yet).
+     * The header's baseline item: NCCL's ways and the rule that picks one per size, how the small
+     * sizes are timed, then what this run lacks of them (unavailable and why, or not yet measured).
      */
     static String baselines(CclFigures figures, CclSettings settings) {
         String calls = settings.eagerCalls() > 1 ? settings.eagerCalls()
                 + " eager calls back to back per timed repetition (nccl-tests' way)" : "one eager call per timed repetition";
-        String both = "NCCL in the same run, two ways, timed one after the other at every size: on plain device buffers "
-                + "(`nccl`) and on window-registered symmetric buffers (`nccl_window`: `ncclMemAlloc` + "
-                + "`ncclCommWindowRegister(..., NCCL_WIN_COLL_SYMMETRIC)`, NCCL ≥ 2.27's symmetric kernels); ratios and targets "
-                + "take the faster of the two at each size. " + calls + " and graph replays. ";
-        String window;
-        if (figures.ops().stream().anyMatch(figures::hasWindowBaseline)) {
-            window = "";
-        } else if (figures.windowUnavailable().isPresent()) {
-            window = "In this run " + CclFigures.WINDOW_UNAVAILABLE + figures.windowUnavailable().get()
-                    + "; the ratios are against plain NCCL. ";
-        } else {
-            window = "This run predates the window-registered baseline: its ratios are against plain NCCL only, pending the "
-                    + "next two-GPU run. ";
+        String ways = "NCCL in the same run, timed one after the other at every size: on plain device buffers (`nccl`), on "
+                + "window-registered symmetric buffers (`nccl_window`: `ncclMemAlloc` + `ncclCommWindowRegister(..., "
+                + "NCCL_WIN_COLL_SYMMETRIC)`, NCCL ≥ 2.27's symmetric kernels) and, for all-gather and broadcast, as one group of "
+                + "`ncclSend` / `ncclRecv` moving the same bytes into the same output (`nccl_p2p`); ratios and targets take the "
+                + "fastest of them at each size. " + calls + " and graph replays"
+                + (settings.oneCallMaxBytes() > 0 ? "; up to " + CclFigures.sizeLabel(settings.oneCallMaxBytes()) + ", also one "
+                        + "call from Java to its completion, eager and as a one-call graph (`_call`), which targets A and B judge. " : ". ");
+        List<String> lacking = new ArrayList<>();
+        if (figures.ops().stream().noneMatch(figures::hasWindowBaseline)) {
+            lacking.add(figures.windowUnavailable().map(why -> "In this run " + CclFigures.WINDOW_UNAVAILABLE + why + ".")
+                    .orElse("This run predates the window-registered baseline."));
         }
-        return both + window + "Not yet in this run, though issue 29 asks for it: for the small sizes, one call as a "
-                + "training step issues it.";
+        if (figures.ops().stream().anyMatch(op -> op.equals("all_gather") || op.equals("broadcast"))
+                && figures.ops().stream().noneMatch(op -> figures.measured(op, CclFigures.NCCL_P2P))) {
+            lacking.add("It has no `nccl_p2p` (sweeps before 2026-12-06 did not time it).");
+        }
+        if (figures.ops().stream().allMatch(op -> figures.oneCallImpls(op).isEmpty())) {
+            lacking.add("It has no single-call timing (sweeps before 2026-12-06 did not time it), so targets A and B are not measured.");
+        }
+        return ways + String.join(" ", lacking) + (lacking.isEmpty() ? "" : " The ratios are against what it measured, pending the "
+                + "next two-GPU run.");
     }
 
     // ---- charts ----------------------------------------------------------------------------------
@@ -146,8 +151,16 @@ public final class CclDocument extends SweepDocument {
                         : settings.eagerCalls() == 1 ? "launched eagerly"
                         : "launched eagerly (" + settings.eagerCalls() + " calls back to back; time per call)";
                 sb.append("### ").append(op).append(", ").append(mode).append("\n\n");
-                sb.append(latencyTable(figures, op, impls, graph)).append('\n');
+                sb.append(latencyTable(figures, op, impls, graph, false)).append('\n');
                 sb.append(bandwidthTable(figures, op, impls)).append('\n');
+            }
+            for (boolean graph : new boolean[] {false, true}) {
+                List<String> impls = figures.oneCallImpls(op).stream().filter(i -> CclFigures.isGraph(i) == graph).toList();
+                if (!impls.isEmpty()) {
+                    sb.append("### ").append(op).append(", one call from Java to its completion, ")
+                            .append(graph ? "replaying a one-call CUDA graph" : "launched eagerly").append("\n\n")
+                            .append(latencyTable(figures, op, impls, graph, true)).append('\n');
+                }
             }
         }
         return sb.toString();
@@ -164,9 +177,9 @@ public final class CclDocument extends SweepDocument {
         };
     }
 
-    private static String latencyTable(CclFigures figures, String op, List<String> impls, boolean graph) {
+    private static String latencyTable(CclFigures figures, String op, List<String> impls, boolean graph, boolean oneCall) {
         boolean withRatio = impls.stream().anyMatch(CclFigures::isNccl);
-        boolean window = impls.contains(CclFigures.baselineImpls(graph).get(1)) && figures.hasWindowBaseline(op);
+        boolean window = impls.stream().filter(i -> CclFigures.isNccl(i) && figures.measured(op, i)).count() > 1;
         List<String> header = new ArrayList<>(List.of("size"));
         impls.forEach(i -> header.add(i + " µs"));
         List<String> iris = impls.stream().filter(i -> !CclFigures.isNccl(i)).collect(Collectors.toList());
@@ -180,7 +193,7 @@ public final class CclDocument extends SweepDocument {
         for (long bytes : figures.sizes(op)) {
             List<Object> row = new ArrayList<>(List.of(CclFigures.sizeLabel(bytes)));
             impls.forEach(i -> row.add(cell(figures, op, i, bytes, Figure::us)));
-            Optional<CclFigures.Baseline> n = figures.baseline(op, graph, bytes);
+            Optional<CclFigures.Baseline> n = figures.baseline(op, graph, oneCall, bytes);
             if (window) {
                 row.add(n.map(CclFigures.Baseline::impl).orElse("—"));
             }
@@ -193,7 +206,7 @@ public final class CclDocument extends SweepDocument {
             t.row(row);
         }
         String ratio = !withRatio ? "" : window
-                ? "; \"vs NCCL\" = the time of the faster NCCL (column \"baseline\") ÷ iris's (> 1: iris faster)"
+                ? "; \"vs NCCL\" = the time of the fastest NCCL (column \"baseline\") ÷ iris's (> 1: iris faster)"
                 : "; \"vs NCCL\" = NCCL's time ÷ iris's (> 1: iris faster)";
         return "Time per call, µs (slowest rank's median)" + ratio + ":\n\n" + t.render();
     }
@@ -240,7 +253,19 @@ public final class CclDocument extends SweepDocument {
         sb.append("- **Graph**: ").append(settings.graphCalls()).append(" calls are captured back to back into one CUDA graph ")
                 .append("(after eager warm-up calls), which is replayed like an eager call (device barrier, event, replay, event); ")
                 .append("time per call = replay time ÷ ").append(settings.graphCalls()).append(". Variants end in `_graph`.\n");
+        if (figures.ops().stream().anyMatch(op -> !figures.oneCallImpls(op).isEmpty())) {
+            sb.append("- **One call** (`_call`, sizes up to ").append(CclFigures.sizeLabel(settings.oneCallMaxBytes()))
+                .append("): each repetition is a device barrier of all ranks that this host waits for (untimed), then ")
+                .append("`System.nanoTime()`, one call (or the replay of a graph of one call), a stream synchronize, ")
+                .append("`System.nanoTime()`: launch to completion as a Java training step that waits for its collective sees ")
+                .append("it, the launch and the ranks' skew leaving the barrier included. Targets A and B judge these.\n");
+        }
         sb.append(windowMethod(figures));
+        if (figures.ops().stream().anyMatch(op -> figures.measured(op, CclFigures.NCCL_P2P))) {
+            sb.append("- **NCCL send/receive** (`nccl_p2p`): one NCCL group of `ncclSend` / `ncclRecv` on the same buffers as ")
+                    .append("plain NCCL; all-gather: every rank sends its input to every rank (itself included) and receives rank ")
+                    .append("r's into block r; broadcast: the root sends to every other rank. Timed and checked as plain NCCL.\n");
+        }
         sb.append("- **Inputs**: fresh random values per size (uniform in [-1, 1), seeded per point and rank); every ")
                 .append("implementation of a size reads the same input, and its output is poisoned (all bits set) before it runs.\n");
         sb.append("- **Checks**: after its timing, every variant's output is compared with a reference output on the same input: ")

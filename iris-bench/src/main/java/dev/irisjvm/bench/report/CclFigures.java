@@ -23,17 +23,28 @@ import java.util.stream.Collectors;
  * CclFigures f = new CclFigures(sweep.measurements(), sweep.worldSize());
  * f.figure("all_reduce", "nccl", 1 << 20).map(Figure::busGbps);   // Optional[...]
  * f.impls("all_reduce");   // [iris_one_shot, ..., iris_auto, nccl, nccl_window, iris_one_shot_graph, ..., nccl_window_graph]
+ * f.oneCallImpls("all_reduce");   // [iris_auto_call, nccl_call, ..., iris_auto_graph_call, ...] where the sweep timed single calls
  * f.baseline("all_reduce", false, 4096).map(Baseline::impl);   // Optional[nccl_window] where it is the faster there
  * }</pre>
  */
 public final class CclFigures {
     /** Suffix of the graph-replay variants. */
     public static final String GRAPH = "_graph";
+    /**
+     * Suffix of the variants timed as one call from Java, launch to completion (after {@link #GRAPH}
+     * where a one-call graph is replayed): what a training step that waits for its collective sees.
+     */
+    public static final String CALL = "_call";
     public static final String NCCL = "nccl";
     /** NCCL on window-registered symmetric buffers (ncclMemAlloc + ncclCommWindowRegister, NCCL ≥ 2.27). */
     public static final String NCCL_WINDOW = "nccl_window";
-    /** The baselines, plain first; where both have a figure, the faster one judges iris. */
-    public static final List<String> BASELINES = List.of(NCCL, NCCL_WINDOW);
+    /**
+     * NCCL moving the op's bytes as one group of ncclSend / ncclRecv (all-gather, broadcast): the
+     * same bytes and output as its collective, by another way that can be faster for large sizes.
+     */
+    public static final String NCCL_P2P = "nccl_p2p";
+    /** The baselines, plain first; where several have a figure, the fastest judges iris. */
+    public static final List<String> BASELINES = List.of(NCCL, NCCL_WINDOW, NCCL_P2P);
     /** How a sweep records that it could not measure {@link #NCCL_WINDOW}: the check text of a 0-byte point. */
     public static final String WINDOW_UNAVAILABLE = "window-registered NCCL not available: ";
     /** The iris all-reduce algorithms, in the order tables show them. */
@@ -41,7 +52,7 @@ public final class CclFigures {
             "iris_copy_engine");
     public static final String AUTO = "iris_auto";
     static final List<String> IMPL_ORDER = List.of("iris_one_shot", "iris_two_shot", "iris_ring", "iris_atomic", "iris_copy_engine", "iris_auto",
-            "iris", "nccl", "nccl_window");
+            "iris", "nccl", "nccl_window", "nccl_p2p");
     static final List<String> OP_ORDER = List.of("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast");
 
     /**
@@ -75,23 +86,44 @@ public final class CclFigures {
                 .collect(Collectors.toList());
     }
 
-    /** The implementations of {@code op}: eager ones first, then the graph replays, each in {@link #IMPL_ORDER}. */
+    /**
+     * The implementations of {@code op} timed back to back: eager ones first, then the graph replays,
+     * each in {@link #IMPL_ORDER}. The one-call variants are {@link #oneCallImpls}.
+     */
     public List<String> impls(String op) {
-        return index.seriesOf(op).stream().map(Series::impl).distinct().sorted(IMPLS).collect(Collectors.toList());
+        return index.seriesOf(op).stream().map(Series::impl).filter(i -> !isOneCall(i)).distinct().sorted(IMPLS)
+                .collect(Collectors.toList());
+    }
+
+    /** The implementations of {@code op} timed as one call from Java ({@link #CALL}), ordered as {@link #impls}. */
+    public List<String> oneCallImpls(String op) {
+        return index.seriesOf(op).stream().map(Series::impl).filter(CclFigures::isOneCall).distinct().sorted(IMPLS)
+                .collect(Collectors.toList());
     }
 
     static final Comparator<String> IMPLS = Comparator
-            .comparing((String impl) -> impl.endsWith(GRAPH))
+            .comparing(CclFigures::isGraph)
             .thenComparingInt(impl -> rankOf(IMPL_ORDER, eagerOf(impl)))
             .thenComparing(impl -> impl);
 
-    /** The eager implementation a graph variant replays: iris_ring_graph -> iris_ring. */
+    /** The eager implementation a variant times: iris_ring_graph -> iris_ring, nccl_graph_call -> nccl. */
     public static String eagerOf(String impl) {
-        return impl.endsWith(GRAPH) ? impl.substring(0, impl.length() - GRAPH.length()) : impl;
+        String s = isOneCall(impl) ? impl.substring(0, impl.length() - CALL.length()) : impl;
+        return s.endsWith(GRAPH) ? s.substring(0, s.length() - GRAPH.length()) : s;
     }
 
+    /** Whether the variant replays a CUDA graph (back to back or as one call). */
     public static boolean isGraph(String impl) {
-        return impl.endsWith(GRAPH);
+        return impl.endsWith(GRAPH) || impl.endsWith(GRAPH + CALL);
+    }
+
+    public static boolean isOneCall(String impl) {
+        return impl.endsWith(CALL);
+    }
+
+    /** The suffix of a timing mode: "", "_graph", "_call" or "_graph_call". */
+    public static String suffix(boolean graph, boolean oneCall) {
+        return (graph ? GRAPH : "") + (oneCall ? CALL : "");
     }
 
     /** Whether the implementation is one of NCCL's ({@link #BASELINES}), eager or replayed. */
@@ -171,7 +203,7 @@ public final class CclFigures {
         return Optional.ofNullable(best);
     }
 
-    /** The iris implementations of {@code op} among its eager (or graph) ones. */
+    /** The iris implementations of {@code op} among its eager (or graph) ones timed back to back. */
     public List<String> irisImpls(String op, boolean graph) {
         List<String> out = new ArrayList<>();
         for (String impl : impls(op)) {
@@ -187,22 +219,37 @@ public final class CclFigures {
         return graph ? NCCL + GRAPH : NCCL;
     }
 
-    /** The baselines in one mode: [nccl, nccl_window] or [nccl_graph, nccl_window_graph]. */
+    /** The baselines timed back to back in one mode: [nccl, nccl_window, nccl_p2p] or the same with "_graph". */
     public static List<String> baselineImpls(boolean graph) {
-        return BASELINES.stream().map(b -> graph ? b + GRAPH : b).toList();
+        return baselineImpls(graph, false);
+    }
+
+    /** The baselines in one mode, e.g. [nccl_graph_call, nccl_window_graph_call, nccl_p2p_graph_call]. */
+    public static List<String> baselineImpls(boolean graph, boolean oneCall) {
+        return BASELINES.stream().map(b -> b + suffix(graph, oneCall)).toList();
     }
 
     /** NCCL at its fastest at one size and mode: the implementation and its figure. */
     public record Baseline(String impl, Figure figure) {}
 
-    /** The faster of the baselines that have a figure here (plain NCCL where the window one has none), or empty. */
+    /** The fastest of the back-to-back baselines that have a figure here (plain NCCL where no other has one), or empty. */
     public Optional<Baseline> baseline(String op, boolean graph, long bytes) {
-        return fastest(op, baselineImpls(graph), bytes).map(impl -> new Baseline(impl, figure(op, impl, bytes).orElseThrow()));
+        return baseline(op, graph, false, bytes);
+    }
+
+    /** {@link #baseline(String, boolean, long)} in any timing mode. */
+    public Optional<Baseline> baseline(String op, boolean graph, boolean oneCall, long bytes) {
+        return fastest(op, baselineImpls(graph, oneCall), bytes).map(impl -> new Baseline(impl, figure(op, impl, bytes).orElseThrow()));
     }
 
     /** Whether the sweep measured NCCL on window-registered buffers for {@code op} at some size. */
     public boolean hasWindowBaseline(String op) {
-        return index.find(op, NCCL_WINDOW).map(s -> !index.sizes(s).tailSet(1L).isEmpty()).orElse(false);
+        return measured(op, NCCL_WINDOW);
+    }
+
+    /** Whether {@code impl} has a point of {@code op} at some size (not only a 0-byte point that says why it did not run). */
+    public boolean measured(String op, String impl) {
+        return index.find(op, impl).map(s -> !index.sizes(s).tailSet(1L).isEmpty()).orElse(false);
     }
 
     /** Why the sweep could not measure NCCL on window-registered buffers, as it recorded it; empty when it did not say. */

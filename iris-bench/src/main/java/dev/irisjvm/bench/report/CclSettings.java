@@ -27,14 +27,16 @@ import java.util.Locale;
  * @param eagerCalls   calls launched back to back per timed eager repetition; 1 for sweeps from
  *                     before --eager-calls, which timed one call per repetition
  * @param graphCalls   calls captured per graph
+ * @param oneCallMaxBytes sizes up to which each implementation was also timed as one call from
+ *                     Java ({@code --one-call-max-bytes}); 0 for sweeps from before that option
  * @param nccl         false when the sweep ran with --no-nccl
  */
 public record CclSettings(String dtype, String reduceOp, long stagingBytes, long copyEngineBytes, int eagerCalls, int graphCalls,
-                          boolean nccl) {
+                          long oneCallMaxBytes, boolean nccl) {
     public static final long DEFAULT_STAGING_BYTES = 16L << 20;
 
     public static CclSettings defaults() {
-        return new CclSettings("bf16", "sum", DEFAULT_STAGING_BYTES, Collectives.Options.NEVER, 1, 10, true);
+        return new CclSettings("bf16", "sum", DEFAULT_STAGING_BYTES, Collectives.Options.NEVER, 1, 10, 0, true);
     }
 
     public static CclSettings fromCommand(String command) {
@@ -49,6 +51,7 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, long
         long copyEngine = s.copyEngineBytes;
         int eager = s.eagerCalls;
         int calls = s.graphCalls;
+        long oneCall = s.oneCallMaxBytes;
         boolean nccl = true;
         for (int i = 0; i < words.size(); i++) {
             String w = words.get(i);
@@ -64,6 +67,7 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, long
                     case "--copy-engine-bytes" -> copyEngine = new CclOptions.CopyEngineBytesConverter().convert(v);
                     case "--eager-calls" -> eager = Integer.parseInt(v.trim());
                     case "--graph-calls" -> calls = Integer.parseInt(v.trim());
+                    case "--one-call-max-bytes" -> oneCall = dev.irisjvm.bench.rma.SizeList.parse(v);
                     case "--no-nccl" -> nccl = false;
                     default -> { }
                 }
@@ -71,7 +75,7 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, long
                 // a malformed value keeps the default: the report says what it assumed
             }
         }
-        return new CclSettings(dtype, op, staging, copyEngine, eager, calls, nccl);
+        return new CclSettings(dtype, op, staging, copyEngine, eager, calls, oneCall, nccl);
     }
 
     private static String canonicalType(String v) {

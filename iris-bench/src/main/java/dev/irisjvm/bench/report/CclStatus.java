@@ -17,9 +17,10 @@ import java.util.stream.Collectors;
  * measured it.
  *
  * <ul>
- *   <li>Small all-reduce: the sizes of targets A (eager) and B (graph replay). Eager runs that time a
- *       different number of calls per repetition are kept apart, because a single call pays a stream
- *       launch that a burst of calls hides, so the two methods do not make one range.</li>
+ *   <li>Small all-reduce: the sizes of targets A (eager) and B (graph replay), as one call from Java
+ *       (what the targets judge), then back to back. Eager runs that time a different number of calls
+ *       per repetition are kept apart, because a single call pays a stream launch that a burst of
+ *       calls hides, so the two methods do not make one range.</li>
  *   <li>Bandwidth: every collective from {@value #BANDWIDTH_FROM_MIB} MiB up to the largest size, and
  *       where iris was slower than NCCL in some run.</li>
  * </ul>
@@ -53,7 +54,8 @@ final class CclStatus {
 
     String item(String linkBase) {
         StringBuilder sb = new StringBuilder("- device-initiated collectives (" + StatusSection.link(linkBase, CclDocument.MARKDOWN)
-                + "), each against NCCL in the same run (ratio = NCCL's time ÷ iris's; at equal bytes, iris's bus bandwidth ÷ NCCL's): ");
+                + "), each against NCCL in the same run (ratio = NCCL's time ÷ iris's; at equal bytes, iris's bus bandwidth ÷ "
+                + "NCCL's" + baselines() + "): ");
         sb.append(smallAllReduce()).append("; ").append(bandwidth());
         if (runs.stream().noneMatch(r -> r.figures().impls("all_reduce").contains("iris_copy_engine"))) {
             sb.append("; the copy-engine all-reduce has no point in these runs");
@@ -62,25 +64,49 @@ final class CclStatus {
         return sb.toString();
     }
 
-    /** Targets A and B's rows, over the runs: eager grouped by calls per timed repetition, then graph replay. */
+    /** Which of NCCL's ways the runs measured, where some run measured only plain NCCL. */
+    private String baselines() {
+        List<String> stronger = CclFigures.BASELINES.subList(1, CclFigures.BASELINES.size());
+        boolean all = runs.stream().allMatch(r -> r.figures().ops().stream()
+                .anyMatch(op -> stronger.stream().anyMatch(b -> r.figures().measured(op, b))));
+        return all ? "; NCCL the fastest of the ways the run measured it" : "; NCCL on plain buffers only where a run predates "
+                + "its window-registered and send/receive baselines, pending a two-GPU run";
+    }
+
+    /**
+     * Targets A and B's sizes, over the runs: one call from Java (what the targets judge), then back
+     * to back, eager runs grouped by calls per timed repetition, then graph replay.
+     */
     private String smallAllReduce() {
         CclTargets.Spec eager = targets.collective("A");
         CclTargets.Spec graph = targets.collective("B");
+        List<Double> oneEager = new ArrayList<>();
+        List<Double> oneReplayed = new ArrayList<>();
         Map<Integer, List<Double>> eagerByCalls = new TreeMap<>(Comparator.reverseOrder());
         List<Double> replayed = new ArrayList<>();
         for (Run run : runs) {
-            for (CclTargets.Row row : CclTargets.evaluate(run.figures(), run.settings(), targets.collectives()).rows()) {
-                if (row.spec() == eager) {
-                    eagerByCalls.computeIfAbsent(run.settings().eagerCalls(), c -> new ArrayList<>()).add(row.ratio());
-                } else if (row.spec() == graph) {
-                    replayed.add(row.ratio());
+            CclFigures figures = run.figures();
+            for (long bytes : figures.sizes("all_reduce")) {
+                if (eager.contains(bytes)) {
+                    ratio(figures, "all_reduce", false, true, bytes).ifPresent(oneEager::add);
+                    ratio(figures, "all_reduce", false, false, bytes)
+                            .ifPresent(r -> eagerByCalls.computeIfAbsent(run.settings().eagerCalls(), c -> new ArrayList<>()).add(r));
+                }
+                if (graph.contains(bytes)) {
+                    ratio(figures, "all_reduce", true, true, bytes).ifPresent(oneReplayed::add);
+                    ratio(figures, "all_reduce", true, false, bytes).ifPresent(replayed::add);
                 }
             }
         }
         List<String> eagerParts = new ArrayList<>();
         eagerByCalls.forEach((calls, ratios) -> RatioRange.of(ratios).ifPresent(r -> eagerParts.add(r.text() + " with " + calls
                 + (calls == 1 ? " call" : " calls") + (eagerParts.isEmpty() ? " per timed repetition" : ""))));
-        return "all-reduce (`iris_auto`, " + eager.range() + ") "
+        String oneCall = oneEager.isEmpty() && oneReplayed.isEmpty() ? "as one call from Java to its completion (what targets A and "
+                + "B judge) not measured yet"
+                : "as one call from Java to its completion " + RatioRange.of(oneEager).map(r -> r.text() + " launched eagerly")
+                        .orElse("not measured eagerly") + ", " + RatioRange.of(oneReplayed).map(r -> r.text() + " replayed from a CUDA graph")
+                        .orElse("not measured from a CUDA graph");
+        return "all-reduce (`iris_auto`, " + eager.range() + ") " + oneCall + "; timed back to back, "
                 + (eagerParts.isEmpty() ? "not measured eagerly" : "launched eagerly " + join(eagerParts)) + ", "
                 + RatioRange.of(replayed).map(r -> r.text() + " replayed from a CUDA graph").orElse("not measured from a CUDA graph");
     }
@@ -101,7 +127,7 @@ final class CclStatus {
                     if (bytes + CclTargets.ROUNDING_SLACK < from) {
                         continue;
                     }
-                    Optional<Double> ratio = ratio(figures, op, bytes);
+                    Optional<Double> ratio = ratio(figures, op, false, false, bytes);
                     if (ratio.isPresent()) {
                         all.add(ratio.get());
                         largest = Math.max(largest, bytes);
@@ -130,13 +156,13 @@ final class CclStatus {
     }
 
     /**
-     * NCCL's time ÷ iris's at one size, both eager, NCCL the faster of its baselines there; the iris
-     * all-reduce is the one a caller gets by default.
+     * NCCL's time ÷ iris's at one size in one timing mode, NCCL the fastest of its baselines there;
+     * the iris all-reduce is the one a caller gets by default.
      */
-    private static Optional<Double> ratio(CclFigures figures, String op, long bytes) {
-        String iris = op.equals("all_reduce") ? CclFigures.AUTO : "iris";
+    private static Optional<Double> ratio(CclFigures figures, String op, boolean graph, boolean oneCall, long bytes) {
+        String iris = (op.equals("all_reduce") ? CclFigures.AUTO : "iris") + CclFigures.suffix(graph, oneCall);
         Optional<Figure> i = figures.figure(op, iris, bytes);
-        Optional<Figure> n = figures.baseline(op, false, bytes).map(CclFigures.Baseline::figure);
+        Optional<Figure> n = figures.baseline(op, graph, oneCall, bytes).map(CclFigures.Baseline::figure);
         return i.isPresent() && n.isPresent() ? Optional.of(n.get().us() / i.get().us()) : Optional.empty();
     }
 

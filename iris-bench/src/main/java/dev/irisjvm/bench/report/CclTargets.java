@@ -5,12 +5,15 @@ import dev.irisjvm.bench.report.TargetResult.Status;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import dev.irisjvm.bench.rma.SizeList;
 
 /**
  * The collectives' performance targets, judged from one run's data against NCCL measured in the
- * same run, at each size the faster of plain NCCL and NCCL on window-registered symmetric buffers
- * where the run measured both ({@link CclFigures#baseline}). Every ratio is "how many times faster
+ * same run, at each size the fastest of NCCL's ways the run measured ({@link CclFigures#BASELINES},
+ * {@link CclFigures#baseline}), in the target's timing mode: back to back, or one call from Java
+ * ({@code oneCall}, targets A and B: issue 29 judges small collectives as a training step issues
+ * them). Every ratio is "how many times faster
  * than NCCL": NCCL's time ÷ iris's time, which at equal bytes is also iris's bus bandwidth ÷ NCCL's. A target is judged at every size of its range
  * that the sweep has: it passes when every one of them passes; it fails when one measured size
  * fails or an iris output there failed its check; it is "not measured" when the range has no size,
@@ -41,16 +44,21 @@ public final class CclTargets {
      * @param to       largest size of the range, or null for no upper end
      * @param minRatio the bound: NCCL's time ÷ iris's time at least this
      * @param latency  stated as latency (else as bus bandwidth; the ratio is the same at equal bytes)
+     * @param oneCall  judged on one call from Java, launch to completion ({@link CclFigures#CALL}), as a
+     *                 training step issues it, rather than on calls back to back
      */
     public record Spec(String id, String op, boolean graph, String from, String to, double minRatio, String what,
-                       boolean latency, boolean bf16Only, boolean sumOnly) {
+                       boolean latency, boolean bf16Only, boolean sumOnly, boolean oneCall) {
         String iris() {
-            String base = op.equals("all_reduce") ? CclFigures.AUTO : "iris";
-            return graph ? base + CclFigures.GRAPH : base;
+            return (op.equals("all_reduce") ? CclFigures.AUTO : "iris") + suffix();
         }
 
         String nccl() {
-            return CclFigures.ncclImpl(graph);
+            return CclFigures.NCCL + suffix();
+        }
+
+        String suffix() {
+            return CclFigures.suffix(graph, oneCall);
         }
 
         long lo() {
@@ -121,6 +129,10 @@ public final class CclTargets {
         if (!settings.nccl()) {
             return TargetResult.notMeasured(spec.id(), target, bound, "the sweep ran with --no-nccl");
         }
+        if (spec.oneCall() && !figures.measured(spec.op(), spec.iris())) {
+            return TargetResult.notMeasured(spec.id(), target, bound, "the run timed no " + spec.iris() + " (one call from Java, launch "
+                    + "to completion; sweeps before --one-call-max-bytes timed calls back to back only)");
+        }
         List<Long> sizes = figures.sizes(spec.op()).stream().filter(spec::contains).toList();
         if (sizes.isEmpty()) {
             return TargetResult.notMeasured(spec.id(), target, bound, "no " + spec.op() + " size in " + spec.range() + " in the sweep");
@@ -133,7 +145,7 @@ public final class CclTargets {
         Row worstRow = null;
         for (long bytes : sizes) {
             Optional<Figure> iris = figures.figure(spec.op(), spec.iris(), bytes);
-            Optional<CclFigures.Baseline> fastestNccl = figures.baseline(spec.op(), spec.graph(), bytes);
+            Optional<CclFigures.Baseline> fastestNccl = figures.baseline(spec.op(), spec.graph(), spec.oneCall(), bytes);
             Optional<Figure> nccl = fastestNccl.map(CclFigures.Baseline::figure);
             String baseline = fastestNccl.map(CclFigures.Baseline::impl).orElse(null);
             String best = null;
@@ -141,7 +153,7 @@ public final class CclTargets {
             if (spec.op().equals("all_reduce")) {
                 List<String> algorithms = new ArrayList<>();
                 for (String a : CclFigures.ALL_REDUCE_ALGORITHMS) {
-                    algorithms.add(spec.graph() ? a + CclFigures.GRAPH : a);
+                    algorithms.add(a + spec.suffix());
                 }
                 Optional<String> fastest = figures.fastest(spec.op(), algorithms, bytes);
                 if (fastest.isPresent()) {
@@ -167,8 +179,9 @@ public final class CclTargets {
                 if (!pass) {
                     failed++;
                 }
-                String windowImpl = CclFigures.baselineImpls(spec.graph()).get(1);
-                String note = figures.failed(spec.op(), windowImpl, bytes) ? windowImpl + " failed its check; judged against " + baseline : "";
+                String failedBaselines = CclFigures.baselineImpls(spec.graph(), spec.oneCall()).stream().skip(1)
+                        .filter(b -> figures.failed(spec.op(), b, bytes)).collect(Collectors.joining(" and "));
+                String note = failedBaselines.isEmpty() ? "" : failedBaselines + " failed its check; judged against " + baseline;
                 row = new Row(spec, bytes, iris, baseline, nccl, ratio, pass ? Status.PASS : Status.FAIL, note, best, bestRatio);
                 if (Double.isNaN(worst) || ratio < worst) {
                     worst = ratio;
@@ -178,8 +191,10 @@ public final class CclTargets {
             }
             rows.add(row);
         }
-        boolean window = figures.hasWindowBaseline(spec.op());
-        String against = window ? "the faster of " + spec.nccl() + " and " + CclFigures.baselineImpls(spec.graph()).get(1) : spec.nccl();
+        List<String> baselines = CclFigures.baselineImpls(spec.graph(), spec.oneCall()).stream()
+                .filter(b -> figures.measured(spec.op(), b)).toList();
+        boolean several = baselines.size() > 1;
+        String against = several ? (baselines.size() == 2 ? "the faster of " : "the fastest of ") + CclStatus.join(baselines) : spec.nccl();
         String source = spec.iris() + " vs " + against + ", " + measured + " of " + sizes.size() + " size(s) in range measured ("
                 + CclFigures.sizeLabel(sizes.get(0)) + (sizes.size() > 1 ? " … " + CclFigures.sizeLabel(sizes.get(sizes.size() - 1)) : "") + ")"
                 + (missing.isEmpty() ? "" : "; not measured at " + String.join(", ", missing));
@@ -188,7 +203,7 @@ public final class CclTargets {
         }
         String measuredText = worstRow == null ? "iris output failed its check"
                 : "worst " + Sizes.ratio3(worst) + " at " + CclFigures.sizeLabel(worstBytes) + " (iris " + Sizes.number(worstRow.iris().get().us())
-                        + " µs, NCCL " + Sizes.number(worstRow.nccl().get().us()) + " µs" + (window ? " " + worstRow.baseline() : "") + ")";
+                        + " µs, NCCL " + Sizes.number(worstRow.nccl().get().us()) + " µs" + (several ? " " + worstRow.baseline() : "") + ")";
         Status status = failed > 0 ? Status.FAIL : missing.isEmpty() ? Status.PASS : Status.NOT_MEASURED;
         return new TargetResult(spec.id(), target, bound, measuredText, worst, status, source);
     }
@@ -196,9 +211,11 @@ public final class CclTargets {
     /** The Targets section: the verdicts, then every size each verdict rests on. */
     public String section() {
         StringBuilder sb = new StringBuilder("## Targets\n\n");
-        sb.append("Judged from this run only, against NCCL in the same run: at each size the faster of NCCL on plain buffers "
-                + "(`nccl`) and on window-registered symmetric buffers (`nccl_window`) where the run measured both (column "
-                + "\"baseline\")");
+        sb.append("Judged from this run only, against NCCL in the same run: at each size the fastest of NCCL on plain buffers "
+                + "(`nccl`), on window-registered symmetric buffers (`nccl_window`) and, for all-gather and broadcast, as one group "
+                + "of sends and receives moving the same bytes (`nccl_p2p`), among those the run measured (column \"baseline\"). "
+                + "Targets marked one call are judged on a single call from Java, launch to completion (`_call`), as a training "
+                + "step issues it");
         if (world != 2) {
             sb.append(" (the targets are stated for two H200s; this run has ").append(world).append(" ranks)");
         }

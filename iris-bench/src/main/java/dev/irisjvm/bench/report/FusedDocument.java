@@ -444,7 +444,7 @@ public final class FusedDocument extends Document {
         return sb.append('\n').toString();
     }
 
-    private static boolean withCublasLt(List<Row> rows) {
+    static boolean withCublasLt(List<Row> rows) {
         return rows.stream().anyMatch(r -> r.cublasLt() != null);
     }
 

@@ -45,7 +45,10 @@ record FusedStatus(RunSource source, FusedSweepResult sweep, BenchmarkTargets ta
         }
         StringBuilder sb = new StringBuilder("- fused GEMM + all-scatter / all-reduce / reduce-scatter and all-gather + GEMM (")
                 .append(StatusSection.link(linkBase, FusedDocument.MARKDOWN))
-                .append("), the fastest fused variant whose output check passed against cuBLAS then NCCL in the same run: ");
+                .append("), the fastest fused variant whose output check passed against cuBLAS then NCCL in the same run")
+                .append(strongestBaselines(rows) ? " (the faster of `cublasGemmEx` and cuBLASLt, then the faster of NCCL on plain and "
+                        + "on window-registered buffers): " : " (`cublasGemmEx`'s default algorithm, then NCCL on plain buffers: the "
+                        + "run predates the cuBLASLt and window-registered baselines, pending a two-GPU run): ");
         sb.append(RatioRange.of(all).map(RatioRange::text).orElse("nothing timed")).append(" over ").append(all.size())
                 .append(all.size() == 1 ? " operation and shape" : " operation and shape pairs");
         commonShape(rows).ifPresent(shape -> sb.append(" (").append(shape).append(')'));
@@ -62,6 +65,10 @@ record FusedStatus(RunSource source, FusedSweepResult sweep, BenchmarkTargets ta
             sb.append("; ").append(failedChecks).append(" output check(s) failed");
         }
         return sb.append(" (").append(source.cite(linkBase)).append(");\n").toString();
+    }
+
+    private static boolean strongestBaselines(List<Row> rows) {
+        return FusedDocument.withCublasLt(rows) && rows.stream().anyMatch(r -> Row.timed(r.baselineWindow()));
     }
 
     /**

@@ -44,7 +44,14 @@ public final class RmaDocument extends SweepDocument {
                 + "copy engine and NCCL measured in the same run.", sweep)
                 .item("world size", sweep.worldSize() + " rank(s)" + (index.ranks().isEmpty() ? "" : ", ranks seen "
                         + index.ranks().stream().map(String::valueOf).collect(Collectors.joining(", "))))
-                .item("measurements", String.valueOf(index.all().size())));
+                .item("measurements", String.valueOf(index.all().size()))
+                .item("baseline", "bandwidth: the copy engine moving the same bytes between the same GPUs in this run "
+                        + "(`copy_engine_pull` for loads, `copy_engine_push` for stores: what the link gives without SMs); NCCL's "
+                        + "send/receive and all-reduce in this run beside them; message passing, launch and barrier: the absolute "
+                        + "bounds of the targets (no library offers the same operation to time against)")
+                .item("timing", "per point, untimed warm-up repetitions, then the timed ones queued behind a gate kernel, each "
+                        + "between its own CUDA events; each issuer's median, the figures and targets over issuer and peer pairs; "
+                        + "the Java-side costs (launch, barrier) in JMH, the slowest rank (commands below for the counts)"));
     }
 
     /** Lists every point whose data did not verify: a fast wrong answer is not a result. */

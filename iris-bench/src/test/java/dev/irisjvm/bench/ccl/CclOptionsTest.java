@@ -35,6 +35,7 @@ class CclOptionsTest {
                 AllReduceAlgorithm.ATOMIC, AllReduceAlgorithm.COPY_ENGINE, AllReduceAlgorithm.AUTO), o.algorithms());
         assertEquals(10, o.eagerCalls);
         assertEquals(10, o.graphCalls);
+        assertEquals(256L << 10, o.oneCallMaxBytes);
         assertTrue(o.graph());
         assertTrue(o.sweep.gate());
         assertTrue(o.nccl());
@@ -48,7 +49,8 @@ class CclOptionsTest {
     void listsSizesAndTypesParse() {
         CclOptions o = OPTIONS.valid("--min-bytes", "4k", "--max-bytes", "64m", "--factor", "8", "--ops", "all_gather, all_reduce,all_gather",
                 "--algorithms", "auto,one-shot", "--dtype", "f32", "--reduce-op", "AVG", "--graph-calls", "16", "--eager-calls", "1", "--no-graph",
-                "--no-nccl", "--no-gate", "--seed", "7", "--root", "1", "--staging-bytes", "64m", "--no-overlap-launches", "--copy-engine-bytes", "8m");
+                "--no-nccl", "--no-gate", "--seed", "7", "--root", "1", "--staging-bytes", "64m", "--no-overlap-launches", "--copy-engine-bytes", "8m",
+                "--one-call-max-bytes", "0");
         assertEquals(List.of(4096L, 32768L, 262144L, 2097152L, 16777216L, 67108864L), o.sizes());
         assertEquals(List.of(CclOp.ALL_GATHER, CclOp.ALL_REDUCE), o.ops());
         assertEquals(List.of(AllReduceAlgorithm.AUTO, AllReduceAlgorithm.ONE_SHOT), o.algorithms());
@@ -56,6 +58,7 @@ class CclOptionsTest {
         assertEquals(ReduceOp.AVG, o.reduceOp);
         assertEquals(16, o.graphCalls);
         assertEquals(1, o.eagerCalls);
+        assertEquals(0, o.oneCallMaxBytes);
         assertFalse(o.graph());
         assertFalse(o.nccl());
         assertFalse(o.sweep.gate());

@@ -27,6 +27,8 @@ class CclReportTest {
     static final long KIB = 1L << 10;
     static final long MIB = 1L << 20;
     static final long[] SIZES = {KIB, 4 * KIB, 16 * KIB, 64 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB};
+    /** The sizes up to the sweep's default --one-call-max-bytes. */
+    static final long[] SMALL = {KIB, 4 * KIB, 16 * KIB, 64 * KIB, 256 * KIB};
 
     @TempDir
     Path dir;
@@ -87,6 +89,12 @@ class CclReportTest {
                 .add("all_reduce", "iris_one_shot_graph", SIZES, b -> b > 4 * MIB ? Double.NaN : Math.max(6, b / 200e3))
                 .add("all_reduce", "iris_two_shot_graph", SIZES, at(9, 350))
                 .add("all_reduce", "iris_auto_graph", SIZES, b -> b == 64 * KIB ? 11 : Math.max(6, b / 340e3))
+                // one call from Java up to 256 KiB, where targets A and B judge it: the same times as back to back
+                .add("all_reduce", "nccl_call", SMALL, at(20, 300))
+                .add("all_reduce", "iris_one_shot_call", SMALL, b -> Math.max(8, b / 200e3))
+                .add("all_reduce", "iris_auto_call", SMALL, at(9, 340))
+                .add("all_reduce", "nccl_graph_call", SMALL, at(10, 300))
+                .add("all_reduce", "iris_auto_graph_call", SMALL, b -> b == 64 * KIB ? 11 : Math.max(6, b / 340e3))
                 .add("all_gather", "nccl", SIZES, at(15, 200))
                 .add("all_gather", "iris", SIZES, at(7, 230))
                 .add("all_gather", "nccl_graph", SIZES, at(8, 200))
@@ -99,7 +107,7 @@ class CclReportTest {
                 .add(new Measurement("all_reduce", "iris_ring", MIB, 1, -1, 20, 40, 39, 41, 26, 0,
                         "rank 1's output vs NCCL's: 3 of 524288 elements differ by more than 0 (first at element 7)"))
                 .add(new Measurement("all_reduce", "iris_ring", MIB, 0, -1, 20, 40, 39, 41, 26, 0, "ok"))
-                .build("--dtype bf16 --reduce-op sum --graph-calls 10 --staging-bytes 16777216");
+                .build("--dtype bf16 --reduce-op sum --graph-calls 10 --staging-bytes 16777216 --one-call-max-bytes 262144");
     }
 
     @Test
@@ -228,7 +236,7 @@ class CclReportTest {
                 "dev.irisjvm.bench.ccl.CclSweep --out",
                 "jmh-rank1.json: empty",
                 "CollectiveBenchmark.allReduce",
-                "| A | all-reduce latency, both launched eagerly, 4 KiB – 256 KiB (bf16)",
+                "| A | all-reduce latency, one call from Java to its completion, both launched eagerly, 4 KiB – 256 KiB (bf16)",
                 "| pass |",
                 "| **FAIL** |",
                 "| not measured |",
@@ -255,7 +263,9 @@ class CclReportTest {
                     .add("reduce_scatter", "iris", new long[] {rounded}, at(5, 120))
                     .add("all_reduce", "nccl", new long[] {4 * KIB}, at(20, 100))
                     .add("all_reduce", "iris_auto", new long[] {4 * KIB}, at(8, 100))
-                    .add("all_reduce", "iris_two_shot", new long[] {4 * KIB}, at(9, 100));
+                    .add("all_reduce", "iris_two_shot", new long[] {4 * KIB}, at(9, 100))
+                    .add("all_reduce", "nccl_call", new long[] {4 * KIB}, at(20, 100))
+                    .add("all_reduce", "iris_auto_call", new long[] {4 * KIB}, at(8, 100));
             SweepResult s = runs.build("");
             CclTargets t = CclTargets.evaluate(new CclFigures(s.measurements(), world), CclSettings.fromCommand(s.command()), BenchmarkTargets.builtIn().collectives());
             assertEquals(Status.PASS, t.results().get(4).status(), "world " + world + ": " + t.results().get(4));
@@ -285,8 +295,9 @@ class CclReportTest {
     void settingsComeFromTheRecordedCommand() {
         CclSettings s = CclSettings.fromCommand("bin/iris-run -n 2 -- java -cp 'iris-bench/target/lib/*' dev.irisjvm.bench.ccl.CclSweep "
                 + "--dtype F16 --reduce-op max --staging-bytes 64m --copy-engine-bytes 1g --eager-calls 8 --graph-calls 4 "
-                + "--out '/tmp/a b.json' --no-nccl");
-        assertEquals(new CclSettings("f16", "max", 64L << 20, 1L << 30, 8, 4, false), s);
+                + "--one-call-max-bytes 64k --out '/tmp/a b.json' --no-nccl");
+        assertEquals(new CclSettings("f16", "max", 64L << 20, 1L << 30, 8, 4, 64L << 10, false), s);
+        assertEquals(0, CclSettings.fromCommand("x CclSweep --graph-calls 10").oneCallMaxBytes(), "sweeps from before --one-call-max-bytes");
         assertEquals(Long.MAX_VALUE, CclSettings.fromCommand("x CclSweep --graph-calls 10").copyEngineBytes(),
                 "sweeps from before --copy-engine-bytes had no copy-engine path");
         assertEquals(Long.MAX_VALUE, CclSettings.fromCommand("x CclSweep --copy-engine-bytes never").copyEngineBytes());

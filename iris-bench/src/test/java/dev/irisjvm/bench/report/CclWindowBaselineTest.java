@@ -72,9 +72,9 @@ class CclWindowBaselineTest {
         // A: plain NCCL's 20 µs would give 2.22x; the window's 8 µs gives 0.889x, and the target fails.
         assertEquals(Status.FAIL, t.results().get(0).status());
         assertEquals(8.0 / 9, t.results().get(0).ratio(), 1e-9);
-        assertTrue(t.results().get(0).source().contains("iris_auto vs the faster of nccl and nccl_window"), t.results().get(0).source());
+        assertTrue(t.results().get(0).source().contains("iris_auto_call vs the faster of nccl_call and nccl_window_call"), t.results().get(0).source());
         assertTrue(t.results().get(0).measured().contains("NCCL 8.00 µs nccl_window"), t.results().get(0).measured());
-        assertEquals("nccl_window", row(t, "A", 4 * KIB).baseline());
+        assertEquals("nccl_window_call", row(t, "A", 4 * KIB).baseline());
         assertEquals(5.0 / 6, t.results().get(1).ratio(), 1e-9);                      // B: graph replays, window 5 µs
         // C: at 16 and 64 MiB plain NCCL is the faster: 340 / 300.
         assertEquals(Status.PASS, t.results().get(2).status());
@@ -98,8 +98,8 @@ class CclWindowBaselineTest {
                 BenchmarkTargets.builtIn(), List.of(), List.of(), null)).write(out);
         assertEquals(List.of(), errors);
         String md = Files.readString(out.resolve(CclDocument.MARKDOWN));
-        assertTrue(md.contains("on plain device buffers (`nccl`) and on window-registered symmetric buffers (`nccl_window`"), md);
-        assertTrue(md.contains("take the faster of the two at each size"), md);
+        assertTrue(md.contains("on plain device buffers (`nccl`), on window-registered symmetric buffers (`nccl_window`"), md);
+        assertTrue(md.contains("take the fastest of them at each size"), md);
         assertFalse(md.contains("predates the window-registered baseline"), md);
         assertTrue(md.contains("- **Window-registered NCCL** (`nccl_window`)"), md);
         // latency tables: both NCCL columns, the baseline column, ratios against the faster one
@@ -107,7 +107,7 @@ class CclWindowBaselineTest {
                 "| size | iris_one_shot µs | iris_two_shot µs | iris_auto µs | nccl µs | nccl_window µs | baseline |",
                 "| 4 KiB | 8.00 | 12.0 | 9.00 | 20.0 | 8.00 | nccl_window | 1.00× | 0.67× | 0.89× |",
                 "| 64 MiB | — | 192 | 197 | 224 | 240 | nccl | — | 1.17× | 1.13× |",
-                "the time of the faster NCCL (column \"baseline\") ÷ iris's");
+                "the time of the fastest NCCL (column \"baseline\") ÷ iris's");
         // the targets' per-size table names the baseline of every row
         assertContains(md,
                 "| target | size | iris | iris µs | iris bus GB/s | baseline | NCCL µs | NCCL bus GB/s |",
@@ -122,9 +122,14 @@ class CclWindowBaselineTest {
                 .add("all_reduce", "nccl", new long[] {4 * KIB}, CclReportTest.at(20, 300))
                 .add("all_reduce", "iris_auto", new long[] {4 * KIB}, CclReportTest.at(9, 340));
         CclFigures old = new CclFigures(runs.build("").measurements(), 2);
-        assertTrue(CclDocument.baselines(old, CclSettings.defaults()).contains("This run predates the window-registered baseline"));
-        assertEquals(20.0 / 9, CclTargets.evaluate(old, CclSettings.defaults(), BenchmarkTargets.builtIn().collectives())
-                .results().get(0).ratio(), 1e-9);
+        String before = CclDocument.baselines(old, CclSettings.defaults());
+        assertContains(before, "This run predates the window-registered baseline.",
+                "It has no single-call timing (sweeps before 2026-12-06 did not time it), so targets A and B are not measured.",
+                "The ratios are against what it measured, pending the next two-GPU run.");
+        // A judges one call from Java; a run timed back to back only has no figure for it
+        TargetResult a = CclTargets.evaluate(old, CclSettings.defaults(), BenchmarkTargets.builtIn().collectives()).results().get(0);
+        assertEquals(Status.NOT_MEASURED, a.status());
+        assertContains(a.source(), "the run timed no iris_auto_call (one call from Java, launch to completion");
 
         runs.add(new Measurement("all_reduce", "nccl_window", 0, 0, -1, 0, 0, 0, 0, 0, 0,
                 CclFigures.WINDOW_UNAVAILABLE + "rank 1: ncclCommWindowRegister(1048576 bytes, NCCL_WIN_COLL_SYMMETRIC) failed"));
@@ -132,7 +137,71 @@ class CclWindowBaselineTest {
         assertFalse(refused.hasWindowBaseline("all_reduce"));
         String text = CclDocument.baselines(refused, CclSettings.defaults());
         assertTrue(text.contains("In this run window-registered NCCL not available: rank 1: ncclCommWindowRegister"), text);
-        assertTrue(text.contains("the ratios are against plain NCCL"), text);
+        assertTrue(text.contains("The ratios are against what it measured"), text);
         assertEquals("nccl", refused.baseline("all_reduce", false, 4 * KIB).orElseThrow().impl());
+    }
+
+    @Test
+    void targetsAAndBJudgeOneCallFromJava() throws IOException {
+        // back to back iris is 4x NCCL; as one call from Java it is slower than NCCL on its window
+        CclReportTest.Runs runs = new CclReportTest.Runs(2)
+                .add("all_reduce", "nccl", new long[] {4 * KIB}, CclReportTest.at(20, 300))
+                .add("all_reduce", "iris_auto", new long[] {4 * KIB}, CclReportTest.at(5, 340))
+                .add("all_reduce", "nccl_call", new long[] {4 * KIB}, CclReportTest.at(20, 300))
+                .add("all_reduce", "nccl_window_call", new long[] {4 * KIB}, CclReportTest.at(12, 300))
+                .add("all_reduce", "iris_auto_call", new long[] {4 * KIB}, CclReportTest.at(15, 340))
+                .add("all_reduce", "nccl_graph_call", new long[] {4 * KIB}, CclReportTest.at(10, 300))
+                .add("all_reduce", "iris_auto_graph_call", new long[] {4 * KIB}, CclReportTest.at(8, 340));
+        SweepResult s = runs.build("--one-call-max-bytes 262144");
+        CclFigures f = new CclFigures(s.measurements(), 2);
+        assertEquals(List.of("iris_auto", "nccl"), f.impls("all_reduce"));
+        assertEquals(List.of("iris_auto_call", "nccl_call", "nccl_window_call", "iris_auto_graph_call", "nccl_graph_call"),
+                f.oneCallImpls("all_reduce"));
+        assertEquals("iris_auto", CclFigures.eagerOf("iris_auto_graph_call"));
+        assertTrue(CclFigures.isGraph("nccl_graph_call"));
+        assertTrue(CclFigures.isNccl("nccl_window_call"));
+
+        CclTargets t = targets(s);
+        assertEquals(12.0 / 15, t.results().get(0).ratio(), 1e-9);
+        assertEquals(Status.FAIL, t.results().get(0).status());
+        assertEquals("nccl_window_call", row(t, "A", 4 * KIB).baseline());
+        assertContains(t.results().get(0).source(), "iris_auto_call vs the faster of nccl_call and nccl_window_call");
+        assertEquals(10.0 / 8, t.results().get(1).ratio(), 1e-9);
+        assertEquals(Status.PASS, t.results().get(1).status());
+
+        Path out = dir.resolve("one-call");
+        assertEquals(List.of(), new CclDocument(s, Document.Context.of(BenchmarkTargets.builtIn())).write(out));
+        String md = Files.readString(out.resolve(CclDocument.MARKDOWN));
+        assertContains(md, "up to 256 KiB, also one call from Java to its completion, eager and as a one-call graph (`_call`), "
+                        + "which targets A and B judge.",
+                "### all_reduce, one call from Java to its completion, launched eagerly",
+                "| size | iris_auto_call µs | nccl_call µs | nccl_window_call µs | baseline | iris_auto_call vs NCCL |",
+                "| 4 KiB | 15.0 | 20.0 | 12.0 | nccl_window_call | 0.80× |",
+                "### all_reduce, one call from Java to its completion, replaying a one-call CUDA graph",
+                "- **One call** (`_call`, sizes up to 256 KiB)");
+        assertFalse(md.contains("It has no single-call timing"), md);
+    }
+
+    @Test
+    void sendsAndReceivesJudgeAllGatherWhereTheyAreNcclsFastestWay() throws IOException {
+        CclReportTest.Runs runs = new CclReportTest.Runs(2)
+                .add("all_gather", "nccl", new long[] {16 * MIB}, CclReportTest.at(15, 200))
+                .add("all_gather", "nccl_p2p", new long[] {16 * MIB}, CclReportTest.at(15, 260))
+                .add("all_gather", "iris", new long[] {16 * MIB}, CclReportTest.at(7, 230));
+        SweepResult s = runs.build("");
+        CclFigures f = new CclFigures(s.measurements(), 2);
+        assertEquals("nccl_p2p", f.baseline("all_gather", false, 16 * MIB).orElseThrow().impl());
+        CclTargets t = targets(s);
+        CclTargets.Row d = row(t, "D", 16 * MIB);
+        assertEquals("nccl_p2p", d.baseline());
+        assertEquals(230.0 / 260, d.ratio(), 1e-9);
+        assertContains(t.results().get(3).source(), "iris vs the faster of nccl and nccl_p2p");
+
+        Path out = dir.resolve("p2p");
+        assertEquals(List.of(), new CclDocument(s, Document.Context.of(BenchmarkTargets.builtIn())).write(out));
+        String md = Files.readString(out.resolve(CclDocument.MARKDOWN));
+        assertContains(md, "| size | iris µs | nccl µs | nccl_p2p µs | baseline | iris vs NCCL |",
+                "- **NCCL send/receive** (`nccl_p2p`)");
+        assertFalse(md.contains("It has no `nccl_p2p`"), md);
     }
 }
