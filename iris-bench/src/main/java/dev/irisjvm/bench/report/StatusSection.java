@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
  * The README's status section, written from the committed raw JSON of the benchmark runs in one
  * folder, so that no figure in it can be typed by hand: every ratio is computed here the way its
  * report computes it, each range spans the points and runs it summarises, and each item names the
- * JSON and the date of the runs it rests on. The section sits in README.md between {@value #BEGIN}
+ * JSON, the date and the commit ({@link RunCommits}) of the runs it rests on. The section sits in README.md between {@value #BEGIN}
  * and {@value #END}; {@link StatusReport} rewrites it, and a unit test fails when it differs.
  *
  * <p>Files read (a missing one leaves its item without figures, pointing to the report):
@@ -47,6 +47,7 @@ public final class StatusSection {
     private final Path dir;
     private final String linkBase;
     private final BenchmarkTargets targets;
+    private final RunCommits commits;
     /** Hardware string as recorded to the items measured on it, for the introduction. */
     private final Map<String, List<String>> hardware = new LinkedHashMap<>();
 
@@ -54,6 +55,7 @@ public final class StatusSection {
         this.dir = dir;
         this.linkBase = linkBase;
         this.targets = BenchmarkTargets.forFolder(dir);
+        this.commits = RunCommits.read(dir);
     }
 
     /**
@@ -111,7 +113,7 @@ public final class StatusSection {
                 .collect(Collectors.joining("; "));
         String docs = Path.of(linkBase).resolveSibling("gpu-test-log.md").toString().replace('\\', '/');
         return "Status. Every figure below is computed by `StatusReport` from the committed raw JSON of the runs each item names "
-                + "(file and the run's date, UTC), against its baseline measured in the same run; ranges span every point and run "
+                + "(file, the run's date, UTC, and the commit it measured), against its baseline measured in the same run; ranges span every point and run "
                 + "they summarise. Hardware as the runs recorded it: " + (machines.isEmpty() ? "none" : machines) + ". Reports under ["
                 + linkBase + "](" + linkBase + "), GPU test runs in [" + docs + "](" + docs + "):\n";
     }
@@ -120,7 +122,7 @@ public final class StatusSection {
         String head = "- the foundation (heap, IPC, rendezvous, launcher, device API, one-sided tile operations, barriers) and the RMA "
                 + "benchmarks (" + link(linkBase, RmaDocument.MARKDOWN);
         SweepResult sweep = read(RMA_FILE, SweepResult.class, "the RMA");
-        return head + (sweep == null ? "" : ", " + new RunSource(RMA_FILE, sweep.date()).cite(linkBase)) + ");\n";
+        return head + (sweep == null ? "" : ", " + source(RMA_FILE, sweep.date()).cite(linkBase)) + ");\n";
     }
 
     private String ccl() throws IOException {
@@ -129,7 +131,7 @@ public final class StatusSection {
             for (Path file : files) {
                 String name = file.getFileName().toString();
                 SweepResult sweep = read(name, SweepResult.class, "collectives");
-                runs.add(new CclStatus.Run(new RunSource(name, sweep.date()), sweep));
+                runs.add(new CclStatus.Run(source(name, sweep.date()), sweep));
             }
         }
         return runs.isEmpty() ? noRun("device-initiated collectives", CclDocument.MARKDOWN) : new CclStatus(runs, targets).item(linkBase);
@@ -149,7 +151,7 @@ public final class StatusSection {
         return "- a Hopper GEMM at " + RatioRange.of(ratios).map(RatioRange::text).orElse("no measured ratio to")
                 + " " + doc.baselineRate() + " on " + rows.size() + " shapes, " + types + ", " + checked + " of " + rows.size()
                 + " outputs matching cuBLAS's (" + link(linkBase, GemmDocument.MARKDOWN) + ", "
-                + new RunSource(ReportKind.GEMM.sweepFile(), sweep.date()).cite(linkBase) + ");\n";
+                + source(ReportKind.GEMM.sweepFile(), sweep.date()).cite(linkBase) + ");\n";
     }
 
     /**
@@ -171,19 +173,19 @@ public final class StatusSection {
                 + "cuBLASLt's TFLOP/s per shape (target " + targets.gemmSuite().minRatioGeomean() + "), " + s.passing() + " of "
                 + s.rows().size() + " shapes at " + targets.gemmSuite().minRatio() + " or more" + worstText + ", "
                 + s.checkFailures() + " output(s) failing the check (" + link(linkBase, GemmSuiteDocument.MARKDOWN) + ", "
-                + new RunSource(ReportKind.GEMM_SUITE.sweepFile(), sweep.date()).cite(linkBase) + ");\n";
+                + source(ReportKind.GEMM_SUITE.sweepFile(), sweep.date()).cite(linkBase) + ");\n";
     }
 
     private String fused() throws IOException {
         FusedSweepResult sweep = read(FUSED_FILE, FusedSweepResult.class, "fused kernels");
         return sweep == null ? noRun("fused GEMM + communication", FusedDocument.MARKDOWN)
-                : new FusedStatus(new RunSource(FUSED_FILE, sweep.date()), sweep, targets).item(linkBase);
+                : new FusedStatus(source(FUSED_FILE, sweep.date()), sweep, targets).item(linkBase);
     }
 
     private String attention() throws IOException {
         AttentionBenchResult run = read(ATTENTION_FILE, AttentionBenchResult.class, "attention");
         return run == null ? noRun("attention", AttentionDocument.MARKDOWN)
-                : new AttentionStatus(new RunSource(ATTENTION_FILE, run.date()), run, targets).item(linkBase);
+                : new AttentionStatus(source(ATTENTION_FILE, run.date()), run, targets).item(linkBase);
     }
 
     /** No benchmark JSON holds the fault tests: their runs are in the GPU test log, so this item carries no figure. */
@@ -200,6 +202,11 @@ public final class StatusSection {
         T run = StoredResult.read(path, type);
         measuredOn(run.hardware(), item);
         return run;
+    }
+
+    /** The run in {@code file}, named by its date and the commit {@link RunCommits} gives it. */
+    private RunSource source(String file, String date) {
+        return new RunSource(file, date, commits.of(file));
     }
 
     private String noRun(String item, String report) {

@@ -1,6 +1,8 @@
 package dev.irisjvm.bench.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -80,6 +82,32 @@ class StatusSectionTest {
         assertTrue(missing.isEmpty(), "figures in README.md's status section that the JSON does not give: " + missing + "; " + REGENERATE);
     }
 
+    /** Issue 29: each run the section cites is named by its commit as well as its date. */
+    @Test
+    void everyCitedRunHasItsCommit() throws IOException {
+        String section = readmeSection().replaceAll("\\s+", " ");
+        RunCommits commits = RunCommits.read(root().resolve("docs/benchmarks"));
+        Matcher m = Pattern.compile("\\[([a-z0-9-]+\\.json)]\\(").matcher(section);
+        List<String> cited = new ArrayList<>();
+        while (m.find()) {
+            cited.add(m.group(1));
+        }
+        assertFalse(cited.isEmpty(), "no JSON cited in README.md's status section");
+        for (String file : cited) {
+            assertNotNull(commits.of(file), file + " is cited in README.md's status section but docs/benchmarks/" + RunCommits.FILE
+                    + " names no commit for it");
+        }
+        assertFalse(section.contains("at an unrecorded commit"), section);
+        assertTrue(section.contains("[gemm-sweep.json](docs/benchmarks/gemm-sweep.json) of 2026-12-06T00:36:17Z at `b0cd92d`"), section);
+    }
+
+    @Test
+    void aRunWithoutACommitSaysSo() {
+        assertEquals("[a.json](d/a.json) of 2026-12-01T00:00:00Z at an unrecorded commit", new RunSource("a.json", "2026-12-01T00:00:00Z", null).cite("d"));
+        assertEquals("[a.json](d/a.json) of 2026-12-01T00:00:00Z (commit not recorded; the JSON was committed in 91d154d)",
+                new RunSource("a.json", "2026-12-01T00:00:00Z", "not recorded; the JSON was committed in 91d154d").cite("d"));
+    }
+
     @Test
     void spliceReplacesOnlyTheTextBetweenTheMarkers() {
         String readme = "# T\n\n" + StatusSection.BEGIN + "\nold 1.5×\n" + StatusSection.END + "\n\n## Next\n";
@@ -109,11 +137,12 @@ class StatusSectionTest {
         assertTrue(absent.contains("- the GEMM on issue 26's model shapes: no committed run yet (`bin/iris-bench gemm --suite models` "
                 + "writes gemm-suite.md);"), absent);
         GemmSuiteReportTest.synthetic(dir).write(dir.resolve(ReportKind.GEMM_SUITE.sweepFile()));
+        Files.writeString(dir.resolve(RunCommits.FILE), "{\"commits\": {\"gemm-suite.json\": \"abc1234\"}}");
         String section = StatusSection.render(dir, "docs/benchmarks").replaceAll("\\s+", " ");
         assertTrue(section.contains("- the GEMM on 6 model shapes (suite `models`): a geometric mean of 0.928× the faster of cuBLAS's and "
                 + "cuBLASLt's TFLOP/s per shape (target 0.97), 3 of 6 shapes at 0.9 or more, the lowest 0.800× (1x6144x4096:nk), 1 "
                 + "output(s) failing the check ([gemm-suite.md](docs/benchmarks/gemm-suite.md), "
-                + "[gemm-suite.json](docs/benchmarks/gemm-suite.json) of 2026-12-03T10:00:00Z);"), section);
+                + "[gemm-suite.json](docs/benchmarks/gemm-suite.json) of 2026-12-03T10:00:00Z at `abc1234`);"), section);
     }
 
     @Test
