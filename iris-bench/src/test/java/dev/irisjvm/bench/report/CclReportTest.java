@@ -254,6 +254,23 @@ class CclReportTest {
         assertTrue(md.contains("| 16 MiB | 115 | 100 | 230 | 200 |"), md);
     }
 
+    /** A sweep of one rank (CclSweep checks its paths there) renders: bus bandwidth is 0, as nothing moves between GPUs; rank 0 is the only rank. */
+    @Test
+    void aWorldOfOneRenders() throws IOException {
+        SweepResult s = new Runs(1)
+                .add("all_reduce", "nccl", new long[] {4 * KIB, 16 * MIB}, at(5, 300))
+                .add("all_reduce", "iris_auto", new long[] {4 * KIB, 16 * MIB}, at(6, 300))
+                .add("all_reduce", "iris_auto_call", new long[] {4 * KIB}, at(9, 300))
+                .add("all_reduce", "nccl_call", new long[] {4 * KIB}, at(8, 300))
+                .add("all_gather", "nccl_p2p", new long[] {16 * MIB}, at(5, 900))
+                .add("all_gather", "iris", new long[] {16 * MIB}, at(5, 1000))
+                .build("--one-call-max-bytes 262144");
+        Path out = dir.resolve("w1");
+        assertEquals(List.of(), new CclDocument(s, Document.Context.of(BenchmarkTargets.builtIn())).write(out));
+        String md = Files.readString(out.resolve(CclDocument.MARKDOWN));
+        assertContains(md, "(the targets are stated for two H200s; this run has 1 ranks)", "| 4 KiB | 8.18 | 7.27 | 0.89× |");
+    }
+
     @Test
     void worldsOfThreeToEightRenderAndRoundedSizesCount() throws IOException {
         for (int world = 3; world <= 8; world++) {
