@@ -39,7 +39,8 @@ import java.util.Set;
  *   <li>the reference output: one untimed NCCL call into the reference buffer, or, without NCCL,
  *       {@link HostReference};</li>
  *   <li>per implementation (nccl, nccl_window, nccl_p2p for all-gather and broadcast, then iris:
- *       each all-reduce algorithm, or the op's one kernel): the output is poisoned (nccl_window: the input is first copied into its input window,
+ *       each all-reduce algorithm, or the op's one kernel): the output is poisoned (nccl_window:
+ *       the input is first copied into its input window,
  *       see {@link NcclWindows}), then <em>eager</em>: warm-up repetitions, then the timed ones queued
  *       behind {@link RepTimer}'s gate, each a device barrier of all ranks (untimed), a CUDA event,
  *       {@code --eager-calls} calls launched back to back, a CUDA event; time per call = repetition

@@ -82,7 +82,7 @@ public final class CclDocument extends SweepDocument {
             lacking.add(figures.windowUnavailable().map(why -> "In this run " + CclFigures.WINDOW_UNAVAILABLE + why + ".")
                     .orElse("This run predates the window-registered baseline."));
         }
-        if (figures.ops().stream().anyMatch(op -> op.equals("all_gather") || op.equals("broadcast"))
+        if (figures.ops().stream().anyMatch(CclFigures.P2P_OPS::contains)
                 && figures.ops().stream().noneMatch(op -> figures.measured(op, CclFigures.NCCL_P2P))) {
             lacking.add("It has no `nccl_p2p` (sweeps before 2026-12-06 did not time it).");
         }
@@ -179,11 +179,11 @@ public final class CclDocument extends SweepDocument {
 
     private static String latencyTable(CclFigures figures, String op, List<String> impls, boolean graph, boolean oneCall) {
         boolean withRatio = impls.stream().anyMatch(CclFigures::isNccl);
-        boolean window = impls.stream().filter(i -> CclFigures.isNccl(i) && figures.measured(op, i)).count() > 1;
+        boolean several = impls.stream().filter(i -> CclFigures.isNccl(i) && figures.measured(op, i)).count() > 1;
         List<String> header = new ArrayList<>(List.of("size"));
         impls.forEach(i -> header.add(i + " µs"));
         List<String> iris = impls.stream().filter(i -> !CclFigures.isNccl(i)).collect(Collectors.toList());
-        if (window) {
+        if (several) {
             header.add("baseline");
         }
         if (withRatio) {
@@ -191,10 +191,13 @@ public final class CclDocument extends SweepDocument {
         }
         MarkdownTable t = new MarkdownTable(header);
         for (long bytes : figures.sizes(op)) {
+            if (impls.stream().noneMatch(i -> figures.figure(op, i, bytes).isPresent() || figures.failed(op, i, bytes))) {
+                continue;   // one call is timed at the small sizes only
+            }
             List<Object> row = new ArrayList<>(List.of(CclFigures.sizeLabel(bytes)));
             impls.forEach(i -> row.add(cell(figures, op, i, bytes, Figure::us)));
             Optional<CclFigures.Baseline> n = figures.baseline(op, graph, oneCall, bytes);
-            if (window) {
+            if (several) {
                 row.add(n.map(CclFigures.Baseline::impl).orElse("—"));
             }
             if (withRatio) {
@@ -205,7 +208,7 @@ public final class CclDocument extends SweepDocument {
             }
             t.row(row);
         }
-        String ratio = !withRatio ? "" : window
+        String ratio = !withRatio ? "" : several
                 ? "; \"vs NCCL\" = the time of the fastest NCCL (column \"baseline\") ÷ iris's (> 1: iris faster)"
                 : "; \"vs NCCL\" = NCCL's time ÷ iris's (> 1: iris faster)";
         return "Time per call, µs (slowest rank's median)" + ratio + ":\n\n" + t.render();

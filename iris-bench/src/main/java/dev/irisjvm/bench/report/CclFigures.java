@@ -43,6 +43,8 @@ public final class CclFigures {
      * same bytes and output as its collective, by another way that can be faster for large sizes.
      */
     public static final String NCCL_P2P = "nccl_p2p";
+    /** The ops that have {@link #NCCL_P2P}: the others reduce, or are send/receive already (all-to-all). */
+    public static final List<String> P2P_OPS = List.of("all_gather", "broadcast");
     /** The baselines, plain first; where several have a figure, the fastest judges iris. */
     public static final List<String> BASELINES = List.of(NCCL, NCCL_WINDOW, NCCL_P2P);
     /** How a sweep records that it could not measure {@link #NCCL_WINDOW}: the check text of a 0-byte point. */

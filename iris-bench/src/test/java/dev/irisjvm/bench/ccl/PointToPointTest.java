@@ -1,8 +1,10 @@
 package dev.irisjvm.bench.ccl;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.irisjvm.bench.report.CclFigures;
 import org.junit.jupiter.api.Test;
 
 /** The sends and receives that move an all-gather's and a broadcast's bytes as NCCL's collective would. */
@@ -25,6 +27,13 @@ class PointToPointTest {
         assertArrayEquals(new long[] {0, 0, 0, 0}, other.sendCounts());
         assertArrayEquals(new long[] {0, 0, 7, 0}, other.recvCounts());
         assertArrayEquals(new long[] {0, 0, 0, 0}, other.recvOffsets());   // in place
+    }
+
+    @Test
+    void theReportKnowsWhichOpsHaveIt() {
+        for (CclOp op : CclOp.values()) {
+            assertEquals(CclFigures.P2P_OPS.contains(op.id()), PointToPoint.of(op, 8, 2, 0, 0).isPresent(), op.id());
+        }
     }
 
     @Test
