@@ -30,9 +30,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link GemmMainloop} says how the choice is made and how to force either. On either,
  * a problem of few rows with A stored M x K (a decode step, a small batch: it only streams B) runs
  * the skinny kernels of {@code gemm_portable.cu}, every alpha and beta included: up to 32 rows on
- * the portable mainloop, up to 8 on Hopper, where 9 to 48 rows run swapped tiles
- * ({@code C^T = B A^T}, C's rows on wgmma's narrow side) where those run every tile whole in one
- * wave, and up to 32 the skinny kernels otherwise.
+ * the portable mainloop; on Hopper up to 48 rows run swapped tiles ({@code C^T = B A^T}, C's rows on
+ * wgmma's narrow side) where those run every tile whole in one wave, and up to 32 the skinny
+ * kernels otherwise.
  *
  * <pre>{@code
  * try (Iris iris = Iris.init(); Gemm gemm = Gemm.create()) {
@@ -123,8 +123,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * tile where those tiles make at least one full wave of the SMs, else of 128 threads and 64 KiB per
  * 128 x 128 tile (the rule, and the H200 timings behind it, are in {@code PortableGemm}); a KM A is
  * copied to shared memory M-major and its fragments read with ldmatrix.trans, as a KN B's are.
- * Skinny (at most 32 rows; on Hopper past 8 only where swapped tiles would not run whole in one
- * wave): one block of 128 threads and 72 KiB per band of 16 rows, 128-column tile and slice of K,
+ * Skinny (at most 32 rows; on Hopper only where swapped tiles would not run whole in one wave): one block of 128 threads and 72 KiB per band of 16 rows, 128-column tile and slice of K,
  * with as many slices as make up to two blocks per SM (each slice at least 512 of K); the last
  * block of a band's tile to finish adds the slices' F32 partials in slice order, on the same
  * workspace ({@link #schedule} says the split).
@@ -180,13 +179,6 @@ public final class Gemm implements AutoCloseable {
     /** Tile rows per group of the grouped tile order, unless {@link Options} say otherwise. */
     public static final int DEFAULT_GROUP_M = 8;
 
-    /**
-     * Rows up to which the rule runs the skinny kernels on the Hopper mainloop (A stored M x K; they
-     * take up to {@link SkinnyGemm#MAX_M}); past them, up to 48 rows, it runs swapped tiles ({@link
-     * GemmTile#swappedFor}), but up to {@link SkinnyGemm#MAX_M} the skinny kernels still where the
-     * swapped tile would not run every tile whole in one wave ({@link #skinnyOverSwapped}).
-     */
-    static final int SKINNY_ROWS = 8;
     /** Tensor maps kept per instance (least recently used ones are dropped). */
     static final int MAP_CACHE_ENTRIES = 256;
     /** Shapes whose schedule a Gemm keeps. */
@@ -548,11 +540,11 @@ public final class Gemm implements AutoCloseable {
      * K" or "stream-K on 132 blocks, 16 of 16 tiles shared by K", followed by the tile where it is
      * not 128 x 256 (", 128 x 192 tiles", ", 128 x 128 tiles", ", 64 x 128 tiles", ", 64 x 64 tiles",
      * ", in pairs", ", 64 x 128 tiles in pairs") (portable
-     * mainloop: "portable, whole 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); at most 8
-     * rows (A stored M x K; 32 on the portable mainloop, and on Hopper where the swapped tile would
-     * not run whole in one wave), "skinny 16 x 128 tiles, 32 tiles in 12 slices of K on 384 blocks"
-     * (past 16 rows "skinny 16 x 128 tiles in 2 bands of rows, ..."), and past them up to 48 rows on
-     * the Hopper mainloop swapped tiles ("whole tiles on 64 blocks, 32 x 64 swapped tiles"); with
+     * mainloop: "portable, whole 256 x 128 tiles" or "portable, whole 128 x 128 tiles"); up to 48
+     * rows (A stored M x K) on the Hopper mainloop swapped tiles ("whole tiles on 64 blocks, 32 x 64
+     * swapped tiles"), but up to 32 rows (all of them on the portable mainloop) where the swapped
+     * tile would not run whole in one wave "skinny 16 x 128 tiles, 32 tiles in 12 slices of K on 384
+     * blocks" (past 16 rows "skinny 16 x 128 tiles in 2 bands of rows, ..."); with
      * {@link Options#tune()}, the
      * choice kept for the shape once a call has timed it, else what the rule chooses. Nothing is
      * launched.
@@ -581,15 +573,14 @@ public final class Gemm implements AutoCloseable {
 
     /**
      * Whether the rule runs an {@code m} x {@code n} x {@code k} problem (A stored M x K) on the
-     * skinny kernels: all they take on the portable mainloop; on the Hopper one up to {@link
-     * #SKINNY_ROWS} rows, and up to {@link SkinnyGemm#MAX_M} where the swapped tile would not run
-     * every tile whole in one wave ({@link #skinnyOverSwapped}).
+     * skinny kernels: all they take on the portable mainloop; on the Hopper one where the swapped
+     * tile would not run every tile whole in one wave ({@link #skinnyOverSwapped}).
      */
     boolean runsSkinny(int m, int n, int k) {
         if (!SkinnyGemm.takes(m)) {
             return false;
         }
-        return portable != null || m <= SKINNY_ROWS || skinnyOverSwapped(plan(m, n, k, GemmALayout.MK), m, n);
+        return portable != null || skinnyOverSwapped(plan(m, n, k, GemmALayout.MK), m, n);
     }
 
     /**

@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * The output tiles the library's GEMM kernels come in (gemm.cu, iris/gemm/config.cuh), each a kernel
- * of its own per variant: a {@link StreamKPlan} says which one a call runs. Problems of 9 to 48 rows
+ * of its own per variant: a {@link StreamKPlan} says which one a call runs. Problems of up to 48 rows
  * with A stored M x K take a swapped tile ({@link #swappedFor}; up to 32 rows only where it runs
  * every tile whole in one wave, {@link Gemm#skinnyOverSwapped}); other problems of at most {@link
  * Gemm#SHORT_TILE_M} rows {@link #SHORT} or {@link #SHORT_THIN}; the others {@link #WIDE}
@@ -124,23 +124,22 @@ enum GemmTile {
     }
 
     /** The swapped tiles the rule takes, narrowest first (a constant: {@link #swappedFor} runs on every call). */
-    private static final GemmTile[] FEW_ROWS = {SWAP_16, SWAP_32, SWAP_48};
+    private static final GemmTile[] FEW_ROWS = {SWAP_8, SWAP_16, SWAP_32, SWAP_48};
 
     /**
-     * The swapped tile the rule runs a problem of {@code m} rows on where A is stored M x K: past
-     * {@link Gemm#SKINNY_ROWS} and up to 48 rows, the narrowest that holds them; else null (the
-     * skinny kernels below, the 64-row tiles above). GemmPlanTimes at commit {@code d4df5a0}
+     * The swapped tile the rule runs a problem of {@code m} rows on where A is stored M x K: up to
+     * 48 rows, the narrowest that holds them; else null (the 64-row tiles). GemmPlanTimes at commit {@code d4df5a0}
      * (docs/benchmarks/gemm-plans-2026-12-05-d4df5a0.json): 32 x 4096 x 1024 ran in 6.53 µs on 32 x 64
      * swapped tiles against 7.09 in the skinny kernels, 32 x 4096 x 1792 in 8.45 against 9.11, 32 x
      * 8192 x 4096 in 20.4 against 21.2, 16 x 7168 x 4096 in 18.5 on 16 x 64 tiles against 19.7, and 33
-     * x 1000 x 8200 in 13.4 on 48 x 64 tiles (split-K) against 13.9 on 64 x 64; on the 8-row shapes the
-     * skinny kernels' best split was as fast as 8 x 64 swapped tiles (7.53 against 7.76 µs, 11.80
-     * against 11.87).
+     * x 1000 x 8200 in 13.4 on 48 x 64 tiles (split-K) against 13.9 on 64 x 64. Up to 8 rows, at
+     * {@code 0adf001} on an H100 (gemm-plans-2026-12-06-0adf001-h100-*.json): wherever 8 x 64 tiles
+     * run whole in one wave, they beat the skinny kernels' split the rule took before (8 x 4096 x
+     * 1792: 7.71 against 9.13 µs, 8 x 8192 x 2048: 13.77 against 15.53, 1 x 7168 x 4096: 22.41
+     * against 23.93; the least 1 x 6144 x 4096, 20.93 against 21.28), as at {@code d4df5a0} on an H200
+     * (7.76 against 8.04, 11.87 against 12.19).
      */
     static GemmTile swappedFor(long m) {
-        if (m <= Gemm.SKINNY_ROWS) {
-            return null;
-        }
         for (GemmTile tile : FEW_ROWS) {
             if (m <= tile.cols) {
                 return tile;

@@ -127,6 +127,7 @@ public final class GemmPlanTimes {
             }
             List<Way> ways = new ArrayList<>();
             StreamKPlan rule = Gemm.plan(s.m(), s.n(), s.k(), sms, true);
+            boolean skinnyRule = gemm.runsSkinny(s.m(), s.n(), s.k());   // then the rule's way is a skinny split
             List<StreamKPlan> plans = new ArrayList<>(List.of(rule));
             for (StreamKPlan plan : StreamKPlan.candidates(GemmTile.all(s.m()), s.m(), s.n(), kBlocks, sms, true)) {
                 if (!plans.contains(plan)) {
@@ -134,7 +135,7 @@ public final class GemmPlanTimes {
                 }
             }
             for (StreamKPlan plan : plans) {
-                ways.add(new Way(plan.tile().name(), plan.grid(), plan.sharedTiles(), plan == rule && s.m() > Gemm.SKINNY_ROWS, plan.describe(plan.units(s.m(), s.n())),
+                ways.add(new Way(plan.tile().name(), plan.grid(), plan.sharedTiles(), plan == rule && !skinnyRule, plan.describe(plan.units(s.m(), s.n())),
                         ScheduleCost.us(plan, s.m(), s.n(), kBlocks, sms, StreamKPlan.pairsPay(s.k())), i -> gemm.launch(calls.get(i % copies), plan, stream)));
             }
             if (SkinnyGemm.takes(s.m())) {

@@ -17,8 +17,8 @@ final class GemmSkinnyScenarios extends GemmScenarioPart {
      * (M, N, K) of at most 32 rows: a decode row over more tiles than one (ragged N and K), 3 rows
      * split into many short slices with a ragged last one, one band of 16 rows, a ragged 5 x 136 x 72
      * of one k-block, two bands (the second of one row, then whole). The Gemm runs all of them on the
-     * skinny kernels on the portable mainloop; on the Hopper one those past {@link Gemm#SKINNY_ROWS}
-     * rows on swapped tiles ({@link #expectedRoute}).
+     * skinny kernels on the portable mainloop; on the Hopper one those whose swapped tile runs whole in
+     * one wave on swapped tiles ({@link #expectedRoute}).
      */
     static final int[][] SHAPES = {{1, 4104, 1032}, {3, 1000, 8200}, {16, 4096, 512}, {5, 136, 72}, {17, 1000, 2056}, {32, 4096, 512}};
     /**

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The rule's plan ({@link StreamKPlan#rule}) against every plan GemmPlanTimes timed of the same shape
  * on an H200, from the committed JSON (docs/benchmarks), each shape judged on the latest run that
- * timed it: since {@code b5d43b2}'s runs, 33 of them on the kernels with whole units. On the shapes of
- * more than {@link Gemm#SKINNY_ROWS} rows whose chosen plan was timed (but those the rule runs on the
- * skinny kernels, {@link SkinnyOrSwappedTest}), the rule's plan is the fastest timed or within 3 % of
+ * timed it: since {@code b5d43b2}'s runs, 33 of them on the kernels with whole units. On the shapes
+ * whose chosen plan was timed (but those the rule runs on the skinny kernels, {@link
+ * SkinnyOrSwappedTest}), the rule's plan is the fastest timed or within 3 % of
  * it on all but five, 0.994 of it as a geometric mean (with a wave of whole tiles priced as one
  * that shares tiles, {@link ScheduleCost#WHOLE_WAVE_US} at 6.02 µs: seven, 0.990). The five: 64 x
  * 3072 x 4096 (6.9 % off), which the rule splits in two slices of K where whole 64 x 64 tiles on
@@ -56,9 +56,6 @@ class RuleAgainstPlanTimesTest {
         StringBuilder misses = new StringBuilder();
         for (Map.Entry<Shape, List<Timed>> e : latest.entrySet()) {
             Shape s = e.getKey();
-            if (s.m() <= Gemm.SKINNY_ROWS) {
-                continue;
-            }
             StreamKPlan rule = Gemm.plan(s.m(), s.n(), s.k(), SMS, true);
             if (s.m() <= SkinnyGemm.MAX_M && Gemm.skinnyOverSwapped(rule, s.m(), s.n())) {
                 continue;  // the rule runs the skinny kernels (SkinnyOrSwappedTest)
