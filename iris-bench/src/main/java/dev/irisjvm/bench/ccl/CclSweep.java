@@ -20,12 +20,16 @@ import picocli.CommandLine.Mixin;
 
 /**
  * The collectives sweep: for every op, size and implementation (each iris all-reduce algorithm,
- * the other collectives' kernels, NCCL on plain buffers and NCCL on window-registered symmetric
- * buffers), the time per call launched eagerly and replayed from a CUDA graph, measured with CUDA
- * events (see {@link CclBench}); every output is checked against plain NCCL's output on the same
- * input. Rank 0 writes one {@link SweepResult} and a console table. Where NCCL cannot register
- * symmetric windows ({@link NcclWindows}: older than 2.27, or a registration refused), the sweep
- * records why, once per op, and goes on with plain NCCL.
+ * the other collectives' kernels, NCCL on plain buffers, NCCL on window-registered symmetric buffers
+ * and, for all-gather and broadcast, NCCL's grouped send/receive), the time per call launched
+ * eagerly and replayed from a CUDA graph, measured with CUDA events, and up to
+ * {@code --one-call-max-bytes} one call from Java to its completion (see {@link CclBench}); every
+ * output is checked against plain NCCL's output on the same input. Rank 0 writes one {@link
+ * SweepResult} and a console table. Where NCCL cannot register symmetric windows ({@link
+ * NcclWindows}: older than 2.27, or a registration refused), the sweep records why, once per op,
+ * and goes on with plain NCCL. On one rank it checks every path and output and compares nothing
+ * (nothing leaves the GPU): how the paths are checked on a machine of one GPU, where NCCL refuses
+ * two ranks.
  *
  * <pre>
  * mvn -q install -DskipTests
@@ -36,7 +40,8 @@ import picocli.CommandLine.Mixin;
  *
  * <p>Measurements: op = all_reduce, all_gather, reduce_scatter, all_to_all, broadcast; impl =
  * iris_one_shot, iris_two_shot, iris_ring, iris_atomic, iris_auto (all-reduce), iris (the others),
- * nccl, nccl_window, and the same with {@code _graph}; issuer = the rank that timed it, peer = -1; bytes = the
+ * nccl, nccl_window, nccl_p2p, the same with {@code _graph}, and each of those with {@code _call}
+ * up to {@code --one-call-max-bytes}; issuer = the rank that timed it, peer = -1; bytes = the
  * per-rank buffer as nccl-tests counts it; gbps = algorithm bandwidth (bytes ÷ median). Exit code:
  * 0, 2 for bad options, or 3 if any check failed.
  */
