@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  *
  * <pre>{@code
  * RunCommits commits = RunCommits.read(Path.of("docs/benchmarks"));
- * commits.of("gemm-sweep.json");   // "b0cd92d"
+ * commits.of("gemm-sweep.json");   // "0e05a4b"
  * }</pre>
  */
 final class RunCommits {
@@ -45,10 +45,6 @@ final class RunCommits {
     /** The commit of {@code file}'s run, or null where {@value #FILE} does not name it. */
     String of(String file) {
         return commits.get(file);
-    }
-
-    Map<String, String> all() {
-        return commits;
     }
 
     static boolean isHash(String commit) {

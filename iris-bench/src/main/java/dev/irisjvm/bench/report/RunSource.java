@@ -19,7 +19,8 @@ record RunSource(String file, String date, String commit) {
 
     /** A Markdown link to the JSON, {@code linkBase} being the folder as seen from the document that cites it. */
     String cite(String linkBase) {
-        return StatusSection.link(linkBase, file) + " of " + (date == null || date.isBlank() ? "an unrecorded date" : date) + " "
-                + (commit == null ? "at an unrecorded commit" : RunCommits.isHash(commit) ? "at `" + commit + "`" : "(commit " + commit + ")");
+        String when = date == null || date.isBlank() ? "an unrecorded date" : date;
+        String which = commit == null ? "at an unrecorded commit" : RunCommits.isHash(commit) ? "at `" + commit + "`" : "(commit " + commit + ")";
+        return StatusSection.link(linkBase, file) + " of " + when + " " + which;
     }
 }

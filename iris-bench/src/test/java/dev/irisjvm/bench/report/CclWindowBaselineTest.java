@@ -72,7 +72,7 @@ class CclWindowBaselineTest {
         // A: plain NCCL's 20 µs would give 2.22x; the window's 8 µs gives 0.889x, and the target fails.
         assertEquals(Status.FAIL, t.results().get(0).status());
         assertEquals(8.0 / 9, t.results().get(0).ratio(), 1e-9);
-        assertTrue(t.results().get(0).source().contains("iris_auto_call vs the faster of nccl_call and nccl_window_call"), t.results().get(0).source());
+        assertContains(t.results().get(0).source(), "iris_auto_call vs the faster of nccl_call and nccl_window_call");
         assertTrue(t.results().get(0).measured().contains("NCCL 8.00 µs nccl_window"), t.results().get(0).measured());
         assertEquals("nccl_window_call", row(t, "A", 4 * KIB).baseline());
         assertEquals(5.0 / 6, t.results().get(1).ratio(), 1e-9);                      // B: graph replays, window 5 µs

@@ -106,7 +106,8 @@ class StatusSectionTest {
 
     @Test
     void aRunWithoutACommitSaysSo() {
-        assertEquals("[a.json](d/a.json) of 2026-12-01T00:00:00Z at an unrecorded commit", new RunSource("a.json", "2026-12-01T00:00:00Z", null).cite("d"));
+        assertEquals("[a.json](d/a.json) of 2026-12-01T00:00:00Z at an unrecorded commit",
+                new RunSource("a.json", "2026-12-01T00:00:00Z", null).cite("d"));
         assertEquals("[a.json](d/a.json) of 2026-12-01T00:00:00Z (commit not recorded; the JSON was committed in 91d154d)",
                 new RunSource("a.json", "2026-12-01T00:00:00Z", "not recorded; the JSON was committed in 91d154d").cite("d"));
     }

@@ -123,7 +123,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * tile where those tiles make at least one full wave of the SMs, else of 128 threads and 64 KiB per
  * 128 x 128 tile (the rule, and the H200 timings behind it, are in {@code PortableGemm}); a KM A is
  * copied to shared memory M-major and its fragments read with ldmatrix.trans, as a KN B's are.
- * Skinny (at most 32 rows; on Hopper only where swapped tiles would not run whole in one wave): one block of 128 threads and 72 KiB per band of 16 rows, 128-column tile and slice of K,
+ * Skinny (at most 32 rows; on Hopper only where swapped tiles would not run whole in one wave): one
+ * block of 128 threads and 72 KiB per band of 16 rows, 128-column tile and slice of K,
  * with as many slices as make up to two blocks per SM (each slice at least 512 of K); the last
  * block of a band's tile to finish adds the slices' F32 partials in slice order, on the same
  * workspace ({@link #schedule} says the split).
