@@ -131,7 +131,7 @@ public final class CclTargets {
         }
         if (spec.oneCall() && !figures.measured(spec.op(), spec.iris())) {
             return TargetResult.notMeasured(spec.id(), target, bound, "the run timed no " + spec.iris() + " (one call from Java, launch "
-                    + "to completion; sweeps before --one-call-max-bytes timed calls back to back only)");
+                    + "to completion: a sweep from before --one-call-max-bytes, or run with it at 0)");
         }
         List<Long> sizes = figures.sizes(spec.op()).stream().filter(spec::contains).toList();
         if (sizes.isEmpty()) {
