@@ -67,7 +67,9 @@ import picocli.CommandLine.Mixin;
  *     the ranks: the fused kernel against the conventional unfused decode ({@link
  *     FlashDecode#conventional}: partial kernel + merge kernel + NCCL all-gather of one entry per
  *     query head + combine kernel), and against the all-partials path ({@link FlashDecode#baseline}:
- *     partial kernel + NCCL all-gather of every chunk's partial + combine kernel); each step alone.</li>
+ *     partial kernel + NCCL all-gather of every chunk's partial + combine kernel); each step alone;
+ *     and, once per run, a device-to-device copy as large as the largest point's K/V per rank, the
+ *     HBM bandwidth the fused kernel's time is judged against (its floor: K/V bytes ÷ that).</li>
  * </ol>
  *
  * <p>Method: inputs standard normal, generated on the GPU; per point {@code --warmup} untimed calls,
@@ -125,6 +127,7 @@ public final class AttentionBench extends SweepCommand {
         List<LocalPoint> local = new ArrayList<>();
         List<RingPoint> ring = new ArrayList<>();
         List<DecodePoint> decode = new ArrayList<>();
+        AttentionBenchResult.HbmCopy hbmCopy = null;
         String software;
         try (Iris i = Iris.init(env.withHeapSize(heapBytes)); KernelLibrary library = KernelLibrary.forClasspath();
              RmaKernels kernels = new RmaKernels(i, library); Attention a = Attention.create();
@@ -161,6 +164,7 @@ public final class AttentionBench extends SweepCommand {
                     }
                 }
                 if (options.parts().contains("decode")) {
+                    hbmCopy = hbmCopy(largestKvBytesPerRank());
                     for (int b : options.decodeBatches()) {
                         for (int len : options.decodeLens()) {
                             decode.add(decode(b, len, device.multiprocessorCount()));
@@ -182,7 +186,7 @@ public final class AttentionBench extends SweepCommand {
         if (rank == 0) {
             AttentionBenchResult result = new AttentionBenchResult(RunRecord.now(),
                     world + " x " + RunRecord.device(device), software, RunRecord.command(world, AttentionBench.class, spec), world,
-                    options.warmup, sdpa, local, ring, decode);
+                    options.warmup, sdpa, local, ring, decode, hbmCopy);
             RunRecord.write(options.out.path(), result::write);
             System.out.println("AttentionBench: wrote " + options.out.path().toAbsolutePath());
         }
@@ -482,6 +486,38 @@ public final class AttentionBench extends SweepCommand {
             } finally {
                 iris.synchronize();
                 closeAll(made);
+            }
+        }
+    }
+
+    /** The K and V bytes per rank of the run's largest decode point (as {@link DecodePoint#kvBytesPerRank}), at least 256 MiB. */
+    private long largestKvBytesPerRank() {
+        long most = 256L << 20;
+        for (int b : options.decodeBatches()) {
+            for (int len : options.decodeLens()) {
+                most = Math.max(most, 2L * b * options.kvHeads * (len / world) * options.headDim * TYPE.byteSize());
+            }
+        }
+        return most;
+    }
+
+    /**
+     * A device-to-device copy of {@code bytes} on this rank's GPU, timed as the decode points are
+     * (warm-up, gated calls between CUDA events, the median), the slowest rank's: what the GPU's
+     * memory streams in this run, which the decode floor divides the K/V bytes by. The source holds
+     * a pattern, not zeros.
+     */
+    private AttentionBenchResult.HbmCopy hbmCopy(long bytes) {
+        try (DeviceMemory src = DeviceMemory.allocate(bytes); DeviceMemory dst = DeviceMemory.allocate(bytes)) {
+            try {
+                Memcpy.memset(src.address(), 0x5A, bytes, stream);
+                Memcpy.memset(dst.address(), 0xFF, bytes, stream);
+                TimingStats t = time(options.decodeReps, () -> Memcpy.deviceToDevice(dst.address(), src.address(), bytes, stream));
+                AttentionBenchResult.HbmCopy copy = new AttentionBenchResult.HbmCopy(bytes, maxOverRanks(t.medianUs()));
+                say("HBM copy of %s: %.1f us, %.0f GB/s (read and write)", SizeList.format(bytes), copy.us(), copy.gbps());
+                return copy;
+            } finally {
+                iris.synchronize();   // nothing may still use the buffers when they are freed
             }
         }
     }

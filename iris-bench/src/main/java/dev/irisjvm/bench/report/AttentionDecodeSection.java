@@ -1,8 +1,10 @@
 package dev.irisjvm.bench.report;
 
+import dev.irisjvm.bench.report.BenchmarkTargets.DecodeFloor;
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.AttentionBenchResult.Conventional;
 import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.HbmCopy;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,11 +19,13 @@ import java.util.stream.Collectors;
  * conventional unfused decode ({@code FlashDecode.conventional}: partial, merge, all-gather of one
  * entry per query head, combine) are judged against it, and show the all-partials path beside it.
  * Earlier runs measured only the all-partials path ({@code FlashDecode.baseline}, their
- * "baselineUs"): they render as they were written, judged against it and saying so.
+ * "baselineUs"): they render as they were written, judged against it and saying so. Each point is
+ * also judged by its floor (issue 30): the K/V bytes per rank at the HBM copy bandwidth the run
+ * measured, times a factor, plus a constant; runs without that copy leave it not judged.
  *
  * <pre>{@code
- * AttentionDecodeSection decode = new AttentionDecodeSection(run, targets.attention().decodeMinSpeedup());
- * decode.verdicts();              // one per point
+ * AttentionDecodeSection decode = new AttentionDecodeSection(run, targets.attention().decodeMinSpeedup(), targets.attention().decodeFloor());
+ * decode.verdicts();              // two per point: over the baseline, and against the floor
  * decode.markdown(charts);        // "## Flash-decode" with its tables and chart
  * }</pre>
  */
@@ -32,13 +36,16 @@ final class AttentionDecodeSection {
     private final AttentionBenchResult run;
     private final List<DecodePoint> points;
     private final double target;
+    /** The floor target, or null where the targets state none. */
+    private final DecodeFloor floor;
     /** Whether the run measured the conventional path (earlier runs did not), or no decode at all. */
     private final boolean conventional;
 
-    AttentionDecodeSection(AttentionBenchResult run, double target) {
+    AttentionDecodeSection(AttentionBenchResult run, double target, DecodeFloor floor) {
         this.run = run;
         this.points = run.decode() == null ? List.of() : run.decode();
         this.target = target;
+        this.floor = floor;
         // A run without decode points (--parts local) predates nothing: its header names today's baseline.
         this.conventional = points.isEmpty() || points.stream().anyMatch(p -> p.conventional() != null);
     }
@@ -98,7 +105,33 @@ final class AttentionDecodeSection {
             out.add(new AttentionDocument.Verdict(name, config, Sizes.number(p.fusedUs()) + " vs " + Sizes.number(p.conventional().us())
                     + " µs = " + Sizes.ratio3(s), status(p, s)));
         }
+        if (floor != null) {
+            points.forEach(p -> out.add(floorVerdict(p)));
+        }
         return out;
+    }
+
+    /** µs the point's K/V bytes per rank take at the run's HBM copy bandwidth; NaN without it. */
+    double floorUs(DecodePoint p) {
+        HbmCopy copy = run.hbmCopy();
+        return copy == null || !(copy.us() > 0) ? Double.NaN : p.kvBytesPerRank() / (copy.gbps() * 1e3);
+    }
+
+    private AttentionDocument.Verdict floorVerdict(DecodePoint p) {
+        String name = "flash-decode ≤ " + Sizes.number(floor.factor()) + " × K/V bytes ÷ HBM copy bandwidth + " + Sizes.number(floor.addUs())
+                + " µs";
+        String config = "B " + p.batch() + ", KV " + AttentionDocument.tokens(p.totalLen()) + " (" + Sizes.bytes(p.kvBytesPerRank())
+                + " per rank)";
+        double floorUs = floorUs(p);
+        if (Double.isNaN(floorUs)) {
+            return new AttentionDocument.Verdict(name, config, "no HBM copy in this run (it predates it)", AttentionDocument.NOT_JUDGED);
+        }
+        double bound = floor.boundUs(floorUs);
+        String measured = Sizes.number(p.fusedUs()) + " vs " + Sizes.number(bound) + " µs (floor " + Sizes.number(floorUs) + ")";
+        if (!checked(p)) {
+            return new AttentionDocument.Verdict(name, config, measured, AttentionDocument.FAIL + " (output check)");
+        }
+        return new AttentionDocument.Verdict(name, config, measured, p.fusedUs() <= bound ? AttentionDocument.PASS : AttentionDocument.FAIL);
     }
 
     private String status(DecodePoint p, double speedup) {
@@ -147,12 +180,35 @@ final class AttentionDecodeSection {
                 + "(each rank's chunks into one output and log-sum-exp per query head), NCCL all-gather of those entries and the "
                 + "`combine` kernel over one entry per rank: " + first.qHeads() + " query heads, " + first.kvHeads() + " K/V heads, head size "
                 + first.headDim() + ", " + first.dtype() + ", one new token per sequence, the KV cache of each sequence split evenly over "
-                + "the ranks.\n\n" + t.render() + "\n"
+                + "the ranks.\n\n" + t.render() + "\n" + floorTable()
                 + "The all-partials path, `FlashDecode.baseline`, all-gathers every chunk's partial instead (chunks times the bytes) "
                 + "and combines them all, as the fused kernel does; speedup is its time ÷ the fused time.\n\n" + all.render() + "\n"
                 + charts.link(AttentionDocument.DECODE_PNG, "flash-decode speedup over the conventional path",
                 () -> AttentionCharts.lines("Flash-decode: fused ÷ (" + CONVENTIONAL_STEPS + ")", "KV tokens per sequence (all ranks)",
                         "speedup", lines, target, "target " + target + "×", charts.file(AttentionDocument.DECODE_PNG)));
+    }
+
+    /**
+     * The fused kernel against the time its K/V reads take at the run's HBM copy bandwidth, or why
+     * there is no such table.
+     */
+    private String floorTable() {
+        HbmCopy copy = run.hbmCopy();
+        if (copy == null) {
+            return "No HBM copy in this run (it predates the floor the fused kernel is judged by).\n\n";
+        }
+        MarkdownTable t = new MarkdownTable("batch", "KV tokens (per rank)", "K/V bytes per rank", "floor µs", "fused µs",
+                "fused ÷ floor", "read GB/s");
+        for (DecodePoint p : points) {
+            double floorUs = floorUs(p);
+            t.row(p.batch(), AttentionDocument.tokens(p.totalLen()) + " (" + AttentionDocument.tokens(p.lenPerRank()) + ")",
+                    Sizes.bytes(p.kvBytesPerRank()), Sizes.number(floorUs), Sizes.number(p.fusedUs()), Sizes.ratio3(p.fusedUs() / floorUs),
+                    Sizes.number(p.kvBytesPerRank() / (p.fusedUs() * 1e3)));
+        }
+        return "Against the floor: a device-to-device copy of " + Sizes.bytes(copy.bytes()) + " took " + Sizes.number(copy.us())
+                + " µs in this run (the slowest rank's median), " + Sizes.number(copy.gbps()) + " GB/s through HBM, reads and writes "
+                + "counted; a point's floor is its K/V bytes per rank at that rate, and \"read GB/s\" the rate the fused kernel read "
+                + "them at.\n\n" + t.render() + "\n";
     }
 
     /** An earlier run's section, as it was written: the all-partials path was its baseline. */

@@ -46,7 +46,7 @@ public final class AttentionDocument extends Document {
         super(ReportKind.ATTENTION, context);
         this.run = run;
         this.target = context.targets().attention();
-        this.decode = new AttentionDecodeSection(run, target.decodeMinSpeedup());
+        this.decode = new AttentionDecodeSection(run, target.decodeMinSpeedup(), target.decodeFloor());
     }
 
     @Override

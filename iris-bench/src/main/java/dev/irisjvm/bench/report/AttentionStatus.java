@@ -38,7 +38,7 @@ final class AttentionStatus {
         this.run = run;
         this.document = new AttentionDocument(run, Document.Context.of(targets));
         this.decodeTarget = targets.attention().decodeMinSpeedup();
-        this.decode = new AttentionDecodeSection(run, decodeTarget);
+        this.decode = new AttentionDecodeSection(run, decodeTarget, targets.attention().decodeFloor());
     }
 
     String item(String linkBase) {

@@ -50,7 +50,18 @@ public record BenchmarkTargets(String about, Gemm gemm, GemmSuite gemmSuite, Att
      * world), flash-decode against partial + all-gather + combine.
      */
     public record Attention(String source, double localMinRatioToSdpa, double ringMaxRatioToNoCommunication,
-                            double ringMaxRatioToAllGather, double ringMaxKvShards, double decodeMinSpeedup) {}
+                            double ringMaxRatioToAllGather, double ringMaxKvShards, double decodeMinSpeedup, DecodeFloor decodeFloor) {}
+
+    /**
+     * Flash-decode judged by its floor (issue 30): fused time ≤ {@code factor} x (K/V bytes per rank ÷
+     * the HBM copy bandwidth measured in the same run) + {@code addUs}.
+     */
+    public record DecodeFloor(double factor, double addUs) {
+        /** The bound in µs for {@code floorUs}, the K/V bytes' time at the copy bandwidth. */
+        public double boundUs(double floorUs) {
+            return factor * floorUs + addUs;
+        }
+    }
 
     /**
      * The RMA report's targets: SM-driven bandwidth against the copy engine at one size, the

@@ -23,10 +23,26 @@ import java.util.List;
  * @param local    the single-GPU kernel, with implementation {@value #IRIS_PORTABLE} where the run measured it
  * @param ring     ring attention and its references
  * @param decode   flash-decode, fused, the conventional path and the all-partials path
+ * @param hbmCopy  a device-to-device copy timed in the same run, the floor flash-decode is judged by;
+ *                 null where the run had no decode part, or predates it
  */
 public record AttentionBenchResult(String date, String hardware, String software, String command, int world, int warmup,
-                                   Sdpa sdpa, List<LocalPoint> local, List<RingPoint> ring, List<DecodePoint> decode)
+                                   Sdpa sdpa, List<LocalPoint> local, List<RingPoint> ring, List<DecodePoint> decode, HbmCopy hbmCopy)
         implements StoredResult {
+    /**
+     * A copy of {@code bytes} within each rank's GPU ({@code cudaMemcpyAsync} device to device), the
+     * slowest rank's median: what the GPU's memory moves when it only streams.
+     *
+     * @param bytes the bytes copied (read once and written once)
+     * @param us    median µs per copy, the slowest rank's
+     */
+    public record HbmCopy(long bytes, double us) {
+        /** Bytes through HBM per second, reads and writes counted (2 x bytes ÷ time), in GB/s of 1e9 bytes. */
+        public double gbps() {
+            return 2.0 * bytes / (us * 1e3);
+        }
+    }
+
     /** The portable mainloop forced ({@code Attention.create(GemmMainloop.PORTABLE)}, AttentionBench --portable), whatever the GPU. */
     public static final String IRIS_PORTABLE = "iris-portable";
 
@@ -130,6 +146,11 @@ public record AttentionBenchResult(String date, String hardware, String software
         /** The all-partials path's time over the fused kernel's. */
         public double allPartialsSpeedup() {
             return fusedUs > 0 ? allPartialsUs / fusedUs : Double.NaN;
+        }
+
+        /** The K and V bytes this rank's partial pass reads: 2 x batch x K/V heads x tokens per rank x head size x element. */
+        public long kvBytesPerRank() {
+            return 2L * batch * kvHeads * lenPerRank * headDim * ("f32".equals(dtype) ? 4 : 2);
         }
 
         /** Whether every output check of the point passed. */

@@ -41,7 +41,7 @@ class AttentionPortableReportTest {
                 withPortable(l.get(1), new Portable(10, 133.3, 130, 140, 300, "FAIL: max |portable - iris| 0.500, max |o| 1.00")),
                 l.get(2));
         return new AttentionBenchResult(r.date(), r.hardware(), r.software(), r.command(), r.world(), r.warmup(), r.sdpa(), local, r.ring(),
-                r.decode());
+                r.decode(), r.hbmCopy());
     }
 
     private static LocalPoint withPortable(LocalPoint p, Portable portable) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.AttentionBenchResult.Conventional;
 import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
+import dev.irisjvm.bench.results.AttentionBenchResult.HbmCopy;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.RingPoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.Sdpa;
@@ -37,7 +38,10 @@ class AttentionReportTest {
      * without SDPA (not judged). Ring: 32K ring 10.2 ms vs steps 10.0 / local 9.9 (1.030, pass) and
      * all-gather 11 (pass); 128K causal ring 110 vs steps 100 (1.10, fail) and all-gather 105 (fail).
      * Decode, against the conventional path: 1.5x (pass), 1.1x (fail), one whose conventional output
-     * check failed, and one without the conventional path (not judged).
+     * check failed, and one without the conventional path (not judged). The HBM copy: 1 GiB in 200 µs
+     * (10.7 TB/s through HBM), so the floors are 6.25 µs for 64 MiB of K/V per rank (B 1, 16K per
+     * rank: bound 22.19, fused 20, pass), 800 µs for 8 GiB (bound 935, fused 1000, fail) and 12.5 µs
+     * for 128 MiB (bound 29.375, fused 30, fail).
      */
     static AttentionBenchResult run() {
         Sdpa sdpa = new Sdpa("2.11.0+cu130", "13.0", "NVIDIA H200", "bf16", 1, 32, 8, 128, 3, 10, List.of(
@@ -65,7 +69,7 @@ class AttentionReportTest {
                         "FAIL: max |conventional - fused| 1 > 2^-6 max |o|"), 100, 9, 50, 5, "ok"),
                 new DecodePoint("bf16", 1, 32, 8, 128, 65536, 32768, 512, 64, 50, 30, null, 50, 20, 12, 6, "ok"));
         return new AttentionBenchResult("2026-12-01T10:00:00Z", "2 x NVIDIA H200 (132 SMs, 140 GiB, CC 9.0)", "CUDA 13.0, NCCL 2.28.3, Java 17",
-                "bin/iris-run -n 2 -- java ... AttentionBench", 2, 2, sdpa, local, ring, decode);
+                "bin/iris-run -n 2 -- java ... AttentionBench", 2, 2, sdpa, local, ring, decode, new HbmCopy(1L << 30, 200));
     }
 
     private static String status(List<AttentionDocument.Verdict> vs, String target, String config) {
@@ -90,6 +94,25 @@ class AttentionReportTest {
         assertEquals("**FAIL**", status(vs, "flash-decode", "B 8, KV 512K (256K per rank)"));
         assertEquals("**FAIL** (output check)", status(vs, "flash-decode", "B 8, KV 64K (32K per rank)"));
         assertEquals("not judged", status(vs, "flash-decode", "B 1, KV 64K (32K per rank)"));
+    }
+
+    /** Each point against its floor: the K/V bytes per rank at the run's HBM copy bandwidth, x 1.15, + 15 µs. */
+    @Test
+    void decodeIsJudgedByItsFloor() throws Exception {
+        AttentionBenchResult r = run();
+        assertEquals(64L << 20, r.decode().get(0).kvBytesPerRank());
+        assertEquals(2.0 * (1L << 30) / 200e3, r.hbmCopy().gbps(), 1e-9);
+        List<AttentionDocument.Verdict> vs = new AttentionDocument(r, Document.Context.of(BenchmarkTargets.builtIn())).verdicts();
+        String floor = "flash-decode ≤ 1.15 × K/V bytes ÷ HBM copy bandwidth + 15.0 µs";
+        assertEquals("PASS", status(vs, floor, "B 1, KV 32K (64 MiB per rank)"));
+        assertEquals("**FAIL**", status(vs, floor, "B 8, KV 512K (8 GiB per rank)"));
+        assertEquals("**FAIL** (output check)", status(vs, floor, "B 8, KV 64K (1 GiB per rank)"));
+        assertEquals("**FAIL**", status(vs, floor, "B 1, KV 64K (128 MiB per rank)"));
+        assertTrue(vs.stream().anyMatch(v -> v.measured().equals("20.0 vs 22.2 µs (floor 6.25)")), vs.toString());
+        String md = report(r, "floor").md();
+        assertContains(md, "a device-to-device copy of 1 GiB took 200 µs in this run",
+                "| batch | KV tokens (per rank) | K/V bytes per rank | floor µs | fused µs | fused ÷ floor | read GB/s |",
+                "| 1 | 32K (16K) | 64 MiB | 6.25 | 20.0 | 3.200× |");
     }
 
     /** The speedups: over the conventional path (NaN where it was not measured) and over the all-partials path. */
@@ -138,6 +161,7 @@ class AttentionReportTest {
         assertEquals(null, p.conventional());
         List<AttentionDocument.Verdict> vs = new AttentionDocument(old, Document.Context.of(BenchmarkTargets.builtIn())).verdicts();
         assertEquals("PASS", status(vs, "flash-decode ≥ 1.2× over partial + all-gather + combine", "B 1, KV 32K (16K per rank)"));
+        assertEquals("not judged", status(vs, "flash-decode ≤", "B 1, KV 32K (64 MiB per rank)"));   // no HBM copy in that run
         int rc = IrisBench.commandLine().execute("report", "attention", "--sweep", json.toString(), "--out", dir.resolve("old").toString());
         assertTrue(rc == 0 || rc == Report.EXIT_NO_CHARTS, "exit " + rc);
         String md = Files.readString(dir.resolve("old").resolve(AttentionDocument.MARKDOWN));
@@ -174,7 +198,7 @@ class AttentionReportTest {
     void reportsARunOfTheLocalPartAlone() throws Exception {
         AttentionBenchResult full = run();
         String md = report(new AttentionBenchResult(full.date(), "1 x NVIDIA H200", full.software(), full.command(), 1, full.warmup(),
-                full.sdpa(), full.local(), List.of(), List.of()), "local").md();
+                full.sdpa(), full.local(), List.of(), List.of(), null), "local").md();
         assertTrue(md.contains("| local ≥ 0.95 × the fastest SDPA backend | S 4K causal |"), md);
         assertFalse(md.contains("flash-decode ≥"), md);
         assertContains(md, "## Ring attention\n\nNot run", "## Flash-decode\n\nNot run.", "decode: the conventional ");
