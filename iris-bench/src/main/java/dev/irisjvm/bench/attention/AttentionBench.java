@@ -68,7 +68,7 @@ import picocli.CommandLine.Mixin;
  *     FlashDecode#conventional}: partial kernel + merge kernel + NCCL all-gather of one entry per
  *     query head + combine kernel), and against the all-partials path ({@link FlashDecode#baseline}:
  *     partial kernel + NCCL all-gather of every chunk's partial + combine kernel); each step alone;
- *     and, once per run, a device-to-device copy as large as the largest point's K/V per rank, the
+ *     and, once per run, a device-to-device copy of up to 2 GiB (the largest point's K/V per rank), the
  *     HBM bandwidth the fused kernel's time is judged against (its floor: K/V bytes ÷ that).</li>
  * </ol>
  *
@@ -164,7 +164,7 @@ public final class AttentionBench extends SweepCommand {
                     }
                 }
                 if (options.parts().contains("decode")) {
-                    hbmCopy = hbmCopy(largestKvBytesPerRank());
+                    hbmCopy = hbmCopy(hbmCopyBytes());
                     for (int b : options.decodeBatches()) {
                         for (int len : options.decodeLens()) {
                             decode.add(decode(b, len, device.multiprocessorCount()));
@@ -490,15 +490,19 @@ public final class AttentionBench extends SweepCommand {
         }
     }
 
-    /** The K and V bytes per rank of the run's largest decode point (as {@link DecodePoint#kvBytesPerRank}), at least 256 MiB. */
-    private long largestKvBytesPerRank() {
+    /**
+     * The bytes of the HBM copy: the K and V bytes per rank of the run's largest decode point (as
+     * {@link DecodePoint#kvBytesPerRank}), kept between 256 MiB, past which a copy runs at the
+     * memory's full rate, and 2 GiB, so that its two buffers fit beside the largest point's heap.
+     */
+    private long hbmCopyBytes() {
         long most = 256L << 20;
         for (int b : options.decodeBatches()) {
             for (int len : options.decodeLens()) {
                 most = Math.max(most, 2L * b * options.kvHeads * (len / world) * options.headDim * TYPE.byteSize());
             }
         }
-        return most;
+        return Math.min(most, 2L << 30);
     }
 
     /**
