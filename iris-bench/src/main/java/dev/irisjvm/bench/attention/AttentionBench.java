@@ -499,7 +499,7 @@ public final class AttentionBench extends SweepCommand {
         long most = 256L << 20;
         for (int b : options.decodeBatches()) {
             for (int len : options.decodeLens()) {
-                most = Math.max(most, 2L * b * options.kvHeads * (len / world) * options.headDim * TYPE.byteSize());
+                most = Math.max(most, DecodePoint.kvBytes(b, options.kvHeads, len / world, options.headDim, TYPE.byteSize()));
             }
         }
         return Math.min(most, 2L << 30);

@@ -29,6 +29,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Times the collectives of one op over the sweep's sizes on this rank; every rank runs the same
@@ -302,21 +303,8 @@ public final class CclBench implements AutoCloseable {
         int calls = options.graphCalls;
         Lockstep.Outcome o = lockstep.everyone(
                 () -> prepare(v),
-                () -> {
-                    v.call().enqueue(stream);   // whatever a first call sets up happens here, not in the capture
-                    iris.synchronize(stream);
-                    CudaGraph g = capture(v.call(), calls);
-                    try {
-                        return timer.run(options.graphWarmup, reps, r -> iris.barrier(stream), r -> g.launch(stream), true);
-                    } finally {
-                        try {
-                            stream.synchronize();   // no replay may still be queued when the graph goes
-                        } catch (RuntimeException ignored) {
-                            // the run already failed; Lockstep reports that failure
-                        }
-                        g.close();
-                    }
-                },
+                () -> replaying(v.call(), calls,
+                        g -> timer.run(options.graphWarmup, reps, r -> iris.barrier(stream), r -> g.launch(stream), true)),
                 () -> verify(op, shape, v, ref));
         record(number, measurement(op.id(), v.impl() + "_graph", shape.bytes(), rank, o, calls));
     }
@@ -331,36 +319,51 @@ public final class CclBench implements AutoCloseable {
         Lockstep.Outcome o = lockstep.everyone(
                 () -> prepare(v),
                 () -> {
-                    v.call().enqueue(stream);
-                    iris.synchronize(stream);
-                    CudaGraph g = graph ? capture(v.call(), 1) : null;
-                    try {
-                        Call once = graph ? g::launch : v.call();
-                        float[] ms = new float[reps];
-                        for (int r = -options.warmup; r < reps; r++) {
-                            iris.barrier(stream);
-                            iris.synchronize(stream);
-                            long t0 = System.nanoTime();
-                            once.enqueue(stream);
-                            iris.synchronize(stream);
-                            if (r >= 0) {
-                                ms[r] = (System.nanoTime() - t0) / 1e6f;
-                            }
-                        }
-                        return ms;
-                    } finally {
-                        if (g != null) {
-                            try {
-                                stream.synchronize();
-                            } catch (RuntimeException ignored) {
-                                // the run already failed; Lockstep reports that failure
-                            }
-                            g.close();
-                        }
+                    if (graph) {
+                        return replaying(v.call(), 1, g -> fromJava(g::launch, reps));
                     }
+                    v.call().enqueue(stream);   // as before a capture: the first call's set-up is not timed
+                    iris.synchronize(stream);
+                    return fromJava(v.call(), reps);
                 },
                 () -> verify(op, shape, v, ref));
         record(number, measurement(op.id(), v.impl() + CclFigures.suffix(graph, true), shape.bytes(), rank, o, 1));
+    }
+
+    /** Warm-up, then {@code reps} times: the ranks meet, then {@code once} timed from the call to the stream's completion (ms). */
+    private float[] fromJava(Call once, int reps) {
+        float[] ms = new float[reps];
+        for (int r = -options.warmup; r < reps; r++) {
+            iris.barrier(stream);
+            iris.synchronize(stream);
+            long t0 = System.nanoTime();
+            once.enqueue(stream);
+            iris.synchronize(stream);
+            if (r >= 0) {
+                ms[r] = (System.nanoTime() - t0) / 1e6f;
+            }
+        }
+        return ms;
+    }
+
+    /**
+     * {@code body} on a graph of {@code calls} calls captured after one eager call (whatever a first
+     * call sets up happens there, not in the capture); the graph goes once no replay is queued.
+     */
+    private float[] replaying(Call call, int calls, Function<CudaGraph, float[]> body) {
+        call.enqueue(stream);
+        iris.synchronize(stream);
+        CudaGraph g = capture(call, calls);
+        try {
+            return body.apply(g);
+        } finally {
+            try {
+                stream.synchronize();
+            } catch (RuntimeException ignored) {
+                // the run already failed; Lockstep reports that failure
+            }
+            g.close();
+        }
     }
 
     /** {@code calls} calls captured back to back on the sweep's stream. */

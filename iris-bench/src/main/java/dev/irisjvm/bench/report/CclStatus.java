@@ -67,8 +67,8 @@ final class CclStatus {
     /** Which of NCCL's ways the runs measured, where some run measured only plain NCCL. */
     private String baselines() {
         List<String> stronger = CclFigures.BASELINES.subList(1, CclFigures.BASELINES.size());
-        boolean all = runs.stream().allMatch(r -> r.figures().ops().stream()
-                .anyMatch(op -> stronger.stream().anyMatch(b -> r.figures().measured(op, b))));
+        boolean all = runs.stream().map(Run::figures).allMatch(f -> f.ops().stream()
+                .anyMatch(op -> stronger.stream().anyMatch(b -> f.measured(op, b))));
         return all ? "; NCCL the fastest of the ways the run measured it" : "; NCCL on plain buffers only where a run predates "
                 + "its window-registered and send/receive baselines, pending a two-GPU run";
     }

@@ -148,9 +148,14 @@ public record AttentionBenchResult(String date, String hardware, String software
             return fusedUs > 0 ? allPartialsUs / fusedUs : Double.NaN;
         }
 
-        /** The K and V bytes this rank's partial pass reads: 2 x batch x K/V heads x tokens per rank x head size x element. */
+        /** The K and V bytes this rank's partial pass reads ({@link #kvBytes}). */
         public long kvBytesPerRank() {
-            return 2L * batch * kvHeads * lenPerRank * headDim * ("f32".equals(dtype) ? 4 : 2);
+            return kvBytes(batch, kvHeads, lenPerRank, headDim, "f32".equals(dtype) ? 4 : 2);
+        }
+
+        /** K and V of {@code tokens} per sequence: 2 x batch x K/V heads x tokens x head size x element bytes. */
+        public static long kvBytes(int batch, int kvHeads, long tokens, int headDim, int elementBytes) {
+            return 2L * batch * kvHeads * tokens * headDim * elementBytes;
         }
 
         /** Whether every output check of the point passed. */

@@ -438,7 +438,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
         if (unfused != null) {
             if (unfused.takes(ldc)) {
                 calls++;
-                unfused.run(a, b, layout, !op.reduces() || rank == 0 ? bias : null, c, stream);
+                unfused.run(a, b, layout, op.addsBias(rank) ? bias : null, c, stream);
                 return;
             }
             FusedChecks.kernelCall(who, op, m, n, world, ldc);
@@ -460,7 +460,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
      */
     private iris_fused_args callArgs(Operand a, Operand b, Operand bias, Operand c, int ldc, long epoch) {
         boolean portable = mainloop == GemmMainloop.PORTABLE;
-        Operand added = op.reduces() && rank != 0 ? null : bias;
+        Operand added = op.addsBias(rank) ? bias : null;
         return args.call(portable || op == FusedOp.ALL_GATHER ? a.address() : 0, portable ? b.address() : 0, c.address(),
                 added == null ? 0 : added.address(), ldc, epoch);
     }

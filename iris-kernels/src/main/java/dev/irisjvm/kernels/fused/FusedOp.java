@@ -150,6 +150,11 @@ public enum FusedOp {
         return this == ALL_REDUCE || this == REDUCE_SCATTER;
     }
 
+    /** Whether {@code rank} adds the bias: every rank, but rank 0 alone where the partials are summed. */
+    boolean addsBias(int rank) {
+        return !reduces() || rank == 0;
+    }
+
     /**
      * Whether the rows of A (all-gather) or of C (reduce-scatter) are split evenly over the ranks,
      * so that M must be a multiple of the world size (and, for the fused kernels, of 128 x world

@@ -15,6 +15,9 @@ import org.junit.jupiter.api.Test;
 
 /** Kernel names, variants, the AUTO rule and the config's checks. */
 class FusedOpTest {
+    /** The SMs of an H100 or H200, the blocks AUTO is asked about unless a case says otherwise. */
+    private static final int SMS = 132;
+
     @Test
     void kernelNames() {
         int wide = Gemm.TILE_N;
@@ -120,49 +123,48 @@ class FusedOpTest {
 
     @Test
     void autoRule() {
-        int sms = 132;
         // Measured (TP 2): the spare warps win once tiles outnumber SMs (8192^3: 750 against 778 us;
         // 4096^3: 125 against 130), the epilogue kernel below (2048^3: 37.1 against 40.4 us).
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 8192, 4096, 8192, 2, sms));
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 4096, 2048, 4096, 2, sms));
-        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 2048, 1024, 2048, 2, sms));
-        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 1024, 1792, 8192, 2, sms));
+        assertEquals(FusedVariant.SPARE_WARPS, auto(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 8192, 4096, 8192));
+        assertEquals(FusedVariant.SPARE_WARPS, auto(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 4096, 2048, 4096));
+        assertEquals(FusedVariant.EPILOGUE, auto(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 2048, 1024, 2048));
+        assertEquals(FusedVariant.EPILOGUE, auto(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 1024, 1792, 8192));
         // 132 tiles of 128 x 256 fill the SMs once: no next tile, no spare warps; 133 need a second wave.
-        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 128 * 132, 256, 4096, 2, sms));
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 128 * 133, 256, 4096, 2, sms));
+        assertEquals(FusedVariant.EPILOGUE, auto(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 128 * 132, 256, 4096));
+        assertEquals(FusedVariant.SPARE_WARPS, auto(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 128 * 133, 256, 4096));
         // The same problem on fewer blocks (FusedConfig.withMaxBlocks) has more tiles per block.
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 2048, 1024, 2048, 2, 32));
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 8192, 8192, 4096, 2, sms));
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8192, 8192, 4096, 2, sms));
+        assertEquals(FusedVariant.SPARE_WARPS, auto(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 2048, 1024, 2048, 32));
+        assertEquals(FusedVariant.SPARE_WARPS, auto(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 8192, 8192, 4096));
+        assertEquals(FusedVariant.SPARE_WARPS, auto(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8192, 8192, 4096));
         // GEMM + all-reduce with few tiles: at 8 x 8192 x 14336 on one H200 the fused kernel took 142 µs,
         // the GEMM then the all-reduce 63 (fused-small-m-world1-2026-12-05-b5d43b2.json).
-        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 8, 8192, 7168, 2, sms));
-        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 256, 8192, 7168, 2, sms),
+        assertEquals(FusedVariant.UNFUSED, auto(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 8, 8192, 7168));
+        assertEquals(FusedVariant.UNFUSED, auto(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 256, 8192, 7168),
                 "64 tiles: at most half of the SMs");
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 384, 8192, 7168, 2, sms),
+        assertEquals(FusedVariant.SPARE_WARPS, auto(FusedOp.ALL_REDUCE, GemmMainloop.HOPPER, 384, 8192, 7168),
                 "96 tiles");
-        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 256, 8192, 7168, 2, sms),
+        assertEquals(FusedVariant.UNFUSED, auto(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 256, 8192, 7168),
                 "reduce-scatter: the same kernel");
-        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 256, 8192, 7168, 2, sms),
+        assertEquals(FusedVariant.EPILOGUE, auto(FusedOp.ALL_SCATTER, GemmMainloop.HOPPER, 256, 8192, 7168),
                 "all-scatter has no UNFUSED: 64 tiles, one wave, the epilogue variant");
-        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, 8, 8192, 7168, 2, sms),
+        assertEquals(FusedVariant.EPILOGUE, auto(FusedOp.ALL_REDUCE, GemmMainloop.PORTABLE, 8, 8192, 7168),
                 "the portable GEMM does not split K either");
         // Rows that the kernels cannot split in whole tiles per rank: reduce-scatter and all-gather run
         // UNFUSED on either mainloop, however many tiles.
-        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8, 8192, 7168, 2, sms));
-        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8194, 8192, 4096, 2, sms),
+        assertEquals(FusedVariant.UNFUSED, auto(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8, 8192, 7168));
+        assertEquals(FusedVariant.UNFUSED, auto(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8194, 8192, 4096),
                 "2 080 tiles, but 4097 rows per rank");
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8192, 8192, 4096, 2, sms));
-        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.PORTABLE, 64, 8192, 7168, 2, sms));
-        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.PORTABLE, 256, 8192, 7168, 2, sms));
-        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 64, 8192, 7168, 2, sms));
-        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, 64, 8192, 7168, 2, sms));
-        assertEquals(FusedVariant.UNFUSED, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 8194, 8192, 4096, 2, sms),
+        assertEquals(FusedVariant.SPARE_WARPS, auto(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8192, 8192, 4096));
+        assertEquals(FusedVariant.UNFUSED, auto(FusedOp.REDUCE_SCATTER, GemmMainloop.PORTABLE, 64, 8192, 7168));
+        assertEquals(FusedVariant.EPILOGUE, auto(FusedOp.REDUCE_SCATTER, GemmMainloop.PORTABLE, 256, 8192, 7168));
+        assertEquals(FusedVariant.UNFUSED, auto(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 64, 8192, 7168));
+        assertEquals(FusedVariant.UNFUSED, auto(FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, 64, 8192, 7168));
+        assertEquals(FusedVariant.UNFUSED, auto(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 8194, 8192, 4096),
                 "all-gather: 4097 rows per rank");
         // All-gather's kernel splits few tiles by K itself: it keeps its kernel where it takes the rows, however few the tiles.
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 256, 8192, 7168, 2, sms),
+        assertEquals(FusedVariant.SPARE_WARPS, auto(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 256, 8192, 7168),
                 "64 tiles, whole tiles per rank");
-        assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, 256, 8192, 7168, 2, sms));
+        assertEquals(FusedVariant.EPILOGUE, auto(FusedOp.ALL_GATHER, GemmMainloop.PORTABLE, 256, 8192, 7168));
         assertFalse(FusedOp.ALL_GATHER.kernelsTakeRows(128, 2));
         assertTrue(FusedOp.ALL_GATHER.onlyUnfusedTakesRows(128, 2));
         assertFalse(FusedOp.ALL_SCATTER.onlyUnfusedTakesRows(100, 2), "all-scatter splits no rows");
@@ -176,17 +178,27 @@ class FusedOpTest {
         assertThrows(IllegalArgumentException.class, () -> FusedOp.ALL_REDUCE.kernelName(FusedVariant.UNFUSED, DType.BF16, GemmLayout.NK,
                 Gemm.TILE_N, false), "UNFUSED has no kernel");
         // Measured: at 8192 x 4096 x 12288 (TP 2) the epilogue variant took 655-664 us, the spare warps 615-617.
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8192, 4096, 6144, 2, sms));
-        assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.AUTO.resolve(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 8192, 4096, 8192, 2, sms));
+        assertEquals(FusedVariant.SPARE_WARPS, auto(FusedOp.REDUCE_SCATTER, GemmMainloop.HOPPER, 8192, 4096, 6144));
+        assertEquals(FusedVariant.SPARE_WARPS, auto(FusedOp.ALL_GATHER, GemmMainloop.HOPPER, 8192, 4096, 8192));
         for (FusedOp op : FusedOp.values()) {
             for (long size : new long[] {128, 1024, 8192}) {
-                assertTrue(op.variants().contains(FusedVariant.choose(op, size, size, size, 2, sms)), op + " " + size);
+                assertTrue(op.variants().contains(FusedVariant.choose(op, size, size, size, 2, SMS)), op + " " + size);
             }
-            assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.SPARE_WARPS.resolve(op, GemmMainloop.HOPPER, 1, 1, 1, 2, sms));
+            assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.SPARE_WARPS.resolve(op, GemmMainloop.HOPPER, 1, 1, 1, 2, SMS));
             // The portable kernels have no other variant; an explicit one is left for the check to refuse.
-            assertEquals(FusedVariant.EPILOGUE, FusedVariant.AUTO.resolve(op, GemmMainloop.PORTABLE, 8192, 8192, 8192, 2, sms));
-            assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.SPARE_WARPS.resolve(op, GemmMainloop.PORTABLE, 1, 1, 1, 2, sms));
+            assertEquals(FusedVariant.EPILOGUE, auto(op, GemmMainloop.PORTABLE, 8192, 8192, 8192));
+            assertEquals(FusedVariant.SPARE_WARPS, FusedVariant.SPARE_WARPS.resolve(op, GemmMainloop.PORTABLE, 1, 1, 1, 2, SMS));
         }
+    }
+
+    /** What AUTO resolves for {@code op} at TP 2 on {@code blocks} blocks. */
+    private static FusedVariant auto(FusedOp op, GemmMainloop mainloop, int m, int n, int k, int blocks) {
+        return FusedVariant.AUTO.resolve(op, mainloop, m, n, k, 2, blocks);
+    }
+
+    /** {@link #auto(FusedOp, GemmMainloop, int, int, int, int)} on {@link #SMS} blocks. */
+    private static FusedVariant auto(FusedOp op, GemmMainloop mainloop, int m, int n, int k) {
+        return auto(op, mainloop, m, n, k, SMS);
     }
 
     @Test
