@@ -77,15 +77,15 @@ constexpr int kBlocksPerSm = 4;
 // 16-byte loads each thread keeps in flight in the V pass. One at a time left the partial pass at
 // a third of HBM bandwidth (Little's law: too few bytes in flight per SM).
 constexpr int kLoadsInFlight = 4;
-// Each pass of the K and V loops first asks L2 for the rows of the pass AheadPasses later, one
+// Each pass of the K and V loops first asks L2 for the rows of the pass kAheadPasses later, one
 // bulk prefetch by one thread (no registers held while they travel); the loads alone keep about
-// 8 KiB per CTA in flight. Measured on 2 x H200 (bin/bench-attention --parts decode): the fused
-// kernel was fastest 4 passes ahead (32 KiB per CTA, about 20 MiB over every resident CTA, well
-// inside L2), 3-7% faster at batch 8 than 0 passes; the standalone partial kernel was fastest 0
-// passes ahead (the pass being loaded), 2% faster than 4, and up to a third faster than with no
-// prefetch at all; 8 passes were slower in both.
-constexpr int kFusedAheadPasses = 4;
-constexpr int kPartialAheadPasses = 0;
+// 8 KiB per CTA in flight, a pass ahead another 8 KiB. Measured on one H100 at world 1 (a harness
+// timing both kernels at the benchmark's ten decode points, 2026-12-06): 1 pass ahead was the
+// fastest of 0-4 for both kernels, the fused one 7% faster than 0 passes at batch 8 and 14% faster
+// than 4 passes, which ran batch 8 at 2.4 TB/s against 3.0; at 1 pass it reads 512K tokens per
+// sequence at batch 8 as fast as a device-to-device copy moves bytes. On 2 x H200 (2026-12-01)
+// the fused kernel had been fastest at 4 passes of 0, 4 and 8; 1 and 2 were not tried there.
+constexpr int kAheadPasses = 1;
 
 /// Rows [from, to) of a head's keys or values into L2, one bulk prefetch by one thread.
 template <class In, int D>
@@ -128,7 +128,7 @@ __device__ inline bool take_claim(uint64_t* word, uint64_t epoch) {
 /// 0... `claim`: null (the chunk is the caller's), or the chunk's claim word, which thread 0 takes
 /// for `epoch` while q is staged; returns false, having computed nothing, when another CTA holds
 /// it. Every thread calls it alike.
-template <class In, int D, int AheadPasses>
+template <class In, int D>
 __device__ bool partial(const In* q, const In* k, const In* v, const Shape& s, float scale_log2, int chunk,
                         uint64_t* claim, uint64_t epoch, float* out) {
     // The K pass gives each key to kKeyLanes threads with 32 elements each, so that a score needs
@@ -148,9 +148,9 @@ __device__ bool partial(const In* q, const In* k, const In* v, const Shape& s, f
     const int n = min(s.chunk_len, s.len - j0);
     const In* kh = k + ((int64_t(b) * s.hkv + h) * s.len + j0) * D;
     const In* vh = v + ((int64_t(b) * s.hkv + h) * s.len + j0) * D;
-    constexpr int kAheadK = AheadPasses * kKeysPerPassK;
+    constexpr int kAheadK = kAheadPasses * kKeysPerPassK;
     const bool ours = threadIdx.x != 0 || claim == nullptr || take_claim(claim, epoch);  // read after q is staged
-    prefetch_rows<In, D>(kh, 0, min(n, kAheadK));  // arrives while q is staged (none at 0 passes ahead)
+    prefetch_rows<In, D>(kh, 0, min(n, kAheadK));  // arrives while q is staged
     for (int i = threadIdx.x; i < G * D; i += kThreads) {
         const int g = i / D, d = i % D;
         q_s[g][d / 32][d % 32] = iris::arch::to_float(q[(int64_t(b) * s.hq + h * G + g) * D + d]);
@@ -191,9 +191,9 @@ __device__ bool partial(const In* q, const In* k, const In* v, const Shape& s, f
             if (kseg == 0 && j < n) scores[g * kMaxChunk + j] = dot[g] * scale_log2;
         }
     }
-    // The first values arrive while the exponentials are computed (more than 0 passes ahead).
+    // The first values arrive while the exponentials are computed.
     constexpr int kStepV = kLoadsInFlight * kKeysPerPass;
-    constexpr int kAheadV = AheadPasses * kStepV;
+    constexpr int kAheadV = kAheadPasses * kStepV;
     prefetch_rows<In, D>(vh, 0, min(n, kAheadV));
     __syncthreads();
 
@@ -435,7 +435,7 @@ __device__ void fused(const iris::Ctx& ctx, const In* q, const In* k, const In* 
     for (;;) {
         const int chunk = x.chunk;
         uint64_t* claim = chunk == int(blockIdx.x) ? x.claims + chunk : nullptr;  // a claimed chunk is already this CTA's
-        if (partial<In, D, kFusedAheadPasses>(q, k, v, s, scale_log2, chunk, claim, epoch, mine)) {
+        if (partial<In, D>(q, k, v, s, scale_log2, chunk, claim, epoch, mine)) {
             __syncthreads();
             // x.chunk, not chunk: read again here, so that no register holds it through the pass.
             float* slot = x.slot + int64_t(x.chunk) * s.group() * kEntry<D>;
@@ -482,9 +482,8 @@ using iris::f16;
         const Shape s = Shape::of(a);                                                                                \
         float* out = static_cast<float*>(a.partials) +                                                               \
                      ((int64_t(blockIdx.z) * s.hkv + blockIdx.y) * s.chunks() + blockIdx.x) * s.group() * kEntry<D>; \
-        partial<In, D, kPartialAheadPasses>(static_cast<const In*>(a.q), static_cast<const In*>(a.k),                \
-                                            static_cast<const In*>(a.v), s, a.scale_log2, blockIdx.x, nullptr, 0,     \
-                                            out);                                                                    \
+        partial<In, D>(static_cast<const In*>(a.q), static_cast<const In*>(a.k), static_cast<const In*>(a.v), s,      \
+                       a.scale_log2, blockIdx.x, nullptr, 0, out);                                                   \
     }                                                                                                                \
     extern "C" __global__ void __launch_bounds__(kThreads) iris_flash_decode_combine_##name##_d##D(                  \
         const IRIS_GRID_CONSTANT iris_flash_decode_args a) {                                                         \
