@@ -91,9 +91,20 @@ final class ScheduleCost {
     static final double PAIRED = 0.95;
     /** Bytes per µs the GPU's memory delivers to the kernel. */
     static final double BYTES_PER_US = 4.91e6;
-    /** µs per launch, and per wave of tiles in a plan that shares tiles. */
+    /** µs per launch. */
     static final double LAUNCH_US = 1.69;
-    static final double WAVE_US = 6.02;
+    /**
+     * µs per wave of tiles in a plan that shares tiles. 6.02 in the fit of the H200 timings; 6.8 sends
+     * two shapes that 6.02 split by K to whole tiles that GemmPlanTimes measured faster on an H100
+     * ({@code 0adf001}, {@code 3f6baa0}): 64 x 3072 x 4096 to 64 x 64 tiles (13.15 µs against split-K's
+     * 16.41) and 1024 x 2304 x 16384 to 128 x 192 (118.3 against stream-K's 129.2), and 1024 x 10240 x
+     * 8192 from stream-K to whole 128 x 128 tiles, as fast on that H100 (230.1 against 229.6; an H200
+     * at {@code 15fcaf4}, before whole units, had them 9 % apart). On the H100 timings 14 of 16 shapes
+     * within 3 % of the fastest plan, geometric mean 0.970 → 0.988; on the H200 ones 54 of 63 either
+     * way, 0.991 → 0.990. From 7.2 on, 32 x 4096 x 7168 leaves the skinny kernels for 32 x 64 swapped
+     * tiles, 8 % faster on the H100 and 7 % slower on the H200 ({@code cf0492f}, SkinnyOrSwappedTest).
+     */
+    static final double WAVE_US = 6.8;
     /**
      * µs per wave of a plan that shares no tile, which runs the scheduler without K ranges ({@code
      * WholeUnits} in iris/gemm/stream_k.cuh; commit {@code 97e72fd}): less than {@link #WAVE_US}, as
