@@ -14,6 +14,17 @@ for h in gemm fused attention ring_decode; do
   nvcc "${flags[@]}" -o "$out/${h}_harness" "$here/${h}_harness.cu" -ldl &
   pids+=($!)
 done
+# Flash-decode once per L2 prefetch distance (decode_ahead_harness.cu): copies of the kernel source
+# with kAheadPasses rewritten.
+for ahead in 0 1 2 3 4; do
+  src="$out/flash_decode_ahead$ahead.cu"
+  sed "s/^constexpr int kAheadPasses = [0-9]*;/constexpr int kAheadPasses = $ahead;/" \
+    "$root/iris-kernels/src/main/cuda/flash_decode.cu" > "$src"
+  grep -q "^constexpr int kAheadPasses = $ahead;" "$src" || { echo "build.sh: kAheadPasses not found in flash_decode.cu" >&2; exit 1; }
+  nvcc "${flags[@]}" -I"$out" -DFLASH_DECODE_SOURCE="\"$src\"" -DVARIANT="\"ahead$ahead\"" \
+    -o "$out/decode_ahead${ahead}_harness" "$here/decode_ahead_harness.cu" &
+  pids+=($!)
+done
 failed=0
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 ((failed == 0)) || { echo "build.sh: a harness failed to compile (see above)" >&2; exit 1; }
