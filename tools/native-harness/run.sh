@@ -10,6 +10,6 @@ for op in as ar rs ag; do timeout 90 ./fused_harness $op | tee -a "$out/fused.tx
 timeout 200 ./attention_harness | tee "$out/attention.txt"
 timeout 120 python3 sdpa.py | tee -a "$out/attention.txt"
 timeout 300 ./ring_decode_harness | tee "$out/ring_decode.txt"
-./decode_ahead1_harness copy | tee "$out/decode_ahead.txt"
+timeout 120 ./decode_ahead1_harness copy | tee "$out/decode_ahead.txt"
 for ahead in 0 2 3 4; do timeout 120 ./decode_ahead${ahead}_harness | tee -a "$out/decode_ahead.txt"; done
 SWEEP=1 timeout 200 ./decode_ahead1_harness | tee -a "$out/decode_ahead.txt"
