@@ -105,10 +105,18 @@ final class AttentionDecodeSection {
             out.add(new AttentionDocument.Verdict(name, config, Sizes.number(p.fusedUs()) + " vs " + Sizes.number(p.conventional().us())
                     + " µs = " + Sizes.ratio3(s), status(p, s)));
         }
-        if (floor != null) {
-            points.forEach(p -> out.add(floorVerdict(p)));
-        }
+        out.addAll(floorVerdicts());
         return out;
+    }
+
+    /** One verdict per point against the floor target; none where the targets state no floor. */
+    List<AttentionDocument.Verdict> floorVerdicts() {
+        return floor == null ? List.of() : points.stream().map(this::floorVerdict).toList();
+    }
+
+    /** The floor target, or null where the targets state none. */
+    DecodeFloor floor() {
+        return floor;
     }
 
     /** µs the point's K/V bytes per rank take at the run's HBM copy bandwidth; NaN without it. */

@@ -1,5 +1,6 @@
 package dev.irisjvm.bench.report;
 
+import dev.irisjvm.bench.report.BenchmarkTargets.DecodeFloor;
 import dev.irisjvm.bench.results.AttentionBenchResult;
 import dev.irisjvm.bench.results.AttentionBenchResult.DecodePoint;
 import dev.irisjvm.bench.results.AttentionBenchResult.LocalPoint;
@@ -52,7 +53,9 @@ final class AttentionStatus {
         if (!decode.points().isEmpty()) {
             parts.add(decode());
         }
-        return "- attention (" + StatusSection.link(linkBase, AttentionDocument.MARKDOWN) + "): "
+        boolean decodeOnly = (run.local() == null || run.local().isEmpty()) && (run.ring() == null || run.ring().isEmpty());
+        return "- " + (decodeOnly && !decode.points().isEmpty() ? "flash-decode" : "attention") + " ("
+                + StatusSection.link(linkBase, AttentionDocument.MARKDOWN) + "): "
                 + (parts.isEmpty() ? "nothing measured" : String.join("; ", parts)) + " (" + source.cite(linkBase) + ");\n";
     }
 
@@ -115,9 +118,25 @@ final class AttentionStatus {
                     + " tokens per rank");
         });
         String lengths = lengths(decode.points().stream().map(DecodePoint::lenPerRank));
-        return "distributed flash-decode " + (ranges.isEmpty() ? "not measured" : CclStatus.join(ranges)) + " over "
-                + decode.baselinePhrase() + " (" + lengths + " tokens per rank), the " + Sizes.ratio(decodeTarget) + " target met "
-                + CclStatus.join(reach);
+        // On one rank nothing is exchanged: the speedup target, set for the exchange, is not judged there.
+        String speedupTarget = run.world() == 1 ? "" : ", the " + Sizes.ratio(decodeTarget) + " target met " + CclStatus.join(reach);
+        return (run.world() == 1 ? "on one rank " : "distributed flash-decode ") + (ranges.isEmpty() ? "not measured" : CclStatus.join(ranges))
+                + " over " + decode.baselinePhrase() + " (" + lengths + " tokens per rank)" + speedupTarget + floor();
+    }
+
+    /** How many points are within the floor target and fused ÷ floor over them; nothing where the run has no HBM copy. */
+    private String floor() {
+        List<AttentionDocument.Verdict> verdicts = decode.floorVerdicts();
+        long judged = verdicts.stream().filter(v -> !v.status().equals(AttentionDocument.NOT_JUDGED)).count();
+        if (judged == 0) {
+            return "";
+        }
+        long within = verdicts.stream().filter(v -> v.status().equals(AttentionDocument.PASS)).count();
+        List<Double> overFloor = decode.points().stream().map(p -> p.fusedUs() / decode.floorUs(p)).toList();
+        DecodeFloor f = decode.floor();
+        return "; within its floor target (fused time ≤ " + Sizes.number(f.factor()) + " × the K/V bytes per rank at the HBM copy "
+                + "bandwidth of the same run, " + Sizes.number(run.hbmCopy().gbps()) + " GB/s, + " + Sizes.number(f.addUs())
+                + " µs) at " + within + " of " + judged + " points, fused ÷ floor " + RatioRange.of(overFloor).map(RatioRange::text).orElse("—");
     }
 
     /** "4K, 16K, 128K": the distinct token counts, smallest first. */

@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The README's status section, written from the committed raw JSON of the benchmark runs in one
@@ -25,7 +26,7 @@ import java.util.stream.Collectors;
  *
  * <p>Files read (a missing one leaves its item without figures, pointing to the report):
  * {@code rma-sweep.json}, every {@code ccl-sweep*.json}, {@code gemm-sweep.json},
- * {@code gemm-suite.json}, {@code fused-sweep.json}, {@code attention-bench.json}.
+ * {@code gemm-suite.json}, {@code fused-sweep.json}, {@code attention-bench.json}, {@code attention-decode.json}.
  *
  * <pre>{@code
  * String section = StatusSection.render(Path.of("docs/benchmarks"), "docs/benchmarks");
@@ -41,6 +42,11 @@ public final class StatusSection {
     static final String RMA_FILE = "rma-sweep.json";
     static final String FUSED_FILE = "fused-sweep.json";
     static final String ATTENTION_FILE = "attention-bench.json";
+    /**
+     * The latest flash-decode run where it is not attention-bench.json's (a decode-only run, as on one
+     * GPU while ring attention waits for two): a copy of its dated file, as gemm-suite.json is.
+     */
+    static final String DECODE_FILE = "attention-decode.json";
     /** The README's hand-wrapped width. */
     static final int WIDTH = 100;
 
@@ -68,7 +74,8 @@ public final class StatusSection {
 
     private String render() throws IOException {
         // The items first: reading their runs collects the hardware the introduction names.
-        List<String> items = List.of(rma(), ccl(), gemm(), gemmSuite(), fused(), attention(), faults());
+        List<String> items = Stream.of(rma(), ccl(), gemm(), gemmSuite(), fused(), attention(), decode(), faults())
+                .filter(item -> !item.isEmpty()).toList();
         StringBuilder sb = new StringBuilder();
         for (String paragraph : concat(intro(), items)) {
             sb.append(MarkdownWrap.wrap(paragraph.strip(), WIDTH)).append('\n');
@@ -186,6 +193,12 @@ public final class StatusSection {
         AttentionBenchResult run = read(ATTENTION_FILE, AttentionBenchResult.class, "attention");
         return run == null ? noRun("attention", AttentionDocument.MARKDOWN)
                 : new AttentionStatus(source(ATTENTION_FILE, run.date()), run, targets).item(linkBase);
+    }
+
+    /** The decode-only run's item, in attention's words; none without that run. */
+    private String decode() throws IOException {
+        AttentionBenchResult run = read(DECODE_FILE, AttentionBenchResult.class, "flash-decode");
+        return run == null ? "" : new AttentionStatus(source(DECODE_FILE, run.date()), run, targets).item(linkBase);
     }
 
     /** No benchmark JSON holds the fault tests: their runs are in the GPU test log, so this item carries no figure. */

@@ -137,7 +137,27 @@ class AttentionReportTest {
                 .item("docs/benchmarks");
         assertTrue(item.contains("distributed flash-decode 1.500× at batch 1 and 1.100–10.000× at batch 8 over the conventional "
                 + "partial + merge + NCCL all-gather + combine (16K, 32K, 256K tokens per rank), the 1.20× target met at batch 1 up to "
-                + "16K tokens per rank and not at batch 8"), item);
+                + "16K tokens per rank and not at batch 8; within its floor target (fused time ≤ 1.15 × the K/V bytes per rank at the "
+                + "HBM copy bandwidth of the same run, 10737 GB/s, + 15.0 µs) at 1 of 4 points, fused ÷ floor 0.100–3.200×"), item);
+    }
+
+    /**
+     * A decode-only run on one rank (README's second attention item): headed flash-decode, no
+     * speedup target (nothing is exchanged), the floor judged; without the HBM copy, no floor clause.
+     */
+    @Test
+    void statusItemOfADecodeOnlyRunOnOneRank() {
+        AttentionBenchResult r = run();
+        AttentionBenchResult oneRank = new AttentionBenchResult(r.date(), "1 x NVIDIA H100", r.software(), r.command(), 1, 2, null, List.of(),
+                List.of(), r.decode(), r.hbmCopy());
+        RunSource source = new RunSource("attention-decode.json", r.date(), "c89fea2");
+        String item = new AttentionStatus(source, oneRank, BenchmarkTargets.builtIn()).item("docs/benchmarks");
+        assertTrue(item.startsWith("- flash-decode ([attention.md](docs/benchmarks/attention.md)): on one rank 1.500× at batch 1"), item);
+        assertTrue(item.contains("at 1 of 4 points, fused ÷ floor 0.100–3.200×"), item);
+        assertTrue(!item.contains("target met"), item);
+        AttentionBenchResult noCopy = new AttentionBenchResult(r.date(), "1 x NVIDIA H100", r.software(), r.command(), 1, 2, null, List.of(),
+                List.of(), r.decode(), null);
+        assertTrue(!new AttentionStatus(source, noCopy, BenchmarkTargets.builtIn()).item("docs/benchmarks").contains("floor"), item);
     }
 
     /**
