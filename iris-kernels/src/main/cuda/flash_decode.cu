@@ -81,8 +81,8 @@ constexpr int kLoadsInFlight = 4;
 // bulk prefetch by one thread (no registers held while they travel); the loads alone keep about
 // 8 KiB per CTA in flight, a pass ahead another 8 KiB. Measured on one H100 at world 1
 // (tools/native-harness/decode_ahead_harness.cu at the benchmark's ten decode points, 2026-12-06):
-// 1 pass ahead was the fastest of 0-4 for both kernels, the fused one 7-9% faster than 0 passes at
-// batch 8 and 16-21% faster than 4 passes, which read the cache at 2.3-2.5 TB/s against 2.7-3.0;
+// 1 pass ahead was the fastest of 0-4 for both kernels, the fused one 7-8% faster than 0 passes at
+// batch 8 and 15-20% faster than 4 passes, which read the cache at 2.3-2.5 TB/s against 2.7-3.0;
 // at 1 pass it reads 512K tokens per sequence at batch 8 as fast as a device-to-device copy moves
 // bytes. On 2 x H200 (2026-12-01) the fused kernel had been fastest at 4 passes of 0, 4 and 8; 1
 // and 2 were not tried there.
