@@ -50,11 +50,11 @@ final class AttentionStatus {
         if (run.ring() != null && !run.ring().isEmpty()) {
             parts.add(ring());
         }
+        String heading = parts.isEmpty() && !decode.points().isEmpty() ? "flash-decode" : "attention";   // a decode-only run
         if (!decode.points().isEmpty()) {
             parts.add(decode());
         }
-        boolean decodeOnly = (run.local() == null || run.local().isEmpty()) && (run.ring() == null || run.ring().isEmpty());
-        return "- " + (decodeOnly && !decode.points().isEmpty() ? "flash-decode" : "attention") + " ("
+        return "- " + heading + " ("
                 + StatusSection.link(linkBase, AttentionDocument.MARKDOWN) + "): "
                 + (parts.isEmpty() ? "nothing measured" : String.join("; ", parts)) + " (" + source.cite(linkBase) + ");\n";
     }

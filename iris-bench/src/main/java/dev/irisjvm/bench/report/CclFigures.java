@@ -216,14 +216,9 @@ public final class CclFigures {
         return out;
     }
 
-    /** "nccl" or "nccl_graph". */
-    public static String ncclImpl(boolean graph) {
-        return graph ? NCCL + GRAPH : NCCL;
-    }
-
-    /** The baselines timed back to back in one mode: [nccl, nccl_window, nccl_p2p] or the same with "_graph". */
-    public static List<String> baselineImpls(boolean graph) {
-        return baselineImpls(graph, false);
+    /** The iris implementation a caller of {@code op} gets by default: iris_auto for all-reduce, the op's one kernel otherwise. */
+    public static String defaultIris(String op) {
+        return op.equals("all_reduce") ? AUTO : "iris";
     }
 
     /** The baselines in one mode, e.g. [nccl_graph_call, nccl_window_graph_call, nccl_p2p_graph_call]. */

@@ -2,6 +2,7 @@ package dev.irisjvm.bench.report;
 
 import dev.irisjvm.bench.OptionChecks;
 import dev.irisjvm.bench.ccl.CclOptions;
+import dev.irisjvm.bench.rma.SizeList;
 import dev.irisjvm.core.DType;
 import dev.irisjvm.kernels.ccl.Collectives;
 import java.util.ArrayList;
@@ -63,11 +64,11 @@ public record CclSettings(String dtype, String reduceOp, long stagingBytes, long
                 switch (name) {
                     case "--dtype" -> dtype = canonicalType(v);
                     case "--reduce-op" -> op = v.toLowerCase(Locale.ROOT);
-                    case "--staging-bytes" -> staging = dev.irisjvm.bench.rma.SizeList.parse(v);
+                    case "--staging-bytes" -> staging = SizeList.parse(v);
                     case "--copy-engine-bytes" -> copyEngine = new CclOptions.CopyEngineBytesConverter().convert(v);
                     case "--eager-calls" -> eager = Integer.parseInt(v.trim());
                     case "--graph-calls" -> calls = Integer.parseInt(v.trim());
-                    case "--one-call-max-bytes" -> oneCall = dev.irisjvm.bench.rma.SizeList.parse(v);
+                    case "--one-call-max-bytes" -> oneCall = SizeList.parse(v);
                     case "--no-nccl" -> nccl = false;
                     default -> { }
                 }

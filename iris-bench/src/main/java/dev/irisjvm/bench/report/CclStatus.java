@@ -160,7 +160,7 @@ final class CclStatus {
      * the iris all-reduce is the one a caller gets by default.
      */
     private static Optional<Double> ratio(CclFigures figures, String op, boolean graph, boolean oneCall, long bytes) {
-        String iris = (op.equals("all_reduce") ? CclFigures.AUTO : "iris") + CclFigures.suffix(graph, oneCall);
+        String iris = CclFigures.defaultIris(op) + CclFigures.suffix(graph, oneCall);
         Optional<Figure> i = figures.figure(op, iris, bytes);
         Optional<Figure> n = figures.baseline(op, graph, oneCall, bytes).map(CclFigures.Baseline::figure);
         return i.isPresent() && n.isPresent() ? Optional.of(n.get().us() / i.get().us()) : Optional.empty();

@@ -50,7 +50,7 @@ public final class CclTargets {
     public record Spec(String id, String op, boolean graph, String from, String to, double minRatio, String what,
                        boolean latency, boolean bf16Only, boolean sumOnly, boolean oneCall) {
         String iris() {
-            return (op.equals("all_reduce") ? CclFigures.AUTO : "iris") + suffix();
+            return CclFigures.defaultIris(op) + suffix();
         }
 
         String nccl() {
