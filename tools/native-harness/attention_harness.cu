@@ -1,67 +1,189 @@
-// Native harness: single-GPU attention forward against a CPU double reference; TFLOP/s on large shapes.
+// Native harness: the single-GPU attention forward kernels (bf16, head size 64 and 128, causal and
+// not), launched as the library launches them, against a CPU double reference; TFLOP/s at the
+// benchmark's shapes (B 1, 32 query and 8 K/V heads). ATTENTION_SOURCE names the kernel source
+// (default attention.cu), so that build.sh can build variants of it; VARIANT labels the output.
+//   attention_harness            checks, then times S 4K-32K
+//   attention_harness check      checks only
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <vector>
-#include "attention.cu"
+
+#ifndef ATTENTION_SOURCE
+#define ATTENTION_SOURCE "attention.cu"
+#endif
+#ifndef VARIANT
+#define VARIANT "library"
+#endif
+#include ATTENTION_SOURCE
 #include "harness_common.cuh"
 
 typedef void (*Kern)(iris_attention_args);
 
-template <int D, bool C> static Kern pick() {
-  if constexpr (D == 128) return C ? iris_attention_fwd_bf16_d128_causal : iris_attention_fwd_bf16_d128;
-  else return C ? iris_attention_fwd_bf16_d64_causal : iris_attention_fwd_bf16_d64;
-}
 template <int D, bool C>
-static void run(int B, int Hq, int Hkv, int S, bool check, std::mt19937& rng) {
-  using Cfg = attention::Config<bf16, D, C>;
-  Kern k = pick<D, C>();
-  CK(cudaFuncSetAttribute((const void*)k, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
-  size_t nq = size_t(B) * Hq * S * D, nk = size_t(B) * Hkv * S * D;
-  std::vector<uint16_t> q(nq), kk(nk), v(nk), o(nq);
-  std::normal_distribution<float> N(0, 1);
-  for (auto& x : q) x = f2bf(N(rng)); for (auto& x : kk) x = f2bf(N(rng)); for (auto& x : v) x = f2bf(N(rng));
-  void *dq, *dk, *dv, *dO; float* dl;
-  CK(cudaMalloc(&dq, nq * 2)); CK(cudaMalloc(&dk, nk * 2)); CK(cudaMalloc(&dv, nk * 2)); CK(cudaMalloc(&dO, nq * 2)); CK(cudaMalloc(&dl, size_t(B) * Hq * S * 4));
-  CK(cudaMemcpy(dq, q.data(), nq * 2, cudaMemcpyHostToDevice)); CK(cudaMemcpy(dk, kk.data(), nk * 2, cudaMemcpyHostToDevice)); CK(cudaMemcpy(dv, v.data(), nk * 2, cudaMemcpyHostToDevice));
-  CK(cudaMemset(dO, 0xFF, nq * 2)); CK(cudaMemset(dl, 0xFF, size_t(B) * Hq * S * 4));
-  float scale = 1.f / std::sqrt(float(D)), sl2 = scale * 1.4426950408889634f;
-  iris_attention_args a{};
-  a.q_map = map_rows(dq, D, nq / D); a.k_map = map_rows(dk, D, nk / D); a.v_map = map_rows(dv, D, nk / D);
-  a.o = dO; a.lse = dl; a.sq = S; a.skv = S; a.hq = Hq; a.hkv = Hkv; a.scale_log2 = sl2;
-  dim3 grid(S / 128, Hq, B);
-  k<<<grid, IRIS_ATTENTION_THREADS, Cfg::kSmemBytes>>>(a); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
-  if (check) {
-    CK(cudaMemcpy(o.data(), dO, nq * 2, cudaMemcpyDeviceToHost)); std::vector<float> lse(size_t(B) * Hq * S); CK(cudaMemcpy(lse.data(), dl, lse.size() * 4, cudaMemcpyDeviceToHost));
-    long bad = 0; double worst = 0;
-    for (int b = 0; b < B; ++b) for (int h = 0; h < Hq; ++h) { int hk = h / (Hq / Hkv);
-      for (int i = 0; i < S; ++i) {
-        std::vector<double> sc(S); double mx = -1e300;
-        for (int j = 0; j < S; ++j) { if (C && j > i) { sc[j] = -1e300; continue; } double a = 0; for (int d = 0; d < D; ++d) a += (double)bf2f(q[((size_t(b) * Hq + h) * S + i) * D + d]) * bf2f(kk[((size_t(b) * Hkv + hk) * S + j) * D + d]); sc[j] = a * scale; mx = std::max(mx, sc[j]); }
-        double l = 0; for (int j = 0; j < S; ++j) { sc[j] = (C && j > i) ? 0 : std::exp(sc[j] - mx); l += sc[j]; }
-        double lref = mx + std::log(l);
-        double lg = lse[(size_t(b) * Hq + h) * S + i]; if (!(std::fabs(lg - lref) <= 1e-3 * std::fabs(lref) + 1e-3)) { if (bad < 3) printf("  lse (%d,%d,%d) %g vs %g\n", b, h, i, lg, lref); ++bad; }
-        for (int d = 0; d < D; ++d) { double ref = 0, mag = 0; for (int j = 0; j < S; ++j) { double vv = bf2f(v[((size_t(b) * Hkv + hk) * S + j) * D + d]); ref += sc[j] * vv; mag += sc[j] * std::fabs(vv); } ref /= l; mag /= l;
-          double got = bf2f(o[((size_t(b) * Hq + h) * S + i) * D + d]); double tol = std::ldexp(1.0, -8) * std::fabs(ref) + 2 * std::ldexp(1.0, -8) * mag + 1e-6;
-          double err = std::fabs(got - ref); worst = std::max(worst, err / tol); if (!(err <= tol)) { if (bad < 3) printf("  o (%d,%d,%d,%d) %g vs %g\n", b, h, i, d, got, ref); ++bad; } } } }
-    printf("check B=%d Hq=%d Hkv=%d S=%d D=%d causal=%d: %s (worst err/tol %.3f)\n", B, Hq, Hkv, S, D, C, bad ? "FAIL" : "ok", worst);
-  } else {
-    cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1)); std::vector<float> t;
-    for (int r = 0; r < 13; ++r) { CK(cudaEventRecord(e0)); k<<<grid, IRIS_ATTENTION_THREADS, Cfg::kSmemBytes>>>(a); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); if (r >= 3) t.push_back(ms); }
-    std::sort(t.begin(), t.end()); double ms = t[t.size() / 2];
-    double flops = 4.0 * B * Hq * double(S) * S * D * (C ? 0.5 : 1.0);
-    printf("time B=%d Hq=%d Hkv=%d S=%d D=%d causal=%d: %.3f ms, %.1f TFLOP/s\n", B, Hq, Hkv, S, D, C, ms, flops / ms / 1e9);
-  }
-  cudaFree(dq); cudaFree(dk); cudaFree(dv); cudaFree(dO); cudaFree(dl);
+using Cfg = attention::Config<bf16, D, C, attention::kForwardConsumers<D>>;
+
+template <int D, bool C>
+static Kern kernel() {
+    if constexpr (D == 128) return C ? iris_attention_fwd_bf16_d128_causal : iris_attention_fwd_bf16_d128;
+    else return C ? iris_attention_fwd_bf16_d64_causal : iris_attention_fwd_bf16_d64;
 }
-int main() {
-  std::mt19937 rng(7);
-  run<128, false>(1, 4, 2, 256, true, rng); run<128, true>(1, 4, 2, 256, true, rng);
-  run<64, false>(2, 2, 1, 384, true, rng); run<64, true>(2, 2, 1, 384, true, rng);
-  run<128, false>(1, 32, 8, 16384, false, rng); run<128, true>(1, 32, 8, 16384, false, rng);
-  run<128, false>(1, 32, 8, 4096, false, rng); run<64, false>(1, 32, 8, 16384, false, rng);
-  return 0;
+
+// Uniform in [-sqrt(3), sqrt(3)) (variance 1), from a hash of the seed and the index.
+__global__ void fill_random(uint16_t* x, size_t n, uint32_t seed) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+        uint32_t h = uint32_t(i) * 0x9E3779B1u ^ uint32_t(i >> 32) * 0x85EBCA77u ^ seed;
+        h ^= h >> 15; h *= 0x2C1B3C6Du; h ^= h >> 12; h *= 0x297A2D39u; h ^= h >> 15;
+        const float u = (h >> 8) * (1.f / 16777216.f);
+        const float v = (2.f * u - 1.f) * 1.7320508f;
+        uint32_t b;
+        memcpy(&b, &v, 4);
+        x[i] = uint16_t((b + 0x7FFF + ((b >> 16) & 1)) >> 16);
+    }
+}
+
+struct Problem {
+    int b, hq, hkv, s;
+};
+
+template <int D, bool C>
+struct Run {
+    Problem pr;
+    size_t nq, nk;
+    uint16_t *q, *k, *v, *o;
+    float* lse;
+    iris_attention_args a{};
+    dim3 grid;
+
+    explicit Run(Problem p, uint32_t seed) : pr(p) {
+        nq = size_t(p.b) * p.hq * p.s * D;
+        nk = size_t(p.b) * p.hkv * p.s * D;
+        CK(cudaMalloc(&q, nq * 2)); CK(cudaMalloc(&k, nk * 2)); CK(cudaMalloc(&v, nk * 2));
+        CK(cudaMalloc(&o, nq * 2)); CK(cudaMalloc(&lse, size_t(p.b) * p.hq * p.s * 4));
+        fill_random<<<528, 256>>>(q, nq, seed); fill_random<<<528, 256>>>(k, nk, seed * 3 + 1);
+        fill_random<<<528, 256>>>(v, nk, seed * 5 + 2);
+        CK(cudaGetLastError());
+        CK(cudaMemset(o, 0xFF, nq * 2)); CK(cudaMemset(lse, 0xFF, size_t(p.b) * p.hq * p.s * 4));  // NaN
+        const float scale = 1.f / std::sqrt(float(D));
+        a.q_map = map_rows(q, D, nq / D); a.k_map = map_rows(k, D, nk / D); a.v_map = map_rows(v, D, nk / D);
+        a.o = o; a.lse = lse; a.sq = p.s; a.skv = p.s; a.hq = p.hq; a.hkv = p.hkv;
+        a.scale_log2 = scale * 1.4426950408889634f;
+        grid = dim3((p.s + Cfg<D, C>::kTileQ - 1) / Cfg<D, C>::kTileQ, p.hq, p.b);
+        CK(cudaFuncSetAttribute((const void*)kernel<D, C>(), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                Cfg<D, C>::kSmemBytes));
+    }
+    ~Run() { cudaFree(q); cudaFree(k); cudaFree(v); cudaFree(o); cudaFree(lse); }
+
+    void launch() {
+        kernel<D, C>()<<<grid, Cfg<D, C>::kThreads, Cfg<D, C>::kSmemBytes>>>(a);
+        CK(cudaGetLastError());
+    }
+
+    // Rows `every` apart (every row at 1) of heads `heads` against a CPU double reference; the bound
+    // is 2^-8 of the output and 2^-7 of the sum of |p v| (P is rounded to bf16), the lse's 1e-3.
+    bool check(const std::vector<int>& heads, int every) {
+        CK(cudaDeviceSynchronize());
+        const int S = pr.s;
+        long bad = 0, checked = 0;
+        double worst = 0;
+        std::vector<uint16_t> hq(size_t(S) * D), hk(size_t(S) * D), hv(size_t(S) * D), ho(size_t(S) * D);
+        std::vector<float> hl(S);
+        for (int bh : heads) {
+            const int b = bh / pr.hq, h = bh % pr.hq, kvh = b * pr.hkv + h / (pr.hq / pr.hkv);
+            CK(cudaMemcpy(hq.data(), q + size_t(bh) * S * D, hq.size() * 2, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(ho.data(), o + size_t(bh) * S * D, ho.size() * 2, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(hl.data(), lse + size_t(bh) * S, hl.size() * 4, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(hk.data(), k + size_t(kvh) * S * D, hk.size() * 2, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(hv.data(), v + size_t(kvh) * S * D, hv.size() * 2, cudaMemcpyDeviceToHost));
+            std::vector<double> sc(S);
+            for (int i = (bh * 7) % every; i < S; i += every) {
+                const int seen = C ? i + 1 : S;
+                double mx = -1e300;
+                for (int j = 0; j < seen; ++j) {
+                    double acc = 0;
+                    for (int d = 0; d < D; ++d) acc += double(bf2f(hq[size_t(i) * D + d])) * bf2f(hk[size_t(j) * D + d]);
+                    sc[j] = acc / std::sqrt(double(D));
+                    mx = std::max(mx, sc[j]);
+                }
+                double l = 0;
+                for (int j = 0; j < seen; ++j) l += (sc[j] = std::exp(sc[j] - mx));
+                const double lref = mx + std::log(l);
+                ++checked;
+                if (!(std::fabs(hl[i] - lref) <= 1e-3 * std::fabs(lref) + 1e-3)) {
+                    if (bad++ < 3) printf("  lse head %d row %d: %g, reference %g\n", bh, i, hl[i], lref);
+                }
+                for (int d = 0; d < D; ++d) {
+                    double ref = 0, mag = 0;
+                    for (int j = 0; j < seen; ++j) {
+                        const double vv = bf2f(hv[size_t(j) * D + d]);
+                        ref += sc[j] * vv;
+                        mag += sc[j] * std::fabs(vv);
+                    }
+                    ref /= l;
+                    mag /= l;
+                    const double got = bf2f(ho[size_t(i) * D + d]);
+                    const double tol = std::ldexp(std::fabs(ref), -8) + std::ldexp(mag, -7) + 1e-6;
+                    const double err = std::fabs(got - ref);
+                    worst = std::max(worst, err / tol);
+                    if (!(err <= tol)) {
+                        if (bad++ < 3) printf("  o head %d row %d col %d: %g, reference %g\n", bh, i, d, got, ref);
+                    }
+                }
+            }
+        }
+        printf("check %s D=%d causal=%d B=%d Hq=%d Hkv=%d S=%d: %ld rows, %s (worst error / bound %.3f)\n", VARIANT, D,
+               C, pr.b, pr.hq, pr.hkv, S, checked, bad ? "FAIL" : "ok", worst);
+        return bad == 0;
+    }
+};
+
+template <int D, bool C>
+static bool check_small() {
+    bool ok = true;
+    for (Problem p : {Problem{2, 4, 2, 128}, Problem{1, 4, 1, 384}, Problem{1, 2, 2, 640}}) {
+        Run<D, C> r(p, 11u + p.s);
+        r.launch();
+        std::vector<int> heads;
+        for (int bh = 0; bh < p.b * p.hq; ++bh) heads.push_back(bh);
+        ok &= r.check(heads, 1);
+    }
+    return ok;
+}
+
+// Warm-up 3, then 10 launches each between its own events; the median. Then sampled rows checked.
+template <int D, bool C>
+static bool time_point(int S) {
+    Run<D, C> r({1, 32, 8, S}, 1000u + S + D + C);
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+    std::vector<float> t;
+    for (int i = 0; i < 13; ++i) {
+        CK(cudaEventRecord(e0)); r.launch(); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (i >= 3) t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    const double ms = t[t.size() / 2];
+    const double flops = 4.0 * 32 * double(S) * S * D * (C ? 0.5 : 1.0);
+    printf("time %s D=%d S=%d causal=%d: %.4f ms %.1f TFLOP/s\n", VARIANT, D, S, C, ms, flops / ms / 1e9);
+    cudaEventDestroy(e0); cudaEventDestroy(e1);
+    return r.check({0, 13, 31}, S / 24 + 1);
+}
+
+template <int D, bool C>
+static bool time_all() {
+    bool ok = true;
+    for (int S : {4096, 8192, 16384, 32768}) ok &= time_point<D, C>(S);
+    return ok;
+}
+
+int main(int argc, char** argv) {
+    const bool timing = !(argc > 1 && std::strcmp(argv[1], "check") == 0);
+    bool ok = check_small<64, false>() & check_small<64, true>() & check_small<128, false>() & check_small<128, true>();
+    if (timing) ok &= time_all<64, false>() & time_all<64, true>() & time_all<128, false>() & time_all<128, true>();
+    printf("%s: %s\n", VARIANT, ok ? "every check passed" : "CHECKS FAILED");
+    return ok ? 0 : 1;
 }

@@ -14,6 +14,8 @@ for h in gemm fused attention ring_decode; do
   nvcc "${flags[@]}" -o "$out/${h}_harness" "$here/${h}_harness.cu" -ldl &
   pids+=($!)
 done
+nvcc "${flags[@]}" -o "$out/epilogue_probe" "$here/epilogue_probe.cu" -ldl &
+pids+=($!)
 # Flash-decode once per L2 prefetch distance (decode_ahead_harness.cu): copies of the kernel source
 # with kAheadPasses rewritten.
 for ahead in 0 1 2 3 4; do

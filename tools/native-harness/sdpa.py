@@ -1,10 +1,13 @@
+# PyTorch SDPA's backends at attention_harness's shapes: python3 sdpa.py [HEAD_DIM ...] (default 128).
+import sys
 import torch, torch.nn.functional as F
 from torch.nn.attention import sdpa_kernel, SDPBackend
 torch.manual_seed(0)
-for S, causal in ((16384, False), (16384, True), (4096, False)):
-    q = torch.randn(1, 32, S, 128, dtype=torch.bfloat16, device="cuda")
-    k = torch.randn(1, 8, S, 128, dtype=torch.bfloat16, device="cuda")
-    v = torch.randn(1, 8, S, 128, dtype=torch.bfloat16, device="cuda")
+dims = [int(d) for d in sys.argv[1:]] or [128]
+for D, S, causal in ((D, S, c) for D in dims for S in (4096, 8192, 16384, 32768) for c in (False, True)):
+    q = torch.randn(1, 32, S, D, dtype=torch.bfloat16, device="cuda")
+    k = torch.randn(1, 8, S, D, dtype=torch.bfloat16, device="cuda")
+    v = torch.randn(1, 8, S, D, dtype=torch.bfloat16, device="cuda")
     for name, be in (("default", None), ("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)):
         try:
             def f():
@@ -18,7 +21,7 @@ for S, causal in ((16384, False), (16384, True), (4096, False)):
                 a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 a.record(); f(); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b))
             ts.sort(); ms = ts[len(ts) // 2]
-            fl = 4 * 32 * S * S * 128 * (0.5 if causal else 1.0)
-            print(f"sdpa {name:8s} S={S} causal={causal}: {ms:.3f} ms {fl / ms / 1e9:.1f} TFLOP/s")
+            fl = 4 * 32 * S * S * D * (0.5 if causal else 1.0)
+            print(f"sdpa {name:8s} D={D} S={S} causal={int(causal)}: {ms:.4f} ms {fl / ms / 1e9:.1f} TFLOP/s")
         except Exception as e:
-            print(f"sdpa {name} S={S} causal={causal}: failed {type(e).__name__}: {str(e)[:100]}")
+            print(f"sdpa {name} D={D} S={S} causal={int(causal)}: failed {type(e).__name__}: {str(e)[:100]}")

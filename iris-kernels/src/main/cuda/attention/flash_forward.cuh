@@ -374,12 +374,13 @@ __device__ void consume(const Smem<Cfg>& sm, const Barriers& bar, const Params& 
             for (int j = tiles.first(); !tiles.done(j); j = tiles.next(j)) tile(j == tiles.diagonal, 0);
         } else {
             // Wide query tiles (one chunk, positions = rows): the tiles before `diagonal` need no
-            // mask, every one from it does (at its own shift). Measured on one H200 (2026-12-04):
-            // without a mask, one tile a turn ran 1.03-1.04x as fast as two at S 16K and 32K; the
-            // causal kernels lost 5-15 % with one a turn throughout, and spilled with two a turn
-            // over the masked tiles.
+            // mask, every one from it does (at its own shift). The tiles without a mask go two a
+            // turn: without a mask 1.03-1.05x as fast as one at S 4K-32K on one H100 (2026-12-06;
+            // on one H200, 2026-12-04, one a turn had been 1.03-1.04x as fast at 16K and 32K); the
+            // causal kernels lost 5-15 % with one a turn throughout (H200), and spilled with two a
+            // turn over the masked tiles.
             const int unmasked = Cfg::kCausal ? tiles.diagonal : tiles.end0;
-#pragma unroll(Cfg::kCausal ? 2 : 1)
+#pragma unroll 2
             for (int j = 0; j < unmasked; ++j) tile(false, 0);
 #pragma unroll 1
             for (int j = unmasked; j < tiles.end0; ++j) tile(true, q_tile * Cfg::kTileQ - j * Cfg::kTileKv);

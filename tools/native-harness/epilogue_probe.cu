@@ -1,0 +1,166 @@
+// Native probe: what storing C costs the 128 x 256 GEMM. The same persistent kernel two ways:
+// storing C (StoreEpilogue: the library's plain GEMM without alpha/beta), and staging each chunk in
+// shared memory as always but storing none of it; cuBLAS (cublasGemmEx) in the same rounds. Each
+// round launches every variant once (CUDA events each), 30 rounds after 5 warm-ups, the median.
+// The stored C is checked against cuBLAS's.
+//   epilogue_probe [M N K nk|kn]...     (default: the shapes below)
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "iris/abi/gemm.h"
+#include "iris/gemm.cuh"
+#include "harness_common.cuh"
+
+using namespace iris::gemm;
+
+template <BLayout B>
+using Wide = Config<iris::bf16, B, iris::bf16>;
+
+struct Discard : NoHooks {
+    template <class Out>
+    __device__ void store_chunk(const OutputChunk<Out>&) const {}
+};
+
+enum Mode { kStore, kStageOnly, kModes };
+static const char* kModeNames[] = {"store", "stage_only"};
+
+template <BLayout B, int M>
+__global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1) probe(const __grid_constant__ iris_gemm_args a) {
+    using Cfg = Wide<B>;
+    if (!shared_memory_fits<Cfg>()) return;
+    const WholeUnits<Cfg> whole(a.m, a.n, a.group_m);
+    if constexpr (M == kStore) {
+        StoreEpilogue<iris::bf16> store(static_cast<iris::bf16*>(a.c), a.ldc);
+        persistent<Cfg>(&a.a_map, &a.b_map, nullptr, a.m, a.n, a.k, whole, store);
+    } else {
+        Discard discard;
+        persistent<Cfg>(&a.a_map, &a.b_map, nullptr, a.m, a.n, a.k, whole, discard);
+    }
+}
+
+typedef void (*Kern)(iris_gemm_args);
+template <BLayout B>
+static Kern kernel(int mode) {
+    static const Kern k[kModes] = {probe<B, kStore>, probe<B, kStageOnly>};
+    return k[mode];
+}
+
+typedef int (*CublasCreate)(void**);
+typedef int (*CublasGemmEx)(void*, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
+                            const void*, void*, int, int, int, int);
+
+struct Shape {
+    int m, n, k;
+    bool kn;
+};
+
+__global__ void fill(uint16_t* x, size_t n, uint32_t seed) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+        uint32_t h = uint32_t(i) * 0x9E3779B1u ^ seed;
+        h ^= h >> 15; h *= 0x2C1B3C6Du; h ^= h >> 12; h *= 0x297A2D39u; h ^= h >> 15;
+        const float v = (h >> 8) * (2.f / 16777216.f) - 1.f;
+        uint32_t b;
+        memcpy(&b, &v, 4);
+        x[i] = uint16_t((b + 0x7FFF + ((b >> 16) & 1)) >> 16);
+    }
+}
+
+int main(int argc, char** argv) {
+    std::vector<Shape> shapes;
+    for (int i = 1; i + 3 < argc; i += 4) {
+        shapes.push_back({atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), std::strcmp(argv[i + 3], "kn") == 0});
+    }
+    if (shapes.empty()) {
+        shapes = {{16384, 4096, 512, false}, {16384, 4096, 1024, false}, {4000, 5000, 3000, false},
+                  {4000, 5000, 3000, true},  {2048, 2560, 8192, true},   {8192, 8192, 8192, false}};
+    }
+    int sms;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    void* lib = dlopen("libcublas.so.13", RTLD_NOW);
+    if (lib == nullptr) lib = dlopen("libcublas.so", RTLD_NOW);
+    if (lib == nullptr) { printf("no cuBLAS\n"); return 1; }
+    void* handle = nullptr;
+    if (((CublasCreate)dlsym(lib, "cublasCreate_v2"))(&handle) != 0) { printf("cublasCreate failed\n"); return 1; }
+    auto gemm_ex = (CublasGemmEx)dlsym(lib, "cublasGemmEx");
+    for (BLayout b : {BLayout::nk, BLayout::kn}) {
+        for (int mode = 0; mode < kModes; ++mode) {
+            CK(cudaFuncSetAttribute((const void*)(b == BLayout::nk ? kernel<BLayout::nk>(mode) : kernel<BLayout::kn>(mode)),
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, IRIS_GEMM_SHARED_BYTES));
+        }
+    }
+    bool ok = true;
+    for (const Shape& p : shapes) {
+        uint16_t *A, *B, *C, *Cref;
+        CK(cudaMalloc(&A, size_t(p.m) * p.k * 2)); CK(cudaMalloc(&B, size_t(p.k) * p.n * 2));
+        CK(cudaMalloc(&C, size_t(p.m) * p.n * 2)); CK(cudaMalloc(&Cref, size_t(p.m) * p.n * 2));
+        fill<<<528, 256>>>(A, size_t(p.m) * p.k, 17u + p.m); fill<<<528, 256>>>(B, size_t(p.k) * p.n, 29u + p.n);
+        CK(cudaGetLastError());
+        CK(cudaMemset(C, 0xFF, size_t(p.m) * p.n * 2)); CK(cudaMemset(Cref, 0xFF, size_t(p.m) * p.n * 2));
+        iris_gemm_args args{};
+        args.a_map = map2d(A, p.k, p.m, uint64_t(p.k) * 2, 64, 128);
+        args.b_map = p.kn ? map2d(B, p.n, p.k, uint64_t(p.n) * 2, 64, 64) : map2d(B, p.k, p.n, uint64_t(p.k) * 2, 64, 256);
+        args.c = C; args.m = p.m; args.n = p.n; args.k = p.k; args.ldc = p.n; args.group_m = 8;
+        args.alpha = 1; args.beta = 0;
+        const int tiles = ((p.m + 127) / 128) * ((p.n + 255) / 256);
+        const int grid = std::min(tiles, sms);
+        auto launch = [&](int mode) {
+            if (mode == kModes) {
+                float one = 1, zero = 0;
+                const int r = gemm_ex(handle, p.kn ? 0 : 1, 0, p.n, p.m, p.k, &one, B, 14, p.kn ? p.n : p.k, A, 14, p.k,
+                                      &zero, Cref, 14, p.n, 68, -1);
+                if (r != 0) { printf("cublasGemmEx: %d\n", r); exit(1); }
+            } else {
+                Kern k = p.kn ? kernel<BLayout::kn>(mode) : kernel<BLayout::nk>(mode);
+                k<<<grid, IRIS_GEMM_THREADS, IRIS_GEMM_SHARED_BYTES>>>(args);
+                CK(cudaGetLastError());
+            }
+        };
+        launch(kStore); launch(kModes);
+        CK(cudaDeviceSynchronize());
+        std::vector<uint16_t> got(size_t(p.m) * p.n), ref(got.size());
+        CK(cudaMemcpy(got.data(), C, got.size() * 2, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(ref.data(), Cref, ref.size() * 2, cudaMemcpyDeviceToHost));
+        double worst = 0;
+        long bad = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+            const double g = bf2f(got[i]), r = bf2f(ref[i]);
+            const double tol = std::ldexp(std::fabs(r), -7) + 1e-3 * std::sqrt(double(p.k));
+            worst = std::max(worst, std::fabs(g - r) / tol);
+            if (!(std::fabs(g - r) <= tol)) ++bad;
+        }
+        ok &= bad == 0;
+        std::vector<std::vector<float>> t(kModes + 1);
+        cudaEvent_t e0, e1;
+        CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+        for (int round = 0; round < 35; ++round) {
+            for (int mode = 0; mode <= kModes; ++mode) {
+                CK(cudaEventRecord(e0)); launch(mode); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1));
+                float ms;
+                CK(cudaEventElapsedTime(&ms, e0, e1));
+                if (round >= 5) t[mode].push_back(ms * 1000.f);
+            }
+        }
+        std::vector<double> med(kModes + 1);
+        for (int mode = 0; mode <= kModes; ++mode) {
+            std::sort(t[mode].begin(), t[mode].end());
+            med[mode] = t[mode][t[mode].size() / 2];
+        }
+        printf("%dx%dx%d %s: tiles %d on %d blocks; C against cuBLAS %s (%ld bad, worst error / bound %.3f)\n", p.m, p.n,
+               p.k, p.kn ? "kn" : "nk", tiles, grid, bad ? "FAIL" : "ok", bad, worst);
+        for (int mode = 0; mode < kModes; ++mode) {
+            printf("  %-12s %9.2f us  cuBLAS / this %.3f  store / this %.3f\n", kModeNames[mode], med[mode],
+                   med[kModes] / med[mode], med[kStore] / med[mode]);
+        }
+        printf("  %-12s %9.2f us\n", "cublas", med[kModes]);
+        cudaEventDestroy(e0); cudaEventDestroy(e1);
+        cudaFree(A); cudaFree(B); cudaFree(C); cudaFree(Cref);
+    }
+    printf(ok ? "every check passed\n" : "CHECKS FAILED\n");
+    return ok ? 0 : 1;
+}
