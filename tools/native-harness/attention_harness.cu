@@ -4,8 +4,6 @@
 // (default attention.cu), so that build.sh can build variants of it; VARIANT labels the output.
 //   attention_harness            checks, then times S 4K-32K
 //   attention_harness check      checks only
-//   attention_harness sweep      checks, then times head size 64 without a mask at S 4K-32K for every
-//                                grid the kernel takes (G blocks a head, ceil(S / 192) to S / 128)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -50,21 +48,6 @@ struct Problem {
     int b, hq, hkv, s;
 };
 
-static int sms;
-
-// The library's grid (AttentionProblem.wideBlocks): at head size 64 without a mask, the most blocks
-// that make as many waves as the fewest, where the fewest leave at least 2 % of the launch idle.
-template <int D, bool C>
-static int library_blocks(const Problem& p) {
-    const int fewest = (p.s + Cfg<D, C>::kTileQ - 1) / Cfg<D, C>::kTileQ;
-    if (D != 64 || C) return fewest;
-    const long heads = long(p.hq) * p.b, waves = (fewest * heads + sms - 1) / sms;
-    if (double(waves * sms - fewest * heads) / double(waves * sms) < 0.02) return fewest;
-    int most = fewest;
-    while (most < p.s / 128 && ((most + 1) * heads + sms - 1) / sms == waves) ++most;
-    return most;
-}
-
 template <int D, bool C>
 struct Run {
     Problem pr;
@@ -74,9 +57,7 @@ struct Run {
     iris_attention_args a{};
     dim3 grid;
 
-    // blocks: the grid's x (0: the library's; head size 64 without a mask takes any G in
-    // [ceil(S / 192), S / 128], flash_forward.cuh's mixed_tile).
-    Run(Problem p, uint32_t seed, int blocks = 0) : pr(p) {
+    explicit Run(Problem p, uint32_t seed) : pr(p) {
         nq = size_t(p.b) * p.hq * p.s * D;
         nk = size_t(p.b) * p.hkv * p.s * D;
         CK(cudaMalloc(&q, nq * 2)); CK(cudaMalloc(&k, nk * 2)); CK(cudaMalloc(&v, nk * 2));
@@ -89,7 +70,7 @@ struct Run {
         a.q_map = map_rows(q, D, nq / D); a.k_map = map_rows(k, D, nk / D); a.v_map = map_rows(v, D, nk / D);
         a.o = o; a.lse = lse; a.sq = p.s; a.skv = p.s; a.hq = p.hq; a.hkv = p.hkv;
         a.scale_log2 = scale * 1.4426950408889634f;
-        grid = dim3(blocks > 0 ? blocks : library_blocks<D, C>(p), p.hq, p.b);
+        grid = dim3((p.s + Cfg<D, C>::kTileQ - 1) / Cfg<D, C>::kTileQ, p.hq, p.b);
         CK(cudaFuncSetAttribute((const void*)kernel<D, C>(), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 Cfg<D, C>::kSmemBytes));
     }
@@ -152,40 +133,29 @@ struct Run {
                 }
             }
         }
-        printf("check %s D=%d causal=%d B=%d Hq=%d Hkv=%d S=%d G=%u: %ld rows, %s (worst error / bound %.3f)\n", VARIANT,
-               D, C, pr.b, pr.hq, pr.hkv, S, grid.x, checked, bad ? "FAIL" : "ok", worst);
+        printf("check %s D=%d causal=%d B=%d Hq=%d Hkv=%d S=%d: %ld rows, %s (worst error / bound %.3f)\n", VARIANT, D,
+               C, pr.b, pr.hq, pr.hkv, S, checked, bad ? "FAIL" : "ok", worst);
         return bad == 0;
     }
 };
-
-// The grids a kernel takes at S: the default, and for head size 64 without a mask every G.
-template <int D, bool C>
-static std::vector<int> grids(int S) {
-    if (D != 64 || C) return {0};
-    std::vector<int> g;
-    for (int blocks = (S + 191) / 192; blocks <= S / 128; ++blocks) g.push_back(blocks);
-    return g;
-}
 
 template <int D, bool C>
 static bool check_small() {
     bool ok = true;
     for (Problem p : {Problem{2, 4, 2, 128}, Problem{1, 4, 1, 384}, Problem{1, 2, 2, 640}, Problem{2, 3, 1, 1152}}) {
-        for (int blocks : grids<D, C>(p.s)) {
-            Run<D, C> r(p, 11u + p.s + blocks, blocks);
-            r.launch();
-            std::vector<int> heads;
-            for (int bh = 0; bh < p.b * p.hq; ++bh) heads.push_back(bh);
-            ok &= r.check(heads, 1);
-        }
+        Run<D, C> r(p, 11u + p.s);
+        r.launch();
+        std::vector<int> heads;
+        for (int bh = 0; bh < p.b * p.hq; ++bh) heads.push_back(bh);
+        ok &= r.check(heads, 1);
     }
     return ok;
 }
 
 // Warm-up 3, then 10 launches each between its own events; the median. Then sampled rows checked.
 template <int D, bool C>
-static bool time_point(int S, int blocks = 0) {
-    Run<D, C> r({1, 32, 8, S}, 1000u + S + D + C, blocks);
+static bool time_point(int S) {
+    Run<D, C> r({1, 32, 8, S}, 1000u + S + D + C);
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
     std::vector<float> t;
@@ -198,7 +168,7 @@ static bool time_point(int S, int blocks = 0) {
     std::sort(t.begin(), t.end());
     const double ms = t[t.size() / 2];
     const double flops = 4.0 * 32 * double(S) * S * D * (C ? 0.5 : 1.0);
-    printf("time %s D=%d S=%d causal=%d G=%u: %.4f ms %.1f TFLOP/s\n", VARIANT, D, S, C, r.grid.x, ms, flops / ms / 1e9);
+    printf("time %s D=%d S=%d causal=%d: %.4f ms %.1f TFLOP/s\n", VARIANT, D, S, C, ms, flops / ms / 1e9);
     cudaEventDestroy(e0); cudaEventDestroy(e1);
     return r.check({0, 13, 31}, S / 24 + 1);
 }
@@ -211,16 +181,9 @@ static bool time_all() {
 }
 
 int main(int argc, char** argv) {
-    const char* mode = argc > 1 ? argv[1] : "time";
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const bool timing = !(argc > 1 && std::strcmp(argv[1], "check") == 0);
     bool ok = check_small<64, false>() & check_small<64, true>() & check_small<128, false>() & check_small<128, true>();
-    if (std::strcmp(mode, "sweep") == 0) {
-        for (int S : {4096, 8192, 16384, 32768}) {
-            for (int blocks : grids<64, false>(S)) ok &= time_point<64, false>(S, blocks);
-        }
-    } else if (std::strcmp(mode, "check") != 0) {
-        ok &= time_all<64, false>() & time_all<64, true>() & time_all<128, false>() & time_all<128, true>();
-    }
+    if (timing) ok &= time_all<64, false>() & time_all<64, true>() & time_all<128, false>() & time_all<128, true>();
     printf("%s: %s\n", VARIANT, ok ? "every check passed" : "CHECKS FAILED");
     return ok ? 0 : 1;
 }

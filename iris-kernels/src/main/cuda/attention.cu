@@ -12,9 +12,8 @@
 //     mode has kFinalize; kLoadState unless it is a two-rank ring.
 //
 // Grid (Sq / 128, Hq, B), IRIS_ATTENTION_THREADS threads, IRIS_ATTENTION_SHARED_BYTES_D<D> of
-// dynamic shared memory; but the forward kernels at D 64 take up to 192 query rows a block: grid
-// (G, Hq, B) as iris/abi/attention.h says, IRIS_ATTENTION_WIDE_THREADS threads,
-// IRIS_ATTENTION_WIDE_SHARED_BYTES_D64.
+// dynamic shared memory; but the forward kernels at D 64 take 192 query rows a block: grid
+// (ceil(Sq / 192), Hq, B), IRIS_ATTENTION_WIDE_THREADS threads, IRIS_ATTENTION_WIDE_SHARED_BYTES_D64.
 // The tensor maps view Q, K, V as [rows, D] 16-bit matrices with {IRIS_ATTENTION_BOX_INNER,
 // IRIS_ATTENTION_TILE} boxes and 128-byte swizzle.
 #include "attention/flash_forward.cuh"

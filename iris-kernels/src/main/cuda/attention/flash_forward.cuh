@@ -26,8 +26,7 @@
 // most the query's. The single-GPU causal kernel is the case of one chunk with id 0 (top-left
 // aligned, Sq == Skv). Chunk lengths are multiples of 128, so a 128-row tile is visible, diagonal or
 // hidden as a whole; hidden tiles are never loaded. A 192-row tile overlaps two or three key tiles
-// that need the mask, each at its own offset; its rows past Sq (whole warpgroups) sit out. Without a
-// mask, the launch mixes 192-row tiles with 128-row ones (mixed_tile).
+// that need the mask, each at its own offset; its rows past Sq (whole warpgroups) sit out.
 #pragma once
 
 #include <cmath>
@@ -442,66 +441,30 @@ struct KvMaps {
 /// where head-major keeps each head's K/V in L2 while its query tiles read it.
 inline constexpr int64_t kTileMajorKvBytes = int64_t(32) << 20;
 
-/// The query rows, head and batch of this CTA: rows [row, row + rows) of the head, tile = row / kTileQ.
+/// The query tile, head and batch of this CTA.
 struct QueryTile {
     int tile;
     int head;
     int batch;
-    int row;
-    int rows;
 };
 
-/// Wide query tiles without a mask: G = gridDim.x blocks a head cover Sq exactly with w = 2 (Sq / 128
-/// - G) blocks of 192 rows and G - w of 128 (two consumers; the third sits out), for any G from
-/// ceil(Sq / 192) to Sq / 128 (the host's choice: AttentionProblem.wideBlocks). Every head's wide
-/// blocks come first in launch order and the narrow ones last, so that a last wave is of short blocks.
-template <class Cfg>
-__device__ inline QueryTile mixed_tile(const Params& p) {
-    const int blocks = static_cast<int>(gridDim.x);
-    const int wide = 2 * (p.sq / 128 - blocks);
-    const int heads = static_cast<int>(gridDim.y);
-    const int lin = blockIdx.x + blocks * (blockIdx.y + heads * blockIdx.z);
-    const int wide_blocks = wide * heads * static_cast<int>(gridDim.z);
-    int pair, row, rows;  // pair: head + heads * batch
-    if (lin < wide_blocks) {
-        pair = lin / wide;
-        row = lin % wide * Cfg::kTileQ;
-        rows = Cfg::kTileQ;
-    } else {
-        const int narrow = blocks - wide;
-        pair = (lin - wide_blocks) / narrow;
-        row = wide * Cfg::kTileQ + (lin - wide_blocks) % narrow * 128;
-        rows = 128;
-    }
-    return {row / Cfg::kTileQ, pair % heads, pair / heads, row, rows};
-}
-
-/// Without a mask, in launch order (blockIdx.x the tile; wide tiles: mixed_tile). With one, later
-/// query tiles (more visible keys) first, so that short ones fill the tail: within each head
-/// (head-major), or across all heads (tile-major), which balances the waves better where K and V
-/// stay in L2 either way.
+/// Without a mask, in launch order (blockIdx.x the tile). With one, later query tiles (more visible
+/// keys) first, so that short ones fill the tail: within each head (head-major), or across all
+/// heads (tile-major), which balances the waves better where K and V stay in L2 either way.
 template <class Cfg>
 __device__ inline QueryTile query_tile(const Params& p, int q_tiles) {
-    const auto at = [&](int tile, int head, int batch) {
-        const int row = tile * Cfg::kTileQ;
-        return QueryTile{tile, head, batch, row, min(Cfg::kTileQ, p.sq - row)};
-    };
     if constexpr (!Cfg::kCausal) {
-        if constexpr (Cfg::kTileQ != Cfg::kTileKv) {
-            return mixed_tile<Cfg>(p);
-        } else {
-            return at(static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z));
-        }
+        return {static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z)};
     } else {
         const int64_t kv_bytes = int64_t(gridDim.z) * p.hkv * p.skv * Cfg::kHeadDim * 2 * sizeof(typename Cfg::In);
         if (kv_bytes > kTileMajorKvBytes) {
-            return at(q_tiles - 1 - static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y),
-                      static_cast<int>(blockIdx.z));
+            return {q_tiles - 1 - static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y),
+                    static_cast<int>(blockIdx.z)};
         }
         const int lin = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
         const int heads = gridDim.y * gridDim.z;  // (head, batch) pairs
-        return at(q_tiles - 1 - lin / heads, lin % heads % static_cast<int>(gridDim.y),
-                  lin % heads / static_cast<int>(gridDim.y));
+        return {q_tiles - 1 - lin / heads, lin % heads % static_cast<int>(gridDim.y),
+                lin % heads / static_cast<int>(gridDim.y)};
     }
 }
 
@@ -538,10 +501,11 @@ __device__ void forward(const sm90::TmaDescriptor* q_map, const KvMaps (&kv)[Sou
     const int batch = at.batch;
     const int kv_head = head / (p.hq / p.hkv);
     const int kv_tiles = p.skv / Cfg::kTileKv;
-    const int64_t q_row0 = (int64_t(batch) * p.hq + head) * p.sq + at.row;
+    const int64_t q_row0 = (int64_t(batch) * p.hq + head) * p.sq + int64_t(q_tile) * Cfg::kTileQ;
     const int64_t kv_row0 = (int64_t(batch) * p.hkv + kv_head) * p.skv;
-    // Sq is a multiple of 128, so a wide tile's rows are whole warpgroups'; the others sit out.
-    const int consumers = Cfg::kTileQ == Cfg::kTileKv ? Cfg::kConsumers : at.rows / 64;
+    // Sq is a multiple of 128, so a wide tile's rows past it are whole warpgroups': they sit out.
+    const int consumers =
+        Cfg::kTileQ == Cfg::kTileKv ? Cfg::kConsumers : min(Cfg::kConsumers, (p.sq - q_tile * Cfg::kTileQ) / 64);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {

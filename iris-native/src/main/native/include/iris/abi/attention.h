@@ -24,12 +24,10 @@
 /* The forward kernels at head size IRIS_ATTENTION_WIDE_HEAD_DIM
  * (iris_attention_fwd_<in>_d64[_causal], not the ring steps) run blocks of IRIS_ATTENTION_WIDE_ROWS
  * query rows: three consumer warpgroups, so that the tensor cores have a third warpgroup's
- * products to run while two compute their softmax. Grid (G, Hq, B). Causal: G =
- * ceil(Sq / IRIS_ATTENTION_WIDE_ROWS); the last block's rows past Sq (none, 64 or 128) are neither
- * computed nor written. Without a mask, any G from ceil(Sq / IRIS_ATTENTION_WIDE_ROWS) to Sq / 128:
- * 2 (Sq / 128 - G) blocks a head of IRIS_ATTENTION_WIDE_ROWS rows, the others of 128 (two
- * consumers), these last in launch order. Dynamic shared memory: Q as two 128-row boxes, three
- * stages of K and V (the causal kernels use two), 1 KiB to align them. */
+ * products to run while two compute their softmax. Grid
+ * (ceil(Sq / IRIS_ATTENTION_WIDE_ROWS), Hq, B); the last block's rows past Sq (none, 64 or 128) are
+ * neither computed nor written. Dynamic shared memory: Q as two 128-row boxes, three stages of K
+ * and V (the causal kernels use two), 1 KiB to align them. */
 #define IRIS_ATTENTION_WIDE_HEAD_DIM 64
 #define IRIS_ATTENTION_WIDE_ROWS 192
 #define IRIS_ATTENTION_WIDE_THREADS 512

@@ -77,7 +77,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Launch: grid (qLen / 128, qHeads, batch). Hopper: {@value #THREADS} threads (a TMA producer
  * warpgroup and two consumer warpgroups of 64 query rows each) and 164864 bytes of dynamic shared
- * memory for headDim 128, 82944 for 64; but the forward at headDim 64 covers up to {@value #WIDE_ROWS}
+ * memory for headDim 128, 82944 for 64; but the forward at headDim 64 covers {@value #WIDE_ROWS}
  * rows a block with three consumer warpgroups ({@link AttentionProblem#forwardLaunchShape}).
  * Portable: {@value #PORTABLE_THREADS} threads (eight warps of 16 query rows) and 98304 or 49152
  * bytes ({@link AttentionProblem#sharedBytes(GemmMainloop)}). The
@@ -268,7 +268,7 @@ public final class Attention implements AutoCloseable {
         AttentionChecks.buffers(p, q, k, v, o, lse);
         Kernel kernel = forwardKernels.get(p.kernelName(mainloop));
         putInputs(p, q, k, v);
-        kernel.launch(p.forwardLaunchShape(mainloop, device.multiprocessorCount()), stream, args.forward(p, o, lse), false);
+        kernel.launch(p.forwardLaunchShape(mainloop), stream, args.forward(p, o, lse), false);
     }
 
     /** Enqueues one ring-attention step (see {@link RingStep}). */

@@ -193,51 +193,19 @@ public record AttentionProblem(DType dtype, int batch, int qHeads, int kvHeads, 
     }
 
     /**
-     * The forward kernel's launch on {@code mainloop}, on a GPU of {@code multiprocessors} SMs.
-     * Hopper's at head size 64 covers up to {@value Attention#WIDE_ROWS} query rows a block with three
-     * consumer warpgroups: grid ({@link #wideBlocks}, qHeads, batch) of {@value Attention#WIDE_THREADS}
-     * threads and {@value Attention#WIDE_SHARED_BYTES} bytes of shared memory. Every other forward
-     * launches as {@link #launchShape(GemmMainloop)}.
+     * The forward kernel's launch on {@code mainloop}. Hopper's at head size 64 covers {@value
+     * Attention#WIDE_ROWS} query rows a block with three consumer warpgroups: grid (ceil(qLen /
+     * {@value Attention#WIDE_ROWS}), qHeads, batch) of {@value Attention#WIDE_THREADS} threads and
+     * {@value Attention#WIDE_SHARED_BYTES} bytes of shared memory. Every other forward launches as
+     * {@link #launchShape(GemmMainloop)}.
      */
-    public LaunchShape forwardLaunchShape(GemmMainloop mainloop, int multiprocessors) {
+    public LaunchShape forwardLaunchShape(GemmMainloop mainloop) {
         if (!wideForward(mainloop, headDim)) {
             return launchShape(mainloop);
         }
-        return new LaunchShape(wideBlocks(qLen, qHeads * batch, causal, multiprocessors), qHeads, batch,
+        return new LaunchShape((qLen + Attention.WIDE_ROWS - 1) / Attention.WIDE_ROWS, qHeads, batch,
                 Attention.WIDE_THREADS, 1, 1, forwardSharedBytes(mainloop, headDim));
     }
-
-    /**
-     * Blocks a head of the wide forward (abi/attention.h): with a mask ceil(qLen / {@value
-     * Attention#WIDE_ROWS}), the last one short. Without one the kernel takes any count G from that to
-     * qLen / 128 and covers the head with 2 (qLen / 128 - G) blocks of {@value Attention#WIDE_ROWS}
-     * rows and the rest of 128, the short ones last in launch order. Fewest blocks where the launch
-     * fills its last wave; else the most blocks that make no more waves, so that the last wave is of
-     * short blocks: where the fewest leave at least {@value #IDLE_TAIL} of the launch's SM time idle
-     * (one H100, 2026-12-06, heads 32: S 4K 24 blocks 1.036x and 8K 45 blocks 1.026x as fast as the
-     * fewest; at 32K, where the fewest idle 1.3 %, the most in as many waves were 0.986x).
-     */
-    static int wideBlocks(int qLen, int heads, boolean causal, int multiprocessors) {
-        int fewest = (qLen + Attention.WIDE_ROWS - 1) / Attention.WIDE_ROWS;
-        if (causal) {
-            return fewest;
-        }
-        long blocks = (long) fewest * heads;
-        long waves = (blocks + multiprocessors - 1) / multiprocessors;
-        double idle = (double) (waves * multiprocessors - blocks) / (waves * multiprocessors);
-        if (idle < IDLE_TAIL) {
-            return fewest;
-        }
-        int most = fewest;
-        while (most < qLen / AttentionChecks.TILE
-                && ((long) (most + 1) * heads + multiprocessors - 1) / multiprocessors == waves) {
-            most++;
-        }
-        return most;
-    }
-
-    /** The share of a launch's SM time that its last wave must leave idle before wideBlocks takes short blocks. */
-    static final double IDLE_TAIL = 0.02;
 
     /** Dynamic shared memory of the forward kernel of {@code mainloop} at {@code headDim}. */
     static int forwardSharedBytes(GemmMainloop mainloop, int headDim) {

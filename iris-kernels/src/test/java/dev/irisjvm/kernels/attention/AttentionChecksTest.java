@@ -69,42 +69,16 @@ class AttentionChecksTest {
 
     @Test
     void theHopperForwardAtHeadSize64TakesWideTilesAndRoundsTheGridUp() {
-        // 4096 rows with a mask: 21 blocks of 192 and one of 64 rows (its two other consumers sit out).
+        // 4096 rows: 21 blocks of 192 and one of 64 rows (its two other consumers sit out).
         AttentionProblem d64 = problem(3, 32, 8, 4096, 4096, 64, true);
-        assertEquals(new LaunchShape(22, 32, 3, 512, 1, 1, 132096), d64.forwardLaunchShape(GemmMainloop.HOPPER, 132));
-        // Without one, 384 rows in one wave: three blocks of 128 rather than 192 + 192.
-        assertEquals(new LaunchShape(3, 4, 1, 512, 1, 1, 132096),
-                problem(1, 4, 4, 384, 384, 64, false).forwardLaunchShape(GemmMainloop.HOPPER, 132));
+        assertEquals(new LaunchShape(22, 32, 3, 512, 1, 1, 132096), d64.forwardLaunchShape(GemmMainloop.HOPPER));
+        assertEquals(new LaunchShape(2, 4, 1, 512, 1, 1, 132096),
+                problem(1, 4, 4, 384, 384, 64, false).forwardLaunchShape(GemmMainloop.HOPPER));
         // The ring steps keep 128-row tiles; so do head size 128 and the portable mainloop.
         assertEquals(new LaunchShape(32, 32, 3, 384, 1, 1, 82944), d64.launchShape());
         AttentionProblem d128 = problem(3, 32, 8, 4096, 4096, 128, true);
-        assertEquals(d128.launchShape(), d128.forwardLaunchShape(GemmMainloop.HOPPER, 132));
-        assertEquals(d64.launchShape(GemmMainloop.PORTABLE), d64.forwardLaunchShape(GemmMainloop.PORTABLE, 132));
-    }
-
-    @Test
-    void withoutAMaskTheWideForwardFillsItsLastWaveWithShortBlocks() {
-        // The counts measured fastest on one H100 (32 heads, 132 SMs): more blocks in as many waves
-        // where the fewest leave the last wave mostly idle, the fewest where they nearly fill it.
-        assertEquals(24, AttentionProblem.wideBlocks(4096, 32, false, 132));
-        assertEquals(45, AttentionProblem.wideBlocks(8192, 32, false, 132));
-        assertEquals(86, AttentionProblem.wideBlocks(16384, 32, false, 132));
-        assertEquals(171, AttentionProblem.wideBlocks(32768, 32, false, 132));
-        assertEquals(22, AttentionProblem.wideBlocks(4096, 32, true, 132));
-        // AttentionScenarios' mixed case: six blocks of 192 rows and one of 128.
-        assertEquals(7, AttentionProblem.wideBlocks(1280, 36, false, 132));
-        // Every count covers the head with whole blocks of 192 and 128 rows: 2 (S / 128 - G) of 192.
-        for (int rows = 128; rows <= 65536; rows += 128) {
-            for (int heads : new int[] {1, 3, 32, 96}) {
-                for (int sms : new int[] {1, 78, 132}) {
-                    int g = AttentionProblem.wideBlocks(rows, heads, false, sms);
-                    int wide = 2 * (rows / 128 - g);
-                    assertTrue(wide >= 0 && wide <= g && 192 * wide + 128 * (g - wide) == rows,
-                            rows + " rows, " + heads + " heads, " + sms + " SMs: " + g + " blocks");
-                    assertTrue(g >= (rows + 191) / 192 && g <= rows / 128);
-                }
-            }
-        }
+        assertEquals(d128.launchShape(), d128.forwardLaunchShape(GemmMainloop.HOPPER));
+        assertEquals(d64.launchShape(GemmMainloop.PORTABLE), d64.forwardLaunchShape(GemmMainloop.PORTABLE));
     }
 
     @Test

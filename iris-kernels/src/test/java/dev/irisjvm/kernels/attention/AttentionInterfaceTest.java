@@ -67,9 +67,9 @@ class AttentionInterfaceTest {
                 .launchShape().blockX());
         assertEquals(KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D64, AttentionProblem.sharedBytes(GemmMainloop.HOPPER, 64));
         assertEquals(KernelAbi.IRIS_ATTENTION_SHARED_BYTES_D128, AttentionProblem.sharedBytes(GemmMainloop.HOPPER, 128));
-        AttentionProblem d64 = AttentionProblem.of(DType.BF16, 1, 1, 1, 384, 384, 64, true);
-        assertEquals(KernelAbi.IRIS_ATTENTION_WIDE_THREADS, d64.forwardLaunchShape(GemmMainloop.HOPPER, 132).blockX());
-        assertEquals(384 / KernelAbi.IRIS_ATTENTION_WIDE_ROWS, d64.forwardLaunchShape(GemmMainloop.HOPPER, 132).gridX());
+        AttentionProblem d64 = AttentionProblem.of(DType.BF16, 1, 1, 1, 384, 384, 64, false);
+        assertEquals(KernelAbi.IRIS_ATTENTION_WIDE_THREADS, d64.forwardLaunchShape(GemmMainloop.HOPPER).blockX());
+        assertEquals(384 / KernelAbi.IRIS_ATTENTION_WIDE_ROWS, d64.forwardLaunchShape(GemmMainloop.HOPPER).gridX());
         assertEquals(KernelAbi.IRIS_ATTENTION_WIDE_SHARED_BYTES_D64,
                 AttentionProblem.forwardSharedBytes(GemmMainloop.HOPPER, 64));
         assertEquals(KernelAbi.IRIS_ATTENTION_PORTABLE_THREADS, AttentionProblem.of(DType.BF16, 1, 1, 1, 128, 128, 64, false)

@@ -194,9 +194,8 @@ public final class AttentionScenarios extends TeamScenarios {
         cases.add(new LocalCase(DType.BF16, 1, 4, 2, 128, 128, 64, true));
         cases.add(new LocalCase(DType.BF16, 1, 4, 2, 640, 640, 64, true));
         cases.add(new LocalCase(DType.F16, 2, 4, 2, 128, 512, 64, false));
-        // Without a mask it mixes blocks of 192 and 128 rows (AttentionProblem.wideBlocks): small
-        // problems above take 128-row blocks only; 36 heads of 1280 rows on 132 SMs take six of 192
-        // and one of 128 a head.
+        // And without a mask over more than one wave: 36 heads of 1280 rows, six blocks of 192 and
+        // one of 128 (two consumers) a head.
         cases.add(new LocalCase(DType.BF16, 2, 18, 6, 1280, 1280, 64, false));
         return cases;
     }
