@@ -71,8 +71,11 @@ final class AttentionStatus {
             }
         }
         String seqs = lengths(run.local().stream().map(LocalPoint::seq));
-        return "a local kernel at " + RatioRange.of(ratios).map(r -> r.text() + " the fastest PyTorch SDPA backend's TFLOP/s ("
-                + String.join(", ", backends) + ")").orElse("no SDPA figure") + " (S = " + seqs + ", causal and not)";
+        String heads = run.local().stream().map(LocalPoint::headDim).distinct().sorted().map(String::valueOf)
+                .collect(Collectors.collectingAndThen(Collectors.toList(), CclStatus::join));
+        return "a local kernel, head size " + heads + ", at " + RatioRange.of(ratios).map(r -> r.text()
+                + " the fastest PyTorch SDPA backend's TFLOP/s (" + String.join(", ", backends) + ")").orElse("no SDPA figure")
+                + " (S = " + seqs + ", causal and not)";
     }
 
     private String ring() {

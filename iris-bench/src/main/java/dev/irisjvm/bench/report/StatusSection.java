@@ -26,7 +26,8 @@ import java.util.stream.Stream;
  *
  * <p>Files read (a missing one leaves its item without figures, pointing to the report):
  * {@code rma-sweep.json}, every {@code ccl-sweep*.json}, {@code gemm-sweep.json},
- * {@code gemm-suite.json}, {@code fused-sweep.json}, {@code attention-bench.json}, {@code attention-decode.json}.
+ * {@code gemm-suite.json}, {@code fused-sweep.json}, {@code attention-bench.json}, {@code attention-bench-d64.json},
+ * {@code attention-decode.json}.
  *
  * <pre>{@code
  * String section = StatusSection.render(Path.of("docs/benchmarks"), "docs/benchmarks");
@@ -47,6 +48,11 @@ public final class StatusSection {
      * GPU while ring attention waits for two): a copy of its dated file, as gemm-suite.json is.
      */
     static final String DECODE_FILE = "attention-decode.json";
+    /**
+     * The latest local attention run at head size 64, where attention-bench.json's is at 128 (the
+     * benchmark takes one head size a run): a copy of its dated file.
+     */
+    static final String ATTENTION_D64_FILE = "attention-bench-d64.json";
     /** The README's hand-wrapped width. */
     static final int WIDTH = 100;
 
@@ -74,7 +80,7 @@ public final class StatusSection {
 
     private String render() throws IOException {
         // The items first: reading their runs collects the hardware the introduction names.
-        List<String> items = Stream.of(rma(), ccl(), gemm(), gemmSuite(), fused(), attention(), decode(), faults())
+        List<String> items = Stream.of(rma(), ccl(), gemm(), gemmSuite(), fused(), attention(), attentionD64(), decode(), faults())
                 .filter(item -> !item.isEmpty()).toList();
         StringBuilder sb = new StringBuilder();
         for (String paragraph : concat(intro(), items)) {
@@ -193,6 +199,12 @@ public final class StatusSection {
         AttentionBenchResult run = read(ATTENTION_FILE, AttentionBenchResult.class, "attention");
         return run == null ? noRun("attention", AttentionDocument.MARKDOWN)
                 : new AttentionStatus(source(ATTENTION_FILE, run.date()), run, targets).item(linkBase);
+    }
+
+    /** The head-size-64 run's item, in attention's words; none without that run. */
+    private String attentionD64() throws IOException {
+        AttentionBenchResult run = read(ATTENTION_D64_FILE, AttentionBenchResult.class, "attention at head size 64");
+        return run == null ? "" : new AttentionStatus(source(ATTENTION_D64_FILE, run.date()), run, targets).item(linkBase);
     }
 
     /** The decode-only run's item, in attention's words; none without that run. */

@@ -135,6 +135,7 @@ class AttentionReportTest {
     void statusItemJudgesAgainstTheConventionalPath() {
         String item = new AttentionStatus(new RunSource("attention-bench.json", run().date(), "d2bf84f"), run(), BenchmarkTargets.builtIn())
                 .item("docs/benchmarks");
+        assertTrue(item.contains("a local kernel, head size 128, at "), item);  // the benchmark takes one head size a run
         assertTrue(item.contains("distributed flash-decode 1.500× at batch 1 and 1.100–10.000× at batch 8 over the conventional "
                 + "partial + merge + NCCL all-gather + combine (16K, 32K, 256K tokens per rank), the 1.20× target met at batch 1 up to "
                 + "16K tokens per rank and not at batch 8; within its floor target (fused time ≤ 1.15 × the K/V bytes per rank at the "
