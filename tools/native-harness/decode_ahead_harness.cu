@@ -14,12 +14,6 @@
 #include FLASH_DECODE_SOURCE
 #include "harness_common.cuh"
 
-static std::vector<uint16_t> randv(size_t n, std::mt19937& rng) {
-  std::normal_distribution<float> N(0, 1);
-  std::vector<uint16_t> v(n);
-  for (auto& x : v) x = f2bf(N(rng));
-  return v;
-}
 static float median(std::vector<float> t) { std::sort(t.begin(), t.end()); return t[t.size() / 2]; }
 
 static void* kv_pool;       // random K/V of every point, filled once
@@ -32,7 +26,7 @@ static void point(int B, int L, int chunk) {
   void* dk = kv_pool;
   void* dv = static_cast<char*>(kv_pool) + nkv * 2;
   std::mt19937 rng(B * 7 + L);
-  auto q = randv(size_t(B) * Hq * D, rng);
+  auto q = random_normal_bf16(size_t(B) * Hq * D, rng);
   void *dq, *o_fused, *o_parts;
   CK(cudaMalloc(&dq, q.size() * 2));
   CK(cudaMemcpy(dq, q.data(), q.size() * 2, cudaMemcpyHostToDevice));
@@ -103,7 +97,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&kv_pool, kv_pool_bytes));
   {
     std::mt19937 rng(3);
-    auto block = randv(size_t(1) << 24, rng);
+    auto block = random_normal_bf16(size_t(1) << 24, rng);
     const size_t elements = kv_pool_bytes / 2;
     for (size_t off = 0; off < elements; off += block.size())
       CK(cudaMemcpy(static_cast<uint16_t*>(kv_pool) + off, block.data(), std::min(block.size(), elements - off) * 2, cudaMemcpyHostToDevice));

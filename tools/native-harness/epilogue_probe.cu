@@ -4,8 +4,6 @@
 // round launches every variant once (CUDA events each), 30 rounds after 5 warm-ups, the median.
 // The stored C is checked against cuBLAS's.
 //   epilogue_probe [M N K nk|kn]...     (default: the shapes below)
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -51,25 +49,10 @@ static Kern kernel(int mode) {
     return k[mode];
 }
 
-typedef int (*CublasCreate)(void**);
-typedef int (*CublasGemmEx)(void*, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
-                            const void*, void*, int, int, int, int);
-
 struct Shape {
     int m, n, k;
     bool kn;
 };
-
-__global__ void fill(uint16_t* x, size_t n, uint32_t seed) {
-    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-        uint32_t h = uint32_t(i) * 0x9E3779B1u ^ seed;
-        h ^= h >> 15; h *= 0x2C1B3C6Du; h ^= h >> 12; h *= 0x297A2D39u; h ^= h >> 15;
-        const float v = (h >> 8) * (2.f / 16777216.f) - 1.f;
-        uint32_t b;
-        memcpy(&b, &v, 4);
-        x[i] = uint16_t((b + 0x7FFF + ((b >> 16) & 1)) >> 16);
-    }
-}
 
 int main(int argc, char** argv) {
     std::vector<Shape> shapes;
@@ -82,12 +65,8 @@ int main(int argc, char** argv) {
     }
     int sms;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    void* lib = dlopen("libcublas.so.13", RTLD_NOW);
-    if (lib == nullptr) lib = dlopen("libcublas.so", RTLD_NOW);
-    if (lib == nullptr) { printf("no cuBLAS\n"); return 1; }
-    void* handle = nullptr;
-    if (((CublasCreate)dlsym(lib, "cublasCreate_v2"))(&handle) != 0) { printf("cublasCreate failed\n"); return 1; }
-    auto gemm_ex = (CublasGemmEx)dlsym(lib, "cublasGemmEx");
+    const Cublas cublas = Cublas::load();
+    if (cublas.handle == nullptr) return 1;
     for (BLayout b : {BLayout::nk, BLayout::kn}) {
         for (int mode = 0; mode < kModes; ++mode) {
             CK(cudaFuncSetAttribute((const void*)(b == BLayout::nk ? kernel<BLayout::nk>(mode) : kernel<BLayout::kn>(mode)),
@@ -99,8 +78,8 @@ int main(int argc, char** argv) {
         uint16_t *A, *B, *C, *Cref;
         CK(cudaMalloc(&A, size_t(p.m) * p.k * 2)); CK(cudaMalloc(&B, size_t(p.k) * p.n * 2));
         CK(cudaMalloc(&C, size_t(p.m) * p.n * 2)); CK(cudaMalloc(&Cref, size_t(p.m) * p.n * 2));
-        fill<<<528, 256>>>(A, size_t(p.m) * p.k, 17u + p.m); fill<<<528, 256>>>(B, size_t(p.k) * p.n, 29u + p.n);
-        CK(cudaGetLastError());
+        fill_uniform_bf16(A, size_t(p.m) * p.k, 17u + p.m, 1.f);
+        fill_uniform_bf16(B, size_t(p.k) * p.n, 29u + p.n, 1.f);
         CK(cudaMemset(C, 0xFF, size_t(p.m) * p.n * 2)); CK(cudaMemset(Cref, 0xFF, size_t(p.m) * p.n * 2));
         iris_gemm_args args{};
         args.a_map = map2d(A, p.k, p.m, uint64_t(p.k) * 2, 64, 128);
@@ -111,10 +90,7 @@ int main(int argc, char** argv) {
         const int grid = std::min(tiles, sms);
         auto launch = [&](int mode) {
             if (mode == kModes) {
-                float one = 1, zero = 0;
-                const int r = gemm_ex(handle, p.kn ? 0 : 1, 0, p.n, p.m, p.k, &one, B, 14, p.kn ? p.n : p.k, A, 14, p.k,
-                                      &zero, Cref, 14, p.n, 68, -1);
-                if (r != 0) { printf("cublasGemmEx: %d\n", r); exit(1); }
+                cublas.gemm_bf16(p.m, p.n, p.k, p.kn, A, B, Cref);
             } else {
                 Kern k = p.kn ? kernel<BLayout::kn>(mode) : kernel<BLayout::nk>(mode);
                 k<<<grid, IRIS_GEMM_THREADS, IRIS_GEMM_SHARED_BYTES>>>(args);

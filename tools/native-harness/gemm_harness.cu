@@ -1,6 +1,5 @@
 // Native harness: the GEMM against a CPU double reference (small, ragged shapes) and against cuBLAS
 // (large shapes: same-run timing, CUDA events, median of 30 after 5 warm-ups, rotating inputs).
-#include <dlfcn.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,14 +8,6 @@
 #include <vector>
 #include "gemm.cu"
 #include "harness_common.cuh"
-
-
-
-typedef int (*CublasCreate)(void**);
-typedef int (*CublasGemmEx)(void*, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
-                            const void*, void*, int, int, int, int);
-static void* cublas; static CublasGemmEx gemmEx;
-
 
 struct Problem { int m, n, k; bool kn; };
 
@@ -44,24 +35,13 @@ static void run_bf16(const Problem& p, const void* A, const void* B, void* C, co
   if (p.kn) launch<true, bf16>(am, bm, C, bias, p.m, p.n, p.k, grid, group, s);
   else launch<false, bf16>(am, bm, C, bias, p.m, p.n, p.k, grid, group, s);
 }
-static void run_cublas(void* h, const Problem& p, const void* A, const void* B, void* C) {
-  float one = 1, zero = 0;
-  // row-major C(MxN) = A(MxK) B: column-major C^T = B^T A^T
-  int r = gemmEx(h, p.kn ? 0 : 1, 0, p.n, p.m, p.k, &one, B, 14, p.kn ? p.n : p.k, A, 14, p.k, &zero, C, 14, p.n, 68, -1);
-  if (r) { printf("cublas error %d\n", r); exit(1); }
-}
 
 int main(int argc, char** argv) {
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const char* libs[] = {"libcublas.so.13", "libcublas.so"};
-  for (auto l : libs) if ((cublas = dlopen(l, RTLD_NOW))) break;
-  void* handle = nullptr;
-  if (cublas) {
-    ((CublasCreate)dlsym(cublas, "cublasCreate_v2"))(&handle);
-    gemmEx = (CublasGemmEx)dlsym(cublas, "cublasGemmEx");
-  } else printf("no cublas: %s\n", dlerror());
+  const Cublas cublas = Cublas::load();
+  const bool handle = cublas.handle != nullptr;
   cudaStream_t s; CK(cudaStreamCreate(&s));
-  if (handle) ((int (*)(void*, cudaStream_t))dlsym(cublas, "cublasSetStream_v2"))(handle, s);
+  if (handle) cublas.set_stream(s);
   std::mt19937 rng(1234);
   std::uniform_real_distribution<float> U(-1, 1);
   int fails = 0;
@@ -124,7 +104,7 @@ int main(int argc, char** argv) {
     void *C1, *C2; CK(cudaMalloc(&C1, nc * 2)); CK(cudaMalloc(&C2, nc * 2));
     CK(cudaMemset(C1, 0xFF, nc * 2)); CK(cudaMemset(C2, 0xFF, nc * 2));
     run_bf16(p, A[0], B[0], C1, nullptr, group, s);
-    if (handle) run_cublas(handle, p, A[0], B[0], C2);
+    if (handle) cublas.gemm_bf16(p.m, p.n, p.k, p.kn, A[0], B[0], C2);
     CK(cudaStreamSynchronize(s));
     std::vector<uint16_t> c1(nc), c2(nc);
     CK(cudaMemcpy(c1.data(), C1, nc * 2, cudaMemcpyDeviceToHost));
@@ -145,7 +125,7 @@ int main(int argc, char** argv) {
       CK(cudaEventRecord(e0, s)); run_bf16(p, A[i], B[i], C1, nullptr, group, s); CK(cudaEventRecord(e1, s));
       CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ms, e0, e1)); if (rep >= 5) ti.push_back(ms);
       if (handle) {
-        CK(cudaEventRecord(e0, s)); run_cublas(handle, p, A[i], B[i], C2); CK(cudaEventRecord(e1, s));
+        CK(cudaEventRecord(e0, s)); cublas.gemm_bf16(p.m, p.n, p.k, p.kn, A[i], B[i], C2); CK(cudaEventRecord(e1, s));
         CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&ms, e0, e1)); if (rep >= 5) tc.push_back(ms);
       }
     }

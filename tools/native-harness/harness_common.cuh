@@ -1,14 +1,18 @@
 // harness_common.cuh: what every native harness needs: checked CUDA calls, 2-D tensor maps encoded
-// through the driver entry point (no libcuda link, like iris_tensor_map_2d), and bf16 <-> float.
+// through the driver entry point (no libcuda link, like iris_tensor_map_2d), bf16 <-> float, random
+// bf16 inputs filled on the GPU, and cuBLAS loaded with dlopen for a same-run baseline.
 #pragma once
 
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
+#include <vector>
 
 #include "iris/abi/tma.h"
 
@@ -58,7 +62,7 @@ inline TmaDescriptor map_rows(const void* base, uint64_t head_dim, uint64_t rows
     return map2d(base, head_dim, rows, head_dim * 2, 64, 128);
 }
 
-inline uint16_t f2bf(float f) {
+__host__ __device__ inline uint16_t f2bf(float f) {
     uint32_t u;
     memcpy(&u, &f, 4);
     u += 0x7FFF + ((u >> 16) & 1);
@@ -71,3 +75,64 @@ inline float bf2f(uint16_t h) {
     memcpy(&f, &u, 4);
     return f;
 }
+
+/// n standard normal values rounded to bf16, drawn from rng on the host.
+inline std::vector<uint16_t> random_normal_bf16(size_t n, std::mt19937& rng) {
+    std::normal_distribution<float> normal(0, 1);
+    std::vector<uint16_t> v(n);
+    for (auto& x : v) x = f2bf(normal(rng));
+    return v;
+}
+
+/// x[i] uniform in [-amplitude, amplitude), rounded to bf16: a hash of the index and the seed, so
+/// that inputs of any size are filled on the GPU in no time.
+static __global__ void fill_uniform_bf16_kernel(uint16_t* x, size_t n, uint32_t seed, float amplitude) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+        uint32_t h = uint32_t(i) * 0x9E3779B1u ^ uint32_t(i >> 32) * 0x85EBCA77u ^ seed;
+        h ^= h >> 15; h *= 0x2C1B3C6Du; h ^= h >> 12; h *= 0x297A2D39u; h ^= h >> 15;
+        x[i] = f2bf(((h >> 8) * (2.f / 16777216.f) - 1.f) * amplitude);
+    }
+}
+
+inline void fill_uniform_bf16(void* x, size_t n, uint32_t seed, float amplitude) {
+    fill_uniform_bf16_kernel<<<528, 256>>>(static_cast<uint16_t*>(x), n, seed, amplitude);
+    CK(cudaGetLastError());
+}
+
+/// cuBLAS through dlopen (libcublas.so.13, else libcublas.so): a handle, or none where the library
+/// is not there, and the row-major bf16 product with f32 accumulation the harnesses compare with.
+struct Cublas {
+    using GemmEx = int (*)(void*, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
+                           const void*, void*, int, int, int, int);
+    void* lib = nullptr;
+    void* handle = nullptr;
+    GemmEx gemm_ex = nullptr;
+
+    static Cublas load() {
+        Cublas c;
+        for (const char* name : {"libcublas.so.13", "libcublas.so"}) {
+            if ((c.lib = dlopen(name, RTLD_NOW)) != nullptr) break;
+        }
+        if (c.lib == nullptr) {
+            printf("no cublas: %s\n", dlerror());
+            return c;
+        }
+        if (reinterpret_cast<int (*)(void**)>(dlsym(c.lib, "cublasCreate_v2"))(&c.handle) != 0) c.handle = nullptr;
+        c.gemm_ex = reinterpret_cast<GemmEx>(dlsym(c.lib, "cublasGemmEx"));
+        return c;
+    }
+
+    void set_stream(cudaStream_t s) const {
+        reinterpret_cast<int (*)(void*, cudaStream_t)>(dlsym(lib, "cublasSetStream_v2"))(handle, s);
+    }
+
+    /// Row-major C (m x n) = A (m x k) B, B n x k (nk) or k x n (kn): column-major C^T = B^T A^T.
+    void gemm_bf16(int m, int n, int k, bool kn, const void* a, const void* b, void* c) const {
+        const float one = 1, zero = 0;
+        const int r = gemm_ex(handle, kn ? 0 : 1, 0, n, m, k, &one, b, 14, kn ? n : k, a, 14, k, &zero, c, 14, n, 68, -1);
+        if (r != 0) {
+            printf("cublasGemmEx: %d\n", r);
+            exit(1);
+        }
+    }
+};

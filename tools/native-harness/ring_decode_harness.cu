@@ -12,7 +12,7 @@
 #include "flash_decode.cu"
 #include "harness_common.cuh"
 static std::mt19937 rng(11);
-static std::vector<uint16_t> randv(size_t n) { std::normal_distribution<float> N(0, 1); std::vector<uint16_t> v(n); for (auto& x : v) x = f2bf(N(rng)); return v; }
+static std::vector<uint16_t> randv(size_t n) { return random_normal_bf16(n, rng); }
 static void* up(const std::vector<uint16_t>& v) { void* d; CK(cudaMalloc(&d, v.size() * 2)); CK(cudaMemcpy(d, v.data(), v.size() * 2, cudaMemcpyHostToDevice)); return d; }
 static std::vector<uint16_t> down(const void* d, size_t n) { std::vector<uint16_t> v(n); CK(cudaMemcpy(v.data(), d, n * 2, cudaMemcpyDeviceToHost)); return v; }
 

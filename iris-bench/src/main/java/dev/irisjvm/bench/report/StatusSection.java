@@ -80,7 +80,8 @@ public final class StatusSection {
 
     private String render() throws IOException {
         // The items first: reading their runs collects the hardware the introduction names.
-        List<String> items = Stream.of(rma(), ccl(), gemm(), gemmSuite(), fused(), attention(), attentionD64(), decode(), faults())
+        List<String> items = Stream.of(rma(), ccl(), gemm(), gemmSuite(), fused(), attention(),
+                        attentionItem(ATTENTION_D64_FILE, "attention at head size 64"), attentionItem(DECODE_FILE, "flash-decode"), faults())
                 .filter(item -> !item.isEmpty()).toList();
         StringBuilder sb = new StringBuilder();
         for (String paragraph : concat(intro(), items)) {
@@ -196,21 +197,17 @@ public final class StatusSection {
     }
 
     private String attention() throws IOException {
-        AttentionBenchResult run = read(ATTENTION_FILE, AttentionBenchResult.class, "attention");
-        return run == null ? noRun("attention", AttentionDocument.MARKDOWN)
-                : new AttentionStatus(source(ATTENTION_FILE, run.date()), run, targets).item(linkBase);
+        String item = attentionItem(ATTENTION_FILE, "attention");
+        return item.isEmpty() ? noRun("attention", AttentionDocument.MARKDOWN) : item;
     }
 
-    /** The head-size-64 run's item, in attention's words; none without that run. */
-    private String attentionD64() throws IOException {
-        AttentionBenchResult run = read(ATTENTION_D64_FILE, AttentionBenchResult.class, "attention at head size 64");
-        return run == null ? "" : new AttentionStatus(source(ATTENTION_D64_FILE, run.date()), run, targets).item(linkBase);
-    }
-
-    /** The decode-only run's item, in attention's words; none without that run. */
-    private String decode() throws IOException {
-        AttentionBenchResult run = read(DECODE_FILE, AttentionBenchResult.class, "flash-decode");
-        return run == null ? "" : new AttentionStatus(source(DECODE_FILE, run.date()), run, targets).item(linkBase);
+    /**
+     * The item of the attention run in {@code file} (attention-bench.json, or the head-size-64 or
+     * decode-only run beside it), which the introduction names {@code what}; "" without that run.
+     */
+    private String attentionItem(String file, String what) throws IOException {
+        AttentionBenchResult run = read(file, AttentionBenchResult.class, what);
+        return run == null ? "" : new AttentionStatus(source(file, run.date()), run, targets).item(linkBase);
     }
 
     /** No benchmark JSON holds the fault tests: their runs are in the GPU test log, so this item carries no figure. */
