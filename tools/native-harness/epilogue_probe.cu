@@ -1,8 +1,9 @@
-// Native probe: what storing C costs the 128 x 256 GEMM. The same persistent kernel two ways:
-// storing C (StoreEpilogue: the library's plain GEMM without alpha/beta), and staging each chunk in
-// shared memory as always but storing none of it; cuBLAS (cublasGemmEx) in the same rounds. Each
+// Native probe: what storing C costs the 128 x 256 GEMM. The same persistent kernel three ways:
+// storing C from registers (StoreEpilogue, whose consumers wait for their stores), staging each chunk
+// in shared memory as always but storing none of it, and storing C by TMA (TensorStoreEpilogue, the
+// library's plain GEMM without alpha/beta); cuBLAS (cublasGemmEx) in the same rounds. Each
 // round launches every variant once (CUDA events each), 30 rounds after 5 warm-ups, the median.
-// The stored C is checked against cuBLAS's.
+// Both stored Cs are checked against cuBLAS's.
 //   epilogue_probe [M N K nk|kn]...     (default: the shapes below)
 #include <algorithm>
 #include <cmath>
@@ -25,8 +26,8 @@ struct Discard : NoHooks {
     __device__ void store_chunk(const OutputChunk<Out>&) const {}
 };
 
-enum Mode { kStore, kStageOnly, kModes };
-static const char* kModeNames[] = {"store", "stage_only"};
+enum Mode { kStore, kStageOnly, kTensorStore, kModes };
+static const char* kModeNames[] = {"store", "stage_only", "tensor_store"};
 
 template <BLayout B, int M>
 __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1) probe(const __grid_constant__ iris_gemm_args a) {
@@ -35,6 +36,9 @@ __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1) probe(const __grid_const
     const WholeUnits<Cfg> whole(a.m, a.n, a.group_m);
     if constexpr (M == kStore) {
         StoreEpilogue<iris::bf16> store(static_cast<iris::bf16*>(a.c), a.ldc);
+        persistent<Cfg>(&a.a_map, &a.b_map, nullptr, a.m, a.n, a.k, whole, store);
+    } else if constexpr (M == kTensorStore) {
+        TensorStoreEpilogue store(&a.c_map);
         persistent<Cfg>(&a.a_map, &a.b_map, nullptr, a.m, a.n, a.k, whole, store);
     } else {
         Discard discard;
@@ -45,7 +49,7 @@ __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1) probe(const __grid_const
 typedef void (*Kern)(iris_gemm_args);
 template <BLayout B>
 static Kern kernel(int mode) {
-    static const Kern k[kModes] = {probe<B, kStore>, probe<B, kStageOnly>};
+    static const Kern k[kModes] = {probe<B, kStore>, probe<B, kStageOnly>, probe<B, kTensorStore>};
     return k[mode];
 }
 
@@ -86,6 +90,7 @@ int main(int argc, char** argv) {
         args.b_map = p.kn ? map2d(B, p.n, p.k, uint64_t(p.n) * 2, 64, 64) : map2d(B, p.k, p.n, uint64_t(p.k) * 2, 64, 256);
         args.c = C; args.m = p.m; args.n = p.n; args.k = p.k; args.ldc = p.n; args.group_m = 8;
         args.alpha = 1; args.beta = 0;
+        args.c_map = map2d(C, p.n, p.m, uint64_t(p.n) * 2, 64, IRIS_GEMM_STORE_BOX_ROWS);
         const int tiles = ((p.m + 127) / 128) * ((p.n + 255) / 256);
         const int grid = std::min(tiles, sms);
         auto launch = [&](int mode) {
@@ -97,18 +102,23 @@ int main(int argc, char** argv) {
                 CK(cudaGetLastError());
             }
         };
-        launch(kStore); launch(kModes);
-        CK(cudaDeviceSynchronize());
+        launch(kModes);
         std::vector<uint16_t> got(size_t(p.m) * p.n), ref(got.size());
-        CK(cudaMemcpy(got.data(), C, got.size() * 2, cudaMemcpyDeviceToHost));
+        CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(ref.data(), Cref, ref.size() * 2, cudaMemcpyDeviceToHost));
-        double worst = 0;
         long bad = 0;
-        for (size_t i = 0; i < got.size(); ++i) {
-            const double g = bf2f(got[i]), r = bf2f(ref[i]);
-            const double tol = std::ldexp(std::fabs(r), -7) + 1e-3 * std::sqrt(double(p.k));
-            worst = std::max(worst, std::fabs(g - r) / tol);
-            if (!(std::fabs(g - r) <= tol)) ++bad;
+        double worst = 0;
+        for (int mode : {kStore, kTensorStore}) {
+            CK(cudaMemset(C, 0xFF, size_t(p.m) * p.n * 2));
+            launch(mode);
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy(got.data(), C, got.size() * 2, cudaMemcpyDeviceToHost));
+            for (size_t i = 0; i < got.size(); ++i) {
+                const double g = bf2f(got[i]), r = bf2f(ref[i]);
+                const double tol = std::ldexp(std::fabs(r), -7) + 1e-3 * std::sqrt(double(p.k));
+                worst = std::max(worst, std::fabs(g - r) / tol);
+                if (!(std::fabs(g - r) <= tol)) ++bad;
+            }
         }
         ok &= bad == 0;
         std::vector<std::vector<float>> t(kModes + 1);

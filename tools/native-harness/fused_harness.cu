@@ -59,7 +59,7 @@ template <class F>
 static double time_ms(F launch) { return time_all([&] { for (auto& r : R) { CK(cudaSetDevice(r.dev)); launch(r); } }); }
 static int grid_for(int m, int n, int tile_n = 256) { return std::min(sms, ((m + 127) / 128) * ((n + tile_n - 1) / tile_n)); }
 template <class K> static void set_smem(K k, int bytes) { for (auto& r : R) { CK(cudaSetDevice(r.dev)); CK(cudaFuncSetAttribute((const void*)k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)); } }
-constexpr int SMEM = IRIS_GEMM_SHARED_BYTES;
+constexpr int SMEM = IRIS_GEMM_HOOKS_SHARED_BYTES;
 static uint64_t epoch = 0;
 
 // A fused kernel's one argument (iris/abi/fused.h), with the fields every operation reads; the

@@ -11,17 +11,16 @@
 
 struct Problem { int m, n, k; bool kn; };
 
-template <bool KN, class Out>
+template <bool KN>
 static void launch(const TmaDescriptor& a, const TmaDescriptor& b, void* c, const void* bias, int m, int n, int k, int grid, int group, cudaStream_t s) {
-  using Cfg = iris::gemm::Config<bf16, KN ? BLayout::kn : BLayout::nk, Out>;
-  void (*fn)(iris_gemm_args);
-  if constexpr (KN) fn = std::is_same_v<Out, float> ? iris_gemm_bf16_kn_f32 : iris_gemm_bf16_kn_bf16;
-  else fn = std::is_same_v<Out, float> ? iris_gemm_bf16_nk_f32 : iris_gemm_bf16_nk_bf16;
+  using Cfg = iris::gemm::Config<bf16, KN ? BLayout::kn : BLayout::nk, bf16>;
+  void (*fn)(iris_gemm_args) = KN ? iris_gemm_bf16_kn_bf16 : iris_gemm_bf16_nk_bf16;
   static bool set = false;
   if (!set) { CK(cudaFuncSetAttribute((const void*)fn, cudaFuncAttributeMaxDynamicSharedMemorySize, IRIS_GEMM_SHARED_BYTES)); set = true; }
   iris_gemm_args args{};  // iris/abi/gemm.h: the kernel's one argument
   args.a_map = a; args.b_map = b; args.c = c; args.bias = bias; args.m = m; args.n = n; args.k = k; args.ldc = n; args.group_m = group;
   args.alpha = 1; args.beta = 0;  // the plain product: a zeroed alpha would scale it to 0
+  args.c_map = map2d(c, n, m, uint64_t(n) * 2, 64, IRIS_GEMM_STORE_BOX_ROWS);  // the epilogue's TMA stores
   fn<<<grid, Cfg::kThreads, IRIS_GEMM_SHARED_BYTES, s>>>(args);
   CK(cudaGetLastError());
 }
@@ -32,8 +31,8 @@ static void run_bf16(const Problem& p, const void* A, const void* B, void* C, co
   TmaDescriptor bm = p.kn ? map2d(B, p.n, p.k, uint64_t(p.n) * 2, 64, 64) : map2d(B, p.k, p.n, uint64_t(p.k) * 2, 64, 256);
   int tiles = ((p.m + 127) / 128) * ((p.n + 255) / 256);
   int grid = std::min(tiles, sms);
-  if (p.kn) launch<true, bf16>(am, bm, C, bias, p.m, p.n, p.k, grid, group, s);
-  else launch<false, bf16>(am, bm, C, bias, p.m, p.n, p.k, grid, group, s);
+  if (p.kn) launch<true>(am, bm, C, bias, p.m, p.n, p.k, grid, group, s);
+  else launch<false>(am, bm, C, bias, p.m, p.n, p.k, grid, group, s);
 }
 
 int main(int argc, char** argv) {

@@ -11,10 +11,11 @@
 //   Config<In, BLayout, Out[, ProducerRegisters, TileN, ALayout]>   tile shape (128 x 256 by default, K 64
 //       per stage), pipeline depth, thread roles, shared memory          gemm/config.cuh
 //   iris_gemm_args        the kernel's one argument struct: A's and B's TMA descriptors, C, bias,
-//       m, n, k, ldc, group_m, alpha, beta, stream-K's tiles and workspace; Java fills it (dev.irisjvm.kernels.gemm.GemmKernelArgs)
+//       m, n, k, ldc, group_m, alpha, beta, stream-K's tiles and workspace, C's TMA descriptor; Java
+//       fills it (dev.irisjvm.kernels.gemm.GemmKernelArgs)
 //                                                                  iris/abi/gemm.h, iris/abi/tma.h
 //   run<Cfg>(args[, hooks])   the whole GEMM of one launch in the default tile order; without
-//       hooks it stores C (StoreEpilogue), sharing out by K the tiles args.stream_k_tiles names
+//       hooks it stores C by TMA (TensorStoreEpilogue), sharing out by K the tiles args.stream_k_tiles names
 //                                                                        gemm/persistent.cuh
 //   StreamKScheduler<Cfg>, StreamKFixup<Cfg>   stream-K: whole tiles, then the last ones shared
 //       out by k-blocks over every CTA, the last CTA to finish a tile adding the partials in a
@@ -27,7 +28,8 @@
 //   ScaleAccumulators<Cfg>   C = alpha A x B + beta C as persistent's combiner   gemm/scale.cuh
 //   NoHooks, StoreEpilogue<Out>, OutputChunk<Out>   the epilogue's hook points: before_loads,
 //       spare_warps, begin_tile, store_chunk (each 64 x 128-byte chunk of a finished tile, with its
-//       global coordinates), tile_done                                   gemm/epilogue.cuh
+//       global coordinates), tile_done; TensorStoreEpilogue, C stored by TMA without the consumers
+//       waiting on it                                                    gemm/epilogue.cuh
 //   GroupedTileScheduler, TileCoord   the default tile order, and what a scheduler of yours
 //       provides                                                         gemm/tile_scheduler.cuh
 //
@@ -60,7 +62,8 @@
 //
 // Launch it with IRIS_GEMM_THREADS threads per block, IRIS_GEMM_SHARED_BYTES of dynamic shared
 // memory (DeviceModule.setMaxDynamicSharedBytes first) and at most one block per SM
-// (GemmKernelArgs.launchShape). `#if IRIS_HAS_WGMMA` keeps the body out of compiles for other
+// (GemmKernelArgs.launchShape); a kernel of hooks needs only IRIS_GEMM_HOOKS_SHARED_BYTES (the
+// plain store's buffers are larger), which leaves 16 KiB for static shared memory of its own. `#if IRIS_HAS_WGMMA` keeps the body out of compiles for other
 // architectures, where the kernel is then empty.
 //
 // Not API: gemm/impl/ (the mainloop, the epilogue's staging, the sm_90a instructions in namespace

@@ -30,6 +30,10 @@ public final class MainloopMaps {
     static final int B_KN_BOX_INNER = KernelAbi.IRIS_GEMM_KN_BOX_COLS;
     static final int B_KN_BOX_OUTER = Gemm.TILE_K;
 
+    /** Box of C's map for the plain GEMM's TMA stores: a consumer's rows x 128 bytes of columns (iris/abi/gemm.h). */
+    static final int C_BOX_ROWS = KernelAbi.IRIS_GEMM_STORE_BOX_ROWS;
+    static final int C_BOX_BYTES = KernelAbi.IRIS_GEMM_SWIZZLE_BYTES;
+
     /** The rows of C a swapped kernel's tile takes (iris/gemm/swapped.cuh), whose product's N x K B is A. */
     private static final Set<Integer> SWAPPED_ROWS = Set.of(8, 16, 32, 48);
 
@@ -111,6 +115,19 @@ public final class MainloopMaps {
         boolean nk = layout == GemmLayout.NK;
         return maps.tiled2d(type, address, cols, rows, rowStrideBytes, nk ? B_NK_BOX_INNER : B_KN_BOX_INNER,
                 nk ? tileN : knBoxRows(tileN));
+    }
+
+    /**
+     * C's tensor map for the plain GEMM's stores ({@code iris_gemm_args}' {@code c_map}): an M x N
+     * matrix of {@code type} ({@code rows} x {@code cols}), boxes of {@value #C_BOX_ROWS} rows x 128
+     * bytes of columns, 128-byte swizzle; the epilogue stages its chunks in that swizzle.
+     *
+     * <pre>{@code
+     * TensorMap c = MainloopMaps.outputMapC(maps, DType.BF16, cAddress, m, n, ldc * 2L);
+     * }</pre>
+     */
+    public static TensorMap outputMapC(TensorMapCache maps, DType type, long address, long rows, long cols, long rowStrideBytes) {
+        return maps.tiled2d(type, address, cols, rows, rowStrideBytes, C_BOX_BYTES / type.byteSize(), C_BOX_ROWS);
     }
 
     /**

@@ -12,9 +12,13 @@
 #define IRIS_GEMM_THREADS 384
 /* Threads of a block of the short tiles (IRIS_GEMM_SHORT_TILE_M rows): a producer warpgroup and one consumer. */
 #define IRIS_GEMM_SHORT_THREADS 256
-/* Dynamic shared memory every block is launched with: what the widest tile's pipeline needs (iris/gemm/config.cuh
- * asserts that every configuration fits and that the widest needs exactly this), so no launch can give less. */
-#define IRIS_GEMM_SHARED_BYTES 216064
+/* Dynamic shared memory every block is launched with: what the widest tile's pipeline and the plain store's
+ * buffers need (iris/gemm/config.cuh asserts that every configuration fits and that the widest needs exactly
+ * this), so no launch can give less. */
+#define IRIS_GEMM_SHARED_BYTES 230400
+/* What a kernel whose hooks take the epilogue's chunks needs (the fused kernels, the MoE expert GEMM): the
+ * widest pipeline and its padded chunks, leaving the rest of the 227 KiB for static shared memory of its own. */
+#define IRIS_GEMM_HOOKS_SHARED_BYTES 216064
 /* Output rows per tile: the default (one 64-row wgmma per consumer warpgroup, two of them), and the short
  * tile of one consumer for problems of at most 64 rows, whose second consumer would only multiply zeros. */
 #define IRIS_GEMM_TILE_M 128
@@ -36,6 +40,10 @@
 /* Columns of one box of an MN-major operand, a K x N (kn) B or a K x M (km) A: a tile's columns take
  * IRIS_GEMM_TILE_N / this many boxes, its rows IRIS_GEMM_TILE_M / this many. */
 #define IRIS_GEMM_KN_BOX_COLS 64
+
+/* Rows of a box of C's tensor map (iris_gemm_args' c_map; its columns: IRIS_GEMM_SWIZZLE_BYTES of them): one
+ * consumer warpgroup's rows of a tile, the chunk the plain store's epilogue stages and stores at a time. */
+#define IRIS_GEMM_STORE_BOX_ROWS 64
 
 /* The one parameter of every iris_gemm_* kernel: C = alpha A x B + beta C (+ bias). */
 typedef struct iris_gemm_args {
@@ -61,6 +69,10 @@ typedef struct iris_gemm_args {
     int32_t stream_k_tiles;
     void* stream_k_partials;
     void* stream_k_counters;
+    /* C as a tensor map for the plain store's TMA writes (iris::gemm::run(args) without hooks): C's n
+     * columns by m rows, row pitch ldc elements, boxes of IRIS_GEMM_SWIZZLE_BYTES of columns by
+     * IRIS_GEMM_STORE_BOX_ROWS rows, 128-byte swizzle. Kernels with hooks of their own ignore it. */
+    iris_tma_descriptor c_map;
 } iris_gemm_args;
 
 /* Partial slots of stream-K per CTA: a CTA's k-range starts inside one tile and ends inside another,
@@ -72,13 +84,15 @@ typedef struct iris_gemm_args {
 
 /* NVRTC has no constant offsetof: the layout is pinned by every nvcc and host compile instead. */
 #if defined(__cplusplus) && !defined(__CUDACC_RTC__)
-static_assert(offsetof(iris_gemm_args, a_map) % 64 == 0 && offsetof(iris_gemm_args, b_map) % 64 == 0,
+static_assert(offsetof(iris_gemm_args, a_map) % 64 == 0 && offsetof(iris_gemm_args, b_map) % 64 == 0 &&
+                  offsetof(iris_gemm_args, c_map) % 64 == 0,
               "iris_gemm_args: TMA descriptors 64-byte aligned");
 static_assert(offsetof(iris_gemm_args, b_map) == 128 && offsetof(iris_gemm_args, c) == 256 &&
                   offsetof(iris_gemm_args, m) == 272 && offsetof(iris_gemm_args, group_m) == 288 &&
                   offsetof(iris_gemm_args, alpha) == 292 && offsetof(iris_gemm_args, beta) == 296 &&
                   offsetof(iris_gemm_args, stream_k_tiles) == 300 && offsetof(iris_gemm_args, stream_k_partials) == 304 &&
-                  offsetof(iris_gemm_args, stream_k_counters) == 312 && sizeof(iris_gemm_args) == 320,
+                  offsetof(iris_gemm_args, stream_k_counters) == 312 && offsetof(iris_gemm_args, c_map) == 320 &&
+                  sizeof(iris_gemm_args) == 448,
               "iris_gemm_args: a 64-bit layout, padded at the end to the descriptors' alignment");
 #endif
 

@@ -175,16 +175,33 @@ struct Config : Operands<In_, B_, Out_, A_> {
     static constexpr uint32_t kChunkPitch = 128 + 16;
     static constexpr uint32_t kChunkBytes = kConsumerRows * kChunkPitch;
 
+    // What a kernel whose hooks take the chunks needs (IRIS_GEMM_HOOKS_SHARED_BYTES for the widest).
     static constexpr uint32_t kEpilogueOffset = kRingBytes;
     static constexpr uint32_t kSmemBytes = kEpilogueOffset + kConsumers * kChunkBytes + 1024;  // + alignment slack
+
+    // The plain store (TensorStoreEpilogue) writes C by TMA from chunks of 64 unpadded rows in the
+    // 128-byte swizzle (which spreads the fragment writes over the banks as the padding does), two
+    // per consumer, in place of the padded ones: a chunk's store runs while the next one is staged,
+    // the last one's while the next tile's mainloop runs. One per consumer measured no faster than
+    // storing from registers (2026-12-06). Not with SplitK: its hand-over reuses these buffers.
+    static constexpr bool kTensorStore = kEpilogue && !SplitK;
+    static constexpr uint32_t kStoreChunkBytes = kConsumerRows * IRIS_GEMM_SWIZZLE_BYTES;
+    static_assert(kConsumerRows == IRIS_GEMM_STORE_BOX_ROWS && kChunkCols * sizeof(Out) == IRIS_GEMM_SWIZZLE_BYTES,
+                  "a stored chunk is one box of C's tensor map");
+    static constexpr int kStoreChunkSlots = 2;
+    static constexpr uint32_t kStoreSmemBytes =
+        kTensorStore ? kEpilogueOffset + kConsumers * kStoreChunkSlots * kStoreChunkBytes + 1024 : kSmemBytes;
     // SplitK: the second consumer's accumulators pass through the epilogue buffers.
     static_assert(!SplitK || kAccumulators * 128 * sizeof(float) <= kConsumers * kChunkBytes, "the handed sum fits the epilogue buffers");
-    static_assert(kSmemBytes <= IRIS_GEMM_SHARED_BYTES, "every launch gives IRIS_GEMM_SHARED_BYTES (iris/abi/gemm.h)");
+    static_assert(kSmemBytes <= IRIS_GEMM_HOOKS_SHARED_BYTES && kStoreSmemBytes <= IRIS_GEMM_SHARED_BYTES,
+                  "every launch gives IRIS_GEMM_SHARED_BYTES, or a kernel of hooks IRIS_GEMM_HOOKS_SHARED_BYTES (iris/abi/gemm.h)");
 };
 
-// The widest configuration needs all of IRIS_GEMM_SHARED_BYTES, which fits one sm_90 CTA.
-static_assert(Config<iris::bf16, BLayout::nk, iris::bf16>::kSmemBytes == IRIS_GEMM_SHARED_BYTES &&
+// The widest configuration needs all of IRIS_GEMM_SHARED_BYTES for the plain store and all of
+// IRIS_GEMM_HOOKS_SHARED_BYTES for hooks, and the former fits one sm_90 CTA.
+static_assert(Config<iris::bf16, BLayout::nk, iris::bf16>::kStoreSmemBytes == IRIS_GEMM_SHARED_BYTES &&
+                  Config<iris::bf16, BLayout::nk, iris::bf16>::kSmemBytes == IRIS_GEMM_HOOKS_SHARED_BYTES &&
                   IRIS_GEMM_SHARED_BYTES <= 227 * 1024,
-              "IRIS_GEMM_SHARED_BYTES is the widest tile's pipeline");
+              "IRIS_GEMM_SHARED_BYTES and IRIS_GEMM_HOOKS_SHARED_BYTES are the widest tile's");
 
 }  // namespace iris::gemm

@@ -35,6 +35,7 @@
 
 #include <cstdint>
 
+#include "iris/abi/tma.h"
 #include "iris/gemm/tile_scheduler.cuh"
 
 namespace iris::gemm {
@@ -87,6 +88,8 @@ struct OutputChunk {
 
 /// Hooks that do nothing; every kernel's hooks derive from this.
 struct NoHooks {
+    // Whether the epilogue stores C itself by TMA (TensorStoreEpilogue) instead of calling store_chunk.
+    static constexpr bool kTensorStore = false;
     __device__ void before_loads(TileCoord, int) const {}
     __device__ void spare_warps(int) const {}
     __device__ void begin_tile(TileCoord, int) const {}
@@ -106,6 +109,16 @@ struct StoreEpilogue : NoHooks {
             *reinterpret_cast<uint4*>(c + static_cast<int64_t>(row) * ldc + col) = v;
         });
     }
+};
+
+/// The plain GEMM's hooks where C has a tensor map (iris_gemm_args' c_map; a Config with
+/// kTensorStore): the epilogue stages each chunk in the map's swizzle and one thread of the
+/// consumer stores it by TMA, which the consumer does not wait for before its next chunk or tile.
+struct TensorStoreEpilogue : NoHooks {
+    static constexpr bool kTensorStore = true;
+    const iris_tma_descriptor* c_map;  // C's rows and columns, boxes of 128 bytes x 64 rows, 128-byte swizzle
+
+    __device__ explicit TensorStoreEpilogue(const iris_tma_descriptor* map) : c_map(map) {}
 };
 
 }  // namespace iris::gemm

@@ -7,8 +7,9 @@
 //
 // Launch: a 1-D grid of at most one CTA per SM, Cfg::kThreads threads (IRIS_GEMM_THREADS, or
 // IRIS_GEMM_SHORT_THREADS for short tiles), __launch_bounds__(Cfg::kThreads, 1) on the kernel (the register split of setmaxnreg assumes
-// it), and IRIS_GEMM_SHARED_BYTES of dynamic shared memory (at least Cfg::kSmemBytes: config.cuh);
-// the kernel checks the latter with shared_memory_fits before it calls persistent. A and B come as
+// it), and IRIS_GEMM_SHARED_BYTES of dynamic shared memory (at least Cfg::kSmemBytes, and for
+// TensorStoreEpilogue Cfg::kStoreSmemBytes: config.cuh); the kernel checks the former with
+// shared_memory_fits before it calls persistent (run checks what its hooks need). A and B come as
 // TMA descriptors (128-byte swizzle; boxes in config.cuh) in the kernel's __grid_constant__
 // parameters, so edges of any M, N, K read zeros; the host checks the 16-byte alignment rules TMA
 // and the epilogue need (in Java, GemmProblem checks them and GemmKernelArgs encodes the
@@ -112,6 +113,8 @@ __device__ void persistent(const iris_tma_descriptor* a_map, const iris_tma_desc
         impl::RingPosition<Cfg::kStages> pos;
         float acc[Cfg::kAccumulators];
         impl::SplitKHandOver<Cfg> hand_over{reinterpret_cast<float4*>(smem + Cfg::kEpilogueOffset)};
+        static_assert(!Hooks::kTensorStore || Cfg::kTensorStore, "a tensor-map store needs a Config with its buffers");
+        impl::TensorStores<Cfg> stores{smem + Cfg::kEpilogueOffset + consumer * Cfg::kStoreChunkSlots * Cfg::kStoreChunkBytes};
         for (int t = sched.first(); t < sched.count(); t = sched.next(t)) {
             TileCoord tile = sched.coord(t);
             tile.index = t;
@@ -121,7 +124,11 @@ __device__ void persistent(const iris_tma_descriptor* a_map, const iris_tma_desc
             if (!hand_over.add_halves(acc, consumer)) continue;  // SplitK's second consumer: its sum is handed over
             if constexpr (Cfg::kEpilogue) {
                 if (combiner.combine(acc, tile, consumer)) {
-                    impl::run_epilogue<Cfg>(acc, buffer, tile, consumer, bias, m, n, hooks);
+                    if constexpr (Hooks::kTensorStore) {
+                        stores.store(acc, tile, consumer, bias, m, n, hooks.c_map);
+                    } else {
+                        impl::run_epilogue<Cfg>(acc, buffer, tile, consumer, bias, m, n, hooks);
+                    }
                 }
             } else {
                 combiner.combine(acc, tile, consumer);  // the combiner stores the tile
@@ -132,10 +139,18 @@ __device__ void persistent(const iris_tma_descriptor* a_map, const iris_tma_desc
             }
         }
         hand_over.finish(consumer);
+        if constexpr (Hooks::kTensorStore) stores.drain();
     }
 }
 
 namespace impl {
+
+/// shared_memory_fits for a launch with `Hooks`: TensorStoreEpilogue's buffers are larger than the
+/// chunks other hooks take.
+template <class Cfg, class Hooks>
+__device__ inline bool shared_memory_fits_hooks() {
+    return dynamic_smem_bytes() >= (Hooks::kTensorStore ? Cfg::kStoreSmemBytes : Cfg::kSmemBytes);
+}
 
 // What run and run_swapped share: args' units, its last stream_k_tiles shared out by K where it
 // gives the partials and counters (units_of), through persistent with `hooks`, each finished sum
@@ -169,15 +184,16 @@ __device__ inline void run_units(const iris_gemm_args& args, const StreamKSchedu
 /// done nothing, where the launch gave less shared memory than Cfg needs (the same in every thread).
 template <class Cfg, class Hooks>
 __device__ inline bool run(const iris_gemm_args& args, Hooks& hooks) {
-    if (!shared_memory_fits<Cfg>()) return false;
+    if (!impl::shared_memory_fits_hooks<Cfg, Hooks>()) return false;
     const GroupedTileScheduler<Cfg::kTileM, Cfg::kTileN> sched(args.m, args.n, args.group_m);
     persistent<Cfg>(&args.a_map, &args.b_map, static_cast<const typename Cfg::Out*>(args.bias), args.m, args.n,
                     args.k, sched, hooks);
     return true;
 }
 
-/// The plain GEMM: run with StoreEpilogue, C = alpha A x B + beta C (+ bias) into args.c (leading
-/// dimension args.ldc); beta == 0 does not read C. The last args.stream_k_tiles tiles are shared out
+/// The plain GEMM: C = alpha A x B + beta C (+ bias) into args.c (leading dimension args.ldc), stored
+/// by TMA through args.c_map (TensorStoreEpilogue; a SplitK Config, whose hand-over takes the store
+/// buffers, with StoreEpilogue); beta == 0 does not read C. The last args.stream_k_tiles tiles are shared out
 /// by K over the grid (stream_k.cuh) where the struct also gives the partials and counters. In
 /// clusters (Config's Pairs or Cluster), each cluster runs a block of adjacent tiles (a unit of
 /// stream_k.cuh), and stream_k_tiles counts blocks. Launch: a grid of a multiple of
@@ -186,11 +202,16 @@ __device__ inline bool run(const iris_gemm_args& args, Hooks& hooks) {
 template <class Cfg>
 __device__ inline bool run(const iris_gemm_args& args) {
     using Out = typename Cfg::Out;
-    if (!shared_memory_fits<Cfg>()) return false;
+    if (!impl::shared_memory_fits_hooks<Cfg, TensorStoreEpilogue>()) return false;
     const StreamKScheduler<Cfg> sched = impl::units_of<Cfg>(args);
-    StoreEpilogue<Out> store(static_cast<Out*>(args.c), args.ldc);
     const ScaleAccumulators<Cfg> scale{static_cast<const Out*>(args.c), args.ldc, args.m, args.n, args.alpha, args.beta};
-    impl::run_units<Cfg>(args, sched, static_cast<const Out*>(args.bias), store, scale);
+    if constexpr (Cfg::kTensorStore) {
+        TensorStoreEpilogue store(&args.c_map);
+        impl::run_units<Cfg>(args, sched, static_cast<const Out*>(args.bias), store, scale);
+    } else {
+        StoreEpilogue<Out> store(static_cast<Out*>(args.c), args.ldc);
+        impl::run_units<Cfg>(args, sched, static_cast<const Out*>(args.bias), store, scale);
+    }
     return true;
 }
 

@@ -195,7 +195,7 @@ final class FusedChecks {
             throw new IrisPlatformException(who + ": not available on this GPU: " + module + " needs " + requirement
                     + "; GPU " + p.device() + " (" + p.name() + ") has " + p.computeCapability(), platform, module, requirement);
         }
-        int shared = portable ? FusedOp.PORTABLE_SHARED_BYTES : Gemm.SHARED_BYTES;
+        int shared = portable ? FusedOp.PORTABLE_SHARED_BYTES : Gemm.HOOKS_SHARED_BYTES;
         if (p.sharedMemoryPerBlockOptin() < shared) {
             String requirement = shared + " bytes of shared memory per block";
             throw new IrisPlatformException(who + ": not available on this GPU: " + module + " needs " + requirement

@@ -303,7 +303,7 @@ public abstract sealed class FusedGemm implements AutoCloseable
             for (GemmLayout layout : GemmLayout.values()) {
                 Kernel kernel = module.kernel(portable ? op.portableKernelName(INPUTS[i], layout)
                         : op.kernelName(variant, INPUTS[i], layout, tileN, traced));
-                kernel.setMaxDynamicSharedBytes(portable ? FusedOp.PORTABLE_SHARED_BYTES : Gemm.SHARED_BYTES);
+                kernel.setMaxDynamicSharedBytes(portable ? FusedOp.PORTABLE_SHARED_BYTES : Gemm.HOOKS_SHARED_BYTES);
                 k[i][layout.ordinal()] = kernel;
             }
         }
@@ -361,13 +361,13 @@ public abstract sealed class FusedGemm implements AutoCloseable
 
     /**
      * The launch: {@link #blocks()} blocks of {@value Gemm#THREADS} threads and {@value
-     * Gemm#SHARED_BYTES} bytes of shared memory (portable mainloop: {@value FusedOp#PORTABLE_THREADS}
+     * Gemm#HOOKS_SHARED_BYTES} bytes of shared memory (portable mainloop: {@value FusedOp#PORTABLE_THREADS}
      * and {@value FusedOp#PORTABLE_SHARED_BYTES}).
      */
     public LaunchShape launchShape() {
         return mainloop == GemmMainloop.PORTABLE
                 ? LaunchShape.of(blocks, FusedOp.PORTABLE_THREADS).withSharedBytes(FusedOp.PORTABLE_SHARED_BYTES)
-                : LaunchShape.of(blocks, Gemm.THREADS).withSharedBytes(Gemm.SHARED_BYTES);
+                : LaunchShape.of(blocks, Gemm.THREADS).withSharedBytes(Gemm.HOOKS_SHARED_BYTES);
     }
 
     /** Bytes of the symmetric heap this instance holds on this rank. */

@@ -2,6 +2,7 @@ package dev.irisjvm.kernels.gemm;
 
 import static dev.irisjvm.kernels.MainloopMaps.operandMapA;
 import static dev.irisjvm.kernels.MainloopMaps.operandMapB;
+import static dev.irisjvm.kernels.MainloopMaps.outputMapC;
 
 import dev.irisjvm.core.DType;
 import dev.irisjvm.core.IrisPlatformException;
@@ -83,7 +84,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     TMA reads out-of-range elements of A and B as zeros. Rows that start 128-byte aligned (a leading
  *     dimension that is a multiple of 64 two-byte elements) load fastest: on an H200, 4096 x 5120 x
  *     3000 with an N x K B (rows 6000 bytes apart) ran at 0.93 x cuBLAS, against 0.98 x at K = 3072.</li>
- * <li>NVIDIA only. {@link GemmMainloop#HOPPER}: compute capability 9.0 and 216064 bytes of shared
+ * <li>NVIDIA only. {@link GemmMainloop#HOPPER}: compute capability 9.0 and {@value #SHARED_BYTES} bytes of shared
  *     memory per block; {@link GemmMainloop#PORTABLE}: compute capability 8.0 or later and 96 KiB.
  *     Elsewhere {@link #create} throws {@link IrisPlatformException} (on HIP the modules are shipped
  *     as {@code gemm.unavailable-hip} and {@code gemm_portable.unavailable-hip}).</li>
@@ -171,10 +172,17 @@ public final class Gemm implements AutoCloseable {
     /** Threads per block of the short tiles: a producer warpgroup and one consumer warpgroup. */
     public static final int SHORT_THREADS = KernelAbi.IRIS_GEMM_SHORT_THREADS;
     /**
-     * Dynamic shared memory per block, in bytes: what the widest tile's pipeline needs, so every
-     * kernel of the family (the fused ones too) launches with it.
+     * Dynamic shared memory per block, in bytes: what the widest tile's pipeline and the buffers of
+     * its TMA stores of C need, so every kernel of the GEMM launches with it, and so may yours.
      */
     public static final int SHARED_BYTES = KernelAbi.IRIS_GEMM_SHARED_BYTES;
+    /**
+     * Dynamic shared memory per block, in bytes, of a kernel whose hooks take the epilogue's chunks
+     * (the fused kernels, the MoE expert GEMM; a kernel of yours with {@code iris::gemm::run(args,
+     * hooks)}): the widest pipeline and its padded chunks, which leaves 16 KiB of the block's 227
+     * for static shared memory of its own.
+     */
+    public static final int HOOKS_SHARED_BYTES = KernelAbi.IRIS_GEMM_HOOKS_SHARED_BYTES;
     /** Shared-memory swizzle of every tensor map, in bytes. */
     public static final int SWIZZLE_BYTES = KernelAbi.IRIS_GEMM_SWIZZLE_BYTES;
     /** Tile rows per group of the grouped tile order, unless {@link Options} say otherwise. */
@@ -448,9 +456,9 @@ public final class Gemm implements AutoCloseable {
         GemmTile tile = plan.tile();
         Kernel kernel = kernel(p, tile);
         if (tile.swapped()) {
-            args.maps(swappedMapA(p, tile), swappedMapB(p, tile));
+            args.maps(swappedMapA(p, tile), swappedMapB(p, tile), tensorMapC(p));
         } else {
-            args.maps(tensorMapA(p, tile), tensorMapB(p, tile));
+            args.maps(tensorMapA(p, tile), tensorMapB(p, tile), tensorMapC(p));
         }
         if (plan.sharedTiles() == 0) {
             kernel.launch(launchShape(plan), stream, args.operands(p, options.groupM(), tile.swapped()), false);
@@ -658,6 +666,12 @@ public final class Gemm implements AutoCloseable {
     private TensorMap tensorMapB(GemmProblem p, GemmTile tile) {
         DeviceMatrix b = p.b();
         return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes(), tile.bBoxRows());
+    }
+
+    /** C's tensor map for the epilogue's TMA stores (a swapped kernel stores C without it). */
+    private TensorMap tensorMapC(GemmProblem p) {
+        DeviceMatrix c = p.c();
+        return outputMapC(maps, c.dtype(), c.address(), p.m(), p.n(), c.rowStrideBytes());
     }
 
     /** A swapped tile's product's A: B, as an M x K A (N x K B) or a K x M one (K x N B), boxes of the product's rows. */

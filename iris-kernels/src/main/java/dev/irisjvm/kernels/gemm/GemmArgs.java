@@ -15,15 +15,17 @@ final class GemmArgs implements AutoCloseable {
     private final iris_gemm_args args = new iris_gemm_args();
     private final BytePointer aMap = new BytePointer(args.a_map());
     private final BytePointer bMap = new BytePointer(args.b_map());
+    private final BytePointer cMap = new BytePointer(args.c_map());
     private final DeviceAddress c = new DeviceAddress();
     private final DeviceAddress bias = new DeviceAddress();
     private final DeviceAddress partials = new DeviceAddress();
     private final DeviceAddress counters = new DeviceAddress();
 
-    /** A's and B's maps of the next launch. */
-    void maps(TensorMap a, TensorMap b) {
+    /** A's, B's and C's maps of the next launch. */
+    void maps(TensorMap a, TensorMap b, TensorMap c) {
         a.copyTo(aMap);
         b.copyTo(bMap);
+        c.copyTo(cMap);
     }
 
     /**

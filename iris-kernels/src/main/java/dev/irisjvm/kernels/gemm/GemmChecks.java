@@ -245,7 +245,7 @@ final class GemmChecks {
 
     // ---- device and options ------------------------------------------------------------------------
 
-    /** The kernels are sm_90a code: compute capability 9.0 exactly, and 216064 bytes of shared memory per block. */
+    /** The kernels are sm_90a code: compute capability 9.0 exactly, and {@value Gemm#SHARED_BYTES} bytes of shared memory per block. */
     static void device(Platform platform, DeviceProperties p) {
         if (platform != Platform.CUDA) {
             throw platform.unavailable(Gemm.MODULE, Gemm.REQUIREMENT);

@@ -15,8 +15,8 @@ import org.bytedeco.javacpp.BytePointer;
 /**
  * The argument of a GEMM kernel of your own, written on the device headers' GEMM
  * ({@code #include <iris/gemm.cuh>}, whose {@code iris::gemm::run} takes it): {@code iris_gemm_args}
- * of iris/abi/gemm.h, filled for one checked {@link GemmProblem}, with A's and B's TMA descriptors,
- * C, the bias, the shape, the tile order's group and the scaling (alpha, beta: {@code iris::gemm::run(args)}
+ * of iris/abi/gemm.h, filled for one checked {@link GemmProblem}, with A's, B's and C's TMA descriptors
+ * (the plain {@code run(args)} stores C by TMA; hooks of yours may ignore C's), C, the bias, the shape, the tile order's group and the scaling (alpha, beta: {@code iris::gemm::run(args)}
  * applies them; a kernel with hooks of its own decides). Pass it to {@link DeviceModule#launch} where
  * the kernel declares {@code const IRIS_GRID_CONSTANT iris_gemm_args args}; it goes in at its
  * 64-byte alignment.
@@ -33,13 +33,13 @@ import org.bytedeco.javacpp.BytePointer;
  * <p>The kernel's {@code iris::gemm::Config} must match what the arguments were built for: the
  * problem's dtypes and both layouts ({@code Config}'s {@code BLayout}, and its last parameter {@code
  * ALayout::km} for {@link GemmALayout#KM}), and {@link #tileN()} columns per tile (the NK B descriptor's box
- * holds that many rows). Building one encodes the two descriptors on the host (no GPU work, nothing
+ * holds that many rows). Building one encodes the three descriptors on the host (no GPU work, nothing
  * allocated on the device); they hold the operands' addresses, so the kernel reads whatever those
  * hold at launch time, and a new address needs new arguments. Immutable. NVIDIA Hopper only (TMA):
  * elsewhere {@link #of} throws {@link IrisPlatformException}.
  */
 public final class GemmKernelArgs implements StructArgument {
-    /** sizeof(iris_gemm_args): two 128-byte descriptors, pointers and the shape, padded to 64. */
+    /** sizeof(iris_gemm_args): three 128-byte descriptors, pointers and the shape, padded to 64. */
     public static final int BYTES = AbiLayout.size(iris_gemm_args.class);
     /** Alignment of the struct as a kernel parameter (its TMA descriptors'). */
     public static final int ALIGNMENT = 64;
@@ -74,15 +74,17 @@ public final class GemmKernelArgs implements StructArgument {
             throw new IllegalArgumentException(GemmChecks.who() + ": problem must not be null");
         }
         GemmChecks.groupM(groupM);
-        TensorMapCache maps = new TensorMapCache(2, Gemm.SWIZZLE_BYTES);
+        TensorMapCache maps = new TensorMapCache(3, Gemm.SWIZZLE_BYTES);
         DeviceMatrix a = problem.a();
         DeviceMatrix b = problem.b();
         TensorMap bMap = MainloopMaps.operandMapB(maps, b.dtype(), b.address(), problem.layout(), b.rows(), b.cols(),
                 b.rowStrideBytes(), tileN);
         TensorMap aMap = MainloopMaps.operandMapA(maps, a.dtype(), a.address(), problem.aLayout(), a.rows(), a.cols(),
                 a.rowStrideBytes());
+        DeviceMatrix c = problem.c();
+        TensorMap cMap = MainloopMaps.outputMapC(maps, c.dtype(), c.address(), problem.m(), problem.n(), c.rowStrideBytes());
         try (GemmArgs args = new GemmArgs()) {
-            args.maps(aMap, bMap);
+            args.maps(aMap, bMap, cMap);
             return new GemmKernelArgs(problem, groupM, tileN, bytesOf(args.operands(problem, groupM)));
         }
     }

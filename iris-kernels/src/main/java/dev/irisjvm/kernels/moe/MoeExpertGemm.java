@@ -133,7 +133,7 @@ public final class MoeExpertGemm implements AutoCloseable {
         this.fedGemmKernel = gemms.kernel(FED_GEMM_KERNEL + tileN);
         this.fedCombineKernel = gemms.kernel(FED_COMBINE_KERNEL + tileN);
         for (Kernel k : List.of(gemmKernel, combineKernel, fedGemmKernel, fedCombineKernel)) {
-            k.setMaxDynamicSharedBytes(Gemm.SHARED_BYTES);
+            k.setMaxDynamicSharedBytes(Gemm.HOOKS_SHARED_BYTES);
         }
         KernelModule combine = dispatch.library.module(MoeDispatch.COMBINE_MODULE);
         this.publishKernel = combine.kernel(MoeDispatch.COMBINE_PUBLISH_KERNEL);
@@ -264,9 +264,9 @@ public final class MoeExpertGemm implements AutoCloseable {
         return tileN;
     }
 
-    /** The launch of the GEMM kernels: {@link #blocks} CTAs of {@value Gemm#THREADS} threads, {@value Gemm#SHARED_BYTES} bytes of shared memory. */
+    /** The launch of the GEMM kernels: {@link #blocks} CTAs of {@value Gemm#THREADS} threads, {@value Gemm#HOOKS_SHARED_BYTES} bytes of shared memory. */
     public LaunchShape launchShape() {
-        return LaunchShape.of(blocks, Gemm.THREADS).withSharedBytes(Gemm.SHARED_BYTES);
+        return LaunchShape.of(blocks, Gemm.THREADS).withSharedBytes(Gemm.HOOKS_SHARED_BYTES);
     }
 
     public MoeDispatch dispatch() {

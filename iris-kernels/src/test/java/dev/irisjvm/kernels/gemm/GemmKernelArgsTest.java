@@ -28,7 +28,7 @@ class GemmKernelArgsTest {
         try (GemmArgs args = new GemmArgs()) {
             byte[] bytes = GemmKernelArgs.bytesOf(args.operands(0x3000_0210L, 0x4000_0000L, 333, 264, 200, 528, 8, 0.25f, 3f));
             assertEquals(AbiLayout.size(iris_gemm_args.class), bytes.length);
-            assertEquals(320, bytes.length, "iris/abi/gemm.h pins the layout");
+            assertEquals(448, bytes.length, "iris/abi/gemm.h pins the layout");
             ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
             assertEquals(0x3000_0210L, b.getLong(offset("c")));
             assertEquals(0x4000_0000L, b.getLong(offset("bias")));
@@ -41,6 +41,7 @@ class GemmKernelArgsTest {
             assertEquals(3f, b.getFloat(offset("beta")));
             assertEquals(292, offset("alpha"), "iris/abi/gemm.h pins the layout");
             assertEquals(296, offset("beta"));
+            assertEquals(320, offset("c_map"), "C's tensor map after the members older kernels read, 64-byte aligned");
         }
     }
 

@@ -118,6 +118,39 @@ __device__ inline void tma_load_2d_multicast(void* smem_dst, const TmaDescriptor
         : "memory");
 }
 
+/// Stores shared memory's box to (inner, outer) of a 2-D tensor map, in this thread's current bulk
+/// group (bulk_commit_group); the parts of the box past the tensor's edge are not written. The
+/// writes to `smem_src` must be visible to the async proxy first (fence_proxy_async_shared).
+__device__ inline void tma_store_2d(const TmaDescriptor* map, const void* smem_src, int inner, int outer) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
+                 ::"l"(map), "r"(smem_address(smem_src)), "r"(inner), "r"(outer)
+                 : "memory");
+}
+
+/// Closes this thread's current bulk group of stores.
+__device__ inline void bulk_commit_group() {
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+/// Waits until at most `Pending` of this thread's bulk groups still read their shared memory (the
+/// buffers of the others may be written again).
+template <int Pending>
+__device__ inline void bulk_wait_group_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
+}
+
+/// Waits until at most `Pending` of this thread's bulk groups are still writing global memory.
+template <int Pending>
+__device__ inline void bulk_wait_group() {
+    asm volatile("cp.async.bulk.wait_group %0;" ::"n"(Pending) : "memory");
+}
+
+/// Makes this thread's ordinary writes to shared memory visible to the TMA unit's reads (the async
+/// proxy), as a tma_store_2d of them needs.
+__device__ inline void fence_proxy_async_shared() {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
 __device__ inline void tma_prefetch_descriptor(const TmaDescriptor* map) {
     asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
 }
