@@ -1,15 +1,17 @@
-// Native probe: what storing C costs the 128 x 256 GEMM. The same persistent kernel three ways:
+// Native probe: what storing C costs the GEMM's 128 x 256 tiles (and its 64 x 128 tiles of one
+// consumer). The same persistent kernel three ways:
 // storing C from registers (StoreEpilogue, whose consumers wait for their stores), staging each chunk
 // in shared memory as always but storing none of it, and storing C by TMA (TensorStoreEpilogue, the
 // library's plain GEMM without alpha/beta); cuBLAS (cublasGemmEx) in the same rounds. Each
 // round launches every variant once (CUDA events each), 30 rounds after 5 warm-ups, the median.
 // Both stored Cs are checked against cuBLAS's.
-//   epilogue_probe [M N K nk|kn]...     (default: the shapes below)
+//   epilogue_probe [M N K nk|kn|nks|kns]...     (default: the shapes below; "s": 64 x 128 tiles)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "iris/abi/gemm.h"
@@ -18,8 +20,9 @@
 
 using namespace iris::gemm;
 
-template <BLayout B>
-using Wide = Config<iris::bf16, B, iris::bf16>;
+template <BLayout B, bool Short>
+using Probed = std::conditional_t<Short, Config<iris::bf16, B, iris::bf16, kTmaProducerRegisters, IRIS_GEMM_SHORT_TILE_N, ALayout::mk, 1>,
+                                  Config<iris::bf16, B, iris::bf16>>;
 
 struct Discard : NoHooks {
     template <class Out>
@@ -29,13 +32,14 @@ struct Discard : NoHooks {
 enum Mode { kStore, kStageOnly, kTensorStore, kModes };
 static const char* kModeNames[] = {"store", "stage_only", "tensor_store"};
 
-template <BLayout B, int M>
-__global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1) probe(const __grid_constant__ iris_gemm_args a) {
-    using Cfg = Wide<B>;
-    if (!shared_memory_fits<Cfg>()) return;
+template <BLayout B, bool Short, int M>
+__global__ void __launch_bounds__(Probed<B, Short>::kThreads, 1) probe(const __grid_constant__ iris_gemm_args a) {
+    using Cfg = Probed<B, Short>;
+    if (dynamic_smem_bytes() < Cfg::kStoreSmemBytes) return;
     const WholeUnits<Cfg> whole(a.m, a.n, a.group_m);
+    iris::bf16* c = static_cast<iris::bf16*>(a.c);
     if constexpr (M == kStore) {
-        StoreEpilogue<iris::bf16> store(static_cast<iris::bf16*>(a.c), a.ldc);
+        StoreEpilogue<iris::bf16> store(c, a.ldc);
         persistent<Cfg>(&a.a_map, &a.b_map, nullptr, a.m, a.n, a.k, whole, store);
     } else if constexpr (M == kTensorStore) {
         TensorStoreEpilogue store(&a.c_map);
@@ -47,34 +51,44 @@ __global__ void __launch_bounds__(IRIS_GEMM_THREADS, 1) probe(const __grid_const
 }
 
 typedef void (*Kern)(iris_gemm_args);
-template <BLayout B>
+template <BLayout B, bool Short>
 static Kern kernel(int mode) {
-    static const Kern k[kModes] = {probe<B, kStore>, probe<B, kStageOnly>, probe<B, kTensorStore>};
+    static const Kern k[kModes] = {probe<B, Short, kStore>, probe<B, Short, kStageOnly>, probe<B, Short, kTensorStore>};
     return k[mode];
+}
+
+static Kern kernel(bool kn, bool short_tiles, int mode) {
+    return kn ? (short_tiles ? kernel<BLayout::kn, true>(mode) : kernel<BLayout::kn, false>(mode))
+              : (short_tiles ? kernel<BLayout::nk, true>(mode) : kernel<BLayout::nk, false>(mode));
 }
 
 struct Shape {
     int m, n, k;
     bool kn;
+    bool short_tiles;  // 64 x 128 tiles of one consumer, else 128 x 256 of two
 };
 
 int main(int argc, char** argv) {
     std::vector<Shape> shapes;
     for (int i = 1; i + 3 < argc; i += 4) {
-        shapes.push_back({atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), std::strcmp(argv[i + 3], "kn") == 0});
+        const char* l = argv[i + 3];  // nk | kn, with "s" after it for short tiles
+        shapes.push_back({atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), std::strncmp(l, "kn", 2) == 0, l[2] == 's'});
     }
     if (shapes.empty()) {
-        shapes = {{16384, 4096, 512, false}, {16384, 4096, 1024, false}, {4000, 5000, 3000, false},
-                  {4000, 5000, 3000, true},  {2048, 2560, 8192, true},   {8192, 8192, 8192, false}};
+        shapes = {{16384, 4096, 512, false, false}, {16384, 4096, 1024, false, false}, {4000, 5000, 3000, false, false},
+                  {4000, 5000, 3000, true, false},  {2048, 2560, 8192, true, false},   {8192, 8192, 8192, false, false},
+                  {1000, 1000, 1000, false, true}};
     }
     int sms;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const Cublas cublas = Cublas::load();
     if (cublas.handle == nullptr) return 1;
-    for (BLayout b : {BLayout::nk, BLayout::kn}) {
-        for (int mode = 0; mode < kModes; ++mode) {
-            CK(cudaFuncSetAttribute((const void*)(b == BLayout::nk ? kernel<BLayout::nk>(mode) : kernel<BLayout::kn>(mode)),
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, IRIS_GEMM_SHARED_BYTES));
+    for (bool kn : {false, true}) {
+        for (bool short_tiles : {false, true}) {
+            for (int mode = 0; mode < kModes; ++mode) {
+                CK(cudaFuncSetAttribute((const void*)kernel(kn, short_tiles, mode), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        IRIS_GEMM_SHARED_BYTES));
+            }
         }
     }
     bool ok = true;
@@ -86,19 +100,21 @@ int main(int argc, char** argv) {
         fill_uniform_bf16(B, size_t(p.k) * p.n, 29u + p.n, 1.f);
         CK(cudaMemset(C, 0xFF, size_t(p.m) * p.n * 2)); CK(cudaMemset(Cref, 0xFF, size_t(p.m) * p.n * 2));
         iris_gemm_args args{};
-        args.a_map = map2d(A, p.k, p.m, uint64_t(p.k) * 2, 64, 128);
-        args.b_map = p.kn ? map2d(B, p.n, p.k, uint64_t(p.n) * 2, 64, 64) : map2d(B, p.k, p.n, uint64_t(p.k) * 2, 64, 256);
+        const int tile_m = p.short_tiles ? IRIS_GEMM_SHORT_TILE_M : IRIS_GEMM_TILE_M;
+        const int tile_n = p.short_tiles ? IRIS_GEMM_SHORT_TILE_N : IRIS_GEMM_TILE_N;
+        args.a_map = map2d(A, p.k, p.m, uint64_t(p.k) * 2, 64, tile_m);
+        args.b_map = p.kn ? map2d(B, p.n, p.k, uint64_t(p.n) * 2, 64, 64) : map2d(B, p.k, p.n, uint64_t(p.k) * 2, 64, tile_n);
         args.c = C; args.m = p.m; args.n = p.n; args.k = p.k; args.ldc = p.n; args.group_m = 8;
         args.alpha = 1; args.beta = 0;
         args.c_map = map2d(C, p.n, p.m, uint64_t(p.n) * 2, 64, IRIS_GEMM_STORE_BOX_ROWS);
-        const int tiles = ((p.m + 127) / 128) * ((p.n + 255) / 256);
+        const int tiles = ((p.m + tile_m - 1) / tile_m) * ((p.n + tile_n - 1) / tile_n);
         const int grid = std::min(tiles, sms);
         auto launch = [&](int mode) {
             if (mode == kModes) {
                 cublas.gemm_bf16(p.m, p.n, p.k, p.kn, A, B, Cref);
             } else {
-                Kern k = p.kn ? kernel<BLayout::kn>(mode) : kernel<BLayout::nk>(mode);
-                k<<<grid, IRIS_GEMM_THREADS, IRIS_GEMM_SHARED_BYTES>>>(args);
+                kernel(p.kn, p.short_tiles, mode)<<<grid, p.short_tiles ? IRIS_GEMM_SHORT_THREADS : IRIS_GEMM_THREADS,
+                                                    IRIS_GEMM_SHARED_BYTES>>>(args);
                 CK(cudaGetLastError());
             }
         };
@@ -137,8 +153,8 @@ int main(int argc, char** argv) {
             std::sort(t[mode].begin(), t[mode].end());
             med[mode] = t[mode][t[mode].size() / 2];
         }
-        printf("%dx%dx%d %s: tiles %d on %d blocks; C against cuBLAS %s (%ld bad, worst error / bound %.3f)\n", p.m, p.n,
-               p.k, p.kn ? "kn" : "nk", tiles, grid, bad ? "FAIL" : "ok", bad, worst);
+        printf("%dx%dx%d %s%s: tiles %d on %d blocks; C against cuBLAS %s (%ld bad, worst error / bound %.3f)\n", p.m, p.n,
+               p.k, p.kn ? "kn" : "nk", p.short_tiles ? " 64 x 128" : "", tiles, grid, bad ? "FAIL" : "ok", bad, worst);
         for (int mode = 0; mode < kModes; ++mode) {
             printf("  %-12s %9.2f us  cuBLAS / this %.3f  store / this %.3f\n", kModeNames[mode], med[mode],
                    med[kModes] / med[mode], med[kStore] / med[mode]);

@@ -183,8 +183,9 @@ struct Config : Operands<In_, B_, Out_, A_> {
     // 128-byte swizzle (which spreads the fragment writes over the banks as the padding does), two
     // per consumer, in place of the padded ones: a chunk's store runs while the next one is staged,
     // the last one's while the next tile's mainloop runs. One per consumer measured no faster than
-    // storing from registers (2026-12-06). Not with SplitK: its hand-over reuses these buffers.
-    static constexpr bool kTensorStore = kEpilogue && !SplitK;
+    // storing from registers (2026-12-06). Not with SplitK: its hand-over reuses these buffers. Not
+    // in clusters: the GEMM suite's paired shapes ran 1.6-2.7 % slower with it (gemm-suite-findings.md).
+    static constexpr bool kTensorStore = kEpilogue && !SplitK && !kClustered;
     static constexpr uint32_t kStoreChunkBytes = kConsumerRows * IRIS_GEMM_SWIZZLE_BYTES;
     static_assert(kConsumerRows == IRIS_GEMM_STORE_BOX_ROWS && kChunkCols * sizeof(Out) == IRIS_GEMM_SWIZZLE_BYTES,
                   "a stored chunk is one box of C's tensor map");
