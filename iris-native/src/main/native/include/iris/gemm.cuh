@@ -63,8 +63,9 @@
 // Launch it with IRIS_GEMM_THREADS threads per block, IRIS_GEMM_SHARED_BYTES of dynamic shared
 // memory (DeviceModule.setMaxDynamicSharedBytes first) and at most one block per SM
 // (GemmKernelArgs.launchShape); a kernel of hooks needs only IRIS_GEMM_HOOKS_SHARED_BYTES (the
-// plain store's buffers are larger), which leaves 16 KiB for static shared memory of its own. `#if IRIS_HAS_WGMMA` keeps the body out of compiles for other
-// architectures, where the kernel is then empty.
+// plain store's buffers are larger), which leaves 16 KiB for static shared memory of its own.
+// `#if IRIS_HAS_WGMMA` keeps the body out of compiles for other architectures, where the kernel
+// is then empty.
 //
 // Not API: gemm/impl/ (the mainloop, the epilogue's staging, the sm_90a instructions in namespace
 // iris::gemm::sm90, the split-K ranges) may change in any release.

@@ -192,9 +192,9 @@ __device__ inline bool run(const iris_gemm_args& args, Hooks& hooks) {
 }
 
 /// The plain GEMM: C = alpha A x B + beta C (+ bias) into args.c (leading dimension args.ldc), stored
-/// by TMA through args.c_map (TensorStoreEpilogue; a SplitK Config, whose hand-over takes the store
-/// buffers, with StoreEpilogue); beta == 0 does not read C. The last args.stream_k_tiles tiles are shared out
-/// by K over the grid (stream_k.cuh) where the struct also gives the partials and counters. In
+/// by TMA through args.c_map (TensorStoreEpilogue; a SplitK or clustered Config, Config::kTensorStore
+/// false, by its threads with StoreEpilogue); beta == 0 does not read C. The last args.stream_k_tiles
+/// tiles are shared out by K over the grid (stream_k.cuh) where the struct also gives the partials and counters. In
 /// clusters (Config's Pairs or Cluster), each cluster runs a block of adjacent tiles (a unit of
 /// stream_k.cuh), and stream_k_tiles counts blocks. Launch: a grid of a multiple of
 /// Cfg::kClusterSize CTAs, at most one per SM, the kernel declared __cluster_dims__(Cfg::kClusterSize,

@@ -15,8 +15,9 @@ import org.bytedeco.javacpp.BytePointer;
 /**
  * The argument of a GEMM kernel of your own, written on the device headers' GEMM
  * ({@code #include <iris/gemm.cuh>}, whose {@code iris::gemm::run} takes it): {@code iris_gemm_args}
- * of iris/abi/gemm.h, filled for one checked {@link GemmProblem}, with A's, B's and C's TMA descriptors
- * (the plain {@code run(args)} stores C by TMA; hooks of yours may ignore C's), C, the bias, the shape, the tile order's group and the scaling (alpha, beta: {@code iris::gemm::run(args)}
+ * of iris/abi/gemm.h, filled for one checked {@link GemmProblem}, with A's, B's and C's TMA
+ * descriptors (the plain {@code run(args)} stores C by TMA; hooks of yours may ignore C's), C, the
+ * bias, the shape, the tile order's group and the scaling (alpha, beta: {@code iris::gemm::run(args)}
  * applies them; a kernel with hooks of its own decides). Pass it to {@link DeviceModule#launch} where
  * the kernel declares {@code const IRIS_GRID_CONSTANT iris_gemm_args args}; it goes in at its
  * 64-byte alignment.

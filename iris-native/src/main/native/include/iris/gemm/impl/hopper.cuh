@@ -139,12 +139,6 @@ __device__ inline void bulk_wait_group_read() {
     asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
 }
 
-/// Waits until at most `Pending` of this thread's bulk groups are still writing global memory.
-template <int Pending>
-__device__ inline void bulk_wait_group() {
-    asm volatile("cp.async.bulk.wait_group %0;" ::"n"(Pending) : "memory");
-}
-
 /// Makes this thread's ordinary writes to shared memory visible to the TMA unit's reads (the async
 /// proxy), as a tma_store_2d of them needs.
 __device__ inline void fence_proxy_async_shared() {
