@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
         args.b_map = p.kn ? map2d(B, p.n, p.k, uint64_t(p.n) * 2, 64, 64) : map2d(B, p.k, p.n, uint64_t(p.k) * 2, 64, tile_n);
         args.c = C; args.m = p.m; args.n = p.n; args.k = p.k; args.ldc = p.n; args.group_m = 8;
         args.alpha = 1; args.beta = 0;
-        args.c_map = map2d(C, p.n, p.m, uint64_t(p.n) * 2, 64, IRIS_GEMM_STORE_BOX_ROWS);
+        args.c_map = map_output(C, p.m, p.n);
         const int tiles = ((p.m + tile_m - 1) / tile_m) * ((p.n + tile_n - 1) / tile_n);
         const int grid = std::min(tiles, sms);
         auto launch = [&](int mode) {

@@ -20,7 +20,7 @@ static void launch(const TmaDescriptor& a, const TmaDescriptor& b, void* c, cons
   iris_gemm_args args{};  // iris/abi/gemm.h: the kernel's one argument
   args.a_map = a; args.b_map = b; args.c = c; args.bias = bias; args.m = m; args.n = n; args.k = k; args.ldc = n; args.group_m = group;
   args.alpha = 1; args.beta = 0;  // the plain product: a zeroed alpha would scale it to 0
-  args.c_map = map2d(c, n, m, uint64_t(n) * 2, 64, IRIS_GEMM_STORE_BOX_ROWS);  // the epilogue's TMA stores
+  args.c_map = map_output(c, m, n);  // the epilogue's TMA stores
   fn<<<grid, Cfg::kThreads, IRIS_GEMM_SHARED_BYTES, s>>>(args);
   CK(cudaGetLastError());
 }

@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include "iris/abi/gemm.h"
 #include "iris/abi/tma.h"
 
 #define CK(x)                                                                                               \
@@ -60,6 +61,12 @@ inline TmaDescriptor map2d(const void* base, uint64_t inner, uint64_t outer, uin
 /// Attention's maps: a [rows, D] matrix in boxes of {64, 128}.
 inline TmaDescriptor map_rows(const void* base, uint64_t head_dim, uint64_t rows) {
     return map2d(base, head_dim, rows, head_dim * 2, 64, 128);
+}
+
+/// The plain GEMM's tensor map of a row-major bf16 C (m x n, row pitch n; iris_gemm_args' c_map):
+/// boxes of IRIS_GEMM_SWIZZLE_BYTES of columns x IRIS_GEMM_STORE_BOX_ROWS rows.
+inline TmaDescriptor map_output(const void* c, uint64_t m, uint64_t n) {
+    return map2d(c, n, m, n * 2, IRIS_GEMM_SWIZZLE_BYTES / 2, IRIS_GEMM_STORE_BOX_ROWS);
 }
 
 __host__ __device__ inline uint16_t f2bf(float f) {

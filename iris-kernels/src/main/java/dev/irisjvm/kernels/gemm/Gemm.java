@@ -456,9 +456,10 @@ public final class Gemm implements AutoCloseable {
         GemmTile tile = plan.tile();
         Kernel kernel = kernel(p, tile);
         if (tile.swapped()) {
-            args.maps(swappedMapA(p, tile), swappedMapB(p, tile), tensorMapC(p));
+            args.maps(swappedMapA(p, tile), swappedMapB(p, tile));
         } else {
-            args.maps(tensorMapA(p, tile), tensorMapB(p, tile), tensorMapC(p));
+            args.maps(tensorMapA(p, tile), tensorMapB(p, tile));
+            args.outputMap(tensorMapC(p));
         }
         if (plan.sharedTiles() == 0) {
             kernel.launch(launchShape(plan), stream, args.operands(p, options.groupM(), tile.swapped()), false);
@@ -668,7 +669,7 @@ public final class Gemm implements AutoCloseable {
         return operandMapB(maps, b.dtype(), b.address(), p.layout(), b.rows(), b.cols(), b.rowStrideBytes(), tile.bBoxRows());
     }
 
-    /** C's tensor map for the epilogue's TMA stores (a swapped kernel stores C without it). */
+    /** C's tensor map for the epilogue's TMA stores (a swapped kernel stores C from its threads, without it). */
     private TensorMap tensorMapC(GemmProblem p) {
         DeviceMatrix c = p.c();
         return outputMapC(maps, c.dtype(), c.address(), p.m(), p.n(), c.rowStrideBytes());

@@ -21,10 +21,17 @@ final class GemmArgs implements AutoCloseable {
     private final DeviceAddress partials = new DeviceAddress();
     private final DeviceAddress counters = new DeviceAddress();
 
-    /** A's, B's and C's maps of the next launch. */
-    void maps(TensorMap a, TensorMap b, TensorMap c) {
+    /** A's and B's maps of the next launch. */
+    void maps(TensorMap a, TensorMap b) {
         a.copyTo(aMap);
         b.copyTo(bMap);
+    }
+
+    /**
+     * C's map of the next launch, for a kernel that stores C by TMA; a swapped kernel reads none,
+     * and its launch may keep an earlier call's.
+     */
+    void outputMap(TensorMap c) {
         c.copyTo(cMap);
     }
 

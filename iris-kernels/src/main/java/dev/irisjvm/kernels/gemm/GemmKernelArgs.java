@@ -85,7 +85,8 @@ public final class GemmKernelArgs implements StructArgument {
         DeviceMatrix c = problem.c();
         TensorMap cMap = MainloopMaps.outputMapC(maps, c.dtype(), c.address(), problem.m(), problem.n(), c.rowStrideBytes());
         try (GemmArgs args = new GemmArgs()) {
-            args.maps(aMap, bMap, cMap);
+            args.maps(aMap, bMap);
+            args.outputMap(cMap);
             return new GemmKernelArgs(problem, groupM, tileN, bytesOf(args.operands(problem, groupM)));
         }
     }
