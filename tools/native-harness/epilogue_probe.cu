@@ -20,9 +20,28 @@
 
 using namespace iris::gemm;
 
-template <BLayout B, bool Short>
-using Probed = std::conditional_t<Short, Config<iris::bf16, B, iris::bf16, kTmaProducerRegisters, IRIS_GEMM_SHORT_TILE_N, ALayout::mk, 1>,
-                                  Config<iris::bf16, B, iris::bf16>>;
+/// The tiles probed: 128 x 256 (two consumers), 128 x 192, 128 x 128, and 64 x 128 of one consumer;
+/// 128 x 256 and 64 x 128 in pairs (clusters of two tiles that share B, which store C from their
+/// threads: every mode runs the library's kernel, iris::gemm::run).
+enum Tile { kWide, kMid, kNarrow, kShort, kWidePairs, kShortPairs, kTiles };
+static const char* kTileNames[] = {"128 x 256", "128 x 192", "128 x 128", "64 x 128", "128 x 256 in pairs", "64 x 128 in pairs"};
+static const int kTileCols[] = {IRIS_GEMM_TILE_N,       IRIS_GEMM_MID_TILE_N, IRIS_GEMM_NARROW_TILE_N,
+                                IRIS_GEMM_SHORT_TILE_N, IRIS_GEMM_TILE_N,     IRIS_GEMM_SHORT_TILE_N};
+static bool is_short(int tile) { return tile == kShort || tile == kShortPairs; }
+static bool in_pairs(int tile) { return tile == kWidePairs || tile == kShortPairs; }
+
+template <BLayout B, int T>
+using Paired = Config<iris::bf16, B, iris::bf16, kTmaProducerRegisters, T == kWidePairs ? IRIS_GEMM_TILE_N : IRIS_GEMM_SHORT_TILE_N,
+                      ALayout::mk, T == kWidePairs ? 2 : 1, true>;
+
+template <BLayout B, int T>
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(Paired<B, T>::kThreads, 1) pairs_probe(const __grid_constant__ iris_gemm_args a) {
+    run<Paired<B, T>>(a);
+}
+
+template <BLayout B, int T>
+using Probed = std::conditional_t<T == kShort, Config<iris::bf16, B, iris::bf16, kTmaProducerRegisters, IRIS_GEMM_SHORT_TILE_N, ALayout::mk, 1>,
+                                  Config<iris::bf16, B, iris::bf16, kTmaProducerRegisters, T == kWide ? IRIS_GEMM_TILE_N : T == kMid ? IRIS_GEMM_MID_TILE_N : IRIS_GEMM_NARROW_TILE_N>>;
 
 struct Discard : NoHooks {
     template <class Out>
@@ -32,9 +51,9 @@ struct Discard : NoHooks {
 enum Mode { kStore, kStageOnly, kTensorStore, kModes };
 static const char* kModeNames[] = {"store", "stage_only", "tensor_store"};
 
-template <BLayout B, bool Short, int M>
-__global__ void __launch_bounds__(Probed<B, Short>::kThreads, 1) probe(const __grid_constant__ iris_gemm_args a) {
-    using Cfg = Probed<B, Short>;
+template <BLayout B, int T, int M>
+__global__ void __launch_bounds__(Probed<B, T>::kThreads, 1) probe(const __grid_constant__ iris_gemm_args a) {
+    using Cfg = Probed<B, T>;
     if (dynamic_smem_bytes() < Cfg::kStoreSmemBytes) return;
     const WholeUnits<Cfg> whole(a.m, a.n, a.group_m);
     iris::bf16* c = static_cast<iris::bf16*>(a.c);
@@ -51,42 +70,54 @@ __global__ void __launch_bounds__(Probed<B, Short>::kThreads, 1) probe(const __g
 }
 
 typedef void (*Kern)(iris_gemm_args);
-template <BLayout B, bool Short>
+template <BLayout B, int T>
 static Kern kernel(int mode) {
-    static const Kern k[kModes] = {probe<B, Short, kStore>, probe<B, Short, kStageOnly>, probe<B, Short, kTensorStore>};
+    static const Kern k[kModes] = {probe<B, T, kStore>, probe<B, T, kStageOnly>, probe<B, T, kTensorStore>};
     return k[mode];
 }
 
-static Kern kernel(bool kn, bool short_tiles, int mode) {
-    return kn ? (short_tiles ? kernel<BLayout::kn, true>(mode) : kernel<BLayout::kn, false>(mode))
-              : (short_tiles ? kernel<BLayout::nk, true>(mode) : kernel<BLayout::nk, false>(mode));
+template <BLayout B>
+static Kern kernel(int tile, int mode) {
+    switch (tile) {
+        case kWide: return kernel<B, kWide>(mode);
+        case kMid: return kernel<B, kMid>(mode);
+        case kNarrow: return kernel<B, kNarrow>(mode);
+        case kShort: return kernel<B, kShort>(mode);
+        case kWidePairs: return pairs_probe<B, kWidePairs>;
+        default: return pairs_probe<B, kShortPairs>;
+    }
 }
+
+static Kern kernel(bool kn, int tile, int mode) { return kn ? kernel<BLayout::kn>(tile, mode) : kernel<BLayout::nk>(tile, mode); }
 
 struct Shape {
     int m, n, k;
     bool kn;
-    bool short_tiles;  // 64 x 128 tiles of one consumer, else 128 x 256 of two
+    int tile;  // Tile
 };
 
 int main(int argc, char** argv) {
     std::vector<Shape> shapes;
     for (int i = 1; i + 3 < argc; i += 4) {
-        const char* l = argv[i + 3];  // nk | kn, with "s" after it for short tiles
-        shapes.push_back({atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), std::strncmp(l, "kn", 2) == 0, l[2] == 's'});
+        // nk | kn, then "m", "w" or "s" for 128 x 192, 128 x 128 or 64 x 128 tiles, "p" or "q" for 128 x 256 or
+        // 64 x 128 in pairs
+        const char* l = argv[i + 3];
+        const int tile = l[2] == 'm' ? kMid : l[2] == 'w' ? kNarrow : l[2] == 's' ? kShort : l[2] == 'p' ? kWidePairs : l[2] == 'q' ? kShortPairs : kWide;
+        shapes.push_back({atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), std::strncmp(l, "kn", 2) == 0, tile});
     }
     if (shapes.empty()) {
-        shapes = {{16384, 4096, 512, false, false}, {16384, 4096, 1024, false, false}, {4000, 5000, 3000, false, false},
-                  {4000, 5000, 3000, true, false},  {2048, 2560, 8192, true, false},   {8192, 8192, 8192, false, false},
-                  {1000, 1000, 1000, false, true}};
+        shapes = {{16384, 4096, 512, false, kWide}, {16384, 4096, 1024, false, kWide}, {4000, 5000, 3000, false, kWide},
+                  {4000, 5000, 3000, true, kWide},  {2048, 2560, 8192, true, kWide},   {8192, 8192, 8192, false, kWide},
+                  {1000, 1000, 1000, false, kShort}};
     }
     int sms;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const Cublas cublas = Cublas::load();
     if (cublas.handle == nullptr) return 1;
     for (bool kn : {false, true}) {
-        for (bool short_tiles : {false, true}) {
+        for (int tile = 0; tile < kTiles; ++tile) {
             for (int mode = 0; mode < kModes; ++mode) {
-                CK(cudaFuncSetAttribute((const void*)kernel(kn, short_tiles, mode), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                CK(cudaFuncSetAttribute((const void*)kernel(kn, tile, mode), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         IRIS_GEMM_SHARED_BYTES));
             }
         }
@@ -100,20 +131,23 @@ int main(int argc, char** argv) {
         fill_uniform_bf16(B, size_t(p.k) * p.n, 29u + p.n, 1.f);
         CK(cudaMemset(C, 0xFF, size_t(p.m) * p.n * 2)); CK(cudaMemset(Cref, 0xFF, size_t(p.m) * p.n * 2));
         iris_gemm_args args{};
-        const int tile_m = p.short_tiles ? IRIS_GEMM_SHORT_TILE_M : IRIS_GEMM_TILE_M;
-        const int tile_n = p.short_tiles ? IRIS_GEMM_SHORT_TILE_N : IRIS_GEMM_TILE_N;
+        const bool short_tiles = is_short(p.tile);
+        const int tile_m = short_tiles ? IRIS_GEMM_SHORT_TILE_M : IRIS_GEMM_TILE_M;
+        const int tile_n = kTileCols[p.tile];
+        const int pair = in_pairs(p.tile) ? 2 : 1;  // each CTA of a pair loads half of the B they share
         args.a_map = map2d(A, p.k, p.m, uint64_t(p.k) * 2, 64, tile_m);
-        args.b_map = p.kn ? map2d(B, p.n, p.k, uint64_t(p.n) * 2, 64, 64) : map2d(B, p.k, p.n, uint64_t(p.k) * 2, 64, tile_n);
+        args.b_map = p.kn ? map2d(B, p.n, p.k, uint64_t(p.n) * 2, 64, 64) : map2d(B, p.k, p.n, uint64_t(p.k) * 2, 64, tile_n / pair);
         args.c = C; args.m = p.m; args.n = p.n; args.k = p.k; args.ldc = p.n; args.group_m = 8;
         args.alpha = 1; args.beta = 0;
         args.c_map = map_output(C, p.m, p.n);
         const int tiles = ((p.m + tile_m - 1) / tile_m) * ((p.n + tile_n - 1) / tile_n);
-        const int grid = std::min(tiles, sms);
+        const int units = ((p.m + tile_m * pair - 1) / (tile_m * pair)) * ((p.n + tile_n - 1) / tile_n);
+        const int grid = std::min(units, sms / pair) * pair;
         auto launch = [&](int mode) {
             if (mode == kModes) {
                 cublas.gemm_bf16(p.m, p.n, p.k, p.kn, A, B, Cref);
             } else {
-                kernel(p.kn, p.short_tiles, mode)<<<grid, p.short_tiles ? IRIS_GEMM_SHORT_THREADS : IRIS_GEMM_THREADS,
+                kernel(p.kn, p.tile, mode)<<<grid, short_tiles ? IRIS_GEMM_SHORT_THREADS : IRIS_GEMM_THREADS,
                                                     IRIS_GEMM_SHARED_BYTES>>>(args);
                 CK(cudaGetLastError());
             }
@@ -153,8 +187,8 @@ int main(int argc, char** argv) {
             std::sort(t[mode].begin(), t[mode].end());
             med[mode] = t[mode][t[mode].size() / 2];
         }
-        printf("%dx%dx%d %s%s: tiles %d on %d blocks; C against cuBLAS %s (%ld bad, worst error / bound %.3f)\n", p.m, p.n,
-               p.k, p.kn ? "kn" : "nk", p.short_tiles ? " 64 x 128" : "", tiles, grid, bad ? "FAIL" : "ok", bad, worst);
+        printf("%dx%dx%d %s %s: tiles %d on %d blocks; C against cuBLAS %s (%ld bad, worst error / bound %.3f)\n", p.m, p.n,
+               p.k, p.kn ? "kn" : "nk", kTileNames[p.tile], tiles, grid, bad ? "FAIL" : "ok", bad, worst);
         for (int mode = 0; mode < kModes; ++mode) {
             printf("  %-12s %9.2f us  cuBLAS / this %.3f  store / this %.3f\n", kModeNames[mode], med[mode],
                    med[kModes] / med[mode], med[kStore] / med[mode]);
