@@ -1,11 +1,14 @@
-// Native probe: what storing C costs the GEMM's 128 x 256 tiles (and its 64 x 128 tiles of one
-// consumer). The same persistent kernel three ways:
+// Native probe: what storing C costs the GEMM's tiles (128 x 256, 128 x 192, 128 x 128, and 64 x 128
+// of one consumer). The same persistent kernel three ways:
 // storing C from registers (StoreEpilogue, whose consumers wait for their stores), staging each chunk
 // in shared memory as always but storing none of it, and storing C by TMA (TensorStoreEpilogue, the
 // library's plain GEMM without alpha/beta); cuBLAS (cublasGemmEx) in the same rounds. Each
 // round launches every variant once (CUDA events each), 30 rounds after 5 warm-ups, the median.
-// Both stored Cs are checked against cuBLAS's.
-//   epilogue_probe [M N K nk|kn|nks|kns]...     (default: the shapes below; "s": 64 x 128 tiles)
+// Both stored Cs are checked against cuBLAS's. Tiles in pairs run the library's kernel in every mode.
+// Built against a copy of the headers whose Config differs (its -I first), the same binary times a
+// mainloop variant: run both binaries in turns on the same card.
+//   epilogue_probe [M N K LAYOUT]...   LAYOUT: nk or kn, then nothing (128 x 256), m (128 x 192),
+//                                      w (128 x 128), s (64 x 128), p or q (128 x 256 or 64 x 128 in pairs)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -99,9 +102,7 @@ struct Shape {
 int main(int argc, char** argv) {
     std::vector<Shape> shapes;
     for (int i = 1; i + 3 < argc; i += 4) {
-        // nk | kn, then "m", "w" or "s" for 128 x 192, 128 x 128 or 64 x 128 tiles, "p" or "q" for 128 x 256 or
-        // 64 x 128 in pairs
-        const char* l = argv[i + 3];
+        const char* l = argv[i + 3];  // LAYOUT, as above
         const int tile = l[2] == 'm' ? kMid : l[2] == 'w' ? kNarrow : l[2] == 's' ? kShort : l[2] == 'p' ? kWidePairs : l[2] == 'q' ? kShortPairs : kWide;
         shapes.push_back({atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), std::strncmp(l, "kn", 2) == 0, tile});
     }
