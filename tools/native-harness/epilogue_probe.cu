@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <type_traits>
 #include <vector>
 
 #include "iris/abi/gemm.h"
@@ -28,23 +27,23 @@ using namespace iris::gemm;
 /// threads: every mode runs the library's kernel, iris::gemm::run).
 enum Tile { kWide, kMid, kNarrow, kShort, kWidePairs, kShortPairs, kTiles };
 static const char* kTileNames[] = {"128 x 256", "128 x 192", "128 x 128", "64 x 128", "128 x 256 in pairs", "64 x 128 in pairs"};
-static const int kTileCols[] = {IRIS_GEMM_TILE_N,       IRIS_GEMM_MID_TILE_N, IRIS_GEMM_NARROW_TILE_N,
-                                IRIS_GEMM_SHORT_TILE_N, IRIS_GEMM_TILE_N,     IRIS_GEMM_SHORT_TILE_N};
-static bool is_short(int tile) { return tile == kShort || tile == kShortPairs; }
-static bool in_pairs(int tile) { return tile == kWidePairs || tile == kShortPairs; }
-
-template <BLayout B, int T>
-using Paired = Config<iris::bf16, B, iris::bf16, kTmaProducerRegisters, T == kWidePairs ? IRIS_GEMM_TILE_N : IRIS_GEMM_SHORT_TILE_N,
-                      ALayout::mk, T == kWidePairs ? 2 : 1, true>;
-
-template <BLayout B, int T>
-__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(Paired<B, T>::kThreads, 1) pairs_probe(const __grid_constant__ iris_gemm_args a) {
-    run<Paired<B, T>>(a);
+constexpr int tile_cols(int tile) {
+    return tile == kMid ? IRIS_GEMM_MID_TILE_N
+         : tile == kNarrow ? IRIS_GEMM_NARROW_TILE_N
+         : tile == kShort || tile == kShortPairs ? IRIS_GEMM_SHORT_TILE_N
+                                                 : IRIS_GEMM_TILE_N;
 }
+constexpr bool is_short(int tile) { return tile == kShort || tile == kShortPairs; }
+constexpr bool in_pairs(int tile) { return tile == kWidePairs || tile == kShortPairs; }
+
+/// The library's Config of each tile: 64-row tiles have one consumer, paired ones Pairs.
+template <BLayout B, int T>
+using Probed = Config<iris::bf16, B, iris::bf16, kTmaProducerRegisters, tile_cols(T), ALayout::mk, is_short(T) ? 1 : 2, in_pairs(T)>;
 
 template <BLayout B, int T>
-using Probed = std::conditional_t<T == kShort, Config<iris::bf16, B, iris::bf16, kTmaProducerRegisters, IRIS_GEMM_SHORT_TILE_N, ALayout::mk, 1>,
-                                  Config<iris::bf16, B, iris::bf16, kTmaProducerRegisters, T == kWide ? IRIS_GEMM_TILE_N : T == kMid ? IRIS_GEMM_MID_TILE_N : IRIS_GEMM_NARROW_TILE_N>>;
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(Probed<B, T>::kThreads, 1) pairs_probe(const __grid_constant__ iris_gemm_args a) {
+    run<Probed<B, T>>(a);
+}
 
 struct Discard : NoHooks {
     template <class Out>
@@ -134,7 +133,7 @@ int main(int argc, char** argv) {
         iris_gemm_args args{};
         const bool short_tiles = is_short(p.tile);
         const int tile_m = short_tiles ? IRIS_GEMM_SHORT_TILE_M : IRIS_GEMM_TILE_M;
-        const int tile_n = kTileCols[p.tile];
+        const int tile_n = tile_cols(p.tile);
         const int pair = in_pairs(p.tile) ? 2 : 1;  // each CTA of a pair loads half of the B they share
         args.a_map = map2d(A, p.k, p.m, uint64_t(p.k) * 2, 64, tile_m);
         args.b_map = p.kn ? map2d(B, p.n, p.k, uint64_t(p.n) * 2, 64, 64) : map2d(B, p.k, p.n, uint64_t(p.k) * 2, 64, tile_n / pair);
