@@ -88,7 +88,7 @@ struct TensorStores {
             stage_chunk<Cfg>(acc, buffer, chunk, tile_col0, bias, n,
                              [](int row, int col) {
                                  const uint32_t byte = col * sizeof(typename Cfg::Out);
-                                 return row * 128u + ((((byte >> 4) ^ row) & 7) << 4) + (byte & 15);
+                                 return row * uint32_t(IRIS_GEMM_SWIZZLE_BYTES) + ((((byte >> 4) ^ row) & 7) << 4) + (byte & 15);
                              });
             sm90::fence_proxy_async_shared();
             sm90::named_barrier_sync(barrier, 128);
